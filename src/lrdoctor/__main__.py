@@ -1,0 +1,3 @@
+from lrdoctor.cli import main
+
+raise SystemExit(main())

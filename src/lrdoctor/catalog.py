@@ -1,0 +1,548 @@
+"""The catalog of diagnosis codes: the single source for the CLI, the docs and the reports.
+
+Every entry carries its documentation (what, why it hurts, how to fix) and a wrong and a right
+example. The examples are real, runnable training scripts stored beside this module in
+``lrdoctor/examples/LRDnnn_wrong.py`` and ``LRDnnn_right.py``; the test suite runs every engine
+that implements a code over them (the wrong one must be found, the right one must not).
+
+Codes are forever: a code is never reused or renumbered.
+
+>>> CATALOG["LRD002"].name
+'epoch-scheduler-per-batch'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import resources
+
+STATIC = "S"
+RUNTIME = "R"
+
+
+@dataclass(frozen=True)
+class Entry:
+    code: str
+    name: str
+    severity: str
+    engines: str  # "S", "R" or "SR": where the design places the check
+    summary: str
+    why: str
+    fix: str
+    fix_hint: str  # the one-line fix shown under a finding
+    references: tuple[str, ...] = ()
+
+    @cached_property
+    def wrong_example(self) -> str | None:
+        return _example(self.code, "wrong")
+
+    @cached_property
+    def right_example(self) -> str | None:
+        return _example(self.code, "right")
+
+    def page(self) -> str:
+        """The documentation page printed by ``lrdoctor explain``, in ruff's order."""
+        engines = " and ".join(
+            {"S": "`lrdoctor check` (static)", "R": "`lrdoctor run` (runtime)"}[e]
+            for e in self.engines
+        )
+        parts = [
+            f"{self.code} {self.name}  [{self.severity}]",
+            "",
+            self.summary,
+            "",
+            f"Found by: {engines}.",
+            "",
+            "## Why it hurts",
+            "",
+            self.why.strip(),
+            "",
+            "## How to fix",
+            "",
+            self.fix.strip(),
+        ]
+        if self.wrong_example:
+            parts += ["", "## Wrong", "", _indent(self.wrong_example)]
+        if self.right_example:
+            parts += ["", "## Right", "", _indent(self.right_example)]
+        if self.references:
+            parts += ["", "## References", ""] + [f"- {r}" for r in self.references]
+        return "\n".join(parts).rstrip() + "\n"
+
+
+def _indent(text: str) -> str:
+    return "\n".join(("    " + line) if line else "" for line in text.rstrip().splitlines())
+
+
+def _example(code: str, kind: str) -> str | None:
+    try:
+        return (
+            resources.files("lrdoctor.examples").joinpath(f"{code}_{kind}.py").read_text("utf-8")
+        )
+    except (FileNotFoundError, OSError):
+        return None
+
+
+_ENTRIES = [
+    Entry(
+        "LRD001",
+        "scheduler-before-optimizer",
+        "warning",
+        "SR",
+        "The LR scheduler steps before its optimizer has stepped, so the first LR value is skipped.",
+        """
+Since PyTorch 1.1 a scheduler must be stepped *after* `optimizer.step()`. Stepping it first
+(typically `scheduler.step()` at the top of the epoch loop) advances the schedule before any
+update used the initial LR: the first value of the schedule is never trained with, warm-ups
+start one step late and step decays come one epoch early. PyTorch prints "Detected call of
+`lr_scheduler.step()` before `optimizer.step()`" once, and nothing afterwards.
+""",
+        """
+Move `scheduler.step()` after `optimizer.step()`: at the end of the epoch body for per-epoch
+schedulers, right after `optimizer.step()` for per-batch ones.
+""",
+        "call scheduler.step() after optimizer.step() (end of the epoch, or right after the update)",
+        ("https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",),
+    ),
+    Entry(
+        "LRD002",
+        "epoch-scheduler-per-batch",
+        "error",
+        "SR",
+        "A scheduler whose horizon is sized in epochs (step_size, T_max, milestones, patience) "
+        "is stepped every batch.",
+        """
+`StepLR(step_size=7)`, `MultiStepLR(milestones=[30, 60])`, `CosineAnnealingLR(T_max=epochs)`
+count scheduler steps. Sized in epochs but stepped once per batch, the whole schedule passes in
+the first few hundred batches: a StepLR with gamma=0.1 stepped 938 times divides the LR by
+10^134 in one epoch, a cosine with T_max=10 oscillates every 20 batches. Training continues with
+an LR of ~0 and the loss "just doesn't go down".
+""",
+        """
+Either step the scheduler once per epoch (outside the batch loop), or size its horizon in
+batches: `StepLR(opt, step_size=7 * len(loader))`, `CosineAnnealingLR(opt,
+T_max=epochs * len(loader))`.
+""",
+        "step it once per epoch, or size the horizon in batches (e.g. T_max=epochs * len(loader))",
+    ),
+    Entry(
+        "LRD003",
+        "batch-scheduler-per-epoch",
+        "error",
+        "SR",
+        "A scheduler whose horizon is sized in batches (OneCycleLR, CyclicLR, warm-up to "
+        "num_training_steps) is stepped once per epoch.",
+        """
+`OneCycleLR(epochs=10, steps_per_epoch=len(loader))` expects one step per batch. Stepped once
+per epoch it takes 10 of its 10*len(loader) steps: the run ends still inside the warm-up, at a
+fraction of max_lr, and never anneals. The same holds for `CyclicLR` and for warm-up schedules
+built to `num_training_steps`. In PyTorch Lightning, a scheduler returned from
+`configure_optimizers` without `"interval": "step"` is stepped per epoch.
+""",
+        """
+Call `scheduler.step()` right after `optimizer.step()` inside the batch loop; in Lightning
+return `{"scheduler": sched, "interval": "step"}`.
+""",
+        "step it after every optimizer.step() inside the batch loop (Lightning: interval='step')",
+    ),
+    Entry(
+        "LRD004",
+        "plateau-metric",
+        "error",
+        "SR",
+        "ReduceLROnPlateau stepped without a metric, with the training loss while a validation "
+        "metric exists, or with a mode that contradicts the metric.",
+        """
+ReduceLROnPlateau reduces the LR when its metric stops improving. Fed nothing it fails;
+fed the training loss it reacts to noise of single batches, not to generalisation; with
+`mode="min"` on an accuracy it cuts the LR every time accuracy *improves*.
+""",
+        """
+Pass the validation metric once per epoch: `scheduler.step(val_loss)`; use `mode="max"` for
+accuracies and scores.
+""",
+        "pass the validation metric once per epoch, with mode='max' for accuracy-like metrics",
+    ),
+    Entry(
+        "LRD005",
+        "scheduler-steps-on-skipped-update",
+        "warning",
+        "SR",
+        "GradScaler skipped the optimizer step (inf/NaN gradients) but the scheduler stepped "
+        "anyway; this is what triggers PyTorch's misleading order warning.",
+        """
+With float16 AMP, GradScaler starts at scale 65536 and skips `optimizer.step()` whenever the
+scaled gradients overflow, typically for the first few iterations. The scheduler steps anyway,
+so PyTorch warns "Detected call of `lr_scheduler.step()` before `optimizer.step()`", blaming
+your call order, which is right. The schedule runs ahead of the real updates by the number of
+skipped steps.
+""",
+        """
+Usually harmless for a few skips at the start: the warning can be ignored. To keep the schedule
+aligned with real updates, step the scheduler only when the scale did not drop:
+
+    scale = scaler.get_scale()
+    scaler.update()
+    if scaler.get_scale() >= scale:
+        scheduler.step()
+""",
+        "step the scheduler only when scaler.update() did not lower the scale",
+    ),
+    Entry(
+        "LRD006",
+        "deprecated-epoch-argument",
+        "warning",
+        "S",
+        "`scheduler.step(epoch)`: the epoch argument is deprecated.",
+        """
+Passing an epoch to `step()` switches the scheduler to its closed form, which some schedulers
+lack, ignores chaining, and is deprecated. (`CosineAnnealingWarmRestarts.step(epoch + i / iters)`
+is documented usage and is not reported.)
+""",
+        """
+Call `scheduler.step()` with no argument, once per epoch (or per batch for per-batch schedules).
+""",
+        "call scheduler.step() without the epoch argument",
+    ),
+    Entry(
+        "LRD007",
+        "checkpoint-missing-state",
+        "warning",
+        "SR",
+        "A resumable checkpoint stores the optimizer but not the scheduler (or the GradScaler "
+        "under AMP), or a resume restores one without the other.",
+        """
+Resuming from such a checkpoint restarts the schedule at its first value (warm-up again, LR
+back at its peak) and the GradScaler at 65536, which skips the first steps again.
+""",
+        """
+Save and restore `scheduler.state_dict()` and `scaler.state_dict()` next to the optimizer's.
+""",
+        "save and load scheduler.state_dict() (and scaler.state_dict()) with the optimizer",
+    ),
+    Entry(
+        "LRD008",
+        "manual-lr-vs-scheduler",
+        "warning",
+        "SR",
+        "Code writes `param_group['lr']` while an LR scheduler drives the same optimizer.",
+        """
+Chainable schedulers compute the next LR from the current `param_group['lr']`; a manual write
+is silently folded into (or overwritten by) the schedule, so neither the manual value nor the
+schedule is what trains.
+""",
+        """
+Express the manual change as a scheduler (LambdaLR, SequentialLR with a warm-up), or stop
+using the scheduler for that optimizer.
+""",
+        "express the manual LR change as part of the schedule (LambdaLR / SequentialLR)",
+    ),
+    Entry(
+        "LRD009",
+        "lr-collapse",
+        "error",
+        "R",
+        "The LR fell below 1e-6 of its initial value early in training.",
+        """
+An LR a million times below its start trains nothing. Early in a run this is almost always a
+schedule stepped far more often than intended or decayed with the wrong factor.
+""",
+        """
+Check how often the scheduler is stepped and its gamma / horizon; `lrdoctor explain LRD002`.
+""",
+        "check the scheduler's step frequency and decay factor",
+    ),
+    Entry(
+        "LRD010",
+        "schedule-overrun",
+        "error",
+        "SR",
+        "A scheduler is stepped past its horizon (OneCycleLR's crash, a cosine climbing back up).",
+        """
+OneCycleLR raises "Tried to step N times. The specified number of total steps is M" one step
+past `total_steps`; CosineAnnealingLR past `T_max` climbs back towards the initial LR.
+""",
+        """
+Size the horizon from the real number of steps: `total_steps=epochs * len(loader)` (divided by
+the accumulation steps when accumulating gradients), and step exactly once per update.
+""",
+        "size the horizon from the real number of scheduler steps",
+    ),
+    Entry(
+        "LRD011",
+        "schedule-underrun",
+        "warning",
+        "R",
+        "Training ended with the schedule far from complete.",
+        """
+A cosine or one-cycle schedule that ends at 20% of its horizon never anneals: the final epochs
+train at a high LR and the model ends where the schedule expected the middle of training.
+""",
+        """
+Make the horizon match the run: `T_max`/`total_steps` from the number of epochs and batches
+actually trained.
+""",
+        "set the horizon from the steps actually trained",
+    ),
+    Entry(
+        "LRD012",
+        "competing-schedulers",
+        "error",
+        "SR",
+        "Several schedulers step one optimizer without SequentialLR/ChainedScheduler.",
+        """
+Each scheduler writes `param_group['lr']`; stepping two independently on one optimizer
+multiplies or overwrites their effects in an order that depends on call order.
+""",
+        """
+Combine them: `SequentialLR(opt, [warmup, main], milestones=[n])` for hand-offs,
+`ChainedScheduler([a, b])` for products.
+""",
+        "combine them with SequentialLR or ChainedScheduler",
+    ),
+    Entry(
+        "LRD013",
+        "rank-divergent-lr",
+        "error",
+        "R",
+        "Distributed ranks train with different LRs.",
+        """
+ReduceLROnPlateau stepped with a per-rank metric reduces the LR on some ranks only; DDP then
+averages gradients that were applied with different step sizes and the replicas drift apart.
+""",
+        """
+All-reduce the metric before `scheduler.step(metric)` so every rank sees the same value.
+""",
+        "all-reduce the metric across ranks before scheduler.step(metric)",
+    ),
+    Entry(
+        "LRD014",
+        "stale-optimizer",
+        "error",
+        "SR",
+        "The scheduler drives an optimizer that is no longer the one being stepped.",
+        """
+After `optimizer = Adam(...)` is rebuilt (unfreezing layers, a new phase), a scheduler built on
+the old optimizer keeps changing the old optimizer's LR; the new one trains at a constant LR.
+""",
+        """
+Create a new scheduler for the new optimizer (or add param groups to the existing optimizer
+with `optimizer.add_param_group`).
+""",
+        "build the scheduler on the optimizer that is actually stepped",
+    ),
+    Entry(
+        "LRD015",
+        "get-lr-outside-step",
+        "info",
+        "S",
+        "`get_lr()` is used for logging; `get_last_lr()` is the value in force.",
+        """
+`get_lr()` computes the *next* value from the chainable formula, and for several schedulers
+returns a wrong number when called outside `step()` (PyTorch warns about it).
+""",
+        """
+Use `scheduler.get_last_lr()` or read `optimizer.param_groups[i]['lr']`.
+""",
+        "use scheduler.get_last_lr()",
+    ),
+    Entry(
+        "LRD017",
+        "scheduler-per-microbatch",
+        "error",
+        "SR",
+        "The scheduler is stepped more often than its optimizer (gradient accumulation).",
+        """
+With gradient accumulation the optimizer steps every k micro-batches; a scheduler stepped every
+micro-batch runs k times faster than the updates: warm-ups end early, decays come k times too
+soon, and OneCycleLR crashes past its total steps.
+""",
+        """
+Step the scheduler inside the `if (i + 1) % accum_steps == 0:` block, right after
+`optimizer.step()`, and size its horizon in updates (`len(loader) // accum_steps`).
+""",
+        "step the scheduler only where the optimizer steps (inside the accumulation block)",
+    ),
+    Entry(
+        "LRD101",
+        "deprecated-cuda-amp",
+        "warning",
+        "S",
+        "`torch.cuda.amp.GradScaler/autocast` are deprecated; use `torch.amp`.",
+        """
+`torch.cuda.amp.GradScaler()` and `torch.cuda.amp.autocast()` emit FutureWarnings and tie the
+code to CUDA.
+""",
+        """
+Use `torch.amp.GradScaler("cuda")` and `torch.autocast("cuda")` (`lrdoctor check --fix`
+rewrites them).
+""",
+        'use torch.amp.GradScaler("cuda") / torch.autocast("cuda")',
+    ),
+    Entry(
+        "LRD102",
+        "fp16-adam-eps",
+        "error",
+        "SR",
+        "Adam-family eps is below float16's smallest subnormal while the parameters are float16.",
+        """
+float16's smallest positive value is 6e-8; Adam's default `eps=1e-8` rounds to exactly 0 on
+float16 parameters. Wherever a gradient is 0 (an embedding row not in the batch) the update is
+0/0 = NaN and the parameter is destroyed.
+""",
+        """
+Keep float32 master parameters (autocast + GradScaler instead of `.half()`), or use
+`eps=1e-4` (or larger) for float16 parameters.
+""",
+        "keep parameters in float32 under autocast, or use eps >= 1e-4 with float16 parameters",
+    ),
+    Entry(
+        "LRD103",
+        "unsafe-log-in-low-precision",
+        "warning",
+        "S",
+        "BCELoss / log of probabilities computed under autocast or on half tensors.",
+        """
+A probability that rounds to 0 (or 1) in float16 makes `log` return -inf and the loss NaN.
+PyTorch refuses `BCELoss` under autocast for this reason.
+""",
+        """
+Work with logits: `BCEWithLogitsLoss`, `F.log_softmax`, `F.logsigmoid` instead of
+`log(sigmoid(x))` / `log(softmax(x))`.
+""",
+        "use BCEWithLogitsLoss / log_softmax / logsigmoid on logits",
+    ),
+    Entry(
+        "LRD104",
+        "non-finite-loss",
+        "error",
+        "R",
+        "The loss became NaN or inf.",
+        """
+Once the loss is non-finite, gradients are too; under GradScaler the step is skipped, without
+it the parameters are destroyed. The first op that produced the value is the place to fix.
+""",
+        """
+Look at the op and module named in the finding; usual fixes: compute in log space, clamp
+before log/division, keep reductions in float32.
+""",
+        "fix the op named in the finding (log-space losses, clamps, float32 reductions)",
+    ),
+    Entry(
+        "LRD105",
+        "non-finite-params",
+        "error",
+        "R",
+        "An optimizer step wrote NaN/inf into parameters.",
+        """
+A NaN parameter poisons every later forward pass; training cannot recover.
+""",
+        """
+Find the cause named in the finding (a 0/0 in Adam with float16 eps, unscaled inf gradients
+stepped without GradScaler); use GradScaler with float16.
+""",
+        "see the cause in the finding; use GradScaler with float16",
+    ),
+    Entry(
+        "LRD106",
+        "scale-collapse",
+        "error",
+        "R",
+        "GradScaler keeps skipping: gradients are non-finite step after step.",
+        """
+Each skipped step halves the scale. A long run of skips means the gradients are non-finite
+for a reason no scale fixes; once the scale reaches a subnormal or 0, PyTorch's own inf check
+misses and the next step writes NaN into every parameter.
+""",
+        """
+Find the op producing inf/NaN in the backward pass (the finding names it when it can).
+""",
+        "find the op that produces non-finite gradients",
+    ),
+    Entry(
+        "LRD108",
+        "clip-before-unscale",
+        "error",
+        "SR",
+        "Gradients are clipped while still multiplied by the GradScaler's scale.",
+        """
+`clip_grad_norm_(max_norm=1.0)` on gradients scaled by 65536 clips almost everything to
+nothing: the effective max norm is 1/65536.
+""",
+        """
+Call `scaler.unscale_(optimizer)` before clipping.
+""",
+        "call scaler.unscale_(optimizer) before clip_grad_norm_",
+    ),
+    Entry(
+        "LRD109",
+        "step-bypasses-scaler",
+        "error",
+        "SR",
+        "The loss is scaled for backward, but `optimizer.step()` is called instead of "
+        "`scaler.step(optimizer)`.",
+        """
+The gradients are multiplied by the scale (65536 by default) and never divided back: every
+update is 65536 times too large, and inf gradients are stepped into the parameters.
+""",
+        """
+Use `scaler.step(optimizer)` followed by `scaler.update()`.
+""",
+        "use scaler.step(optimizer); scaler.update()",
+    ),
+    Entry(
+        "LRD110",
+        "scaler-update-missing",
+        "error",
+        "SR",
+        "`scaler.step()` without `scaler.update()`.",
+        """
+Without `update()` the scale never adapts and the per-optimizer state is never reset: the next
+`scaler.step()` raises "step() has already been called since the last update()", or skipped
+steps repeat forever.
+""",
+        """
+Call `scaler.update()` once per iteration after all `scaler.step()` calls.
+""",
+        "call scaler.update() after scaler.step()",
+    ),
+]
+
+CATALOG: dict[str, Entry] = {e.code: e for e in _ENTRIES}
+NAMES: dict[str, str] = {e.name: e.code for e in _ENTRIES}
+
+
+def lookup(code_or_name: str) -> Entry | None:
+    """Find an entry by code (``LRD002``, ``lrd002``, ``2``) or name."""
+    key = code_or_name.strip()
+    if key.upper() in CATALOG:
+        return CATALOG[key.upper()]
+    if key in NAMES:
+        return CATALOG[NAMES[key]]
+    if key.isdigit():
+        return CATALOG.get(f"LRD{int(key):03d}")
+    return None
+
+
+def select_codes(select: list[str] | None, ignore: list[str] | None) -> set[str]:
+    """Codes enabled by ruff-style prefix lists. Raises ValueError on a prefix matching nothing."""
+    def expand(prefixes: list[str]) -> set[str]:
+        out: set[str] = set()
+        for raw in prefixes:
+            p = raw.strip().upper()
+            if not p:
+                continue
+            if p == "ALL":
+                out |= set(CATALOG)
+                continue
+            hit = {c for c in CATALOG if c.startswith(p)}
+            if not hit:
+                raise ValueError(f"unknown code or prefix {raw!r} (see `lrdoctor explain --list`)")
+            out |= hit
+        return out
+
+    enabled = expand(select) if select else set(CATALOG)
+    if ignore:
+        enabled -= expand(ignore)
+    return enabled

@@ -1,0 +1,1 @@
+"""Static engine: sources (.py, .ipynb) -> a model of the training loop -> rules -> findings."""

@@ -1,0 +1,176 @@
+"""Command line: ``lrdoctor check | run | explain | demo``.
+
+Exit codes (stable, other tools rely on them): 0 no findings, 1 findings, 2 usage or internal
+error. ``run`` passes the script's own exit code through instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from lrdoctor import __version__
+from lrdoctor.catalog import CATALOG, lookup
+
+EPILOG = """\
+examples:
+  lrdoctor check train.py notebooks/          static check, before anything runs
+  lrdoctor run train.py --epochs 10           run the script and watch its schedule
+  lrdoctor run --json report.json -- -m pkg.train --lr 3e-4
+  lrdoctor explain LRD002                      what a code means and how to fix it
+  lrdoctor demo                                see lrdoctor find real bugs (a few seconds)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lrdoctor",
+        description="Find learning-rate-schedule and mixed-precision bugs in PyTorch training.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"lrdoctor {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    from lrdoctor.check import command as check_command
+
+    check_parser = sub.add_parser(
+        "check",
+        help="statically check scripts, packages and notebooks",
+        description="Statically check .py files and .ipynb notebooks for LR-schedule and AMP bugs.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check_command.add_arguments(check_parser)
+
+    run_parser = sub.add_parser(
+        "run",
+        help="run a training script under the runtime watcher",
+        usage="lrdoctor run [--json PATH] [--strict] [-q] [--] (SCRIPT | -m MODULE) [ARGS...]",
+        description=(
+            "Run SCRIPT exactly as `python SCRIPT ARGS` would (same __main__, sys.argv, "
+            "sys.path[0]) while watching optimizers, schedulers, GradScalers and data loaders. "
+            "A report is printed to stderr when the script ends, fails or is interrupted. "
+            "The script's exit code is passed through."
+        ),
+    )
+    add_run_arguments(run_parser)
+
+    explain = sub.add_parser("explain", help="print the documentation page of a code")
+    explain.add_argument("code", nargs="?", help="a code (LRD002) or name (epoch-scheduler-per-batch)")
+    explain.add_argument("--list", action="store_true", help="list every code with its summary")
+
+    demo = sub.add_parser("demo", help="run bundled buggy and fixed scripts under the watcher")
+    demo.add_argument("--quiet", action="store_true", help="only the findings, no reports")
+    return parser
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", metavar="PATH", help="write the report as JSON to PATH")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="raise lrdoctor.ScheduleError in the training process at the first error-level finding",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="print the report only if it has findings")
+    p.add_argument("-m", dest="module", metavar="MODULE", help="run a library module as a script")
+    p.add_argument("script", nargs="?", help="the training script")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+
+
+def _split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Split ``run`` arguments into ours and the script's, so that the script's own flags
+    (``--json`` included) are never taken by lrdoctor once the script is named."""
+    ours: list[str] = []
+    i = 0
+    takes_value = {"--json", "-m"}
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return ours, argv[i + 1 :]
+        if arg in takes_value:
+            ours += argv[i : i + 2]
+            if arg == "-m":
+                return ours, argv[i + 2 :]
+            i += 2
+            continue
+        if arg.startswith("--json="):
+            ours.append(arg)
+            i += 1
+            continue
+        if arg.startswith("-") and arg != "-":
+            ours.append(arg)
+            i += 1
+            continue
+        return ours, argv[i:]
+    return ours, []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "run":
+        return _main_run(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if args.command == "check":
+        from lrdoctor.check import command as check_command
+
+        return check_command.run(args)
+    if args.command == "explain":
+        return _explain(args)
+    if args.command == "demo":
+        from lrdoctor.demo.runner import run_demo
+
+        return run_demo(quiet=args.quiet)
+    parser.error(f"unknown command {args.command!r}")
+    return 2
+
+
+def _main_run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="lrdoctor run")
+    add_run_arguments(parser)
+    ours, rest = _split_run_argv(argv)
+    if any(a in ("-h", "--help") for a in ours):
+        build_parser().parse_args(["run", "--help"])
+    args = parser.parse_args(ours)
+    if args.module:
+        target, script_args = args.module, rest
+    else:
+        if not rest:
+            parser.print_usage(sys.stderr)
+            print("lrdoctor run: error: name a SCRIPT or -m MODULE to run", file=sys.stderr)
+            return 2
+        target, script_args = rest[0], rest[1:]
+    from lrdoctor.watch.runner import run_target
+
+    return run_target(
+        target,
+        script_args,
+        is_module=bool(args.module),
+        json_path=args.json,
+        strict=args.strict,
+        quiet=args.quiet,
+    )
+
+
+def _explain(args: argparse.Namespace) -> int:
+    if args.list or not args.code:
+        for entry in CATALOG.values():
+            print(f"{entry.code}  {entry.name:<36} {entry.severity:<8} {entry.summary}")
+        return 0
+    entry = lookup(args.code)
+    if entry is None:
+        print(
+            f"lrdoctor explain: unknown code {args.code!r}; `lrdoctor explain --list` shows all codes",
+            file=sys.stderr,
+        )
+        return 2
+    print(entry.page(), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
