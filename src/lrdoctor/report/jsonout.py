@@ -1,0 +1,54 @@
+"""The JSON report of ``lrdoctor run --json`` (schema documented in the README)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lrdoctor import __version__
+
+SCHEMA_VERSION = 1
+
+
+def run_to_dict(engine: Any) -> dict[str, Any]:
+    from lrdoctor.watch.callsite import display_path
+
+    def site(s: Any) -> dict[str, Any] | None:
+        return {"path": display_path(s[0]), "line": s[1]} if s else None
+
+    def num(v: Any) -> Any:
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return None
+
+    loader = engine.train_loader if engine is not None else None
+    out: dict[str, Any] = {
+        "lrdoctor": __version__,
+        "schema": SCHEMA_VERSION,
+        "epochs": loader.iterations if loader else None,
+        "interrupted": bool(engine and engine.end and engine.end.interrupted),
+        "error": (f"{type(engine.end.error).__name__}: {engine.end.error}"
+                  if engine and engine.end and engine.end.error else None),
+        "optimizers": [],
+        "schedulers": [],
+        "findings": [],
+    }
+    if engine is None:
+        return out
+    for o in engine.optimizers.values():
+        out["optimizers"].append({
+            "name": o.label, "steps": o.attempts, "taken": o.taken, "skipped": o.skipped,
+            "lr_first": [num(v) for v in o.first_lrs or ()],
+            "lr_last": [num(v) for v in o.last_lrs or ()],
+        })
+    for s in engine.schedulers.values():
+        opt = engine.optimizer_of(s)
+        out["schedulers"].append({
+            "name": s.label, "class": s.cls, "optimizer": opt.label if opt else None,
+            "horizon": s.horizon, "steps": s.user_steps, "steps_per_epoch": s.epoch_steps,
+            "in_composite": s.parent_key is not None, "location": site(s.last_site),
+            "lr_first": [num(v) for v in s.first_lrs or ()],
+            "lr_last": [num(v) for v in s.last_lrs or ()],
+        })
+    out["findings"] = [f.to_dict() for f in engine.findings]
+    return out

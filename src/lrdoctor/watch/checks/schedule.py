@@ -1,0 +1,552 @@
+"""Runtime checks of LR-schedule use. Each check is a small class reading the event stream.
+
+Granularity is judged from the scheduler's horizon against what was observed (scheduler steps
+and optimizer steps per pass over the training loader), never from the class name alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lrdoctor.findings import Finding
+from lrdoctor.schedulers import kind_of
+from lrdoctor.watch.engine import COLLAPSE_RATIO, Engine, fmt_lr, fmt_lrs, location
+from lrdoctor.watch.events import (
+    EpochStart,
+    OptimizerStep,
+    RunEnd,
+    SchedulerInfo,
+    SchedulerStep,
+)
+
+
+def _is_float(v: Any) -> bool:
+    return isinstance(v, (float, int)) and not isinstance(v, bool)
+
+
+def _all_zero(lrs: tuple[Any, ...], base: tuple[Any, ...] | None) -> bool:
+    if not lrs or not base or len(lrs) != len(base):
+        return False
+    if not all(_is_float(v) for v in lrs + base):
+        return False
+    return all(b > 0 and v <= b * 1e-12 for v, b in zip(lrs, base))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+class Check:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+
+class EpochSchedulerPerBatch(Check):
+    """LRD002: the whole horizon passes inside one pass over the training data."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        engine.subscribe(SchedulerStep, self.on_step)
+        engine.subscribe(RunEnd, self.on_end)
+
+    def on_step(self, ev: SchedulerStep) -> None:
+        s = ev.scheduler
+        eng = self.engine
+        loader = eng.train_loader
+        if loader is None or s.parent_key is not None or eng.has_finding("LRD002", s.key):
+            return
+        kind = kind_of(s.obj)
+        if kind is not None and (kind.cyclic or kind.composite):
+            return
+        opt = eng.optimizer_of(s)
+        if opt is None:
+            return
+        in_epoch = eng.steps_this_epoch(s)
+        attempts = loader.attempts_in_iteration
+        horizon = s.horizon
+        observed = False
+        if horizon is None and s.zero_at is None and _all_zero(ev.lrs_after, s.first_lrs):
+            s.zero_at = s.user_steps
+        if horizon is None and s.zero_at is not None:
+            horizon, observed = s.zero_at, True
+        if horizon is None or horizon < 1:
+            return
+        # stepped every batch: as many scheduler steps as optimizer steps in this pass so far,
+        # and more of them than the whole horizon
+        if in_epoch > horizon and in_epoch >= 2 and attempts >= 2 and in_epoch * 2 >= attempts:
+            batches = loader.length
+            of = f" of {batches}" if batches else ""
+            if observed:
+                what = (f"its LR reached 0 after {horizon} steps, at batch {loader.batches}{of} "
+                        f"of epoch {eng.epoch}")
+            else:
+                what = (f"{in_epoch} steps into epoch {eng.epoch} (batch {loader.batches}{of}) it "
+                        f"has already passed its horizon of {horizon} steps")
+            unit = "LR steps" if kind is not None and kind.plateau else "a horizon"
+            eng.report(
+                Finding(
+                    "LRD002",
+                    f"{s.label} is stepped every batch: {what}; {unit} sized in epochs "
+                    f"(LR {fmt_lrs(s.first_lrs)} -> {fmt_lrs(ev.lrs_after)})",
+                    location(ev.site),
+                    evidence={"scheduler": s.label, "horizon": horizon, "epoch": eng.epoch,
+                              "steps_in_epoch": in_epoch, "batches_per_epoch": batches},
+                ),
+                key=s.key,
+            )
+
+    def on_end(self, ev: RunEnd) -> None:
+        eng = self.engine
+        for s in eng.schedulers.values():
+            if not eng.has_finding("LRD002", s.key) or not s.epoch_steps:
+                continue
+            per_epoch = s.epoch_steps[0] if s.epoch_steps[0] else max(s.epoch_steps)
+            eng.update_finding(
+                "LRD002", s.key,
+                message=(
+                    f"{s.label} stepped {per_epoch} times in epoch 1 (once per batch) but its "
+                    f"horizon of {s.horizon or s.zero_at} steps is sized in epochs: LR fell from "
+                    f"{fmt_lrs(s.first_lrs)} to {fmt_lrs(s.last_lrs)}"
+                    + (f" within epoch 1; it stayed there for the remaining "
+                       f"{_plural(len(s.epoch_steps) - 1, 'epoch')}" if len(s.epoch_steps) > 1 else "")
+                ),
+            )
+
+
+class BatchSchedulerPerEpoch(Check):
+    """LRD003 (stepped once per pass but sized in batches) and LRD011 (ends far from done)."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        engine.subscribe(EpochStart, self.on_epoch)
+        engine.subscribe(RunEnd, self.on_end)
+
+    def _per_epoch(self, s: SchedulerInfo) -> bool:
+        """Stepped at most once per complete pass, over passes with several updates."""
+        loader = self.engine.train_loader
+        if loader is None or not s.epoch_steps:
+            return False
+        passes = list(zip(s.epoch_steps, loader.attempts_per_iteration))
+        passes = [(n, a) for n, a in passes if a >= 2]
+        return bool(passes) and all(n <= 1 for n, _ in passes) and any(n == 1 for n, _ in passes)
+
+    def on_epoch(self, ev: EpochStart) -> None:
+        if ev.epoch < 2:
+            return
+        eng = self.engine
+        for s in list(eng.schedulers.values()):
+            kind = kind_of(s.obj)
+            if s.parent_key is not None or kind is None or kind.design != "batch":
+                continue
+            if eng.has_finding("LRD003", s.key) or not self._per_epoch(s):
+                continue
+            self._report(s, ev.loader.attempts_per_iteration[-1], complete=False)
+
+    def _report(self, s: SchedulerInfo, per_epoch: int, complete: bool) -> None:
+        horizon = s.horizon
+        done = f"{s.user_steps}/{horizon}" if horizon else str(s.user_steps)
+        pct = f" ({100 * s.user_steps / horizon:.2g}% of the schedule)" if horizon else ""
+        self.engine.report(
+            Finding(
+                "LRD003",
+                f"{s.label} is stepped once per epoch but sized in batches: {per_epoch} optimizer "
+                f"steps per epoch, scheduler at step {done}{pct}"
+                + (" when training ended" if complete else f" after epoch {s.user_steps}")
+                + f"; LR {fmt_lrs(s.first_lrs)} -> {fmt_lrs(s.last_lrs)}",
+                location(s.first_site),
+                evidence={"scheduler": s.label, "horizon": horizon, "steps": s.user_steps,
+                          "optimizer_steps_per_epoch": per_epoch},
+            ),
+            key=s.key,
+        )
+
+    def on_end(self, ev: RunEnd) -> None:
+        eng = self.engine
+        loader = eng.train_loader
+        for s in eng.schedulers.values():
+            kind = kind_of(s.obj)
+            if s.parent_key is not None or s.user_steps == 0 or kind is None:
+                continue
+            horizon = s.horizon
+            if horizon is None and kind.name in ("LambdaLR", "MultiplicativeLR"):
+                horizon = _lambda_horizon(s.obj)
+            if horizon is None or kind.cyclic or kind.plateau or kind.composite:
+                continue
+            per_epoch = self._per_epoch(s)
+            attempts = sum(loader.attempts_per_iteration) if loader else 0
+            per_epoch_updates = max(loader.attempts_per_iteration) if loader and loader.attempts_per_iteration else 0
+            if per_epoch and not eng.has_finding("LRD003", s.key) and s.user_steps < horizon:
+                sized_in_batches = kind.design == "batch" or (
+                    per_epoch_updates >= 2 and horizon >= per_epoch_updates
+                    and abs(horizon - attempts) <= max(2, 0.1 * attempts)
+                )
+                if sized_in_batches:
+                    self._report(s, per_epoch_updates, complete=True)
+                    continue
+            if eng.has_finding("LRD003", s.key) or ev.error is not None or ev.interrupted:
+                continue
+            if not (kind.decays_to_floor or kind.name in ("LambdaLR", "MultiplicativeLR")):
+                continue
+            if s.user_steps < 0.5 * horizon:
+                eng.report(
+                    Finding(
+                        "LRD011",
+                        f"training ended with {s.label} at step {s.user_steps} of its "
+                        f"{horizon}-step horizon ({100 * s.user_steps / horizon:.2g}%): LR "
+                        f"{fmt_lrs(s.first_lrs)} -> {fmt_lrs(s.last_lrs)}, never annealed",
+                        location(s.last_site),
+                        evidence={"scheduler": s.label, "horizon": horizon, "steps": s.user_steps},
+                    ),
+                    key=s.key,
+                )
+
+
+def _lambda_horizon(sched: Any, limit: int = 1 << 24) -> int | None:
+    """The first step at which a LambdaLR's factors all reach 0 after having been positive
+    (a warm-up/decay schedule's ``num_training_steps``), probed once at the end of training."""
+    fns = getattr(sched, "lr_lambdas", None)
+    if not fns or getattr(sched, "__class__", type).__name__ != "LambdaLR":
+        return None
+
+    def zero(k: int) -> bool:
+        try:
+            return all(float(f(k)) <= 0.0 for f in fns)
+        except Exception:
+            return False
+
+    lo, hi = 1, 2
+    while hi <= limit and not zero(hi):
+        lo, hi = hi, hi * 2
+    if hi > limit:
+        return None
+    while lo + 1 < hi:  # factor decays monotonically to 0 past its peak
+        mid = (lo + hi) // 2
+        if zero(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+class ScheduleOverrun(Check):
+    """LRD010: stepped past the horizon (OneCycleLR raises, a cosine climbs back up)."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        engine.subscribe(SchedulerStep, self.on_step)
+
+    def on_step(self, ev: SchedulerStep) -> None:
+        s = ev.scheduler
+        eng = self.engine
+        kind = kind_of(s.obj)
+        if kind is None or not kind.overrun or s.horizon is None or s.user_steps <= s.horizon:
+            return
+        if eng.has_finding("LRD010", s.key) or eng.has_finding("LRD002", s.key):
+            return
+        if kind.overrun == "crash" and ev.error is not None:
+            what = f"it raised {type(ev.error).__name__} at step {s.user_steps}"
+        elif kind.overrun == "rises" and _rose(ev.lrs_before, ev.lrs_after):
+            what = (f"at step {s.user_steps} the LR climbs back up "
+                    f"({fmt_lrs(ev.lrs_before)} -> {fmt_lrs(ev.lrs_after)})")
+        else:
+            return
+        accum = ""
+        opt = eng.optimizer_of(s)
+        if opt is not None and opt.attempts and s.user_steps > 1.5 * opt.attempts:
+            accum = f" (stepped {s.user_steps} times for {opt.attempts} optimizer steps: see LRD017)"
+        eng.report(
+            Finding(
+                "LRD010",
+                f"{s.label} stepped past its horizon of {s.horizon} steps: {what}{accum}",
+                location(ev.site),
+                evidence={"scheduler": s.label, "horizon": s.horizon, "steps": s.user_steps},
+            ),
+            key=s.key,
+        )
+
+
+def _rose(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
+    return any(_is_float(a) and _is_float(b) and a > b * (1 + 1e-9) for b, a in zip(before, after))
+
+
+class StepOrder(Check):
+    """LRD001 (scheduler before the first optimizer step), LRD017 (several scheduler steps per
+    optimizer step), LRD014 (the scheduler's optimizer is not the one being stepped) and LRD012
+    (two schedulers interleaving on one optimizer)."""
+
+    DECIDE_AFTER = 3  # optimizer attempts before LRD001 vs LRD017 is decided
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        engine.subscribe(SchedulerStep, self.on_sched)
+        engine.subscribe(OptimizerStep, self.on_opt)
+        engine.subscribe(RunEnd, self.on_end)
+        self.pending_001: dict[int, SchedulerInfo] = {}
+        self.last_seen_attempts: dict[int, dict[int, int]] = {}  # sched -> opt key -> attempts
+
+    def on_sched(self, ev: SchedulerStep) -> None:
+        s = ev.scheduler
+        eng = self.engine
+        if s.parent_key is not None:
+            return
+        opt = eng.optimizer_of(s)
+        if opt is None:
+            return
+        kind = kind_of(s.obj)
+        # LRD014: others were stepped since our last step, ours was not
+        seen = self.last_seen_attempts.setdefault(s.key, {})
+        others = [o for o in eng.optimizers.values()
+                  if o.key != opt.key and o.attempts > seen.get(o.key, 0)]
+        ours_moved = opt.attempts > seen.get(opt.key, 0)
+        if others and not ours_moved and not eng.has_finding("LRD014", s.key):
+            other = max(others, key=lambda o: o.attempts)
+            since = "ever" if opt.attempts == 0 else f"since optimizer step {opt.attempts}"
+            eng.report(
+                Finding(
+                    "LRD014",
+                    f"{s.label} drives {opt.label}, which has not been stepped {since}, while "
+                    f"{other.label} took {other.attempts - seen.get(other.key, 0)} steps: the "
+                    f"scheduler changes the LR of an optimizer that no longer trains",
+                    location(ev.site),
+                    evidence={"scheduler": s.label, "optimizer": opt.label, "stepped": other.label},
+                ),
+                key=s.key,
+            )
+            self.pending_001.pop(s.key, None)
+        for o in eng.optimizers.values():
+            seen[o.key] = o.attempts
+        if opt.attempts == 0 and not (kind is not None and kind.plateau):
+            if not eng.has_finding("LRD014", s.key):
+                self.pending_001.setdefault(s.key, s)
+        # LRD012: X ... Y ... X on the same optimizer
+        for other in eng.schedulers.values():
+            if (other is s or other.optimizer_key != s.optimizer_key or other.parent_key is not None
+                    or other.user_steps == 0 or s.parent_key == other.key or other.parent_key == s.key):
+                continue
+            if other.last_clock > s.first_clock and s.user_steps > 1:
+                pair = tuple(sorted((s.key, other.key)))
+                if eng.has_finding("LRD012", pair):
+                    continue
+                eng.report(
+                    Finding(
+                        "LRD012",
+                        f"{s.label} and {other.label} both step {opt.label} (interleaved: "
+                        f"{s.user_steps} and {other.user_steps} steps so far); each overwrites "
+                        f"the other's LR",
+                        location(ev.site),
+                        evidence={"schedulers": [s.label, other.label], "optimizer": opt.label},
+                    ),
+                    key=pair,
+                )
+
+    def on_opt(self, ev: OptimizerStep) -> None:
+        opt = ev.optimizer
+        eng = self.engine
+        for s in eng.schedulers_of(opt):
+            if s.parent_key is not None:
+                continue
+            n = s.steps_since_attempt
+            s.steps_since_attempt = 0
+            if ev.attempt.index == 1:
+                continue  # the steps before the first update are LRD001's business
+            if n >= 2:
+                s.multi_step_runs += 1
+                s.ratio_seen = n
+            else:
+                s.multi_step_runs = 0
+            if s.multi_step_runs >= 2 and not eng.has_finding("LRD017", s.key):
+                self.pending_001.pop(s.key, None)
+                eng.report(
+                    Finding(
+                        "LRD017",
+                        f"{s.label} is stepped {n} times per {opt.label} step (gradient "
+                        f"accumulation?): {s.user_steps} scheduler steps for {opt.attempts} "
+                        f"optimizer steps, so the schedule runs {n}x too fast",
+                        location(s.last_site),
+                        evidence={"scheduler": s.label, "ratio": n, "scheduler_steps": s.user_steps,
+                                  "optimizer_steps": opt.attempts},
+                    ),
+                    key=s.key,
+                )
+        if opt.attempts >= self.DECIDE_AFTER:
+            self._decide_001(opt.key)
+
+    def _decide_001(self, opt_key: int | None = None) -> None:
+        eng = self.engine
+        for key, s in list(self.pending_001.items()):
+            if opt_key is not None and s.optimizer_key != opt_key:
+                continue
+            del self.pending_001[key]
+            if eng.has_finding("LRD017", key) or eng.has_finding("LRD014", key):
+                continue
+            opt = eng.optimizer_of(s)
+            label = opt.label if opt else "its optimizer"
+            eng.report(
+                Finding(
+                    "LRD001",
+                    f"{s.label} stepped {_plural(s.steps_before_first_attempt, 'time')} before "
+                    f"{label} took its first step: the first LR value "
+                    f"({fmt_lrs(s.first_lrs)}) was never used",
+                    location(s.first_site),
+                    evidence={"scheduler": s.label, "steps_before_first_update": s.steps_before_first_attempt},
+                ),
+                key=key,
+            )
+
+    def on_end(self, ev: RunEnd) -> None:
+        self._decide_001()
+
+
+class SkippedUpdates(Check):
+    """LRD005: GradScaler skipped updates and the scheduler stepped anyway."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        engine.subscribe(RunEnd, self.on_end)
+
+    def on_end(self, ev: RunEnd) -> None:
+        eng = self.engine
+        for opt in eng.optimizers.values():
+            if opt.skipped_then_scheduled == 0:
+                continue
+            scheds = [s for s in eng.schedulers_of(opt) if s.parent_key is None and s.user_steps]
+            if not scheds:
+                continue
+            s = scheds[0]
+            scale = ""
+            scalers = [sc for sc in eng.scalers.values() if sc.first_scale is not None]
+            if scalers:
+                sc = scalers[0]
+                scale = f", scale {sc.first_scale:g} -> {sc.min_scale:g}"
+            warned = ""
+            if opt.first_skips_scheduled:
+                warned = (
+                    f" PyTorch's warning \"Detected call of `lr_scheduler.step()` before "
+                    f"`optimizer.step()`\" was caused by the {_plural(opt.first_skips, 'skipped step')} "
+                    f"at the start, not by your call order."
+                )
+            eng.report(
+                Finding(
+                    "LRD005",
+                    f"GradScaler skipped {opt.skipped} of {opt.attempts} {opt.label} steps (inf/NaN "
+                    f"gradients{scale}) and {s.label} stepped anyway after "
+                    f"{_plural(opt.skipped_then_scheduled, 'skipped step')}: the schedule runs "
+                    f"ahead of the real updates.{warned}",
+                    location(s.first_site),
+                    evidence={"skipped": opt.skipped, "attempts": opt.attempts,
+                              "scheduled_after_skip": opt.skipped_then_scheduled,
+                              "skipped_at_start": opt.first_skips},
+                ),
+                key=opt.key,
+            )
+
+
+class ManualLR(Check):
+    """LRD008: ``param_group['lr']`` written by code while a scheduler drives the optimizer."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        engine.subscribe(OptimizerStep, self.on_opt)
+        engine.subscribe(SchedulerStep, self.on_sched)
+        self.writes: dict[int, tuple[int, Any, Any]] = {}  # opt key -> (attempt, old, new)
+
+    def on_opt(self, ev: OptimizerStep) -> None:
+        opt = ev.optimizer
+        known = opt.known_lrs
+        lrs = ev.lrs
+        if known is None or len(known) != len(lrs) or known == lrs:
+            return
+        if not all(_is_float(v) for v in lrs + known):
+            return
+        driving = [s for s in self.engine.schedulers_of(opt) if s.user_steps and s.parent_key is None]
+        if driving and opt.key not in self.writes:
+            self.writes[opt.key] = (ev.attempt.index, known, lrs)
+
+    def on_sched(self, ev: SchedulerStep) -> None:
+        s = ev.scheduler
+        opt = self.engine.optimizer_of(s)
+        if opt is None or opt.key not in self.writes or self.engine.has_finding("LRD008", opt.key):
+            return
+        index, old, new = self.writes[opt.key]
+        self.engine.report(
+            Finding(
+                "LRD008",
+                f"param_group['lr'] of {opt.label} changed from {fmt_lrs(old)} to {fmt_lrs(new)} "
+                f"before optimizer step {index} outside any scheduler, while {s.label} drives "
+                f"the same optimizer and keeps stepping",
+                location(ev.site),
+                evidence={"optimizer": opt.label, "scheduler": s.label, "step": index},
+            ),
+            key=opt.key,
+        )
+
+
+class LRCollapse(Check):
+    """LRD009: the LR fell below 1e-6 of its initial value early in training."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        engine.subscribe(OptimizerStep, self.on_opt)
+        engine.subscribe(EpochStart, self.on_epoch)
+        engine.subscribe(RunEnd, self.on_end)
+        self.collapse_epoch: dict[int, int] = {}
+
+    def on_opt(self, ev: OptimizerStep) -> None:
+        opt = ev.optimizer
+        if opt.collapse_at is not None:
+            return
+        first = opt.first_lrs
+        lrs = ev.lrs
+        if not first or len(first) != len(lrs):
+            return
+        for a, b in zip(lrs, first):
+            if _is_float(a) and _is_float(b) and b > 0 and a < b * COLLAPSE_RATIO:
+                opt.collapse_at = ev.attempt.index
+                opt.collapse_lrs = lrs
+                self.collapse_epoch[opt.key] = self.engine.epoch
+                return
+
+    def _explained(self, opt_key: int) -> bool:
+        eng = self.engine
+        return any(eng.has_finding(code, s.key) for s in eng.schedulers.values()
+                   if s.optimizer_key == opt_key for code in ("LRD002", "LRD017"))
+
+    def _report(self, opt_key: int, why: str) -> None:
+        eng = self.engine
+        opt = eng.optimizers[opt_key]
+        if self._explained(opt_key) or eng.has_finding("LRD009", opt_key):
+            return
+        scheds = [s for s in eng.schedulers_of(opt) if s.user_steps]
+        by = f" under {scheds[0].label}" if scheds else ""
+        eng.report(
+            Finding(
+                "LRD009",
+                f"LR of {opt.label} fell from {fmt_lrs(opt.first_lrs)} to "
+                f"{fmt_lrs(opt.collapse_lrs)} (below 1e-6 of its start) at optimizer step "
+                f"{opt.collapse_at}{by}, {why}",
+                location(scheds[0].last_site) if scheds else None,
+                evidence={"optimizer": opt.label, "step": opt.collapse_at},
+            ),
+            key=opt_key,
+        )
+
+    def on_epoch(self, ev: EpochStart) -> None:
+        for key, epoch in self.collapse_epoch.items():
+            if epoch == 1 and ev.epoch == 2:
+                self._report(key, "in epoch 1 of a run that goes on")
+
+    def on_end(self, ev: RunEnd) -> None:
+        for opt in self.engine.optimizers.values():
+            if opt.collapse_at is not None and opt.collapse_at < 0.5 * opt.attempts:
+                self._report(opt.key, f"in the first half of {opt.attempts} steps")
+
+
+SCHEDULE_CHECKS = (
+    EpochSchedulerPerBatch,
+    BatchSchedulerPerEpoch,
+    ScheduleOverrun,
+    StepOrder,
+    SkippedUpdates,
+    ManualLR,
+    LRCollapse,
+)

@@ -1,0 +1,372 @@
+"""The runtime engine's core: keeps the tallies, turns hook calls into events, hands events to
+the checks, and collects findings.
+
+Hooks (:mod:`lrdoctor.watch.hooks`) call the ``on_*`` methods; nothing here patches torch.
+Every public entry point is wrapped by the hooks in a guard that reports an internal error
+once and never lets it reach the user's training loop; the one exception that is allowed
+through is :class:`lrdoctor.ScheduleError` in strict mode.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from lrdoctor import ScheduleError
+from lrdoctor.findings import Finding, Location
+from lrdoctor.schedulers import describe, kind_of, runtime_horizon
+from lrdoctor.watch.callsite import display_path
+from lrdoctor.watch.events import (
+    Attempt,
+    EpochStart,
+    LoaderInfo,
+    OptimizerInfo,
+    OptimizerStep,
+    RunEnd,
+    ScalerInfo,
+    ScalerUpdate,
+    SchedulerInfo,
+    SchedulerStep,
+    Site,
+    _ref,
+)
+
+COLLAPSE_RATIO = 1e-6
+
+
+def lrs_of(optimizer: Any) -> tuple[Any, ...]:
+    return tuple(g.get("lr") for g in optimizer.param_groups)
+
+
+def location(site: Site | None) -> Location | None:
+    if site is None:
+        return None
+    return Location(display_path(site[0]), site[1])
+
+
+def fmt_lr(value: Any) -> str:
+    try:
+        return f"{float(value):.3g}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def fmt_lrs(lrs: tuple[Any, ...] | None) -> str:
+    if not lrs:
+        return "?"
+    return fmt_lr(lrs[0]) if len(set(map(fmt_lr, lrs))) == 1 else "[" + ", ".join(map(fmt_lr, lrs)) + "]"
+
+
+class Engine:
+    def __init__(self, strict: bool = False, echo: Callable[[str], None] | None = None) -> None:
+        self.strict = strict
+        self.echo = echo or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.clock = 0
+        self.started = time.perf_counter()
+        self.optimizers: dict[int, OptimizerInfo] = {}
+        self.schedulers: dict[int, SchedulerInfo] = {}
+        self.scalers: dict[int, ScalerInfo] = {}
+        self.loaders: dict[int, LoaderInfo] = {}
+        self.train_loader: LoaderInfo | None = None
+        self.last_batch_loader: LoaderInfo | None = None
+        # scheduler user-step counts when each loader's current pass began
+        self._pass_marks: dict[int, dict[int, int]] = {}
+        self._findings: dict[tuple[Any, ...], Finding] = {}
+        self._handlers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
+        self._in_scaler_step: dict[int, bool] = {}
+        self._internal_errors = 0
+        self.finished = False
+        self.end: RunEnd | None = None
+
+    # ---- plumbing ---------------------------------------------------------------------------
+
+    def subscribe(self, event_type: type, handler: Callable[[Any], None]) -> None:
+        self._handlers[event_type].append(handler)
+
+    def emit(self, event: Any) -> None:
+        for handler in self._handlers.get(type(event), ()):
+            try:
+                handler(event)
+            except ScheduleError:
+                raise
+            except Exception as exc:  # a bug in one check must not silence the others
+                self.internal_error(exc)
+
+    def report(self, finding: Finding, key: Any = None) -> Finding | None:
+        """Record a finding once per ``(code, key)``; in strict mode raise on errors."""
+        full_key = (finding.code, key)
+        if full_key in self._findings:
+            return None
+        self._findings[full_key] = finding
+        if self.strict and finding.severity == "error" and not self.finished:
+            raise ScheduleError(finding)
+        return finding
+
+    def has_finding(self, code: str, key: Any = None) -> bool:
+        return (code, key) in self._findings
+
+    def update_finding(self, code: str, key: Any, **changes: Any) -> None:
+        old = self._findings.get((code, key))
+        if old is not None:
+            self._findings[(code, key)] = old.replace(**changes)
+
+    def drop_finding(self, code: str, key: Any = None) -> None:
+        self._findings.pop((code, key), None)
+
+    @property
+    def findings(self) -> list[Finding]:
+        order = {"error": 0, "warning": 1, "info": 2}
+        return sorted(self._findings.values(), key=lambda f: (order[f.severity], f.code))
+
+    def internal_error(self, exc: BaseException) -> None:
+        self._internal_errors += 1
+        if self._internal_errors == 1:
+            tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-3))
+            self.echo(
+                "lrdoctor: internal error (your training is not affected; lrdoctor keeps "
+                f"watching what it can, please report this):\n{tb.rstrip()}"
+            )
+
+    # ---- registries -------------------------------------------------------------------------
+
+    def optimizer(self, opt: Any) -> OptimizerInfo:
+        info = self.optimizers.get(id(opt))
+        if info is None or info.obj is not opt:
+            n = sum(1 for o in self.optimizers.values() if o.label.split("#")[0] == type(opt).__name__)
+            label = type(opt).__name__ + (f"#{n + 1}" if n else "")
+            info = OptimizerInfo(key=id(opt), label=label, ref=_ref(opt))
+            info.known_lrs = lrs_of(opt)
+            self.optimizers[id(opt)] = info
+        return info
+
+    def scheduler(self, sched: Any) -> SchedulerInfo:
+        info = self.schedulers.get(id(sched))
+        if info is None or info.obj is not sched:
+            opt = getattr(sched, "optimizer", None)
+            opt_info = self.optimizer(opt) if opt is not None and hasattr(opt, "param_groups") else None
+            info = SchedulerInfo(
+                key=id(sched),
+                cls=type(sched).__name__,
+                label=describe(sched),
+                ref=_ref(sched),
+                optimizer_key=opt_info.key if opt_info else None,
+                horizon=runtime_horizon(sched),
+            )
+            if opt_info is not None:
+                info.first_lrs = lrs_of(opt)
+            kind = kind_of(sched)
+            if kind is not None and kind.composite:
+                for child in getattr(sched, "_schedulers", ()):
+                    self.scheduler(child).parent_key = info.key
+            self.schedulers[id(sched)] = info
+        return info
+
+    def scaler(self, scaler: Any) -> ScalerInfo:
+        info = self.scalers.get(id(scaler))
+        if info is None:
+            info = ScalerInfo(key=id(scaler), ref=_ref(scaler))
+            self.scalers[id(scaler)] = info
+        return info
+
+    def loader(self, loader: Any) -> LoaderInfo:
+        info = self.loaders.get(id(loader))
+        if info is None:
+            try:
+                length: int | None = len(loader)
+            except Exception:  # IterableDataset without __len__, or a broken __len__
+                length = None
+            n = len(self.loaders)
+            info = LoaderInfo(key=id(loader), label=f"DataLoader#{n + 1}", length=length)
+            self.loaders[id(loader)] = info
+        return info
+
+    def optimizer_of(self, sched: SchedulerInfo) -> OptimizerInfo | None:
+        return self.optimizers.get(sched.optimizer_key) if sched.optimizer_key else None
+
+    def schedulers_of(self, opt: OptimizerInfo) -> list[SchedulerInfo]:
+        return [s for s in self.schedulers.values() if s.optimizer_key == opt.key]
+
+    # ---- epochs -----------------------------------------------------------------------------
+
+    @property
+    def epoch(self) -> int:
+        """1-based index of the training loader's current pass (0 before training starts)."""
+        return self.train_loader.iterations if self.train_loader else 0
+
+    def steps_this_epoch(self, sched: SchedulerInfo) -> int:
+        if self.train_loader is None:
+            return sched.user_steps
+        marks = self._pass_marks.get(self.train_loader.key, {})
+        return sched.user_steps - marks.get(sched.key, 0)
+
+    # ---- hook entry points ------------------------------------------------------------------
+
+    def on_loader_iter(self, loader: Any) -> None:
+        info = self.loader(loader)
+        if info is self.train_loader and info.iterations:
+            self._close_pass(info)
+        elif info.iterations:
+            info.batches_per_iteration.append(info.batches)
+            info.attempts_per_iteration.append(info.attempts_in_iteration)
+        info.iterations += 1
+        info.batches = 0
+        info.attempts_in_iteration = 0
+        info.exhausted = False
+        self._pass_marks[info.key] = {k: s.user_steps for k, s in self.schedulers.items()}
+        if info is self.train_loader:
+            self.emit(EpochStart(info, info.iterations))
+
+    def _close_pass(self, info: LoaderInfo) -> None:
+        info.batches_per_iteration.append(info.batches)
+        info.attempts_per_iteration.append(info.attempts_in_iteration)
+        marks = self._pass_marks.get(info.key, {})
+        for key, sched in self.schedulers.items():
+            sched.epoch_steps.append(sched.user_steps - marks.get(key, 0))
+
+    def on_loader_batch(self, info: LoaderInfo) -> None:
+        info.batches += 1
+        self.last_batch_loader = info
+
+    def on_loader_exhausted(self, info: LoaderInfo) -> None:
+        info.exhausted = True
+
+    def on_attempt(self, opt: Any, taken: bool | None, found_inf: Any, via_scaler: bool,
+                   site: Site | None, lrs: tuple[Any, ...] | None = None) -> None:
+        info = self.optimizer(opt)
+        self.clock += 1
+        if lrs is None:
+            lrs = lrs_of(opt)
+        info.attempts += 1
+        attempt = Attempt(info.attempts, self.clock, taken, found_inf)
+        prev = info.last_attempt
+        if prev is not None:
+            self._settle(info, prev)
+        info.last_attempt = attempt
+        info.last_attempt_clock = self.clock
+        if taken is True:
+            info.taken += 1
+        elif taken is False:
+            info.skipped += 1
+            if info.taken == 0:
+                info.first_skips += 1
+        if info.first_lrs is None:
+            info.first_lrs = lrs
+        info.last_lrs = lrs
+        loader = self.last_batch_loader
+        if loader is not None:
+            loader.attempts_in_iteration += 1
+            loader.total_attempts += 1
+            if self.train_loader is None:
+                self.train_loader = loader
+                self._pass_marks.setdefault(loader.key, {})
+                self.emit(EpochStart(loader, loader.iterations))
+        self.emit(OptimizerStep(info, attempt, lrs, via_scaler, site))
+        info.known_lrs = lrs
+
+    def _settle(self, info: OptimizerInfo, attempt: Attempt) -> None:
+        """Tally an attempt whose follow-up scheduler steps are complete."""
+        if attempt.taken is None:
+            info.pending.append(attempt)
+            if len(info.pending) >= 256:
+                self.resolve_pending()
+            return
+        if attempt.taken is False and attempt.scheduler_steps_after:
+            info.skipped_then_scheduled += 1
+            if info.taken == 0 or attempt.index <= info.first_skips:
+                info.first_skips_scheduled += 1
+
+    def resolve_pending(self) -> None:
+        """Read the fused optimizers' found_inf flags (one sync for many steps)."""
+        for info in self.optimizers.values():
+            pending, info.pending = info.pending, []
+            for attempt in pending:
+                try:
+                    skipped = bool(attempt.found_inf.item())
+                except Exception:
+                    skipped = False
+                attempt.taken = not skipped
+                attempt.found_inf = None
+                if skipped:
+                    info.skipped += 1
+                    if info.taken == 0:
+                        info.first_skips += 1
+                else:
+                    info.taken += 1
+                self._settle(info, attempt)
+
+    def on_scheduler_step(self, sched: Any, site: Site | None, lrs_before: tuple[Any, ...],
+                          args: tuple[Any, ...], kwargs: dict[str, Any],
+                          error: BaseException | None) -> None:
+        info = self.scheduler(sched)
+        self.clock += 1
+        opt = self.optimizer_of(info)
+        lrs_after = lrs_of(sched.optimizer) if opt is not None else ()
+        info.user_steps += 1
+        if info.user_steps == 1:
+            info.first_site = site
+            info.first_clock = self.clock
+        info.last_site = site
+        info.last_clock = self.clock
+        info.last_lrs = lrs_after
+        info.steps_since_attempt += 1
+        if opt is not None:
+            if opt.attempts == 0:
+                info.steps_before_first_attempt += 1
+            elif opt.last_attempt is not None:
+                counts = opt.last_attempt.scheduler_steps_after
+                counts[info.key] = counts.get(info.key, 0) + 1
+        if error is not None:
+            info.crashed = f"{type(error).__name__}: {error}"
+        self.emit(SchedulerStep(info, site, lrs_before, lrs_after, args, kwargs, error))
+        if opt is not None:
+            opt.known_lrs = lrs_after
+
+    def on_internal_scheduler_step(self, sched: Any) -> None:
+        """A step made by PyTorch itself (construction, a composite stepping its children)."""
+        opt = getattr(sched, "optimizer", None)
+        if opt is not None and id(opt) in self.optimizers:
+            self.optimizers[id(opt)].known_lrs = lrs_of(opt)
+
+    def on_scaler_update(self, scaler: Any, scale_before: Any, skipped_any: bool | None) -> None:
+        info = self.scaler(scaler)
+        info.updates += 1
+        if isinstance(scale_before, float):
+            if info.first_scale is None:
+                info.first_scale = scale_before
+            info.min_scale = scale_before if info.min_scale is None else min(info.min_scale, scale_before)
+        info.last_scale = scale_before
+        if skipped_any:
+            info.consecutive_skips += 1
+            info.max_consecutive_skips = max(info.max_consecutive_skips, info.consecutive_skips)
+        elif skipped_any is False:
+            info.consecutive_skips = 0
+        self.emit(ScalerUpdate(info, scale_before, skipped_any))
+
+    def on_lrs_replaced(self, opt: Any) -> None:
+        """``optimizer.load_state_dict`` or ``add_param_group``: the new LRs are legitimate."""
+        if id(opt) in self.optimizers:
+            self.optimizers[id(opt)].known_lrs = lrs_of(opt)
+
+    def finish(self, error: BaseException | None = None, interrupted: bool = False) -> None:
+        if self.finished:
+            return
+        self.resolve_pending()
+        for info in self.optimizers.values():
+            if info.last_attempt is not None:
+                self._settle(info, info.last_attempt)
+                info.last_attempt = None
+        if self.train_loader is not None and self.train_loader.iterations:
+            self._close_pass(self.train_loader)
+        self.end = RunEnd(error, interrupted)
+        try:
+            self.emit(self.end)
+        finally:
+            self.finished = True
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started

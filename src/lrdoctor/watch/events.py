@@ -1,0 +1,168 @@
+"""What the hooks record, and the per-object tallies the checks read.
+
+Objects seen during training (optimizers, schedulers, GradScalers, data loaders) get one
+``*Info`` record each, keyed by ``id()`` and held without a strong reference to the object
+where possible, so watching never keeps a model or optimizer alive. The events are small and
+short-lived: they are handed to every subscribed check and then dropped, so memory stays flat
+over millions of steps.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+Site = tuple[str, int]  # (filename, line) of the user's call
+
+
+def _ref(obj: Any) -> Any:
+    try:
+        return weakref.ref(obj)
+    except TypeError:  # not weak-referenceable: keep it (rare, and only for the run)
+        return lambda: obj
+
+
+@dataclass(eq=False)
+class Attempt:
+    """One attempt to update: ``optimizer.step()`` or ``scaler.step(optimizer)``."""
+
+    index: int  # 1-based count of attempts on this optimizer
+    clock: int
+    # True taken, False skipped by GradScaler, None: decided by a fused kernel, flag unread yet
+    taken: bool | None
+    found_inf: Any = None  # tensor to read lazily when ``taken`` is None
+    scheduler_steps_after: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class OptimizerInfo:
+    key: int
+    label: str
+    ref: Any
+    attempts: int = 0
+    taken: int = 0
+    skipped: int = 0
+    first_lrs: tuple[Any, ...] | None = None
+    last_lrs: tuple[Any, ...] | None = None
+    # LRs as last written by something we saw (an attempt, a scheduler step, a state load)
+    known_lrs: tuple[Any, ...] | None = None
+    last_attempt: Attempt | None = None
+    last_attempt_clock: int = 0
+    pending: list[Attempt] = field(default_factory=list)  # fused attempts, flag not read yet
+    skipped_then_scheduled: int = 0  # skipped attempts after which a scheduler stepped anyway
+    first_skips: int = 0  # skipped attempts before the first taken one
+    first_skips_scheduled: int = 0
+    min_ratio: float = 1.0
+    collapse_at: int | None = None  # attempt index where LR < 1e-6 * initial first happened
+    collapse_lrs: tuple[Any, ...] | None = None
+    created_site: Site | None = None
+
+    @property
+    def obj(self) -> Any:
+        return self.ref()
+
+
+@dataclass(eq=False)
+class SchedulerInfo:
+    key: int
+    cls: str
+    label: str
+    ref: Any
+    optimizer_key: int | None
+    horizon: int | None
+    user_steps: int = 0
+    first_site: Site | None = None
+    last_site: Site | None = None
+    first_clock: int = 0
+    last_clock: int = 0
+    first_lrs: tuple[Any, ...] | None = None
+    last_lrs: tuple[Any, ...] | None = None
+    parent_key: int | None = None  # set when a SequentialLR/ChainedScheduler drives it
+    steps_before_first_attempt: int = 0
+    epoch_steps: list[int] = field(default_factory=list)  # user steps in each training epoch
+    crashed: str | None = None
+    lr_rose_after_horizon: bool = False
+    zero_at: int | None = None  # user step at which every LR reached 0 (LambdaLR & co.)
+    # consecutive optimizer attempts preceded by 2+ of our steps (gradient accumulation)
+    multi_step_runs: int = 0
+    steps_since_attempt: int = 0
+    ratio_seen: int = 0
+
+    @property
+    def obj(self) -> Any:
+        return self.ref()
+
+
+@dataclass(eq=False)
+class ScalerInfo:
+    key: int
+    ref: Any
+    first_scale: float | None = None
+    last_scale: Any = None  # float, or a tensor copy not read yet (non-CPU)
+    min_scale: float | None = None
+    updates: int = 0
+    consecutive_skips: int = 0
+    max_consecutive_skips: int = 0
+
+
+@dataclass(eq=False)
+class LoaderInfo:
+    key: int
+    label: str
+    length: int | None
+    iterations: int = 0  # how many times iteration started
+    batches: int = 0  # batches in the current iteration
+    attempts_in_iteration: int = 0  # optimizer attempts while this loader fed the batches
+    total_attempts: int = 0
+    batches_per_iteration: list[int] = field(default_factory=list)
+    attempts_per_iteration: list[int] = field(default_factory=list)
+    exhausted: bool = False
+
+
+# ---- events -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class OptimizerStep:
+    """An attempt to update finished (taken, skipped or decided by a fused kernel)."""
+
+    optimizer: OptimizerInfo
+    attempt: Attempt
+    lrs: tuple[Any, ...]
+    via_scaler: bool
+    site: Site | None
+
+
+@dataclass(slots=True)
+class SchedulerStep:
+    scheduler: SchedulerInfo
+    site: Site | None
+    lrs_before: tuple[Any, ...]
+    lrs_after: tuple[Any, ...]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    error: BaseException | None = None
+
+
+@dataclass(slots=True)
+class ScalerUpdate:
+    scaler: ScalerInfo
+    scale_before: Any
+    skipped_any: bool | None  # None: not known yet (flags on a device)
+
+
+@dataclass(slots=True)
+class EpochStart:
+    """A training loader starts a new pass (the previous one, if any, is complete)."""
+
+    loader: LoaderInfo
+    epoch: int  # 1-based index of the pass that starts
+
+
+@dataclass(slots=True)
+class RunEnd:
+    """Watching stops; ``error`` is the exception that ended the script, if any."""
+
+    error: BaseException | None
+    interrupted: bool

@@ -1,0 +1,336 @@
+"""Everything the watcher installs into torch, and nothing else.
+
+- optimizers: the global step pre/post hooks PyTorch provides (one removable handle each);
+  they see every optimizer, created before or after watching began.
+- GradScaler ``step``/``update``/``unscale_``/``scale``: wrapped at class level to learn which
+  attempts were skipped (a non-fused optimizer is simply not called; a fused one is called and
+  reads ``optimizer.found_inf``, which we keep by reference and read later) and the scale
+  before ``update()`` changes it.
+- LR schedulers: ``step`` wrapped on every class that defines one (built-in and user
+  subclasses, including classes defined while watching); construction steps and the steps a
+  composite makes on its children are told apart from the user's own calls.
+- DataLoader ``__iter__`` and the iterator's ``__next__``: epoch boundaries and which loader
+  fed the batch an optimizer step trained on.
+
+All of it is undone by :meth:`Patcher.undo_all`. No hook synchronizes a device or changes an
+argument, a return value or any state that training reads.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from lrdoctor import ScheduleError
+from lrdoctor.watch.callsite import user_site
+from lrdoctor.watch.engine import Engine, lrs_of
+from lrdoctor.watch.patching import Patcher
+
+_tls = threading.local()
+
+
+def _guard(engine: Engine, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run an engine call; an internal error is reported, never raised into training."""
+    try:
+        return fn(*args, **kwargs)
+    except ScheduleError:
+        raise
+    except Exception as exc:
+        engine.internal_error(exc)
+        return None
+
+
+def _scalar(t: Any) -> Any:
+    """A CPU tensor's value now; a device tensor is copied (async) and read later."""
+    if t is None:
+        return None
+    if getattr(t, "device", None) is not None and t.device.type == "cpu":
+        return float(t.item())
+    return t.detach().clone()
+
+
+def install(engine: Engine, patcher: Patcher) -> None:
+    import torch
+
+    _install_optimizer_hooks(engine, patcher, torch)
+    _install_scaler_hooks(engine, patcher, torch)
+    _install_scheduler_hooks(engine, patcher, torch)
+    _install_loader_hooks(engine, patcher, torch)
+
+
+# ---- optimizers ---------------------------------------------------------------------------
+
+
+def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
+    from torch.optim.optimizer import (
+        register_optimizer_step_post_hook,
+        register_optimizer_step_pre_hook,
+    )
+
+    def pre(opt: Any, args: Any, kwargs: Any) -> None:
+        # LRs are read before the step: that is the LR this update trains with.
+        _tls.pre_lrs = _guard(engine, lrs_of, opt)
+
+    def post(opt: Any, args: Any, kwargs: Any) -> None:
+        key = id(opt)
+        found_inf = getattr(opt, "found_inf", None)
+        in_scaler = key in engine._in_scaler_step
+        if in_scaler:
+            engine._in_scaler_step[key] = True
+        taken: bool | None = True
+        if found_inf is not None and in_scaler:
+            # fused optimizer: the kernel itself skipped the update if found_inf != 0
+            value = _guard(engine, _scalar, found_inf)
+            if isinstance(value, float):
+                taken, found_inf = value == 0.0, None
+            else:
+                taken, found_inf = None, value
+        else:
+            found_inf = None
+        site = None if in_scaler else _guard(engine, user_site, 3)
+        lrs = getattr(_tls, "pre_lrs", None)
+        _guard(engine, engine.on_attempt, opt, taken, found_inf, in_scaler, site, lrs)
+        _tls.pre_lrs = None
+
+    patcher.handle(register_optimizer_step_pre_hook(pre))
+    patcher.handle(register_optimizer_step_post_hook(post))
+
+    opt_cls = torch.optim.Optimizer
+    for name in ("load_state_dict", "add_param_group"):
+        original = opt_cls.__dict__[name]
+
+        def make(original: Callable[..., Any]) -> Callable[..., Any]:
+            @functools.wraps(original)
+            def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+                result = original(self, *args, **kwargs)
+                _guard(engine, engine.on_lrs_replaced, self)
+                return result
+
+            return wrapper
+
+        patcher.setattr(opt_cls, name, make(original))
+
+
+# ---- GradScaler ---------------------------------------------------------------------------
+
+
+def _scaler_classes(torch: Any) -> list[type]:
+    classes: list[type] = []
+    for modname in ("torch.amp.grad_scaler", "torch.cuda.amp.grad_scaler", "torch.cpu.amp.grad_scaler"):
+        mod = sys.modules.get(modname)
+        if mod is None:
+            try:
+                __import__(modname)
+                mod = sys.modules[modname]
+            except Exception:
+                continue
+        cls = getattr(mod, "GradScaler", None)
+        if isinstance(cls, type) and cls not in classes:
+            classes.append(cls)
+    return classes
+
+
+def _install_scaler_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
+    for cls in _scaler_classes(torch):
+        if "step" in cls.__dict__:
+            patcher.setattr(cls, "step", _wrap_scaler_step(engine, cls.__dict__["step"]))
+        if "update" in cls.__dict__:
+            patcher.setattr(cls, "update", _wrap_scaler_update(engine, cls.__dict__["update"]))
+
+
+def _wrap_scaler_step(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def step(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+        key = id(optimizer)
+        nested = key in engine._in_scaler_step
+        if not nested:
+            engine._in_scaler_step[key] = False
+            site = _guard(engine, user_site, 3)
+        try:
+            return original(self, optimizer, *args, **kwargs)
+        finally:
+            if not nested:
+                called = engine._in_scaler_step.pop(key, False)
+                if not called and getattr(self, "_enabled", True):
+                    _guard(engine, engine.on_attempt, optimizer, False, None, True, site)
+
+    return step
+
+
+def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def update(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not getattr(self, "_enabled", True):
+            return original(self, *args, **kwargs)
+        before = None
+        skipped: bool | None = None
+        scale = getattr(self, "_scale", None)
+        if scale is not None:
+            before = _guard(engine, _scalar, scale)
+            states = getattr(self, "_per_optimizer_states", {})
+            flags = [
+                t
+                for state in states.values()
+                for t in state.get("found_inf_per_device", {}).values()
+            ]
+            if flags:
+                values = [_guard(engine, _scalar, t) for t in flags]
+                if all(isinstance(v, float) for v in values):
+                    skipped = any(v != 0.0 for v in values)
+        result = original(self, *args, **kwargs)
+        _guard(engine, engine.on_scaler_update, self, before, skipped)
+        return result
+
+    return update
+
+
+# ---- LR schedulers ------------------------------------------------------------------------
+
+_CONSTRUCTION = frozenset({"__init__", "_initial_step", "__setstate__", "load_state_dict"})
+
+
+def _scheduler_base(torch: Any) -> type:
+    sched = torch.optim.lr_scheduler
+    return getattr(sched, "LRScheduler", None) or sched._LRScheduler
+
+
+def _all_subclasses(cls: type) -> list[type]:
+    out, todo = [], [cls]
+    while todo:
+        c = todo.pop()
+        out.append(c)
+        todo.extend(c.__subclasses__())
+    return out
+
+
+def _is_construction_step(torch_dir: str) -> bool:
+    """Whether the step being made comes from a scheduler's constructor (torch's own code
+    between the wrapper and the user's frame contains ``__init__``/``_initial_step``)."""
+    frame = sys._getframe(3)
+    while frame is not None:
+        code = frame.f_code
+        if not code.co_filename.startswith(torch_dir):
+            # a user subclass' __init__ calling super().__init__() shows up as torch frames
+            # above; a user __init__ that steps explicitly is a construction step too
+            return code.co_name == "__init__" and _is_scheduler_self(frame)
+        if code.co_name in _CONSTRUCTION:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _is_scheduler_self(frame: Any) -> bool:
+    obj = frame.f_locals.get("self")
+    return obj is not None and hasattr(obj, "optimizer") and hasattr(obj, "step")
+
+
+def _install_scheduler_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
+    import os
+
+    base = _scheduler_base(torch)
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+    classes = _all_subclasses(base)
+    plateau = getattr(torch.optim.lr_scheduler, "ReduceLROnPlateau", None)
+    if plateau is not None and plateau not in classes:  # PyTorch < 2.2: not an LRScheduler
+        classes += _all_subclasses(plateau)
+
+    def wrap_class(cls: type) -> None:
+        if "step" in cls.__dict__ and not getattr(cls.__dict__["step"], "_lrdoctor", False):
+            patcher.setattr(cls, "step", _wrap_scheduler_step(engine, cls.__dict__["step"], torch_dir))
+
+    for cls in classes:
+        wrap_class(cls)
+
+    # classes defined while watching (a user's subclass in the script) are wrapped on creation
+    had_own = "__init_subclass__" in base.__dict__
+    previous = base.__dict__.get("__init_subclass__")
+
+    def init_subclass(cls: type, **kwargs: Any) -> None:
+        if had_own and previous is not None:
+            previous.__func__(cls, **kwargs)
+        else:
+            super(base, cls).__init_subclass__(**kwargs)
+        _guard(engine, wrap_class, cls)
+
+    patcher.setattr(base, "__init_subclass__", classmethod(init_subclass))
+
+
+def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir: str) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def step(self: Any, *args: Any, **kwargs: Any) -> Any:
+        depth = getattr(_tls, "sched_depth", 0)
+        if depth:
+            # a composite stepping its children, or a subclass calling super().step()
+            return original(self, *args, **kwargs)
+        if _guard(engine, _is_construction_step, torch_dir):
+            _tls.sched_depth = 1
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                _tls.sched_depth = 0
+                _guard(engine, engine.on_internal_scheduler_step, self)
+        site = _guard(engine, user_site, 3)
+        opt = getattr(self, "optimizer", None)
+        before = _guard(engine, lrs_of, opt) if opt is not None else ()
+        _tls.sched_depth = 1
+        error: BaseException | None = None
+        try:
+            return original(self, *args, **kwargs)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            _tls.sched_depth = 0
+            _guard(engine, engine.on_scheduler_step, self, site, before or (), args, kwargs, error)
+
+    step._lrdoctor = True  # type: ignore[attr-defined]
+    return step
+
+
+# ---- data loaders -------------------------------------------------------------------------
+
+
+def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
+    from torch.utils.data import DataLoader
+    from torch.utils.data.dataloader import _BaseDataLoaderIter
+
+    iter_owner: dict[int, Any] = {}  # id(iterator) -> LoaderInfo
+    original_iter = DataLoader.__dict__["__iter__"]
+    original_next = _BaseDataLoaderIter.__dict__["__next__"]
+
+    @functools.wraps(original_iter)
+    def __iter__(self: Any) -> Any:
+        depth = getattr(_tls, "loader_depth", 0)
+        _tls.loader_depth = depth + 1
+        try:
+            it = original_iter(self)
+        finally:
+            _tls.loader_depth = depth
+        if depth == 0:  # a subclass calling super().__iter__() starts one pass, not two
+            info = _guard(engine, engine.on_loader_iter, self)
+            info = engine.loaders.get(id(self))
+            if info is not None:
+                iter_owner[id(it)] = info
+        return it
+
+    @functools.wraps(original_next)
+    def __next__(self: Any) -> Any:
+        try:
+            batch = original_next(self)
+        except StopIteration:
+            info = iter_owner.get(id(self))
+            if info is not None:
+                engine.on_loader_exhausted(info)
+            raise
+        info = iter_owner.get(id(self))
+        if info is not None:
+            info.batches += 1
+            engine.last_batch_loader = info
+        return batch
+
+    patcher.setattr(DataLoader, "__iter__", __iter__)
+    patcher.setattr(_BaseDataLoaderIter, "__next__", __next__)
+    patcher.on_undo(iter_owner.clear)
