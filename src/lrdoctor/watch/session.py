@@ -47,11 +47,15 @@ class Watch:
         from lrdoctor.watch.patching import Patcher
 
         self.engine = Engine(strict=self.strict, echo=self._echo)
-        for check in self._checks or ALL_CHECKS:
-            check(self.engine)
+        instances = [check(self.engine) for check in (self._checks or ALL_CHECKS)]
         self._patcher = Patcher()
         try:
             hooks.install(self.engine, self._patcher)
+            # checks that need more than the shared hooks install their own, reversibly
+            for instance in instances:
+                install = getattr(instance, "install", None)
+                if install is not None:
+                    install(self._patcher)
         except BaseException:
             self._patcher.undo_all()
             raise
