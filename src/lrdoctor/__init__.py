@@ -13,8 +13,6 @@ Importing this package never imports torch; the runtime engine imports it when i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from lrdoctor.findings import Finding, Location
 
 __version__ = "0.1.0"
@@ -31,17 +29,6 @@ class ScheduleError(RuntimeError):
         self.finding = finding
 
 
-if TYPE_CHECKING:
-    from lrdoctor.watch.session import Watch
-
-
-def watch(**options: Any) -> Watch:
-    """Watch training in this process; see :class:`lrdoctor.watch.session.Watch`.
-
-    >>> with watch() as w:  # doctest: +SKIP
-    ...     train()
-    >>> w.findings  # doctest: +SKIP
-    """
-    from lrdoctor.watch.session import Watch
-
-    return Watch(**options)
+# ``lrdoctor.watch`` is the runtime package, made callable: ``with lrdoctor.watch() as w:``.
+# Importing it does not import torch (that happens when watching starts).
+from lrdoctor import watch  # noqa: E402

@@ -134,6 +134,8 @@ def describe(sched: Any) -> str:
             value = sorted(value)
         if value is not None and not callable(value):
             args.append(f"{param}={value}")
+    if kind.name in ("ExponentialLR", "StepLR", "MultiStepLR") and hasattr(sched, "gamma"):
+        args.append(f"gamma={sched.gamma:g}")
     if kind.name == "OneCycleLR" and not args:
         args.append(f"total_steps={getattr(sched, 'total_steps', '?')}")
     return f"{cls}({', '.join(args)})"

@@ -12,3 +12,22 @@ RUNTIME_CODES = frozenset(
         "LRD012", "LRD014", "LRD017",
     }
 )
+
+
+# ``lrdoctor.watch`` is both this package and the public ``lrdoctor.watch()`` context manager:
+# importing a submodule rebinds the package attribute on ``lrdoctor``, so the package itself
+# is made callable instead of letting the import silently replace the function.
+import sys as _sys
+import types as _types
+from typing import Any as _Any
+
+
+class _WatchModule(_types.ModuleType):
+    def __call__(self, **options: _Any) -> _Any:
+        """``lrdoctor.watch(strict=False)``: see :class:`lrdoctor.watch.session.Watch`."""
+        from lrdoctor.watch.session import Watch
+
+        return Watch(**options)
+
+
+_sys.modules[__name__].__class__ = _WatchModule

@@ -143,7 +143,8 @@ class Engine:
             self.optimizers[id(opt)] = info
         return info
 
-    def scheduler(self, sched: Any) -> SchedulerInfo:
+    def scheduler(self, sched: Any, lrs: tuple[Any, ...] | None = None) -> SchedulerInfo:
+        """The record of ``sched``; ``lrs``: the LRs in force before it first stepped."""
         info = self.schedulers.get(id(sched))
         if info is None or info.obj is not sched:
             opt = getattr(sched, "optimizer", None)
@@ -157,12 +158,14 @@ class Engine:
                 horizon=runtime_horizon(sched),
             )
             if opt_info is not None:
-                info.first_lrs = lrs_of(opt)
-            kind = kind_of(sched)
-            if kind is not None and kind.composite:
-                for child in getattr(sched, "_schedulers", ()):
-                    self.scheduler(child).parent_key = info.key
+                info.first_lrs = lrs if lrs is not None else lrs_of(opt)
             self.schedulers[id(sched)] = info
+            info.composite = bool((kind := kind_of(sched)) and kind.composite)
+        if info.composite:  # its children may be set up after its first construction step
+            for child in getattr(sched, "_schedulers", ()):
+                child_info = self.schedulers.get(id(child))
+                if child_info is None or child_info.parent_key != info.key:
+                    self.scheduler(child).parent_key = info.key
         return info
 
     def scaler(self, scaler: Any) -> ScalerInfo:
@@ -301,7 +304,7 @@ class Engine:
     def on_scheduler_step(self, sched: Any, site: Site | None, lrs_before: tuple[Any, ...],
                           args: tuple[Any, ...], kwargs: dict[str, Any],
                           error: BaseException | None) -> None:
-        info = self.scheduler(sched)
+        info = self.scheduler(sched, lrs_before)
         self.clock += 1
         opt = self.optimizer_of(info)
         lrs_after = lrs_of(sched.optimizer) if opt is not None else ()
@@ -327,6 +330,7 @@ class Engine:
 
     def on_internal_scheduler_step(self, sched: Any) -> None:
         """A step made by PyTorch itself (construction, a composite stepping its children)."""
+        self.scheduler(sched)
         opt = getattr(sched, "optimizer", None)
         if opt is not None and id(opt) in self.optimizers:
             self.optimizers[id(opt)].known_lrs = lrs_of(opt)

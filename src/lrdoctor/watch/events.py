@@ -79,6 +79,7 @@ class SchedulerInfo:
     first_lrs: tuple[Any, ...] | None = None
     last_lrs: tuple[Any, ...] | None = None
     parent_key: int | None = None  # set when a SequentialLR/ChainedScheduler drives it
+    composite: bool = False
     steps_before_first_attempt: int = 0
     epoch_steps: list[int] = field(default_factory=list)  # user steps in each training epoch
     crashed: str | None = None

@@ -19,17 +19,20 @@ argument, a return value or any state that training reads.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from lrdoctor import ScheduleError
-from lrdoctor.watch.callsite import user_site
+from lrdoctor.watch.callsite import user_frame, user_site
 from lrdoctor.watch.engine import Engine, lrs_of
 from lrdoctor.watch.patching import Patcher
 
 _tls = threading.local()
+_THIS_FILE = os.path.abspath(__file__)
 
 
 def _guard(engine: Engine, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -228,8 +231,6 @@ def _is_scheduler_self(frame: Any) -> bool:
 
 
 def _install_scheduler_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
-    import os
-
     base = _scheduler_base(torch)
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
     classes = _all_subclasses(base)
@@ -258,6 +259,31 @@ def _install_scheduler_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     patcher.setattr(base, "__init_subclass__", classmethod(init_subclass))
 
 
+def _relaying_warnings(frame: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn`` recording its warnings; :func:`_emit_relayed` re-emits them afterwards,
+    outside ``catch_warnings``, so the user's own filters decide what is shown."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _tls.relay = list(caught)
+
+
+def _emit_relayed(frame: Any) -> None:
+    relay = getattr(_tls, "relay", None)
+    _tls.relay = None
+    if not relay:
+        return
+    registry = frame.f_globals.setdefault("__warningregistry__", {})
+    for w in relay:
+        if os.path.abspath(w.filename) == _THIS_FILE:
+            warnings.warn_explicit(w.message, w.category, frame.f_code.co_filename, frame.f_lineno,
+                                   registry=registry, module_globals=frame.f_globals)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
 def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir: str) -> Callable[..., Any]:
     @functools.wraps(original)
     def step(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -272,18 +298,26 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             finally:
                 _tls.sched_depth = 0
                 _guard(engine, engine.on_internal_scheduler_step, self)
-        site = _guard(engine, user_site, 3)
+        frame = user_frame(2)
+        site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
         opt = getattr(self, "optimizer", None)
         before = _guard(engine, lrs_of, opt) if opt is not None else ()
         _tls.sched_depth = 1
         error: BaseException | None = None
         try:
+            # PyTorch warns from step() with stacklevel=2 (its order warning on the first step,
+            # the epoch deprecation when an argument is passed); our wrapper is one frame
+            # deeper, so such warnings are relayed to the user's line, as without lrdoctor.
+            if frame is not None and (args or kwargs or getattr(self, "_step_count", 1) <= 1):
+                return _relaying_warnings(frame, original, self, *args, **kwargs)
             return original(self, *args, **kwargs)
         except BaseException as exc:
             error = exc
             raise
         finally:
             _tls.sched_depth = 0
+            if frame is not None:
+                _emit_relayed(frame)
             _guard(engine, engine.on_scheduler_step, self, site, before or (), args, kwargs, error)
 
     step._lrdoctor = True  # type: ignore[attr-defined]

@@ -36,6 +36,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def _times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
 class Check:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -73,7 +77,9 @@ class EpochSchedulerPerBatch(Check):
             return
         # stepped every batch: as many scheduler steps as optimizer steps in this pass so far,
         # and more of them than the whole horizon
-        if in_epoch > horizon and in_epoch >= 2 and attempts >= 2 and in_epoch * 2 >= attempts:
+        # (more scheduler steps than updates is gradient accumulation: LRD017's business)
+        if (in_epoch > horizon and in_epoch >= 2 and attempts >= 2
+                and attempts * 2 >= in_epoch * 1 >= attempts / 2):
             batches = loader.length
             of = f" of {batches}" if batches else ""
             if observed:
@@ -105,8 +111,10 @@ class EpochSchedulerPerBatch(Check):
                 "LRD002", s.key,
                 message=(
                     f"{s.label} stepped {per_epoch} times in epoch 1 (once per batch) but its "
-                    f"horizon of {s.horizon or s.zero_at} steps is sized in epochs: LR fell from "
-                    f"{fmt_lrs(s.first_lrs)} to {fmt_lrs(s.last_lrs)}"
+                    + (f"horizon of {s.horizon} steps" if s.horizon else
+                       f"LR reached 0 after {s.zero_at} steps: a horizon")
+                    + " is sized in epochs: LR fell from "
+                    + f"{fmt_lrs(s.first_lrs)} to {fmt_lrs(s.last_lrs)}"
                     + (f" within epoch 1; it stayed there for the remaining "
                        f"{_plural(len(s.epoch_steps) - 1, 'epoch')}" if len(s.epoch_steps) > 1 else "")
                 ),
@@ -384,7 +392,7 @@ class StepOrder(Check):
             eng.report(
                 Finding(
                     "LRD001",
-                    f"{s.label} stepped {_plural(s.steps_before_first_attempt, 'time')} before "
+                    f"{s.label} stepped {_times(s.steps_before_first_attempt)} before "
                     f"{label} took its first step: the first LR value "
                     f"({fmt_lrs(s.first_lrs)}) was never used",
                     location(s.first_site),
@@ -422,8 +430,9 @@ class SkippedUpdates(Check):
             if opt.first_skips_scheduled:
                 warned = (
                     f" PyTorch's warning \"Detected call of `lr_scheduler.step()` before "
-                    f"`optimizer.step()`\" was caused by the {_plural(opt.first_skips, 'skipped step')} "
-                    f"at the start, not by your call order."
+                    f"`optimizer.step()`\" was caused by GradScaler skipping the first "
+                    + ("optimizer step" if opt.first_skips == 1 else f"{opt.first_skips} optimizer steps")
+                    + ", not by your call order."
                 )
             eng.report(
                 Finding(
