@@ -358,11 +358,11 @@ class Engine:
     def finish(self, error: BaseException | None = None, interrupted: bool = False) -> None:
         if self.finished:
             return
-        self.resolve_pending()
         for info in self.optimizers.values():
             if info.last_attempt is not None:
                 self._settle(info, info.last_attempt)
                 info.last_attempt = None
+        self.resolve_pending()
         if self.train_loader is not None and self.train_loader.iterations:
             self._close_pass(self.train_loader)
         self.end = RunEnd(error, interrupted)

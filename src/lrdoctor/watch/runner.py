@@ -15,9 +15,12 @@ import sys
 import traceback
 from types import TracebackType
 
+from lrdoctor import ScheduleError
 from lrdoctor.watch.session import Watch
 
-_OUR_FILES = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))), runpy.__file__.rstrip("c"))
+_LRDOCTOR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OUR_FILES = (_LRDOCTOR + os.sep, runpy.__file__.rstrip("c"))
+_USER_INSIDE = tuple(os.path.join(_LRDOCTOR, d) + os.sep for d in ("examples", "demo"))
 
 
 def _exit_code(exc: SystemExit) -> int:
@@ -30,10 +33,27 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-def _user_traceback(tb: TracebackType | None) -> TracebackType | None:
-    """Drop the leading frames that belong to lrdoctor and runpy, as ``python`` shows them."""
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_OUR_FILES):
+def _ours(filename: str) -> bool:
+    if filename.startswith("<frozen runpy"):
+        return True
+    path = os.path.abspath(filename)
+    return path.startswith(_OUR_FILES) and not path.startswith(_USER_INSIDE)
+
+
+def _user_traceback(exc: BaseException) -> TracebackType | None:
+    """The traceback as ``python SCRIPT`` would show it: without the leading lrdoctor/runpy
+    frames, and for our own ScheduleError ending at the user's line that triggered it."""
+    tb = exc.__traceback__
+    while tb is not None and _ours(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
+    if isinstance(exc, ScheduleError):
+        last_user = cursor = tb
+        while cursor is not None:
+            if not _ours(cursor.tb_frame.f_code.co_filename):
+                last_user = cursor
+            cursor = cursor.tb_next
+        if last_user is not None:
+            last_user.tb_next = None
     return tb
 
 
@@ -76,11 +96,11 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
     except KeyboardInterrupt as exc:
         interrupted = True
         error = exc
-        traceback.print_exception(type(exc), exc, _user_traceback(exc.__traceback__))
+        traceback.print_exception(type(exc), exc, _user_traceback(exc))
         code = 130
     except BaseException as exc:
         error = exc
-        traceback.print_exception(type(exc), exc, _user_traceback(exc.__traceback__))
+        traceback.print_exception(type(exc), exc, _user_traceback(exc))
         code = 1
     finally:
         try:

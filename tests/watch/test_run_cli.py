@@ -1,0 +1,146 @@
+"""``lrdoctor run`` behaves like ``python SCRIPT`` and always leaves a report."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "src" / "lrdoctor" / "examples"
+
+
+def lrdoctor(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "lrdoctor", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120, **kw)
+
+
+def write(path: Path, source: str) -> Path:
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def test_script_sees_main_argv_and_path0_and_its_exit_code_passes_through(tmp_path):
+    (tmp_path / "helper_mod.py").write_text("VALUE = 42\n")
+    script = write(tmp_path / "train.py", """
+        import sys, json
+        import helper_mod  # importable because sys.path[0] is the script's directory
+        print(json.dumps({"name": __name__, "argv": sys.argv, "path0": sys.path[0],
+                          "value": helper_mod.VALUE}))
+        sys.exit(3)
+    """)
+    result = lrdoctor("run", str(script), "--epochs", "2", "--json", "x.json", cwd=ROOT)
+    assert result.returncode == 3
+    seen = json.loads(result.stdout.strip().splitlines()[0])
+    assert seen == {"name": "__main__", "argv": [str(script), "--epochs", "2", "--json", "x.json"],
+                    "path0": str(tmp_path), "value": 42}
+    assert "No problems found." in result.stderr
+    assert not (ROOT / "x.json").exists()  # the script's --json is the script's, not ours
+
+
+def test_module_mode_runs_like_python_dash_m(tmp_path):
+    pkg = tmp_path / "mypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    write(pkg / "train.py", """
+        import sys
+        print("module", __name__, sys.argv[1:])
+    """)
+    result = lrdoctor("run", "-m", "mypkg.train", "a", "b", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "module __main__ ['a', 'b']" in result.stdout
+
+
+def test_failing_script_shows_its_traceback_and_the_report(tmp_path):
+    script = write(tmp_path / "train.py", """
+        import torch
+        opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, 1)
+        sched.step()
+        def bad():
+            raise KeyError("missing column")
+        bad()
+    """)
+    result = lrdoctor("run", str(script))
+    assert result.returncode == 1
+    err = result.stderr
+    assert "Traceback (most recent call last)" in err and "KeyError: 'missing column'" in err
+    assert "runpy" not in err and "lrdoctor/watch" not in err  # our frames are not shown
+    assert "the script failed: KeyError" in err
+    assert err.index("KeyError: 'missing column'") < err.index("lrdoctor: watched")
+
+
+def test_json_report_schema(tmp_path):
+    out = tmp_path / "report.json"
+    result = lrdoctor("run", "--json", str(out), str(EXAMPLES / "LRD002_wrong.py"))
+    assert result.returncode == 0
+    report = json.loads(out.read_text())
+    assert {"findings", "optimizers", "schedulers", "epochs", "schema"} <= report.keys()
+    (finding,) = report["findings"]
+    assert finding["code"] == "LRD002" and finding["severity"] == "error"
+    assert finding["location"]["path"].endswith("LRD002_wrong.py")
+    assert finding["location"]["line"] == 17 and finding["line"] == 17
+    (sched,) = report["schedulers"]
+    assert sched["steps_per_epoch"] == [32, 32, 32] and sched["horizon"] == 7
+    assert report["epochs"] == 3
+
+
+def test_strict_raises_schedule_error_in_the_training_process(tmp_path):
+    result = lrdoctor("run", "--strict", str(EXAMPLES / "LRD002_wrong.py"))
+    assert result.returncode == 1
+    assert "lrdoctor.ScheduleError: LRD002" in result.stderr
+    assert "LRD002_wrong.py\", line 17" in result.stderr  # raised at the user's call
+
+
+def test_missing_script_is_a_clear_usage_error(tmp_path):
+    result = lrdoctor("run", str(tmp_path / "nope.py"))
+    assert result.returncode == 2
+    assert "can't open file" in result.stderr and "Traceback" not in result.stderr
+    result = lrdoctor("run")
+    assert result.returncode == 2 and "name a SCRIPT" in result.stderr
+
+
+def test_ctrl_c_gives_a_partial_report(tmp_path):
+    script = write(tmp_path / "train.py", """
+        import sys, time, torch
+        model = torch.nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, 7)
+        for step in range(10**9):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).sum().backward()
+            opt.step()
+            sched.step()
+            if step == 20:
+                print("training", flush=True)
+    """)
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "lrdoctor", "run", str(script)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout.readline().strip() == "training"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "KeyboardInterrupt" in err
+    assert "interrupted: partial report" in err
+    assert "scheduler StepLR" in err
+
+
+def test_help_lists_commands():
+    result = lrdoctor("--help")
+    assert result.returncode == 0
+    for word in ("check", "run", "explain", "demo"):
+        assert word in result.stdout
+    result = lrdoctor("run", "--help")
+    assert result.returncode == 0 and "--strict" in result.stdout
