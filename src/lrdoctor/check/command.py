@@ -1,15 +1,216 @@
-"""`lrdoctor check` (being built: see issue 3)."""
+"""``lrdoctor check``: find LR-schedule and mixed-precision bugs before anything runs."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from functools import lru_cache
+
+from lrdoctor.catalog import select_codes
+from lrdoctor.check import STATIC_CODES, config, render
+from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.fix import fixed_sources, unified_diff
+from lrdoctor.check.runner import check_files, cpu_count
+from lrdoctor.check.sources import SourceError, discover, notebook_source, read_python
+
+EPILOG = """\
+exit status:
+  0  no findings        1  findings (or files that could not be parsed)
+  2  usage error, a path that does not exist, or an internal error
+
+examples:
+  lrdoctor check                               everything under the current directory
+  lrdoctor check train.py notebooks/           scripts, packages and .ipynb notebooks
+  lrdoctor check --select LRD0 --ignore LRD015 schedule codes, without get_lr()
+  lrdoctor check --format github               annotations in GitHub Actions
+  lrdoctor check --format sarif > lrdoctor.sarif   for GitHub code scanning
+  lrdoctor check --diff / --fix                show / apply safe fixes (LRD101)
+
+silence one line with `# noqa: LRD002` (or a bare `# noqa`); configure defaults in
+pyproject.toml:
+  [tool.lrdoctor]
+  select = ["LRD"]
+  ignore = ["LRD015"]
+  exclude = ["legacy/", "scratch_*.ipynb"]
+
+`lrdoctor explain CODE` prints what a code means and how to fix it.
+"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", default=["."])
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument(
+        "paths", nargs="*", default=["."], metavar="PATH",
+        help="files (.py, .ipynb) or directories to check (default: .); directories are "
+             "walked honouring .gitignore, skipping virtual environments and site-packages",
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json", "sarif", "github"), default="text",
+        help="text (default: the code line with a caret), json (an array of findings), "
+             "sarif (SARIF 2.1.0 for code scanning), github (Actions annotations)",
+    )
+    parser.add_argument("--select", metavar="CODES", action="append",
+                        help="only these codes or prefixes, comma-separated (LRD002,LRD1)")
+    parser.add_argument("--ignore", metavar="CODES", action="append",
+                        help="skip these codes or prefixes, comma-separated")
+    parser.add_argument("--exclude", metavar="PATTERN", action="append", default=[],
+                        help="gitignore-style pattern of paths to skip when walking (repeatable)")
+    parser.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even when there are findings")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print how many findings of each code, not the findings")
+    fix = parser.add_mutually_exclusive_group()
+    fix.add_argument("--fix", action="store_true",
+                     help="apply safe fixes in place (LRD101: torch.cuda.amp -> torch.amp)")
+    fix.add_argument("--diff", action="store_true",
+                     help="show the safe fixes as a unified diff; change nothing")
+    parser.add_argument("--config", metavar="PYPROJECT",
+                        help="read [tool.lrdoctor] from this file instead of the nearest "
+                             "pyproject.toml")
+    parser.add_argument("--no-gitignore", action="store_true",
+                        help="do not honour .gitignore files when walking directories")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N",
+                        help=f"processes to use (default: all cores, {cpu_count()} here)")
+    parser.add_argument("--no-source", action="store_true",
+                        help="text format: one line per finding, without the code line")
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _err(message: str) -> None:
+    print(f"lrdoctor check: {message}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("lrdoctor check: not available yet", file=sys.stderr)
-    return 2
+    try:
+        cfg = config.load(args.config, explicit=bool(args.config))
+    except config.ConfigError as exc:
+        _err(str(exc))
+        return 2
+    select = _split(args.select) or cfg.select
+    ignore = [*cfg.ignore, *(_split(args.ignore) or [])]
+    try:
+        codes = frozenset(select_codes(select, ignore)) & STATIC_CODES
+    except ValueError as exc:
+        _err(str(exc))
+        return 2
+    if args.jobs is not None and args.jobs < 1:
+        _err("--jobs must be at least 1")
+        return 2
+
+    files, missing = discover(
+        args.paths, exclude=[*cfg.exclude, *args.exclude], base=cfg.base,
+        respect_gitignore=not args.no_gitignore,
+    )
+    for message in missing:
+        _err(message)
+    report = check_files(files, codes, args.jobs)
+    internal = False
+    for message in report.errors:
+        internal = internal or "internal error" in message
+        print(f"lrdoctor: {message}", file=sys.stderr)
+    diags = report.diagnostics
+
+    if args.fix or args.diff:
+        originals = _read_for_fix(diags)
+        new = fixed_sources(diags, originals)
+        if args.diff:
+            for path in sorted(new):
+                sys.stdout.write(unified_diff(path, originals[path], new[path]))
+            count = sum(1 for d in diags if d.edits and d.path in new)
+            print(f"{count} fix{'es' if count != 1 else ''} would be applied to "
+                  f"{len(new)} file{'s' if len(new) != 1 else ''}.", file=sys.stderr)
+            return 2 if missing or internal else (1 if new and not args.exit_zero else 0)
+        fixed = 0
+        for path, text in new.items():
+            try:
+                with open(path, "w", encoding="utf-8", newline="") as fh:
+                    fh.write(text)
+            except OSError as exc:
+                _err(f"{path}: cannot write the fix ({exc.strerror or exc})")
+                continue
+            fixed += sum(1 for d in diags if d.edits and d.path == path)
+        diags = [d for d in diags if not (d.edits and d.path in new)]
+        if fixed:
+            print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)
+
+    _print(args, diags, report.files)
+    if missing or internal:
+        return 2
+    if (diags or report.errors) and not args.exit_zero:
+        return 1
+    return 0
+
+
+def _print(args: argparse.Namespace, diags: list[Diagnostic], files: int) -> None:
+    fmt = args.format
+    if args.statistics and fmt == "text":
+        if diags:
+            print(render.statistics(diags))
+        print(render.summary(diags, files))
+        return
+    if fmt == "json":
+        print(render.to_json(diags))
+    elif fmt == "sarif":
+        print(render.sarif(diags))
+    elif fmt == "github":
+        if diags:
+            print(render.github(diags))
+    else:
+        color = _color()
+        if diags:
+            print(render.text(diags, _line_of, color=color, show_source=not args.no_source))
+        print(render.summary(diags, files, color=color))
+
+
+def _color() -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+
+
+@lru_cache(maxsize=256)
+def _lines(path: str) -> tuple[str, ...]:
+    try:
+        if path.endswith(".ipynb"):
+            return ()
+        return tuple(read_python(path).splitlines())
+    except SourceError:
+        return ()
+
+
+@lru_cache(maxsize=64)
+def _cells(path: str) -> dict[int, list[str]]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return notebook_source(fh.read()).cell_lines
+    except (OSError, UnicodeDecodeError, SourceError):
+        return {}
+
+
+def _line_of(d: Diagnostic) -> str | None:
+    lines: list[str] | tuple[str, ...]
+    if d.cell is not None:
+        lines = _cells(d.path).get(d.cell, [])
+    else:
+        lines = _lines(d.path)
+    return lines[d.line - 1] if 0 < d.line <= len(lines) else None
+
+
+def _read_for_fix(diags: list[Diagnostic]) -> dict[str, str]:
+    out = {}
+    for path in {d.path for d in diags if d.edits and d.cell is None}:
+        try:
+            with open(path, "rb") as fh:
+                out[path] = fh.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # only UTF-8 files are rewritten
+    return out

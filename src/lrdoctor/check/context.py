@@ -1,0 +1,70 @@
+"""What a rule gets: the parsed file, its traced model, and helpers shared by rules."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from lrdoctor.check.model import Event, Loop, ModuleInfo, Obj, Program, dotted
+
+
+@dataclass
+class FileContext:
+    path: str
+    source: str
+    tree: ast.Module
+    module: ModuleInfo
+    program: Program
+    codes: frozenset[str] = field(default_factory=frozenset)
+
+    @cached_property
+    def events_by_root(self) -> dict[int, list[Event]]:
+        out: dict[int, list[Event]] = {}
+        for e in self.program.events:
+            out.setdefault(e.root, []).append(e)
+        return out
+
+    def same_root(self, event: Event, kind: str) -> list[Event]:
+        return [e for e in self.events_by_root.get(event.root, []) if e.kind == kind]
+
+    def updates_in(self, loop: Loop | None, root: int, optimizer: Obj | None) -> list[Event]:
+        """optimizer.step() and scaler.step(optimizer) calls inside ``loop`` in one trace."""
+        out = []
+        for e in self.events_by_root.get(root, []):
+            if e.kind == "opt_step":
+                opt = e.obj
+            elif e.kind == "scaler_step":
+                opt = e.info.get("optimizer")
+            else:
+                continue
+            if optimizer is not None and opt is not None and opt is not optimizer:
+                continue
+            if e.in_loop(loop):
+                out.append(e)
+        return out
+
+
+def granularity(event: Event) -> tuple[str, Loop | None]:
+    """("batch" | "epoch" | "", loop): how often the call runs, judged from its innermost loop."""
+    loop = event.loop
+    if loop is None:
+        return ("", None)
+    return (loop.granularity, loop)
+
+
+def receiver(event: Event) -> str:
+    """``scheduler`` for the call ``scheduler.step()``."""
+    node = event.node
+    if event.kind == "scale_backward" and event.obj is not None and event.obj.name:
+        return event.obj.name
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return dotted(node.func.value) or ast.unparse(node.func.value)
+    return event.obj.name if event.obj is not None and event.obj.name else "scheduler"
+
+
+def scaler_disabled(scaler: Obj | None) -> bool:
+    if scaler is None:
+        return False
+    enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
+    return isinstance(enabled, ast.Constant) and enabled.value is False

@@ -1,0 +1,195 @@
+"""Checking one file: parse once, build the model once, run the enabled rules, apply noqa.
+
+>>> diags = check_source("import torch\\ns = torch.cuda.amp.GradScaler()\\n", "t.py").diagnostics
+>>> [d.code for d in diags]
+['LRD101']
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass, field
+
+from lrdoctor.check.context import FileContext
+from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.model import ModuleInfo, Tracer
+from lrdoctor.check.project import ProjectLoader, display_path
+from lrdoctor.check.rules import RULES, rules_for
+from lrdoctor.check.sources import NotebookSource, SourceError, notebook_source, read_python
+
+# a file none of these appear in cannot hold a finding: parse it (for syntax errors) and stop
+TRIGGER = re.compile(
+    r"step\(|schedul|GradScaler|autocast|cuda\.amp|get_lr|param_groups|configure_optimizers"
+    r"|\.half\(|float16|BCELoss|binary_cross_entropy|load_state_dict"
+)
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+@dataclass
+class FileResult:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    lines: int = 0
+
+
+def check_file(path: str, codes: frozenset[str] | None = None,
+               loader: ProjectLoader | None = None) -> FileResult:
+    """Check one ``.py`` or ``.ipynb`` file; never raises for bad input."""
+    shown = display_path(path)
+    result = FileResult(shown)
+    notebook: NotebookSource | None = None
+    try:
+        if path.endswith(".ipynb"):
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    raw = fh.read()
+            except UnicodeDecodeError:
+                raise SourceError("notebook is not valid UTF-8") from None
+            except OSError as exc:
+                raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+            notebook = notebook_source(raw)
+            text = notebook.text
+        else:
+            text = read_python(path)
+    except SourceError as exc:
+        result.errors.append(f"{shown}: {exc}")
+        return result
+    return check_source(text, shown, codes, loader, notebook, result)
+
+
+def check_source(text: str, path: str, codes: frozenset[str] | None = None,
+                 loader: ProjectLoader | None = None, notebook: NotebookSource | None = None,
+                 result: FileResult | None = None) -> FileResult:
+    """Check Python source ``text`` as if it were the file ``path``."""
+    result = result or FileResult(path)
+    result.lines = text.count("\n") + 1
+    codes = frozenset(RULES) if codes is None else codes
+    tree = _parse(text, path, notebook, result)
+    if tree is None or not TRIGGER.search(text):
+        return result
+    loader = loader or ProjectLoader()
+    try:
+        module = ModuleInfo.build(path, tree)
+        loader.modules.setdefault(path, module)
+        loader.sources.setdefault(path, text)
+        program = Tracer(module, loader).run()
+        ctx = FileContext(path, text, tree, module, program, codes)
+        found: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}
+        for rule in rules_for(codes):
+            for diag in rule(ctx):
+                if diag.code in codes and diag.key not in found:
+                    found[diag.key] = diag
+    except RecursionError:
+        result.errors.append(f"{path}: too deeply nested to analyse (file skipped)")
+        return result
+    except Exception as exc:  # noqa: BLE001 - a bug in lrdoctor must not stop the other files
+        result.errors.append(
+            f"{path}: internal error ({type(exc).__name__}: {exc}); please report it at "
+            "lrdoctor's issue tracker (file skipped)"
+        )
+        return result
+    diags = sorted(found.values(), key=lambda d: (d.path, d.line, d.col, d.code))
+    out = []
+    for diag in diags:
+        if diag.path == path:
+            lines = text.splitlines()
+        else:
+            lines = loader.sources.get(diag.path, "").splitlines()
+        source_line = lines[diag.line - 1] if 0 < diag.line <= len(lines) else ""
+        if _suppressed(source_line, diag.code):
+            continue
+        if not source_line.isascii():
+            _to_char_columns(diag, lines)
+        if notebook is not None and diag.path == path:
+            cell, line = notebook.locate(diag.line)
+            diag.cell, diag.line = cell, line
+            if diag.end_line is not None:
+                diag.end_line = notebook.locate(diag.end_line)[1]
+            diag.edits = ()
+        out.append(diag)
+    result.diagnostics.extend(out)
+    return result
+
+
+def _parse(text: str, path: str, notebook: NotebookSource | None,
+           result: FileResult) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences etc. are not our business
+            return ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        if notebook is not None:
+            return _parse_cells(notebook, path, result)
+        where = f"{path}:{exc.lineno}:{exc.offset or 0}" if exc.lineno else path
+        result.errors.append(f"{where}: syntax error: {exc.msg} (file skipped)")
+    except (ValueError, TypeError) as exc:
+        result.errors.append(f"{path}: cannot parse: {exc} (file skipped)")
+    except (RecursionError, MemoryError):
+        result.errors.append(f"{path}: too deeply nested or too large to parse (file skipped)")
+    return None
+
+
+def _parse_cells(notebook: NotebookSource, path: str, result: FileResult) -> ast.Module | None:
+    """A notebook with a broken cell: blank that cell out and check the rest."""
+    lines = notebook.text.split("\n")
+    starts = [first for _, first in notebook.cell_starts] + [len(lines) + 1]
+    for index, (number, first) in enumerate(notebook.cell_starts):
+        end = starts[index + 1]
+        chunk = "\n".join(lines[first - 1 : end - 1])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(chunk)
+        except (SyntaxError, ValueError) as exc:
+            msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+            line = exc.lineno if isinstance(exc, SyntaxError) and exc.lineno else 1
+            result.errors.append(f"{path}:cell {number}:line {line}: syntax error: {msg} "
+                                 "(cell skipped)")
+            for i in range(first - 1, end - 1):
+                lines[i] = ""
+        except (RecursionError, MemoryError):
+            for i in range(first - 1, end - 1):
+                lines[i] = ""
+    notebook.text = "\n".join(lines)
+    try:
+        return ast.parse(notebook.text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _char_col(line: str, byte_col: int) -> int:
+    return len(line.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
+
+
+def _to_char_columns(diag: Diagnostic, lines: list[str]) -> None:
+    """ast columns count UTF-8 bytes; users and editors count characters."""
+    from lrdoctor.check.diagnostic import Edit
+
+    def line(n: int) -> str:
+        return lines[n - 1] if 0 < n <= len(lines) else ""
+
+    diag.col = _char_col(line(diag.line), diag.col - 1) + 1
+    if diag.end_line is not None and diag.end_col is not None:
+        diag.end_col = _char_col(line(diag.end_line), diag.end_col - 1) + 1
+    diag.edits = tuple(
+        Edit(e.line, _char_col(line(e.line), e.col), e.end_line,
+             _char_col(line(e.end_line), e.end_col), e.text)
+        for e in diag.edits
+    )
+
+
+def _suppressed(line: str, code: str) -> bool:
+    if "noqa" not in line.lower():
+        return False
+    for match in _NOQA.finditer(line):
+        listed = match.group("codes")
+        if listed is None:
+            return True
+        if code.upper() in {c.upper() for c in re.split(r"[\s,]+", listed.strip())}:
+            return True
+    return False
+
+

@@ -1,0 +1,254 @@
+"""Is a scheduler's horizon counted in batches or in epochs? Judged from its constructor.
+
+``StepLR(opt, step_size=2 * len(loader))`` counts batches, ``CosineAnnealingLR(opt,
+T_max=args.epochs)`` counts epochs, ``StepLR(opt, 7)`` is a small literal (epochs, when the
+script has epochs at all), ``OneCycleLR`` counts batches by design unless told otherwise.
+When the arguments say nothing, the answer is "unknown" and the rules stay silent.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from lrdoctor.check import names
+from lrdoctor.check.model import Const, ExprVal, Obj, Scope, dotted
+from lrdoctor.schedulers import SCHEDULERS
+
+# horizons up to this many steps, written as literals, are read as epochs
+SMALL_LITERAL = 100
+# classes whose small literal horizons would do real damage per batch (a decay to ~0, a cosine
+# that oscillates); a 5-step LinearLR warm-up run per batch is merely short
+LITERAL_JUDGED = frozenset(
+    {"StepLR", "MultiStepLR", "CosineAnnealingLR", "PolynomialLR", "ReduceLROnPlateau"}
+)
+DEFAULTS = {("ReduceLROnPlateau", "patience"): 10, ("CyclicLR", "step_size_up"): 2000,
+            ("LinearLR", "total_iters"): 5, ("ConstantLR", "total_iters"): 5}
+HF_STEPS_INDEX = {"get_scheduler": 3, "get_inverse_sqrt_schedule": 1,
+                  "get_constant_schedule_with_warmup": 1}
+
+
+@dataclass(frozen=True)
+class Horizon:
+    unit: str  # "batch" | "epoch" | "literal" | ""
+    param: str = ""
+    source: str = ""  # the argument as written
+    value: float | None = None  # the literal value when there is one
+
+    @property
+    def described(self) -> str:
+        if not self.param:
+            return ""
+        return f"{self.param}={self.source}"
+
+
+def horizon_of(sched: Obj) -> Horizon:
+    """The unit of ``sched``'s horizon, read from its constructor call."""
+    if sched.call is None or sched.origin == "timm":
+        return Horizon("")
+    if sched.origin == "hf":
+        return _hf_horizon(sched)
+    kind = SCHEDULERS.get(sched.cls)
+    if kind is None or kind.composite:
+        return Horizon("")
+    if sched.cls == "LambdaLR" or sched.cls == "MultiplicativeLR":
+        return _lambda_horizon(sched)
+    if sched.cls == "ExponentialLR":
+        return Horizon("")
+    if sched.cls == "OneCycleLR":
+        return _onecycle_horizon(sched)
+    best = Horizon("")
+    for param, index in kind.horizon_params:
+        expr = sched.arg(param, index)
+        if expr is None:
+            default = DEFAULTS.get((sched.cls, param))
+            if default is None or sched.has_kwargs_splat():
+                continue
+            found = Horizon("literal", param, str(default), float(default))
+        else:
+            unit, value = unit_of(expr, sched.scope)
+            found = Horizon(unit, param, _src(expr), value)
+        if found.unit == "batch":
+            return found
+        if found.unit == "epoch" or not best.unit:
+            best = found
+    if kind.design == "batch" and best.unit != "epoch":
+        return Horizon("batch", best.param, best.source, best.value)
+    return best
+
+
+def _onecycle_horizon(sched: Obj) -> Horizon:
+    total = sched.arg("total_steps", 2)
+    if total is not None and not (isinstance(total, ast.Constant) and total.value is None):
+        unit, value = unit_of(total, sched.scope)
+        if unit == "epoch":
+            return Horizon("epoch", "total_steps", _src(total), value)
+        return Horizon("batch", "total_steps", _src(total), value)
+    per_epoch = sched.arg("steps_per_epoch", 4)
+    if per_epoch is not None:
+        unit, value = unit_of(per_epoch, sched.scope)
+        if unit == "literal" and value == 1:
+            return Horizon("epoch", "steps_per_epoch", "1", 1.0)
+        return Horizon("batch", "steps_per_epoch", _src(per_epoch), value)
+    return Horizon("batch")
+
+
+def _hf_horizon(sched: Obj) -> Horizon:
+    index = HF_STEPS_INDEX.get(sched.cls, 2)
+    param = "num_training_steps"
+    if sched.cls in ("get_inverse_sqrt_schedule", "get_constant_schedule_with_warmup"):
+        param = "num_warmup_steps"
+    expr = sched.arg(param, index)
+    if expr is None:
+        return Horizon("batch", param)
+    unit, value = unit_of(expr, sched.scope)
+    if unit == "epoch":
+        return Horizon("epoch", param, _src(expr), value)
+    return Horizon("batch", param, _src(expr), value)
+
+
+def _lambda_horizon(sched: Obj) -> Horizon:
+    expr = sched.arg("lr_lambda", 1)
+    if expr is None:
+        return Horizon("")
+    body: ast.AST = expr
+    params: set[str] = set()
+    if isinstance(expr, ast.Lambda):
+        params = {a.arg for a in expr.args.args}
+        body = expr.body
+    elif isinstance(expr, ast.Name) and sched.scope is not None:
+        fn = sched.scope.module.functions.get(expr.id)
+        if fn is None:
+            return Horizon("")
+        params = {a.arg for a in fn.args.args}
+        body = fn
+    units = set()
+    for node in ast.walk(body):
+        word = node.id if isinstance(node, ast.Name) else (
+            node.attr if isinstance(node, ast.Attribute) else ""
+        )
+        if word and word not in params:
+            unit = names.unit_of_word(word)
+            if unit:
+                units.add(unit)
+    if "batch" in units:
+        return Horizon("batch", "lr_lambda", _src(expr))
+    if "epoch" in units:
+        return Horizon("epoch", "lr_lambda", _src(expr))
+    return Horizon("")
+
+
+def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0) -> tuple[str, float | None]:
+    """``("batch"|"epoch"|"literal"|"", literal value)`` for a horizon expression."""
+    if depth > 12:
+        return ("", None)
+    if isinstance(expr, ast.Constant):
+        if isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool):
+            return ("literal", float(expr.value))
+        return ("", None)
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        results = [unit_of(e, scope, depth + 1) for e in expr.elts]
+        return _combine(results, max)
+    if isinstance(expr, ast.Name):
+        unit = names.unit_of_word(expr.id)
+        if unit:
+            return (unit, None)
+        if scope is not None:
+            value = scope.lookup(expr.id)
+            if isinstance(value, ExprVal):
+                return unit_of(value.node, value.scope, depth + 1)
+            if isinstance(value, Const) and isinstance(value.value, (int, float)):
+                return ("literal", float(value.value))
+        return ("", None)
+    if isinstance(expr, ast.Attribute):
+        unit = names.unit_of_word(expr.attr)
+        return (unit, None) if unit else ("", None)
+    if isinstance(expr, ast.Call):
+        func = dotted(expr.func) or ""
+        if func == "len" or func.endswith(".__len__"):
+            return ("batch", None)
+        unit = ""
+        for word in names.words(func):
+            unit = unit or names.unit_of_word(word)
+        if unit == "batch":
+            return ("batch", None)
+        results = [unit_of(a, scope, depth + 1) for a in expr.args]
+        results += [unit_of(k.value, scope, depth + 1) for k in expr.keywords]
+        combined = _combine(results, None)
+        if combined[0] == "literal" and func not in ("int", "round", "math.ceil", "math.floor",
+                                                     "float", "max", "min"):
+            return ("", None)
+        if unit == "epoch" and combined[0] != "batch":
+            return ("epoch", None)
+        return combined
+    if isinstance(expr, ast.BinOp):
+        left = unit_of(expr.left, scope, depth + 1)
+        right = unit_of(expr.right, scope, depth + 1)
+        if "batch" in (left[0], right[0]):
+            return ("batch", None)
+        if "epoch" in (left[0], right[0]):
+            # epochs * 100 is still epochs; epochs // 3 too
+            return ("epoch", None)
+        if left[0] == right[0] == "literal" and left[1] is not None and right[1] is not None:
+            try:
+                value = _fold(expr.op, left[1], right[1])
+            except (ArithmeticError, ValueError):
+                return ("", None)
+            return ("literal", value) if value is not None else ("", None)
+        return ("", None)
+    if isinstance(expr, ast.UnaryOp):
+        return unit_of(expr.operand, scope, depth + 1)
+    if isinstance(expr, ast.Subscript):
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                unit = names.unit_of_word(node.value)
+                if unit:
+                    return (unit, None)
+        return unit_of(expr.value, scope, depth + 1) if isinstance(expr.value, ast.Attribute) \
+            else ("", None)
+    if isinstance(expr, ast.IfExp):
+        return _combine([unit_of(expr.body, scope, depth + 1),
+                         unit_of(expr.orelse, scope, depth + 1)], max)
+    return ("", None)
+
+
+def _combine(results: list[tuple[str, float | None]], fold: object) -> tuple[str, float | None]:
+    units = {u for u, _ in results}
+    if "batch" in units:
+        return ("batch", None)
+    if "epoch" in units:
+        return ("epoch", None)
+    if results and units == {"literal"}:
+        values = [v for _, v in results if v is not None]
+        if fold is max and values:
+            return ("literal", max(values))
+        if len(values) == 1:
+            return ("literal", values[0])
+        return ("literal", max(values)) if values else ("", None)
+    return ("", None)
+
+
+def _fold(op: ast.operator, a: float, b: float) -> float | None:
+    if isinstance(op, ast.Add):
+        return a + b
+    if isinstance(op, ast.Sub):
+        return a - b
+    if isinstance(op, ast.Mult):
+        return a * b
+    if isinstance(op, (ast.Div, ast.FloorDiv)) and b:
+        return a / b if isinstance(op, ast.Div) else a // b
+    return None
+
+
+def _src(expr: ast.expr) -> str:
+    text = ast.unparse(expr)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def label(sched: Obj, horizon: Horizon | None = None) -> str:
+    """``StepLR(step_size=7)`` for messages."""
+    horizon = horizon if horizon is not None else horizon_of(sched)
+    cls = sched.cls or sched.name or "the scheduler"
+    if horizon.param and horizon.source:
+        return f"{cls}({horizon.described})"
+    return cls

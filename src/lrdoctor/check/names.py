@@ -1,0 +1,130 @@
+"""What a name or a constructor call is, in the user's words: optimizer, scheduler, scaler, loader.
+
+Two sources of knowledge, in order of trust:
+
+1. the constructor, resolved through the file's imports (``from torch.optim import lr_scheduler
+   as sch; sch.StepLR(...)`` is ``torch.optim.lr_scheduler.StepLR``);
+2. the name a value is bound to when nothing else is known (a function parameter called
+   ``optimizer``, an attribute ``self.lr_scheduler``). Such objects carry no class, so rules
+   that need the class (granularity, horizons) stay silent about them.
+
+>>> classify_constructor("torch.optim.lr_scheduler.StepLR")
+('scheduler', 'StepLR', 'torch')
+>>> guess_kind_from_name("train_loader")
+'loader'
+"""
+
+from __future__ import annotations
+
+import re
+
+from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS
+
+OPTIMIZER_CLASSES = frozenset(
+    {
+        "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "Adagrad",
+        "Adadelta", "ASGD", "LBFGS", "SparseAdam", "Adafactor", "Lion", "Lamb", "LAMB", "LARS",
+        "FusedAdam", "FusedLAMB", "FusedSGD", "AdamW8bit", "Adam8bit", "PagedAdamW",
+        "PagedAdamW8bit", "Lion8bit", "SGD8bit", "ZeroRedundancyOptimizer", "Muon", "Sophia",
+        "AdaBelief", "Ranger", "AdamP", "SGDP", "NovoGrad", "Adan", "ScheduleFreeAdamW",
+    }
+)
+OPTIMIZER_BUILDERS = frozenset({"create_optimizer", "create_optimizer_v2", "build_optimizer"})
+ADAM_FAMILY = frozenset({"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "SparseAdam"})
+SCALER_CLASSES = frozenset({"GradScaler", "ShardedGradScaler"})
+LOADER_CLASSES = frozenset({"DataLoader", "StatefulDataLoader"})
+LOADER_BUILDERS = frozenset({"create_loader", "build_dataloader", "build_loader"})
+TIMM_SCHEDULER_BUILDERS = frozenset({"create_scheduler", "create_scheduler_v2"})
+# calls that hand back (an iterator over) their first argument: a loop over them iterates it
+ITER_WRAPPERS = frozenset(
+    {
+        "enumerate", "tqdm", "trange", "iter", "zip", "islice", "cycle", "chain", "track",
+        "progress_bar", "ProgressBar", "MetricLogger", "log_every", "prefetch", "Prefetcher",
+        "CudaPrefetcher", "DataPrefetcher", "BackgroundGenerator", "ParallelLoader",
+        "MpDeviceLoader", "per_device_loader", "skip_first_batches", "reversed", "sorted",
+        "list",
+    }
+)
+# calls that return their arguments unchanged, wrapped for a distributed/accelerated setup
+PASSTHROUGH_CALLS = frozenset({"prepare", "setup", "initialize", "wrap"})
+
+_OPT_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(_\w+)?$|_(opt|optim|optimizer)$")
+_SCHED_NAME = re.compile(r"sched|lr_scheduler|lr_schedule\b")
+_SCALER_NAME = re.compile(r"(^|_)(grad_)?scaler$|^scaler")
+_LOADER_NAME = re.compile(r"loader|(^|_)dl$|^dl_|dataloader")
+
+
+def guess_kind_from_name(name: str) -> str:
+    """The kind a bare name suggests ('' when it suggests nothing)."""
+    last = name.rsplit(".", 1)[-1].lower()
+    if _SCHED_NAME.search(last):
+        return "scheduler"
+    if _SCALER_NAME.search(last):
+        return "scaler"
+    if _OPT_NAME.search(last):
+        return "optimizer"
+    if _LOADER_NAME.search(last):
+        return "loader"
+    return ""
+
+
+def classify_constructor(qualname: str) -> tuple[str, str, str] | None:
+    """``(kind, class, origin)`` for a call to ``qualname``, or None if it constructs nothing
+    lrdoctor tracks. ``origin`` is ``torch``, ``hf``, ``timm`` or ``""`` (a known class name
+    from a library whose module lrdoctor cannot see)."""
+    parts = qualname.split(".")
+    last = parts[-1]
+    root = parts[0]
+    if last in SCHEDULERS and "scheduler" in qualname.lower() or (
+        last in SCHEDULERS and root == "torch"
+    ):
+        return ("scheduler", last, "torch")
+    if last in SCHEDULERS and len(parts) == 1:
+        # a bare name that was not imported from anywhere we know: most likely
+        # `from torch.optim.lr_scheduler import *`; trust the class name
+        return ("scheduler", last, "torch")
+    if root == "timm" and ".scheduler" in qualname or last in TIMM_SCHEDULER_BUILDERS:
+        return ("scheduler", last, "timm")
+    if last in HF_WARMUP_BUILDERS:
+        if last == "get_scheduler" and root not in ("transformers", "diffusers"):
+            return None
+        return ("scheduler", last, "hf")
+    if last in SCALER_CLASSES and (root == "torch" or len(parts) == 1):
+        return ("scaler", last, "torch")
+    if last in OPTIMIZER_CLASSES and not qualname.startswith("torch.optim.lr_scheduler"):
+        return ("optimizer", last, "torch" if root == "torch" else "")
+    if last in OPTIMIZER_BUILDERS:
+        return ("optimizer", last, "")
+    if last in LOADER_CLASSES or last in LOADER_BUILDERS:
+        return ("loader", last, "torch" if root == "torch" else "")
+    return None
+
+
+# -- units of a horizon expression ---------------------------------------------------------
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BATCH_WORDS = ("step", "iter", "batch", "update", "num_training", "sample", "len")
+
+
+def unit_of_word(word: str) -> str:
+    """``batch`` / ``epoch`` / ``""`` for one identifier: ``steps_per_epoch`` counts batches,
+    ``num_epochs`` counts epochs, ``T_max`` says nothing."""
+    w = word.lower()
+    if "per_epoch" in w or "perepoch" in w:
+        return "batch"
+    if "epoch" in w or w in ("ep", "eps_total", "n_ep"):
+        return "epoch" if w != "eps_total" else ""
+    if any(b in w for b in _BATCH_WORDS):
+        return "batch"
+    return ""
+
+
+def words(text: str) -> list[str]:
+    return _IDENT.findall(text)
+
+
+ACC_WORDS = re.compile(
+    r"acc|accuracy|top1|top5|f1|auc|bleu|rouge|\bmap\b|miou|\biou\b|dice|precision|recall|\br2\b"
+)
+LOSS_WORDS = re.compile(r"loss|err|error|perplexity|ppl|wer|\bcer\b|mse|mae|rmse|nll")
+VALIDATION_WORDS = re.compile(r"(^|_)(val|valid|validation|eval|evaluation|test|dev)(_|$|\d)")

@@ -1,0 +1,439 @@
+"""Mixed precision: LRD101, LRD102, LRD103, LRD108, LRD109, LRD110."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from lrdoctor.check import names
+from lrdoctor.check.context import FileContext, receiver, scaler_disabled
+from lrdoctor.check.diagnostic import Diagnostic, Edit
+from lrdoctor.check.model import Event, ModuleInfo, dotted, exclusive
+from lrdoctor.check.rules import rule
+
+FP16_SMALLEST_SUBNORMAL = 5.96e-8
+
+
+def resolve(node: ast.expr, module: ModuleInfo) -> str:
+    """``torch.cuda.amp.autocast`` for ``autocast`` imported from there, etc."""
+    text = dotted(node)
+    if text is None:
+        return ""
+    head, _, rest = text.partition(".")
+    imported = module.imports.get(head)
+    if imported is None:
+        return text
+    return f"{imported}.{rest}" if rest else imported
+
+
+# -- LRD101 ------------------------------------------------------------------------------------
+
+
+@rule("LRD101")
+def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
+    if "cuda.amp" not in ctx.source:
+        return
+    module = ctx.module
+    calls: list[tuple[ast.Call, str]] = []
+    references: list[ast.expr] = []
+    callee_ids: set[int] = set()
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, ast.Call):
+            qual = resolve(node.func, module)
+            if qual in ("torch.cuda.amp.GradScaler", "torch.cuda.amp.autocast"):
+                calls.append((node, qual.rsplit(".", 1)[1]))
+                callee_ids.add(id(node.func))
+        elif isinstance(node, (ast.Attribute, ast.Name)) and isinstance(node.ctx, ast.Load):
+            qual = resolve(node, module)
+            if qual in ("torch.cuda.amp.GradScaler", "torch.cuda.amp.autocast"):
+                references.append(node)
+    bare_refs = [r for r in references if id(r) not in callee_ids]
+    from_import = _from_import(ctx.tree)
+    imported_names = {
+        local for local, qual in module.imports.items()
+        if qual in ("torch.cuda.amp.GradScaler", "torch.cuda.amp.autocast")
+    }
+    import_fix_ok = bool(from_import) and not any(
+        isinstance(r, ast.Name) and r.id in imported_names for r in bare_refs
+    )
+    fixes = {id(node): _call_fix(ctx.source, node, name, module) for node, name in calls}
+    if from_import is not None and imported_names:
+        import_fix_ok = import_fix_ok and all(
+            fixes[id(node)] is not None for node, _ in calls
+            if isinstance(node.func, ast.Name) and node.func.id in imported_names
+        )
+    for node, name in calls:
+        edits: tuple[Edit, ...] = ()
+        fix = fixes[id(node)]
+        if fix is not None:
+            if isinstance(node.func, ast.Name):
+                if import_fix_ok and from_import is not None:
+                    edits = (*fix, *_import_edit(ctx.source, from_import))
+            else:
+                edits = fix
+        new = 'torch.amp.GradScaler("cuda")' if name == "GradScaler" else 'torch.autocast("cuda")'
+        yield Diagnostic.at(
+            "LRD101",
+            f"`{ast.unparse(node.func)}(...)` is torch.cuda.amp.{name}, deprecated (it warns "
+            f"and ties the code to CUDA): use `{new}`",
+            ctx.path,
+            node,
+            edits=edits,
+        )
+    for ref in bare_refs:
+        if isinstance(ref, ast.Attribute):
+            yield Diagnostic.at(
+                "LRD101",
+                f"`{ast.unparse(ref)}` is deprecated: use torch.amp.GradScaler(\"cuda\") / "
+                "torch.autocast(\"cuda\")",
+                ctx.path,
+                ref,
+            )
+
+
+def _from_import(tree: ast.Module) -> ast.ImportFrom | None:
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "torch.cuda.amp" and not stmt.level:
+            if all(a.name in ("GradScaler", "autocast") for a in stmt.names):
+                return stmt
+            return None
+    return None
+
+
+def _import_edit(source: str, stmt: ast.ImportFrom) -> tuple[Edit, ...]:
+    """`from torch.cuda.amp import ...` -> `from torch.amp import ...` (the rest untouched)."""
+    lines = source.splitlines()
+    if stmt.lineno > len(lines):
+        return ()
+    text = lines[stmt.lineno - 1]
+    col = text.find("torch.cuda.amp", stmt.col_offset)
+    if col < 0:
+        return ()
+    return (Edit(stmt.lineno, col, stmt.lineno, col + len("torch.cuda.amp"), "torch.amp"),)
+
+
+def _call_fix(source: str, node: ast.Call, name: str, module: ModuleInfo) -> tuple[Edit, ...] | None:
+    func = node.func
+    if name == "autocast" and node.args:
+        return None  # positional order differs (enabled vs device_type): not a safe rewrite
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(
+        k.arg is None for k in node.keywords
+    ):
+        return None
+    if any(k.arg in ("device", "device_type") for k in node.keywords):
+        return None
+    if isinstance(func, ast.Attribute):
+        if dotted(func) != f"torch.cuda.amp.{name}" or module.imports.get("torch") != "torch":
+            return None
+        new_func = "torch.amp.GradScaler" if name == "GradScaler" else "torch.autocast"
+    elif isinstance(func, ast.Name):
+        new_func = func.id
+    else:
+        return None
+    assert func.end_lineno is not None and func.end_col_offset is not None
+    paren = _find_paren(source, func.end_lineno, func.end_col_offset)
+    if paren is None:
+        return None
+    has_args = bool(node.args or node.keywords)
+    insert = '"cuda", ' if has_args else '"cuda"'
+    edits = []
+    if new_func != getattr(func, "id", None):
+        edits.append(Edit(func.lineno, func.col_offset, func.end_lineno, func.end_col_offset,
+                          new_func))
+    edits.append(Edit(paren[0], paren[1] + 1, paren[0], paren[1] + 1, insert))
+    return tuple(edits)
+
+
+def _find_paren(source: str, line: int, col: int) -> tuple[int, int] | None:
+    lines = source.splitlines()
+    for i in range(line - 1, min(line + 3, len(lines))):
+        text = lines[i]
+        start = col if i == line - 1 else 0
+        for j in range(start, len(text)):
+            ch = text[j]
+            if ch == "(":
+                return (i + 1, j)
+            if not ch.isspace():
+                return None
+    return None
+
+
+# -- LRD102 ------------------------------------------------------------------------------------
+
+
+def _half_targets(tree: ast.Module, module: ModuleInfo) -> dict[str, int]:
+    """Names of modules cast to float16: ``model.half()``, ``model = Net().to(torch.float16)``."""
+    out: dict[str, int] = {}
+
+    def is_half_call(node: ast.expr) -> bool:
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "half":
+                return True
+            if node.func.attr == "to" and any(
+                resolve(a, module) in ("torch.float16", "torch.half")
+                for a in [*node.args, *(k.value for k in node.keywords)]
+            ):
+                return True
+            node = node.func.value
+        return False
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and is_half_call(node):
+            base: ast.expr = node
+            while isinstance(base, (ast.Call, ast.Attribute)):
+                base = base.func if isinstance(base, ast.Call) else base.value
+            if isinstance(base, ast.Name):
+                out.setdefault(base.id, node.lineno)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and is_half_call(
+            node.value
+        ):
+            for target in node.targets:
+                text = dotted(target)
+                if text:
+                    out.setdefault(text.split(".")[-1] if text.startswith("self.") else text,
+                                   node.lineno)
+        if (
+            isinstance(node, ast.Call)
+            and resolve(node.func, module) == "torch.set_default_dtype"
+            and node.args
+            and resolve(node.args[0], module) in ("torch.float16", "torch.half")
+        ):
+            out.setdefault("*", node.lineno)
+    return out
+
+
+@rule("LRD102")
+def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
+    if "half" not in ctx.source and "float16" not in ctx.source:
+        return
+    halved = _half_targets(ctx.tree, ctx.module)
+    if not halved:
+        return
+    seen: set[int] = set()
+    for obj in ctx.program.objects:
+        if obj.kind != "optimizer" or obj.cls not in names.ADAM_FAMILY or obj.call is None:
+            continue
+        if id(obj.call) in seen:
+            continue
+        seen.add(id(obj.call))
+        eps_expr = obj.arg("eps", 3)
+        if eps_expr is None:
+            if obj.has_kwargs_splat():
+                continue
+            eps = 1e-8
+        elif isinstance(eps_expr, ast.Constant) and isinstance(eps_expr.value, (int, float)):
+            eps = float(eps_expr.value)
+        else:
+            continue
+        if eps >= FP16_SMALLEST_SUBNORMAL:
+            continue
+        params = obj.arg("params", 0)
+        if params is None:
+            continue
+        owners = {
+            (dotted(n.func.value) or "").split(".")[-1]
+            for n in ast.walk(params)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr in ("parameters", "named_parameters")
+        }
+        owners |= {n.id for n in ast.walk(params) if isinstance(n, ast.Name)}
+        hit = next((o for o in owners if o in halved), None) or ("*" if "*" in halved else None)
+        if hit is None:
+            continue
+        where = "torch.set_default_dtype(torch.float16)" if hit == "*" else f"`{hit}` is cast"
+        yield Diagnostic.at(
+            "LRD102",
+            f"{obj.cls}(eps={eps:g}) updates float16 parameters ({where} to float16 at line "
+            f"{halved[hit]}): eps rounds to 0 in float16, so a zero gradient gives 0/0 = NaN; "
+            "keep float32 parameters under autocast or use eps=1e-4",
+            obj.path,
+            obj.call,
+        )
+
+
+# -- LRD103 ------------------------------------------------------------------------------------
+
+_PROB_FUNCS = frozenset({"sigmoid", "softmax"})
+
+
+def _uses_low_precision(ctx: FileContext) -> str:
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, ast.Call):
+            qual = resolve(node.func, ctx.module)
+            if qual.endswith("autocast") and (qual.startswith("torch") or qual == "autocast"):
+                return f"autocast (line {node.lineno})"
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "half":
+                return f"`.half()` (line {node.lineno})"
+    return ""
+
+
+def _is_prob_call(node: ast.expr, module: ModuleInfo) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    qual = resolve(node.func, module)
+    last = qual.rsplit(".", 1)[-1] if qual else (
+        node.func.attr if isinstance(node.func, ast.Attribute) else ""
+    )
+    if isinstance(node.func, ast.Attribute) and node.func.attr in _PROB_FUNCS:
+        return True
+    return last in _PROB_FUNCS and (qual.startswith(("torch", "F.")))
+
+
+@rule("LRD103")
+def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
+    src = ctx.source
+    if "autocast" not in src and ".half()" not in src:
+        return
+    if "BCELoss" not in src and "binary_cross_entropy" not in src and "log" not in src:
+        return
+    why = _uses_low_precision(ctx)
+    if not why:
+        return
+    module = ctx.module
+    prob_names: set[str] = set()
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, ast.Assign) and _is_prob_call(node.value, module):
+            prob_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    for node in ast.walk(ctx.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        qual = resolve(node.func, module)
+        last = qual.rsplit(".", 1)[-1]
+        if last == "BCELoss" and (qual.startswith(("torch", "nn.")) or qual == "BCELoss"):
+            yield Diagnostic.at(
+                "LRD103",
+                f"BCELoss takes probabilities, and this file runs in float16 ({why}): a "
+                "probability that rounds to 0 or 1 gives log(0) = -inf; use BCEWithLogitsLoss on "
+                "the logits",
+                ctx.path,
+                node,
+            )
+        elif last == "binary_cross_entropy" and (qual.startswith(("torch", "F."))):
+            yield Diagnostic.at(
+                "LRD103",
+                f"binary_cross_entropy on probabilities in float16 ({why}): a probability that "
+                "rounds to 0 or 1 gives log(0) = -inf; use binary_cross_entropy_with_logits",
+                ctx.path,
+                node,
+            )
+        else:
+            inner = _log_argument(node, qual)
+            if inner is None:
+                continue
+            if _is_prob_call(inner, module) or (
+                isinstance(inner, ast.Name) and inner.id in prob_names
+            ):
+                yield Diagnostic.at(
+                    "LRD103",
+                    f"`{_short(node)}` takes the log of probabilities in float16 ({why}): they "
+                    "round to 0 and the log is -inf; use F.logsigmoid / F.log_softmax on logits",
+                    ctx.path,
+                    node,
+                )
+
+
+def _log_argument(node: ast.Call, qual: str) -> ast.expr | None:
+    if qual in ("torch.log", "torch.log2", "torch.log10") and node.args:
+        return node.args[0]
+    if isinstance(node.func, ast.Attribute) and node.func.attr in ("log", "log_") and not node.args:
+        return node.func.value
+    return None
+
+
+def _short(node: ast.expr) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 50 else text[:47] + "..."
+
+
+# -- LRD108 / LRD109 / LRD110 ------------------------------------------------------------------
+
+
+def _scope_events(ctx: FileContext, e: Event) -> list[Event]:
+    """Events of the same trace in the same innermost loop (the whole trace if none)."""
+    return [x for x in ctx.events_by_root.get(e.root, []) if x.in_loop(e.loop)]
+
+
+@rule("LRD108")
+def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
+    for clip in ctx.program.events:
+        if clip.kind != "clip":
+            continue
+        scope = _scope_events(ctx, clip)
+        backwards = [
+            b for b in scope if b.kind == "scale_backward" and b.order < clip.order
+            and not exclusive(b, clip) and not scaler_disabled(b.obj)
+        ]
+        if not backwards:
+            continue
+        b = backwards[-1]
+        steps = [s for s in scope if s.kind == "scaler_step" and s.order > clip.order
+                 and not exclusive(s, clip)]
+        if not steps:
+            continue
+        unscaled = any(
+            u.kind == "unscale" and b.order < u.order < clip.order and not exclusive(u, clip)
+            for u in scope
+        )
+        if unscaled:
+            continue
+        yield Diagnostic.at(
+            "LRD108",
+            f"gradients are clipped here while still multiplied by the GradScaler's scale "
+            f"(`{receiver(b)}.scale(...).backward()` at line {b.line}): the effective max norm "
+            f"is divided by the scale (65536 at start); call `{receiver(b)}.unscale_(optimizer)` "
+            "before clipping",
+            clip.path,
+            clip.node,
+        )
+
+
+@rule("LRD109")
+def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
+    for step in ctx.program.events:
+        if step.kind != "opt_step":
+            continue
+        scope = _scope_events(ctx, step)
+        backwards = [
+            b for b in scope if b.kind == "scale_backward" and b.order < step.order
+            and not exclusive(b, step) and not scaler_disabled(b.obj)
+        ]
+        if not backwards:
+            continue
+        if any(s.kind == "scaler_step" and not exclusive(s, step) for s in scope):
+            continue
+        b = backwards[-1]
+        yield Diagnostic.at(
+            "LRD109",
+            f"the loss is scaled for backward (`{receiver(b)}.scale(...)`, line {b.line}) but "
+            f"`{receiver(step)}.step()` is called directly: the gradients are never unscaled, "
+            f"so every update is the scale (65536) times too large and inf gradients are "
+            f"applied; use `{receiver(b)}.step({receiver(step)})` and "
+            f"`{receiver(b)}.update()`",
+            step.path,
+            step.node,
+        )
+
+
+@rule("LRD110")
+def scaler_update_missing(ctx: FileContext) -> Iterator[Diagnostic]:
+    updated_ids = set()
+    updated_names = set()
+    for e in ctx.program.events:
+        if e.kind == "scaler_update" and e.obj is not None:
+            updated_ids.add(e.obj.id)
+            updated_names.add(receiver(e))
+    reported: set[int] = set()
+    for e in ctx.program.events:
+        if e.kind != "scaler_step" or e.obj is None or scaler_disabled(e.obj):
+            continue
+        if e.obj.id in updated_ids or receiver(e) in updated_names or e.obj.id in reported:
+            continue
+        reported.add(e.obj.id)
+        yield Diagnostic.at(
+            "LRD110",
+            f"`{receiver(e)}.step(...)` is never followed by `{receiver(e)}.update()`: the scale "
+            "never adapts and the next scaler.step() raises \"step() has already been called "
+            "since the last update()\"",
+            e.path,
+            e.node,
+        )

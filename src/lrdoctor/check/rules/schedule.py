@@ -1,0 +1,551 @@
+"""When and how often schedulers step: LRD001-006, LRD012, LRD014, LRD015, LRD017."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import Any
+
+from lrdoctor.check import names
+from lrdoctor.check.context import FileContext, granularity, receiver, scaler_disabled
+from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label
+from lrdoctor.check.model import Const, DictVal, Event, Loop, Obj, TupleVal, UnionVal, exclusive
+from lrdoctor.check.rules import rule
+
+# a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
+SMALL_LITERAL = 200
+_SCALE_GUARD_WORDS = ("scale", "skip", "finite", "overflow", "nan", "inf", "found_inf")
+_ACCUM_WORDS = ("accum", "sync_gradients", "update_freq", "grad_acc", "accumulate", "%")
+
+
+def _sched_steps(ctx: FileContext) -> Iterator[Event]:
+    for e in ctx.program.events:
+        if e.kind == "sched_step" and e.obj is not None and e.obj.origin != "timm":
+            yield e
+
+
+def _plain_step(e: Event) -> bool:
+    return not e.info.get("nargs") and not e.info.get("kwargs")
+
+
+def _loop_where(loop: Loop) -> str:
+    if loop.granularity == "batch":
+        return f"the batch loop over `{loop.over}` (line {loop.line})"
+    if loop.granularity == "epoch":
+        return f"the epoch loop (line {loop.line})"
+    return f"the loop over `{loop.over}` (line {loop.line})"
+
+
+# -- LRD001 ------------------------------------------------------------------------------------
+
+
+@rule("LRD001")
+def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
+    for e in _sched_steps(ctx):
+        sched = e.obj
+        assert sched is not None
+        if sched.cls == "ReduceLROnPlateau" or not _plain_step(e) or e.loop is None:
+            continue
+        loop = e.loop
+        loop_vars = {v for lp in loop.ancestors() for v in lp.targets}
+        if any(set(names.words(c.text)) & loop_vars for c in e.conds_inside(loop)):
+            continue  # `if epoch > 0: scheduler.step()` does not skip the first value
+        updates = ctx.updates_in(loop, e.root, sched.optimizer)
+        if not updates:
+            continue
+        first = min(updates, key=lambda u: u.order)
+        if e.order < first.order:
+            what = "optimizer.step()" if first.kind == "opt_step" else "scaler.step(optimizer)"
+            yield Diagnostic.at(
+                "LRD001",
+                f"`{receiver(e)}.step()` runs before {what} (line {first.line}) in each "
+                f"iteration of {_loop_where(loop)}: the schedule advances before any update "
+                "used its first LR value",
+                e.path,
+                e.node,
+            )
+
+
+# -- LRD002 / LRD003 ---------------------------------------------------------------------------
+
+
+def _epoch_consequence(sched: Obj, h: Horizon) -> str:
+    value = int(h.value) if h.value is not None else None
+    if sched.cls == "StepLR":
+        gamma = _literal(sched.arg("gamma", 2), 0.1)
+        every = f"every {value} batches" if value else f"every {h.source} batches"
+        return f"the LR is multiplied by {gamma:g} {every} and collapses within the first epoch"
+    if sched.cls == "CosineAnnealingLR":
+        return "the cosine completes within the first epoch and oscillates for the rest of training"
+    if sched.cls == "MultiStepLR":
+        return "every milestone passes within the first epoch"
+    if sched.cls == "ReduceLROnPlateau":
+        return f"patience={h.source} counts batches, so the LR drops after a few noisy batches"
+    if sched.cls == "PolynomialLR":
+        return "the LR reaches its floor within the first epoch and stays there"
+    return "the whole schedule passes within the first epoch"
+
+
+def _literal(expr: ast.expr | None, default: float) -> float:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)):
+        return float(expr.value)
+    return default
+
+
+def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
+    """The horizon that makes stepping ``sched`` every batch of ``loop`` wrong, or None."""
+    h = horizon_of(sched)
+    if h.unit == "epoch":
+        return h
+    if (
+        h.unit == "literal"
+        and sched.cls in LITERAL_JUDGED
+        and h.value is not None
+        and 0 < h.value <= SMALL_LITERAL
+        and loop.iterates_loader
+        and loop.parent is not None
+    ):
+        if sched.cls == "StepLR" and _literal(sched.arg("gamma", 2), 0.1) >= 0.95:
+            return None  # a gentle per-step decay is a plausible design
+        return h
+    return None
+
+
+@rule("LRD002", "LRD003")
+def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
+    for e in _sched_steps(ctx):
+        sched = e.obj
+        assert sched is not None
+        if sched.guessed or sched.in_composite:
+            continue
+        plateau = sched.cls == "ReduceLROnPlateau"
+        if not plateau and not _plain_step(e):
+            continue
+        gran, loop = granularity(e)
+        if loop is None or not gran:
+            continue
+        if gran == "batch":
+            if sched.cls == "ExponentialLR":
+                gamma = _literal(sched.arg("gamma", 1), 1.0)
+                if gamma <= 0.98 and loop.iterates_loader and loop.parent is not None:
+                    yield Diagnostic.at(
+                        "LRD002",
+                        f"ExponentialLR(gamma={gamma:g}) is stepped inside "
+                        f"{_loop_where(loop)}: the LR shrinks {gamma:g}x per batch "
+                        f"({gamma ** 1000:.0e}x after 1000 batches); gamma is meant per epoch",
+                        e.path,
+                        e.node,
+                    )
+                continue
+            h = _per_batch_problem(sched, loop)
+            if h is None:
+                continue
+            size = f"its horizon of {int(h.value)} steps" if h.unit == "literal" and h.value \
+                else f"its horizon ({h.described})"
+            yield Diagnostic.at(
+                "LRD002",
+                f"{label(sched, h)} is stepped inside {_loop_where(loop)}, but {size} "
+                f"is sized in epochs: {_epoch_consequence(sched, h)}",
+                e.path,
+                e.node,
+                evidence={"horizon": h.source, "loop_line": loop.line},
+            )
+        elif gran == "epoch" and not plateau:
+            h = horizon_of(sched)
+            if h.unit != "batch":
+                continue
+            yield Diagnostic.at(
+                "LRD003",
+                f"{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
+                f"horizon is counted in batches: {_batch_consequence(sched)}",
+                e.path,
+                e.node,
+                evidence={"horizon": h.source, "loop_line": loop.line},
+            )
+    yield from _lightning(ctx)
+
+
+def _batch_consequence(sched: Obj) -> str:
+    if sched.cls == "OneCycleLR":
+        return "it takes one of its steps per epoch, ends inside the warm-up and never anneals"
+    if sched.cls == "CyclicLR":
+        return "one cycle takes thousands of epochs, so the LR barely moves"
+    if sched.origin == "hf":
+        return "the warm-up alone lasts for num_warmup_steps epochs and the decay never happens"
+    return "the schedule advances one step per epoch and ends far from complete"
+
+
+def _lightning(ctx: FileContext) -> Iterator[Diagnostic]:
+    for node, path, value in ctx.program.lightning:
+        for sched, interval in _lightning_schedulers(value):
+            if sched.guessed or sched.origin == "timm" or sched.cls == "ReduceLROnPlateau":
+                continue
+            h = horizon_of(sched)
+            if interval in (None, "epoch") and h.unit == "batch":
+                how = "without \"interval\": \"step\"" if interval is None else \
+                    "with \"interval\": \"epoch\""
+                yield Diagnostic.at(
+                    "LRD003",
+                    f"{label(sched, h)} (line {sched.line}) is returned from "
+                    f"configure_optimizers {how}: Lightning steps it once per epoch, but its "
+                    f"horizon is counted in batches; {_batch_consequence(sched)}",
+                    path,
+                    node,
+                )
+            elif interval == "step" and h.unit == "epoch":
+                yield Diagnostic.at(
+                    "LRD002",
+                    f"{label(sched, h)} (line {sched.line}) is returned with \"interval\": "
+                    f"\"step\", so Lightning steps it every batch, but its horizon "
+                    f"({h.described}) is sized in epochs: {_epoch_consequence(sched, h)}",
+                    path,
+                    node,
+                )
+
+
+def _lightning_schedulers(value: Any) -> Iterator[tuple[Obj, str | None]]:
+    """(scheduler, interval) pairs from a configure_optimizers return value; interval is
+    None when not given and "?" when not a literal."""
+    if isinstance(value, DictVal):
+        if "lr_scheduler" in value.items:
+            yield from _scheduler_entry(value.items["lr_scheduler"])
+        elif "scheduler" in value.items:
+            yield from _scheduler_entry(value)
+    elif isinstance(value, (TupleVal, UnionVal)):
+        items = value.items if isinstance(value, TupleVal) else value.options
+        if (
+            len(items) == 2
+            and isinstance(items[1], (TupleVal, Obj, DictVal))
+            and not isinstance(items[0], DictVal)
+        ):
+            second = items[1]
+            for entry in second.items if isinstance(second, TupleVal) else [second]:
+                yield from _scheduler_entry(entry)
+        else:
+            for item in items:
+                if isinstance(item, DictVal):
+                    yield from _lightning_schedulers(item)
+
+
+def _scheduler_entry(entry: Any) -> Iterator[tuple[Obj, str | None]]:
+    if isinstance(entry, Obj) and entry.kind == "scheduler":
+        yield entry, None
+    elif isinstance(entry, DictVal):
+        sched = entry.items.get("scheduler")
+        if not (isinstance(sched, Obj) and sched.kind == "scheduler") or entry.splat:
+            return
+        interval = entry.items.get("interval")
+        if interval is None:
+            yield sched, None
+        elif isinstance(interval, Const) and isinstance(interval.value, str):
+            yield sched, interval.value
+        else:
+            yield sched, "?"
+    elif isinstance(entry, TupleVal):
+        for item in entry.items:
+            yield from _scheduler_entry(item)
+
+
+# -- LRD004 ------------------------------------------------------------------------------------
+
+
+@rule("LRD004")
+def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
+    validation = sorted(
+        n for n in ctx.program.assigned_names | ctx.program.called_names
+        if names.VALIDATION_WORDS.search(n.lower())
+    )
+    for e in _sched_steps(ctx):
+        sched = e.obj
+        assert sched is not None
+        if sched.cls != "ReduceLROnPlateau":
+            continue
+        node = e.node
+        assert isinstance(node, ast.Call)
+        metric = node.args[0] if node.args else next(
+            (k.value for k in node.keywords if k.arg == "metrics"), None
+        )
+        if metric is None:
+            yield Diagnostic.at(
+                "LRD004",
+                f"`{receiver(e)}.step()` is called without a metric: ReduceLROnPlateau needs "
+                "the value to watch and raises TypeError; pass the validation loss",
+                e.path,
+                node,
+            )
+            continue
+        text = ast.unparse(metric)
+        lower = text.lower()
+        mode_expr = sched.arg("mode", 1)
+        mode = mode_expr.value if isinstance(mode_expr, ast.Constant) else (
+            "min" if mode_expr is None and not sched.has_kwargs_splat() else None
+        )
+        acc_like = bool(names.ACC_WORDS.search(lower))
+        loss_like = bool(names.LOSS_WORDS.search(lower))
+        if mode == "min" and acc_like and not loss_like:
+            yield Diagnostic.at(
+                "LRD004",
+                f"ReduceLROnPlateau (line {sched.line}) watches `{text}` with mode='min', but "
+                "it is an accuracy-like metric: the LR is cut whenever it improves; use "
+                "mode='max'",
+                e.path,
+                node,
+            )
+            continue
+        if mode == "max" and loss_like and not acc_like:
+            yield Diagnostic.at(
+                "LRD004",
+                f"ReduceLROnPlateau (line {sched.line}) watches `{text}` with mode='max', but "
+                "it is a loss: the LR is cut whenever the loss goes down; use mode='min'",
+                e.path,
+                node,
+            )
+            continue
+        gran, _ = granularity(e)
+        if gran == "batch":
+            continue  # reported as LRD002 (patience counted in batches)
+        if _is_training_loss(metric) and validation:
+            yield Diagnostic.at(
+                "LRD004",
+                f"ReduceLROnPlateau is stepped with the training loss `{text}` while a "
+                f"validation metric exists (`{validation[0]}`): it reacts to training noise, "
+                "not to generalisation; pass the validation metric",
+                e.path,
+                node,
+            )
+
+
+_TRAINING_LOSS_NAMES = frozenset(
+    {"loss", "running_loss", "epoch_loss", "total_loss", "avg_loss", "mean_loss", "loss_sum",
+     "tr_loss", "losses", "train_loss", "training_loss", "avg_train_loss", "loss_avg"}
+)
+
+
+def _is_training_loss(metric: ast.expr) -> bool:
+    words = [w.lower() for w in names.words(ast.unparse(metric))]
+    if any(names.VALIDATION_WORDS.search(w) for w in words):
+        return False
+    if any("train" in w and "loss" in w for w in words):
+        return True
+    base = metric
+    while isinstance(base, (ast.Call, ast.Attribute, ast.BinOp, ast.Subscript)):
+        if isinstance(base, ast.Call):
+            base = base.func
+        elif isinstance(base, ast.Attribute):
+            base = base.value
+        elif isinstance(base, ast.BinOp):
+            base = base.left
+        else:
+            base = base.value
+    return isinstance(base, ast.Name) and base.id in _TRAINING_LOSS_NAMES
+
+
+# -- LRD005 ------------------------------------------------------------------------------------
+
+
+@rule("LRD005")
+def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
+    for e in _sched_steps(ctx):
+        sched = e.obj
+        assert sched is not None
+        if sched.cls == "ReduceLROnPlateau":
+            continue
+        gran, loop = granularity(e)
+        if gran != "batch" or loop is None:
+            continue
+        if any(any(w in c.text.lower() for w in _SCALE_GUARD_WORDS) for c in e.conds):
+            continue
+        scaler_steps = [
+            s for s in ctx.updates_in(loop, e.root, sched.optimizer)
+            if s.kind == "scaler_step" and not scaler_disabled(s.obj) and not _exclusive(s, e)
+        ]
+        if not scaler_steps:
+            continue
+        s = scaler_steps[0]
+        yield Diagnostic.at(
+            "LRD005",
+            f"`{receiver(e)}.step()` runs every batch even when GradScaler skips the optimizer "
+            f"step (`{receiver(s)}.step(...)`, line {s.line}): float16 AMP skips the first "
+            "steps, so the schedule runs ahead of the real updates (and PyTorch warns that "
+            "lr_scheduler.step() came before optimizer.step())",
+            e.path,
+            e.node,
+        )
+
+
+def _exclusive(a: Event, b: Event) -> bool:
+    return exclusive(a, b)
+
+
+# -- LRD006 ------------------------------------------------------------------------------------
+
+
+@rule("LRD006")
+def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
+    for e in _sched_steps(ctx):
+        sched = e.obj
+        assert sched is not None and isinstance(e.node, ast.Call)
+        if sched.guessed or sched.cls in ("ReduceLROnPlateau", "CosineAnnealingWarmRestarts"):
+            continue
+        if sched.origin not in ("torch", "hf"):
+            continue
+        arg = e.node.args[0] if e.node.args else next(
+            (k.value for k in e.node.keywords if k.arg == "epoch"), None
+        )
+        if arg is None:
+            continue
+        yield Diagnostic.at(
+            "LRD006",
+            f"`{receiver(e)}.step({ast.unparse(arg)})` passes an epoch to {sched.cls}: the "
+            "argument is deprecated and switches to the closed-form formula; call "
+            f"`{receiver(e)}.step()` once per epoch",
+            e.path,
+            e.node,
+        )
+
+
+# -- LRD012 ------------------------------------------------------------------------------------
+
+
+def _unconditional(e: Event) -> bool:
+    return not any(c.loop is not None for c in e.conds)
+
+
+@rule("LRD012")
+def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
+    reported: set[int] = set()
+    for events in ctx.events_by_root.values():
+        steps: dict[Obj, list[Event]] = {}
+        for e in events:
+            s = e.obj
+            if (
+                e.kind == "sched_step" and s is not None and not s.guessed
+                and s.optimizer is not None and s.origin != "timm" and not s.in_composite
+                and not s.members and s.cls != "ReduceLROnPlateau"
+            ):
+                steps.setdefault(s, []).append(e)
+        scheds = list(steps)
+        for i, a in enumerate(scheds):
+            for b in scheds[i + 1:]:
+                if a.optimizer is not b.optimizer or b.id in reported:
+                    continue
+                pair = next(
+                    ((x, y) for x in steps[a] for y in steps[b]
+                     if x.loop is not None and y.loop is not None
+                     and _unconditional(x) and _unconditional(y)),
+                    None,
+                )
+                if pair is None:
+                    continue
+                x, y = pair
+                reported.add(b.id)
+                later = max(pair, key=lambda ev: ev.order)
+                opt = a.optimizer.name if a.optimizer and a.optimizer.name else "the optimizer"
+                yield Diagnostic.at(
+                    "LRD012",
+                    f"{a.cls} `{receiver(x)}` (line {a.line}) and {b.cls} `{receiver(y)}` "
+                    f"(line {b.line}) both step `{opt}` independently: each rewrites its LR, so "
+                    "the result depends on call order; combine them with SequentialLR or "
+                    "ChainedScheduler",
+                    later.path,
+                    later.node,
+                )
+
+
+# -- LRD014 ------------------------------------------------------------------------------------
+
+
+@rule("LRD014")
+def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
+    for r in ctx.program.events:
+        if r.kind != "rebind":
+            continue
+        old: Obj = r.info["old"]
+        new = r.obj
+        root = ctx.events_by_root.get(r.root, [])
+        stale = [
+            e for e in root
+            if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
+            and e.order > r.order
+        ]
+        if not stale:
+            continue
+        if not any(e.kind in ("opt_step", "scaler_step") and e.order > r.order
+                   and (e.obj is new or e.info.get("optimizer") is new) for e in root):
+            continue
+        if any(e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
+               and e.obj.optimizer is new for e in root):
+            continue
+        e = stale[0]
+        sched = e.obj
+        assert sched is not None
+        yield Diagnostic.at(
+            "LRD014",
+            f"`{receiver(e)}` ({sched.label}, line {sched.line}) still drives the optimizer "
+            f"built at line {old.line}, but `{r.info['name']}` was replaced at line {r.line} "
+            "and the new optimizer is the one being stepped: it trains at a constant LR",
+            e.path,
+            e.node,
+        )
+
+
+# -- LRD015 ------------------------------------------------------------------------------------
+
+
+@rule("LRD015")
+def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
+    for e in ctx.program.events:
+        if e.kind != "get_lr" or e.obj is None or e.obj.origin == "timm":
+            continue
+        recv = receiver(e)
+        if recv in ("self", "super") or recv.startswith("super("):
+            continue
+        yield Diagnostic.at(
+            "LRD015",
+            f"`{recv}.get_lr()` computes the next value of the chainable formula (and warns "
+            f"outside step()); `{recv}.get_last_lr()` is the LR in force",
+            e.path,
+            e.node,
+        )
+
+
+# -- LRD017 ------------------------------------------------------------------------------------
+
+
+def _accumulation(text: str) -> bool:
+    lower = text.lower()
+    return any(w in lower for w in _ACCUM_WORDS)
+
+
+@rule("LRD017")
+def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
+    for e in _sched_steps(ctx):
+        sched = e.obj
+        assert sched is not None
+        if not _plain_step(e):
+            continue
+        gran, loop = granularity(e)
+        if gran != "batch" or loop is None:
+            continue
+        if any(_accumulation(c.text) for c in e.conds_inside(loop)):
+            continue
+        updates = ctx.updates_in(loop, e.root, sched.optimizer)
+        if not updates:
+            continue
+        guards = []
+        for u in updates:
+            guard = next((c for c in u.conds_inside(loop) if _accumulation(c.text)), None)
+            if guard is None:
+                break
+            guards.append((u, guard))
+        else:
+            u, guard = guards[0]
+            yield Diagnostic.at(
+                "LRD017",
+                f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, but "
+                f"the optimizer steps only when `{guard.text}` (line {u.line}): the schedule "
+                "advances once per micro-batch, faster than the updates it is meant to follow",
+                e.path,
+                e.node,
+            )

@@ -1,0 +1,115 @@
+"""Checking many files: in this process for a handful, on every core for more.
+
+Files are dealt out in chunks, largest first, to a process pool; each worker keeps its own
+cache of parsed project modules. A few files never pay for starting a pool.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.engine import FileResult, check_file
+from lrdoctor.check.project import ProjectLoader
+
+# below this much source, a pool costs more than it saves
+PARALLEL_MIN_FILES = 16
+PARALLEL_MIN_BYTES = 1_500_000
+
+
+@dataclass
+class Report:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    files: int = 0
+    lines: int = 0
+
+
+def cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def _check_chunk(paths: list[str], codes: frozenset[str]) -> list[FileResult]:
+    loader = ProjectLoader()
+    out = []
+    for path in paths:
+        try:
+            out.append(check_file(path, codes, loader))
+        except Exception as exc:  # noqa: BLE001 - never lose the other files of the chunk
+            result = FileResult(path)
+            result.errors.append(f"{path}: internal error ({type(exc).__name__}: {exc})")
+            out.append(result)
+    return out
+
+
+def _sizes(paths: list[str]) -> list[int]:
+    sizes = []
+    for p in paths:
+        try:
+            sizes.append(os.path.getsize(p))
+        except OSError:
+            sizes.append(0)
+    return sizes
+
+
+def check_files(paths: list[str], codes: frozenset[str], jobs: int | None = None) -> Report:
+    """Check ``paths``; results come back in the order of ``paths``."""
+    jobs = jobs or cpu_count()
+    sizes = _sizes(paths)
+    parallel = jobs > 1 and len(paths) >= PARALLEL_MIN_FILES and sum(sizes) >= PARALLEL_MIN_BYTES
+    results: list[FileResult]
+    if not parallel:
+        results = _check_chunk(paths, codes)
+    else:
+        results = _check_parallel(paths, sizes, codes, jobs)
+    return _merge(results)
+
+
+def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
+                    jobs: int) -> list[FileResult]:
+    n_chunks = min(len(paths), jobs * 8)
+    chunks: list[list[int]] = [[] for _ in range(n_chunks)]
+    loads = [0] * n_chunks
+    for index in sorted(range(len(paths)), key=lambda i: -sizes[i]):
+        target = loads.index(min(loads))
+        chunks[target].append(index)
+        loads[target] += sizes[index] + 2000
+    chunks = [c for c in chunks if c]
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    context = multiprocessing.get_context(method)
+    by_index: dict[int, FileResult] = {}
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = [(chunk, pool.submit(_check_chunk, [paths[i] for i in chunk], codes))
+                   for chunk in sorted(chunks, key=lambda c: -sum(sizes[i] for i in c))]
+        for chunk, future in futures:
+            try:
+                for index, result in zip(chunk, future.result()):
+                    by_index[index] = result
+            except Exception as exc:  # noqa: BLE001 - a worker died: check its files here instead
+                for index, result in zip(chunk, _check_chunk([paths[i] for i in chunk], codes)):
+                    by_index[index] = result
+                by_index[chunk[0]].errors.append(f"worker failed ({exc}); rechecked serially")
+    return [by_index[i] for i in range(len(paths))]
+
+
+def _merge(results: Iterable[FileResult]) -> Report:
+    report = Report()
+    seen: set[tuple[str, str, int | None, int, int]] = set()
+    for result in results:
+        report.files += 1
+        report.lines += result.lines
+        report.errors.extend(result.errors)
+        for diag in result.diagnostics:
+            if diag.key not in seen:
+                seen.add(diag.key)
+                report.diagnostics.append(diag)
+    report.diagnostics.sort(key=lambda d: (d.path, d.cell or 0, d.line, d.col, d.code))
+    return report
