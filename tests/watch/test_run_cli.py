@@ -144,3 +144,12 @@ def test_help_lists_commands():
         assert word in result.stdout
     result = lrdoctor("run", "--help")
     assert result.returncode == 0 and "--strict" in result.stdout
+
+
+@pytest.mark.parametrize("code", ["LRD003", "LRD005", "LRD011"])
+def test_end_of_run_checks_work_after_the_script_has_freed_its_objects(tmp_path, code):
+    # under `lrdoctor run` the script's globals are gone when the report is made
+    out = tmp_path / "r.json"
+    result = lrdoctor("run", "--json", str(out), str(EXAMPLES / f"{code}_wrong.py"))
+    assert result.returncode == 0, result.stderr
+    assert [f["code"] for f in json.loads(out.read_text())["findings"]] == [code]

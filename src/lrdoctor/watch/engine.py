@@ -160,7 +160,11 @@ class Engine:
             if opt_info is not None:
                 info.first_lrs = lrs if lrs is not None else lrs_of(opt)
             self.schedulers[id(sched)] = info
-            info.composite = bool((kind := kind_of(sched)) and kind.composite)
+            info.kind = kind_of(sched)
+            info.composite = bool(info.kind and info.kind.composite)
+            if info.kind is not None and info.kind.name == "LambdaLR":
+                # kept to probe the horizon at the end, when the scheduler may be gone
+                info.lr_lambdas = list(getattr(sched, "lr_lambdas", ()) or ())
         if info.composite:  # its children may be set up after its first construction step
             for child in getattr(sched, "_schedulers", ()):
                 child_info = self.schedulers.get(id(child))

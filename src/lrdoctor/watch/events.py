@@ -80,6 +80,8 @@ class SchedulerInfo:
     last_lrs: tuple[Any, ...] | None = None
     parent_key: int | None = None  # set when a SequentialLR/ChainedScheduler drives it
     composite: bool = False
+    kind: Any = None  # lrdoctor.schedulers.SchedulerKind, or None for unknown classes
+    lr_lambdas: list[Any] | None = None
     steps_before_first_attempt: int = 0
     epoch_steps: list[int] = field(default_factory=list)  # user steps in each training epoch
     crashed: str | None = None
@@ -167,3 +169,37 @@ class RunEnd:
 
     error: BaseException | None
     interrupted: bool
+
+
+# ---- events of the numerics and AMP checks (lrdoctor.watch.amphooks) ------------------------
+
+
+@dataclass(slots=True)
+class Backward:
+    """``backward()`` on ``tensor``: emitted before it runs (the graph is intact, ``done`` is
+    False) and again after it returned (``done`` True)."""
+
+    tensor: Any
+    scaler: Any  # the enabled GradScaler whose scale() produced ``tensor``, else None
+    loss: Any  # what scale() was given (the loss itself), else ``tensor``
+    site: Site | None
+    done: bool = False
+
+
+@dataclass(slots=True)
+class ScalerUnscale:
+    """``scaler.unscale_(optimizer)`` (called by the user, or by ``scaler.step``)."""
+
+    scaler: Any
+    optimizer: Any
+    site: Site | None
+    by_step: bool
+
+
+@dataclass(slots=True)
+class GradClip:
+    """``clip_grad_norm_`` / ``clip_grad_value_`` is about to run on ``params``."""
+
+    function: str
+    params: list[Any]
+    site: Site | None

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from lrdoctor.findings import Finding
-from lrdoctor.schedulers import kind_of
 from lrdoctor.watch.engine import COLLAPSE_RATIO, Engine, fmt_lr, fmt_lrs, location
 from lrdoctor.watch.events import (
     EpochStart,
@@ -59,7 +58,7 @@ class EpochSchedulerPerBatch(Check):
         loader = eng.train_loader
         if loader is None or s.parent_key is not None or eng.has_finding("LRD002", s.key):
             return
-        kind = kind_of(s.obj)
+        kind = s.kind
         if kind is not None and (kind.cyclic or kind.composite):
             return
         opt = eng.optimizer_of(s)
@@ -126,6 +125,7 @@ class BatchSchedulerPerEpoch(Check):
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
+        self.per_epoch: dict[int, int] = {}
         engine.subscribe(EpochStart, self.on_epoch)
         engine.subscribe(RunEnd, self.on_end)
 
@@ -143,24 +143,32 @@ class BatchSchedulerPerEpoch(Check):
             return
         eng = self.engine
         for s in list(eng.schedulers.values()):
-            kind = kind_of(s.obj)
+            kind = s.kind
             if s.parent_key is not None or kind is None or kind.design != "batch":
                 continue
             if eng.has_finding("LRD003", s.key) or not self._per_epoch(s):
                 continue
             self._report(s, ev.loader.attempts_per_iteration[-1], complete=False)
 
-    def _report(self, s: SchedulerInfo, per_epoch: int, complete: bool) -> None:
-        horizon = s.horizon
+    @staticmethod
+    def _message(s: SchedulerInfo, horizon: int | None, per_epoch: int, complete: bool) -> str:
         done = f"{s.user_steps}/{horizon}" if horizon else str(s.user_steps)
         pct = f" ({100 * s.user_steps / horizon:.2g}% of the schedule)" if horizon else ""
+        return (
+            f"{s.label} is stepped once per epoch but sized in batches: {per_epoch} optimizer "
+            f"steps per epoch, scheduler at step {done}{pct}"
+            + (" when training ended" if complete else f" after epoch {s.user_steps}")
+            + f"; LR {fmt_lrs(s.first_lrs)} -> {fmt_lrs(s.last_lrs)}"
+        )
+
+    def _report(self, s: SchedulerInfo, per_epoch: int, complete: bool,
+                horizon: int | None = None) -> None:
+        horizon = horizon or s.horizon
+        self.per_epoch[s.key] = per_epoch
         self.engine.report(
             Finding(
                 "LRD003",
-                f"{s.label} is stepped once per epoch but sized in batches: {per_epoch} optimizer "
-                f"steps per epoch, scheduler at step {done}{pct}"
-                + (" when training ended" if complete else f" after epoch {s.user_steps}")
-                + f"; LR {fmt_lrs(s.first_lrs)} -> {fmt_lrs(s.last_lrs)}",
+                self._message(s, horizon, per_epoch, complete),
                 location(s.first_site),
                 evidence={"scheduler": s.label, "horizon": horizon, "steps": s.user_steps,
                           "optimizer_steps_per_epoch": per_epoch},
@@ -172,12 +180,12 @@ class BatchSchedulerPerEpoch(Check):
         eng = self.engine
         loader = eng.train_loader
         for s in eng.schedulers.values():
-            kind = kind_of(s.obj)
+            kind = s.kind
             if s.parent_key is not None or s.user_steps == 0 or kind is None:
                 continue
             horizon = s.horizon
             if horizon is None and kind.name in ("LambdaLR", "MultiplicativeLR"):
-                horizon = _lambda_horizon(s.obj)
+                horizon = _lambda_horizon(s.lr_lambdas)
             if horizon is None or kind.cyclic or kind.plateau or kind.composite:
                 continue
             per_epoch = self._per_epoch(s)
@@ -189,9 +197,13 @@ class BatchSchedulerPerEpoch(Check):
                     and abs(horizon - attempts) <= max(2, 0.1 * attempts)
                 )
                 if sized_in_batches:
-                    self._report(s, per_epoch_updates, complete=True)
+                    self._report(s, per_epoch_updates, complete=True, horizon=horizon)
                     continue
-            if eng.has_finding("LRD003", s.key) or ev.error is not None or ev.interrupted:
+            if eng.has_finding("LRD003", s.key):
+                eng.update_finding("LRD003", s.key, message=self._message(
+                    s, horizon, self.per_epoch.get(s.key, per_epoch_updates), complete=True))
+                continue
+            if ev.error is not None or ev.interrupted:
                 continue
             if not (kind.decays_to_floor or kind.name in ("LambdaLR", "MultiplicativeLR")):
                 continue
@@ -209,11 +221,10 @@ class BatchSchedulerPerEpoch(Check):
                 )
 
 
-def _lambda_horizon(sched: Any, limit: int = 1 << 24) -> int | None:
+def _lambda_horizon(fns: Any, limit: int = 1 << 24) -> int | None:
     """The first step at which a LambdaLR's factors all reach 0 after having been positive
     (a warm-up/decay schedule's ``num_training_steps``), probed once at the end of training."""
-    fns = getattr(sched, "lr_lambdas", None)
-    if not fns or getattr(sched, "__class__", type).__name__ != "LambdaLR":
+    if not fns:
         return None
 
     def zero(k: int) -> bool:
@@ -246,7 +257,7 @@ class ScheduleOverrun(Check):
     def on_step(self, ev: SchedulerStep) -> None:
         s = ev.scheduler
         eng = self.engine
-        kind = kind_of(s.obj)
+        kind = s.kind
         if kind is None or not kind.overrun or s.horizon is None or s.user_steps <= s.horizon:
             return
         if eng.has_finding("LRD010", s.key) or eng.has_finding("LRD002", s.key):
@@ -300,7 +311,7 @@ class StepOrder(Check):
         opt = eng.optimizer_of(s)
         if opt is None:
             return
-        kind = kind_of(s.obj)
+        kind = s.kind
         # LRD014: others were stepped since our last step, ours was not
         seen = self.last_seen_attempts.setdefault(s.key, {})
         others = [o for o in eng.optimizers.values()

@@ -1,0 +1,134 @@
+"""Hooks on the loss's way to the optimizer: ``backward()``, ``GradScaler.scale``/``unscale_``
+and gradient clipping. They emit :class:`Backward`, :class:`ScalerUnscale` and
+:class:`GradClip`; the numerics and AMP checks read them. Installed once per engine, whichever
+check asks first, and undone with everything else.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from lrdoctor.watch.callsite import user_site
+from lrdoctor.watch.engine import Engine
+from lrdoctor.watch.events import Backward, GradClip, ScalerUnscale
+from lrdoctor.watch.hooks import _guard, _scaler_classes
+from lrdoctor.watch.patching import Patcher
+
+_tls = threading.local()
+
+
+def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
+    if getattr(engine, "_lrdoctor_amp_hooks", False):
+        return
+    import torch
+
+    engine._lrdoctor_amp_hooks = True  # type: ignore[attr-defined]
+    patcher.on_undo(lambda: setattr(engine, "_lrdoctor_amp_hooks", False))
+    # scaled output -> (scaler, loss); weak on both sides so nothing is kept alive
+    scaled: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+    patcher.on_undo(scaled.clear)
+
+    for cls in _scaler_classes(torch):
+        if "scale" in cls.__dict__:
+            patcher.setattr(cls, "scale", _wrap_scale(engine, cls.__dict__["scale"], scaled, torch))
+        if "unscale_" in cls.__dict__:
+            patcher.setattr(cls, "unscale_", _wrap_unscale(engine, cls.__dict__["unscale_"]))
+
+    def before_after(tensor: Any, done: bool, ev: Backward | None) -> Backward | None:
+        if ev is None:
+            entry = scaled.get(tensor) if isinstance(tensor, torch.Tensor) else None
+            scaler = entry[0]() if entry else None
+            loss = entry[1]() if entry else None
+            ev = Backward(tensor, scaler, loss if loss is not None else tensor, user_site(4))
+        ev.done = done
+        engine.emit(ev)
+        return ev
+
+    original_tensor_backward = torch.Tensor.__dict__["backward"]
+    original_autograd_backward = torch.autograd.backward
+
+    def run(original: Callable[..., Any], tensor: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if getattr(_tls, "depth", 0):
+            return original(*args, **kwargs)
+        ev = _guard(engine, before_after, tensor, False, None)
+        _tls.depth = 1
+        try:
+            return original(*args, **kwargs)
+        finally:
+            _tls.depth = 0
+            if ev is not None:
+                _guard(engine, before_after, tensor, True, ev)
+
+    @functools.wraps(original_tensor_backward)
+    def tensor_backward(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return run(original_tensor_backward, self, (self, *args), kwargs)
+
+    @functools.wraps(original_autograd_backward)
+    def autograd_backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
+        first = tensors
+        if isinstance(tensors, (list, tuple)):
+            first = tensors[0] if len(tensors) == 1 else None
+        return run(original_autograd_backward, first, (tensors, *args), kwargs)
+
+    patcher.setattr(torch.Tensor, "backward", tensor_backward)
+    patcher.setattr(torch.autograd, "backward", autograd_backward)
+
+    import torch.nn.utils.clip_grad as clip_mod
+
+    for name in ("clip_grad_norm_", "clip_grad_value_"):
+        original = getattr(clip_mod, name, None)
+        if original is None:
+            continue
+        wrapped = _wrap_clip(engine, name, original, torch)
+        patcher.setattr(clip_mod, name, wrapped)
+        if getattr(torch.nn.utils, name, None) is original:
+            patcher.setattr(torch.nn.utils, name, wrapped)
+
+
+def _wrap_scale(engine: Engine, original: Callable[..., Any], scaled: Any, torch: Any) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def scale(self: Any, outputs: Any, *args: Any, **kwargs: Any) -> Any:
+        result = original(self, outputs, *args, **kwargs)
+        if isinstance(result, torch.Tensor) and result is not outputs and getattr(self, "_enabled", True):
+            try:
+                scaled[result] = (weakref.ref(self), weakref.ref(outputs))
+            except TypeError:
+                pass
+        return result
+
+    return scale
+
+
+def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def unscale_(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+        by_step = id(optimizer) in engine._in_scaler_step
+        site = None if by_step else _guard(engine, user_site, 3)
+        result = original(self, optimizer, *args, **kwargs)
+        if getattr(self, "_enabled", True):
+            _guard(engine, engine.emit, ScalerUnscale(self, optimizer, site, by_step))
+        return result
+
+    return unscale_
+
+
+def _wrap_clip(engine: Engine, name: str, original: Callable[..., Any], torch: Any) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def clip(parameters: Any, *args: Any, **kwargs: Any) -> Any:
+        if getattr(_tls, "clip_depth", 0):
+            return original(parameters, *args, **kwargs)
+        if not isinstance(parameters, torch.Tensor):
+            parameters = list(parameters)  # a generator can be read once: read it for both
+        params = [parameters] if isinstance(parameters, torch.Tensor) else parameters
+        _guard(engine, engine.emit, GradClip(name, params, user_site(3)))
+        _tls.clip_depth = 1
+        try:
+            return original(parameters, *args, **kwargs)
+        finally:
+            _tls.clip_depth = 0
+
+    return clip
