@@ -154,6 +154,9 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0) -> tuple[str, f
         if unit:
             return (unit, None)
         if scope is not None:
+            found = scope.source_of(expr.id)
+            if found is not None:
+                return unit_of(found[0], found[1], depth + 1)
             value = scope.lookup(expr.id)
             if isinstance(value, ExprVal):
                 return unit_of(value.node, value.scope, depth + 1)

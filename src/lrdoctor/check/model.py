@@ -185,6 +185,18 @@ class Scope:
     module: ModuleInfo
     parent: Scope | None = None  # the module scope for function scopes
     self_val: InstanceVal | None = None
+    # the expression each name was last assigned from, to judge horizons from the source
+    sources: dict[str, ast.expr] = field(default_factory=dict)
+
+    def source_of(self, name: str) -> tuple[ast.expr, Scope] | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.sources:
+                return scope.sources[name], scope
+            if name in scope.vars:
+                return None
+            scope = scope.parent
+        return None
 
     def lookup(self, name: str) -> Any:
         scope: Scope | None = self
@@ -711,6 +723,8 @@ class Tracer:
             and previous.kind == value.kind == "optimizer"
         ):
             self.emit("rebind", value, node, old=previous, name=label)
+        if source is not None and store is scope.vars:
+            scope.sources[key] = source
         if value is None and isinstance(source, ast.Call):
             value = self.guess_from_call(source, label)
         if value is None and source is not None:

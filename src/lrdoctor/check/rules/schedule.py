@@ -98,18 +98,22 @@ def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
     h = horizon_of(sched)
     if h.unit == "epoch":
         return h
-    if (
-        h.unit == "literal"
-        and sched.cls in LITERAL_JUDGED
-        and h.value is not None
-        and 0 < h.value <= SMALL_LITERAL
-        and loop.iterates_loader
-        and loop.parent is not None
-    ):
-        if sched.cls == "StepLR" and _literal(sched.arg("gamma", 2), 0.1) >= 0.95:
-            return None  # a gentle per-step decay is a plausible design
+    if loop.iterates_loader and loop.parent is not None and _small_literal(sched, h):
         return h
     return None
+
+
+def _small_literal(sched: Obj, h: Horizon) -> bool:
+    """A literal horizon small enough to be epochs (used only where the script has epochs)."""
+    if (
+        h.unit != "literal"
+        or sched.cls not in LITERAL_JUDGED
+        or h.value is None
+        or not 0 < h.value <= SMALL_LITERAL
+    ):
+        return False
+    # a gentle per-step decay is a plausible design
+    return not (sched.cls == "StepLR" and _literal(sched.arg("gamma", 2), 0.1) >= 0.95)
 
 
 @rule("LRD002", "LRD003")
@@ -193,7 +197,7 @@ def _lightning(ctx: FileContext) -> Iterator[Diagnostic]:
                     path,
                     node,
                 )
-            elif interval == "step" and h.unit == "epoch":
+            elif interval == "step" and (h.unit == "epoch" or _small_literal(sched, h)):
                 yield Diagnostic.at(
                     "LRD002",
                     f"{label(sched, h)} (line {sched.line}) is returned with \"interval\": "
