@@ -323,7 +323,7 @@ def make_checker(tracer: Tracer) -> Any:
             self.culprit: Culprit | None = None
             self.bad_input: Culprit | None = None  # a non-finite value that came from outside
             self.done = False
-            self._finite: weakref.WeakKeyDictionary[Any, tuple[int, bool]] = weakref.WeakKeyDictionary()
+            self._finite: dict[int, tuple[Any, int, bool]] = {}  # id -> (ref, version, finite)
             self._uninit: dict[int, str] = {}  # data_ptr -> op that allocated it
             self.ops = 0
 
@@ -331,17 +331,15 @@ def make_checker(tracer: Tracer) -> Any:
             self.culprit = self.bad_input = None
             self.done = False
             self._uninit.clear()
+            self._finite.clear()
 
         def finite(self, t: Any) -> bool:
-            try:
-                cached = self._finite.get(t)
-                if cached is not None and cached[0] == t._version:
-                    return cached[1]
-            except TypeError:
-                cached = None
+            entry = self._finite.get(id(t))
+            if entry is not None and entry[0]() is t and entry[1] == t._version:
+                return entry[2]
             ok = all_finite(t)
             try:
-                self._finite[t] = (t._version, ok)
+                self._finite[id(t)] = (weakref.ref(t), t._version, ok)
             except TypeError:
                 pass
             return ok

@@ -1,0 +1,192 @@
+"""Runtime checks of GradScaler and float16 use: LRD102 (Adam-family eps that vanishes in
+float16), LRD108 (clipping scaled gradients), LRD109 (``optimizer.step()`` after a scaled
+backward), LRD110 (``scaler.step()`` without ``scaler.update()``).
+
+The scaler's state is followed through its own calls: a backward on what ``scaler.scale()``
+returned leaves the gradients scaled until ``scaler.unscale_(optimizer)`` (or ``scaler.step``)
+divides them, and ``scaler.update()`` starts the next iteration.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from lrdoctor.findings import Finding
+from lrdoctor.watch.amphooks import install_amp_hooks
+from lrdoctor.watch.engine import Engine, location
+from lrdoctor.watch.events import (
+    Backward,
+    GradClip,
+    OptimizerStep,
+    RunEnd,
+    ScalerUnscale,
+    ScalerUpdate,
+    Site,
+)
+from lrdoctor.watch.localize import fmt_site
+from lrdoctor.watch.numerics import eps_vanishes
+from lrdoctor.watch.patching import Patcher
+
+# optimizers whose eps is added to a denominator built from squared gradients
+EPS_IN_DENOMINATOR = frozenset({"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "SparseAdam", "Adagrad",
+                                "RMSprop", "Adadelta"})
+
+
+def _scale_text(scaler: Any) -> str:
+    """The scale as a number when reading it costs nothing (CPU), else ''."""
+    scale = getattr(scaler, "_scale", None)
+    if scale is None or getattr(scale.device, "type", "cpu") != "cpu":
+        return ""
+    return f"{float(scale.item()):g}"
+
+
+class AmpMisuse:
+    """LRD102, LRD108, LRD109, LRD110."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        # id(scaler) -> (scaler ref, site of the scaled backward) since its last update()
+        self.scaled: dict[int, tuple[Any, Site | None]] = {}
+        self.unscaled: dict[int, set[int]] = {}  # id(scaler) -> ids of unscaled optimizers
+        self.seen: dict[int, Any] = {}  # id(scaler) -> weak reference
+        self.updates: dict[int, int] = {}
+        self.checked_eps: set[int] = set()
+        engine.subscribe(Backward, self.on_backward)
+        engine.subscribe(ScalerUnscale, self.on_unscale)
+        engine.subscribe(GradClip, self.on_clip)
+        engine.subscribe(OptimizerStep, self.on_step)
+        engine.subscribe(ScalerUpdate, self.on_update)
+        engine.subscribe(RunEnd, self.on_end)
+
+    def install(self, patcher: Patcher) -> None:
+        install_amp_hooks(self.engine, patcher)
+
+    # ---- the scaler's state -------------------------------------------------------------------
+
+    def on_backward(self, ev: Backward) -> None:
+        if ev.done and ev.scaler is not None:
+            self.scaled[id(ev.scaler)] = (weakref.ref(ev.scaler), ev.site)
+
+    def on_unscale(self, ev: ScalerUnscale) -> None:
+        self.unscaled.setdefault(id(ev.scaler), set()).add(id(ev.optimizer))
+        self.seen.setdefault(id(ev.scaler), weakref.ref(ev.scaler))
+
+    def on_update(self, ev: ScalerUpdate) -> None:
+        self.scaled.pop(ev.scaler.key, None)
+        self.unscaled.pop(ev.scaler.key, None)
+        self.updates[ev.scaler.key] = self.updates.get(ev.scaler.key, 0) + 1
+
+    # ---- LRD108 ---------------------------------------------------------------------------
+
+    def on_clip(self, ev: GradClip) -> None:
+        if not self.scaled:
+            return
+        ids = {id(p) for p in ev.params}
+        owners = []
+        for info in self.engine.optimizers.values():
+            opt = info.obj
+            if opt is not None and any(id(p) in ids for g in opt.param_groups for p in g["params"]):
+                owners.append(opt)
+        for key, (ref, site) in list(self.scaled.items()):
+            scaler = ref()
+            if scaler is None:
+                continue
+            done = self.unscaled.get(key, set())
+            if owners and all(id(o) in done for o in owners):
+                continue
+            if not owners and done:
+                continue
+            if self.engine.has_finding("LRD108", ev.site):
+                return
+            scale = _scale_text(scaler)
+            times = f" by {scale}" if scale else ""
+            self.engine.report(
+                Finding(
+                    "LRD108",
+                    f"{ev.function} clipped gradients still multiplied{times} by GradScaler "
+                    f"(scaler.scale(loss).backward() at {fmt_site(site)}, no scaler.unscale_(optimizer) "
+                    f"before the clip): the threshold applies to the scaled gradients, so the real "
+                    f"max norm is {'1/' + scale + ' of ' if scale else ''}what you asked for",
+                    location(ev.site),
+                    evidence={"function": ev.function, "scale": float(scale) if scale else None},
+                ),
+                key=ev.site,
+            )
+            return
+
+    # ---- LRD102, LRD109, LRD110 -----------------------------------------------------------
+
+    def on_step(self, ev: OptimizerStep) -> None:
+        opt = ev.optimizer.obj
+        if opt is None:
+            return
+        if ev.optimizer.key not in self.checked_eps:
+            self.checked_eps.add(ev.optimizer.key)
+            self._check_eps(opt, ev)
+        if ev.via_scaler:
+            return
+        for key, (ref, site) in self.scaled.items():
+            scaler = ref()
+            if scaler is None or self.engine.has_finding("LRD109", ev.optimizer.key):
+                continue
+            scale = _scale_text(scaler)
+            times = f"{scale} times" if scale else "the scale times"
+            self.engine.report(
+                Finding(
+                    "LRD109",
+                    f"{ev.optimizer.label}.step() was called directly after scaler.scale(loss).backward() "
+                    f"(at {fmt_site(site)}): the update used gradients {times} too large, and "
+                    f"inf/NaN gradients are applied instead of skipped",
+                    location(ev.site),
+                    evidence={"optimizer": ev.optimizer.label, "scale": float(scale) if scale else None},
+                ),
+                key=ev.optimizer.key,
+            )
+
+    def _check_eps(self, opt: Any, ev: OptimizerStep) -> None:
+        import torch
+
+        if type(opt).__name__ not in EPS_IN_DENOMINATOR:
+            return
+        for group in opt.param_groups:
+            eps = group.get("eps")
+            if not isinstance(eps, (int, float)):
+                continue
+            half = [p for p in group["params"] if p.dtype == torch.float16]
+            if half and eps_vanishes(float(eps), torch.float16):
+                self.engine.report(
+                    Finding(
+                        "LRD102",
+                        f"{ev.optimizer.label} has eps={eps:g} with {len(half)} float16 parameter "
+                        f"tensor{'s' if len(half) != 1 else ''}: float16's smallest subnormal is 6e-08, "
+                        f"so eps is 0 there and any element whose gradient is 0 gets 0/0 = NaN",
+                        location(ev.site),
+                        evidence={"optimizer": ev.optimizer.label, "eps": eps, "float16_params": len(half)},
+                    ),
+                    key=ev.optimizer.key,
+                )
+                return
+
+    def on_end(self, ev: RunEnd) -> None:
+        """A scaler left with an optimizer in the STEPPED stage: step() ran, update() did not."""
+        if ev.error is not None or self.engine.has_finding("LRD110"):
+            return
+        for key, ref in self.seen.items():
+            scaler = ref()
+            states = getattr(scaler, "_per_optimizer_states", None) or {}
+            if any(getattr(s.get("stage"), "name", "") == "STEPPED" for s in states.values()):
+                self.engine.report(
+                    Finding(
+                        "LRD110",
+                        "scaler.step() ran but scaler.update() did not follow: the scale never adapts "
+                        "and the next scaler.step() raises \"step() has already been called since the "
+                        "last update()\"",
+                        location(self.scaled.get(key, (None, None))[1]),
+                        evidence={"updates": self.updates.get(key, 0)},
+                    )
+                )
+                return
+
+
+CHECKS = (AmpMisuse,)

@@ -1,0 +1,571 @@
+"""Runtime checks of non-finite values: LRD104 (the loss), LRD105 (an optimizer step wrote
+NaN/inf into parameters) and LRD106 (GradScaler skipping step after step).
+
+Detection is always on and costs one float32 sum per step and tensor group, read without a
+device synchronization (see :mod:`lrdoctor.watch.numerics`): the loss before each
+``backward()``, the gradients before an ``optimizer.step()`` that GradScaler does not guard,
+and the parameters after it. Under GradScaler the gradients are checked by the scaler itself
+(an occasional inf gradient is normal there), and the parameters at a bounded interval.
+
+When a check trips, :mod:`lrdoctor.watch.localize` names the op, the module and the reason by
+replaying the step under a per-op checker (``--nan-trace`` keeps that checker on throughout).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any
+
+from lrdoctor.findings import Finding, Location
+from lrdoctor.watch.amphooks import install_amp_hooks
+from lrdoctor.watch.callsite import display_path
+from lrdoctor.watch.engine import Engine, location
+from lrdoctor.watch.events import Backward, EpochStart, OptimizerStep, RunEnd, ScalerUpdate
+from lrdoctor.watch.hooks import _guard
+from lrdoctor.watch.localize import (
+    _ORIGINAL_CALL,
+    Call,
+    Culprit,
+    Tracer,
+    find_source_line,
+    make_checker,
+    replay,
+    walk_loss_graph,
+)
+from lrdoctor.watch.numerics import (
+    Flag,
+    FlagBook,
+    all_finite,
+    describe_nonfinite,
+    eps_vanishes,
+    fmt_mag,
+    is_float_tensor,
+    kind_of_nonfinite,
+    sum_flag,
+)
+from lrdoctor.watch.patching import Patcher
+
+MAX_CALLS = 8  # top-level module calls kept per step (a model, a criterion, ...)
+SKIP_RUN = 10  # consecutive GradScaler skips that make a finding
+PARAM_INTERVAL = 64  # under GradScaler: taken steps between parameter checks
+EAGER_AFTER_TRIP = 64  # steps read at once after a late (device) flag tripped
+
+
+def _loc(site: Any) -> Location | None:
+    return Location(display_path(site[0]), site[1]) if site else None
+
+
+def _float_params(opt: Any) -> list[Any]:
+    return [p for g in opt.param_groups for p in g["params"] if is_float_tensor(p)]
+
+
+def _names(items: list[str], limit: int = 3) -> str:
+    shown = ", ".join(f"`{n}`" for n in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+class NonFinite:
+    """LRD104, LRD105, LRD106."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.flags = FlagBook()
+        self.tracer = Tracer()
+        self.checker: Any = None
+        self.nan_trace = False
+        self.calls: list[Call] = []  # top-level module calls since the last backward()
+        self.done_calls: list[Call] = []  # those of the last finished backward()
+        self.known_bad: set[int] = set()  # ids of parameters already non-finite
+        self.written_at: dict[int, int] = {}  # id(parameter) -> optimizer step that made it so
+        self.seen_opts: set[int] = set()
+        self.bad_loss_steps: list[int] = []
+        self.bad_loss_step: int | None = None
+        self.grad_culprit: tuple[int, Culprit | None, list[str]] | None = None
+        self.spread: dict[int, int] = {}  # step -> parameters a bad loss's step then destroyed
+        self.taken_since_check: dict[int, int] = {}
+        self.arm_backward = False
+        self.eager_until = 0
+        self.tries = 0
+        engine.subscribe(Backward, self.on_backward)
+        engine.subscribe(OptimizerStep, self.on_optimizer_step)
+        engine.subscribe(ScalerUpdate, self.on_scaler_update)
+        engine.subscribe(EpochStart, lambda ev: self.drain())
+        engine.subscribe(RunEnd, self.on_end)
+
+    # ---- installation -----------------------------------------------------------------------
+
+    def install(self, patcher: Patcher) -> None:
+        import torch
+        from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+        install_amp_hooks(self.engine, patcher)
+        self.nan_trace = bool(getattr(self.engine, "nan_trace", False))
+        self.checker = make_checker(self.tracer)
+        module_cls = torch.nn.Module
+        original = module_cls.__dict__["__call__"]
+        _ORIGINAL_CALL[:] = [original]
+        patcher.on_undo(_ORIGINAL_CALL.clear)
+        tracer, engine = self.tracer, self.engine
+        tls = threading.local()
+        is_grad_enabled, get_rng_state = torch.is_grad_enabled, torch.get_rng_state
+        cuda_ready = torch.cuda.is_initialized
+        record = self.record
+
+        def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if tracer.active:
+                return tracer.call(original, self, args, kwargs)
+            if getattr(tls, "busy", False) or not is_grad_enabled():
+                return original(self, *args, **kwargs)
+            tls.busy = True
+            try:
+                rng = get_rng_state()
+                dev = torch.cuda.get_rng_state() if cuda_ready() else None
+                caller = sys._getframe(1)
+                out = original(self, *args, **kwargs)
+            finally:
+                tls.busy = False
+            _guard(engine, record, self, args, kwargs, rng, dev,
+                   (caller.f_code.co_filename, caller.f_lineno), out)
+            return out
+
+        patcher.setattr(module_cls, "__call__", __call__)
+        patcher.handle(register_optimizer_step_pre_hook(
+            lambda opt, args, kwargs: _guard(engine, self.before_step, opt)))
+        if self.nan_trace:
+            tracer.active = True
+            self.checker.__enter__()
+
+            def leave() -> None:
+                tracer.active = False
+                try:
+                    self.checker.__exit__(None, None, None)
+                except Exception:
+                    pass
+
+            patcher.on_undo(leave)
+
+    def record(self, module: Any, args: Any, kwargs: Any, rng: Any, dev: Any, site: Any, out: Any) -> None:
+        call = Call(module, args, kwargs, rng, dev, site)
+        call.outputs = out
+        self.calls.append(call)
+        if len(self.calls) > MAX_CALLS:
+            del self.calls[0]
+
+    def step_no(self) -> int:
+        return 1 + max((o.attempts for o in self.engine.optimizers.values()), default=0)
+
+    # ---- flags --------------------------------------------------------------------------------
+
+    def _flag(self, step: int, what: str, tensors: list[Any], context: Any = None) -> bool | None:
+        if not tensors:
+            return True
+        if self.eager_until and step <= self.eager_until:
+            self.flags.eager = True
+        elif self.flags.eager and self.eager_until:
+            self.flags.eager, self.eager_until = None, 0
+        verdict = self.flags.add(Flag(step, what, sum_flag(tensors), context))
+        if verdict is False:
+            # a float32 sum of huge finite values can overflow on its own: confirm
+            verdict = all(all_finite(t) for t in tensors)
+        if verdict is None and self.flags.due:
+            self.drain()
+        return verdict
+
+    def drain(self) -> None:
+        """Read the flags kept on a device (one synchronization for many steps)."""
+        for flag in self.flags.drain():
+            self.eager_until = self.step_no() + EAGER_AFTER_TRIP
+            if flag.what == "loss":
+                self.bad_loss(flag.step, None, late=True)
+            elif flag.what == "params" and not self.engine.has_finding("LRD105", flag.context):
+                opt = self.engine.optimizers.get(flag.context)
+                if opt is not None and opt.obj is not None:
+                    self.bad_params(flag.step, opt.obj, opt.label, None, late=True)
+
+    # ---- the loss -----------------------------------------------------------------------------
+
+    def on_backward(self, ev: Backward) -> None:
+        if ev.done:
+            for call in self.calls:
+                call.outputs = None
+            self.done_calls, self.calls = self.calls, []
+            return
+        self._capture_output_grads()
+        loss = ev.loss
+        if not is_float_tensor(loss):
+            return
+        step = self.step_no()
+        if self._flag(step, "loss", [loss]) is False:
+            self.bad_loss(step, ev)
+        elif self.arm_backward:
+            self.arm_backward = False
+            self.localize_backward_now(ev)
+
+    def _capture_output_grads(self) -> None:
+        import torch
+
+        for call in self.calls:
+            outs = [t for t in _tensors(call.outputs) if isinstance(t, torch.Tensor) and t.requires_grad]
+            if not outs or len(outs) > 8:
+                continue
+            call.grad_outputs = [None] * len(outs)
+
+            def keep(i: int, call: Call = call) -> Any:
+                def hook(grad: Any) -> None:
+                    kept = call.grad_outputs
+                    if kept is not None and i < len(kept):
+                        kept[i] = grad
+
+                return hook
+
+            for i, t in enumerate(outs):
+                t.register_hook(keep(i))
+
+    def bad_loss(self, step: int, ev: Backward | None, late: bool = False) -> None:
+        self.bad_loss_steps.append(step)
+        self.bad_loss_step = step
+        eng = self.engine
+        first = not eng.has_finding("LRD104")
+        culprit: Culprit | None = None
+        if ev is not None and (first or self._needs_culprit("LRD104")) and self.tries < 3:
+            self.tries += 1
+            culprit = self.localize_forward(ev)
+        if not first:
+            if culprit is not None:
+                self._attach("LRD104", culprit, step)
+            return
+        kind = kind_of_nonfinite(ev.loss) if ev is not None else "non-finite"
+        message = f"loss became {kind} at step {step}"
+        if late:
+            message += " (read from a device flag; localized at the next non-finite step)"
+        evidence: dict[str, Any] = {"step": step, "kind": kind}
+        where = _loc(ev.site) if ev is not None else None
+        if culprit is not None:
+            message += ": " + culprit.describe()
+            evidence.update(_culprit_evidence(culprit))
+            where = _loc(culprit.site) or where
+        elif ev is not None:
+            message += ": no op of this step produced it from finite values (see the evidence)"
+        eng.report(Finding("LRD104", message, where, evidence=evidence))
+
+    def _needs_culprit(self, code: str) -> bool:
+        f = self.engine._findings.get((code, None))
+        return f is not None and "op" not in f.evidence and "parameter" not in f.evidence
+
+    def _attach(self, code: str, culprit: Culprit, step: int, key: Any = None) -> None:
+        f = self.engine._findings.get((code, key))
+        if f is None or "op" in f.evidence:
+            return
+        evidence = dict(f.evidence, **_culprit_evidence(culprit), localized_at_step=step)
+        self.engine.update_finding(code, key, message=f"{f.message}; at step {step}: {culprit.describe()}",
+                                   evidence=evidence, location=_loc(culprit.site) or f.location)
+
+    def localize_forward(self, ev: Backward) -> Culprit | None:
+        """The first op of this step that made the loss non-finite (graph still intact)."""
+        for call in self.calls:
+            self.tracer.add_root(call.module, None)
+        culprit: Culprit | None = None
+        if self.nan_trace:
+            culprit = self.checker.culprit or self.checker.bad_input
+        elif self.calls:
+            culprit = replay(self.calls, self.tracer, self.checker)
+        if culprit is None or (culprit.phase == "input" and culprit.op != "parameter"):
+            stop = {id(t.grad_fn) for call in self.calls for t in _tensors(call.outputs)
+                    if getattr(t, "grad_fn", None) is not None}
+            walked = walk_loss_graph(ev.tensor, stop)
+            if walked is not None:
+                last = self.calls[-1].site if self.calls else None
+                walked.site = find_source_line(walked.op, last, ev.site) or ev.site
+                culprit = walked
+        if culprit is None:
+            culprit = self._bad_parameter()
+        if culprit is not None and culprit.op == "parameter":
+            self._remember_bad_params()
+            written = [step for root, _ in self.tracer.roots for name, p in root.named_parameters()
+                       if self.tracer.param_name(p) == culprit.module and id(p) in self.written_at
+                       for step in (self.written_at[id(p)],)]
+            if written:
+                culprit.reason += f" (written by optimizer step {written[0]}: see LRD105)"
+            else:
+                culprit.reason += " (made non-finite outside any optimizer step we saw)"
+        return culprit
+
+    def _bad_parameter(self) -> Culprit | None:
+        for root, _ in self.tracer.roots:
+            for name, p in root.named_parameters():
+                if not all_finite(p):
+                    qual = self.tracer.param_name(p) or name
+                    return Culprit("input", "parameter", kind_of_nonfinite(p),
+                                   f"{kind_of_nonfinite(p)} input propagated from parameter `{qual}` "
+                                   f"({describe_nonfinite(p)})", qual, evidence={"parameter": qual})
+        return None
+
+    def _remember_bad_params(self) -> None:
+        for root, _ in self.tracer.roots:
+            for p in root.parameters():
+                if not all_finite(p):
+                    self.known_bad.add(id(p))
+
+    # ---- gradients and parameters -------------------------------------------------------------
+
+    def before_step(self, opt: Any) -> None:
+        if self.nan_trace:
+            self.tracer.phase = "optimizer"
+        params = _float_params(opt)
+        if id(opt) not in self.seen_opts:
+            self.seen_opts.add(id(opt))
+            for p in params:  # once: parameters that were non-finite before any update
+                if not all_finite(p):
+                    self.known_bad.add(id(p))
+        if id(opt) in self.engine._in_scaler_step:
+            return  # GradScaler checks these gradients itself
+        step = self.step_no()
+        grads = [p.grad for p in params if p.grad is not None and p.grad.layout == _strided()]
+        if self._flag(step, "grads", grads, id(opt)) is False and self.bad_loss_step != step:
+            bad = [self.tracer.param_name(p) or f"param {i}" for i, p in enumerate(params)
+                   if p.grad is not None and not all_finite(p.grad)]
+            culprit = None
+            if self.nan_trace:
+                culprit = self.checker.culprit
+            elif self.done_calls and self.tries < 3:
+                self.tries += 1
+                culprit = self._replay_backward(self.done_calls)
+            self.grad_culprit = (step, culprit, bad)
+
+    def _replay_backward(self, calls: list[Call]) -> Culprit | None:
+        for call in calls:
+            self.tracer.add_root(call.module, None)
+            if call.grad_outputs is not None and not all(all_finite(g) for g in call.grad_outputs if g is not None):
+                return Culprit("loss", "backward", "non-finite",
+                               f"the gradient reaching `{self.tracer.name_of(call.module)}`'s output was "
+                               f"already non-finite: the loss computation's backward produced it",
+                               site=call.site)
+        return replay(calls, self.tracer, self.checker, backward=True)
+
+    def localize_backward_now(self, ev: Backward) -> None:
+        """Before this backward runs: find the op whose gradient turns non-finite (LRD106)."""
+        import torch
+
+        calls = [c for c in self.calls if c.outputs is not None]
+        outs, owners = [], []
+        for call in calls:
+            for t in _tensors(call.outputs):
+                if isinstance(t, torch.Tensor) and t.requires_grad:
+                    outs.append(t)
+                    owners.append(call)
+        if not outs:
+            return
+        grads = torch.autograd.grad(ev.tensor, outs, retain_graph=True, allow_unused=True)
+        for call in calls:
+            call.grad_outputs = []
+        for call, g, t in zip(owners, grads, outs):
+            call.grad_outputs.append(g if g is not None else torch.zeros_like(t))
+        culprit = self._replay_backward(calls)
+        for call in calls:
+            call.grad_outputs = [None] * len(call.grad_outputs or ())
+        if culprit is not None:
+            for key in [k for (code, k) in self.engine._findings if code == "LRD106"]:
+                self._attach("LRD106", culprit, self.step_no(), key)
+
+    def on_optimizer_step(self, ev: OptimizerStep) -> None:
+        opt = ev.optimizer.obj
+        if self.nan_trace:
+            self.tracer.phase = "forward"
+        if opt is None or ev.attempt.taken is False:
+            self._reset_trace()
+            return
+        if ev.via_scaler:
+            n = self.taken_since_check.get(ev.optimizer.key, 0) + 1
+            self.taken_since_check[ev.optimizer.key] = n
+            if n % PARAM_INTERVAL:
+                self._reset_trace()
+                return
+        step = ev.attempt.index
+        if self._flag(step, "params", _float_params(opt), ev.optimizer.key) is False:
+            self.bad_params(step, opt, ev.optimizer.label, ev)
+        self._reset_trace()
+
+    def _reset_trace(self) -> None:
+        if self.nan_trace and self.checker is not None:
+            self.checker.reset()
+
+    def bad_params(self, step: int, opt: Any, label: str, ev: OptimizerStep | None, late: bool = False) -> None:
+        for call in self.done_calls:
+            self.tracer.add_root(call.module, None)
+        params = _float_params(opt)
+        bad = [p for p in params if id(p) not in self.known_bad and not all_finite(p)]
+        if not bad:
+            return
+        self.known_bad.update(id(p) for p in bad)
+        for p in bad:
+            self.written_at.setdefault(id(p), step)
+        if self.bad_loss_step == step:
+            # the loss of this very step was already non-finite: the update only spread it
+            self.spread[step] = self.spread.get(step, 0) + len(bad)
+            return
+        key = id(opt)
+        if self.engine.has_finding("LRD105", key):
+            return
+        names = [self.tracer.param_name(p) or _param_label(opt, p) for p in bad]
+        kinds = sorted({k for p in bad for k in kind_of_nonfinite(p).split(" and ")}, reverse=True)
+        cause, evidence = self._cause(step, opt, bad, ev)
+        if late:
+            cause = cause or "read from a device flag after the fact"
+        total = sum(p.numel() for p in bad)
+        nonfinite = sum(int((~_isfinite(p)).sum()) for p in bad)
+        message = (f"optimizer step {step} of {label} wrote {' and '.join(kinds)} into "
+                   f"{len(bad)} parameter tensor{'s' if len(bad) != 1 else ''} ({nonfinite} of {total} "
+                   f"values): {_names(names)}" + (f": {cause}" if cause else ""))
+        where = _loc(ev.site) if ev is not None and ev.site else None
+        if where is None and ev is not None:
+            where = location(self.engine.optimizers[ev.optimizer.key].created_site)
+        evidence.update({"step": step, "parameters": names, "nonfinite_values": nonfinite})
+        self.engine.report(Finding("LRD105", message, where, evidence=evidence), key=key)
+
+    def _cause(self, step: int, opt: Any, bad: list[Any], ev: OptimizerStep | None) -> tuple[str, dict[str, Any]]:
+        if self.nan_trace and self.checker.culprit is not None:
+            c = self.checker.culprit
+            return c.describe(), _culprit_evidence(c)
+        bad_grads = [p for p in bad if p.grad is not None and not all_finite(p.grad)]
+        if bad_grads or (self.grad_culprit is not None and self.grad_culprit[0] == step):
+            culprit = self.grad_culprit[1] if self.grad_culprit and self.grad_culprit[0] == step else None
+            unguarded = "" if ev is not None and ev.via_scaler else " and no GradScaler skipped the step"
+            text = f"the gradients were already non-finite{unguarded}"
+            if culprit is not None:
+                return f"{text}: {culprit.describe()}", _culprit_evidence(culprit)
+            return text, {"cause": "non-finite gradients"}
+        for group in opt.param_groups:
+            members = [p for p in bad if any(p is q for q in group["params"])]
+            if not members:
+                continue
+            lr = group.get("lr")
+            try:
+                if lr is not None and not _finite_number(float(lr)):
+                    return f"its learning rate is {lr}", {"cause": "lr", "lr": lr}
+            except (TypeError, ValueError):
+                pass
+            eps = group.get("eps")
+            for p in members:
+                state = opt.state.get(p, {})
+                sq = state.get("exp_avg_sq")
+                if isinstance(eps, float) and sq is not None and eps_vanishes(eps, p.dtype):
+                    import torch
+
+                    mask = ~torch.isfinite(p.detach())
+                    zero = int((sq.detach()[mask] == 0).sum())
+                    return (f"{type(opt).__name__}'s eps={eps:g} is 0 in {str(p.dtype).replace('torch.', '')}, so "
+                            f"exp_avg / (sqrt(exp_avg_sq) + eps) divides 0 by 0 where the gradient has "
+                            f"always been 0 ({zero} of the non-finite values of `{self.tracer.param_name(p) or 'it'}`; "
+                            f"see LRD102)",
+                            {"cause": "eps vanishes", "op": "div", "reason": "0/0", "eps": eps,
+                             "zero_over_zero": zero})
+        return "the update produced them from finite gradients", {"cause": "update"}
+
+    # ---- GradScaler -----------------------------------------------------------------------------
+
+    def on_scaler_update(self, ev: ScalerUpdate) -> None:
+        self.drain()
+        info = ev.scaler
+        if info.consecutive_skips < SKIP_RUN or self.engine.has_finding("LRD106", info.key):
+            return
+        scaler = info.ref()
+        backoff = getattr(scaler, "_backoff_factor", 0.5) if scaler is not None else 0.5
+        before = ev.scale_before if isinstance(ev.scale_before, float) else None
+        now = f", scale now {before * backoff:g}" if before is not None else ""
+        first = f" (from {info.first_scale:g})" if info.first_scale is not None else ""
+        self.engine.report(
+            Finding(
+                "LRD106",
+                f"GradScaler skipped {info.consecutive_skips} steps in a row{now}{first}: the gradients "
+                f"are non-finite at every scale; no scale fixes this, and once the scale reaches a "
+                f"subnormal or 0 its inf check misses",
+                None,
+                evidence={"consecutive_skips": info.consecutive_skips, "scale": before},
+            ),
+            key=info.key,
+        )
+        self.arm_backward = True
+
+    # ---- the end -----------------------------------------------------------------------------
+
+    def on_end(self, ev: RunEnd) -> None:
+        self.drain()
+        eng = self.engine
+        f = eng._findings.get(("LRD104", None))
+        if f is not None:
+            n = len(self.bad_loss_steps)
+            extra = ""
+            if n > 1:
+                extra += f" ({n} steps had a non-finite loss, the last at step {self.bad_loss_steps[-1]})"
+            spread = self.spread.get(f.evidence.get("step", -1), 0)
+            if spread:
+                extra += (f"; that step's update then wrote NaN into {spread} parameter "
+                          f"tensor{'s' if spread != 1 else ''}")
+            if extra:
+                eng.update_finding("LRD104", None, message=f.message + extra,
+                                   evidence=dict(f.evidence, nonfinite_steps=n))
+        for info in eng.scalers.values():
+            f = eng._findings.get(("LRD106", info.key))
+            if f is None:
+                continue
+            scale = info.last_scale if isinstance(info.last_scale, float) else None
+            tail = (f"; longest run {info.max_consecutive_skips} skips, scale at the last update "
+                    f"{fmt_mag(scale) if scale is not None and scale >= 1e-3 else scale}")
+            if scale is not None and scale < 1.1754944e-38:
+                tail += " (subnormal or 0: the scaler can no longer recover)"
+            if "longest run" not in f.message:
+                eng.update_finding("LRD106", info.key, message=f.message + tail,
+                                   evidence=dict(f.evidence, longest_run=info.max_consecutive_skips,
+                                                 last_scale=scale))
+
+
+def _tensors(out: Any) -> list[Any]:
+    from lrdoctor.watch.localize import _flat
+
+    return [t for t in _flat(out) if hasattr(t, "grad_fn")]
+
+
+def _strided() -> Any:
+    import torch
+
+    return torch.strided
+
+
+def _isfinite(p: Any) -> Any:
+    import torch
+
+    return torch.isfinite(p.detach())
+
+
+def _finite_number(x: float) -> bool:
+    return x == x and abs(x) != float("inf")
+
+
+def _param_label(opt: Any, p: Any) -> str:
+    for gi, group in enumerate(opt.param_groups):
+        for pi, q in enumerate(group["params"]):
+            if q is p:
+                return f"param_groups[{gi}]['params'][{pi}] {tuple(p.shape)}"
+    return f"parameter {tuple(p.shape)}"
+
+
+def _culprit_evidence(c: Culprit) -> dict[str, Any]:
+    ev: dict[str, Any] = {"phase": c.phase, "op": c.op, "kind": c.kind, "reason": c.reason}
+    if c.module:
+        ev["module"] = c.module
+    if c.module_type:
+        ev["module_type"] = c.module_type
+    if c.node:
+        ev["autograd_node"] = c.node
+    if c.site:
+        ev["line"] = f"{display_path(c.site[0])}:{c.site[1]}"
+    if c.then:
+        ev["then"] = c.then
+    if c.op == "parameter" and c.module:
+        ev["parameter"] = c.module
+    ev.update(c.evidence)
+    return ev
+
+
+CHECKS = (NonFinite,)

@@ -1,0 +1,297 @@
+"""NaN/inf detection (LRD104/105/106) and localization, reproduced for real on CPU.
+
+CPU autocast keeps log/softmax/exp/sum in float16 where CUDA autocast uses float32, so these
+scripts use `.half()` models and explicit float16 tensors for float16 numerics.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+def _line(source: str, marker: str) -> int:
+    import textwrap
+
+    for i, text in enumerate(textwrap.dedent(source).splitlines(), 1):
+        if marker in text:
+            return i
+    raise AssertionError(marker)
+
+
+LOG_SIGMOID = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Linear(8, 1).half()
+opt = torch.optim.SGD(model.parameters(), lr=1e-2)
+for step in range(6):
+    x = torch.randn(16, 8).half() * (1 if step < 3 else 60)  # step 4: logits far from 0
+    y = (torch.rand(16, 1) > 0.5).half()
+    prob = torch.sigmoid(model(x))
+    loss = -(y * torch.log(prob) + (1 - y) * torch.log(1 - prob)).mean()  # LOG
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_log_of_float16_sigmoid_that_rounds_to_zero_names_log_and_its_line(run_script):
+    f = run_script(LOG_SIGMOID).only("LRD104")
+    assert f.evidence["step"] == 4
+    assert f.evidence["op"] == "log"
+    assert f.evidence["phase"] == "loss"
+    assert "log of 0" in f.evidence["reason"]
+    assert "float16" in f.evidence["reason"]
+    assert f.location.line == _line(LOG_SIGMOID, "# LOG")
+
+
+OVERFLOW = """
+import torch
+torch.manual_seed(0)
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(16, 16)
+        self.head = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.body(x))
+        return self.head(h)  # HEAD
+
+model = Net().half()
+opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+for step in range(1, 9):
+    x = torch.randn(8, 16).half()
+    if step == 6:
+        x = x * 100  # an outlier batch
+        with torch.no_grad():
+            model.head.weight.mul_(3000)  # into a head whose weights have grown
+    loss = torch.nn.functional.cross_entropy(model(x).float(), torch.zeros(8, dtype=torch.long))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_linear_whose_output_overflows_float16_is_named_with_magnitude(run_script):
+    ran = run_script(OVERFLOW)
+    f = ran.only("LRD104")
+    assert f.evidence["step"] == 6
+    assert f.evidence["module"] == "model.head"
+    assert f.evidence["module_type"] == "Linear"
+    assert "exceeded float16's maximum 65504" in f.evidence["reason"]
+    assert f.evidence["max_abs"] > 65504
+    assert f.location.line == _line(OVERFLOW, "# HEAD")
+    assert "`model.head` (Linear) produced inf" in f.message
+
+
+LOG_SOFTMAX_IN_MODULE = """
+import torch
+torch.manual_seed(0)
+
+class Classifier(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        probs = torch.softmax(self.proj(x), dim=-1)
+        return torch.log(probs)  # LOGPROBS
+
+model = Classifier().half()
+opt = torch.optim.SGD(model.parameters(), lr=1e-2)
+for step in range(1, 5):
+    x = torch.randn(4, 8).half() * (1 if step < 3 else 50)
+    logp = model(x)
+    loss = torch.nn.functional.nll_loss(logp.float(), torch.zeros(4, dtype=torch.long))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_log_of_softmax_blames_log_not_softmax(run_script):
+    f = run_script(LOG_SOFTMAX_IN_MODULE).only("LRD104")
+    assert f.evidence["step"] == 3
+    assert f.evidence["op"] == "log"
+    assert f.evidence["module"] == "model"
+    assert "log of 0" in f.evidence["reason"]
+    assert f.location.line == _line(LOG_SOFTMAX_IN_MODULE, "# LOGPROBS")
+
+
+ADAM_EPS = """
+import torch
+torch.manual_seed(0)
+
+class Bag(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(10, 4)
+        self.out = torch.nn.Linear(4, 1)
+
+    def forward(self, ids):
+        return self.out(self.emb(ids).mean(1))
+
+model = Bag().half()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)  # eps=1e-8 is 0 in float16
+for step in range(3):
+    ids = torch.randint(0, 9, (64, 3))  # row 9 never gets a gradient
+    loss = model(ids).float().pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_adam_default_eps_on_half_model_writes_nan_into_unused_embedding_rows(run_script):
+    ran = run_script(ADAM_EPS)
+    f = ran.only("LRD105")
+    assert f.evidence["step"] == 1
+    assert "model.emb.weight" in f.evidence["parameters"]
+    assert f.evidence["cause"] == "eps vanishes"
+    assert f.evidence["reason"] == "0/0"
+    assert "eps=1e-08 is 0 in float16" in f.message
+    assert "LRD102" in ran.codes
+    # float16 also flushes small squared gradients (and so some used elements) to 0: the loss
+    # of step 2 is non-finite from that parameter
+    f = ran.only("LRD104")
+    assert f.evidence["step"] == 2
+    assert f.evidence["parameter"] == "model.emb.weight"
+    assert "written by optimizer step" in f.message
+
+
+PLANTED = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(1, 6):
+    if step == 3:
+        with torch.no_grad():
+            model[2].weight[0, 1] = float("nan")  # e.g. a bad checkpoint row
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_nan_planted_in_a_parameter_is_traced_to_that_parameter(run_script):
+    ran = run_script(PLANTED)
+    f = ran.only("LRD104")
+    assert f.evidence["step"] == 3
+    assert f.evidence["parameter"] == "model.2.weight"
+    assert "propagated from parameter `model.2.weight`" in f.message
+    assert "LRD105" not in ran.codes  # no optimizer step wrote it
+
+
+BACKWARD_OVERFLOW = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).half()
+opt = torch.optim.SGD(model.parameters(), lr=1e-4)
+for step in range(1, 5):
+    x = torch.randn(32, 8).half()
+    scale = 1e5 if step == 2 else 1.0  # a loss weight far too large for float16 gradients
+    loss = model(x).float().mean() * scale
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_gradient_overflow_without_gradscaler_is_localized_in_backward(run_script):
+    ran = run_script(BACKWARD_OVERFLOW)
+    f = ran.only("LRD105")
+    assert f.evidence["step"] == 2
+    assert f.evidence["phase"] == "backward"
+    assert f.evidence["module"].startswith("model.")
+    assert "exceeded float16's maximum" in f.evidence["reason"]
+    assert "no GradScaler skipped the step" in f.message
+
+
+SCALE_COLLAPSE = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Linear(8, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+for step in range(30):
+    x = torch.randn(16, 8)
+    out = model(x)
+    loss = out.pow(2).mean() + torch.sqrt(out * 0).mean()  # d sqrt(0) = inf: NaN gradients
+    opt.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+"""
+
+
+def test_gradscaler_skipping_step_after_step_is_reported_with_scale(run_script):
+    ran = run_script(SCALE_COLLAPSE)
+    f = ran.only("LRD106")
+    assert f.evidence["consecutive_skips"] == 10
+    assert f.evidence["longest_run"] == 30
+    assert "scale now" in f.message
+    assert "LRD104" not in ran.codes and "LRD105" not in ran.codes
+
+
+OCCASIONAL_SKIPS = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Linear(8, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+scaler = torch.amp.GradScaler("cpu", init_scale=2.0**126)  # overflows float32 at first
+for step in range(40):
+    loss = model(torch.randn(16, 8)).pow(2).mean()
+    opt.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+"""
+
+
+def test_a_few_skipped_steps_under_gradscaler_are_normal(run_script):
+    ran = run_script(OCCASIONAL_SKIPS)
+    assert ran.ns["opt"].state is not None
+    assert not {"LRD104", "LRD105", "LRD106"} & set(ran.codes)
+
+
+def test_device_flags_are_read_in_bulk_and_still_name_the_first_step(run_script, monkeypatch):
+    # pretend every tensor lives on an accelerator: no flag may be read per step
+    import lrdoctor.watch.numerics as numerics
+
+    reads = []
+    real = numerics.read_scalar
+    monkeypatch.setattr(numerics, "on_cpu", lambda t: False)
+    monkeypatch.setattr(numerics, "read_scalar", lambda t: reads.append(1) or real(t))
+    ran = run_script(PLANTED)
+    f = ran.only("LRD104")
+    assert f.evidence["step"] == 3
+    assert reads == []  # drained with one stacked read, not one .item() per flag
+
+
+def test_nan_trace_names_the_same_culprit(run_script):
+    f = run_script(OVERFLOW, nan_trace=True).only("LRD104")
+    assert f.evidence["module"] == "model.head"
+    assert f.evidence["step"] == 6
+    f = run_script(LOG_SOFTMAX_IN_MODULE, nan_trace=True).only("LRD104")
+    assert f.evidence["op"] == "log"
+
+
+def test_finite_training_is_silent(run_script):
+    ran = run_script("""
+        import torch
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Dropout(0.2), torch.nn.ReLU(),
+                                    torch.nn.Linear(8, 1))
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        for step in range(20):
+            loss = model(torch.randn(8, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """)
+    assert ran.codes == []
