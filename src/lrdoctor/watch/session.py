@@ -25,8 +25,9 @@ class Watch:
     """
 
     def __init__(self, strict: bool = False, echo: Callable[[str], None] | None = None,
-                 checks: tuple[type, ...] | None = None) -> None:
+                 checks: tuple[type, ...] | None = None, nan_trace: bool = False) -> None:
         self.strict = strict
+        self.nan_trace = nan_trace  # check every op of every step for NaN/inf (slow)
         self._echo = echo
         self._checks = checks
         self.engine: Any = None
@@ -47,6 +48,7 @@ class Watch:
         from lrdoctor.watch.patching import Patcher
 
         self.engine = Engine(strict=self.strict, echo=self._echo)
+        self.engine.nan_trace = self.nan_trace
         instances = [check(self.engine) for check in (self._checks or ALL_CHECKS)]
         self._patcher = Patcher()
         try:

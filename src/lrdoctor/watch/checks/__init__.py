@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from lrdoctor.watch.checks.amp import CHECKS as AMP_CHECKS
+from lrdoctor.watch.checks.nonfinite import CHECKS as NONFINITE_CHECKS
 from lrdoctor.watch.checks.schedule import SCHEDULE_CHECKS
+from lrdoctor.watch.crash import CHECKS as CRASH_CHECKS
 
-ALL_CHECKS: tuple[type, ...] = SCHEDULE_CHECKS
+ALL_CHECKS: tuple[type, ...] = SCHEDULE_CHECKS + NONFINITE_CHECKS + AMP_CHECKS + CRASH_CHECKS
