@@ -33,6 +33,7 @@ from lrdoctor.watch.events import (
     SchedulerStep,
     Site,
     _ref,
+    _UNKNOWN,
 )
 
 COLLAPSE_RATIO = 1e-6
@@ -242,7 +243,8 @@ class Engine:
         info.exhausted = True
 
     def on_attempt(self, opt: Any, taken: bool | None, found_inf: Any, via_scaler: bool,
-                   site: Site | None, lrs: tuple[Any, ...] | None = None) -> None:
+                   site: Any = _UNKNOWN, lrs: tuple[Any, ...] | None = None) -> None:
+        """``site``: the user's line when the caller knows it; found on demand otherwise."""
         info = self.optimizer(opt)
         self.clock += 1
         if lrs is None:
@@ -325,6 +327,8 @@ class Engine:
                 info.steps_before_first_attempt += 1
             elif opt.last_attempt is not None:
                 counts = opt.last_attempt.scheduler_steps_after
+                if counts is None:
+                    counts = opt.last_attempt.scheduler_steps_after = {}
                 counts[info.key] = counts.get(info.key, 0) + 1
         if error is not None:
             info.crashed = f"{type(error).__name__}: {error}"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 Site = tuple[str, int]  # (filename, line) of the user's call
+_UNKNOWN = object()
 
 
 def _ref(obj: Any) -> Any:
@@ -23,16 +24,19 @@ def _ref(obj: Any) -> Any:
         return lambda: obj
 
 
-@dataclass(eq=False)
 class Attempt:
     """One attempt to update: ``optimizer.step()`` or ``scaler.step(optimizer)``."""
 
-    index: int  # 1-based count of attempts on this optimizer
-    clock: int
-    # True taken, False skipped by GradScaler, None: decided by a fused kernel, flag unread yet
-    taken: bool | None
-    found_inf: Any = None  # tensor to read lazily when ``taken`` is None
-    scheduler_steps_after: dict[int, int] = field(default_factory=dict)
+    __slots__ = ("index", "clock", "taken", "found_inf", "scheduler_steps_after")
+
+    def __init__(self, index: int, clock: int, taken: bool | None, found_inf: Any = None) -> None:
+        self.index = index  # 1-based count of attempts on this optimizer
+        self.clock = clock
+        # True taken, False skipped by GradScaler, None: decided by a fused kernel, unread yet
+        self.taken = taken
+        self.found_inf = found_inf  # tensor to read lazily when ``taken`` is None
+        # scheduler key -> steps made after this attempt, before the next one (made on demand)
+        self.scheduler_steps_after: dict[int, int] | None = None
 
 
 @dataclass(eq=False)
@@ -126,15 +130,30 @@ class LoaderInfo:
 # ---- events -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
 class OptimizerStep:
-    """An attempt to update finished (taken, skipped or decided by a fused kernel)."""
+    """An attempt to update finished (taken, skipped or decided by a fused kernel).
 
-    optimizer: OptimizerInfo
-    attempt: Attempt
-    lrs: tuple[Any, ...]
-    via_scaler: bool
-    site: Site | None
+    ``site`` (the user's line) is found on first access, which must happen while the event is
+    being dispatched (the user's frame is then still on the stack): most steps never need it.
+    """
+
+    __slots__ = ("optimizer", "attempt", "lrs", "via_scaler", "_site")
+
+    def __init__(self, optimizer: OptimizerInfo, attempt: Attempt, lrs: tuple[Any, ...],
+                 via_scaler: bool, site: Site | None | object = _UNKNOWN) -> None:
+        self.optimizer = optimizer
+        self.attempt = attempt
+        self.lrs = lrs
+        self.via_scaler = via_scaler
+        self._site = site
+
+    @property
+    def site(self) -> Site | None:
+        if self._site is _UNKNOWN:
+            from lrdoctor.watch.callsite import user_site
+
+            self._site = user_site(2)
+        return self._site  # type: ignore[return-value]
 
 
 @dataclass(slots=True)

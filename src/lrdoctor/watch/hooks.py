@@ -33,6 +33,7 @@ from lrdoctor.watch.patching import Patcher
 
 _tls = threading.local()
 _THIS_FILE = os.path.abspath(__file__)
+_relayed: set[tuple[Any, ...]] = set()
 
 
 def _guard(engine: Engine, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -73,30 +74,39 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
         register_optimizer_step_pre_hook,
     )
 
+    in_scaler_step = engine._in_scaler_step
+
     def pre(opt: Any, args: Any, kwargs: Any) -> None:
         # LRs are read before the step: that is the LR this update trains with.
-        _tls.pre_lrs = _guard(engine, lrs_of, opt)
+        try:
+            _tls.pre_lrs = tuple(g.get("lr") for g in opt.param_groups)
+        except Exception as exc:
+            _tls.pre_lrs = None
+            engine.internal_error(exc)
 
     def post(opt: Any, args: Any, kwargs: Any) -> None:
-        key = id(opt)
-        found_inf = getattr(opt, "found_inf", None)
-        in_scaler = key in engine._in_scaler_step
-        if in_scaler:
-            engine._in_scaler_step[key] = True
-        taken: bool | None = True
-        if found_inf is not None and in_scaler:
-            # fused optimizer: the kernel itself skipped the update if found_inf != 0
-            value = _guard(engine, _scalar, found_inf)
-            if isinstance(value, float):
-                taken, found_inf = value == 0.0, None
-            else:
-                taken, found_inf = None, value
-        else:
+        try:
+            key = id(opt)
+            in_scaler = key in in_scaler_step
+            taken: bool | None = True
             found_inf = None
-        site = None if in_scaler else _guard(engine, user_site, 3)
-        lrs = getattr(_tls, "pre_lrs", None)
-        _guard(engine, engine.on_attempt, opt, taken, found_inf, in_scaler, site, lrs)
-        _tls.pre_lrs = None
+            if in_scaler:
+                in_scaler_step[key] = True
+                found_inf = getattr(opt, "found_inf", None)
+                if found_inf is not None:
+                    # fused optimizer: the kernel itself skipped the update if found_inf != 0
+                    value = _scalar(found_inf)
+                    if isinstance(value, float):
+                        taken, found_inf = value == 0.0, None
+                    else:
+                        taken, found_inf = None, value
+            lrs = getattr(_tls, "pre_lrs", None)
+            _tls.pre_lrs = None
+            engine.on_attempt(opt, taken, found_inf, in_scaler, lrs=lrs)
+        except ScheduleError:
+            raise
+        except Exception as exc:
+            engine.internal_error(exc)
 
     patcher.handle(register_optimizer_step_pre_hook(pre))
     patcher.handle(register_optimizer_step_post_hook(post))
@@ -275,13 +285,19 @@ def _emit_relayed(frame: Any) -> None:
     _tls.relay = None
     if not relay:
         return
-    registry = frame.f_globals.setdefault("__warningregistry__", {})
     for w in relay:
+        filename, lineno, module_globals = w.filename, w.lineno, None
         if os.path.abspath(w.filename) == _THIS_FILE:
-            warnings.warn_explicit(w.message, w.category, frame.f_code.co_filename, frame.f_lineno,
-                                   registry=registry, module_globals=frame.f_globals)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            filename, lineno = frame.f_code.co_filename, frame.f_lineno
+            module_globals = frame.f_globals
+        # catch_warnings() resets every module's once-per-location registry, so the
+        # "show once per location" default is kept here instead
+        key = (str(w.message), w.category, filename, lineno)
+        if key in _relayed:
+            continue
+        _relayed.add(key)
+        warnings.warn_explicit(w.message, w.category, filename, lineno, registry={},
+                               module_globals=module_globals)
 
 
 def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir: str) -> Callable[..., Any]:
