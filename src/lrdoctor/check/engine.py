@@ -75,7 +75,7 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
         module = ModuleInfo.build(path, tree)
         loader.modules.setdefault(path, module)
         loader.sources.setdefault(path, text)
-        program = Tracer(module, loader).run()
+        program = Tracer(module, loader, text).run()
         ctx = FileContext(path, text, tree, module, program, codes)
         found: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}
         for rule in rules_for(codes):

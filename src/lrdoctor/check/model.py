@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -420,8 +421,10 @@ class ModuleLoader:
 class Tracer:
     """Builds a :class:`Program` for one module."""
 
-    def __init__(self, module: ModuleInfo, loader: ModuleLoader | None = None) -> None:
+    def __init__(self, module: ModuleInfo, loader: ModuleLoader | None = None,
+                 source: str | None = None) -> None:
         self.module = module
+        self.source = source
         self.loader = loader or ModuleLoader()
         self.events: list[Event] = []
         self.objects: list[Obj] = []
@@ -447,7 +450,7 @@ class Tracer:
 
     def run(self) -> Program:
         self.exec_body(self.module.tree.body, self.module_scope)
-        called = _called_names(self.module.tree)
+        called = _called_names(self.module.tree, self.source)
         for name, fn in self.module.functions.items():
             if name not in called and id(fn) not in self.visited:
                 self.trace_root_function(fn, None)
@@ -1243,8 +1246,15 @@ def _while_hint(stmt: ast.While) -> str:
     return ""
 
 
-def _called_names(tree: ast.Module) -> set[str]:
+_CALLED = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
+
+
+def _called_names(tree: ast.Module, source: str | None = None) -> set[str]:
     """Names of functions/methods called anywhere in the module (to find entry points)."""
+    if source is not None:
+        # the source text answers this at C speed; a name in a string or comment only makes a
+        # function look called, so it is traced through its callers (or as a leftover root)
+        return set(_CALLED.findall(source))
     called: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):

@@ -1,0 +1,95 @@
+"""The checker never crashes: property tests over generated and mutated training scripts."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lrdoctor.check.engine import check_source
+
+SEEDS = [
+    resources.files("lrdoctor.examples").joinpath(p.name).read_text("utf-8")
+    for p in resources.files("lrdoctor.examples").iterdir()
+    if p.name.endswith(".py") and p.name.startswith("LRD")
+]
+
+FRAGMENTS = [
+    "optimizer.step()", "scheduler.step()", "scheduler.step(epoch)", "scaler.step(optimizer)",
+    "scaler.update()", "scaler.scale(loss).backward()", "loss.backward()",
+    "for x in loader:", "for epoch in range(10):", "while True:", "if i % 4 == 0:", "else:",
+    "optimizer = torch.optim.Adam(model.parameters())",
+    "scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 3)",
+    "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, 1.0, total_steps=len(loader))",
+    "scaler = torch.cuda.amp.GradScaler()", "def train(model, loader, optimizer, scheduler):",
+    "class Trainer:", "def fit(self):", "self.scheduler.step()", "return optimizer, scheduler",
+    "opt, sched = train(model, loader, optimizer, scheduler)", "train(model, loader, opt, sched)",
+    "for g in optimizer.param_groups:", "g['lr'] = 0.1", "torch.save({'opt': optimizer.state_dict()}, p)",
+    "scheds = {'a': scheduler}", "for s in scheds.values():", "s.step()", "pass", "x = (",
+    "with torch.autocast('cuda'):", "torch.nn.utils.clip_grad_norm_(model.parameters(), 1)",
+    "self.fit()", "train(*args, **kwargs)", "lambda epoch: 0.9 ** epoch", "yield scheduler",
+    "async def f():", "await scheduler.step()", "match x:", "case 1:", "global optimizer",
+]
+
+
+def assert_no_crash(source: str) -> None:
+    result = check_source(source, "fuzz.py")
+    assert not any("internal error" in e for e in result.errors), result.errors
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from(FRAGMENTS)), max_size=40))
+def test_generated_scripts_never_crash(lines: list[tuple[int, str]]) -> None:
+    assert_no_crash("import torch\n" + "\n".join("    " * d + s for d, s in lines) + "\n")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.sampled_from(SEEDS),
+    st.lists(st.tuples(st.sampled_from(["drop", "dup", "swap", "dedent", "indent", "insert"]),
+                       st.integers(0, 200), st.sampled_from(FRAGMENTS)), max_size=8),
+)
+def test_mutated_examples_never_crash(seed: str, edits: list[tuple[str, int, str]]) -> None:
+    lines = seed.splitlines()
+    for op, at, fragment in edits:
+        if not lines:
+            break
+        i = at % len(lines)
+        if op == "drop":
+            del lines[i]
+        elif op == "dup":
+            lines.insert(i, lines[i])
+        elif op == "swap":
+            j = (i + 1) % len(lines)
+            lines[i], lines[j] = lines[j], lines[i]
+        elif op == "dedent":
+            lines[i] = lines[i][4:]
+        elif op == "indent":
+            lines[i] = "    " + lines[i]
+        else:
+            indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+            lines.insert(i, indent + fragment)
+    assert_no_crash("\n".join(lines) + "\n")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(list("()[]{}:.=,+*\n 'abcxyz0123") + FRAGMENTS), max_size=120)
+       .map("".join))
+def test_arbitrary_text_never_crashes(text: str) -> None:
+    assert_no_crash(text)
+
+
+def test_recursive_functions_and_self_calls_terminate() -> None:
+    assert_no_crash(
+        "import torch\n"
+        "def f(opt, sched):\n    g(opt, sched)\n    sched.step()\n"
+        "def g(opt, sched):\n    f(opt, sched)\n    opt.step()\n"
+        "class T:\n    def a(self):\n        self.b()\n    def b(self):\n        self.a()\n"
+    )
+
+
+def test_call_fan_out_is_bounded() -> None:
+    # each level calls the next twice: 2**30 paths if followed naively
+    levels = "\n".join(f"def f{i}(o):\n    f{i + 1}(o)\n    f{i + 1}(o)\n" for i in range(30))
+    assert_no_crash("import torch\n" + levels + "\ndef f30(o):\n    o.step()\nf0(torch.optim.SGD([]))\n")

@@ -1,0 +1,99 @@
+"""Notebooks and directory walks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lrdoctor.check.engine import check_file
+from lrdoctor.check.gitignore import IgnoreRules
+from lrdoctor.check.sources import discover, notebook_source
+from lrdoctor.cli import main
+
+
+def notebook(*cells: str | tuple[str, str]) -> str:
+    out = []
+    for cell in cells:
+        kind, source = cell if isinstance(cell, tuple) else ("code", cell)
+        out.append({"cell_type": kind, "metadata": {}, "source": source.splitlines(True),
+                    **({"outputs": [], "execution_count": None} if kind == "code" else {})})
+    return json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+NB_CELLS = (
+    "%matplotlib inline\n!pip install -q torch\nimport torch\nfrom torch.utils.data import DataLoader",
+    ("markdown", "# Training"),
+    "loader = DataLoader(list(range(64)), batch_size=8)\nmodel = torch.nn.Linear(4, 1)\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.1)",
+    "%%time\nsched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10)\n"
+    "for epoch in range(10):\n    for x in loader:\n        opt.step()\n        sched.step()",
+    "%%bash\nls -la\nfor x in *; do echo $x; done",
+)
+
+
+def test_notebook_findings_point_at_cell_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "train.ipynb"
+    path.write_text(notebook(*NB_CELLS))
+    result = check_file(str(path))
+    assert result.errors == []
+    [diag] = result.diagnostics
+    assert (diag.code, diag.cell, diag.line) == ("LRD002", 3, 6)
+    assert str(diag.finding().location).endswith("train.ipynb:cell 3:line 6")
+
+
+def test_notebook_text_output_shows_the_cell_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("train.ipynb").write_text(notebook(*NB_CELLS))
+    assert main(["check", "."]) == 1
+    out = capsys.readouterr().out
+    assert "train.ipynb:cell 3:line 6:9: LRD002" in out
+    assert "6 |         sched.step()" in out
+
+
+def test_magics_and_shell_escapes_are_blanked_keeping_line_numbers() -> None:
+    nb = notebook_source(notebook("x = 1\n%time y = 2\nfiles = !ls\nif x:\n    %debug\nz = 3"))
+    assert nb.text.splitlines() == ["x = 1", "", "", "if x:", "    pass", "z = 3"]
+
+
+def test_a_broken_cell_is_skipped_and_the_others_checked(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    cells = list(NB_CELLS)
+    cells.insert(1, "def broken(:\n    pass")
+    path.write_text(notebook(*cells))
+    result = check_file(str(path))
+    assert len(result.errors) == 1 and "cell 2:line 1: syntax error" in result.errors[0]
+    assert [d.code for d in result.diagnostics] == ["LRD002"]
+
+
+def test_notebook_without_cells_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "x.ipynb"
+    path.write_text('{"metadata": {}}')
+    assert "not a Jupyter notebook" in check_file(str(path)).errors[0]
+
+
+def test_gitignore_patterns() -> None:
+    rules = IgnoreRules(["/build", "*.log", "data/**/raw", "!data/keep/raw", "out/"], base="/p")
+    assert rules.ignored("/p/build", True)
+    assert not rules.ignored("/p/src/build", True)
+    assert rules.ignored("/p/a/b.log", False)
+    assert rules.ignored("/p/data/x/y/raw", True)
+    assert not rules.ignored("/p/data/keep/raw", True)
+    assert rules.ignored("/p/src/out", True)
+    assert not rules.ignored("/p/src/out", False)
+
+
+def test_discover_walks_directories_and_keeps_explicit_files(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("skip.py\n")
+    (tmp_path / "pkg").mkdir()
+    for name in ("a.py", "skip.py", "pkg/b.py", "pkg/c.ipynb", "pkg/d.txt"):
+        (tmp_path / name).write_text("x = 1\n")
+    files, errors = discover([str(tmp_path)])
+    assert sorted(Path(f).relative_to(tmp_path).as_posix() for f in files) == [
+        "a.py", "pkg/b.py", "pkg/c.ipynb"]
+    files, _ = discover([str(tmp_path / "skip.py")])
+    assert len(files) == 1 and errors == []
