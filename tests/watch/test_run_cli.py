@@ -153,3 +153,41 @@ def test_end_of_run_checks_work_after_the_script_has_freed_its_objects(tmp_path,
     result = lrdoctor("run", "--json", str(out), str(EXAMPLES / f"{code}_wrong.py"))
     assert result.returncode == 0, result.stderr
     assert [f["code"] for f in json.loads(out.read_text())["findings"]] == [code]
+
+
+def test_under_torchrun_each_rank_reports_and_writes_its_own_json(tmp_path):
+    torchrun = Path(sys.executable).with_name("torchrun")
+    if not torchrun.exists():
+        pytest.fail("torchrun is installed with torch; it must be there")
+    script = write(tmp_path / "ddp.py", """
+        import torch, torch.distributed as dist
+        from torch.utils.data import DataLoader, TensorDataset
+        from torch.utils.data.distributed import DistributedSampler
+        dist.init_process_group("gloo")
+        torch.manual_seed(0)
+        ds = TensorDataset(torch.randn(256, 8), torch.randn(256, 1))
+        loader = DataLoader(ds, batch_size=16, sampler=DistributedSampler(ds))
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(8, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=3)
+        for epoch in range(2):
+            loader.sampler.set_epoch(epoch)
+            for x, y in loader:
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+                sched.step()
+        dist.destroy_process_group()
+    """)
+    env = {**os.environ, "NO_COLOR": "1", "MASTER_ADDR": "127.0.0.1"}
+    result = subprocess.run(
+        [str(torchrun), "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+         "--master_port", "29517", "-m", "lrdoctor", "run", "--json",
+         str(tmp_path / "report.json"), str(script)],
+        capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    for rank in (0, 1):
+        report = json.loads((tmp_path / f"report.rank{rank}.json").read_text())
+        assert [f["code"] for f in report["findings"]] == ["LRD002"]
+        assert report["schedulers"][0]["steps_per_epoch"] == [8, 8]  # 128 samples per rank
+        assert f"[rank {rank}] ddp.py:" in result.stderr

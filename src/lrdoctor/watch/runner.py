@@ -115,11 +115,24 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
     return code
 
 
+def _per_rank(path: str) -> str:
+    """Under torchrun every rank writes its own report: ``{rank}`` in the path is replaced,
+    otherwise ``.rankN`` goes before the extension (single-process runs keep the path)."""
+    rank = os.environ.get("RANK")
+    if rank is None or os.environ.get("WORLD_SIZE", "1") == "1":
+        return path.replace("{rank}", "0")
+    if "{rank}" in path:
+        return path.replace("{rank}", rank)
+    root, ext = os.path.splitext(path)
+    return f"{root}.rank{rank}{ext}"
+
+
 def _emit_report(watch: Watch, json_path: str | None, quiet: bool) -> None:
     from lrdoctor.report.text import use_color
 
     try:
         if json_path:
+            json_path = _per_rank(json_path)
             with open(json_path, "w", encoding="utf-8") as fh:
                 json.dump(watch.to_dict(), fh, indent=2)
                 fh.write("\n")
