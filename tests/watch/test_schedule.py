@@ -454,3 +454,18 @@ def test_user_subclass_and_composites_count_user_steps_only(run_script):
     assert sched.cls == "Warmup" and sched.user_steps == 48
     assert ran.watch.engine.train_loader.length == 16
     assert sched.epoch_steps == [16, 16, 16]
+
+
+def test_collapse_after_a_warmup_from_zero_is_measured_against_the_base_lr(run_script):
+    ran = run_script(PRELUDE + """
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# warm-up from exactly 0 (like HF's linear warm-up), then a decay far too fast per batch
+scheduler = torch.optim.lr_scheduler.LambdaLR(
+    optimizer, lambda s: s / 4 if s < 4 else 0.5 ** (s - 4))
+for epoch in range(4):
+    for x, y in loader:
+        train_batch(x, y)
+        scheduler.step()
+""")
+    f = ran.only("LRD009")
+    assert "fell from 0.1 to" in f.message

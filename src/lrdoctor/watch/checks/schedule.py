@@ -35,6 +35,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def _num(v: Any) -> float:
+    return float(v) if _is_float(v) else 0.0
+
+
 def _times(n: int) -> str:
     return {1: "once", 2: "twice"}.get(n, f"{n} times")
 
@@ -510,12 +514,20 @@ class LRCollapse(Check):
         engine.subscribe(EpochStart, self.on_epoch)
         engine.subscribe(RunEnd, self.on_end)
         self.collapse_epoch: dict[int, int] = {}
+        self.reference: dict[int, tuple[float, ...]] = {}
 
     def on_opt(self, ev: OptimizerStep) -> None:
         opt = ev.optimizer
         if opt.collapse_at is not None:
             return
-        first = opt.first_lrs
+        first = self.reference.get(opt.key)
+        if first is None:
+            # the schedule's base LR when a scheduler recorded it (a warm-up may start at 0)
+            groups = getattr(opt.obj, "param_groups", ())
+            first = self.reference[opt.key] = tuple(
+                max(_num(lr), _num(g.get("initial_lr", 0.0)))
+                for lr, g in zip(ev.lrs, groups)
+            )
         lrs = ev.lrs
         if not first or len(first) != len(lrs):
             return
@@ -541,7 +553,7 @@ class LRCollapse(Check):
         eng.report(
             Finding(
                 "LRD009",
-                f"LR of {opt.label} fell from {fmt_lrs(opt.first_lrs)} to "
+                f"LR of {opt.label} fell from {fmt_lrs(self.reference.get(opt_key))} to "
                 f"{fmt_lrs(opt.collapse_lrs)} (below 1e-6 of its start) at optimizer step "
                 f"{opt.collapse_at}{by}, {why}",
                 location(scheds[0].last_site) if scheds else None,
