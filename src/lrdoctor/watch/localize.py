@@ -4,8 +4,9 @@ The normal path costs nothing here: :mod:`lrdoctor.watch.checks.nonfinite` keeps
 top-level module call of the current step, the module, its arguments by reference and the RNG
 state before it. When a cheap flag trips, :func:`replay` re-runs those calls under
 :class:`OpChecker`, a dispatch mode that checks the inputs and outputs of every op, with the RNG
-restored to its state before the original call and every buffer the replay mutates (BatchNorm
-running statistics) put back afterwards. The backward pass is replayed with
+restored to its state before the original call (and put back after) and on copies of the module
+buffers (BatchNorm's running statistics), so the originals, which the user's own backward may
+have saved, keep their values and version counters. The backward pass is replayed with
 ``torch.autograd.grad`` from the gradient that reached the module's output, which never touches
 ``.grad``. ``--nan-trace`` keeps the same checker on for every op of every step instead.
 
@@ -486,13 +487,20 @@ def replay(calls: list[Call], tracer: Tracer, checker: Any, backward: bool = Fal
         return None
     saved_rng = torch.get_rng_state()
     saved_dev = torch.cuda.get_rng_state() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
-    buffers: list[tuple[Any, Any]] = []
+    # The replay runs on copies of the buffers it may mutate (BatchNorm's running statistics):
+    # writing the originals back would bump their version counters and break the user's own
+    # backward, which saved them.
+    swapped: list[tuple[dict[str, Any], str, Any]] = []
     seen: set[int] = set()
     for call in calls:
-        for b in call.module.buffers():
-            if id(b) not in seen:
-                seen.add(id(b))
-                buffers.append((b, b.detach().clone()))
+        for mod in call.module.modules():
+            if id(mod) in seen:
+                continue
+            seen.add(id(mod))
+            for name, buf in list(mod._buffers.items()):
+                if buf is not None:
+                    swapped.append((mod._buffers, name, buf))
+                    mod._buffers[name] = buf.detach().clone()
     tracer.active = True
     tracer.phase = "forward"
     checker.reset()
@@ -515,9 +523,8 @@ def replay(calls: list[Call], tracer: Tracer, checker: Any, backward: bool = Fal
     finally:
         tracer.active = False
         tracer.stack.clear()
-        with torch.no_grad():
-            for b, copy in buffers:
-                b.copy_(copy)
+        for owner, name, buf in swapped:
+            owner[name] = buf
         torch.set_rng_state(saved_rng)
         if saved_dev is not None:
             torch.cuda.set_rng_state(saved_dev)

@@ -1,0 +1,115 @@
+"""Detection and replay never change what training computes, and leave torch as they found it."""
+
+from __future__ import annotations
+
+import runpy
+import textwrap
+
+import pytest
+
+import lrdoctor
+
+torch = pytest.importorskip("torch")
+
+# Dropout (RNG), BatchNorm (buffers mutated by forward), Adam, GradScaler; at step 5 an
+# outlier batch makes the loss inf: detection trips, the step is replayed for localization,
+# GradScaler skips it, and training goes on.
+LOOP = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(
+    torch.nn.Linear(8, 32), torch.nn.BatchNorm1d(32), torch.nn.ReLU(), torch.nn.Dropout(0.3),
+    torch.nn.Linear(32, 1),
+)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+scaler = torch.amp.GradScaler("cpu", enabled={scaler})
+for step in range(1, 13):
+    x, y = torch.randn(16, 8), torch.randn(16, 1)
+    if step == 5 and {outlier}:
+        x[3] = 3e38
+    optimizer.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+rng_after = torch.get_rng_state()
+"""
+
+
+def _train(tmp_path, watched: bool, nan_trace: bool = False, **fmt):
+    path = tmp_path / "loop.py"
+    path.write_text(textwrap.dedent(LOOP.format(**fmt)))
+    if not watched:
+        return runpy.run_path(str(path), run_name="__main__"), None
+    w = lrdoctor.watch(echo=lambda m: None, nan_trace=nan_trace)
+    with w:
+        ns = runpy.run_path(str(path), run_name="__main__")
+    assert w.engine._internal_errors == 0
+    return ns, w
+
+
+def _state(ns):
+    model = ns["model"]
+    return [t.detach().clone() for t in list(model.parameters()) + list(model.buffers())] + [ns["rng_after"]]
+
+
+@pytest.mark.parametrize("scaler, outlier, nan_trace", [
+    (True, True, False),  # trip + replay under GradScaler
+    (True, True, True),  # every op checked
+    (False, False, False),  # plain detection on a healthy run
+])
+def test_training_is_bit_identical_with_detection_and_replay(tmp_path, scaler, outlier, nan_trace):
+    plain, _ = _train(tmp_path, False, scaler=scaler, outlier=outlier)
+    seen, w = _train(tmp_path, True, nan_trace=nan_trace, scaler=scaler, outlier=outlier)
+    for a, b in zip(_state(plain), _state(seen)):  # the outlier leaves NaN in BatchNorm's stats
+        torch.testing.assert_close(a, b, rtol=0, atol=0, equal_nan=True)
+    assert plain["optimizer"].state_dict()["state"].keys() == seen["optimizer"].state_dict()["state"].keys()
+    for k, st in plain["optimizer"].state_dict()["state"].items():
+        for name, v in st.items():
+            assert torch.equal(torch.as_tensor(v), torch.as_tensor(seen["optimizer"].state_dict()["state"][k][name]))
+    if outlier:
+        f = next(f for f in w.findings if f.code == "LRD104")
+        assert f.evidence["step"] == 5
+        assert f.evidence["module"] == "model.0"  # the first Linear overflows float32
+        assert "float32's maximum" in f.evidence["reason"]
+    else:
+        assert w.findings == []
+
+
+def _surface():
+    import torch.nn.utils.clip_grad as clip_mod
+    import torch.optim.optimizer as optmod
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    return {
+        "Module.__call__": torch.nn.Module.__dict__["__call__"],
+        "Tensor.backward": torch.Tensor.__dict__["backward"],
+        "autograd.backward": torch.autograd.backward,
+        "utils.clip_grad_norm_": torch.nn.utils.clip_grad_norm_,
+        "utils.clip_grad_value_": torch.nn.utils.clip_grad_value_,
+        "clip_grad.clip_grad_norm_": clip_mod.clip_grad_norm_,
+        "clip_grad.clip_grad_value_": clip_mod.clip_grad_value_,
+        "GradScaler.scale": torch.amp.GradScaler.__dict__["scale"],
+        "GradScaler.unscale_": torch.amp.GradScaler.__dict__["unscale_"],
+        "pre_hooks": dict(optmod._global_optimizer_pre_hooks),
+        "post_hooks": dict(optmod._global_optimizer_post_hooks),
+        "modes": list(_get_current_dispatch_mode_stack()),
+    }
+
+
+@pytest.mark.parametrize("nan_trace", [False, True])
+def test_everything_installed_is_removed(tmp_path, nan_trace):
+    before = _surface()
+    _train(tmp_path, True, nan_trace=nan_trace, scaler=True, outlier=True)
+    assert _surface() == before
+
+
+def test_hooks_are_removed_when_the_script_raises(tmp_path):
+    before = _surface()
+    path = tmp_path / "boom.py"
+    path.write_text("import torch\nloss = torch.nn.Linear(2, 1)(torch.randn(3, 2)).sum()\n"
+                    "loss.backward()\nraise ValueError('boom')\n")
+    with pytest.raises(ValueError):
+        with lrdoctor.watch(echo=lambda m: None, nan_trace=True):
+            runpy.run_path(str(path), run_name="__main__")
+    assert _surface() == before
