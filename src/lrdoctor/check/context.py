@@ -68,3 +68,12 @@ def scaler_disabled(scaler: Obj | None) -> bool:
         return False
     enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
     return isinstance(enabled, ast.Constant) and enabled.value is False
+
+
+def scaler_always_on(scaler: Obj | None) -> bool:
+    """A GradScaler enabled unconditionally (no ``enabled=`` or ``enabled=True``): only then
+    is it certain that float16 skips happen; ``enabled=args.amp`` leaves it open."""
+    if scaler is None or scaler.call is None:
+        return False  # only a name says it is a GradScaler: it may well be None at run time
+    enabled = scaler.arg("enabled", 99)
+    return enabled is None or (isinstance(enabled, ast.Constant) and enabled.value is True)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import names
-from lrdoctor.check.context import FileContext, granularity, receiver, scaler_disabled
+from lrdoctor.check.context import FileContext, granularity, receiver, scaler_always_on
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label
 from lrdoctor.check.model import Const, DictVal, Event, Loop, Obj, TupleVal, UnionVal, exclusive
@@ -362,7 +362,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         scaler_steps = [
             s for s in ctx.updates_in(loop, e.root, sched.optimizer)
-            if s.kind == "scaler_step" and not scaler_disabled(s.obj) and not _exclusive(s, e)
+            if s.kind == "scaler_step" and scaler_always_on(s.obj) and not _exclusive(s, e)
         ]
         if not scaler_steps:
             continue

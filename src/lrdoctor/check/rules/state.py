@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
-from lrdoctor.check.context import FileContext, receiver, scaler_disabled
+from lrdoctor.check.context import FileContext, receiver, scaler_always_on
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.model import DictVal, Event, ExprVal, Obj, StateDictVal, TupleVal
 from lrdoctor.check.rules import rule
@@ -83,7 +83,7 @@ def _check_save(ctx: FileContext, e: Event) -> Iterator[Diagnostic]:
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
         s = scheds[0]
         missing.append(f"the scheduler's (`{s.name or 'scheduler'}`, {s.label})")
-    scalers = [s for s in _in_root(ctx, e.root, "scaler") if not scaler_disabled(s)]
+    scalers = [s for s in _in_root(ctx, e.root, "scaler") if scaler_always_on(s)]
     if scalers and not any(s.id in objs for s in scalers) and not any(
         "scaler" in w or "amp" in w for w in words
     ):
