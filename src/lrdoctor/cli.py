@@ -161,14 +161,14 @@ def _explain(args: argparse.Namespace) -> int:
         for entry in CATALOG.values():
             print(f"{entry.code}  {entry.name:<36} {entry.severity:<8} {entry.summary}")
         return 0
-    entry = lookup(args.code)
-    if entry is None:
+    found = lookup(args.code)
+    if found is None:
         print(
             f"lrdoctor explain: unknown code {args.code!r}; `lrdoctor explain --list` shows all codes",
             file=sys.stderr,
         )
         return 2
-    print(entry.page(), end="")
+    print(found.page(), end="")
     return 0
 
 

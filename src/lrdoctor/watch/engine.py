@@ -21,6 +21,7 @@ from lrdoctor.findings import Finding, Location
 from lrdoctor.schedulers import describe, kind_of, runtime_horizon
 from lrdoctor.watch.callsite import display_path
 from lrdoctor.watch.events import (
+    _UNKNOWN,
     Attempt,
     EpochStart,
     LoaderInfo,
@@ -33,7 +34,6 @@ from lrdoctor.watch.events import (
     SchedulerStep,
     Site,
     _ref,
-    _UNKNOWN,
 )
 
 COLLAPSE_RATIO = 1e-6

@@ -222,7 +222,7 @@ def _all_subclasses(cls: type) -> list[type]:
 def _is_construction_step(torch_dir: str) -> bool:
     """Whether the step being made comes from a scheduler's constructor (torch's own code
     between the wrapper and the user's frame contains ``__init__``/``_initial_step``)."""
-    frame = sys._getframe(3)
+    frame: Any = sys._getframe(3)
     while frame is not None:
         code = frame.f_code
         if not code.co_filename.startswith(torch_dir):
@@ -263,7 +263,7 @@ def _install_scheduler_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
         if had_own and previous is not None:
             previous.__func__(cls, **kwargs)
         else:
-            super(base, cls).__init_subclass__(**kwargs)
+            super(base, cls).__init_subclass__(**kwargs)  # type: ignore[arg-type]
         _guard(engine, wrap_class, cls)
 
     patcher.setattr(base, "__init_subclass__", classmethod(init_subclass))

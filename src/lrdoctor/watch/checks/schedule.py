@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from lrdoctor.findings import Finding
-from lrdoctor.watch.engine import COLLAPSE_RATIO, Engine, fmt_lr, fmt_lrs, location
+from lrdoctor.watch.engine import COLLAPSE_RATIO, Engine, fmt_lrs, location
 from lrdoctor.watch.events import (
     EpochStart,
     OptimizerStep,
@@ -342,22 +342,24 @@ class StepOrder(Check):
             if not eng.has_finding("LRD014", s.key):
                 self.pending_001.setdefault(s.key, s)
         # LRD012: X ... Y ... X on the same optimizer
-        for other in eng.schedulers.values():
-            if (other is s or other.optimizer_key != s.optimizer_key or other.parent_key is not None
-                    or other.user_steps == 0 or s.parent_key == other.key or other.parent_key == s.key):
+        if s.user_steps < 2:
+            return
+        for rival in eng.schedulers.values():
+            if (rival is s or rival.optimizer_key != s.optimizer_key or rival.parent_key is not None
+                    or rival.user_steps == 0 or s.parent_key == rival.key or rival.parent_key == s.key):
                 continue
-            if other.last_clock > s.first_clock and s.user_steps > 1:
-                pair = tuple(sorted((s.key, other.key)))
+            if rival.last_clock > s.first_clock:  # s ... rival ... s: interleaved
+                pair = tuple(sorted((s.key, rival.key)))
                 if eng.has_finding("LRD012", pair):
                     continue
                 eng.report(
                     Finding(
                         "LRD012",
-                        f"{s.label} and {other.label} both step {opt.label} (interleaved: "
-                        f"{s.user_steps} and {other.user_steps} steps so far); each overwrites "
+                        f"{s.label} and {rival.label} both step {opt.label} (interleaved: "
+                        f"{s.user_steps} and {rival.user_steps} steps so far); each overwrites "
                         f"the other's LR",
                         location(ev.site),
-                        evidence={"schedulers": [s.label, other.label], "optimizer": opt.label},
+                        evidence={"schedulers": [s.label, rival.label], "optimizer": opt.label},
                     ),
                     key=pair,
                 )
@@ -444,8 +446,8 @@ class SkippedUpdates(Check):
             warned = ""
             if opt.first_skips_scheduled:
                 warned = (
-                    f" PyTorch's warning \"Detected call of `lr_scheduler.step()` before "
-                    f"`optimizer.step()`\" was caused by GradScaler skipping the first "
+                    " PyTorch's warning \"Detected call of `lr_scheduler.step()` before "
+                    "`optimizer.step()`\" was caused by GradScaler skipping the first "
                     + ("optimizer step" if opt.first_skips == 1 else f"{opt.first_skips} optimizer steps")
                     + ", not by your call order."
                 )
