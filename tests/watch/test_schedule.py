@@ -469,3 +469,18 @@ for epoch in range(4):
 """)
     f = ran.only("LRD009")
     assert "fell from 0.1 to" in f.message
+
+
+def test_lr_of_every_param_group_is_recorded_at_every_change(run_script):
+    ran = run_script(PRELUDE + """
+optimizer = torch.optim.SGD([{"params": model.weight, "lr": 0.1},
+                             {"params": model.bias, "lr": 0.01}])
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+for epoch in range(3):
+    for x, y in loader:
+        train_batch(x, y)
+    scheduler.step()
+""")
+    (opt,) = ran.watch.engine.optimizers.values()
+    assert opt.lr_history == [(1, (0.1, 0.01)), (17, (0.05, 0.005)), (33, (0.025, 0.0025))]
+    assert ran.watch.to_dict()["optimizers"][0]["lr_history"][1] == [17, 0.05, 0.005]

@@ -40,6 +40,7 @@ def run_to_dict(engine: Any) -> dict[str, Any]:
             "name": o.label, "steps": o.attempts, "taken": o.taken, "skipped": o.skipped,
             "lr_first": [num(v) for v in o.first_lrs or ()],
             "lr_last": [num(v) for v in o.last_lrs or ()],
+            "lr_history": [[step, *[num(v) for v in lrs]] for step, lrs in o.lr_history],
         })
     for s in engine.schedulers.values():
         opt = engine.optimizer_of(s)

@@ -37,6 +37,7 @@ from lrdoctor.watch.events import (
 )
 
 COLLAPSE_RATIO = 1e-6
+LR_HISTORY_CAP = 20_000
 
 
 def lrs_of(optimizer: Any) -> tuple[Any, ...]:
@@ -264,6 +265,12 @@ class Engine:
                 info.first_skips += 1
         if info.first_lrs is None:
             info.first_lrs = lrs
+        if lrs != info.last_lrs:
+            # the LR history, as changes only; thinned to every other change past the cap
+            history = info.lr_history
+            history.append((info.attempts, lrs))
+            if len(history) > LR_HISTORY_CAP:
+                del history[1::2]
         info.last_lrs = lrs
         loader = self.last_batch_loader
         if loader is not None:

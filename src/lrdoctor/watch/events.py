@@ -57,10 +57,11 @@ class OptimizerInfo:
     skipped_then_scheduled: int = 0  # skipped attempts after which a scheduler stepped anyway
     first_skips: int = 0  # skipped attempts before the first taken one
     first_skips_scheduled: int = 0
-    min_ratio: float = 1.0
     collapse_at: int | None = None  # attempt index where LR < 1e-6 * initial first happened
     collapse_lrs: tuple[Any, ...] | None = None
     created_site: Site | None = None
+    # (attempt index, LRs) at each change of any param group's LR
+    lr_history: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
 
     @property
     def obj(self) -> Any:
