@@ -257,8 +257,11 @@ def _scheduler_entry(entry: Any) -> Iterator[tuple[Obj, str | None]]:
 @rule("LRD004")
 def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
     validation = sorted(
-        n for n in ctx.program.assigned_names | ctx.program.called_names
-        if names.VALIDATION_WORDS.search(n.lower())
+        (n for n in ctx.program.assigned_names if names.VALIDATION_WORDS.search(n.lower())),
+        key=lambda n: (not (names.LOSS_WORDS.search(n) or names.ACC_WORDS.search(n)), n),
+    ) or sorted(
+        n for n in ctx.program.called_names  # validate(), evaluate(); not model.eval()
+        if names.VALIDATION_WORDS.search(n.lower()) and n not in ("eval", "test")
     )
     for e in _sched_steps(ctx):
         sched = e.obj
