@@ -178,3 +178,23 @@ def test_device_flags_are_kept_by_reference_and_read_in_batches():
     assert info.taken == 0 and info.skipped == 0  # nothing read yet
     engine.finish()
     assert info.skipped == 1 and info.taken == 2
+
+
+def test_objects_created_before_watching_are_seen():
+    from torch.utils.data import DataLoader, TensorDataset
+
+    torch.manual_seed(0)
+    loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8)
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=3)
+    with lrdoctor.watch(echo=lambda m: None) as w:
+        for _ in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+                scheduler.step()
+    assert [f.code for f in w.findings] == ["LRD002"]
+    (sched,) = w.engine.schedulers.values()
+    assert sched.user_steps == 16 and sched.epoch_steps == [8, 8]
