@@ -461,7 +461,7 @@ class Tracer:
             if id(fn) not in self.visited:
                 self.trace_root_function(fn, None)
         for cls in self.module.classes.values():
-            for name, method in cls.methods.items():
+            for method in cls.methods.values():
                 if id(method) not in self.visited:
                     self._new_root()
                     instance = self.instances.get(cls.name) or InstanceVal(cls)
