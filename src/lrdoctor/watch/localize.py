@@ -44,6 +44,19 @@ LOG_OPS = frozenset({"log", "log_", "log2", "log2_", "log10", "log10_", "log1p",
 DIV_OPS = frozenset({"div", "div_", "true_divide", "true_divide_", "addcdiv", "addcdiv_",
                      "_foreach_addcdiv", "_foreach_addcdiv_", "_foreach_div", "_foreach_div_"})
 RECIP_OPS = frozenset({"reciprocal", "reciprocal_", "rsqrt", "rsqrt_"})
+# Ops whose outputs are finite whenever their inputs are (views, copies within a dtype, max,
+# masking, indexing): their outputs are not checked, only marked. Casts (``_to_copy``,
+# ``copy_`` across dtypes) are not here: float32 -> float16 overflows.
+FINITE_PRESERVING = frozenset({
+    "view", "_unsafe_view", "reshape", "_reshape_alias", "t", "transpose", "permute", "expand",
+    "squeeze", "unsqueeze", "select", "slice", "alias", "detach", "clone", "contiguous", "flatten",
+    "view_as", "as_strided", "split", "split_with_sizes", "chunk", "unbind", "cat", "stack",
+    "relu", "relu_", "threshold_backward", "max_pool2d_with_indices",
+    "max_pool2d_with_indices_backward", "embedding", "index_select", "gather", "zeros_like",
+    "ones_like", "zero_", "fill_", "new_zeros", "new_ones", "zeros", "ones", "full", "arange",
+    "scalar_tensor", "lift_fresh", "lift_fresh_copy", "_to_dim_order_copy", "unsafe_split",
+    "native_dropout", "native_dropout_backward", "split_with_sizes_copy", "unbind_copy",
+})
 SQRT_OPS = frozenset({"sqrt", "sqrt_", "_foreach_sqrt", "_foreach_sqrt_"})
 
 
@@ -338,16 +351,27 @@ def make_checker(tracer: Tracer) -> Any:
             entry = self._finite.get(id(t))
             if entry is not None and entry[0]() is t and entry[1] == t._version:
                 return entry[2]
-            ok = all_finite(t)
+            try:
+                # one reduction, no boolean mask: NaN and inf survive a float32 sum; a sum that
+                # overflows on its own is told apart by the exact check
+                ok = math.isfinite(float(t.detach().sum(dtype=torch.float32)))
+            except (RuntimeError, TypeError):
+                ok = True
+            if not ok:
+                ok = all_finite(t)
+            self.mark(t, ok)
+            return ok
+
+        def mark(self, t: Any, ok: bool) -> None:
             try:
                 self._finite[id(t)] = (weakref.ref(t), t._version, ok)
             except TypeError:
                 pass
-            return ok
 
         def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
-            if self.done:
+            if self.done or tracer.phase == "optimizer":
+                # the optimizer's ops are covered by the per-step parameter check and its diagnosis
                 return func(*args, **kwargs)
             self.ops += 1
             op = func.overloadpacket.__name__
@@ -366,6 +390,11 @@ def make_checker(tracer: Tracer) -> Any:
             inputs += [t for k, v in kwargs.items() if k not in out_names for t in _flat(v) if is_float_tensor(t)]
             bad = [t for t in inputs if not self.finite(t)]
             out = func(*args, **kwargs)
+            if not bad and op in FINITE_PRESERVING:
+                for t in _flat(out):
+                    if is_float_tensor(t):
+                        self.mark(t, True)
+                return out
             results = [t for t in _flat(out) if is_float_tensor(t)]
             if written:
                 by_name = dict(zip((a.name for a in schema), args))

@@ -74,6 +74,7 @@ class NonFinite:
         self.tracer = Tracer()
         self.checker: Any = None
         self.nan_trace = False
+        self.suspended = False  # --nan-trace: the checker is off during an optimizer step
         self.calls: list[Call] = []  # top-level module calls since the last backward()
         self.done_calls: list[Call] = []  # those of the last finished backward()
         self.known_bad: set[int] = set()  # ids of parameters already non-finite
@@ -138,10 +139,8 @@ class NonFinite:
 
             def leave() -> None:
                 tracer.active = False
-                try:
+                if not self.suspended:
                     self.checker.__exit__(None, None, None)
-                except Exception:
-                    pass
 
             patcher.on_undo(leave)
 
@@ -310,8 +309,12 @@ class NonFinite:
     # ---- gradients and parameters -------------------------------------------------------------
 
     def before_step(self, opt: Any) -> None:
-        if self.nan_trace:
+        if self.nan_trace and not self.suspended:
+            # the optimizer's ops are covered by the parameter check below and its diagnosis;
+            # leaving the mode spares them the dispatch
             self.tracer.phase = "optimizer"
+            self.checker.__exit__(None, None, None)
+            self.suspended = True
         params = _float_params(opt)
         if id(opt) not in self.seen_opts:
             self.seen_opts.add(id(opt))
@@ -372,6 +375,9 @@ class NonFinite:
         opt = ev.optimizer.obj
         if self.nan_trace:
             self.tracer.phase = "forward"
+            if self.suspended:
+                self.suspended = False
+                self.checker.__enter__()
         if opt is None or ev.attempt.taken is False:
             self._reset_trace()
             return
