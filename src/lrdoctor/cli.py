@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser = sub.add_parser(
         "run",
         help="run a training script under the runtime watcher",
-        usage="lrdoctor run [--json PATH] [--strict] [-q] [--] (SCRIPT | -m MODULE) [ARGS...]",
+        usage="lrdoctor run [--json PATH] [--strict] [-q] [--nan-trace] [--] (SCRIPT | -m MODULE) [ARGS...]",
         description=(
             "Run SCRIPT exactly as `python SCRIPT ARGS` would (same __main__, sys.argv, "
             "sys.path[0]) while watching optimizers, schedulers, GradScalers and data loaders. "
@@ -73,6 +73,12 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         help="raise lrdoctor.ScheduleError in the training process at the first error-level finding",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print the report only if it has findings")
+    p.add_argument(
+        "--nan-trace",
+        action="store_true",
+        help="check every op of every step for NaN/inf from the start (slower; localization on a "
+        "trip is always on)",
+    )
     p.add_argument("-m", dest="module", metavar="MODULE", help="run a library module as a script")
     p.add_argument("script", nargs="?", help="the training script")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
@@ -153,6 +159,7 @@ def _main_run(argv: list[str]) -> int:
         json_path=args.json,
         strict=args.strict,
         quiet=args.quiet,
+        nan_trace=args.nan_trace,
     )
 
 

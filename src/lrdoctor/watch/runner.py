@@ -58,7 +58,8 @@ def _user_traceback(exc: BaseException) -> TracebackType | None:
 
 
 def run_target(target: str, args: list[str], *, is_module: bool = False,
-               json_path: str | None = None, strict: bool = False, quiet: bool = False) -> int:
+               json_path: str | None = None, strict: bool = False, quiet: bool = False,
+               nan_trace: bool = False) -> int:
     if not is_module and not os.path.exists(target):
         print(f"lrdoctor run: can't open file {target!r}: no such file", file=sys.stderr)
         return 2
@@ -81,7 +82,7 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
     else:
         sys.path.insert(0, path0)
 
-    watch = Watch(strict=strict)
+    watch = Watch(strict=strict, nan_trace=nan_trace)
     watch.start()
     code = 0
     error: BaseException | None = None
