@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from lrdoctor.check.model import Event, Loop, ModuleInfo, Obj, Program, dotted
+
+# the training-loop model is only built for files that call what it tracks; the syntactic
+# rules (deprecated AMP spellings, log of probabilities) run on any file that mentions them
+FLOW_TRIGGER = re.compile(
+    r"\.step\(|\.step_update\(|get_lr\(|param_groups|configure_optimizers|load_state_dict"
+    r"|torch\.save\(|lr_scheduler|_schedule_with_warmup|get_scheduler\(|create_scheduler"
+)
 
 
 @dataclass
@@ -15,8 +24,19 @@ class FileContext:
     source: str
     tree: ast.Module
     module: ModuleInfo
-    program: Program
+    build: Callable[[], Program]
     codes: frozenset[str] = field(default_factory=frozenset)
+
+    @cached_property
+    def full_program(self) -> Program:
+        return self.build()
+
+    @cached_property
+    def program(self) -> Program:
+        """The traced model; empty for files that step, save or load nothing."""
+        if not FLOW_TRIGGER.search(self.source):
+            return Program(self.path, [], [], [], [], set(), set())
+        return self.full_program
 
     @cached_property
     def events_by_root(self) -> dict[int, list[Event]]:

@@ -22,7 +22,7 @@ from lrdoctor.check.sources import NotebookSource, SourceError, notebook_source,
 # a file none of these appear in cannot hold a finding: parse it (for syntax errors) and stop
 TRIGGER = re.compile(
     r"step\(|schedul|GradScaler|autocast|cuda\.amp|get_lr|param_groups|configure_optimizers"
-    r"|\.half\(|float16|BCELoss|binary_cross_entropy|load_state_dict"
+    r"|\.half\(|float16|BCELoss|binary_cross_entropy|load_state_dict|torch\.save\("
 )
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
@@ -73,10 +73,8 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
     loader = loader or ProjectLoader()
     try:
         module = ModuleInfo.build(path, tree)
-        loader.modules.setdefault(path, module)
-        loader.sources.setdefault(path, text)
-        program = Tracer(module, loader, text).run()
-        ctx = FileContext(path, text, tree, module, program, codes)
+        ctx = FileContext(path, text, tree, module, lambda: Tracer(module, loader, text).run(),
+                          codes)
         found: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}
         for rule in rules_for(codes):
             for diag in rule(ctx):

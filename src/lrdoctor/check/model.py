@@ -20,6 +20,7 @@ import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from lrdoctor.check import names
@@ -156,7 +157,12 @@ class ClassInfo:
     module: ModuleInfo
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
     bases: list[str]
-    self_assigns: dict[str, ast.expr]  # self.x = <expr> anywhere in the class, last one wins
+
+    @cached_property
+    def self_assigns(self) -> dict[str, ast.expr]:
+        """``self.x = <expr>`` anywhere in the class, last one wins (read when ``self.x`` is
+        used before the method that assigns it was traced)."""
+        return _self_assigns(self.methods)
 
     def method(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         found = self.methods.get(name)
@@ -286,21 +292,26 @@ def _is_main_guard(stmt: ast.If) -> bool:
 
 def _class_info(node: ast.ClassDef, module: ModuleInfo) -> ClassInfo:
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
-    self_assigns: dict[str, ast.expr] = {}
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             methods[stmt.name] = stmt
-            for sub in ast.walk(stmt):
-                if isinstance(sub, ast.Assign):
-                    for target in sub.targets:
-                        if (
-                            isinstance(target, ast.Attribute)
-                            and isinstance(target.value, ast.Name)
-                            and target.value.id == "self"
-                        ):
-                            self_assigns[target.attr] = sub.value
     bases = [dotted(b) or "" for b in node.bases]
-    return ClassInfo(node.name, node, module, methods, bases, self_assigns)
+    return ClassInfo(node.name, node, module, methods, bases)
+
+
+def _self_assigns(methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> dict[str, ast.expr]:
+    out: dict[str, ast.expr] = {}
+    for method in methods.values():
+        for sub in ast.walk(method):
+            if isinstance(sub, ast.Assign):
+                for target in sub.targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        out[target.attr] = sub.value
+    return out
 
 
 def dotted(node: ast.expr) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from lrdoctor.check import names
@@ -202,15 +203,21 @@ def _half_targets(tree: ast.Module, module: ModuleInfo) -> dict[str, int]:
     return out
 
 
+_ADAM = re.compile(r"\b(Adam|AdamW|Adamax|NAdam|RAdam|SparseAdam)\b")
+_LOG_OR_BCE = re.compile(r"\blog\(|\.log\(\)|BCELoss|binary_cross_entropy\(")
+
+
 @rule("LRD102")
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
     if "half" not in ctx.source and "float16" not in ctx.source:
+        return
+    if not _ADAM.search(ctx.source):
         return
     halved = _half_targets(ctx.tree, ctx.module)
     if not halved:
         return
     seen: set[int] = set()
-    for obj in ctx.program.objects:
+    for obj in ctx.full_program.objects:
         if obj.kind != "optimizer" or obj.cls not in names.ADAM_FAMILY or obj.call is None:
             continue
         if id(obj.call) in seen:
@@ -284,7 +291,7 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
     src = ctx.source
     if "autocast" not in src and ".half()" not in src:
         return
-    if "BCELoss" not in src and "binary_cross_entropy" not in src and "log" not in src:
+    if not _LOG_OR_BCE.search(src):
         return
     why = _uses_low_precision(ctx)
     if not why:
