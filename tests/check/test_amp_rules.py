@@ -233,3 +233,26 @@ def test_scaler_update_in_a_helper_method_counts() -> None:
             self.finish_step()
     """
     assert codes(src) == []
+
+
+def test_half_cast_in_one_function_does_not_taint_another() -> None:
+    src = """
+    import torch
+    def reference_loss(p, t):
+        return torch.nn.functional.binary_cross_entropy(p, t)
+    def to_half(model):
+        return model.half()
+    """
+    assert codes(src) == []
+
+
+def test_module_level_criterion_used_under_autocast_in_train_is_reported() -> None:
+    src = """
+    import torch
+    criterion = torch.nn.BCELoss()
+    def train(model, loader):
+        for x, y in loader:
+            with torch.autocast("cuda"):
+                loss = criterion(model(x), y)
+    """
+    assert findings(src) == [("LRD103", 3)]

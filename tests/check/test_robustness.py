@@ -93,3 +93,15 @@ def test_call_fan_out_is_bounded() -> None:
     # each level calls the next twice: 2**30 paths if followed naively
     levels = "\n".join(f"def f{i}(o):\n    f{i + 1}(o)\n    f{i + 1}(o)\n" for i in range(30))
     assert_no_crash("import torch\n" + levels + "\ndef f30(o):\n    o.step()\nf0(torch.optim.SGD([]))\n")
+
+
+def test_self_referencing_containers_terminate() -> None:
+    # shapes from torch/optim/lbfgs.py: lists that end up holding themselves
+    assert_no_crash(
+        "import torch\n"
+        "def f(opt, n):\n"
+        "    dirs = []\n    al = [None] * n\n"
+        "    for i in range(n):\n"
+        "        dirs.append(dirs)\n        al[i] = al\n        al[i].step()\n"
+        "        dirs[i].step()\n    opt.step()\n"
+    )

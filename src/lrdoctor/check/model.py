@@ -722,7 +722,7 @@ class Tracer:
                     base.items[key] = value
                 else:
                     base.splat = True
-            elif isinstance(base, TupleVal) and value is not None:
+            elif isinstance(base, TupleVal) and isinstance(value, Obj):
                 base.items.append(value)
 
     def bind(self, store: dict[str, Any], key: str, label: str, value: Any,
@@ -1045,7 +1045,7 @@ class Tracer:
                      kwargs: dict[str, Any], scope: Scope) -> Any:
         if isinstance(receiver, UnionVal):
             result: Any = _NO_EVENT
-            for option in receiver.options:
+            for option in _options(receiver):
                 got = self.method_event(option, method, node, args, kwargs, scope)
                 if got is not _NO_EVENT:
                     result = got
@@ -1150,7 +1150,24 @@ def _const_key(node: ast.expr) -> Any:
     return None
 
 
-def _subscript(base: Any, index: ast.expr) -> Any:
+def _options(value: UnionVal, limit: int = 64) -> list[Any]:
+    """The alternatives of a union, nested unions flattened (containers may be cyclic)."""
+    out: list[Any] = []
+    seen: set[int] = set()
+    stack = [value]
+    while stack and len(out) < limit:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, UnionVal):
+            stack.extend(reversed(item.options))
+        else:
+            out.append(item)
+    return out
+
+
+def _subscript(base: Any, index: ast.expr, depth: int = 0) -> Any:
     key = _const_key(index)
     if isinstance(base, DictVal):
         return base.items.get(key) if key is not None else UnionVal(list(base.items.values()))
@@ -1160,16 +1177,18 @@ def _subscript(base: Any, index: ast.expr) -> Any:
         return UnionVal(base.items) if base.items else None
     if isinstance(base, ParamGroupsVal):
         return ParamGroupVal(base.optimizer)
-    if isinstance(base, UnionVal):
-        return UnionVal([_subscript(o, index) for o in base.options])
+    if isinstance(base, UnionVal) and depth < 4:
+        return UnionVal([_subscript(o, index, depth + 1) for o in _options(base)])
     return None
 
 
-def _flatten(value: Any) -> list[Any]:
+def _flatten(value: Any, depth: int = 0) -> list[Any]:
+    if depth > 6:
+        return []
     if isinstance(value, TupleVal):
-        return [x for item in value.items for x in _flatten(item)]
+        return [x for item in value.items for x in _flatten(item, depth + 1)]
     if isinstance(value, UnionVal):
-        return [x for item in value.options for x in _flatten(item)]
+        return [x for item in _options(value) for x in _flatten(item, depth + 1)]
     return [value]
 
 
@@ -1183,7 +1202,7 @@ def _members(value: Any) -> Any:
         items = (
             value.items if isinstance(value, TupleVal)
             else list(value.items.values()) if isinstance(value, DictVal)
-            else value.options
+            else _options(value)
         )
         tracked = [i for i in items if isinstance(i, Obj) and i.kind != "loader"]
         if tracked and len(tracked) == len(items):
@@ -1195,7 +1214,7 @@ def _is_loader(value: Any) -> bool:
     if isinstance(value, Obj):
         return value.kind == "loader"
     if isinstance(value, TupleVal):
-        return any(_is_loader(v) for v in value.items)
+        return any(isinstance(v, Obj) and v.kind == "loader" for v in value.items)
     return False
 
 

@@ -263,14 +263,41 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
 _PROB_FUNCS = frozenset({"sigmoid", "softmax"})
 
 
-def _uses_low_precision(ctx: FileContext) -> str:
+def _top_level_scope(tree: ast.Module) -> list[tuple[int, int, str]]:
+    return [
+        (stmt.lineno, stmt.end_lineno or stmt.lineno, stmt.name)
+        for stmt in tree.body
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+
+
+def _scope_of(line: int, scopes: list[tuple[int, int, str]]) -> str | None:
+    for start, end, name in scopes:
+        if start <= line <= end:
+            return name
+    return None
+
+
+def _low_precision_evidence(ctx: FileContext) -> list[tuple[str | None, str, int]]:
+    """(top-level scope, "autocast" | "half", line) of each place the file goes float16."""
+    scopes = _top_level_scope(ctx.tree)
+    out = []
     for node in ast.walk(ctx.tree):
         if isinstance(node, ast.Call):
             qual = resolve(node.func, ctx.module)
             if qual.endswith("autocast") and (qual.startswith("torch") or qual == "autocast"):
-                return f"autocast (line {node.lineno})"
-            if isinstance(node.func, ast.Attribute) and node.func.attr == "half":
-                return f"`.half()` (line {node.lineno})"
+                out.append((_scope_of(node.lineno, scopes), "autocast", node.lineno))
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == "half":
+                out.append((_scope_of(node.lineno, scopes), "half", node.lineno))
+    return out
+
+
+def _why(evidence: list[tuple[str | None, str, int]], scope: str | None) -> str:
+    """Why the code at ``scope`` runs in float16, or "" when the file says so elsewhere only:
+    the same function, module-level code, or (for module-level code) autocast anywhere."""
+    for where, kind, line in evidence:
+        if where == scope or where is None or (scope is None and kind == "autocast"):
+            return f"autocast (line {line})" if kind == "autocast" else f"`.half()` (line {line})"
     return ""
 
 
@@ -293,9 +320,10 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
         return
     if not _LOG_OR_BCE.search(src):
         return
-    why = _uses_low_precision(ctx)
-    if not why:
+    evidence = _low_precision_evidence(ctx)
+    if not evidence:
         return
+    scopes = _top_level_scope(ctx.tree)
     module = ctx.module
     prob_names: set[str] = set()
     for node in ast.walk(ctx.tree):
@@ -305,7 +333,12 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
         if not isinstance(node, ast.Call):
             continue
         qual = resolve(node.func, module)
-        last = qual.rsplit(".", 1)[-1]
+        last = node.func.attr if isinstance(node.func, ast.Attribute) else qual.rsplit(".", 1)[-1]
+        if last not in ("BCELoss", "binary_cross_entropy", "log", "log2", "log10", "log_"):
+            continue
+        why = _why(evidence, _scope_of(node.lineno, scopes))
+        if not why:
+            continue
         if last == "BCELoss" and (qual.startswith(("torch", "nn.")) or qual == "BCELoss"):
             yield Diagnostic.at(
                 "LRD103",

@@ -208,9 +208,11 @@ def _lightning(ctx: FileContext) -> Iterator[Diagnostic]:
                 )
 
 
-def _lightning_schedulers(value: Any) -> Iterator[tuple[Obj, str | None]]:
+def _lightning_schedulers(value: Any, depth: int = 0) -> Iterator[tuple[Obj, str | None]]:
     """(scheduler, interval) pairs from a configure_optimizers return value; interval is
     None when not given and "?" when not a literal."""
+    if depth > 4:
+        return
     if isinstance(value, DictVal):
         if "lr_scheduler" in value.items:
             yield from _scheduler_entry(value.items["lr_scheduler"])
@@ -229,10 +231,12 @@ def _lightning_schedulers(value: Any) -> Iterator[tuple[Obj, str | None]]:
         else:
             for item in items:
                 if isinstance(item, DictVal):
-                    yield from _lightning_schedulers(item)
+                    yield from _lightning_schedulers(item, depth + 1)
 
 
-def _scheduler_entry(entry: Any) -> Iterator[tuple[Obj, str | None]]:
+def _scheduler_entry(entry: Any, depth: int = 0) -> Iterator[tuple[Obj, str | None]]:
+    if depth > 4:
+        return
     if isinstance(entry, Obj) and entry.kind == "scheduler":
         yield entry, None
     elif isinstance(entry, DictVal):
@@ -248,7 +252,7 @@ def _scheduler_entry(entry: Any) -> Iterator[tuple[Obj, str | None]]:
             yield sched, "?"
     elif isinstance(entry, TupleVal):
         for item in entry.items:
-            yield from _scheduler_entry(item)
+            yield from _scheduler_entry(item, depth + 1)
 
 
 # -- LRD004 ------------------------------------------------------------------------------------
