@@ -10,6 +10,7 @@ RUNTIME_CODES = frozenset(
     {
         "LRD001", "LRD002", "LRD003", "LRD005", "LRD008", "LRD009", "LRD010", "LRD011",
         "LRD012", "LRD014", "LRD017",
+        "LRD102", "LRD104", "LRD105", "LRD106", "LRD108", "LRD109", "LRD110",
     }
 )
 

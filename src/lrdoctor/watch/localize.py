@@ -151,6 +151,8 @@ def explain(func: Any, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], r
             if neg:
                 return f"sqrt of a negative number ({neg} negative inputs)", {"negative": neg}
         if (op in DIV_OPS or op in RECIP_OPS) and tensors:
+            num: Any
+            den: Any
             if op in RECIP_OPS:
                 num, den = None, tensors[0]
             elif base in ("addcdiv",):
@@ -420,7 +422,7 @@ def make_checker(tracer: Tracer) -> Any:
 
         def _where(self) -> str:
             mod = tracer.current()
-            node = torch._C._current_autograd_node()
+            node: Any = torch._C._current_autograd_node()
             if node is not None:
                 ref = node.metadata.get(LABEL)
                 mod = ref() if ref is not None else None
@@ -430,7 +432,7 @@ def make_checker(tracer: Tracer) -> Any:
             if self.culprit is not None:
                 return
             reason, evidence = explain(func, op, args, kwargs, result)
-            node = torch._C._current_autograd_node()
+            node: Any = torch._C._current_autograd_node()
             phase = "backward" if node is not None else tracer.phase
             module = None
             if node is not None:

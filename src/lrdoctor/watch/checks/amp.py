@@ -126,7 +126,7 @@ class AmpMisuse:
             self._check_eps(opt, ev)
         if ev.via_scaler:
             return
-        for key, (ref, site) in self.scaled.items():
+        for ref, site in self.scaled.values():
             scaler = ref()
             if scaler is None or self.engine.has_finding("LRD109", ev.optimizer.key):
                 continue

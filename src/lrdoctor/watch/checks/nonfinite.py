@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from lrdoctor.findings import Finding, Location
@@ -28,6 +29,7 @@ from lrdoctor.watch.localize import (
     Call,
     Culprit,
     Tracer,
+    _forward_name,
     find_source_line,
     make_checker,
     replay,
@@ -39,7 +41,6 @@ from lrdoctor.watch.numerics import (
     all_finite,
     describe_nonfinite,
     eps_vanishes,
-    fmt_mag,
     is_float_tensor,
     kind_of_nonfinite,
     sum_flag,
@@ -359,12 +360,25 @@ class NonFinite:
                     owners.append(call)
         if not outs:
             return
-        grads = torch.autograd.grad(ev.tensor, outs, retain_graph=True, allow_unused=True)
-        for call in calls:
-            call.grad_outputs = []
-        for call, g, t in zip(owners, grads, outs):
-            call.grad_outputs.append(g if g is not None else torch.zeros_like(t))
-        culprit = self._replay_backward(calls)
+        # the loss computation's own backward, down to the module outputs, under the checker
+        self.checker.reset()
+        if self.nan_trace:
+            grads = torch.autograd.grad(ev.tensor, outs, retain_graph=True, allow_unused=True)
+        else:
+            with self.checker:
+                grads = torch.autograd.grad(ev.tensor, outs, retain_graph=True, allow_unused=True)
+        culprit = self.checker.culprit
+        if culprit is not None:
+            fwd = (_forward_name(culprit.node) or "").strip("`")
+            last = calls[-1].site if calls else None
+            culprit.site = find_source_line(fwd, last, ev.site) if fwd else None
+            culprit.site = culprit.site or ev.site
+        else:
+            for call in calls:
+                call.grad_outputs = []
+            for call, g, t in zip(owners, grads, outs):
+                call.grad_outputs.append(g if g is not None else torch.zeros_like(t))
+            culprit = self._replay_backward(calls)
         for call in calls:
             call.grad_outputs = [None] * len(call.grad_outputs or ())
         if culprit is not None:
@@ -414,13 +428,14 @@ class NonFinite:
         if self.engine.has_finding("LRD105", key):
             return
         names = [self.tracer.param_name(p) or _param_label(opt, p) for p in bad]
-        kinds = sorted({k for p in bad for k in kind_of_nonfinite(p).split(" and ")}, reverse=True)
+        found = {k for p in bad for k in kind_of_nonfinite(p).split(" and ")}
+        kinds = [k for k in ("NaN", "inf", "-inf") if k in found]
         cause, evidence = self._cause(step, opt, bad, ev)
         if late:
             cause = cause or "read from a device flag after the fact"
         total = sum(p.numel() for p in bad)
         nonfinite = sum(int((~_isfinite(p)).sum()) for p in bad)
-        message = (f"optimizer step {step} of {label} wrote {' and '.join(kinds)} into "
+        message = (f"optimizer step {step} of {label} wrote {_names_and(kinds)} into "
                    f"{len(bad)} parameter tensor{'s' if len(bad) != 1 else ''} ({nonfinite} of {total} "
                    f"values): {_names(names)}" + (f": {cause}" if cause else ""))
         where = _loc(ev.site) if ev is not None and ev.site else None
@@ -517,13 +532,17 @@ class NonFinite:
                 continue
             scale = info.last_scale if isinstance(info.last_scale, float) else None
             tail = (f"; longest run {info.max_consecutive_skips} skips, scale at the last update "
-                    f"{fmt_mag(scale) if scale is not None and scale >= 1e-3 else scale}")
+                    f"{scale:.3g}" if scale is not None else "")
             if scale is not None and scale < 1.1754944e-38:
                 tail += " (subnormal or 0: the scaler can no longer recover)"
             if "longest run" not in f.message:
                 eng.update_finding("LRD106", info.key, message=f.message + tail,
                                    evidence=dict(f.evidence, longest_run=info.max_consecutive_skips,
                                                  last_scale=scale))
+
+
+def _names_and(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _tensors(out: Any) -> list[Any]:
