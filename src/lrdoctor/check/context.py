@@ -93,7 +93,7 @@ def scaler_disabled(scaler: Obj | None) -> bool:
 def scaler_always_on(scaler: Obj | None) -> bool:
     """A GradScaler enabled unconditionally (no ``enabled=`` or ``enabled=True``): only then
     is it certain that float16 skips happen; ``enabled=args.amp`` leaves it open."""
-    if scaler is None or scaler.call is None:
-        return False  # only a name says it is a GradScaler: it may well be None at run time
+    if scaler is None or scaler.call is None or scaler.conditional:
+        return False  # a name only, or `... if args.amp else None`: it may be None at run time
     enabled = scaler.arg("enabled", 99)
     return enabled is None or (isinstance(enabled, ast.Constant) and enabled.value is True)

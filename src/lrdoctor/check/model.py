@@ -52,6 +52,7 @@ class Obj:
     optimizer: Obj | None = None  # schedulers: the optimizer they drive
     members: list[Obj] = field(default_factory=list)  # composite schedulers' children
     in_composite: bool = False
+    conditional: bool = False  # `GradScaler() if args.amp else None`: may not exist at run time
     id: int = field(default_factory=lambda: next(_ids))
 
     @property
@@ -814,7 +815,10 @@ class Tracer:
             self.eval(node.test, scope, depth + 1)
             body = self.eval(node.body, scope, depth + 1)
             other = self.eval(node.orelse, scope, depth + 1)
-            return body if body is not None and not isinstance(body, Const) else other
+            chosen = body if body is not None and not isinstance(body, Const) else other
+            if isinstance(chosen, Obj) and not (isinstance(body, Obj) and isinstance(other, Obj)):
+                chosen.conditional = True
+            return chosen
         if isinstance(node, ast.NamedExpr):
             value = self.eval(node.value, scope, depth + 1)
             self.assign(node.target, value, node.value, scope)
