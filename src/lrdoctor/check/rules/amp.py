@@ -81,15 +81,8 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
             node,
             edits=edits,
         )
-    for ref in bare_refs:
-        if isinstance(ref, ast.Attribute):
-            yield Diagnostic.at(
-                "LRD101",
-                f"`{ast.unparse(ref)}` is deprecated: use torch.amp.GradScaler(\"cuda\") / "
-                "torch.autocast(\"cuda\")",
-                ctx.path,
-                ref,
-            )
+    # bare references (`fn is torch.cuda.amp.autocast`, registries of known functions) are not
+    # uses: they are left alone
 
 
 def _from_import(tree: ast.Module) -> ast.ImportFrom | None:

@@ -79,7 +79,9 @@ def _check_save(ctx: FileContext, e: Event) -> Iterator[Diagnostic]:
         return  # weights only: not meant to resume training
     optimizer = optimizers[0] if optimizers else None
     missing = []
-    scheds = _real_schedulers(ctx, e.root, optimizer)
+    # a scheduler rebuilt with last_epoch=... on resume does not need its state saved
+    scheds = [s for s in _real_schedulers(ctx, e.root, optimizer)
+              if s.call is None or s.arg("last_epoch", 99) is None]
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
         s = scheds[0]
         missing.append(f"the scheduler's (`{s.name or 'scheduler'}`, {s.label})")
