@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import random
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 SCHEDULERS = [
@@ -159,7 +159,7 @@ def torch_files() -> tuple[str, list[str]]:
     return root, files
 
 
-@lru_cache(maxsize=None)
+@cache
 def count_lines(path: str) -> int:
     with open(path, "rb") as fh:
         return fh.read().count(b"\n")
