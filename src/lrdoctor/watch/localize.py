@@ -498,8 +498,9 @@ class Call:
     rng: Any  # CPU generator state before the call
     device_rng: Any = None  # (device type, state) of the accelerator generator, if in use
     site: Site | None = None
-    output_nodes: tuple[Any, ...] = ()  # grad_fn of the outputs (weak references)
-    outputs: Any = None  # the output tensors, kept until backward
+    outputs: Any = None  # weak references to the output tensors, until backward
+    output_nodes: set[int] = field(default_factory=set)  # ids of the outputs' grad_fn
+    strong: Any = None  # the outputs themselves, kept only while a localization is armed
     grad_outputs: Any = None  # the gradient that reached the outputs (captured in backward)
 
 

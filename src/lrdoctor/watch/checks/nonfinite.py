@@ -13,12 +13,15 @@ replaying the step under a per-op checker (``--nan-trace`` keeps that checker on
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 from lrdoctor.findings import Finding, Location
+from lrdoctor.watch import numerics
 from lrdoctor.watch.amphooks import install_amp_hooks
 from lrdoctor.watch.callsite import display_path
 from lrdoctor.watch.engine import Engine, location
@@ -81,6 +84,7 @@ class NonFinite:
         self.known_bad: set[int] = set()  # ids of parameters already non-finite
         self.written_at: dict[int, int] = {}  # id(parameter) -> optimizer step that made it so
         self.seen_opts: set[int] = set()
+        self.param_cache: dict[int, tuple[Any, Any, list[Any]]] = {}
         self.bad_loss_steps: list[int] = []
         self.bad_loss_step: int | None = None
         self.grad_culprit: tuple[int, Culprit | None, list[str]] | None = None
@@ -147,10 +151,33 @@ class NonFinite:
 
     def record(self, module: Any, args: Any, kwargs: Any, rng: Any, dev: Any, site: Any, out: Any) -> None:
         call = Call(module, args, kwargs, rng, dev, site)
-        call.outputs = out
+        tensors = [t for t in _tensors(out) if t.is_floating_point()]
+        # weakly: a forward whose output is dropped (validation without no_grad) must not keep
+        # its graph alive here; only an armed localization (LRD106) needs the outputs themselves
+        call.outputs = [weakref.ref(t) for t in tensors]
+        call.output_nodes = {id(t.grad_fn) for t in tensors if t.grad_fn is not None}
+        if self.arm_backward:
+            call.strong = tensors
+        wanted = [t for t in tensors if t.requires_grad]
+        if 0 < len(wanted) <= 8:
+            # the gradient that reaches the output, kept by reference: what a backward replay
+            # starts from (the hook lives on the autograd node, the tensor may be dropped)
+            call.grad_outputs = [None] * len(wanted)
+            for i, t in enumerate(wanted):
+                t.register_hook(_keeper(call, i))
         self.calls.append(call)
         if len(self.calls) > MAX_CALLS:
             del self.calls[0]
+
+    def _params(self, opt: Any) -> list[Any]:
+        """The optimizer's floating-point parameters (cached while its groups keep their size)."""
+        groups = opt.param_groups
+        sig = (len(groups), sum(len(g["params"]) for g in groups))
+        cached = self.param_cache.get(id(opt))
+        if cached is None or cached[0] != sig or cached[1] is not opt:
+            cached = (sig, opt, _float_params(opt))
+            self.param_cache[id(opt)] = cached
+        return cached[2]
 
     def step_no(self) -> int:
         return 1 + max((o.attempts for o in self.engine.optimizers.values()), default=0)
@@ -164,7 +191,14 @@ class NonFinite:
             self.flags.eager = True
         elif self.flags.eager and self.eager_until:
             self.flags.eager, self.eager_until = None, 0
-        verdict = self.flags.add(Flag(step, what, sum_flag(tensors), context))
+        if self.flags.eager is not False and numerics.on_cpu(tensors[0]):
+            # reading is free on CPU: a Python sum of per-tensor sums, no stack
+            total, f32 = 0.0, _float32()
+            for t in tensors:
+                total += t.detach().sum(dtype=f32).item()
+            verdict: bool | None = math.isfinite(total)
+        else:
+            verdict = self.flags.add(Flag(step, what, sum_flag(tensors), context))
         if verdict is False:
             # a float32 sum of huge finite values can overflow on its own: confirm
             verdict = all(all_finite(t) for t in tensors)
@@ -188,10 +222,9 @@ class NonFinite:
     def on_backward(self, ev: Backward) -> None:
         if ev.done:
             for call in self.calls:
-                call.outputs = None
+                call.outputs = call.strong = None
             self.done_calls, self.calls = self.calls, []
             return
-        self._capture_output_grads()
         loss = ev.loss
         if not is_float_tensor(loss):
             return
@@ -201,26 +234,6 @@ class NonFinite:
         elif self.arm_backward:
             self.arm_backward = False
             self.localize_backward_now(ev)
-
-    def _capture_output_grads(self) -> None:
-        import torch
-
-        for call in self.calls:
-            outs = [t for t in _tensors(call.outputs) if isinstance(t, torch.Tensor) and t.requires_grad]
-            if not outs or len(outs) > 8:
-                continue
-            call.grad_outputs = [None] * len(outs)
-
-            def keep(i: int, call: Call = call) -> Any:
-                def hook(grad: Any) -> None:
-                    kept = call.grad_outputs
-                    if kept is not None and i < len(kept):
-                        kept[i] = grad
-
-                return hook
-
-            for i, t in enumerate(outs):
-                t.register_hook(keep(i))
 
     def bad_loss(self, step: int, ev: Backward | None, late: bool = False) -> None:
         self.bad_loss_steps.append(step)
@@ -271,8 +284,7 @@ class NonFinite:
         elif self.calls:
             culprit = replay(self.calls, self.tracer, self.checker)
         if culprit is None or (culprit.phase == "input" and culprit.op != "parameter"):
-            stop = {id(t.grad_fn) for call in self.calls for t in _tensors(call.outputs)
-                    if getattr(t, "grad_fn", None) is not None}
+            stop = {n for call in self.calls for n in call.output_nodes}
             walked = walk_loss_graph(ev.tensor, stop)
             if walked is not None:
                 last = self.calls[-1].site if self.calls else None
@@ -316,7 +328,7 @@ class NonFinite:
             self.tracer.phase = "optimizer"
             self.checker.__exit__(None, None, None)
             self.suspended = True
-        params = _float_params(opt)
+        params = self._params(opt)
         if id(opt) not in self.seen_opts:
             self.seen_opts.add(id(opt))
             for p in params:  # once: parameters that were non-finite before any update
@@ -325,7 +337,8 @@ class NonFinite:
         if id(opt) in self.engine._in_scaler_step:
             return  # GradScaler checks these gradients itself
         step = self.step_no()
-        grads = [p.grad for p in params if p.grad is not None and p.grad.layout == _strided()]
+        strided = _strided()
+        grads = [g for g in (p.grad for p in params) if g is not None and g.layout == strided]
         if self._flag(step, "grads", grads, id(opt)) is False and self.bad_loss_step != step:
             bad = [self.tracer.param_name(p) or f"param {i}" for i, p in enumerate(params)
                    if p.grad is not None and not all_finite(p.grad)]
@@ -351,10 +364,10 @@ class NonFinite:
         """Before this backward runs: find the op whose gradient turns non-finite (LRD106)."""
         import torch
 
-        calls = [c for c in self.calls if c.outputs is not None]
+        calls = [c for c in self.calls if c.strong]
         outs, owners = [], []
         for call in calls:
-            for t in _tensors(call.outputs):
+            for t in call.strong:
                 if isinstance(t, torch.Tensor) and t.requires_grad:
                     outs.append(t)
                     owners.append(call)
@@ -402,7 +415,7 @@ class NonFinite:
                 self._reset_trace()
                 return
         step = ev.attempt.index
-        if self._flag(step, "params", _float_params(opt), ev.optimizer.key) is False:
+        if self._flag(step, "params", self._params(opt), ev.optimizer.key) is False:
             self.bad_params(step, opt, ev.optimizer.label, ev)
         self._reset_trace()
 
@@ -545,6 +558,15 @@ def _names_and(words: Sequence[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def _keeper(call: Call, i: int) -> Any:
+    def hook(grad: Any) -> None:
+        kept = call.grad_outputs
+        if kept is not None and i < len(kept):
+            kept[i] = grad
+
+    return hook
+
+
 def _tensors(out: Any) -> list[Any]:
     from lrdoctor.watch.localize import _flat
 
@@ -555,6 +577,12 @@ def _strided() -> Any:
     import torch
 
     return torch.strided
+
+
+def _float32() -> Any:
+    import torch
+
+    return torch.float32
 
 
 def _isfinite(p: Any) -> Any:
