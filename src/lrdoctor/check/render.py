@@ -47,8 +47,9 @@ def text(diags: list[Diagnostic], line_of: LineSource, color: bool = False,
                 start = len(line[: d.col - 1].expandtabs(4))
                 if d.end_line == d.line and d.end_col is not None and d.end_col > d.col:
                     width = len(line[d.col - 1 : d.end_col - 1].expandtabs(4))
-                else:
-                    width = max(1, len(shown.rstrip()) - start)
+                else:  # to the end of the code on this line, not into a trailing comment
+                    code = shown.split("  #", 1)[0] if "  #" in shown[start:] else shown
+                    width = max(1, len(code.rstrip()) - start)
                 out.append(f"{pad} |")
                 out.append(f"{number} | {shown.rstrip()}")
                 out.append(f"{pad} | {' ' * start}{_paint('^' * max(width, 1), severity, color)}")

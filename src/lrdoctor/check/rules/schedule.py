@@ -146,7 +146,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             if h is None:
                 continue
             size = f"its horizon of {int(h.value)} steps" if h.unit == "literal" and h.value \
-                else f"its horizon ({h.described})"
+                else "its horizon"
             yield Diagnostic.at(
                 "LRD002",
                 f"{label(sched, h)} is stepped inside {_loop_where(loop)}, but {size} "
