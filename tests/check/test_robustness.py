@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,7 @@ SEEDS = [
     resources.files("lrdoctor.examples").joinpath(p.name).read_text("utf-8")
     for p in resources.files("lrdoctor.examples").iterdir()
     if p.name.endswith(".py") and p.name.startswith("LRD")
-]
+] + [p.read_text() for p in sorted((Path(__file__).parents[1] / "corpus").rglob("*.py"))]
 
 FRAGMENTS = [
     "optimizer.step()", "scheduler.step()", "scheduler.step(epoch)", "scaler.step(optimizer)",

@@ -589,3 +589,28 @@ for epoch in range(10):
             optimizer.zero_grad()
 """)
     assert codes(src) == ["LRD002"]
+
+
+def test_schedulers_held_in_a_list_of_a_trainer() -> None:
+    src = """
+import torch
+
+class GANTrainer:
+    def __init__(self, g, d, loader):
+        self.loader = loader
+        self.opt_g = torch.optim.Adam(g.parameters(), lr=2e-4)
+        self.opt_d = torch.optim.Adam(d.parameters(), lr=2e-4)
+        self.schedulers = [
+            torch.optim.lr_scheduler.OneCycleLR(self.opt_g, 2e-4, total_steps=len(loader)),
+            torch.optim.lr_scheduler.OneCycleLR(self.opt_d, 2e-4, total_steps=len(loader)),
+        ]
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for batch in self.loader:
+                self.opt_d.step()
+                self.opt_g.step()
+            for sched in self.schedulers:
+                sched.step()
+"""
+    assert codes(src) == ["LRD003"]

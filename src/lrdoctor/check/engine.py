@@ -62,12 +62,14 @@ def check_file(path: str, codes: frozenset[str] | None = None,
 
 def check_source(text: str, path: str, codes: frozenset[str] | None = None,
                  loader: ProjectLoader | None = None, notebook: NotebookSource | None = None,
-                 result: FileResult | None = None) -> FileResult:
-    """Check Python source ``text`` as if it were the file ``path``."""
+                 result: FileResult | None = None, tree: ast.Module | None = None) -> FileResult:
+    """Check Python source ``text`` as if it were the file ``path`` (``tree``: its AST, when
+    the caller has parsed it already)."""
     result = result or FileResult(path)
     result.lines = text.count("\n") + 1
     codes = frozenset(RULES) if codes is None else codes
-    tree = _parse(text, path, notebook, result)
+    if tree is None:
+        tree = _parse(text, path, notebook, result)
     if tree is None or not TRIGGER.search(text):
         return result
     loader = loader or ProjectLoader()

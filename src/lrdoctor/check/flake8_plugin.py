@@ -34,7 +34,8 @@ class LrdoctorChecker:
                     source = fh.read()
             except OSError:
                 return
-        result = check_source(source, self.filename)
+        tree = self.tree if isinstance(self.tree, ast.Module) else None
+        result = check_source(source, self.filename, tree=tree)
         for diag in result.diagnostics:
             if diag.cell is not None:
                 continue
