@@ -48,7 +48,8 @@ def test_generated_scripts_never_crash(lines: list[tuple[int, str]]) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.sampled_from(SEEDS),
-    st.lists(st.tuples(st.sampled_from(["drop", "dup", "swap", "dedent", "indent", "insert"]),
+    st.lists(st.tuples(st.sampled_from(["drop", "dup", "swap", "dedent", "indent", "insert",
+                                        "insert", "insert", "drop"]),
                        st.integers(0, 200), st.sampled_from(FRAGMENTS)), max_size=8),
 )
 def test_mutated_examples_never_crash(seed: str, edits: list[tuple[str, int, str]]) -> None:
@@ -58,7 +59,8 @@ def test_mutated_examples_never_crash(seed: str, edits: list[tuple[str, int, str
             break
         i = at % len(lines)
         if op == "drop":
-            del lines[i]
+            if not lines[i].rstrip().endswith(":"):  # keep most mutants parseable
+                del lines[i]
         elif op == "dup":
             lines.insert(i, lines[i])
         elif op == "swap":
@@ -68,7 +70,7 @@ def test_mutated_examples_never_crash(seed: str, edits: list[tuple[str, int, str
             lines[i] = lines[i][4:]
         elif op == "indent":
             lines[i] = "    " + lines[i]
-        else:
+        elif not fragment.endswith(":"):
             indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
             lines.insert(i, indent + fragment)
     assert_no_crash("\n".join(lines) + "\n")

@@ -614,3 +614,27 @@ class GANTrainer:
                 sched.step()
 """
     assert codes(src) == ["LRD003"]
+
+
+def test_scheduler_stepped_on_the_last_batch_only_is_not_guessed_about() -> None:
+    src = script("""
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=7)
+for epoch in range(10):
+    for i, x in enumerate(loader):
+        optimizer.step()
+        if i == len(loader) - 1:
+            scheduler.step()
+""")
+    assert codes(src) == []
+
+
+def test_scheduler_stepped_with_accumulated_updates_is_still_per_batch() -> None:
+    src = script("""
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=7)
+for epoch in range(10):
+    for i, x in enumerate(loader):
+        if (i + 1) % 4 == 0:
+            optimizer.step()
+            scheduler.step()
+""")
+    assert codes(src) == ["LRD002"]

@@ -142,6 +142,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         e.node,
                     )
                 continue
+            if any(not _accumulation(c.text) for c in e.conds_inside(loop)):
+                continue  # `if i == len(loader) - 1: scheduler.step()` may well be per epoch
             h = _per_batch_problem(sched, loop)
             if h is None:
                 continue
