@@ -295,3 +295,67 @@ def test_finite_training_is_silent(run_script):
             opt.step()
     """)
     assert ran.codes == []
+
+
+CONFIDENTLY_WRONG = """
+import torch
+
+class Classifier(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 2)
+
+    def forward(self, x):
+        return torch.log(torch.softmax(self.proj(x), dim=-1))  # LOGSOFTMAX
+
+model = Classifier()
+with torch.no_grad():
+    model.proj.weight.zero_()
+    model.proj.weight[0] = 1.0  # class 0 wins by 3200: softmax is exactly 0 for class 1
+loss = torch.nn.functional.nll_loss(model(torch.ones(4, 8) * 400), torch.ones(4, dtype=torch.long))
+loss.backward()
+"""
+
+
+def test_float32_log_softmax_names_log_where_detect_anomaly_blames_softmax(run_script):
+    import textwrap
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match="SoftmaxBackward0"):
+            with torch.autograd.detect_anomaly(check_nan=True):
+                exec(textwrap.dedent(CONFIDENTLY_WRONG), {})
+    f = run_script(CONFIDENTLY_WRONG).only("LRD104")
+    assert f.evidence["op"] == "log"
+    assert f.evidence["module"] == "model"
+    assert f.evidence["kind"] == "-inf"
+    assert f.location.line == _line(CONFIDENTLY_WRONG, "# LOGSOFTMAX")
+
+
+INPLACE = """
+import torch
+torch.manual_seed(0)
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.fc(x)
+        h.mul_(1e5)  # INPLACE: overwrites its input with values past float16's range
+        return h
+
+model = Scaled().half()
+loss = model(torch.randn(8, 4).half()).float().mean()
+loss.backward()
+"""
+
+
+def test_in_place_overflow_is_checked_before_it_overwrites_its_input(run_script):
+    f = run_script(INPLACE).only("LRD104")
+    assert f.evidence["op"] == "mul_"
+    assert f.evidence["module"] == "model"
+    assert "exceeded float16's maximum" in f.evidence["reason"]
+    assert f.location.line == _line(INPLACE, "# INPLACE")

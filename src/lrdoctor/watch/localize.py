@@ -349,8 +349,10 @@ def make_checker(tracer: Tracer) -> Any:
             self._uninit.clear()
             self._finite.clear()
 
-        def finite(self, t: Any) -> bool:
-            entry = self._finite.get(id(t))
+        def finite(self, t: Any, fresh: bool = False) -> bool:
+            # ``fresh`` for an op's results: an in-place op's version counter is bumped only
+            # after the dispatch returns, so a cached verdict for it would be stale
+            entry = None if fresh else self._finite.get(id(t))
             if entry is not None and entry[0]() is t and entry[1] == t._version:
                 return entry[2]
             try:
@@ -391,6 +393,12 @@ def make_checker(tracer: Tracer) -> Any:
                       if is_float_tensor(t)]
             inputs += [t for k, v in kwargs.items() if k not in out_names for t in _flat(v) if is_float_tensor(t)]
             bad = [t for t in inputs if not self.finite(t)]
+            before = args
+            if written and not bad and not out_names and op not in FINITE_PRESERVING:
+                # an in-place op overwrites its input: keep it to explain the result
+                names = set(written)
+                before = tuple(a.detach().clone() if s.name in names and isinstance(a, torch.Tensor) else a
+                               for a, s in zip(args, schema)) + tuple(args[len(schema):])
             out = func(*args, **kwargs)
             if not bad and op in FINITE_PRESERVING:
                 for t in _flat(out):
@@ -407,14 +415,14 @@ def make_checker(tracer: Tracer) -> Any:
                         self._uninit.pop(t.data_ptr(), None)
             if not bad:
                 for r in results:
-                    if not self.finite(r):
-                        self._blame(func, op, args, kwargs, r)
+                    if not self.finite(r, fresh=True):
+                        self._blame(func, op, before, kwargs, r)
                         break
             else:
                 if self.bad_input is None and self.culprit is None:
                     self.bad_input = self._source_of(op, bad)
                 if self.culprit is not None and self.culprit.then is None and self.culprit.kind != "NaN":
-                    if any(kind_of_nonfinite(r) == "NaN" for r in results if not self.finite(r)):
+                    if any(kind_of_nonfinite(r) == "NaN" for r in results if not self.finite(r, fresh=True)):
                         self.culprit.then = _nan_from_inf(op, bad) + self._where()
                 if self.culprit is not None and self.culprit.then is not None:
                     self.done = True
