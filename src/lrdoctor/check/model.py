@@ -709,6 +709,9 @@ class Tracer:
                 self.assign(elt, item, src, scope)
         elif isinstance(target, ast.Attribute):
             base = self.eval(target.value, scope)
+            if isinstance(base, Obj) and base.kind == "scheduler" and target.attr == "last_epoch":
+                # `scheduler.last_epoch = start_epoch - 1`: a resume that rebuilds the schedule
+                self.emit("set_last_epoch", base, target)
             if isinstance(base, InstanceVal):
                 self.assigned_names.add(target.attr)
                 self.bind(base.attrs, target.attr, f"self.{target.attr}", value, source, scope,

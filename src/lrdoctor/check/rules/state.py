@@ -47,9 +47,12 @@ def _in_root(ctx: FileContext, root: int, kind: str) -> list[Obj]:
 
 
 def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None) -> list[Obj]:
+    """Schedulers whose state a resume needs (not timm's, not members of a composite, not
+    those rebuilt on resume through ``last_epoch``)."""
+    rebuilt = {e.obj.id for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
     out = []
     for s in _in_root(ctx, root, "scheduler"):
-        if s.origin == "timm" or s.in_composite:
+        if s.origin == "timm" or s.in_composite or s.id in rebuilt:
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
             continue
@@ -134,6 +137,16 @@ def _check_resume(ctx: FileContext, e: Event) -> Iterator[Diagnostic]:
     )
 
 
+# schedulers that compute the next LR from the current param_group['lr']: a manual write is
+# folded into everything that follows. The others (LambdaLR, OneCycleLR, CyclicLR, ...) compute
+# from base_lrs and overwrite a manual value at their next step, which manual warm-ups written
+# for the first iterations (YOLOv5-style) rely on.
+CHAINABLE = frozenset(
+    {"StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR", "CosineAnnealingLR",
+     "PolynomialLR", "MultiplicativeLR", "ReduceLROnPlateau"}
+)
+
+
 @rule("LRD008")
 def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
     for w in ctx.program.events:
@@ -146,6 +159,7 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.obj for e in root
                 if e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
                 and e.obj.optimizer is w.obj and e.order < w.order and e.obj.id in stepped
+                and e.obj.cls in CHAINABLE and e.obj.origin == "torch"
             ),
             None,
         )
