@@ -11,19 +11,20 @@ Modes, on the same loops (an MLP, a small CNN, a small transformer; Adam, cross-
 - nan-trace: ``lrdoctor.watch(nan_trace=True)``: every op of every step checked
 - anomaly: ``torch.autograd.detect_anomaly(check_nan=True)``
 
-Each mode runs ``--steps`` steps per repetition; repetitions are interleaved (plain, lrdoctor,
-nan-trace, anomaly, plain, ...) so that a noisy machine slows every mode alike, and the
-fastest repetition of each mode is kept. One thread, so the ratio measures our overhead and not
-the scheduler's mood.
+Each instrumented run is timed between two plain runs of the same loop and divided by their
+mean (a noisy, shared machine slows neighbouring runs alike); the median over repetitions is
+reported. One thread, so the ratio measures our overhead and not the scheduler's mood.
 
-Then one step that turns non-finite is localized by both tools: what detect_anomaly blames and
-what lrdoctor names, and what a localization costs once.
+Then: what one step whose loss turns NaN costs under ``lrdoctor.watch()``, localization
+(replay under the per-op checker) included, and, for ``log(softmax(x)) = -inf``, what
+detect_anomaly blames and what lrdoctor names.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import statistics
 import time
 import warnings
 from collections.abc import Callable
@@ -100,20 +101,52 @@ def mode_context(mode: str) -> Any:
 
 
 def overhead(steps: int, reps: int, modes: list[str]) -> dict[str, dict[str, float]]:
+    """Median over repetitions of (mode's time per step / plain's, same repetition)."""
     results: dict[str, dict[str, float]] = {}
     for name in LOOPS:
-        best = {m: float("inf") for m in modes}
         for m in modes:  # warm-up
             with mode_context(m):
                 train(name, 3)
-        for _ in range(reps):
-            for m in modes:
-                n = steps if m in ("plain", "lrdoctor") else max(3, steps // 4)
+        ratios: dict[str, list[float]] = {m: [] for m in modes}
+        plain_times: list[float] = []
+        for rep in range(reps):
+            order = modes[1:] if rep % 2 == 0 else modes[:0:-1]
+            for m in order:
+                n = steps if m == "lrdoctor" else max(3, steps // 4)
+                before = train(name, steps) / steps
                 with mode_context(m):
                     t = train(name, n) / n
-                best[m] = min(best[m], t)
-        results[name] = best
+                after = train(name, steps) / steps
+                plain = (before + after) / 2
+                plain_times.append(plain)
+                ratios[m].append(t / plain)
+        results[name] = {"plain": statistics.median(plain_times)}
+        results[name].update({m: statistics.median(r) for m, r in ratios.items() if r})
     return results
+
+
+def trip_cost(name: str) -> tuple[float, float]:
+    """(ms of a step whose loss turns NaN, localization included; ms of a normal step), watched."""
+    torch.manual_seed(0)
+    model, batch = LOOPS[name]()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    x, y = batch()
+    last = list(model.parameters())[-1]
+    times = []
+    with lrdoctor.watch(echo=lambda m: None) as w:
+        for i in range(8):
+            if i == 7:
+                with torch.no_grad():
+                    last.view(-1)[0] = float("nan")  # the step that trips
+            start = time.perf_counter()
+            out = model(x)
+            loss = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            times.append(time.perf_counter() - start)
+    assert any(f.code == "LRD104" for f in w.findings)
+    return times[-1] * 1e3, statistics.median(times[2:-1]) * 1e3
 
 
 LOCALIZE = """
@@ -159,23 +192,26 @@ def localization() -> tuple[str, str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=60)
-    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.quick:
-        args.steps, args.reps = 12, 2
+        args.steps, args.reps = 10, 2
     torch.set_num_threads(1)
     modes = ["plain", "lrdoctor", "nan-trace", "anomaly"]
     results = overhead(args.steps, args.reps, modes)
-    print(f"torch {torch.__version__}, CPU, 1 thread, {args.steps} steps x {args.reps} reps, best rep")
-    print(f"{'loop':<12} {'plain ms/step':>13} " + " ".join(f"{m:>10}" for m in modes[1:]))
+    print(f"torch {torch.__version__}, CPU, 1 thread; {args.steps} steps per run, {args.reps} "
+          f"repetitions; median ratio to plain runs just before and after")
+    print(f"{'loop':<12} {'plain ms/step':>13} " + " ".join(f"{m:>10}" for m in modes[1:])
+          + f" {'NaN step (localized)':>22}")
     for name, best in results.items():
-        plain = best["plain"]
-        print(f"{name:<12} {plain * 1e3:>13.2f} " + " ".join(f"{best[m] / plain:>9.2f}x" for m in modes[1:]))
+        tripped, normal = trip_cost(name)
+        print(f"{name:<12} {best['plain'] * 1e3:>13.2f} " + " ".join(f"{best[m]:>9.2f}x" for m in modes[1:])
+              + f" {tripped:>8.1f} ms = {tripped / normal:.1f} steps")
     blamed, named, cost = localization()
-    print(f"\nlog(softmax(x)) = -inf (float32, a confidently wrong prediction):\n  detect_anomaly blames: {blamed}\n"
-          f"  lrdoctor names:        {named}\n  (watched run incl. one localization: {cost * 1e3:.0f} ms)")
+    print(f"\nlog(softmax(x)) = -inf (float32, a confidently wrong prediction):\n"
+          f"  detect_anomaly blames: {blamed}\n  lrdoctor names:        {named}")
 
 
 if __name__ == "__main__":

@@ -359,3 +359,23 @@ def test_in_place_overflow_is_checked_before_it_overwrites_its_input(run_script)
     assert f.evidence["module"] == "model"
     assert "exceeded float16's maximum" in f.evidence["reason"]
     assert f.location.line == _line(INPLACE, "# INPLACE")
+
+
+def test_nan_in_the_batch_is_blamed_on_the_batch(run_script):
+    f = run_script("""
+        import torch
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(1, 5):
+            x = torch.randn(4, 8)
+            if step == 3:
+                x[0, 0] = float("nan")  # a corrupt sample
+            loss = model(x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """).only("LRD104")
+    assert f.evidence["step"] == 3
+    assert f.evidence["input_of"] == "model"
+    assert "1 NaN of 32 values" in f.message

@@ -142,7 +142,8 @@ def explain(func: Any, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], r
             x = tensors[-1] if op == "xlogy" else tensors[0]
             zeros, neg = _count(x == 0), _count(x < 0)
             if zeros and "inf" in kind:
-                return (f"log of 0: {zeros} of its {x.numel()} inputs are exactly 0{_underflow_note(x)}",
+                are = "is" if zeros == 1 else "are"
+                return (f"log of 0: {zeros} of its {x.numel()} inputs {are} exactly 0{_underflow_note(x)}",
                         {"zeros": zeros})
             if neg:
                 return f"log of a negative number ({neg} negative inputs)", {"negative": neg}
@@ -168,7 +169,8 @@ def explain(func: Any, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], r
                         if both:
                             return (f"0/0: {both} elements divide 0 by 0{_underflow_note(den)}",
                                     {"zero_over_zero": both})
-                    return (f"division by zero: {zeros} divisors are exactly 0{_underflow_note(den)}",
+                    are = "divisor is" if zeros == 1 else "divisors are"
+                    return (f"division by zero: {zeros} {are} exactly 0{_underflow_note(den)}",
                             {"zero_divisors": zeros})
     except Exception:
         pass

@@ -292,6 +292,8 @@ class NonFinite:
                 culprit = walked
         if culprit is None:
             culprit = self._bad_parameter()
+        if culprit is None or (culprit.phase == "input" and culprit.op != "parameter"):
+            culprit = self._bad_batch() or culprit
         if culprit is not None and culprit.op == "parameter":
             self._remember_bad_params()
             written = [step for root, _ in self.tracer.roots for name, p in root.named_parameters()
@@ -311,6 +313,21 @@ class NonFinite:
                     return Culprit("input", "parameter", kind_of_nonfinite(p),
                                    f"{kind_of_nonfinite(p)} input propagated from parameter `{qual}` "
                                    f"({describe_nonfinite(p)})", qual, evidence={"parameter": qual})
+        return None
+
+    def _bad_batch(self) -> Culprit | None:
+        """A non-finite tensor among the arguments of the step's module calls."""
+        from lrdoctor.watch.localize import _flat
+
+        for call in self.calls:
+            for t in _flat([call.args, call.kwargs]):
+                if is_float_tensor(t) and not all_finite(t):
+                    name = self.tracer.name_of(call.module)
+                    kind = kind_of_nonfinite(t)
+                    return Culprit("input", "batch", kind,
+                                   f"the input passed to `{name}` already contained {describe_nonfinite(t)}",
+                                   name, type(call.module).__name__, site=call.site,
+                                   evidence={"input_of": name})
         return None
 
     def _remember_bad_params(self) -> None:
