@@ -140,7 +140,12 @@ def run(args: argparse.Namespace) -> int:
         if fixed:
             print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)
 
-    _print(args, diags, report.files)
+    try:
+        _print(args, diags, report.files)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `lrdoctor check | head`: the reader has seen enough
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
     if missing or internal:
         return 2
     if (diags or report.errors) and not args.exit_zero:

@@ -243,6 +243,18 @@ def _fold(op: ast.operator, a: float, b: float) -> float | None:
     return None
 
 
+def literal_value(expr: ast.expr | None, scope: Scope | None, depth: int = 0) -> float | None:
+    """The number ``expr`` stands for when it is a literal or a name assigned one."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) \
+            and not isinstance(expr.value, bool):
+        return float(expr.value)
+    if isinstance(expr, ast.Name) and scope is not None and depth < 4:
+        found = scope.source_of(expr.id)
+        if found is not None:
+            return literal_value(found[0], found[1], depth + 1)
+    return None
+
+
 def _src(expr: ast.expr) -> str:
     text = ast.unparse(expr)
     return text if len(text) <= 40 else text[:37] + "..."

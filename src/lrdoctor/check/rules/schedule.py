@@ -9,7 +9,7 @@ from typing import Any
 from lrdoctor.check import names
 from lrdoctor.check.context import FileContext, granularity, receiver, scaler_always_on
 from lrdoctor.check.diagnostic import Diagnostic
-from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label
+from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
 from lrdoctor.check.model import Const, DictVal, Event, Loop, Obj, TupleVal, UnionVal, exclusive
 from lrdoctor.check.rules import rule
 
@@ -174,6 +174,15 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
 
 def _batch_consequence(sched: Obj) -> str:
     if sched.cls == "OneCycleLR":
+        epochs, per_epoch = sched.arg("epochs", 3), sched.arg("steps_per_epoch", 4)
+        if epochs is not None and per_epoch is not None:
+            e, p = ast.unparse(epochs), ast.unparse(per_epoch)
+            n = literal_value(epochs, sched.scope)
+            if n is not None:
+                return (f"after {n:g} epochs it has taken {n:g} of its {n:g} * {p} steps, so it "
+                        "ends inside the warm-up and never anneals")
+            return (f"it takes one of its {e} * {p} steps per epoch, so it ends inside the "
+                    "warm-up and never anneals")
         return "it takes one of its steps per epoch, ends inside the warm-up and never anneals"
     if sched.cls == "CyclicLR":
         return "one cycle takes thousands of epochs, so the LR barely moves"
