@@ -27,8 +27,8 @@ Mark = tuple[str, int | None, int, str]  # (file, cell, line, code)
 
 def _lines(path: Path) -> list[tuple[int | None, int, str]]:
     if path.suffix == ".ipynb":
-        cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
-        return [(n, i, line) for n, cell in enumerate(cells, 1)
+        cells = json.loads(path.read_text())["cells"]  # numbered like ruff: all cells count
+        return [(n, i, line) for n, cell in enumerate(cells, 1) if cell["cell_type"] == "code"
                 for i, line in enumerate("".join(cell["source"]).splitlines(), 1)]
     return [(None, i, line) for i, line in enumerate(path.read_text().splitlines(), 1)]
 

@@ -39,8 +39,9 @@ def test_notebook_findings_point_at_cell_and_line(tmp_path: Path) -> None:
     result = check_file(str(path))
     assert result.errors == []
     [diag] = result.diagnostics
-    assert (diag.code, diag.cell, diag.line) == ("LRD002", 3, 6)
-    assert str(diag.finding().location).endswith("train.ipynb:cell 3:line 6")
+    # cells count like ruff counts them: the markdown cell is cell 2
+    assert (diag.code, diag.cell, diag.line) == ("LRD002", 4, 6)
+    assert str(diag.finding().location).endswith("train.ipynb:cell 4:line 6")
 
 
 def test_notebook_text_output_shows_the_cell_line(
@@ -50,7 +51,7 @@ def test_notebook_text_output_shows_the_cell_line(
     Path("train.ipynb").write_text(notebook(*NB_CELLS))
     assert main(["check", "."]) == 1
     out = capsys.readouterr().out
-    assert "train.ipynb:cell 3:line 6:9: LRD002" in out
+    assert "train.ipynb:cell 4:line 6:9: LRD002" in out
     assert "6 |         sched.step()" in out
 
 

@@ -107,9 +107,9 @@ def notebook_source(raw: str) -> NotebookSource:
     line = 1
     number = 0
     for cell in cells:
+        number += 1  # cells are numbered like ruff does: every cell counts, markdown too
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        number += 1
         source = cell.get("source", cell.get("input", ""))
         if isinstance(source, list):
             source = "".join(s for s in source if isinstance(s, str))
