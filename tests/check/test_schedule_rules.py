@@ -638,3 +638,52 @@ for epoch in range(10):
             scheduler.step()
 """)
     assert codes(src) == ["LRD002"]
+
+
+def test_optimizer_rebuilt_by_a_helper_called_from_fit_is_reported() -> None:
+    src = """
+import torch
+
+class Trainer:
+    def __init__(self, model, loader):
+        self.model, self.loader = model, loader
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, 10)
+
+    def unfreeze(self):
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.01)
+
+    def epoch(self):
+        for batch in self.loader:
+            self.optimizer.step()
+        self.scheduler.step()
+
+    def fit(self):
+        for e in range(20):
+            if e == 5:
+                self.unfreeze()
+            self.epoch()
+"""
+    assert codes(src) == ["LRD014"]
+
+
+def test_rebuild_in_an_unrelated_method_is_not_guessed_about() -> None:
+    src = """
+import torch
+
+class Trainer:
+    def __init__(self, model, loader):
+        self.model, self.loader = model, loader
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, 10)
+
+    def reset_for_evaluation(self):
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.0)
+
+    def fit(self):
+        for e in range(20):
+            for batch in self.loader:
+                self.optimizer.step()
+            self.scheduler.step()
+"""
+    assert codes(src) == []

@@ -379,6 +379,16 @@ class Event:
     order: int
     root: int  # which trace (root) produced it
     info: dict[str, Any] = field(default_factory=dict)
+    frame: Frame | None = None  # the function call it happened in
+
+    def within(self, frame: Frame | None) -> bool:
+        """True when this call happened in ``frame`` or in a function called from it."""
+        current = self.frame
+        while current is not None:
+            if current is frame:
+                return True
+            current = current.parent
+        return frame is None
 
     @property
     def line(self) -> int:
@@ -398,6 +408,13 @@ class Event:
         if loop is None:
             return True
         return self.loop is not None and loop in self.loop.ancestors()
+
+
+@dataclass(eq=False)
+class Frame:
+    """One traced function call (module-level code has no frame)."""
+
+    parent: Frame | None
 
 
 def exclusive(a: Event, b: Event) -> bool:
@@ -452,6 +469,7 @@ class Tracer:
         self.stack: list[ast.AST] = []
         self.visited: set[int] = set()
         self.root = 0
+        self.frame: Frame | None = None
         self.module_scope = Scope({}, module)
         self.path = module.path
         self.returns: list[Any] | None = None
@@ -550,6 +568,8 @@ class Tracer:
         self.path = fv.module.path
         self.returns = []
         self.stack.append(fn)
+        saved_frame = self.frame
+        self.frame = Frame(None if root else saved_frame)
         try:
             self.exec_body(fn.body, scope)
             if fn.name == "configure_optimizers" and fv.bound is not None:
@@ -559,6 +579,7 @@ class Tracer:
             return values[-1] if values else None
         finally:
             self.stack.pop()
+            self.frame = saved_frame
             self.path, self.returns = saved_path, saved_returns
 
     def guess(self, name: str) -> Any:
@@ -1136,7 +1157,7 @@ class Tracer:
     def emit(self, kind: str, obj: Obj | None, node: ast.AST, **info: Any) -> None:
         self.events.append(
             Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
-                  self.root, info)
+                  self.root, info, self.frame)
         )
 
 

@@ -486,10 +486,14 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         old: Obj = r.info["old"]
         new = r.obj
         root = ctx.events_by_root.get(r.root, [])
+        # the rebuild matters to what runs after it in the same function, or in its caller
+        # (`fit()` calling `self.rebuild()` then `self.train_epoch()`); not to a sibling method
+        # traced later by coincidence of source order
+        scope = r.frame.parent if r.frame is not None and r.frame.parent is not None else r.frame
         stale = [
             e for e in root
             if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
-            and e.order > r.order
+            and e.order > r.order and e.within(scope)
         ]
         if not stale:
             continue
