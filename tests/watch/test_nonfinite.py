@@ -379,3 +379,42 @@ def test_nan_in_the_batch_is_blamed_on_the_batch(run_script):
     assert f.evidence["step"] == 3
     assert f.evidence["input_of"] == "model"
     assert "1 NaN of 32 values" in f.message
+
+
+AUTOCAST_OVERFLOW = """
+import torch
+torch.manual_seed(0)
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(16, 16)
+        self.head = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.head(torch.relu(self.body(x)))  # HEAD
+
+model = Net()  # float32 parameters; float16 compute under autocast
+with torch.no_grad():
+    model.head.weight.mul_(20)
+opt = torch.optim.SGD(model.parameters(), lr=1e-5)
+scaler = torch.amp.GradScaler("cpu")
+for step in range(1, 6):
+    x = torch.randn(8, 16) * (8000 if step == 4 else 1)  # an outlier batch
+    opt.zero_grad()
+    with torch.autocast("cpu", dtype=torch.float16):
+        out = model(x)
+    loss = torch.nn.functional.cross_entropy(out.float(), torch.zeros(8, dtype=torch.long))
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+"""
+
+
+def test_overflow_under_autocast_is_replayed_under_the_same_autocast(run_script):
+    ran = run_script(AUTOCAST_OVERFLOW)
+    f = ran.only("LRD104")
+    assert f.evidence["step"] == 4
+    assert f.evidence["module"] == "model.head"
+    assert "float16's maximum 65504" in f.evidence["reason"]
+    assert "LRD105" not in ran.codes  # GradScaler skipped that step

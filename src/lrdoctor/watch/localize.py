@@ -17,6 +17,7 @@ non-finite result (:func:`walk_loss_graph`).
 
 from __future__ import annotations
 
+import contextlib
 import linecache
 import math
 import re
@@ -511,6 +512,7 @@ class Call:
     outputs: Any = None  # weak references to the output tensors, until backward
     output_nodes: set[int] = field(default_factory=set)  # ids of the outputs' grad_fn
     strong: Any = None  # the outputs themselves, kept only while a localization is armed
+    autocast: tuple[tuple[str, Any], ...] = ()  # (device type, dtype) autocast was on for
     grad_outputs: Any = None  # the gradient that reached the outputs (captured in backward)
 
 
@@ -550,16 +552,17 @@ def replay(calls: list[Call], tracer: Tracer, checker: Any, backward: bool = Fal
         for call in calls:
             tracer.add_root(call.module, None)
             _restore_rng(torch, call)
-            with torch.enable_grad(), checker:
-                out = tracer.call(_original_call(), call.module, call.args, call.kwargs)
-                if checker.culprit is not None:
-                    break
-                if backward and call.grad_outputs is not None:
-                    outs = [t for t in _flat(out) if isinstance(t, torch.Tensor) and t.requires_grad]
-                    grads = list(_flat(call.grad_outputs))
-                    params = [p for p in call.module.parameters() if p.requires_grad]
-                    if outs and params and len(outs) == len(grads):
-                        torch.autograd.grad(outs, params, grads, allow_unused=True)
+            with contextlib.ExitStack() as amp:
+                for device_type, dtype in call.autocast:
+                    amp.enter_context(torch.autocast(device_type, dtype=dtype))
+                with torch.enable_grad(), checker:
+                    out = tracer.call(_original_call(), call.module, call.args, call.kwargs)
+                    if checker.culprit is None and backward and call.grad_outputs is not None:
+                        outs = [t for t in _flat(out) if isinstance(t, torch.Tensor) and t.requires_grad]
+                        grads = list(_flat(call.grad_outputs))
+                        params = [p for p in call.module.parameters() if p.requires_grad]
+                        if outs and params and len(outs) == len(grads):
+                            torch.autograd.grad(outs, params, grads, allow_unused=True)
             if checker.culprit is not None:
                 break
     finally:

@@ -116,6 +116,8 @@ class NonFinite:
         tls = threading.local()
         is_grad_enabled, get_rng_state = torch.is_grad_enabled, torch.get_rng_state
         cuda_ready = torch.cuda.is_initialized
+        autocast_on, autocast_dtype = torch.is_autocast_enabled, torch.get_autocast_dtype
+        amp_devices = ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",)
         record = self.record
 
         def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -131,8 +133,10 @@ class NonFinite:
                 out = original(self, *args, **kwargs)
             finally:
                 tls.busy = False
+            # the replay must compute in the same precision: autocast as it was for this call
+            amp = tuple((d, autocast_dtype(d)) for d in amp_devices if autocast_on(d))
             _guard(engine, record, self, args, kwargs, rng, dev,
-                   (caller.f_code.co_filename, caller.f_lineno), out)
+                   (caller.f_code.co_filename, caller.f_lineno), out, amp)
             return out
 
         patcher.setattr(module_cls, "__call__", __call__)
@@ -149,8 +153,10 @@ class NonFinite:
 
             patcher.on_undo(leave)
 
-    def record(self, module: Any, args: Any, kwargs: Any, rng: Any, dev: Any, site: Any, out: Any) -> None:
+    def record(self, module: Any, args: Any, kwargs: Any, rng: Any, dev: Any, site: Any, out: Any,
+               amp: tuple[tuple[str, Any], ...] = ()) -> None:
         call = Call(module, args, kwargs, rng, dev, site)
+        call.autocast = amp
         tensors = [t for t in _tensors(out) if t.is_floating_point()]
         # weakly: a forward whose output is dropped (validation without no_grad) must not keep
         # its graph alive here; only an armed localization (LRD106) needs the outputs themselves
