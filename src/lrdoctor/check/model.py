@@ -336,7 +336,10 @@ class Cond:
     branch: int
     test: ast.expr | None
     loop: Loop | None  # the loop the condition sits in
-    text: str = ""
+
+    @cached_property
+    def text(self) -> str:
+        return ast.unparse(self.test) if self.test is not None else ""
 
 
 @dataclass(eq=False)
@@ -345,13 +348,22 @@ class Loop:
     path: str
     parent: Loop | None
     hint: str  # "batch" | "epoch" | "": what the loop's own header says
-    over: str  # source of what it iterates, for messages
+    over_node: ast.expr | None  # what it iterates (a `while` loop: its test), for messages
     targets: frozenset[str]
     line: int
     iterates_loader: bool = False
     batch: bool = False  # iterates a data loader (or is an iteration loop by its header)
     contains_batch: bool = False  # an epoch loop: some batch loop runs inside it
     id: int = field(default_factory=lambda: next(_ids))
+
+    over_name: str = ""
+
+    @property
+    def over(self) -> str:
+        if self.over_name:
+            return self.over_name
+        text = ast.unparse(self.over_node) if self.over_node is not None else ""
+        return text if len(text) <= 60 else text[:57] + "..."
 
     def ancestors(self) -> Iterator[Loop]:
         loop: Loop | None = self
@@ -624,7 +636,7 @@ class Tracer:
             self.exec_for(stmt, scope)
         elif isinstance(stmt, ast.While):
             self.eval(stmt.test, scope)
-            self.exec_loop(stmt, scope, _while_hint(stmt), ast.unparse(stmt.test)[:60], frozenset())
+            self.exec_loop(stmt, scope, _while_hint(stmt), stmt.test, "", frozenset())
         elif isinstance(stmt, ast.If):
             self.exec_if(stmt, scope)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -669,8 +681,7 @@ class Tracer:
                     body: list[ast.stmt], scope: Scope) -> None:
         key = (self.path, stmt.lineno, stmt.col_offset)
         saved = self.conds
-        text = ast.unparse(test) if test is not None else ""
-        self.conds = (*saved, Cond(key, branch, test, self.loop, text))
+        self.conds = (*saved, Cond(key, branch, test, self.loop))
         try:
             self.exec_body(body, scope)
         finally:
@@ -689,11 +700,14 @@ class Tracer:
         targets = frozenset(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name))
         loader = _is_loader(iterable)
         hint = "batch" if loader else _for_hint(stmt, targets, scope, self)
-        self.exec_loop(stmt, scope, hint, _over_text(stmt.iter, iterable), targets, loader)
+        name = iterable.name if isinstance(iterable, Obj) else ""
+        self.exec_loop(stmt, scope, hint, stmt.iter, name, targets, loader)
 
     def exec_loop(self, stmt: ast.For | ast.AsyncFor | ast.While, scope: Scope, hint: str,
-                  over: str, targets: frozenset[str], loader: bool = False) -> None:
-        loop = Loop(stmt, self.path, self.loop, hint, over, targets, stmt.lineno)
+                  over: ast.expr, over_name: str, targets: frozenset[str],
+                  loader: bool = False) -> None:
+        loop = Loop(stmt, self.path, self.loop, hint, over, targets, stmt.lineno,
+                    over_name=over_name)
         loop.iterates_loader = loader
         self.loops.append(loop)
         saved = self.loop
@@ -1246,11 +1260,17 @@ def _is_loader(value: Any) -> bool:
     return False
 
 
-def _over_text(node: ast.expr, value: Any) -> str:
-    if isinstance(value, Obj) and value.name:
-        return value.name
-    text = ast.unparse(node)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _words(node: ast.AST) -> list[str]:
+    """Identifiers and string constants in ``node`` (cheaper than unparsing it)."""
+    out = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            out.append(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            out.append(sub.attr)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            out.append(sub.value)
+    return out
 
 
 def _range_args(node: ast.expr) -> list[ast.expr]:
@@ -1270,13 +1290,13 @@ def _range_args(node: ast.expr) -> list[ast.expr]:
 def _for_hint(stmt: ast.For | ast.AsyncFor, targets: frozenset[str], scope: Scope,
               tracer: Tracer) -> str:
     range_args = _range_args(stmt.iter)
-    for word in [*targets, *(w for a in range_args for w in names.words(ast.unparse(a)))]:
+    for word in [*targets, *(w for a in range_args for w in _words(a))]:
         unit = names.unit_of_word(word)
         if unit == "epoch":
             return "epoch"
     if range_args:
         for arg in range_args:
-            for word in names.words(ast.unparse(arg)):
+            for word in _words(arg):
                 if names.unit_of_word(word) == "batch":
                     return "batch"
         for name in targets:
@@ -1284,14 +1304,14 @@ def _for_hint(stmt: ast.For | ast.AsyncFor, targets: frozenset[str], scope: Scop
                 return "batch"
         return ""
     # `for batch in get_batches(...)`, a generator of batches with no loader object in sight
-    iter_words = names.words(ast.unparse(stmt.iter))
+    iter_words = _words(stmt.iter)
     if any(names.guess_kind_from_name(w) == "loader" for w in iter_words):
         return "batch"
     return ""
 
 
 def _while_hint(stmt: ast.While) -> str:
-    for word in names.words(ast.unparse(stmt.test)):
+    for word in _words(stmt.test):
         unit = names.unit_of_word(word)
         if unit:
             return unit

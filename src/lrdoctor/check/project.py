@@ -48,10 +48,18 @@ class ProjectLoader(ModuleLoader):
     def __init__(self) -> None:
         self.modules: dict[str, ModuleInfo | None] = {}
         self.sources: dict[str, str] = {}
+        self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
+        self._resolved: dict[tuple[str, str], tuple[ModuleInfo, str] | None] = {}
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
         if len(self.modules) >= MAX_MODULES:
             return None
+        key = (importer.path, qualname)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(qualname, importer)
+        return self._resolved[key]
+
+    def _resolve(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
         importer_dir = os.path.dirname(os.path.abspath(importer.path))
         level = len(qualname) - len(qualname.lstrip("."))
         parts = qualname.lstrip(".").split(".")
@@ -67,7 +75,10 @@ class ProjectLoader(ModuleLoader):
             root = project_root(importer_dir)
             roots = list(dict.fromkeys([importer_dir, root, os.path.join(root, "src")]))
         for base in roots:
-            path = _module_file(base, module_parts)
+            key = (base, tuple(module_parts))
+            if key not in self._files:  # `torch.zeros(...)` is looked up once, not per call
+                self._files[key] = _module_file(base, module_parts)
+            path = self._files[key]
             if path is not None:
                 module = self.load(path)
                 if module is not None:
