@@ -418,3 +418,13 @@ def test_overflow_under_autocast_is_replayed_under_the_same_autocast(run_script)
     assert f.evidence["module"] == "model.head"
     assert "float16's maximum 65504" in f.evidence["reason"]
     assert "LRD105" not in ran.codes  # GradScaler skipped that step
+
+
+def test_device_flags_read_late_report_the_step_without_guessing_the_cause(run_script, monkeypatch):
+    import lrdoctor.watch.numerics as numerics
+
+    monkeypatch.setattr(numerics, "on_cpu", lambda t: False)
+    f = run_script(ADAM_EPS).only("LRD105")
+    assert f.evidence["step"] == 1
+    assert "read from a device flag" in f.message
+    assert "model.emb.weight" in f.evidence["parameters"]

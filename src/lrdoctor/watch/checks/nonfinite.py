@@ -157,6 +157,8 @@ class NonFinite:
                amp: tuple[tuple[str, Any], ...] = ()) -> None:
         call = Call(module, args, kwargs, rng, dev, site)
         call.autocast = amp
+        if id(module) not in self.tracer._named_roots and next(module.parameters(), None) is not None:
+            self.tracer.add_root(module, None)  # once per model: named while the user's frame is live
         tensors = [t for t in _tensors(out) if t.is_floating_point()]
         # weakly: a forward whose output is dropped (validation without no_grad) must not keep
         # its graph alive here; only an armed localization (LRD106) needs the outputs themselves
@@ -466,14 +468,19 @@ class NonFinite:
         names = [self.tracer.param_name(p) or _param_label(opt, p) for p in bad]
         found = {k for p in bad for k in kind_of_nonfinite(p).split(" and ")}
         kinds = [k for k in ("NaN", "inf", "-inf") if k in found]
-        cause, evidence = self._cause(step, opt, bad, ev)
-        if late:
-            cause = cause or "read from a device flag after the fact"
         total = sum(p.numel() for p in bad)
         nonfinite = sum(int((~_isfinite(p)).sum()) for p in bad)
-        message = (f"optimizer step {step} of {label} wrote {_names_and(kinds)} into "
-                   f"{len(bad)} parameter tensor{'s' if len(bad) != 1 else ''} ({nonfinite} of {total} "
-                   f"values): {_names(names)}" + (f": {cause}" if cause else ""))
+        if late:
+            # read from a device flag steps later: the state now is not the state of that step
+            cause, evidence = "", {"read_after_step": self.step_no() - 1}
+            message = (f"optimizer step {step} of {label} wrote non-finite values into its parameters "
+                       f"(read from a device flag after step {self.step_no() - 1}; by then "
+                       f"{_names(names)} hold {_names_and(kinds)})")
+        else:
+            cause, evidence = self._cause(step, opt, bad, ev)
+            message = (f"optimizer step {step} of {label} wrote {_names_and(kinds)} into "
+                       f"{len(bad)} parameter tensor{'s' if len(bad) != 1 else ''} ({nonfinite} of "
+                       f"{total} values): {_names(names)}" + (f": {cause}" if cause else ""))
         where = _loc(ev.site) if ev is not None and ev.site else None
         if where is None and ev is not None:
             where = location(self.engine.optimizers[ev.optimizer.key].created_site)
