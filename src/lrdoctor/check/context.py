@@ -8,7 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from lrdoctor.check.model import Event, Loop, ModuleInfo, Obj, Program, dotted
+from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.model import Event, Loop, Program
+from lrdoctor.check.values import Obj
 
 # the training-loop model is only built for files that call what it tracks; the syntactic
 # rules (deprecated AMP spellings, log of probabilities) run on any file that mentions them

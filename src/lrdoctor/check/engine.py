@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 
 from lrdoctor.check.context import FileContext
 from lrdoctor.check.diagnostic import Diagnostic
-from lrdoctor.check.model import ModuleInfo, Tracer
+from lrdoctor.check.index import ModuleInfo
 from lrdoctor.check.project import ProjectLoader, display_path
 from lrdoctor.check.rules import RULES, rules_for
 from lrdoctor.check.sources import NotebookSource, SourceError, notebook_source, read_python
+from lrdoctor.check.trace import Tracer
 
 # a file none of these appear in cannot hold a finding: parse it (for syntax errors) and stop
 TRIGGER = re.compile(

@@ -12,7 +12,8 @@ import ast
 from dataclasses import dataclass
 
 from lrdoctor.check import names
-from lrdoctor.check.model import Const, ExprVal, Obj, Scope, dotted
+from lrdoctor.check.index import Scope, dotted
+from lrdoctor.check.values import Const, ExprVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
 
 # horizons up to this many steps, written as literals, are read as epochs

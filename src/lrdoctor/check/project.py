@@ -11,7 +11,7 @@ import ast
 import os
 from functools import lru_cache
 
-from lrdoctor.check.model import ModuleInfo, ModuleLoader
+from lrdoctor.check.index import ModuleInfo, ModuleLoader
 from lrdoctor.check.sources import SourceError, read_python
 
 MAX_IMPORTED_BYTES = 2_000_000

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from lrdoctor.check import names
 from lrdoctor.check.context import FileContext, receiver, scaler_disabled
 from lrdoctor.check.diagnostic import Diagnostic, Edit
-from lrdoctor.check.model import Event, ModuleInfo, dotted, exclusive
+from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
 
 FP16_SMALLEST_SUBNORMAL = 5.96e-8

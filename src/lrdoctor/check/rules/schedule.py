@@ -10,8 +10,9 @@ from lrdoctor.check import names
 from lrdoctor.check.context import FileContext, granularity, receiver, scaler_always_on
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
-from lrdoctor.check.model import Const, DictVal, Event, Loop, Obj, TupleVal, UnionVal, exclusive
+from lrdoctor.check.model import Event, Loop, exclusive
 from lrdoctor.check.rules import rule
+from lrdoctor.check.values import Const, DictVal, Obj, TupleVal, UnionVal
 
 # a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
 SMALL_LITERAL = 200

@@ -8,8 +8,9 @@ from typing import Any
 
 from lrdoctor.check.context import FileContext, receiver, scaler_always_on
 from lrdoctor.check.diagnostic import Diagnostic
-from lrdoctor.check.model import DictVal, Event, ExprVal, Obj, StateDictVal, TupleVal
+from lrdoctor.check.model import Event
 from lrdoctor.check.rules import rule
+from lrdoctor.check.values import DictVal, ExprVal, Obj, StateDictVal, TupleVal
 
 
 def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool:

@@ -1,0 +1,185 @@
+"""The top level of a file, indexed in one pass: imports, functions, classes, and the scopes
+names are looked up in while tracing."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from lrdoctor.check.values import ClassVal, FuncVal, ImportRef, InstanceVal
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    node: ast.ClassDef
+    module: ModuleInfo
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+    bases: list[str]
+
+    @cached_property
+    def self_assigns(self) -> dict[str, ast.expr]:
+        """``self.x = <expr>`` anywhere in the class, last one wins (read when ``self.x`` is
+        used before the method that assigns it was traced)."""
+        return _self_assigns(self.methods)
+
+    def method(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        found = self.methods.get(name)
+        if found is not None:
+            return found
+        for base in self.bases:
+            base_cls = self.module.classes.get(base)
+            if base_cls is not None and base_cls is not self:
+                return base_cls.method(name)
+        return None
+
+
+
+
+@dataclass(eq=False)
+class Scope:
+    vars: dict[str, Any]
+    module: ModuleInfo
+    parent: Scope | None = None  # the module scope for function scopes
+    self_val: InstanceVal | None = None
+    # the expression each name was last assigned from, to judge horizons from the source
+    sources: dict[str, ast.expr] = field(default_factory=dict)
+
+    def source_of(self, name: str) -> tuple[ast.expr, Scope] | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.sources:
+                return scope.sources[name], scope
+            if name in scope.vars:
+                return None
+            scope = scope.parent
+        return None
+
+    def lookup(self, name: str) -> Any:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.vars:
+                return scope.vars[name]
+            scope = scope.parent
+        if name in self.module.functions:
+            return FuncVal(self.module.functions[name], self.module)
+        if name in self.module.classes:
+            return ClassVal(self.module.classes[name])
+        if name in self.module.imports:
+            return ImportRef(self.module.imports[name])
+        return None
+
+
+
+@dataclass(eq=False)
+class ModuleInfo:
+    """The top level of one file: imports, functions, classes (one pass, no tracing)."""
+
+    path: str
+    tree: ast.Module
+    imports: dict[str, str]  # local name -> qualified name
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+    classes: dict[str, ClassInfo]
+
+    @classmethod
+    def build(cls, path: str, tree: ast.Module) -> ModuleInfo:
+        info = cls(path, tree, {}, {}, {})
+        for stmt in _top_level(tree.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                info.functions[stmt.name] = stmt
+            elif isinstance(stmt, ast.ClassDef):
+                info.classes[stmt.name] = _class_info(stmt, info)
+            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                info.add_import(stmt)
+        return info
+
+    def add_import(self, stmt: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    self.imports[alias.asname] = alias.name
+                else:
+                    root = alias.name.split(".")[0]
+                    self.imports[root] = root
+            return
+        module = stmt.module or ""
+        if stmt.level:
+            # resolved against the importing file's directory by the project loader
+            module = "." * stmt.level + module
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            if module.endswith(".") or not module:
+                qual = f"{module}{alias.name}"
+            else:
+                qual = f"{module}.{alias.name}"
+            self.imports[alias.asname or alias.name] = qual
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Top-level statements, looking inside ``if``/``try`` blocks (``try: import apex``)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If) and not _is_main_guard(stmt):
+            yield from _top_level(stmt.body)
+            yield from _top_level(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            yield from _top_level(stmt.body)
+            for handler in stmt.handlers:
+                yield from _top_level(handler.body)
+
+
+def _is_main_guard(stmt: ast.If) -> bool:
+    test = stmt.test
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+    )
+
+
+def _class_info(node: ast.ClassDef, module: ModuleInfo) -> ClassInfo:
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            methods[stmt.name] = stmt
+    bases = [dotted(b) or "" for b in node.bases]
+    return ClassInfo(node.name, node, module, methods, bases)
+
+
+def _self_assigns(methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> dict[str, ast.expr]:
+    out: dict[str, ast.expr] = {}
+    for method in methods.values():
+        for sub in ast.walk(method):
+            if isinstance(sub, ast.Assign):
+                for target in sub.targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        out[target.attr] = sub.value
+    return out
+
+
+def dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+class ModuleLoader:
+    """Finds and indexes the project modules a file imports from (see ``project.py``)."""
+
+    def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
+        return None
+

@@ -1,0 +1,869 @@
+"""Building the training-loop model by tracing a file.
+
+The model is built by *tracing* a file once: its module body, then every function and method
+nobody in the file calls (library entry points, Lightning hooks, a Trainer's ``fit``), each
+with the objects its callers pass in. Calls to functions and methods of the same file, and of
+other modules of the checked project, are followed (inlined) so that ``for epoch: train()``
+puts ``train``'s batch loop inside the epoch loop. Every interesting call becomes an
+:class:`Event` that knows its object, its loop (with the loop's ancestors), the conditions it
+sits under, and its place in execution order.
+
+Tracing is abstract: loops run once, both branches of an ``if`` run, values are only known when
+they are objects lrdoctor tracks (optimizers, schedulers, GradScalers, loaders), containers of
+them, instances of the file's classes, or expressions kept as source for horizon judgments.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from lrdoctor.check import names
+from lrdoctor.check.index import (
+    ClassInfo,
+    ModuleInfo,
+    ModuleLoader,
+    Scope,
+    dotted,
+)
+from lrdoctor.check.model import Cond, Event, Frame, Loop, Program
+from lrdoctor.check.values import (
+    ClassVal,
+    Const,
+    DictVal,
+    ExprVal,
+    FuncVal,
+    ImportRef,
+    InstanceVal,
+    ItemsVal,
+    Obj,
+    ParamGroupsVal,
+    ParamGroupVal,
+    ScaledVal,
+    StateDictVal,
+    TupleVal,
+    UnionVal,
+    const_key,
+    flatten,
+    is_loader,
+    loop_members,
+    options,
+    subscript,
+)
+
+MAX_STATEMENTS = 60_000  # per file: a generated file must not trace forever
+MAX_CALL_DEPTH = 12
+MAX_EVAL_DEPTH = 60
+
+
+
+class Tracer:
+    """Builds a :class:`Program` for one module."""
+
+    def __init__(self, module: ModuleInfo, loader: ModuleLoader | None = None,
+                 source: str | None = None) -> None:
+        self.module = module
+        self.source = source
+        self.loader = loader or ModuleLoader()
+        self.events: list[Event] = []
+        self.objects: list[Obj] = []
+        self.loops: list[Loop] = []
+        self.lightning: list[tuple[ast.AST, str, Any]] = []
+        self.assigned_names: set[str] = set()
+        self.called_names: set[str] = set()
+        self.order = 0
+        self.budget = MAX_STATEMENTS
+        self.truncated = False
+        self.loop: Loop | None = None
+        self.conds: tuple[Cond, ...] = ()
+        self.stack: list[ast.AST] = []
+        self.visited: set[int] = set()
+        self.root = 0
+        self.frame: Frame | None = None
+        self.module_scope = Scope({}, module)
+        self.path = module.path
+        self.returns: list[Any] | None = None
+        self.guesses: dict[str, Obj] = {}
+        self.instances: dict[str, InstanceVal] = {}
+
+    # -- driving -------------------------------------------------------------------------
+
+    def run(self) -> Program:
+        self.exec_body(self.module.tree.body, self.module_scope)
+        called = _called_names(self.module.tree, self.source)
+        for name, fn in self.module.functions.items():
+            if name not in called and id(fn) not in self.visited:
+                self.trace_root_function(fn, None)
+        for cls in self.module.classes.values():
+            self.trace_root_class(cls, called)
+        # whatever is still unvisited (mutual recursion, calls only from untraced code)
+        for fn in self.module.functions.values():
+            if id(fn) not in self.visited:
+                self.trace_root_function(fn, None)
+        for cls in self.module.classes.values():
+            for method in cls.methods.values():
+                if id(method) not in self.visited:
+                    self._new_root()
+                    instance = self.instances.get(cls.name) or InstanceVal(cls)
+                    self.call_function(FuncVal(method, cls.module, instance, cls), [], {},
+                                       root=True)
+        for loop in self.loops:
+            loop.batch = loop.iterates_loader or loop.hint == "batch"
+        for loop in self.loops:
+            if loop.batch:
+                parent = loop.parent
+                while parent is not None:
+                    parent.contains_batch = True
+                    parent = parent.parent
+        for loop in self.loops:
+            # `while global_step < max_steps: for batch in loader: ...` is the outer loop
+            if loop.batch and not loop.iterates_loader and loop.contains_batch:
+                loop.batch = False
+        return Program(
+            self.path, self.events, self.objects, self.loops, self.lightning,
+            self.assigned_names, self.called_names, self.truncated,
+        )
+
+    def _new_root(self) -> None:
+        self.root += 1
+        self.loop = None
+        self.conds = ()
+        self.guesses = {}
+
+    def trace_root_function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                            instance: InstanceVal | None) -> None:
+        self._new_root()
+        self.call_function(FuncVal(fn, self.module, instance), [], {}, root=True)
+
+    def trace_root_class(self, cls: ClassInfo, called: set[str]) -> None:
+        instance = InstanceVal(cls)
+        init = cls.methods.get("__init__")
+        self._new_root()
+        if init is not None:
+            self.call_function(FuncVal(init, cls.module, instance, cls), [], {}, root=True)
+        for name, method in cls.methods.items():
+            if name == "__init__" or (name in called and name != "configure_optimizers"):
+                continue
+            self.loop = None
+            self.conds = ()
+            self.call_function(FuncVal(method, cls.module, instance, cls), [], {}, root=True)
+        self.instances[cls.name] = instance
+
+    # -- functions -----------------------------------------------------------------------
+
+    def call_function(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
+                      root: bool = False) -> Any:
+        fn = fv.fn
+        if fn in self.stack or len(self.stack) >= MAX_CALL_DEPTH or self.budget <= 0:
+            return None
+        self.visited.add(id(fn))
+        module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
+        scope = Scope({}, fv.module, module_scope, fv.bound)
+        params = [*fn.args.posonlyargs, *fn.args.args]
+        if fv.bound is not None and params and not _is_static(fn):
+            scope.vars[params[0].arg] = fv.bound
+            params = params[1:]
+        for i, param in enumerate(params):
+            if i < len(args):
+                value = args[i]
+            elif param.arg in kwargs:
+                value = kwargs[param.arg]
+            else:
+                value = None
+            scope.vars[param.arg] = value if value is not None else self.guess(param.arg)
+        for param in fn.args.kwonlyargs:
+            value = kwargs.get(param.arg)
+            scope.vars[param.arg] = value if value is not None else self.guess(param.arg)
+        saved_path, saved_returns = self.path, self.returns
+        self.path = fv.module.path
+        self.returns = []
+        self.stack.append(fn)
+        saved_frame = self.frame
+        self.frame = Frame(None if root else saved_frame)
+        try:
+            self.exec_body(fn.body, scope)
+            if fn.name == "configure_optimizers" and fv.bound is not None:
+                for node, value in self.returns:
+                    self.lightning.append((node, self.path, value))
+            values = [v for _, v in self.returns if v is not None]
+            return values[-1] if values else None
+        finally:
+            self.stack.pop()
+            self.frame = saved_frame
+            self.path, self.returns = saved_path, saved_returns
+
+    def guess(self, name: str) -> Any:
+        kind = names.guess_kind_from_name(name)
+        if not kind:
+            return None
+        return self._guessed_obj(kind, name)
+
+    def _guessed_obj(self, kind: str, name: str) -> Obj:
+        key = f"{kind}:{name}"
+        found = self.guesses.get(key)
+        if found is None:
+            found = Obj(kind, name=name, path=self.path)
+            self.guesses[key] = found
+            self.objects.append(found)
+        return found
+
+    # -- statements ----------------------------------------------------------------------
+
+    def exec_body(self, body: list[ast.stmt], scope: Scope) -> None:
+        for stmt in body:
+            if self.budget <= 0:
+                self.truncated = True
+                return
+            self.budget -= 1
+            self.exec_stmt(stmt, scope)
+
+    def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:
+        if isinstance(stmt, ast.Expr):
+            self.eval(stmt.value, scope)
+        elif isinstance(stmt, ast.Assign):
+            value = self.eval(stmt.value, scope)
+            for target in stmt.targets:
+                self.assign(target, value, stmt.value, scope)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self.assign(stmt.target, self.eval(stmt.value, scope), stmt.value, scope)
+        elif isinstance(stmt, ast.AugAssign):
+            self.eval(stmt.value, scope)
+            self.lr_write_target(stmt.target, scope, stmt)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self.exec_for(stmt, scope)
+        elif isinstance(stmt, ast.While):
+            self.eval(stmt.test, scope)
+            self.exec_loop(stmt, scope, _while_hint(stmt), stmt.test, "", frozenset())
+        elif isinstance(stmt, ast.If):
+            self.exec_if(stmt, scope)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                value = self.eval(item.context_expr, scope)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value, item.context_expr, scope)
+            self.exec_body(stmt.body, scope)
+        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            self.exec_body(stmt.body, scope)  # type: ignore[attr-defined]
+            for i, handler in enumerate(stmt.handlers):  # type: ignore[attr-defined]
+                self.exec_branch(stmt, i + 2, None, handler.body, scope)
+            self.exec_body(stmt.orelse, scope)  # type: ignore[attr-defined]
+            self.exec_body(stmt.finalbody, scope)  # type: ignore[attr-defined]
+        elif isinstance(stmt, ast.Return):
+            value = self.eval(stmt.value, scope) if stmt.value is not None else None
+            if self.returns is not None:
+                self.returns.append((stmt, value))
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope.vars[stmt.name] = FuncVal(stmt, scope.module)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if scope.parent is not None or scope.module is not self.module:
+                scope.module.add_import(stmt)
+        elif isinstance(stmt, ast.Match):
+            self.eval(stmt.subject, scope)
+            for i, case in enumerate(stmt.cases):
+                self.exec_branch(stmt, i, None, case.body, scope)
+        elif isinstance(stmt, ast.ClassDef):
+            pass
+        elif isinstance(stmt, (ast.Delete, ast.Raise, ast.Assert)):
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self.eval(child, scope)
+
+    def exec_if(self, stmt: ast.If, scope: Scope) -> None:
+        self.eval(stmt.test, scope)
+        self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
+        if stmt.orelse:
+            self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
+
+    def exec_branch(self, stmt: ast.stmt, branch: int, test: ast.expr | None,
+                    body: list[ast.stmt], scope: Scope) -> None:
+        key = (self.path, stmt.lineno, stmt.col_offset)
+        saved = self.conds
+        self.conds = (*saved, Cond(key, branch, test, self.loop))
+        try:
+            self.exec_body(body, scope)
+        finally:
+            self.conds = saved
+
+    def exec_for(self, stmt: ast.For | ast.AsyncFor, scope: Scope) -> None:
+        iterable = self.eval(stmt.iter, scope)
+        members = loop_members(iterable)
+        if members is not None:
+            # a loop over optimizers / schedulers / param groups, not over data
+            self.assign(stmt.target, members, stmt.iter, scope)
+            self.exec_body(stmt.body, scope)
+            self.exec_body(stmt.orelse, scope)
+            return
+        self.assign(stmt.target, None, None, scope)
+        targets = frozenset(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name))
+        loader = is_loader(iterable)
+        hint = "batch" if loader else _for_hint(stmt, targets, scope, self)
+        name = iterable.name if isinstance(iterable, Obj) else ""
+        self.exec_loop(stmt, scope, hint, stmt.iter, name, targets, loader)
+
+    def exec_loop(self, stmt: ast.For | ast.AsyncFor | ast.While, scope: Scope, hint: str,
+                  over: ast.expr, over_name: str, targets: frozenset[str],
+                  loader: bool = False) -> None:
+        loop = Loop(stmt, self.path, self.loop, hint, over, targets, stmt.lineno,
+                    over_name=over_name)
+        loop.iterates_loader = loader
+        self.loops.append(loop)
+        saved = self.loop
+        self.loop = loop
+        try:
+            self.exec_body(stmt.body, scope)
+        finally:
+            self.loop = saved
+        self.exec_body(stmt.orelse, scope)
+
+    # -- assignment ----------------------------------------------------------------------
+
+    def assign(self, target: ast.expr, value: Any, source: ast.expr | None, scope: Scope) -> None:
+        if isinstance(target, ast.Name):
+            self.assigned_names.add(target.id)
+            self.bind(scope.vars, target.id, target.id, value, source, scope, target)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items: list[Any] | None = None
+            if isinstance(value, TupleVal):
+                items = value.items
+            elif isinstance(value, ItemsVal):
+                items = [None, UnionVal(list(value.source.items.values()))]
+            elif isinstance(value, UnionVal) and all(isinstance(o, TupleVal) for o in value.options):
+                items = None
+            sources: list[ast.expr | None] = (
+                list(source.elts) if isinstance(source, (ast.Tuple, ast.List)) else []
+            )
+            for i, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Starred):
+                    self.assign(elt.value, None, None, scope)
+                    continue
+                item = items[i] if items is not None and i < len(items) else None
+                src = sources[i] if i < len(sources) else None
+                self.assign(elt, item, src, scope)
+        elif isinstance(target, ast.Attribute):
+            base = self.eval(target.value, scope)
+            if isinstance(base, Obj) and base.kind == "scheduler" and target.attr == "last_epoch":
+                # `scheduler.last_epoch = start_epoch - 1`: a resume that rebuilds the schedule
+                self.emit("set_last_epoch", base, target)
+            if isinstance(base, InstanceVal):
+                self.assigned_names.add(target.attr)
+                self.bind(base.attrs, target.attr, f"self.{target.attr}", value, source, scope,
+                          target)
+        elif isinstance(target, ast.Subscript):
+            if self.lr_write_target(target, scope, target):
+                return
+            base = self.eval(target.value, scope)
+            key = const_key(target.slice)
+            if isinstance(base, DictVal):
+                if key is not None:
+                    base.items[key] = value
+                else:
+                    base.splat = True
+            elif isinstance(base, TupleVal) and isinstance(value, Obj):
+                base.items.append(value)
+
+    def bind(self, store: dict[str, Any], key: str, label: str, value: Any,
+             source: ast.expr | None, scope: Scope, node: ast.AST) -> None:
+        if isinstance(value, Obj) and not value.name:
+            value.name = label
+        previous = store.get(key)
+        if (
+            isinstance(previous, Obj)
+            and isinstance(value, Obj)
+            and previous is not value
+            and previous.kind == value.kind == "optimizer"
+        ):
+            self.emit("rebind", value, node, old=previous, name=label)
+        if source is not None and store is scope.vars:
+            scope.sources[key] = source
+        if value is None and isinstance(source, ast.Call):
+            value = self.guess_from_call(source, label)
+        if value is None and source is not None:
+            value = ExprVal(source, scope)
+        store[key] = value
+
+    def guess_from_call(self, call: ast.Call, label: str) -> Obj | None:
+        """``scheduler = build_lr_scheduler(cfg, opt)``: a library builder lrdoctor cannot see."""
+        func = (dotted(call.func) or "").lower()
+        if "lr_sched" in func or "lr_schedule" in func:
+            kind = "scheduler"
+        elif "optim" in func and "lr_" not in func:
+            kind = "optimizer"
+        elif "loader" in func:
+            kind = "loader"
+        else:
+            return None
+        if names.guess_kind_from_name(label) not in (kind, ""):
+            return None
+        obj = Obj(kind, name=label, path=self.path, line=call.lineno, col=call.col_offset + 1)
+        self.objects.append(obj)
+        return obj
+
+    def lr_write_target(self, target: ast.expr, scope: Scope, node: ast.AST) -> bool:
+        """``group['lr'] = ...`` / ``opt.param_groups[0]['lr'] *= ...``: an LR write."""
+        if not isinstance(target, ast.Subscript) or const_key(target.slice) != "lr":
+            return False
+        base = self.eval(target.value, scope)
+        if isinstance(base, UnionVal):
+            base = next((o for o in base.options if isinstance(o, ParamGroupVal)), None)
+        if isinstance(base, ParamGroupVal):
+            self.emit("lr_write", base.optimizer, node)
+            return True
+        return False
+
+    # -- expressions ---------------------------------------------------------------------
+
+    def eval(self, node: ast.expr | None, scope: Scope, depth: int = 0) -> Any:
+        if node is None or depth > MAX_EVAL_DEPTH:
+            return None
+        if isinstance(node, ast.Name):
+            return scope.lookup(node.id)
+        if isinstance(node, ast.Call):
+            return self.eval_call(node, scope, depth + 1)
+        if isinstance(node, ast.Attribute):
+            return self.eval_attribute(node, scope, depth + 1)
+        if isinstance(node, ast.Constant):
+            return Const(node.value)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return TupleVal([self.eval(e, scope, depth + 1) for e in node.elts])
+        if isinstance(node, ast.Dict):
+            d = DictVal({})
+            for k, v in zip(node.keys, node.values):
+                value = self.eval(v, scope, depth + 1)
+                if k is None:
+                    if isinstance(value, DictVal):
+                        d.items.update(value.items)
+                    else:
+                        d.splat = True
+                    continue
+                key = const_key(k)
+                if key is None:
+                    self.eval(k, scope, depth + 1)
+                    d.splat = True
+                else:
+                    d.items[key] = value if value is not None else ExprVal(v, scope)
+            return d
+        if isinstance(node, ast.Subscript):
+            base = self.eval(node.value, scope, depth + 1)
+            self.eval(node.slice, scope, depth + 1)
+            return subscript(base, node.slice)
+        if isinstance(node, ast.IfExp):
+            self.eval(node.test, scope, depth + 1)
+            body = self.eval(node.body, scope, depth + 1)
+            other = self.eval(node.orelse, scope, depth + 1)
+            chosen = body if body is not None and not isinstance(body, Const) else other
+            if isinstance(chosen, Obj) and not (isinstance(body, Obj) and isinstance(other, Obj)):
+                chosen.conditional = True
+            return chosen
+        if isinstance(node, ast.NamedExpr):
+            value = self.eval(node.value, scope, depth + 1)
+            self.assign(node.target, value, node.value, scope)
+            return value
+        if isinstance(node, ast.Await):
+            return self.eval(node.value, scope, depth + 1)
+        if isinstance(node, ast.Lambda):
+            return None
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return None
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.eval(child, scope, depth + 1)
+        return None
+
+    def eval_attribute(self, node: ast.Attribute, scope: Scope, depth: int) -> Any:
+        base = self.eval(node.value, scope, depth)
+        attr = node.attr
+        if isinstance(base, InstanceVal):
+            if attr in base.attrs:
+                return base.attrs[attr]
+            method = base.info.method(attr)
+            if method is not None:
+                return FuncVal(method, base.info.module, base, base.info)
+            source = base.info.self_assigns.get(attr)
+            value = None
+            if source is not None and depth < MAX_EVAL_DEPTH // 2:
+                fallback = Scope({"self": base}, base.info.module, self.module_scope, base)
+                value = self.eval_pure(source, fallback)
+            if value is None:
+                value = self.guess(f"self.{attr}")
+            if value is not None:
+                if isinstance(value, Obj) and not value.name:
+                    value.name = f"self.{attr}"
+                base.attrs[attr] = value
+            return value
+        if isinstance(base, Obj):
+            if base.kind == "optimizer" and attr == "param_groups":
+                return ParamGroupsVal(base)
+            if base.kind == "optimizer" and attr in ("optimizer", "base_optimizer"):
+                return base
+            if base.kind == "scheduler" and attr == "optimizer":
+                return base.optimizer
+            return None
+        if isinstance(base, ImportRef):
+            return ImportRef(f"{base.qualname}.{attr}")
+        if isinstance(base, ClassVal):
+            method = base.info.method(attr)
+            if method is not None:
+                return FuncVal(method, base.info.module)
+            return None
+        if base is None:
+            text = dotted(node)
+            if text is not None and not text.startswith("self.") and "." in text:
+                kind = names.guess_kind_from_name(attr)
+                if kind and kind != "loader":
+                    return self._guessed_obj(kind, text)
+                if kind == "loader":
+                    return self._guessed_obj(kind, text)
+        return None
+
+    def eval_pure(self, node: ast.expr, scope: Scope) -> Any:
+        """Evaluate a ``self.x = ...`` source seen out of order: no events, just the value."""
+        saved = (self.events, self.budget)
+        self.events = []
+        try:
+            return self.eval(node, scope, MAX_EVAL_DEPTH // 2)
+        finally:
+            self.events, self.budget = saved[0], saved[1]
+
+    def qualname(self, func: ast.expr, scope: Scope) -> str:
+        text = dotted(func)
+        if text is None:
+            return ""
+        head, _, rest = text.partition(".")
+        if head in scope.vars or (scope.parent is not None and head in scope.parent.vars):
+            value = scope.lookup(head)
+            if isinstance(value, ImportRef):
+                return f"{value.qualname}.{rest}" if rest else value.qualname
+            return text
+        imported = scope.module.imports.get(head)
+        if imported is not None:
+            return f"{imported}.{rest}" if rest else imported
+        return text
+
+    def eval_call(self, node: ast.Call, scope: Scope, depth: int) -> Any:
+        func = node.func
+        # the receiver first: `scaler.scale(loss).backward()` is one event on the scaler
+        receiver: Any = None
+        method = ""
+        if isinstance(func, ast.Attribute):
+            receiver = self.eval(func.value, scope, depth)
+            method = func.attr
+            callee: Any = None
+            if isinstance(receiver, InstanceVal):
+                callee = self.eval_attribute(func, scope, depth)
+            elif isinstance(receiver, ImportRef):
+                callee = ImportRef(f"{receiver.qualname}.{method}")
+        else:
+            callee = self.eval(func, scope, depth)
+        args = [self.eval(a.value if isinstance(a, ast.Starred) else a, scope, depth)
+                for a in node.args]
+        kwargs = {kw.arg: self.eval(kw.value, scope, depth) for kw in node.keywords if kw.arg}
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.eval(kw.value, scope, depth)
+        if isinstance(func, ast.Name):
+            self.called_names.add(func.id)
+        elif method:
+            self.called_names.add(method)
+
+        if method and receiver is not None and not isinstance(receiver, (InstanceVal, ImportRef)):
+            result = self.method_event(receiver, method, node, args, kwargs, scope)
+            if result is not _NO_EVENT:
+                return result
+        if method and receiver is None and method in _RECEIVER_METHODS \
+                and isinstance(func, ast.Attribute):
+            guessed = self.guess_receiver(func, scope)
+            if guessed is not None:
+                result = self.method_event(guessed, method, node, args, kwargs, scope)
+                if result is not _NO_EVENT:
+                    return result
+
+        if isinstance(callee, FuncVal):
+            return self.call_function(callee, args, kwargs)
+        if isinstance(callee, ClassVal):
+            return self.instantiate(callee.info, args, kwargs)
+        if isinstance(callee, ImportRef):
+            target = self.loader.module_for(callee.qualname, scope.module)
+            if target is not None:
+                module, attr = target
+                if attr in module.functions:
+                    return self.call_function(FuncVal(module.functions[attr], module), args, kwargs)
+                if attr in module.classes:
+                    return self.instantiate(module.classes[attr], args, kwargs)
+
+        qual = self.qualname(func, scope) if isinstance(callee, (ImportRef, type(None))) else ""
+        if not qual and isinstance(callee, ImportRef):
+            qual = callee.qualname
+        if qual:
+            return self.library_call(qual, node, args, kwargs, scope)
+        return None
+
+    def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any]) -> InstanceVal:
+        instance = InstanceVal(cls)
+        init = cls.method("__init__")
+        if init is not None:
+            self.call_function(FuncVal(init, cls.module, instance, cls), args, kwargs)
+        return instance
+
+    def guess_receiver(self, func: ast.Attribute, scope: Scope) -> Obj | None:
+        recv = func.value
+        if isinstance(recv, ast.Name):
+            kind = names.guess_kind_from_name(recv.id)
+            if kind:
+                obj = self._guessed_obj(kind, recv.id)
+                scope.vars.setdefault(recv.id, obj)
+                return obj
+        return None
+
+    def library_call(self, qual: str, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
+                     scope: Scope) -> Any:
+        last = qual.rsplit(".", 1)[-1]
+        if last in names.PASSTHROUGH_CALLS and args and "." in qual:
+            values = [a for a in args]
+            return values[0] if len(values) == 1 else TupleVal(values)
+        if last in names.ITER_WRAPPERS:
+            for value in args:
+                if is_loader(value) or loop_members(value) is not None:
+                    return value
+            return None
+        if qual in ("torch.save", "save") or last == "save" and qual.split(".")[0] in (
+            "accelerator", "fabric", "xm", "torch"
+        ):
+            saved = args[0] if args else kwargs.get("obj")
+            if qual.startswith("fabric"):
+                saved = args[1] if len(args) > 1 else kwargs.get("state")
+            self.emit("save", None, node, value=saved)
+            return None
+        if last in ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads") and (
+            qual.startswith("torch.") or qual in ("clip_grad_norm_", "clip_grad_value_")
+        ):
+            self.emit("clip", None, node)
+            return None
+        if last == "set_default_dtype":
+            return None
+        if qual.startswith("torch.cuda.amp.") and last in ("GradScaler", "autocast"):
+            pass  # reported by the syntactic rule; still a GradScaler below
+        kind = names.classify_constructor(qual)
+        if kind is None:
+            if last in ("ReduceLROnPlateau",):
+                kind = ("scheduler", last, "torch")
+            else:
+                return None
+        obj = Obj(kind[0], kind[1], kind[2], call=node, scope=scope, path=self.path,
+                  line=node.lineno, col=node.col_offset + 1)
+        obj.order = self.next_order()
+        self.objects.append(obj)
+        if obj.kind == "scheduler":
+            if obj.cls in ("SequentialLR", "ChainedScheduler"):
+                children = args[1] if obj.cls == "SequentialLR" and len(args) > 1 else (
+                    args[0] if args else kwargs.get("schedulers")
+                )
+                if obj.cls == "SequentialLR":
+                    children = kwargs.get("schedulers", children)
+                for child in flatten(children):
+                    if isinstance(child, Obj) and child.kind == "scheduler":
+                        child.in_composite = True
+                        obj.members.append(child)
+                        if obj.optimizer is None:
+                            obj.optimizer = child.optimizer
+            opt_index = 1 if obj.cls == "get_scheduler" else 0
+            if obj.cls in ("SequentialLR",) and args:
+                opt_index = 0
+            candidate = kwargs.get("optimizer")
+            if candidate is None and len(args) > opt_index:
+                candidate = args[opt_index]
+            if obj.origin == "timm" and obj.cls in names.TIMM_SCHEDULER_BUILDERS:
+                candidate = args[1] if len(args) > 1 else kwargs.get("optimizer")
+            if isinstance(candidate, Obj) and candidate.kind == "optimizer":
+                obj.optimizer = candidate
+            if obj.origin == "timm" and obj.cls in names.TIMM_SCHEDULER_BUILDERS:
+                return TupleVal([obj, None])
+        self.emit("create", obj, node)
+        return obj
+
+    def method_event(self, receiver: Any, method: str, node: ast.Call, args: list[Any],
+                     kwargs: dict[str, Any], scope: Scope) -> Any:
+        if isinstance(receiver, UnionVal):
+            result: Any = _NO_EVENT
+            for option in options(receiver):
+                got = self.method_event(option, method, node, args, kwargs, scope)
+                if got is not _NO_EVENT:
+                    result = got
+            return result
+        if method == "backward":
+            if isinstance(receiver, ScaledVal):
+                self.emit("scale_backward", receiver.scaler, node)
+            else:
+                self.emit("backward", None, node)
+            return None
+        if isinstance(receiver, ParamGroupVal) and method == "update":
+            if "lr" in kwargs or any(isinstance(a, DictVal) and "lr" in a.items for a in args):
+                self.emit("lr_write", receiver.optimizer, node)
+            return None
+        if isinstance(receiver, DictVal):
+            if method == "update":
+                for a in args:
+                    if isinstance(a, DictVal):
+                        receiver.items.update(a.items)
+                for k, v in kwargs.items():
+                    receiver.items[k] = v
+                return None
+            if method == "items":
+                return ItemsVal(receiver)
+            if method == "values":
+                return UnionVal(list(receiver.items.values()))
+            return _NO_EVENT
+        if isinstance(receiver, TupleVal):
+            if method in ("append", "add") and args:
+                receiver.items.append(args[0])
+                return None
+            return _NO_EVENT
+        if not isinstance(receiver, Obj):
+            return _NO_EVENT
+        if method == "state_dict":
+            return StateDictVal(receiver)
+        if method == "load_state_dict":
+            self.emit("load_state", receiver, node)
+            return None
+        if receiver.kind == "optimizer":
+            if method == "step":
+                self.emit("opt_step", receiver, node)
+            elif method == "zero_grad":
+                self.emit("zero_grad", receiver, node)
+            else:
+                return _NO_EVENT
+            return None
+        if receiver.kind == "scheduler":
+            if method == "step":
+                self.emit("sched_step", receiver, node, nargs=len(node.args),
+                          kwargs=[kw.arg for kw in node.keywords])
+            elif method == "step_update":
+                self.emit("sched_step_update", receiver, node)
+            elif method == "get_lr":
+                self.emit("get_lr", receiver, node)
+            else:
+                return _NO_EVENT
+            return None
+        if receiver.kind == "scaler":
+            if method == "scale":
+                return ScaledVal(receiver)
+            target = args[0] if args else kwargs.get("optimizer")
+            target_obj = target if isinstance(target, Obj) else None
+            if method == "step":
+                self.emit("scaler_step", receiver, node, optimizer=target_obj)
+            elif method == "update":
+                self.emit("scaler_update", receiver, node)
+            elif method == "unscale_":
+                self.emit("unscale", receiver, node, optimizer=target_obj)
+            else:
+                return _NO_EVENT
+            return None
+        return _NO_EVENT
+
+    # -- events --------------------------------------------------------------------------
+
+    def next_order(self) -> int:
+        self.order += 1
+        return self.order
+
+    def emit(self, kind: str, obj: Obj | None, node: ast.AST, **info: Any) -> None:
+        self.events.append(
+            Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
+                  self.root, info, self.frame)
+        )
+
+
+_NO_EVENT = object()
+_RECEIVER_METHODS = frozenset(
+    {"step", "zero_grad", "get_lr", "step_update", "update", "unscale_", "scale",
+     "load_state_dict", "state_dict"}
+)
+
+
+def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
+def _words(node: ast.AST) -> list[str]:
+    """Identifiers and string constants in ``node`` (cheaper than unparsing it)."""
+    out = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            out.append(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            out.append(sub.attr)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            out.append(sub.value)
+    return out
+
+
+def _range_args(node: ast.expr) -> list[ast.expr]:
+    """The arguments of ``range(...)``, also inside ``tqdm(range(...))`` / ``trange(...)``."""
+    while isinstance(node, ast.Call):
+        name = dotted(node.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        if last in ("range", "trange"):
+            return list(node.args)
+        if last in names.ITER_WRAPPERS and node.args:
+            node = node.args[0]
+            continue
+        return []
+    return []
+
+
+def _for_hint(stmt: ast.For | ast.AsyncFor, targets: frozenset[str], scope: Scope,
+              tracer: Tracer) -> str:
+    range_args = _range_args(stmt.iter)
+    for word in [*targets, *(w for a in range_args for w in _words(a))]:
+        unit = names.unit_of_word(word)
+        if unit == "epoch":
+            return "epoch"
+    if range_args:
+        for arg in range_args:
+            for word in _words(arg):
+                if names.unit_of_word(word) == "batch":
+                    return "batch"
+        for name in targets:
+            if name in ("step", "it", "iteration", "global_step", "iter_num", "update"):
+                return "batch"
+        return ""
+    # `for batch in get_batches(...)`, a generator of batches with no loader object in sight
+    iter_words = _words(stmt.iter)
+    if any(names.guess_kind_from_name(w) == "loader" for w in iter_words):
+        return "batch"
+    return ""
+
+
+def _while_hint(stmt: ast.While) -> str:
+    for word in _words(stmt.test):
+        unit = names.unit_of_word(word)
+        if unit:
+            return unit
+    for stmt_node in stmt.body:
+        for node in ast.walk(stmt_node):
+            if isinstance(node, ast.Call):
+                name = dotted(node.func) or ""
+                if name in ("next", "get_batch") or name.endswith(".get_batch"):
+                    return "batch"
+    return ""
+
+
+_CALLED = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
+
+
+def _called_names(tree: ast.Module, source: str | None = None) -> set[str]:
+    """Names of functions/methods called anywhere in the module (to find entry points)."""
+    if source is not None:
+        # the source text answers this at C speed; a name in a string or comment only makes a
+        # function look called, so it is traced through its callers (or as a leftover root)
+        return set(_CALLED.findall(source))
+    called: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                called.add(func.id)
+            elif isinstance(func, ast.Attribute):
+                called.add(func.attr)
+    return called

@@ -1,0 +1,223 @@
+"""The abstract values of a trace: what lrdoctor knows a name or expression stands for.
+
+Tracking is deliberately narrow: optimizers, schedulers, GradScalers and loaders (:class:`Obj`),
+containers of them, instances of the file's own classes, and expressions kept as source
+(:class:`ExprVal`) so that horizons can be judged from what was written (``epochs *
+len(loader)``). Everything else is ``None``: unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope
+
+_ids = itertools.count(1)
+
+
+@dataclass(eq=False)
+class Obj:
+    """An optimizer, scheduler, GradScaler or data loader."""
+
+    kind: str
+    cls: str = ""  # constructor class or builder ("StepLR"); "" when only a name says what it is
+    origin: str = ""  # "torch" | "hf" | "timm" | "" (unknown library or guessed from a name)
+    name: str = ""  # where it was first bound: "scheduler", "self.lr_scheduler"
+    call: ast.Call | None = None
+    scope: Scope | None = None  # where the constructor ran, to read its arguments
+    path: str = ""
+    line: int = 0
+    col: int = 0
+    order: int = 0  # when it was created
+    optimizer: Obj | None = None  # schedulers: the optimizer they drive
+    members: list[Obj] = field(default_factory=list)  # composite schedulers' children
+    in_composite: bool = False
+    conditional: bool = False  # `GradScaler() if args.amp else None`: may not exist at run time
+    id: int = field(default_factory=lambda: next(_ids))
+
+    @property
+    def guessed(self) -> bool:
+        return self.call is None
+
+    def arg(self, name: str, index: int) -> ast.expr | None:
+        """The constructor argument by keyword or position (``None`` when absent or unknown)."""
+        if self.call is None:
+            return None
+        for kw in self.call.keywords:
+            if kw.arg == name:
+                return kw.value
+        if any(isinstance(a, ast.Starred) for a in self.call.args[: index + 1]):
+            return None
+        if index < len(self.call.args):
+            return self.call.args[index]
+        return None
+
+    def has_kwargs_splat(self) -> bool:
+        return self.call is not None and any(kw.arg is None for kw in self.call.keywords)
+
+    @property
+    def label(self) -> str:
+        return self.cls or self.name or self.kind
+
+
+@dataclass(eq=False)
+class TupleVal:
+    items: list[Any]
+
+
+@dataclass(eq=False)
+class DictVal:
+    items: dict[Any, Any]
+    splat: bool = False  # built with ** from something unknown
+
+
+@dataclass(eq=False)
+class UnionVal:
+    """One of several objects (the loop variable of ``for s in schedulers``)."""
+
+    options: list[Any]
+
+
+@dataclass(eq=False)
+class Const:
+    value: Any
+
+
+@dataclass(eq=False)
+class ExprVal:
+    """A value known only by its source (kept to judge horizons: ``epochs * len(loader)``)."""
+
+    node: ast.expr
+    scope: Scope
+
+
+@dataclass(eq=False)
+class StateDictVal:
+    obj: Obj
+
+
+@dataclass(eq=False)
+class ScaledVal:
+    scaler: Obj
+
+
+@dataclass(eq=False)
+class ParamGroupsVal:
+    optimizer: Obj
+
+
+@dataclass(eq=False)
+class ParamGroupVal:
+    optimizer: Obj
+
+
+@dataclass(eq=False)
+class ItemsVal:
+    """``d.items()``: pairs of (key, value)."""
+
+    source: DictVal
+
+
+@dataclass(eq=False)
+class ImportRef:
+    qualname: str
+
+
+@dataclass(eq=False)
+class FuncVal:
+    fn: ast.FunctionDef | ast.AsyncFunctionDef
+    module: ModuleInfo
+    bound: InstanceVal | None = None
+    cls: ClassInfo | None = None
+
+
+
+
+@dataclass(eq=False)
+class ClassVal:
+    info: ClassInfo
+
+
+@dataclass(eq=False)
+class InstanceVal:
+    info: ClassInfo
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+
+def const_key(node: ast.expr) -> Any:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
+        return node.value
+    return None
+
+
+def options(value: UnionVal, limit: int = 64) -> list[Any]:
+    """The alternatives of a union, nested unions flattened (containers may be cyclic)."""
+    out: list[Any] = []
+    seen: set[int] = set()
+    stack = [value]
+    while stack and len(out) < limit:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, UnionVal):
+            stack.extend(reversed(item.options))
+        else:
+            out.append(item)
+    return out
+
+
+def subscript(base: Any, index: ast.expr, depth: int = 0) -> Any:
+    key = const_key(index)
+    if isinstance(base, DictVal):
+        return base.items.get(key) if key is not None else UnionVal(list(base.items.values()))
+    if isinstance(base, TupleVal):
+        if isinstance(key, int) and -len(base.items) <= key < len(base.items):
+            return base.items[key]
+        return UnionVal(base.items) if base.items else None
+    if isinstance(base, ParamGroupsVal):
+        return ParamGroupVal(base.optimizer)
+    if isinstance(base, UnionVal) and depth < 4:
+        return UnionVal([subscript(o, index, depth + 1) for o in options(base)])
+    return None
+
+
+def flatten(value: Any, depth: int = 0) -> list[Any]:
+    if depth > 6:
+        return []
+    if isinstance(value, TupleVal):
+        return [x for item in value.items for x in flatten(item, depth + 1)]
+    if isinstance(value, UnionVal):
+        return [x for item in options(value) for x in flatten(item, depth + 1)]
+    return [value]
+
+
+def loop_members(value: Any) -> Any:
+    """What a loop variable is bound to when the loop iterates tracked objects, else None."""
+    if isinstance(value, ParamGroupsVal):
+        return ParamGroupVal(value.optimizer)
+    if isinstance(value, ItemsVal):
+        return TupleVal([None, UnionVal(list(value.source.items.values()))])
+    if isinstance(value, (TupleVal, DictVal, UnionVal)):
+        items = (
+            value.items if isinstance(value, TupleVal)
+            else list(value.items.values()) if isinstance(value, DictVal)
+            else options(value)
+        )
+        tracked = [i for i in items if isinstance(i, Obj) and i.kind != "loader"]
+        if tracked and len(tracked) == len(items):
+            return UnionVal(tracked)
+    return None
+
+
+def is_loader(value: Any) -> bool:
+    if isinstance(value, Obj):
+        return value.kind == "loader"
+    if isinstance(value, TupleVal):
+        return any(isinstance(v, Obj) and v.kind == "loader" for v in value.items)
+    return False
