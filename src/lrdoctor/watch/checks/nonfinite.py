@@ -564,8 +564,8 @@ class NonFinite:
                 extra += f" ({n} steps had a non-finite loss, the last at step {self.bad_loss_steps[-1]})"
             spread = self.spread.get(f.evidence.get("step", -1), 0)
             if spread:
-                extra += (f"; that step's update then wrote NaN into {spread} parameter "
-                          f"tensor{'s' if spread != 1 else ''}")
+                extra += (f"; step {f.evidence.get('step')}'s update then wrote NaN into {spread} "
+                          f"parameter tensor{'s' if spread != 1 else ''}")
             if extra:
                 eng.update_finding("LRD104", None, message=f.message + extra,
                                    evidence=dict(f.evidence, nonfinite_steps=n))
