@@ -256,3 +256,14 @@ def test_module_level_criterion_used_under_autocast_in_train_is_reported() -> No
                 loss = criterion(model(x), y)
     """
     assert findings(src) == [("LRD103", 3)]
+
+
+def test_fix_keeps_windows_line_endings_and_byte_order_mark() -> None:
+    from lrdoctor.check.fix import apply_edits
+
+    src = "\ufefffrom torch.cuda.amp import GradScaler\r\nscaler = GradScaler()  # x\r\n"
+    diags = check_source(src.lstrip("\ufeff"), "train.py").diagnostics
+    edits = [e for d in diags for e in d.edits]
+    assert apply_edits(src, edits) == (
+        '\ufefffrom torch.amp import GradScaler\r\nscaler = GradScaler("cuda")  # x\r\n'
+    )

@@ -11,6 +11,8 @@ from lrdoctor.check.diagnostic import Diagnostic, Edit
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
     """``text`` with ``edits`` applied (duplicates once, overlapping ones skipped)."""
+    if text.startswith("\ufeff"):  # positions were computed without the byte-order mark
+        return "\ufeff" + apply_edits(text[1:], edits)
     lines = text.splitlines(keepends=True)
     starts = [0]
     for line in lines:
