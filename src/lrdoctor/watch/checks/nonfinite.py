@@ -90,6 +90,7 @@ class NonFinite:
         self.grad_culprit: tuple[int, Culprit | None, list[str]] | None = None
         self.spread: dict[int, int] = {}  # step -> parameters a bad loss's step then destroyed
         self.taken_since_check: dict[int, int] = {}
+        self.last_checked: dict[int, int] = {}  # optimizer key -> step of the last parameter check
         self.arm_backward = False
         self.eager_until = 0
         self.tries = 0
@@ -440,6 +441,7 @@ class NonFinite:
                 self._reset_trace()
                 return
         step = ev.attempt.index
+        self.last_checked[ev.optimizer.key] = step
         if self._flag(step, "params", self._params(opt), ev.optimizer.key) is False:
             self.bad_params(step, opt, ev.optimizer.label, ev)
         self._reset_trace()
@@ -448,7 +450,8 @@ class NonFinite:
         if self.nan_trace and self.checker is not None:
             self.checker.reset()
 
-    def bad_params(self, step: int, opt: Any, label: str, ev: OptimizerStep | None, late: bool = False) -> None:
+    def bad_params(self, step: int, opt: Any, label: str, ev: OptimizerStep | None, late: bool = False,
+                   exact: bool = True) -> None:
         for call in self.done_calls:
             self.tracer.add_root(call.module, None)
         params = _float_params(opt)
@@ -472,10 +475,12 @@ class NonFinite:
         nonfinite = sum(int((~_isfinite(p)).sum()) for p in bad)
         if late:
             # read from a device flag steps later: the state now is not the state of that step
-            cause, evidence = "", {"read_after_step": self.step_no() - 1}
-            message = (f"optimizer step {step} of {label} wrote non-finite values into its parameters "
-                       f"(read from a device flag after step {self.step_no() - 1}; by then "
-                       f"{_names(names)} hold {_names_and(kinds)})")
+            evidence: dict[str, Any] = {"read_after_step": self.step_no() - 1}
+            when = (f"optimizer step {step} of {label}" if exact else
+                    f"an optimizer step of {label} (parameters last checked before step {step})")
+            how = "read from a device flag" if exact else "found by the check at the end"
+            message = (f"{when} wrote non-finite values into its parameters ({how} after step "
+                       f"{self.step_no() - 1}, when {_names(names)} hold {_names_and(kinds)})")
         else:
             cause, evidence = self._cause(step, opt, bad, ev)
             message = (f"optimizer step {step} of {label} wrote {_names_and(kinds)} into "
@@ -529,7 +534,8 @@ class NonFinite:
     # ---- GradScaler -----------------------------------------------------------------------------
 
     def on_scaler_update(self, ev: ScalerUpdate) -> None:
-        self.drain()
+        if self.flags.due:
+            self.drain()
         info = ev.scaler
         if info.consecutive_skips < SKIP_RUN or self.engine.has_finding("LRD106", info.key):
             return
@@ -556,6 +562,13 @@ class NonFinite:
     def on_end(self, ev: RunEnd) -> None:
         self.drain()
         eng = self.engine
+        # parameters checked only every PARAM_INTERVAL steps under GradScaler: once more now
+        for opt_info in list(eng.optimizers.values()):
+            opt = opt_info.obj
+            if opt is not None and opt_info.taken and not eng.has_finding("LRD105", id(opt)):
+                if not all(all_finite(p) for p in self._params(opt)):
+                    last = self.last_checked.get(opt_info.key, 0) + 1
+                    self.bad_params(last, opt, opt_info.label, None, late=True, exact=False)
         f = eng._findings.get(("LRD104", None))
         if f is not None:
             n = len(self.bad_loss_steps)
