@@ -85,6 +85,7 @@ class NonFinite:
         self.written_at: dict[int, int] = {}  # id(parameter) -> optimizer step that made it so
         self.seen_opts: set[int] = set()
         self.param_cache: dict[int, tuple[Any, Any, list[Any]]] = {}
+        self.low_precision: dict[int, bool] = {}  # id(cached parameter list) -> any float16/bf16
         self.bad_loss_steps: list[int] = []
         self.bad_loss_step: int | None = None
         self.grad_culprit: tuple[int, Culprit | None, list[str]] | None = None
@@ -160,7 +161,10 @@ class NonFinite:
         call.autocast = amp
         if id(module) not in self.tracer._named_roots and next(module.parameters(), None) is not None:
             self.tracer.add_root(module, None)  # once per model: named while the user's frame is live
-        tensors = [t for t in _tensors(out) if t.is_floating_point()]
+        if type(out) is _tensor_type():  # the common case, without walking containers
+            tensors = [out] if out.is_floating_point() else []
+        else:
+            tensors = [t for t in _tensors(out) if t.is_floating_point()]
         # weakly: a forward whose output is dropped (validation without no_grad) must not keep
         # its graph alive here; only an armed localization (LRD106) needs the outputs themselves
         call.outputs = [weakref.ref(t) for t in tensors]
@@ -187,6 +191,16 @@ class NonFinite:
             cached = (sig, opt, _float_params(opt))
             self.param_cache[id(opt)] = cached
         return cached[2]
+
+    def _low_precision(self, opt: Any) -> bool:
+        params = self._params(opt)
+        low = self.low_precision.get(id(params))
+        if low is None:
+            import torch
+
+            low = any(p.dtype in (torch.float16, torch.bfloat16) for p in params)
+            self.low_precision = {id(params): low}
+        return low
 
     def step_no(self) -> int:
         return 1 + max((o.attempts for o in self.engine.optimizers.values()), default=0)
@@ -315,7 +329,8 @@ class NonFinite:
         return culprit
 
     def _bad_parameter(self) -> Culprit | None:
-        for root, _ in self.tracer.roots:
+        """A non-finite parameter of the modules this step called."""
+        for root in {id(c.module): c.module for c in self.calls}.values():
             for name, p in root.named_parameters():
                 if not all_finite(p):
                     qual = self.tracer.param_name(p) or name
@@ -434,16 +449,25 @@ class NonFinite:
         if opt is None or ev.attempt.taken is False:
             self._reset_trace()
             return
-        if ev.via_scaler:
-            n = self.taken_since_check.get(ev.optimizer.key, 0) + 1
-            self.taken_since_check[ev.optimizer.key] = n
+        step = ev.attempt.index
+        key = ev.optimizer.key
+        params = self._params(opt)
+        # An update computes finite float32 parameters from finite gradients and a finite LR:
+        # every step is checked where that does not hold (float16/bfloat16 parameters, gradients
+        # found non-finite before this step, a non-finite LR); otherwise (and under GradScaler,
+        # which checks the gradients itself) every PARAM_INTERVAL steps and at the end.
+        forced = (self.bad_loss_step == step or not _finite_lrs(ev.lrs)
+                  or (self.grad_culprit is not None and self.grad_culprit[0] == step))
+        if not forced and (ev.via_scaler or not self._low_precision(opt)):
+            n = self.taken_since_check.get(key, 0) + 1
+            self.taken_since_check[key] = n
             if n % PARAM_INTERVAL:
                 self._reset_trace()
                 return
-        step = ev.attempt.index
-        self.last_checked[ev.optimizer.key] = step
-        if self._flag(step, "params", self._params(opt), ev.optimizer.key) is False:
-            self.bad_params(step, opt, ev.optimizer.label, ev)
+        previous = self.last_checked.get(key, 0)
+        self.last_checked[key] = step
+        if self._flag(step, "params", params, key) is False:
+            self.bad_params(step, opt, ev.optimizer.label, ev, since=previous)
         self._reset_trace()
 
     def _reset_trace(self) -> None:
@@ -451,7 +475,7 @@ class NonFinite:
             self.checker.reset()
 
     def bad_params(self, step: int, opt: Any, label: str, ev: OptimizerStep | None, late: bool = False,
-                   exact: bool = True) -> None:
+                   exact: bool = True, since: int | None = None) -> None:
         for call in self.done_calls:
             self.tracer.add_root(call.module, None)
         params = _float_params(opt)
@@ -483,7 +507,11 @@ class NonFinite:
                        f"{self.step_no() - 1}, when {_names(names)} hold {_names_and(kinds)})")
         else:
             cause, evidence = self._cause(step, opt, bad, ev)
-            message = (f"optimizer step {step} of {label} wrote {_names_and(kinds)} into "
+            when = f"optimizer step {step}"
+            if since is not None and 0 < since < step - 1:
+                when = f"an optimizer step between {since + 1} and {step}"
+                evidence["checked_last_at_step"] = since
+            message = (f"{when} of {label} wrote {_names_and(kinds)} into "
                        f"{len(bad)} parameter tensor{'s' if len(bad) != 1 else ''} ({nonfinite} of "
                        f"{total} values): {_names(names)}" + (f": {cause}" if cause else ""))
         where = _loc(ev.site) if ev is not None and ev.site else None
@@ -614,6 +642,19 @@ def _tensors(out: Any) -> list[Any]:
     from lrdoctor.watch.localize import _flat
 
     return [t for t in _flat(out) if hasattr(t, "grad_fn")]
+
+
+def _finite_lrs(lrs: Any) -> bool:
+    try:
+        return all(math.isfinite(float(lr)) for lr in lrs or ())
+    except (TypeError, ValueError):
+        return True
+
+
+def _tensor_type() -> Any:
+    import torch
+
+    return torch.Tensor
 
 
 def _strided() -> Any:
