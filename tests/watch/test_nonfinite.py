@@ -428,3 +428,33 @@ def test_device_flags_read_late_report_the_step_without_guessing_the_cause(run_s
     assert f.evidence["step"] == 1
     assert "from a device flag" in f.message
     assert "model.emb.weight" in f.evidence["parameters"]
+
+
+def test_checker_blames_uninitialized_memory_not_the_op_that_reads_it():
+    from lrdoctor.watch.localize import Tracer, make_checker
+
+    checker = make_checker(Tracer())
+    x = torch.ones(4)
+    with checker:
+        buf = torch.empty_like(x)  # garbage until written...
+    buf.view(-1)[0] = float("nan")  # (stand-in for garbage that happens to be NaN)
+    with checker:
+        y = buf * 2 + x
+    assert checker.culprit is None
+    assert "uninitialized memory from `empty_like`" in checker.bad_input.reason
+    assert torch.isnan(y).any()
+
+
+def test_checker_does_not_blame_an_op_that_overwrites_uninitialized_memory():
+    from lrdoctor.watch.localize import Tracer, make_checker
+
+    checker = make_checker(Tracer())
+    x = torch.ones(4)
+    with checker:
+        buf = torch.empty_like(x)
+    buf.fill_(float("nan"))  # (stand-in for garbage that happens to be NaN)
+    with checker:
+        buf.copy_(x)  # written before it is read
+        y = buf * 2
+    assert checker.culprit is None and checker.bad_input is None
+    assert torch.equal(y, x * 2)

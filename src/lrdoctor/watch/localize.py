@@ -58,6 +58,9 @@ FINITE_PRESERVING = frozenset({
     "scalar_tensor", "lift_fresh", "lift_fresh_copy", "_to_dim_order_copy", "unsafe_split",
     "native_dropout", "native_dropout_backward", "split_with_sizes_copy", "unbind_copy",
 })
+# In-place ops that replace their destination without reading it.
+OVERWRITING = frozenset({"copy_", "fill_", "zero_", "normal_", "uniform_", "bernoulli_", "random_",
+                         "exponential_", "geometric_", "cauchy_", "log_normal_", "set_"})
 SQRT_OPS = frozenset({"sqrt", "sqrt_", "_foreach_sqrt", "_foreach_sqrt_"})
 
 
@@ -391,10 +394,12 @@ def make_checker(tracer: Tracer) -> Any:
             schema = func._schema.arguments
             out_names = {a.name for a in schema if a.is_out}
             written = [a.name for a in schema if a.alias_info is not None and a.alias_info.is_write]
-            inputs = [t for t in _flat(list(args[: len(schema)]) if not out_names else
-                                  [a for a, s in zip(args, schema) if not s.is_out])
-                      if is_float_tensor(t)]
-            inputs += [t for k, v in kwargs.items() if k not in out_names for t in _flat(v) if is_float_tensor(t)]
+            # what the op reads: not its out= arguments, nor what an overwriting op (copy_,
+            # fill_) is about to replace
+            skip = out_names | (set(written) if op in OVERWRITING else set())
+            inputs = [t for a, s in zip(args, schema) if s.name not in skip
+                      for t in _flat(a) if is_float_tensor(t)]
+            inputs += [t for k, v in kwargs.items() if k not in skip for t in _flat(v) if is_float_tensor(t)]
             bad = [t for t in inputs if not self.finite(t)]
             before = args
             if written and not bad and not out_names and op not in FINITE_PRESERVING:
