@@ -37,6 +37,7 @@ def test_clipping_before_unscale_is_reported_with_the_scale(run_script):
     """))
     f = ran.only("LRD108")
     assert f.evidence["scale"] == 65536.0
+    assert f.evidence["step"] == 1
     assert "clip_grad_norm_" in f.message and "65536" in f.message
     source = _loop("torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # CLIP")
     assert f.location.line == source.splitlines().index(

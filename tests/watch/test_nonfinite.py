@@ -458,3 +458,10 @@ def test_checker_does_not_blame_an_op_that_overwrites_uninitialized_memory():
         y = buf * 2
     assert checker.culprit is None and checker.bad_input is None
     assert torch.equal(y, x * 2)
+
+
+def test_strict_mode_stops_training_at_the_non_finite_loss(run_script):
+    import lrdoctor
+
+    with pytest.raises(lrdoctor.ScheduleError, match="LRD104"):
+        run_script(PLANTED, strict=True)

@@ -109,7 +109,9 @@ class AmpMisuse:
                     f"before the clip): the threshold applies to the scaled gradients, so the real "
                     f"max norm is {'1/' + scale + ' of ' if scale else ''}what you asked for",
                     location(ev.site),
-                    evidence={"function": ev.function, "scale": float(scale) if scale else None},
+                    evidence={"function": ev.function, "scale": float(scale) if scale else None,
+                              "step": 1 + max((o.attempts for o in self.engine.optimizers.values()),
+                                              default=0)},
                 ),
                 key=ev.site,
             )
