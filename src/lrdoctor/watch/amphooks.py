@@ -28,8 +28,9 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
 
     engine._lrdoctor_amp_hooks = True  # type: ignore[attr-defined]
     patcher.on_undo(lambda: setattr(engine, "_lrdoctor_amp_hooks", False))
-    # scaled output -> (scaler, loss); weak on both sides so nothing is kept alive
-    scaled: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+    # id(scaled output) -> (output, scaler, loss), all weak so nothing is kept alive; looked up
+    # by id and confirmed by identity (a WeakKeyDictionary would compare tensors with ==)
+    scaled: dict[int, tuple[Any, Any, Any]] = {}
     patcher.on_undo(scaled.clear)
 
     for cls in _scaler_classes(torch):
@@ -40,9 +41,11 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
 
     def before_after(tensor: Any, done: bool, ev: Backward | None) -> Backward | None:
         if ev is None:
-            entry = scaled.get(tensor) if isinstance(tensor, torch.Tensor) else None
-            scaler = entry[0]() if entry else None
-            loss = entry[1]() if entry else None
+            entry = scaled.get(id(tensor))
+            if entry is not None and entry[0]() is not tensor:
+                entry = None
+            scaler = entry[1]() if entry else None
+            loss = entry[2]() if entry else None
             ev = Backward(tensor, scaler, loss if loss is not None else tensor, user_site(4))
         ev.done = done
         engine.emit(ev)
@@ -94,8 +97,11 @@ def _wrap_scale(engine: Engine, original: Callable[..., Any], scaled: Any, torch
     def scale(self: Any, outputs: Any, *args: Any, **kwargs: Any) -> Any:
         result = original(self, outputs, *args, **kwargs)
         if isinstance(result, torch.Tensor) and result is not outputs and getattr(self, "_enabled", True):
+            if len(scaled) >= 64:  # drop the entries whose output is gone
+                for key in [k for k, v in scaled.items() if v[0]() is None]:
+                    del scaled[key]
             try:
-                scaled[result] = (weakref.ref(self), weakref.ref(outputs))
+                scaled[id(result)] = (weakref.ref(result), weakref.ref(self), weakref.ref(outputs))
             except TypeError:
                 pass
         return result

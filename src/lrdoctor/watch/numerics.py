@@ -165,8 +165,15 @@ class FlagBook:
         import torch
 
         try:
-            values = torch.stack([f.value.reshape(()).to("cpu", non_blocking=False) for f in pending])
-            finite = torch.isfinite(values).tolist()
+            # one stack and one copy per device: a single synchronization each
+            by_device: dict[Any, list[int]] = {}
+            for i, f in enumerate(pending):
+                by_device.setdefault(f.value.device, []).append(i)
+            finite = [True] * len(pending)
+            for indices in by_device.values():
+                values = torch.stack([pending[i].value.reshape(()).float() for i in indices]).cpu()
+                for i, ok in zip(indices, torch.isfinite(values).tolist()):
+                    finite[i] = ok
         except Exception:
             finite = [math.isfinite(read_scalar(f.value)) for f in pending]
         return [f for f, ok in zip(pending, finite) if not ok]
