@@ -103,6 +103,14 @@ def sum_flag(tensors: list[Any]) -> Any:
 
     if len(tensors) == 1:
         return tensors[0].detach().sum(dtype=torch.float32)
+    if not on_cpu(tensors[0]):
+        # on an accelerator one fused multi-tensor kernel instead of a launch per tensor: the
+        # float32 L2 norms carry NaN and inf just as well
+        try:
+            return torch.stack(torch._foreach_norm([t.detach() for t in tensors], 2,
+                                                   dtype=torch.float32)).sum()
+        except (RuntimeError, TypeError):  # mixed devices or layouts
+            pass
     return torch.stack([t.detach().sum(dtype=torch.float32) for t in tensors]).sum()
 
 
