@@ -210,6 +210,7 @@ def test_gradient_overflow_without_gradscaler_is_localized_in_backward(run_scrip
     assert f.evidence["module"].startswith("model.")
     assert "exceeded float16's maximum" in f.evidence["reason"]
     assert "no GradScaler skipped the step" in f.message
+    assert f.evidence["line"].endswith(f":{_line(BACKWARD_OVERFLOW, 'loss = model(x)')}")
 
 
 SCALE_COLLAPSE = """

@@ -569,6 +569,8 @@ def replay(calls: list[Call], tracer: Tracer, checker: Any, backward: bool = Fal
                         if outs and params and len(outs) == len(grads):
                             torch.autograd.grad(outs, params, grads, allow_unused=True)
             if checker.culprit is not None:
+                if checker.culprit.site is None:
+                    checker.culprit.site = call.site  # a backward op: the line that ran its forward
                 break
     finally:
         tracer.active = False
