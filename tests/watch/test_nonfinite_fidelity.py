@@ -113,3 +113,49 @@ def test_hooks_are_removed_when_the_script_raises(tmp_path):
         with lrdoctor.watch(echo=lambda m: None, nan_trace=True):
             runpy.run_path(str(path), run_name="__main__")
     assert _surface() == before
+
+
+DDP = """
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo", init_method="file://{store}", rank=0, world_size=1)
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+model = torch.nn.parallel.DistributedDataParallel(net)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+for step in range(1, 7):
+    x = torch.randn(4, 8)
+    if step == 3:
+        x[0] = 3e38  # overflows the first Linear
+    loss = model(x).pow(2).mean()
+    optimizer.zero_grad()
+    scaler.scale(loss).backward()  # DDP's reducer must not notice the replay
+    scaler.step(optimizer)
+    scaler.update()
+params = [p.detach().clone() for p in net.parameters()]
+dist.destroy_process_group()
+"""
+
+
+def test_replay_under_ddp_runs_the_wrapped_module_and_leaves_ddp_alone(tmp_path):
+    if not torch.distributed.is_available():
+        pytest.skip("no torch.distributed")
+    path = tmp_path / "ddp.py"
+    plain = {}
+    for watched in (False, True):
+        store = tmp_path / f"store{int(watched)}"
+        path.write_text(textwrap.dedent(DDP.format(store=store)))
+        if watched:
+            w = lrdoctor.watch(echo=lambda m: None)
+            with w:
+                ns = runpy.run_path(str(path), run_name="__main__")
+            assert w.engine._internal_errors == 0
+        else:
+            plain = runpy.run_path(str(path), run_name="__main__")
+    for a, b in zip(plain["params"], ns["params"]):
+        assert torch.equal(a, b)
+    f = next(f for f in w.findings if f.code == "LRD104")
+    assert f.evidence["step"] == 3
+    assert f.evidence["module"] == "model.module.0"

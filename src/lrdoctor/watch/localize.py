@@ -185,9 +185,11 @@ def explain(func: Any, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], r
     if mag is not None and limit is not None and mag > limit:
         return (f"its output exceeded {dtype_name(out_dtype)}'s maximum {limit:g} "
                 f"(largest |x| before the cast: {fmt_mag(mag)})", {"max_abs": mag, "dtype_max": limit})
-    if mag is not None and math.isfinite(mag) and kind == "NaN":
-        return (f"an intermediate overflowed {dtype_name(out_dtype)} inside `{op}` (computed in a wider "
-                f"type the result is finite, largest |x| {fmt_mag(mag)})", {"max_abs": mag})
+    if mag is not None and math.isfinite(mag):
+        top = f", {dtype_name(out_dtype)}'s maximum {limit:g}" if limit is not None else ""
+        return (f"an intermediate value overflowed {dtype_name(out_dtype)} inside `{op}` (computed in "
+                f"a wider type the result is finite, largest |x| {fmt_mag(mag)}{top})",
+                {"max_abs": mag, "dtype_max": limit})
     if mag is not None and not math.isfinite(mag) and "inf" in kind:
         return "overflow: the result is infinite even in float64", {}
     return f"`{op}` produced {kind} from finite inputs", {}
@@ -527,6 +529,23 @@ def _restore_rng(torch: Any, call: Call) -> None:
         torch.cuda.set_rng_state(call.device_rng)
 
 
+_WRAPPERS = frozenset({"DistributedDataParallel", "DataParallel"})
+
+
+def replayable(module: Any) -> Any:
+    """The module to run again: never a DDP/DataParallel wrapper (its forward prepares the
+    gradient reduction of the next backward, and DataParallel scatters across devices), never a
+    ``torch.compile`` wrapper (the replay runs eagerly under the checker)."""
+    for _ in range(4):
+        inner = getattr(module, "_orig_mod", None)
+        if inner is None and type(module).__name__ in _WRAPPERS:
+            inner = getattr(module, "module", None)
+        if inner is None:
+            return module
+        module = inner
+    return module
+
+
 def replay(calls: list[Call], tracer: Tracer, checker: Any, backward: bool = False) -> Culprit | None:
     """Re-run ``calls`` (and, with ``backward``, their backward from the captured output
     gradients) under ``checker``; restore RNG and buffers. Returns the culprit, if any."""
@@ -561,11 +580,11 @@ def replay(calls: list[Call], tracer: Tracer, checker: Any, backward: bool = Fal
                 for device_type, dtype in call.autocast:
                     amp.enter_context(torch.autocast(device_type, dtype=dtype))
                 with torch.enable_grad(), checker:
-                    out = tracer.call(_original_call(), call.module, call.args, call.kwargs)
+                    out = tracer.call(_original_call(), replayable(call.module), call.args, call.kwargs)
                     if checker.culprit is None and backward and call.grad_outputs is not None:
                         outs = [t for t in _flat(out) if isinstance(t, torch.Tensor) and t.requires_grad]
                         grads = list(_flat(call.grad_outputs))
-                        params = [p for p in call.module.parameters() if p.requires_grad]
+                        params = [p for p in replayable(call.module).parameters() if p.requires_grad]
                         if outs and params and len(outs) == len(grads):
                             torch.autograd.grad(outs, params, grads, allow_unused=True)
             if checker.culprit is not None:

@@ -95,6 +95,7 @@ class NonFinite:
         self.arm_backward = False
         self.eager_until = 0
         self.tries = 0
+        self.replay_errors: list[str] = []
         engine.subscribe(Backward, self.on_backward)
         engine.subscribe(OptimizerStep, self.on_optimizer_step)
         engine.subscribe(ScalerUpdate, self.on_scaler_update)
@@ -282,7 +283,10 @@ class NonFinite:
             evidence.update(_culprit_evidence(culprit))
             where = _loc(culprit.site) or where
         elif ev is not None:
-            message += ": no op of this step produced it from finite values (see the evidence)"
+            message += ": no op of this step produced it from finite values"
+            if self.replay_errors:
+                evidence["replay_error"] = self.replay_errors[-1]
+                message += " that a replay could check (see the evidence)"
         eng.report(Finding("LRD104", message, where, evidence=evidence))
 
     def _needs_culprit(self, code: str) -> bool:
@@ -305,7 +309,7 @@ class NonFinite:
         if self.nan_trace:
             culprit = self.checker.culprit or self.checker.bad_input
         elif self.calls:
-            culprit = replay(self.calls, self.tracer, self.checker)
+            culprit = self._replay(self.calls)
         if culprit is None or (culprit.phase == "input" and culprit.op != "parameter"):
             stop = {n for call in self.calls for n in call.output_nodes}
             walked = walk_loss_graph(ev.tensor, stop)
@@ -399,7 +403,20 @@ class NonFinite:
                                f"the gradient reaching `{self.tracer.name_of(call.module)}`'s output was "
                                f"already non-finite: the loss computation's backward produced it",
                                site=call.site)
-        return replay(calls, self.tracer, self.checker, backward=True)
+        return self._replay(calls, backward=True)
+
+    def _replay(self, calls: list[Call], backward: bool = False) -> Culprit | None:
+        """A replay that fails (a module that cannot run twice, sharded parameters) only costs
+        the localization: training goes on and the finding says what is known."""
+        from lrdoctor import ScheduleError
+
+        try:
+            return replay(calls, self.tracer, self.checker, backward=backward)
+        except ScheduleError:
+            raise
+        except Exception as exc:
+            self.replay_errors.append(f"{type(exc).__name__}: {exc}"[:200])
+            return None
 
     def localize_backward_now(self, ev: Backward) -> None:
         """Before this backward runs: find the op whose gradient turns non-finite (LRD106)."""
