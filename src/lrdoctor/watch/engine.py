@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import time
 import traceback
+import weakref
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -77,6 +78,7 @@ class Engine:
         self.last_batch_loader: LoaderInfo | None = None
         # scheduler user-step counts when each loader's current pass began
         self._pass_marks: dict[int, dict[int, int]] = {}
+        self._live: dict[int, LoaderInfo] = {}  # loaders whose current pass may still yield
         self._findings: dict[tuple[Any, ...], Finding] = {}
         self._handlers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
         self._in_scaler_step: dict[int, bool] = {}
@@ -214,17 +216,24 @@ class Engine:
 
     # ---- hook entry points ------------------------------------------------------------------
 
-    def on_loader_iter(self, loader: Any) -> None:
+    def on_loader_iter(self, loader: Any, iterator: Any = None) -> None:
         info = self.loader(loader)
-        if info is self.train_loader and info.iterations:
-            self._close_pass(info)
-        elif info.iterations:
-            info.batches_per_iteration.append(info.batches)
-            info.attempts_per_iteration.append(info.attempts_in_iteration)
+        if info.iterations:
+            self._pull_batches(info)
+            if info is self.train_loader:
+                self._close_pass(info)
+            else:
+                info.batches_per_iteration.append(info.batches)
+                info.attempts_per_iteration.append(info.attempts_in_iteration)
         info.iterations += 1
         info.batches = 0
         info.attempts_in_iteration = 0
-        info.exhausted = False
+        try:
+            info.iterator = weakref.ref(iterator) if iterator is not None else None
+        except TypeError:
+            info.iterator = None
+        self._live.pop(info.key, None)
+        self._live[info.key] = info  # newest pass last
         self._pass_marks[info.key] = {k: s.user_steps for k, s in self.schedulers.items()}
         if info is self.train_loader:
             self.emit(EpochStart(info, info.iterations))
@@ -236,12 +245,35 @@ class Engine:
         for key, sched in self.schedulers.items():
             sched.epoch_steps.append(sched.user_steps - marks.get(key, 0))
 
-    def on_loader_batch(self, info: LoaderInfo) -> None:
-        info.batches += 1
-        self.last_batch_loader = info
+    @staticmethod
+    def _pull_batches(info: LoaderInfo) -> bool:
+        """Read the live iterator's batch counter; True if it moved since the last read."""
+        it = info.iterator() if info.iterator is not None else None
+        if it is None:
+            return False
+        n = getattr(it, "_num_yielded", None)
+        if n is None or n == info.batches:
+            return False
+        info.batches = n
+        return True
 
-    def on_loader_exhausted(self, info: LoaderInfo) -> None:
-        info.exhausted = True
+    def feeding_loader(self) -> LoaderInfo | None:
+        """The loader whose batch the current optimizer step trains on: one whose iterator
+        moved since the last step (the training loader first, then the newest pass); if none
+        moved (two optimizers stepping on one batch), the one that fed the previous step."""
+        moved = moved_train = None
+        for key, info in list(self._live.items()):  # oldest pass first
+            if info.iterator is None or info.iterator() is None:
+                del self._live[key]  # the pass ended and its iterator is gone
+                continue
+            if self._pull_batches(info):
+                moved = info
+                if info is self.train_loader:
+                    moved_train = info
+        moved = moved_train or moved
+        if moved is not None:
+            self.last_batch_loader = moved
+        return self.last_batch_loader
 
     def on_attempt(self, opt: Any, taken: bool | None, found_inf: Any, via_scaler: bool,
                    site: Any = _UNKNOWN, lrs: tuple[Any, ...] | None = None) -> None:
@@ -272,7 +304,7 @@ class Engine:
             if len(history) > LR_HISTORY_CAP:
                 del history[1::2]
         info.last_lrs = lrs
-        loader = self.last_batch_loader
+        loader = self.feeding_loader() if self._live else self.last_batch_loader
         if loader is not None:
             loader.attempts_in_iteration += 1
             loader.total_attempts += 1
@@ -379,6 +411,7 @@ class Engine:
                 info.last_attempt = None
         self.resolve_pending()
         if self.train_loader is not None and self.train_loader.iterations:
+            self._pull_batches(self.train_loader)
             self._close_pass(self.train_loader)
         self.end = RunEnd(error, interrupted)
         try:

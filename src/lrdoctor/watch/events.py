@@ -125,7 +125,7 @@ class LoaderInfo:
     total_attempts: int = 0
     batches_per_iteration: list[int] = field(default_factory=list)
     attempts_per_iteration: list[int] = field(default_factory=list)
-    exhausted: bool = False
+    iterator: Any = None  # weak reference to the current pass's iterator
 
 
 # ---- events -------------------------------------------------------------------------------

@@ -69,22 +69,13 @@ def install(engine: Engine, patcher: Patcher) -> None:
 
 
 def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
-    from torch.optim.optimizer import (
-        register_optimizer_step_post_hook,
-        register_optimizer_step_pre_hook,
-    )
+    from torch.optim.optimizer import register_optimizer_step_post_hook
 
     in_scaler_step = engine._in_scaler_step
 
-    def pre(opt: Any, args: Any, kwargs: Any) -> None:
-        # LRs are read before the step: that is the LR this update trains with.
-        try:
-            _tls.pre_lrs = tuple(g.get("lr") for g in opt.param_groups)
-        except Exception as exc:
-            _tls.pre_lrs = None
-            engine.internal_error(exc)
-
     def post(opt: Any, args: Any, kwargs: Any) -> None:
+        # the LRs are read after the step: optimizers do not change param_group['lr'] while
+        # stepping, so this is the LR the update trained with (one hook instead of two)
         try:
             key = id(opt)
             in_scaler = key in in_scaler_step
@@ -100,15 +91,12 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         taken, found_inf = value == 0.0, None
                     else:
                         taken, found_inf = None, value
-            lrs = getattr(_tls, "pre_lrs", None)
-            _tls.pre_lrs = None
-            engine.on_attempt(opt, taken, found_inf, in_scaler, lrs=lrs)
+            engine.on_attempt(opt, taken, found_inf, in_scaler)
         except ScheduleError:
             raise
         except Exception as exc:
             engine.internal_error(exc)
 
-    patcher.handle(register_optimizer_step_pre_hook(pre))
     patcher.handle(register_optimizer_step_post_hook(post))
 
     opt_cls = torch.optim.Optimizer
@@ -344,12 +332,11 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
 
 
 def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
+    """Only the start of each pass is hooked. Which loader fed an optimizer step is read at
+    the step from each live iterator's own batch counter, so batches cost nothing extra."""
     from torch.utils.data import DataLoader
-    from torch.utils.data.dataloader import _BaseDataLoaderIter
 
-    iter_owner: dict[int, Any] = {}  # id(iterator) -> LoaderInfo
     original_iter = DataLoader.__dict__["__iter__"]
-    original_next = _BaseDataLoaderIter.__dict__["__next__"]
 
     @functools.wraps(original_iter)
     def __iter__(self: Any) -> Any:
@@ -360,27 +347,7 @@ def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
         finally:
             _tls.loader_depth = depth
         if depth == 0:  # a subclass calling super().__iter__() starts one pass, not two
-            info = _guard(engine, engine.on_loader_iter, self)
-            info = engine.loaders.get(id(self))
-            if info is not None:
-                iter_owner[id(it)] = info
+            _guard(engine, engine.on_loader_iter, self, it)
         return it
 
-    @functools.wraps(original_next)
-    def __next__(self: Any) -> Any:
-        try:
-            batch = original_next(self)
-        except StopIteration:
-            info = iter_owner.get(id(self))
-            if info is not None:
-                engine.on_loader_exhausted(info)
-            raise
-        info = iter_owner.get(id(self))
-        if info is not None:
-            info.batches += 1
-            engine.last_batch_loader = info
-        return batch
-
     patcher.setattr(DataLoader, "__iter__", __iter__)
-    patcher.setattr(_BaseDataLoaderIter, "__next__", __next__)
-    patcher.on_undo(iter_owner.clear)

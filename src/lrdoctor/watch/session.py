@@ -49,7 +49,7 @@ class Watch:
 
         self.engine = Engine(strict=self.strict, echo=self._echo)
         self.engine.nan_trace = self.nan_trace
-        instances = [check(self.engine) for check in (self._checks or ALL_CHECKS)]
+        instances = [check(self.engine) for check in (ALL_CHECKS if self._checks is None else self._checks)]
         self._patcher = Patcher()
         try:
             hooks.install(self.engine, self._patcher)
