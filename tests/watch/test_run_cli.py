@@ -191,3 +191,17 @@ def test_under_torchrun_each_rank_reports_and_writes_its_own_json(tmp_path):
         assert [f["code"] for f in report["findings"]] == ["LRD002"]
         assert report["schedulers"][0]["steps_per_epoch"] == [8, 8]  # 128 samples per rank
         assert f"[rank {rank}] ddp.py:" in result.stderr
+
+
+def test_no_nan_check_leaves_the_schedule_checks_on(tmp_path):
+    import lrdoctor as lrd
+    from lrdoctor.watch.checks import NONFINITE_CHECKS
+
+    with lrd.watch(nan_check=False, echo=lambda m: None) as w:
+        pass
+    # no check of the NaN detection was installed; the schedule checks were
+    kinds = {type(h.__self__) for hs in w.engine._handlers.values() for h in hs
+             if hasattr(h, "__self__")}
+    assert kinds and not kinds & set(NONFINITE_CHECKS)
+    result = lrdoctor("run", "--no-nan-check", str(EXAMPLES / "LRD002_wrong.py"))
+    assert result.returncode == 0 and "LRD002" in result.stderr

@@ -59,7 +59,7 @@ def _user_traceback(exc: BaseException) -> TracebackType | None:
 
 def run_target(target: str, args: list[str], *, is_module: bool = False,
                json_path: str | None = None, strict: bool = False, quiet: bool = False,
-               nan_trace: bool = False) -> int:
+               nan_trace: bool = False, nan_check: bool = True) -> int:
     if not is_module and not os.path.exists(target):
         print(f"lrdoctor run: can't open file {target!r}: no such file", file=sys.stderr)
         return 2
@@ -82,7 +82,7 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
     else:
         sys.path.insert(0, path0)
 
-    watch = Watch(strict=strict, nan_trace=nan_trace)
+    watch = Watch(strict=strict, nan_trace=nan_trace, nan_check=nan_check)
     watch.start()
     code = 0
     error: BaseException | None = None

@@ -25,9 +25,11 @@ class Watch:
     """
 
     def __init__(self, strict: bool = False, echo: Callable[[str], None] | None = None,
-                 checks: tuple[type, ...] | None = None, nan_trace: bool = False) -> None:
+                 checks: tuple[type, ...] | None = None, nan_trace: bool = False,
+                 nan_check: bool = True) -> None:
         self.strict = strict
         self.nan_trace = nan_trace  # check every op of every step for NaN/inf (slow)
+        self.nan_check = nan_check or nan_trace  # the always-on NaN/inf detection
         self._echo = echo
         self._checks = checks
         self.engine: Any = None
@@ -43,13 +45,16 @@ class Watch:
         except ImportError as exc:  # pragma: no cover - exercised in the no-torch test
             raise RuntimeError("lrdoctor's runtime watcher needs PyTorch (2.2 or newer)") from exc
         from lrdoctor.watch import hooks
-        from lrdoctor.watch.checks import ALL_CHECKS
+        from lrdoctor.watch.checks import ALL_CHECKS, NONFINITE_CHECKS
         from lrdoctor.watch.engine import Engine
         from lrdoctor.watch.patching import Patcher
 
         self.engine = Engine(strict=self.strict, echo=self._echo)
         self.engine.nan_trace = self.nan_trace
-        instances = [check(self.engine) for check in (ALL_CHECKS if self._checks is None else self._checks)]
+        checks = ALL_CHECKS if self._checks is None else self._checks
+        if not self.nan_check:
+            checks = tuple(c for c in checks if c not in NONFINITE_CHECKS)
+        instances = [check(self.engine) for check in checks]
         self._patcher = Patcher()
         try:
             hooks.install(self.engine, self._patcher)
