@@ -401,7 +401,7 @@ Keep float32 master parameters (autocast + GradScaler instead of `.half()`), or 
         "LRD103",
         "unsafe-log-in-low-precision",
         "warning",
-        "S",
+        "SR",
         "BCELoss / log of probabilities computed under autocast or on half tensors.",
         """
 A probability that rounds to 0 (or 1) in float16 makes `log` return -inf and the loss NaN.
