@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from lrdoctor.findings import Finding, Location
+from lrdoctor.findings import Finding
 from lrdoctor.watch import numerics
 from lrdoctor.watch.amphooks import install_amp_hooks
 from lrdoctor.watch.callsite import display_path
@@ -54,10 +54,6 @@ MAX_CALLS = 8  # top-level module calls kept per step (a model, a criterion, ...
 SKIP_RUN = 10  # consecutive GradScaler skips that make a finding
 PARAM_INTERVAL = 64  # under GradScaler: taken steps between parameter checks
 EAGER_AFTER_TRIP = 64  # steps read at once after a late (device) flag tripped
-
-
-def _loc(site: Any) -> Location | None:
-    return Location(display_path(site[0]), site[1]) if site else None
 
 
 def _float_params(opt: Any) -> list[Any]:
@@ -277,11 +273,11 @@ class NonFinite:
         if late:
             message += " (read from a device flag; localized at the next non-finite step)"
         evidence: dict[str, Any] = {"step": step, "kind": kind}
-        where = _loc(ev.site) if ev is not None else None
+        where = location(ev.site) if ev is not None else None
         if culprit is not None:
             message += ": " + culprit.describe()
             evidence.update(_culprit_evidence(culprit))
-            where = _loc(culprit.site) or where
+            where = location(culprit.site) or where
         elif ev is not None:
             message += ": no op of this step produced it from finite values"
             if self.replay_errors:
@@ -299,7 +295,7 @@ class NonFinite:
             return
         evidence = dict(f.evidence, **_culprit_evidence(culprit), localized_at_step=step)
         self.engine.update_finding(code, key, message=f"{f.message}; at step {step}: {culprit.describe()}",
-                                   evidence=evidence, location=_loc(culprit.site) or f.location)
+                                   evidence=evidence, location=location(culprit.site) or f.location)
 
     def localize_forward(self, ev: Backward) -> Culprit | None:
         """The first op of this step that made the loss non-finite (graph still intact)."""
@@ -531,7 +527,7 @@ class NonFinite:
             message = (f"{when} of {label} wrote {_names_and(kinds)} into "
                        f"{len(bad)} parameter tensor{'s' if len(bad) != 1 else ''} ({nonfinite} of "
                        f"{total} values): {_names(names)}" + (f": {cause}" if cause else ""))
-        where = _loc(ev.site) if ev is not None and ev.site else None
+        where = location(ev.site) if ev is not None and ev.site else None
         if where is None and ev is not None:
             where = location(self.engine.optimizers[ev.optimizer.key].created_site)
         evidence.update({"step": step, "parameters": names, "nonfinite_values": nonfinite})
