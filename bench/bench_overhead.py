@@ -54,7 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     checks = None
     if args.checks == "schedule":
-        from lrdoctor.watch.checks.schedule import SCHEDULE_CHECKS as checks
+        from lrdoctor.runtime.checks.schedule import SCHEDULE_CHECKS as checks
     torch.set_num_threads(1)  # steadier timings on a shared 2-core machine
     g = torch.Generator().manual_seed(1)
     data = TensorDataset(torch.randn(args.samples, 64, generator=g),

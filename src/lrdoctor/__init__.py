@@ -13,6 +13,8 @@ Importing this package never imports torch; the runtime engine imports it when i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from lrdoctor.findings import Finding, Location
 
 __version__ = "0.1.0"
@@ -29,6 +31,23 @@ class ScheduleError(RuntimeError):
         self.finding = finding
 
 
-# ``lrdoctor.watch`` is the runtime package, made callable: ``with lrdoctor.watch() as w:``.
-# Importing it does not import torch (that happens when watching starts).
-from lrdoctor import watch  # noqa: E402
+if TYPE_CHECKING:
+    from lrdoctor.runtime.session import Watch
+
+
+def watch(
+    strict: bool = False, nan_check: bool = True, nan_trace: bool = False, **options: Any
+) -> Watch:
+    """Watch training in this process (the engine of ``lrdoctor run``), as a context manager.
+
+    ``strict=True`` raises :class:`ScheduleError` at the first error-level finding;
+    ``nan_check=False`` leaves out the NaN/inf detection; ``nan_trace=True`` checks every op.
+    Importing lrdoctor does not import torch; starting to watch does.
+
+    >>> with watch() as w:  # doctest: +SKIP
+    ...     train()
+    >>> print(w.report())  # doctest: +SKIP
+    """
+    from lrdoctor.runtime.session import Watch
+
+    return Watch(strict=strict, nan_check=nan_check, nan_trace=nan_trace, **options)

@@ -157,7 +157,7 @@ def _main_run(argv: list[str]) -> int:
             print("lrdoctor run: error: name a SCRIPT or -m MODULE to run", file=sys.stderr)
             return 2
         target, script_args = rest[0], rest[1:]
-    from lrdoctor.watch.runner import run_target
+    from lrdoctor.runtime.runner import run_target
 
     return run_target(
         target,

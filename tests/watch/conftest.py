@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 import lrdoctor
+from lrdoctor.runtime.session import Watch
 
 torch = pytest.importorskip("torch")
 
 
 class Ran:
-    def __init__(self, watch: lrdoctor.watch, namespace: dict) -> None:
+    def __init__(self, watch: Watch, namespace: dict) -> None:
         self.watch = watch
         self.ns = namespace
 

@@ -10,7 +10,7 @@ import pytest
 
 import lrdoctor
 from lrdoctor.catalog import CATALOG
-from lrdoctor.watch import RUNTIME_CODES
+from lrdoctor.runtime import RUNTIME_CODES
 
 pytest.importorskip("torch")
 EXAMPLES = Path(lrdoctor.__file__).parent / "examples"

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 import lrdoctor
-from lrdoctor.watch.crash import explain_message
+from lrdoctor.runtime.crash import explain_message
 
 torch = pytest.importorskip("torch")
 

@@ -136,7 +136,7 @@ class MySched(torch.optim.lr_scheduler.LambdaLR):
 
 
 def test_internal_error_is_reported_once_and_training_continues(tmp_path, monkeypatch):
-    from lrdoctor.watch.engine import Engine
+    from lrdoctor.runtime.engine import Engine
 
     def broken(self, *args, **kwargs):
         raise RuntimeError("boom inside lrdoctor")
@@ -162,8 +162,8 @@ def test_device_flags_are_kept_by_reference_and_read_in_batches():
     """On a device, reading a flag means a sync: hooks copy it (async) and the engine reads
     the pending ones together later. A meta tensor stands in for a device tensor: reading
     its value would raise."""
-    from lrdoctor.watch.engine import Engine
-    from lrdoctor.watch.hooks import _scalar
+    from lrdoctor.runtime.engine import Engine
+    from lrdoctor.runtime.hooks import _scalar
 
     flag = torch.zeros(1, device="meta")
     kept = _scalar(flag)
@@ -198,3 +198,13 @@ def test_objects_created_before_watching_are_seen():
     assert [f.code for f in w.findings] == ["LRD002"]
     (sched,) = w.engine.schedulers.values()
     assert sched.user_steps == 16 and sched.epoch_steps == [8, 8]
+
+
+def test_public_watch_stays_a_function_after_the_runtime_is_imported():
+    import inspect
+
+    import lrdoctor.runtime.hooks  # noqa: F401 - importing submodules must not rebind it
+    import lrdoctor.runtime.session
+
+    assert inspect.isfunction(lrdoctor.watch)
+    assert isinstance(lrdoctor.watch(), lrdoctor.runtime.session.Watch)

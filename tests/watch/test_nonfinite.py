@@ -262,7 +262,7 @@ def test_a_few_skipped_steps_under_gradscaler_are_normal(run_script):
 
 def test_device_flags_are_read_in_bulk_and_still_name_the_first_step(run_script, monkeypatch):
     # pretend every tensor lives on an accelerator: no flag may be read per step
-    import lrdoctor.watch.numerics as numerics
+    import lrdoctor.runtime.numerics as numerics
 
     reads = []
     real = numerics.read_scalar
@@ -422,7 +422,7 @@ def test_overflow_under_autocast_is_replayed_under_the_same_autocast(run_script)
 
 
 def test_device_flags_read_late_report_the_step_without_guessing_the_cause(run_script, monkeypatch):
-    import lrdoctor.watch.numerics as numerics
+    import lrdoctor.runtime.numerics as numerics
 
     monkeypatch.setattr(numerics, "on_cpu", lambda t: False)
     f = run_script(ADAM_EPS).only("LRD105")
@@ -432,7 +432,7 @@ def test_device_flags_read_late_report_the_step_without_guessing_the_cause(run_s
 
 
 def test_checker_blames_uninitialized_memory_not_the_op_that_reads_it():
-    from lrdoctor.watch.localize import Tracer, make_checker
+    from lrdoctor.runtime.localize import Tracer, make_checker
 
     checker = make_checker(Tracer())
     x = torch.ones(4)
@@ -447,7 +447,7 @@ def test_checker_blames_uninitialized_memory_not_the_op_that_reads_it():
 
 
 def test_checker_does_not_blame_an_op_that_overwrites_uninitialized_memory():
-    from lrdoctor.watch.localize import Tracer, make_checker
+    from lrdoctor.runtime.localize import Tracer, make_checker
 
     checker = make_checker(Tracer())
     x = torch.ones(4)

@@ -75,7 +75,7 @@ def test_failing_script_shows_its_traceback_and_the_report(tmp_path):
     assert result.returncode == 1
     err = result.stderr
     assert "Traceback (most recent call last)" in err and "KeyError: 'missing column'" in err
-    assert "runpy" not in err and "lrdoctor/watch" not in err  # our frames are not shown
+    assert "runpy" not in err and "lrdoctor/runtime" not in err  # our frames are not shown
     assert "the script failed: KeyError" in err
     assert err.index("KeyError: 'missing column'") < err.index("lrdoctor: watched")
 
@@ -195,7 +195,7 @@ def test_under_torchrun_each_rank_reports_and_writes_its_own_json(tmp_path):
 
 def test_no_nan_check_leaves_the_schedule_checks_on(tmp_path):
     import lrdoctor as lrd
-    from lrdoctor.watch.checks import NONFINITE_CHECKS
+    from lrdoctor.runtime.checks import NONFINITE_CHECKS
 
     with lrd.watch(nan_check=False, echo=lambda m: None) as w:
         pass

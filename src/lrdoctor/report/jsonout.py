@@ -10,7 +10,7 @@ SCHEMA_VERSION = 1
 
 
 def run_to_dict(engine: Any) -> dict[str, Any]:
-    from lrdoctor.watch.callsite import display_path
+    from lrdoctor.runtime.callsite import display_path
 
     def site(s: Any) -> dict[str, Any] | None:
         return {"path": display_path(s[0]), "line": s[1]} if s else None

@@ -46,7 +46,7 @@ def summary_line(findings: list[Finding]) -> str:
 
 
 def render_run(engine: Any, color: bool = False) -> str:
-    from lrdoctor.watch.engine import fmt_lrs, location
+    from lrdoctor.runtime.engine import fmt_lrs, location
 
     if engine is None:
         return "lrdoctor: nothing was watched."

@@ -13,9 +13,9 @@ import weakref
 from typing import Any
 
 from lrdoctor.findings import Finding
-from lrdoctor.watch.amphooks import install_amp_hooks
-from lrdoctor.watch.engine import Engine, location
-from lrdoctor.watch.events import (
+from lrdoctor.runtime.amphooks import install_amp_hooks
+from lrdoctor.runtime.engine import Engine, location
+from lrdoctor.runtime.events import (
     Backward,
     GradClip,
     OptimizerStep,
@@ -24,9 +24,9 @@ from lrdoctor.watch.events import (
     ScalerUpdate,
     Site,
 )
-from lrdoctor.watch.localize import fmt_site
-from lrdoctor.watch.numerics import eps_vanishes
-from lrdoctor.watch.patching import Patcher
+from lrdoctor.runtime.localize import fmt_site
+from lrdoctor.runtime.numerics import eps_vanishes
+from lrdoctor.runtime.patching import Patcher
 
 # optimizers whose eps is added to a denominator built from squared gradients
 EPS_IN_DENOMINATOR = frozenset({"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "SparseAdam", "Adagrad",

@@ -15,9 +15,9 @@ from types import TracebackType
 from typing import Any
 
 from lrdoctor.findings import Finding, Location
-from lrdoctor.watch.callsite import _verdict, display_path
-from lrdoctor.watch.engine import Engine
-from lrdoctor.watch.events import RunEnd
+from lrdoctor.runtime.callsite import _verdict, display_path
+from lrdoctor.runtime.engine import Engine
+from lrdoctor.runtime.events import RunEnd
 
 # (code, pattern, explanation); the explanation may use the pattern's named groups
 KNOWN_ERRORS: tuple[tuple[str, str, str], ...] = (

@@ -1,7 +1,7 @@
 """The runtime engine's core: keeps the tallies, turns hook calls into events, hands events to
 the checks, and collects findings.
 
-Hooks (:mod:`lrdoctor.watch.hooks`) call the ``on_*`` methods; nothing here patches torch.
+Hooks (:mod:`lrdoctor.runtime.hooks`) call the ``on_*`` methods; nothing here patches torch.
 Every public entry point is wrapped by the hooks in a guard that reports an internal error
 once and never lets it reach the user's training loop; the one exception that is allowed
 through is :class:`lrdoctor.ScheduleError` in strict mode.
@@ -19,9 +19,8 @@ from typing import Any
 
 from lrdoctor import ScheduleError
 from lrdoctor.findings import Finding, Location
-from lrdoctor.schedulers import describe, kind_of, runtime_horizon
-from lrdoctor.watch.callsite import display_path
-from lrdoctor.watch.events import (
+from lrdoctor.runtime.callsite import display_path
+from lrdoctor.runtime.events import (
     _UNKNOWN,
     Attempt,
     EpochStart,
@@ -36,6 +35,7 @@ from lrdoctor.watch.events import (
     Site,
     _ref,
 )
+from lrdoctor.schedulers import describe, kind_of, runtime_horizon
 
 COLLAPSE_RATIO = 1e-6
 LR_HISTORY_CAP = 20_000

@@ -151,7 +151,7 @@ class OptimizerStep:
     @property
     def site(self) -> Site | None:
         if self._site is _UNKNOWN:
-            from lrdoctor.watch.callsite import user_site
+            from lrdoctor.runtime.callsite import user_site
 
             self._site = user_site(2)
         return self._site  # type: ignore[return-value]
@@ -191,7 +191,7 @@ class RunEnd:
     interrupted: bool
 
 
-# ---- events of the numerics and AMP checks (lrdoctor.watch.amphooks) ------------------------
+# ---- events of the numerics and AMP checks (lrdoctor.runtime.amphooks) ------------------------
 
 
 @dataclass(slots=True)

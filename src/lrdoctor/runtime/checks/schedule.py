@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from lrdoctor.findings import Finding
-from lrdoctor.watch.engine import COLLAPSE_RATIO, Engine, fmt_lrs, location
-from lrdoctor.watch.events import (
+from lrdoctor.runtime.engine import COLLAPSE_RATIO, Engine, fmt_lrs, location
+from lrdoctor.runtime.events import (
     EpochStart,
     OptimizerStep,
     RunEnd,

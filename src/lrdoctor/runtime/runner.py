@@ -16,7 +16,7 @@ import traceback
 from types import TracebackType
 
 from lrdoctor import ScheduleError
-from lrdoctor.watch.session import Watch
+from lrdoctor.runtime.session import Watch
 
 _LRDOCTOR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _OUR_FILES = (_LRDOCTOR + os.sep, runpy.__file__.rstrip("c"))

@@ -12,11 +12,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from lrdoctor.watch.callsite import user_site
-from lrdoctor.watch.engine import Engine
-from lrdoctor.watch.events import Backward, GradClip, ScalerUnscale
-from lrdoctor.watch.hooks import _guard, _scaler_classes
-from lrdoctor.watch.patching import Patcher
+from lrdoctor.runtime.callsite import user_site
+from lrdoctor.runtime.engine import Engine
+from lrdoctor.runtime.events import Backward, GradClip, ScalerUnscale
+from lrdoctor.runtime.hooks import _guard, _scaler_classes
+from lrdoctor.runtime.patching import Patcher
 
 _tls = threading.local()
 

@@ -1,6 +1,6 @@
 """Find the first op that turned finite values into NaN/inf, in which module, and why.
 
-The normal path costs nothing here: :mod:`lrdoctor.watch.checks.nonfinite` keeps, for each
+The normal path costs nothing here: :mod:`lrdoctor.runtime.checks.nonfinite` keeps, for each
 top-level module call of the current step, the module, its arguments by reference and the RNG
 state before it. When a cheap flag trips, :func:`replay` re-runs those calls under
 :class:`OpChecker`, a dispatch mode that checks the inputs and outputs of every op, with the RNG
@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from lrdoctor.watch.callsite import display_path, user_frame
-from lrdoctor.watch.numerics import (
+from lrdoctor.runtime.callsite import display_path, user_frame
+from lrdoctor.runtime.numerics import (
     UNINITIALIZED_OPS,
     all_finite,
     dtype_max,

@@ -2,12 +2,12 @@
 NaN/inf into parameters) and LRD106 (GradScaler skipping step after step).
 
 Detection is always on and costs one float32 sum per step and tensor group, read without a
-device synchronization (see :mod:`lrdoctor.watch.numerics`): the loss before each
+device synchronization (see :mod:`lrdoctor.runtime.numerics`): the loss before each
 ``backward()``, the gradients before an ``optimizer.step()`` that GradScaler does not guard,
 and the parameters after it. Under GradScaler the gradients are checked by the scaler itself
 (an occasional inf gradient is normal there), and the parameters at a bounded interval.
 
-When a check trips, :mod:`lrdoctor.watch.localize` names the op, the module and the reason by
+When a check trips, :mod:`lrdoctor.runtime.localize` names the op, the module and the reason by
 replaying the step under a per-op checker (``--nan-trace`` keeps that checker on throughout).
 """
 
@@ -21,13 +21,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from lrdoctor.findings import Finding
-from lrdoctor.watch import numerics
-from lrdoctor.watch.amphooks import install_amp_hooks
-from lrdoctor.watch.callsite import display_path
-from lrdoctor.watch.engine import Engine, location
-from lrdoctor.watch.events import Backward, EpochStart, OptimizerStep, RunEnd, ScalerUpdate
-from lrdoctor.watch.hooks import _guard
-from lrdoctor.watch.localize import (
+from lrdoctor.runtime import numerics
+from lrdoctor.runtime.amphooks import install_amp_hooks
+from lrdoctor.runtime.callsite import display_path
+from lrdoctor.runtime.engine import Engine, location
+from lrdoctor.runtime.events import Backward, EpochStart, OptimizerStep, RunEnd, ScalerUpdate
+from lrdoctor.runtime.hooks import _guard
+from lrdoctor.runtime.localize import (
     _ORIGINAL_CALL,
     Call,
     Culprit,
@@ -38,7 +38,7 @@ from lrdoctor.watch.localize import (
     replay,
     walk_loss_graph,
 )
-from lrdoctor.watch.numerics import (
+from lrdoctor.runtime.numerics import (
     Flag,
     FlagBook,
     all_finite,
@@ -48,7 +48,7 @@ from lrdoctor.watch.numerics import (
     kind_of_nonfinite,
     sum_flag,
 )
-from lrdoctor.watch.patching import Patcher
+from lrdoctor.runtime.patching import Patcher
 
 MAX_CALLS = 8  # top-level module calls kept per step (a model, a criterion, ...)
 SKIP_RUN = 10  # consecutive GradScaler skips that make a finding
@@ -341,7 +341,7 @@ class NonFinite:
 
     def _bad_batch(self) -> Culprit | None:
         """A non-finite tensor among the arguments of the step's module calls."""
-        from lrdoctor.watch.localize import _flat
+        from lrdoctor.runtime.localize import _flat
 
         for call in self.calls:
             for t in _flat([call.args, call.kwargs]):
@@ -652,7 +652,7 @@ def _keeper(call: Call, i: int) -> Any:
 
 
 def _tensors(out: Any) -> list[Any]:
-    from lrdoctor.watch.localize import _flat
+    from lrdoctor.runtime.localize import _flat
 
     return [t for t in _flat(out) if hasattr(t, "grad_fn")]
 

@@ -27,9 +27,9 @@ from collections.abc import Callable
 from typing import Any
 
 from lrdoctor import ScheduleError
-from lrdoctor.watch.callsite import user_frame, user_site
-from lrdoctor.watch.engine import Engine, lrs_of
-from lrdoctor.watch.patching import Patcher
+from lrdoctor.runtime.callsite import user_frame, user_site
+from lrdoctor.runtime.engine import Engine, lrs_of
+from lrdoctor.runtime.patching import Patcher
 
 _tls = threading.local()
 _THIS_FILE = os.path.abspath(__file__)

@@ -44,10 +44,10 @@ class Watch:
             import torch  # noqa: F401
         except ImportError as exc:  # pragma: no cover - exercised in the no-torch test
             raise RuntimeError("lrdoctor's runtime watcher needs PyTorch (2.2 or newer)") from exc
-        from lrdoctor.watch import hooks
-        from lrdoctor.watch.checks import ALL_CHECKS, NONFINITE_CHECKS
-        from lrdoctor.watch.engine import Engine
-        from lrdoctor.watch.patching import Patcher
+        from lrdoctor.runtime import hooks
+        from lrdoctor.runtime.checks import ALL_CHECKS, NONFINITE_CHECKS
+        from lrdoctor.runtime.engine import Engine
+        from lrdoctor.runtime.patching import Patcher
 
         self.engine = Engine(strict=self.strict, echo=self._echo)
         self.engine.nan_trace = self.nan_trace
