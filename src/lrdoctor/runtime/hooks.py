@@ -28,7 +28,7 @@ from typing import Any
 
 from lrdoctor import ScheduleError
 from lrdoctor.runtime.callsite import user_frame, user_site
-from lrdoctor.runtime.engine import Engine, lrs_of
+from lrdoctor.runtime.engine import Engine
 from lrdoctor.runtime.patching import Patcher
 
 _tls = threading.local()
@@ -295,7 +295,10 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         if depth:
             # a composite stepping its children, or a subclass calling super().step()
             return original(self, *args, **kwargs)
-        if _guard(engine, _is_construction_step, torch_dir):
+        caller = sys._getframe(1).f_code
+        # fast path: called from user code that is not a constructor (every training step)
+        if (caller.co_name == "__init__" or caller.co_filename.startswith(torch_dir)) and _guard(
+                engine, _is_construction_step, torch_dir):
             _tls.sched_depth = 1
             try:
                 return original(self, *args, **kwargs)
@@ -305,7 +308,10 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         frame = user_frame(2)
         site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
         opt = getattr(self, "optimizer", None)
-        before = _guard(engine, lrs_of, opt) if opt is not None else ()
+        try:
+            before = tuple(g.get("lr") for g in opt.param_groups) if opt is not None else ()
+        except Exception:
+            before = ()
         _tls.sched_depth = 1
         error: BaseException | None = None
         try:
@@ -322,7 +328,12 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             _tls.sched_depth = 0
             if frame is not None:
                 _emit_relayed(frame)
-            _guard(engine, engine.on_scheduler_step, self, site, before or (), args, kwargs, error)
+            try:
+                engine.on_scheduler_step(self, site, before, args, kwargs, error)
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                engine.internal_error(exc)
 
     step._lrdoctor = True  # type: ignore[attr-defined]
     return step

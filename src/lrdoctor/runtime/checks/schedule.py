@@ -12,6 +12,7 @@ from lrdoctor.findings import Finding
 from lrdoctor.runtime.engine import COLLAPSE_RATIO, Engine, fmt_lrs, location
 from lrdoctor.runtime.events import (
     EpochStart,
+    OptimizerInfo,
     OptimizerStep,
     RunEnd,
     SchedulerInfo,
@@ -53,6 +54,7 @@ class EpochSchedulerPerBatch(Check):
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
+        self.done: set[int] = set()  # schedulers already reported
         engine.subscribe(SchedulerStep, self.on_step)
         engine.subscribe(RunEnd, self.on_end)
 
@@ -60,8 +62,10 @@ class EpochSchedulerPerBatch(Check):
         s = ev.scheduler
         eng = self.engine
         loader = eng.train_loader
-        if loader is None or s.parent_key is not None or eng.has_finding("LRD002", s.key):
+        if loader is None or s.parent_key is not None or s.key in self.done:
             return
+        if s.horizon is not None and eng.steps_this_epoch(s) <= s.horizon:
+            return  # the common case: still inside the horizon this epoch
         kind = s.kind
         if kind is not None and (kind.cyclic or kind.composite):
             return
@@ -92,6 +96,7 @@ class EpochSchedulerPerBatch(Check):
                 what = (f"{in_epoch} steps into epoch {eng.epoch} (batch {loader.batches}{of}) it "
                         f"has already passed its horizon of {horizon} steps")
             unit = "LR steps" if kind is not None and kind.plateau else "a horizon"
+            self.done.add(s.key)
             eng.report(
                 Finding(
                     "LRD002",
@@ -316,7 +321,17 @@ class StepOrder(Check):
         if opt is None:
             return
         kind = s.kind
-        # LRD014: others were stepped since our last step, ours was not
+        if opt.attempts == 0 and not (kind is not None and kind.plateau):
+            if not eng.has_finding("LRD014", s.key):
+                self.pending_001.setdefault(s.key, s)
+        if len(eng.optimizers) > 1:
+            self._stale(ev, s, opt)
+        if s.user_steps >= 2 and len(eng.schedulers) > 1:
+            self._competing(ev, s, opt)
+
+    def _stale(self, ev: SchedulerStep, s: SchedulerInfo, opt: OptimizerInfo) -> None:
+        """LRD014: other optimizers were stepped since our last step, ours was not."""
+        eng = self.engine
         seen = self.last_seen_attempts.setdefault(s.key, {})
         others = [o for o in eng.optimizers.values()
                   if o.key != opt.key and o.attempts > seen.get(o.key, 0)]
@@ -338,12 +353,10 @@ class StepOrder(Check):
             self.pending_001.pop(s.key, None)
         for o in eng.optimizers.values():
             seen[o.key] = o.attempts
-        if opt.attempts == 0 and not (kind is not None and kind.plateau):
-            if not eng.has_finding("LRD014", s.key):
-                self.pending_001.setdefault(s.key, s)
-        # LRD012: X ... Y ... X on the same optimizer
-        if s.user_steps < 2:
-            return
+
+    def _competing(self, ev: SchedulerStep, s: SchedulerInfo, opt: OptimizerInfo) -> None:
+        """LRD012: X ... Y ... X on the same optimizer."""
+        eng = self.engine
         for rival in eng.schedulers.values():
             if (rival is s or rival.optimizer_key != s.optimizer_key or rival.parent_key is not None
                     or rival.user_steps == 0 or s.parent_key == rival.key or rival.parent_key == s.key):
