@@ -162,3 +162,24 @@ def test_disabled_scaler_is_silent(run_script):
         scaler.update()
     """).replace('GradScaler("cpu")', 'GradScaler("cpu", enabled=False)'))
     assert ran.codes == []
+
+
+def test_fp16_adam_eps_points_at_the_optimizer_constructor(tmp_path):
+    import runpy
+
+    import lrdoctor
+
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import torch\n"
+        "model = torch.nn.Linear(4, 1).half()\n"
+        "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "for _ in range(2):\n"
+        "    optimizer.zero_grad()\n"
+        "    model(torch.randn(8, 4).half()).float().sum().backward()\n"
+        "    optimizer.step()\n"
+    )
+    with lrdoctor.watch(echo=lambda m: None) as w:
+        runpy.run_path(str(script), run_name="__main__")
+    (f,) = [f for f in w.findings if f.code == "LRD102"]
+    assert f.location.line == 3

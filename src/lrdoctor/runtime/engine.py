@@ -397,6 +397,9 @@ class Engine:
             info.consecutive_skips = 0
         self.emit(ScalerUpdate(info, scale_before, skipped_any))
 
+    def on_optimizer_created(self, opt: Any, site: Site | None) -> None:
+        self.optimizer(opt).created_site = site
+
     def on_lrs_replaced(self, opt: Any) -> None:
         """``optimizer.load_state_dict`` or ``add_param_group``: the new LRs are legitimate."""
         if id(opt) in self.optimizers:

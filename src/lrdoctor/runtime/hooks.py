@@ -103,16 +103,20 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     for name in ("load_state_dict", "add_param_group"):
         original = opt_cls.__dict__[name]
 
-        def make(original: Callable[..., Any]) -> Callable[..., Any]:
+        def make(original: Callable[..., Any], name: str) -> Callable[..., Any]:
             @functools.wraps(original)
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
                 result = original(self, *args, **kwargs)
-                _guard(engine, engine.on_lrs_replaced, self)
+                if name == "add_param_group" and id(self) not in engine.optimizers:
+                    # the constructor adds the first group: remember where it was built
+                    _guard(engine, engine.on_optimizer_created, self, user_site(3))
+                else:
+                    _guard(engine, engine.on_lrs_replaced, self)
                 return result
 
             return wrapper
 
-        patcher.setattr(opt_cls, name, make(original))
+        patcher.setattr(opt_cls, name, make(original, name))
 
 
 # ---- GradScaler ---------------------------------------------------------------------------

@@ -163,7 +163,7 @@ class AmpMisuse:
                         f"{ev.optimizer.label} has eps={eps:g} with {len(half)} float16 parameter "
                         f"tensor{'s' if len(half) != 1 else ''}: float16's smallest subnormal is 6e-08, "
                         f"so eps is 0 there and any element whose gradient is 0 gets 0/0 = NaN",
-                        location(ev.site),
+                        location(ev.optimizer.created_site or ev.site),
                         evidence={"optimizer": ev.optimizer.label, "eps": eps, "float16_params": len(half)},
                     ),
                     key=ev.optimizer.key,
