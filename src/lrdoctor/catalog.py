@@ -43,16 +43,16 @@ class Entry:
 
     def page(self) -> str:
         """The documentation page printed by ``lrdoctor explain``, in ruff's order."""
-        engines = " and ".join(
-            {"S": "`lrdoctor check` (static)", "R": "`lrdoctor run` (runtime)"}[e]
-            for e in self.engines
-        )
+        engines = found_by(self.code)
         parts = [
             f"{self.code} {self.name}  [{self.severity}]",
             "",
             self.summary,
             "",
-            f"Found by: {engines}.",
+            f"Found by: {engines}." if engines else
+            "Not detected yet: the design places it in "
+            + " and ".join({"S": "`lrdoctor check`", "R": "`lrdoctor run`"}[e] for e in self.engines)
+            + ".",
             "",
             "## Why it hurts",
             "",
@@ -69,6 +69,21 @@ class Entry:
         if self.references:
             parts += ["", "## References", ""] + [f"- {r}" for r in self.references]
         return "\n".join(parts).rstrip() + "\n"
+
+
+def found_by(code: str) -> str:
+    """Which engines really implement ``code`` (read from the engines, not from the design)."""
+    from lrdoctor.check import STATIC_CODES
+    from lrdoctor.runtime import CRASH_EXPLAINED_CODES, RUNTIME_CODES
+
+    parts = []
+    if code in STATIC_CODES:
+        parts.append("`lrdoctor check` (static)")
+    if code in RUNTIME_CODES:
+        parts.append("`lrdoctor run` (runtime)")
+    elif code in CRASH_EXPLAINED_CODES:
+        parts.append("`lrdoctor run` when the script crashes with its error")
+    return " and ".join(parts)
 
 
 def _indent(text: str) -> str:

@@ -76,3 +76,14 @@ def test_package_imports_without_torch():
          "raise SystemExit(lrdoctor.cli.main(['run', 'x.py']))"],
         capture_output=True, text=True)
     assert run.returncode == 2
+
+
+def test_found_by_reflects_what_the_engines_implement():
+    from lrdoctor.runtime import CRASH_EXPLAINED_CODES
+    from lrdoctor.runtime.crash import KNOWN_ERRORS
+
+    assert {code for code, _, _ in KNOWN_ERRORS} == CRASH_EXPLAINED_CODES
+    assert "Not detected yet" in CATALOG["LRD013"].page()
+    assert "`lrdoctor check` (static) and `lrdoctor run` (runtime)" in CATALOG["LRD002"].page()
+    assert "`lrdoctor run` (runtime)" in CATALOG["LRD009"].page()
+    assert "`lrdoctor check`" not in CATALOG["LRD009"].page().split("## Why")[0]

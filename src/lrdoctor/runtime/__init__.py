@@ -14,3 +14,6 @@ RUNTIME_CODES = frozenset(
     }
 )
 
+
+# Codes the runtime reports only by explaining the error a script died with (lrdoctor.runtime.crash).
+CRASH_EXPLAINED_CODES = frozenset({"LRD004", "LRD010", "LRD103", "LRD109", "LRD110"})
