@@ -484,3 +484,22 @@ for epoch in range(3):
     (opt,) = ran.watch.engine.optimizers.values()
     assert opt.lr_history == [(1, (0.1, 0.01)), (17, (0.05, 0.005)), (33, (0.025, 0.0025))]
     assert ran.watch.to_dict()["optimizers"][0]["lr_history"][1] == [17, 0.05, 0.005]
+
+
+def test_training_loader_is_the_one_whose_batch_was_fetched_last(run_script):
+    # Lightning's order: the train iterator is made, then a sanity-check pass over the
+    # validation loader (kept alive), then training; per-epoch OneCycleLR must be LRD003
+    ran = run_script(PRELUDE + """
+val = DataLoader(TensorDataset(torch.randn(64, 8), torch.randn(64, 1)), batch_size=16)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=4 * 16)
+for epoch in range(4):
+    train_iter = iter(loader)
+    val_iter = iter(val)
+    sanity = [next(val_iter), next(val_iter)]
+    for x, y in train_iter:
+        train_batch(x, y)
+    scheduler.step()
+""")
+    assert ran.watch.engine.train_loader.length == 16
+    assert ran.codes == ["LRD003"]

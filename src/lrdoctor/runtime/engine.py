@@ -78,7 +78,9 @@ class Engine:
         self.last_batch_loader: LoaderInfo | None = None
         # scheduler user-step counts when each loader's current pass began
         self._pass_marks: dict[int, dict[int, int]] = {}
-        self._live: dict[int, LoaderInfo] = {}  # loaders whose current pass may still yield
+        # id(DataLoader iterator) -> its loader; last_fetch: id of the iterator that yielded last
+        self._iter_owner: dict[int, LoaderInfo] = {}
+        self.last_fetch = 0
         self._findings: dict[tuple[Any, ...], Finding] = {}
         self._handlers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
         self._in_scaler_step: dict[int, bool] = {}
@@ -228,12 +230,15 @@ class Engine:
         info.iterations += 1
         info.batches = 0
         info.attempts_in_iteration = 0
+        old = info.iterator() if info.iterator is not None else None
+        if old is not None:
+            self._iter_owner.pop(id(old), None)
         try:
             info.iterator = weakref.ref(iterator) if iterator is not None else None
         except TypeError:
             info.iterator = None
-        self._live.pop(info.key, None)
-        self._live[info.key] = info  # newest pass last
+        if info.iterator is not None:
+            self._iter_owner[id(iterator)] = info
         self._pass_marks[info.key] = {k: s.user_steps for k, s in self.schedulers.items()}
         if info is self.train_loader:
             self.emit(EpochStart(info, info.iterations))
@@ -258,21 +263,13 @@ class Engine:
         return True
 
     def feeding_loader(self) -> LoaderInfo | None:
-        """The loader whose batch the current optimizer step trains on: one whose iterator
-        moved since the last step (the training loader first, then the newest pass); if none
-        moved (two optimizers stepping on one batch), the one that fed the previous step."""
-        moved = moved_train = None
-        for key, info in list(self._live.items()):  # oldest pass first
-            if info.iterator is None or info.iterator() is None:
-                del self._live[key]  # the pass ended and its iterator is gone
-                continue
-            if self._pull_batches(info):
-                moved = info
-                if info is self.train_loader:
-                    moved_train = info
-        moved = moved_train or moved
-        if moved is not None:
-            self.last_batch_loader = moved
+        """The loader whose batch the current optimizer step trains on: the one that yielded
+        the latest batch (the DataLoader iterator hook records which); if it is not one we
+        know, the one that fed the previous step."""
+        info = self._iter_owner.get(self.last_fetch)
+        if info is not None and info.iterator is not None and id(info.iterator()) == self.last_fetch:
+            self._pull_batches(info)
+            self.last_batch_loader = info
         return self.last_batch_loader
 
     def on_attempt(self, opt: Any, taken: bool | None, found_inf: Any, via_scaler: bool,
@@ -304,7 +301,7 @@ class Engine:
             if len(history) > LR_HISTORY_CAP:
                 del history[1::2]
         info.last_lrs = lrs
-        loader = self.feeding_loader() if self._live else self.last_batch_loader
+        loader = self.feeding_loader()
         if loader is not None:
             loader.attempts_in_iteration += 1
             loader.total_attempts += 1

@@ -347,11 +347,13 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
 
 
 def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
-    """Only the start of each pass is hooked. Which loader fed an optimizer step is read at
-    the step from each live iterator's own batch counter, so batches cost nothing extra."""
+    """The start of each pass, and which iterator yielded the latest batch (one attribute
+    store per batch; the batch counts themselves are read from the iterators' own counters)."""
     from torch.utils.data import DataLoader
+    from torch.utils.data.dataloader import _BaseDataLoaderIter
 
     original_iter = DataLoader.__dict__["__iter__"]
+    original_next = _BaseDataLoaderIter.__dict__["__next__"]
 
     @functools.wraps(original_iter)
     def __iter__(self: Any) -> Any:
@@ -365,4 +367,11 @@ def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
             _guard(engine, engine.on_loader_iter, self, it)
         return it
 
+    @functools.wraps(original_next)
+    def __next__(self: Any) -> Any:
+        batch = original_next(self)
+        engine.last_fetch = id(self)
+        return batch
+
     patcher.setattr(DataLoader, "__iter__", __iter__)
+    patcher.setattr(_BaseDataLoaderIter, "__next__", __next__)
