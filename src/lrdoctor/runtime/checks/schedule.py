@@ -423,8 +423,11 @@ class StepOrder(Check):
                 Finding(
                     "LRD001",
                     f"{s.label} stepped {_times(s.steps_before_first_attempt)} before "
-                    f"{label} took its first step: the first LR value "
-                    f"({fmt_lrs(s.first_lrs)}) was never used",
+                    f"{label} took its first step: every update trains with the LR of a later "
+                    f"schedule step (its first value, {fmt_lrs(s.first_lrs)}, is skipped and "
+                    f"each change comes "
+                    + ("one step" if s.steps_before_first_attempt == 1
+                       else f"{s.steps_before_first_attempt} steps") + " early)",
                     location(s.first_site),
                     evidence={"scheduler": s.label, "steps_before_first_update": s.steps_before_first_attempt},
                 ),
