@@ -17,7 +17,7 @@ EPILOG = """\
 examples:
   lrdoctor check train.py notebooks/          static check, before anything runs
   lrdoctor run train.py --epochs 10           run the script and watch its schedule
-  lrdoctor run --json report.json -- -m pkg.train --lr 3e-4
+  lrdoctor run --json report.json -m pkg.train --lr 3e-4
   lrdoctor explain LRD002                      what a code means and how to fix it
   lrdoctor demo                                see lrdoctor find real bugs (a few seconds)
 """
@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", metavar="PATH", help="write the report as JSON to PATH")
+    p.add_argument("--json", metavar="PATH", help="write the report as JSON to PATH (under torchrun: "
+                   "one file per rank, PATH with .rankN before the extension, or {rank} in PATH)")
     p.add_argument(
         "--strict",
         action="store_true",
