@@ -42,7 +42,7 @@ LR_HISTORY_CAP = 20_000
 
 
 def lrs_of(optimizer: Any) -> tuple[Any, ...]:
-    return tuple(g.get("lr") for g in optimizer.param_groups)
+    return tuple([g.get("lr") for g in optimizer.param_groups])
 
 
 def location(site: Site | None) -> Location | None:
@@ -166,6 +166,8 @@ class Engine:
             if opt_info is not None:
                 info.first_lrs = lrs if lrs is not None else lrs_of(opt)
             self.schedulers[id(sched)] = info
+            if opt_info is not None:
+                opt_info.schedulers.append(info)
             info.kind = kind_of(sched)
             info.composite = bool(info.kind and info.kind.composite)
             if info.kind is not None and info.kind.name == "LambdaLR":
@@ -201,7 +203,7 @@ class Engine:
         return self.optimizers.get(sched.optimizer_key) if sched.optimizer_key else None
 
     def schedulers_of(self, opt: OptimizerInfo) -> list[SchedulerInfo]:
-        return [s for s in self.schedulers.values() if s.optimizer_key == opt.key]
+        return opt.schedulers
 
     # ---- epochs -----------------------------------------------------------------------------
 
@@ -282,7 +284,7 @@ class Engine:
         info.attempts += 1
         attempt = Attempt(info.attempts, self.clock, taken, found_inf)
         prev = info.last_attempt
-        if prev is not None:
+        if prev is not None and prev.taken is not True:  # a taken step needs no tally
             self._settle(info, prev)
         info.last_attempt = attempt
         info.last_attempt_clock = self.clock

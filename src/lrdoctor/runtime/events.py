@@ -60,6 +60,7 @@ class OptimizerInfo:
     collapse_at: int | None = None  # attempt index where LR < 1e-6 * initial first happened
     collapse_lrs: tuple[Any, ...] | None = None
     created_site: Site | None = None
+    schedulers: list[Any] = field(default_factory=list)  # SchedulerInfo records driving it
     # (attempt index, LRs) at each change of any param group's LR
     lr_history: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
 

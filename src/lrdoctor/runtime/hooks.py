@@ -313,7 +313,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
         opt = getattr(self, "optimizer", None)
         try:
-            before = tuple(g.get("lr") for g in opt.param_groups) if opt is not None else ()
+            before = tuple([g.get("lr") for g in opt.param_groups]) if opt is not None else ()
         except Exception:
             before = ()
         _tls.sched_depth = 1

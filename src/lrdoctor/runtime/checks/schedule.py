@@ -265,9 +265,11 @@ class ScheduleOverrun(Check):
 
     def on_step(self, ev: SchedulerStep) -> None:
         s = ev.scheduler
+        if s.horizon is None or s.user_steps <= s.horizon:
+            return
         eng = self.engine
         kind = s.kind
-        if kind is None or not kind.overrun or s.horizon is None or s.user_steps <= s.horizon:
+        if kind is None or not kind.overrun:
             return
         if eng.has_finding("LRD010", s.key) or eng.has_finding("LRD002", s.key):
             return
@@ -380,7 +382,7 @@ class StepOrder(Check):
     def on_opt(self, ev: OptimizerStep) -> None:
         opt = ev.optimizer
         eng = self.engine
-        for s in eng.schedulers_of(opt):
+        for s in opt.schedulers:
             if s.parent_key is not None:
                 continue
             n = s.steps_since_attempt
@@ -406,7 +408,7 @@ class StepOrder(Check):
                     ),
                     key=s.key,
                 )
-        if opt.attempts >= self.DECIDE_AFTER:
+        if self.pending_001 and opt.attempts >= self.DECIDE_AFTER:
             self._decide_001(opt.key)
 
     def _decide_001(self, opt_key: int | None = None) -> None:
@@ -505,6 +507,8 @@ class ManualLR(Check):
             self.writes[opt.key] = (ev.attempt.index, known, lrs)
 
     def on_sched(self, ev: SchedulerStep) -> None:
+        if not self.writes:
+            return
         s = ev.scheduler
         opt = self.engine.optimizer_of(s)
         if opt is None or opt.key not in self.writes or self.engine.has_finding("LRD008", opt.key):
