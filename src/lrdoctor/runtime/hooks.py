@@ -318,11 +318,13 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             before = ()
         _tls.sched_depth = 1
         error: BaseException | None = None
+        relaying = False
         try:
             # PyTorch warns from step() with stacklevel=2 (its order warning on the first step,
             # the epoch deprecation when an argument is passed); our wrapper is one frame
             # deeper, so such warnings are relayed to the user's line, as without lrdoctor.
             if frame is not None and (args or kwargs or getattr(self, "_step_count", 1) <= 1):
+                relaying = True
                 return _relaying_warnings(frame, original, self, *args, **kwargs)
             return original(self, *args, **kwargs)
         except BaseException as exc:
@@ -330,7 +332,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             raise
         finally:
             _tls.sched_depth = 0
-            if frame is not None:
+            if relaying:
                 _emit_relayed(frame)
             try:
                 engine.on_scheduler_step(self, site, before, args, kwargs, error)
