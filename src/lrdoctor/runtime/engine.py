@@ -287,7 +287,6 @@ class Engine:
         if prev is not None and prev.taken is not True:  # a taken step needs no tally
             self._settle(info, prev)
         info.last_attempt = attempt
-        info.last_attempt_clock = self.clock
         if taken is True:
             info.taken += 1
         elif taken is False:
@@ -306,7 +305,6 @@ class Engine:
         loader = self.feeding_loader()
         if loader is not None:
             loader.attempts_in_iteration += 1
-            loader.total_attempts += 1
             if self.train_loader is None:
                 self.train_loader = loader
                 self._pass_marks.setdefault(loader.key, {})
@@ -368,8 +366,6 @@ class Engine:
                 if counts is None:
                     counts = opt.last_attempt.scheduler_steps_after = {}
                 counts[info.key] = counts.get(info.key, 0) + 1
-        if error is not None:
-            info.crashed = f"{type(error).__name__}: {error}"
         self.emit(SchedulerStep(info, site, lrs_before, lrs_after, args, kwargs, error))
         if opt is not None:
             opt.known_lrs = lrs_after

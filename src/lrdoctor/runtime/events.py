@@ -52,7 +52,6 @@ class OptimizerInfo:
     # LRs as last written by something we saw (an attempt, a scheduler step, a state load)
     known_lrs: tuple[Any, ...] | None = None
     last_attempt: Attempt | None = None
-    last_attempt_clock: int = 0
     pending: list[Attempt] = field(default_factory=list)  # fused attempts, flag not read yet
     skipped_then_scheduled: int = 0  # skipped attempts after which a scheduler stepped anyway
     first_skips: int = 0  # skipped attempts before the first taken one
@@ -90,13 +89,10 @@ class SchedulerInfo:
     lr_lambdas: list[Any] | None = None
     steps_before_first_attempt: int = 0
     epoch_steps: list[int] = field(default_factory=list)  # user steps in each training epoch
-    crashed: str | None = None
-    lr_rose_after_horizon: bool = False
     zero_at: int | None = None  # user step at which every LR reached 0 (LambdaLR & co.)
     # consecutive optimizer attempts preceded by 2+ of our steps (gradient accumulation)
     multi_step_runs: int = 0
     steps_since_attempt: int = 0
-    ratio_seen: int = 0
 
     @property
     def obj(self) -> Any:
@@ -123,7 +119,6 @@ class LoaderInfo:
     iterations: int = 0  # how many times iteration started
     batches: int = 0  # batches in the current iteration
     attempts_in_iteration: int = 0  # optimizer attempts while this loader fed the batches
-    total_attempts: int = 0
     batches_per_iteration: list[int] = field(default_factory=list)
     attempts_per_iteration: list[int] = field(default_factory=list)
     iterator: Any = None  # weak reference to the current pass's iterator

@@ -391,7 +391,6 @@ class StepOrder(Check):
                 continue  # the steps before the first update are LRD001's business
             if n >= 2:
                 s.multi_step_runs += 1
-                s.ratio_seen = n
             else:
                 s.multi_step_runs = 0
             if s.multi_step_runs >= 2 and not eng.has_finding("LRD017", s.key):
