@@ -1,8 +1,10 @@
 """Everything the watcher installs into torch, and nothing else.
 
-- optimizers: the global step pre/post hooks PyTorch provides (one removable handle each);
-  they see every optimizer, created before or after watching began.
-- GradScaler ``step``/``update``/``unscale_``/``scale``: wrapped at class level to learn which
+- optimizers: the global step post-hook PyTorch provides (one removable handle); it sees
+  every optimizer, created before or after watching began. ``add_param_group`` and
+  ``load_state_dict`` are wrapped to learn where an optimizer was built and when its LRs are
+  legitimately replaced.
+- GradScaler ``step``/``update``: wrapped at class level to learn which
   attempts were skipped (a non-fused optimizer is simply not called; a fused one is called and
   reads ``optimizer.found_inf``, which we keep by reference and read later) and the scale
   before ``update()`` changes it.
@@ -74,6 +76,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     in_scaler_step = engine._in_scaler_step
 
     def post(opt: Any, args: Any, kwargs: Any) -> None:
+        # runs on every step: the guard is written inline rather than through _guard()
         # the LRs are read after the step: optimizers do not change param_group['lr'] while
         # stepping, so this is the LR the update trained with (one hook instead of two)
         try:

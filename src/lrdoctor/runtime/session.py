@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -111,11 +110,3 @@ class Watch:
     def __repr__(self) -> str:
         n = len(self.findings)
         return f"<lrdoctor.Watch: {n} finding{'s' if n != 1 else ''}>"
-
-
-def active() -> Watch | None:
-    return _active
-
-
-def _stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
