@@ -1,0 +1,328 @@
+"""Score `lrdoctor check` on real public training code, labelled by hand.
+
+The manifest (manifest.toml, next to this file) names each case: a public repository, a pinned
+commit, the file(s) that make up the training program, and the codes a careful reviewer would
+report there. The third-party files themselves never enter this repository: they are read from
+a cache directory (default /work/realcode, laid out as <owner>__<repo>/<commit>/<path>), filled
+once by a session with the search tool (see README.md; `--list-missing` says what is missing,
+`--extract-from-mirrors` fills it from fetched snapshots).
+
+Each case is checked the way a user would check it: its files are copied into a temporary
+directory with their repository layout and `lrdoctor check --format json .` runs there. The
+score is over (case, code) pairs: a code found in a case is a true positive when the case
+expects it, a false alarm when it is neither expected nor marked uncertain. LRD101 (deprecated
+torch.cuda.amp spelling) is trivial to find and is counted apart so it cannot inflate the
+numbers.
+
+    python bench/realcode/score.py --split dev
+    python bench/realcode/score.py --split dev --lrdoctor /work/wt/other/.venv/bin/lrdoctor
+
+This is a benchmark, not a test. Held-out cases are scored but their details are only printed
+with --show-heldout: whoever tunes the checker must not look at them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MANIFEST = HERE / "manifest.toml"
+DEFAULT_CACHE = Path("/work/realcode")
+DEFAULT_MIRRORS = Path("/work/.mirror")
+TRIVIAL = "LRD101"
+CODE_RE = re.compile(r"^LRD\d{3}$")
+COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
+
+
+def split_for(case_id: str) -> str:
+    """The split a case belongs to, fixed by its id alone (chosen before any scoring)."""
+    return "heldout" if hashlib.sha256(case_id.encode()).digest()[0] % 3 == 0 else "dev"
+
+
+@dataclass
+class Expected:
+    code: str
+    reason: str
+    lines: list[str] = field(default_factory=list)  # "path:line" where the reviewer knows it
+
+
+@dataclass
+class Case:
+    id: str
+    repo: str
+    commit: str
+    paths: list[str]
+    split: str
+    expected: list[Expected]
+    uncertain: dict[str, str]  # code -> why it is not counted either way
+
+    def cache_dir(self, cache: Path) -> Path:
+        owner, name = self.repo.split("/")
+        return cache / f"{owner}__{name}" / self.commit
+
+
+class ManifestError(ValueError):
+    pass
+
+
+def load_manifest(path: Path = MANIFEST) -> list[Case]:
+    with path.open("rb") as f:
+        data = tomllib.load(f)
+    cases: list[Case] = []
+    seen: set[str] = set()
+    for raw in data.get("case", []):
+        cid = raw.get("id", "?")
+        where = f"{path.name}: case {cid!r}"
+        if cid in seen:
+            raise ManifestError(f"{where}: duplicate id")
+        seen.add(cid)
+        if not COMMIT_RE.match(raw.get("commit", "")):
+            raise ManifestError(f"{where}: commit must be 40 lowercase hex digits")
+        if raw.get("split") != split_for(cid):
+            raise ManifestError(f"{where}: split must be {split_for(cid)!r} (fixed by the id's hash)")
+        if not raw.get("paths"):
+            raise ManifestError(f"{where}: no paths")
+        expected = []
+        for e in raw.get("expected", []):
+            if not CODE_RE.match(e.get("code", "")) or not e.get("reason"):
+                raise ManifestError(f"{where}: each expected entry needs a code and a reason")
+            for loc in e.get("lines", []):
+                p, _, n = loc.rpartition(":")
+                if p not in raw["paths"] or not n.isdigit():
+                    raise ManifestError(f"{where}: line {loc!r} is not 'path:line' of a case path")
+            expected.append(Expected(e["code"], e["reason"], list(e.get("lines", []))))
+        uncertain = {}
+        for u in raw.get("uncertain", []):
+            if not CODE_RE.match(u.get("code", "")) or not u.get("reason"):
+                raise ManifestError(f"{where}: each uncertain entry needs a code and a reason")
+            uncertain[u["code"]] = u["reason"]
+        overlap = {e.code for e in expected} & set(uncertain)
+        if overlap:
+            raise ManifestError(f"{where}: {sorted(overlap)} both expected and uncertain")
+        cases.append(Case(cid, raw["repo"], raw["commit"], list(raw["paths"]), raw["split"],
+                          expected, uncertain))
+    return cases
+
+
+def missing_files(case: Case, cache: Path) -> list[str]:
+    root = case.cache_dir(cache)
+    return [p for p in case.paths if not (root / p).is_file()]
+
+
+def extract_from_mirrors(cases: list[Case], cache: Path, mirrors: Path) -> int:
+    """Fill the cache from snapshots brought by the search tool's `fetch` (git dirs)."""
+    still_missing = 0
+    for case in cases:
+        owner, name = case.repo.split("/")
+        gitdir = mirrors / f"{owner}+{name}" / "repo"
+        for path in missing_files(case, cache):
+            dest = case.cache_dir(cache) / path
+            out = subprocess.run(["git", "--git-dir", str(gitdir), "show", f"{case.commit}:{path}"],
+                                 capture_output=True)
+            if out.returncode != 0:
+                still_missing += 1
+                print(f"not in {gitdir}: {case.repo}@{case.commit[:12]}:{path}", file=sys.stderr)
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(out.stdout)
+    return still_missing
+
+
+@dataclass
+class Finding:
+    code: str
+    path: str
+    line: int
+    message: str
+
+
+@dataclass
+class Outcome:
+    case: Case
+    findings: list[Finding] = field(default_factory=list)
+    error: str = ""
+
+
+def run_case(case: Case, cache: Path, lrdoctor: list[str]) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="realcode-") as tmp:
+        for path in case.paths:
+            dest = Path(tmp, path)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(case.cache_dir(cache) / path, dest)
+        proc = subprocess.run([*lrdoctor, "check", "--format", "json", "--exit-zero", "."],
+                              cwd=tmp, capture_output=True, text=True, timeout=120)
+    if proc.returncode not in (0, 1):
+        return Outcome(case, error=(proc.stderr or proc.stdout).strip()[-400:])
+    try:
+        raw = json.loads(proc.stdout or "[]")
+    except json.JSONDecodeError:
+        return Outcome(case, error=f"not JSON: {proc.stdout[:200]!r}")
+    findings = [Finding(f["code"], os.path.normpath(f["path"]), int(f.get("line") or 0),
+                        f.get("message", "")) for f in raw]
+    return Outcome(case, findings)
+
+
+@dataclass
+class Tally:
+    tp: int = 0
+    fn: int = 0
+    fp: int = 0
+    line_known: int = 0  # true positives whose expected lines are given
+    line_hit: int = 0  # ... of which a finding is on one of those lines
+
+    def add(self, other: Tally) -> None:
+        for name in ("tp", "fn", "fp", "line_known", "line_hit"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def recall(self) -> float | None:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
+
+    def precision(self) -> float | None:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
+
+
+def judge(outcome: Outcome) -> tuple[Tally, Tally, list[str], list[str]]:
+    """(main tally, LRD101 tally, misses, false alarms) of one case."""
+    main, trivial = Tally(), Tally()
+    misses: list[str] = []
+    alarms: list[str] = []
+    found: dict[str, list[Finding]] = {}
+    for f in outcome.findings:
+        found.setdefault(f.code, []).append(f)
+    expected = {e.code: e for e in outcome.case.expected}
+    for code, e in sorted(expected.items()):
+        tally = trivial if code == TRIVIAL else main
+        if code in found:
+            tally.tp += 1
+            if e.lines:
+                tally.line_known += 1
+                where = {f"{f.path}:{f.line}" for f in found[code]}
+                tally.line_hit += bool(where & set(e.lines))
+        else:
+            tally.fn += 1
+            at = f" at {', '.join(e.lines)}" if e.lines else ""
+            misses.append(f"{code}{at}: {e.reason}")
+    for code, fs in sorted(found.items()):
+        if code in expected or code in outcome.case.uncertain:
+            continue
+        (trivial if code == TRIVIAL else main).fp += 1
+        for f in fs:
+            alarms.append(f"{code} at {f.path}:{f.line}: {f.message}")
+    return main, trivial, misses, alarms
+
+
+def fmt(x: float | None) -> str:
+    return "  -  " if x is None else f"{x:.2f}"
+
+
+def summary_line(label: str, t: Tally) -> str:
+    lines = f"{t.line_hit}/{t.line_known}" if t.line_known else "-"
+    return (f"{label:<22} recall {fmt(t.recall())} ({t.tp}/{t.tp + t.fn})  "
+            f"precision {fmt(t.precision())} ({t.tp}/{t.tp + t.fp})  lines {lines}")
+
+
+def default_lrdoctor() -> list[str]:
+    beside = Path(sys.executable).with_name("lrdoctor")
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("lrdoctor")
+    return [found] if found else [sys.executable, "-m", "lrdoctor"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", choices=["dev", "heldout", "all"], default="dev")
+    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                    help="where the fetched files are (default %(default)s)")
+    ap.add_argument("--manifest", type=Path, default=MANIFEST)
+    ap.add_argument("--lrdoctor", help="the lrdoctor executable to score (default: the one "
+                    "beside this Python, else on PATH)")
+    ap.add_argument("--list-missing", action="store_true",
+                    help="print the files that must be fetched into the cache, then exit")
+    ap.add_argument("--extract-from-mirrors", nargs="?", const=DEFAULT_MIRRORS, type=Path,
+                    metavar="DIR", help="fill the cache from snapshots fetched into DIR "
+                    "(default %(const)s), then exit")
+    ap.add_argument("--show-heldout", action="store_true",
+                    help="also print per-case details of held-out cases (not for whoever tunes)")
+    ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
+    args = ap.parse_args(argv)
+
+    try:
+        cases = load_manifest(args.manifest)
+    except (ManifestError, tomllib.TOMLDecodeError, OSError) as exc:
+        print(f"score.py: bad manifest: {exc}", file=sys.stderr)
+        return 2
+    if args.extract_from_mirrors:
+        return 1 if extract_from_mirrors(cases, args.cache, args.extract_from_mirrors) else 0
+    if args.list_missing:
+        n = 0
+        for case in cases:
+            for path in missing_files(case, args.cache):
+                n += 1
+                print(f"{case.repo} {case.commit} {path} -> "
+                      f"{case.cache_dir(args.cache) / path}")
+        print(f"{n} file(s) missing", file=sys.stderr)
+        return 1 if n else 0
+
+    chosen = [c for c in cases if args.split in ("all", c.split)]
+    absent = [c for c in chosen if missing_files(c, args.cache)]
+    if absent:
+        print(f"score.py: {len(absent)} case(s) have files missing from {args.cache} "
+              f"(run with --list-missing); skipping them", file=sys.stderr)
+        chosen = [c for c in chosen if c not in absent]
+    lrdoctor = [args.lrdoctor] if args.lrdoctor else default_lrdoctor()
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        outcomes = list(pool.map(lambda c: run_case(c, args.cache, lrdoctor), chosen))
+    elapsed = time.perf_counter() - start
+
+    per_split: dict[str, tuple[Tally, Tally]] = {}
+    details: list[str] = []
+    errors = 0
+    for outcome in outcomes:
+        case = outcome.case
+        if outcome.error:
+            errors += 1
+            details.append(f"{case.id} [{case.split}]: lrdoctor failed: {outcome.error}")
+            continue
+        main_t, triv_t, misses, alarms = judge(outcome)
+        for key in (case.split, "all"):
+            m, t = per_split.setdefault(key, (Tally(), Tally()))
+            m.add(main_t)
+            t.add(triv_t)
+        if case.split == "heldout" and not args.show_heldout:
+            continue
+        if misses or alarms:
+            details.append(f"{case.id} [{case.split}] {case.repo}@{case.commit[:10]}")
+            details += [f"    miss  {m}" for m in misses]
+            details += [f"    FALSE {a}" for a in alarms]
+
+    print(f"lrdoctor: {' '.join(lrdoctor)}")
+    print(f"{len(outcomes)} case(s) from {len({c.repo for c in chosen})} repositories, "
+          f"checked in {elapsed:.1f}s" + (f", {errors} failed" if errors else ""))
+    for key in ("dev", "heldout", "all"):
+        if key in per_split:
+            m, t = per_split[key]
+            print(summary_line(f"{key}", m))
+            print(summary_line(f"{key} (LRD101 only)", t))
+    if details:
+        print()
+        print("\n".join(details))
+    return 2 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
