@@ -68,6 +68,7 @@ class Case:
     split: str
     expected: list[Expected]
     uncertain: dict[str, str]  # code -> why it is not counted either way
+    fetched_from: str = ""  # a fork whose snapshot holds this exact commit, if not the repo's own
 
     def cache_dir(self, cache: Path) -> Path:
         owner, name = self.repo.split("/")
@@ -113,7 +114,7 @@ def load_manifest(path: Path = MANIFEST) -> list[Case]:
         if overlap:
             raise ManifestError(f"{where}: {sorted(overlap)} both expected and uncertain")
         cases.append(Case(cid, raw["repo"], raw["commit"], list(raw["paths"]), raw["split"],
-                          expected, uncertain))
+                          expected, uncertain, raw.get("fetched_from", "")))
     return cases
 
 
@@ -126,7 +127,7 @@ def extract_from_mirrors(cases: list[Case], cache: Path, mirrors: Path) -> int:
     """Fill the cache from snapshots brought by the search tool's `fetch` (git dirs)."""
     still_missing = 0
     for case in cases:
-        owner, name = case.repo.split("/")
+        owner, name = (case.fetched_from or case.repo).split("/")
         gitdir = mirrors / f"{owner}+{name}" / "repo"
         for path in missing_files(case, cache):
             dest = case.cache_dir(cache) / path
@@ -314,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(outcomes)} case(s) from {len({c.repo for c in chosen})} repositories, "
           f"checked in {elapsed:.1f}s" + (f", {errors} failed" if errors else ""))
     for key in ("dev", "heldout", "all"):
-        if key in per_split:
+        if key in per_split and (key != "all" or args.split == "all"):
             m, t = per_split[key]
             print(summary_line(f"{key}", m))
             print(summary_line(f"{key} (LRD101 only)", t))
