@@ -258,10 +258,12 @@ using the scheduler for that optimizer.
         "lr-collapse",
         "error",
         "R",
-        "The LR fell below 1e-6 of its initial value early in training.",
+        "The LR fell below 1e-6 of the LR it had reached, early in training, and stayed there.",
         """
-An LR a million times below its start trains nothing. Early in a run this is almost always a
-schedule stepped far more often than intended or decayed with the wrong factor.
+An LR a million times below the one the run had reached trains nothing. Early in a run this is
+almost always a schedule stepped far more often than intended or decayed with the wrong factor.
+A warm-up that starts at 0 is not a fall, and a schedule that climbs back (a warm restart) is
+not a collapse: neither is reported.
 """,
         """
 Check how often the scheduler is stepped and its gamma / horizon; `lrdoctor explain LRD002`.

@@ -29,7 +29,9 @@ for epoch in range(2):
     assert f.location.path.endswith("train.py")
     assert f.location.line == line_of(source, "scheduler.step()")
     assert "StepLR(step_size=7" in f.message and "16 times in epoch 1" in f.message
-    assert "LR fell from 0.003 to 3e-07" in f.message
+    # the LR in force at the end of epoch 1 (16 // 7 = 2 decays), then where training ended
+    assert "LR fell from 0.003 to 3e-05 within epoch 1" in f.message
+    assert "to 3e-07" in f.message
 
 
 def test_epoch_scheduler_per_batch_raises_in_strict_mode_during_first_epoch(run_script):

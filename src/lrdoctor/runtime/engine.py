@@ -34,6 +34,7 @@ from lrdoctor.runtime.events import (
     SchedulerStep,
     Site,
     _ref,
+    lr_values,
 )
 from lrdoctor.schedulers import describe, kind_of, runtime_horizon
 
@@ -42,7 +43,7 @@ LR_HISTORY_CAP = 20_000
 
 
 def lrs_of(optimizer: Any) -> tuple[Any, ...]:
-    return tuple([g.get("lr") for g in optimizer.param_groups])
+    return lr_values(tuple([g.get("lr") for g in optimizer.param_groups]))
 
 
 def location(site: Site | None) -> Location | None:
@@ -78,6 +79,9 @@ class Engine:
         self.last_batch_loader: LoaderInfo | None = None
         # scheduler user-step counts when each loader's current pass began
         self._pass_marks: dict[int, dict[int, int]] = {}
+        # optimizer attempt counts when each loader's current pass began (counted per
+        # optimizer: a GAN or a three-model loop steps several optimizers per batch)
+        self._attempt_marks: dict[int, dict[int, int]] = {}
         # id(DataLoader iterator) -> its loader; last_fetch: id of the iterator that yielded last
         self._iter_owner: dict[int, LoaderInfo] = {}
         self.last_fetch = 0
@@ -218,6 +222,13 @@ class Engine:
         marks = self._pass_marks.get(self.train_loader.key, {})
         return sched.user_steps - marks.get(sched.key, 0)
 
+    def attempts_this_epoch(self, opt: OptimizerInfo) -> int:
+        """Attempts of ``opt`` since the training loader's current pass began."""
+        if self.train_loader is None:
+            return opt.attempts
+        marks = self._attempt_marks.get(self.train_loader.key, {})
+        return opt.attempts - marks.get(opt.key, 0)
+
     # ---- hook entry points ------------------------------------------------------------------
 
     def on_loader_iter(self, loader: Any, iterator: Any = None) -> None:
@@ -242,6 +253,7 @@ class Engine:
         if info.iterator is not None:
             self._iter_owner[id(iterator)] = info
         self._pass_marks[info.key] = {k: s.user_steps for k, s in self.schedulers.items()}
+        self._attempt_marks[info.key] = {k: o.attempts for k, o in self.optimizers.items()}
         if info is self.train_loader:
             self.emit(EpochStart(info, info.iterations))
 
@@ -251,6 +263,9 @@ class Engine:
         marks = self._pass_marks.get(info.key, {})
         for key, sched in self.schedulers.items():
             sched.epoch_steps.append(sched.user_steps - marks.get(key, 0))
+        attempt_marks = self._attempt_marks.get(info.key, {})
+        for key, opt in self.optimizers.items():
+            opt.epoch_attempts.append(opt.attempts - attempt_marks.get(key, 0))
 
     @staticmethod
     def _pull_batches(info: LoaderInfo) -> bool:

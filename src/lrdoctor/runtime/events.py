@@ -17,6 +17,44 @@ Site = tuple[str, int]  # (filename, line) of the user's call
 _UNKNOWN = object()
 
 
+def lr_values(lrs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The LRs as values: a tensor LR (``lr=torch.tensor(0.01)``, common with compiled
+    optimizers) is changed in place by schedulers (``fill_``), so keeping the tensor would make
+    every recorded value the live one. Python numbers pass through untouched (the common case)."""
+    for v in lrs:
+        if type(v) is not float:
+            return tuple([_lr_value(v) for v in lrs])
+    return lrs
+
+
+# id(tensor) -> (weak reference, version counter, value): a tensor LR is read only when it was
+# written since the last read, so an LR on an accelerator costs a read (a synchronization) only
+# after a scheduler changed it, and the scheduler's own step has synchronized already then
+_TENSOR_LRS: dict[int, tuple[Any, int, float]] = {}
+
+
+def _lr_value(v: Any) -> Any:
+    version = getattr(v, "_version", None)
+    if version is None or not hasattr(v, "item"):
+        return v  # a Python number (int) or something we do not know how to read
+    entry = _TENSOR_LRS.get(id(v))
+    if entry is not None and entry[0]() is v and entry[1] == version:
+        return entry[2]
+    try:
+        if v.numel() != 1:
+            return v
+        value = float(v.detach().item())
+    except Exception:
+        return v
+    if len(_TENSOR_LRS) > 1024:  # optimizers come and go in long sessions
+        _TENSOR_LRS.clear()
+    try:
+        _TENSOR_LRS[id(v)] = (weakref.ref(v), version, value)
+    except TypeError:
+        pass
+    return value
+
+
 def _ref(obj: Any) -> Any:
     try:
         return weakref.ref(obj)
@@ -60,6 +98,7 @@ class OptimizerInfo:
     collapse_lrs: tuple[Any, ...] | None = None
     created_site: Site | None = None
     schedulers: list[Any] = field(default_factory=list)  # SchedulerInfo records driving it
+    epoch_attempts: list[int] = field(default_factory=list)  # attempts in each training epoch
     # (attempt index, LRs) at each change of any param group's LR
     lr_history: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from lrdoctor import ScheduleError
 from lrdoctor.runtime.callsite import user_frame, user_site
-from lrdoctor.runtime.engine import Engine
+from lrdoctor.runtime.engine import Engine, lrs_of
 from lrdoctor.runtime.patching import Patcher
 
 _tls = threading.local()
@@ -316,7 +316,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
         opt = getattr(self, "optimizer", None)
         try:
-            before = tuple([g.get("lr") for g in opt.param_groups]) if opt is not None else ()
+            before = lrs_of(opt) if opt is not None else ()
         except Exception:
             before = ()
         _tls.sched_depth = 1

@@ -50,13 +50,29 @@ class Check:
 
 
 class EpochSchedulerPerBatch(Check):
-    """LRD002: the whole horizon passes inside one pass over the training data."""
+    """LRD002: the whole horizon passes inside one pass over the training data.
+
+    Judged per scheduler: beside another scheduler on the same optimizer (a warm-up next to a
+    decay), the optimizer's LR is the product of both, so what a scheduler does is read from
+    its own schedule (its closed form or its lambdas), never from the combined LR. A scheduler
+    whose own LR ends its horizon at or above where it started (a warm-up: ``LinearLR`` rising,
+    ``ConstantLR``) may pass that horizon within an epoch: after it the LR stays at its base.
+    """
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
-        self.done: set[int] = set()  # schedulers already reported
+        self.done: set[int] = set()  # schedulers reported, or judged to be warm-ups
+        self.epoch1_end: dict[int, tuple[Any, ...]] = {}  # scheduler key -> LRs after epoch 1
         engine.subscribe(SchedulerStep, self.on_step)
+        engine.subscribe(EpochStart, self.on_epoch)
         engine.subscribe(RunEnd, self.on_end)
+
+    def on_epoch(self, ev: EpochStart) -> None:
+        if ev.epoch != 2 or ev.loader.attempts_in_iteration:
+            return
+        for s in self.engine.schedulers.values():
+            if s.user_steps:
+                self.epoch1_end[s.key] = _own_lrs(self.engine, s, s.user_steps) or s.last_lrs
 
     def on_step(self, ev: SchedulerStep) -> None:
         s = ev.scheduler
@@ -73,11 +89,12 @@ class EpochSchedulerPerBatch(Check):
         if opt is None:
             return
         in_epoch = eng.steps_this_epoch(s)
-        attempts = loader.attempts_in_iteration
+        attempts = eng.attempts_this_epoch(opt)  # of this scheduler's optimizer only
         horizon = s.horizon
         observed = False
         if horizon is None and s.zero_at is None and _all_zero(ev.lrs_after, s.first_lrs):
-            s.zero_at = s.user_steps
+            if not _shared(eng, s) or _own_zero(s):
+                s.zero_at = s.user_steps
         if horizon is None and s.zero_at is not None:
             horizon, observed = s.zero_at, True
         if horizon is None or horizon < 1:
@@ -87,6 +104,9 @@ class EpochSchedulerPerBatch(Check):
         # (more scheduler steps than updates is gradient accumulation: LRD017's business)
         if (in_epoch > horizon and in_epoch >= 2 and attempts >= 2
                 and attempts * 2 >= in_epoch * 1 >= attempts / 2):
+            if not observed and _warms_up(s, horizon):
+                self.done.add(s.key)  # a warm-up shorter than an epoch: correct
+                return
             batches = loader.length
             of = f" of {batches}" if batches else ""
             if observed:
@@ -96,12 +116,14 @@ class EpochSchedulerPerBatch(Check):
                 what = (f"{in_epoch} steps into epoch {eng.epoch} (batch {loader.batches}{of}) it "
                         f"has already passed its horizon of {horizon} steps")
             unit = "LR steps" if kind is not None and kind.plateau else "a horizon"
+            first = _own_lrs(eng, s, 0) or s.first_lrs
+            now = _own_lrs(eng, s, s.user_steps) or ev.lrs_after
             self.done.add(s.key)
             eng.report(
                 Finding(
                     "LRD002",
                     f"{s.label} is stepped every batch: {what}; {unit} sized in epochs "
-                    f"(LR {fmt_lrs(s.first_lrs)} -> {fmt_lrs(ev.lrs_after)})",
+                    f"(LR {fmt_lrs(first)} -> {fmt_lrs(now)})",
                     location(ev.site),
                     evidence={"scheduler": s.label, "horizon": horizon, "epoch": eng.epoch,
                               "steps_in_epoch": in_epoch, "batches_per_epoch": batches},
@@ -115,18 +137,112 @@ class EpochSchedulerPerBatch(Check):
             if not eng.has_finding("LRD002", s.key) or not s.epoch_steps:
                 continue
             per_epoch = s.epoch_steps[0] if s.epoch_steps[0] else max(s.epoch_steps)
+            first = _own_lrs(eng, s, 0) or s.first_lrs
+            last = _own_lrs(eng, s, s.user_steps) or s.last_lrs
+            epochs = len(s.epoch_steps)
+            after_one = self.epoch1_end.get(s.key)
+            if epochs > 1 and after_one is not None:
+                # the LR in force at the end of epoch 1, then where training ended
+                rest = _plural(epochs - 1, "epoch")
+                if fmt_lrs(last) == fmt_lrs(after_one):
+                    fate = f"it stayed there for the remaining {rest}"
+                elif s.kind is not None and s.kind.overrun == "rises":
+                    fate = (f"it went on oscillating for the remaining {rest} (LR {fmt_lrs(last)} "
+                            f"at the end)")
+                elif _rose(after_one, last):
+                    fate = f"it was {fmt_lrs(last)} at the end of training"
+                else:
+                    fate = f"it kept falling for the remaining {rest}, to {fmt_lrs(last)}"
+                fall = f"LR fell from {fmt_lrs(first)} to {fmt_lrs(after_one)} within epoch 1; {fate}"
+            else:
+                fall = f"LR fell from {fmt_lrs(first)} to {fmt_lrs(last)} within epoch 1"
             eng.update_finding(
                 "LRD002", s.key,
                 message=(
                     f"{s.label} stepped {per_epoch} times in epoch 1 (once per batch) but its "
                     + (f"horizon of {s.horizon} steps" if s.horizon else
                        f"LR reached 0 after {s.zero_at} steps: a horizon")
-                    + " is sized in epochs: LR fell from "
-                    + f"{fmt_lrs(s.first_lrs)} to {fmt_lrs(s.last_lrs)}"
-                    + (f" within epoch 1; it stayed there for the remaining "
-                       f"{_plural(len(s.epoch_steps) - 1, 'epoch')}" if len(s.epoch_steps) > 1 else "")
+                    + f" is sized in epochs: {fall}"
                 ),
             )
+
+
+def _shared(eng: Engine, s: SchedulerInfo) -> bool:
+    """Another top-level scheduler also steps this scheduler's optimizer."""
+    opt = eng.optimizer_of(s)
+    return opt is not None and any(
+        o is not s and o.parent_key is None and o.user_steps for o in opt.schedulers)
+
+
+def _factors(s: SchedulerInfo, step: int) -> list[float] | None:
+    """A LambdaLR's own factors at its ``step``-th step (its lambdas are kept for this)."""
+    if not s.lr_lambdas:
+        return None
+    try:
+        return [float(f(step)) for f in s.lr_lambdas]
+    except Exception:  # the user's lambda: never let it break the check
+        return None
+
+
+def _own_zero(s: SchedulerInfo) -> bool:
+    """The scheduler's own schedule, not a neighbour's, brought the LR to 0."""
+    sched = s.obj
+    factors = _factors(s, getattr(sched, "last_epoch", s.user_steps))
+    if factors is not None:
+        return all(f <= 0.0 for f in factors)
+    own = _closed_form(sched, getattr(sched, "last_epoch", None))
+    return own is not None and all(v <= 0.0 for v in own)
+
+
+def _closed_form(sched: Any, last_epoch: int | None) -> tuple[float, ...] | None:
+    """The LRs ``sched`` alone gives at ``last_epoch`` (PyTorch's closed forms), probed on a
+    shallow copy so the live scheduler is untouched; None where there is no closed form."""
+    if sched is None or last_epoch is None or not hasattr(sched, "_get_closed_form_lr"):
+        return None
+    import copy
+
+    try:
+        probe = copy.copy(sched)
+        probe.last_epoch = last_epoch
+        return tuple(float(v) for v in probe._get_closed_form_lr())
+    except Exception:
+        return None
+
+
+def _own_lrs(eng: Engine, s: SchedulerInfo, step: int) -> tuple[float, ...] | None:
+    """What the scheduler alone sets after its ``step``-th user step, where another scheduler
+    shares its optimizer (the LR then is both of theirs); None: read the optimizer's LR."""
+    if not _shared(eng, s):
+        return None
+    sched = s.obj
+    if sched is None:
+        return None
+    offset = getattr(sched, "last_epoch", s.user_steps) - s.user_steps  # steps at construction
+    factors = _factors(s, offset + step)
+    if factors is not None:
+        base = getattr(sched, "base_lrs", None) or ()
+        if len(base) == len(factors):
+            return tuple(_num(b) * f for b, f in zip(base, factors))
+        return None
+    return _closed_form(sched, offset + step)
+
+
+def _warms_up(s: SchedulerInfo, horizon: int) -> bool:
+    """The scheduler's own LR at the end of its horizon is not below where it started: a
+    warm-up (``LinearLR(start_factor=0.01)``, ``ConstantLR``), which ends at the base LR."""
+    sched = s.obj
+    if sched is None:
+        return False
+    offset = getattr(sched, "last_epoch", s.user_steps) - s.user_steps
+    start_step = max(0, offset)
+    before = _factors(s, start_step)
+    after = _factors(s, start_step + horizon)
+    if before is None or after is None:
+        before = _closed_form(sched, start_step)
+        after = _closed_form(sched, start_step + horizon)
+    if not before or not after or len(before) != len(after):
+        return False
+    return all(a >= b * (1 - 1e-9) for b, a in zip(before, after))
 
 
 class BatchSchedulerPerEpoch(Check):
@@ -527,7 +643,14 @@ class ManualLR(Check):
 
 
 class LRCollapse(Check):
-    """LRD009: the LR fell below 1e-6 of its initial value early in training."""
+    """LRD009: early in training the LR fell below 1e-6 of the LR the run had reached, and did
+    not recover.
+
+    Measured against the highest LR reached so far, not the first one: a warm-up from 0 (the
+    default of Hugging Face's schedules, ``LambdaLR(lambda s: s / warmup)``) starts at 0 and
+    rises, which is no fall. A fall that the schedule climbs back from (a warm restart) is not a
+    collapse either: the candidate is dropped when the LR rises above the threshold again.
+    """
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
@@ -535,28 +658,37 @@ class LRCollapse(Check):
         engine.subscribe(EpochStart, self.on_epoch)
         engine.subscribe(RunEnd, self.on_end)
         self.collapse_epoch: dict[int, int] = {}
-        self.reference: dict[int, tuple[float, ...]] = {}
+        self.peak: dict[int, tuple[float, ...]] = {}  # optimizer key -> highest LR per group
+        self.reference: dict[int, tuple[float, ...]] = {}  # the peak the LR fell from
+        self.last: dict[int, tuple[Any, ...]] = {}  # LRs at the previous step (skip if unchanged)
 
     def on_opt(self, ev: OptimizerStep) -> None:
         opt = ev.optimizer
-        if opt.collapse_at is not None:
-            return
-        first = self.reference.get(opt.key)
-        if first is None:
-            # the schedule's base LR when a scheduler recorded it (a warm-up may start at 0)
-            groups = getattr(opt.obj, "param_groups", ())
-            first = self.reference[opt.key] = tuple(
-                max(_num(lr), _num(g.get("initial_lr", 0.0)))
-                for lr, g in zip(ev.lrs, groups)
-            )
+        key = opt.key
         lrs = ev.lrs
-        if not first or len(first) != len(lrs):
+        if self.last.get(key) == lrs:
+            return  # the common case: the LR did not change since the last step
+        self.last[key] = lrs
+        values = tuple(_num(v) for v in lrs)
+        peak = self.peak.get(key)
+        if peak is None or len(peak) != len(values):
+            peak = values
+        else:
+            peak = tuple(max(p, v) for p, v in zip(peak, values))
+        self.peak[key] = peak
+        if opt.collapse_at is not None:
+            # a schedule that climbs back is not a collapse (warm restarts, a cycle's trough)
+            ref = self.reference[key]
+            if len(ref) == len(values) and all(v >= r * COLLAPSE_RATIO for v, r in zip(values, ref)):
+                opt.collapse_at = opt.collapse_lrs = None
+                self.collapse_epoch.pop(key, None)
             return
-        for a, b in zip(lrs, first):
-            if _is_float(a) and _is_float(b) and b > 0 and a < b * COLLAPSE_RATIO:
+        for i, (v, p) in enumerate(zip(values, peak)):
+            if p > 0 and v < p * COLLAPSE_RATIO and _is_float(lrs[i]):
                 opt.collapse_at = ev.attempt.index
                 opt.collapse_lrs = lrs
-                self.collapse_epoch[opt.key] = self.engine.epoch
+                self.reference[key] = peak
+                self.collapse_epoch[key] = self.engine.epoch
                 return
 
     def _explained(self, opt_key: int) -> bool:
@@ -575,8 +707,8 @@ class LRCollapse(Check):
             Finding(
                 "LRD009",
                 f"LR of {opt.label} fell from {fmt_lrs(self.reference.get(opt_key))} to "
-                f"{fmt_lrs(opt.collapse_lrs)} (below 1e-6 of its start) at optimizer step "
-                f"{opt.collapse_at}{by}, {why}",
+                f"{fmt_lrs(opt.collapse_lrs)} (below 1e-6 of the LR it had reached) at optimizer "
+                f"step {opt.collapse_at}{by}, {why}",
                 location(scheds[0].last_site) if scheds else None,
                 evidence={"optimizer": opt.label, "step": opt.collapse_at},
             ),
@@ -584,14 +716,23 @@ class LRCollapse(Check):
         )
 
     def on_epoch(self, ev: EpochStart) -> None:
-        for key, epoch in self.collapse_epoch.items():
-            if epoch == 1 and ev.epoch == 2:
-                self._report(key, "in epoch 1 of a run that goes on")
+        if ev.epoch != 2:
+            return
+        for key, epoch in list(self.collapse_epoch.items()):
+            if epoch == 1:
+                self._report(key, "in epoch 1 and it stayed there into epoch 2")
 
     def on_end(self, ev: RunEnd) -> None:
-        for opt in self.engine.optimizers.values():
-            if opt.collapse_at is not None and opt.collapse_at < 0.5 * opt.attempts:
-                self._report(opt.key, f"in the first half of {opt.attempts} steps")
+        eng = self.engine
+        for opt in eng.optimizers.values():
+            if opt.collapse_at is None:
+                # reported while collapsed, then recovered: a schedule that rose again
+                if eng.has_finding("LRD009", opt.key) and opt.key in self.reference:
+                    eng.drop_finding("LRD009", opt.key)
+                continue
+            if opt.collapse_at < 0.5 * opt.attempts:
+                self._report(opt.key, f"in the first half of {opt.attempts} steps, and it "
+                             f"never recovered")
 
 
 SCHEDULE_CHECKS = (
