@@ -86,5 +86,10 @@ def render_run(engine: Any, color: bool = False) -> str:
     lines.append("")
     for f in findings:
         lines.append(render_finding(f, color))
-    lines.append(summary_line(findings))
+    if not findings and not steps:
+        # nothing trained here (a script that failed early, or trained in a thread or child
+        # process that was not watched): that is not a clean bill of health
+        lines.append("No optimizer step was seen, so nothing was checked.")
+    else:
+        lines.append(summary_line(findings))
     return "\n".join(lines)

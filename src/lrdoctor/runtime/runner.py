@@ -1,18 +1,25 @@
 """``lrdoctor run``: run a script or module exactly as ``python`` would, watched.
 
-The script gets ``__name__ == "__main__"``, ``sys.argv == [SCRIPT, *ARGS]`` and
-``sys.path[0]`` = the script's directory (the working directory for ``-m``). Its output is
-untouched; lrdoctor writes its report to stderr when the script ends, raises or is
-interrupted, and passes the script's exit code through.
+What ``python SCRIPT`` does, this does too: ``__name__ == "__main__"`` in a fresh ``__main__``
+module, ``__file__`` absolute (as typed, joined to the working directory), ``sys.argv ==
+[SCRIPT, *ARGS]`` as typed, ``sys.path[0]`` the script's real directory (the working directory
+for ``-m``); an uncaught exception goes to ``sys.excepthook``; non-daemon threads are waited
+for; an uncaught KeyboardInterrupt ends the process by SIGINT (after atexit handlers). torch is
+not imported before the script imports it (the watcher starts from an import hook).
+
+lrdoctor only adds its report, on stderr, once the script and its threads are done.
 """
 
 from __future__ import annotations
 
-import json
+import atexit
+import builtins
+import importlib.util
 import os
 import runpy
+import signal
 import sys
-import traceback
+import types
 from types import TracebackType
 
 from lrdoctor import ScheduleError
@@ -21,6 +28,10 @@ from lrdoctor.runtime.session import Watch
 _LRDOCTOR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _OUR_FILES = (_LRDOCTOR + os.sep, runpy.__file__.rstrip("c"))
 _USER_INSIDE = tuple(os.path.join(_LRDOCTOR, d) + os.sep for d in ("examples", "demo"))
+
+# the script's __main__ module stays alive until the process ends, as under python (objects
+# in its globals are finalized at shutdown, not when the script's last line has run)
+_main_modules: list[types.ModuleType] = []
 
 
 def _exit_code(exc: SystemExit) -> int:
@@ -57,63 +68,180 @@ def _user_traceback(exc: BaseException) -> TracebackType | None:
     return tb
 
 
+def _print_uncaught(exc: BaseException) -> None:
+    """Hand the exception to ``sys.excepthook`` as the interpreter would."""
+    tb = _user_traceback(exc)
+    exc = exc.with_traceback(tb)
+    hook = getattr(sys, "excepthook", None)
+    try:
+        if hook is None:
+            raise RuntimeError("lost sys.excepthook")
+        hook(type(exc), exc, tb)
+    except BaseException as hook_error:  # what python prints when the hook itself fails
+        print("Error in sys.excepthook:", file=sys.stderr)
+        sys.__excepthook__(type(hook_error), hook_error, hook_error.__traceback__)
+        print("\nOriginal exception was:", file=sys.stderr)
+        sys.__excepthook__(type(exc), exc, tb)
+
+
+def check_json_path(path: str) -> str | None:
+    """Why the report could not be written to ``path`` (None if it can), found before the
+    script runs rather than after hours of training. Nothing is left behind."""
+    path = _per_rank(path)
+    if os.path.isdir(path):
+        return f"{path!r} is a directory"
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"cannot write {path!r}: {exc.strerror or exc}"
+    if not existed:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+    return None
+
+
 def run_target(target: str, args: list[str], *, is_module: bool = False,
                json_path: str | None = None, strict: bool = False, quiet: bool = False,
                nan_trace: bool = False, nan_check: bool = True) -> int:
     if not is_module and not os.path.exists(target):
-        print(f"lrdoctor run: can't open file {target!r}: no such file", file=sys.stderr)
+        print(f"lrdoctor run: can't open file {os.path.abspath(target)!r}: no such file",
+              file=sys.stderr)
         return 2
-    try:
-        import torch  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("torch") is None:  # found, not imported: the script imports it
         print("lrdoctor run: PyTorch is not installed in this environment "
               "(the runtime watcher needs torch 2.2 or newer)", file=sys.stderr)
         return 2
+    if json_path:
+        problem = check_json_path(json_path)
+        if problem:
+            print(f"lrdoctor run: --json: {problem}", file=sys.stderr)
+            return 2
 
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
-    if is_module:
-        sys.argv = [target, *args]
-        path0 = os.getcwd()
-    else:
-        sys.argv = [target, *args]
-        path0 = os.path.dirname(os.path.abspath(target))
+    sys.argv = [target, *args]
+    path0 = os.getcwd() if is_module else os.path.dirname(os.path.realpath(target))
     if sys.path:
         sys.path[0] = path0
     else:
         sys.path.insert(0, path0)
 
     watch = Watch(strict=strict, nan_trace=nan_trace, nan_check=nan_check)
-    watch.start()
     code = 0
     error: BaseException | None = None
     interrupted = False
     try:
+        watch.start_when_torch_imported()
         if is_module:
             runpy.run_module(target, run_name="__main__", alter_sys=True)
         else:
-            runpy.run_path(target, run_name="__main__")
+            _run_script(target)
     except SystemExit as exc:
         code = _exit_code(exc)
     except KeyboardInterrupt as exc:
         interrupted = True
         error = exc
-        traceback.print_exception(type(exc), exc, _user_traceback(exc))
+        _print_uncaught(exc)
         code = 130
+        atexit.register(_die_by_sigint)  # registered last: runs first, as late as we can
     except BaseException as exc:
         error = exc
-        traceback.print_exception(type(exc), exc, _user_traceback(exc))
+        _print_uncaught(exc)
         code = 1
     finally:
-        try:
-            sys.stdout.flush()
-        except Exception:
-            pass
+        _flush()
+        _wait_for_threads()
         watch.stop(error, interrupted)
         sys.argv = saved_argv
         if saved_path0 is not None and sys.path:
             sys.path[0] = saved_path0
     _emit_report(watch, json_path, quiet)
     return code
+
+
+def _run_script(target: str) -> None:
+    """Run ``target`` as python runs a script: in its own ``__main__`` module."""
+    filename = target if os.path.isabs(target) else os.path.join(os.getcwd(), target)
+    code = None
+    if not os.path.isdir(filename):
+        with open(filename, "rb") as fh:
+            source = fh.read()
+        try:
+            code = compile(source, filename, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            if not _is_zip(filename):
+                raise
+    if code is None:
+        # a directory or zip application with __main__.py: runpy knows how; argv[0] stays
+        # as typed (runpy sets it to the path it was given)
+        argv0 = sys.argv[0]
+        try:
+            runpy.run_path(filename, run_name="__main__")
+        finally:
+            sys.argv[0] = argv0
+        return
+    from importlib.machinery import SourceFileLoader
+
+    main = types.ModuleType("__main__")
+    main.__file__ = filename
+    main.__cached__ = None  # type: ignore[attr-defined]
+    main.__loader__ = SourceFileLoader("__main__", filename)
+    main.__builtins__ = builtins  # type: ignore[attr-defined]
+    main.__annotations__ = {}
+    main.__spec__ = None
+    main.__package__ = None
+    _main_modules.append(main)
+    sys.modules["__main__"] = main
+    exec(code, main.__dict__)
+
+
+def _is_zip(path: str) -> bool:
+    import zipfile
+
+    try:
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
+def _wait_for_threads() -> None:
+    """Wait for the script's non-daemon threads, as the interpreter does before exiting:
+    training in such a thread is part of the run the report is about."""
+    threading = sys.modules.get("threading")
+    if threading is None:  # the script started no thread through the threading module
+        return
+    while True:
+        pending = [t for t in threading.enumerate()
+                   if not t.daemon and t is not threading.main_thread() and t.is_alive()]
+        if not pending:
+            return
+        try:
+            for thread in pending:
+                thread.join()
+        except KeyboardInterrupt:  # a second Ctrl-C: report what was seen
+            return
+
+
+def _die_by_sigint() -> None:
+    """End the process by SIGINT, as python does after an uncaught KeyboardInterrupt, so the
+    parent shell sees a process killed by Ctrl-C (and stops a loop of runs)."""
+    _flush()
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    except Exception:
+        pass
 
 
 def _per_rank(path: str) -> str:
@@ -131,12 +259,8 @@ def _per_rank(path: str) -> str:
 def _emit_report(watch: Watch, json_path: str | None, quiet: bool) -> None:
     from lrdoctor.report.text import use_color
 
+    # the text report comes first and does not depend on the JSON file being writable
     try:
-        if json_path:
-            json_path = _per_rank(json_path)
-            with open(json_path, "w", encoding="utf-8") as fh:
-                json.dump(watch.to_dict(), fh, indent=2)
-                fh.write("\n")
         if not quiet or watch.findings:
             rank = os.environ.get("RANK")
             text = watch.report(color=use_color(sys.stderr))
@@ -144,4 +268,14 @@ def _emit_report(watch: Watch, json_path: str | None, quiet: bool) -> None:
                 text = "\n".join(f"[rank {rank}] {line}" for line in text.splitlines())
             print("\n" + text, file=sys.stderr, flush=True)
     except Exception as exc:  # the report must never turn a good run into a failure
-        print(f"lrdoctor: could not write the report: {exc}", file=sys.stderr)
+        print(f"lrdoctor: could not print the report: {exc}", file=sys.stderr)
+    if json_path:
+        import json
+
+        try:
+            path = _per_rank(json_path)
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(watch.to_dict(), fh, indent=2)
+                fh.write("\n")
+        except Exception as exc:
+            print(f"lrdoctor: could not write the JSON report: {exc}", file=sys.stderr)

@@ -116,7 +116,9 @@ class NonFinite:
         is_grad_enabled, get_rng_state = torch.is_grad_enabled, torch.get_rng_state
         cuda_ready = torch.cuda.is_initialized
         autocast_on, autocast_dtype = torch.is_autocast_enabled, torch.get_autocast_dtype
-        amp_devices = ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",)
+        # is_built(), not is_available(): that would initialize CUDA while the script imports
+        # torch, before it has set CUDA_VISIBLE_DEVICES
+        amp_devices = ("cpu", "cuda") if torch.backends.cuda.is_built() else ("cpu",)
         record = self.record
 
         def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
