@@ -152,10 +152,29 @@ def test_internal_error_is_reported_once_and_training_continues(tmp_path, monkey
     assert len(errors) == 1 and "boom inside lrdoctor" in errors[0]
 
 
-def test_a_second_watch_in_the_same_process_is_refused():
-    with lrdoctor.watch(echo=lambda m: None):
-        with pytest.raises(RuntimeError, match="already watching"):
-            lrdoctor.watch().start()
+def test_a_watch_inside_a_watch_reports_on_its_own_and_the_outer_includes_it():
+    import multiprocessing.process
+
+    before = _torch_surface()
+    process_start = multiprocessing.process.BaseProcess.start
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with lrdoctor.watch(echo=lambda m: None) as outer:
+        with lrdoctor.watch(echo=lambda m: None) as inner:  # nothing raised
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+            for _ in range(3):
+                optimizer.zero_grad()
+                model(torch.ones(1, 2)).sum().backward()
+                optimizer.step()
+                scheduler.step()
+        assert _torch_surface() == before  # the outer handed over for good: no hooks left
+    assert inner.optimizer_steps == 3 and "No problems found." in inner.report()
+    assert outer.optimizer_steps == 3
+    assert "started its own lrdoctor.watch() at " in outer.report()
+    assert outer.findings == inner.findings
+    assert outer.to_dict()["nested"][0]["optimizers"][0]["steps"] == 3
+    assert _torch_surface() == before
+    assert multiprocessing.process.BaseProcess.start is process_start
 
 
 def test_device_flags_are_kept_by_reference_and_read_in_batches():

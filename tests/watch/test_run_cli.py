@@ -44,7 +44,8 @@ def test_script_sees_main_argv_and_path0_and_its_exit_code_passes_through(tmp_pa
     seen = json.loads(result.stdout.strip().splitlines()[0])
     assert seen == {"name": "__main__", "argv": [str(script), "--epochs", "2", "--json", "x.json"],
                     "path0": str(tmp_path), "value": 42}
-    assert "No problems found." in result.stderr
+    # it never imported torch: nothing was watched, and that is not a clean bill of health
+    assert "nothing was watched" in result.stderr and "No problems found" not in result.stderr
     assert not (ROOT / "x.json").exists()  # the script's --json is the script's, not ours
 
 
@@ -110,7 +111,7 @@ def test_missing_script_is_a_clear_usage_error(tmp_path):
     assert result.returncode == 2 and "name a SCRIPT" in result.stderr
 
 
-def test_ctrl_c_gives_a_partial_report(tmp_path):
+def test_ctrl_c_gives_a_partial_report_and_dies_by_the_signal(tmp_path):
     script = write(tmp_path / "train.py", """
         import sys, time, torch
         model = torch.nn.Linear(4, 1)
@@ -131,7 +132,7 @@ def test_ctrl_c_gives_a_partial_report(tmp_path):
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == -signal.SIGINT  # it died by the signal, as under python
     assert "KeyboardInterrupt" in err
     assert "interrupted: partial report" in err
     assert "scheduler StepLR" in err
