@@ -31,29 +31,43 @@ def resolve(node: ast.expr, module: ModuleInfo) -> str:
 # -- LRD101 ------------------------------------------------------------------------------------
 
 
+_OLD_AMP = ("torch.cuda.amp.GradScaler", "torch.cuda.amp.autocast")
+
+
 @rule("LRD101")
 def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
-    if "cuda.amp" not in ctx.source:
+    # `from torch.cuda import amp` + `amp.GradScaler()` never spells "cuda.amp": the cheap
+    # test must not miss it
+    if "cuda" not in ctx.source or "amp" not in ctx.source:
         return
     module = ctx.module
+    fallback = _fallback_nodes(ctx.tree, module)
+    guarded_names = {
+        alias.asname or alias.name
+        for node in ast.walk(ctx.tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) in fallback
+        for alias in node.names
+    }
     calls: list[tuple[ast.Call, str]] = []
     references: list[ast.expr] = []
     callee_ids: set[int] = set()
     for node in ast.walk(ctx.tree):
         if isinstance(node, ast.Call):
             qual = resolve(node.func, module)
-            if qual in ("torch.cuda.amp.GradScaler", "torch.cuda.amp.autocast"):
+            if qual in _OLD_AMP:
+                if id(node) in fallback or _head(node.func) in guarded_names:
+                    continue  # the old-torch side of a version switch: it is the point
                 calls.append((node, qual.rsplit(".", 1)[1]))
                 callee_ids.add(id(node.func))
         elif isinstance(node, (ast.Attribute, ast.Name)) and isinstance(node.ctx, ast.Load):
             qual = resolve(node, module)
-            if qual in ("torch.cuda.amp.GradScaler", "torch.cuda.amp.autocast"):
+            if qual in _OLD_AMP:
                 references.append(node)
     bare_refs = [r for r in references if id(r) not in callee_ids]
     from_import = _from_import(ctx.tree)
     imported_names = {
         local for local, qual in module.imports.items()
-        if qual in ("torch.cuda.amp.GradScaler", "torch.cuda.amp.autocast")
+        if qual in _OLD_AMP
     }
     import_fix_ok = bool(from_import) and not any(
         isinstance(r, ast.Name) and r.id in imported_names for r in bare_refs
@@ -84,6 +98,83 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
         )
     # bare references (`fn is torch.cuda.amp.autocast`, registries of known functions) are not
     # uses: they are left alone
+
+
+def _head(func: ast.expr) -> str:
+    text = dotted(func) or ""
+    return text.split(".", 1)[0]
+
+
+_VERSION_WORDS = re.compile(
+    r"version|\btorch_?(ge|gt|le|lt|geq|leq|eq|newer|older|greater|less|is_|at_least|\d)"
+    r"|\bpt_?(ge|gt|le|lt|\d)|\bis_torch_", re.IGNORECASE,
+)
+_NEW_AMP = ("torch.amp", "torch.autocast")
+
+
+def _version_test(test: ast.expr, module: ModuleInfo) -> bool:
+    """``torch.__version__ >= "2.4"``, ``TORCH_GE_2_4``, ``is_torch_version(...)``,
+    ``hasattr(torch, "amp")``: a test of which torch is installed."""
+    if _VERSION_WORDS.search(ast.unparse(test)):
+        return True
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) and dotted(node.func) in ("hasattr", "getattr") \
+                and len(node.args) >= 2:
+            target = resolve(node.args[0], module)
+            if target.startswith("torch"):
+                return True
+    return False
+
+
+def _uses_new_amp(body: list[ast.stmt], module: ModuleInfo) -> bool:
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torch.amp"):
+                return True
+            if isinstance(node, ast.ImportFrom) and node.module == "torch" and any(
+                a.name in ("amp", "autocast") for a in node.names
+            ):
+                return True
+            if isinstance(node, (ast.Attribute, ast.Name)) and resolve(node, module).startswith(
+                _NEW_AMP
+            ):
+                return True
+    return False
+
+
+def _fallback_nodes(tree: ast.Module, module: ModuleInfo) -> set[int]:
+    """Nodes in a branch chosen by a torch-version test, or in the ``except`` of a ``try``
+    that uses ``torch.amp``: the old spelling there is the fallback for an older torch, and
+    rewriting it would call the very API the guard says is missing."""
+    out: set[int] = set()
+
+    def mark(nodes: list[ast.AST]) -> None:
+        for n in nodes:
+            out.update(id(sub) for sub in ast.walk(n))
+
+    def body(stmts: list[ast.stmt]) -> None:
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.If) and _version_test(stmt.test, module):
+                mark([stmt])
+                # `if new_torch: return torch.amp...` then the old spelling below
+                if stmt.body and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+                    mark(list(stmts[i + 1:]))
+                    return
+        for stmt in stmts:
+            if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+                if _uses_new_amp(stmt.body, module):  # type: ignore[attr-defined]
+                    mark(list(stmt.handlers))  # type: ignore[attr-defined]
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.IfExp) and _version_test(node.test, module):
+            mark([node])
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+                body(stmts)
+        if isinstance(node, ast.ExceptHandler):
+            body(node.body)
+    return out
 
 
 def _from_import(tree: ast.Module) -> ast.ImportFrom | None:
