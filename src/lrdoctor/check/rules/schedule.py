@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
-from lrdoctor.check import names
+from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, granularity, receiver, scaler_always_on
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
@@ -74,9 +74,9 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
 def _epoch_consequence(sched: Obj, h: Horizon) -> str:
     value = int(h.value) if h.value is not None else None
     if sched.cls == "StepLR":
-        gamma = _literal(sched.arg("gamma", 2), 0.1)
         every = f"every {value} batches" if value else f"every {h.source} batches"
-        return f"the LR is multiplied by {gamma:g} {every} and collapses within the first epoch"
+        return f"the LR is multiplied by {_gamma_text(sched)} {every} and collapses within the " \
+            "first epoch"
     if sched.cls == "CosineAnnealingLR":
         return "the cosine completes within the first epoch and oscillates for the rest of training"
     if sched.cls == "MultiStepLR":
@@ -88,10 +88,24 @@ def _epoch_consequence(sched: Obj, h: Horizon) -> str:
     return "the whole schedule passes within the first epoch"
 
 
-def _literal(expr: ast.expr | None, default: float) -> float:
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)):
-        return float(expr.value)
-    return default
+def _gamma(sched: Obj, index: int, default: float) -> float | None:
+    """The decay factor as the file states it (its default when not passed); None when the
+    file does not say (``gamma=args.gamma`` with no default in sight)."""
+    expr = sched.arg("gamma", index)
+    if expr is None:
+        return None if sched.has_kwargs_splat() else default
+    value = constants.resolve(expr, sched.scope)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _gamma_text(sched: Obj) -> str:
+    gamma = _gamma(sched, 2, 0.1)
+    if gamma is not None:
+        return f"{gamma:g}"
+    expr = sched.arg("gamma", 2)
+    return f"gamma (`{ast.unparse(expr)}`)" if expr is not None else "gamma"
 
 
 def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
@@ -114,7 +128,8 @@ def _small_literal(sched: Obj, h: Horizon) -> bool:
     ):
         return False
     # a gentle per-step decay is a plausible design
-    return not (sched.cls == "StepLR" and _literal(sched.arg("gamma", 2), 0.1) >= 0.95)
+    gamma = _gamma(sched, 2, 0.1) if sched.cls == "StepLR" else None
+    return gamma is None or gamma < 0.95
 
 
 @rule("LRD002", "LRD003")
@@ -132,8 +147,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if gran == "batch":
             if sched.cls == "ExponentialLR":
-                gamma = _literal(sched.arg("gamma", 1), 1.0)
-                if gamma <= 0.98 and loop.iterates_loader and loop.parent is not None:
+                gamma = _gamma(sched, 1, 1.0)
+                if gamma is not None and gamma <= 0.98 and loop.iterates_loader and loop.parent is not None:
                     yield Diagnostic.at(
                         "LRD002",
                         f"ExponentialLR(gamma={gamma:g}) is stepped inside "
@@ -520,10 +535,22 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
 # -- LRD015 ------------------------------------------------------------------------------------
 
 
+# torch schedulers whose get_lr() is the chainable formula (the next value computed from
+# param_group['lr']): outside step() it returns a wrong number. LambdaLR, OneCycleLR, CyclicLR
+# and CosineAnnealingWarmRestarts compute get_lr() in closed form and return the value in force.
+CHAINABLE_GET_LR = frozenset(
+    {"StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR", "CosineAnnealingLR",
+     "PolynomialLR", "MultiplicativeLR"}
+)
+
+
 @rule("LRD015")
 def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in ctx.program.events:
-        if e.kind != "get_lr" or e.obj is None or e.obj.origin == "timm":
+        if e.kind != "get_lr" or e.obj is None:
+            continue
+        # custom and guessed schedulers often return the right value from get_lr()
+        if e.obj.origin != "torch" or e.obj.guessed or e.obj.cls not in CHAINABLE_GET_LR:
             continue
         recv = receiver(e)
         if recv in ("self", "super") or recv.startswith("super("):

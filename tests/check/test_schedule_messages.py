@@ -1,0 +1,117 @@
+"""Schedule findings that depend on what the file states: get_lr() on schedulers whose value
+is right (LRD015 only where it is wrong), and a StepLR's gamma when it comes from a variable."""
+
+from __future__ import annotations
+
+from tests.check.helpers import codes, messages
+
+HEADER = """
+import argparse
+import torch
+from torch.utils.data import DataLoader
+model = torch.nn.Linear(4, 1)
+loader = DataLoader(list(range(64)), batch_size=8)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+"""
+
+
+def script(body: str) -> str:
+    return HEADER + body
+
+
+def _logging_get_lr(constructor: str) -> str:
+    return script(f"""
+scheduler = {constructor}
+for epoch in range(5):
+    for x in loader:
+        optimizer.step()
+        scheduler.step()
+    print("lr", scheduler.get_lr()[0])
+""")
+
+
+def test_get_lr_on_chainable_steplr_is_reported() -> None:
+    src = _logging_get_lr("torch.optim.lr_scheduler.StepLR(optimizer, step_size=100 * len(loader))")
+    assert codes(src) == ["LRD015"]
+
+
+def test_get_lr_on_cosine_annealing_is_reported() -> None:
+    src = _logging_get_lr(
+        "torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=5 * len(loader))"
+    )
+    assert codes(src) == ["LRD015"]
+
+
+def test_get_lr_on_closed_form_lambda_lr_is_not_reported() -> None:
+    src = _logging_get_lr("torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 0.99 ** s)")
+    assert codes(src) == []
+
+
+def test_get_lr_on_onecycle_is_not_reported() -> None:
+    src = _logging_get_lr(
+        "torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=5 * len(loader))"
+    )
+    assert codes(src) == []
+
+
+def test_get_lr_on_the_projects_own_scheduler_is_not_reported() -> None:
+    src = """
+    import torch
+    from torch.optim.lr_scheduler import _LRScheduler
+
+    class WarmupPoly(_LRScheduler):
+        def get_lr(self):
+            return [base * (1 - self.last_epoch / 1000) ** 0.9 for base in self.base_lrs]
+
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = WarmupPoly(optimizer)
+    for step in range(1000):
+        optimizer.step()
+        scheduler.step()
+        print(scheduler.get_lr()[0])
+    """
+    assert codes(src) == []
+
+
+def _steplr_per_batch(gamma: str, setup: str = "") -> str:
+    return script(f"""{setup}
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30, gamma={gamma})
+for epoch in range(90):
+    for x in loader:
+        optimizer.step()
+        scheduler.step()
+""")
+
+
+def test_steplr_gamma_from_an_unknown_variable_is_named_not_assumed() -> None:
+    src = _steplr_per_batch("decay", setup="decay = float(input())")
+    assert codes(src) == ["LRD002"]
+    assert "multiplied by gamma (`decay`) every 30 batches" in messages(src)[0]
+    assert "0.1" not in messages(src)[0]
+
+
+def test_steplr_gamma_from_an_argparse_default_is_stated() -> None:
+    src = _steplr_per_batch("args.lr_gamma", setup="""
+parser = argparse.ArgumentParser()
+parser.add_argument("--lr-gamma", type=float, default=0.5)
+args = parser.parse_args()""")
+    assert codes(src) == ["LRD002"]
+    assert "multiplied by 0.5 every 30 batches" in messages(src)[0]
+
+
+def test_steplr_gentle_gamma_from_a_constant_is_a_per_step_design() -> None:
+    src = _steplr_per_batch("GAMMA", setup="GAMMA = 0.999")
+    assert codes(src) == []
+
+
+def test_exponential_decay_per_batch_with_gamma_from_a_constant_is_reported() -> None:
+    src = script("""
+GAMMA = 0.9
+scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=GAMMA)
+for epoch in range(90):
+    for x in loader:
+        optimizer.step()
+        scheduler.step()
+""")
+    assert codes(src) == ["LRD002"]
