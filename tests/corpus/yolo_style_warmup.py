@@ -1,5 +1,7 @@
 """Detection training in the style of YOLOv5 (correct: a manual warm-up overrides the LR of a
-LambdaLR, which recomputes from base_lrs at its next step; resume rebuilds it via last_epoch)."""
+LambdaLR, which recomputes from base_lrs at its next step; resume rebuilds it via last_epoch).
+Its one bug: the checkpoint leaves out the GradScaler switched by `opt.amp`, so with AMP on a
+resume restarts the scale at 65536 and skips updates again."""
 import math
 from copy import deepcopy
 
@@ -36,4 +38,4 @@ def train(hyp, opt, model, train_loader, epochs, start_epoch=0):
         scheduler.step()
         ckpt = {"epoch": epoch, "model": deepcopy(model).half(), "optimizer": optimizer.state_dict(),
                 "opt": vars(opt)}
-        torch.save(ckpt, "last.pt")
+        torch.save(ckpt, "last.pt")  # expect: LRD007

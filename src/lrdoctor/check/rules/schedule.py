@@ -7,11 +7,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, granularity, receiver, scaler_always_on
+from lrdoctor.check.context import FileContext, granularity, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
 from lrdoctor.check.model import Event, Loop, exclusive
 from lrdoctor.check.rules import rule
+from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import Const, DictVal, Obj, TupleVal, UnionVal
 
 # a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
@@ -395,18 +396,21 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         if any(any(w in c.text.lower() for w in _SCALE_GUARD_WORDS) for c in e.conds):
             continue
         scaler_steps = [
-            s for s in ctx.updates_in(loop, e.root, sched.optimizer)
-            if s.kind == "scaler_step" and scaler_always_on(s.obj) and not _exclusive(s, e)
+            (s, flag) for s in ctx.updates_in(loop, e.root, sched.optimizer)
+            if s.kind == "scaler_step" and not _exclusive(s, e)
+            and (flag := scaler_switch(s.obj)) is not None
         ]
         if not scaler_steps:
             continue
-        s = scaler_steps[0]
+        # an always-on scaler first; otherwise the bug happens when the flag is on
+        s, flag = min(scaler_steps, key=lambda pair: bool(pair[1]))
+        prefix = f"{when(flag)[0].upper()}{when(flag)[1:]}, " if flag else ""
         yield Diagnostic.at(
             "LRD005",
-            f"`{receiver(e)}.step()` runs every batch even when GradScaler skips the optimizer "
-            f"step (`{receiver(s)}.step(...)`, line {s.line}): float16 AMP skips the first "
-            "steps, so the schedule runs ahead of the real updates (and PyTorch warns that "
-            "lr_scheduler.step() came before optimizer.step())",
+            f"{prefix}`{receiver(e)}.step()` runs every batch even when GradScaler skips the "
+            f"optimizer step (`{receiver(s)}.step(...)`, line {s.line}): float16 AMP skips the "
+            "first steps, so the schedule runs ahead of the real updates (and PyTorch warns "
+            "that lr_scheduler.step() came before optimizer.step())",
             e.path,
             e.node,
         )

@@ -6,10 +6,11 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
-from lrdoctor.check.context import FileContext, receiver, scaler_always_on
+from lrdoctor.check.context import FileContext, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.model import Event
 from lrdoctor.check.rules import rule
+from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import DictVal, ExprVal, Obj, StateDictVal, TupleVal
 
 
@@ -89,11 +90,14 @@ def _check_save(ctx: FileContext, e: Event) -> Iterator[Diagnostic]:
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
         s = scheds[0]
         missing.append(f"the scheduler's (`{s.name or 'scheduler'}`, {s.label})")
-    scalers = [s for s in _in_root(ctx, e.root, "scaler") if scaler_always_on(s)]
-    if scalers and not any(s.id in objs for s in scalers) and not any(
+    scalers = [(s, flag) for s in _in_root(ctx, e.root, "scaler")
+               if (flag := scaler_switch(s)) is not None]
+    if scalers and not any(s.id in objs for s, _ in scalers) and not any(
         "scaler" in w or "amp" in w for w in words
     ):
-        missing.append(f"the GradScaler's (`{scalers[0].name or 'scaler'}`)")
+        scaler, flag = min(scalers, key=lambda pair: bool(pair[1]))
+        switched = f", {when(flag)}" if flag else ""
+        missing.append(f"the GradScaler's (`{scaler.name or 'scaler'}`{switched})")
     if not missing:
         return
     consequence = []

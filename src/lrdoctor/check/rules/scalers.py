@@ -1,0 +1,78 @@
+"""When a GradScaler really scales: always, only when a flag is on, or never."""
+
+from __future__ import annotations
+
+import ast
+
+from lrdoctor.check.values import Obj
+
+ALWAYS = ""
+
+
+def scaler_switch(scaler: Obj | None) -> str | None:
+    """``ALWAYS`` ("") for a GradScaler that is always enabled, the flag's source text for
+    one switched by a flag (``GradScaler(enabled=args.amp)``, ``GradScaler() if args.amp else
+    None``), None when it never skips steps (``enabled=False``) or the file does not show how
+    it is built (a name only)."""
+    if scaler is None or scaler.call is None or scaler.kind != "scaler":
+        return None
+    flag = ALWAYS
+    if scaler.conditional:
+        test = _conditional_test(scaler)
+        if test is None:
+            return None
+        if not _flag(test):
+            return None
+        flag = ast.unparse(test)
+    enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
+    if enabled is None or (isinstance(enabled, ast.Constant) and enabled.value is True):
+        return flag
+    if isinstance(enabled, ast.Constant):
+        return None  # enabled=False (or None): a disabled scaler never skips
+    if not _flag(enabled):
+        # `enabled=(dtype == "float16")` with dtype picked from the hardware: the file does
+        # not say when float16 is in use, so it stays silent
+        return None
+    text = ast.unparse(enabled)
+    return text if not flag or flag == text else f"{flag} and {text}"
+
+
+def _flag(expr: ast.expr) -> bool:
+    """A switch the user sets: ``args.amp``, ``use_amp``, ``cfg["AMP"]``, ``cfg.get("amp")``,
+    ``not args.no_amp``, ``args.amp and cuda``."""
+    if isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript)):
+        return True
+    if isinstance(expr, ast.Call):
+        return isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" or (
+            isinstance(expr.func, ast.Name) and expr.func.id in ("bool", "getattr")
+        )
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return _flag(expr.operand)
+    if isinstance(expr, ast.BoolOp):
+        return all(_flag(v) or isinstance(v, ast.Compare) for v in expr.values) and any(
+            _flag(v) for v in expr.values
+        )
+    return False
+
+
+def when(flag: str) -> str:
+    """``when `args.amp` is on`` (or "" for an always-on scaler)."""
+    if not flag:
+        return ""
+    try:
+        simple = isinstance(ast.parse(flag, mode="eval").body,
+                            (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
+    except SyntaxError:
+        simple = False
+    return f"when `{flag}` is on" if simple else f"when `{flag}` holds"
+
+
+def _conditional_test(scaler: Obj) -> ast.expr | None:
+    """The test of ``GradScaler() if <test> else None`` (None when the scaler is built in the
+    ``else`` branch: the flag is negated, and the file is read as it is written)."""
+    if scaler.scope is None or scaler.call is None:
+        return None
+    for node in ast.walk(scaler.scope.module.tree):
+        if isinstance(node, ast.IfExp) and node.body is scaler.call:
+            return node.test
+    return None
