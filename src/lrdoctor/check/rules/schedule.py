@@ -12,6 +12,7 @@ from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
 from lrdoctor.check.model import Event, Loop, exclusive
 from lrdoctor.check.rules import rule
+from lrdoctor.check.rules.first_pass import first_values, holds_first
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import Const, DictVal, Obj, TupleVal, UnionVal
 
@@ -50,14 +51,11 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         if sched.cls == "ReduceLROnPlateau" or not _plain_step(e) or e.loop is None:
             continue
         loop = e.loop
-        loop_vars = {v for lp in loop.ancestors() for v in lp.targets}
-        if any(set(names.words(c.text)) & loop_vars for c in e.conds_inside(loop)):
-            continue  # `if epoch > 0: scheduler.step()` does not skip the first value
         updates = ctx.updates_in(loop, e.root, sched.optimizer)
         if not updates:
             continue
         first = min(updates, key=lambda u: u.order)
-        if e.order < first.order:
+        if e.order < first.order and not _skips_first_pass(ctx, e, first, loop):
             what = "optimizer.step()" if first.kind == "opt_step" else "scaler.step(optimizer)"
             yield Diagnostic.at(
                 "LRD001",
@@ -67,6 +65,29 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.path,
                 e.node,
             )
+
+
+def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> bool:
+    """True when a guard of the scheduler step may be false on the loop's first pass (``if
+    epoch > 0``, ``if epoch > start_epoch``, or a threshold the file does not state). A guard
+    the update shares (``if (i + 1) % accum == 0:`` around both) cancels out; one that holds
+    on the first pass (``if phase == "train"`` in ``for phase in ["train", "val"]``) skips
+    nothing."""
+    shared = {(c.key, c.branch) for c in update.conds} | {
+        (c.text, c.branch) for c in update.conds if c.text
+    }
+    loops = list(loop.ancestors())
+    loop_vars = {v for lp in loops for v in lp.targets}
+    env = first_values(loops)
+    module = ctx.module if e.path == ctx.path else None
+    for c in e.conds_inside(loop):
+        if (c.key, c.branch) in shared or (c.text, c.branch) in shared:
+            continue
+        if not set(names.words(c.text)) & loop_vars:
+            continue  # a setting (`if args.scheduler == "step"`): the same on every pass
+        if holds_first(c, env, module) is not True:
+            return True
+    return False
 
 
 # -- LRD002 / LRD003 ---------------------------------------------------------------------------

@@ -1,0 +1,161 @@
+"""Does a guard hold on the first pass through a loop? (LRD001's question)
+
+``if epoch > 0: scheduler.step()`` at the top of an epoch loop skips the first iteration, so
+the step never comes before the first update; ``if phase == "train":`` in ``for phase in
+["train", "val"]`` holds on the first pass and skips nothing. The answer is three-valued: True,
+False, or None when the file does not say (an unknown threshold: rules stay silent).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+from lrdoctor.check import constants, names
+from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.model import Cond, Loop
+
+_UNKNOWN = object()
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A value known only by the expression it was taken from (``range(start_epoch, n)``
+    starts at ``start_epoch``): equal to itself, unknown against anything else."""
+
+    text: str
+
+
+def first_values(loops: list[Loop]) -> dict[str, Any]:
+    """What each loop variable of ``loops`` holds on the first pass."""
+    env: dict[str, Any] = {}
+    for loop in loops:
+        node = loop.node
+        if not isinstance(node, (ast.For, ast.AsyncFor)):
+            continue
+        target, iterable = node.target, node.iter
+        while isinstance(iterable, ast.Call) and _last(iterable) in names.ITER_WRAPPERS \
+                and _last(iterable) != "enumerate" and iterable.args:
+            iterable = iterable.args[0]
+        if isinstance(iterable, ast.Call) and _last(iterable) == "enumerate" \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            start = next((k.value for k in iterable.keywords if k.arg == "start"),
+                         iterable.args[1] if len(iterable.args) > 1 else ast.Constant(0))
+            _bind(env, target.elts[0], _start_value(start))
+            continue
+        if isinstance(iterable, ast.Call) and _last(iterable) in ("range", "trange") \
+                and iterable.args:
+            start = iterable.args[0] if len(iterable.args) > 1 else ast.Constant(0)
+            _bind(env, target, _start_value(start))
+        elif isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts \
+                and isinstance(iterable.elts[0], ast.Constant):
+            _bind(env, target, iterable.elts[0].value)
+    return env
+
+
+def _last(call: ast.Call) -> str:
+    return (dotted(call.func) or "").rsplit(".", 1)[-1]
+
+
+def _bind(env: dict[str, Any], target: ast.expr, value: Any) -> None:
+    if isinstance(target, ast.Name):
+        env[target.id] = value
+
+
+def _start_value(expr: ast.expr) -> Any:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, int):
+        return expr.value
+    return Symbol(ast.unparse(expr))
+
+
+def holds_first(cond: Cond, env: dict[str, Any], module: ModuleInfo | None) -> bool | None:
+    """Is ``cond``'s branch taken on the first pass? None when it cannot be told."""
+    if cond.test is None:
+        return None
+    value = _eval(cond.test, env, module)
+    if value is _UNKNOWN:
+        return None
+    taken = bool(value)
+    return taken if cond.branch == 0 else not taken
+
+
+_COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge,
+}
+_REFLEXIVE = {ast.Eq: True, ast.NotEq: False, ast.Lt: False, ast.LtE: True, ast.Gt: False,
+              ast.GtE: True}
+
+
+def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in env:
+            return env[node.id]
+        if module is not None:
+            value = constants.resolve(node, None, module)
+            if value is not None:
+                return value
+        return Symbol(node.id)
+    if isinstance(node, ast.Attribute) and dotted(node) is not None:
+        return Symbol(ast.unparse(node))  # `args.start_epoch`: itself, whatever it holds
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _eval(node.operand, env, module)
+        return _UNKNOWN if inner is _UNKNOWN or isinstance(inner, Symbol) else not inner
+    if isinstance(node, ast.BoolOp):
+        values = [_eval(v, env, module) for v in node.values]
+        known = [bool(v) for v in values if v is not _UNKNOWN and not isinstance(v, Symbol)]
+        if isinstance(node.op, ast.And):
+            if False in known:
+                return False
+            return True if len(known) == len(values) else _UNKNOWN
+        if True in known:
+            return True
+        return False if len(known) == len(values) else _UNKNOWN
+    if isinstance(node, ast.BinOp):
+        left, right = _eval(node.left, env, module), _eval(node.right, env, module)
+        if isinstance(node.op, ast.Mod) and left == 0 and not isinstance(left, bool) \
+                and not isinstance(left, Symbol):
+            return 0  # 0 % n == 0 whatever n is
+        if _number(left) and _number(right):
+            try:
+                if isinstance(node.op, ast.Add):
+                    return left + right
+                if isinstance(node.op, ast.Sub):
+                    return left - right
+                if isinstance(node.op, ast.Mult):
+                    return left * right
+                if isinstance(node.op, ast.Mod):
+                    return left % right
+                if isinstance(node.op, ast.FloorDiv):
+                    return left // right
+            except ArithmeticError:
+                return _UNKNOWN
+        return _UNKNOWN
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        op = type(node.ops[0])
+        left = _eval(node.left, env, module)
+        right = _eval(node.comparators[0], env, module)
+        if isinstance(left, Symbol) or isinstance(right, Symbol):
+            if left == right and op in _REFLEXIVE:
+                return _REFLEXIVE[op]
+            return _UNKNOWN
+        if left is _UNKNOWN or right is _UNKNOWN or op not in _COMPARE:
+            if op in (ast.In, ast.NotIn) and left is not _UNKNOWN and isinstance(
+                node.comparators[0], (ast.List, ast.Tuple, ast.Set)
+            ) and all(isinstance(e, ast.Constant) for e in node.comparators[0].elts):
+                inside = left in [e.value for e in node.comparators[0].elts]  # type: ignore
+                return inside if op is ast.In else not inside
+            return _UNKNOWN
+        try:
+            return _COMPARE[op](left, right)
+        except TypeError:
+            return _UNKNOWN
+    return _UNKNOWN
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
