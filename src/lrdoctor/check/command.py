@@ -9,15 +9,26 @@ from functools import lru_cache
 
 from lrdoctor.catalog import select_codes
 from lrdoctor.check import STATIC_CODES, config, render
-from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.fix import fixed_sources, unified_diff
 from lrdoctor.check.runner import check_files, cpu_count
-from lrdoctor.check.sources import SourceError, discover, notebook_source, read_python
+from lrdoctor.check.sources import (
+    RawNotebook,
+    SourceError,
+    discover,
+    read_notebook,
+    read_notebook_text,
+    read_python,
+)
 
 EPILOG = """\
 exit status:
-  0  no findings        1  findings (or files that could not be parsed)
+  0  no findings, every file checked
+  1  findings, or files that could not be read (E902) or parsed (E999)
   2  usage error, a path that does not exist, or an internal error
+
+a file that cannot be read or parsed is reported in every format, as code E902 or E999 (as
+flake8 and ruff do): it is never counted as checked.
 
 examples:
   lrdoctor check                               everything under the current directory
@@ -27,8 +38,8 @@ examples:
   lrdoctor check --format sarif > lrdoctor.sarif   for GitHub code scanning
   lrdoctor check --diff / --fix                show / apply safe fixes (LRD101)
 
-silence one line with `# noqa: LRD002` (or a bare `# noqa`); configure defaults in
-pyproject.toml:
+silence one line with `# noqa: LRD002` (a prefix such as `# noqa: LRD0` too, or a bare
+`# noqa`); configure defaults in pyproject.toml:
   [tool.lrdoctor]
   select = ["LRD"]
   ignore = ["LRD015"]
@@ -57,10 +68,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="skip these codes or prefixes, comma-separated")
     parser.add_argument("--exclude", metavar="PATTERN", action="append", default=[],
                         help="gitignore-style pattern of paths to skip when walking (repeatable)")
+    parser.add_argument("--force-exclude", action="store_true",
+                        help="apply the exclude patterns to files named on the command line too "
+                             "(pre-commit names every staged file)")
     parser.add_argument("--exit-zero", action="store_true",
-                        help="exit 0 even when there are findings")
+                        help="exit 0 even when there are findings or files that could not be "
+                             "checked")
     parser.add_argument("--statistics", action="store_true",
-                        help="print how many findings of each code, not the findings")
+                        help="print how many findings of each code, not the findings (text, or "
+                             "with --format json an array of {code, name, count, fixable})")
     fix = parser.add_mutually_exclusive_group()
     fix.add_argument("--fix", action="store_true",
                      help="apply safe fixes in place (LRD101: torch.cuda.amp -> torch.amp)")
@@ -104,18 +120,28 @@ def run(args: argparse.Namespace) -> int:
         _err("--jobs must be at least 1")
         return 2
 
+    if args.statistics and args.format not in ("text", "json"):
+        _err("--statistics works with --format text or json")
+        return 2
+
+    notes: list[str] = []
     files, missing = discover(
         args.paths, exclude=[*cfg.exclude, *args.exclude], base=cfg.base,
-        respect_gitignore=not args.no_gitignore,
+        respect_gitignore=not args.no_gitignore, force_exclude=args.force_exclude, notes=notes,
     )
-    for message in missing:
-        _err(message)
     report = check_files(files, codes, args.jobs)
-    internal = False
-    for message in report.errors:
-        internal = internal or "internal error" in message
-        print(f"lrdoctor: {message}", file=sys.stderr)
+    problems = [_missing(message) for message in missing] + report.problems
+    for note in [*notes, *report.notes]:
+        print(f"lrdoctor: note: {note}", file=sys.stderr)
+    internal = any(p.internal for p in problems)
+    # text and github list the unchecked files with the findings; the machine formats also say
+    # it on stderr, for whoever reads the CI log. lrdoctor's own failures always go there.
+    listed = args.format in ("text", "github") and not args.diff
+    for problem in problems:
+        if problem.internal or not listed:
+            print(f"lrdoctor: {problem}", file=sys.stderr)
     diags = report.diagnostics
+    failed = 2 if missing or internal else (1 if problems and not args.exit_zero else 0)
 
     if args.fix or args.diff:
         originals = _read_for_fix(diags)
@@ -126,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
             count = sum(1 for d in diags if d.edits and d.path in new)
             print(f"{count} fix{'es' if count != 1 else ''} would be applied to "
                   f"{len(new)} file{'s' if len(new) != 1 else ''}.", file=sys.stderr)
-            return 2 if missing or internal else (1 if new and not args.exit_zero else 0)
+            return failed or (1 if new and not args.exit_zero else 0)
         fixed = 0
         for path, text in new.items():
             try:
@@ -141,37 +167,44 @@ def run(args: argparse.Namespace) -> int:
             print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)
 
     try:
-        _print(args, diags, report.files)
+        _print(args, diags, problems, report.files + len(missing))
         sys.stdout.flush()
     except BrokenPipeError:  # `lrdoctor check | head`: the reader has seen enough
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    if missing or internal:
-        return 2
-    if (diags or report.errors) and not args.exit_zero:
-        return 1
-    return 0
+    return failed or (1 if diags and not args.exit_zero else 0)
 
 
-def _print(args: argparse.Namespace, diags: list[Diagnostic], files: int) -> None:
+def _missing(message: str) -> Problem:
+    path, _, reason = message.rpartition(": ")
+    return Problem("E902", path, f"{reason} (not checked)")
+
+
+def _print(args: argparse.Namespace, diags: list[Diagnostic], problems: list[Problem],
+           files: int) -> None:
     fmt = args.format
-    if args.statistics and fmt == "text":
-        if diags:
-            print(render.statistics(diags))
-        print(render.summary(diags, files))
+    shown = render.in_order(diags, [p for p in problems if not p.internal])
+    if args.statistics:
+        if fmt == "json":
+            print(render.statistics_json(shown))
+            return
+        if shown:
+            print(render.statistics(shown))
+        print(render.summary(diags, files, problems=problems))
         return
     if fmt == "json":
-        print(render.to_json(diags))
+        print(render.to_json(shown))
     elif fmt == "sarif":
-        print(render.sarif(diags))
+        print(render.sarif(render.in_order(diags, problems), _position))
     elif fmt == "github":
-        if diags:
-            print(render.github(diags))
+        everything = render.in_order(diags, problems)
+        if everything:
+            print(render.github(everything, _position))
     else:
         color = _color()
-        if diags:
-            print(render.text(diags, _line_of, color=color, show_source=not args.no_source))
-        print(render.summary(diags, files, color=color))
+        if shown:
+            print(render.text(shown, _line_of, color=color, show_source=not args.no_source))
+        print(render.summary(diags, files, color=color, problems=problems))
 
 
 def _color() -> bool:
@@ -195,13 +228,25 @@ def _lines(path: str) -> tuple[str, ...]:
 @lru_cache(maxsize=64)
 def _cells(path: str) -> dict[int, list[str]]:
     try:
-        with open(path, encoding="utf-8") as fh:
-            return notebook_source(fh.read()).cell_lines
-    except (OSError, UnicodeDecodeError, SourceError):
+        return read_notebook(path).cell_lines
+    except SourceError:
         return {}
 
 
-def _line_of(d: Diagnostic) -> str | None:
+@lru_cache(maxsize=16)
+def _raw_notebook(path: str) -> RawNotebook | None:
+    try:
+        return RawNotebook(read_notebook_text(path))
+    except SourceError:
+        return None
+
+
+def _position(path: str, cell: int, line: int, col: int) -> tuple[int, int] | None:
+    notebook = _raw_notebook(path)
+    return notebook.position(cell, line, col) if notebook else None
+
+
+def _line_of(d: Diagnostic | Problem) -> str | None:
     lines: list[str] | tuple[str, ...]
     if d.cell is not None:
         lines = _cells(d.path).get(d.cell, [])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from lrdoctor.findings import Finding, Location
 
@@ -68,3 +68,83 @@ class Diagnostic:
         out["end_column"] = self.end_col
         out["fixable"] = bool(self.edits)
         return out
+
+
+#: what a file that could not be checked is reported as, in every output format. These are
+#: flake8's (and ruff's) codes for the same events, not catalog codes: they say nothing about
+#: training, only that lrdoctor could not look. ``--select``/``--ignore``/``# noqa`` never hide
+#: them.
+NOT_CHECKED: dict[str, tuple[str, str]] = {
+    "E902": ("io-error",
+             "make the file readable as a regular UTF-8 (or `# coding:`-declared) Python file or "
+             "notebook, or exclude it"),
+    "E999": ("syntax-error", "fix the syntax error: only code Python can parse is checked"),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file (or one notebook cell) that was not checked, and why.
+
+    ``code`` is ``"E902"`` (could not be read), ``"E999"`` (could not be parsed), or ``None``
+    when lrdoctor itself failed on the file (an internal error: exit status 2).
+
+    >>> str(Problem("E999", "t.py", "SyntaxError: invalid syntax", 3, 7))
+    't.py:3:7: SyntaxError: invalid syntax'
+    """
+
+    code: str | None
+    path: str
+    message: str
+    line: int = 1
+    col: int = 1
+    cell: int | None = None
+    whole_file: bool = True  # False: one notebook cell was skipped, the others were checked
+
+    # the same shape as a Diagnostic, so the renderers can list both in one order
+    end_line: ClassVar[None] = None
+    end_col: ClassVar[None] = None
+    edits: ClassVar[tuple[Edit, ...]] = ()
+
+    @property
+    def internal(self) -> bool:
+        return self.code is None
+
+    @property
+    def name(self) -> str:
+        return NOT_CHECKED[self.code][0] if self.code else "internal-error"
+
+    @property
+    def fix_hint(self) -> str:
+        if self.code:
+            return NOT_CHECKED[self.code][1]
+        return "please report it at lrdoctor's issue tracker"
+
+    def __str__(self) -> str:
+        if self.cell is not None:
+            return f"{self.path}:cell {self.cell}:line {self.line}: {self.message}"
+        if (self.line, self.col) == (1, 1) and self.code != "E999":
+            return f"{self.path}: {self.message}"
+        return f"{self.path}:{self.line}:{self.col}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The shape of a finding in ``--format json`` (same keys, same types)."""
+        location: dict[str, Any] = {"path": self.path, "line": self.line, "column": self.col}
+        if self.cell is not None:
+            location["cell"] = self.cell
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": "error",
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.col,
+            "cell": self.cell,
+            "location": location,
+            "fix": self.fix_hint,
+            "evidence": {},
+            "end_line": None,
+            "end_column": None,
+            "fixable": False,
+        }

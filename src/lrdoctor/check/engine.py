@@ -13,11 +13,11 @@ import warnings
 from dataclasses import dataclass, field
 
 from lrdoctor.check.context import FileContext
-from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.index import ModuleInfo
 from lrdoctor.check.project import ProjectLoader, display_path
 from lrdoctor.check.rules import RULES, rules_for
-from lrdoctor.check.sources import NotebookSource, SourceError, notebook_source, read_python
+from lrdoctor.check.sources import NotebookSource, SourceError, read_notebook, read_python
 from lrdoctor.check.trace import Tracer
 
 # a file none of these appear in cannot hold a finding: parse it (for syntax errors) and stop
@@ -34,6 +34,12 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     lines: int = 0
+    problems: list[Problem] = field(default_factory=list)  # the errors, for the reports
+
+    def skip(self, problem: Problem) -> None:
+        """Record a file, or a notebook cell, that was not checked."""
+        self.problems.append(problem)
+        self.errors.append(str(problem))
 
 
 def check_file(path: str, codes: frozenset[str] | None = None,
@@ -44,19 +50,12 @@ def check_file(path: str, codes: frozenset[str] | None = None,
     notebook: NotebookSource | None = None
     try:
         if path.endswith(".ipynb"):
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    raw = fh.read()
-            except UnicodeDecodeError:
-                raise SourceError("notebook is not valid UTF-8") from None
-            except OSError as exc:
-                raise SourceError(f"cannot read: {exc.strerror or exc}") from None
-            notebook = notebook_source(raw)
+            notebook = read_notebook(path)
             text = notebook.text
         else:
             text = read_python(path)
     except SourceError as exc:
-        result.errors.append(f"{shown}: {exc}")
+        result.skip(Problem("E902", shown, f"{exc} (file not checked)"))
         return result
     return check_source(text, shown, codes, loader, notebook, result)
 
@@ -84,32 +83,31 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
                 if diag.code in codes and diag.key not in found:
                     found[diag.key] = diag
     except RecursionError:
-        result.errors.append(f"{path}: too deeply nested to analyse (file skipped)")
+        result.skip(Problem(None, path, "too deeply nested for lrdoctor to analyse "
+                                        "(file not checked)"))
         return result
     except Exception as exc:  # noqa: BLE001 - a bug in lrdoctor must not stop the other files
-        result.errors.append(
-            f"{path}: internal error ({type(exc).__name__}: {exc}); please report it at "
-            "lrdoctor's issue tracker (file skipped)"
-        )
+        result.skip(Problem(
+            None, path, f"internal error ({type(exc).__name__}: {exc}); please report it at "
+            "lrdoctor's issue tracker (file not checked)"
+        ))
         return result
     diags = sorted(found.values(), key=lambda d: (d.path, d.line, d.col, d.code))
     out = []
+    lines_of: dict[str, list[str]] = {}  # split once per file: a file can have 100k findings
     for diag in diags:
-        if diag.path == path:
-            lines = text.splitlines()
-        else:
-            lines = loader.sources.get(diag.path, "").splitlines()
+        lines = lines_of.get(diag.path)
+        if lines is None:
+            lines = text.splitlines() if diag.path == path else \
+                loader.sources.get(diag.path, "").splitlines()
+            lines_of[diag.path] = lines
         source_line = lines[diag.line - 1] if 0 < diag.line <= len(lines) else ""
         if _suppressed(source_line, diag.code):
             continue
         if not source_line.isascii():
             _to_char_columns(diag, lines)
         if notebook is not None and diag.path == path:
-            cell, line = notebook.locate(diag.line)
-            diag.cell, diag.line = cell, line
-            if diag.end_line is not None:
-                diag.end_line = notebook.locate(diag.end_line)[1]
-            diag.edits = ()
+            notebook.place(diag)
         out.append(diag)
     result.diagnostics.extend(out)
     return result
@@ -124,12 +122,13 @@ def _parse(text: str, path: str, notebook: NotebookSource | None,
     except SyntaxError as exc:
         if notebook is not None:
             return _parse_cells(notebook, path, result)
-        where = f"{path}:{exc.lineno}:{exc.offset or 0}" if exc.lineno else path
-        result.errors.append(f"{where}: syntax error: {exc.msg} (file skipped)")
+        result.skip(Problem("E999", path, f"syntax error: {exc.msg} (file not checked)",
+                            exc.lineno or 1, max(exc.offset or 1, 1)))
     except (ValueError, TypeError) as exc:
-        result.errors.append(f"{path}: cannot parse: {exc} (file skipped)")
+        result.skip(Problem("E999", path, f"cannot parse: {exc} (file not checked)"))
     except (RecursionError, MemoryError):
-        result.errors.append(f"{path}: too deeply nested or too large to parse (file skipped)")
+        result.skip(Problem("E999", path, "too deeply nested or too large to parse "
+                                          "(file not checked)"))
     return None
 
 
@@ -147,8 +146,9 @@ def _parse_cells(notebook: NotebookSource, path: str, result: FileResult) -> ast
         except (SyntaxError, ValueError) as exc:
             msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
             line = exc.lineno if isinstance(exc, SyntaxError) and exc.lineno else 1
-            result.errors.append(f"{path}:cell {number}:line {line}: syntax error: {msg} "
-                                 "(cell skipped)")
+            col = exc.offset if isinstance(exc, SyntaxError) and exc.offset else 1
+            result.skip(Problem("E999", path, f"syntax error: {msg} (cell not checked)",
+                                line, max(col, 1), number, whole_file=False))
             for i in range(first - 1, end - 1):
                 lines[i] = ""
         except (RecursionError, MemoryError):
@@ -189,7 +189,8 @@ def _suppressed(line: str, code: str) -> bool:
         listed = match.group("codes")
         if listed is None:
             return True
-        if code.upper() in {c.upper() for c in re.split(r"[\s,]+", listed.strip())}:
+        # a listed code is a prefix, as in flake8: `# noqa: LRD0` silences LRD001..LRD099
+        if any(code.upper().startswith(c.upper()) for c in re.split(r"[\s,]+", listed.strip())):
             return True
     return False
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.engine import FileResult, check_file
 from lrdoctor.check.project import ProjectLoader
 
@@ -29,6 +29,15 @@ class Report:
     errors: list[str] = field(default_factory=list)
     files: int = 0
     lines: int = 0
+    # files and notebook cells that were not checked, in path order
+    problems: list[Problem] = field(default_factory=list)
+    # said on stderr; nothing was lost (a worker died and its files were rechecked here)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def unchecked(self) -> int:
+        """Files not checked at all (a notebook with one broken cell was still checked)."""
+        return len({p.path for p in self.problems if p.whole_file})
 
 
 def cpu_count() -> int:
@@ -61,7 +70,8 @@ def _check_one(path: str, codes: frozenset[str], loader: ProjectLoader) -> FileR
         return check_file(path, codes, loader)
     except Exception as exc:  # noqa: BLE001 - never lose the other files of the chunk
         result = FileResult(path)
-        result.errors.append(f"{path}: internal error ({type(exc).__name__}: {exc})")
+        result.skip(Problem(None, path, f"internal error ({type(exc).__name__}: {exc}); please "
+                                        "report it at lrdoctor's issue tracker (file not checked)"))
         return result
 
 
@@ -81,15 +91,18 @@ def check_files(paths: list[str], codes: frozenset[str], jobs: int | None = None
     sizes = _sizes(paths)
     parallel = jobs > 1 and len(paths) >= PARALLEL_MIN_FILES and sum(sizes) >= PARALLEL_MIN_BYTES
     results: list[FileResult]
+    notes: list[str] = []
     if not parallel:
         results = _check_chunk(paths, codes)
     else:
-        results = _check_parallel(paths, sizes, codes, jobs)
-    return _merge(results)
+        results = _check_parallel(paths, sizes, codes, jobs, notes)
+    report = _merge(results)
+    report.notes[:0] = notes
+    return report
 
 
 def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
-                    jobs: int) -> list[FileResult]:
+                    jobs: int, notes: list[str]) -> list[FileResult]:
     n_chunks = min(len(paths), jobs * 8)
     chunks: list[list[int]] = [[] for _ in range(n_chunks)]
     loads = [0] * n_chunks
@@ -111,7 +124,8 @@ def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
             except Exception as exc:  # noqa: BLE001 - a worker died: check its files here instead
                 for index, result in zip(chunk, _check_chunk([paths[i] for i in chunk], codes)):
                     by_index[index] = result
-                by_index[chunk[0]].errors.append(f"worker failed ({exc}); rechecked serially")
+                notes.append(f"a worker process failed ({exc}); its {len(chunk)} files were "
+                             "rechecked in the main process")
     return [by_index[i] for i in range(len(paths))]
 
 
@@ -122,9 +136,11 @@ def _merge(results: Iterable[FileResult]) -> Report:
         report.files += 1
         report.lines += result.lines
         report.errors.extend(result.errors)
+        report.problems.extend(result.problems)
         for diag in result.diagnostics:
             if diag.key not in seen:
                 seen.add(diag.key)
                 report.diagnostics.append(diag)
     report.diagnostics.sort(key=lambda d: (d.path, d.cell or 0, d.line, d.col, d.code))
+    report.problems.sort(key=lambda p: (p.path, p.cell or 0, p.line, p.col))
     return report

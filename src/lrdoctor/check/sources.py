@@ -14,14 +14,20 @@ Directory walks honour ``.gitignore`` files and skip virtual environments and
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from json.decoder import scanstring
+from typing import TYPE_CHECKING, Any
 
 from lrdoctor.check.gitignore import IgnoreRules
+
+if TYPE_CHECKING:
+    from lrdoctor.check.diagnostic import Diagnostic
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "__pycache__", "site-packages", "dist-packages", "node_modules",
@@ -36,6 +42,11 @@ _FOREIGN_CELL_MAGICS = frozenset(
      "powershell"}
 )
 _MAGIC_LINE = re.compile(r"^\s*([%!?]|[\w.,\s\[\]]+=\s*[%!])|.*\?\s*$")
+# a bigger .py or .ipynb is generated data, not training code; reading stops there instead of
+# filling memory (the check itself is linear: 20 MB of findings-dense code takes ~1 min)
+MAX_FILE_BYTES = 64 * 2**20
+# "line 12" in a message, outside `code spans`
+_LINE_REF = re.compile(r"\bline (\d+)\b")
 
 
 class SourceError(Exception):
@@ -50,24 +61,90 @@ class NotebookSource:
 
     def locate(self, line: int) -> tuple[int, int]:
         """(cell number, line within the cell) for a line of the joined source."""
-        cell, start = 1, 1
-        for number, first in self.cell_starts:
-            if first > line:
-                break
-            cell, start = number, first
-        return cell, line - start + 1
+        index = bisect.bisect_right(self.cell_starts, line, key=lambda c: c[1]) - 1
+        if index < 0:
+            return 1, line
+        number, first = self.cell_starts[index]
+        return number, line - first + 1
+
+    def cell_line(self, line: int) -> str:
+        """``cell 3, line 2`` for a line of the joined source."""
+        cell, within = self.locate(line)
+        return f"cell {cell}, line {within}"
+
+    def place(self, diag: Diagnostic) -> None:
+        """Point ``diag`` (found in the joined source) at its cell, and say ``cell N, line M``
+        wherever its message or evidence names a line of the notebook."""
+        end_line = diag.end_line
+        diag.cell, diag.line = self.locate(diag.line)
+        if end_line is not None:
+            end_cell, diag.end_line = self.locate(end_line)
+            if end_cell != diag.cell:  # a span never crosses cells; keep the start only
+                diag.end_line = diag.end_col = None
+        diag.edits = ()  # notebooks are reported, never rewritten
+        diag.message = _outside_code(diag.message,
+                                     lambda text: _LINE_REF.sub(self._line_ref, text))
+        diag.evidence = {**diag.evidence}
+        for key, value in list(diag.evidence.items()):
+            if (key == "line" or key.endswith("_line")) and type(value) is int:
+                cell, within = self.locate(value)
+                diag.evidence[key] = within
+                diag.evidence[key.removesuffix("line") + "cell"] = cell
+
+    def _line_ref(self, match: re.Match[str]) -> str:
+        return self.cell_line(int(match.group(1)))
+
+
+def _outside_code(message: str, change: Any) -> str:
+    """``change`` applied to the parts of ``message`` outside backtick code spans."""
+    parts = message.split("`")
+    return "`".join(change(part) if i % 2 == 0 else part for i, part in enumerate(parts))
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES; SourceError for anything else.
+
+    Opened without blocking and checked on the open descriptor: a FIFO or a device named
+    ``.py`` would otherwise wait for a writer or never end."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise SourceError("no such file or directory") from None
+    except IsADirectoryError:
+        raise SourceError("is a directory, not a file") from None
+    except OSError as exc:
+        raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    with open(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError(f"{_kind(info.st_mode)}, not a regular file")
+        try:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise SourceError(f"larger than {MAX_FILE_BYTES // 2**20} MiB: generated data, "
+                          "not training code")
+    return raw
 
 
 def read_python(path: str) -> str:
     """The text of a ``.py`` file, honouring a PEP 263 coding line; SourceError otherwise."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise SourceError("no such file") from None
-    except IsADirectoryError:
-        raise SourceError("is a directory") from None
-    except OSError as exc:
-        raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    raw = read_bytes(path)
     if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise SourceError("binary file (contains NUL bytes), not Python source")
     encoding = "utf-8"
@@ -88,19 +165,29 @@ def read_python(path: str) -> str:
     return text.removeprefix("\ufeff")
 
 
+def read_notebook_text(path: str) -> str:
+    """The JSON text of a notebook (a UTF-8 byte-order mark is allowed, as Jupyter does)."""
+    try:
+        return read_bytes(path).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SourceError("notebook is not valid UTF-8") from None
+
+
+def read_notebook(path: str) -> NotebookSource:
+    return notebook_source(read_notebook_text(path))
+
+
 def notebook_source(raw: str) -> NotebookSource:
     """Join a notebook's code cells into one source, blanking IPython-only lines."""
+    raw = raw.removeprefix("\ufeff")
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise SourceError(f"broken notebook JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(data, dict):
         raise SourceError("not a Jupyter notebook (top level is not a JSON object)")
-    cells = data.get("cells")
-    if cells is None and isinstance(data.get("worksheets"), list):  # nbformat 3
-        cells = [c for ws in data["worksheets"] if isinstance(ws, dict)
-                 for c in ws.get("cells", [])]
-    if not isinstance(cells, list):
+    cells = _notebook_cells(data)
+    if cells is None:
         raise SourceError("not a Jupyter notebook (no list of cells)")
     out: list[str] = []
     nb = NotebookSource("")
@@ -110,18 +197,141 @@ def notebook_source(raw: str) -> NotebookSource:
         number += 1  # cells are numbered like ruff does: every cell counts, markdown too
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = cell.get("source", cell.get("input", ""))
-        if isinstance(source, list):
-            source = "".join(s for s in source if isinstance(s, str))
-        if not isinstance(source, str):
-            source = ""
-        lines = source.splitlines()
+        lines = "".join(_source_parts(cell)).splitlines()
         nb.cell_lines[number] = lines
         nb.cell_starts.append((number, line))
         out.extend(_python_lines(lines))
         line += len(lines)
     nb.text = "\n".join(out) + ("\n" if out else "")
     return nb
+
+
+def _notebook_cells(data: dict[str, Any]) -> list[Any] | None:
+    cells = data.get("cells")
+    if cells is None and isinstance(data.get("worksheets"), list):  # nbformat 3
+        cells = [c for ws in data["worksheets"] if isinstance(ws, dict)
+                 for c in (ws.get("cells") if isinstance(ws.get("cells"), list) else [])]
+    return cells if isinstance(cells, list) else None
+
+
+def _source_parts(cell: dict[str, Any]) -> list[str]:
+    source = cell.get("source", cell.get("input", ""))
+    if isinstance(source, str):
+        return [source]
+    if isinstance(source, list):
+        return [s for s in source if isinstance(s, str)]
+    return []
+
+
+class _At(str):
+    """A JSON string value that remembers the offset of its opening quote in the raw text."""
+
+    at: int
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null"
+                     r"|NaN|-?Infinity")
+
+
+def _json_value(raw: str, i: int) -> tuple[Any, int]:
+    """Just enough of a JSON reader to know where each string value starts."""
+    i = _WS.match(raw, i).end()  # type: ignore[union-attr]
+    char = raw[i : i + 1]
+    if char == '"':
+        value, end = scanstring(raw, i + 1)
+        located = _At(value)
+        located.at = i
+        return located, end
+    if char in ("{", "["):
+        closing = "}" if char == "{" else "]"
+        items: list[Any] = []
+        pairs: dict[str, Any] = {}
+        i = _WS.match(raw, i + 1).end()  # type: ignore[union-attr]
+        if raw[i : i + 1] == closing:
+            return (pairs if char == "{" else items), i + 1
+        while True:
+            if char == "{":
+                i = _WS.match(raw, i).end()  # type: ignore[union-attr]
+                if raw[i : i + 1] != '"':
+                    raise ValueError(f"expected a key at {i}")
+                key, i = scanstring(raw, i + 1)
+                i = _WS.match(raw, i).end()  # type: ignore[union-attr]
+                if raw[i : i + 1] != ":":
+                    raise ValueError(f"expected ':' at {i}")
+                pairs[key], i = _json_value(raw, i + 1)
+            else:
+                value, i = _json_value(raw, i)
+                items.append(value)
+            i = _WS.match(raw, i).end()  # type: ignore[union-attr]
+            if raw[i : i + 1] == ",":
+                i += 1
+            elif raw[i : i + 1] == closing:
+                return (pairs if char == "{" else items), i + 1
+            else:
+                raise ValueError(f"expected ',' or {closing!r} at {i}")
+    match = _SCALAR.match(raw, i)
+    if not match:
+        raise ValueError(f"unexpected character at {i}")
+    return None, match.end()  # only strings' positions are needed
+
+
+class RawNotebook:
+    r"""Where a cell's code sits in the notebook file itself, for tools that show the raw
+    ``.ipynb`` (SARIF viewers, GitHub annotations).
+
+    >>> raw = '{"cells": [\n {"cell_type": "code",\n  "source": ["x = 1\\n", "y = \\"\\u00e9\\""]}]}'
+    >>> print(raw)
+    {"cells": [
+     {"cell_type": "code",
+      "source": ["x = 1\n", "y = \"\u00e9\""]}]}
+    >>> RawNotebook(raw).position(1, 2, 6)  # cell 1, line 2, column 6: the e-acute
+    (3, 32)
+    """
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw.removeprefix("\ufeff")
+        self.cells: list[Any] = []
+        try:
+            data, _ = _json_value(self.raw, 0)
+        except (ValueError, IndexError, RecursionError):
+            return
+        if isinstance(data, dict):
+            self.cells = _notebook_cells(data) or []
+        self._newlines = [i for i, c in enumerate(self.raw) if c == "\n"] if self.cells else []
+
+    def position(self, cell: int, line: int, col: int) -> tuple[int, int] | None:
+        """(line, column), both 1-based, in the raw file of ``cell``'s line ``line``, column
+        ``col``; None when the notebook is not laid out as expected."""
+        if not 0 < cell <= len(self.cells) or not isinstance(self.cells[cell - 1], dict):
+            return None
+        parts = [p for p in _source_parts(self.cells[cell - 1]) if isinstance(p, _At)]
+        text = "".join(parts)
+        lines = text.splitlines(keepends=True)
+        if not 0 < line <= len(lines):
+            return None
+        offset = sum(len(x) for x in lines[: line - 1]) + min(col - 1, len(lines[line - 1]))
+        for part in parts:
+            if offset <= len(part) and (offset < len(part) or part is parts[-1]):
+                return self._raw_position(part, offset)
+            offset -= len(part)
+        return None
+
+    def _raw_position(self, part: _At, chars: int) -> tuple[int, int]:
+        i = part.at + 1  # after the opening quote
+        raw = self.raw
+        for _ in range(chars):  # one decoded character per escape sequence or raw character
+            if raw[i] != "\\":
+                i += 1
+            elif raw[i + 1] != "u":
+                i += 2
+            elif 0xD800 <= int(raw[i + 2 : i + 6], 16) < 0xDC00 and raw[i + 6 : i + 8] == "\\u":
+                i += 12  # a surrogate pair: one character
+            else:
+                i += 6
+        line = bisect.bisect_left(self._newlines, i)
+        start = self._newlines[line - 1] + 1 if line else 0
+        return line + 1, i - start + 1
 
 
 def _python_lines(lines: list[str]) -> list[str]:
@@ -144,26 +354,31 @@ def _python_lines(lines: list[str]) -> list[str]:
 
 def discover(
     paths: Iterable[str], exclude: Iterable[str] = (), base: str | None = None,
-    respect_gitignore: bool = True,
+    respect_gitignore: bool = True, force_exclude: bool = False,
+    notes: list[str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Files to check under ``paths`` and one-line errors for paths that do not exist.
 
-    Files named explicitly are always checked; directories are walked."""
+    Files named explicitly are checked unless ``force_exclude`` (pre-commit names every staged
+    file: ``--force-exclude`` applies ``exclude`` to them too); directories are walked. What a
+    walk skips that is not plainly ignored (a FIFO named ``.py``) is said in ``notes``; a
+    dangling symlink is skipped silently, as git does."""
     files: list[str] = []
     errors: list[str] = []
     seen: set[str] = set()
     patterns = list(exclude)
+    rules = IgnoreRules(patterns, base) if force_exclude and patterns else None
     for raw in paths:
         if not os.path.lexists(raw):
             errors.append(f"{raw}: no such file or directory")
             continue
         if os.path.isdir(raw):
-            for found in _walk(raw, patterns, base, respect_gitignore):
+            for found in _walk(raw, patterns, base, respect_gitignore, notes):
                 key = os.path.realpath(found)
                 if key not in seen:
                     seen.add(key)
                     files.append(found)
-        else:
+        elif rules is None or not _excluded(raw, rules):
             key = os.path.realpath(raw)
             if key not in seen:
                 seen.add(key)
@@ -171,8 +386,20 @@ def discover(
     return files, errors
 
 
+def _excluded(path: str, rules: IgnoreRules) -> bool:
+    """Whether an explicitly named file, or a directory above it, matches ``rules``."""
+    full = os.path.abspath(path)
+    parents = []
+    parent = os.path.dirname(full)
+    while parent != os.path.dirname(parent):
+        parents.append(parent)
+        parent = os.path.dirname(parent)
+    return any(rules.ignored(d, is_dir=True) for d in reversed(parents)) or \
+        rules.ignored(full, is_dir=False)
+
+
 def _walk(root: str, exclude: list[str], base: str | None,
-          respect_gitignore: bool) -> Iterator[str]:
+          respect_gitignore: bool, notes: list[str] | None = None) -> Iterator[str]:
     rules = IgnoreRules(exclude, base)
     if respect_gitignore:
         rules = rules.with_parents(os.path.abspath(root))
@@ -202,5 +429,18 @@ def _walk(root: str, exclude: list[str], base: str | None,
                     continue
                 subdirs.append((full, dir_rules))
             elif name.endswith(EXTENSIONS) and not dir_rules.ignored(full, is_dir=False):
-                yield full
+                try:
+                    regular = entry.is_file()  # follows symlinks: False when dangling
+                    if not regular and not entry.is_symlink():
+                        kind = _kind(entry.stat(follow_symlinks=False).st_mode)
+                    elif not regular and os.path.exists(full):
+                        kind = _kind(os.stat(full).st_mode)
+                    else:
+                        kind = ""
+                except OSError:
+                    continue
+                if regular:
+                    yield full
+                elif kind and notes is not None:
+                    notes.append(f"{full}: skipped: {kind}, not a regular file")
         stack.extend(reversed(subdirs))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 
@@ -188,7 +189,7 @@ def _from_import(tree: ast.Module) -> ast.ImportFrom | None:
 
 def _import_edit(source: str, stmt: ast.ImportFrom) -> tuple[Edit, ...]:
     """`from torch.cuda.amp import ...` -> `from torch.amp import ...` (the rest untouched)."""
-    lines = source.splitlines()
+    lines = _lines(source)
     if stmt.lineno > len(lines):
         return ()
     text = lines[stmt.lineno - 1]
@@ -230,8 +231,14 @@ def _call_fix(source: str, node: ast.Call, name: str, module: ModuleInfo) -> tup
     return tuple(edits)
 
 
+@functools.lru_cache(maxsize=1)
+def _lines(source: str) -> list[str]:
+    """The lines of the file being checked, split once: a file can hold 100k fixable calls."""
+    return source.splitlines()
+
+
 def _find_paren(source: str, line: int, col: int) -> tuple[int, int] | None:
-    lines = source.splitlines()
+    lines = _lines(source)
     for i in range(line - 1, min(line + 3, len(lines))):
         text = lines[i]
         start = col if i == line - 1 else 0
