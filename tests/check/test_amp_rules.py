@@ -53,7 +53,8 @@ def test_cuda_amp_spellings_are_reported_and_fixed_preserving_comments() -> None
     scaler = torch.amp.GradScaler("cuda")  # keep me
     with torch.autocast("cuda", dtype=torch.float16):  # and me
         pass
-    big = torch.amp.GradScaler("cuda", 
+    big = torch.amp.GradScaler(
+        "cuda",
         init_scale=2.0**10,   # custom
         enabled=True,
     )

@@ -98,3 +98,71 @@ def test_discover_walks_directories_and_keeps_explicit_files(tmp_path: Path) -> 
         "a.py", "pkg/b.py", "pkg/c.ipynb"]
     files, _ = discover([str(tmp_path / "skip.py")])
     assert len(files) == 1 and errors == []
+
+
+def test_notebook_messages_and_evidence_name_the_cell_line(tmp_path: Path) -> None:
+    path = tmp_path / "train.ipynb"
+    path.write_text(notebook(*NB_CELLS))
+    [diag] = check_file(str(path)).diagnostics
+    # the batch loop is the 4th line of cell 4, not the 10th line of the joined cells
+    assert "the batch loop over `loader` (cell 4, line 4)" in diag.message
+    assert "line 10" not in diag.message
+    assert (diag.evidence["loop_cell"], diag.evidence["loop_line"]) == (4, 4)
+
+
+def test_notebook_with_a_utf8_byte_order_mark_is_checked(tmp_path: Path) -> None:
+    path = tmp_path / "train.ipynb"
+    path.write_bytes(b"\xef\xbb\xbf" + notebook(*NB_CELLS).encode())
+    result = check_file(str(path))
+    assert result.errors == []
+    assert [(d.code, d.cell, d.line) for d in result.diagnostics] == [("LRD002", 4, 6)]
+
+
+def raw_notebook(*cells: str) -> str:
+    """As Jupyter writes it: indented one space, one source line per JSON string."""
+    return json.dumps({
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Training\n"]}] + [
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+             "source": cell.splitlines(True)} for cell in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }, indent=1, ensure_ascii=False)
+
+
+NB_TRAIN = (
+    "import torch\nfrom torch.utils.data import DataLoader\n"
+    "loader = DataLoader(list(range(64)), batch_size=8)\n"
+    "model = torch.nn.Linear(4, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)",
+    "sched = torch.optim.lr_scheduler.StepLR(opt, step_size=7)  # «décroissance»\n"
+    "for epoch in range(10):\n    for x in loader:\n        opt.step()\n"
+    "        note = \"tab\\there\"; sched.step()",
+)
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "github"])
+def test_notebook_locations_point_into_the_raw_ipynb(
+    fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    raw = raw_notebook(*NB_TRAIN)
+    Path("train.ipynb").write_text(raw, encoding="utf-8")
+    assert main(["check", "--format", fmt, "train.ipynb"]) == 1
+    out = capsys.readouterr().out
+    if fmt == "sarif":
+        [result] = json.loads(out)["runs"][0]["results"]
+        region = result["locations"][0]["physicalLocation"]["region"]
+        line, col = region["startLine"], region["startColumn"]
+        end = region["endColumn"]
+        assert result["properties"] == {"cell": 3, "lineInCell": 5, "columnInCell": 29}
+        assert result["message"]["text"].startswith("cell 3, line 5: StepLR(step_size=7)")
+    else:
+        assert out.startswith("::error file=train.ipynb,line=")
+        props = dict(p.split("=", 1) for p in out.split("::")[1].split(" ", 1)[1].split(","))
+        line, col, end = int(props["line"]), int(props["col"]), None
+        assert "::cell 3, line 5: StepLR(step_size=7)" in out
+    text = raw.splitlines()[line - 1]
+    # the JSON string escapes the backslash and the quotes: the column counts them as written
+    assert text[col - 1 :].startswith('sched.step()\\n"') or text[col - 1 :].startswith(
+        'sched.step()"')
+    if end is not None:
+        assert text[col - 1 : end - 1] == "sched.step()"

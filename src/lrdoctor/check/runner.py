@@ -102,7 +102,7 @@ def check_files(paths: list[str], codes: frozenset[str], jobs: int | None = None
 
 
 def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
-                    jobs: int, notes: list[str]) -> list[FileResult]:
+                    jobs: int, notes: list[str] | None = None) -> list[FileResult]:
     n_chunks = min(len(paths), jobs * 8)
     chunks: list[list[int]] = [[] for _ in range(n_chunks)]
     loads = [0] * n_chunks
@@ -124,8 +124,9 @@ def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
             except Exception as exc:  # noqa: BLE001 - a worker died: check its files here instead
                 for index, result in zip(chunk, _check_chunk([paths[i] for i in chunk], codes)):
                     by_index[index] = result
-                notes.append(f"a worker process failed ({exc}); its {len(chunk)} files were "
-                             "rechecked in the main process")
+                if notes is not None:
+                    notes.append(f"a worker process failed ({exc}); its {len(chunk)} files "
+                                 "were rechecked in the main process")
     return [by_index[i] for i in range(len(paths))]
 
 
