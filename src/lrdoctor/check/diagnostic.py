@@ -72,8 +72,8 @@ class Diagnostic:
 
 #: what a file that could not be checked is reported as, in every output format. These are
 #: flake8's (and ruff's) codes for the same events, not catalog codes: they say nothing about
-#: training, only that lrdoctor could not look. ``--select``/``--ignore``/``# noqa`` never hide
-#: them.
+#: training, only that lrdoctor could not look. Neither ``--select``/``--ignore`` nor a noqa
+#: comment hides them.
 NOT_CHECKED: dict[str, tuple[str, str]] = {
     "E902": ("io-error",
              "make the file readable as a regular UTF-8 (or `# coding:`-declared) Python file or "

@@ -189,7 +189,7 @@ def _suppressed(line: str, code: str) -> bool:
         listed = match.group("codes")
         if listed is None:
             return True
-        # a listed code is a prefix, as in flake8: `# noqa: LRD0` silences LRD001..LRD099
+        # a listed code is a prefix, as in flake8: noqa LRD0 silences LRD001..LRD099
         if any(code.upper().startswith(c.upper()) for c in re.split(r"[\s,]+", listed.strip())):
             return True
     return False

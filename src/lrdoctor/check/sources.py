@@ -21,7 +21,7 @@ import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # C-accelerated, stable
 from typing import TYPE_CHECKING, Any
 
 from lrdoctor.check.gitignore import IgnoreRules
@@ -209,8 +209,8 @@ def notebook_source(raw: str) -> NotebookSource:
 def _notebook_cells(data: dict[str, Any]) -> list[Any] | None:
     cells = data.get("cells")
     if cells is None and isinstance(data.get("worksheets"), list):  # nbformat 3
-        cells = [c for ws in data["worksheets"] if isinstance(ws, dict)
-                 for c in (ws.get("cells") if isinstance(ws.get("cells"), list) else [])]
+        sheets = [ws.get("cells") for ws in data["worksheets"] if isinstance(ws, dict)]
+        cells = [c for sheet in sheets if isinstance(sheet, list) for c in sheet]
     return cells if isinstance(cells, list) else None
 
 
