@@ -516,6 +516,59 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 )
 
 
+@rule("LRD012")
+def stepped_at_two_levels(ctx: FileContext) -> Iterator[Diagnostic]:
+    """One scheduler stepped once per epoch and again after every update: it advances
+    len(loader) + 1 steps per epoch, whichever of the two it was sized for."""
+    for events in ctx.events_by_root.values():
+        steps: dict[Obj, list[Event]] = {}
+        for e in events:
+            s = e.obj
+            if (
+                e.kind == "sched_step" and s is not None and not s.guessed
+                and s.origin != "timm" and s.cls != "ReduceLROnPlateau" and _plain_step(e)
+            ):
+                steps.setdefault(s, []).append(e)
+        for sched, calls in steps.items():
+            pair = _two_levels(ctx, calls, sched)
+            if pair is None:
+                continue
+            outer, inner = pair
+            assert outer.loop is not None and inner.loop is not None
+            yield Diagnostic.at(
+                "LRD012",
+                f"{sched.label} `{receiver(outer)}` is stepped at two levels: here in each "
+                f"iteration of {_loop_where(outer.loop)}, and again after every update at line "
+                f"{inner.line} in {_loop_where(inner.loop)}: it advances one step per batch "
+                "plus one per epoch, ahead of either design; step it at one level only",
+                outer.path,
+                outer.node,
+            )
+
+
+def _two_levels(ctx: FileContext, calls: list[Event], sched: Obj) -> tuple[Event, Event] | None:
+    for outer in calls:
+        if outer.loop is None or outer.loop.granularity != "epoch":
+            continue
+        if outer.conds_inside(outer.loop):
+            continue  # `if not per_batch:` / `if epoch > 0:`: not on every pass
+        for inner in calls:
+            loop = inner.loop
+            if inner is outer or loop is None or loop is outer.loop or loop.granularity != "batch":
+                continue
+            if outer.loop not in loop.ancestors() or exclusive(outer, inner):
+                continue
+            updates = ctx.updates_in(loop, inner.root, sched.optimizer)
+            if not updates:
+                continue
+            # every update, or every update that really happens (an accumulation guard
+            # shared with the optimizer step); a guard of its own makes it a choice
+            shared = {(c.key, c.branch) for c in updates[0].conds}
+            if all((c.key, c.branch) in shared for c in inner.conds_inside(outer.loop)):
+                return outer, inner
+    return None
+
+
 # -- LRD014 ------------------------------------------------------------------------------------
 
 
