@@ -8,6 +8,7 @@ from typing import Any
 
 from lrdoctor.check.context import FileContext, receiver
 from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.index import Scope, dotted
 from lrdoctor.check.model import Event
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
@@ -49,12 +50,23 @@ def _in_root(ctx: FileContext, root: int, kind: str) -> list[Obj]:
 
 
 def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None) -> list[Obj]:
-    """Schedulers whose state a resume needs (not timm's, not members of a composite, not
-    those rebuilt on resume through ``last_epoch``)."""
+    """Schedulers whose lost state moves the schedule on resume: not timm's, not members of
+    a composite, not those rebuilt on resume (``last_epoch=`` / ``.last_epoch = ...``), not a
+    scheduler every call of which names its position (``step(epoch)``), not ReduceLROnPlateau
+    (its LR lives in the optimizer state; only its patience counter would be lost)."""
     rebuilt = {e.obj.id for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
+    positioned: dict[int, bool] = {}
+    for e in ctx.program.events:
+        if e.kind == "sched_step" and e.obj is not None:
+            explicit = bool(e.info.get("nargs")) or "epoch" in (e.info.get("kwargs") or [])
+            positioned[e.obj.id] = positioned.get(e.obj.id, True) and explicit
     out = []
     for s in _in_root(ctx, root, "scheduler"):
         if s.origin == "timm" or s.in_composite or s.id in rebuilt:
+            continue
+        if s.cls == "ReduceLROnPlateau" or positioned.get(s.id, False):
+            continue
+        if s.call is not None and s.arg("last_epoch", 99) is not None:
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
             continue
@@ -62,42 +74,146 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None) -> list
     return out
 
 
+def _scalers(ctx: FileContext, root: int) -> list[tuple[Obj, str]]:
+    """GradScalers that skip steps (always, or when a flag is on), always-on ones first."""
+    found = [(s, flag) for s in _in_root(ctx, root, "scaler")
+             if (flag := scaler_switch(s)) is not None]
+    return sorted(found, key=lambda pair: bool(pair[1]))
+
+
+def _scaler_text(scaler: Obj, flag: str) -> str:
+    switched = f", {when(flag)}" if flag else ""
+    return f"the GradScaler's (`{scaler.name or 'scaler'}`{switched})"
+
+
+def _mentions_scaler(words: list[str]) -> bool:
+    return any("scaler" in w or "amp" in w for w in words)
+
+
 @rule("LRD007")
 def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
+    saves = [(e, contents) for e in ctx.program.events if e.kind == "save"
+             for contents in [_contents(ctx, e)] if contents is not None]
+    for e, (objs, words) in saves:
+        yield from _check_save(ctx, e, objs, words)
+    scaler_saved = any(_mentions_scaler(words) for _, (_, words) in saves)
     for e in ctx.program.events:
-        if e.kind == "save":
-            yield from _check_save(ctx, e)
-        elif e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer":
-            yield from _check_resume(ctx, e)
+        if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer":
+            yield from _check_resume(ctx, e, scaler_saved or not saves)
 
 
-def _check_save(ctx: FileContext, e: Event) -> Iterator[Diagnostic]:
-    value = e.info.get("value")
-    if not isinstance(value, DictVal):
-        return
+def _contents(ctx: FileContext, e: Event) -> tuple[set[int], list[str]] | None:
+    """(tracked objects, words of keys and values) of what a save stores; None when the
+    file does not show it."""
     objs: set[int] = set()
     words: list[str] = []
-    if not _saved(value, objs, words):
-        return
+    value = e.info.get("value")
+    if isinstance(value, DictVal):
+        return (objs, words) if _saved(value, objs, words) else None
+    node: ast.expr | None = None
+    scope: Scope | None = None
+    if isinstance(value, ExprVal):
+        node, scope = value.node, value.scope
+    elif value is None and isinstance(e.node, ast.Call) and e.node.args \
+            and dotted(e.node.func) == "torch.save":
+        node = e.node.args[0]
+    if node is None:
+        return None
+    return _expr_contents(ctx, node, scope, e.node, objs, words)
+
+
+def _expr_contents(ctx: FileContext, node: ast.expr, scope: Scope | None, at: ast.AST,
+                   objs: set[int], words: list[str]) -> tuple[set[int], list[str]] | None:
+    """``dict(model=..., optimizer=...)``, ``asdict(ckpt)`` / ``vars(ckpt)`` /
+    ``ckpt.__dict__`` of an instance of the file's own (data)class."""
+    if isinstance(node, ast.Name) and scope is None:
+        bound = _binding(ctx, node.id, at)
+        return _expr_contents(ctx, bound, None, at, objs, words) if bound is not None else None
+    if isinstance(node, ast.Call) and dotted(node.func) == "dict" and not node.args:
+        if any(kw.arg is None for kw in node.keywords):
+            return None  # `dict(**extra)`: part of it is unknown
+        for kw in node.keywords:
+            assert kw.arg is not None
+            words.append(kw.arg.lower())
+            _value_words(kw.value, scope, objs, words)
+        return objs, words
+    instance: ast.expr | None = None
+    if isinstance(node, ast.Call) and len(node.args) == 1 and (
+        (dotted(node.func) or "").rsplit(".", 1)[-1] in ("asdict", "vars")
+    ):
+        instance = node.args[0]
+    elif isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        instance = node.value
+    if not isinstance(instance, ast.Name):
+        return None
+    built: ast.expr | None = None
+    if scope is not None:
+        found = scope.source_of(instance.id)
+        built = found[0] if found is not None else None
+    if built is None:
+        built = _binding(ctx, instance.id, at)
+    if not isinstance(built, ast.Call):
+        return None
+    cls = ctx.module.classes.get(dotted(built.func) or "")
+    if cls is None:
+        return None
+    fields = [
+        stmt.target.id for stmt in cls.node.body
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+    ] + list(cls.self_assigns)
+    if not fields or any(kw.arg is None for kw in built.keywords):
+        return None
+    words.extend(f.lower() for f in fields)
+    for arg in [*built.args, *(kw.value for kw in built.keywords)]:
+        _value_words(arg, scope, objs, words)
+    return objs, words
+
+
+def _value_words(value: ast.expr, scope: Scope | None, objs: set[int], words: list[str]) -> None:
+    words.append(ast.unparse(value).lower())
+    target = value
+    if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) \
+            and target.func.attr == "state_dict":
+        target = target.func.value
+    if isinstance(target, ast.Name) and scope is not None:
+        found = scope.lookup(target.id)
+        if isinstance(found, Obj):
+            objs.add(found.id)
+
+
+def _binding(ctx: FileContext, name: str, at: ast.AST) -> ast.expr | None:
+    """The last ``name = <expr>`` before ``at`` in the function (or module) around it."""
+    line = getattr(at, "lineno", 0)
+    body: ast.AST = ctx.tree
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and node.lineno >= getattr(body, "lineno", 0):
+            body = node
+    found: ast.expr | None = None
+    for node in ast.walk(body):
+        if isinstance(node, ast.Assign) and node.lineno < line and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            if found is None or node.lineno > getattr(found, "lineno", 0):
+                found = node.value
+    return found
+
+
+def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str]
+                ) -> Iterator[Diagnostic]:
     optimizers = [o for o in _in_root(ctx, e.root, "optimizer") if o.id in objs]
     if not optimizers and not any("optim" in w for w in words):
         return  # weights only: not meant to resume training
     optimizer = optimizers[0] if optimizers else None
     missing = []
-    # a scheduler rebuilt with last_epoch=... on resume does not need its state saved
-    scheds = [s for s in _real_schedulers(ctx, e.root, optimizer)
-              if s.call is None or s.arg("last_epoch", 99) is None]
+    scheds = _real_schedulers(ctx, e.root, optimizer)
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
         s = scheds[0]
         missing.append(f"the scheduler's (`{s.name or 'scheduler'}`, {s.label})")
-    scalers = [(s, flag) for s in _in_root(ctx, e.root, "scaler")
-               if (flag := scaler_switch(s)) is not None]
-    if scalers and not any(s.id in objs for s, _ in scalers) and not any(
-        "scaler" in w or "amp" in w for w in words
-    ):
-        scaler, flag = min(scalers, key=lambda pair: bool(pair[1]))
-        switched = f", {when(flag)}" if flag else ""
-        missing.append(f"the GradScaler's (`{scaler.name or 'scaler'}`{switched})")
+    scalers = _scalers(ctx, e.root)
+    if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
+        missing.append(_scaler_text(*scalers[0]))
     if not missing:
         return
     consequence = []
@@ -114,29 +230,40 @@ def _check_save(ctx: FileContext, e: Event) -> Iterator[Diagnostic]:
     )
 
 
-def _check_resume(ctx: FileContext, e: Event) -> Iterator[Diagnostic]:
+def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Diagnostic]:
+    """A resume that restores the optimizer but not the scheduler (or the GradScaler: when the
+    file saves it, or shows no save of its own; otherwise the save is what is reported)."""
     optimizer = e.obj
-    scheds = [
-        s for s in _real_schedulers(ctx, e.root, optimizer)
-        if s.call is None or s.arg("last_epoch", 99) is None
-    ]
-    if not scheds:
+    restored = [ev for ev in ctx.program.events if ev.kind == "load_state" and ev.obj is not None]
+    missing = []
+    scheds = _real_schedulers(ctx, e.root, optimizer)
+    if scheds and not any(
+        ev.obj is not None and ev.obj.kind == "scheduler"
+        and (ev.obj in scheds or ev.root == e.root) for ev in restored
+    ):
+        s = scheds[0]
+        missing.append(
+            f"`{s.name or 'the scheduler'}` ({s.label}, line {s.line})",
+        )
+    scalers = _scalers(ctx, e.root) if check_scaler else []
+    if scalers and not any(
+        ev.obj is not None and ev.obj.kind == "scaler" and ev.root == e.root for ev in restored
+    ):
+        scaler, flag = scalers[0]
+        switched = f", {when(flag)}" if flag else ""
+        missing.append(f"the GradScaler (`{scaler.name or 'scaler'}`{switched})")
+    if not missing:
         return
-    restored = {
-        ev.obj.id for ev in ctx.program.events
-        if ev.kind == "load_state" and ev.obj is not None and ev.obj.kind == "scheduler"
-    }
-    if any(s.id in restored for s in scheds):
-        return
-    if any(ev.kind == "load_state" and ev.obj is not None and ev.obj.kind == "scheduler"
-           and ev.root == e.root for ev in ctx.program.events):
-        return
-    s = scheds[0]
+    consequence = []
+    if scheds and missing[0].startswith("`"):
+        consequence.append("the schedule restarts from its first value")
+    if len(missing) == 2 or missing[0].startswith("the GradScaler"):
+        consequence.append("the scale restarts at 65536 and skips steps again")
     yield Diagnostic.at(
         "LRD007",
         f"`{receiver(e)}.load_state_dict(...)` restores the optimizer but "
-        f"`{s.name or 'the scheduler'}` ({s.label}, line {s.line}) is never restored: on resume "
-        "the schedule restarts from its first value",
+        f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} never restored: on "
+        f"resume {' and '.join(consequence)}",
         e.path,
         e.node,
     )

@@ -1,0 +1,184 @@
+"""LRD007 on the checkpoint shapes real projects write: `dict(k=v)`, a @dataclass saved with
+asdict(), vars() of a state object; resumes that forget the GradScaler; and schedulers whose
+lost state does not move the schedule (explicit step(epoch), ReduceLROnPlateau)."""
+
+from __future__ import annotations
+
+from tests.check.helpers import codes, findings, messages
+
+AMP_LOOP = """
+import dataclasses
+import torch
+from torch.utils.data import DataLoader
+
+model = torch.nn.Linear(4, 1)
+loader = DataLoader(list(range(64)), batch_size=8)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cuda")
+for epoch in range(10):
+    for x in loader:
+        optimizer.zero_grad()
+        scaler.scale(model(x).sum()).backward()
+        scaler.step(optimizer)
+        scaler.update()
+{save}
+"""
+
+
+def amp_loop(save: str) -> str:
+    return AMP_LOOP.format(save="\n".join("    " + line for line in save.strip().splitlines()))
+
+
+def test_dict_call_checkpoint_without_the_scaler_is_reported() -> None:
+    src = amp_loop("""
+state = dict(epoch=epoch + 1, model=model.state_dict(),
+             optimizer=optimizer.state_dict())
+torch.save(state, "checkpoint.pth")
+""")
+    assert findings(src) == [("LRD007", 18)]
+    assert "GradScaler's (`scaler`)" in messages(src)[0]
+
+
+def test_dict_call_checkpoint_with_the_scaler_is_fine() -> None:
+    src = amp_loop("""
+state = dict(epoch=epoch + 1, model=model.state_dict(),
+             optimizer=optimizer.state_dict(), scaler=scaler.state_dict())
+torch.save(state, "checkpoint.pth")
+""")
+    assert codes(src) == []
+
+
+def test_dict_call_weights_only_is_fine() -> None:
+    src = amp_loop("""
+torch.save(dict(model=model.state_dict()), "weights.pth")
+""")
+    assert codes(src) == []
+
+
+def test_dict_call_with_unknown_extra_entries_is_left_alone() -> None:
+    src = amp_loop("""
+extra = {"note": "resume"}
+torch.save(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), **extra), "c.pth")
+""")
+    assert codes(src) == []
+
+
+DATACLASS = """
+@dataclasses.dataclass
+class TrainState:
+    epoch: int
+    model: dict
+    optimizer: dict
+{extra_field}
+"""
+
+
+def _dataclass_script(extra_field: str, build: str) -> str:
+    src = amp_loop(f"""
+ckpt = TrainState({build})
+torch.save(dataclasses.asdict(ckpt), "last.pt")
+""")
+    head, _, tail = src.partition("model = torch.nn.Linear")
+    return head + DATACLASS.format(extra_field=extra_field) + "model = torch.nn.Linear" + tail
+
+
+def test_dataclass_checkpoint_without_the_scaler_is_reported() -> None:
+    src = _dataclass_script("", "epoch, model.state_dict(), optimizer.state_dict()")
+    assert codes(src) == ["LRD007"]
+
+
+def test_dataclass_checkpoint_with_a_scaler_field_is_fine() -> None:
+    src = _dataclass_script(
+        "    scaler: dict",
+        "epoch, model.state_dict(), optimizer.state_dict(), scaler.state_dict()",
+    )
+    assert codes(src) == []
+
+
+def test_vars_of_a_state_object_without_the_scheduler_is_reported() -> None:
+    src = """
+    import torch
+
+    class TrainingState:
+        def __init__(self, model, optimizer):
+            self.model = model.state_dict()
+            self.optimizer = optimizer.state_dict()
+
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+    for epoch in range(90):
+        optimizer.step()
+        scheduler.step()
+        state = TrainingState(model, optimizer)
+        torch.save(vars(state), "last.pt")
+    """
+    assert codes(src) == ["LRD007"]
+    assert "scheduler's (`scheduler`, StepLR)" in messages(src)[0]
+
+
+def test_resume_that_forgets_a_saved_scaler_is_reported() -> None:
+    src = amp_loop("""
+torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "scaler": scaler.state_dict()}, "last.pt")
+ckpt = torch.load("last.pt", weights_only=True)
+optimizer.load_state_dict(ckpt["optimizer"])
+""")
+    assert findings(src) == [("LRD007", 19)]
+    assert "the GradScaler (`scaler`) is never restored" in messages(src)[0]
+
+
+def test_resume_that_restores_the_scaler_is_fine() -> None:
+    src = amp_loop("""
+torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "scaler": scaler.state_dict()}, "last.pt")
+ckpt = torch.load("last.pt", weights_only=True)
+optimizer.load_state_dict(ckpt["optimizer"])
+scaler.load_state_dict(ckpt["scaler"])
+""")
+    assert codes(src) == []
+
+
+SCHEDULED = """
+import torch
+from torch.utils.data import DataLoader
+
+model = torch.nn.Linear(4, 1)
+loader = DataLoader(list(range(64)), batch_size=8)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = {scheduler}
+start = 0
+ckpt = torch.load("last.pt", weights_only=True)
+optimizer.load_state_dict(ckpt["optimizer"])
+start = ckpt["epoch"]
+for epoch in range(start, 90):
+    for x in loader:
+        optimizer.step()
+    {step}
+    torch.save({{"epoch": epoch + 1, "model": model.state_dict(),
+                "optimizer": optimizer.state_dict()}}, "last.pt")
+"""
+
+
+def test_checkpoint_without_a_plain_stepped_scheduler_is_reported() -> None:
+    src = SCHEDULED.format(
+        scheduler="torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=90)",
+        step="scheduler.step()",
+    )
+    assert codes(src) == ["LRD007", "LRD007"]
+
+
+def test_scheduler_stepped_with_explicit_epoch_needs_no_saved_state() -> None:
+    src = SCHEDULED.format(
+        scheduler="torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=10)",
+        step="scheduler.step(epoch)",
+    )
+    assert codes(src) == []
+
+
+def test_plateau_scheduler_lost_state_is_not_a_schedule_restart() -> None:
+    src = SCHEDULED.format(
+        scheduler="torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)",
+        step="scheduler.step(val_loss := 1.0)",
+    )
+    assert "LRD007" not in codes(src)
