@@ -137,6 +137,9 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
         module = scope.module
     if isinstance(expr, ast.Constant):
         return expr.value
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        items = [_resolve(e, scope, module, depth + 1) for e in expr.elts]
+        return _MISSING if any(i is _MISSING for i in items) else items
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
         inner = _resolve(expr.operand, scope, module, depth + 1)
         return -inner if isinstance(inner, (int, float)) and not isinstance(inner, bool) \

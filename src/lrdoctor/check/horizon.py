@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from lrdoctor.check import names
+from lrdoctor.check import constants, names
 from lrdoctor.check.index import Scope, dotted
 from lrdoctor.check.values import Const, ExprVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
@@ -67,7 +67,7 @@ def horizon_of(sched: Obj) -> Horizon:
                 continue
             found = Horizon("literal", param, str(default), float(default))
         else:
-            unit, value = unit_of(expr, sched.scope)
+            unit, value = unit_of(expr, sched.scope, echo=param in ECHOED)
             found = Horizon(unit, param, _src(expr), value)
         if found.unit == "batch":
             return found
@@ -139,8 +139,42 @@ def _lambda_horizon(sched: Obj) -> Horizon:
     return Horizon("")
 
 
-def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0) -> tuple[str, float | None]:
-    """``("batch"|"epoch"|"literal"|"", literal value)`` for a horizon expression."""
+# parameters whose own name says "step": an argument named after them (`args.lr_step`,
+# `step_size=step`, `milestones=args.lr_steps`) only echoes the parameter, it does not say the
+# horizon counts batches
+ECHOED = frozenset({"step_size", "milestones"})
+_ECHO_TOKENS = frozenset({"lr", "step", "steps", "size", "stepsize", "decay", "sched",
+                          "scheduler", "schedule"})
+
+
+def _echo(word: str) -> bool:
+    tokens = [t for t in word.lower().split("_") if t]
+    return bool(tokens) and any(t.startswith("step") for t in tokens) and all(
+        t in _ECHO_TOKENS for t in tokens
+    )
+
+
+def _word_unit(word: str, echo: bool) -> str:
+    return "" if echo and _echo(word) else names.unit_of_word(word)
+
+
+def _stated(expr: ast.expr, scope: Scope | None) -> tuple[str, float | None] | None:
+    """The unit of the value the file states for a setting (an argparse default, a config
+    constant), or None when it states none."""
+    value = constants.resolve(expr, scope)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("literal", float(value))
+    if isinstance(value, (list, tuple)) and value and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
+    ):
+        return ("literal", float(max(value)))
+    return None
+
+
+def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
+            echo: bool = False) -> tuple[str, float | None]:
+    """``("batch"|"epoch"|"literal"|"", literal value)`` for a horizon expression; ``echo``:
+    a name that merely repeats the parameter's own word ("step") says nothing."""
     if depth > 12:
         return ("", None)
     if isinstance(expr, ast.Constant):
@@ -151,22 +185,24 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0) -> tuple[str, f
         results = [unit_of(e, scope, depth + 1) for e in expr.elts]
         return _combine(results, max)
     if isinstance(expr, ast.Name):
-        unit = names.unit_of_word(expr.id)
+        unit = _word_unit(expr.id, echo)
         if unit:
             return (unit, None)
         if scope is not None:
             found = scope.source_of(expr.id)
             if found is not None:
-                return unit_of(found[0], found[1], depth + 1)
+                return unit_of(found[0], found[1], depth + 1, echo)
             value = scope.lookup(expr.id)
             if isinstance(value, ExprVal):
-                return unit_of(value.node, value.scope, depth + 1)
+                return unit_of(value.node, value.scope, depth + 1, echo)
             if isinstance(value, Const) and isinstance(value.value, (int, float)):
                 return ("literal", float(value.value))
-        return ("", None)
+        return _stated(expr, scope) or ("", None)
     if isinstance(expr, ast.Attribute):
-        unit = names.unit_of_word(expr.attr)
-        return (unit, None) if unit else ("", None)
+        unit = _word_unit(expr.attr, echo)
+        if unit:
+            return (unit, None)
+        return _stated(expr, scope) or ("", None)
     if isinstance(expr, ast.Call):
         func = dotted(expr.func) or ""
         if func == "len" or func.endswith(".__len__"):
@@ -205,11 +241,14 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0) -> tuple[str, f
     if isinstance(expr, ast.Subscript):
         for node in ast.walk(expr):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                unit = names.unit_of_word(node.value)
+                unit = _word_unit(node.value, echo)
                 if unit:
                     return (unit, None)
-        return unit_of(expr.value, scope, depth + 1) if isinstance(expr.value, ast.Attribute) \
-            else ("", None)
+        stated = _stated(expr, scope)
+        if stated is not None:
+            return stated
+        return unit_of(expr.value, scope, depth + 1, echo) \
+            if isinstance(expr.value, ast.Attribute) else ("", None)
     if isinstance(expr, ast.IfExp):
         return _combine([unit_of(expr.body, scope, depth + 1),
                          unit_of(expr.orelse, scope, depth + 1)], max)
