@@ -82,6 +82,13 @@ def test_fifo_in_a_walked_directory_is_skipped_with_a_note(project: Path) -> Non
     assert "note: ./pkg/pipe.py: skipped: a named pipe (FIFO), not a regular file" in proc.stderr
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_fifo_named_gitignore_does_not_block_the_walk(project: Path) -> None:
+    os.mkfifo(project / ".gitignore")
+    proc = check_subprocess("--format", "json", ".", cwd=project, timeout=30)
+    assert [d["code"] for d in json.loads(proc.stdout)] == ["LRD002"]
+
+
 def test_dangling_symlink_in_a_walked_tree_is_skipped_silently(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

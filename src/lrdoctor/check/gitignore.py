@@ -97,6 +97,8 @@ class IgnoreRules:
         self.patterns: tuple[_Pattern, ...] = (*patterns, *parsed)
 
     def with_file(self, path: str) -> IgnoreRules:
+        if not os.path.isfile(path):  # absent, or a FIFO that would block the walk
+            return self
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 lines = fh.read().splitlines()
