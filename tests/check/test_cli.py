@@ -206,7 +206,7 @@ def test_bad_files_are_reported_as_not_checked_and_the_rest_is_checked(
     # the JSON is for machines; the CI log still says why, one line per file
     lines = err.strip().splitlines()
     assert "Traceback" not in err
-    assert "lrdoctor: missing.py: no such file or directory (not checked)" in lines
+    assert "lrdoctor: missing.py: no such file or directory (file not checked)" in lines
     assert any(line.startswith("lrdoctor: broken.py:1:7: syntax error") for line in lines)
     assert any("latin1.py: not valid utf-8" in line for line in lines)
     assert any("binary.py: binary file" in line for line in lines)

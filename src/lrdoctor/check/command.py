@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _missing(message: str) -> Problem:
     path, _, reason = message.rpartition(": ")
-    return Problem("E902", path, f"{reason} (not checked)")
+    return Problem("E902", path, f"{reason} (file not checked)")
 
 
 def _print(args: argparse.Namespace, diags: list[Diagnostic], problems: list[Problem],

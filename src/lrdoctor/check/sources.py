@@ -43,7 +43,7 @@ _FOREIGN_CELL_MAGICS = frozenset(
 )
 _MAGIC_LINE = re.compile(r"^\s*([%!?]|[\w.,\s\[\]]+=\s*[%!])|.*\?\s*$")
 # a bigger .py or .ipynb is generated data, not training code; reading stops there instead of
-# filling memory (the check itself is linear: 20 MB of findings-dense code takes ~1 min)
+# filling memory (checking is linear in size and findings: 20,000 findings in 0.7 MB take ~4 s)
 MAX_FILE_BYTES = 64 * 2**20
 # "line 12" in a message, outside `code spans`
 _LINE_REF = re.compile(r"\bline (\d+)\b")
