@@ -468,9 +468,12 @@ stepped without GradScaler); use GradScaler with float16.
         "R",
         "GradScaler keeps skipping: gradients are non-finite step after step.",
         """
-Each skipped step halves the scale. A long run of skips means the gradients are non-finite
-for a reason no scale fixes; once the scale reaches a subnormal or 0, PyTorch's own inf check
-misses and the next step writes NaN into every parameter.
+Each skipped step halves the scale. Skips while the scale comes down from a high `init_scale`
+are GradScaler finding a scale that fits, and are not reported. Gradients still non-finite
+once the scale is below 1 (nothing is scaled up any more) are non-finite for a reason no scale
+fixes; once the scale reaches a subnormal or 0, PyTorch's own inf check misses and the next
+step writes NaN into every parameter. Training that ends inside a long run of skips never
+trained at all.
 """,
         """
 Find the op producing inf/NaN in the backward pass (the finding names it when it can).

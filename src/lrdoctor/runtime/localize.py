@@ -62,6 +62,13 @@ FINITE_PRESERVING = frozenset({
 OVERWRITING = frozenset({"copy_", "fill_", "zero_", "normal_", "uniform_", "bernoulli_", "random_",
                          "exponential_", "geometric_", "cauchy_", "log_normal_", "set_"})
 SQRT_OPS = frozenset({"sqrt", "sqrt_", "_foreach_sqrt", "_foreach_sqrt_"})
+# Ops that write a constant: given a non-finite constant (``masked_fill(mask, -inf)``, the
+# normal attention mask, ``torch.where(mask, x, -inf)``, ``torch.full(..., -inf)``), their
+# non-finite output is made on purpose, not an origin. What is computed from it is judged on:
+# softmax turning it back into finite weights is normal; an op turning it into NaN (a fully
+# masked row) is the origin.
+FILL_OPS = frozenset({"masked_fill", "fill", "full", "full_like", "new_full", "where", "index_fill",
+                      "scalar_tensor", "masked_scatter", "index_put", "lift_fresh", "lift_fresh_copy"})
 
 
 @dataclass
@@ -349,6 +356,8 @@ def make_checker(tracer: Tracer) -> Any:
             self.done = False
             self._finite: dict[int, tuple[Any, int, bool]] = {}  # id -> (ref, version, finite)
             self._uninit: dict[int, str] = {}  # data_ptr -> op that allocated it
+            # id -> (ref, version, fill op): tensors non-finite on purpose (see FILL_OPS)
+            self._intended: dict[int, tuple[Any, int, str]] = {}
             self.ops = 0
 
         def reset(self) -> None:
@@ -356,6 +365,37 @@ def make_checker(tracer: Tracer) -> Any:
             self.done = False
             self._uninit.clear()
             self._finite.clear()
+            self._intended.clear()
+
+        def intended(self, t: Any) -> str | None:
+            """The fill op that made ``t`` non-finite on purpose, if it was one."""
+            entry = self._intended.get(id(t))
+            if entry is None and getattr(t, "_base", None) is not None:
+                entry = self._intended.get(id(t._base))
+                if entry is not None and entry[0]() is t._base:
+                    return entry[2]
+                return None
+            if entry is not None and entry[0]() is t and entry[1] == t._version:
+                return entry[2]
+            return None
+
+        def intend(self, t: Any, fill: str) -> None:
+            try:
+                self._intended[id(t)] = (weakref.ref(t), t._version, fill)
+            except TypeError:
+                pass
+
+        def _constant_fill(self, op: str, args: Any, kwargs: Any) -> bool:
+            """``op`` writes a non-finite constant: a Python number or a one-element tensor."""
+            if op.rstrip("_") not in FILL_OPS:
+                return False
+            for a in _flat([args, kwargs]):
+                if isinstance(a, float) and not math.isfinite(a):
+                    return True
+                if (isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() == 1
+                        and not self.finite(a)):
+                    return True
+            return False
 
         def finite(self, t: Any, fresh: bool = False) -> bool:
             # ``fresh`` for an op's results: an in-place op's version counter is bumped only
@@ -403,6 +443,20 @@ def make_checker(tracer: Tracer) -> Any:
                       for t in _flat(a) if is_float_tensor(t)]
             inputs += [t for k, v in kwargs.items() if k not in skip for t in _flat(v) if is_float_tensor(t)]
             bad = [t for t in inputs if not self.finite(t)]
+            if self._constant_fill(op, args, kwargs) and all(self.intended(t) or t.numel() == 1
+                                                             for t in bad):
+                # a mask filled with -inf on purpose: not an origin (see FILL_OPS)
+                out = func(*args, **kwargs)
+                results = [t for t in _flat(out) if is_float_tensor(t)]
+                if op.endswith("_"):
+                    results += [t for t in _flat(args[:1]) if is_float_tensor(t)]
+                for r in results:
+                    if not self.finite(r, fresh=True):
+                        self.intend(r, op.rstrip("_"))
+                return out
+            fills = [self.intended(t) for t in bad]
+            if bad and all(fills):
+                return self._from_intended(func, op, args, kwargs, bad, fills)
             before = args
             if written and not bad and not out_names and op not in FINITE_PRESERVING:
                 # an in-place op overwrites its input: keep it to explain the result
@@ -438,6 +492,27 @@ def make_checker(tracer: Tracer) -> Any:
                     self.done = True
             return out
 
+        def _from_intended(self, func: Any, op: str, args: Any, kwargs: Any, bad: list[Any],
+                           fills: list[Any]) -> Any:
+            """An op whose only non-finite inputs were filled on purpose: finite results are the
+            normal case (softmax over a mask), inf carried along stays intended, NaN made from
+            it is the origin (a row masked everywhere)."""
+            out = func(*args, **kwargs)
+            results = [t for t in _flat(out) if is_float_tensor(t)]
+            if op.endswith("_"):
+                results += [t for t in _flat(args[:1]) if is_float_tensor(t)]
+            had_nan = any("NaN" in kind_of_nonfinite(t) for t in bad)
+            for r in results:
+                if self.finite(r, fresh=True):
+                    continue
+                if "NaN" in kind_of_nonfinite(r) and not had_nan and self.culprit is None:
+                    reason = (f"{_nan_from_inf(op, bad)}: the inf came from `{fills[0]}`, a fill "
+                              f"made on purpose (a mask), and every value it combined was filled")
+                    self._blame(func, op, args, kwargs, r, reason=reason)
+                    break
+                self.intend(r, fills[0])
+            return out
+
         def _where(self) -> str:
             mod = tracer.current()
             node: Any = torch._C._current_autograd_node()
@@ -446,10 +521,14 @@ def make_checker(tracer: Tracer) -> Any:
                 mod = ref() if ref is not None else None
             return f" in `{tracer.name_of(mod)}`" if mod is not None else ""
 
-        def _blame(self, func: Any, op: str, args: Any, kwargs: Any, result: Any) -> None:
+        def _blame(self, func: Any, op: str, args: Any, kwargs: Any, result: Any,
+                   reason: str | None = None) -> None:
             if self.culprit is not None:
                 return
-            reason, evidence = explain(func, op, args, kwargs, result)
+            if reason is None:
+                reason, evidence = explain(func, op, args, kwargs, result)
+            else:
+                evidence = {"from_fill": True}
             node: Any = torch._C._current_autograd_node()
             phase = "backward" if node is not None else tracer.phase
             module = None

@@ -91,6 +91,8 @@ class NonFinite:
         self.arm_backward = False
         self.eager_until = 0
         self.tries = 0
+        self.scale_tries = 0  # LRD106 localizations armed (one per long run of skips, at most 3)
+        self.scale_culprit: tuple[int, Culprit] | None = None  # (step, op) found for LRD106
         self.replay_errors: list[str] = []
         engine.subscribe(Backward, self.on_backward)
         engine.subscribe(OptimizerStep, self.on_optimizer_step)
@@ -451,6 +453,7 @@ class NonFinite:
         for call in calls:
             call.grad_outputs = [None] * len(call.grad_outputs or ())
         if culprit is not None:
+            self.scale_culprit = (self.step_no(), culprit)
             for key in [k for (code, k) in self.engine._findings if code == "LRD106"]:
                 self._attach("LRD106", culprit, self.step_no(), key)
 
@@ -582,23 +585,40 @@ class NonFinite:
         info = ev.scaler
         if info.consecutive_skips < SKIP_RUN or self.engine.has_finding("LRD106", info.key):
             return
+        if info.consecutive_skips == SKIP_RUN and self.scale_tries < 3:
+            # a long run of skips: find, on the next backward, the op whose gradient turns
+            # non-finite (kept until the run proves to be a collapse, dropped if it recovers)
+            self.scale_tries += 1
+            self.arm_backward = True
         scaler = info.ref()
         backoff = getattr(scaler, "_backoff_factor", 0.5) if scaler is not None else 0.5
         before = ev.scale_before if isinstance(ev.scale_before, float) else None
-        now = f", scale now {before * backoff:g}" if before is not None else ""
+        if before is None or before * backoff >= 1.0:
+            # Skipping while the scale is above 1 is GradScaler searching for a scale that fits
+            # (an init_scale set high): it may still recover. Below 1 nothing is scaled up any
+            # more: gradients still non-finite there are non-finite for another reason.
+            return
+        self._report_collapse(info, before * backoff, ongoing=True)
+
+    def _report_collapse(self, info: Any, scale: float | None, ongoing: bool) -> None:
         first = f" (from {info.first_scale:g})" if info.first_scale is not None else ""
+        if ongoing:
+            message = (f"GradScaler skipped {info.consecutive_skips} steps in a row, scale now "
+                       f"{scale:g}{first}: the gradients stay non-finite even below scale 1, where "
+                       f"nothing is scaled up, so no scale fixes this; once the scale reaches a "
+                       f"subnormal or 0 its inf check misses")
+        else:
+            at = f", scale {scale:g}" if scale is not None else ""
+            message = (f"GradScaler skipped the last {info.consecutive_skips} steps in a row{at}"
+                       f"{first} and training ended before any scale gave finite gradients")
         self.engine.report(
-            Finding(
-                "LRD106",
-                f"GradScaler skipped {info.consecutive_skips} steps in a row{now}{first}: the gradients "
-                f"are non-finite at every scale; no scale fixes this, and once the scale reaches a "
-                f"subnormal or 0 its inf check misses",
-                None,
-                evidence={"consecutive_skips": info.consecutive_skips, "scale": before},
-            ),
+            Finding("LRD106", message, None,
+                    evidence={"consecutive_skips": info.consecutive_skips, "scale": scale}),
             key=info.key,
         )
-        self.arm_backward = True
+        if self.scale_culprit is not None:
+            step, culprit = self.scale_culprit
+            self._attach("LRD106", culprit, step, info.key)
 
     # ---- the end -----------------------------------------------------------------------------
 
@@ -627,6 +647,14 @@ class NonFinite:
                                    evidence=dict(f.evidence, nonfinite_steps=n))
         for info in eng.scalers.values():
             f = eng._findings.get(("LRD106", info.key))
+            if f is None and info.consecutive_skips >= SKIP_RUN and ev.error is None and not ev.interrupted:
+                # the run ended inside a long run of skips: training never got past it
+                scale = info.last_scale if isinstance(info.last_scale, float) else None
+                scaler = info.ref()
+                backoff = getattr(scaler, "_backoff_factor", 0.5) if scaler is not None else 0.5
+                self._report_collapse(info, scale * backoff if scale is not None else None,
+                                      ongoing=False)
+                continue
             if f is None:
                 continue
             scale = info.last_scale if isinstance(info.last_scale, float) else None
@@ -634,6 +662,8 @@ class NonFinite:
                     f"{scale:.3g}" if scale is not None else "")
             if scale is not None and scale < 1.1754944e-38:
                 tail += " (subnormal or 0: the scaler can no longer recover)"
+            elif info.consecutive_skips == 0:
+                tail += "; later the gradients were finite again and steps were taken"
             if "longest run" not in f.message:
                 eng.update_finding("LRD106", info.key, message=f.message + tail,
                                    evidence=dict(f.evidence, longest_run=info.max_consecutive_skips,
