@@ -7,8 +7,9 @@
 Watching starts in the callback's ``setup`` for ``fit`` (before ``configure_optimizers`` runs,
 so the optimizers and schedulers are seen from their creation) and stops when fitting ends, or
 when it fails. The report goes to stderr and, as ``lrdoctor/findings``, ``lrdoctor/errors`` and
-``lrdoctor/warnings`` metrics, to every logger of the trainer; its text also goes to the
-``lightning.pytorch.lrdoctor`` Python logger (level INFO). Only global rank 0 reports.
+``lrdoctor/warnings`` metrics, to every logger of the trainer (TensorBoard, W&B, CSV...). Not
+to Lightning's Python logger: that one prints to the console, which would show the report
+twice. Only global rank 0 reports.
 
 Lightning is imported when ``LRDoctorCallback`` is first used (``lightning`` or the older
 ``pytorch_lightning`` package), so importing this module never requires it.
@@ -16,10 +17,8 @@ Lightning is imported when ``LRDoctorCallback`` is first used (``lightning`` or 
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-_LOG = logging.getLogger("lightning.pytorch.lrdoctor")
 _CLASS: Any = None
 
 
@@ -84,7 +83,6 @@ def _make_class() -> Any:
             if not getattr(trainer, "is_global_zero", True):
                 return
             print_report(self.report)
-            _LOG.info("%s", self.report)
             metrics = summary_metrics(watch.findings)
             for logger in getattr(trainer, "loggers", ()) or ():
                 try:
