@@ -136,8 +136,9 @@ def test_bce_loss_under_autocast_is_reported() -> None:
     src = """
     import torch
     criterion = torch.nn.BCELoss()
+    model = torch.nn.Linear(4, 1)
     with torch.autocast("cuda"):
-        pass
+        loss = criterion(torch.sigmoid(model(torch.randn(2, 4))), torch.ones(2, 1))
     """
     assert findings(src) == [("LRD103", 3)]
 
@@ -149,8 +150,9 @@ def test_log_of_sigmoid_under_autocast_is_reported() -> None:
     def loss_fn(logits, y):
         p = torch.sigmoid(logits)
         return -(y * torch.log(p)).mean() - F.softmax(logits, -1).log().mean()
+    model = torch.nn.Linear(4, 1)
     with torch.autocast("cuda"):
-        pass
+        loss = loss_fn(model(torch.randn(2, 4)), torch.ones(2, 1))
     """
     assert codes(src) == ["LRD103", "LRD103"]
 

@@ -370,27 +370,152 @@ def _scope_of(line: int, scopes: list[tuple[int, int, str]]) -> str | None:
     return None
 
 
-def _low_precision_evidence(ctx: FileContext) -> list[tuple[str | None, str, int]]:
-    """(top-level scope, "autocast" | "half", line) of each place the file goes float16."""
+def _half_evidence(ctx: FileContext) -> list[tuple[str | None, int]]:
+    """(top-level scope, line) of each `.half()` cast in the file."""
     scopes = _top_level_scope(ctx.tree)
-    out = []
-    for node in ast.walk(ctx.tree):
-        if isinstance(node, ast.Call):
-            qual = resolve(node.func, ctx.module)
-            if qual.endswith("autocast") and (qual.startswith("torch") or qual == "autocast"):
-                out.append((_scope_of(node.lineno, scopes), "autocast", node.lineno))
-            elif isinstance(node.func, ast.Attribute) and node.func.attr == "half":
-                out.append((_scope_of(node.lineno, scopes), "half", node.lineno))
-    return out
+    return [
+        (_scope_of(node.lineno, scopes), node.lineno)
+        for node in ast.walk(ctx.tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "half"
+    ]
 
 
-def _why(evidence: list[tuple[str | None, str, int]], scope: str | None) -> str:
-    """Why the code at ``scope`` runs in float16, or "" when the file says so elsewhere only:
-    the same function, module-level code, or (for module-level code) autocast anywhere."""
-    for where, kind, line in evidence:
-        if where == scope or where is None or (scope is None and kind == "autocast"):
-            return f"autocast (line {line})" if kind == "autocast" else f"`.half()` (line {line})"
+def _half_why(evidence: list[tuple[str | None, int]], scope: str | None) -> str:
+    """`.half()` in the same function, or at module level."""
+    for where, line in evidence:
+        if where == scope or where is None:
+            return f"`.half()` (line {line})"
     return ""
+
+
+def _autocast_state(node: ast.expr, module: ModuleInfo) -> bool | None:
+    """True for an autocast call that may be enabled, False for `autocast(enabled=False)`,
+    None when ``node`` is no autocast call."""
+    if not isinstance(node, ast.Call):
+        return None
+    qual = resolve(node.func, module)
+    if not (qual.endswith("autocast") and (qual.startswith("torch") or qual == "autocast")):
+        return None
+    enabled = next((k.value for k in node.keywords if k.arg == "enabled"), None)
+    if enabled is None and qual == "torch.cuda.amp.autocast" and node.args:
+        enabled = node.args[0]
+    elif enabled is None and qual != "torch.cuda.amp.autocast" and len(node.args) > 2:
+        enabled = node.args[2]
+    return not (isinstance(enabled, ast.Constant) and enabled.value is False)
+
+
+class _Reach:
+    """The code that runs under an enabled autocast: the bodies of enabled ``with`` blocks
+    (also through a context held in a variable, and autocast-decorated functions), and what
+    they call in this file (functions by name, methods through ``self``, the file's module
+    ``forward`` methods when the block calls a model), leaving out nested
+    ``autocast(enabled=False)`` blocks."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.module = ctx.module
+        self.tree = ctx.tree
+        self.nodes: set[int] = set()
+        self.called_names: set[str] = set()
+        self.first_line = 0
+        held = self._held_contexts()
+        starts: list[ast.AST] = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                self._enabled(item.context_expr, held) for item in node.items
+            ):
+                starts.extend(node.body)
+                self.first_line = self.first_line or node.lineno
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                _autocast_state(d, self.module) for d in node.decorator_list
+            ):
+                starts.extend(node.body)
+                self.first_line = self.first_line or node.lineno
+        self.methods: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        for cls in self.module.classes.values():
+            for name, method in cls.methods.items():
+                self.methods.setdefault(name, []).append(method)
+        self.done: set[int] = set()
+        queue = list(starts)
+        while queue:
+            queue.extend(self._visit(queue.pop()))
+
+    def _held_contexts(self) -> set[str]:
+        held = set()
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Assign) and any(
+                _autocast_state(sub, self.module) for sub in ast.walk(node.value)
+                if isinstance(sub, ast.Call)
+            ):
+                for target in node.targets:
+                    text = dotted(target)
+                    if text:
+                        held.add(text)
+        return held
+
+    def _enabled(self, expr: ast.expr, held: set[str]) -> bool:
+        state = _autocast_state(expr, self.module)
+        if state is not None:
+            return state
+        return (dotted(expr) or "") in held
+
+    def _disabled_block(self, node: ast.AST) -> bool:
+        return isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            _autocast_state(item.context_expr, self.module) is False for item in node.items
+        )
+
+    def _visit(self, root: ast.AST) -> list[ast.AST]:
+        """Mark ``root``'s nodes reachable; return function bodies it reaches."""
+        more: list[ast.AST] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if id(node) in self.nodes or self._disabled_block(node):
+                continue
+            self.nodes.add(id(node))
+            stack.extend(ast.iter_child_nodes(node))
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            targets: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+            if isinstance(func, ast.Name):
+                self.called_names.add(func.id)
+                fn = self.module.functions.get(func.id)
+                if fn is not None:
+                    targets.append(fn)
+                elif func.id not in self.module.classes:
+                    targets.extend(self.methods.get("forward", []))
+            elif isinstance(func, ast.Attribute):
+                self.called_names.add(func.attr)
+                if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+                    targets.extend(self.methods.get(func.attr, []))
+                if func.attr not in self.methods and not resolve(func, self.module).startswith(
+                    ("torch", "F.", "np.", "math.")
+                ):
+                    targets.extend(self.methods.get("forward", []))
+            for fn in targets:
+                if id(fn) not in self.done:
+                    self.done.add(id(fn))
+                    more.extend(fn.body)
+        return more
+
+    def covers(self, node: ast.AST, bound_to: list[str]) -> bool:
+        """``node`` runs under autocast, or it builds a loss bound to a name called there."""
+        return id(node) in self.nodes or any(name in self.called_names for name in bound_to)
+
+
+def _bound_names(tree: ast.Module) -> dict[int, list[str]]:
+    """The names each constructor call is bound to: ``criterion = nn.BCELoss()`` ->
+    ["criterion"], ``self.loss = ...`` -> ["loss"]."""
+    out: dict[int, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(id(node.value), []).append(target.id)
+                elif isinstance(target, ast.Attribute):
+                    out.setdefault(id(node.value), []).append(target.attr)
+    return out
 
 
 def _is_prob_call(node: ast.expr, module: ModuleInfo) -> bool:
@@ -412,10 +537,12 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
         return
     if not _LOG_OR_BCE.search(src):
         return
-    evidence = _low_precision_evidence(ctx)
-    if not evidence:
+    half = _half_evidence(ctx)
+    reach = _Reach(ctx) if "autocast" in src else None
+    if not half and (reach is None or not reach.first_line):
         return
     scopes = _top_level_scope(ctx.tree)
+    bound = _bound_names(ctx.tree)
     module = ctx.module
     prob_names: set[str] = set()
     for node in ast.walk(ctx.tree):
@@ -428,7 +555,10 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
         last = node.func.attr if isinstance(node.func, ast.Attribute) else qual.rsplit(".", 1)[-1]
         if last not in ("BCELoss", "binary_cross_entropy", "log", "log2", "log10", "log_"):
             continue
-        why = _why(evidence, _scope_of(node.lineno, scopes))
+        if reach is not None and reach.first_line and reach.covers(node, bound.get(id(node), [])):
+            why = f"autocast (line {reach.first_line})"
+        else:
+            why = _half_why(half, _scope_of(node.lineno, scopes))
         if not why:
             continue
         if last == "BCELoss" and (qual.startswith(("torch", "nn.")) or qual == "BCELoss"):
