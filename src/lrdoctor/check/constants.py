@@ -184,6 +184,11 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def module_assignment(module: ModuleInfo, name: str) -> ast.expr | None:
+    """The one module-level assignment of ``name`` (None when assigned more than once)."""
+    return _module_constant(module, name)
+
+
 def _module_constant(module: ModuleInfo, name: str) -> ast.expr | None:
     """The one module-level assignment of ``name`` (None when assigned more than once)."""
     found: list[ast.expr] = []

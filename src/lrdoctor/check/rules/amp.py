@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from lrdoctor.check import names
+from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, receiver, scaler_disabled
 from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted
@@ -254,44 +254,110 @@ def _find_paren(source: str, line: int, col: int) -> tuple[int, int] | None:
 # -- LRD102 ------------------------------------------------------------------------------------
 
 
-def _half_targets(tree: ast.Module, module: ModuleInfo) -> dict[str, int]:
-    """Names of modules cast to float16: ``model.half()``, ``model = Net().to(torch.float16)``."""
-    out: dict[str, int] = {}
+_HALF_WORDS = frozenset({"float16", "half", "fp16"})
 
-    def is_half_call(node: ast.expr) -> bool:
-        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "half":
-                return True
-            if node.func.attr == "to" and any(
-                resolve(a, module) in ("torch.float16", "torch.half")
-                for a in [*node.args, *(k.value for k in node.keywords)]
-            ):
-                return True
-            node = node.func.value
+
+def _is_half_dtype(expr: ast.expr, ctx: FileContext, depth: int = 0) -> bool:
+    """``torch.float16`` / ``torch.half``, also through a name assigned one, an argparse
+    default or config constant naming it (``getattr(torch, args.dtype)``, ``dtypes[args.dtype]``
+    with a dict literal)."""
+    if depth > 4:
         return False
+    module = ctx.module
+    if resolve(expr, module) in ("torch.float16", "torch.half"):
+        return True
+    if isinstance(expr, ast.Name):
+        bound = constants.module_assignment(module, expr.id)
+        return bound is not None and _is_half_dtype(bound, ctx, depth + 1)
+    if isinstance(expr, ast.Call) and dotted(expr.func) == "getattr" and len(expr.args) >= 2 \
+            and resolve(expr.args[0], module) == "torch":
+        return constants.resolve(expr.args[1], None, module) in _HALF_WORDS
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, (ast.Dict, ast.Name)):
+        table = expr.value if isinstance(expr.value, ast.Dict) else \
+            constants.module_assignment(module, expr.value.id)
+        key = constants.resolve(expr.slice, None, module)
+        if isinstance(table, ast.Dict) and isinstance(key, str):
+            for k, v in zip(table.keys, table.values):
+                if isinstance(k, ast.Constant) and k.value == key:
+                    return _is_half_dtype(v, ctx, depth + 1)
+        return False
+    if isinstance(expr, (ast.Attribute, ast.Subscript)):
+        return constants.resolve(expr, None, module) in _HALF_WORDS
+    return False
 
+
+def _half_call(node: ast.expr, ctx: FileContext) -> bool:
+    """``m.half()``, ``m.to(torch.float16)``, ``m.to(dtype=dtype)``, ``m.convert_to_fp16()``
+    anywhere in a call chain."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        attr = node.func.attr
+        if attr in ("half", "convert_to_fp16"):
+            return True
+        if attr in ("to", "type") and any(
+            _is_half_dtype(a, ctx) for a in [*node.args, *(k.value for k in node.keywords)]
+        ):
+            return True
+        node = node.func.value
+    return False
+
+
+def _base_name(node: ast.expr, module: ModuleInfo | None = None) -> str:
+    """``model`` for ``model.cuda().half()`` and ``self.model.half()``; "" for a chain that
+    starts at a library call (``torch.nn.Linear(4, 1).half()``)."""
+    while isinstance(node, (ast.Call, ast.Attribute)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == "self":
+            return node.attr
+        if isinstance(node, ast.Call):
+            head = (dotted(node.func) or "").split(".")[0]
+            if module is not None and head in module.imports:
+                return ""
+            node = node.func
+        else:
+            node = node.value
+    return node.id if isinstance(node, ast.Name) and (
+        module is None or node.id not in module.imports
+    ) else ""
+
+
+def _half_targets(ctx: FileContext) -> dict[str, ast.Call]:
+    """Names of modules cast to float16 (``model.half()``, ``model = Net().to(torch.float16)``,
+    ``model = build()`` where ``build`` returns a cast model), with the cast; ``"*"`` for
+    ``torch.set_default_dtype(torch.float16)``."""
+    tree, module = ctx.tree, ctx.module
+    out: dict[str, ast.Call] = {}
+    returns_half: set[str] = set()
+    for fn in module.functions.values():
+        halved_here = {
+            _base_name(n, module) for n in ast.walk(fn)
+            if isinstance(n, ast.Call) and _half_call(n, ctx)
+        }
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Return) and n.value is not None and (
+                _half_call(n.value, ctx)
+                or isinstance(n.value, ast.Name) and n.value.id in halved_here
+            ):
+                returns_half.add(fn.name)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and is_half_call(node):
-            base: ast.expr = node
-            while isinstance(base, (ast.Call, ast.Attribute)):
-                base = base.func if isinstance(base, ast.Call) else base.value
-            if isinstance(base, ast.Name):
-                out.setdefault(base.id, node.lineno)
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and is_half_call(
-            node.value
+        if isinstance(node, ast.Call) and _half_call(node, ctx):
+            name = _base_name(node, module)
+            if name:
+                out.setdefault(name, node)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (
+            _half_call(node.value, ctx) or dotted(node.value.func) in returns_half
         ):
             for target in node.targets:
                 text = dotted(target)
                 if text:
                     out.setdefault(text.split(".")[-1] if text.startswith("self.") else text,
-                                   node.lineno)
+                                   node.value)
         if (
             isinstance(node, ast.Call)
             and resolve(node.func, module) == "torch.set_default_dtype"
             and node.args
-            and resolve(node.args[0], module) in ("torch.float16", "torch.half")
+            and _is_half_dtype(node.args[0], ctx)
         ):
-            out.setdefault("*", node.lineno)
+            out.setdefault("*", node)
     return out
 
 
@@ -299,13 +365,111 @@ _ADAM = re.compile(r"\b(Adam|AdamW|Adamax|NAdam|RAdam|SparseAdam)\b")
 _LOG_OR_BCE = re.compile(r"\blog\(|\.log\(\)|BCELoss|binary_cross_entropy\(")
 
 
+def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST) -> set[str]:
+    """Names the optimizer's parameters come from, through intermediate lists
+    (``params = list(model.parameters())``, ``groups.append({"params": ...})``)."""
+    owners: set[str] = set()
+    seen: set[str] = set()
+    pending = [params]
+    while pending:
+        expr = pending.pop()
+        receivers = {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Attribute)}
+        callees = {id(n.func) for n in ast.walk(expr) if isinstance(n, ast.Call)}
+        for n in ast.walk(expr):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                    and n.func.attr in ("parameters", "named_parameters"):
+                owners.add(_base_name(n.func.value, ctx.module))
+            elif isinstance(n, ast.Name) and id(n) not in receivers and id(n) not in callees \
+                    and n.id not in seen and len(seen) < 16:
+                # a list of parameters (or a model handed to a helper): follow what fills it
+                seen.add(n.id)
+                owners.add(n.id)
+                pending.extend(_feeds(ctx, n.id, at))
+    return owners - {""}
+
+
+def _feeds(ctx: FileContext, name: str, at: ast.AST) -> list[ast.expr]:
+    """What flows into the list ``name`` in the function around ``at``: its assignments,
+    ``+=``, ``.append(...)`` / ``.extend(...)`` arguments, loop sources."""
+    line = getattr(at, "lineno", 0)
+    body: ast.AST = ctx.tree
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and node.lineno >= getattr(body, "lineno", 0):
+            body = node
+    out: list[ast.expr] = []
+    for node in ast.walk(body):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            out.append(node.value)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            out.append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("append", "extend") \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+            out.extend(node.args)
+        elif isinstance(node, (ast.For, ast.comprehension)) and any(
+            isinstance(t, ast.Name) and t.id == name for t in ast.walk(node.target)
+        ):
+            out.append(node.iter)
+    return out
+
+
+def _after_training(ctx: FileContext, cast: ast.AST) -> bool:
+    """The cast runs after the last optimizer step (an fp16 copy exported when training is
+    over): in the body that holds it, steps (directly or through a call of this file's
+    functions) come only in statements before it."""
+    steps = [e.line for e in ctx.full_program.events
+             if e.kind in ("opt_step", "scaler_step") and e.path == ctx.path]
+    if not steps:
+        return False
+    stepping = {
+        name for name, fn in ctx.module.functions.items()
+        if any(fn.lineno <= line <= (fn.end_lineno or fn.lineno) for line in steps)
+    }
+
+    def trains(stmt: ast.stmt) -> bool:
+        end = stmt.end_lineno or stmt.lineno
+        if any(stmt.lineno <= line <= end for line in steps):
+            return True
+        return any(
+            isinstance(n, ast.Call) and dotted(n.func) in stepping for n in ast.walk(stmt)
+        )
+
+    line = getattr(cast, "lineno", 0)
+    for node in ast.walk(ctx.tree):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list):
+                continue
+            for i, stmt in enumerate(stmts):
+                if isinstance(stmt, ast.stmt) and stmt.lineno <= line <= (
+                    stmt.end_lineno or stmt.lineno
+                ) and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                            ast.ClassDef)):
+                    if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.Try)) \
+                            and stmt.lineno != line:
+                        break  # the cast is deeper: its own body decides
+                    return (
+                        not trains(stmt)
+                        and any(trains(s) for s in stmts[:i])
+                        and not any(trains(s) for s in stmts[i + 1:])
+                    )
+    return False
+
+
 @rule("LRD102")
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
-    if "half" not in ctx.source and "float16" not in ctx.source:
+    src = ctx.source
+    if not any(w in src for w in ("half", "float16", "fp16", "dtype")):
         return
-    if not _ADAM.search(ctx.source):
+    if not _ADAM.search(src):
         return
-    halved = _half_targets(ctx.tree, ctx.module)
+    halved = {name: cast for name, cast in _half_targets(ctx).items()
+              if not _after_training(ctx, cast)}
     if not halved:
         return
     seen: set[int] = set()
@@ -320,31 +484,28 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
             if obj.has_kwargs_splat():
                 continue
             eps = 1e-8
-        elif isinstance(eps_expr, ast.Constant) and isinstance(eps_expr.value, (int, float)):
-            eps = float(eps_expr.value)
         else:
-            continue
+            value = constants.resolve(eps_expr, obj.scope)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            eps = float(value)
         if eps >= FP16_SMALLEST_SUBNORMAL:
             continue
         params = obj.arg("params", 0)
         if params is None:
             continue
-        owners = {
-            (dotted(n.func.value) or "").split(".")[-1]
-            for n in ast.walk(params)
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-            and n.func.attr in ("parameters", "named_parameters")
-        }
-        owners |= {n.id for n in ast.walk(params) if isinstance(n, ast.Name)}
-        hit = next((o for o in owners if o in halved), None) or ("*" if "*" in halved else None)
+        owners = _param_owners(params, ctx, obj.call)
+        hit = next((o for o in sorted(owners) if o in halved), None) or (
+            "*" if "*" in halved else None
+        )
         if hit is None:
             continue
         where = "torch.set_default_dtype(torch.float16)" if hit == "*" else f"`{hit}` is cast"
         yield Diagnostic.at(
             "LRD102",
             f"{obj.cls}(eps={eps:g}) updates float16 parameters ({where} to float16 at line "
-            f"{halved[hit]}): eps rounds to 0 in float16, so a zero gradient gives 0/0 = NaN; "
-            "keep float32 parameters under autocast or use eps=1e-4",
+            f"{halved[hit].lineno}): eps rounds to 0 in float16, so a zero gradient gives "
+            "0/0 = NaN; keep float32 parameters under autocast or use eps=1e-4",
             obj.path,
             obj.call,
         )
