@@ -160,6 +160,9 @@ class Outcome:
 
 def run_case(case: Case, cache: Path, lrdoctor: list[str]) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="realcode-") as tmp:
+        # A user checks a clone: its .git marks the project root, from which the project's own
+        # modules are found (`from core.utils import ...` in scripts/train.py).
+        os.mkdir(os.path.join(tmp, ".git"))
         for path in case.paths:
             dest = Path(tmp, path)
             dest.parent.mkdir(parents=True, exist_ok=True)
