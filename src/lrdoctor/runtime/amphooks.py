@@ -7,6 +7,7 @@ check asks first, and undone with everything else.
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -18,7 +19,13 @@ from lrdoctor.runtime.events import Backward, GradClip, ScalerUnscale
 from lrdoctor.runtime.hooks import _guard, _scaler_classes
 from lrdoctor.runtime.patching import Patcher
 
-_tls = threading.local()
+
+class _Depth(threading.local):
+    depth = 0  # backward() calls in progress on this thread
+    clip_depth = 0
+
+
+_tls = _Depth()
 
 
 def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
@@ -39,45 +46,49 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
         if "unscale_" in cls.__dict__:
             patcher.setattr(cls, "unscale_", _wrap_unscale(engine, cls.__dict__["unscale_"]))
 
-    def before_after(tensor: Any, done: bool, ev: Backward | None) -> Backward | None:
-        if ev is None:
-            entry = scaled.get(id(tensor))
-            if entry is not None and entry[0]() is not tensor:
-                entry = None
-            scaler = entry[1]() if entry else None
-            loss = entry[2]() if entry else None
-            ev = Backward(tensor, scaler, loss if loss is not None else tensor, user_site(4))
-        ev.done = done
-        engine.emit(ev)
-        return ev
+    from lrdoctor import ScheduleError
 
-    original_tensor_backward = torch.Tensor.__dict__["backward"]
-    original_autograd_backward = torch.autograd.backward
+    original_backward = torch.autograd.backward
+    emit = engine.emit
 
-    def run(original: Callable[..., Any], tensor: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if getattr(_tls, "depth", 0):
-            return original(*args, **kwargs)
-        ev = _guard(engine, before_after, tensor, False, None)
+    # Only torch.autograd.backward is wrapped: Tensor.backward() calls it (looked up on the
+    # module at call time), so one wrapper sees both, and the step pays one frame, not two.
+    @functools.wraps(original_backward)
+    def autograd_backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
+        if _tls.depth:  # a backward run from inside a backward (checkpointing): not the user's
+            return original_backward(tensors, *args, **kwargs)
+        ev = None
+        try:
+            tensor = tensors
+            if isinstance(tensors, (list, tuple)):
+                tensor = tensors[0] if len(tensors) == 1 else None
+            scaler = loss = None
+            if scaled:
+                entry = scaled.get(id(tensor))
+                if entry is not None and entry[0]() is tensor:
+                    scaler, loss = entry[1](), entry[2]()
+            ev = Backward(tensor, scaler, loss if loss is not None else tensor, sys._getframe(1))
+            emit(ev)
+        except ScheduleError:
+            raise
+        except Exception as exc:
+            engine.internal_error(exc)
         _tls.depth = 1
         try:
-            return original(*args, **kwargs)
+            return original_backward(tensors, *args, **kwargs)
         finally:
             _tls.depth = 0
             if ev is not None:
-                _guard(engine, before_after, tensor, True, ev)
+                ev.done = True
+                try:
+                    emit(ev)
+                except ScheduleError:
+                    raise
+                except Exception as exc:
+                    engine.internal_error(exc)
+                finally:
+                    ev.frame = None  # the event must not keep the user's frame alive
 
-    @functools.wraps(original_tensor_backward)
-    def tensor_backward(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return run(original_tensor_backward, self, (self, *args), kwargs)
-
-    @functools.wraps(original_autograd_backward)
-    def autograd_backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
-        first = tensors
-        if isinstance(tensors, (list, tuple)):
-            first = tensors[0] if len(tensors) == 1 else None
-        return run(original_autograd_backward, first, (tensors, *args), kwargs)
-
-    patcher.setattr(torch.Tensor, "backward", tensor_backward)
     patcher.setattr(torch.autograd, "backward", autograd_backward)
 
     import torch.nn.utils.clip_grad as clip_mod
@@ -125,7 +136,7 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
 def _wrap_clip(engine: Engine, name: str, original: Callable[..., Any], torch: Any) -> Callable[..., Any]:
     @functools.wraps(original)
     def clip(parameters: Any, *args: Any, **kwargs: Any) -> Any:
-        if getattr(_tls, "clip_depth", 0):
+        if _tls.clip_depth:
             return original(parameters, *args, **kwargs)
         if not isinstance(parameters, torch.Tensor):
             parameters = list(parameters)  # a generator can be read once: read it for both

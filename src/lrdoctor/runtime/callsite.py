@@ -89,6 +89,19 @@ def user_site(depth: int = 3) -> tuple[str, int] | None:
     return frame.f_code.co_filename, frame.f_lineno
 
 
+def user_site_from(frame: FrameType | None) -> tuple[str, int] | None:
+    """``(filename, line)`` of the innermost user frame at or above ``frame``."""
+    fallback = None
+    while frame is not None:
+        v = _verdict(frame.f_code)
+        if v == 2:
+            return frame.f_code.co_filename, frame.f_lineno
+        if v == 1 and fallback is None:
+            fallback = frame
+        frame = frame.f_back
+    return (fallback.f_code.co_filename, fallback.f_lineno) if fallback is not None else None
+
+
 def display_path(filename: str) -> str:
     """A path relative to the working directory when it lies below it."""
     if filename.startswith("<"):

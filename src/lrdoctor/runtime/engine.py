@@ -70,6 +70,7 @@ class Engine:
         self.strict = strict
         self.echo = echo or (lambda text: print(text, file=sys.stderr, flush=True))
         self.clock = 0
+        self.most_attempts = 0  # the largest attempt count of any optimizer
         self.started = time.perf_counter()
         self.optimizers: dict[int, OptimizerInfo] = {}
         self.schedulers: dict[int, SchedulerInfo] = {}
@@ -297,6 +298,8 @@ class Engine:
         if lrs is None:
             lrs = lrs_of(opt)
         info.attempts += 1
+        if info.attempts > self.most_attempts:
+            self.most_attempts = info.attempts
         attempt = Attempt(info.attempts, self.clock, taken, found_inf)
         prev = info.last_attempt
         if prev is not None and prev.taken is not True:  # a taken step needs no tally

@@ -229,16 +229,32 @@ class RunEnd:
 # ---- events of the numerics and AMP checks (lrdoctor.runtime.amphooks) ------------------------
 
 
-@dataclass(slots=True)
 class Backward:
     """``backward()`` on ``tensor``: emitted before it runs (the graph is intact, ``done`` is
-    False) and again after it returned (``done`` True)."""
+    False) and again after it returned (``done`` True).
 
-    tensor: Any
-    scaler: Any  # the enabled GradScaler whose scale() produced ``tensor``, else None
-    loss: Any  # what scale() was given (the loss itself), else ``tensor``
-    site: Site | None
-    done: bool = False
+    ``site`` (the user's line) is found on first access from ``frame``, the frame that called
+    ``backward()``; it must be read while the event is dispatched (the call is then still in
+    progress): most steps never need it.
+    """
+
+    __slots__ = ("tensor", "scaler", "loss", "frame", "done", "_site")
+
+    def __init__(self, tensor: Any, scaler: Any, loss: Any, frame: Any, done: bool = False) -> None:
+        self.tensor = tensor
+        self.scaler = scaler  # the enabled GradScaler whose scale() produced ``tensor``, else None
+        self.loss = loss  # what scale() was given (the loss itself), else ``tensor``
+        self.frame = frame
+        self.done = done
+        self._site: Site | None | object = _UNKNOWN
+
+    @property
+    def site(self) -> Site | None:
+        if self._site is _UNKNOWN:
+            from lrdoctor.runtime.callsite import user_site_from
+
+            self._site = user_site_from(self.frame)
+        return self._site  # type: ignore[return-value]
 
 
 @dataclass(slots=True)

@@ -585,9 +585,10 @@ def make_checker(tracer: Tracer) -> Any:
 # ---- replay ---------------------------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Call:
-    """One top-level module call of the current step, enough to run it again."""
+    """One top-level module call of the current step, enough to run it again (made on every
+    top-level call: kept small)."""
 
     module: Any
     args: tuple[Any, ...]
@@ -595,10 +596,9 @@ class Call:
     rng: Any  # CPU generator state before the call
     device_rng: Any = None  # (device type, state) of the accelerator generator, if in use
     site: Site | None = None
-    outputs: Any = None  # weak references to the output tensors, until backward
-    output_nodes: set[int] = field(default_factory=set)  # ids of the outputs' grad_fn
-    strong: Any = None  # the outputs themselves, kept only while a localization is armed
     autocast: tuple[tuple[str, Any], ...] = ()  # (device type, dtype) autocast was on for
+    output_nodes: frozenset[int] | set[int] = frozenset()  # ids of the outputs' grad_fn
+    strong: Any = None  # the outputs themselves, kept only while a localization is armed
     grad_outputs: Any = None  # the gradient that reached the outputs (captured in backward)
 
 

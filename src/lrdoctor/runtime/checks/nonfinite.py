@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import sys
 import threading
-import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,7 +25,6 @@ from lrdoctor.runtime.amphooks import install_amp_hooks
 from lrdoctor.runtime.callsite import display_path
 from lrdoctor.runtime.engine import Engine, location
 from lrdoctor.runtime.events import Backward, EpochStart, OptimizerStep, RunEnd, ScalerUpdate
-from lrdoctor.runtime.hooks import _guard
 from lrdoctor.runtime.localize import (
     _ORIGINAL_CALL,
     Call,
@@ -78,10 +76,15 @@ class NonFinite:
         self.calls: list[Call] = []  # top-level module calls since the last backward()
         self.done_calls: list[Call] = []  # those of the last finished backward()
         self.known_bad: set[int] = set()  # ids of parameters already non-finite
-        self.written_at: dict[int, int] = {}  # id(parameter) -> optimizer step that made it so
+        self.written_at: dict[int, str] = {}  # id(parameter) -> the optimizer step(s) that made it so
         self.seen_opts: set[int] = set()
+        self.seen_modules: set[int] = set()  # ids of the modules record() has looked at
+        self.tensor_type = _tensor_type()
+        # whether gradients are checked before the next update (see before_step): then the
+        # gradient reaching each module output is kept for a backward replay
+        self.grads_checked = True
         self.param_cache: dict[int, tuple[Any, Any, list[Any]]] = {}
-        self.low_precision: dict[int, bool] = {}  # id(cached parameter list) -> any float16/bf16
+        self.low_precision: dict[int, tuple[Any, bool]] = {}  # id(optimizer) -> (it, any float16/bf16)
         self.bad_loss_steps: list[int] = []
         self.bad_loss_step: int | None = None
         self.grad_culprit: tuple[int, Culprit | None, list[str]] | None = None
@@ -122,6 +125,7 @@ class NonFinite:
         # torch, before it has set CUDA_VISIBLE_DEVICES
         amp_devices = ("cpu", "cuda") if torch.backends.cuda.is_built() else ("cpu",)
         record = self.record
+        from lrdoctor import ScheduleError
 
         def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
             if tracer.active:
@@ -136,15 +140,31 @@ class NonFinite:
                 out = original(self, *args, **kwargs)
             finally:
                 tls.busy = False
-            # the replay must compute in the same precision: autocast as it was for this call
-            amp = tuple((d, autocast_dtype(d)) for d in amp_devices if autocast_on(d))
-            _guard(engine, record, self, args, kwargs, rng, dev,
-                   (caller.f_code.co_filename, caller.f_lineno), out, amp)
+            try:
+                # the replay must compute in the same precision: autocast as it was for this call
+                amp: tuple[tuple[str, Any], ...] = ()
+                for d in amp_devices:
+                    if autocast_on(d):
+                        amp += ((d, autocast_dtype(d)),)
+                record(self, args, kwargs, rng, dev, (caller.f_code.co_filename, caller.f_lineno), out, amp)
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                engine.internal_error(exc)
             return out
 
         patcher.setattr(module_cls, "__call__", __call__)
-        patcher.handle(register_optimizer_step_pre_hook(
-            lambda opt, args, kwargs: _guard(engine, self.before_step, opt)))
+        before_step = self.before_step
+
+        def pre(opt: Any, args: Any, kwargs: Any) -> None:
+            try:
+                before_step(opt)
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                engine.internal_error(exc)
+
+        patcher.handle(register_optimizer_step_pre_hook(pre))
         if self.nan_trace:
             tracer.active = True
             self.checker.__enter__()
@@ -158,30 +178,34 @@ class NonFinite:
 
     def record(self, module: Any, args: Any, kwargs: Any, rng: Any, dev: Any, site: Any, out: Any,
                amp: tuple[tuple[str, Any], ...] = ()) -> None:
-        call = Call(module, args, kwargs, rng, dev, site)
-        call.autocast = amp
-        if id(module) not in self.tracer._named_roots and next(module.parameters(), None) is not None:
-            self.tracer.add_root(module, None)  # once per model: named while the user's frame is live
-        if type(out) is _tensor_type():  # the common case, without walking containers
+        call = Call(module, args, kwargs, rng, dev, site, autocast=amp)
+        key = id(module)
+        if key not in self.seen_modules:  # once per module (a loss module has no parameters)
+            self.seen_modules.add(key)
+            if next(module.parameters(), None) is not None:
+                self.tracer.add_root(module, None)  # once per model: named while the user's frame is live
+        if type(out) is self.tensor_type:  # the common case, without walking containers
             tensors = [out] if out.is_floating_point() else []
         else:
             tensors = [t for t in _tensors(out) if t.is_floating_point()]
-        # weakly: a forward whose output is dropped (validation without no_grad) must not keep
+        # ids only: a forward whose output is dropped (validation without no_grad) must not keep
         # its graph alive here; only an armed localization (LRD106) needs the outputs themselves
-        call.outputs = [weakref.ref(t) for t in tensors]
         call.output_nodes = {id(t.grad_fn) for t in tensors if t.grad_fn is not None}
         if self.arm_backward:
             call.strong = tensors
-        wanted = [t for t in tensors if t.requires_grad]
-        if 0 < len(wanted) <= 8:
-            # the gradient that reaches the output, kept by reference: what a backward replay
-            # starts from (the hook lives on the autograd node, the tensor may be dropped)
-            call.grad_outputs = [None] * len(wanted)
-            for i, t in enumerate(wanted):
-                t.register_hook(_keeper(call, i))
-        self.calls.append(call)
-        if len(self.calls) > MAX_CALLS:
-            del self.calls[0]
+        if self.grads_checked:
+            wanted = [t for t in tensors if t.requires_grad]
+            if 0 < len(wanted) <= 8:
+                # the gradient that reaches the output, kept by reference: what a backward replay
+                # starts from (the hook lives on the autograd node, the tensor may be dropped);
+                # only while the gradients are checked, the only time a backward replay runs
+                call.grad_outputs = [None] * len(wanted)
+                for i, t in enumerate(wanted):
+                    t.register_hook(_keeper(call, i))
+        calls = self.calls
+        calls.append(call)
+        if len(calls) > MAX_CALLS:
+            del calls[0]
 
     def _params(self, opt: Any) -> list[Any]:
         """The optimizer's floating-point parameters (cached while its groups keep their size)."""
@@ -194,17 +218,19 @@ class NonFinite:
         return cached[2]
 
     def _low_precision(self, opt: Any) -> bool:
-        params = self._params(opt)
-        low = self.low_precision.get(id(params))
-        if low is None:
-            import torch
+        """Whether ``opt`` updates float16/bfloat16 parameters (cached; looked at again at each
+        periodic parameter check, so a later ``model.half()`` is seen)."""
+        cached = self.low_precision.get(id(opt))
+        if cached is not None and cached[0] is opt:
+            return cached[1]
+        import torch
 
-            low = any(p.dtype in (torch.float16, torch.bfloat16) for p in params)
-            self.low_precision = {id(params): low}
+        low = any(p.dtype in (torch.float16, torch.bfloat16) for p in self._params(opt))
+        self.low_precision[id(opt)] = (opt, low)
         return low
 
     def step_no(self) -> int:
-        return 1 + max((o.attempts for o in self.engine.optimizers.values()), default=0)
+        return 1 + self.engine.most_attempts
 
     # ---- flags --------------------------------------------------------------------------------
 
@@ -246,10 +272,18 @@ class NonFinite:
     def on_backward(self, ev: Backward) -> None:
         if ev.done:
             for call in self.calls:
-                call.outputs = call.strong = None
+                call.strong = None
             self.done_calls, self.calls = self.calls, []
             return
         loss = ev.loss
+        if (type(loss) is self.tensor_type and not self.eager_until and self.flags.eager is not False
+                and numerics.on_cpu(loss) and loss.numel() == 1 and loss.is_floating_point()):
+            # the common case, on every step: a CPU scalar loss is read as it is (no tensor op)
+            if math.isfinite(loss.item()):
+                if self.arm_backward:
+                    self.arm_backward = False
+                    self.localize_backward_now(ev)
+                return
         if not is_float_tensor(loss):
             return
         step = self.step_no()
@@ -322,15 +356,51 @@ class NonFinite:
         if culprit is None or (culprit.phase == "input" and culprit.op != "parameter"):
             culprit = self._bad_batch() or culprit
         if culprit is not None and culprit.op == "parameter":
+            bad = [p for root, _ in self.tracer.roots for name, p in root.named_parameters()
+                   if self.tracer.param_name(p) == culprit.module]
+            self._attribute_unchecked(bad)
             self._remember_bad_params()
-            written = [step for root, _ in self.tracer.roots for name, p in root.named_parameters()
-                       if self.tracer.param_name(p) == culprit.module and id(p) in self.written_at
-                       for step in (self.written_at[id(p)],)]
+            written = [self.written_at[id(p)] for p in bad if id(p) in self.written_at]
             if written:
-                culprit.reason += f" (written by optimizer step {written[0]}: see LRD105)"
+                culprit.reason += f" (written by {written[0]}: see LRD105)"
+            elif any(self._unchecked_since(p) is not None for p in bad):
+                since = max(s for s in map(self._unchecked_since, bad) if s is not None)
+                when = f"finite after optimizer step {since}; an update since then" if since else "an update"
+                culprit.reason += (f" ({when}, or a write outside the optimizer, made it non-finite: "
+                                   f"float32 parameters are checked every {PARAM_INTERVAL} steps)")
             else:
                 culprit.reason += " (made non-finite outside any optimizer step we saw)"
         return culprit
+
+    def _unchecked_since(self, p: Any) -> int | None:
+        """For a parameter some optimizer updated without its result being checked since: the
+        last step it was checked after (0: never); None if every update of it was checked."""
+        for info in self.engine.optimizers.values():
+            opt = info.obj
+            if opt is None or not info.taken or not any(q is p for q in self._params(opt)):
+                continue
+            since = self.last_checked.get(info.key, 0)
+            if since < info.attempts:
+                return since
+        return None
+
+    def _attribute_unchecked(self, bad: list[Any]) -> None:
+        """Non-finite parameters found by a later loss: float32 updates are not checked on
+        every step, so ask each optimizer that updated them unchecked whether it wrote them.
+        It did if its state for them (Adam's moments, a momentum buffer) or their gradient is
+        non-finite too; a NaN planted between steps leaves both finite."""
+        for info in list(self.engine.optimizers.values()):
+            opt = info.obj
+            if opt is None or not info.taken or self.engine.has_finding("LRD105", info.key):
+                continue
+            mine = [p for p in bad if id(p) not in self.known_bad and any(q is p for q in self._params(opt))]
+            if not any(_update_trace(opt, p) for p in mine):
+                continue
+            since = self.last_checked.get(info.key, 0)
+            if since >= info.attempts:
+                continue
+            self.last_checked[info.key] = info.attempts
+            self.bad_params(info.attempts, opt, info.label, None, since=since)
 
     def _bad_parameter(self) -> Culprit | None:
         """A non-finite parameter of the modules this step called."""
@@ -373,14 +443,23 @@ class NonFinite:
             self.tracer.phase = "optimizer"
             self.checker.__exit__(None, None, None)
             self.suspended = True
-        params = self._params(opt)
-        if id(opt) not in self.seen_opts:
-            self.seen_opts.add(id(opt))
-            for p in params:  # once: parameters that were non-finite before any update
+        key = id(opt)
+        if key not in self.seen_opts:
+            self.seen_opts.add(key)
+            for p in self._params(opt):  # once: parameters that were non-finite before any update
                 if not all_finite(p):
                     self.known_bad.add(id(p))
-        if id(opt) in self.engine._in_scaler_step:
+        if key in self.engine._in_scaler_step:
             return  # GradScaler checks these gradients itself
+        # Gradients cost one reduction per tensor to check, so they are read on every step only
+        # where a non-finite gradient would otherwise go unnoticed or unexplained: float16 and
+        # bfloat16 parameters, --nan-trace, and the steps after a late (device) flag tripped.
+        # A non-finite float32 gradient writes NaN into the parameters it updates; the next
+        # step's loss (checked on every step) or the periodic parameter check finds them.
+        self.grads_checked = bool(self.nan_trace or self.eager_until or self._low_precision(opt))
+        if not self.grads_checked:
+            return
+        params = self._params(opt)
         step = self.step_no()
         strided = _strided()
         grads = [g for g in (p.grad for p in params) if g is not None and g.layout == strided]
@@ -469,7 +548,6 @@ class NonFinite:
             return
         step = ev.attempt.index
         key = ev.optimizer.key
-        params = self._params(opt)
         # An update computes finite float32 parameters from finite gradients and a finite LR:
         # every step is checked where that does not hold (float16/bfloat16 parameters, gradients
         # found non-finite before this step, a non-finite LR); otherwise (and under GradScaler,
@@ -482,8 +560,10 @@ class NonFinite:
             if n % PARAM_INTERVAL:
                 self._reset_trace()
                 return
+            self.low_precision.pop(key, None)  # look at the dtypes again
         previous = self.last_checked.get(key, 0)
         self.last_checked[key] = step
+        params = self._params(opt)
         if self._flag(step, "params", params, key) is False:
             self.bad_params(step, opt, ev.optimizer.label, ev, since=previous)
         self._reset_trace()
@@ -501,8 +581,11 @@ class NonFinite:
         if not bad:
             return
         self.known_bad.update(id(p) for p in bad)
+        written = f"optimizer step {step}"
+        if not late and since is not None and since < step - 1:
+            written = f"an optimizer step between {since + 1} and {step}"
         for p in bad:
-            self.written_at.setdefault(id(p), step)
+            self.written_at.setdefault(id(p), written)
         if self.bad_loss_step == step:
             # the loss of this very step was already non-finite: the update only spread it
             self.spread[step] = self.spread.get(step, 0) + len(bad)
@@ -525,9 +608,8 @@ class NonFinite:
                        f"{self.step_no() - 1}, when {_names(names)} hold {_names_and(kinds)})")
         else:
             cause, evidence = self._cause(step, opt, bad, ev)
-            when = f"optimizer step {step}"
-            if since is not None and 0 < since < step - 1:
-                when = f"an optimizer step between {since + 1} and {step}"
+            when = written
+            if since is not None and since < step - 1:
                 evidence["checked_last_at_step"] = since
             message = (f"{when} of {label} wrote {_names_and(kinds)} into "
                        f"{len(bad)} parameter tensor{'s' if len(bad) != 1 else ''} ({nonfinite} of "
@@ -550,6 +632,15 @@ class NonFinite:
             if culprit is not None:
                 return f"{text}: {culprit.describe()}", _culprit_evidence(culprit)
             return text, {"cause": "non-finite gradients"}
+        traces = [(p, _update_trace(opt, p)) for p in bad]
+        traced = [(p, name) for p, name in traces if name]
+        if traced and (self.grad_culprit is None or self.grad_culprit[0] != step):
+            # float32 gradients are not read on every step: the optimizer's own state shows them
+            p, name = traced[0]
+            return (f"the gradients were non-finite and no GradScaler skipped the step (the optimizer's "
+                    f"`{name}` of `{self.tracer.param_name(p) or 'it'}` holds NaN/inf; the gradients of "
+                    f"float32 parameters are not read on every step, so the op is not named)",
+                    {"cause": "non-finite gradients", "state": name})
         for group in opt.param_groups:
             members = [p for p in bad if any(p is q for q in group["params"])]
             if not members:
@@ -670,6 +761,17 @@ class NonFinite:
                                                  last_scale=scale))
 
 
+def _update_trace(opt: Any, p: Any) -> str | None:
+    """The name of a non-finite tensor in ``opt``'s state for ``p`` (``exp_avg``,
+    ``momentum_buffer``, ...) or ``"grad"``: what a non-finite gradient leaves behind."""
+    if p.grad is not None and not all_finite(p.grad):
+        return "grad"
+    for name, value in opt.state.get(p, {}).items():
+        if name != "step" and is_float_tensor(value) and not all_finite(value):
+            return name
+    return None
+
+
 def _names_and(words: Sequence[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
@@ -691,9 +793,12 @@ def _tensors(out: Any) -> list[Any]:
 
 def _finite_lrs(lrs: Any) -> bool:
     try:
-        return all(math.isfinite(float(lr)) for lr in lrs or ())
+        for lr in lrs or ():
+            if not math.isfinite(lr if type(lr) is float else float(lr)):
+                return False
     except (TypeError, ValueError):
-        return True
+        pass
+    return True
 
 
 def _tensor_type() -> Any:
