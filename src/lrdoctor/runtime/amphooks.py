@@ -59,6 +59,8 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             return original_backward(tensors, *args, **kwargs)
         ev = None
         try:
+            if engine.compiled_steps:  # optimizer steps made in compiled code come first
+                engine.drain_compiled()
             tensor = tensors
             if isinstance(tensors, (list, tuple)):
                 tensor = tensors[0] if len(tensors) == 1 else None

@@ -89,6 +89,8 @@ class Engine:
         self._findings: dict[tuple[Any, ...], Finding] = {}
         self._handlers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
         self._in_scaler_step: dict[int, bool] = {}
+        # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
+        self.compiled_steps: list[Any] = []
         self._internal_errors = 0
         self.finished = False
         self.end: RunEnd | None = None
@@ -330,6 +332,17 @@ class Engine:
         self.emit(OptimizerStep(info, attempt, lrs, via_scaler, site))
         info.known_lrs = lrs
 
+    def drain_compiled(self) -> None:
+        """Count the optimizer steps made inside ``torch.compile``'d code since the last eager
+        hook (their LRs are read now, before any scheduler steps). At most one step is
+        pending at a time: a compiled loop that steps twice with no eager hook in between
+        (no DataLoader, backward, scheduler or module call outside the compiled code) has
+        its second step uncounted."""
+        steps = self.compiled_steps[:]
+        del self.compiled_steps[:]  # in place: compiled code appends to this very list
+        for opt in steps:
+            self.on_attempt(opt, True, None, False, None)
+
     def _settle(self, info: OptimizerInfo, attempt: Attempt) -> None:
         """Tally an attempt whose follow-up scheduler steps are complete."""
         if attempt.taken is None:
@@ -421,6 +434,8 @@ class Engine:
     def finish(self, error: BaseException | None = None, interrupted: bool = False) -> None:
         if self.finished:
             return
+        if self.compiled_steps:
+            self.drain_compiled()
         for info in self.optimizers.values():
             if info.last_attempt is not None:
                 self._settle(info, info.last_attempt)

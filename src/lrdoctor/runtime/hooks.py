@@ -74,12 +74,25 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     from torch.optim.optimizer import register_optimizer_step_post_hook
 
     in_scaler_step = engine._in_scaler_step
+    compiled_steps = engine.compiled_steps
+    is_compiling = torch.compiler.is_compiling
 
     def post(opt: Any, args: Any, kwargs: Any) -> None:
+        if is_compiling():
+            # torch.compile is tracing a function that steps the optimizer: anything more than
+            # this append would break the user's graph. The append is replayed each time the
+            # compiled code runs, and the engine counts the step at its next eager hook. Only
+            # into an empty list: Dynamo guards on the list, and a growing one would make it
+            # recompile (steps made while one is pending are not counted: see drain_compiled)
+            if not compiled_steps:
+                compiled_steps.append(opt)
+            return
         # runs on every step: the guard is written inline rather than through _guard()
         # the LRs are read after the step: optimizers do not change param_group['lr'] while
         # stepping, so this is the LR the update trained with (one hook instead of two)
         try:
+            if compiled_steps:
+                engine.drain_compiled()
             key = id(opt)
             in_scaler = key in in_scaler_step
             taken: bool | None = True
@@ -302,6 +315,8 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         if depth:
             # a composite stepping its children, or a subclass calling super().step()
             return original(self, *args, **kwargs)
+        if engine.compiled_steps:  # optimizer steps made in compiled code come first
+            _guard(engine, engine.drain_compiled)
         caller = sys._getframe(1).f_code
         # fast path: called from user code that is not a constructor (every training step)
         if (caller.co_name == "__init__" or caller.co_filename.startswith(torch_dir)) and _guard(
@@ -372,8 +387,12 @@ def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
             _guard(engine, engine.on_loader_iter, self, it)
         return it
 
+    compiled_steps = engine.compiled_steps
+
     @functools.wraps(original_next)
     def __next__(self: Any) -> Any:
+        if compiled_steps:
+            _guard(engine, engine.drain_compiled)
         batch = original_next(self)
         engine.last_fetch = id(self)
         return batch

@@ -117,7 +117,7 @@ class NonFinite:
         _ORIGINAL_CALL[:] = [original]
         patcher.on_undo(_ORIGINAL_CALL.clear)
         tracer, engine = self.tracer, self.engine
-        tls = threading.local()
+        tls = _Busy()
         is_grad_enabled, get_rng_state = torch.is_grad_enabled, torch.get_rng_state
         cuda_ready = torch.cuda.is_initialized
         autocast_on, autocast_dtype = torch.is_autocast_enabled, torch.get_autocast_dtype
@@ -130,7 +130,7 @@ class NonFinite:
         def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
             if tracer.active:
                 return tracer.call(original, self, args, kwargs)
-            if getattr(tls, "busy", False) or not is_grad_enabled():
+            if tls.busy or not is_grad_enabled():
                 return original(self, *args, **kwargs)
             tls.busy = True
             try:
@@ -155,8 +155,14 @@ class NonFinite:
 
         patcher.setattr(module_cls, "__call__", __call__)
         before_step = self.before_step
+        is_compiling = torch.compiler.is_compiling
 
         def pre(opt: Any, args: Any, kwargs: Any) -> None:
+            if is_compiling():
+                # torch.compile is tracing an optimizer step: our reductions and reads would
+                # break its graph (the step is still counted, see hooks.py; its gradients are
+                # not checked)
+                return
             try:
                 before_step(opt)
             except ScheduleError:
@@ -770,6 +776,10 @@ def _update_trace(opt: Any, p: Any) -> str | None:
         if name != "step" and is_float_tensor(value) and not all_finite(value):
             return name
     return None
+
+
+class _Busy(threading.local):
+    busy = False  # a top-level module call is in progress on this thread
 
 
 def _names_and(words: Sequence[str]) -> str:
