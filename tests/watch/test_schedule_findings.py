@@ -218,6 +218,21 @@ def make_scheduler(o):
         assert opt.epoch_attempts == [16, 16]
 
 
+def test_batch_sized_schedulers_stepped_per_epoch_with_three_optimizers_are_each_lrd003(run_script):
+    ran = run_script(PRELUDE + """
+PER_BATCH = False
+made = []
+def make_scheduler(o):
+    made.append(o)
+    if len(made) == 2:  # the middle model: a cosine sized in batches
+        return torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=2 * len(loader))
+    return torch.optim.lr_scheduler.OneCycleLR(o, max_lr=0.1, total_steps=2 * len(loader))
+""" + THREE_MODELS)
+    assert ran.codes == ["LRD003"] * 3, ran.watch.report()
+    # each optimizer made 16 updates per epoch, not the 48 of all three together
+    assert all("16 optimizer steps per epoch" in f.message for f in ran.findings)
+
+
 # ---- tensor LRs -------------------------------------------------------------------------------
 
 

@@ -254,12 +254,21 @@ class BatchSchedulerPerEpoch(Check):
         engine.subscribe(EpochStart, self.on_epoch)
         engine.subscribe(RunEnd, self.on_end)
 
+    def _updates(self, s: SchedulerInfo) -> list[int]:
+        """Updates of the scheduler's own optimizer in each complete pass (three models with
+        three optimizers make three times the attempts of any one of them)."""
+        opt = self.engine.optimizer_of(s)
+        if opt is not None and opt.epoch_attempts:
+            return opt.epoch_attempts
+        loader = self.engine.train_loader
+        return loader.attempts_per_iteration if loader is not None else []
+
     def _per_epoch(self, s: SchedulerInfo) -> bool:
         """Stepped at most once per complete pass, over passes with several updates."""
         loader = self.engine.train_loader
         if loader is None or not s.epoch_steps:
             return False
-        passes = list(zip(s.epoch_steps, loader.attempts_per_iteration))
+        passes = list(zip(s.epoch_steps, self._updates(s)))
         passes = [(n, a) for n, a in passes if a >= 2]
         return bool(passes) and all(n <= 1 for n, _ in passes) and any(n == 1 for n, _ in passes)
 
@@ -273,7 +282,7 @@ class BatchSchedulerPerEpoch(Check):
                 continue
             if eng.has_finding("LRD003", s.key) or not self._per_epoch(s):
                 continue
-            self._report(s, ev.loader.attempts_per_iteration[-1], complete=False)
+            self._report(s, self._updates(s)[-1], complete=False)
 
     @staticmethod
     def _message(s: SchedulerInfo, horizon: int | None, per_epoch: int, complete: bool) -> str:
@@ -303,7 +312,6 @@ class BatchSchedulerPerEpoch(Check):
 
     def on_end(self, ev: RunEnd) -> None:
         eng = self.engine
-        loader = eng.train_loader
         for s in eng.schedulers.values():
             kind = s.kind
             if s.parent_key is not None or s.user_steps == 0 or kind is None:
@@ -314,8 +322,9 @@ class BatchSchedulerPerEpoch(Check):
             if horizon is None or kind.cyclic or kind.plateau or kind.composite:
                 continue
             per_epoch = self._per_epoch(s)
-            attempts = sum(loader.attempts_per_iteration) if loader else 0
-            per_epoch_updates = max(loader.attempts_per_iteration) if loader and loader.attempts_per_iteration else 0
+            updates = self._updates(s)
+            attempts = sum(updates)
+            per_epoch_updates = max(updates, default=0)
             if per_epoch and not eng.has_finding("LRD003", s.key) and s.user_steps < horizon:
                 sized_in_batches = kind.design == "batch" or (
                     per_epoch_updates >= 2 and horizon >= per_epoch_updates
