@@ -206,6 +206,10 @@ def judge(outcome: Outcome) -> tuple[Tally, Tally, list[str], list[str]]:
     alarms: list[str] = []
     found: dict[str, list[Finding]] = {}
     for f in outcome.findings:
+        if not CODE_RE.match(f.code):
+            # E999 and the like: lrdoctor could not check a file; not a diagnosis either way.
+            alarms.append(f"NOT CHECKED {f.path}:{f.line}: {f.message}")
+            continue
         found.setdefault(f.code, []).append(f)
     expected = {e.code: e for e in outcome.case.expected}
     for code, e in sorted(expected.items()):
@@ -313,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         if misses or alarms:
             details.append(f"{case.id} [{case.split}] {case.repo}@{case.commit[:10]}")
             details += [f"    miss  {m}" for m in misses]
-            details += [f"    FALSE {a}" for a in alarms]
+            details += [f"    {'' if a.startswith('NOT CHECKED') else 'FALSE '}{a}" for a in alarms]
 
     print(f"lrdoctor: {' '.join(lrdoctor)}")
     print(f"{len(outcomes)} case(s) from {len({c.repo for c in chosen})} repositories, "
