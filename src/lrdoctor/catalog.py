@@ -307,14 +307,17 @@ actually trained.
         "competing-schedulers",
         "error",
         "SR",
-        "Several schedulers step one optimizer without SequentialLR/ChainedScheduler.",
+        "Several schedulers step one optimizer without SequentialLR/ChainedScheduler (or one "
+        "scheduler is stepped at two loop levels).",
         """
 Each scheduler writes `param_group['lr']`; stepping two independently on one optimizer
-multiplies or overwrites their effects in an order that depends on call order.
+multiplies or overwrites their effects in an order that depends on call order. One scheduler
+stepped once per epoch and again after every update competes with itself: it advances one step
+per batch plus one per epoch, ahead of whichever design it was sized for.
 """,
         """
 Combine them: `SequentialLR(opt, [warmup, main], milestones=[n])` for hand-offs,
-`ChainedScheduler([a, b])` for products.
+`ChainedScheduler([a, b])` for products. Step a single scheduler at one loop level only.
 """,
         "combine them with SequentialLR or ChainedScheduler",
     ),
