@@ -99,3 +99,26 @@ def test_checkpoint_with_flag_switched_scaler_is_fine() -> None:
 def test_checkpoint_without_a_disabled_scaler_is_fine() -> None:
     src = CHECKPOINT.format(extra="").replace("enabled=args.use_amp", "enabled=False")
     assert codes(src) == []
+
+
+def test_scaler_built_under_an_if_flag_is_reported_when_the_flag_is_on() -> None:
+    src = ONECYCLE_LOOP.format(scaler="None").replace(
+        "scaler = None\n",
+        "scaler = None\nif args.amp:\n    scaler = torch.amp.GradScaler(\"cuda\")\n",
+    ).replace("        scaler.scale(loss).backward()\n        scaler.step(optimizer)\n"
+              "        scaler.update()\n",
+              "        if args.amp:\n            scaler.scale(loss).backward()\n"
+              "            scaler.step(optimizer)\n            scaler.update()\n"
+              "        else:\n            loss.backward()\n            optimizer.step()\n")
+    assert codes(src) == ["LRD005"]
+    assert messages(src)[0].startswith("When `args.amp` is on, ")
+
+
+def test_scaler_built_under_the_main_guard_is_always_on() -> None:
+    src = ONECYCLE_LOOP.format(scaler='torch.amp.GradScaler("cuda")')
+    body = src.split("scaler = ", 1)
+    guarded = body[0] + "if __name__ == \"__main__\":\n" + "\n".join(
+        "    " + line if line else line for line in ("scaler = " + body[1]).splitlines()
+    ) + "\n"
+    assert codes(guarded) == ["LRD005"]
+    assert messages(guarded)[0].startswith("`scheduler.step()` runs every batch")

@@ -115,3 +115,53 @@ for epoch in range(90):
         scheduler.step()
 """)
     assert codes(src) == ["LRD002"]
+
+
+def test_plateau_stepped_without_metric_only_in_a_branch_beside_a_metric_step_is_left_alone() -> None:
+    src = script("""
+plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+
+def train_epoch(step_mode):
+    for x in loader:
+        optimizer.step()
+        if step_mode == "batch":
+            plateau.step()
+
+for epoch in range(10):
+    train_epoch("epoch")
+    val_loss = 1.0
+    plateau.step(val_loss)
+""")
+    assert codes(src) == []
+
+
+def test_plateau_stepped_without_metric_everywhere_is_reported() -> None:
+    src = script("""
+plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+for epoch in range(10):
+    for x in loader:
+        optimizer.step()
+    plateau.step()
+""")
+    assert codes(src) == ["LRD004"]
+
+
+def test_lambda_from_a_bound_step_method_counts_what_its_object_counts() -> None:
+    src = script("""
+class DecayAfter:
+    def __init__(self, n_epochs, offset, decay_start_epoch):
+        self.n_epochs, self.offset, self.decay_start_epoch = n_epochs, offset, decay_start_epoch
+
+    def step(self, epoch):
+        return 1.0 - max(0, epoch + self.offset - self.decay_start_epoch) / (
+            self.n_epochs - self.decay_start_epoch)
+
+n_epochs, decay_epoch = 200, 100
+scheduler = torch.optim.lr_scheduler.LambdaLR(
+    optimizer, lr_lambda=DecayAfter(n_epochs, 0, decay_epoch).step)
+for epoch in range(n_epochs):
+    for x in loader:
+        optimizer.step()
+    scheduler.step()
+""")
+    assert codes(src) == []

@@ -114,6 +114,10 @@ def _lambda_horizon(sched: Obj) -> Horizon:
         return Horizon("")
     body: ast.AST = expr
     params: set[str] = set()
+    if isinstance(expr, ast.Attribute):
+        # a bound method (`DecayAfter(n_epochs, offset, decay_epoch).step`): its name says how
+        # it is called, not what its horizon counts; the object it is bound to does
+        body = expr.value
     if isinstance(expr, ast.Lambda):
         params = {a.arg for a in expr.args.args}
         body = expr.body

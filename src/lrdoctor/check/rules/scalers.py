@@ -12,18 +12,16 @@ ALWAYS = ""
 def scaler_switch(scaler: Obj | None) -> str | None:
     """``ALWAYS`` ("") for a GradScaler that is always enabled, the flag's source text for
     one switched by a flag (``GradScaler(enabled=args.amp)``, ``GradScaler() if args.amp else
-    None``), None when it never skips steps (``enabled=False``) or the file does not show how
-    it is built (a name only)."""
+    None``, built under ``if args.amp:``), None when it never skips steps (``enabled=False``)
+    or the file does not show how it is built (a name only)."""
     if scaler is None or scaler.call is None or scaler.kind != "scaler":
         return None
-    flag = ALWAYS
+    flag = _enclosing_flag(scaler)
     if scaler.conditional:
         test = _conditional_test(scaler)
-        if test is None:
+        if test is None or not _flag(test):
             return None
-        if not _flag(test):
-            return None
-        flag = ast.unparse(test)
+        flag = _and(flag, ast.unparse(test))
     enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
     if enabled is None or (isinstance(enabled, ast.Constant) and enabled.value is True):
         return flag
@@ -33,8 +31,11 @@ def scaler_switch(scaler: Obj | None) -> str | None:
         # `enabled=(dtype == "float16")` with dtype picked from the hardware: the file does
         # not say when float16 is in use, so it stays silent
         return None
-    text = ast.unparse(enabled)
-    return text if not flag or flag == text else f"{flag} and {text}"
+    return _and(flag, ast.unparse(enabled))
+
+
+def _and(first: str, second: str) -> str:
+    return second if not first or first == second else f"{first} and {second}"
 
 
 def _flag(expr: ast.expr) -> bool:
@@ -65,6 +66,23 @@ def when(flag: str) -> str:
     except SyntaxError:
         simple = False
     return f"when `{flag}` is on" if simple else f"when `{flag}` holds"
+
+
+def _enclosing_flag(scaler: Obj) -> str:
+    """The flag of ``if args.amp: scaler = GradScaler()`` (``ALWAYS`` when the scaler is
+    built unconditionally, in an ``else``, or under a test that is no flag the user sets)."""
+    if scaler.scope is None or scaler.call is None:
+        return ALWAYS
+    line = scaler.call.lineno
+    found: ast.If | None = None
+    for node in ast.walk(scaler.scope.module.tree):
+        if isinstance(node, ast.If) and node.body and node.body[0].lineno <= line <= (
+            node.body[-1].end_lineno or node.body[-1].lineno
+        ) and (found is None or node.lineno > found.lineno):
+            found = node
+    if found is None or not _flag(found.test):
+        return ALWAYS  # `if __name__ == "__main__":`, `if torch.cuda.is_available():`
+    return ast.unparse(found.test)
 
 
 def _conditional_test(scaler: Obj) -> ast.expr | None:

@@ -327,6 +327,11 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             (k.value for k in node.keywords if k.arg == "metrics"), None
         )
         if metric is None:
+            if e.conds and any(_metric_step(other) for other in ctx.program.of("sched_step", sched)):
+                # the same plateau is stepped with a metric elsewhere: a metric-less call would
+                # raise the first time it ran, so this guarded one is a branch that never runs
+                # (`if step == "batch": scheduler.step()` with step = "epoch")
+                continue
             yield Diagnostic.at(
                 "LRD004",
                 f"`{receiver(e)}.step()` is called without a metric: ReduceLROnPlateau needs "
@@ -374,6 +379,13 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.path,
                 node,
             )
+
+
+def _metric_step(e: Event) -> bool:
+    node = e.node
+    return isinstance(node, ast.Call) and bool(
+        node.args or any(k.arg == "metrics" for k in node.keywords)
+    )
 
 
 _TRAINING_LOSS_NAMES = frozenset(
