@@ -165,3 +165,36 @@ for epoch in range(n_epochs):
     scheduler.step()
 """)
     assert codes(src) == []
+
+
+def test_plateau_metric_chosen_by_a_setting_with_a_fitting_branch_is_left_alone() -> None:
+    src = script("""
+plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="max")
+
+def train_model(scheduler_on):
+    losses, accs = [], []
+    for epoch in range(10):
+        for x in loader:
+            optimizer.step()
+            losses.append(1.0)
+        accs.append(0.5)
+        if scheduler_on == "valid_acc":
+            plateau.step(accs[-1])
+        elif scheduler_on == "minibatch_loss":
+            plateau.step(losses[-1])
+
+train_model(scheduler_on="valid_acc")
+""")
+    assert codes(src) == []
+
+
+def test_plateau_in_max_mode_watching_only_a_loss_is_reported() -> None:
+    src = script("""
+plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="max")
+for epoch in range(10):
+    for x in loader:
+        optimizer.step()
+    val_loss = 1.0
+    plateau.step(val_loss)
+""")
+    assert codes(src) == ["LRD004"]

@@ -348,6 +348,8 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         )
         acc_like = bool(names.ACC_WORDS.search(lower))
         loss_like = bool(names.LOSS_WORDS.search(lower))
+        if mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode):
+            continue
         if mode == "min" and acc_like and not loss_like:
             yield Diagnostic.at(
                 "LRD004",
@@ -379,6 +381,32 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.path,
                 node,
             )
+
+
+def _metric_kind(e: Event) -> str:
+    """"acc" / "loss" / "" for the metric a plateau step is given."""
+    node = e.node
+    if not isinstance(node, ast.Call):
+        return ""
+    metric = node.args[0] if node.args else next(
+        (k.value for k in node.keywords if k.arg == "metrics"), None
+    )
+    if metric is None:
+        return ""
+    lower = ast.unparse(metric).lower()
+    acc, loss = bool(names.ACC_WORDS.search(lower)), bool(names.LOSS_WORDS.search(lower))
+    return "acc" if acc and not loss else "loss" if loss and not acc else ""
+
+
+def _metric_chosen_by_setting(ctx: FileContext, e: Event, mode: str) -> bool:
+    """The step sits in one branch of a choice (`if scheduler_on == "valid_acc": ... elif
+    ...`) whose other branch gives the metric that fits ``mode``: which one runs is a setting
+    of the caller, not a bug of this code."""
+    fits = "acc" if mode == "max" else "loss"
+    return any(
+        other is not e and exclusive(other, e) and _metric_kind(other) == fits
+        for other in ctx.program.of("sched_step", e.obj)
+    )
 
 
 def _metric_step(e: Event) -> bool:
