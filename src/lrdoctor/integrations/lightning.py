@@ -57,8 +57,8 @@ def _make_class() -> Any:
             return list(self.watch.findings) if self.watch is not None else []
 
         def setup(self, trainer: Any, pl_module: Any, stage: str) -> None:
-            if stage != "fit" or self.watch is not None and self.report is None:
-                return
+            if stage != "fit" or (self.watch is not None and self.report is None):
+                return  # not fitting, or already watching this fit
             import lrdoctor
 
             self.report = None
