@@ -46,6 +46,30 @@ def lrs_of(optimizer: Any) -> tuple[Any, ...]:
     return lr_values(tuple([g.get("lr") for g in optimizer.param_groups]))
 
 
+def _first_group(opt: Any) -> Any:
+    try:
+        groups = opt.param_groups
+        return groups[0] if groups else None
+    except Exception:
+        return None
+
+
+def _wrapped_optimizer(opt: Any) -> Any:
+    """The optimizer a framework wrapper holds (``.optimizer`` for Accelerate, ``._optimizer``
+    for Lightning and Fabric) when it shares that optimizer's param groups; else None."""
+    first = _first_group(opt)
+    if first is None:
+        return None
+    for attr in ("optimizer", "_optimizer"):
+        try:
+            inner = opt.__dict__.get(attr) if hasattr(opt, "__dict__") else None
+        except Exception:
+            inner = None
+        if inner is not None and inner is not opt and _first_group(inner) is first:
+            return inner
+    return None
+
+
 def location(site: Site | None) -> Location | None:
     if site is None:
         return None
@@ -91,6 +115,8 @@ class Engine:
         self._in_scaler_step: dict[int, bool] = {}
         # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
         self.compiled_steps: list[Any] = []
+        # id(wrapper or wrapped object) -> (weak ref, the record of the optimizer it is)
+        self._aliases: dict[int, tuple[Any, OptimizerInfo]] = {}
         self._internal_errors = 0
         self.finished = False
         self.end: RunEnd | None = None
@@ -147,14 +173,69 @@ class Engine:
     # ---- registries -------------------------------------------------------------------------
 
     def optimizer(self, opt: Any) -> OptimizerInfo:
+        """The record of ``opt``. A framework's wrapper (Accelerate's AcceleratedOptimizer,
+        Lightning's LightningOptimizer, Fabric's optimizer) shares the wrapped optimizer's
+        ``param_groups``: a scheduler built on it drives the optimizer that steps, so both
+        objects are one optimizer, with one record, for every check and report."""
         info = self.optimizers.get(id(opt))
-        if info is None or info.obj is not opt:
-            n = sum(1 for o in self.optimizers.values() if o.label.split("#")[0] == type(opt).__name__)
-            label = type(opt).__name__ + (f"#{n + 1}" if n else "")
-            info = OptimizerInfo(key=id(opt), label=label, ref=_ref(opt))
-            info.known_lrs = lrs_of(opt)
-            self.optimizers[id(opt)] = info
+        if info is not None and info.obj is opt:
+            return info
+        alias = self._aliases.get(id(opt))
+        if alias is not None and alias[0]() is opt:
+            return alias[1]
+        inner = _wrapped_optimizer(opt)
+        if inner is not None:  # the stepping optimizer gets the record (and names it)
+            info = self.optimizer(inner)
+        else:
+            info = self._sharing_groups(opt)
+        if info is not None:
+            self._aliases[id(opt)] = (_ref(opt), info)
+            return info
+        n = sum(1 for o in self.optimizers.values() if o.label.split("#")[0] == type(opt).__name__)
+        label = type(opt).__name__ + (f"#{n + 1}" if n else "")
+        info = OptimizerInfo(key=id(opt), label=label, ref=_ref(opt))
+        info.known_lrs = lrs_of(opt)
+        self.optimizers[id(opt)] = info
         return info
+
+    def _sharing_groups(self, opt: Any) -> OptimizerInfo | None:
+        """A known optimizer whose first param group is the very dict ``opt`` has (a wrapper
+        seen after the optimizer it wraps, or the optimizer after its wrapper)."""
+        first = _first_group(opt)
+        if first is None:
+            return None
+        for info in self.optimizers.values():
+            other = info.obj
+            if other is not None and other is not opt and _first_group(other) is first:
+                return info
+        return None
+
+    def optimizer_objects(self, opt: Any) -> list[Any]:
+        """``opt`` and every live object that is the same optimizer (wrapper and wrapped)."""
+        info = self.optimizer(opt)
+        objects = [opt]
+        primary = info.obj
+        if primary is not None and primary is not opt:
+            objects.append(primary)
+        for ref, other in self._aliases.values():
+            obj = ref()
+            if other is info and obj is not None and all(obj is not o for o in objects):
+                objects.append(obj)
+        return objects
+
+    def known_optimizer(self, opt: Any) -> OptimizerInfo | None:
+        """The record of ``opt`` if it (or an optimizer it wraps or shares groups with) is
+        known; never creates one."""
+        info = self.optimizers.get(id(opt))
+        if info is not None and info.obj is opt:
+            return info
+        alias = self._aliases.get(id(opt))
+        if alias is not None and alias[0]() is opt:
+            return alias[1]
+        inner = _wrapped_optimizer(opt)
+        if inner is not None:
+            return self.known_optimizer(inner)
+        return self._sharing_groups(opt)
 
     def scheduler(self, sched: Any, lrs: tuple[Any, ...] | None = None) -> SchedulerInfo:
         """The record of ``sched``; ``lrs``: the LRs in force before it first stepped."""
@@ -405,8 +486,9 @@ class Engine:
         """A step made by PyTorch itself (construction, a composite stepping its children)."""
         self.scheduler(sched)
         opt = getattr(sched, "optimizer", None)
-        if opt is not None and id(opt) in self.optimizers:
-            self.optimizers[id(opt)].known_lrs = lrs_of(opt)
+        info = self.known_optimizer(opt) if opt is not None else None
+        if info is not None:
+            info.known_lrs = lrs_of(opt)
 
     def on_scaler_update(self, scaler: Any, scale_before: Any, skipped_any: bool | None) -> None:
         info = self.scaler(scaler)
@@ -428,8 +510,9 @@ class Engine:
 
     def on_lrs_replaced(self, opt: Any) -> None:
         """``optimizer.load_state_dict`` or ``add_param_group``: the new LRs are legitimate."""
-        if id(opt) in self.optimizers:
-            self.optimizers[id(opt)].known_lrs = lrs_of(opt)
+        info = self.known_optimizer(opt)
+        if info is not None:
+            info.known_lrs = lrs_of(opt)
 
     def finish(self, error: BaseException | None = None, interrupted: bool = False) -> None:
         if self.finished:

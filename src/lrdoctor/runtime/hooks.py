@@ -168,17 +168,40 @@ def _wrap_scaler_step(engine: Engine, original: Callable[..., Any]) -> Callable[
         key = id(optimizer)
         nested = key in engine._in_scaler_step
         if not nested:
-            engine._in_scaler_step[key] = False
+            # a framework's wrapper (AcceleratedOptimizer...) steps the optimizer it wraps:
+            # the step-hook sees that one, so every object of this optimizer is marked
+            keys = _guard(engine, _same_optimizer_keys, engine, optimizer) or [key]
+            for k in keys:
+                engine._in_scaler_step[k] = False
             site = _guard(engine, user_site, 3)
         try:
             return original(self, optimizer, *args, **kwargs)
         finally:
             if not nested:
-                called = engine._in_scaler_step.pop(key, False)
-                if not called and getattr(self, "_enabled", True):
+                called = False
+                for k in keys:
+                    called = engine._in_scaler_step.pop(k, False) or called
+                if not called and getattr(self, "_enabled", True) and _guard(
+                        engine, _found_inf, self, optimizer) is not False:
                     _guard(engine, engine.on_attempt, optimizer, False, None, True, site)
 
     return step
+
+
+def _same_optimizer_keys(engine: Engine, optimizer: Any) -> list[int]:
+    return [id(o) for o in engine.optimizer_objects(optimizer)]
+
+
+def _found_inf(scaler: Any, optimizer: Any) -> bool | None:
+    """Whether ``scaler.step(optimizer)`` found inf/NaN gradients (read only when the
+    optimizer's own step was not called: scaler.step has just read these flags itself, so
+    nothing new is waited for). False means the step was not skipped for overflow: a wrapper
+    chose not to update (Accelerate during gradient accumulation) and no attempt happened."""
+    state = getattr(scaler, "_per_optimizer_states", {}).get(id(optimizer))
+    flags = (state or {}).get("found_inf_per_device")
+    if not flags:
+        return None
+    return any(float(t.item()) != 0.0 for t in flags.values())
 
 
 def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:

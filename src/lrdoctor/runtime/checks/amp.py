@@ -69,7 +69,8 @@ class AmpMisuse:
             self.scaled[id(ev.scaler)] = (weakref.ref(ev.scaler), ev.site)
 
     def on_unscale(self, ev: ScalerUnscale) -> None:
-        self.unscaled.setdefault(id(ev.scaler), set()).add(id(ev.optimizer))
+        # keyed by the optimizer's record: a wrapper and the optimizer it wraps are one
+        self.unscaled.setdefault(id(ev.scaler), set()).add(self.engine.optimizer(ev.optimizer).key)
         self.seen.setdefault(id(ev.scaler), weakref.ref(ev.scaler))
 
     def on_update(self, ev: ScalerUpdate) -> None:
@@ -87,13 +88,13 @@ class AmpMisuse:
         for info in self.engine.optimizers.values():
             opt = info.obj
             if opt is not None and any(id(p) in ids for g in opt.param_groups for p in g["params"]):
-                owners.append(opt)
+                owners.append(info.key)
         for key, (ref, site) in list(self.scaled.items()):
             scaler = ref()
             if scaler is None:
                 continue
             done = self.unscaled.get(key, set())
-            if owners and all(id(o) in done for o in owners):
+            if owners and all(o in done for o in owners):
                 continue
             if not owners and done:
                 continue
