@@ -16,6 +16,10 @@ len(loader))`` stepped per batch is correct.
 
 from __future__ import annotations
 
+import copy
+import functools
+import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,6 +123,143 @@ def runtime_horizon(sched: Any) -> int | None:
     return None
 
 
+@dataclass(frozen=True)
+class LambdaShape:
+    """What a LambdaLR's factor does over the steps, read from a known builder's arguments
+    (``transformers.get_*_schedule_with_warmup``) or found by probing a throwaway copy."""
+
+    # first step at which the factor reaches its floor (0, or a minimum it then keeps)
+    horizon: int | None
+    warmup: int | None  # step at which a rising start first reaches the peak
+    rises_after: bool = False  # past the horizon the factor climbs again (an unclamped cosine)
+    builder: str | None = None  # the transformers function that built it
+    params: tuple[tuple[str, Any], ...] = ()
+
+
+# transformers' factor functions (partials with keyword arguments since 4.3x), the builder that
+# makes each, and whether the factor climbs again past num_training_steps
+_HF_LAMBDAS: dict[str, tuple[str, bool | None]] = {
+    "_get_linear_schedule_with_warmup_lr_lambda": ("get_linear_schedule_with_warmup", False),
+    "_get_cosine_schedule_with_warmup_lr_lambda": ("get_cosine_schedule_with_warmup", True),
+    "_get_cosine_with_min_lr_schedule_with_warmup_lr_rate_lambda": (
+        "get_cosine_with_min_lr_schedule_with_warmup_lr_rate", True),
+    "_get_cosine_with_hard_restarts_schedule_with_warmup_lr_lambda": (
+        "get_cosine_with_hard_restarts_schedule_with_warmup", False),
+    "_get_polynomial_decay_schedule_with_warmup_lr_lambda": (
+        "get_polynomial_decay_schedule_with_warmup", False),
+    "_get_wsd_scheduler_lambda": ("get_wsd_schedule", False),
+    # no decay: a warm-up (or nothing) then constant / inverse square root
+    "_get_constant_schedule_with_warmup_lr_lambda": ("get_constant_schedule_with_warmup", None),
+    "_get_inverse_sqrt_schedule_lr_lambda": ("get_inverse_sqrt_schedule", None),
+    "_get_constant_lambda": ("get_constant_schedule", None),
+}
+
+
+def _hf_shape(fn: Any) -> LambdaShape | None:
+    if not isinstance(fn, functools.partial):
+        return None
+    func = fn.func
+    known = _HF_LAMBDAS.get(getattr(func, "__name__", ""))
+    if known is None or not str(getattr(func, "__module__", "")).startswith("transformers"):
+        return None
+    builder, rises = known
+    kw = dict(fn.keywords or {})
+    try:
+        warmup = int(kw.get("num_warmup_steps") or 0) or None
+        if builder == "get_wsd_schedule":
+            horizon: int | None = int(kw["num_warmup_steps"]) + int(kw["num_stable_steps"]) + int(
+                kw["num_decay_steps"])
+        elif rises is None:
+            horizon = None
+        else:
+            horizon = int(kw["num_training_steps"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    params = tuple((k, v) for k, v in kw.items() if k.startswith("num_") and k.endswith("_steps"))
+    return LambdaShape(horizon, warmup, bool(rises), builder, params)
+
+
+PROBE_STEPS = 1 << 17
+PROBE_SECONDS = 0.25
+
+
+def probe_lambda(fn: Any, limit: int = PROBE_STEPS, seconds: float = PROBE_SECONDS) -> LambdaShape | None:
+    """The shape of one LambdaLR factor function, evaluated step by step on a deep copy (a
+    stateful callable is never advanced). ``horizon`` is the first step where the factor,
+    after its peak, reaches exactly 0 or a lower value it then keeps; a factor that only
+    approaches 0 (``0.95 ** epoch`` underflowing after thousands of steps) has no horizon.
+    None when the function cannot be copied or evaluated, or takes too long."""
+    known = _hf_shape(fn)
+    if known is not None:
+        return known
+    try:
+        f = copy.deepcopy(fn)
+    except Exception:
+        return None
+    deadline = time.perf_counter() + seconds
+    peak = -math.inf
+    peak_at = 0
+    first = None
+    prev = None
+    run_start = 0  # where the current run of equal values began
+    for k in range(limit + 1):
+        if not k & 1023 and k and time.perf_counter() > deadline:
+            return None
+        try:
+            v = float(f(k))
+        except Exception:
+            return None
+        if not math.isfinite(v):
+            return None
+        if first is None:
+            first = v
+        if v > peak:
+            peak, peak_at = v, k
+        warmup = peak_at if first < peak and peak_at else None
+        if prev is not None and v != prev:
+            run_start = k
+        if peak > 0 and k > peak_at and v < peak:
+            designed = prev is not None and prev > v and prev - v > 1e-30 * peak
+            if v <= 0.0:
+                # reached 0 by design (not by underflow of an ever-smaller factor)
+                if run_start == k and designed:
+                    rises = _rises_after(f, k)
+                    return LambdaShape(k, warmup, rises)
+                return LambdaShape(None, warmup)
+            if k - run_start >= max(run_start, 64):  # held as long as it took to get there
+                at = run_start
+                before = _value(f, at - 1)
+                if before is not None and before > v and before - v > 1e-30 * peak:
+                    return LambdaShape(at, warmup)
+                return LambdaShape(None, warmup)
+        prev = v
+    return LambdaShape(None, peak_at if first is not None and first < peak and peak_at else None)
+
+
+def _value(f: Any, k: int) -> float | None:
+    try:
+        return float(f(k))
+    except Exception:
+        return None
+
+
+def _rises_after(f: Any, k: int) -> bool:
+    later = [_value(f, k + j) for j in (1, 2, 4)]
+    return any(v is not None and v > 0.0 for v in later)
+
+
+def lambda_shape(fns: Any) -> LambdaShape | None:
+    """The shape of a LambdaLR (one factor function per param group): the latest horizon of
+    the groups that have one."""
+    shapes = [probe_lambda(f) for f in (fns or ())]
+    if not shapes or any(s is None for s in shapes):
+        return None
+    with_horizon = [s for s in shapes if s is not None and s.horizon is not None]
+    if with_horizon:
+        return max(with_horizon, key=lambda s: s.horizon or 0)
+    return shapes[0]
+
+
 def describe(sched: Any) -> str:
     """``StepLR(step_size=7)``-style label for reports."""
     kind = kind_of(sched)
@@ -138,4 +279,10 @@ def describe(sched: Any) -> str:
         args.append(f"gamma={sched.gamma:g}")
     if kind.name == "OneCycleLR" and not args:
         args.append(f"total_steps={getattr(sched, 'total_steps', '?')}")
+    if kind.name == "LambdaLR":
+        fns = getattr(sched, "lr_lambdas", None) or ()
+        shapes = {_hf_shape(f) for f in fns}  # one per param group, usually all the same
+        shape = shapes.pop() if len(shapes) == 1 else None
+        if shape is not None and shape.builder:
+            return f"{cls}({shape.builder}: " + ", ".join(f"{k}={v}" for k, v in shape.params) + ")"
     return f"{cls}({', '.join(args)})"

@@ -129,6 +129,9 @@ class SchedulerInfo:
     steps_before_first_attempt: int = 0
     epoch_steps: list[int] = field(default_factory=list)  # user steps in each training epoch
     zero_at: int | None = None  # user step at which every LR reached 0 (LambdaLR & co.)
+    # LambdaLR: lrdoctor.schedulers.LambdaShape of its factors (probed once, when first needed)
+    shape: Any = None
+    shape_probed: bool = False
     # consecutive optimizer attempts preceded by 2+ of our steps (gradient accumulation)
     multi_step_runs: int = 0
     steps_since_attempt: int = 0

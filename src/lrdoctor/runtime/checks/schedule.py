@@ -18,6 +18,7 @@ from lrdoctor.runtime.events import (
     SchedulerInfo,
     SchedulerStep,
 )
+from lrdoctor.schedulers import lambda_shape
 
 
 def _is_float(v: Any) -> bool:
@@ -317,9 +318,12 @@ class BatchSchedulerPerEpoch(Check):
             if s.parent_key is not None or s.user_steps == 0 or kind is None:
                 continue
             horizon = s.horizon
-            if horizon is None and kind.name in ("LambdaLR", "MultiplicativeLR"):
-                horizon = _lambda_horizon(s.lr_lambdas)
+            shape = shape_of(s, retry=True) if kind.name == "LambdaLR" else None
+            if horizon is None and shape is not None:
+                horizon = shape.horizon
             if horizon is None or kind.cyclic or kind.plateau or kind.composite:
+                if shape is not None and shape.warmup:
+                    self._mid_warmup(s, shape.warmup, ev)
                 continue
             per_epoch = self._per_epoch(s)
             updates = self._updates(s)
@@ -341,44 +345,93 @@ class BatchSchedulerPerEpoch(Check):
                 continue
             if not (kind.decays_to_floor or kind.name in ("LambdaLR", "MultiplicativeLR")):
                 continue
-            if s.user_steps < 0.5 * horizon:
+            # half of the schedule or less: an accumulation or process count left out of
+            # num_training_steps ends at exactly 1/2, 1/4, ...
+            if 2 * s.user_steps <= horizon:
+                warmup = shape.warmup if shape is not None else None
+                if warmup and s.user_steps < warmup:
+                    state = f"still warming up (warm-up ends at step {warmup})"
+                else:
+                    state = "never annealed"
                 eng.report(
                     Finding(
                         "LRD011",
                         f"training ended with {s.label} at step {s.user_steps} of its "
                         f"{horizon}-step horizon ({100 * s.user_steps / horizon:.2g}%): LR "
-                        f"{fmt_lrs(s.first_lrs)} -> {fmt_lrs(s.last_lrs)}, never annealed",
+                        f"{fmt_lrs(s.first_lrs)} -> {fmt_lrs(s.last_lrs)}, {state}"
+                        + self._why_short(s, horizon),
                         location(s.last_site),
                         evidence={"scheduler": s.label, "horizon": horizon, "steps": s.user_steps},
                     ),
                     key=s.key,
                 )
 
+    def _why_short(self, s: SchedulerInfo, horizon: int) -> str:
+        """The likely cause when the horizon is a whole multiple of the steps made: it counted
+        batches while the scheduler steps once per update (gradient accumulation), or every
+        process's batches while each process sees its share."""
+        eng = self.engine
+        loader = eng.train_loader
+        opt = eng.optimizer_of(s)
+        if loader is None or opt is None or not opt.attempts:
+            return ""
+        batches = sum(loader.batches_per_iteration)
+        attempts = sum(loader.attempts_per_iteration) or opt.attempts
+        ratio = batches / attempts if attempts else 0
+        n = s.user_steps
+        if ratio >= 1.5 and n <= attempts and abs(horizon - n * ratio) <= max(2, 0.1 * horizon):
+            return (f"; its horizon counts batches ({batches} in this run) but it is stepped "
+                    f"once per optimizer update ({attempts}, one every {ratio:.3g} batches: "
+                    f"gradient accumulation): size it in updates (batches / accumulation steps)")
+        world = _world_size()
+        if world > 1 and abs(horizon - n * world) <= max(2, 0.1 * horizon):
+            return (f"; its horizon is {world}x the steps made here: under {world} processes "
+                    f"each sees 1/{world} of the batches, so size it from the prepared "
+                    f"(per-process) loader")
+        return ""
 
-def _lambda_horizon(fns: Any, limit: int = 1 << 24) -> int | None:
-    """The first step at which a LambdaLR's factors all reach 0 after having been positive
-    (a warm-up/decay schedule's ``num_training_steps``), probed once at the end of training."""
+    def _mid_warmup(self, s: SchedulerInfo, warmup: int, ev: RunEnd) -> None:
+        """A warm-up followed by a constant (or slowly falling) LR: ended before the peak."""
+        if ev.error is not None or ev.interrupted or 2 * s.user_steps > warmup:
+            return
+        self.engine.report(
+            Finding(
+                "LRD011",
+                f"training ended with {s.label} at step {s.user_steps}, still warming up (its "
+                f"warm-up reaches the peak LR at step {warmup}): LR {fmt_lrs(s.first_lrs)} -> "
+                f"{fmt_lrs(s.last_lrs)}" + self._why_short(s, warmup),
+                location(s.last_site),
+                evidence={"scheduler": s.label, "warmup": warmup, "steps": s.user_steps},
+            ),
+            key=s.key,
+        )
+
+
+def shape_of(s: SchedulerInfo, retry: bool = False) -> Any:
+    """The LambdaShape of a LambdaLR, probed on first need (a copy of its factor functions);
+    ``retry`` probes again at the end if the first probe failed (a lambda reading a global
+    defined after the scheduler)."""
+    if s.shape_probed and not (retry and s.shape is None):
+        return s.shape
+    s.shape_probed = True
+    fns = s.lr_lambdas
     if not fns:
-        return None
+        sched = s.obj
+        fns = list(getattr(sched, "lr_lambdas", ()) or ()) if sched is not None else None
+    s.shape = lambda_shape(fns) if fns else None
+    return s.shape
 
-    def zero(k: int) -> bool:
-        try:
-            return all(float(f(k)) <= 0.0 for f in fns)
-        except Exception:
-            return False
 
-    lo, hi = 1, 2
-    while hi <= limit and not zero(hi):
-        lo, hi = hi, hi * 2
-    if hi > limit:
-        return None
-    while lo + 1 < hi:  # factor decays monotonically to 0 past its peak
-        mid = (lo + hi) // 2
-        if zero(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+def _world_size() -> int:
+    import sys
+
+    dist = getattr(sys.modules.get("torch"), "distributed", None)
+    try:
+        if dist is not None and dist.is_available() and dist.is_initialized():
+            return int(dist.get_world_size())
+    except Exception:
+        pass
+    return 1
 
 
 class ScheduleOverrun(Check):
@@ -390,17 +443,26 @@ class ScheduleOverrun(Check):
 
     def on_step(self, ev: SchedulerStep) -> None:
         s = ev.scheduler
-        if s.horizon is None or s.user_steps <= s.horizon:
+        horizon = s.horizon
+        kind = s.kind
+        if kind is None:
+            return
+        overrun = kind.overrun
+        if horizon is None:
+            if kind.name != "LambdaLR":
+                return
+            shape = shape_of(s)
+            if shape is None or shape.horizon is None:
+                return
+            horizon, overrun = shape.horizon, "rises" if shape.rises_after else ""
+        if s.user_steps <= horizon or not overrun:
             return
         eng = self.engine
-        kind = s.kind
-        if kind is None or not kind.overrun:
-            return
         if eng.has_finding("LRD010", s.key) or eng.has_finding("LRD002", s.key):
             return
-        if kind.overrun == "crash" and ev.error is not None:
+        if overrun == "crash" and ev.error is not None:
             what = f"it raised {type(ev.error).__name__} at step {s.user_steps}"
-        elif kind.overrun == "rises" and _rose(ev.lrs_before, ev.lrs_after):
+        elif overrun == "rises" and _rose(ev.lrs_before, ev.lrs_after):
             what = (f"at step {s.user_steps} the LR climbs back up "
                     f"({fmt_lrs(ev.lrs_before)} -> {fmt_lrs(ev.lrs_after)})")
         else:
@@ -412,9 +474,9 @@ class ScheduleOverrun(Check):
         eng.report(
             Finding(
                 "LRD010",
-                f"{s.label} stepped past its horizon of {s.horizon} steps: {what}{accum}",
+                f"{s.label} stepped past its horizon of {horizon} steps: {what}{accum}",
                 location(ev.site),
-                evidence={"scheduler": s.label, "horizon": s.horizon, "steps": s.user_steps},
+                evidence={"scheduler": s.label, "horizon": horizon, "steps": s.user_steps},
             ),
             key=s.key,
         )
