@@ -34,8 +34,8 @@ from lrdoctor.runtime.engine import Engine, lrs_of
 from lrdoctor.runtime.patching import Patcher
 
 _tls = threading.local()
+_show_previous: Callable[[Any], Any] | None = None  # what showed warnings before our relay
 _THIS_FILE = os.path.abspath(__file__)
-_relayed: set[tuple[Any, ...]] = set()
 
 
 def _guard(engine: Engine, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -300,35 +300,51 @@ def _install_scheduler_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     patcher.setattr(base, "__init_subclass__", classmethod(init_subclass))
 
 
-def _relaying_warnings(frame: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Call ``fn`` recording its warnings; :func:`_emit_relayed` re-emits them afterwards,
-    outside ``catch_warnings``, so the user's own filters decide what is shown."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _tls.relay = list(caught)
+def _relaying_warnings(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn`` (a scheduler's own ``step``) so that its warnings read exactly as without
+    lrdoctor. PyTorch warns from ``step()`` with ``stacklevel=2`` (the order warning on the
+    first step, the epoch deprecation), which names our wrapper instead of its caller; such a
+    warning is re-issued, at the moment it is shown, for the wrapper's caller - the user's line,
+    Lightning's or Accelerate's - with that caller's module and once-per-location registry,
+    so the user's filters decide as they would have. ``catch_warnings`` is not used: entering
+    it resets every module's registry, and warnings shown once would then show again."""
+    previous = getattr(warnings, "_showwarnmsg", None)
+    if previous is None or getattr(previous, "_lrdoctor_relay", False):
+        return fn(*args, **kwargs)
+    global _show_previous
+    _show_previous = previous
+    warnings._showwarnmsg = _relay  # type: ignore[attr-defined]
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        if getattr(warnings, "_showwarnmsg", None) is _relay:
+            warnings._showwarnmsg = previous  # type: ignore[attr-defined]
+        # what was attributed to our line was kept in our registry: forget it, so the next
+        # caller's identical warning is judged at its own location
+        globals().get("__warningregistry__", {}).clear()
 
 
-def _emit_relayed(frame: Any) -> None:
-    relay = getattr(_tls, "relay", None)
-    _tls.relay = None
-    if not relay:
-        return
-    for w in relay:
-        filename, lineno, module_globals = w.filename, w.lineno, None
-        if os.path.abspath(w.filename) == _THIS_FILE:
-            filename, lineno = frame.f_code.co_filename, frame.f_lineno
-            module_globals = frame.f_globals
-        # catch_warnings() resets every module's once-per-location registry, so the
-        # "show once per location" default is kept here instead
-        key = (str(w.message), w.category, filename, lineno)
-        if key in _relayed:
-            continue
-        _relayed.add(key)
-        warnings.warn_explicit(w.message, w.category, filename, lineno, registry={},
-                               module_globals=module_globals)
+def _relay(msg: Any) -> None:
+    previous = _show_previous or warnings._showwarnmsg_impl  # type: ignore[attr-defined]
+    caller = None
+    if os.path.abspath(msg.filename) == _THIS_FILE:
+        frame: Any = sys._getframe(1)
+        while frame is not None:
+            if frame.f_lineno == msg.lineno and os.path.abspath(frame.f_code.co_filename) == _THIS_FILE:
+                caller = frame.f_back
+                break
+            frame = frame.f_back
+    if caller is None:
+        return previous(msg)
+    g = caller.f_globals
+    warnings.warn_explicit(msg.message, msg.category, caller.f_code.co_filename, caller.f_lineno,
+                           module=g.get("__name__", "<string>"),
+                           registry=g.setdefault("__warningregistry__", {}), module_globals=g,
+                           source=msg.source)
+    return None
+
+
+_relay._lrdoctor_relay = True  # type: ignore[attr-defined]
 
 
 def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir: str) -> Callable[..., Any]:
@@ -359,22 +375,18 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             before = ()
         _tls.sched_depth = 1
         error: BaseException | None = None
-        relaying = False
         try:
             # PyTorch warns from step() with stacklevel=2 (its order warning on the first step,
             # the epoch deprecation when an argument is passed); our wrapper is one frame
-            # deeper, so such warnings are relayed to the user's line, as without lrdoctor.
-            if frame is not None and (args or kwargs or getattr(self, "_step_count", 1) <= 1):
-                relaying = True
-                return _relaying_warnings(frame, original, self, *args, **kwargs)
+            # deeper, so such warnings are relayed to our caller's line, as without lrdoctor.
+            if args or kwargs or getattr(self, "_step_count", 1) <= 1:
+                return _relaying_warnings(original, self, *args, **kwargs)
             return original(self, *args, **kwargs)
         except BaseException as exc:
             error = exc
             raise
         finally:
             _tls.sched_depth = 0
-            if relaying:
-                _emit_relayed(frame)
             try:
                 engine.on_scheduler_step(self, site, before, args, kwargs, error)
             except ScheduleError:
