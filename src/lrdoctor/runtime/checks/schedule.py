@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from lrdoctor.findings import Finding
+from lrdoctor.runtime.callsite import display_path
 from lrdoctor.runtime.engine import COLLAPSE_RATIO, Engine, fmt_lrs, location
 from lrdoctor.runtime.events import (
     EpochStart,
@@ -585,9 +586,7 @@ class StepOrder(Check):
                 eng.report(
                     Finding(
                         "LRD017",
-                        f"{s.label} is stepped {n} times per {opt.label} step (gradient "
-                        f"accumulation?): {s.user_steps} scheduler steps for {opt.attempts} "
-                        f"optimizer steps, so the schedule runs {n}x too fast",
+                        self._message_017(s, opt, n),
                         location(s.last_site),
                         evidence={"scheduler": s.label, "ratio": n, "scheduler_steps": s.user_steps,
                                   "optimizer_steps": opt.attempts},
@@ -622,8 +621,43 @@ class StepOrder(Check):
                 key=key,
             )
 
+    @staticmethod
+    def _message_017(s: SchedulerInfo, opt: OptimizerInfo, n: float) -> str:
+        per = f"{n:.3g}"
+        why = "gradient accumulation?"
+        processes = _accelerate_processes()
+        if processes > 1 and abs(n - processes) < 0.5:
+            why = (f"Accelerate steps a prepared scheduler once per process, {processes} "
+                   f"processes: its horizon must count the batches of all processes")
+        return (f"{s.label} is stepped {per} times per {opt.label} step ({why}): "
+                f"{s.user_steps} scheduler steps for {opt.attempts} optimizer steps, so the "
+                f"schedule runs {per}x too fast")
+
     def on_end(self, ev: RunEnd) -> None:
         self._decide_001()
+        eng = self.engine
+        for s in eng.schedulers.values():
+            opt = eng.optimizer_of(s)
+            if opt is not None and opt.attempts and eng.has_finding("LRD017", s.key):
+                # the numbers of the whole run, not those of the moment it was first seen
+                ratio = s.user_steps / opt.attempts
+                eng.update_finding("LRD017", s.key, message=self._message_017(s, opt, ratio),
+                                   evidence={"scheduler": s.label, "ratio": round(ratio, 3),
+                                             "scheduler_steps": s.user_steps,
+                                             "optimizer_steps": opt.attempts})
+
+
+def _accelerate_processes() -> int:
+    """Accelerate's process count if it is set up in this process (read from its shared
+    state without constructing anything), else 1."""
+    import sys
+
+    state = sys.modules.get("accelerate.state")
+    shared = getattr(getattr(state, "PartialState", None), "_shared_state", None)
+    try:
+        return int((shared or {}).get("num_processes") or 1)
+    except (TypeError, ValueError):
+        return 1
 
 
 class SkippedUpdates(Check):
@@ -678,7 +712,8 @@ class ManualLR(Check):
         super().__init__(engine)
         engine.subscribe(OptimizerStep, self.on_opt)
         engine.subscribe(SchedulerStep, self.on_sched)
-        self.writes: dict[int, tuple[int, Any, Any]] = {}  # opt key -> (attempt, old, new)
+        # opt key -> (attempt, old LRs, new LRs, the user's line that wrote them if known)
+        self.writes: dict[int, tuple[int, Any, Any, Any]] = {}
 
     def on_opt(self, ev: OptimizerStep) -> None:
         opt = ev.optimizer
@@ -690,7 +725,11 @@ class ManualLR(Check):
             return
         driving = [s for s in self.engine.schedulers_of(opt) if s.user_steps and s.parent_key is None]
         if driving and opt.key not in self.writes:
-            self.writes[opt.key] = (ev.attempt.index, known, lrs)
+            import sys
+
+            from lrdoctor.runtime.lrwrite import find_lr_write
+
+            self.writes[opt.key] = (ev.attempt.index, known, lrs, find_lr_write(sys._getframe(1)))
 
     def on_sched(self, ev: SchedulerStep) -> None:
         if not self.writes:
@@ -699,14 +738,15 @@ class ManualLR(Check):
         opt = self.engine.optimizer_of(s)
         if opt is None or opt.key not in self.writes or self.engine.has_finding("LRD008", opt.key):
             return
-        index, old, new = self.writes[opt.key]
+        index, old, new, written_at = self.writes[opt.key]
         self.engine.report(
             Finding(
                 "LRD008",
                 f"param_group['lr'] of {opt.label} changed from {fmt_lrs(old)} to {fmt_lrs(new)} "
                 f"before optimizer step {index} outside any scheduler, while {s.label} drives "
-                f"the same optimizer and keeps stepping",
-                location(ev.site),
+                f"the same optimizer and keeps stepping"
+                + (f" (at {display_path(ev.site[0])}:{ev.site[1]})" if written_at and ev.site else ""),
+                location(written_at or ev.site),
                 evidence={"optimizer": opt.label, "scheduler": s.label, "step": index},
             ),
             key=opt.key,
