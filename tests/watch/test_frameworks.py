@@ -577,3 +577,56 @@ trainer.fit(Model(), train)
 """)
     f = ran.only("LRD008")
     assert f.location.line == ran.line_of('pg["lr"] = 0.1')
+
+
+LIGHTNING_AMP = """
+import torch
+import lightning as L
+from lightning.pytorch.plugins import MixedPrecision
+from torch.utils.data import DataLoader, TensorDataset
+
+class Model(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(8, 1)
+
+    def training_step(self, batch, i):
+        x, y = batch
+        return torch.nn.functional.mse_loss(self.net(x), y * 10)
+
+    def configure_optimizers(self):
+        opt = torch.optim.SGD(self.parameters(), lr=0.01)
+        sched = torch.optim.lr_scheduler.OneCycleLR(
+            opt, max_lr=0.01, total_steps=self.trainer.estimated_stepping_batches)
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
+
+torch.manual_seed(0)
+train = DataLoader(TensorDataset(torch.randn(64, 8), torch.randn(64, 1)), batch_size=8)
+# float16 autocast on CPU; at 2**14 the first two updates overflow and are skipped
+scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 14)
+trainer = L.Trainer(max_epochs=2, accelerator="cpu", logger=False, enable_checkpointing=False,
+                    enable_progress_bar=False, enable_model_summary=False,
+                    plugins=[MixedPrecision("16-mixed", "cpu", scaler=scaler)])
+trainer.fit(Model(), train)
+"""
+
+
+def test_lightning_amp_order_warning_is_explained_and_shown_where_python_shows_it(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(LIGHTNING_AMP)
+    report = tmp_path / "report.json"
+    plain = _stderr([sys.executable, str(script)], tmp_path)
+    watched = _stderr([sys.executable, "-m", "lrdoctor", "run", "--json", str(report), str(script)],
+                      tmp_path)
+    # PyTorch's warning names Lightning's line that stepped the scheduler, with or without us
+    assert "lightning/pytorch/core/module.py" in plain and "Detected call of" in plain
+    assert watched.split("\nlrdoctor: watched")[0].rstrip("\n") == plain.rstrip("\n")
+    import json
+
+    findings = json.loads(report.read_text())["findings"]
+    assert [f["code"] for f in findings] == ["LRD005"]
+    message = findings[0]["message"]
+    assert "skipped 2 of 16 SGD steps" in message
+    assert "was caused by GradScaler skipping the first 2 optimizer steps" in message
+    assert findings[0]["location"]["line"] == LIGHTNING_AMP.splitlines().index(
+        "trainer.fit(Model(), train)") + 1
