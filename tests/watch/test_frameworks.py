@@ -630,3 +630,53 @@ def test_lightning_amp_order_warning_is_explained_and_shown_where_python_shows_i
     assert "was caused by GradScaler skipping the first 2 optimizer steps" in message
     assert findings[0]["location"]["line"] == LIGHTNING_AMP.splitlines().index(
         "trainer.fit(Model(), train)") + 1
+
+
+ACCELERATE_TWO_PROCESSES = """
+import sys
+import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader, TensorDataset
+from transformers import get_linear_schedule_with_warmup
+
+torch.manual_seed(0)
+accelerator = Accelerator(cpu=True)
+model = torch.nn.Linear(8, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(TensorDataset(torch.randn(64, 8), torch.randn(64, 1)), batch_size=8)
+total = len(loader) * 2  # the batches of all processes: what Accelerate expects
+model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+if sys.argv[1] == "per_process":
+    total = len(loader) * 2  # the prepared loader holds 1/num_processes of the batches
+scheduler = accelerator.prepare(get_linear_schedule_with_warmup(optimizer, 2, total))
+for epoch in range(2):
+    for x, y in loader:
+        accelerator.backward(torch.nn.functional.mse_loss(model(x), y))
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+"""
+
+
+@pytest.mark.parametrize("sizing", ["all_processes", "per_process"])
+def test_accelerate_two_processes_prepared_scheduler_steps_once_per_process(tmp_path, sizing):
+    # Accelerate steps a prepared scheduler num_processes times per update, by design: with
+    # the schedule sized in the batches of all processes that is right; sized from the
+    # prepared (per-process) loader, the LR reaches 0 halfway through training
+    import json
+
+    script = tmp_path / "train.py"
+    script.write_text(ACCELERATE_TWO_PROCESSES)
+    _stderr([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+             "-m", "lrdoctor", "run", "--json", str(tmp_path / "report.json"), str(script), sizing],
+            tmp_path)
+    for rank in (0, 1):
+        report = json.loads((tmp_path / f"report.rank{rank}.json").read_text())
+        codes = [f["code"] for f in report["findings"]]
+        if sizing == "all_processes":
+            assert codes == [], report["findings"]
+        else:
+            assert codes == ["LRD010"], report["findings"]
+            message = report["findings"][0]["message"]
+            assert "after optimizer step 4 of 8: the remaining 4 updates trained at LR 0" in message
+            assert "Accelerate steps a prepared scheduler once per process (2 processes)" in message

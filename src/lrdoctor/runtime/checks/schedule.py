@@ -436,11 +436,16 @@ def _world_size() -> int:
 
 
 class ScheduleOverrun(Check):
-    """LRD010: stepped past the horizon (OneCycleLR raises, a cosine climbs back up)."""
+    """LRD010: stepped past the horizon (OneCycleLR raises, a cosine climbs back up, a decay to 0
+    ends while many updates remain, all of them at LR ~0)."""
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
+        # scheduler key -> optimizer steps taken when it reached a horizon where its LR
+        # reaches its floor and stays there
+        self.ended_at: dict[int, int] = {}
         engine.subscribe(SchedulerStep, self.on_step)
+        engine.subscribe(RunEnd, self.on_end)
 
     def on_step(self, ev: SchedulerStep) -> None:
         s = ev.scheduler
@@ -449,16 +454,24 @@ class ScheduleOverrun(Check):
         if kind is None:
             return
         overrun = kind.overrun
+        floor = kind.decays_to_floor
         if horizon is None:
             if kind.name != "LambdaLR":
                 return
             shape = shape_of(s)
             if shape is None or shape.horizon is None:
                 return
-            horizon, overrun = shape.horizon, "rises" if shape.rises_after else ""
-        if s.user_steps <= horizon or not overrun:
+            horizon, overrun, floor = shape.horizon, "rises" if shape.rises_after else "", True
+        if s.user_steps < horizon:
             return
         eng = self.engine
+        if not overrun:
+            if floor and s.key not in self.ended_at and s.parent_key is None:
+                opt = eng.optimizer_of(s)
+                self.ended_at[s.key] = opt.attempts if opt is not None else 0
+            return
+        if s.user_steps == horizon:
+            return
         if eng.has_finding("LRD010", s.key) or eng.has_finding("LRD002", s.key):
             return
         if overrun == "crash" and ev.error is not None:
@@ -481,6 +494,52 @@ class ScheduleOverrun(Check):
             ),
             key=s.key,
         )
+
+    def on_end(self, ev: RunEnd) -> None:
+        """A schedule that reached LR ~0 while a good part of training was still to come."""
+        eng = self.engine
+        for key, at in self.ended_at.items():
+            s = eng.schedulers.get(key)
+            opt = eng.optimizer_of(s) if s is not None else None
+            if s is None or opt is None or not opt.attempts:
+                continue
+            if any(eng.has_finding(code, key) for code in ("LRD010", "LRD002", "LRD017")):
+                continue
+            later = opt.attempts - at
+            if later < max(2, 0.1 * opt.attempts) or not _near_zero(s, opt):
+                continue
+            horizon = s.horizon or (s.shape.horizon if s.shape is not None else None)
+            why = ""
+            processes = _accelerate_processes()
+            if processes > 1 and abs(s.user_steps - processes * opt.attempts) <= processes:
+                why = (f"; Accelerate steps a prepared scheduler once per process ({processes} "
+                       f"processes), so its horizon must count the batches of all processes "
+                       f"(the loader's length before accelerator.prepare)")
+            eng.report(
+                Finding(
+                    "LRD010",
+                    f"{s.label} reached the end of its {horizon}-step horizon after optimizer "
+                    f"step {at} of {opt.attempts}: the remaining {later} updates trained at LR "
+                    f"{fmt_lrs(s.last_lrs)}{why}",
+                    location(s.last_site),
+                    evidence={"scheduler": s.label, "horizon": horizon, "steps": s.user_steps,
+                              "optimizer_steps": opt.attempts, "updates_after_end": later},
+                ),
+                key=key,
+            )
+
+
+def _near_zero(s: SchedulerInfo, opt: OptimizerInfo) -> bool:
+    """The LR the schedule ended at is ~0 next to the base LR of each param group."""
+    groups = getattr(opt.obj, "param_groups", None) or ()
+    lrs = s.last_lrs or ()
+    if not groups or len(groups) != len(lrs):
+        return False
+    for lr, g in zip(lrs, groups):
+        base = g.get("initial_lr", None)
+        if not (_is_float(lr) and _is_float(base)) or base <= 0 or lr > 1e-3 * base:
+            return False
+    return True
 
 
 def _rose(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
@@ -581,7 +640,8 @@ class StepOrder(Check):
                 s.multi_step_runs += 1
             else:
                 s.multi_step_runs = 0
-            if s.multi_step_runs >= 2 and not eng.has_finding("LRD017", s.key):
+            if (s.multi_step_runs >= 2 and not eng.has_finding("LRD017", s.key)
+                    and not _accelerate_design(s, n)):
                 self.pending_001.pop(s.key, None)
                 eng.report(
                     Finding(
@@ -645,6 +705,29 @@ class StepOrder(Check):
                                    evidence={"scheduler": s.label, "ratio": round(ratio, 3),
                                              "scheduler_steps": s.user_steps,
                                              "optimizer_steps": opt.attempts})
+
+
+def _accelerate_design(s: SchedulerInfo, n: int) -> bool:
+    """Accelerate steps a prepared scheduler once per process for every update (its design:
+    the schedule is sized in the batches of all processes), so ``n`` steps per update under
+    ``n`` processes is not gradient accumulation. Whether ``s`` is wrapped by Accelerate is
+    looked up once, on this rare path, from the objects that refer to it."""
+    processes = _accelerate_processes()
+    if processes < 2 or n != processes:
+        return False
+    import gc
+
+    sched = s.obj
+    if sched is None:
+        return False
+    # the wrapper itself refers to it (attributes stored inline), or its __dict__ does
+    holders = gc.get_referrers(sched)
+    owners = [h for h in holders if not isinstance(h, dict)]
+    for d in holders:
+        if isinstance(d, dict) and d.get("scheduler") is sched:
+            owners += [o for o in gc.get_referrers(d) if getattr(o, "__dict__", None) is d]
+    return any(type(o).__name__ == "AcceleratedScheduler" and getattr(o, "scheduler", None) is sched
+               and getattr(o, "step_with_optimizer", False) for o in owners)
 
 
 def _accelerate_processes() -> int:
