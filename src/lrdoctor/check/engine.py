@@ -40,6 +40,8 @@ class FileResult:
         """Record a file, or a notebook cell, that was not checked."""
         self.problems.append(problem)
         self.errors.append(str(problem))
+    # said on stderr, not failures: a file whose model was cut short by the size limits
+    notes: list[str] = field(default_factory=list)
 
 
 def check_file(path: str, codes: frozenset[str] | None = None,
@@ -82,6 +84,11 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
             for diag in rule(ctx):
                 if diag.code in codes and diag.key not in found:
                     found[diag.key] = diag
+        if "full_program" in ctx.__dict__ and ctx.full_program.truncated:
+            result.notes.append(
+                f"{path}: only partly analysed (the training-loop model hit its size limit: "
+                "calls nested too deeply or too many statements); findings may be missing"
+            )
     except RecursionError:
         result.skip(Problem(None, path, "too deeply nested for lrdoctor to analyse "
                                         "(file not checked)"))

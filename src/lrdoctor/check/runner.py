@@ -138,6 +138,7 @@ def _merge(results: Iterable[FileResult]) -> Report:
         report.lines += result.lines
         report.errors.extend(result.errors)
         report.problems.extend(result.problems)
+        report.notes.extend(result.notes)
         for diag in result.diagnostics:
             if diag.key not in seen:
                 seen.add(diag.key)

@@ -16,7 +16,9 @@ them, instances of the file's classes, or expressions kept as source for horizon
 from __future__ import annotations
 
 import ast
+import itertools
 import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lrdoctor.check import names
@@ -52,9 +54,26 @@ from lrdoctor.check.values import (
     subscript,
 )
 
-MAX_STATEMENTS = 60_000  # per file: a generated file must not trace forever
-MAX_CALL_DEPTH = 12
+# per file: a generated file must not trace forever; a file cut short says so in the output
+MAX_STATEMENTS = 200_000
+MAX_CALL_DEPTH = 16
 MAX_EVAL_DEPTH = 60
+
+_loop_ids = itertools.count(10**9)  # clones of loops replayed in another loop
+
+
+@dataclass(eq=False)
+class Summary:
+    """What one traced call did, to replay at later calls with the same objects: its events,
+    the loops it entered, the context it was first traced in, and what it returned."""
+
+    events: list[Event]
+    loops: list[Loop]
+    loop: Loop | None  # the caller's loop, branches and call at the first trace
+    conds: tuple[Cond, ...]
+    frame: Frame | None
+    result: Any
+    generation: int  # the tracer's generation after the first trace (see Tracer.generation)
 
 
 
@@ -86,6 +105,12 @@ class Tracer:
         self.returns: list[Any] | None = None
         self.guesses: dict[str, Obj] = {}
         self.instances: dict[str, InstanceVal] = {}
+        # per-call summaries; valid while nothing a call could read outside its arguments (an
+        # instance attribute, a module global, a container's items) was rebound to or from a
+        # tracked object: `generation` counts those rebinds
+        self.summaries: dict[tuple[Any, ...], Summary] = {}
+        self.generation = 0
+        self.created = 0  # objects built so far: a call that builds one is never replayed
 
     # -- driving -------------------------------------------------------------------------
 
@@ -130,6 +155,7 @@ class Tracer:
         self.loop = None
         self.conds = ()
         self.guesses = {}
+        self.summaries = {}  # they hold this root's guessed objects
 
     def trace_root_function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef,
                             instance: InstanceVal | None) -> None:
@@ -155,8 +181,31 @@ class Tracer:
     def call_function(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
                       root: bool = False) -> Any:
         fn = fv.fn
-        if fn in self.stack or len(self.stack) >= MAX_CALL_DEPTH or self.budget <= 0:
+        if fn in self.stack:
+            return None  # recursion: the outer call already traces this body
+        if len(self.stack) >= MAX_CALL_DEPTH or self.budget <= 0:
+            self.truncated = True
             return None
+        key = None if root else _call_key(fv, args, kwargs)
+        if key is not None:
+            known = self.summaries.get(key)
+            if known is not None and known.generation == self.generation:
+                return self.replay(known)
+        events, loops = self.events, self.loops
+        first_event, first_loop, created = len(events), len(loops), self.created
+        caller = (self.loop, self.conds, self.frame)
+        result = self.trace_call(fv, args, kwargs, root)
+        if key is not None and self.created == created and not self.truncated:
+            # what a call that builds no object did can be replayed at every later call with
+            # the same objects: the cost of a helper is paid once, not once per call site
+            self.summaries[key] = Summary(
+                events[first_event:], loops[first_loop:], *caller, result, self.generation,
+            )
+        return result
+
+    def trace_call(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
+                   root: bool) -> Any:
+        fn = fv.fn
         self.visited.add(id(fn))
         module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
         scope = Scope({}, fv.module, module_scope, fv.bound)
@@ -192,6 +241,43 @@ class Tracer:
             self.stack.pop()
             self.frame = saved_frame
             self.path, self.returns = saved_path, saved_returns
+
+    def replay(self, summary: Summary) -> Any:
+        """Re-emit a traced call's events in the current loop, branches and call."""
+        self.budget -= len(summary.events) + 1
+        if self.budget <= 0:
+            self.truncated = True
+            return summary.result
+        same_loop = self.loop is summary.loop
+        loops: dict[int, Loop | None] = {}
+        if not same_loop:
+            loops[id(summary.loop)] = self.loop
+            for old in summary.loops:  # creation order: a parent before its children
+                new = replace(old, parent=loops.get(id(old.parent), old.parent), id=next(_loop_ids))
+                loops[id(old)] = new
+                self.loops.append(new)
+        frames: dict[int, Frame | None] = {id(summary.frame): self.frame}
+
+        def frame_of(old: Frame | None) -> Frame | None:
+            if id(old) in frames:
+                return frames[id(old)]
+            if old is None:
+                return self.frame
+            frames[id(old)] = Frame(frame_of(old.parent))
+            return frames[id(old)]
+
+        inherited = len(summary.conds)
+        for e in summary.events:
+            own = e.conds[inherited:]
+            if not same_loop:
+                own = tuple(Cond(c.key, c.branch, c.test, loops.get(id(c.loop), c.loop))
+                            for c in own)
+            loop = self.loop if e.loop is summary.loop else (
+                e.loop if same_loop else loops.get(id(e.loop), e.loop)
+            )
+            self.events.append(Event(e.kind, e.obj, e.node, e.path, loop, (*self.conds, *own),
+                                     self.next_order(), self.root, e.info, frame_of(e.frame)))
+        return summary.result
 
     def guess(self, name: str) -> Any:
         kind = names.guess_kind_from_name(name)
@@ -357,10 +443,13 @@ class Tracer:
             key = const_key(target.slice)
             if isinstance(base, DictVal):
                 if key is not None:
+                    if _tracked(value) or _tracked(base.items.get(key)):
+                        self.generation += 1
                     base.items[key] = value
                 else:
                     base.splat = True
             elif isinstance(base, TupleVal) and isinstance(value, Obj):
+                self.generation += 1
                 base.items.append(value)
 
     def bind(self, store: dict[str, Any], key: str, label: str, value: Any,
@@ -381,6 +470,10 @@ class Tracer:
             value = self.guess_from_call(source, label)
         if value is None and source is not None:
             value = ExprVal(source, scope)
+        if (store is not scope.vars or scope.parent is None) and previous is not value and (
+            _tracked(value) or _tracked(previous)
+        ):
+            self.generation += 1  # an attribute or a global now holds another object
         store[key] = value
 
     def guess_from_call(self, call: ast.Call, label: str) -> Obj | None:
@@ -398,6 +491,7 @@ class Tracer:
             return None
         obj = Obj(kind, name=label, path=self.path, line=call.lineno, col=call.col_offset + 1)
         self.objects.append(obj)
+        self.created += 1
         return obj
 
     def lr_write_target(self, target: ast.expr, scope: Scope, node: ast.AST) -> bool:
@@ -604,6 +698,8 @@ class Tracer:
         init = cls.method("__init__")
         if init is not None:
             self.call_function(FuncVal(init, cls.module, instance, cls), args, kwargs)
+        if any(_tracked(v) for v in instance.attrs.values()):
+            self.created += 1  # a call that builds a trainer returns a new one every time
         return instance
 
     def guess_receiver(self, func: ast.Attribute, scope: Scope) -> Obj | None:
@@ -654,6 +750,7 @@ class Tracer:
                   line=node.lineno, col=node.col_offset + 1)
         obj.order = self.next_order()
         self.objects.append(obj)
+        self.created += 1
         if obj.kind == "scheduler":
             if obj.cls in ("SequentialLR", "ChainedScheduler"):
                 children = args[1] if obj.cls == "SequentialLR" and len(args) > 1 else (
@@ -703,6 +800,7 @@ class Tracer:
             return None
         if isinstance(receiver, DictVal):
             if method == "update":
+                self.generation += 1
                 for a in args:
                     if isinstance(a, DictVal):
                         receiver.items.update(a.items)
@@ -716,6 +814,7 @@ class Tracer:
             return _NO_EVENT
         if isinstance(receiver, TupleVal):
             if method in ("append", "add") and args:
+                self.generation += 1
                 receiver.items.append(args[0])
                 return None
             return _NO_EVENT
@@ -775,6 +874,35 @@ class Tracer:
 
 
 _NO_EVENT = object()
+
+
+def _tracked(value: Any) -> bool:
+    """Whether a value is something a call's events could depend on (not a plain value)."""
+    return value is not None and not isinstance(value, (Const, ExprVal, ImportRef))
+
+
+def _arg_key(value: Any) -> Any:
+    """What of an argument a call's trace depends on: the identity of tracked objects; of
+    plain values only what tracing reads (flags, imported names, functions)."""
+    if value is None or isinstance(value, ExprVal):
+        return None
+    if isinstance(value, Const):
+        v = value.value
+        return ("const", v) if v is None or isinstance(v, bool) else ("const",)
+    if isinstance(value, ImportRef):
+        return ("import", value.qualname)
+    if isinstance(value, FuncVal):
+        return ("func", id(value.fn), id(value.bound))
+    if isinstance(value, ClassVal):
+        return ("class", id(value.info))
+    return id(value)
+
+
+def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        id(fv.fn), id(fv.bound), tuple(_arg_key(a) for a in args),
+        tuple(sorted((k, _arg_key(v)) for k, v in kwargs.items())),
+    )
 _RECEIVER_METHODS = frozenset(
     {"step", "zero_grad", "get_lr", "step_update", "update", "unscale_", "scale",
      "load_state_dict", "state_dict"}
