@@ -26,6 +26,10 @@ class Cond:
     branch: int
     test: ast.expr | None
     loop: Loop | None  # the loop the condition sits in
+    # what the branch taken says about a flag: (the flag's source, its version, True/False),
+    # `if not args.amp:` -> ("args.amp", v, False); `epoch >= warmup` -> ("epoch < warmup", v,
+    # False). Two branches with the same flag and version but opposite truths never both run.
+    fact: tuple[str, tuple[int, ...], bool] | None = None
 
     @cached_property
     def text(self) -> str:
@@ -120,9 +124,70 @@ class Frame:
 
 
 def exclusive(a: Event, b: Event) -> bool:
-    """True when the two calls sit in different branches of one ``if``."""
+    """True when the two calls cannot both run in one pass: different branches of one ``if``,
+    or branches of two ``if``s that test the same flag (nothing reassigned between) with
+    opposite outcomes (``if args.amp: ...`` / ``if not args.amp: ...``, ``epoch < warmup`` /
+    ``epoch >= warmup``)."""
     branches = {c.key: c.branch for c in a.conds}
-    return any(c.key in branches and branches[c.key] != c.branch for c in b.conds)
+    if any(c.key in branches and branches[c.key] != c.branch for c in b.conds):
+        return True
+    facts = {(c.fact[0], c.fact[1]): c.fact[2] for c in a.conds if c.fact is not None}
+    return any(
+        c.fact is not None and facts.get((c.fact[0], c.fact[1]), c.fact[2]) != c.fact[2]
+        for c in b.conds
+    )
+
+
+_NEGATED = {ast.GtE: ast.Lt, ast.LtE: ast.Gt, ast.NotEq: ast.Eq, ast.IsNot: ast.Is,
+            ast.NotIn: ast.In}
+
+
+def flag_of(test: ast.expr) -> tuple[str, bool, list[str]] | None:
+    """(the flag's source, whether ``test`` asserts it, the names it reads) for a test on one
+    flag: a name, an attribute, a subscript with a constant key, ``not`` of one, or one
+    comparison; None for anything else (``a and b``, calls)."""
+    truth = True
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, truth = test.operand, not truth
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op = test.ops[0]
+        positive = _NEGATED.get(type(op))
+        if positive is not None:
+            truth = not truth
+            op = positive()
+        parts = [test.left, test.comparators[0]]
+        if not all(_plain(p) for p in parts):
+            return None
+        text = f"{ast.unparse(parts[0])} {type(op).__name__} {ast.unparse(parts[1])}"
+        return text, truth, _read(parts)
+    if _plain(test) and not isinstance(test, ast.Constant):
+        return ast.unparse(test), truth, _read([test])
+    return None
+
+
+def _plain(node: ast.expr) -> bool:
+    """A name, attribute chain, constant-key subscript, constant, or arithmetic of those."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _plain(node.value)
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and _plain(node.value)
+    if isinstance(node, ast.BinOp):
+        return _plain(node.left) and _plain(node.right)
+    return False
+
+
+def _read(nodes: list[ast.expr]) -> list[str]:
+    out = []
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                out.append(sub.id)
+            elif isinstance(sub, ast.Attribute):
+                text = ast.unparse(sub)
+                out.append(text)
+    return out
 
 
 @dataclass

@@ -29,7 +29,7 @@ from lrdoctor.check.index import (
     Scope,
     dotted,
 )
-from lrdoctor.check.model import Cond, Event, Frame, Loop, Program
+from lrdoctor.check.model import Cond, Event, Frame, Loop, Program, flag_of
 from lrdoctor.check.values import (
     ClassVal,
     Const,
@@ -111,6 +111,9 @@ class Tracer:
         self.summaries: dict[tuple[Any, ...], Summary] = {}
         self.generation = 0
         self.created = 0  # objects built so far: a call that builds one is never replayed
+        # how often each name / attribute was (re)bound: a flag tested twice is the same flag
+        # only when nothing rebound it between the tests
+        self.versions: dict[str, int] = {}
 
     # -- driving -------------------------------------------------------------------------
 
@@ -213,6 +216,8 @@ class Tracer:
         if fv.bound is not None and params and not _is_static(fn):
             scope.vars[params[0].arg] = fv.bound
             params = params[1:]
+        for param in [*params, *fn.args.kwonlyargs]:
+            self.versions[param.arg] = self.versions.get(param.arg, 0) + 1
         for i, param in enumerate(params):
             if i < len(args):
                 value = args[i]
@@ -270,8 +275,8 @@ class Tracer:
         for e in summary.events:
             own = e.conds[inherited:]
             if not same_loop:
-                own = tuple(Cond(c.key, c.branch, c.test, loops.get(id(c.loop), c.loop))
-                            for c in own)
+                own = tuple(Cond(c.key, c.branch, c.test, loops.get(id(c.loop), c.loop),
+                                 c.fact) for c in own)
             loop = self.loop if e.loop is summary.loop else (
                 e.loop if same_loop else loops.get(id(e.loop), e.loop)
             )
@@ -316,6 +321,9 @@ class Tracer:
                 self.assign(stmt.target, self.eval(stmt.value, scope), stmt.value, scope)
         elif isinstance(stmt, ast.AugAssign):
             self.eval(stmt.value, scope)
+            text = dotted(stmt.target)
+            if text is not None:
+                self.versions[text] = self.versions.get(text, 0) + 1
             self.lr_write_target(stmt.target, scope, stmt)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.exec_for(stmt, scope)
@@ -366,7 +374,14 @@ class Tracer:
                     body: list[ast.stmt], scope: Scope) -> None:
         key = (self.path, stmt.lineno, stmt.col_offset)
         saved = self.conds
-        self.conds = (*saved, Cond(key, branch, test, self.loop))
+        fact = None
+        if test is not None and branch in (0, 1):
+            flag = flag_of(test)
+            if flag is not None:
+                text, truth, read = flag
+                version = tuple(self.versions.get(name, 0) for name in read)
+                fact = (text, version, truth if branch == 0 else not truth)
+        self.conds = (*saved, Cond(key, branch, test, self.loop, fact))
         try:
             self.exec_body(body, scope)
         finally:
@@ -406,6 +421,10 @@ class Tracer:
     # -- assignment ----------------------------------------------------------------------
 
     def assign(self, target: ast.expr, value: Any, source: ast.expr | None, scope: Scope) -> None:
+        if isinstance(target, (ast.Name, ast.Attribute)):
+            text = dotted(target)
+            if text is not None:
+                self.versions[text] = self.versions.get(text, 0) + 1
         if isinstance(target, ast.Name):
             self.assigned_names.add(target.id)
             self.bind(scope.vars, target.id, target.id, value, source, scope, target)
@@ -737,6 +756,12 @@ class Tracer:
             self.emit("clip", None, node)
             return None
         if last == "set_default_dtype":
+            return None
+        if last == "optimizer_step" and qual.split(".")[0] in ("xm", "torch_xla") and args:
+            # torch_xla's `xm.optimizer_step(optimizer)`: reduces gradients, then steps
+            target = args[0]
+            if isinstance(target, Obj) and target.kind == "optimizer":
+                self.emit("opt_step", target, node)
             return None
         if qual.startswith("torch.cuda.amp.") and last in ("GradScaler", "autocast"):
             pass  # reported by the syntactic rule; still a GradScaler below

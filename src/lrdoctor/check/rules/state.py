@@ -9,7 +9,7 @@ from typing import Any
 from lrdoctor.check.context import FileContext, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.index import Scope, dotted
-from lrdoctor.check.model import Event
+from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import DictVal, ExprVal, Obj, StateDictVal, TupleVal
@@ -285,7 +285,10 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
         if w.kind != "lr_write" or w.obj is None:
             continue
         root = ctx.events_by_root.get(w.root, [])
-        stepped = {e.obj.id for e in root if e.kind == "sched_step" and e.obj is not None}
+        # a warm-up that writes the LR only in the branch where the scheduler does not step
+        # (`if epoch < warmup: ... else: scheduler.step()`) hands over; it does not compete
+        stepped = {e.obj.id for e in root if e.kind == "sched_step" and e.obj is not None
+                   and not exclusive(e, w)}
         driver = next(
             (
                 e.obj for e in root
