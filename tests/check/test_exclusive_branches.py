@@ -125,3 +125,38 @@ def test_scheduler_stepped_before_the_tpu_optimizer_step_is_lrd001() -> None:
 
 def test_scheduler_stepped_after_the_tpu_optimizer_steps_is_correct() -> None:
     assert codes(_XLA.format(before="", after="        scheduler.step()")) == []
+
+
+_SCALER_OR_NOT = """
+import torch
+
+def backward(loss, scaler):
+    if scaler is not None:
+        scaler.scale(loss).backward()
+    else:
+        loss.backward()
+
+def train(model, loader, args):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scaler = torch.amp.GradScaler("cuda") if args.precision == "amp" else None
+    for x in loader:
+        loss = model(x).sum()
+        backward(loss, scaler)
+{step}
+"""
+
+
+def test_scaled_backward_in_a_helper_and_plain_step_when_there_is_no_scaler_is_correct() -> None:
+    # the helper scales only `if scaler is not None`; the caller steps directly only `else`
+    src = _SCALER_OR_NOT.format(step=(
+        "        if scaler is not None:\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "        else:\n"
+        "            optimizer.step()"
+    ))
+    assert codes(src) == []
+
+
+def test_scaled_backward_in_a_helper_then_a_plain_step_is_lrd109() -> None:
+    assert codes(_SCALER_OR_NOT.format(step="        optimizer.step()")) == ["LRD109"]

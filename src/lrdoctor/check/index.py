@@ -83,17 +83,28 @@ class ModuleInfo:
     imports: dict[str, str]  # local name -> qualified name
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
     classes: dict[str, ClassInfo]
+    shadowed: set[str] = field(default_factory=set)  # stand-ins for imports (see build)
 
     @classmethod
     def build(cls, path: str, tree: ast.Module) -> ModuleInfo:
         info = cls(path, tree, {}, {}, {})
-        for stmt in _top_level(tree.body):
+        fallbacks: set[str] = set()
+        for stmt, fallback in _top_level(tree.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 info.functions[stmt.name] = stmt
             elif isinstance(stmt, ast.ClassDef):
                 info.classes[stmt.name] = _class_info(stmt, info)
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 info.add_import(stmt)
+            if fallback and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                              ast.ClassDef)):
+                fallbacks.add(stmt.name)
+        # `try: from x import OneCycleLR` / `except ImportError: class OneCycleLR: ...`: the
+        # stand-in only runs where the library is missing; the real import is what trains
+        for name in fallbacks & set(info.imports):
+            info.functions.pop(name, None)
+            info.classes.pop(name, None)
+            info.shadowed.add(name)
         return info
 
     def add_import(self, stmt: ast.Import | ast.ImportFrom) -> None:
@@ -119,17 +130,18 @@ class ModuleInfo:
             self.imports[alias.asname or alias.name] = qual
 
 
-def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Top-level statements, looking inside ``if``/``try`` blocks (``try: import apex``)."""
+def _top_level(body: list[ast.stmt], fallback: bool = False) -> Iterator[tuple[ast.stmt, bool]]:
+    """Top-level statements, looking inside ``if``/``try`` blocks (``try: import apex``), each
+    with whether it sits in an ``except`` branch (a fallback for a failed import)."""
     for stmt in body:
-        yield stmt
+        yield stmt, fallback
         if isinstance(stmt, ast.If) and not _is_main_guard(stmt):
-            yield from _top_level(stmt.body)
-            yield from _top_level(stmt.orelse)
+            yield from _top_level(stmt.body, fallback)
+            yield from _top_level(stmt.orelse, fallback)
         elif isinstance(stmt, ast.Try):
-            yield from _top_level(stmt.body)
+            yield from _top_level(stmt.body, fallback)
             for handler in stmt.handlers:
-                yield from _top_level(handler.body)
+                yield from _top_level(handler.body, True)
 
 
 def _is_main_guard(stmt: ast.If) -> bool:

@@ -29,7 +29,7 @@ class Cond:
     # what the branch taken says about a flag: (the flag's source, its version, True/False),
     # `if not args.amp:` -> ("args.amp", v, False); `epoch >= warmup` -> ("epoch < warmup", v,
     # False). Two branches with the same flag and version but opposite truths never both run.
-    fact: tuple[str, tuple[int, ...], bool] | None = None
+    fact: tuple[str, tuple[Any, ...], bool] | None = None
 
     @cached_property
     def text(self) -> str:

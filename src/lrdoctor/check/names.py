@@ -35,10 +35,17 @@ SCALER_CLASSES = frozenset({"GradScaler", "ShardedGradScaler"})
 LOADER_CLASSES = frozenset({"DataLoader", "StatefulDataLoader"})
 LOADER_BUILDERS = frozenset({"create_loader", "build_dataloader", "build_loader"})
 TIMM_SCHEDULER_BUILDERS = frozenset({"create_scheduler", "create_scheduler_v2"})
+# pytorch_transformers 1.x / early transformers: LambdaLR subclasses stepped per update,
+# `WarmupLinearSchedule(optimizer, warmup_steps, t_total)` (pytorch_pretrained_bert's classes of
+# the same names are not LR schedulers: they are given to BertAdam and take no optimizer)
+LEGACY_HF_WARMUPS = frozenset(
+    {"WarmupLinearSchedule", "WarmupCosineSchedule", "WarmupConstantSchedule",
+     "WarmupCosineWithHardRestartsSchedule", "ConstantLRSchedule"}
+)
 # calls that hand back (an iterator over) their first argument: a loop over them iterates it
 ITER_WRAPPERS = frozenset(
     {
-        "enumerate", "tqdm", "trange", "iter", "zip", "islice", "cycle", "chain", "track",
+        "enumerate", "tqdm", "trange", "iter", "zip", "tqdm_notebook", "tnrange", "islice", "cycle", "chain", "track",
         "progress_bar", "ProgressBar", "MetricLogger", "log_every", "prefetch", "Prefetcher",
         "CudaPrefetcher", "DataPrefetcher", "BackgroundGenerator", "ParallelLoader",
         "MpDeviceLoader", "per_device_loader", "skip_first_batches", "reversed", "sorted",
@@ -46,7 +53,11 @@ ITER_WRAPPERS = frozenset(
     }
 )
 # calls that return their arguments unchanged, wrapped for a distributed/accelerated setup
-PASSTHROUGH_CALLS = frozenset({"prepare", "setup", "initialize", "wrap"})
+PASSTHROUGH_CALLS = frozenset(
+    {"prepare", "setup", "initialize", "wrap", "setup_dataloaders", "setup_optimizers",
+     "setup_module", "prepare_data_loader", "prepare_optimizer", "prepare_scheduler",
+     "prepare_model"}
+)
 
 _OPT_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(_\w+)?$|_(opt|optim|optimizer)$")
 _SCHED_NAME = re.compile(r"sched|lr_scheduler|lr_schedule\b")
@@ -85,6 +96,9 @@ def classify_constructor(qualname: str) -> tuple[str, str, str] | None:
         return ("scheduler", last, "torch")
     if root == "timm" and ".scheduler" in qualname or last in TIMM_SCHEDULER_BUILDERS:
         return ("scheduler", last, "timm")
+    if last in LEGACY_HF_WARMUPS and (root in ("pytorch_transformers", "transformers")
+                                      or len(parts) == 1):
+        return ("scheduler", last, "hf")
     if last in HF_WARMUP_BUILDERS:
         if last == "get_scheduler" and root not in ("transformers", "diffusers"):
             return None

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lrdoctor.check import names
+from lrdoctor.schedulers import SCHEDULERS
 from lrdoctor.check.index import (
     ClassInfo,
     ModuleInfo,
@@ -229,6 +230,13 @@ class Tracer:
         for param in fn.args.kwonlyargs:
             value = kwargs.get(param.arg)
             scope.vars[param.arg] = value if value is not None else self.guess(param.arg)
+        if fn.args.vararg is not None:
+            scope.vars[fn.args.vararg.arg] = TupleVal(list(args[len(params):]))
+        if fn.args.kwarg is not None:
+            named = {p.arg for p in [*params, *fn.args.kwonlyargs]}
+            scope.vars[fn.args.kwarg.arg] = DictVal(
+                {k: v for k, v in kwargs.items() if k not in named}, open=True
+            )
         saved_path, saved_returns = self.path, self.returns
         self.path = fv.module.path
         self.returns = []
@@ -349,6 +357,8 @@ class Tracer:
             if self.returns is not None:
                 self.returns.append((stmt, value))
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if scope.parent is None and stmt.name in scope.module.shadowed:
+                return  # a stand-in for an import that failed (see ModuleInfo.build)
             scope.vars[stmt.name] = FuncVal(stmt, scope.module)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             if scope.parent is not None or scope.module is not self.module:
@@ -366,9 +376,38 @@ class Tracer:
 
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
         self.eval(stmt.test, scope)
-        self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
-        if stmt.orelse:
+        known = self.isinstance_outcome(stmt.test, scope)
+        if known is not False:
+            self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
+        if stmt.orelse and known is not True:
             self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
+
+    def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
+        """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
+        the scheduler's class is known: the other branch never runs for it."""
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+                and test.func.id == "isinstance" and len(test.args) == 2):
+            return None
+        subject = self.eval_pure(test.args[0], scope)
+        subjects = options(subject) if isinstance(subject, UnionVal) else [subject]
+        if not subjects or not all(
+            isinstance(s, Obj) and s.kind == "scheduler" and s.call and s.cls in SCHEDULERS
+            for s in subjects
+        ):
+            return None
+        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        wanted = set()
+        for cls in classes:
+            qual = self.qualname(cls, scope) if dotted(cls) else ""
+            last = qual.rsplit(".", 1)[-1]
+            if last not in SCHEDULERS:
+                return None  # a base class (LRScheduler), a project class: not decidable here
+            wanted.add(last)
+        outcomes = {s.cls in wanted for s in subjects}
+        return None if len(outcomes) != 1 else outcomes.pop() != negate
 
     def exec_branch(self, stmt: ast.stmt, branch: int, test: ast.expr | None,
                     body: list[ast.stmt], scope: Scope) -> None:
@@ -379,13 +418,24 @@ class Tracer:
             flag = flag_of(test)
             if flag is not None:
                 text, truth, read = flag
-                version = tuple(self.versions.get(name, 0) for name in read)
+                version = tuple(self.flag_version(name, scope) for name in read)
                 fact = (text, version, truth if branch == 0 else not truth)
         self.conds = (*saved, Cond(key, branch, test, self.loop, fact))
         try:
             self.exec_body(body, scope)
         finally:
             self.conds = saved
+
+    def flag_version(self, text: str, scope: Scope) -> Any:
+        """What a name in a test stands for: the object it is bound to when lrdoctor knows
+        one (the same `scaler` in a helper and its caller), else how often it was rebound."""
+        root = text.split(".", 1)[0]
+        value = scope.lookup(root)
+        if value is not None and not isinstance(value, Const):
+            ident: Any = id(value)
+        else:
+            ident = self.versions.get(root, 0)
+        return ident if root == text else (ident, self.versions.get(text, 0))
 
     def exec_for(self, stmt: ast.For | ast.AsyncFor, scope: Scope) -> None:
         iterable = self.eval(stmt.iter, scope)
@@ -486,7 +536,7 @@ class Tracer:
         if source is not None and store is scope.vars:
             scope.sources[key] = source
         if value is None and isinstance(source, ast.Call):
-            value = self.guess_from_call(source, label)
+            value = self.guess_from_call(source, label, scope)
         if value is None and source is not None:
             value = ExprVal(source, scope)
         if (store is not scope.vars or scope.parent is None) and previous is not value and (
@@ -495,10 +545,18 @@ class Tracer:
             self.generation += 1  # an attribute or a global now holds another object
         store[key] = value
 
-    def guess_from_call(self, call: ast.Call, label: str) -> Obj | None:
-        """``scheduler = build_lr_scheduler(cfg, opt)``: a library builder lrdoctor cannot see."""
+    def guess_from_call(self, call: ast.Call, label: str, scope: Scope) -> Obj | None:
+        """``scheduler = build_lr_scheduler(cfg, opt)``: a builder lrdoctor cannot see. Also
+        any unknown call given the optimizer and bound to a scheduler's name (the project's
+        ``build_scheduler(cfg, optimizer)``, ``getattr(lr_scheduler, name)(optimizer)``): a
+        scheduler of unknown class, enough for the rules about order, AMP and micro-batches,
+        never for those that need its horizon."""
         func = (dotted(call.func) or "").lower()
+        named = names.guess_kind_from_name(label)
+        optimizer = None
         if "lr_sched" in func or "lr_schedule" in func:
+            kind = "scheduler"
+        elif named == "scheduler" and (optimizer := self.optimizer_argument(call, scope)):
             kind = "scheduler"
         elif "optim" in func and "lr_" not in func:
             kind = "optimizer"
@@ -506,12 +564,25 @@ class Tracer:
             kind = "loader"
         else:
             return None
-        if names.guess_kind_from_name(label) not in (kind, ""):
+        if named not in (kind, ""):
             return None
         obj = Obj(kind, name=label, path=self.path, line=call.lineno, col=call.col_offset + 1)
+        if kind == "scheduler":
+            obj.optimizer = optimizer or self.optimizer_argument(call, scope)
         self.objects.append(obj)
         self.created += 1
         return obj
+
+    def optimizer_argument(self, call: ast.Call, scope: Scope) -> Obj | None:
+        """The optimizer a call is given (a name or attribute bound to one), if any."""
+        for arg in [*call.args, *(kw.value for kw in call.keywords)]:
+            if isinstance(arg, ast.Starred):
+                arg = arg.value
+            if isinstance(arg, (ast.Name, ast.Attribute)):
+                value = self.eval_pure(arg, scope)
+                if isinstance(value, Obj) and value.kind == "optimizer":
+                    return value
+        return None
 
     def lr_write_target(self, target: ast.expr, scope: Scope, node: ast.AST) -> bool:
         """``group['lr'] = ...`` / ``opt.param_groups[0]['lr'] *= ...``: an LR write."""
@@ -560,11 +631,18 @@ class Tracer:
         if isinstance(node, ast.Subscript):
             base = self.eval(node.value, scope, depth + 1)
             self.eval(node.slice, scope, depth + 1)
-            return subscript(base, node.slice)
+            found = subscript(base, node.slice)
+            if found is None and isinstance(base, DictVal) and base.open:
+                key = const_key(node.slice)
+                if isinstance(key, str):
+                    found = self.guess(key)  # `kwargs["scheduler"]`
+            return found
         if isinstance(node, ast.IfExp):
             self.eval(node.test, scope, depth + 1)
             body = self.eval(node.body, scope, depth + 1)
             other = self.eval(node.orelse, scope, depth + 1)
+            if isinstance(body, (ImportRef, ClassVal)) and isinstance(other, (ImportRef, ClassVal)):
+                return UnionVal([body, other])  # `StepLR if args.step else CosineAnnealingLR`
             chosen = body if body is not None and not isinstance(body, Const) else other
             if isinstance(chosen, Obj) and not (isinstance(body, Obj) and isinstance(other, Obj)):
                 chosen.conditional = True
@@ -669,12 +747,24 @@ class Tracer:
                 callee = ImportRef(f"{receiver.qualname}.{method}")
         else:
             callee = self.eval(func, scope, depth)
-        args = [self.eval(a.value if isinstance(a, ast.Starred) else a, scope, depth)
-                for a in node.args]
-        kwargs = {kw.arg: self.eval(kw.value, scope, depth) for kw in node.keywords if kw.arg}
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                value = self.eval(a.value, scope, depth)
+                if isinstance(value, TupleVal) and a is node.args[-1]:
+                    args.extend(value.items)  # `f(*objects)`: the items, in order
+                else:
+                    args.append(value)
+            else:
+                args.append(self.eval(a, scope, depth))
+        kwargs = {}
         for kw in node.keywords:
-            if kw.arg is None:
-                self.eval(kw.value, scope, depth)
+            if kw.arg is not None:
+                kwargs[kw.arg] = self.eval(kw.value, scope, depth)
+            else:
+                value = self.eval(kw.value, scope, depth)
+                if isinstance(value, DictVal):  # `f(**objects)`
+                    kwargs.update((k, v) for k, v in value.items.items() if isinstance(k, str))
         if isinstance(func, ast.Name):
             self.called_names.add(func.id)
         elif method:
@@ -692,6 +782,12 @@ class Tracer:
                 if result is not _NO_EVENT:
                     return result
 
+        if isinstance(callee, UnionVal):
+            # a class chosen through a variable: `sched_cls(optimizer)`, `SCHEDULERS[name](...)`
+            built = self.call_one_of(options(callee), node, args, kwargs, scope)
+            if built is not _NO_EVENT:
+                return built
+            callee = next((o for o in options(callee) if o is not None), None)
         if isinstance(callee, FuncVal):
             return self.call_function(callee, args, kwargs)
         if isinstance(callee, ClassVal):
@@ -711,6 +807,30 @@ class Tracer:
         if qual:
             return self.library_call(qual, node, args, kwargs, scope)
         return None
+
+    def call_one_of(self, choices: list[Any], node: ast.Call, args: list[Any],
+                    kwargs: dict[str, Any], scope: Scope) -> Any:
+        """A call to one of several library classes: the object they all build, of a class
+        known only when they agree (else a scheduler of unknown class: no horizon)."""
+        kinds = [names.classify_constructor(c.qualname) if isinstance(c, ImportRef) else None
+                 for c in choices]
+        if not kinds or any(k is None for k in kinds) or len({k[0] for k in kinds if k}) != 1:
+            return _NO_EVENT
+        first = choices[0]
+        assert isinstance(first, ImportRef)
+        if len(set(kinds)) == 1:
+            return self.library_call(first.qualname, node, args, kwargs, scope)
+        kind = kinds[0][0] if kinds[0] else ""
+        obj = Obj(kind, path=self.path, line=node.lineno, col=node.col_offset + 1)
+        obj.order = self.next_order()
+        if kind == "scheduler":
+            candidate = kwargs.get("optimizer", args[0] if args else None)
+            if isinstance(candidate, Obj) and candidate.kind == "optimizer":
+                obj.optimizer = candidate
+        self.objects.append(obj)
+        self.created += 1
+        self.emit("create", obj, node)
+        return obj
 
     def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any]) -> InstanceVal:
         instance = InstanceVal(cls)
@@ -771,6 +891,10 @@ class Tracer:
                 kind = ("scheduler", last, "torch")
             else:
                 return None
+        if kind[1] in names.LEGACY_HF_WARMUPS and not (
+            "optimizer" in kwargs or (args and isinstance(args[0], Obj) and args[0].kind == "optimizer")
+        ):
+            return None  # a schedule object handed to an optimizer, not an LR scheduler
         obj = Obj(kind[0], kind[1], kind[2], call=node, scope=scope, path=self.path,
                   line=node.lineno, col=node.col_offset + 1)
         obj.order = self.next_order()
@@ -832,6 +956,16 @@ class Tracer:
                 for k, v in kwargs.items():
                     receiver.items[k] = v
                 return None
+            if method in ("get", "pop") and node.args:
+                key = const_key(node.args[0])
+                if key is None:
+                    return None
+                found = receiver.items.get(key)
+                if found is None and len(args) > 1:
+                    found = args[1]
+                if found is None and receiver.open and isinstance(key, str):
+                    found = self.guess(key)
+                return found
             if method == "items":
                 return ItemsVal(receiver)
             if method == "values":

@@ -73,6 +73,8 @@ class TupleVal:
 class DictVal:
     items: dict[Any, Any]
     splat: bool = False  # built with ** from something unknown
+    # a function's `**kwargs`: a key it lacks may still be passed; it is guessed from its name
+    open: bool = False
 
 
 @dataclass(eq=False)
