@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lrdoctor.check import names
-from lrdoctor.schedulers import SCHEDULERS
 from lrdoctor.check.index import (
     ClassInfo,
     ModuleInfo,
@@ -54,6 +53,7 @@ from lrdoctor.check.values import (
     options,
     subscript,
 )
+from lrdoctor.schedulers import SCHEDULERS
 
 # per file: a generated file must not trace forever; a file cut short says so in the output
 MAX_STATEMENTS = 200_000
