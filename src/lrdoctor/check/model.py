@@ -51,6 +51,7 @@ class Loop:
     id: int = field(default_factory=lambda: next(_ids))
 
     over_name: str = ""
+    root: int = 0  # the trace it was entered in
 
     @property
     def over(self) -> str:

@@ -139,8 +139,17 @@ class Tracer:
                                        root=True)
         for loop in self.loops:
             loop.batch = loop.iterates_loader or loop.hint == "batch"
+        # a batch loop makes the loops around it epoch loops only when it trains: a periodic
+        # evaluation over the validation loader inside `for step in range(total)` does not
+        updating: set[int] = set()
+        roots_updating: set[int] = set()
+        for e in self.events:
+            if e.kind in _UPDATES and e.loop is not None:
+                roots_updating.add(e.root)
+                for lp in e.loop.ancestors():
+                    updating.add(lp.id)
         for loop in self.loops:
-            if loop.batch:
+            if loop.batch and (loop.id in updating or loop.root not in roots_updating):
                 parent = loop.parent
                 while parent is not None:
                     parent.contains_batch = True
@@ -459,6 +468,7 @@ class Tracer:
         loop = Loop(stmt, self.path, self.loop, hint, over, targets, stmt.lineno,
                     over_name=over_name)
         loop.iterates_loader = loader
+        loop.root = self.root
         self.loops.append(loop)
         saved = self.loop
         self.loop = loop
@@ -1033,6 +1043,7 @@ class Tracer:
 
 
 _NO_EVENT = object()
+_UPDATES = frozenset({"opt_step", "scaler_step", "backward", "scale_backward"})
 
 
 def _tracked(value: Any) -> bool:
