@@ -28,6 +28,8 @@ class FileContext:
     module: ModuleInfo
     build: Callable[[], Program]
     codes: frozenset[str] = field(default_factory=frozenset)
+    # whether the file (or a project module it imports) steps, saves or loads anything
+    flow: bool | None = None
 
     @cached_property
     def full_program(self) -> Program:
@@ -36,7 +38,8 @@ class FileContext:
     @cached_property
     def program(self) -> Program:
         """The traced model; empty for files that step, save or load nothing."""
-        if not FLOW_TRIGGER.search(self.source):
+        flow = self.flow if self.flow is not None else bool(FLOW_TRIGGER.search(self.source))
+        if not flow:
             return Program(self.path, [], [], [], [], set(), set())
         return self.full_program
 

@@ -12,7 +12,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
-from lrdoctor.check.context import FileContext
+from lrdoctor.check.context import FLOW_TRIGGER, FileContext
 from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.index import ModuleInfo
 from lrdoctor.check.project import ProjectLoader, display_path
@@ -72,13 +72,27 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
     codes = frozenset(RULES) if codes is None else codes
     if tree is None:
         tree = _parse(text, path, notebook, result)
-    if tree is None or not TRIGGER.search(text):
+    if tree is None:
         return result
     loader = loader or ProjectLoader()
-    try:
+    module: ModuleInfo | None = None
+    flow = bool(FLOW_TRIGGER.search(text))
+    if not TRIGGER.search(text):
+        # a driver with none of the words can still run a training loop written in the
+        # project modules it imports (`from engine import train_one_epoch`)
         module = ModuleInfo.build(path, tree)
-        ctx = FileContext(path, text, tree, module, lambda: Tracer(module, loader, text).run(),
-                          codes)
+        imported = loader.imported_sources(module) if module.imports else []
+        if not any(FLOW_TRIGGER.search(t) for t in imported):
+            return result
+        flow = True
+    elif not flow:
+        module = ModuleInfo.build(path, tree)
+        flow = any(FLOW_TRIGGER.search(t) for t in loader.imported_sources(module))
+    try:
+        module = module or ModuleInfo.build(path, tree)
+        built = module
+        ctx = FileContext(path, text, tree, module, lambda: Tracer(built, loader, text).run(),
+                          codes, flow)
         found: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}
         for rule in rules_for(codes):
             for diag in rule(ctx):

@@ -19,6 +19,9 @@ class ClassInfo:
     module: ModuleInfo
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
     bases: list[str]
+    # the base classes found in the project (set by the tracer, which can follow imports);
+    # None until then: bases are looked up in the class's own module only
+    parents: list[ClassInfo] | None = None
 
     @cached_property
     def self_assigns(self) -> dict[str, ast.expr]:
@@ -27,14 +30,33 @@ class ClassInfo:
         return _self_assigns(self.methods)
 
     def method(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        found = self.find(name)
+        return found[0] if found is not None else None
+
+    def find(self, name: str, depth: int = 0
+             ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo] | None:
+        """The method ``name`` as an instance of this class runs it, with the class that
+        defines it (a base class's template method, the subclass's override)."""
         found = self.methods.get(name)
         if found is not None:
-            return found
+            return found, self
+        if depth > 8:
+            return None
+        for base_cls in self.base_classes():
+            hit = base_cls.find(name, depth + 1)
+            if hit is not None:
+                return hit
+        return None
+
+    def base_classes(self) -> list[ClassInfo]:
+        if self.parents is not None:
+            return self.parents
+        out = []
         for base in self.bases:
             base_cls = self.module.classes.get(base)
             if base_cls is not None and base_cls is not self:
-                return base_cls.method(name)
-        return None
+                out.append(base_cls)
+        return out
 
 
 
@@ -45,6 +67,7 @@ class Scope:
     module: ModuleInfo
     parent: Scope | None = None  # the module scope for function scopes
     self_val: InstanceVal | None = None
+    owner: ClassInfo | None = None  # the class whose method this is (for super())
     # the expression each name was last assigned from, to judge horizons from the source
     sources: dict[str, ast.expr] = field(default_factory=dict)
 

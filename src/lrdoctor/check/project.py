@@ -50,6 +50,7 @@ class ProjectLoader(ModuleLoader):
         self.sources: dict[str, str] = {}
         self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
         self._resolved: dict[tuple[str, str], tuple[ModuleInfo, str] | None] = {}
+        self._texts: dict[str, str | None] = {}
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
         if len(self.modules) >= MAX_MODULES:
@@ -72,8 +73,7 @@ class ProjectLoader(ModuleLoader):
                 base = os.path.dirname(base)
             roots = [base]
         else:
-            root = project_root(importer_dir)
-            roots = list(dict.fromkeys([importer_dir, root, os.path.join(root, "src")]))
+            roots = _roots(importer_dir)
         for base in roots:
             key = (base, tuple(module_parts))
             if key not in self._files:  # `torch.zeros(...)` is looked up once, not per call
@@ -84,6 +84,68 @@ class ProjectLoader(ModuleLoader):
                 if module is not None:
                     return module, attr
         return None
+
+    def imported_sources(self, module: ModuleInfo) -> list[str]:
+        """The source of every project module ``module`` imports from (read, not parsed), and
+        of the modules a package ``__init__`` among them re-exports from."""
+        texts = []
+        importer_dir = os.path.dirname(os.path.abspath(module.path))
+        pending = [(q, importer_dir) for q in module.imports.values()]
+        seen: set[str] = set()
+        while pending and len(seen) < MAX_MODULES:
+            qualname, base_dir = pending.pop()
+            path = self._file_for(qualname, base_dir)
+            if path is None or path in seen:
+                continue
+            seen.add(path)
+            text = self._text(path)
+            if text is None:
+                continue
+            texts.append(text)
+            if path.endswith("__init__.py"):
+                # `from .trainer import Trainer`: one more level, to the defining module
+                for line in text.splitlines():
+                    stripped = line.strip()
+                    if stripped.startswith("from ") and " import " in stripped:
+                        source = stripped[5:].split(" import", 1)[0].strip()
+                        pending.append((source + ".x", os.path.dirname(path)))
+        return texts
+
+    def _file_for(self, qualname: str, importer_dir: str) -> str | None:
+        level = len(qualname) - len(qualname.lstrip("."))
+        parts = qualname.lstrip(".").split(".")
+        candidates = [parts[:-1], parts] if len(parts) > 1 else [parts]
+        if level:
+            base = importer_dir
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            roots = [base]
+        else:
+            roots = _roots(importer_dir)
+        for base in roots:
+            for module_parts in candidates:
+                if not module_parts or not module_parts[0]:
+                    continue
+                key = (base, tuple(module_parts))
+                if key not in self._files:
+                    self._files[key] = _module_file(base, module_parts)
+                if self._files[key] is not None:
+                    return self._files[key]
+        return None
+
+    def _text(self, path: str) -> str | None:
+        shown = display_path(path)
+        if shown in self.sources:
+            return self.sources[shown]
+        if shown not in self._texts:
+            try:
+                if os.path.getsize(path) > MAX_IMPORTED_BYTES:
+                    self._texts[shown] = None
+                else:
+                    self._texts[shown] = read_python(path)
+            except (SourceError, ValueError, OSError):
+                self._texts[shown] = None
+        return self._texts[shown]
 
     def load(self, path: str) -> ModuleInfo | None:
         shown = display_path(path)
@@ -101,6 +163,21 @@ class ProjectLoader(ModuleLoader):
         self.modules[shown] = module
         self.sources[shown] = text
         return module
+
+
+@lru_cache(maxsize=1024)
+def _roots(importer_dir: str) -> list[str]:
+    """Where absolute imports of a file are looked up: its directory, the directory above
+    the package it belongs to (`engine/__init__.py` importing `engine.runners`), the project
+    root and its `src/`."""
+    top = importer_dir
+    while os.path.isfile(os.path.join(top, "__init__.py")):
+        parent = os.path.dirname(top)
+        if parent == top:
+            break
+        top = parent
+    root = project_root(importer_dir)
+    return list(dict.fromkeys([importer_dir, top, root, os.path.join(root, "src")]))
 
 
 def _module_file(base: str, parts: list[str]) -> str | None:

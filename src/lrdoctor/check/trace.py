@@ -44,6 +44,7 @@ from lrdoctor.check.values import (
     ParamGroupVal,
     ScaledVal,
     StateDictVal,
+    SuperVal,
     TupleVal,
     UnionVal,
     const_key,
@@ -115,6 +116,8 @@ class Tracer:
         # how often each name / attribute was (re)bound: a flag tested twice is the same flag
         # only when nothing rebound it between the tests
         self.versions: dict[str, int] = {}
+        self._targets: dict[tuple[int, str], FuncVal | ClassVal | None] = {}
+        self._called: dict[int, set[str]] = {}
 
     # -- driving -------------------------------------------------------------------------
 
@@ -176,18 +179,100 @@ class Tracer:
         self.call_function(FuncVal(fn, self.module, instance), [], {}, root=True)
 
     def trace_root_class(self, cls: ClassInfo, called: set[str]) -> None:
+        self.link(cls)
         instance = InstanceVal(cls)
-        init = cls.methods.get("__init__")
+        init = cls.find("__init__")
         self._new_root()
         if init is not None:
-            self.call_function(FuncVal(init, cls.module, instance, cls), [], {}, root=True)
+            self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), [], {},
+                               root=True)
         for name, method in cls.methods.items():
             if name == "__init__" or (name in called and name != "configure_optimizers"):
                 continue
             self.loop = None
             self.conds = ()
             self.call_function(FuncVal(method, cls.module, instance, cls), [], {}, root=True)
+        # template methods of the base classes (the base owns the epoch loop, this class the
+        # per-epoch work): traced with this class's instance, so `self.train_epoch()` runs
+        # the override
+        for method, owner in self.inherited_entries(cls, called).values():
+            self.loop = None
+            self.conds = ()
+            self.call_function(FuncVal(method, owner.module, instance, owner), [], {},
+                               root=True)
         self.instances[cls.name] = instance
+
+    def inherited_entries(self, cls: ClassInfo, called: set[str]
+                          ) -> dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo]]:
+        """Methods an instance of ``cls`` inherits that nothing calls (entry points)."""
+        out: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo]] = {}
+        seen: set[int] = {id(cls)}
+        stack = list(cls.base_classes())
+        while stack:
+            base = stack.pop(0)
+            if id(base) in seen or len(seen) > 16:
+                continue
+            seen.add(id(base))
+            base_called = called if base.module is self.module else self.called_in(base.module)
+            for name, method in base.methods.items():
+                if name.startswith("__") or name in cls.methods or name in out:
+                    continue
+                if name in base_called or name in called:
+                    continue
+                found = cls.find(name)
+                if found is not None and found[0] is method:
+                    out[name] = (method, base)
+            stack.extend(base.base_classes())
+        return out
+
+    def called_in(self, module: ModuleInfo) -> set[str]:
+        key = id(module)
+        if key not in self._called:
+            self._called[key] = _called_names(module.tree)
+        return self._called[key]
+
+    def link(self, cls: ClassInfo, depth: int = 0) -> None:
+        """Find ``cls``'s base classes in the project (other modules, re-exports)."""
+        if cls.parents is not None or depth > 8:
+            return
+        cls.parents = []
+        for base in cls.bases:
+            found: Any = cls.module.classes.get(base)
+            if found is not None:
+                found = ClassVal(found)
+            else:
+                head, _, rest = base.partition(".")
+                imported = cls.module.imports.get(head)
+                if imported is not None:
+                    qual = f"{imported}.{rest}" if rest else imported
+                    found = self.project_target(qual, cls.module, link=False)
+            if isinstance(found, ClassVal) and found.info is not cls:
+                cls.parents.append(found.info)
+                self.link(found.info, depth + 1)
+
+    def project_target(self, qualname: str, importer: ModuleInfo, depth: int = 0,
+                       link: bool = True) -> FuncVal | ClassVal | None:
+        """The project's function or class ``qualname`` names, following re-exports through
+        a package's ``__init__`` (``from .trainer import Trainer``)."""
+        key = (id(importer), qualname)
+        if key in self._targets:
+            found = self._targets[key]
+        else:
+            found = None
+            self._targets[key] = None  # a re-export cycle ends here
+            target = self.loader.module_for(qualname, importer)
+            if target is not None:
+                module, attr = target
+                if attr in module.functions:
+                    found = FuncVal(module.functions[attr], module)
+                elif attr in module.classes:
+                    found = ClassVal(module.classes[attr])
+                elif attr in module.imports and depth < 4:
+                    found = self.project_target(module.imports[attr], module, depth + 1, False)
+            self._targets[key] = found
+        if link and isinstance(found, ClassVal):
+            self.link(found.info)
+        return found
 
     # -- functions -----------------------------------------------------------------------
 
@@ -221,7 +306,7 @@ class Tracer:
         fn = fv.fn
         self.visited.add(id(fn))
         module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
-        scope = Scope({}, fv.module, module_scope, fv.bound)
+        scope = Scope({}, fv.module, module_scope, fv.bound, owner=fv.cls)
         params = [*fn.args.posonlyargs, *fn.args.args]
         if fv.bound is not None and params and not _is_static(fn):
             scope.vars[params[0].arg] = fv.bound
@@ -612,7 +697,13 @@ class Tracer:
         if node is None or depth > MAX_EVAL_DEPTH:
             return None
         if isinstance(node, ast.Name):
-            return scope.lookup(node.id)
+            value = scope.lookup(node.id)
+            if isinstance(value, ImportRef) and "." in value.qualname:
+                # `from trainers import Trainer`: the project's class, through re-exports
+                return self.project_target(value.qualname, scope.module) or value
+            if isinstance(value, ClassVal) and value.info.parents is None:
+                self.link(value.info)
+            return value
         if isinstance(node, ast.Call):
             return self.eval_call(node, scope, depth + 1)
         if isinstance(node, ast.Attribute):
@@ -673,14 +764,17 @@ class Tracer:
         return None
 
     def eval_attribute(self, node: ast.Attribute, scope: Scope, depth: int) -> Any:
-        base = self.eval(node.value, scope, depth)
+        return self.attribute_of(self.eval(node.value, scope, depth), node, scope, depth)
+
+    def attribute_of(self, base: Any, node: ast.Attribute, scope: Scope, depth: int) -> Any:
         attr = node.attr
         if isinstance(base, InstanceVal):
             if attr in base.attrs:
                 return base.attrs[attr]
-            method = base.info.method(attr)
-            if method is not None:
-                return FuncVal(method, base.info.module, base, base.info)
+            found = base.info.find(attr)
+            if found is not None:
+                # virtual dispatch: the subclass's override, else the base class's method
+                return FuncVal(found[0], found[1].module, base, found[1])
             source = base.info.self_assigns.get(attr)
             value = None
             if source is not None and depth < MAX_EVAL_DEPTH // 2:
@@ -702,11 +796,20 @@ class Tracer:
                 return base.optimizer
             return None
         if isinstance(base, ImportRef):
-            return ImportRef(f"{base.qualname}.{attr}")
+            target = self.project_target(base.qualname, scope.module)
+            if not isinstance(target, ClassVal):
+                return ImportRef(f"{base.qualname}.{attr}")
+            base = target  # `engine.Trainer.__init__(self, ...)`
         if isinstance(base, ClassVal):
-            method = base.info.method(attr)
-            if method is not None:
-                return FuncVal(method, base.info.module)
+            found = base.info.find(attr)
+            if found is not None:
+                return FuncVal(found[0], found[1].module, None, found[1])
+            return None
+        if isinstance(base, SuperVal):
+            for parent in base.owner.base_classes():
+                hit = parent.find(attr)
+                if hit is not None:
+                    return FuncVal(hit[0], hit[1].module, base.instance, hit[1])
             return None
         if base is None:
             text = dotted(node)
@@ -744,6 +847,9 @@ class Tracer:
 
     def eval_call(self, node: ast.Call, scope: Scope, depth: int) -> Any:
         func = node.func
+        if isinstance(func, ast.Name) and func.id == "super" and scope.self_val is not None \
+                and scope.owner is not None:
+            return SuperVal(scope.self_val, scope.owner)
         # the receiver first: `scaler.scale(loss).backward()` is one event on the scaler
         receiver: Any = None
         method = ""
@@ -751,10 +857,9 @@ class Tracer:
             receiver = self.eval(func.value, scope, depth)
             method = func.attr
             callee: Any = None
-            if isinstance(receiver, InstanceVal):
-                callee = self.eval_attribute(func, scope, depth)
-            elif isinstance(receiver, ImportRef):
-                callee = ImportRef(f"{receiver.qualname}.{method}")
+            if isinstance(receiver, (InstanceVal, SuperVal, ClassVal, ImportRef)):
+                # the receiver is evaluated once: `Trainer(...).fit()` builds one trainer
+                callee = self.attribute_of(receiver, func, scope, depth)
         else:
             callee = self.eval(func, scope, depth)
         args = []
@@ -780,7 +885,9 @@ class Tracer:
         elif method:
             self.called_names.add(method)
 
-        if method and receiver is not None and not isinstance(receiver, (InstanceVal, ImportRef)):
+        if method and receiver is not None and not isinstance(
+                receiver, (InstanceVal, ImportRef, SuperVal, ClassVal)
+        ):
             result = self.method_event(receiver, method, node, args, kwargs, scope)
             if result is not _NO_EVENT:
                 return result
@@ -803,13 +910,11 @@ class Tracer:
         if isinstance(callee, ClassVal):
             return self.instantiate(callee.info, args, kwargs)
         if isinstance(callee, ImportRef):
-            target = self.loader.module_for(callee.qualname, scope.module)
-            if target is not None:
-                module, attr = target
-                if attr in module.functions:
-                    return self.call_function(FuncVal(module.functions[attr], module), args, kwargs)
-                if attr in module.classes:
-                    return self.instantiate(module.classes[attr], args, kwargs)
+            target = self.project_target(callee.qualname, scope.module)
+            if isinstance(target, FuncVal):
+                return self.call_function(target, args, kwargs)
+            if isinstance(target, ClassVal):
+                return self.instantiate(target.info, args, kwargs)
 
         qual = self.qualname(func, scope) if isinstance(callee, (ImportRef, type(None))) else ""
         if not qual and isinstance(callee, ImportRef):
@@ -843,10 +948,11 @@ class Tracer:
         return obj
 
     def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any]) -> InstanceVal:
+        self.link(cls)
         instance = InstanceVal(cls)
-        init = cls.method("__init__")
+        init = cls.find("__init__")
         if init is not None:
-            self.call_function(FuncVal(init, cls.module, instance, cls), args, kwargs)
+            self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), args, kwargs)
         if any(_tracked(v) for v in instance.attrs.values()):
             self.created += 1  # a call that builds a trainer returns a new one every time
         return instance

@@ -145,6 +145,14 @@ class ClassVal:
 
 
 @dataclass(eq=False)
+class SuperVal:
+    """``super()`` in a method of ``owner`` called on ``instance``."""
+
+    instance: InstanceVal
+    owner: ClassInfo
+
+
+@dataclass(eq=False)
 class InstanceVal:
     info: ClassInfo
     attrs: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,3 @@
+from engine.runners import ImageRunner
+
+__all__ = ["ImageRunner"]

@@ -1,0 +1,3 @@
+from .classifier import ClassifierTrainer
+
+__all__ = ["ClassifierTrainer"]
