@@ -75,23 +75,19 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
     if tree is None:
         return result
     loader = loader or ProjectLoader()
-    module: ModuleInfo | None = None
-    flow = bool(FLOW_TRIGGER.search(text))
-    if not TRIGGER.search(text):
-        # a driver with none of the words can still run a training loop written in the
-        # project modules it imports (`from engine import train_one_epoch`)
-        module = ModuleInfo.build(path, tree)
-        imported = loader.imported_sources(module) if module.imports else []
-        if not any(FLOW_TRIGGER.search(t) for t in imported):
-            return result
-        flow = True
-    elif not flow:
-        module = ModuleInfo.build(path, tree)
-        flow = any(FLOW_TRIGGER.search(t) for t in loader.imported_sources(module))
     try:
-        module = module or ModuleInfo.build(path, tree)
-        built = module
-        ctx = FileContext(path, text, tree, module, lambda: Tracer(built, loader, text).run(),
+        module = ModuleInfo.build(path, tree)
+        flow = bool(FLOW_TRIGGER.search(text))
+        if not TRIGGER.search(text):
+            # a driver with none of the words can still run a training loop written in the
+            # project modules it imports (`from engine import train_one_epoch`)
+            imported = loader.imported_sources(module) if module.imports else []
+            if not any(FLOW_TRIGGER.search(t) for t in imported):
+                return result
+            flow = True
+        elif not flow and module.imports:
+            flow = any(FLOW_TRIGGER.search(t) for t in loader.imported_sources(module))
+        ctx = FileContext(path, text, tree, module, lambda: Tracer(module, loader, text).run(),
                           codes, flow)
         found: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}
         for rule in rules_for(codes):
