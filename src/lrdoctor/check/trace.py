@@ -117,6 +117,8 @@ class Tracer:
         # only when nothing rebound it between the tests
         self.versions: dict[str, int] = {}
         self._targets: dict[tuple[int, str], FuncVal | ClassVal | None] = {}
+        # (LightningModule instance, configure_optimizers return value)
+        self.configured: list[tuple[InstanceVal, Any]] = []
         self._called: dict[int, set[str]] = {}
 
     # -- driving -------------------------------------------------------------------------
@@ -140,6 +142,7 @@ class Tracer:
                     instance = self.instances.get(cls.name) or InstanceVal(cls)
                     self.call_function(FuncVal(method, cls.module, instance, cls), [], {},
                                        root=True)
+        self.trace_scheduler_hooks()
         for loop in self.loops:
             loop.batch = loop.iterates_loader or loop.hint == "batch"
         # a batch loop makes the loops around it epoch loops only when it trains: a periodic
@@ -165,6 +168,32 @@ class Tracer:
             self.path, self.events, self.objects, self.loops, self.lightning,
             self.assigned_names, self.called_names, self.truncated,
         )
+
+    def trace_scheduler_hooks(self) -> None:
+        """Lightning calls ``lr_scheduler_step(scheduler, metric)`` for each scheduler that
+        ``configure_optimizers`` returned, after every batch (``"interval": "step"``) or every
+        epoch: trace an override of it in that loop, with that scheduler."""
+        for instance, value in self.configured:
+            hook = instance.info.find("lr_scheduler_step")
+            if hook is None:
+                continue
+            fn, owner = hook
+            for sched, interval in _configured(value):
+                self._new_root()
+                epochs = Loop(fn, owner.module.path, None, "epoch", None, frozenset(),  # type: ignore[arg-type]
+                              fn.lineno, over_name="Lightning's epochs", root=self.root)
+                self.loops.append(epochs)
+                self.loop = epochs
+                if interval == "step":
+                    batches = Loop(fn, owner.module.path, epochs, "batch", None, frozenset(),  # type: ignore[arg-type]
+                                   fn.lineno, over_name="Lightning's training batches",
+                                   root=self.root)
+                    batches.iterates_loader = True
+                    self.loops.append(batches)
+                    self.loop = batches
+                self.call_function(FuncVal(fn, owner.module, instance, owner), [sched, None], {},
+                                   root=True)
+                self.loop = None
 
     def _new_root(self) -> None:
         self.root += 1
@@ -342,6 +371,7 @@ class Tracer:
             if fn.name == "configure_optimizers" and fv.bound is not None:
                 for node, value in self.returns:
                     self.lightning.append((node, self.path, value))
+                    self.configured.append((fv.bound, value))
             values = [v for _, v in self.returns if v is not None]
             return values[-1] if values else None
         finally:
@@ -1150,6 +1180,31 @@ class Tracer:
 
 _NO_EVENT = object()
 _UPDATES = frozenset({"opt_step", "scaler_step", "backward", "scale_backward"})
+
+
+def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
+    """(scheduler, interval) for each scheduler a ``configure_optimizers`` return value
+    names: ``{"scheduler": s, "interval": "step"}``, a bare scheduler (per epoch), lists and
+    tuples of them, ``([optimizers], [schedulers])``."""
+    if depth > 4:
+        return []
+    if isinstance(value, Obj):
+        return [(value, None)] if value.kind == "scheduler" else []
+    if isinstance(value, DictVal):
+        entry = value.items.get("lr_scheduler", value)
+        if isinstance(entry, DictVal):
+            sched = entry.items.get("scheduler")
+            interval = entry.items.get("interval")
+            if isinstance(sched, Obj) and sched.kind == "scheduler":
+                if interval is None:
+                    return [(sched, None)]
+                if isinstance(interval, Const) and isinstance(interval.value, str):
+                    return [(sched, interval.value)]
+            return []
+        return _configured(entry, depth + 1) if entry is not value else []
+    if isinstance(value, TupleVal):
+        return [pair for item in value.items for pair in _configured(item, depth + 1)]
+    return []
 
 
 def _tracked(value: Any) -> bool:
