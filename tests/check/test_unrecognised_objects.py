@@ -293,3 +293,70 @@ def test_class_chosen_from_a_dict_stepped_per_batch_gets_no_horizon_finding() ->
         "            optimizer.step()\n", "            optimizer.step()\n            scheduler.step()\n"
     )
     assert codes(src) == []
+
+
+_CUSTOM = """
+import torch
+from torch.optim.lr_scheduler import _LRScheduler
+
+
+class WarmupPolyLR(_LRScheduler):
+    def __init__(self, optimizer, max_iters, power=0.9, last_epoch=-1):
+        self.max_iters = max_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        factor = (1 - self.last_epoch / self.max_iters) ** self.power
+        return [base_lr * factor for base_lr in self.base_lrs]
+
+
+def train(model, loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    lr_scheduler = WarmupPolyLR(optimizer, max_iters=epochs * len(loader))
+    for epoch in range(epochs):
+        for images in loader:
+{before}
+            optimizer.zero_grad()
+            model(images).sum().backward()
+            optimizer.step()
+{after}
+"""
+
+
+def test_project_scheduler_class_stepped_before_the_update_is_lrd001() -> None:
+    assert codes(_CUSTOM.format(before="            lr_scheduler.step()", after="")) == ["LRD001"]
+
+
+def test_project_scheduler_class_stepped_after_the_update_is_correct() -> None:
+    assert codes(_CUSTOM.format(before="", after="            lr_scheduler.step()")) == []
+
+
+def test_project_warmup_with_its_own_step_is_traced_into_the_scheduler_it_wraps() -> None:
+    src = """
+    import torch
+    from torch.optim.lr_scheduler import _LRScheduler, StepLR
+
+
+    class GradualWarmup(_LRScheduler):
+        def __init__(self, optimizer, warmup_epochs, after_scheduler):
+            self.warmup_epochs = warmup_epochs
+            self.after_scheduler = after_scheduler
+            super().__init__(optimizer)
+
+        def step(self, epoch=None):
+            # delegates every step to the scheduler it wraps
+            self.after_scheduler.step()
+
+
+    def train(model, loader, epochs):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        scheduler = GradualWarmup(optimizer, 5, StepLR(optimizer, step_size=30))
+        for epoch in range(epochs):
+            for images in loader:
+                optimizer.zero_grad()
+                model(images).sum().backward()
+                optimizer.step()
+                scheduler.step()
+    """
+    assert codes(src) == ["LRD002"]

@@ -938,13 +938,13 @@ class Tracer:
         if isinstance(callee, FuncVal):
             return self.call_function(callee, args, kwargs)
         if isinstance(callee, ClassVal):
-            return self.instantiate(callee.info, args, kwargs)
+            return self.instantiate(callee.info, args, kwargs, node)
         if isinstance(callee, ImportRef):
             target = self.project_target(callee.qualname, scope.module)
             if isinstance(target, FuncVal):
                 return self.call_function(target, args, kwargs)
             if isinstance(target, ClassVal):
-                return self.instantiate(target.info, args, kwargs)
+                return self.instantiate(target.info, args, kwargs, node)
 
         qual = self.qualname(func, scope) if isinstance(callee, (ImportRef, type(None))) else ""
         if not qual and isinstance(callee, ImportRef):
@@ -977,8 +977,24 @@ class Tracer:
         self.emit("create", obj, node)
         return obj
 
-    def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any]) -> InstanceVal:
+    def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any],
+                    node: ast.Call | None = None) -> InstanceVal | Obj:
         self.link(cls)
+        kind = self.library_base(cls)
+        if kind is not None and node is not None and cls.find("step") is None:
+            # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
+            # that keeps torch's step(): a scheduler (optimizer) of unknown class. One that
+            # writes its own step() (a warm-up wrapping another scheduler) is traced instead.
+            obj = Obj(kind, path=self.path, line=node.lineno, col=node.col_offset + 1)
+            obj.order = self.next_order()
+            if kind == "scheduler":
+                candidate = kwargs.get("optimizer", args[0] if args else None)
+                if isinstance(candidate, Obj) and candidate.kind == "optimizer":
+                    obj.optimizer = candidate
+            self.objects.append(obj)
+            self.created += 1
+            self.emit("create", obj, node)
+            return obj
         instance = InstanceVal(cls)
         init = cls.find("__init__")
         if init is not None:
@@ -986,6 +1002,30 @@ class Tracer:
         if any(_tracked(v) for v in instance.attrs.values()):
             self.created += 1  # a call that builds a trainer returns a new one every time
         return instance
+
+    def library_base(self, cls: ClassInfo) -> str | None:
+        """"scheduler" / "optimizer" when ``cls`` derives from torch's LR scheduler or
+        optimizer base (or from a scheduler lrdoctor knows), through the project's classes."""
+        seen: set[int] = set()
+        stack = [cls]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen or len(seen) > 16:
+                continue
+            seen.add(id(current))
+            for base in current.bases:
+                head, _, rest = base.partition(".")
+                imported = current.module.imports.get(head)
+                qual = (f"{imported}.{rest}" if rest else imported) if imported else base
+                last = qual.rsplit(".", 1)[-1]
+                if last in ("_LRScheduler", "LRScheduler") or (
+                    last in SCHEDULERS and "lr_scheduler" in qual
+                ):
+                    return "scheduler"
+                if last == "Optimizer" and qual.startswith("torch."):
+                    return "optimizer"
+            stack.extend(current.base_classes())
+        return None
 
     def guess_receiver(self, func: ast.Attribute, scope: Scope) -> Obj | None:
         recv = func.value
