@@ -156,39 +156,46 @@ def flag_of(test: ast.expr) -> tuple[str, bool, list[str]] | None:
         if positive is not None:
             truth = not truth
             op = positive()
-        parts = [test.left, test.comparators[0]]
-        if not all(_plain(p) for p in parts):
+        read: list[str] = []
+        left, right = _plain(test.left, read), _plain(test.comparators[0], read)
+        if left is None or right is None:
             return None
-        text = f"{ast.unparse(parts[0])} {type(op).__name__} {ast.unparse(parts[1])}"
-        return text, truth, _read(parts)
-    if _plain(test) and not isinstance(test, ast.Constant):
-        return ast.unparse(test), truth, _read([test])
+        return f"{left} {type(op).__name__} {right}", truth, read
+    if not isinstance(test, ast.Constant):
+        read = []
+        text = _plain(test, read)
+        if text is not None:
+            return text, truth, read
     return None
 
 
-def _plain(node: ast.expr) -> bool:
-    """A name, attribute chain, constant-key subscript, constant, or arithmetic of those."""
-    if isinstance(node, (ast.Name, ast.Constant)):
-        return True
+def _plain(node: ast.expr, read: list[str], depth: int = 0) -> str | None:
+    """The source of a name, attribute chain, constant-key subscript, constant, or arithmetic
+    of those (None for anything else); the names and attributes it reads go to ``read``."""
+    if depth > 8:
+        return None
+    if isinstance(node, ast.Name):
+        read.append(node.id)
+        return node.id
+    if isinstance(node, ast.Constant):
+        return repr(node.value)
     if isinstance(node, ast.Attribute):
-        return _plain(node.value)
-    if isinstance(node, ast.Subscript):
-        return isinstance(node.slice, ast.Constant) and _plain(node.value)
+        base = _plain(node.value, read, depth + 1)
+        if base is None:
+            return None
+        text = f"{base}.{node.attr}"
+        read.append(text)
+        return text
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        base = _plain(node.value, read, depth + 1)
+        return None if base is None else f"{base}[{node.slice.value!r}]"
     if isinstance(node, ast.BinOp):
-        return _plain(node.left) and _plain(node.right)
-    return False
-
-
-def _read(nodes: list[ast.expr]) -> list[str]:
-    out = []
-    for node in nodes:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name):
-                out.append(sub.id)
-            elif isinstance(sub, ast.Attribute):
-                text = ast.unparse(sub)
-                out.append(text)
-    return out
+        left = _plain(node.left, read, depth + 1)
+        right = _plain(node.right, read, depth + 1)
+        if left is None or right is None:
+            return None
+        return f"({left} {type(node.op).__name__} {right})"
+    return None
 
 
 @dataclass

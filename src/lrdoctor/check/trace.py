@@ -120,6 +120,7 @@ class Tracer:
         # (LightningModule instance, configure_optimizers return value)
         self.configured: list[tuple[InstanceVal, Any]] = []
         self._called: dict[int, set[str]] = {}
+        self._flags: dict[int, Any] = {}  # flag_of(test) per `if` test node
 
     # -- driving -------------------------------------------------------------------------
 
@@ -539,7 +540,10 @@ class Tracer:
         saved = self.conds
         fact = None
         if test is not None and branch in (0, 1):
-            flag = flag_of(test)
+            key_of_test = id(test)
+            if key_of_test not in self._flags:
+                self._flags[key_of_test] = flag_of(test)
+            flag = self._flags[key_of_test]
             if flag is not None:
                 text, truth, read = flag
                 version = tuple(self.flag_version(name, scope) for name in read)
