@@ -160,3 +160,69 @@ def test_scaled_backward_in_a_helper_and_plain_step_when_there_is_no_scaler_is_c
 
 def test_scaled_backward_in_a_helper_then_a_plain_step_is_lrd109() -> None:
     assert codes(_SCALER_OR_NOT.format(step="        optimizer.step()")) == ["LRD109"]
+
+
+_STEP_MODE = """
+import torch
+
+def train_epoch(model, loader, optimizer, lr_scheduler, step):
+    for batch in loader:
+        optimizer.zero_grad()
+        model(batch).backward()
+        optimizer.step()
+        if step == "batch":
+            lr_scheduler.step()
+
+def main(model, loader, val_loss_of, epochs):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    lr_scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min")
+    step = {mode}
+    for epoch in range(epochs):
+        train_epoch(model, loader, optimizer, lr_scheduler, step)
+        lr_scheduler.step(val_loss_of(model))
+"""
+
+
+def test_branch_on_a_mode_that_is_always_epoch_never_runs() -> None:
+    # `step = "epoch"` is bound once: the per-batch `lr_scheduler.step()` never runs
+    assert codes(_STEP_MODE.format(mode='"epoch"')) == []
+
+
+def test_branch_on_a_mode_that_is_batch_runs_and_plateau_without_metric_is_reported() -> None:
+    assert codes(_STEP_MODE.format(mode='"batch"')) == ["LRD004"]
+
+
+def test_mode_rebound_elsewhere_is_not_assumed() -> None:
+    src = _STEP_MODE.format(mode='"epoch"').replace(
+        "    for epoch in range(epochs):\n",
+        "    if epochs > 100:\n        step = \"batch\"\n    for epoch in range(epochs):\n",
+    )
+    assert codes(src) == ["LRD004"]
+
+
+def test_keyword_literal_picks_the_metric_branch_in_the_helper() -> None:
+    src = """
+    import torch
+
+    def train_model(model, loader, optimizer, scheduler, scheduler_on, epochs):
+        losses, accs = [], []
+        for epoch in range(epochs):
+            for batch in loader:
+                loss = model(batch)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                losses.append(loss.item())
+            accs.append(model.accuracy())
+            if scheduler_on == "valid_acc":
+                scheduler.step(accs[-1])
+            elif scheduler_on == "minibatch_loss":
+                scheduler.step(losses[-1])
+
+    def main(model, loader, epochs):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="max")
+        train_model(model, loader, optimizer, scheduler, scheduler_on="valid_acc",
+                    epochs=epochs)
+    """
+    assert codes(src) == []

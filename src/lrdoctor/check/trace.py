@@ -121,6 +121,7 @@ class Tracer:
         self.configured: list[tuple[InstanceVal, Any]] = []
         self._called: dict[int, set[str]] = {}
         self._flags: dict[int, Any] = {}  # flag_of(test) per `if` test node
+        self.cond_base = 0  # how many branches the current function was entered under
 
     # -- driving -------------------------------------------------------------------------
 
@@ -343,6 +344,7 @@ class Tracer:
             params = params[1:]
         for param in [*params, *fn.args.kwonlyargs]:
             self.versions[param.arg] = self.versions.get(param.arg, 0) + 1
+        rebound = _stores(fn)
         for i, param in enumerate(params):
             if i < len(args):
                 value = args[i]
@@ -350,6 +352,8 @@ class Tracer:
                 value = kwargs[param.arg]
             else:
                 value = None
+            if isinstance(value, Const) and value.sure and rebound.get(param.arg):
+                value = Const(value.value)
             scope.vars[param.arg] = value if value is not None else self.guess(param.arg)
         for param in fn.args.kwonlyargs:
             value = kwargs.get(param.arg)
@@ -361,9 +365,10 @@ class Tracer:
             scope.vars[fn.args.kwarg.arg] = DictVal(
                 {k: v for k, v in kwargs.items() if k not in named}, open=True
             )
-        saved_path, saved_returns = self.path, self.returns
+        saved_path, saved_returns, saved_base = self.path, self.returns, self.cond_base
         self.path = fv.module.path
         self.returns = []
+        self.cond_base = len(self.conds)
         self.stack.append(fn)
         saved_frame = self.frame
         self.frame = Frame(None if root else saved_frame)
@@ -378,7 +383,7 @@ class Tracer:
         finally:
             self.stack.pop()
             self.frame = saved_frame
-            self.path, self.returns = saved_path, saved_returns
+            self.path, self.returns, self.cond_base = saved_path, saved_returns, saved_base
 
     def replay(self, summary: Summary) -> Any:
         """Re-emit a traced call's events in the current loop, branches and call."""
@@ -502,6 +507,8 @@ class Tracer:
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
         self.eval(stmt.test, scope)
         known = self.isinstance_outcome(stmt.test, scope)
+        if known is None:
+            known = _constant_outcome(stmt.test, scope)
         if known is not False:
             self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
         if stmt.orelse and known is not True:
@@ -668,6 +675,12 @@ class Tracer:
             value = self.guess_from_call(source, label, scope)
         if value is None and source is not None:
             value = ExprVal(source, scope)
+        if isinstance(value, Const) and value.sure:
+            owner = self.stack[-1] if self.stack else self.module.tree
+            value = Const(value.value, sure=(
+                store is scope.vars and len(self.conds) == self.cond_base
+                and _stores(owner).get(key, 0) <= 1
+            ))
         if (store is not scope.vars or scope.parent is None) and previous is not value and (
             _tracked(value) or _tracked(previous)
         ):
@@ -743,7 +756,7 @@ class Tracer:
         if isinstance(node, ast.Attribute):
             return self.eval_attribute(node, scope, depth + 1)
         if isinstance(node, ast.Constant):
-            return Const(node.value)
+            return Const(node.value, sure=True)
         if isinstance(node, (ast.Tuple, ast.List)):
             return TupleVal([self.eval(e, scope, depth + 1) for e in node.elts])
         if isinstance(node, ast.Dict):
@@ -1274,10 +1287,94 @@ def _arg_key(value: Any) -> Any:
 
 
 def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    fn = fv.fn
+    params = [p.arg for p in [*fn.args.posonlyargs, *fn.args.args]]
+    if fv.bound is not None and params and not _is_static(fn):
+        params = params[1:]
+    tested = _tested(fn)
+
+    def key(name: str | None, value: Any) -> Any:
+        if name in tested and isinstance(value, Const) and value.sure:
+            return ("const", type(value.value).__name__, repr(value.value)[:64])
+        return _arg_key(value)
+
     return (
-        id(fv.fn), id(fv.bound), tuple(_arg_key(a) for a in args),
-        tuple(sorted((k, _arg_key(v)) for k, v in kwargs.items())),
+        id(fn), id(fv.bound),
+        tuple(key(params[i] if i < len(params) else None, a) for i, a in enumerate(args)),
+        tuple(sorted((k, key(k, v)) for k, v in kwargs.items())),
     )
+
+
+_STORES: dict[int, tuple[ast.AST, dict[str, int]]] = {}
+_TESTED: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+
+
+def _stores(node: ast.AST) -> dict[str, int]:
+    """How often each name is bound in a function (or module) body."""
+    cached = _STORES.get(id(node))
+    if cached is not None and cached[0] is node:
+        return cached[1]
+    counts: dict[str, int] = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
+            counts[sub.id] = counts.get(sub.id, 0) + 1
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            for name in sub.names:
+                counts[name] = counts.get(name, 0) + 2
+    if len(_STORES) > 4096:
+        _STORES.clear()
+    _STORES[id(node)] = (node, counts)
+    return counts
+
+
+def _tested(fn: ast.AST) -> frozenset[str]:
+    """Names a function's ``if`` tests read (its summary depends on their constant values)."""
+    cached = _TESTED.get(id(fn))
+    if cached is not None and cached[0] is fn:
+        return cached[1]
+    names_read: set[str] = set()
+    for sub in ast.walk(fn):
+        if isinstance(sub, (ast.If, ast.IfExp, ast.While)):
+            names_read.update(n.id for n in ast.walk(sub.test) if isinstance(n, ast.Name))
+    if len(_TESTED) > 4096:
+        _TESTED.clear()
+    _TESTED[id(fn)] = (fn, frozenset(names_read))
+    return _TESTED[id(fn)][1]
+
+
+_COMPARE = {
+    ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+    ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b,
+}
+
+
+def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
+    """The outcome of a test on a name that can only hold one literal (``step = "epoch"`` ...
+    ``if step == "batch":``), else None."""
+    negate = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negate = test.operand, not negate
+    outcome: bool | None = None
+    if isinstance(test, ast.Name):
+        value = scope.lookup(test.id)
+        if isinstance(value, Const) and value.sure and isinstance(
+            value.value, (bool, int, str, type(None))
+        ):
+            outcome = bool(value.value)
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE:
+        left, right = test.left, test.comparators[0]
+        if isinstance(left, ast.Constant):
+            left, right = right, left
+        if isinstance(left, ast.Name) and isinstance(right, ast.Constant):
+            value = scope.lookup(left.id)
+            literal = right.value
+            if (isinstance(value, Const) and value.sure
+                    and isinstance(value.value, (bool, int, str, type(None)))
+                    and isinstance(literal, (bool, int, str, type(None)))):
+                outcome = bool(_COMPARE[type(test.ops[0])](value.value, literal))
+    if outcome is None:
+        return None
+    return outcome != negate
 _RECEIVER_METHODS = frozenset(
     {"step", "zero_grad", "get_lr", "step_update", "update", "unscale_", "scale",
      "load_state_dict", "state_dict"}

@@ -87,6 +87,9 @@ class UnionVal:
 @dataclass(eq=False)
 class Const:
     value: Any
+    # the name holding it can have no other value where it is tested: a literal bound once,
+    # unconditionally, and never rebound in its function (`step = "epoch"`)
+    sure: bool = False
 
 
 @dataclass(eq=False)
