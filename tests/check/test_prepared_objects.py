@@ -66,3 +66,30 @@ def test_onecycle_stepped_per_epoch_after_fabric_setup_dataloaders_is_lrd003() -
 
 def test_onecycle_stepped_per_batch_over_a_fabric_loader_is_correct() -> None:
     assert codes(_FABRIC.format(per_batch="            scheduler.step()", per_epoch="")) == []
+
+
+_APEX = """
+import torch
+from apex import amp
+from torch.optim.lr_scheduler import LambdaLR
+
+def train(model, loader, args):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = LambdaLR(optimizer, lambda step: min(1.0, step / args.warmup_steps))
+    if args.fp16:
+        model, optimizer = amp.initialize(models=model, optimizers=optimizer, opt_level="O1")
+    for step, batch in enumerate(loader):
+        loss = model(batch)
+        loss.backward()
+{order}
+"""
+
+
+def test_scheduler_stepped_before_an_apex_initialized_optimizer_is_lrd001() -> None:
+    order = "        scheduler.step()\n        optimizer.step()\n        optimizer.zero_grad()"
+    assert codes(_APEX.format(order=order)) == ["LRD001"]
+
+
+def test_scheduler_stepped_after_an_apex_initialized_optimizer_is_correct() -> None:
+    order = "        optimizer.step()\n        scheduler.step()\n        optimizer.zero_grad()"
+    assert codes(_APEX.format(order=order)) == []

@@ -95,3 +95,36 @@ def test_per_epoch_step_after_a_tqdm_notebook_batch_loop_is_correct() -> None:
         loop="        for x in tqdm_notebook(train_loader):"
     ).replace("            scheduler.step()\n", "        scheduler.step()\n")
     assert codes(src) == []
+
+
+_RANGE_BAR = """
+import torch
+from tqdm import tqdm
+from torch.optim.lr_scheduler import {built}
+
+def train(model, train_loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = {sched}
+    for epoch in range(epochs):
+        progress_bar = tqdm(range(len(train_loader)))
+        batches = iter(train_loader)
+        for itr in progress_bar:
+            batch = next(batches)
+            model(batch).sum().backward()
+            optimizer.step()
+            scheduler.step()
+"""
+
+
+def test_progress_bar_over_range_of_len_loader_in_a_variable_is_the_batch_loop() -> None:
+    src = _RANGE_BAR.format(built="CosineAnnealingLR",
+                            sched="CosineAnnealingLR(optimizer, T_max=epochs)")
+    assert codes(src) == ["LRD002"]
+
+
+def test_progress_bar_over_range_of_len_loader_with_a_per_batch_schedule_is_correct() -> None:
+    src = _RANGE_BAR.format(
+        built="OneCycleLR",
+        sched="OneCycleLR(optimizer, max_lr=0.1, total_steps=epochs * len(train_loader))",
+    )
+    assert codes(src) == []

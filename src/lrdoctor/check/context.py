@@ -63,7 +63,9 @@ class FileContext:
                 opt = e.info.get("optimizer")
             else:
                 continue
-            if optimizer is not None and opt is not None and opt is not optimizer:
+            # an optimizer known only by its name may be the scheduler's under another binding
+            if (optimizer is not None and opt is not None and opt is not optimizer
+                    and not (opt.guessed and not opt.cls)):
                 continue
             if e.in_loop(loop):
                 out.append(e)

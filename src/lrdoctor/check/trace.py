@@ -1057,8 +1057,11 @@ class Tracer:
     def library_call(self, qual: str, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
                      scope: Scope) -> Any:
         last = qual.rsplit(".", 1)[-1]
-        if last in names.PASSTHROUGH_CALLS and args and "." in qual:
-            values = [a for a in args]
+        if last in names.PASSTHROUGH_CALLS and (args or kwargs) and "." in qual:
+            # `amp.initialize(models=model, optimizers=optimizer)`: keywords, in their order
+            values = [*args, *(v for k, v in kwargs.items() if k in _WRAPPED_KEYWORDS)]
+            if not values:
+                return None
             return values[0] if len(values) == 1 else TupleVal(values)
         if last in names.ITER_WRAPPERS:
             for value in args:
@@ -1236,6 +1239,11 @@ class Tracer:
 
 
 _NO_EVENT = object()
+# keyword arguments of wrapping calls that carry the objects they hand back
+_WRAPPED_KEYWORDS = frozenset(
+    {"model", "models", "module", "optimizer", "optimizers", "scheduler", "lr_scheduler",
+     "dataloader", "data_loader", "train_dataloader", "training_data"}
+)
 _UPDATES = frozenset({"opt_step", "scaler_step", "backward", "scale_backward"})
 
 
@@ -1414,7 +1422,13 @@ def _range_args(node: ast.expr) -> list[ast.expr]:
 
 def _for_hint(stmt: ast.For | ast.AsyncFor, targets: frozenset[str], scope: Scope,
               tracer: Tracer) -> str:
-    range_args = _range_args(stmt.iter)
+    iterable = stmt.iter
+    if isinstance(iterable, ast.Name):
+        # `progress_bar = tqdm(range(len(loader)))` ... `for itr in progress_bar:`
+        found = scope.source_of(iterable.id)
+        if found is not None and isinstance(found[0], ast.Call):
+            iterable = found[0]
+    range_args = _range_args(iterable)
     for word in [*targets, *(w for a in range_args for w in _words(a))]:
         unit = names.unit_of_word(word)
         if unit == "epoch":
@@ -1429,7 +1443,7 @@ def _for_hint(stmt: ast.For | ast.AsyncFor, targets: frozenset[str], scope: Scop
                 return "batch"
         return ""
     # `for batch in get_batches(...)`, a generator of batches with no loader object in sight
-    iter_words = _words(stmt.iter)
+    iter_words = _words(iterable)
     if any(names.guess_kind_from_name(w) == "loader" for w in iter_words):
         return "batch"
     return ""
