@@ -67,3 +67,54 @@ def test_imports_outside_the_project_are_not_read(tmp_path: Path) -> None:
     """)
     result = check_file(str(tmp_path / "train.py"))
     assert result.errors == [] and result.diagnostics == []
+
+
+def test_every_driver_of_a_large_project_follows_its_imports(tmp_path: Path) -> None:
+    # one process checks all of them: the modules read for the first drivers must not use up
+    # what the last ones may follow
+    from lrdoctor.check.runner import check_files
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'many'\n")
+    drivers = []
+    for i in range(70):
+        write(tmp_path / f"steps_{i}.py", """
+            def step_all(optimizer, scheduler):
+                optimizer.step()
+                scheduler.step()
+        """)
+        write(tmp_path / f"train_{i}.py", f"""
+            import torch
+            from steps_{i} import step_all
+
+            model = torch.nn.Linear(4, 1)
+            loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[30, 60])
+            for epoch in range(90):
+                for batch in loader:
+                    model(batch).sum().backward()
+                    step_all(optimizer, scheduler)
+        """)
+        drivers.append(str(tmp_path / f"train_{i}.py"))
+    report = check_files(drivers, frozenset({"LRD002"}), jobs=1)
+    assert len(report.diagnostics) == 70
+    assert report.notes == []
+
+
+def test_a_trace_through_too_many_modules_says_it_was_cut_short(tmp_path: Path) -> None:
+    chain = 70
+    for i in range(chain):
+        call = f"    from link_{i + 1} import run as next_run\n    next_run(optimizer)\n" \
+            if i + 1 < chain else "    optimizer.step()\n"
+        (tmp_path / f"link_{i}.py").write_text(f"def run(optimizer):\n{call}")
+    write(tmp_path / "train.py", """
+        import torch
+        from link_0 import run
+
+        optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+        run(optimizer)
+        scheduler.step()
+    """)
+    result = check_file(str(tmp_path / "train.py"))
+    assert any("only partly analysed" in note for note in result.notes)

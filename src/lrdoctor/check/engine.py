@@ -75,6 +75,7 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
     if tree is None:
         return result
     loader = loader or ProjectLoader()
+    loader.trim()
     try:
         module = ModuleInfo.build(path, tree)
         flow = bool(FLOW_TRIGGER.search(text))

@@ -15,7 +15,8 @@ from lrdoctor.check.index import ModuleInfo, ModuleLoader
 from lrdoctor.check.sources import SourceError, read_python
 
 MAX_IMPORTED_BYTES = 2_000_000
-MAX_MODULES = 64
+MAX_MODULES = 64  # project modules one file's trace follows (more: it says it was cut short)
+MAX_CACHED = 512  # parsed modules kept between the files of one process
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
@@ -52,9 +53,16 @@ class ProjectLoader(ModuleLoader):
         self._resolved: dict[tuple[str, str], tuple[ModuleInfo, str] | None] = {}
         self._texts: dict[str, str | None] = {}
 
+    def trim(self) -> None:
+        """Between two checked files: drop the parsed modules when there are many (the next
+        file may need others; it re-reads what it shares with the previous ones)."""
+        if len(self.modules) > MAX_CACHED:
+            self.modules.clear()
+            self.sources.clear()
+            self._resolved.clear()
+            self._texts.clear()
+
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
-        if len(self.modules) >= MAX_MODULES:
-            return None
         key = (importer.path, qualname)
         if key not in self._resolved:
             self._resolved[key] = self._resolve(qualname, importer)

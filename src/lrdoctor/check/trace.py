@@ -60,6 +60,7 @@ from lrdoctor.schedulers import SCHEDULERS
 MAX_STATEMENTS = 200_000
 MAX_CALL_DEPTH = 16
 MAX_EVAL_DEPTH = 60
+MAX_MODULES = 64  # project modules one file's trace follows
 
 _loop_ids = itertools.count(10**9)  # clones of loops replayed in another loop
 
@@ -120,6 +121,7 @@ class Tracer:
         # (LightningModule instance, configure_optimizers return value)
         self.configured: list[tuple[InstanceVal, Any]] = []
         self._called: dict[int, set[str]] = {}
+        self.followed: set[str] = set()  # project modules this trace went into
         self._flags: dict[int, Any] = {}  # flag_of(test) per `if` test node
         self.cond_base = 0  # how many branches the current function was entered under
 
@@ -292,6 +294,12 @@ class Tracer:
             found = None
             self._targets[key] = None  # a re-export cycle ends here
             target = self.loader.module_for(qualname, importer)
+            if target is not None and target[0].path not in self.followed:
+                if len(self.followed) >= MAX_MODULES:
+                    self.truncated = True  # said in the output: the trace stops here
+                    target = None
+                else:
+                    self.followed.add(target[0].path)
             if target is not None:
                 module, attr = target
                 if attr in module.functions:
