@@ -165,39 +165,40 @@ def test_scaled_backward_in_a_helper_then_a_plain_step_is_lrd109() -> None:
 _STEP_MODE = """
 import torch
 
-def train_epoch(model, loader, optimizer, lr_scheduler, step):
+def train_epoch(model, loader, optimizer, lr_scheduler, epoch, step):
     for batch in loader:
         optimizer.zero_grad()
         model(batch).backward()
         optimizer.step()
-        if step == "batch":
-            lr_scheduler.step()
+    if step == "epoch_arg":
+        lr_scheduler.step(epoch)
+    else:
+        lr_scheduler.step()
 
-def main(model, loader, val_loss_of, epochs):
+def main(model, loader, epochs):
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    lr_scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min")
+    lr_scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
     step = {mode}
     for epoch in range(epochs):
-        train_epoch(model, loader, optimizer, lr_scheduler, step)
-        lr_scheduler.step(val_loss_of(model))
+        train_epoch(model, loader, optimizer, lr_scheduler, epoch, step)
 """
 
 
-def test_branch_on_a_mode_that_is_always_epoch_never_runs() -> None:
-    # `step = "epoch"` is bound once: the per-batch `lr_scheduler.step()` never runs
-    assert codes(_STEP_MODE.format(mode='"epoch"')) == []
+def test_branch_on_a_mode_that_is_bound_to_another_literal_never_runs() -> None:
+    # `step = "plain"` is bound once: `lr_scheduler.step(epoch)` never runs
+    assert codes(_STEP_MODE.format(mode='"plain"')) == []
 
 
-def test_branch_on_a_mode_that_is_batch_runs_and_plateau_without_metric_is_reported() -> None:
-    assert codes(_STEP_MODE.format(mode='"batch"')) == ["LRD004"]
+def test_branch_on_a_mode_bound_to_its_literal_runs() -> None:
+    assert codes(_STEP_MODE.format(mode='"epoch_arg"')) == ["LRD006"]
 
 
 def test_mode_rebound_elsewhere_is_not_assumed() -> None:
-    src = _STEP_MODE.format(mode='"epoch"').replace(
+    src = _STEP_MODE.format(mode='"plain"').replace(
         "    for epoch in range(epochs):\n",
-        "    if epochs > 100:\n        step = \"batch\"\n    for epoch in range(epochs):\n",
+        "    if epochs > 100:\n        step = \"epoch_arg\"\n    for epoch in range(epochs):\n",
     )
-    assert codes(src) == ["LRD004"]
+    assert codes(src) == ["LRD006"]
 
 
 def test_keyword_literal_picks_the_metric_branch_in_the_helper() -> None:
