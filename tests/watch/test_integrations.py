@@ -191,8 +191,6 @@ def _losses(trainer) -> list[float]:
     return [row["loss"] for row in trainer.state.log_history if "loss" in row]
 
 
-@pytest.mark.xfail(reason="LRD014 on the Trainer's AcceleratedOptimizer wrapper until the "
-                          "optimizer-identity fix of issue 9 (frameworks branch) lands", strict=False)
 def test_hf_callback_is_silent_on_linear_warmup(tmp_path, capsys):
     from lrdoctor.integrations.transformers import LRDoctorCallback
 
