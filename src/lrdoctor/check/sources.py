@@ -42,9 +42,10 @@ _FOREIGN_CELL_MAGICS = frozenset(
      "powershell"}
 )
 _MAGIC_LINE = re.compile(r"^\s*([%!?]|[\w.,\s\[\]]+=\s*[%!])|.*\?\s*$")
-# a bigger .py or .ipynb is generated data, not training code; reading stops there instead of
-# filling memory (checking is linear in size and findings: 20,000 findings in 0.7 MB take ~4 s)
-MAX_FILE_BYTES = 64 * 2**20
+# a bigger .py or .ipynb is generated data, not training code: reading stops there. Checking
+# is linear in size and findings (20,000 findings in 0.7 MB take ~4 s), but Python's own AST
+# takes ~100-170 bytes of memory per byte of dense source: 32 MiB already needs GBs
+MAX_FILE_BYTES = 32 * 2**20
 # "line 12" in a message, outside `code spans`
 _LINE_REF = re.compile(r"\bline (\d+)\b")
 
