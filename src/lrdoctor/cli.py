@@ -178,6 +178,11 @@ def _explain(args: argparse.Namespace) -> int:
             print(f"{entry.code}  {entry.name:<36} {entry.severity:<8} {entry.summary}")
         return 0
     found = lookup(args.code)
+    if found is None and args.code.upper() in ("E902", "E999"):
+        from lrdoctor.check.diagnostic import not_checked_page
+
+        print(not_checked_page(args.code.upper()), end="")
+        return 0
     if found is None:
         print(
             f"lrdoctor explain: unknown code {args.code!r}; `lrdoctor explain --list` shows all codes",

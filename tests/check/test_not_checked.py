@@ -345,3 +345,9 @@ def notebook(*cells: str) -> str:
                    "source": cell.splitlines(True)} for cell in cells],
         "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
     }, indent=1)
+
+
+def test_explain_knows_the_not_checked_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "e999"]) == 0
+    page = capsys.readouterr().out
+    assert page.startswith("E999  syntax-error") and "exit status 1" in page

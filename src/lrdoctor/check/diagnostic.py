@@ -4,6 +4,7 @@ and, when one is safe, the text edit that fixes it."""
 from __future__ import annotations
 
 import ast
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -148,3 +149,22 @@ class Problem:
             "end_column": None,
             "fixable": False,
         }
+
+
+def not_checked_page(code: str) -> str:
+    """What ``lrdoctor explain E902`` / ``E999`` prints: these are not catalog codes, but a
+    user who meets one in a report asks the same question."""
+    name, hint = NOT_CHECKED[code]
+    what = ("could not be read: a path that does not exist, not UTF-8 without a `# coding:` "
+            "line, binary, a FIFO or device, too large, or a notebook that is not valid "
+            "notebook JSON" if code == "E902" else
+            "(or one notebook cell) does not parse as Python")
+    paragraphs = [
+        f"{code}  {name}  (lrdoctor check: a file that was not checked)",
+        f"The file {what}. lrdoctor reports it instead of skipping it silently: no finding in "
+        "a file that was not checked is not a clean result. It is flake8's and ruff's code for "
+        "the same event; --select, --ignore and noqa comments never hide it, and it makes the "
+        "exit status 1.",
+        f"Fix: {hint}.",
+    ]
+    return "\n\n".join(textwrap.fill(p, width=96) for p in paragraphs) + "\n"

@@ -124,7 +124,7 @@ def summary(diags: Sequence[Diagnostic], files: int, color: bool = False,
     fixable = sum(1 for d in diags if d.edits)
     if fixable:
         line += f"\n[*] {fixable} fixable with `lrdoctor check --fix`."
-    if diags:
+    if diags or unchecked or cells:
         line += "\n`lrdoctor explain CODE` explains a code; `# noqa: CODE` silences one line."
     return line
 
