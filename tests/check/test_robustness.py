@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lrdoctor.check.engine import check_source
+from lrdoctor.check.sources import RawNotebook
 
 SEEDS = [
     resources.files("lrdoctor.examples").joinpath(p.name).read_text("utf-8")
@@ -108,3 +110,35 @@ def test_self_referencing_containers_terminate() -> None:
         "        dirs.append(dirs)\n        al[i] = al\n        al[i].step()\n"
         "        dirs[i].step()\n    opt.step()\n"
     )
+
+
+def _first_json_char(escaped: str) -> str:
+    """The first character of a JSON string body, decoded (an escape sequence counts as one)."""
+    if escaped.startswith("\\u"):
+        size = 12 if 0xD800 <= int(escaped[2:6], 16) < 0xDC00 else 6
+    elif escaped.startswith("\\"):
+        size = 2
+    else:
+        size = 1
+    return json.loads(f'"{escaped[:size]}"')
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.text(alphabet=list('ab "\\\t\r\n\x0c\u2028é€😀'), max_size=40),
+                min_size=1, max_size=4), st.booleans(), st.sampled_from([None, 1, 2]))
+def test_notebook_positions_land_on_the_same_character_in_the_raw_file(
+    cells: list[str], ensure_ascii: bool, indent: int | None
+) -> None:
+    # SARIF and GitHub annotations point into the raw .ipynb: whatever JSON escaping the
+    # notebook's writer used, the position must hold the character the cell has there
+    raw = json.dumps({"cells": [{"cell_type": "code", "source": cell.splitlines(True)}
+                                for cell in cells]}, ensure_ascii=ensure_ascii, indent=indent)
+    notebook = RawNotebook(raw)
+    raw_lines = raw.split("\n")
+    for number, cell in enumerate(cells, 1):
+        for line_number, line in enumerate(cell.splitlines(), 1):
+            for col, char in enumerate(line, 1):
+                position = notebook.position(number, line_number, col)
+                assert position is not None
+                raw_line = raw_lines[position[0] - 1]
+                assert _first_json_char(raw_line[position[1] - 1 :]) == char
