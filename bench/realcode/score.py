@@ -7,8 +7,9 @@ a cache directory (default /work/realcode, laid out as <owner>__<repo>/<commit>/
 once by a session with the search tool (see README.md; `--list-missing` says what is missing,
 `--extract-from-mirrors` fills it from fetched snapshots).
 
-Each case is checked the way a user would check it: its files are copied into a temporary
-directory with their repository layout and `lrdoctor check --format json .` runs there. The
+Each case is checked the way a user would check it: its files are laid out as a clone of its
+repository (an empty .git marks the project root) in a directory of its own, and one
+`lrdoctor check --format json` run checks all of them (`--per-case`: one run per case). The
 score is over (case, code) pairs: a code found in a case is a true positive when the case
 expects it, a false alarm when it is neither expected nor marked uncertain. LRD101 (deprecated
 torch.cuda.amp spelling) is trivial to find and is counted apart so it cannot inflate the
@@ -158,26 +159,62 @@ class Outcome:
     error: str = ""
 
 
-def run_case(case: Case, cache: Path, lrdoctor: list[str]) -> Outcome:
-    with tempfile.TemporaryDirectory(prefix="realcode-") as tmp:
-        # A user checks a clone: its .git marks the project root, from which the project's own
-        # modules are found (`from core.utils import ...` in scripts/train.py).
-        os.mkdir(os.path.join(tmp, ".git"))
-        for path in case.paths:
-            dest = Path(tmp, path)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(case.cache_dir(cache) / path, dest)
-        proc = subprocess.run([*lrdoctor, "check", "--format", "json", "--exit-zero", "."],
-                              cwd=tmp, capture_output=True, text=True, timeout=120)
+def lay_out(case: Case, cache: Path, root: Path) -> None:
+    """The case's files under `root` as in a clone of its repository."""
+    # A clone's .git marks the project root, from which the project's own modules are found
+    # (`from core.utils import ...` in scripts/train.py).
+    (root / ".git").mkdir(parents=True)
+    for path in case.paths:
+        dest = root / path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(case.cache_dir(cache) / path, dest)
+
+
+def run_lrdoctor(lrdoctor: list[str], cwd: str, targets: list[str],
+                 timeout: int) -> tuple[list[dict], str]:
+    """(findings as JSON objects, error text) of one `lrdoctor check --format json` run."""
+    proc = subprocess.run([*lrdoctor, "check", "--format", "json", "--exit-zero", *targets],
+                          cwd=cwd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode not in (0, 1):
-        return Outcome(case, error=(proc.stderr or proc.stdout).strip()[-400:])
+        return [], (proc.stderr or proc.stdout).strip()[-400:] or f"exit {proc.returncode}"
     try:
-        raw = json.loads(proc.stdout or "[]")
+        return json.loads(proc.stdout or "[]"), ""
     except json.JSONDecodeError:
-        return Outcome(case, error=f"not JSON: {proc.stdout[:200]!r}")
-    findings = [Finding(f["code"], os.path.normpath(f["path"]), int(f.get("line") or 0),
-                        f.get("message", "")) for f in raw]
-    return Outcome(case, findings)
+        return [], f"not JSON: {proc.stdout[:200]!r}"
+
+
+def to_finding(raw: dict, prefix: str = "") -> Finding:
+    path = os.path.normpath(raw["path"])
+    if prefix and path.startswith(prefix + os.sep):
+        path = path[len(prefix) + 1:]
+    return Finding(raw["code"], path, int(raw.get("line") or 0), raw.get("message", ""))
+
+
+def run_case(case: Case, cache: Path, lrdoctor: list[str]) -> Outcome:
+    """One CLI run in a clone of its own (slower, but nothing shared between cases)."""
+    with tempfile.TemporaryDirectory(prefix="realcode-") as tmp:
+        lay_out(case, cache, Path(tmp))
+        raw, error = run_lrdoctor(lrdoctor, tmp, ["."], timeout=120)
+    if error:
+        return Outcome(case, error=error)
+    return Outcome(case, [to_finding(f) for f in raw])
+
+
+def run_all(cases: list[Case], cache: Path, lrdoctor: list[str]) -> list[Outcome]:
+    """All cases in one CLI run, each in its own clone directory (one process start)."""
+    with tempfile.TemporaryDirectory(prefix="realcode-") as tmp:
+        dirs = [f"case{i:03d}" for i in range(len(cases))]
+        for case, name in zip(cases, dirs):
+            lay_out(case, cache, Path(tmp, name))
+        raw, error = run_lrdoctor(lrdoctor, tmp, dirs, timeout=600)
+    if error:
+        return [Outcome(case, error=error) for case in cases]
+    found: dict[str, list[Finding]] = {name: [] for name in dirs}
+    for f in raw:
+        name = os.path.normpath(f["path"]).split(os.sep)[0]
+        if name in found:
+            found[name].append(to_finding(f, prefix=name))
+    return [Outcome(case, found[name]) for case, name in zip(cases, dirs)]
 
 
 @dataclass
@@ -266,7 +303,10 @@ def main(argv: list[str] | None = None) -> int:
                     "(default %(const)s), then exit")
     ap.add_argument("--show-heldout", action="store_true",
                     help="also print per-case details of held-out cases (not for whoever tunes)")
-    ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
+    ap.add_argument("--per-case", action="store_true",
+                    help="one lrdoctor process per case instead of one for all (slower)")
+    ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1),
+                    help="parallel processes with --per-case")
     args = ap.parse_args(argv)
 
     try:
@@ -294,8 +334,11 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [c for c in chosen if c not in absent]
     lrdoctor = [args.lrdoctor] if args.lrdoctor else default_lrdoctor()
     start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        outcomes = list(pool.map(lambda c: run_case(c, args.cache, lrdoctor), chosen))
+    if args.per_case:
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            outcomes = list(pool.map(lambda c: run_case(c, args.cache, lrdoctor), chosen))
+    else:
+        outcomes = run_all(chosen, args.cache, lrdoctor)
     elapsed = time.perf_counter() - start
 
     per_split: dict[str, tuple[Tally, Tally]] = {}
