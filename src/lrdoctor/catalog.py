@@ -307,13 +307,20 @@ actually trained.
         "competing-schedulers",
         "error",
         "SR",
-        "Several schedulers step one optimizer without SequentialLR/ChainedScheduler (or one "
-        "scheduler is stepped at two loop levels).",
+        "Several schedulers step one optimizer independently and one erases the other's changes "
+        "(or one scheduler is stepped at two loop levels).",
         """
-Each scheduler writes `param_group['lr']`; stepping two independently on one optimizer
-multiplies or overwrites their effects in an order that depends on call order. One scheduler
-stepped once per epoch and again after every update competes with itself: it advances one step
-per batch plus one per epoch, ahead of whichever design it was sized for.
+Schedulers in PyTorch's chainable form (StepLR, MultiStepLR, ExponentialLR, LinearLR,
+ConstantLR, CosineAnnealingLR, PolynomialLR, MultiplicativeLR, ReduceLROnPlateau) multiply the
+LR already in the param group, so two of them stepped back to back compose exactly as
+`ChainedScheduler` would, and lrdoctor does not report that. LambdaLR (and every Hugging Face
+`get_*_schedule_with_warmup`), OneCycleLR, CyclicLR, CosineAnnealingWarmRestarts and SWALR
+instead recompute the LR from their base values at every step: stepped beside another
+scheduler, they silently erase its decay or warm-up. A decay sized to start after the warm-up
+(`T_max=epochs - warmup_epochs`) but stepped from the first epoch beside it runs past its
+horizon. One scheduler stepped once per epoch and again after every update competes with
+itself: it advances one step per batch plus one per epoch, ahead of whichever design it was
+sized for.
 """,
         """
 Combine them: `SequentialLR(opt, [warmup, main], milestones=[n])` for hand-offs,

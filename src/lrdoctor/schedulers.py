@@ -36,27 +36,31 @@ class SchedulerKind:
     plateau: bool = False
     # the LR reaches (near) zero at the horizon, so an early horizon leaves training at LR ~0
     decays_to_floor: bool = False
+    # each step multiplies the LR already in the param group (PyTorch's chainable form), so two
+    # such schedulers stepped back to back compose exactly as ChainedScheduler would; the
+    # others recompute the LR from their base values and erase what another scheduler did
+    chainable: bool = False
 
 
 SCHEDULERS: dict[str, SchedulerKind] = {
     k.name: k
     for k in [
-        SchedulerKind("StepLR", (("step_size", 1),), decays_to_floor=False),
-        SchedulerKind("MultiStepLR", (("milestones", 1),)),
-        SchedulerKind("ExponentialLR", ()),
+        SchedulerKind("StepLR", (("step_size", 1),), decays_to_floor=False, chainable=True),
+        SchedulerKind("MultiStepLR", (("milestones", 1),), chainable=True),
+        SchedulerKind("ExponentialLR", (), chainable=True),
         SchedulerKind("CosineAnnealingLR", (("T_max", 1),), overrun="rises",
-                      decays_to_floor=True),
+                      decays_to_floor=True, chainable=True),
         SchedulerKind("OneCycleLR", (("total_steps", 2), ("epochs", 3), ("steps_per_epoch", 4)),
                       design="batch", overrun="crash", decays_to_floor=True),
         SchedulerKind("CyclicLR", (("step_size_up", 3), ("step_size_down", 4)), design="batch",
                       cyclic=True),
         SchedulerKind("CosineAnnealingWarmRestarts", (("T_0", 1),), cyclic=True),
-        SchedulerKind("LinearLR", (("total_iters", 3),)),
-        SchedulerKind("ConstantLR", (("total_iters", 2),)),
-        SchedulerKind("PolynomialLR", (("total_iters", 1),), decays_to_floor=True),
-        SchedulerKind("ReduceLROnPlateau", (("patience", 3),), plateau=True),
+        SchedulerKind("LinearLR", (("total_iters", 3),), chainable=True),
+        SchedulerKind("ConstantLR", (("total_iters", 2),), chainable=True),
+        SchedulerKind("PolynomialLR", (("total_iters", 1),), decays_to_floor=True, chainable=True),
+        SchedulerKind("ReduceLROnPlateau", (("patience", 3),), plateau=True, chainable=True),
         SchedulerKind("LambdaLR", ()),
-        SchedulerKind("MultiplicativeLR", ()),
+        SchedulerKind("MultiplicativeLR", (), chainable=True),
         SchedulerKind("SequentialLR", (("milestones", 2),), composite=True),
         SchedulerKind("ChainedScheduler", (), composite=True),
         SchedulerKind("SWALR", (("anneal_epochs", 3),)),
@@ -286,3 +290,22 @@ def describe(sched: Any) -> str:
         if shape is not None and shape.builder:
             return f"{cls}({shape.builder}: " + ", ".join(f"{k}={v}" for k, v in shape.params) + ")"
     return f"{cls}({', '.join(args)})"
+
+
+def recomputes_lr(cls: str) -> bool | None:
+    """Whether a scheduler class sets the LR from its own base values at every step (True),
+    multiplies the LR already in the param group (False: PyTorch's chainable form), or is not
+    known to lrdoctor (None).
+
+    Two chainable schedulers stepped back to back are what ChainedScheduler does; a scheduler
+    that recomputes the LR erases every change another scheduler made since its last step.
+
+    >>> recomputes_lr("LambdaLR"), recomputes_lr("StepLR"), recomputes_lr("MyScheduler")
+    (True, False, None)
+    """
+    if cls in HF_WARMUP_BUILDERS:
+        return True  # a LambdaLR
+    kind = SCHEDULERS.get(cls)
+    if kind is None or kind.composite:
+        return None
+    return not kind.chainable

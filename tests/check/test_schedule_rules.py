@@ -437,11 +437,53 @@ for epoch in range(90):
 # -- LRD012 / LRD014 / LRD015 / LRD017 ---------------------------------------------------------
 
 
-def test_two_schedulers_stepping_one_optimizer_are_reported() -> None:
+def test_lambda_warmup_beside_a_decay_is_reported() -> None:
+    src = script("""
+warmup = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda e: min(1.0, (e + 1) / 5))
+decay = torch.optim.lr_scheduler.StepLR(optimizer, 30)
+for epoch in range(90):
+    for x in loader:
+        optimizer.step()
+    warmup.step()
+    decay.step()
+""")
+    assert codes(src) == ["LRD012"]
+
+
+def test_hf_warmup_beside_a_steplr_is_competing() -> None:
+    src = script("""
+from transformers import get_linear_schedule_with_warmup
+warmup = get_linear_schedule_with_warmup(optimizer, 100, 1000)
+decay = torch.optim.lr_scheduler.StepLR(optimizer, 3000)
+for epoch in range(3):
+    for x in loader:
+        optimizer.step()
+        warmup.step()
+        decay.step()
+""")
+    assert "LRD012" in codes(src)
+
+
+def test_chainable_warmup_and_decay_stepped_together_are_silent() -> None:
+    # LinearLR and StepLR both multiply the LR in place: back to back they are a ChainedScheduler
     src = script("""
 warmup = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.1, total_iters=5)
 decay = torch.optim.lr_scheduler.StepLR(optimizer, 30)
 for epoch in range(90):
+    for x in loader:
+        optimizer.step()
+    warmup.step()
+    decay.step()
+""")
+    assert codes(src) == []
+
+
+def test_decay_sized_to_start_after_the_warmup_but_stepped_beside_it_is_reported() -> None:
+    src = script("""
+epochs, warmup_epochs = 100, 5
+warmup = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.01, total_iters=warmup_epochs)
+decay = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs - warmup_epochs)
+for epoch in range(epochs):
     for x in loader:
         optimizer.step()
     warmup.step()

@@ -15,6 +15,7 @@ from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import first_values, holds_first
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import Const, DictVal, Obj, TupleVal, UnionVal
+from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
 
 # a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
 SMALL_LITERAL = 200
@@ -517,6 +518,11 @@ def _unconditional(e: Event) -> bool:
 
 @rule("LRD012")
 def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
+    """Two schedulers stepped independently on one optimizer. Chainable ones (both multiply the
+    LR in place) compose exactly as ChainedScheduler would, which PyTorch documents as correct;
+    it is a bug when one of them recomputes the LR from its base values (LambdaLR, OneCycleLR,
+    CyclicLR, ...) and so erases the other's changes, or when the decay was sized to start
+    after the warm-up (``T_max=epochs - warmup_epochs``) but both step from the start."""
     reported: set[int] = set()
     for events in ctx.events_by_root.values():
         steps: dict[Obj, list[Event]] = {}
@@ -533,6 +539,9 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
             for b in scheds[i + 1:]:
                 if a.optimizer is not b.optimizer or b.id in reported:
                     continue
+                why = _why_competing(a, b)
+                if why is None:
+                    continue
                 pair = next(
                     ((x, y) for x in steps[a] for y in steps[b]
                      if x.loop is not None and y.loop is not None
@@ -548,12 +557,48 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 yield Diagnostic.at(
                     "LRD012",
                     f"{a.cls} `{receiver(x)}` (line {a.line}) and {b.cls} `{receiver(y)}` "
-                    f"(line {b.line}) both step `{opt}` independently: each rewrites its LR, so "
-                    "the result depends on call order; combine them with SequentialLR or "
-                    "ChainedScheduler",
+                    f"(line {b.line}) both step `{opt}` independently: {why}",
                     later.path,
                     later.node,
                 )
+
+
+def _why_competing(a: Obj, b: Obj) -> str | None:
+    """What goes wrong when ``a`` and ``b`` step one optimizer back to back, or None."""
+    ra, rb = recomputes_lr(a.cls), recomputes_lr(b.cls)
+    if ra is None or rb is None:
+        return None  # a class lrdoctor does not know: it may well be chainable
+    if ra or rb:
+        eraser = a if ra else b
+        other = b if ra else a
+        return (
+            f"{eraser.cls} recomputes the LR from its base value at every step, erasing "
+            f"what {other.cls} did; combine them with SequentialLR or ChainedScheduler"
+        )
+    for decay, warmup in ((a, b), (b, a)):
+        after = _sized_after(decay, warmup)
+        if after:
+            return (
+                f"{decay.cls} is sized to start after the warm-up ({after}) but steps from the "
+                "first epoch alongside it, so it runs past its horizon before training ends; "
+                "hand over with SequentialLR(..., milestones=[warm-up length])"
+            )
+    return None  # chainable schedulers stepped together are a ChainedScheduler
+
+
+def _sized_after(decay: Obj, warmup: Obj) -> str | None:
+    """``T_max=epochs - warmup_epochs`` where the warm-up's horizon is ``warmup_epochs``."""
+    decay_kind, warm_kind = SCHEDULERS.get(decay.cls), SCHEDULERS.get(warmup.cls)
+    if decay_kind is None or warm_kind is None:
+        return None
+    warm_sizes = [warmup.arg(n, i) for n, i in warm_kind.horizon_params]
+    warm_dumps = {ast.dump(w) for w in warm_sizes if w is not None}
+    for name, index in decay_kind.horizon_params:
+        size = decay.arg(name, index)
+        if (isinstance(size, ast.BinOp) and isinstance(size.op, ast.Sub)
+                and ast.dump(size.right) in warm_dumps):
+            return f"{name}={ast.unparse(size)}"
+    return None
 
 
 @rule("LRD012")

@@ -19,7 +19,7 @@ from lrdoctor.runtime.events import (
     SchedulerInfo,
     SchedulerStep,
 )
-from lrdoctor.schedulers import lambda_shape
+from lrdoctor.schedulers import lambda_shape, recomputes_lr
 
 
 def _is_float(v: Any) -> bool:
@@ -604,11 +604,18 @@ class StepOrder(Check):
             seen[o.key] = o.attempts
 
     def _competing(self, ev: SchedulerStep, s: SchedulerInfo, opt: OptimizerInfo) -> None:
-        """LRD012: X ... Y ... X on the same optimizer."""
+        """LRD012: X ... Y ... X on the same optimizer, where one of them recomputes the LR from
+        its base values (chainable schedulers stepped back to back are a ChainedScheduler)."""
         eng = self.engine
+        mine = recomputes_lr(s.cls)
+        if mine is None:
+            return
         for rival in eng.schedulers.values():
             if (rival is s or rival.optimizer_key != s.optimizer_key or rival.parent_key is not None
                     or rival.user_steps == 0 or s.parent_key == rival.key or rival.parent_key == s.key):
+                continue
+            theirs = recomputes_lr(rival.cls)
+            if theirs is None or not (mine or theirs):
                 continue
             if rival.last_clock > s.first_clock:  # s ... rival ... s: interleaved
                 pair = tuple(sorted((s.key, rival.key)))
@@ -618,8 +625,9 @@ class StepOrder(Check):
                     Finding(
                         "LRD012",
                         f"{s.label} and {rival.label} both step {opt.label} (interleaved: "
-                        f"{s.user_steps} and {rival.user_steps} steps so far); each overwrites "
-                        f"the other's LR",
+                        f"{s.user_steps} and {rival.user_steps} steps so far); "
+                        f"{(s if mine else rival).cls} recomputes the LR from its base value at "
+                        f"every step, erasing what {(rival if mine else s).cls} did",
                         location(ev.site),
                         evidence={"schedulers": [s.label, rival.label], "optimizer": opt.label},
                     ),
