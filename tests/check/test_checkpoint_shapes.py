@@ -182,3 +182,40 @@ def test_plateau_scheduler_lost_state_is_not_a_schedule_restart() -> None:
         step="scheduler.step(val_loss := 1.0)",
     )
     assert "LRD007" not in codes(src)
+
+
+def test_resume_helper_called_without_the_saved_scaler_is_reported() -> None:
+    src = amp_loop("""
+torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "scaler": scaler.state_dict()}, "last.pt")
+""").replace("model = torch.nn.Linear(4, 1)\n", '''def resume(path, model, optimizer=None, scaler=None):
+    ckpt = torch.load(path, weights_only=True)
+    model.load_state_dict(ckpt["model"])
+    if optimizer is not None:
+        optimizer.load_state_dict(ckpt["optimizer"])
+    if scaler is not None:
+        scaler.load_state_dict(ckpt["scaler"])
+
+model = torch.nn.Linear(4, 1)
+''').replace("scaler = torch.amp.GradScaler(\"cuda\")\n",
+             "scaler = torch.amp.GradScaler(\"cuda\")\nresume(\"last.pt\", model, optimizer)\n")
+    assert codes(src) == ["LRD007"]
+    assert "the GradScaler (`scaler`) is never restored" in messages(src)[0]
+
+
+def test_resume_helper_given_the_scaler_is_fine() -> None:
+    src = amp_loop("""
+torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "scaler": scaler.state_dict()}, "last.pt")
+""").replace("model = torch.nn.Linear(4, 1)\n", '''def resume(path, model, optimizer=None, scaler=None):
+    ckpt = torch.load(path, weights_only=True)
+    model.load_state_dict(ckpt["model"])
+    if optimizer is not None:
+        optimizer.load_state_dict(ckpt["optimizer"])
+    if scaler is not None:
+        scaler.load_state_dict(ckpt["scaler"])
+
+model = torch.nn.Linear(4, 1)
+''').replace("scaler = torch.amp.GradScaler(\"cuda\")\n",
+             "scaler = torch.amp.GradScaler(\"cuda\")\nresume(\"last.pt\", model, optimizer, scaler)\n")
+    assert codes(src) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -237,17 +238,24 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
     restored = [ev for ev in ctx.program.events if ev.kind == "load_state" and ev.obj is not None]
     missing = []
     scheds = _real_schedulers(ctx, e.root, optimizer)
+    # a helper's `if scheduler is not None: scheduler.load_state_dict(...)` traced with the
+    # parameter left out loads a stand-in known by name only: it restores none of the
+    # schedulers this file builds
+    known = [s for s in scheds if not s.guessed]
+    if known:
+        scheds = known
     if scheds and not any(
         ev.obj is not None and ev.obj.kind == "scheduler"
-        and (ev.obj in scheds or ev.root == e.root) for ev in restored
+        and (ev.obj in scheds or ev.root == e.root and not (known and ev.obj.guessed))
+        for ev in restored
     ):
         s = scheds[0]
-        missing.append(
-            f"`{s.name or 'the scheduler'}` ({s.label}, line {s.line})",
-        )
+        where = f"line {s.line}" if s.path == e.path else f"{os.path.basename(s.path)}:{s.line}"
+        missing.append(f"`{s.name or 'the scheduler'}` ({s.label}, {where})")
     scalers = _scalers(ctx, e.root) if check_scaler else []
     if scalers and not any(
-        ev.obj is not None and ev.obj.kind == "scaler" and ev.root == e.root for ev in restored
+        ev.obj is not None and ev.obj.kind == "scaler" and ev.root == e.root
+        and not ev.obj.guessed for ev in restored
     ):
         scaler, flag = scalers[0]
         switched = f", {when(flag)}" if flag else ""
