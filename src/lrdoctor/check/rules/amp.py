@@ -257,18 +257,17 @@ def _find_paren(source: str, line: int, col: int) -> tuple[int, int] | None:
 _HALF_WORDS = frozenset({"float16", "half", "fp16"})
 
 
-def _is_half_dtype(expr: ast.expr, ctx: FileContext, depth: int = 0) -> bool:
+def _is_half_dtype(expr: ast.expr, module: ModuleInfo, depth: int = 0) -> bool:
     """``torch.float16`` / ``torch.half``, also through a name assigned one, an argparse
     default or config constant naming it (``getattr(torch, args.dtype)``, ``dtypes[args.dtype]``
     with a dict literal)."""
     if depth > 4:
         return False
-    module = ctx.module
     if resolve(expr, module) in ("torch.float16", "torch.half"):
         return True
     if isinstance(expr, ast.Name):
         bound = constants.module_assignment(module, expr.id)
-        return bound is not None and _is_half_dtype(bound, ctx, depth + 1)
+        return bound is not None and _is_half_dtype(bound, module, depth + 1)
     if isinstance(expr, ast.Call) and dotted(expr.func) == "getattr" and len(expr.args) >= 2 \
             and resolve(expr.args[0], module) == "torch":
         return constants.resolve(expr.args[1], None, module) in _HALF_WORDS
@@ -279,14 +278,14 @@ def _is_half_dtype(expr: ast.expr, ctx: FileContext, depth: int = 0) -> bool:
         if isinstance(table, ast.Dict) and isinstance(key, str):
             for k, v in zip(table.keys, table.values):
                 if isinstance(k, ast.Constant) and k.value == key:
-                    return _is_half_dtype(v, ctx, depth + 1)
+                    return _is_half_dtype(v, module, depth + 1)
         return False
     if isinstance(expr, (ast.Attribute, ast.Subscript)):
         return constants.resolve(expr, None, module) in _HALF_WORDS
     return False
 
 
-def _half_call(node: ast.expr, ctx: FileContext) -> bool:
+def _half_call(node: ast.expr, module: ModuleInfo) -> bool:
     """``m.half()``, ``m.to(torch.float16)``, ``m.to(dtype=dtype)``, ``m.convert_to_fp16()``
     anywhere in a call chain."""
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -294,7 +293,7 @@ def _half_call(node: ast.expr, ctx: FileContext) -> bool:
         if attr in ("half", "convert_to_fp16"):
             return True
         if attr in ("to", "type") and any(
-            _is_half_dtype(a, ctx) for a in [*node.args, *(k.value for k in node.keywords)]
+            _is_half_dtype(a, module) for a in [*node.args, *(k.value for k in node.keywords)]
         ):
             return True
         node = node.func.value
@@ -320,31 +319,80 @@ def _base_name(node: ast.expr, module: ModuleInfo | None = None) -> str:
     ) else ""
 
 
+def _returns_half(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleInfo) -> bool:
+    """``fn`` returns a model it cast to float16 (``net.half(); return net``)."""
+    halved_here = {
+        _base_name(n, module) for n in ast.walk(fn)
+        if isinstance(n, ast.Call) and _half_call(n, module)
+    }
+    return any(
+        isinstance(n, ast.Return) and n.value is not None and (
+            _half_call(n.value, module)
+            or isinstance(n.value, ast.Name) and n.value.id in halved_here
+        )
+        for n in ast.walk(fn)
+    )
+
+
+_LIBRARIES = ("torch", "transformers", "timm", "numpy", "accelerate", "lightning",
+              "pytorch_lightning", "apex", "deepspeed", "diffusers", "torchvision")
+
+
+def _project_builders(ctx: FileContext) -> dict[str, ast.Call]:
+    """``model = build_model(cfg)`` where ``build_model`` comes from a module of the checked
+    project and returns a float16 model: {target: call}. The project is read only when the
+    file binds a name to such a call."""
+    module = ctx.module
+    calls: list[tuple[ast.Assign, str]] = []
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            text = dotted(node.value.func) or ""
+            qual = module.imports.get(text.split(".")[0])
+            targets = [dotted(t) or "" for t in node.targets]
+            if qual and qual.split(".")[0] not in _LIBRARIES and any(
+                t and f"{t}.parameters(" in ctx.source for t in targets
+            ):
+                rest = text.partition(".")[2]
+                calls.append((node, f"{qual}.{rest}" if rest else qual))
+    if not calls:
+        return {}
+    from lrdoctor.check.project import ProjectLoader
+
+    loader = ProjectLoader()
+    out: dict[str, ast.Call] = {}
+    for node, qual in calls:
+        found = loader.module_for(qual, module)
+        if found is None:
+            continue
+        other, attr = found
+        fn = other.functions.get(attr)
+        if fn is None or not _returns_half(fn, other):
+            continue
+        assert isinstance(node.value, ast.Call)
+        for target in node.targets:
+            text = dotted(target)
+            if text:
+                out.setdefault(text.split(".")[-1] if text.startswith("self.") else text,
+                               node.value)
+    return out
+
+
 def _half_targets(ctx: FileContext) -> dict[str, ast.Call]:
     """Names of modules cast to float16 (``model.half()``, ``model = Net().to(torch.float16)``,
-    ``model = build()`` where ``build`` returns a cast model), with the cast; ``"*"`` for
-    ``torch.set_default_dtype(torch.float16)``."""
+    ``model = build()`` where ``build`` returns a cast model, here or in a project module),
+    with the cast; ``"*"`` for ``torch.set_default_dtype(torch.float16)``."""
     tree, module = ctx.tree, ctx.module
     out: dict[str, ast.Call] = {}
-    returns_half: set[str] = set()
-    for fn in module.functions.values():
-        halved_here = {
-            _base_name(n, module) for n in ast.walk(fn)
-            if isinstance(n, ast.Call) and _half_call(n, ctx)
-        }
-        for n in ast.walk(fn):
-            if isinstance(n, ast.Return) and n.value is not None and (
-                _half_call(n.value, ctx)
-                or isinstance(n.value, ast.Name) and n.value.id in halved_here
-            ):
-                returns_half.add(fn.name)
+    if not any(w in ctx.source for w in _FP16_WORDS):
+        return _project_builders(ctx)
+    returns_half = {name for name, fn in module.functions.items() if _returns_half(fn, module)}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _half_call(node, ctx):
+        if isinstance(node, ast.Call) and _half_call(node, module):
             name = _base_name(node, module)
             if name:
                 out.setdefault(name, node)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (
-            _half_call(node.value, ctx) or dotted(node.value.func) in returns_half
+            _half_call(node.value, module) or dotted(node.value.func) in returns_half
         ):
             for target in node.targets:
                 text = dotted(target)
@@ -355,12 +403,15 @@ def _half_targets(ctx: FileContext) -> dict[str, ast.Call]:
             isinstance(node, ast.Call)
             and resolve(node.func, module) == "torch.set_default_dtype"
             and node.args
-            and _is_half_dtype(node.args[0], ctx)
+            and _is_half_dtype(node.args[0], module)
         ):
             out.setdefault("*", node)
+    for name, call in _project_builders(ctx).items():
+        out.setdefault(name, call)
     return out
 
 
+_FP16_WORDS = ("half", "float16", "fp16", "dtype")
 _ADAM = re.compile(r"\b(Adam|AdamW|Adamax|NAdam|RAdam|SparseAdam)\b")
 _LOG_OR_BCE = re.compile(r"\blog\(|\.log\(\)|BCELoss|binary_cross_entropy\(")
 
@@ -463,10 +514,7 @@ def _after_training(ctx: FileContext, cast: ast.AST) -> bool:
 
 @rule("LRD102")
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
-    src = ctx.source
-    if not any(w in src for w in ("half", "float16", "fp16", "dtype")):
-        return
-    if not _ADAM.search(src):
+    if not _ADAM.search(ctx.source):
         return
     halved = {name: cast for name, cast in _half_targets(ctx).items()
               if not _after_training(ctx, cast)}

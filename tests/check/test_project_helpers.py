@@ -1,6 +1,7 @@
-"""Checkpoints saved and resumed through the project's own helpers (the packages under
-projects/): `save_checkpoint(state, path)` and `load_checkpoint(path, model,
-optimizer=...)` with optional scheduler/scaler parameters left at None."""
+"""The project's own helpers in other modules (the packages under projects/): checkpoints
+saved and resumed through `save_checkpoint(state, path)` and `load_checkpoint(path, model,
+optimizer=...)` with optional scheduler/scaler parameters left at None; a model builder that
+returns the model cast to float16."""
 
 from __future__ import annotations
 
@@ -26,3 +27,11 @@ def test_helpers_that_save_and_resume_without_the_scheduler_are_reported() -> No
 
 def test_helpers_that_save_and_resume_the_scheduler_are_fine() -> None:
     assert _found("checkpoint_helpers_right", "train.py") == []
+
+
+def test_adam_on_a_model_cast_to_float16_by_a_project_builder_is_lrd102() -> None:
+    assert _found("fp16_builder_wrong", "train.py") == [("LRD102", "train.py", 6)]
+
+
+def test_adam_on_a_float32_model_from_a_project_builder_is_fine() -> None:
+    assert _found("fp16_builder_right", "train.py") == []
