@@ -30,7 +30,7 @@ def test_helpers_that_save_and_resume_the_scheduler_are_fine() -> None:
 
 
 def test_adam_on_a_model_cast_to_float16_by_a_project_builder_is_lrd102() -> None:
-    assert _found("fp16_builder_wrong", "train.py") == [("LRD102", "train.py", 6)]
+    assert _found("fp16_builder_wrong", "train.py") == [("LRD102", "train.py", 5)]
 
 
 def test_adam_on_a_float32_model_from_a_project_builder_is_fine() -> None:
