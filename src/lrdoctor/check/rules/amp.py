@@ -33,15 +33,33 @@ def resolve(node: ast.expr, module: ModuleInfo) -> str:
 
 
 _OLD_AMP = ("torch.cuda.amp.GradScaler", "torch.cuda.amp.autocast")
+# every spelling that can reach torch.cuda.amp: `torch.cuda.amp.X`, `from torch.cuda.amp
+# import X`, `from torch.cuda import amp`, `import torch.cuda.amp as A`
+_OLD_AMP_TEXT = re.compile(
+    r"cuda\.amp|from\s+torch\.cuda\s+import\s*(\([^)]*|[^\n]*)\bamp\b"
+)
 
 
 @rule("LRD101")
 def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
     # `from torch.cuda import amp` + `amp.GradScaler()` never spells "cuda.amp": the cheap
     # test must not miss it
-    if "cuda" not in ctx.source or "amp" not in ctx.source:
+    if not _OLD_AMP_TEXT.search(ctx.source):
         return
     module = ctx.module
+    found: list[tuple[ast.Call, str]] = []
+    references: list[ast.expr] = []
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, ast.Call):
+            qual = resolve(node.func, module)
+            if qual in _OLD_AMP:
+                found.append((node, qual.rsplit(".", 1)[1]))
+        elif isinstance(node, (ast.Attribute, ast.Name)) and isinstance(node.ctx, ast.Load):
+            qual = resolve(node, module)
+            if qual in _OLD_AMP:
+                references.append(node)
+    if not found:
+        return
     fallback = _fallback_nodes(ctx.tree, module)
     guarded_names = {
         alias.asname or alias.name
@@ -50,20 +68,12 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
         for alias in node.names
     }
     calls: list[tuple[ast.Call, str]] = []
-    references: list[ast.expr] = []
     callee_ids: set[int] = set()
-    for node in ast.walk(ctx.tree):
-        if isinstance(node, ast.Call):
-            qual = resolve(node.func, module)
-            if qual in _OLD_AMP:
-                if id(node) in fallback or _head(node.func) in guarded_names:
-                    continue  # the old-torch side of a version switch: it is the point
-                calls.append((node, qual.rsplit(".", 1)[1]))
-                callee_ids.add(id(node.func))
-        elif isinstance(node, (ast.Attribute, ast.Name)) and isinstance(node.ctx, ast.Load):
-            qual = resolve(node, module)
-            if qual in _OLD_AMP:
-                references.append(node)
+    for node, name in found:
+        callee_ids.add(id(node.func))
+        if id(node) in fallback or _head(node.func) in guarded_names:
+            continue  # the old-torch side of a version switch: it is the point
+        calls.append((node, name))
     bare_refs = [r for r in references if id(r) not in callee_ids]
     from_import = _from_import(ctx.tree)
     imported_names = {
@@ -514,12 +524,12 @@ def _after_training(ctx: FileContext, cast: ast.AST) -> bool:
 
 @rule("LRD102")
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
-    if not _ADAM.search(ctx.source):
+    if "Adam" not in ctx.source or not _ADAM.search(ctx.source):
         return
-    halved = {name: cast for name, cast in _half_targets(ctx).items()
-              if not _after_training(ctx, cast)}
+    halved = _half_targets(ctx)
     if not halved:
         return
+    exported: dict[str, bool] = {}
     seen: set[int] = set()
     for obj in ctx.full_program.objects:
         if obj.kind != "optimizer" or obj.cls not in names.ADAM_FAMILY or obj.call is None:
@@ -543,8 +553,11 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
         if params is None:
             continue
         owners = _param_owners(params, ctx, obj.call)
-        hit = next((o for o in sorted(owners) if o in halved), None) or (
-            "*" if "*" in halved else None
+        for name in [*sorted(owners), "*"]:
+            if name in halved and name not in exported:
+                exported[name] = _after_training(ctx, halved[name])
+        hit = next((o for o in sorted(owners) if o in halved and not exported[o]), None) or (
+            "*" if "*" in halved and not exported["*"] else None
         )
         if hit is None:
             continue
