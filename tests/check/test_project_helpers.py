@@ -35,3 +35,11 @@ def test_adam_on_a_model_cast_to_float16_by_a_project_builder_is_lrd102() -> Non
 
 def test_adam_on_a_float32_model_from_a_project_builder_is_fine() -> None:
     assert _found("fp16_builder_right", "train.py") == []
+
+
+def test_adam_on_a_model_returned_in_a_tuple_cast_under_a_flag_is_lrd102() -> None:
+    assert _found("fp16_flag_builder_wrong", "train.py") == [("LRD102", "train.py", 10)]
+
+
+def test_adam_with_a_float16_safe_eps_on_that_model_is_fine() -> None:
+    assert _found("fp16_flag_builder_right", "train.py") == []

@@ -329,19 +329,50 @@ def _base_name(node: ast.expr, module: ModuleInfo | None = None) -> str:
     ) else ""
 
 
-def _returns_half(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleInfo) -> bool:
-    """``fn`` returns a model it cast to float16 (``net.half(); return net``)."""
+def _returned_half(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleInfo) -> set[int]:
+    """Where ``fn`` returns a model it cast to float16: -1 for the returned value itself
+    (``net.half(); return net``), ``i`` for item ``i`` of a returned tuple (``return net,
+    diffusion, options``)."""
     halved_here = {
         _base_name(n, module) for n in ast.walk(fn)
         if isinstance(n, ast.Call) and _half_call(n, module)
     }
-    return any(
-        isinstance(n, ast.Return) and n.value is not None and (
-            _half_call(n.value, module)
-            or isinstance(n.value, ast.Name) and n.value.id in halved_here
+
+    def half(value: ast.expr) -> bool:
+        return _half_call(value, module) or isinstance(value, ast.Name) \
+            and value.id in halved_here
+
+    out: set[int] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Return) and n.value is not None:
+            if half(n.value):
+                out.add(-1)
+            elif isinstance(n.value, ast.Tuple):
+                out.update(i for i, elt in enumerate(n.value.elts) if half(elt))
+    return out
+
+
+def _bound_to(node: ast.Assign, positions: set[int]) -> list[str]:
+    """The names an assignment binds to the returned positions in ``positions``."""
+    out = []
+    for target in node.targets:
+        picked = [target] if -1 in positions else (
+            [e for i, e in enumerate(target.elts) if i in positions]
+            if isinstance(target, (ast.Tuple, ast.List)) else []
         )
-        for n in ast.walk(fn)
-    )
+        for item in picked:
+            text = dotted(item)
+            if text:
+                out.append(text.split(".")[-1] if text.startswith("self.") else text)
+    return out
+
+
+def _target_names(node: ast.Assign) -> list[str]:
+    names_ = []
+    for target in node.targets:
+        items = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        names_.extend(dotted(t) or "" for t in items)
+    return [n for n in names_ if n]
 
 
 _LIBRARIES = ("torch", "transformers", "timm", "numpy", "accelerate", "lightning",
@@ -358,9 +389,8 @@ def _project_builders(ctx: FileContext) -> dict[str, ast.Call]:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             text = dotted(node.value.func) or ""
             qual = module.imports.get(text.split(".")[0])
-            targets = [dotted(t) or "" for t in node.targets]
             if qual and qual.split(".")[0] not in _LIBRARIES and any(
-                t and f"{t}.parameters(" in ctx.source for t in targets
+                f"{t}.parameters(" in ctx.source for t in _target_names(node)
             ):
                 rest = text.partition(".")[2]
                 calls.append((node, f"{qual}.{rest}" if rest else qual))
@@ -376,14 +406,11 @@ def _project_builders(ctx: FileContext) -> dict[str, ast.Call]:
             continue
         other, attr = found
         fn = other.functions.get(attr)
-        if fn is None or not _returns_half(fn, other):
+        if fn is None:
             continue
         assert isinstance(node.value, ast.Call)
-        for target in node.targets:
-            text = dotted(target)
-            if text:
-                out.setdefault(text.split(".")[-1] if text.startswith("self.") else text,
-                               node.value)
+        for name in _bound_to(node, _returned_half(fn, other)):
+            out.setdefault(name, node.value)
     return out
 
 
@@ -395,20 +422,19 @@ def _half_targets(ctx: FileContext) -> dict[str, ast.Call]:
     out: dict[str, ast.Call] = {}
     if not any(w in ctx.source for w in _FP16_WORDS):
         return _project_builders(ctx)
-    returns_half = {name for name, fn in module.functions.items() if _returns_half(fn, module)}
+    returns_half = {name: positions for name, fn in module.functions.items()
+                    if (positions := _returned_half(fn, module))}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _half_call(node, module):
             name = _base_name(node, module)
             if name:
                 out.setdefault(name, node)
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (
-            _half_call(node.value, module) or dotted(node.value.func) in returns_half
-        ):
-            for target in node.targets:
-                text = dotted(target)
-                if text:
-                    out.setdefault(text.split(".")[-1] if text.startswith("self.") else text,
-                                   node.value)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            positions = {-1} if _half_call(node.value, module) else returns_half.get(
+                dotted(node.value.func) or "", set()
+            )
+            for name in _bound_to(node, positions):
+                out.setdefault(name, node.value)
         if (
             isinstance(node, ast.Call)
             and resolve(node.func, module) == "torch.set_default_dtype"
