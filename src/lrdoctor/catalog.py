@@ -189,9 +189,10 @@ accuracies and scores.
         """
 With float16 AMP, GradScaler starts at scale 65536 and skips `optimizer.step()` whenever the
 scaled gradients overflow, typically for the first few iterations. The scheduler steps anyway,
-so PyTorch warns "Detected call of `lr_scheduler.step()` before `optimizer.step()`", blaming
-your call order, which is right. The schedule runs ahead of the real updates by the number of
-skipped steps.
+so PyTorch warns "Detected call of `lr_scheduler.step()` before `optimizer.step()`". The warning
+blames your call order, but your order (`scaler.step(optimizer)`, then `scheduler.step()`) is
+correct: the cause is the skipped optimizer step. The schedule runs ahead of the real updates
+by the number of skipped steps.
 """,
         """
 Usually harmless for a few skips at the start: the warning can be ignored. To keep the schedule

@@ -13,6 +13,7 @@ from importlib import resources
 
 from lrdoctor.report.text import render_finding, use_color
 
+DEMO_THREADS = 1
 SCENARIOS = [
     ("mnist_steplr.py", "StepLR(step_size=7) stepped in the batch loop of an MNIST-sized run"),
     ("onecycle_per_epoch.py", "OneCycleLR sized in batches, stepped once per epoch"),
@@ -42,10 +43,21 @@ def _run_one(path: str, args: list[str]):
 
 def run_demo(quiet: bool = False) -> int:
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
         print("lrdoctor demo: needs PyTorch installed (pip install torch)", file=sys.stderr)
         return 2
+    # one thread: these models are tiny, and with more threads than free cores (a busy or
+    # small machine) each step waits on the others: 1 ms a step becomes 20-30 ms
+    threads = torch.get_num_threads()
+    torch.set_num_threads(DEMO_THREADS)
+    try:
+        return _run_scenarios(quiet)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _run_scenarios(quiet: bool) -> int:
     color = use_color(sys.stdout)
     bold, reset = ("\033[1m", "\033[0m") if color else ("", "")
     start = time.perf_counter()
