@@ -177,6 +177,19 @@ def test_a_watch_inside_a_watch_reports_on_its_own_and_the_outer_includes_it():
     assert multiprocessing.process.BaseProcess.start is process_start
 
 
+def test_a_watch_used_twice_reports_on_its_latest_run():
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    w = lrdoctor.watch(echo=lambda m: None)
+    for steps in (2, 3):
+        with w:
+            for _ in range(steps):
+                optimizer.zero_grad()
+                model(torch.ones(1, 2)).sum().backward()
+                optimizer.step()
+        assert w.optimizer_steps == steps
+
+
 def test_device_flags_are_kept_by_reference_and_read_in_batches():
     """On a device, reading a flag means a sync: hooks copy it (async) and the engine reads
     the pending ones together later. A meta tensor stands in for a device tensor: reading

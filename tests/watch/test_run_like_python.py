@@ -213,6 +213,9 @@ def test_training_in_spawned_children_is_said_to_be_unwatched(tmp_path):
     assert result.returncode == 0 and result.stdout.count("trains here") == 2
     assert "2 child processes" in result.stderr and "not watched" in result.stderr
     assert "No problems found" not in result.stderr
+    quiet = subprocess.run([sys.executable, "-m", "lrdoctor", "run", "-q", str(script)], env=ENV,
+                           capture_output=True, text=True, timeout=120)
+    assert "2 child processes" in quiet.stderr  # -q hides clean reports, not unwatched training
 
 
 def test_data_loader_workers_are_not_taken_for_training_children(tmp_path):

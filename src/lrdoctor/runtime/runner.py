@@ -261,7 +261,8 @@ def _emit_report(watch: Watch, json_path: str | None, quiet: bool) -> None:
 
     # the text report comes first and does not depend on the JSON file being writable
     try:
-        if not quiet or watch.findings:
+        # quiet: only findings, and the one thing silence would hide: unwatched training
+        if not quiet or watch.findings or (watch.children and not watch.optimizer_steps):
             rank = os.environ.get("RANK")
             text = watch.report(color=use_color(sys.stderr))
             if rank is not None and os.environ.get("WORLD_SIZE", "1") != "1":

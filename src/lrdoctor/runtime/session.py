@@ -80,6 +80,8 @@ class Watch:
             outer._hand_over(self)
         self._outer = outer
         self._watching = True
+        # a watch started again reports on its new run only
+        self.engine, self.nested, self.children = None, [], 0
         _active = self
 
     def _torch_imported(self, module: Any) -> None:
