@@ -113,7 +113,8 @@ def test_missing_script_is_a_clear_usage_error(tmp_path):
 
 def test_ctrl_c_gives_a_partial_report_and_dies_by_the_signal(tmp_path):
     script = write(tmp_path / "train.py", """
-        import sys, time, torch
+        import atexit, sys, time, torch
+        atexit.register(lambda: print("atexit ran", flush=True))  # python runs it before dying
         model = torch.nn.Linear(4, 1)
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
         sched = torch.optim.lr_scheduler.StepLR(opt, 7)
@@ -133,6 +134,7 @@ def test_ctrl_c_gives_a_partial_report_and_dies_by_the_signal(tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGINT  # it died by the signal, as under python
+    assert out.splitlines()[-1] == "atexit ran"
     assert "KeyboardInterrupt" in err
     assert "interrupted: partial report" in err
     assert "scheduler StepLR" in err

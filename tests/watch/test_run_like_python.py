@@ -169,6 +169,15 @@ def test_atexit_handlers_and_non_daemon_threads_finish_as_under_python(tmp_path)
     assert watched.stdout == b"main done\nthread done\natexit ran\n"
 
 
+def test_a_thread_pool_the_script_never_shut_down_does_not_hang_the_run(tmp_path):
+    # its idle workers are non-daemon threads that end only when told the interpreter exits
+    both_ways(tmp_path, """
+        from concurrent.futures import ThreadPoolExecutor
+        pool = ThreadPoolExecutor(2)
+        print(pool.submit(sum, [1, 2, 3]).result())
+    """)
+
+
 def test_training_in_a_non_daemon_thread_is_reported_after_the_thread(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(textwrap.dedent("""

@@ -130,6 +130,8 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
         sys.path.insert(0, path0)
 
     watch = Watch(strict=strict, nan_trace=nan_trace, nan_check=nan_check)
+    # registered before the script runs, so it runs after the script's own atexit handlers
+    atexit.register(_die_by_sigint)
     code = 0
     error: BaseException | None = None
     interrupted = False
@@ -146,7 +148,7 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
         error = exc
         _print_uncaught(exc)
         code = 130
-        atexit.register(_die_by_sigint)  # registered last: runs first, as late as we can
+        _ending["by_sigint"] = True
     except BaseException as exc:
         error = exc
         _print_uncaught(exc)
@@ -217,25 +219,41 @@ def _flush() -> None:
 
 def _wait_for_threads() -> None:
     """Wait for the script's non-daemon threads, as the interpreter does before exiting:
-    training in such a thread is part of the run the report is about."""
+    training in such a thread is part of the run the report is about. This is the
+    interpreter's own step (``threading._shutdown``): it first tells thread pools the script
+    never shut down that no more work is coming, so their idle workers end, then joins."""
     threading = sys.modules.get("threading")
     if threading is None:  # the script started no thread through the threading module
         return
-    while True:
-        pending = [t for t in threading.enumerate()
-                   if not t.daemon and t is not threading.main_thread() and t.is_alive()]
-        if not pending:
+    try:
+        shutdown = getattr(threading, "_shutdown", None)
+        if shutdown is not None and threading.current_thread() is threading.main_thread():
+            shutdown()  # the interpreter calls it again at exit; the second call does nothing
             return
-        try:
+        for call in reversed(getattr(threading, "_threading_atexits", [])):
+            call()
+        while True:
+            pending = [t for t in threading.enumerate()
+                       if not t.daemon and t is not threading.current_thread() and t.is_alive()]
+            if not pending:
+                return
             for thread in pending:
                 thread.join()
-        except KeyboardInterrupt:  # a second Ctrl-C: report what was seen
-            return
+    except KeyboardInterrupt:  # a second Ctrl-C: report what was seen
+        return
+    except Exception as exc:
+        print(f"lrdoctor: could not wait for the script's threads: {exc}", file=sys.stderr)
+
+
+_ending = {"by_sigint": False}
 
 
 def _die_by_sigint() -> None:
-    """End the process by SIGINT, as python does after an uncaught KeyboardInterrupt, so the
-    parent shell sees a process killed by Ctrl-C (and stops a loop of runs)."""
+    """After an uncaught KeyboardInterrupt, end the process by SIGINT once the atexit handlers
+    have run, as python does, so the parent shell sees a process killed by Ctrl-C (and stops a
+    loop of runs)."""
+    if not _ending["by_sigint"]:
+        return
     _flush()
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
