@@ -158,6 +158,15 @@ def test_end_of_run_checks_work_after_the_script_has_freed_its_objects(tmp_path,
     assert [f["code"] for f in json.loads(out.read_text())["findings"]] == [code]
 
 
+def _free_port() -> int:
+    # a fixed port collides with another test run on the same machine
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def test_under_torchrun_each_rank_reports_and_writes_its_own_json(tmp_path):
     torchrun = Path(sys.executable).with_name("torchrun")
     if not torchrun.exists():
@@ -185,7 +194,7 @@ def test_under_torchrun_each_rank_reports_and_writes_its_own_json(tmp_path):
     env = {**os.environ, "NO_COLOR": "1", "MASTER_ADDR": "127.0.0.1"}
     result = subprocess.run(
         [str(torchrun), "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
-         "--master_port", "29517", "-m", "lrdoctor", "run", "--json",
+         "--master_port", str(_free_port()), "-m", "lrdoctor", "run", "--json",
          str(tmp_path / "report.json"), str(script)],
         capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
