@@ -82,12 +82,11 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
         if not TRIGGER.search(text):
             # a driver with none of the words can still run a training loop written in the
             # project modules it imports (`from engine import train_one_epoch`)
-            imported = loader.imported_sources(module) if module.imports else []
-            if not any(FLOW_TRIGGER.search(t) for t in imported):
+            if not (module.imports and loader.imports_matching(module, FLOW_TRIGGER)):
                 return result
             flow = True
         elif not flow and module.imports:
-            flow = any(FLOW_TRIGGER.search(t) for t in loader.imported_sources(module))
+            flow = loader.imports_matching(module, FLOW_TRIGGER)
         ctx = FileContext(path, text, tree, module, lambda: Tracer(module, loader, text).run(),
                           codes, flow)
         found: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from functools import lru_cache
 
 from lrdoctor.check.index import ModuleInfo, ModuleLoader
@@ -52,15 +53,17 @@ class ProjectLoader(ModuleLoader):
         self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
         self._resolved: dict[tuple[str, str], tuple[ModuleInfo, str] | None] = {}
         self._texts: dict[str, str | None] = {}
+        self._matches: dict[tuple[str, str], bool] = {}
 
     def trim(self) -> None:
         """Between two checked files: drop the parsed modules when there are many (the next
         file may need others; it re-reads what it shares with the previous ones)."""
-        if len(self.modules) > MAX_CACHED:
+        if len(self.modules) > MAX_CACHED or len(self._texts) > MAX_CACHED:
             self.modules.clear()
             self.sources.clear()
             self._resolved.clear()
             self._texts.clear()
+            self._matches.clear()
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
         key = (importer.path, qualname)
@@ -93,10 +96,9 @@ class ProjectLoader(ModuleLoader):
                     return module, attr
         return None
 
-    def imported_sources(self, module: ModuleInfo) -> list[str]:
-        """The source of every project module ``module`` imports from (read, not parsed), and
-        of the modules a package ``__init__`` among them re-exports from."""
-        texts = []
+    def imports_matching(self, module: ModuleInfo, pattern: re.Pattern[str]) -> bool:
+        """Whether a project module ``module`` imports from (or one a package ``__init__``
+        among them re-exports from) matches ``pattern``; each module is searched once."""
         importer_dir = os.path.dirname(os.path.abspath(module.path))
         pending = [(q, importer_dir) for q in module.imports.values()]
         seen: set[str] = set()
@@ -106,18 +108,22 @@ class ProjectLoader(ModuleLoader):
             if path is None or path in seen:
                 continue
             seen.add(path)
-            text = self._text(path)
-            if text is None:
-                continue
-            texts.append(text)
+            key = (path, pattern.pattern)
+            found = self._matches.get(key)
+            if found is None:
+                text = self._text(path)
+                found = bool(text is not None and pattern.search(text))
+                self._matches[key] = found
+            if found:
+                return True
             if path.endswith("__init__.py"):
-                # `from .trainer import Trainer`: one more level, to the defining module
+                text = self._text(path) or ""
                 for line in text.splitlines():
                     stripped = line.strip()
                     if stripped.startswith("from ") and " import " in stripped:
                         source = stripped[5:].split(" import", 1)[0].strip()
                         pending.append((source + ".x", os.path.dirname(path)))
-        return texts
+        return False
 
     def _file_for(self, qualname: str, importer_dir: str) -> str | None:
         level = len(qualname) - len(qualname.lstrip("."))

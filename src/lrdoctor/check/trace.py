@@ -352,7 +352,6 @@ class Tracer:
             params = params[1:]
         for param in [*params, *fn.args.kwonlyargs]:
             self.versions[param.arg] = self.versions.get(param.arg, 0) + 1
-        rebound = _stores(fn)
         for i, param in enumerate(params):
             if i < len(args):
                 value = args[i]
@@ -360,7 +359,7 @@ class Tracer:
                 value = kwargs[param.arg]
             else:
                 value = None
-            if isinstance(value, Const) and value.sure and rebound.get(param.arg):
+            if isinstance(value, Const) and value.sure and _stores(fn).get(param.arg):
                 value = Const(value.value)
             scope.vars[param.arg] = value if value is not None else self.guess(param.arg)
         for param in fn.args.kwonlyargs:
@@ -1307,10 +1306,9 @@ def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any
     params = [p.arg for p in [*fn.args.posonlyargs, *fn.args.args]]
     if fv.bound is not None and params and not _is_static(fn):
         params = params[1:]
-    tested = _tested(fn)
 
     def key(name: str | None, value: Any) -> Any:
-        if name in tested and isinstance(value, Const) and value.sure:
+        if isinstance(value, Const) and value.sure and name in _tested(fn):
             return ("const", type(value.value).__name__, repr(value.value)[:64])
         return _arg_key(value)
 
@@ -1331,12 +1329,26 @@ def _stores(node: ast.AST) -> dict[str, int]:
     if cached is not None and cached[0] is node:
         return cached[1]
     counts: dict[str, int] = {}
-    for sub in ast.walk(node):
+    body = node.body if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) \
+        else [node]
+    stack: list[ast.AST] = list(body)
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[sub.name] = counts.get(sub.name, 0) + 1
+            # a nested function rebinds this scope's names only through `nonlocal`/`global`
+            for inner in ast.walk(sub):
+                if isinstance(inner, (ast.Global, ast.Nonlocal)):
+                    for name in inner.names:
+                        counts[name] = counts.get(name, 0) + 2
+            continue
         if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
             counts[sub.id] = counts.get(sub.id, 0) + 1
-        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
-            for name in sub.names:
-                counts[name] = counts.get(name, 0) + 2
+        elif isinstance(sub, ast.expr) and not isinstance(
+            sub, (ast.NamedExpr, ast.Tuple, ast.List, ast.Starred, ast.Subscript, ast.Attribute)
+        ):
+            continue  # no binding inside a plain expression
+        stack.extend(ast.iter_child_nodes(sub))
     if len(_STORES) > 4096:
         _STORES.clear()
     _STORES[id(node)] = (node, counts)
