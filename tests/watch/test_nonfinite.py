@@ -467,3 +467,63 @@ def test_strict_mode_stops_training_at_the_non_finite_loss(run_script):
 
     with pytest.raises(lrdoctor.ScheduleError, match="LRD104"):
         run_script(PLANTED, strict=True)
+
+
+FLOAT32_NAN_GRADIENT = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+opt = torch.optim.OPTIMIZER(model.parameters(), lr=1e-3)
+for step in range(1, 6):
+    out = model(torch.randn(16, 8))
+    loss = out.pow(2).mean()
+    if step == 3:
+        loss = loss + torch.sqrt(out * 0).mean()  # d sqrt(0) = inf: NaN gradients, finite loss
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_float32_nan_gradient_is_found_by_the_next_loss_and_blamed_on_the_update(run_script):
+    # float32 gradients are not reduced on every step (that would cost one op per tensor):
+    # the NaN the update writes shows in the next loss, one step later
+    ran = run_script(FLOAT32_NAN_GRADIENT.replace("OPTIMIZER", "Adam"))
+    f = ran.only("LRD104")
+    assert f.evidence["step"] == 4
+    assert f.evidence["parameter"].startswith("model.")
+    assert "written by an optimizer step between 1 and 3: see LRD105" in f.message
+    f = ran.only("LRD105")
+    assert f.evidence["step"] == 3 and f.evidence["checked_last_at_step"] == 0
+    assert f.evidence["cause"] == "non-finite gradients"
+    assert "an optimizer step between 1 and 3 of Adam wrote NaN" in f.message
+    assert "no GradScaler skipped the step" in f.message
+
+
+def test_float32_nan_written_by_plain_sgd_is_not_claimed_to_come_from_outside(run_script):
+    # plain SGD keeps no state that would show the NaN gradient: say what is known, and do not
+    # claim the parameter was written outside the optimizer
+    ran = run_script(FLOAT32_NAN_GRADIENT.replace("OPTIMIZER", "SGD"))
+    f = ran.only("LRD104")
+    assert f.evidence["step"] == 4
+    assert "an update, or a write outside the optimizer, made it non-finite" in f.message
+    assert "outside any optimizer step we saw" not in f.message
+    assert "LRD105" not in ran.codes
+
+
+def test_float32_gradients_are_not_reduced_on_a_healthy_step(run_script, monkeypatch):
+    # the per-step cost: the CPU scalar loss is read as is; no reduction runs on a float32
+    # gradient or parameter except at the periodic check (every 64 steps)
+    import torch as real_torch
+
+    sums = []
+    original = real_torch.Tensor.sum
+
+    def counting_sum(self, *args, **kwargs):
+        sums.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(real_torch.Tensor, "sum", counting_sum)
+    ran = run_script(PLANTED.replace("range(1, 6)", "range(1, 40)").replace("if step == 3", "if step == 0"))
+    assert not ran.findings
+    assert sums == []
