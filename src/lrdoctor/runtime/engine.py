@@ -376,7 +376,9 @@ class Engine:
     def on_attempt(self, opt: Any, taken: bool | None, found_inf: Any, via_scaler: bool,
                    site: Any = _UNKNOWN, lrs: tuple[Any, ...] | None = None) -> None:
         """``site``: the user's line when the caller knows it; found on demand otherwise."""
-        info = self.optimizer(opt)
+        info = self.optimizers.get(id(opt))
+        if info is None or info.ref() is not opt:  # inline: this runs on every step
+            info = self.optimizer(opt)
         self.clock += 1
         if lrs is None:
             lrs = lrs_of(opt)
@@ -417,7 +419,7 @@ class Engine:
         """Count the optimizer steps made inside ``torch.compile``'d code since the last eager
         hook (their LRs are read now, before any scheduler steps). At most one step is
         pending at a time: a compiled loop that steps twice with no eager hook in between
-        (no DataLoader, backward, scheduler or module call outside the compiled code) has
+        (no DataLoader batch, backward or scheduler step outside the compiled code) has
         its second step uncounted."""
         steps = self.compiled_steps[:]
         del self.compiled_steps[:]  # in place: compiled code appends to this very list
