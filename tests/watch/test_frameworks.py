@@ -270,7 +270,10 @@ final = [p.detach().clone() for p in model.parameters()]
 @pytest.mark.parametrize("schedule,accum", [("linear", "1"), ("linear", "2"), ("cosine", "1"),
                                             ("cosine", "2")])
 def test_hf_trainer_with_warmup_schedules_is_silent(run, schedule, accum):
-    ran = run(HF_TRAINER, schedule, accum)
+    if (schedule, accum) == ("cosine", "2"):  # once (a Trainer run is the slow part)
+        ran = assert_same_training(run, HF_TRAINER, schedule, accum)
+    else:
+        ran = run(HF_TRAINER, schedule, accum)
     assert ran.codes == [], ran.watch.report()
     eng = ran.watch.engine
     (opt,) = eng.optimizers.values()
@@ -280,10 +283,6 @@ def test_hf_trainer_with_warmup_schedules_is_silent(run, schedule, accum):
     # the horizon is read from the transformers builder, not guessed
     assert sched.shape.horizon == updates and sched.shape.warmup == 2
     assert f"num_training_steps={updates}" in sched.label
-
-
-def test_hf_trainer_training_is_the_same_under_lrdoctor(run):
-    assert_same_training(run, HF_TRAINER, "cosine", "2")
 
 
 def test_onecycle_handed_to_hf_trainer_that_ignores_accumulation_is_reported(run):
@@ -637,7 +636,6 @@ import sys
 import torch
 from accelerate import Accelerator
 from torch.utils.data import DataLoader, TensorDataset
-from transformers import get_linear_schedule_with_warmup
 
 torch.manual_seed(0)
 accelerator = Accelerator(cpu=True)
@@ -648,7 +646,9 @@ total = len(loader) * 2  # the batches of all processes: what Accelerate expects
 model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
 if sys.argv[1] == "per_process":
     total = len(loader) * 2  # the prepared loader holds 1/num_processes of the batches
-scheduler = accelerator.prepare(get_linear_schedule_with_warmup(optimizer, 2, total))
+# a linear decay to 0 written by hand (its horizon is probed from the lambda)
+scheduler = accelerator.prepare(
+    torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1 - s / total)))
 for epoch in range(2):
     for x, y in loader:
         accelerator.backward(torch.nn.functional.mse_loss(model(x), y))
