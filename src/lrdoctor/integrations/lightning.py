@@ -27,7 +27,7 @@ def _callback_base() -> Any:
         from lightning.pytorch.callbacks import Callback
     except ImportError:
         try:
-            from pytorch_lightning.callbacks import Callback
+            from pytorch_lightning.callbacks import Callback  # type: ignore[assignment]
         except ImportError as exc:
             raise ImportError(
                 "lrdoctor.integrations.lightning needs PyTorch Lightning "

@@ -46,7 +46,7 @@ def lr_writes(filename: str) -> list[tuple[int, int, int]]:
             targets = [node.target]
         for t in targets:
             if _is_lr_target(t):
-                found.append((node.lineno, *span))
+                found.append((getattr(node, "lineno", 0), *span))
         for child in ast.iter_child_nodes(node):
             visit(child, span)
 

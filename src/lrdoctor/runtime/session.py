@@ -124,6 +124,8 @@ class Watch:
         the report says so instead of reading as a clean bill of health."""
         from lrdoctor.runtime import imports
 
+        self._unpatch_children: Callable[[], None] | None = None
+
         def patch(module: Any) -> None:
             cls = getattr(module, "BaseProcess", None)
             original = getattr(cls, "start", None)
@@ -138,10 +140,9 @@ class Watch:
                 return original(process)
 
             start._lrdoctor = True  # type: ignore[attr-defined]
-            cls.start = start
+            cls.start = start  # type: ignore[union-attr]
             self._unpatch_children = lambda: setattr(cls, "start", original)
 
-        self._unpatch_children: Callable[[], None] | None = None
         self._finder = imports.when_imported("multiprocessing.process", patch, self._finder)
 
     def _remove_hooks(self) -> None:

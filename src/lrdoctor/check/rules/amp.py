@@ -368,7 +368,7 @@ def _bound_to(node: ast.Assign, positions: set[int]) -> list[str]:
 
 
 def _target_names(node: ast.Assign) -> list[str]:
-    names_ = []
+    names_: list[str] = []
     for target in node.targets:
         items = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
         names_.extend(dotted(t) or "" for t in items)

@@ -6,6 +6,7 @@ and optimizer steps per pass over the training loader), never from the class nam
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from lrdoctor.findings import Finding
@@ -64,7 +65,7 @@ class EpochSchedulerPerBatch(Check):
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
         self.done: set[int] = set()  # schedulers reported, or judged to be warm-ups
-        self.epoch1_end: dict[int, tuple[Any, ...]] = {}  # scheduler key -> LRs after epoch 1
+        self.epoch1_end: dict[int, tuple[Any, ...] | None] = {}  # scheduler key -> LRs after epoch 1
         engine.subscribe(SchedulerStep, self.on_step)
         engine.subscribe(EpochStart, self.on_epoch)
         engine.subscribe(RunEnd, self.on_end)
@@ -151,7 +152,7 @@ class EpochSchedulerPerBatch(Check):
                 elif s.kind is not None and s.kind.overrun == "rises":
                     fate = (f"it went on oscillating for the remaining {rest} (LR {fmt_lrs(last)} "
                             f"at the end)")
-                elif _rose(after_one, last):
+                elif last is not None and _rose(after_one, last):
                     fate = f"it was {fmt_lrs(last)} at the end of training"
                 else:
                     fate = f"it kept falling for the remaining {rest}, to {fmt_lrs(last)}"
@@ -237,8 +238,8 @@ def _warms_up(s: SchedulerInfo, horizon: int) -> bool:
         return False
     offset = getattr(sched, "last_epoch", s.user_steps) - s.user_steps
     start_step = max(0, offset)
-    before = _factors(s, start_step)
-    after = _factors(s, start_step + horizon)
+    before: Sequence[float] | None = _factors(s, start_step)
+    after: Sequence[float] | None = _factors(s, start_step + horizon)
     if before is None or after is None:
         before = _closed_form(sched, start_step)
         after = _closed_form(sched, start_step + horizon)
