@@ -633,7 +633,7 @@ def replay(calls: list[Call], tracer: Tracer, checker: Any, backward: bool = Fal
     if not calls:
         return None
     saved_rng = torch.get_rng_state()
-    saved_dev = torch.cuda.get_rng_state() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
+    saved_dev = torch.cuda.get_rng_state() if torch.cuda.is_initialized() else None
     # The replay runs on copies of the buffers it may mutate (BatchNorm's running statistics):
     # writing the originals back would bump their version counters and break the user's own
     # backward, which saved them.
