@@ -502,8 +502,8 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         yield Diagnostic.at(
             "LRD006",
             f"`{receiver(e)}.step({ast.unparse(arg)})` passes an epoch to {sched.cls}: the "
-            "argument is deprecated and switches to the closed-form formula; call "
-            f"`{receiver(e)}.step()` once per epoch",
+            "argument is deprecated and switches to the closed-form formula; drop it and call "
+            f"`{receiver(e)}.step()` where it is called now",
             e.path,
             e.node,
         )
