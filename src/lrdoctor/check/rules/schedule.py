@@ -157,6 +157,10 @@ def _small_literal(sched: Obj, h: Horizon) -> bool:
 
 @rule("LRD002", "LRD003")
 def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
+    # a Lightning config is reported where it is fixed (configure_optimizers' interval), not a
+    # second time at the lr_scheduler_step hook that steps the same scheduler
+    lightning = list(_lightning(ctx))
+    from_config = {sched.id for _, sched in lightning}
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
@@ -198,7 +202,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             )
         elif gran == "epoch" and not plateau:
             h = horizon_of(sched)
-            if h.unit != "batch":
+            if h.unit != "batch" or sched.id in from_config:
                 continue
             yield Diagnostic.at(
                 "LRD003",
@@ -208,7 +212,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.node,
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
-    yield from _lightning(ctx)
+    yield from (diagnostic for diagnostic, _ in lightning)
 
 
 def _batch_consequence(sched: Obj) -> str:
@@ -230,7 +234,7 @@ def _batch_consequence(sched: Obj) -> str:
     return "the schedule advances one step per epoch and ends far from complete"
 
 
-def _lightning(ctx: FileContext) -> Iterator[Diagnostic]:
+def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
     for node, path, value in ctx.program.lightning:
         for sched, interval in _lightning_schedulers(value):
             if sched.guessed or sched.origin == "timm" or sched.cls == "ReduceLROnPlateau":
@@ -246,7 +250,7 @@ def _lightning(ctx: FileContext) -> Iterator[Diagnostic]:
                     f"horizon is counted in batches; {_batch_consequence(sched)}",
                     path,
                     node,
-                )
+                ), sched
             elif interval == "step" and (h.unit == "epoch" or _small_literal(sched, h)):
                 yield Diagnostic.at(
                     "LRD002",
@@ -255,7 +259,7 @@ def _lightning(ctx: FileContext) -> Iterator[Diagnostic]:
                     f"({h.described}) is sized in epochs: {_epoch_consequence(sched, h)}",
                     path,
                     node,
-                )
+                ), sched
 
 
 def _lightning_schedulers(value: Any, depth: int = 0) -> Iterator[tuple[Obj, str | None]]:
