@@ -990,6 +990,12 @@ class Tracer:
         if len(set(kinds)) == 1:
             return self.library_call(first.qualname, node, args, kwargs, scope)
         kind = kinds[0][0] if kinds[0] else ""
+        return self.unknown_class(kind, node, args, kwargs)
+
+    def unknown_class(self, kind: str, node: ast.Call, args: list[Any],
+                      kwargs: dict[str, Any]) -> Obj:
+        """A scheduler/optimizer built here whose class lrdoctor cannot judge; a scheduler
+        drives the optimizer it is given first or as ``optimizer=``."""
         obj = Obj(kind, path=self.path, line=node.lineno, col=node.col_offset + 1)
         obj.order = self.next_order()
         if kind == "scheduler":
@@ -1009,16 +1015,7 @@ class Tracer:
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
             # that keeps torch's step(): a scheduler (optimizer) of unknown class. One that
             # writes its own step() (a warm-up wrapping another scheduler) is traced instead.
-            obj = Obj(kind, path=self.path, line=node.lineno, col=node.col_offset + 1)
-            obj.order = self.next_order()
-            if kind == "scheduler":
-                candidate = kwargs.get("optimizer", args[0] if args else None)
-                if isinstance(candidate, Obj) and candidate.kind == "optimizer":
-                    obj.optimizer = candidate
-            self.objects.append(obj)
-            self.created += 1
-            self.emit("create", obj, node)
-            return obj
+            return self.unknown_class(kind, node, args, kwargs)
         instance = InstanceVal(cls)
         init = cls.find("__init__")
         if init is not None:
