@@ -49,3 +49,18 @@ def test_whole_project_reports_each_finding_once() -> None:
     assert [(d.code, Path(d.path).name) for d in report.diagnostics] == [
         ("LRD003", "classifier.py")
     ]
+
+
+def test_base_template_saves_and_resumes_without_the_subclass_scheduler_is_lrd007() -> None:
+    # the base (re-exported with `from .loop import *`) owns the epoch loop, the checkpoint
+    # and the resume; the subclass steps a scheduler the driver built with a config factory
+    # (`settings.build("lr_scheduler", torch.optim.lr_scheduler, optimizer)`), and calls
+    # `self.net.train()`, which must not hide the trainer's own inherited `train()`
+    expected = [("LRD007", "loop.py", 25), ("LRD007", "loop.py", 31)]
+    assert _found("resumable_template_wrong", "run.py") == expected
+    assert _found("resumable_template_wrong", "runners/classify.py") == expected
+
+
+def test_base_template_that_saves_and_resumes_the_scheduler_is_correct() -> None:
+    for entry in ("run.py", "runners/classify.py", "core/loop.py"):
+        assert _found("resumable_template_right", entry) == []

@@ -107,6 +107,9 @@ class ModuleInfo:
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
     classes: dict[str, ClassInfo]
     shadowed: set[str] = field(default_factory=set)  # stand-ins for imports (see build)
+    # `from .trainer import *`: modules whose public names this one re-exports (a package
+    # `__init__` that gathers its modules' classes this way is common in templates)
+    star_imports: list[str] = field(default_factory=list)
 
     @classmethod
     def build(cls, path: str, tree: ast.Module) -> ModuleInfo:
@@ -145,6 +148,7 @@ class ModuleInfo:
             module = "." * stmt.level + module
         for alias in stmt.names:
             if alias.name == "*":
+                self.star_imports.append(module)
                 continue
             if module.endswith(".") or not module:
                 qual = f"{module}{alias.name}"

@@ -228,14 +228,14 @@ class Tracer:
         # template methods of the base classes (the base owns the epoch loop, this class the
         # per-epoch work): traced with this class's instance, so `self.train_epoch()` runs
         # the override
-        for method, owner in self.inherited_entries(cls, called).values():
+        for method, owner in self.inherited_entries(cls).values():
             self.loop = None
             self.conds = ()
             self.call_function(FuncVal(method, owner.module, instance, owner), [], {},
                                root=True)
         self.instances[cls.name] = instance
 
-    def inherited_entries(self, cls: ClassInfo, called: set[str]
+    def inherited_entries(self, cls: ClassInfo
                           ) -> dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo]]:
         """Methods an instance of ``cls`` inherits that nothing calls (entry points)."""
         out: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo]] = {}
@@ -246,11 +246,13 @@ class Tracer:
             if id(base) in seen or len(seen) > 16:
                 continue
             seen.add(id(base))
-            base_called = called if base.module is self.module else self.called_in(base.module)
+            # a method the template calls on itself is traced from its caller; one called only
+            # on other objects (`self.model.train()` vs the trainer's own `train()`) is not
             for name, method in base.methods.items():
                 if name.startswith("__") or name in cls.methods or name in out:
                     continue
-                if name in base_called or name in called:
+                if id(method) in self.visited or name in self.self_called(base.module) \
+                        or name in self.self_called(self.module):
                     continue
                 found = cls.find(name)
                 if found is not None and found[0] is method:
@@ -258,10 +260,15 @@ class Tracer:
             stack.extend(base.base_classes())
         return out
 
-    def called_in(self, module: ModuleInfo) -> set[str]:
+    def self_called(self, module: ModuleInfo) -> set[str]:
+        """Names of methods ``module`` calls as ``self.name(...)``."""
         key = id(module)
         if key not in self._called:
-            self._called[key] = _called_names(module.tree)
+            self._called[key] = {
+                node.func.attr for node in ast.walk(module.tree)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+            }
         return self._called[key]
 
     def link(self, cls: ClassInfo, depth: int = 0) -> None:
@@ -308,6 +315,12 @@ class Tracer:
                     found = ClassVal(module.classes[attr])
                 elif attr in module.imports and depth < 4:
                     found = self.project_target(module.imports[attr], module, depth + 1, False)
+                elif depth < 4 and not attr.startswith("_"):
+                    for star in module.star_imports:
+                        qual = f"{star}{attr}" if star.endswith(".") else f"{star}.{attr}"
+                        found = self.project_target(qual, module, depth + 1, False)
+                        if found is not None:
+                            break
             self._targets[key] = found
         if link and isinstance(found, ClassVal):
             self.link(found.info)
@@ -708,6 +721,9 @@ class Tracer:
         elif named == "scheduler" and (optimizer := self.optimizer_argument(call, scope)):
             kind = "scheduler"
         elif "optim" in func and "lr_" not in func:
+            kind = "optimizer"
+        elif named == "optimizer" and _given_parameters(call):
+            # `optimizer = config.init_obj("optimizer", torch.optim, trainable_params)`
             kind = "optimizer"
         elif "loader" in func:
             kind = "loader"
@@ -1481,6 +1497,19 @@ def _while_hint(stmt: ast.While) -> str:
 
 
 _CALLED = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
+
+
+def _given_parameters(call: ast.Call) -> bool:
+    """A call handed the model's parameters (``model.parameters()``, ``trainable_params``,
+    ``param_groups``) or the ``torch.optim`` module: what building an optimizer looks like."""
+    for arg in [*call.args, *(kw.value for kw in call.keywords)]:
+        if isinstance(arg, ast.Starred):
+            arg = arg.value
+        text = (dotted(arg.func) if isinstance(arg, ast.Call) else dotted(arg)) or ""
+        last = text.rsplit(".", 1)[-1].lower()
+        if "param" in last or text in ("torch.optim", "optim"):
+            return True
+    return False
 
 
 def _called_names(tree: ast.Module, source: str | None = None) -> set[str]:

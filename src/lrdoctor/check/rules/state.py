@@ -211,7 +211,8 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str]
     scheds = _real_schedulers(ctx, e.root, optimizer)
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
         s = scheds[0]
-        missing.append(f"the scheduler's (`{s.name or 'scheduler'}`, {s.label})")
+        kind = f", {s.cls}" if s.cls else ""
+        missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
     scalers = _scalers(ctx, e.root)
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
@@ -250,8 +251,12 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
         for ev in restored
     ):
         s = scheds[0]
-        where = f"line {s.line}" if s.path == e.path else f"{os.path.basename(s.path)}:{s.line}"
-        missing.append(f"`{s.name or 'the scheduler'}` ({s.label}, {where})")
+        if s.guessed:  # known by its name only: there is no line to point at
+            missing.append(f"`{s.name or 'the scheduler'}`")
+        else:
+            where = f"line {s.line}" if s.path == e.path else \
+                f"{os.path.basename(s.path)}:{s.line}"
+            missing.append(f"`{s.name or 'the scheduler'}` ({s.label}, {where})")
     scalers = _scalers(ctx, e.root) if check_scaler else []
     if scalers and not any(
         ev.obj is not None and ev.obj.kind == "scaler" and ev.root == e.root
