@@ -81,3 +81,19 @@ def test_cosine_over_total_steps_stepped_per_epoch_is_still_reported() -> None:
         "torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs * len(loader))"
     )
     assert codes(src) == ["LRD003"]
+
+
+def test_steplr_step_size_named_after_the_optimizer_it_belongs_to_is_not_batches() -> None:
+    # a GAN config holds one `<net>_optimizer_step_size` per network: the key only repeats
+    # StepLR's parameter name, it does not say the step size counts batches
+    src = per_epoch(
+        'torch.optim.lr_scheduler.StepLR(optimizer, cfg["train"]["g_optimizer_step_size"])'
+    ).replace("scheduler =", 'cfg = {"train": {}}\nscheduler =', 1)
+    assert codes(src) == []
+
+
+def test_steplr_step_size_qualified_by_iterations_stepped_per_epoch_is_still_reported() -> None:
+    src = per_epoch(
+        'torch.optim.lr_scheduler.StepLR(optimizer, cfg["train"]["iter_step_size"])'
+    ).replace("scheduler =", 'cfg = {"train": {}}\nscheduler =', 1)
+    assert codes(src) == ["LRD003"]

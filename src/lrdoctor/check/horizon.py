@@ -153,9 +153,17 @@ _ECHO_TOKENS = frozenset({"lr", "step", "steps", "size", "stepsize", "decay", "s
 
 def _echo(word: str) -> bool:
     tokens = [t for t in word.lower().split("_") if t]
-    return bool(tokens) and any(t.startswith("step") for t in tokens) and all(
-        t in _ECHO_TOKENS for t in tokens
-    )
+    if not tokens or not any(t.startswith("step") for t in tokens):
+        return False
+    if all(t in _ECHO_TOKENS for t in tokens):
+        return True
+    # the parameter's whole name qualified by what it belongs to (`cfg["g_optimizer_step_size"]`,
+    # `args.decoder_stepsize`): still an echo, unless the qualifier names a unit itself
+    # (`iter_step_size`); `warmup_steps` is not `step_size` and keeps its meaning
+    for name in (["step", "size"], ["stepsize"]):
+        if tokens[-len(name):] == name:
+            return not any(names.unit_of_word(t) for t in tokens[: -len(name)])
+    return False
 
 
 def _word_unit(word: str, echo: bool) -> str:
