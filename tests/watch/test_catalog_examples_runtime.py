@@ -29,6 +29,12 @@ def _run(path: Path) -> list[str]:
     return sorted({f.code for f in w.findings})
 
 
+@pytest.fixture(autouse=True)
+def in_empty_folder(tmp_path, monkeypatch):
+    """Examples write checkpoints (LRD007): each runs in a folder of its own."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.mark.parametrize("code", sorted(RUNTIME_CODES))
 def test_wrong_example_is_found(code):
     path = EXAMPLES / f"{code}_wrong.py"

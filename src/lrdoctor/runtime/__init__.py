@@ -8,7 +8,7 @@ watching ends (see :mod:`lrdoctor.runtime.patching`).
 # Codes the runtime engine implements (the catalog-example tests iterate over this set).
 RUNTIME_CODES = frozenset(
     {
-        "LRD001", "LRD002", "LRD003", "LRD005", "LRD008", "LRD009", "LRD010", "LRD011",
+        "LRD001", "LRD002", "LRD003", "LRD005", "LRD007", "LRD008", "LRD009", "LRD010", "LRD011",
         "LRD012", "LRD014", "LRD017",
         "LRD102", "LRD104", "LRD105", "LRD106", "LRD108", "LRD109", "LRD110",
     }

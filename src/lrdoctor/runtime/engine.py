@@ -126,6 +126,10 @@ class Engine:
     def subscribe(self, event_type: type, handler: Callable[[Any], None]) -> None:
         self._handlers[event_type].append(handler)
 
+    def unsubscribe(self, event_type: type, handler: Callable[[Any], None]) -> None:
+        # a new list: an emit() in progress keeps iterating the one it started with
+        self._handlers[event_type] = [h for h in self._handlers[event_type] if h != handler]
+
     def emit(self, event: Any) -> None:
         for handler in self._handlers.get(type(event), ()):
             try:
