@@ -1,4 +1,4 @@
-"""Command line: ``lrdoctor check | run | explain | demo``.
+"""Command line: ``lrdoctor check | run | ckpt | explain | demo``.
 
 Exit codes (stable, other tools rely on them): 0 no findings, 1 findings, 2 usage or internal
 error. ``run`` passes the script's own exit code through instead.
@@ -18,6 +18,7 @@ examples:
   lrdoctor check train.py notebooks/          static check, before anything runs
   lrdoctor run train.py --epochs 10           run the script and watch its schedule
   lrdoctor run --json report.json -m pkg.train --lr 3e-4
+  lrdoctor ckpt last.pt out/checkpoint-500     audit checkpoints for a resume's missing state
   lrdoctor explain LRD002                      what a code means and how to fix it
   lrdoctor demo                                see lrdoctor find real bugs (a few seconds)
 """
@@ -56,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     add_run_arguments(run_parser)
+
+    from lrdoctor.ckpt import command as ckpt_command
+
+    ckpt_command.configure(sub.add_parser("ckpt", help="audit checkpoint files and folders"))
 
     explain = sub.add_parser("explain", help="print the documentation page of a code")
     explain.add_argument("code", nargs="?", help="a code (LRD002) or name (epoch-scheduler-per-batch)")
@@ -133,6 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from lrdoctor.check import command as check_command
 
         return check_command.run(args)
+    if args.command == "ckpt":
+        from lrdoctor.ckpt import command as ckpt_command
+
+        return ckpt_command.run(args)
     if args.command == "explain":
         return _explain(args)
     if args.command == "demo":

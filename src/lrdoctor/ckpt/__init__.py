@@ -1,0 +1,6 @@
+"""``lrdoctor ckpt``: audit saved checkpoints for what a resume would get wrong.
+
+- :mod:`lrdoctor.ckpt.loading`: reads a file with ``weights_only=True`` (never runs it)
+- :mod:`lrdoctor.ckpt.audit`: recognises its parts and judges them
+- :mod:`lrdoctor.ckpt.command`: the command line and its text/JSON output
+"""
