@@ -74,6 +74,7 @@ class Entry:
 def found_by(code: str) -> str:
     """Which engines really implement ``code`` (read from the engines, not from the design)."""
     from lrdoctor.check import STATIC_CODES
+    from lrdoctor.ckpt import CKPT_CODES
     from lrdoctor.runtime import CRASH_EXPLAINED_CODES, RUNTIME_CODES
 
     parts = []
@@ -83,7 +84,9 @@ def found_by(code: str) -> str:
         parts.append("`lrdoctor run` (runtime)")
     elif code in CRASH_EXPLAINED_CODES:
         parts.append("`lrdoctor run` when the script crashes with its error")
-    return " and ".join(parts)
+    if code in CKPT_CODES:
+        parts.append("`lrdoctor ckpt` (saved checkpoints)")
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 2 else " and ".join(parts)
 
 
 def _indent(text: str) -> str:
@@ -231,9 +234,30 @@ Call `scheduler.step()` with no argument, once per epoch (or per batch for per-b
         """
 Resuming from such a checkpoint restarts the schedule at its first value (warm-up again, LR
 back at its peak) and the GradScaler at 65536, which skips the first steps again.
+
+Where it is found:
+
+- `lrdoctor check`: a checkpoint dict, `dict(k=v)`, dataclass or `vars()` with the optimizer's
+  state and not the scheduler's; a resume that loads the optimizer only.
+- `lrdoctor run`: at the `torch.save` whose object holds an optimizer's `state_dict()` (at any
+  depth, under any key) but not the state of a scheduler driving that optimizer, nor that of a
+  GradScaler in use; the saves made before the next optimizer step count as one checkpoint
+  (Hugging Face writes optimizer.pt and scheduler.pt separately). And at the
+  `optimizer.load_state_dict()` that restores a trained optimizer while its scheduler is never
+  loaded and steps on from `last_epoch` 0.
+- `lrdoctor ckpt FILE_OR_FOLDER`: a saved optimizer whose param groups carry `initial_lr` (a
+  scheduler drove it) with no scheduler state beside it; fp16 training arguments without
+  scaler.pt; a scheduler whose `last_epoch` is ahead of its optimizer's updates.
+
+Not reported: a scheduler never stepped yet (its state is a fresh one's); one the code
+positions itself on resume (built with `last_epoch=`, stepped with `step(epoch)`, or
+fast-forwarded before training); `ReduceLROnPlateau`, whose reductions live in the optimizer's
+LRs, restored with the optimizer (what it loses is its patience count, which does not move the
+schedule); weights-only saves.
 """,
         """
-Save and restore `scheduler.state_dict()` and `scaler.state_dict()` next to the optimizer's.
+Save and restore `scheduler.state_dict()` and `scaler.state_dict()` next to the optimizer's,
+under any key; load them on resume before training continues.
 """,
         "save and load scheduler.state_dict() (and scaler.state_dict()) with the optimizer",
     ),
@@ -247,6 +271,9 @@ Save and restore `scheduler.state_dict()` and `scaler.state_dict()` next to the 
 Chainable schedulers compute the next LR from the current `param_group['lr']`; a manual write
 is silently folded into (or overwritten by) the schedule, so neither the manual value nor the
 schedule is what trains.
+
+`lrdoctor ckpt` reports it when a saved optimizer's LRs differ from its scheduler's `_last_lr`
+(the LR was written after the scheduler's last step).
 """,
         """
 Express the manual change as a scheduler (LambdaLR, SequentialLR with a warm-up), or stop

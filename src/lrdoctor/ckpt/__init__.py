@@ -4,3 +4,6 @@
 - :mod:`lrdoctor.ckpt.audit`: recognises its parts and judges them
 - :mod:`lrdoctor.ckpt.command`: the command line and its text/JSON output
 """
+
+# Codes `lrdoctor ckpt` reports (the catalog's pages name it as a finder of these).
+CKPT_CODES = frozenset({"LRD007", "LRD008"})
