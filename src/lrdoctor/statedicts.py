@@ -99,34 +99,36 @@ def walk(obj: Any, path: str = "", limit: int = 200_000, leaf: Any = None) -> It
     ``.opt``): dicts, lists, tuples, and the fields of plain objects and dataclasses, to any
     depth, each container once. ``leaf(x)`` -> True stops the descent at ``x`` (it is still
     yielded). Nothing is called on the objects but ``__dict__`` and dataclass fields."""
+    atoms = (str, bytes, int, float, bool, type(None))
     seen: set[int] = set()
     todo: list[tuple[str, Any]] = [(path, obj)]
     while todo and len(seen) < limit:
         where, x = todo.pop()
         if id(x) in seen:
             continue
-        if isinstance(x, (str, bytes, int, float, bool, type(None))):
-            continue
         seen.add(id(x))
         yield where, x
         if leaf is not None and leaf(x):
             continue
         children: list[tuple[str, Any]] = []
+        # numbers and strings are never containers: left out before a path is made for them
         if isinstance(x, dict):
-            children = [(f"{where}[{k!r}]", v) for k, v in x.items()]
+            children = [(f"{where}[{k!r}]", v) for k, v in x.items() if not isinstance(v, atoms)]
         elif isinstance(x, (list, tuple)):
-            children = [(f"{where}[{i}]", v) for i, v in enumerate(x)]
+            children = [(f"{where}[{i}]", v) for i, v in enumerate(x) if not isinstance(v, atoms)]
         elif dataclasses.is_dataclass(x) and not isinstance(x, type):
             for f in dataclasses.fields(x):
                 try:
-                    children.append((f"{where}.{f.name}", object.__getattribute__(x, f.name)))
+                    value = object.__getattribute__(x, f.name)
                 except AttributeError:
-                    pass
+                    continue
+                if not isinstance(value, atoms):
+                    children.append((f"{where}.{f.name}", value))
         else:
             try:
                 fields = object.__getattribute__(x, "__dict__")
             except (AttributeError, TypeError):
                 fields = None
             if isinstance(fields, dict):
-                children = [(f"{where}.{k}", v) for k, v in fields.items()]
+                children = [(f"{where}.{k}", v) for k, v in fields.items() if not isinstance(v, atoms)]
         todo.extend(reversed(children))

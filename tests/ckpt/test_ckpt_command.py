@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,52 @@ def test_help_names_the_kinds_the_flags_and_the_exit_codes(capsys):
     for text in ("Lightning .ckpt", "Hugging Face Trainer", "weights_only=True", "--unsafe-load",
                  "DANGEROUS", "exit codes: 0", "--format"):
         assert text in out
+
+
+def test_old_format_file_cut_short_is_reported_as_truncated(tmp_path, capsys):
+    _, opt, sched, _ = train()
+    path = tmp_path / "old.pt"
+    torch.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict()}, path,
+               _use_new_zipfile_serialization=False)
+    path.write_bytes(path.read_bytes()[:200])
+    code, _, err = ckpt(capsys, path)
+    assert code == 2 and err.startswith(f"lrdoctor ckpt: {path}: is truncated")
+    assert len(err.strip().splitlines()) == 1
+
+
+@dataclass
+class TrainingArguments:  # stands for Hugging Face's, pickled into training_args.bin
+    output_dir: str
+    fp16: bool
+    learning_rate: float
+
+
+def test_hf_folder_trained_in_fp16_without_scaler_pt_is_lrd007(tmp_path, capsys):
+    _, opt, sched, _ = train()
+    folder = tmp_path / "checkpoint-4"
+    folder.mkdir()
+    torch.save(opt.state_dict(), folder / "optimizer.pt")
+    torch.save(sched.state_dict(), folder / "scheduler.pt")
+    torch.save(TrainingArguments("out", True, 1e-3), folder / "training_args.bin")  # never unpickled
+    code, out, _ = ckpt(capsys, folder)
+    assert code == 1, out
+    assert "fp16=True" in out and "no GradScaler state (scaler.pt)" in out
+    torch.save({"scale": 1024.0, "growth_factor": 2.0, "backoff_factor": 0.5, "growth_interval": 2000,
+                "_growth_tracker": 3}, folder / "scaler.pt")
+    code, out, _ = ckpt(capsys, folder)
+    assert code == 0 and "scaler     scaler.pt: scale 1024, growth tracker 3" in out
+
+
+@pytest.mark.parametrize("new_format", [True, False])
+def test_a_checkpoint_cut_anywhere_is_called_truncated_never_refused(tmp_path, new_format):
+    from lrdoctor.ckpt.loading import CheckpointError, load
+
+    model, opt, sched, _ = train()
+    path = tmp_path / "full.pt"
+    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict()},
+               path, _use_new_zipfile_serialization=new_format)
+    data = path.read_bytes()
+    for cut in range(4, len(data), 13):
+        (tmp_path / "cut.pt").write_bytes(data[:cut])
+        with pytest.raises(CheckpointError, match="^is truncated"):
+            load(tmp_path / "cut.pt")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import pickletools
 import re
+import struct
 import warnings
 import zipfile
 from pathlib import Path
@@ -24,6 +25,9 @@ UNSAFE_WARNING = (
     "tampered checkpoint runs its code with your permissions. Use it only for files you made "
     "or fully trust."
 )
+
+
+_GLOBAL_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 
 
 class CheckpointError(Exception):
@@ -106,15 +110,23 @@ def load(path: Path, unsafe: bool = False) -> Any:
             if unsafe or "Weights only load failed" not in message:
                 raise CheckpointError(f"is truncated or corrupt: {_first_line(message)}") from None
             names = _unsafe_globals(path, message)
+            allowed = _safe_names()
+            if any(not _GLOBAL_NAME.match(n) or any(a.startswith(n) for a in allowed) for n in names):
+                # a name cut in half (``to.``): the pickle itself is cut short, not malicious
+                raise CheckpointError("is truncated or corrupt: its pickle data is cut short or "
+                                      "damaged") from None
             wanted = ", ".join(names) if names else "objects other than tensors and containers"
             raise CheckpointError(
                 f"refused: loading it needs arbitrary unpickling (it imports {wanted}), which "
                 "runs code from the file; rerun with --unsafe-load only if you trust where it "
                 "came from") from None
         except (EOFError, RuntimeError, ValueError, KeyError, IndexError, TypeError, AttributeError,
-                ModuleNotFoundError, ImportError) as exc:
+                ModuleNotFoundError, ImportError, struct.error) as exc:
             if isinstance(exc, (ModuleNotFoundError, ImportError)) and unsafe:
                 raise CheckpointError(f"cannot be unpickled here: {exc}") from None
+            if isinstance(exc, EOFError):
+                raise CheckpointError("is truncated: its data ends too early (an interrupted save "
+                                      "or copy?)") from None
             reason = _first_line(str(exc)) or type(exc).__name__
             raise CheckpointError(f"is truncated or corrupt: {reason}") from None
 

@@ -85,7 +85,7 @@ class CheckpointState:
         # id(dict returned by state_dict()) -> (that dict, "optimizer"/"scheduler"/"scaler", owner)
         self.returned: dict[int, tuple[Any, str, Any]] = {}
         self.loaded: weakref.WeakSet[Any] = weakref.WeakSet()  # schedulers given load_state_dict
-        # id(scheduler) -> (weak ref, construction site, constructed with a last_epoch argument)
+        # id(scheduler) -> (weak ref, the user's line that constructed it)
         self.constructed: dict[int, tuple[Any, Site | None]] = {}
         self.saves: list[_Save] = []  # the checkpoint being written (saves since the last step)
         self.resumes: list[_Resume] = []
@@ -394,7 +394,8 @@ class CheckpointState:
     def on_scheduler_step(self, ev: SchedulerStep) -> None:
         for resume in self.resumes:
             entry = resume.candidates.pop(ev.scheduler.key, None)
-            if entry is None or entry[0]() is None:
+            sched = entry[0]() if entry is not None else None
+            if sched is None or sched in self.loaded:
                 continue
             if not (ev.args or ev.kwargs):  # step(epoch) positions the schedule itself
                 self._report_resume(resume, entry[1])
