@@ -251,3 +251,15 @@ def test_a_checkpoint_cut_anywhere_is_called_truncated_never_refused(tmp_path, n
         (tmp_path / "cut.pt").write_bytes(data[:cut])
         with pytest.raises(CheckpointError, match="^is truncated"):
             load(tmp_path / "cut.pt")
+
+
+def test_warmup_beside_a_plateau_scheduler_is_not_an_lr_disagreement(tmp_path, capsys):
+    _, opt, warmup, _ = train(scheduler="cosine")
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0)
+    for loss in (1.0, 2.0, 3.0):  # two reductions of the LR the cosine set
+        plateau.step(loss)
+    torch.save({"optimizer": opt.state_dict(), "schedulers": [warmup.state_dict(), plateau.state_dict()]},
+               tmp_path / "a.pt")
+    code, out, _ = ckpt(capsys, tmp_path / "a.pt")
+    assert code == 0, out
+    assert "CosineAnnealingLR" in out and "ReduceLROnPlateau" in out

@@ -315,11 +315,15 @@ def judge(audit: Audit) -> None:
             location, evidence={"fp16": True},
         ))
 
+    # the LRs are compared only where one scheduler alone sets them (a warm-up beside a
+    # ReduceLROnPlateau is two writers, and which wrote last is not in the file)
+    one_writer = not unpaired_scheds and len({id(o) for o, _ in pairs}) == len(pairs)
     for opt, sched in pairs:
         steps, last_epoch = opt.info.get("steps"), sched.info.get("last_epoch")
         if isinstance(steps, int) and isinstance(last_epoch, (int, float)):
             _judge_counts(audit, opt, sched, steps, int(last_epoch), location)
-        _judge_lrs(audit, opt, sched, location)
+        if one_writer:
+            _judge_lrs(audit, opt, sched, location)
 
 
 def _steps_text(steps: Any) -> str:
