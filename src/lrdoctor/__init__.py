@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING, Any
 from lrdoctor.findings import Finding, Location
 
 __version__ = "0.1.0"
-__all__ = ["Finding", "Location", "ScheduleError", "watch", "__version__"]
+__all__ = [
+    "Finding", "Location", "ScheduleError", "SkipAwareScheduler", "step_was_skipped", "watch",
+    "__version__",
+]
 
 
 class ScheduleError(RuntimeError):
@@ -33,6 +36,17 @@ class ScheduleError(RuntimeError):
 
 if TYPE_CHECKING:
     from lrdoctor.runtime.session import Watch
+    from lrdoctor.skipaware import SkipAwareScheduler, step_was_skipped
+
+
+def __getattr__(name: str) -> Any:
+    # the skip-aware scheduler needs torch: imported on first use, so `import lrdoctor` and
+    # `lrdoctor check` keep working without torch
+    if name in ("SkipAwareScheduler", "step_was_skipped"):
+        from lrdoctor import skipaware
+
+        return getattr(skipaware, name)
+    raise AttributeError(f"module 'lrdoctor' has no attribute {name!r}")
 
 
 def watch(
