@@ -199,14 +199,24 @@ by the number of skipped steps.
 """,
         """
 Usually harmless for a few skips at the start: the warning can be ignored. To keep the schedule
-aligned with real updates, step the scheduler only when the scale did not drop:
+aligned with real updates, wrap the scheduler where it is built; its `step()` then advances only
+when the optimizer really updated since the last step (exact for fused and non-fused
+optimizers, no device synchronization, checkpoints unchanged: `state_dict()` is the wrapped
+scheduler's). It needs torch, not `lrdoctor run`, and works as the scheduler given to
+Lightning, Hugging Face Trainer and Accelerate:
 
-    scale = scaler.get_scale()
+    scheduler = lrdoctor.SkipAwareScheduler(OneCycleLR(optimizer, ...))
+    ...
+    scaler.step(optimizer)
     scaler.update()
-    if scaler.get_scale() >= scale:
-        scheduler.step()
+    scheduler.step()  # a no-op after a skipped update
+
+or guard the step by hand: `if not lrdoctor.step_was_skipped(optimizer): scheduler.step()`.
+Comparing `scaler.get_scale()` before and after `update()` also works, but reads the scale
+from the device every step. `lrdoctor check --unsafe-fixes` wraps the scheduler for you.
 """,
-        "step the scheduler only when scaler.update() did not lower the scale",
+        "wrap the scheduler: scheduler = lrdoctor.SkipAwareScheduler(scheduler) steps it only "
+        "after real updates",
     ),
     Entry(
         "LRD006",

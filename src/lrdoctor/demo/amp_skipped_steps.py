@@ -15,6 +15,10 @@ loader = DataLoader(TensorDataset(x_all, y_all), batch_size=64, shuffle=True)
 model = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1))
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=3 * len(loader))
+if fixed:  # step only after real updates (lrdoctor.SkipAwareScheduler needs no `lrdoctor run`)
+    import lrdoctor
+
+    scheduler = lrdoctor.SkipAwareScheduler(scheduler)
 scaler = torch.amp.GradScaler(device)
 
 for epoch in range(3):
@@ -24,11 +28,5 @@ for epoch in range(3):
             loss = torch.nn.functional.mse_loss(model(x), y)
         scaler.scale(loss).backward()
         scaler.step(optimizer)
-        if fixed:
-            scale = scaler.get_scale()
-            scaler.update()
-            if scaler.get_scale() >= scale:
-                scheduler.step()
-        else:
-            scaler.update()
-            scheduler.step()
+        scaler.update()
+        scheduler.step()

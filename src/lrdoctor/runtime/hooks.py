@@ -350,6 +350,11 @@ _relay._lrdoctor_relay = True  # type: ignore[attr-defined]
 def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir: str) -> Callable[..., Any]:
     @functools.wraps(original)
     def step(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if getattr(self, "_lrdoctor_skip_aware", False):
+            # lrdoctor.SkipAwareScheduler: its wrapped scheduler's steps are the real ones
+            # (recorded with the user's line when the wrapper makes them); the wrapper itself
+            # is not a schedule of its own
+            return original(self, *args, **kwargs)
         depth = getattr(_tls, "sched_depth", 0)
         if depth:
             # a composite stepping its children, or a subclass calling super().step()
