@@ -246,7 +246,7 @@ class SkipAwareScheduler(LRScheduler):
         """Accelerate's AcceleratedScheduler steps its scheduler once per process in one call
         (by design, for per-process batches): those calls share the first one's decision.
         Returns that decision for a repeat, None for a new call."""
-        caller = sys._getframe(2)
+        caller: Any = sys._getframe(2)
         if caller.f_globals.get("__name__") == "lrdoctor.runtime.hooks":
             caller = caller.f_back  # lrdoctor's watcher wraps step(): look past it
         if caller is None or caller.f_code.co_name != "step" or caller.f_globals.get("__name__") != "accelerate.scheduler":
@@ -307,11 +307,19 @@ class SkipAwareScheduler(LRScheduler):
 
 
 # LRScheduler defines these as class attributes; the wrapped scheduler's values must show
+
+
+def _passthrough(name: str) -> property:
+    def get(self: SkipAwareScheduler) -> Any:
+        return getattr(self.scheduler, name)
+
+    def put(self: SkipAwareScheduler, value: Any) -> None:
+        setattr(self.scheduler, name, value)
+
+    return property(get, put)
+
+
 for _name in ("_get_lr_called_within_step", "_is_initial"):
     if hasattr(LRScheduler, _name):
-        setattr(SkipAwareScheduler, _name, property(
-            lambda self, _n=_name: getattr(self.scheduler, _n),
-            lambda self, value, _n=_name: setattr(self.scheduler, _n, value),
-        ))
+        setattr(SkipAwareScheduler, _name, _passthrough(_name))
 del _name
-
