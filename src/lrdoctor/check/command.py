@@ -82,6 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="apply safe fixes in place (LRD101: torch.cuda.amp -> torch.amp)")
     fix.add_argument("--diff", action="store_true",
                      help="show the safe fixes as a unified diff; change nothing")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="with --fix or --diff: also fixes that change the LR schedule on "
+                             "purpose (LRD001, LRD005, LRD006, LRD015), shown as a diff first")
     parser.add_argument("--config", metavar="PYPROJECT",
                         help="read [tool.lrdoctor] from this file instead of the nearest "
                              "pyproject.toml")
@@ -120,6 +123,10 @@ def run(args: argparse.Namespace) -> int:
         _err("--jobs must be at least 1")
         return 2
 
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        _err("--unsafe-fixes works with --fix (apply) or --diff (show)")
+        return 2
+
     if args.statistics and args.format not in ("text", "json"):
         _err("--statistics works with --format text or json")
         return 2
@@ -144,12 +151,15 @@ def run(args: argparse.Namespace) -> int:
     failed = 2 if missing or internal else (1 if problems and not args.exit_zero else 0)
 
     if args.fix or args.diff:
-        originals = _read_for_fix(diags)
+        originals = _read_for_fix(diags, unsafe=args.unsafe_fixes)
         new = fixed_sources(diags, originals)
+        fixes = [d for d in diags if d.edits and d.path in new]
+        if args.unsafe_fixes:
+            new, fixes = _unsafe(args, diags, originals, codes)
         if args.diff:
             for path in sorted(new):
                 sys.stdout.write(unified_diff(path, originals[path], new[path]))
-            count = sum(1 for d in diags if d.edits and d.path in new)
+            count = len(fixes)
             print(f"{count} fix{'es' if count != 1 else ''} would be applied to "
                   f"{len(new)} file{'s' if len(new) != 1 else ''}.", file=sys.stderr)
             return failed or (1 if new and not args.exit_zero else 0)
@@ -161,8 +171,9 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 _err(f"{path}: cannot write the fix ({exc.strerror or exc})")
                 continue
-            fixed += sum(1 for d in diags if d.edits and d.path == path)
-        diags = [d for d in diags if not (d.edits and d.path in new)]
+            fixed += sum(1 for d in fixes if d.path == path)
+        gone = {id(d) for d in fixes if d.path in new}
+        diags = [d for d in diags if id(d) not in gone]
         if fixed:
             print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)
 
@@ -255,9 +266,27 @@ def _line_of(d: Diagnostic | Problem) -> str | None:
     return lines[d.line - 1] if 0 < d.line <= len(lines) else None
 
 
-def _read_for_fix(diags: list[Diagnostic]) -> dict[str, str]:
+def _unsafe(args: argparse.Namespace, diags: list[Diagnostic], originals: dict[str, str],
+            codes: frozenset[str]) -> tuple[dict[str, str], list[Diagnostic]]:
+    """Safe and unsafe fixes together; with --fix, each file's unsafe changes are shown as a
+    diff (stderr) before the file is written, and a fix that does not apply is said."""
+    from lrdoctor.check.unsafe import apply_unsafe
+
+    outcome = apply_unsafe(diags, originals, codes)
+    for note in outcome.refused:
+        print(f"lrdoctor: {note}", file=sys.stderr)
+    if args.fix:
+        for path in sorted(outcome.unsafe):
+            sys.stderr.write(unified_diff(path, outcome.unsafe[path], outcome.texts[path]))
+    return outcome.texts, outcome.fixed
+
+
+def _read_for_fix(diags: list[Diagnostic], unsafe: bool = False) -> dict[str, str]:
+    from lrdoctor.check.unsafe import UNSAFE_CODES
+
     out = {}
-    for path in {d.path for d in diags if d.edits and d.cell is None}:
+    for path in {d.path for d in diags if d.cell is None and (
+            d.edits or unsafe and d.code in UNSAFE_CODES)}:
         try:
             with open(path, "rb") as fh:
                 out[path] = fh.read().decode("utf-8")

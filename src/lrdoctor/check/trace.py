@@ -1077,6 +1077,13 @@ class Tracer:
     def library_call(self, qual: str, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
                      scope: Scope) -> Any:
         last = qual.rsplit(".", 1)[-1]
+        if last == "SkipAwareScheduler" and qual.split(".")[0] == "lrdoctor":
+            # lrdoctor's wrapper is the scheduler it wraps, stepped only after real updates
+            inner = args[0] if args else kwargs.get("scheduler")
+            if isinstance(inner, Obj) and inner.kind == "scheduler":
+                inner.skip_aware = True
+                return inner
+            return None
         if last in names.PASSTHROUGH_CALLS and (args or kwargs) and "." in qual:
             # `amp.initialize(models=model, optimizers=optimizer)`: keywords, in their order
             values = [*args, *(v for k, v in kwargs.items() if k in _WRAPPED_KEYWORDS)]

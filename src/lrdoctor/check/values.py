@@ -37,6 +37,7 @@ class Obj:
     members: list[Obj] = field(default_factory=list)  # composite schedulers' children
     in_composite: bool = False
     conditional: bool = False  # `GradScaler() if args.amp else None`: may not exist at run time
+    skip_aware: bool = False  # wrapped in lrdoctor.SkipAwareScheduler: steps only on real updates
     id: int = field(default_factory=lambda: next(_ids))
 
     @property

@@ -65,6 +65,7 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                 "used its first LR value",
                 e.path,
                 e.node,
+                evidence={"update_line": first.line, "update_path": first.path},
             )
 
 
@@ -454,7 +455,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
-        if sched.cls == "ReduceLROnPlateau" or _in_skip_aware_wrapper(e):
+        if sched.cls == "ReduceLROnPlateau" or sched.skip_aware or _in_skip_aware_wrapper(e):
             continue
         gran, loop = granularity(e)
         if gran != "batch" or loop is None:
@@ -479,7 +480,19 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             "that lr_scheduler.step() came before optimizer.step())",
             e.path,
             e.node,
+            evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+def _skip_fix_evidence(sched: Obj, s: Event, e: Event) -> dict[str, Any]:
+    """What --unsafe-fixes needs: where the scheduler is built (to wrap it) and the optimizer
+    GradScaler steps (to guard the step)."""
+    out: dict[str, Any] = {"scaler_line": s.line}
+    if isinstance(s.node, ast.Call) and s.node.args and s.path == e.path:
+        out["optimizer"] = ast.unparse(s.node.args[0])
+    if sched.call is not None and sched.path == e.path and not sched.in_composite:
+        out["scheduler_built"] = [sched.call.lineno, sched.call.col_offset + 1]
+    return out
 
 
 def _in_skip_aware_wrapper(e: Event) -> bool:
