@@ -329,3 +329,28 @@ def test_unsafe_fixes_needs_fix_or_diff(project: Path, capsys: pytest.CaptureFix
     Path("train.py").write_text(LRD015_WRONG)
     code, _, err = run(capsys, "--unsafe-fixes", "train.py")
     assert code == 2 and "--unsafe-fixes" in err
+
+
+# -- the checker reads the wrapper ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spelling", [
+    ("import lrdoctor\n", "lrdoctor.SkipAwareScheduler"),
+    ("from lrdoctor import SkipAwareScheduler\n", "SkipAwareScheduler"),
+])
+def test_wrapped_scheduler_is_still_judged_but_not_for_skipped_steps(
+    project: Path, spelling: tuple[str, str]
+) -> None:
+    # (in a project of the user's: lrdoctor is an installed library, not traced into)
+    imports, wrapper = spelling
+    skip_aware = LRD005_WRONG.replace(
+        "scheduler = torch.optim.lr_scheduler.OneCycleLR(\n", f"scheduler = {wrapper}(torch.optim.lr_scheduler.OneCycleLR(\n"
+    ).replace("# one step per batch\n)\n", "# one step per batch\n))\n")
+    assert skip_aware != LRD005_WRONG
+    assert [d.code for d in check_source(imports + skip_aware, "train.py").diagnostics] == []
+    # the wrapped scheduler keeps its horizon: sized in epochs and stepped per batch is LRD002
+    epoch_sized = (imports + skip_aware).replace(
+        "OneCycleLR(\n    optimizer, max_lr=0.1, total_steps=4 * len(loader)",
+        "StepLR(\n    optimizer, step_size=2")
+    assert epoch_sized != imports + skip_aware
+    assert [d.code for d in check_source(epoch_sized, "train.py").diagnostics] == ["LRD002"]

@@ -18,7 +18,7 @@ scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=3 * len(
 if fixed:  # step only after real updates (lrdoctor.SkipAwareScheduler needs no `lrdoctor run`)
     import lrdoctor
 
-    scheduler = lrdoctor.SkipAwareScheduler(scheduler)
+    scheduler = lrdoctor.SkipAwareScheduler(scheduler)  # type: ignore[assignment]
 scaler = torch.amp.GradScaler(device)
 
 for epoch in range(3):
