@@ -143,9 +143,10 @@ def step_was_skipped(optimizer: Any) -> bool:
             scheduler.step()
 
     Exact for fused and non-fused optimizers once tracking has begun: tracking starts with the
-    first call for an optimizer (call it once before the loop to cover the very first step;
-    otherwise the first answer is inferred from whether ``optimizer.step()`` has ever run, which
-    is exact for non-fused optimizers only). Framework wrappers (LightningOptimizer,
+    first call for an optimizer (call it once before the loop to cover the very first step).
+    Otherwise the first answer says whether any real update happened before: exact for
+    non-fused optimizers (from whether ``optimizer.step()`` ever ran) and fused Adam/AdamW
+    (from their step count), not for a fused SGD. Framework wrappers (LightningOptimizer,
     AcceleratedOptimizer) are accepted. For a fused optimizer on CUDA the answer reads the
     step's ``found_inf`` (it waits for that step's kernel); :class:`SkipAwareScheduler` defers
     that read instead.
@@ -154,10 +155,29 @@ def step_was_skipped(optimizer: Any) -> bool:
     tracker = _trackers.get(opt)
     if tracker is None:
         _trackers[opt] = _Updates(opt, opt)
-        # before tracking: the scheduler's own patch of optimizer.step records whether it ran
-        return not getattr(opt, "_opt_called", False)
+        return not _ever_updated(opt)
     real, in_flight = tracker.take()
     return real == 0 and all(flag.skipped() for flag in in_flight)
+
+
+def _ever_updated(opt: Optimizer) -> bool:
+    """Whether ``opt`` made a real update before tracking began (the first question)."""
+    # an LR scheduler built on it patched optimizer.step to record that it ran; without one,
+    # a non-fused optimizer with state has run (plain SGD keeps none: assumed to have run)
+    called = getattr(opt, "_opt_called", None)
+    if called is None:  # set on the first call by that patch, when there is one
+        called = False if hasattr(opt.step, "_wrapped_by_lr_sched") else bool(opt.state) or \
+            not getattr(opt, "_step_supports_amp_scaling", False)
+    if not called:
+        return False
+    if getattr(opt, "_step_supports_amp_scaling", False):
+        # fused Adam/AdamW take back a skipped step's count (state["step"] -= found_inf);
+        # fused SGD keeps no count: assumed to have updated. Read once, not per step.
+        steps = [st["step"] for st in opt.state.values()
+                 if isinstance(st, dict) and isinstance(st.get("step"), torch.Tensor)]
+        if steps:
+            return bool(torch.stack([t.detach().float().reshape(()) for t in steps]).gt(0).any())
+    return True
 
 
 _OWN = frozenset({"scheduler", "_updates", "_deferred", "_pre_handle", "_burst"})

@@ -228,8 +228,33 @@ def test_wrapped_optimizer_is_unwrapped() -> None:
             self._optimizer.step()
 
     opt = torch.optim.SGD(torch.nn.Linear(2, 1).parameters(), lr=0.1)
+    torch.optim.lr_scheduler.StepLR(opt, step_size=1)  # the scheduler being guarded
     wrapper = FrameworkOptimizer(opt)
     assert lrdoctor.step_was_skipped(wrapper)  # never stepped
     wrapper.step()
     assert not lrdoctor.step_was_skipped(wrapper)
     assert lrdoctor.step_was_skipped(wrapper)  # nothing since the last question
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "Adam-fused", "AdamW-fused"])
+def test_step_was_skipped_first_asked_inside_the_loop(name: str) -> None:
+    """The guard written only in the loop: the first question comes after the first (skipped)
+    step, before any tracking; its answer is still right."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(8, 1)
+    opt = OPTIMIZERS[name](model.parameters())
+    sched = make_scheduler(opt)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**20)
+    x, y = torch.randn(4, 8), torch.randn(4, 1)
+    for _ in range(8):
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        before = model.weight.detach().clone()
+        scaler.step(opt)
+        scaler.update()
+        skipped = lrdoctor.step_was_skipped(opt)
+        if not skipped:
+            sched.step()
+        opt.zero_grad()
+        assert skipped == torch.equal(before, model.weight), name
