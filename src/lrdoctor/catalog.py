@@ -118,7 +118,8 @@ start one step late and step decays come one epoch early. PyTorch prints "Detect
 """,
         """
 Move `scheduler.step()` after `optimizer.step()`: at the end of the epoch body for per-epoch
-schedulers, right after `optimizer.step()` for per-batch ones.
+schedulers, right after `optimizer.step()` for per-batch ones. `lrdoctor check --unsafe-fixes
+--diff` shows that move (after the batch loop, or after the update), `--fix` makes it.
 """,
         "call scheduler.step() after optimizer.step() (end of the epoch, or right after the update)",
         ("https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",),
@@ -231,6 +232,8 @@ is documented usage and is not reported.)
 """,
         """
 Call `scheduler.step()` with no argument, once per epoch (or per batch for per-batch schedules).
+`lrdoctor check --unsafe-fixes --fix` drops the argument where that leaves correct code (not at
+the top of an epoch loop, where it would become LRD001).
 """,
         "call scheduler.step() without the epoch argument",
     ),
@@ -408,7 +411,8 @@ with `optimizer.add_param_group`).
 returns a wrong number when called outside `step()` (PyTorch warns about it).
 """,
         """
-Use `scheduler.get_last_lr()` or read `optimizer.param_groups[i]['lr']`.
+Use `scheduler.get_last_lr()` or read `optimizer.param_groups[i]['lr']`
+(`lrdoctor check --unsafe-fixes --fix` rewrites the call).
 """,
         "use scheduler.get_last_lr()",
     ),

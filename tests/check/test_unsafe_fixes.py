@@ -354,3 +354,15 @@ def test_wrapped_scheduler_is_still_judged_but_not_for_skipped_steps(
         "StepLR(\n    optimizer, step_size=2")
     assert epoch_sized != imports + skip_aware
     assert [d.code for d in check_source(epoch_sized, "train.py").diagnostics] == ["LRD002"]
+
+
+@pytest.mark.parametrize("code", sorted(["LRD001", "LRD005", "LRD006", "LRD015"]))
+def test_each_catalog_wrong_example_is_fixed_to_clean_code(
+    project: Path, capsys: pytest.CaptureFixture[str], code: str
+) -> None:
+    import lrdoctor
+
+    wrong = (Path(lrdoctor.__file__).parent / "examples" / f"{code}_wrong.py").read_text()
+    assert code in [d.code for d in check_source(wrong, "train.py").diagnostics]
+    after, err = fixed(capsys, wrong)
+    assert after != wrong, err

@@ -37,6 +37,8 @@ examples:
   lrdoctor check --format github               annotations in GitHub Actions
   lrdoctor check --format sarif > lrdoctor.sarif   for GitHub code scanning
   lrdoctor check --diff / --fix                show / apply safe fixes (LRD101)
+  lrdoctor check --diff --unsafe-fixes         also fixes that change the schedule on purpose
+                                               (LRD001, LRD005, LRD006, LRD015)
 
 silence one line with `# noqa: LRD002` (a prefix such as `# noqa: LRD0` too, or a bare
 `# noqa`); configure defaults in pyproject.toml:
@@ -107,6 +109,10 @@ def _err(message: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # the source lines shown with findings are cached per path: a file may have changed since
+    # an earlier run in this process (a test, an editor integration, a --fix)
+    for cache in (_lines, _cells, _raw_notebook):
+        cache.cache_clear()
     try:
         cfg = config.load(args.config, explicit=bool(args.config))
     except config.ConfigError as exc:
