@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from lrdoctor.check import constants, names
 from lrdoctor.check.index import Scope, dotted
-from lrdoctor.check.values import Const, ExprVal, Obj
+from lrdoctor.check.values import Const, ExprVal, FuncVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
 
 # horizons up to this many steps, written as literals, are read as epochs
@@ -122,7 +122,10 @@ def _lambda_horizon(sched: Obj) -> Horizon:
         params = {a.arg for a in expr.args.args}
         body = expr.body
     elif isinstance(expr, ast.Name) and sched.scope is not None:
-        fn = sched.scope.module.functions.get(expr.id)
+        # a function of the module, or one defined next to the scheduler (a closure over
+        # `warmup_steps` / `max_steps` inside configure_optimizers)
+        found = sched.scope.lookup(expr.id)
+        fn = found.fn if isinstance(found, FuncVal) else sched.scope.module.functions.get(expr.id)
         if fn is None:
             return Horizon("")
         params = {a.arg for a in fn.args.args}
