@@ -105,6 +105,17 @@ def test_steplr_gentle_gamma_from_a_constant_is_a_per_step_design() -> None:
     assert codes(src) == []
 
 
+def test_steplr_every_10_batches_with_gamma_095_collapses_and_is_reported() -> None:
+    # 0.95 looks gentle, but every 10 batches it divides the LR by ~170 per 1000 batches
+    src = _steplr_per_batch("0.95").replace("step_size=30", "step_size=10")
+    assert codes(src) == ["LRD002"]
+
+
+def test_steplr_every_10_batches_with_gamma_099_is_a_per_step_design() -> None:
+    src = _steplr_per_batch("0.99").replace("step_size=30", "step_size=10")
+    assert codes(src) == []
+
+
 def test_exponential_decay_per_batch_with_gamma_from_a_constant_is_reported() -> None:
     src = script("""
 GAMMA = 0.9

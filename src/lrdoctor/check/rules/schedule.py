@@ -151,9 +151,10 @@ def _small_literal(sched: Obj, h: Horizon) -> bool:
         or not 0 < h.value <= SMALL_LITERAL
     ):
         return False
-    # a gentle per-step decay is a plausible design
+    # a gentle per-step decay is a plausible design; one that divides the LR by more than 100
+    # every 1000 batches (`StepLR(step_size=10, gamma=0.95)`) is not, whatever its gamma
     gamma = _gamma(sched, 2, 0.1) if sched.cls == "StepLR" else None
-    return gamma is None or gamma < 0.95
+    return gamma is None or gamma < 0.95 or gamma ** (1000 / h.value) < 0.01
 
 
 @rule("LRD002", "LRD003")
