@@ -219,3 +219,33 @@ model = torch.nn.Linear(4, 1)
 ''').replace("scaler = torch.amp.GradScaler(\"cuda\")\n",
              "scaler = torch.amp.GradScaler(\"cuda\")\nresume(\"last.pt\", model, optimizer, scaler)\n")
     assert codes(src) == []
+
+
+RESIZED_ON_RESUME = """
+import torch
+from torch.utils.data import DataLoader
+
+model = torch.nn.Linear(4, 1)
+loader = DataLoader(list(range(64)), batch_size=8)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+start_epoch = 0
+ckpt = torch.load("last.pt", weights_only=True)
+optimizer.load_state_dict(ckpt["optimizer"])
+start_epoch = ckpt["epoch"] + 1
+remaining = len(loader) * ({epochs})
+scheduler = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, 0.01, total_iters=remaining)
+for epoch in range(start_epoch, 30):
+    for x in loader:
+        optimizer.step()
+        scheduler.step()
+    torch.save({{"epoch": epoch, "optimizer": optimizer.state_dict()}}, "last.pt")
+"""
+
+
+def test_scheduler_rebuilt_for_the_rest_of_a_resumed_run_needs_no_saved_state() -> None:
+    # sized from the epoch the run resumes at: a resume builds it for what is left to train
+    assert codes(RESIZED_ON_RESUME.format(epochs="30 - start_epoch")) == []
+
+
+def test_scheduler_sized_for_the_whole_run_after_a_resume_is_still_reported() -> None:
+    assert codes(RESIZED_ON_RESUME.format(epochs="30")) == ["LRD007", "LRD007"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -67,12 +68,43 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None) -> list
             continue
         if s.cls == "ReduceLROnPlateau" or positioned.get(s.id, False):
             continue
-        if s.call is not None and s.arg("last_epoch", 99) is not None:
+        if s.call is not None and (s.arg("last_epoch", 99) is not None or _sized_from_resume(s)):
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
             continue
         out.append(s)
     return out
+
+
+# a name for where a resumed run starts: a scheduler sized with it (`total_iters=steps * (epochs
+# - start_epoch)`) is rebuilt for the rest of the run on resume, its lost state is not lost
+_RESUME_POINT = re.compile(r"(^|_)(start|resume|resumed|begin|initial|first)_(epoch|iter|step)s?$")
+
+
+def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
+    """True when the scheduler's constructor arguments (or the variables they were computed
+    from) name the epoch/iteration the run starts at."""
+    assert sched.call is not None
+    seen: set[str] = set()
+    todo: list[tuple[ast.expr, Scope | None, int]] = [
+        (arg, sched.scope, 0) for arg in [*sched.call.args[1:], *(k.value for k in sched.call.keywords)]
+    ]
+    while todo:
+        expr, scope, level = todo.pop()
+        for node in ast.walk(expr):
+            word = node.id if isinstance(node, ast.Name) else (
+                node.attr if isinstance(node, ast.Attribute) else "")
+            if not word:
+                continue
+            if _RESUME_POINT.search(word.lower()):
+                return True
+            if isinstance(node, ast.Name) and scope is not None and level < depth \
+                    and word not in seen:
+                seen.add(word)
+                found = scope.source_of(word)
+                if found is not None:
+                    todo.append((found[0], found[1], level + 1))
+    return False
 
 
 def _scalers(ctx: FileContext, root: int) -> list[tuple[Obj, str]]:
