@@ -222,6 +222,24 @@ def test_isinstance_negated_check_picks_the_branch_that_runs() -> None:
     assert codes(src) == ["LRD006"]
 
 
+def test_type_comparison_picks_the_branch_that_runs_for_a_step_scheduler() -> None:
+    # a warm-up wrapper's `if type(self.after) != ReduceLROnPlateau: ... else: after.step(m)`
+    src = _ISINSTANCE.format(built="StepLR(optimizer, step_size=30)").replace(
+        "if isinstance(scheduler, ReduceLROnPlateau):", "if type(scheduler) == ReduceLROnPlateau:"
+    ).replace("scheduler.step(val_loss)", "scheduler.step(val_loss, epoch)")
+    assert codes(src) == []
+    negated = src.replace("type(scheduler) == ReduceLROnPlateau", "type(scheduler) is not "
+                          "ReduceLROnPlateau")
+    assert codes(negated) == ["LRD006"]  # the branch with step(val_loss, epoch) now runs
+
+
+def test_step_with_none_is_a_plain_step() -> None:
+    src = _ISINSTANCE.format(built="StepLR(optimizer, step_size=30)").replace(
+        "            scheduler.step()\n", "            scheduler.step(None)\n"
+    )
+    assert codes(src) == []
+
+
 _WRAPPER = """
 import torch
 from torch.optim.lr_scheduler import StepLR

@@ -540,6 +540,15 @@ class Tracer:
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negate = test.operand, not negate
+        # `type(s) == ReduceLROnPlateau` / `type(s) is not ReduceLROnPlateau` say the same
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+                and isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) \
+                and isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) \
+                and test.left.func.id == "type" and len(test.left.args) == 1:
+            if isinstance(test.ops[0], (ast.NotEq, ast.IsNot)):
+                negate = not negate
+            test = ast.Call(ast.Name("isinstance", ast.Load()),
+                            [test.left.args[0], test.comparators[0]], [])
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
                 and test.func.id == "isinstance" and len(test.args) == 2):
             return None

@@ -521,8 +521,8 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         arg = e.node.args[0] if e.node.args else next(
             (k.value for k in e.node.keywords if k.arg == "epoch"), None
         )
-        if arg is None:
-            continue
+        if arg is None or (isinstance(arg, ast.Constant) and arg.value is None):
+            continue  # `step(None)` is `step()`
         yield Diagnostic.at(
             "LRD006",
             f"`{receiver(e)}.step({ast.unparse(arg)})` passes an epoch to {sched.cls}: the "
