@@ -1,4 +1,4 @@
-"""Command line: ``lrdoctor check | run | ckpt | explain | demo``.
+"""Command line: ``lrdoctor check | run | ckpt | report | explain | demo``.
 
 Exit codes (stable, other tools rely on them): 0 no findings, 1 findings, 2 usage or internal
 error. ``run`` passes the script's own exit code through instead.
@@ -19,6 +19,8 @@ examples:
   lrdoctor run train.py --epochs 10           run the script and watch its schedule
   lrdoctor run --json report.json -m pkg.train --lr 3e-4
   lrdoctor ckpt last.pt out/checkpoint-500     audit checkpoints for a resume's missing state
+  torchrun --nproc_per_node 2 -m lrdoctor run train.py   rank 0 reports for all ranks
+  lrdoctor report .lrdoctor/runs/RUN_ID        re-print a torchrun run's report
   lrdoctor explain LRD002                      what a code means and how to fix it
   lrdoctor demo                                see lrdoctor find real bugs (a few seconds)
 """
@@ -47,8 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser = sub.add_parser(
         "run",
         help="run a training script under the runtime watcher",
-        usage="lrdoctor run [--json PATH] [--strict] [-q] [--nan-trace | --no-nan-check] [--] "
-        "(SCRIPT | -m MODULE) [ARGS...]",
+        usage="lrdoctor run [--json PATH] [--strict] [-q] [--nan-trace | --no-nan-check] "
+        "[--run-dir DIR] [--run-id ID] [--rank-wait SECONDS] [--] (SCRIPT | -m MODULE) [ARGS...]",
         description=(
             "Run SCRIPT exactly as `python SCRIPT ARGS` would (same __main__, sys.argv, "
             "sys.path[0]) while watching optimizers, schedulers, GradScalers and data loaders. "
@@ -62,6 +64,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     ckpt_command.configure(sub.add_parser("ckpt", help="audit checkpoint files and folders"))
 
+    report = sub.add_parser(
+        "report",
+        help="re-print the report of a finished torchrun run from its ranks' traces",
+        description="Re-print (and merge) the report of a distributed run from the traces its "
+        "ranks wrote: RUN_DIR is a run directory (.lrdoctor/runs/RUN_ID) or a rank<N>.json file. "
+        "Give one directory per node when the nodes wrote to different machines' directories. "
+        "Exit status: 0 no findings, 1 findings or ranks missing, 2 a path holds no trace.",
+    )
+    report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    report.add_argument("--json", action="store_true", help="print the merged report as JSON")
+
     explain = sub.add_parser("explain", help="print the documentation page of a code")
     explain.add_argument("code", nargs="?", help="a code (LRD002) or name (epoch-scheduler-per-batch)")
     explain.add_argument("--list", action="store_true", help="list every code with its summary")
@@ -73,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="PATH", help="write the report as JSON to PATH (under torchrun: "
-                   "one file per rank, PATH with .rankN before the extension, or {rank} in PATH)")
+                   "rank 0 writes the report merged from all ranks; {rank} in PATH: each rank "
+                   "writes its own)")
     p.add_argument(
         "--strict",
         action="store_true",
@@ -92,6 +106,15 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         help="watch the LR schedule only, without the always-on NaN/inf detection (for loops "
         "whose steps are so short that its ~0.1 ms a step matters)",
     )
+    dist = p.add_argument_group("under torchrun (each rank writes its trace to one run directory; "
+                                "rank 0 merges them and reports)")
+    dist.add_argument("--run-dir", metavar="DIR", help="the run directory for the ranks' traces "
+                      "(default .lrdoctor/runs/RUN_ID)")
+    dist.add_argument("--run-id", metavar="ID", help="name of the run (default: torchrun's "
+                      "--rdzv-id, else the start time and pid of the torchrun that launched it)")
+    dist.add_argument("--rank-wait", metavar="SECONDS", type=float, default=5.0,
+                      help="how long rank 0 waits at exit for the other ranks' traces (default 5; "
+                      "a rank whose process has died is not waited for)")
     p.add_argument("-m", dest="module", metavar="MODULE", help="run a library module as a script")
     p.add_argument("script", nargs="?", help="the training script")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
@@ -102,7 +125,7 @@ def _split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:
     (``--json`` included) are never taken by lrdoctor once the script is named."""
     ours: list[str] = []
     i = 0
-    takes_value = {"--json", "-m"}
+    takes_value = {"--json", "-m", "--run-dir", "--run-id", "--rank-wait"}
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
@@ -113,7 +136,7 @@ def _split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:
                 return ours, argv[i + 2 :]
             i += 2
             continue
-        if arg.startswith("--json="):
+        if arg.split("=", 1)[0] in takes_value and "=" in arg:
             ours.append(arg)
             i += 1
             continue
@@ -144,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ckpt_command.run(args)
     if args.command == "explain":
         return _explain(args)
+    if args.command == "report":
+        return _report(args)
     if args.command == "demo":
         from lrdoctor.demo.runner import run_demo
 
@@ -178,7 +203,29 @@ def _main_run(argv: list[str]) -> int:
         quiet=args.quiet,
         nan_trace=args.nan_trace,
         nan_check=not args.no_nan_check,
+        run_dir=args.run_dir,
+        run_id=args.run_id,
+        rank_wait=args.rank_wait,
     )
+
+
+def _report(args: argparse.Namespace) -> int:
+    import json
+
+    from lrdoctor.report import ranks
+    from lrdoctor.report.text import use_color
+
+    try:
+        traces, dirs = ranks.load_traces(args.run_dirs)
+    except ranks.ReportError as exc:
+        print(f"lrdoctor report: {exc}", file=sys.stderr)
+        return 2
+    run = ranks.merge(traces, dirs)
+    if args.json:
+        print(json.dumps(run.to_dict(), indent=2))
+    else:
+        print(ranks.render_merged(run, color=use_color(sys.stdout)))
+    return 1 if run.findings or run.missing else 0
 
 
 def _explain(args: argparse.Namespace) -> int:

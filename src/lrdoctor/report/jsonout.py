@@ -11,6 +11,7 @@ SCHEMA_VERSION = 1
 
 def run_to_dict(engine: Any) -> dict[str, Any]:
     from lrdoctor.runtime.callsite import display_path
+    from lrdoctor.runtime.checks.ranks import plateau_metrics
 
     def site(s: Any) -> dict[str, Any] | None:
         return {"path": display_path(s[0]), "line": s[1]} if s else None
@@ -41,15 +42,22 @@ def run_to_dict(engine: Any) -> dict[str, Any]:
             "lr_first": [num(v) for v in o.first_lrs or ()],
             "lr_last": [num(v) for v in o.last_lrs or ()],
             "lr_history": [[step, *[num(v) for v in lrs]] for step, lrs in o.lr_history],
+            "epoch_steps": list(o.epoch_attempts),
         })
+    optimizer_index = {o.key: i for i, o in enumerate(engine.optimizers.values())}
+    metrics = plateau_metrics(engine)
     for s in engine.schedulers.values():
         opt = engine.optimizer_of(s)
-        out["schedulers"].append({
+        entry = {
             "name": s.label, "class": s.cls, "optimizer": opt.label if opt else None,
             "horizon": s.horizon, "steps": s.user_steps, "steps_per_epoch": s.epoch_steps,
             "in_composite": s.parent_key is not None, "location": site(s.last_site),
             "lr_first": [num(v) for v in s.first_lrs or ()],
             "lr_last": [num(v) for v in s.last_lrs or ()],
-        })
+            "optimizer_index": optimizer_index.get(opt.key) if opt else None,
+        }
+        if s.key in metrics:  # recorded under torchrun only (lrdoctor.runtime.checks.ranks)
+            entry["metrics"] = [[step, num(v)] for step, v in metrics[s.key]]
+        out["schedulers"].append(entry)
     out["findings"] = [f.to_dict() for f in engine.findings]
     return out

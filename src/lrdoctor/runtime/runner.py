@@ -19,10 +19,12 @@ import os
 import runpy
 import signal
 import sys
+import time
 import types
 from types import TracebackType
 
 from lrdoctor import ScheduleError
+from lrdoctor.runtime import ranks
 from lrdoctor.runtime.session import Watch
 
 _LRDOCTOR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -87,7 +89,9 @@ def _print_uncaught(exc: BaseException) -> None:
 def check_json_path(path: str) -> str | None:
     """Why the report could not be written to ``path`` (None if it can), found before the
     script runs rather than after hours of training. Nothing is left behind."""
-    path = _per_rank(path)
+    path = _json_target(path)
+    if path is None:
+        return None
     if os.path.isdir(path):
         return f"{path!r} is a directory"
     existed = os.path.exists(path)
@@ -106,7 +110,8 @@ def check_json_path(path: str) -> str | None:
 
 def run_target(target: str, args: list[str], *, is_module: bool = False,
                json_path: str | None = None, strict: bool = False, quiet: bool = False,
-               nan_trace: bool = False, nan_check: bool = True) -> int:
+               nan_trace: bool = False, nan_check: bool = True, run_dir: str | None = None,
+               run_id: str | None = None, rank_wait: float = 5.0) -> int:
     if not is_module and not os.path.exists(target):
         print(f"lrdoctor run: can't open file {os.path.abspath(target)!r}: no such file",
               file=sys.stderr)
@@ -120,6 +125,19 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
         if problem:
             print(f"lrdoctor run: --json: {problem}", file=sys.stderr)
             return 2
+    started = time.time()
+    place = ranks.place_in_job(run_dir, run_id)
+    if place is not None:
+        problem = ranks.check_run_dir(place)
+        if problem is None:
+            try:
+                ranks.announce(place, started)
+            except OSError as exc:
+                problem = f"cannot write {place.trace_path!r}: {exc.strerror or exc}"
+        if problem:
+            print(f"lrdoctor run: {problem} (--run-dir chooses another)", file=sys.stderr)
+            return 2
+    job = _Job(place, started, rank_wait) if place is not None else None
 
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     sys.argv = [target, *args]
@@ -132,6 +150,8 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
     watch = Watch(strict=strict, nan_trace=nan_trace, nan_check=nan_check)
     # registered before the script runs, so it runs after the script's own atexit handlers
     atexit.register(_die_by_sigint)
+    if job is not None:
+        _report_on_sigterm(watch, json_path, quiet, job)
     code = 0
     error: BaseException | None = None
     interrupted = False
@@ -160,7 +180,9 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
         sys.argv = saved_argv
         if saved_path0 is not None and sys.path:
             sys.path[0] = saved_path0
-    _emit_report(watch, json_path, quiet)
+    _emit_report(watch, json_path, quiet, job, code)
+    if _ending["sigterm"]:  # torchrun stopped the job while the report was being made
+        _die_by(signal.SIGTERM)
     return code
 
 
@@ -245,7 +267,7 @@ def _wait_for_threads() -> None:
         print(f"lrdoctor: could not wait for the script's threads: {exc}", file=sys.stderr)
 
 
-_ending = {"by_sigint": False}
+_ending = {"by_sigint": False, "reporting": False, "sigterm": False}
 
 
 def _die_by_sigint() -> None:
@@ -262,19 +284,126 @@ def _die_by_sigint() -> None:
         pass
 
 
-def _per_rank(path: str) -> str:
-    """Under torchrun every rank writes its own report: ``{rank}`` in the path is replaced,
-    otherwise ``.rankN`` goes before the extension (single-process runs keep the path)."""
-    rank = os.environ.get("RANK")
-    if rank is None or os.environ.get("WORLD_SIZE", "1") == "1":
+def _die_by(sig: signal.Signals) -> None:
+    """End the process by ``sig``, as it would have ended without lrdoctor."""
+    _flush()
+    try:
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    except Exception:
+        pass
+
+
+class _Job:
+    """This process as one rank of a torchrun job: where its trace goes, and for rank 0 how
+    long to wait for the others'."""
+
+    def __init__(self, place: ranks.RankPlace, started: float, rank_wait: float) -> None:
+        self.place = place
+        self.started = started
+        self.rank_wait = rank_wait
+
+
+def _report_on_sigterm(watch: Watch, json_path: str | None, quiet: bool, job: _Job) -> None:
+    """When one rank fails, torchrun ends the others with SIGTERM, which kills a Python process
+    on the spot: the survivors' traces, and rank 0's report, would be lost with it. Unless the
+    process already handles SIGTERM, write them first, then end by SIGTERM as before. (A rank
+    blocked inside a collective op runs this only once the op returns; torchrun kills it with
+    SIGKILL after 30 s if it never does.) A handler the script installs replaces this one."""
+    try:
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return
+    except Exception:
+        return
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        _ending["sigterm"] = True
+        if _ending["reporting"]:
+            return  # the report is being made; the process ends by SIGTERM after it
+        try:
+            _flush()
+            watch.stop(None, interrupted=True)
+            _emit_report(watch, json_path, quiet, job, None, terminated=True)
+        except BaseException:
+            pass
+        _die_by(signal.SIGTERM)
+
+    try:
+        signal.signal(signal.SIGTERM, on_sigterm)
+    except (ValueError, OSError):  # not the main thread, or no signals here
+        pass
+
+
+def _json_target(path: str) -> str | None:
+    """Where this process writes ``--json``. Under torchrun, rank 0 writes the report merged
+    from every rank and the other ranks write nothing, unless the path has ``{rank}``: then
+    each rank writes its own report there. Single-process runs keep the path."""
+    place = ranks.place_in_job("-", "-")
+    if place is None:
         return path.replace("{rank}", "0")
     if "{rank}" in path:
-        return path.replace("{rank}", rank)
-    root, ext = os.path.splitext(path)
-    return f"{root}.rank{rank}{ext}"
+        return path.replace("{rank}", str(place.rank))
+    return path if place.rank == 0 else None
 
 
-def _emit_report(watch: Watch, json_path: str | None, quiet: bool) -> None:
+def _emit_report(watch: Watch, json_path: str | None, quiet: bool, job: _Job | None = None,
+                 exit_code: int | None = None, terminated: bool = False) -> None:
+    _ending["reporting"] = True
+    try:
+        if job is None:
+            _emit_own_report(watch, json_path, quiet)
+        else:
+            _emit_rank_report(watch, json_path, quiet, job, exit_code, terminated)
+    finally:
+        _ending["reporting"] = False
+
+
+def _emit_rank_report(watch: Watch, json_path: str | None, quiet: bool, job: _Job,
+                      exit_code: int | None, terminated: bool) -> None:
+    """Every rank leaves its trace in the run directory; rank 0 then merges the ranks' traces
+    and prints the one report of the job (the other ranks print nothing)."""
+    from lrdoctor.report import ranks as merged_report
+    from lrdoctor.report.text import use_color
+
+    place = job.place
+    try:
+        own = watch.to_dict()
+        ranks.write_trace(place, job.started, own, exit_code, terminated)
+    except Exception as exc:
+        print(f"[rank {place.rank}] lrdoctor: could not write this rank's trace to "
+              f"{place.trace_path!r}: {exc}", file=sys.stderr)
+        own = None
+    target = _json_target(json_path) if json_path else None
+    if target and "{rank}" in (json_path or "") and own is not None:
+        _write_json(target, own)
+    if place.rank != 0:
+        return
+    try:
+        traces = ranks.collect(place, job.started, job.rank_wait)
+        run = merged_report.merge(traces, [place.run_dir], local_ranks=place.local_ranks(),
+                                  waited_s=job.rank_wait, live=True)
+        if not quiet or run.findings or run.missing:
+            print("\n" + merged_report.render_merged(run, color=use_color(sys.stderr)),
+                  file=sys.stderr, flush=True)
+        if target and "{rank}" not in (json_path or ""):
+            _write_json(target, run.to_dict())
+    except Exception as exc:  # the report must never turn a good run into a failure
+        print(f"lrdoctor: could not merge the ranks' traces in {place.run_dir!r}: {exc}",
+              file=sys.stderr)
+
+
+def _write_json(path: str, data: object) -> None:
+    import json
+
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.write("\n")
+    except Exception as exc:
+        print(f"lrdoctor: could not write the JSON report: {exc}", file=sys.stderr)
+
+
+def _emit_own_report(watch: Watch, json_path: str | None, quiet: bool) -> None:
     from lrdoctor.report.text import use_color
 
     # the text report comes first and does not depend on the JSON file being writable
@@ -289,12 +418,9 @@ def _emit_report(watch: Watch, json_path: str | None, quiet: bool) -> None:
     except Exception as exc:  # the report must never turn a good run into a failure
         print(f"lrdoctor: could not print the report: {exc}", file=sys.stderr)
     if json_path:
-        import json
-
         try:
-            path = _per_rank(json_path)
-            with open(path, "w", encoding="utf-8") as fh:
-                json.dump(watch.to_dict(), fh, indent=2)
-                fh.write("\n")
+            data = watch.to_dict()
         except Exception as exc:
             print(f"lrdoctor: could not write the JSON report: {exc}", file=sys.stderr)
+            return
+        _write_json(json_path.replace("{rank}", "0"), data)
