@@ -75,13 +75,15 @@ def found_by(code: str) -> str:
     """Which engines really implement ``code`` (read from the engines, not from the design)."""
     from lrdoctor.check import STATIC_CODES
     from lrdoctor.ckpt import CKPT_CODES
-    from lrdoctor.runtime import CRASH_EXPLAINED_CODES, RUNTIME_CODES
+    from lrdoctor.runtime import CRASH_EXPLAINED_CODES, DISTRIBUTED_CODES, RUNTIME_CODES
 
     parts = []
     if code in STATIC_CODES:
         parts.append("`lrdoctor check` (static)")
     if code in RUNTIME_CODES:
         parts.append("`lrdoctor run` (runtime)")
+    elif code in DISTRIBUTED_CODES:
+        parts.append("`torchrun ... -m lrdoctor run` (runtime: rank 0 compares the ranks' traces)")
     elif code in CRASH_EXPLAINED_CODES:
         parts.append("`lrdoctor run` when the script crashes with its error")
     if code in CKPT_CODES:

@@ -167,7 +167,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_under_torchrun_each_rank_reports_and_writes_its_own_json(tmp_path):
+def test_under_torchrun_rank_0_reports_for_all_and_each_rank_writes_its_own_json(tmp_path):
     torchrun = Path(sys.executable).with_name("torchrun")
     if not torchrun.exists():
         pytest.fail("torchrun is installed with torch; it must be there")
@@ -195,14 +195,16 @@ def test_under_torchrun_each_rank_reports_and_writes_its_own_json(tmp_path):
     result = subprocess.run(
         [str(torchrun), "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
          "--master_port", str(_free_port()), "-m", "lrdoctor", "run", "--json",
-         str(tmp_path / "report.json"), str(script)],
+         str(tmp_path / "report.rank{rank}.json"), str(script)],
         capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     for rank in (0, 1):
         report = json.loads((tmp_path / f"report.rank{rank}.json").read_text())
         assert [f["code"] for f in report["findings"]] == ["LRD002"]
         assert report["schedulers"][0]["steps_per_epoch"] == [8, 8]  # 128 samples per rank
-        assert f"[rank {rank}] ddp.py:" in result.stderr
+    # one report, rank 0's, with each finding once for the ranks that found it
+    assert result.stderr.count("LRD002 [error]") == 1
+    assert "  rank 1: 2 epochs, 16 optimizer steps" in result.stderr
 
 
 def test_no_nan_check_leaves_the_schedule_checks_on(tmp_path):

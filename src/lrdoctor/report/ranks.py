@@ -122,7 +122,9 @@ def _status(rank: int, trace: dict[str, Any] | None, local: bool, waited_s: floa
         return RankStatus(rank, "terminated", "stopped by SIGTERM (torchrun stops the other "
                           "ranks when one fails): partial trace", trace)
     if report.get("error"):
-        return RankStatus(rank, "failed", f"failed: {report['error']}", trace)
+        error = str(report["error"]).splitlines()[0]
+        error = error if len(error) <= 160 else error[:157] + "..."
+        return RankStatus(rank, "failed", f"failed: {error}", trace)
     return RankStatus(rank, "finished", "", trace)
 
 
@@ -210,18 +212,25 @@ def _divergence(index: int, opts: dict[int, dict[str, Any]],
         marks[rank] = [h[0] for h in history]
     reached = min(int(o.get("steps") or 0) for o in opts.values())
     changes = sorted({m for ms in marks.values() for m in ms if m <= reached})
-    for step in changes:
+    for i, step in enumerate(changes):
         values = {r: _lr_at(histories[r], marks[r], step) for r in opts}
-        first = next(iter(values.values()))
-        if all(_same(first, v) for v in values.values()):
+        if _agree(values):
             continue
-        return _divergence_finding(index, opts, ranks, step, values, histories, marks, reached)
+        again = next((later for later in changes[i + 1:] if _agree(
+            {r: _lr_at(histories[r], marks[r], later) for r in opts})), None)
+        return _divergence_finding(index, opts, ranks, step, values, histories, marks, reached,
+                                   again)
     return None
+
+
+def _agree(values: dict[int, Any]) -> bool:
+    first = next(iter(values.values()))
+    return all(_same(first, v) for v in values.values())
 
 
 def _divergence_finding(index: int, opts: dict[int, dict[str, Any]], ranks: list[RankStatus],
                         step: int, values: dict[int, Any], histories: dict[int, Any],
-                        marks: dict[int, Any], reached: int) -> dict[str, Any]:
+                        marks: dict[int, Any], reached: int, again: int | None) -> dict[str, Any]:
     name = next(iter(opts.values())).get("name", "the optimizer")
     lowest = min(opts)
     epoch = _epoch_of(opts[lowest].get("epoch_steps"), step)
@@ -229,7 +238,9 @@ def _divergence_finding(index: int, opts: dict[int, dict[str, Any]], ranks: list
     last = {r: _lr_at(histories[r], marks[r], reached) for r in opts}
     message = (f"ranks train {name} with different LRs from {at}: "
                f"{_by_value(values, lambda v: 'lr ' + _fmt(v))}")
-    if any(not _same(last[r], values[r]) for r in opts):
+    if again is not None:
+        message += f", until step {again - 1} (equal again from step {again})"
+    elif any(not _same(last[r], values[r]) for r in opts):
         message += f"; at step {reached}: {_by_value(last, lambda v: 'lr ' + _fmt(v))}"
     cause, location, scheduler = _cause(index, ranks)
     if cause:
@@ -239,7 +250,8 @@ def _divergence_finding(index: int, opts: dict[int, dict[str, Any]], ranks: list
         "optimizer": name, "optimizer_index": index, "step": step, "epoch": epoch,
         "lrs": {str(r): list(v or ()) for r, v in values.items()},
         "lrs_at_last_common_step": {str(r): list(v or ()) for r, v in last.items()},
-        "last_common_step": reached, "ranks": sorted(opts), "scheduler": scheduler,
+        "last_common_step": reached, "equal_again_at": again, "ranks": sorted(opts),
+        "scheduler": scheduler,
     }
     return Finding("LRD013", message, location, evidence=evidence).to_dict() | {
         "ranks": sorted(opts)}
@@ -341,8 +353,8 @@ def render_merged(run: MergedRun, color: bool = False) -> str:
             lines.append(f"    fix: {f['fix']}")
     missing = run.missing
     if missing:
-        lines.append(f"Not in this report: {_ranks_text([r.rank for r in missing])} "
-                     "(see above); what they did is unknown.")
+        lines.append(f"Missing from this report: {_ranks_text([r.rank for r in missing])} "
+                     "(see above).")
     lines.append(_summary(run.findings, bool(reporting)))
     return "\n".join(lines)
 

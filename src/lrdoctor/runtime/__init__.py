@@ -17,3 +17,8 @@ RUNTIME_CODES = frozenset(
 
 # Codes the runtime reports only by explaining the error a script died with (lrdoctor.runtime.crash).
 CRASH_EXPLAINED_CODES = frozenset({"LRD004", "LRD010", "LRD103", "LRD109", "LRD110"})
+
+
+# Codes found across the ranks of a torchrun job, by rank 0 when it merges the ranks' traces
+# (lrdoctor.report.ranks); their catalog examples are run under torchrun (tests/watch/test_distributed.py).
+DISTRIBUTED_CODES = frozenset({"LRD013"})

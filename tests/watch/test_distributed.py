@@ -1,0 +1,146 @@
+"""Real torchrun jobs (2 processes, gloo, CPU) under ``lrdoctor run``: every rank leaves its trace
+in one run directory, rank 0 merges them and reports LRD013 when the ranks' LRs differ."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+TORCHRUN = Path(sys.executable).with_name("torchrun")
+
+# each rank validates on its own shard; the shards differ, so do the ranks' validation losses
+PLATEAU_JOB = """
+    import os, sys
+    import torch, torch.distributed as dist
+    from torch.utils.data import DataLoader, TensorDataset
+    from torch.utils.data.distributed import DistributedSampler
+
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    torch.manual_seed(0)
+    x = torch.randn(128, 4)
+    train = TensorDataset(x, x.sum(1, keepdim=True) + 0.1 * torch.randn(128, 1))
+    val_x, val_y = torch.randn(32, 4) * (1 + rank), torch.randn(32, 1) * (1 + 3 * rank)
+    loader = DataLoader(train, batch_size=16, sampler=DistributedSampler(train))
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=0)
+    for epoch in range(5):
+        loader.sampler.set_epoch(epoch)
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(xb), yb).backward()
+            optimizer.step()
+        if "--crash" in sys.argv and rank == 1 and epoch == 2:
+            os._exit(3)  # a hard crash: no exception, no atexit (like a segfault or the OOM killer)
+        with torch.no_grad():
+            val_loss = torch.nn.functional.mse_loss(model.module(val_x), val_y)
+        if "--all-reduce" in sys.argv:
+            dist.all_reduce(val_loss)
+            val_loss /= dist.get_world_size()
+        scheduler.step(val_loss.item())
+    dist.destroy_process_group()
+"""
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def torchrun(tmp_path: Path, *lrdoctor_args: str, script_args: tuple[str, ...] = (),
+             script: str = "train.py") -> subprocess.CompletedProcess[str]:
+    if script == "train.py":
+        (tmp_path / script).write_text(textwrap.dedent(PLATEAU_JOB))
+    env = {**os.environ, "NO_COLOR": "1", "MASTER_ADDR": "127.0.0.1"}
+    return subprocess.run(
+        [str(TORCHRUN), "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+         "--master_port", str(_free_port()), "-m", "lrdoctor", "run", *lrdoctor_args,
+         script, *script_args],
+        capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path)
+
+
+def lrdoctor(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "lrdoctor", *args], capture_output=True,
+                          text=True, timeout=60, env=env, cwd=cwd)
+
+
+def test_plateau_fed_per_rank_validation_losses_is_reported_with_epoch_and_both_lrs(tmp_path):
+    result = torchrun(tmp_path, "--run-id", "plateau", "--json", "merged.json")
+    assert result.returncode == 0, result.stderr[-3000:]
+    # rank 0 cut the LR after epoch 2 (its loss did not improve), rank 1 did not
+    assert ("train.py:30: LRD013 [error] ranks train SGD with different LRs from optimizer step 9 "
+            "(epoch 3): rank 0 lr 0.005, rank 1 lr 0.05") in result.stderr
+    assert "ReduceLROnPlateau(patience=0) at train.py:30 was given different metrics" in result.stderr
+    assert result.stderr.count("LRD013 [error]") == 1  # one report, from rank 0 only
+
+    run_dir = tmp_path / ".lrdoctor" / "runs" / "plateau"
+    assert sorted(p.name for p in run_dir.iterdir()) == ["rank0.json", "rank1.json"]
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    [finding] = merged["findings"]
+    assert finding["code"] == "LRD013" and finding["ranks"] == [0, 1]
+    assert finding["evidence"]["epoch"] == 3
+    assert finding["evidence"]["lrs"] == {"0": [pytest.approx(0.005)], "1": [0.05]}
+    # the per-rank LR lines: [optimizer step, lr of each param group] at each change
+    histories = [r["report"]["optimizers"][0]["lr_history"] for r in merged["ranks"]]
+    assert histories[0][:2] == [[1, 0.05], [9, pytest.approx(0.005)]]
+    assert histories[1][0] == [1, 0.05] and [9, pytest.approx(0.005)] not in histories[1]
+    assert [r["report"]["optimizers"][0]["epoch_steps"] for r in merged["ranks"]] == [[4] * 5] * 2
+
+    # `lrdoctor report` re-prints it from the traces, and merges directories of several nodes
+    again = lrdoctor("report", str(run_dir), cwd=tmp_path)
+    assert again.returncode == 1
+    assert "from optimizer step 9 (epoch 3): rank 0 lr 0.005, rank 1 lr 0.05" in again.stdout
+    node1 = tmp_path / "node1"
+    node1.mkdir()
+    (run_dir / "rank1.json").rename(node1 / "rank1.json")
+    alone = lrdoctor("report", "--json", str(run_dir), cwd=tmp_path)
+    assert json.loads(alone.stdout)["missing_ranks"] == [1]
+    both = lrdoctor("report", "--json", str(run_dir), str(node1), cwd=tmp_path)
+    assert json.loads(both.stdout)["findings"] == merged["findings"]
+
+
+def test_plateau_fed_the_all_reduced_validation_loss_is_silent(tmp_path):
+    result = torchrun(tmp_path, script_args=("--all-reduce",))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "LRD013" not in result.stderr
+    assert "2 ranks" in result.stderr and "No problems found." in result.stderr
+    # the default run directory is named after the torchrun that launched the ranks
+    [run_dir] = (tmp_path / ".lrdoctor" / "runs").iterdir()
+    assert sorted(p.name for p in run_dir.iterdir()) == ["rank0.json", "rank1.json"]
+
+
+def test_a_rank_that_crashes_hard_is_named_missing_and_the_job_keeps_its_exit_code(tmp_path):
+    result = torchrun(tmp_path, "--run-id", "crash", script_args=("--crash",))
+    assert result.returncode == 1  # torchrun's own code for a failed worker, as without lrdoctor
+    assert "exitcode  : 3" in result.stderr  # rank 1's own exit code, untouched
+    assert "lrdoctor: distributed run crash: 2 ranks" in result.stderr
+    assert "rank 1: missing: died without writing its trace" in result.stderr
+    assert "rank 0: " in result.stderr and "Missing from this report: rank 1" in result.stderr
+    trace = json.loads((tmp_path / ".lrdoctor/runs/crash/rank0.json").read_text())
+    assert trace["status"] == "finished" and trace["report"]["optimizers"][0]["steps"] >= 12
+
+
+@pytest.mark.parametrize("kind", ["wrong", "right"])
+def test_catalog_examples_under_torchrun(tmp_path, kind):
+    import lrdoctor
+    from lrdoctor.runtime import DISTRIBUTED_CODES
+
+    for code in sorted(DISTRIBUTED_CODES):
+        example = Path(lrdoctor.__file__).parent / "examples" / f"{code}_{kind}.py"
+        result = torchrun(tmp_path, script=str(example))
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert (f"{code} [" in result.stderr) == (kind == "wrong")
+        assert "2 ranks" in result.stderr
