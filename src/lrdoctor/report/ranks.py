@@ -117,7 +117,7 @@ def _status(rank: int, trace: dict[str, Any] | None, local: bool, waited_s: floa
                               trace)
         return RankStatus(rank, "missing", "died without writing its trace (killed, crashed "
                           "hard or out of memory): nothing of it is in this report", trace)
-    report = trace.get("report") if isinstance(trace.get("report"), dict) else {}
+    report: dict[str, Any] = trace["report"] if isinstance(trace.get("report"), dict) else {}
     if trace.get("terminated"):
         return RankStatus(rank, "terminated", "stopped by SIGTERM (torchrun stops the other "
                           "ranks when one fails): partial trace", trace)
@@ -292,9 +292,12 @@ def _cause(index: int, ranks: list[RankStatus]) -> tuple[str, Location | None, s
 
 def _metric_difference(scheds: dict[int, dict[str, Any]], epoch_steps: dict[int, Any]) -> str:
     """``step 3 (epoch 3): rank 0 0.981, rank 1 1.02`` at the first step whose metrics differ."""
-    metrics = {rank: s.get("metrics") for rank, s in scheds.items()}
-    if not all(isinstance(m, list) and m for m in metrics.values()):
-        return ""
+    metrics: dict[int, list[Any]] = {}
+    for rank, sched in scheds.items():
+        recorded = sched.get("metrics")
+        if not isinstance(recorded, list) or not recorded:
+            return ""
+        metrics[rank] = recorded
     for i in range(min(len(m) for m in metrics.values())):
         values = {rank: m[i][-1] for rank, m in metrics.items()}
         if len({repr(v) for v in values.values()}) > 1:
@@ -326,7 +329,8 @@ def _rank_findings(ranks: list[RankStatus]) -> list[dict[str, Any]]:
             entry = merged.setdefault(key, dict(f, ranks=[]))
             entry["ranks"].append(r.rank)
     order = {"error": 0, "warning": 1, "info": 2}
-    return sorted(merged.values(), key=lambda f: (order.get(f.get("severity"), 3), f.get("code")))
+    return sorted(merged.values(),
+                  key=lambda f: (order.get(str(f.get("severity")), 3), str(f.get("code"))))
 
 
 # ---- text -------------------------------------------------------------------------------------

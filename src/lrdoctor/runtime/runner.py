@@ -89,9 +89,10 @@ def _print_uncaught(exc: BaseException) -> None:
 def check_json_path(path: str) -> str | None:
     """Why the report could not be written to ``path`` (None if it can), found before the
     script runs rather than after hours of training. Nothing is left behind."""
-    path = _json_target(path)
-    if path is None:
+    target = _json_target(path)
+    if target is None:
         return None
+    path = target
     if os.path.isdir(path):
         return f"{path!r} is a directory"
     existed = os.path.exists(path)
