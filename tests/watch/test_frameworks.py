@@ -668,7 +668,8 @@ def test_accelerate_two_processes_prepared_scheduler_steps_once_per_process(tmp_
     script = tmp_path / "train.py"
     script.write_text(ACCELERATE_TWO_PROCESSES)
     _stderr([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-             "-m", "lrdoctor", "run", "--json", str(tmp_path / "report.json"), str(script), sizing],
+             "-m", "lrdoctor", "run", "--json", str(tmp_path / "report.rank{rank}.json"), str(script),
+             sizing],
             tmp_path)
     for rank in (0, 1):
         report = json.loads((tmp_path / f"report.rank{rank}.json").read_text())
