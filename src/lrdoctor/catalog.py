@@ -375,14 +375,20 @@ Combine them: `SequentialLR(opt, [warmup, main], milestones=[n])` for hand-offs,
         "LRD013",
         "rank-divergent-lr",
         "error",
-        "R",
+        "SR",
         "Distributed ranks train with different LRs.",
         """
-ReduceLROnPlateau stepped with a per-rank metric reduces the LR on some ranks only; DDP then
-averages gradients that were applied with different step sizes and the replicas drift apart.
+ReduceLROnPlateau stepped with a per-rank metric (each rank's loss on its own shard) reduces the
+LR on some ranks only; a scheduler stepped under `if rank == 0:` advances the schedule on the
+main process only. DDP then averages gradients that the ranks apply with different step sizes:
+the replicas drift apart silently, nothing errors. `lrdoctor check` finds both in the code;
+under `torchrun ... -m lrdoctor run` rank 0 compares every rank's LRs step by step and reports
+the first optimizer step at which they differ, the epoch, and each rank's LR.
 """,
         """
-All-reduce the metric before `scheduler.step(metric)` so every rank sees the same value.
+All-reduce the metric before `scheduler.step(metric)` so every rank sees the same value
+(`dist.all_reduce`, `accelerator.gather`, Lightning's `self.log(..., sync_dist=True)`), and
+step schedulers on every rank: keep only logging and saving under the rank guard.
 """,
         "all-reduce the metric across ranks before scheduler.step(metric)",
     ),

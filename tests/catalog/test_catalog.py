@@ -83,7 +83,8 @@ def test_found_by_reflects_what_the_engines_implement():
     from lrdoctor.runtime.crash import KNOWN_ERRORS
 
     assert {code for code, _, _ in KNOWN_ERRORS} == CRASH_EXPLAINED_CODES
-    assert "`torchrun ... -m lrdoctor run` (runtime" in CATALOG["LRD013"].page()
+    assert ("`lrdoctor check` (static) and `torchrun ... -m lrdoctor run` (runtime"
+            in CATALOG["LRD013"].page())
     assert "`lrdoctor check` (static) and `lrdoctor run` (runtime)" in CATALOG["LRD002"].page()
     assert "`lrdoctor run` (runtime)" in CATALOG["LRD009"].page()
     assert "`lrdoctor check`" not in CATALOG["LRD009"].page().split("## Why")[0]

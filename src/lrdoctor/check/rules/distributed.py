@@ -1,0 +1,399 @@
+"""LRD013 before the job runs: code that makes the ranks of a distributed job train with
+different LRs.
+
+- a scheduler stepped only on the main process (``if rank == 0:``, ``if
+  accelerator.is_main_process:``, ``if trainer.is_global_zero:``) while its optimizer steps on
+  every rank: only the main process's LR follows the schedule;
+- a ``ReduceLROnPlateau`` given a metric each rank computed on its own shard of the data (a
+  loader with a ``DistributedSampler``, or prepared by Accelerate) in a script that sets up a
+  process group, with nothing reducing that metric across ranks (``dist.all_reduce``,
+  ``all_gather``, ``broadcast``, ``accelerator.gather``/``reduce``): each rank cuts its LR on
+  its own.
+
+Where the code does not say enough it stays silent: a script that never sets up a process
+group, a metric whose value comes from a function defined elsewhere (it may reduce it), a
+metric computed on data every rank sees whole (the same value everywhere), logging under a
+rank guard.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+from lrdoctor.check.context import FileContext
+from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.model import Event
+from lrdoctor.check.rules import rule
+
+# attributes and names that are true on the main process only
+MAIN_PROCESS_FLAGS = frozenset({
+    "is_main_process", "is_local_main_process", "is_global_zero", "is_master", "master_process",
+    "main_process", "is_rank_zero", "is_world_process_zero", "is_local_process_zero", "is_main",
+    "is_master_ordinal", "is_rank0", "is_rank_0", "rank_zero", "is_master_process",
+})
+RANK_CALLS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_ordinal",
+                        "get_local_ordinal", "get_process_index"})
+RANK_ENV = frozenset({"RANK", "LOCAL_RANK", "SLURM_PROCID", "GLOBAL_RANK", "NODE_RANK"})
+# calls that make a value the same on every rank
+REDUCTIONS = frozenset({
+    "all_reduce", "reduce", "all_gather", "all_gather_object", "all_gather_into_tensor",
+    "gather", "gather_object", "broadcast", "broadcast_object_list", "reduce_scatter",
+    "gather_for_metrics", "mesh_reduce", "all_reduce_multigpu", "reduce_tensor", "reduce_mean",
+    "reduce_value", "reduce_dict", "reduce_loss", "reduce_loss_dict", "all_reduce_mean",
+    "average_across_processes", "sync_across_processes", "all_reduce_tensor",
+})
+PROCESS_GROUP_SETUP = frozenset({"init_process_group", "DistributedDataParallel", "Accelerator",
+                                 "FullyShardedDataParallel", "init_distributed_mode",
+                                 "initialize_model_parallel", "init_distributed"})
+SHARDING_SAMPLERS = frozenset({"DistributedSampler", "DistributedEvalSampler",
+                               "ElasticDistributedSampler"})
+# calls on a value that keep it a per-rank value (and reduce nothing across ranks)
+VALUE_METHODS = frozenset({"item", "mean", "sum", "float", "detach", "cpu", "tolist", "numpy",
+                           "avg", "compute", "clone", "to", "get", "__truediv__"})
+PLAIN_FUNCTIONS = frozenset({"float", "int", "len", "sum", "min", "max", "abs", "round", "mean",
+                             "tensor", "as_tensor", "array", "stack", "cat", "sqrt", "exp", "log"})
+
+
+def _last(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Call):
+        return _last(node.func)
+    return ""
+
+
+def _is_rank(node: ast.AST) -> bool:
+    """An expression whose value is this process's rank."""
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        word = _last(node).lower()
+        return ("rank" in word and "ranks" not in word and "size" not in word
+                and "world" not in word) or word in ("process_index", "local_process_index")
+    if isinstance(node, ast.Call):
+        name = _last(node.func)
+        if name in RANK_CALLS:
+            return True
+        if name in ("int", "str") and node.args:
+            return _is_rank(node.args[0])
+        if name in ("get", "getenv") and node.args and isinstance(node.args[0], ast.Constant):
+            return node.args[0].value in RANK_ENV
+        return False
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return node.slice.value in RANK_ENV
+    return False
+
+
+def _zero(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value in (0, "0") and node.value is not False
+
+
+def _literal(node: ast.expr) -> object:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def main_only(test: ast.expr | None) -> bool | None:
+    """True: ``test`` holds on the main process only; False: on the other ranks only; None:
+    not a test on the rank."""
+    if test is None:
+        return None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = main_only(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        outcomes = {main_only(v) for v in test.values} - {None}
+        if len(outcomes) != 1:
+            return None
+        outcome = outcomes.pop()
+        if isinstance(test.op, ast.And):
+            return outcome
+        return outcome if all(main_only(v) is not None for v in test.values) else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if _is_rank(right) and not _is_rank(left):
+            left, right = right, left
+            op = {ast.Lt: ast.Gt(), ast.Gt: ast.Lt(), ast.LtE: ast.GtE(), ast.GtE: ast.LtE()}.get(
+                type(op), op)
+        if not _is_rank(left):
+            return None
+        if isinstance(op, (ast.Eq, ast.Is)) and _zero(right):
+            return True
+        if isinstance(op, (ast.NotEq, ast.IsNot)) and _zero(right):
+            return False
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+            values = [_literal(e) for e in right.elts]
+            if len(values) == len(right.elts) and 0 in values and set(values) <= {0, -1, "0", "-1"}:
+                return isinstance(op, ast.In)
+            return None
+        if isinstance(right, ast.Constant) and isinstance(right.value, int):
+            bound = right.value
+            if isinstance(op, ast.Gt) and bound == 0 or isinstance(op, ast.GtE) and bound == 1:
+                return False
+            if isinstance(op, ast.Lt) and bound == 1 or isinstance(op, ast.LtE) and bound == 0:
+                return True
+        return None
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Call)):
+        name = _last(test)
+        if name in MAIN_PROCESS_FLAGS:
+            return True
+        if isinstance(test, (ast.Name, ast.Attribute)) and _is_rank(test):
+            return False  # `if rank:` holds on every rank but 0
+    return None
+
+
+def rank_guard(e: Event) -> tuple[ast.expr, bool] | None:
+    """The test that makes ``e`` run on the main process only (with True), or on the other
+    ranks only (with False); None when it runs on every rank."""
+    for cond in e.conds:
+        outcome = main_only(cond.test)
+        if outcome is None or cond.branch not in (0, 1) or cond.test is None:
+            continue
+        return cond.test, outcome if cond.branch == 0 else not outcome
+    return None
+
+
+@rule("LRD013")
+def rank_divergent_lr(ctx: FileContext) -> Iterator[Diagnostic]:
+    yield from _scheduler_on_main_process_only(ctx)
+    yield from _plateau_fed_per_rank_metric(ctx)
+
+
+def _scheduler_on_main_process_only(ctx: FileContext) -> Iterator[Diagnostic]:
+    seen: set[int] = set()
+    for e in ctx.program.events:
+        if e.kind != "sched_step" or e.obj is None or e.obj.id in seen:
+            continue
+        sched = e.obj
+        seen.add(sched.id)
+        steps = ctx.program.of("sched_step", sched)
+        guards = [rank_guard(s) for s in steps]
+        if not steps or any(g is None or not g[1] for g in guards):
+            continue  # stepped on every rank somewhere (or only off the main process: odd)
+        updates = [u for s in steps for u in ctx.updates_in(None, s.root, sched.optimizer)]
+        everywhere = [u for u in updates if rank_guard(u) is None]
+        if not everywhere:
+            continue  # the whole loop runs on one rank (or the optimizer is stepped elsewhere)
+        guard = guards[0]
+        assert guard is not None
+        first = steps[0]
+        what = ("only the main process ever cuts its LR" if sched.cls == "ReduceLROnPlateau"
+                else "only the main process's LR follows the schedule; the other ranks keep "
+                "their initial LR")
+        yield Diagnostic.at(
+            "LRD013",
+            f"`{ast.unparse(first.node.func) if isinstance(first.node, ast.Call) else 'step'}()` "
+            f"runs only on the main process (`if {ast.unparse(guard[0])}:`) while the optimizer "
+            f"steps on every rank (line {everywhere[0].line}): {what}, and DDP averages gradients "
+            "that the ranks then apply with different LRs",
+            first.path,
+            first.node,
+        )
+
+
+# -- ReduceLROnPlateau fed a per-rank metric -------------------------------------------------------
+
+
+def _plateau_fed_per_rank_metric(ctx: FileContext) -> Iterator[Diagnostic]:
+    plateau_steps = [e for e in ctx.program.events
+                     if e.kind == "sched_step" and e.obj is not None
+                     and e.obj.cls == "ReduceLROnPlateau" and e.path == ctx.path
+                     and isinstance(e.node, ast.Call) and rank_guard(e) is None]
+    if not plateau_steps or not _sets_up_process_group(ctx.tree):
+        return
+    flow = _Flow(ctx.tree)
+    for e in plateau_steps:
+        node = e.node
+        assert isinstance(node, ast.Call)
+        metric = node.args[0] if node.args else next(
+            (k.value for k in node.keywords if k.arg == "metrics"), None)
+        if metric is None:
+            continue
+        verdict = flow.per_rank(metric, node)
+        if verdict is None:
+            continue
+        yield Diagnostic.at(
+            "LRD013",
+            f"ReduceLROnPlateau is stepped with `{ast.unparse(metric)}`, computed by each rank "
+            f"on its own shard ({verdict}) and never reduced across ranks: each rank cuts its "
+            "LR at its own time, and DDP averages gradients the ranks apply with different LRs",
+            e.path,
+            node,
+        )
+
+
+def _sets_up_process_group(tree: ast.Module) -> bool:
+    return any(isinstance(n, ast.Call) and _last(n.func) in PROCESS_GROUP_SETUP
+               for n in ast.walk(tree))
+
+
+class _Flow:
+    """Where a value comes from, by name, within the function that uses it (and the
+    functions of this file it calls): enough to see whether a metric is computed from a
+    sharded loader and whether something reduces it across ranks."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.parents: dict[ast.AST, ast.AST] = {}
+        for parent in ast.walk(tree):
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+        self.functions = {n.name: n for n in ast.walk(tree)
+                          if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.imported = {alias.asname or alias.name.split(".")[0]
+                         for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                         for alias in n.names}
+        self.sharded = self._sharded_loaders()
+
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        current = self.parents.get(node)
+        while current is not None and not isinstance(
+                current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            current = self.parents.get(current)
+        return current or self.tree
+
+    def _sharded_loaders(self) -> set[str]:
+        """Names bound to a loader whose batches differ per rank: built with a
+        DistributedSampler (directly or through a name), or returned by accelerator.prepare."""
+        samplers = {t for n in ast.walk(self.tree) if isinstance(n, ast.Assign)
+                    and isinstance(n.value, ast.Call) and _last(n.value.func) in SHARDING_SAMPLERS
+                    for t in _names(n.targets)}
+        loaders: set[str] = set()
+        for n in ast.walk(self.tree):
+            if not isinstance(n, ast.Assign) or not isinstance(n.value, ast.Call):
+                continue
+            call = n.value
+            if _last(call.func) == "prepare":
+                loaders.update(_names(n.targets))  # accelerator.prepare shards loaders
+            elif "loader" in _last(call.func).lower():
+                for kw in call.keywords:
+                    if kw.arg in ("sampler", "batch_sampler") and (
+                            isinstance(kw.value, ast.Call) and _last(kw.value.func) in SHARDING_SAMPLERS
+                            or isinstance(kw.value, ast.Name) and kw.value.id in samplers):
+                        loaders.update(_names(n.targets))
+        return loaders
+
+    def per_rank(self, metric: ast.expr, use: ast.AST) -> str | None:
+        """How the metric is sharded ("the loop over `loader`..."), or None when it is
+        reduced, not sharded, or comes from code this file does not show."""
+        scope = self.scope_of(use)
+        state = _Search()
+        self._follow(metric, scope, state, depth=0)
+        if state.reduced or state.unknown or not state.sharded_by:
+            return None
+        return state.sharded_by
+
+    def _follow(self, expr: ast.AST, scope: ast.AST, state: _Search, depth: int) -> None:
+        if depth > 6 or state.reduced or state.unknown:
+            return
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Call):
+                self._call(node, scope, state, depth)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                key = (id(scope), node.id)
+                if key in state.visited:
+                    continue
+                state.visited.add(key)
+                self._name(node.id, scope, state, depth)
+
+    def _call(self, call: ast.Call, scope: ast.AST, state: _Search, depth: int) -> None:
+        name = _last(call.func)
+        if name in REDUCTIONS:
+            state.reduced = True
+            return
+        if isinstance(call.func, ast.Attribute):
+            if name in VALUE_METHODS or _root(call.func) not in self.imported:
+                return  # a method of a value (loss.item()) or of a local object (criterion)
+            if _root(call.func) in ("torch", "np", "numpy", "math", "F"):
+                return
+            state.unknown = True  # a function of an imported module: it may reduce
+            return
+        if not isinstance(call.func, ast.Name):
+            return
+        if name in PLAIN_FUNCTIONS:
+            return
+        function = self.functions.get(name)
+        if function is None:
+            if name in self.imported and not name[:1].isupper():
+                state.unknown = True  # an imported function (not a class): it may reduce
+            return  # a constructor, or a local callable object (model, criterion)
+        # a function of this file: what it returns, from what it loops over
+        if any(isinstance(n, ast.Call) and _last(n.func) in REDUCTIONS for n in ast.walk(function)):
+            state.reduced = True
+            return
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(arg, ast.Name) and arg.id in self.sharded:
+                state.sharded_by = state.sharded_by or f"`{name}()` evaluates the sharded `{arg.id}`"
+        for ret in (n for n in ast.walk(function) if isinstance(n, ast.Return) and n.value):
+            self._follow(ret.value, function, state, depth + 1)  # type: ignore[arg-type]
+
+    def _name(self, name: str, scope: ast.AST, state: _Search, depth: int) -> None:
+        for node in ast.walk(scope):
+            if scope is not self.tree and node is not scope and isinstance(
+                    node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if isinstance(node, ast.Call) and _last(node.func) in REDUCTIONS and any(
+                    isinstance(a, ast.Name) and a.id == name
+                    for arg in node.args for a in ast.walk(arg)):
+                state.reduced = True  # dist.all_reduce(total) reduces it in place
+                return
+            value = _assigned(node, name)
+            if value is None:
+                continue
+            loop = self._loop_over_sharded(node)
+            if loop:
+                state.sharded_by = state.sharded_by or loop
+            self._follow(value, scope, state, depth + 1)
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in {
+                a.arg for a in scope.args.args + scope.args.kwonlyargs}:
+            return  # a parameter: the caller's value (not followed)
+
+    def _loop_over_sharded(self, node: ast.AST) -> str:
+        current = self.parents.get(node)
+        while current is not None and not isinstance(current, (ast.FunctionDef, ast.Module)):
+            if isinstance(current, (ast.For, ast.AsyncFor)):
+                for n in ast.walk(current.iter):
+                    if isinstance(n, ast.Name) and n.id in self.sharded:
+                        return f"the loop over `{n.id}` at line {current.lineno}"
+            current = self.parents.get(current)
+        return ""
+
+
+class _Search:
+    def __init__(self) -> None:
+        self.reduced = False
+        self.unknown = False
+        self.sharded_by = ""
+        self.visited: set[tuple[int, str]] = set()
+
+
+def _names(targets: Iterable[ast.AST]) -> set[str]:
+    out = set()
+    for t in targets:
+        for n in ast.walk(t):
+            if isinstance(n, ast.Name):
+                out.add(n.id)
+    return out
+
+
+def _root(node: ast.AST) -> str:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _assigned(node: ast.AST, name: str) -> ast.expr | None:
+    """The value ``node`` binds to ``name`` (``x = v``, ``x += v``, ``x: T = v``)."""
+    if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets):
+        return node.value
+    if isinstance(node, ast.Assign) and any(name in _names([t]) for t in node.targets
+                                            if isinstance(t, ast.Tuple)):
+        return node.value
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
+            and node.target.id == name and node.value is not None:
+        return node.value
+    return None
