@@ -317,7 +317,12 @@ def _report_on_sigterm(watch: Watch, json_path: str | None, quiet: bool, job: _J
     except Exception:
         return
 
+    owner = os.getpid()
+
     def on_sigterm(signum: int, frame: object) -> None:
+        if os.getpid() != owner:  # a forked child (a DataLoader worker) inherited the handler
+            _die_by(signal.SIGTERM)
+            return
         _ending["sigterm"] = True
         if _ending["reporting"]:
             return  # the report is being made; the process ends by SIGTERM after it
