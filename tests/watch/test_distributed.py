@@ -144,3 +144,30 @@ def test_catalog_examples_under_torchrun(tmp_path, kind):
         assert result.returncode == 0, result.stderr[-3000:]
         assert (f"{code} [" in result.stderr) == (kind == "wrong")
         assert "2 ranks" in result.stderr
+
+
+def test_a_survivor_stopped_by_torchrun_still_writes_its_trace_and_rank_0_reports(tmp_path):
+    # rank 0 is busy in Python (no collective to fail) when rank 1 dies: torchrun ends it with
+    # SIGTERM, which would kill it on the spot; it reports first, then ends by SIGTERM
+    (tmp_path / "job.py").write_text(textwrap.dedent("""
+        import os, time
+        import torch
+        rank = int(os.environ["RANK"])
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            optimizer.zero_grad()
+            model(torch.randn(8, 4)).sum().backward()
+            optimizer.step()
+        if rank == 1:
+            os._exit(7)
+        for _ in range(600):  # an evaluation that takes a while
+            time.sleep(0.1)
+    """))
+    result = torchrun(tmp_path, "--run-id", "stopped", script="job.py")
+    assert result.returncode == 1
+    assert "rank 0: 3 optimizer steps; SGD lr 0.1 -> 0.1 (stopped by SIGTERM" in result.stderr
+    assert "rank 1: missing: died without writing its trace" in result.stderr
+    assert "exitcode  : -15" in result.stderr  # rank 0 still ends by SIGTERM, as without lrdoctor
+    trace = json.loads((tmp_path / ".lrdoctor/runs/stopped/rank0.json").read_text())
+    assert trace["terminated"] is True and trace["report"]["interrupted"] is True
