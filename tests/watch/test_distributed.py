@@ -29,7 +29,9 @@ PLATEAU_JOB = """
     x = torch.randn(128, 4)
     train = TensorDataset(x, x.sum(1, keepdim=True) + 0.1 * torch.randn(128, 1))
     val_x, val_y = torch.randn(32, 4) * (1 + rank), torch.randn(32, 1) * (1 + 3 * rank)
-    loader = DataLoader(train, batch_size=16, sampler=DistributedSampler(train))
+    workers = 2 if "--workers" in sys.argv else 0
+    loader = DataLoader(train, batch_size=16, sampler=DistributedSampler(train),
+                        num_workers=workers, persistent_workers=workers > 0)
     model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=0)
@@ -81,9 +83,9 @@ def test_plateau_fed_per_rank_validation_losses_is_reported_with_epoch_and_both_
     result = torchrun(tmp_path, "--run-id", "plateau", "--json", "merged.json")
     assert result.returncode == 0, result.stderr[-3000:]
     # rank 0 cut the LR after epoch 2 (its loss did not improve), rank 1 did not
-    assert ("train.py:30: LRD013 [error] ranks train SGD with different LRs from optimizer step 9 "
+    assert ("train.py:32: LRD013 [error] ranks train SGD with different LRs from optimizer step 9 "
             "(epoch 3): rank 0 lr 0.005, rank 1 lr 0.05") in result.stderr
-    assert "ReduceLROnPlateau(patience=0) at train.py:30 was given different metrics" in result.stderr
+    assert "ReduceLROnPlateau(patience=0) at train.py:32 was given different metrics" in result.stderr
     assert result.stderr.count("LRD013 [error]") == 1  # one report, from rank 0 only
 
     run_dir = tmp_path / ".lrdoctor" / "runs" / "plateau"
@@ -113,7 +115,8 @@ def test_plateau_fed_per_rank_validation_losses_is_reported_with_epoch_and_both_
 
 
 def test_plateau_fed_the_all_reduced_validation_loss_is_silent(tmp_path):
-    result = torchrun(tmp_path, script_args=("--all-reduce",))
+    # with DataLoader workers: forked from the ranks, they must not act as ranks
+    result = torchrun(tmp_path, script_args=("--all-reduce", "--workers"))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "LRD013" not in result.stderr
     assert "2 ranks" in result.stderr and "No problems found." in result.stderr
@@ -160,7 +163,10 @@ def test_a_survivor_stopped_by_torchrun_still_writes_its_trace_and_rank_0_report
             model(torch.randn(8, 4)).sum().backward()
             optimizer.step()
         if rank == 1:
+            while not os.path.exists("rank0-evaluating"):  # rank 0 has trained, whatever the load
+                time.sleep(0.05)
             os._exit(7)
+        open("rank0-evaluating", "w").close()
         for _ in range(600):  # an evaluation that takes a while
             time.sleep(0.1)
     """))
@@ -171,3 +177,33 @@ def test_a_survivor_stopped_by_torchrun_still_writes_its_trace_and_rank_0_report
     assert "exitcode  : -15" in result.stderr  # rank 0 still ends by SIGTERM, as without lrdoctor
     trace = json.loads((tmp_path / ".lrdoctor/runs/stopped/rank0.json").read_text())
     assert trace["terminated"] is True and trace["report"]["interrupted"] is True
+
+
+def test_a_survivor_blocked_in_a_collective_still_reports_when_torchrun_stops_it(tmp_path):
+    # rank 0 waits inside C++ (a store key that never comes) when rank 1 dies: python cannot run
+    # a signal handler there, so a thread woken by the SIGTERM writes the report, and the
+    # process ends by SIGTERM at once instead of being SIGKILLed by torchrun 30 s later
+    (tmp_path / "job.py").write_text(textwrap.dedent("""
+        import datetime, os, time
+        import torch, torch.distributed as dist
+        dist.init_process_group("gloo")
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            optimizer.zero_grad()
+            model(torch.randn(8, 4)).sum().backward()
+            optimizer.step()
+        store = dist.distributed_c10d._get_default_store()
+        store.set_timeout(datetime.timedelta(seconds=120))
+        if dist.get_rank() == 1:
+            store.wait(["rank0-waits"])
+            time.sleep(0.5)  # rank 0 is in store.wait by now
+            os._exit(7)
+        store.set("rank0-waits", "1")
+        store.wait(["never-set"])
+    """))
+    result = torchrun(tmp_path, "--run-id", "blocked", script="job.py")
+    assert result.returncode == 1
+    assert "rank 0: 3 optimizer steps; SGD lr 0.1 -> 0.1 (stopped by SIGTERM" in result.stderr
+    assert "rank 1: missing" in result.stderr
+    assert "exitcode  : -15" in result.stderr and "SIGKILL" not in result.stderr

@@ -21,6 +21,7 @@ import signal
 import sys
 import time
 import types
+from collections.abc import Callable
 from types import TracebackType
 
 from lrdoctor import ScheduleError
@@ -268,7 +269,7 @@ def _wait_for_threads() -> None:
         print(f"lrdoctor: could not wait for the script's threads: {exc}", file=sys.stderr)
 
 
-_ending = {"by_sigint": False, "reporting": False, "sigterm": False}
+_ending = {"by_sigint": False, "reporting": False, "sigterm": False, "terminating": False}
 
 
 def _die_by_sigint() -> None:
@@ -308,9 +309,13 @@ class _Job:
 def _report_on_sigterm(watch: Watch, json_path: str | None, quiet: bool, job: _Job) -> None:
     """When one rank fails, torchrun ends the others with SIGTERM, which kills a Python process
     on the spot: the survivors' traces, and rank 0's report, would be lost with it. Unless the
-    process already handles SIGTERM, write them first, then end by SIGTERM as before. (A rank
-    blocked inside a collective op runs this only once the op returns; torchrun kills it with
-    SIGKILL after 30 s if it never does.) A handler the script installs replaces this one."""
+    process already handles SIGTERM, write them first, then end by SIGTERM as before. A handler
+    the script installs replaces this one.
+
+    Python runs a signal handler only between bytecodes: a rank blocked inside a collective op
+    or a device synchronization would not run it, and torchrun would SIGKILL it 30 s later. So a
+    thread woken by the signal (through Python's wakeup fd) does the same work when the main
+    thread has not started it within a second, then ends the process by SIGTERM."""
     try:
         if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
             return
@@ -319,25 +324,109 @@ def _report_on_sigterm(watch: Watch, json_path: str | None, quiet: bool, job: _J
 
     owner = os.getpid()
 
-    def on_sigterm(signum: int, frame: object) -> None:
-        if os.getpid() != owner:  # a forked child (a DataLoader worker) inherited the handler
-            _die_by(signal.SIGTERM)
-            return
-        _ending["sigterm"] = True
-        if _ending["reporting"]:
-            return  # the report is being made; the process ends by SIGTERM after it
+    def report_and_die(in_main_thread: bool) -> None:
+        with _report_lock:
+            if _ending["terminating"]:
+                return
+            _ending["terminating"] = True
         try:
             _flush()
             watch.stop(None, interrupted=True)
             _emit_report(watch, json_path, quiet, job, None, terminated=True)
         except BaseException:
             pass
-        _die_by(signal.SIGTERM)
+        if in_main_thread:
+            _die_by(signal.SIGTERM)
+        else:
+            _die_by_from_thread(signal.SIGTERM)
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        if os.getpid() != owner:  # a forked child (a DataLoader worker) inherited the handler
+            _die_by(signal.SIGTERM)
+            return
+        _ending["sigterm"] = True
+        if _ending["reporting"] or _ending["terminating"]:
+            return  # a report is being made; the process ends by SIGTERM after it
+        report_and_die(True)
 
     try:
         signal.signal(signal.SIGTERM, on_sigterm)
     except (ValueError, OSError):  # not the main thread, or no signals here
+        return
+    _wake_on_sigterm(lambda: report_and_die(False))
+
+
+def _wake_on_sigterm(on_blocked: Callable[[], None], grace_s: float = 1.0) -> None:
+    """Run ``on_blocked`` in a thread when SIGTERM arrived and the main thread has not run its
+    handler within ``grace_s`` (it is blocked in C). Not when the script or a library already
+    uses the wakeup fd (asyncio does): then only the handler remains."""
+    import socket
+    import threading
+
+    try:
+        reader, writer = socket.socketpair()
+        writer.setblocking(False)
+        previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except (ValueError, OSError, AttributeError):
+        return
+    if previous != -1:  # someone else's: give it back
+        signal.set_wakeup_fd(previous)
+        reader.close()
+        writer.close()
+        return
+    _keep.extend((reader, writer))
+
+    def after_fork_in_child() -> None:
+        # a forked child (a DataLoader worker) must neither wake this thread, which is not
+        # there, nor run the rank's handler: it gets python's default back
+        try:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        except Exception:
+            pass
+
+    os.register_at_fork(after_in_child=after_fork_in_child)
+
+    def wait_for_sigterm() -> None:
+        try:
+            while True:
+                data = reader.recv(64)
+                if not data:
+                    return
+                if signal.SIGTERM not in data:
+                    continue
+                deadline = time.monotonic() + grace_s
+                while time.monotonic() < deadline and not _ending["terminating"]:
+                    time.sleep(0.02)
+                if not _ending["terminating"]:
+                    on_blocked()
+                return
+        except Exception:
+            return
+
+    threading.Thread(target=wait_for_sigterm, name="lrdoctor-sigterm", daemon=True).start()
+
+
+def _die_by_from_thread(sig: signal.Signals) -> None:
+    """End the process by ``sig`` from a thread other than the main one: python lets only the
+    main thread reset a signal's handler, so reset it in the C library, then send it."""
+    _flush()
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.signal.restype = ctypes.c_void_p
+        libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
+        libc.signal(int(sig), None)  # SIG_DFL is 0
+        os.kill(os.getpid(), sig)
+        time.sleep(5)  # the signal is delivered; this never returns
+    except Exception:
         pass
+    os._exit(128 + int(sig))
+
+
+_report_lock = __import__("threading").Lock()
+_keep: list[object] = []  # the wakeup socket pair lives as long as the process
 
 
 def _json_target(path: str) -> str | None:
