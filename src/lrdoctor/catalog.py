@@ -433,7 +433,10 @@ Use `scheduler.get_last_lr()` or read `optimizer.param_groups[i]['lr']`
         """
 With gradient accumulation the optimizer steps every k micro-batches; a scheduler stepped every
 micro-batch runs k times faster than the updates: warm-ups end early, decays come k times too
-soon, and OneCycleLR crashes past its total steps.
+soon, and OneCycleLR crashes past its total steps. The same happens to a `ReduceLROnPlateau`
+passed to `accelerator.prepare`: Accelerate steps a prepared scheduler once per process for each
+call, so under N processes every evaluation counts N times toward its patience and the LR is
+cut N times too early.
 """,
         """
 Step the scheduler inside the `if (i + 1) % accum_steps == 0:` block, right after

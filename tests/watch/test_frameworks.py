@@ -681,3 +681,52 @@ def test_accelerate_two_processes_prepared_scheduler_steps_once_per_process(tmp_
             message = report["findings"][0]["message"]
             assert "after optimizer step 4 of 8: the remaining 4 updates trained at LR 0" in message
             assert "Accelerate steps a prepared scheduler once per process (2 processes)" in message
+
+
+ACCELERATE_PLATEAU = """
+import sys
+import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+accelerator = Accelerator(cpu=True, step_scheduler_with_optimizer=sys.argv[1] == "prepared")
+model = torch.nn.Linear(8, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(TensorDataset(torch.randn(64, 8), torch.randn(64, 1)), batch_size=8)
+model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+scheduler = accelerator.prepare(torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=3))
+for epoch in range(3):
+    total = torch.zeros(())
+    for x, y in loader:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        accelerator.backward(loss)
+        optimizer.step()
+        optimizer.zero_grad()
+        total += loss.detach()
+    scheduler.step(accelerator.gather(total).mean().item())  # the same metric on every process
+"""
+
+
+@pytest.mark.parametrize("stepping", ["prepared", "once_per_call"])
+def test_accelerate_two_processes_prepared_plateau_counts_each_epoch_twice(tmp_path, stepping):
+    # Accelerate steps a prepared scheduler once per process: right for a schedule counted in
+    # batches, wrong for ReduceLROnPlateau, whose patience then counts each epoch twice
+    import json
+
+    script = tmp_path / "train.py"
+    script.write_text(ACCELERATE_PLATEAU)
+    _stderr([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+             "-m", "lrdoctor", "run", "--json", str(tmp_path / "report.json"), str(script),
+             stepping], tmp_path)
+    report = json.loads((tmp_path / "report.json").read_text())
+    codes = [f["code"] for f in report["findings"]]
+    if stepping == "once_per_call":  # Accelerator(step_scheduler_with_optimizer=False)
+        assert codes == [], report["findings"]
+        return
+    assert codes == ["LRD017"], report["findings"]
+    [finding] = report["findings"]
+    assert finding["ranks"] == [0, 1] and finding["line"] == 22
+    assert ("ReduceLROnPlateau(patience=3) is stepped 2 times per call: Accelerate steps a "
+            "prepared scheduler once per process (2 processes)") in finding["message"]
+    assert "cut after 2 epochs without improvement instead of 4" in finding["message"]

@@ -647,6 +647,8 @@ class StepOrder(Check):
                 continue  # the steps before the first update are LRD001's business
             if n >= 2:
                 s.multi_step_runs += 1
+                if s.kind is not None and s.kind.plateau:
+                    self._plateau_per_process(s, n)
             else:
                 s.multi_step_runs = 0
             if (s.multi_step_runs >= 2 and not eng.has_finding("LRD017", s.key)
@@ -664,6 +666,35 @@ class StepOrder(Check):
                 )
         if self.pending_001 and opt.attempts >= self.DECIDE_AFTER:
             self._decide_001(opt.key)
+
+    def _plateau_per_process(self, s: SchedulerInfo, n: int) -> None:
+        """LRD017 for a ReduceLROnPlateau that Accelerate steps once per process for each call:
+        right for a schedule counted in batches (Accelerate's design), wrong for a plateau,
+        whose patience then counts every evaluation ``n`` times."""
+        eng = self.engine
+        if eng.has_finding("LRD017", s.key) or not _accelerate_design(s, n):
+            return
+        patience = getattr(s.obj, "patience", None)
+        effect = ""
+        if isinstance(patience, int):
+            needed = -(-(patience + 1) // n)  # evaluations without improvement before a cut
+            effect = (f": the LR is cut after {_plural(needed, 'epoch')} without improvement "
+                      f"instead of {patience + 1}")
+            if n > patience + 1:
+                effect += ", several times in one evaluation"
+        eng.report(
+            Finding(
+                "LRD017",
+                f"{s.label} is stepped {n} times per call: Accelerate steps a prepared scheduler "
+                f"once per process ({n} processes), so each evaluation counts {n} times toward "
+                f"its patience{effect}",
+                location(s.last_site),
+                fix="don't pass ReduceLROnPlateau to accelerator.prepare (step it yourself with "
+                "the gathered metric), or use Accelerator(step_scheduler_with_optimizer=False)",
+                evidence={"scheduler": s.label, "steps_per_call": n, "patience": patience},
+            ),
+            key=s.key,
+        )
 
     def _decide_001(self, opt_key: int | None = None) -> None:
         eng = self.engine
@@ -707,7 +738,8 @@ class StepOrder(Check):
         eng = self.engine
         for s in eng.schedulers.values():
             opt = eng.optimizer_of(s)
-            if opt is not None and opt.attempts and eng.has_finding("LRD017", s.key):
+            if (opt is not None and opt.attempts and eng.has_finding("LRD017", s.key)
+                    and not (s.kind is not None and s.kind.plateau)):
                 # the numbers of the whole run, not those of the moment it was first seen
                 ratio = s.user_steps / opt.attempts
                 eng.update_finding("LRD017", s.key, message=self._message_017(s, opt, ratio),
