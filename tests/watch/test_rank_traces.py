@@ -161,3 +161,46 @@ def test_the_run_id_comes_from_torchrun_or_the_launcher(monkeypatch):
     assert ranks.default_run_id().endswith("-restart2")
     monkeypatch.setenv("WORLD_SIZE", "1")
     assert ranks.place_in_job() is None
+
+
+def test_json_under_torchrun_goes_to_rank_0_unless_the_path_names_the_rank(monkeypatch, tmp_path):
+    from lrdoctor.runtime.runner import _json_target, check_json_path
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "1")
+    assert _json_target("report.json") is None  # rank 0 writes the merged report there
+    assert check_json_path(str(tmp_path / "missing-dir" / "report.json")) is None
+    assert _json_target("report.rank{rank}.json") == "report.rank1.json"
+    monkeypatch.setenv("RANK", "0")
+    assert _json_target("report.json") == "report.json"
+    assert "cannot write" in (check_json_path(str(tmp_path / "missing-dir" / "r.json")) or "")
+    monkeypatch.delenv("RANK")
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    assert _json_target("report.{rank}.json") == "report.0.json"
+
+
+def test_an_unwritable_run_directory_stops_the_rank_before_training(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    script = tmp_path / "train.py"
+    script.write_text("print('trained')\n")
+    env = {**os.environ, "RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "NO_COLOR": "1"}
+    result = subprocess.run([sys.executable, "-m", "lrdoctor", "run", "--run-dir",
+                             str(blocker / "runs"), str(script)], capture_output=True, text=True,
+                            env=env, timeout=60)
+    assert result.returncode == 2 and "trained" not in result.stdout
+    assert "cannot create the run directory" in result.stderr and "--run-dir" in result.stderr
+
+
+def test_rank_traces_go_to_the_chosen_run_directory(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text("import torch\nopt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], "
+                      "lr=0.1)\nopt.step()\n")
+    env = {**os.environ, "RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1", "NO_COLOR": "1"}
+    result = subprocess.run([sys.executable, "-m", "lrdoctor", "run", "--run-dir",
+                             str(tmp_path / "traces"), str(script)], capture_output=True,
+                            text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # only rank 0 reports
+    trace = json.loads((tmp_path / "traces" / "rank1.json").read_text())
+    assert trace["status"] == "finished" and trace["report"]["optimizers"][0]["steps"] == 1
