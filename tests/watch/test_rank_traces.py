@@ -44,10 +44,13 @@ def report(*paths: Path, as_json: bool = False) -> subprocess.CompletedProcess[s
 
 def test_same_lrs_on_every_rank_is_silent(tmp_path):
     history = [[1, 0.001], [5, 0.0005]]
-    run = write(tmp_path / "run", trace(0, history), trace(1, history))
+    run = write(tmp_path / "run", trace(0, history, exit_code=0), trace(1, history, exit_code=3))
     result = report(run)
     assert result.returncode == 0
     assert "No problems found." in result.stdout
+    assert "rank 0: 2 epochs, 8 optimizer steps; AdamW lr 0.001 -> 0.0005\n" in result.stdout
+    assert "rank 1: 2 epochs, 8 optimizer steps; AdamW lr 0.001 -> 0.0005 (exit code 3)" \
+        in result.stdout
 
 
 def test_scheduler_stepped_only_on_rank_0_is_reported_with_the_step_counts(tmp_path):

@@ -375,6 +375,9 @@ def _rank_line(r: RankStatus) -> str:
     lrs = "; ".join(f"{o.get('name')} lr {_fmt(o.get('lr_first'))} -> {_fmt(o.get('lr_last'))}"
                     for o in opts)
     text = head + (f"; {lrs}" if lrs else "")
+    code = (r.trace or {}).get("exit_code")
+    if r.status == "finished" and isinstance(code, int) and code != 0:
+        text += f" (exit code {code})"  # sys.exit(code): the script chose to stop
     return f"{text} ({r.why})" if r.why else text
 
 
