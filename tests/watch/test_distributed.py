@@ -207,3 +207,57 @@ def test_a_survivor_blocked_in_a_collective_still_reports_when_torchrun_stops_it
     assert "rank 0: 3 optimizer steps; SGD lr 0.1 -> 0.1 (stopped by SIGTERM" in result.stderr
     assert "rank 1: missing" in result.stderr
     assert "exitcode  : -15" in result.stderr and "SIGKILL" not in result.stderr
+
+
+LIGHTNING_PLATEAU = """
+    import sys
+    import torch
+    import lightning as L
+    from torch.utils.data import DataLoader, TensorDataset
+
+
+    class Model(L.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(4, 1)
+
+        def training_step(self, batch, _):
+            x, y = batch
+            return torch.nn.functional.mse_loss(self.layer(x), y)
+
+        def validation_step(self, batch, _):
+            x, y = batch
+            worse = 1 + self.global_rank * self.current_epoch  # rank 1's shard: worse each epoch
+            loss = torch.nn.functional.mse_loss(self.layer(x * worse), y * worse)
+            self.log("val_loss", loss, sync_dist="--sync-dist" in sys.argv)
+
+        def configure_optimizers(self):
+            opt = torch.optim.SGD(self.parameters(), lr=0.05)
+            plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0)
+            return {"optimizer": opt, "lr_scheduler": {"scheduler": plateau, "monitor": "val_loss"}}
+
+
+    torch.manual_seed(0)
+    x = torch.randn(64, 4)
+    data = TensorDataset(x, x.sum(1, keepdim=True))
+    trainer = L.Trainer(accelerator="cpu", devices=2, strategy="ddp", max_epochs=3, logger=False,
+                        enable_progress_bar=False, enable_model_summary=False,
+                        enable_checkpointing=False)
+    trainer.fit(Model(), DataLoader(data, batch_size=16), DataLoader(data, batch_size=16))
+"""
+
+
+@pytest.mark.parametrize("sync_dist", [False, True])
+def test_lightning_ddp_plateau_on_a_per_rank_logged_metric_is_reported(tmp_path, sync_dist):
+    pytest.importorskip("lightning")
+    (tmp_path / "fit.py").write_text(textwrap.dedent(LIGHTNING_PLATEAU))
+    result = torchrun(tmp_path, script="fit.py",
+                      script_args=("--sync-dist",) if sync_dist else ())
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "lrdoctor: distributed run" in result.stderr
+    if sync_dist:  # self.log(..., sync_dist=True): every rank sees the mean
+        assert "LRD013" not in result.stderr and "No problems found." in result.stderr
+    else:
+        assert ("LRD013 [error] ranks train SGD with different LRs from optimizer step 5 (epoch 3): "
+                "rank 0 lr 0.05, rank 1 lr 0.005") in result.stderr
+        assert "ReduceLROnPlateau(patience=0) at fit.py:" in result.stderr
