@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser = sub.add_parser(
         "run",
         help="run a training script under the runtime watcher",
-        usage="lrdoctor run [--json PATH] [--strict] [-q] [--nan-trace | --no-nan-check] "
+        usage="lrdoctor run [--json PATH] [--html PATH] [--strict] [-q] [--nan-trace | --no-nan-check] "
         "[--run-dir DIR] [--run-id ID] [--rank-wait SECONDS] [--] (SCRIPT | -m MODULE) [ARGS...]",
         description=(
             "Run SCRIPT exactly as `python SCRIPT ARGS` would (same __main__, sys.argv, "
@@ -88,6 +88,10 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="PATH", help="write the report as JSON to PATH (under torchrun: "
                    "rank 0 writes the report merged from all ranks; {rank} in PATH: each rank "
                    "writes its own)")
+    p.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report with "
+                   "LR plots to PATH, and the data behind them as CSV next to the JSON report "
+                   "(or next to PATH without --json); under torchrun as --json: rank 0 writes "
+                   "it with every rank's LR lines, {rank} in PATH: each rank its own)")
     p.add_argument(
         "--strict",
         action="store_true",
@@ -125,7 +129,7 @@ def _split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:
     (``--json`` included) are never taken by lrdoctor once the script is named."""
     ours: list[str] = []
     i = 0
-    takes_value = {"--json", "-m", "--run-dir", "--run-id", "--rank-wait"}
+    takes_value = {"--json", "--html", "-m", "--run-dir", "--run-id", "--rank-wait"}
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
@@ -206,6 +210,7 @@ def _main_run(argv: list[str]) -> int:
         run_dir=args.run_dir,
         run_id=args.run_id,
         rank_wait=args.rank_wait,
+        html_path=args.html,
     )
 
 

@@ -398,6 +398,7 @@ class Engine:
             info.taken += 1
         elif taken is False:
             info.skipped += 1
+            info.skipped_at.add(info.attempts)
             if info.taken == 0:
                 info.first_skips += 1
         if info.first_lrs is None:
@@ -455,6 +456,7 @@ class Engine:
                 attempt.found_inf = None
                 if skipped:
                     info.skipped += 1
+                    info.skipped_at.add(attempt.index)
                     if info.taken == 0:
                         info.first_skips += 1
                 else:
@@ -476,6 +478,7 @@ class Engine:
         info.last_clock = self.clock
         info.last_lrs = lrs_after
         info.steps_since_attempt += 1
+        info.step_marks.add(opt.attempts if opt is not None else 0)
         if opt is not None:
             if opt.attempts == 0:
                 info.steps_before_first_attempt += 1
@@ -503,6 +506,11 @@ class Engine:
             if info.first_scale is None:
                 info.first_scale = scale_before
             info.min_scale = scale_before if info.min_scale is None else min(info.min_scale, scale_before)
+            info.scale_history.add(self.most_attempts, scale_before)
+        elif scale_before is not None:
+            info.pending_scales.append((self.most_attempts, scale_before))
+            if len(info.pending_scales) >= 256:
+                self.read_pending_scales(info)
         info.last_scale = scale_before
         if skipped_any:
             info.consecutive_skips += 1
@@ -510,6 +518,25 @@ class Engine:
         elif skipped_any is False:
             info.consecutive_skips = 0
         self.emit(ScalerUpdate(info, scale_before, skipped_any))
+
+    @staticmethod
+    def read_pending_scales(info: ScalerInfo) -> None:
+        """Read the device copies of a scaler's scale: one synchronization for many updates."""
+        pending, info.pending_scales = info.pending_scales, []
+        try:
+            import torch
+
+            values = torch.stack([t.detach().reshape(()).float() for _, t in pending]).tolist()
+        except Exception:  # copies on different devices, or not tensors: read one by one
+            values = []
+            for _, t in pending:
+                try:
+                    values.append(float(t.item()))
+                except Exception:
+                    values.append(None)
+        for (step, _), value in zip(pending, values):
+            if value is not None:
+                info.scale_history.add(step, value)
 
     def on_optimizer_created(self, opt: Any, site: Site | None) -> None:
         self.optimizer(opt).created_site = site
@@ -530,6 +557,9 @@ class Engine:
                 self._settle(info, info.last_attempt)
                 info.last_attempt = None
         self.resolve_pending()
+        for scaler in self.scalers.values():
+            if scaler.pending_scales:
+                self.read_pending_scales(scaler)
         if self.train_loader is not None and self.train_loader.iterations:
             self._pull_batches(self.train_loader)
             self._close_pass(self.train_loader)

@@ -13,6 +13,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from lrdoctor.runtime.series import ScaleHistory, StepMarks
+
 Site = tuple[str, int]  # (filename, line) of the user's call
 _UNKNOWN = object()
 
@@ -101,6 +103,7 @@ class OptimizerInfo:
     epoch_attempts: list[int] = field(default_factory=list)  # attempts in each training epoch
     # (attempt index, LRs) at each change of any param group's LR
     lr_history: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
+    skipped_at: StepMarks = field(default_factory=StepMarks)  # attempts skipped by GradScaler
 
     @property
     def obj(self) -> Any:
@@ -135,6 +138,8 @@ class SchedulerInfo:
     # consecutive optimizer attempts preceded by 2+ of our steps (gradient accumulation)
     multi_step_runs: int = 0
     steps_since_attempt: int = 0
+    # optimizer attempt count at each user step (0: before the first optimizer step)
+    step_marks: StepMarks = field(default_factory=StepMarks)
 
     @property
     def obj(self) -> Any:
@@ -151,6 +156,9 @@ class ScalerInfo:
     updates: int = 0
     consecutive_skips: int = 0
     max_consecutive_skips: int = 0
+    scale_history: ScaleHistory = field(default_factory=ScaleHistory)  # scale used at each step
+    # (step, device tensor copy) not read yet: read in bulk, never one sync per step
+    pending_scales: list[tuple[int, Any]] = field(default_factory=list)
 
 
 @dataclass(eq=False)

@@ -113,7 +113,8 @@ def check_json_path(path: str) -> str | None:
 def run_target(target: str, args: list[str], *, is_module: bool = False,
                json_path: str | None = None, strict: bool = False, quiet: bool = False,
                nan_trace: bool = False, nan_check: bool = True, run_dir: str | None = None,
-               run_id: str | None = None, rank_wait: float = 5.0) -> int:
+               run_id: str | None = None, rank_wait: float = 5.0,
+               html_path: str | None = None) -> int:
     if not is_module and not os.path.exists(target):
         print(f"lrdoctor run: can't open file {os.path.abspath(target)!r}: no such file",
               file=sys.stderr)
@@ -122,10 +123,10 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
         print("lrdoctor run: PyTorch is not installed in this environment "
               "(the runtime watcher needs torch 2.2 or newer)", file=sys.stderr)
         return 2
-    if json_path:
-        problem = check_json_path(json_path)
+    for flag, path in (("--json", json_path), ("--html", html_path)):
+        problem = check_json_path(path) if path else None
         if problem:
-            print(f"lrdoctor run: --json: {problem}", file=sys.stderr)
+            print(f"lrdoctor run: {flag}: {problem}", file=sys.stderr)
             return 2
     started = time.time()
     place = ranks.place_in_job(run_dir, run_id)
@@ -182,7 +183,8 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
         sys.argv = saved_argv
         if saved_path0 is not None and sys.path:
             sys.path[0] = saved_path0
-    _emit_report(watch, json_path, quiet, job, code)
+    _emit_report(watch, json_path, quiet, job, code, html_path=html_path,
+                 script=target)
     if _ending["sigterm"]:  # torchrun stopped the job while the report was being made
         _die_by(signal.SIGTERM)
     return code
@@ -442,19 +444,36 @@ def _json_target(path: str) -> str | None:
 
 
 def _emit_report(watch: Watch, json_path: str | None, quiet: bool, job: _Job | None = None,
-                 exit_code: int | None = None, terminated: bool = False) -> None:
+                 exit_code: int | None = None, terminated: bool = False,
+                 html_path: str | None = None, script: str | None = None) -> None:
     _ending["reporting"] = True
     try:
         if job is None:
-            _emit_own_report(watch, json_path, quiet)
+            _emit_own_report(watch, json_path, quiet, html_path, script)
         else:
-            _emit_rank_report(watch, json_path, quiet, job, exit_code, terminated)
+            _emit_rank_report(watch, json_path, quiet, job, exit_code, terminated, html_path,
+                              script)
     finally:
         _ending["reporting"] = False
 
 
+def _write_html(report: dict, html_path: str, data_next_to: str, script: str | None) -> None:
+    """The HTML report at ``html_path`` and the CSV of its data next to ``data_next_to`` (the
+    JSON report, or the HTML file without one)."""
+    try:
+        from lrdoctor.report.html import write_csv, write_html
+
+        if script:
+            report = dict(report, script=script)
+        write_html(report, html_path)
+        write_csv(report, data_next_to)
+    except Exception as exc:  # the report must never turn a good run into a failure
+        print(f"lrdoctor: could not write the HTML report: {exc}", file=sys.stderr)
+
+
 def _emit_rank_report(watch: Watch, json_path: str | None, quiet: bool, job: _Job,
-                      exit_code: int | None, terminated: bool) -> None:
+                      exit_code: int | None, terminated: bool, html_path: str | None = None,
+                      script: str | None = None) -> None:
     """Every rank leaves its trace in the run directory; rank 0 then merges the ranks' traces
     and prints the one report of the job (the other ranks print nothing)."""
     from lrdoctor.report import ranks as merged_report
@@ -471,6 +490,9 @@ def _emit_rank_report(watch: Watch, json_path: str | None, quiet: bool, job: _Jo
     target = _json_target(json_path) if json_path else None
     if target and "{rank}" in (json_path or "") and own is not None:
         _write_json(target, own)
+    html_target = _json_target(html_path) if html_path else None
+    if html_target and "{rank}" in (html_path or "") and own is not None:
+        _write_html(own, html_target, target or html_target, script)
     if place.rank != 0:
         return
     try:
@@ -482,6 +504,10 @@ def _emit_rank_report(watch: Watch, json_path: str | None, quiet: bool, job: _Jo
                   file=sys.stderr, flush=True)
         if target and "{rank}" not in (json_path or ""):
             _write_json(target, run.to_dict())
+        if html_target and "{rank}" not in (html_path or ""):  # every rank's LR lines
+            _write_html(run.to_dict(), html_target,
+                        target if target and "{rank}" not in (json_path or "") else html_target,
+                        script)
     except Exception as exc:  # the report must never turn a good run into a failure
         print(f"lrdoctor: could not merge the ranks' traces in {place.run_dir!r}: {exc}",
               file=sys.stderr)
@@ -498,7 +524,8 @@ def _write_json(path: str, data: object) -> None:
         print(f"lrdoctor: could not write the JSON report: {exc}", file=sys.stderr)
 
 
-def _emit_own_report(watch: Watch, json_path: str | None, quiet: bool) -> None:
+def _emit_own_report(watch: Watch, json_path: str | None, quiet: bool,
+                     html_path: str | None = None, script: str | None = None) -> None:
     from lrdoctor.report.text import use_color
 
     # the text report comes first and does not depend on the JSON file being writable
@@ -517,5 +544,13 @@ def _emit_own_report(watch: Watch, json_path: str | None, quiet: bool) -> None:
             data = watch.to_dict()
         except Exception as exc:
             print(f"lrdoctor: could not write the JSON report: {exc}", file=sys.stderr)
+        else:
+            _write_json(json_path.replace("{rank}", "0"), data)
+    if html_path:
+        try:
+            report = watch.to_dict()
+        except Exception as exc:
+            print(f"lrdoctor: could not write the HTML report: {exc}", file=sys.stderr)
             return
-        _write_json(json_path.replace("{rank}", "0"), data)
+        html = html_path.replace("{rank}", "0")
+        _write_html(report, html, json_path.replace("{rank}", "0") if json_path else html, script)

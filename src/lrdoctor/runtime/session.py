@@ -210,9 +210,18 @@ class Watch:
         own = sum(o.attempts for o in self.engine.optimizers.values()) if self.engine else 0
         return own + sum(inner.optimizer_steps for inner, _ in self.nested)
 
-    def report(self, color: bool = False) -> str:
-        """The human report (what :command:`lrdoctor run` prints at exit)."""
+    def report(self, color: bool = False, html: str | None = None) -> str:
+        """The human report (what :command:`lrdoctor run` prints at exit). ``html=PATH`` also
+        writes the HTML report with LR plots to PATH, and the data behind the plots as CSV next
+        to it (``<stem>.lr.csv``, ``<stem>.scale.csv``, ``<stem>.events.csv``)."""
         from lrdoctor.report.text import render_run
+
+        if html is not None:
+            from lrdoctor.report.html import write_csv, write_html
+
+            report = self.to_dict()
+            write_html(report, html)
+            write_csv(report, html)
 
         parts = []
         own = self.engine is not None and any(o.attempts for o in self.engine.optimizers.values())
