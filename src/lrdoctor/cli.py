@@ -1,4 +1,4 @@
-"""Command line: ``lrdoctor check | run | ckpt | report | explain | demo``.
+"""Command line: ``lrdoctor check | run | ckpt | report | preview | explain | demo``.
 
 Exit codes (stable, other tools rely on them): 0 no findings, 1 findings, 2 usage or internal
 error. ``run`` passes the script's own exit code through instead.
@@ -21,6 +21,8 @@ examples:
   lrdoctor ckpt last.pt out/checkpoint-500     audit checkpoints for a resume's missing state
   torchrun --nproc_per_node 2 -m lrdoctor run train.py   rank 0 reports for all ranks
   lrdoctor report .lrdoctor/runs/RUN_ID        re-print a torchrun run's report
+  lrdoctor preview "OneCycleLR(max_lr=0.1, total_steps=1000)" --epochs 10 --steps-per-epoch 100
+                                               the LR curve of a scheduler, before training
   lrdoctor explain LRD002                      what a code means and how to fix it
   lrdoctor demo                                see lrdoctor find real bugs (a few seconds)
 """
@@ -63,6 +65,17 @@ def build_parser() -> argparse.ArgumentParser:
     from lrdoctor.ckpt import command as ckpt_command
 
     ckpt_command.configure(sub.add_parser("ckpt", help="audit checkpoint files and folders"))
+    from lrdoctor.preview import command as preview_command
+
+    preview = sub.add_parser(
+        "preview",
+        help="show what a scheduler configuration does to the LR, before training",
+        description="Print the LR curve of a scheduler SPEC, with values from the real PyTorch "
+        "class on a throwaway optimizer, and the LR at the start of each epoch.",
+        epilog=preview_command.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    preview_command.add_arguments(preview)
 
     report = sub.add_parser(
         "report",
@@ -169,6 +182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from lrdoctor.ckpt import command as ckpt_command
 
         return ckpt_command.run(args)
+    if args.command == "preview":
+        from lrdoctor.preview import command as preview_command
+
+        return preview_command.run(args)
     if args.command == "explain":
         return _explain(args)
     if args.command == "report":

@@ -103,7 +103,7 @@ def _epoch_start(opt: dict[str, Any], epoch: int) -> float | None:
 
 
 def _finding_step(f: dict[str, Any], opt: dict[str, Any]) -> float | None:
-    ev = f.get("evidence") if isinstance(f.get("evidence"), dict) else {}
+    ev: dict[str, Any] = f["evidence"] if isinstance(f.get("evidence"), dict) else {}
     step = _num(ev.get("step"))
     if step is not None:
         return step
@@ -114,7 +114,7 @@ def _finding_step(f: dict[str, Any], opt: dict[str, Any]) -> float | None:
 
 
 def _finding_optimizer(f: dict[str, Any], report: dict[str, Any]) -> str | None:
-    ev = f.get("evidence") if isinstance(f.get("evidence"), dict) else {}
+    ev: dict[str, Any] = f["evidence"] if isinstance(f.get("evidence"), dict) else {}
     if isinstance(ev.get("optimizer"), str):
         return ev["optimizer"]
     sched = ev.get("scheduler")
@@ -151,7 +151,7 @@ def build_charts(report: dict[str, Any]) -> list[Chart]:
             for g, pts in enumerate(lr_series(opt)):
                 chart.series.append(Series(_group_label(opt, g), pts, last_x=last))
         chart.vlines = _epoch_lines(opt)
-        sched_steps: list[float] = []
+        sched_steps: list[int] = []
         for s in primary.get("schedulers") or []:
             if isinstance(s, dict) and s.get("optimizer") == opt.get("name") \
                     and not s.get("in_composite"):

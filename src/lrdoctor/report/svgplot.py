@@ -86,7 +86,7 @@ class Chart:
     x_label: str = "optimizer step"
     series: list[Series] = field(default_factory=list)
     vlines: list[tuple[float, str]] = field(default_factory=list)  # epoch boundaries
-    rugs: list[tuple[str, list[float], str]] = field(default_factory=list)  # (name, xs, color)
+    rugs: list[tuple[str, Sequence[float], str]] = field(default_factory=list)  # (name, xs, color)
     markers: list[Marker] = field(default_factory=list)
     width: int = 960
     height: int = 300
@@ -131,6 +131,8 @@ def render_svg(chart: Chart) -> str:
     log = chart.log
     if log is None:
         log = bool(positive) and max(positive) / min(positive) >= 100
+    y_lo: float
+    y_hi: float
     if log and positive:
         y_lo, y_hi = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
         if y_hi == y_lo:
@@ -204,20 +206,20 @@ def render_svg(chart: Chart) -> str:
             continue
         color = s.color or PALETTE[i % len(PALETTE)]
         pts = downsample(s.points, max(100, pw))
-        d = [f"M{px(pts[0][0]):.1f} {py(pts[0][1]):.1f}"]
+        path = [f"M{px(pts[0][0]):.1f} {py(pts[0][1]):.1f}"]
         for x1, y1 in pts[1:]:
-            d.append(f"H{px(x1):.1f}V{py(y1):.1f}")
+            path.append(f"H{px(x1):.1f}V{py(y1):.1f}")
         if s.last_x is not None and s.last_x > pts[-1][0]:
-            d.append(f"H{px(s.last_x):.1f}")
+            path.append(f"H{px(s.last_x):.1f}")
         dash = ' stroke-dasharray="6 3"' if s.dashed else ""
-        out.append(f'<path class="series" d="{"".join(d)}" fill="none" stroke="{color}" '
+        out.append(f'<path class="series" d="{"".join(path)}" fill="none" stroke="{color}" '
                    f'stroke-width="1.6"{dash}><title>{escape(s.label)}</title></path>')
     # findings, linked both ways
     for m in chart.markers:
         if not x_lo <= m.x <= x_hi:
             continue
-        y = _value_at(chart.series[0].points, m.x) if chart.series else None
-        Y = py(y) if y is not None and math.isfinite(y) else top + 12
+        at = _value_at(chart.series[0].points, m.x) if chart.series else None
+        Y = py(at) if at is not None and math.isfinite(at) else top + 12
         X = px(m.x)
         out.append(f'<a href="#{escape(m.href)}" class="marker"><circle cx="{X:.1f}" '
                    f'cy="{Y:.1f}" r="8" fill="#c00" fill-opacity="0.85"/><text x="{X:.1f}" '
