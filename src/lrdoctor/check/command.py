@@ -142,7 +142,14 @@ def run(args: argparse.Namespace) -> int:
         args.paths, exclude=[*cfg.exclude, *args.exclude], base=cfg.base,
         respect_gitignore=not args.no_gitignore, force_exclude=args.force_exclude, notes=notes,
     )
-    report = check_files(files, codes, args.jobs)
+    from lrdoctor.check import progress as progress_bar
+
+    bar = progress_bar.ProgressBar(len(files)) if progress_bar.wanted(len(files)) else None
+    try:
+        report = check_files(files, codes, args.jobs, bar.update if bar else None)
+    finally:
+        if bar is not None:
+            bar.close()
     problems = [_missing(message) for message in missing] + report.problems
     for note in [*notes, *report.notes]:
         print(f"lrdoctor: note: {note}", file=sys.stderr)

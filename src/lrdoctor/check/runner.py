@@ -10,8 +10,8 @@ import gc
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from lrdoctor.check.diagnostic import Diagnostic, Problem
@@ -47,7 +47,8 @@ def cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _check_chunk(paths: list[str], codes: frozenset[str]) -> list[FileResult]:
+def _check_chunk(paths: list[str], codes: frozenset[str],
+                 progress: Callable[[int], None] | None = None) -> list[FileResult]:
     loader = ProjectLoader()
     out = []
     # ASTs are large acyclic object graphs: generational GC passes over them cost as much as
@@ -57,6 +58,8 @@ def _check_chunk(paths: list[str], codes: frozenset[str]) -> list[FileResult]:
     try:
         for path in paths:
             out.append(_check_one(path, codes, loader))
+            if progress is not None:
+                progress(len(out))
             if len(out) % 64 == 0:
                 gc.collect(1)
     finally:
@@ -85,24 +88,27 @@ def _sizes(paths: list[str]) -> list[int]:
     return sizes
 
 
-def check_files(paths: list[str], codes: frozenset[str], jobs: int | None = None) -> Report:
-    """Check ``paths``; results come back in the order of ``paths``."""
+def check_files(paths: list[str], codes: frozenset[str], jobs: int | None = None,
+                progress: Callable[[int], None] | None = None) -> Report:
+    """Check ``paths``; results come back in the order of ``paths``. ``progress(done)`` is
+    called as files finish (for a progress bar)."""
     jobs = jobs or cpu_count()
     sizes = _sizes(paths)
     parallel = jobs > 1 and len(paths) >= PARALLEL_MIN_FILES and sum(sizes) >= PARALLEL_MIN_BYTES
     results: list[FileResult]
     notes: list[str] = []
     if not parallel:
-        results = _check_chunk(paths, codes)
+        results = _check_chunk(paths, codes, progress)
     else:
-        results = _check_parallel(paths, sizes, codes, jobs, notes)
+        results = _check_parallel(paths, sizes, codes, jobs, notes, progress)
     report = _merge(results)
     report.notes[:0] = notes
     return report
 
 
 def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
-                    jobs: int, notes: list[str] | None = None) -> list[FileResult]:
+                    jobs: int, notes: list[str] | None = None,
+                    progress: Callable[[int], None] | None = None) -> list[FileResult]:
     n_chunks = min(len(paths), jobs * 8)
     chunks: list[list[int]] = [[] for _ in range(n_chunks)]
     loads = [0] * n_chunks
@@ -115,9 +121,10 @@ def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
     context = multiprocessing.get_context(method)
     by_index: dict[int, FileResult] = {}
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = [(chunk, pool.submit(_check_chunk, [paths[i] for i in chunk], codes))
-                   for chunk in sorted(chunks, key=lambda c: -sum(sizes[i] for i in c))]
-        for chunk, future in futures:
+        futures = {pool.submit(_check_chunk, [paths[i] for i in chunk], codes): chunk
+                   for chunk in sorted(chunks, key=lambda c: -sum(sizes[i] for i in c))}
+        for future in as_completed(futures):
+            chunk = futures[future]
             try:
                 for index, result in zip(chunk, future.result()):
                     by_index[index] = result
@@ -127,6 +134,8 @@ def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
                 if notes is not None:
                     notes.append(f"a worker process failed ({exc}); its {len(chunk)} files "
                                  "were rechecked in the main process")
+            if progress is not None:
+                progress(len(by_index))
     return [by_index[i] for i in range(len(paths))]
 
 

@@ -255,10 +255,8 @@ def build(spec: Spec, optimizer: Any) -> Any:
             raise SpecError(f"{spec.name}: {type(exc).__name__}: {exc}") from None
         return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
-    if spec.name == "SWALR":
-        from torch.optim.swa_utils import SWALR as cls
-    else:
-        cls = getattr(torch.optim.lr_scheduler, spec.name)
+    home = torch.optim.swa_utils if spec.name == "SWALR" else torch.optim.lr_scheduler
+    cls: Any = getattr(home, spec.name)
     children = [build(c, optimizer) for c in spec.children]
     if spec.name == "SequentialLR":
         call_args: list[Any] = [optimizer, children, *spec.args]

@@ -45,8 +45,39 @@ def summary_line(findings: list[Finding]) -> str:
             f"`lrdoctor explain {codes[0]}` tells more.")
 
 
-def render_run(engine: Any, color: bool = False) -> str:
+def lr_sparkline(opt: Any, unicode: bool, width: int = 60) -> str | None:
+    """One line of an optimizer's LR (its first param group) over its steps, epochs marked;
+    None when there is no curve to show (fewer than two steps, or no recorded LR)."""
+    from itertools import accumulate
+
+    from lrdoctor.report.sparkline import sparkline
+
+    points = []
+    for step, lrs in opt.lr_history:
+        try:
+            points.append((float(step), float(lrs[0])))
+        except (TypeError, ValueError, IndexError):
+            continue
+    if opt.attempts < 2 or not points:
+        return None
+    line = sparkline(points, opt.attempts, width, unicode, list(accumulate(opt.epoch_attempts)))
+    values = [v for _, v in points]
+    positive = [v for v in values if v > 0]
+    log = bool(positive) and max(positive) / min(positive) >= 100
+    group = " of group 0" if len(opt.first_lrs or ()) > 1 else ""
+    tick = "│" if unicode else "|"
+    epochs = f", {tick} = epoch boundary" if tick in line else ""
+    return f"    lr{group} {line} ({'log' if log else 'linear'} scale{epochs})"
+
+
+def render_run(engine: Any, color: bool = False, unicode: bool | None = None) -> str:
+    """``unicode``: draw the LR sparklines with block characters (default: when stderr's
+    encoding is UTF-8; plain ASCII otherwise)."""
+    from lrdoctor.report.sparkline import can_draw_unicode
     from lrdoctor.runtime.engine import fmt_lrs, location
+
+    if unicode is None:
+        unicode = can_draw_unicode(sys.stderr)
 
     if engine is None:
         return "lrdoctor: nothing was watched."
@@ -66,6 +97,12 @@ def render_run(engine: Any, color: bool = False) -> str:
         skipped = f", {o.skipped} skipped by GradScaler" if o.skipped else ", 0 skipped"
         lines.append(f"  optimizer {o.label}: {o.taken} steps taken{skipped}; "
                      f"lr {fmt_lrs(o.first_lrs)} -> {fmt_lrs(o.last_lrs)}")
+        try:
+            spark = lr_sparkline(o, unicode)
+        except Exception:  # a picture is never worth losing the report
+            spark = None
+        if spark:
+            lines.append(spark)
     for s in engine.schedulers.values():
         if not s.user_steps or s.parent_key is not None:
             continue
