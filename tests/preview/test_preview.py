@@ -4,8 +4,10 @@ scheduler stepped per batch and per epoch; hostile or malformed SPECs get a one-
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -231,3 +233,13 @@ def test_ascii_fallback_when_stdout_is_not_utf8():
     assert result.returncode == 0, result.stderr
     out = result.stdout.decode("ascii")
     assert "#" in out and "+" in out
+
+
+def test_readme_preview_transcript_is_what_preview_prints():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index("$ lrdoctor preview ")
+    block = readme[start:readme.index("```", start)]
+    command, expected = block.split("\n", 1)
+    result = lrdoctor(*shlex.split(command)[2:])  # after "$ lrdoctor"
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == expected

@@ -247,3 +247,39 @@ def test_watch_report_html(run_script, tmp_path):
     page = (tmp_path / "w.html").read_text()
     assert "GradScaler scale" in page
     assert (tmp_path / "w.scale.csv").exists()
+
+
+# ---- distributed runs and findings on the plot ----------------------------------------------
+
+def test_merged_distributed_report_draws_every_ranks_lr_lines(tmp_path):
+    rank0 = _synthetic_report(200)
+    rank1 = _synthetic_report(200)
+    rank1["optimizers"][0]["lr_history"] = [[1, 0.1, 0.01], [50, 0.05, 0.01]]  # rank 1 drifted
+    merged = {"lrdoctor": "0", "schema": 1, "findings": rank0["findings"],
+              "ranks": {"0": rank0, "1": rank1}}
+    (lr_chart, _scale) = build_charts(merged)
+    labels = [s.label for s in lr_chart.series]
+    assert labels == ["rank 0: group 0", "rank 0: group 1", "rank 1: group 0", "rank 1: group 1"]
+    assert lr_chart.series[2].points == [(1.0, 0.1), (50.0, 0.05)]
+    assert lr_chart.series[2].dashed and not lr_chart.series[0].dashed
+    page = render_html(merged)
+    assert "2 ranks" in page and "rank 1: group 0" in page
+    write_csv(merged, str(tmp_path / "run.json"))
+    ranks = {row["rank"] for row in csv.DictReader(open(tmp_path / "run.lr.csv"))}
+    assert ranks == {"0", "1"}
+    # the list form of "ranks" reads the same
+    listed = dict(merged, ranks=[dict(rank0, rank=0), dict(rank1, rank=1)])
+    assert [s.label for s in build_charts(listed)[0].series] == labels
+
+
+def test_each_finding_is_a_numbered_marker_at_its_step_linked_both_ways():
+    report = _synthetic_report(1000)
+    report["findings"].append({"code": "LRD005", "severity": "warning", "message": "late",
+                               "evidence": {"epoch": 3}})
+    (chart, _) = build_charts(report)
+    assert [(m.x, m.label, m.href) for m in chart.markers] == [
+        (500.0, "1", "finding-1"), (21.0, "2", "finding-2")]  # epoch 3 starts after step 20
+    page = render_html(report)
+    assert page.count('<a href="#finding-') == 2
+    assert 'id="finding-1"' in page and 'id="finding-2"' in page
+    assert page.count('<a href="#charts">') == 2
