@@ -283,3 +283,25 @@ def test_each_finding_is_a_numbered_marker_at_its_step_linked_both_ways():
     assert page.count('<a href="#finding-') == 2
     assert 'id="finding-1"' in page and 'id="finding-2"' in page
     assert page.count('<a href="#charts">') == 2
+
+
+def test_torchrun_merged_report_shape_is_read(tmp_path):
+    """The merged report of a torchrun run: ``ranks`` is a list of ``{"rank", "status",
+    "report"}``, a missing rank has no report, and epochs come as ``epoch_steps``."""
+    def rank_report(lrs):
+        return {"optimizers": [{"name": "SGD", "steps": 20,
+                                "lr_history": [[1, 0.05], [9, lrs]], "epoch_steps": [4] * 5}],
+                "schedulers": [], "findings": []}
+
+    merged = {"kind": "lrdoctor-distributed-run", "schema": 1, "world_size": 3,
+              "missing_ranks": [2],
+              "ranks": [{"rank": 0, "status": "finished", "report": rank_report(0.005)},
+                        {"rank": 1, "status": "finished", "report": rank_report(0.05)},
+                        {"rank": 2, "status": "missing", "why": "killed"}],
+              "findings": [{"code": "LRD013", "severity": "error", "message": "ranks differ",
+                            "ranks": [0, 1], "evidence": {"step": 9, "epoch": 3}}]}
+    (chart,) = build_charts(merged)
+    assert [s.label for s in chart.series] == ["rank 0: group 0", "rank 1: group 0"]
+    assert [x for x, _ in chart.vlines] == [4.5, 8.5, 12.5, 16.5]
+    assert [(m.x, m.href) for m in chart.markers] == [(9.0, "finding-1")]
+    assert "2 of 3 ranks reported" in render_html(merged)

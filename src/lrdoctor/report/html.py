@@ -40,20 +40,24 @@ th{background:#f4f4f4}
 
 
 def rank_reports(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The per-rank reports inside a merged distributed report: ``report["ranks"]`` is either a
-    mapping ``{"0": {...}, "1": {...}}`` or a list of reports each with a ``"rank"`` key; each
-    is a run report of the same shape (``optimizers`` with ``lr_history`` and so on)."""
+    """The per-rank reports inside a merged distributed report. ``report["ranks"]`` is a list
+    of ``{"rank": N, "status": ..., "report": {...}}`` (what a torchrun run's merged report
+    holds; a missing rank has no ``report``), a list of reports each with a ``"rank"`` key, or a
+    mapping ``{"0": {...}}``; each report has the single-process shape (``optimizers`` with
+    ``lr_history`` and so on)."""
     ranks = report.get("ranks")
     out: dict[str, dict[str, Any]] = {}
+    items: list[tuple[Any, Any]] = []
     if isinstance(ranks, dict):
-        for k, v in ranks.items():
-            if isinstance(v, dict):
-                out[str(k)] = v
+        items = list(ranks.items())
     elif isinstance(ranks, list):
-        for i, v in enumerate(ranks):
-            if isinstance(v, dict):
-                out[str(v.get("rank", i))] = v
-    return out
+        items = [(v.get("rank", i) if isinstance(v, dict) else i, v) for i, v in enumerate(ranks)]
+    for rank, value in items:
+        if isinstance(value, dict) and isinstance(value.get("report"), dict):
+            value = value["report"]
+        if isinstance(value, dict) and "optimizers" in value:
+            out[str(rank)] = value
+    return dict(sorted(out.items(), key=lambda kv: (len(kv[0]), kv[0])))
 
 
 def _num(v: Any) -> float | None:
@@ -88,17 +92,30 @@ def _group_label(opt: dict[str, Any], g: int) -> str:
     return f"group {g}" + (f" ({name})" if name else "")
 
 
+def epoch_ends(opt: dict[str, Any]) -> list[float]:
+    """The last optimizer step of each epoch: ``epoch_ends``, else the running sum of
+    ``epoch_steps`` (optimizer steps per epoch, as rank traces carry them)."""
+    ends = [float(e) for e in opt.get("epoch_ends") or [] if _num(e) is not None]
+    if not ends and opt.get("epoch_steps"):
+        total = 0.0
+        for n in opt["epoch_steps"]:
+            if _num(n) is None:
+                return []
+            total += float(n)
+            ends.append(total)
+    return ends
+
+
 def _epoch_lines(opt: dict[str, Any]) -> list[tuple[float, str]]:
-    ends = [e for e in (opt.get("epoch_ends") or []) if _num(e) is not None]
-    return [(float(e) + 0.5, f"epoch {i + 2}") for i, e in enumerate(ends[:-1])]
+    return [(e + 0.5, f"epoch {i + 2}") for i, e in enumerate(epoch_ends(opt)[:-1])]
 
 
 def _epoch_start(opt: dict[str, Any], epoch: int) -> float | None:
-    ends = opt.get("epoch_ends") or []
+    ends = epoch_ends(opt)
     if epoch == 1:
         return 1.0
-    if 2 <= epoch <= len(ends) + 1 and _num(ends[epoch - 2]) is not None:
-        return float(ends[epoch - 2]) + 1
+    if 2 <= epoch <= len(ends) + 1:
+        return ends[epoch - 2] + 1
     return None
 
 
@@ -138,7 +155,7 @@ def build_charts(report: dict[str, Any]) -> list[Chart]:
         chart = Chart(title=f"learning rate: {name}", y_label="learning rate")
         last = _num(opt.get("steps"))
         if ranks:
-            for r_i, (rank, rep) in enumerate(sorted(ranks.items())):
+            for r_i, (rank, rep) in enumerate(ranks.items()):
                 match = [o for o in rep.get("optimizers") or []
                          if isinstance(o, dict) and o.get("name") == opt.get("name")]
                 for o in match[:1]:
@@ -274,7 +291,11 @@ def render_html(report: dict[str, Any], title: str = "lrdoctor run report") -> s
         meta.append(f"the script failed: {report['error']}")
     ranks = rank_reports(report)
     if ranks:
-        meta.append(f"{len(ranks)} ranks")
+        world = report.get("world_size")
+        if isinstance(world, int) and world > len(ranks):
+            meta.append(f"{len(ranks)} of {world} ranks reported")
+        else:
+            meta.append(f"{len(ranks)} ranks")
     count = f"{len(findings)} finding{'s' if len(findings) != 1 else ''}"
     body = [
         "<!DOCTYPE html>",
@@ -329,15 +350,15 @@ def write_csv(report: dict[str, Any], base: str) -> list[str]:
         lr_w.writerow(["rank", "optimizer", "param_group", "step", "lr"])
         sc_w.writerow(["rank", "scaler", "step", "scale"])
         ev_w.writerow(["rank", "kind", "name", "step"])
-        for rank, rep in sorted(ranks.items()):
+        for rank, rep in ranks.items():
             for o in rep.get("optimizers") or []:
                 if not isinstance(o, dict):
                     continue
                 for g, pts in enumerate(lr_series(o)):
                     for step, lr in pts:
                         lr_w.writerow([rank, o.get("name"), g, int(step), repr(lr)])
-                for e in o.get("epoch_ends") or []:
-                    ev_w.writerow([rank, "epoch_end", o.get("name"), e])
+                for e in epoch_ends(o):
+                    ev_w.writerow([rank, "epoch_end", o.get("name"), int(e)])
                 for step in expand_marks(o.get("skipped_steps"), CSV_MARKS_LIMIT):
                     ev_w.writerow([rank, "skipped_step", o.get("name"), step])
             for s in rep.get("schedulers") or []:
