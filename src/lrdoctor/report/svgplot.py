@@ -180,15 +180,18 @@ def render_svg(chart: Chart) -> str:
     out.append(f'<text x="14" y="{top + ph / 2}" text-anchor="middle" font-size="12" '
                f'class="ylabel" transform="rotate(-90 14 {top + ph / 2})">'
                f'{escape(chart.y_label + (" (log scale)" if log else ""))}</text>')
-    # epoch boundaries (at most one label per 40 px)
-    last_label = -1e9
+    # epoch boundaries: a line at most every 6 px, a label at most every 70 px
+    last_line = last_label = -1e9
     for x, label in chart.vlines:
         if not x_lo <= x <= x_hi:
             continue
         X = px(x)
+        if X - last_line < 6:
+            continue
+        last_line = X
         out.append(f'<line class="epoch" x1="{X:.1f}" x2="{X:.1f}" y1="{top}" y2="{top + ph}" '
                    f'stroke="#bbb" stroke-dasharray="4 3"><title>{escape(label)}</title></line>')
-        if X - last_label >= 40:
+        if X - last_label >= 70:
             out.append(f'<text x="{X + 2:.1f}" y="{top + 10}" font-size="9" fill="#888">'
                        f'{escape(label)}</text>')
             last_label = X
