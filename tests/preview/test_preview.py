@@ -3,6 +3,7 @@ scheduler stepped per batch and per epoch; hostile or malformed SPECs get a one-
 
 from __future__ import annotations
 
+import io
 import os
 import shlex
 import subprocess
@@ -185,6 +186,18 @@ def lrdoctor(*args: str, cwd=None) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+def preview_in_process(*args: str, encoding: str = "utf-8", monkeypatch=None) -> tuple[int, str]:
+    """``lrdoctor preview ARGS`` in this process (torch is imported already: no second
+    interpreter start per test), stdout encoded as a terminal with ``encoding`` would."""
+    from lrdoctor.cli import main
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+    monkeypatch.setattr(sys, "stdout", out)
+    code = main(["preview", *args])
+    out.flush()
+    return code, out.buffer.getvalue().decode(encoding)
+
+
 def test_cli_hostile_spec_exits_2_with_one_line_and_runs_nothing(tmp_path):
     marker = tmp_path / "pwned"
     result = lrdoctor("preview", f"__import__('os').system('touch {marker}')")
@@ -194,12 +207,15 @@ def test_cli_hostile_spec_exits_2_with_one_line_and_runs_nothing(tmp_path):
     assert not marker.exists()
 
 
-def test_cli_per_both_shows_the_two_granularities_side_by_side_and_writes_files(tmp_path):
-    result = lrdoctor("preview", "OneCycleLR(max_lr=0.1, total_steps=1000)", "--lr", "0.01",
-                      "--epochs", "10", "--steps-per-epoch", "100", "--per", "both",
-                      "--csv", "lr.csv", "--svg", "lr.svg", "--html", "lr.html", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+def test_cli_per_both_shows_the_two_granularities_side_by_side_and_writes_files(tmp_path,
+                                                                                monkeypatch):
+    code, out = preview_in_process(
+        "OneCycleLR(max_lr=0.1, total_steps=1000)", "--lr", "0.01", "--epochs", "10",
+        "--steps-per-epoch", "100", "--per", "both", "--csv", str(tmp_path / "lr.csv"),
+        "--svg", str(tmp_path / "lr.svg"), "--html", str(tmp_path / "lr.html"),
+        monkeypatch=monkeypatch)
+    assert code == 0
+    lines = out.splitlines()
     assert any("stepped per batch (1000 scheduler steps):" in line
                and "stepped per epoch (10 scheduler steps):" in line for line in lines)
     table = lines[lines.index(next(x for x in lines if x.startswith("epoch"))):]
@@ -213,33 +229,31 @@ def test_cli_per_both_shows_the_two_granularities_side_by_side_and_writes_files(
     assert "LR at start, per epoch" in (tmp_path / "lr.html").read_text()
 
 
-def test_cli_png_is_rendered_by_chromium_or_refused_clearly(tmp_path):
+def test_cli_png_is_rendered_by_chromium_or_refused_clearly(tmp_path, monkeypatch, capsys):
     from lrdoctor.preview.command import chromium_path
 
-    result = lrdoctor("preview", "StepLR(step_size=2)", "--epochs", "4", "--steps-per-epoch",
-                      "3", "--per", "epoch", "--png", "lr.png", cwd=tmp_path)
+    png = tmp_path / "lr.png"
+    code, _ = preview_in_process("StepLR(step_size=2)", "--epochs", "4", "--steps-per-epoch",
+                                 "3", "--per", "epoch", "--png", str(png), monkeypatch=monkeypatch)
     if chromium_path() is None:
-        assert result.returncode == 2 and "--png needs Chromium" in result.stderr
+        assert code == 2 and "--png needs Chromium" in capsys.readouterr().err
     else:
-        assert result.returncode == 0, result.stderr
-        assert (tmp_path / "lr.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert code == 0, capsys.readouterr().err
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_ascii_fallback_when_stdout_is_not_utf8():
-    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
-    result = subprocess.run([sys.executable, "-m", "lrdoctor", "preview", "StepLR(step_size=2)",
-                             "--epochs", "4", "--steps-per-epoch", "3"], env=env,
-                            capture_output=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    out = result.stdout.decode("ascii")
-    assert "#" in out and "+" in out
+def test_ascii_fallback_when_stdout_is_not_utf8(monkeypatch):
+    code, out = preview_in_process("StepLR(step_size=2)", "--epochs", "4", "--steps-per-epoch",
+                                   "3", encoding="ascii", monkeypatch=monkeypatch)
+    assert code == 0
+    assert out.isascii() and "#" in out and "+" in out and "log scale" in out
 
 
-def test_readme_preview_transcript_is_what_preview_prints():
+def test_readme_preview_transcript_is_what_preview_prints(monkeypatch):
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     start = readme.index("$ lrdoctor preview ")
     block = readme[start:readme.index("```", start)]
     command, expected = block.split("\n", 1)
-    result = lrdoctor(*shlex.split(command)[2:])  # after "$ lrdoctor"
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == expected
+    code, out = preview_in_process(*shlex.split(command)[3:], monkeypatch=monkeypatch)
+    assert code == 0
+    assert out == expected
