@@ -305,3 +305,43 @@ def test_torchrun_merged_report_shape_is_read(tmp_path):
     assert [x for x, _ in chart.vlines] == [4.5, 8.5, 12.5, 16.5]
     assert [(m.x, m.href) for m in chart.markers] == [(9.0, "finding-1")]
     assert "2 of 3 ranks reported" in render_html(merged)
+
+
+def test_a_scale_kept_on_a_device_is_read_in_bulk_not_per_step():
+    """On CUDA the hooks hand over a device copy of the scale (reading it would synchronize):
+    copies are kept and read 256 at a time, and the rest when watching ends."""
+    torch = pytest.importorskip("torch")
+    from lrdoctor.runtime.engine import Engine
+
+    class Scaler:
+        pass
+
+    class DeviceCopy:
+        """A tensor whose reads are counted (standing in for a CUDA tensor)."""
+
+        reads = 0
+
+        def __init__(self, value: float) -> None:
+            self.t = torch.tensor(value)
+
+        def detach(self):
+            DeviceCopy.reads += 1
+            return self.t
+
+        def item(self):
+            DeviceCopy.reads += 1
+            return self.t.item()
+
+    engine = Engine(echo=lambda _: None)
+    scaler = Scaler()
+    scales = [65536.0] * 100 + [32768.0] * 200 + [16384.0] * 10
+    for i, scale in enumerate(scales):
+        engine.most_attempts = i + 1
+        engine.on_scaler_update(scaler, DeviceCopy(scale), None)
+        if i == 254:
+            assert DeviceCopy.reads == 0  # nothing read on the way
+    info = next(iter(engine.scalers.values()))
+    assert len(info.pending_scales) == len(scales) - 256
+    engine.finish()
+    assert info.scale_history.points == [(1, 65536.0), (101, 32768.0), (301, 16384.0)]
+    assert info.pending_scales == []
