@@ -80,7 +80,8 @@ def lrdoctor(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_plateau_fed_per_rank_validation_losses_is_reported_with_epoch_and_both_lrs(tmp_path):
-    result = torchrun(tmp_path, "--run-id", "plateau", "--json", "merged.json")
+    result = torchrun(tmp_path, "--run-id", "plateau", "--json", "merged.json",
+                      "--html", "merged.html")
     assert result.returncode == 0, result.stderr[-3000:]
     # rank 0 cut the LR after epoch 2 (its loss did not improve), rank 1 did not
     assert ("train.py:32: LRD013 [error] ranks train SGD with different LRs from optimizer step 9 "
@@ -100,6 +101,12 @@ def test_plateau_fed_per_rank_validation_losses_is_reported_with_epoch_and_both_
     assert histories[0][:2] == [[1, 0.05], [9, pytest.approx(0.005)]]
     assert histories[1][0] == [1, 0.05] and [9, pytest.approx(0.005)] not in histories[1]
     assert [r["report"]["optimizers"][0]["epoch_steps"] for r in merged["ranks"]] == [[4] * 5] * 2
+    # --html: rank 0 draws both ranks' LR lines, the finding marked at step 9; CSV by rank
+    page = (tmp_path / "merged.html").read_text()
+    assert "rank 0: group 0" in page and "rank 1: group 0" in page and "2 ranks" in page
+    assert '<a href="#finding-1" class="marker">' in page
+    lr_rows = (tmp_path / "merged.lr.csv").read_text().splitlines()
+    assert {row.split(",")[0] for row in lr_rows[1:]} == {"0", "1"}
 
     # `lrdoctor report` re-prints it from the traces, and merges directories of several nodes
     again = lrdoctor("report", str(run_dir), cwd=tmp_path)
