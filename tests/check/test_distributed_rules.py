@@ -216,3 +216,62 @@ def test_plateau_stepped_on_the_main_process_with_its_metric_is_reported_once():
 """
     assert codes(source) == ["LRD013"]
     assert "only the main process ever cuts its LR" in messages(source)[0]
+
+
+LIGHTNING_MODULE = """
+    import torch
+    import lightning as L
+
+
+    class Regressor(L.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(4, 1)
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            return torch.nn.functional.mse_loss(self.layer(x), y)
+
+        def validation_step(self, batch, batch_idx):
+            x, y = batch
+            loss = torch.nn.functional.mse_loss(self.layer(x), y)
+            self.log("val_loss", loss{log_args})
+
+        def configure_optimizers(self):
+            optimizer = torch.optim.Adam(self.parameters(), lr=1e-3)
+            plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=3)
+            return {{"optimizer": optimizer,
+                    "lr_scheduler": {{"scheduler": plateau, "monitor": "val_loss"}}}}
+
+
+    trainer = L.Trainer({trainer_args}, max_epochs=20)
+    trainer.fit(Regressor())
+"""
+
+
+@pytest.mark.parametrize("trainer_args", ['accelerator="gpu", devices=4, strategy="ddp"',
+                                          "devices=-1", 'strategy="fsdp"'])
+def test_lightning_plateau_on_a_metric_logged_without_sync_dist_under_ddp_is_reported(trainer_args):
+    source = LIGHTNING_MODULE.format(log_args="", trainer_args=trainer_args)
+    assert findings(source) == [("LRD013", 18)]
+    [message] = messages(source)
+    assert "`val_loss` is logged without sync_dist=True and monitored by the ReduceLROnPlateau" \
+        in message
+
+
+@pytest.mark.parametrize("log_args, trainer_args", [
+    (", sync_dist=True", 'devices=4, strategy="ddp"'),  # every rank logs the mean
+    ("", "devices=1"),  # one process
+    ("", "devices=args.devices"),  # the file does not say how many
+    (", **log_options", 'strategy="ddp"'),  # may hold sync_dist
+])
+def test_lightning_plateau_on_a_synced_or_single_process_metric_is_silent(log_args, trainer_args):
+    assert codes(LIGHTNING_MODULE.format(log_args=log_args, trainer_args=trainer_args)) == []
+
+
+def test_lightning_plateau_on_a_torchmetrics_object_is_silent():
+    # a torchmetrics Metric logged as an object is reduced across processes by Lightning
+    source = LIGHTNING_MODULE.format(log_args="", trainer_args='strategy="ddp"').replace(
+        'self.log("val_loss", loss)', 'self.val_mse(self.layer(x), y)\n'
+        '            self.log("val_loss", self.val_mse)')
+    assert codes(source) == []

@@ -160,6 +160,7 @@ def rank_guard(e: Event) -> tuple[ast.expr, bool] | None:
 def rank_divergent_lr(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _scheduler_on_main_process_only(ctx)
     yield from _plateau_fed_per_rank_metric(ctx)
+    yield from _lightning_plateau_on_unsynced_metric(ctx)
 
 
 def _scheduler_on_main_process_only(ctx: FileContext) -> Iterator[Diagnostic]:
@@ -397,3 +398,80 @@ def _assigned(node: ast.AST, name: str) -> ast.expr | None:
             and node.target.id == name and node.value is not None:
         return node.value
     return None
+
+
+# -- Lightning: ReduceLROnPlateau monitoring a metric logged without sync_dist ---------------------
+
+DISTRIBUTED_STRATEGIES = ("ddp", "fsdp", "deepspeed")
+
+
+def _lightning_plateau_on_unsynced_metric(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A LightningModule whose ReduceLROnPlateau monitors a metric it logs with ``self.log``
+    without ``sync_dist=True``, trained by a Trainer of this file that runs several processes:
+    Lightning steps each rank's plateau with that rank's own value."""
+    trainer = _multi_process_trainer(ctx.tree)
+    if trainer is None:
+        return
+    for cls in (n for n in ast.walk(ctx.tree) if isinstance(n, ast.ClassDef)):
+        methods = [f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        configure = next((f for f in methods if f.name == "configure_optimizers"), None)
+        if configure is None or not any(isinstance(n, ast.Call) and _last(n.func) == "ReduceLROnPlateau"
+                                        for n in ast.walk(configure)):
+            continue
+        calls = [n for f in methods for n in ast.walk(f) if isinstance(n, ast.Call)]
+        if any(_last(c.func) in REDUCTIONS or _last(c.func) == "log_dict" for c in calls):
+            continue  # it gathers or logs a dict itself: the file does not say enough
+        for monitor, line in _monitors(configure):
+            logs = [c for c in calls if _last(c.func) == "log" and isinstance(c.func, ast.Attribute)
+                    and c.args and isinstance(c.args[0], ast.Constant) and c.args[0].value == monitor]
+            if not logs or not all(_unsynced_value(c) for c in logs):
+                continue
+            yield Diagnostic.at(
+                "LRD013",
+                f"`{monitor}` is logged without sync_dist=True and monitored by the "
+                f"ReduceLROnPlateau of configure_optimizers (line {line}) while the Trainer runs "
+                f"several processes ({trainer}): each rank's plateau sees its own shard's value "
+                "and cuts its LR on its own; log it with sync_dist=True",
+                ctx.path,
+                logs[0],
+            )
+
+
+def _multi_process_trainer(tree: ast.Module) -> str | None:
+    """``strategy='ddp'`` (or the setting that makes a Trainer of this file run several
+    processes), None when no Trainer here says so."""
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _last(n.func) == "Trainer"):
+        for kw in call.keywords:
+            value = _literal(kw.value)
+            if kw.arg == "strategy" and isinstance(value, str) and any(
+                    s in value.lower() for s in DISTRIBUTED_STRATEGIES):
+                return f"strategy={value!r}, line {call.lineno}"
+            if kw.arg in ("devices", "gpus", "num_nodes") and (
+                    isinstance(value, int) and not isinstance(value, bool) and (value > 1 or value == -1)
+                    or isinstance(value, (list, tuple)) and len(value) > 1):
+                return f"{kw.arg}={value!r}, line {call.lineno}"
+    return None
+
+
+def _monitors(configure: ast.AST) -> Iterator[tuple[str, int]]:
+    for node in ast.walk(configure):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if (isinstance(key, ast.Constant) and key.value == "monitor"
+                        and isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                    yield value.value, node.lineno
+
+
+def _unsynced_value(log: ast.Call) -> bool:
+    """``self.log(name, value)`` whose value is this rank's own: no ``sync_dist`` (or
+    ``sync_dist=False``), and not a torchmetrics object (``self.val_loss``), which syncs itself."""
+    for kw in log.keywords:
+        if kw.arg == "sync_dist":
+            return isinstance(kw.value, ast.Constant) and kw.value.value is False
+        if kw.arg is None:
+            return False  # **kwargs: may hold sync_dist
+    if len(log.args) < 2:
+        return False
+    value = log.args[1]
+    return not (isinstance(value, ast.Attribute) or isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Attribute))
