@@ -111,28 +111,30 @@ def lightning_run(tmp_path_factory):
     return folder, ckpt, first, resumed
 
 
-@pytest.fixture(scope="module")
-def hf_run(tmp_path_factory):
+def _run_hf(folder: Path, source: str, *argv: str) -> list:
     old = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
     os.environ.update({k: "1" for k in old})
     from accelerate.state import AcceleratorState, GradientState, PartialState
 
+    # Accelerate keeps process-wide singletons: each run starts as a fresh process would
+    AcceleratorState._reset_state(True)
+    GradientState._reset_state()
+    PartialState._reset_state()
     try:
-        folder = tmp_path_factory.mktemp("hf")
-        runs = []
-        for argv in ((), ("out/checkpoint-2",)):
-            # Accelerate keeps process-wide singletons: each run starts as a fresh process would
-            AcceleratorState._reset_state(True)
-            GradientState._reset_state()
-            PartialState._reset_state()
-            runs.append(_run(folder, HF_TRAINER, *argv))
-        first, resumed = runs
+        return _run(folder, source, *argv)
     finally:
         for k, v in old.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def hf_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hf")
+    first = _run_hf(folder, HF_TRAINER)
+    resumed = _run_hf(folder, HF_TRAINER, "out/checkpoint-2")
     return folder, first, resumed
 
 
@@ -151,6 +153,18 @@ def test_lightning_checkpoint_trimmed_of_its_scheduler_is_reported(tmp_path):
 def test_hf_trainer_save_steps_and_resume_are_silent(hf_run):
     _, first, resumed = hf_run
     assert first == [] and resumed == []
+
+
+def test_hf_trainer_subclass_that_saves_only_the_optimizer_is_reported(tmp_path):
+    source = HF_TRAINER.replace("Trainer(model=model", """class OptimizerOnly(Trainer):
+    def _save_optimizer_and_scheduler(self, output_dir):
+        torch.save(self.optimizer.state_dict(), output_dir + "/optimizer.pt")
+
+OptimizerOnly(model=model""")
+    (found,) = _run_hf(tmp_path, source)
+    assert "torch.save stored AdamW's state after 2 steps but not LambdaLR(" in found.message
+    line = (tmp_path / "train.py").read_text().splitlines()[found.location.line - 1]
+    assert 'torch.save(self.optimizer.state_dict(), output_dir + "/optimizer.pt")' in line
 
 
 def test_lrdoctor_ckpt_reads_a_lightning_checkpoint(lightning_run, capsys):

@@ -122,18 +122,27 @@ def test_complete_save_and_resume_are_silent(run):
 
 def test_watching_a_checkpointing_run_changes_nothing_and_is_undone(run, tmp_path):
     save_fn, opt_sd, load_sd = torch.save, torch.optim.Optimizer.state_dict, torch.optim.Optimizer.load_state_dict
-    plain = run(train(save=SAVE_NO_SCHEDULER), watched=False)
-    plain_params = [p.detach().clone() for p in plain.ns["model"].parameters()]
-    plain_file = (tmp_path / "last.pt").read_bytes()
-    (tmp_path / "last.pt").unlink()
-    watched = run(train(save=SAVE_NO_SCHEDULER))
-    assert watched.codes == ["LRD007"]
-    for a, b in zip(plain_params, watched.ns["model"].parameters()):
+    sched_sd = torch.optim.lr_scheduler.LambdaLR.state_dict
+    source = train(save=SAVE_NO_SCHEDULER, restore="pass")
+    results = {}
+    for watched in (False, True):
+        (tmp_path / "last.pt").unlink(missing_ok=True)
+        first = run(source, watched=watched)  # saves
+        saved = (tmp_path / "last.pt").read_bytes()
+        second = run(source, watched=watched)  # resumes from the file, saves again
+        results[watched] = (saved, [p.detach().clone() for p in first.ns["model"].parameters()],
+                            [p.detach().clone() for p in second.ns["model"].parameters()], second.ns["lr"])
+        if watched:
+            assert first.codes == ["LRD007"] and second.codes == ["LRD007", "LRD007"]
+    plain, watched = results[False], results[True]
+    assert watched[0] == plain[0]  # the same bytes saved
+    for a, b in zip(plain[1] + plain[2], watched[1] + watched[2]):
         assert torch.equal(a, b)
-    assert (tmp_path / "last.pt").read_bytes() == plain_file  # the same bytes saved
+    assert watched[3] == plain[3]
     assert torch.save is save_fn and torch.serialization.save is save_fn
     assert torch.optim.Optimizer.state_dict is opt_sd and torch.optim.Optimizer.load_state_dict is load_sd
-    assert torch.optim.lr_scheduler.LRScheduler.state_dict.__module__ == "torch.optim.lr_scheduler"
+    assert torch.optim.lr_scheduler.LambdaLR.state_dict is sched_sd
+    assert torch.optim.lr_scheduler.LRScheduler.__init__.__module__ == "torch.optim.lr_scheduler"
 
 
 def test_scheduler_under_any_key_in_any_nesting_is_found(run):
