@@ -1,7 +1,8 @@
 """Command line: ``lrdoctor check | run | ckpt | report | preview | explain | demo``.
 
 Exit codes (stable, other tools rely on them): 0 no findings, 1 findings, 2 usage or internal
-error. ``run`` passes the script's own exit code through instead.
+error. ``run`` passes the script's own exit code through instead. ``ckpt``: 0 nothing flagged,
+1 findings, 2 a path could not be audited (missing, not a checkpoint, truncated, refused).
 """
 
 from __future__ import annotations

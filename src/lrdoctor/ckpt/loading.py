@@ -104,7 +104,8 @@ def load(path: Path, unsafe: bool = False) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return torch.load(path, map_location="cpu", weights_only=not unsafe)
+            # a torch.save archive is memory-mapped: counting a model's parameters reads no weights
+            return torch.load(path, map_location="cpu", weights_only=not unsafe, mmap=is_zip)
         except pickle.UnpicklingError as exc:
             message = str(exc)
             if unsafe or "Weights only load failed" not in message:
