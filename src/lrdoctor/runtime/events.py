@@ -140,6 +140,8 @@ class SchedulerInfo:
     steps_since_attempt: int = 0
     # optimizer attempt count at each user step (0: before the first optimizer step)
     step_marks: StepMarks = field(default_factory=StepMarks)
+    # steps a load_state_dict() restored (a resumed run): where the schedule stood at the load
+    restored_steps: int = 0
 
     @property
     def obj(self) -> Any:

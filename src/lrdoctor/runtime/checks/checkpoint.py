@@ -169,13 +169,22 @@ class CheckpointState:
         @functools.wraps(original)
         def load_state_dict(sched: Any, *args: Any, **kwargs: Any) -> Any:
             result = original(sched, *args, **kwargs)
-            try:
-                self.loaded.add(sched)
-            except TypeError:
-                pass
+            _guard(self.engine, self._on_scheduler_loaded, sched)
             return result
 
         return load_state_dict
+
+    def _on_scheduler_loaded(self, sched: Any) -> None:
+        try:
+            self.loaded.add(sched)
+        except TypeError:
+            pass
+        # the schedule resumes where the checkpoint left it: checks that judge how far a
+        # schedule got (LRD011) count from there
+        last_epoch = _last_epoch(sched)
+        if last_epoch:
+            info = self.engine.scheduler(sched)
+            info.restored_steps = max(0, last_epoch - info.user_steps)
 
     def _wrap_scheduler_init(self, original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)

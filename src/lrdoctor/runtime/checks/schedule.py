@@ -348,8 +348,9 @@ class BatchSchedulerPerEpoch(Check):
             if not (kind.decays_to_floor or kind.name in ("LambdaLR", "MultiplicativeLR")):
                 continue
             # half of the schedule or less: an accumulation or process count left out of
-            # num_training_steps ends at exactly 1/2, 1/4, ...
-            if 2 * s.user_steps <= horizon:
+            # num_training_steps ends at exactly 1/2, 1/4, ... (a resumed run counts from where
+            # the loaded schedule stood)
+            if 2 * (s.user_steps + s.restored_steps) <= horizon:
                 warmup = shape.warmup if shape is not None else None
                 if warmup and s.user_steps < warmup:
                     state = f"still warming up (warm-up ends at step {warmup})"
@@ -394,7 +395,7 @@ class BatchSchedulerPerEpoch(Check):
 
     def _mid_warmup(self, s: SchedulerInfo, warmup: int, ev: RunEnd) -> None:
         """A warm-up followed by a constant (or slowly falling) LR: ended before the peak."""
-        if ev.error is not None or ev.interrupted or 2 * s.user_steps > warmup:
+        if ev.error is not None or ev.interrupted or 2 * (s.user_steps + s.restored_steps) > warmup:
             return
         self.engine.report(
             Finding(
