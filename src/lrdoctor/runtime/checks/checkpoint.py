@@ -403,11 +403,14 @@ class CheckpointState:
     def on_scheduler_step(self, ev: SchedulerStep) -> None:
         for resume in self.resumes:
             entry = resume.candidates.pop(ev.scheduler.key, None)
-            sched = entry[0]() if entry is not None else None
+            if entry is None:
+                continue
+            ref, label = entry
+            sched = ref()
             if sched is None or sched in self.loaded:
                 continue
             if not (ev.args or ev.kwargs):  # step(epoch) positions the schedule itself
-                self._report_resume(resume, entry[1])
+                self._report_resume(resume, label)
         self.resumes = [r for r in self.resumes if not r.judged or r.candidates]
         if not any(r.candidates for r in self.resumes):
             self._listening_schedulers = False
