@@ -82,6 +82,11 @@ class _Flag:
         return bool(self.tensor.item() != 0)
 
 
+def _readable_now(found_inf: torch.Tensor) -> bool:
+    """A CPU flag is read at once: no device to wait for."""
+    return found_inf.device.type == "cpu"
+
+
 class _Updates:
     """What one optimizer did since it was last asked: real updates counted, fused steps whose
     flag is still in flight listed. Fed by a step post-hook that holds only a weak reference to
@@ -103,12 +108,11 @@ class _Updates:
             if found_inf is None or not isinstance(found_inf, torch.Tensor):
                 self.real += 1
                 return
-            flag = _Flag(found_inf)
-            if flag.event is None:
-                self.real += 0 if flag.skipped() else 1  # a CPU tensor: reading is free
-            else:
-                self.in_flight.append(flag)
-                self._settle_ready()
+            if _readable_now(found_inf):
+                self.real += 1 if found_inf.item() == 0 else 0
+                return
+            self.in_flight.append(_Flag(found_inf))
+            self._settle_ready()
 
         handles.append(optimizer.register_step_post_hook(post))
         self.handles = handles

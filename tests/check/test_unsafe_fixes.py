@@ -291,7 +291,7 @@ for epoch in range(6):
         torch.nn.functional.mse_loss(model(x), y).backward()
         optimizer.step()
     scheduler.step()
-    print(f"lr {scheduler.get_lr()[0]:.4f}")  # the LR in force?
+    print(f"lr {scheduler.get_lr()[0]:.4f}")  # the LR in force
 """
 
 
@@ -366,3 +366,18 @@ def test_each_catalog_wrong_example_is_fixed_to_clean_code(
     assert code in [d.code for d in check_source(wrong, "train.py").diagnostics]
     after, err = fixed(capsys, wrong)
     assert after != wrong, err
+
+
+def test_notebook_is_not_rewritten_and_says_why(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": LRD015_WRONG.splitlines(keepends=True)}]
+    notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    Path("train.ipynb").write_text(notebook)
+    code, out, err = run(capsys, "--fix", "--unsafe-fixes", "train.ipynb")
+    assert Path("train.ipynb").read_text() == notebook
+    assert "LRD015 not fixed: notebooks are reported, never rewritten; left as it is" in err, out
+    assert code == 1
