@@ -326,6 +326,13 @@ class SkipAwareScheduler(LRScheduler):
         else:  # `scheduler.last_epoch = ...`, Accelerate's `_step_count += 1`
             setattr(self.scheduler, name, value)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled (torch.save(scheduler)) or deep-copied as "the wrapper around this
+        # scheduler": the hooks are registered again on the copy's optimizer, not copied
+        if self._deferred:
+            self._settle()
+        return (SkipAwareScheduler, (self.scheduler,))
+
     def __repr__(self) -> str:
         return f"SkipAwareScheduler({self.scheduler!r})"
 

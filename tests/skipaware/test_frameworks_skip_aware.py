@@ -194,7 +194,7 @@ def _reset_accelerate() -> None:
     PartialState._reset_state()
 
 
-def accelerate_run(wrap: bool, accumulate: int) -> tuple[UpdateLog, Any]:
+def accelerate_run(wrap: bool, accumulate: int, on_prepared: bool = False) -> tuple[UpdateLog, Any]:
     from accelerate import Accelerator
     from torch.utils.data import DataLoader, TensorDataset
 
@@ -203,11 +203,18 @@ def accelerate_run(wrap: bool, accumulate: int) -> tuple[UpdateLog, Any]:
     model = tiny_model()
     opt = torch.optim.AdamW(model.parameters(), lr=0.1)
     log = UpdateLog(opt)
-    sched = one_cycle(opt)
-    if wrap:
-        sched = lrdoctor.SkipAwareScheduler(sched)
     loader = DataLoader(TensorDataset(torch.randn(64, 8), 100 * torch.randn(64, 1)), batch_size=4)
-    model, popt, loader, psched = accelerator.prepare(model, opt, loader, sched)
+    if on_prepared:  # the scheduler built on Accelerate's optimizer wrapper, then prepared
+        model, popt, loader = accelerator.prepare(model, opt, loader)
+        sched = one_cycle(popt)
+        if wrap:
+            sched = lrdoctor.SkipAwareScheduler(sched)
+        psched = accelerator.prepare(sched)
+    else:
+        sched = one_cycle(opt)
+        if wrap:
+            sched = lrdoctor.SkipAwareScheduler(sched)
+        model, popt, loader, psched = accelerator.prepare(model, opt, loader, sched)
     scaler = torch.amp.GradScaler("cpu", init_scale=2.0**127)
     for x, y in loader:
         with accelerator.accumulate(model), warnings.catch_warnings():
@@ -224,14 +231,14 @@ def accelerate_run(wrap: bool, accumulate: int) -> tuple[UpdateLog, Any]:
     return log, psched
 
 
-@pytest.mark.parametrize("accumulate", [1, 2])
-def test_accelerate_prepared_scheduler_follows_real_updates(accumulate: int) -> None:
-    log, psched = accelerate_run(True, accumulate)
+@pytest.mark.parametrize(("accumulate", "on_prepared"), [(1, False), (2, False), (2, True)])
+def test_accelerate_prepared_scheduler_follows_real_updates(accumulate: int, on_prepared: bool) -> None:
+    log, psched = accelerate_run(True, accumulate, on_prepared)
     assert psched.scheduler.__class__.__name__ == "SkipAwareScheduler"  # inside Accelerate's
     # the user's GradScaler skips the prepared optimizer: Accelerate's scheduler cannot tell
     assert 1 <= len(log.lrs) < 16 // accumulate
     assert log.lrs == pytest.approx(schedule_without_skips(len(log.lrs)), rel=1e-12)
-    bare_log, _ = accelerate_run(False, accumulate)
+    bare_log, _ = accelerate_run(False, accumulate, on_prepared)
     assert bare_log.lrs != pytest.approx(schedule_without_skips(len(bare_log.lrs)), rel=1e-12)
 
 

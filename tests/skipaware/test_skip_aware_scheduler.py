@@ -259,3 +259,28 @@ def test_step_was_skipped_first_asked_inside_the_loop(name: str) -> None:
             sched.step()
         opt.zero_grad()
         assert skipped == torch.equal(before, model.weight), name
+
+
+def test_pickled_and_deep_copied_wrapper_keeps_working() -> None:
+    import copy
+    import io
+
+    model = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = lrdoctor.SkipAwareScheduler(torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5))
+    opt.step()
+    sched.step()
+    buffer = io.BytesIO()
+    torch.save({"model": model, "opt": opt, "sched": sched}, buffer)  # the whole objects
+    buffer.seek(0)
+    loaded = torch.load(buffer, weights_only=False)
+    assert isinstance(loaded["sched"], lrdoctor.SkipAwareScheduler)
+    assert loaded["sched"].get_last_lr() == [0.05]
+    copied = copy.deepcopy({"opt": opt, "sched": sched})
+    for restored in (loaded, copied):
+        restored["sched"].step()  # no update of the restored optimizer yet
+        assert restored["sched"].get_last_lr() == [0.05]
+        restored["opt"].step()
+        restored["sched"].step()
+        assert restored["sched"].get_last_lr() == [0.025]
+    assert sched.get_last_lr() == [0.05]  # the original is untouched
