@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     report.add_argument("--json", action="store_true", help="print the merged report as JSON")
+    report.add_argument("--html", metavar="PATH", help="also write the HTML report (every rank's "
+                        "LR lines) to PATH, and the data behind it as CSV next to it")
 
     explain = sub.add_parser("explain", help="print the documentation page of a code")
     explain.add_argument("code", nargs="?", help="a code (LRD002) or name (epoch-scheduler-per-batch)")
@@ -244,6 +246,17 @@ def _report(args: argparse.Namespace) -> int:
         print(f"lrdoctor report: {exc}", file=sys.stderr)
         return 2
     run = ranks.merge(traces, dirs)
+    if args.html:
+        from lrdoctor.report.html import write_csv, write_html
+
+        try:
+            merged = run.to_dict()
+            write_html(merged, args.html)
+            write_csv(merged, args.html)
+        except OSError as exc:
+            print(f"lrdoctor report: cannot write {args.html!r}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
     if args.json:
         print(json.dumps(run.to_dict(), indent=2))
     else:

@@ -69,3 +69,26 @@ def test_force_color_colours_piped_output_and_no_color_wins(tmp_path):
     assert "\033[" not in plain.stdout and "LRD002" in plain.stdout
     both = _check(tmp_path, {"FORCE_COLOR": "1", "NO_COLOR": "1"})
     assert "\033[" not in both.stdout
+
+
+def test_check_on_a_terminal_draws_the_bar_while_files_are_checked_and_erases_it(
+        tmp_path, monkeypatch, capsys):
+    """The wiring, end to end in this process: stderr is a terminal, the tree is large, and the
+    delay is taken away (a real check of 200 small files can finish before half a second)."""
+    from lrdoctor.check import progress
+    from lrdoctor.cli import main
+
+    for i in range(MIN_FILES):
+        (tmp_path / f"train_{i}.py").write_text(WRONG)
+    err = FakeTty()
+    monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    monkeypatch.setattr(progress, "EVERY_S", 0.0)
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("TERM", raising=False)
+    assert main(["check", "--jobs", "1", str(tmp_path)]) == 1
+    drawn = err.getvalue()
+    assert f"\rlrdoctor check: [##############################] {MIN_FILES}/{MIN_FILES} files" in drawn
+    assert f"] 1/{MIN_FILES} files" in drawn
+    assert drawn.endswith("\r\033[K")
+    assert "LRD002" in capsys.readouterr().out  # the findings are on stdout, as always

@@ -109,8 +109,10 @@ def test_plateau_fed_per_rank_validation_losses_is_reported_with_epoch_and_both_
     assert {row.split(",")[0] for row in lr_rows[1:]} == {"0", "1"}
 
     # `lrdoctor report` re-prints it from the traces, and merges directories of several nodes
-    again = lrdoctor("report", str(run_dir), cwd=tmp_path)
+    again = lrdoctor("report", str(run_dir), "--html", "again.html", cwd=tmp_path)
     assert again.returncode == 1
+    assert "rank 1: group 0" in (tmp_path / "again.html").read_text()
+    assert (tmp_path / "again.lr.csv").exists()
     assert "from optimizer step 9 (epoch 3): rank 0 lr 0.005, rank 1 lr 0.05" in again.stdout
     node1 = tmp_path / "node1"
     node1.mkdir()
