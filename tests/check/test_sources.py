@@ -60,6 +60,22 @@ def test_magics_and_shell_escapes_are_blanked_keeping_line_numbers() -> None:
     assert nb.text.splitlines() == ["x = 1", "", "", "if x:", "    pass", "z = 3"]
 
 
+def test_ipython_help_is_blanked_but_a_line_ending_in_a_question_mark_is_python() -> None:
+    nb = notebook_source(notebook(
+        "StepLR?\nnp.*load*??\nsched.step()  # lr?\nprint('why?')"))
+    assert nb.text.splitlines() == ["", "", "sched.step()  # lr?", "print('why?')"]
+
+
+def test_a_step_on_a_line_whose_comment_ends_in_a_question_mark_is_checked(
+    tmp_path: Path,
+) -> None:
+    cells = list(NB_CELLS)
+    cells[3] = cells[3].replace("sched.step()", "sched.step()  # per batch?")
+    path = tmp_path / "train.ipynb"
+    path.write_text(notebook(*cells))
+    assert [d.code for d in check_file(str(path)).diagnostics] == ["LRD002"]
+
+
 def test_a_broken_cell_is_skipped_and_the_others_checked(tmp_path: Path) -> None:
     path = tmp_path / "nb.ipynb"
     cells = list(NB_CELLS)

@@ -41,7 +41,9 @@ _FOREIGN_CELL_MAGICS = frozenset(
      "svg", "writefile", "file", "sql", "R", "system", "sx", "python2", "pypy", "cmd",
      "powershell"}
 )
-_MAGIC_LINE = re.compile(r"^\s*([%!?]|[\w.,\s\[\]]+=\s*[%!])|.*\?\s*$")
+# IPython help is a name followed by ? or ?? (`StepLR?`, `np.*load*?`); any other line that
+# ends in "?" (a comment `# lr?`, a string) is Python
+_MAGIC_LINE = re.compile(r"^\s*([%!?]|[\w.,\s\[\]]+=\s*[%!]|[\w.*]+\?\??\s*$)")
 # a bigger .py or .ipynb is generated data, not training code: reading stops there. Checking
 # is linear in size and findings (20,000 findings in 0.7 MB take ~4 s), but Python's own AST
 # takes ~100-170 bytes of memory per byte of dense source: 32 MiB already needs GBs
