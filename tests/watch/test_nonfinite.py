@@ -527,3 +527,42 @@ def test_float32_gradients_are_not_reduced_on_a_healthy_step(run_script, monkeyp
     ran = run_script(PLANTED.replace("range(1, 6)", "range(1, 40)").replace("if step == 3", "if step == 0"))
     assert not ran.findings
     assert sums == []
+
+
+DROPOUT_MASK = """
+import torch
+torch.manual_seed(3)
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(16, 16)
+        self.drop = torch.nn.Dropout(0.05)
+
+    def forward(self, x):
+        kept = self.drop(torch.ones_like(x))  # rarely drops element 0
+        return self.lin(x).sum() * 0 + torch.log(kept[:, 0]).sum()  # LOG
+
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+model.eval()
+for _ in range(3):  # eval mode first: these calls draw no random numbers
+    model(torch.randn(1, 16))
+model.train()
+for step in range(1, 400):
+    loss = model(torch.randn(1, 16))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if not torch.isfinite(loss):
+        print("nonfinite at", step)
+        break
+"""
+
+
+def test_nan_that_depends_on_the_dropout_mask_is_replayed_with_that_mask(run_script):
+    # element 0 is dropped on ~5% of the steps: a replay with any other random numbers would
+    # almost never reproduce the -inf, so naming `log` shows the step's own RNG state was kept
+    f = run_script(DROPOUT_MASK).only("LRD104")
+    assert f.evidence["op"] == "log"
+    assert f.location.line == _line(DROPOUT_MASK, "# LOG")

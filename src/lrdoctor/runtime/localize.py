@@ -593,7 +593,7 @@ class Call:
     module: Any
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
-    rng: Any  # CPU generator state before the call
+    rng: Any  # CPU generator state before the call (None if its forward draws none)
     device_rng: Any = None  # (device type, state) of the accelerator generator, if in use
     site: Site | None = None
     autocast: tuple[tuple[str, Any], ...] = ()  # (device type, dtype) autocast was on for
@@ -603,7 +603,8 @@ class Call:
 
 
 def _restore_rng(torch: Any, call: Call) -> None:
-    torch.set_rng_state(call.rng)
+    if call.rng is not None:  # None: the call draws no random numbers (see NonFinite.install)
+        torch.set_rng_state(call.rng)
     if call.device_rng is not None:
         torch.cuda.set_rng_state(call.device_rng)
 

@@ -52,6 +52,7 @@ MAX_CALLS = 8  # top-level module calls kept per step (a model, a criterion, ...
 SKIP_RUN = 10  # consecutive GradScaler skips that make a finding
 PARAM_INTERVAL = 64  # under GradScaler: taken steps between parameter checks
 EAGER_AFTER_TRIP = 64  # steps read at once after a late (device) flag tripped
+RNG_RECHECK = 256  # top-level calls of a module between checks that it draws no random numbers
 
 
 def _float_params(opt: Any) -> list[Any]:
@@ -73,12 +74,16 @@ class NonFinite:
         self.checker: Any = None
         self.nan_trace = False
         self.suspended = False  # --nan-trace: the checker is off during an optimizer step
-        self.calls: list[Call] = []  # top-level module calls since the last backward()
-        self.done_calls: list[Call] = []  # those of the last finished backward()
+        # top-level module calls since the last backward(), and those of the last finished
+        # backward(): raw tuples (see install) or Calls; read them through calls/done_calls
+        self._calls: list[Any] = []
+        self._done_calls: list[Any] = []
+        self.strong_kept = False  # some Call of self._calls holds its outputs (armed LRD106)
         self.known_bad: set[int] = set()  # ids of parameters already non-finite
         self.written_at: dict[int, str] = {}  # id(parameter) -> the optimizer step(s) that made it so
         self.seen_opts: set[int] = set()
         self.seen_modules: set[int] = set()  # ids of the modules record() has looked at
+        self.rng_use: dict[tuple[int, bool], int] = {}  # see install()
         self.tensor_type = _tensor_type()
         # whether gradients are checked before the next update (see before_step): then the
         # gradient reaching each module output is kept for a backward replay
@@ -120,13 +125,25 @@ class NonFinite:
         tls = _Busy()
         is_grad_enabled, get_rng_state = torch.is_grad_enabled, torch.get_rng_state
         cuda_ready = torch.cuda.is_initialized
+        any_autocast = torch._C._is_any_autocast_enabled
         autocast_on, autocast_dtype = torch.is_autocast_enabled, torch.get_autocast_dtype
         # is_built(), not is_available(): that would initialize CUDA while the script imports
         # torch, before it has set CUDA_VISIBLE_DEVICES
         amp_devices = ("cpu", "cuda") if torch.backends.cuda.is_built() else ("cpu",)
         record = self.record
+        seen = self.seen_modules
+        equal = torch.equal
+        # (id(module), module.training) -> calls since its forward was last seen not to draw
+        # random numbers on the CPU generator; RNG_RECHECK + 1: it draws
+        rng_use = self.rng_use
+        tensor_type = self.tensor_type
+        getframe = sys._getframe
+        check = self
         from lrdoctor import ScheduleError
 
+        # Runs on every module call, nested ones included: a nested call costs one frame and
+        # two attribute reads; a top-level call keeps what a replay needs (the RNG state, the
+        # arguments by reference, the line) in one tuple, made into a Call only if a replay runs.
         def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
             if tracer.active:
                 return tracer.call(original, self, args, kwargs)
@@ -134,19 +151,54 @@ class NonFinite:
                 return original(self, *args, **kwargs)
             tls.busy = True
             try:
-                rng = get_rng_state()
-                dev = torch.cuda.get_rng_state() if cuda_ready() else None
-                caller = sys._getframe(1)
-                out = original(self, *args, **kwargs)
+                dev = None
+                if cuda_ready():
+                    rng, dev = get_rng_state(), torch.cuda.get_rng_state()
+                    out = original(self, *args, **kwargs)
+                else:
+                    # The CPU generator's state (5 kB) is copied only for modules whose forward
+                    # draws random numbers (dropout): learned by comparing the state around a
+                    # call, per module and train/eval mode, and checked again every
+                    # RNG_RECHECK calls
+                    rkey = (id(self), self.training)
+                    uses = rng_use.get(rkey)
+                    if uses is None or uses >= RNG_RECHECK:
+                        rng = get_rng_state()
+                        out = original(self, *args, **kwargs)
+                        if uses is not None and uses > RNG_RECHECK:
+                            pass  # known to draw: keep the state as every call does
+                        elif equal(rng, get_rng_state()):
+                            rng_use[rkey] = 0
+                            rng = None
+                        else:
+                            rng_use[rkey] = RNG_RECHECK + 1  # draws: copy on every call
+                    else:
+                        rng_use[rkey] = uses + 1
+                        rng = None
+                        out = original(self, *args, **kwargs)
             finally:
                 tls.busy = False
             try:
+                caller = getframe(1)
+                site = (caller.f_code.co_filename, caller.f_lineno)
                 # the replay must compute in the same precision: autocast as it was for this call
                 amp: tuple[tuple[str, Any], ...] = ()
-                for d in amp_devices:
-                    if autocast_on(d):
-                        amp += ((d, autocast_dtype(d)),)
-                record(self, args, kwargs, rng, dev, (caller.f_code.co_filename, caller.f_lineno), out, amp)
+                if any_autocast():
+                    for d in amp_devices:
+                        if autocast_on(d):
+                            amp += ((d, autocast_dtype(d)),)
+                if (type(out) is tensor_type and id(self) in seen and not check.grads_checked
+                        and not check.arm_backward):
+                    # the common case: one output tensor, nothing armed; ids only (a forward
+                    # whose output is dropped must not keep its graph alive here)
+                    fn = out.grad_fn
+                    nodes = (id(fn),) if fn is not None and out.is_floating_point() else ()
+                    calls = check._calls
+                    calls.append((self, args, kwargs, rng, dev, site, amp, nodes))
+                    if len(calls) > MAX_CALLS:
+                        del calls[0]
+                else:
+                    record(self, args, kwargs, rng, dev, site, out, amp)
             except ScheduleError:
                 raise
             except Exception as exc:
@@ -199,6 +251,7 @@ class NonFinite:
         call.output_nodes = {id(t.grad_fn) for t in tensors if t.grad_fn is not None}
         if self.arm_backward:
             call.strong = tensors
+            self.strong_kept = True
         if self.grads_checked:
             wanted = [t for t in tensors if t.requires_grad]
             if 0 < len(wanted) <= 8:
@@ -208,10 +261,20 @@ class NonFinite:
                 call.grad_outputs = [None] * len(wanted)
                 for i, t in enumerate(wanted):
                     t.register_hook(_keeper(call, i))
-        calls = self.calls
+        calls = self._calls
         calls.append(call)
         if len(calls) > MAX_CALLS:
             del calls[0]
+
+    @property
+    def calls(self) -> list[Call]:
+        """The top-level module calls since the last ``backward()``, as Calls."""
+        return _as_calls(self._calls)
+
+    @property
+    def done_calls(self) -> list[Call]:
+        """The top-level module calls of the last finished ``backward()``, as Calls."""
+        return _as_calls(self._done_calls)
 
     def _params(self, opt: Any) -> list[Any]:
         """The optimizer's floating-point parameters (cached while its groups keep their size)."""
@@ -277,9 +340,12 @@ class NonFinite:
 
     def on_backward(self, ev: Backward) -> None:
         if ev.done:
-            for call in self.calls:
-                call.strong = None
-            self.done_calls, self.calls = self.calls, []
+            if self.strong_kept:
+                self.strong_kept = False
+                for call in self._calls:
+                    if type(call) is Call:
+                        call.strong = None
+            self._done_calls, self._calls = self._calls, []
             return
         loss = ev.loss
         if (type(loss) is self.tensor_type and not self.eager_until and self.flags.eager is not False
@@ -793,6 +859,15 @@ def _keeper(call: Call, i: int) -> Any:
             kept[i] = grad
 
     return hook
+
+
+def _as_calls(raw: list[Any]) -> list[Call]:
+    """``raw`` with its tuples (recorded by the module-call hook) made into Calls, in place."""
+    for i, c in enumerate(raw):
+        if type(c) is tuple:
+            module, args, kwargs, rng, dev, site, amp, nodes = c
+            raw[i] = Call(module, args, kwargs, rng, dev, site, autocast=amp, output_nodes=set(nodes))
+    return raw
 
 
 def _tensors(out: Any) -> list[Any]:
