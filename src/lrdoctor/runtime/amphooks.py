@@ -15,7 +15,7 @@ from typing import Any
 
 from lrdoctor.runtime.callsite import user_site
 from lrdoctor.runtime.engine import Engine
-from lrdoctor.runtime.events import Backward, GradClip, ScalerUnscale
+from lrdoctor.runtime.events import Backward, BackwardDone, GradClip, ScalerUnscale
 from lrdoctor.runtime.hooks import _guard, _scaler_classes
 from lrdoctor.runtime.patching import Patcher
 
@@ -83,7 +83,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             if ev is not None:
                 ev.done = True
                 try:
-                    emit(ev)
+                    emit(BackwardDone(ev))
                 except ScheduleError:
                     raise
                 except Exception as exc:

@@ -43,7 +43,11 @@ LR_HISTORY_CAP = 20_000
 
 
 def lrs_of(optimizer: Any) -> tuple[Any, ...]:
-    return lr_values(tuple([g.get("lr") for g in optimizer.param_groups]))
+    groups = optimizer.param_groups
+    if len(groups) == 1:  # the common case, read on every step
+        lr = groups[0].get("lr")
+        return (lr,) if type(lr) is float else lr_values((lr,))
+    return lr_values(tuple([g.get("lr") for g in groups]))
 
 
 def _first_group(opt: Any) -> Any:
@@ -410,14 +414,35 @@ class Engine:
             if len(history) > LR_HISTORY_CAP:
                 del history[1::2]
         info.last_lrs = lrs
-        loader = self.feeding_loader()
+        # the loader that fed this step: feeding_loader(), inlined (it runs on every step)
+        loader = self._iter_owner.get(self.last_fetch)
+        if loader is not None:
+            it = loader.iterator() if loader.iterator is not None else None
+            if it is not None and id(it) == self.last_fetch:
+                n = getattr(it, "_num_yielded", None)
+                if n is not None:
+                    loader.batches = n
+                self.last_batch_loader = loader
+            else:
+                loader = self.last_batch_loader
+        else:
+            loader = self.last_batch_loader
         if loader is not None:
             loader.attempts_in_iteration += 1
             if self.train_loader is None:
                 self.train_loader = loader
                 self._pass_marks.setdefault(loader.key, {})
                 self.emit(EpochStart(loader, loader.iterations))
-        self.emit(OptimizerStep(info, attempt, lrs, via_scaler, site))
+        handlers = self._handlers.get(OptimizerStep)
+        if handlers:
+            ev = OptimizerStep(info, attempt, lrs, via_scaler, site)
+            for handler in handlers:
+                try:
+                    handler(ev)
+                except ScheduleError:
+                    raise
+                except Exception as exc:  # a bug in one check must not silence the others
+                    self.internal_error(exc)
         info.known_lrs = lrs
 
     def drain_compiled(self) -> None:
@@ -466,27 +491,32 @@ class Engine:
     def on_scheduler_step(self, sched: Any, site: Site | None, lrs_before: tuple[Any, ...],
                           args: tuple[Any, ...], kwargs: dict[str, Any],
                           error: BaseException | None) -> None:
-        info = self.scheduler(sched, lrs_before)
-        self.clock += 1
-        opt = self.optimizer_of(info)
+        info = self.schedulers.get(id(sched))
+        if info is None or info.composite or info.ref() is not sched:  # inline: every step
+            info = self.scheduler(sched, lrs_before)
+        self.clock = clock = self.clock + 1
+        opt = self.optimizers.get(info.optimizer_key) if info.optimizer_key else None
         lrs_after = lrs_of(sched.optimizer) if opt is not None else ()
-        info.user_steps += 1
-        if info.user_steps == 1:
+        info.user_steps = n = info.user_steps + 1
+        if n == 1:
             info.first_site = site
-            info.first_clock = self.clock
+            info.first_clock = clock
         info.last_site = site
-        info.last_clock = self.clock
+        info.last_clock = clock
         info.last_lrs = lrs_after
         info.steps_since_attempt += 1
         info.step_marks.add(opt.attempts if opt is not None else 0)
         if opt is not None:
             if opt.attempts == 0:
                 info.steps_before_first_attempt += 1
-            elif opt.last_attempt is not None:
-                counts = opt.last_attempt.scheduler_steps_after
-                if counts is None:
-                    counts = opt.last_attempt.scheduler_steps_after = {}
-                counts[info.key] = counts.get(info.key, 0) + 1
+            else:
+                last = opt.last_attempt
+                # counted only for an attempt not known to be taken: _settle() reads them
+                if last is not None and last.taken is not True:
+                    counts = last.scheduler_steps_after
+                    if counts is None:
+                        counts = last.scheduler_steps_after = {}
+                    counts[info.key] = counts.get(info.key, 0) + 1
         self.emit(SchedulerStep(info, site, lrs_before, lrs_after, args, kwargs, error))
         if opt is not None:
             opt.known_lrs = lrs_after

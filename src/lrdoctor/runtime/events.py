@@ -244,7 +244,7 @@ class RunEnd:
 
 class Backward:
     """``backward()`` on ``tensor``: emitted before it runs (the graph is intact, ``done`` is
-    False) and again after it returned (``done`` True).
+    False); :class:`BackwardDone` follows when it returned (``done`` is then True).
 
     ``site`` (the user's line) is found on first access from ``frame``, the frame that called
     ``backward()``; it must be read while the event is dispatched (the call is then still in
@@ -268,6 +268,16 @@ class Backward:
 
             self._site = user_site_from(self.frame)
         return self._site  # type: ignore[return-value]
+
+
+class BackwardDone:
+    """The ``backward()`` of ``backward`` (a :class:`Backward`, now ``done``) returned; emitted
+    while the call is still in progress, so ``backward.site`` can still be read."""
+
+    __slots__ = ("backward",)
+
+    def __init__(self, backward: Backward) -> None:
+        self.backward = backward
 
 
 @dataclass(slots=True)

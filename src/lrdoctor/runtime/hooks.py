@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lrdoctor import ScheduleError
-from lrdoctor.runtime.callsite import user_frame, user_site
+from lrdoctor.runtime.callsite import _verdict, user_frame, user_site
 from lrdoctor.runtime.engine import Engine, lrs_of
 from lrdoctor.runtime.patching import Patcher
 
@@ -347,38 +347,58 @@ def _relay(msg: Any) -> None:
 _relay._lrdoctor_relay = True  # type: ignore[attr-defined]
 
 
+class _SchedDepth(threading.local):
+    depth = 0  # scheduler steps in progress on this thread
+
+
+_sched_tls = _SchedDepth()
+# code objects of user code (not a constructor) seen calling scheduler.step(): the caller is
+# then the user's line, with no frame walk (scheduler steps come from a few lines of a script)
+_user_callers: set[Any] = set()
+_skip_aware: dict[type, bool] = {}  # scheduler class -> whether it is a SkipAwareScheduler
+
+
 def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir: str) -> Callable[..., Any]:
+    tls = _sched_tls
+    getframe = sys._getframe
+
     @functools.wraps(original)
     def step(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if getattr(self, "_lrdoctor_skip_aware", False):
+        if tls.depth:
+            # a composite stepping its children, or a subclass calling super().step()
+            return original(self, *args, **kwargs)
+        skip_aware = _skip_aware.get(type(self))
+        if skip_aware is None:
+            skip_aware = _skip_aware[type(self)] = bool(getattr(type(self), "_lrdoctor_skip_aware", False))
+        if skip_aware:
             # lrdoctor.SkipAwareScheduler: its wrapped scheduler's steps are the real ones
             # (recorded with the user's line when the wrapper makes them); the wrapper itself
             # is not a schedule of its own
             return original(self, *args, **kwargs)
-        depth = getattr(_tls, "sched_depth", 0)
-        if depth:
-            # a composite stepping its children, or a subclass calling super().step()
-            return original(self, *args, **kwargs)
         if engine.compiled_steps:  # optimizer steps made in compiled code come first
             _guard(engine, engine.drain_compiled)
-        caller = sys._getframe(1).f_code
-        # fast path: called from user code that is not a constructor (every training step)
-        if (caller.co_name == "__init__" or caller.co_filename.startswith(torch_dir)) and _guard(
-                engine, _is_construction_step, torch_dir):
-            _tls.sched_depth = 1
-            try:
-                return original(self, *args, **kwargs)
-            finally:
-                _tls.sched_depth = 0
-                _guard(engine, engine.on_internal_scheduler_step, self)
-        frame = user_frame(2)
+        frame = getframe(1)
+        caller = frame.f_code
+        if caller not in _user_callers:
+            if (caller.co_name == "__init__" or caller.co_filename.startswith(torch_dir)) and _guard(
+                    engine, _is_construction_step, torch_dir):
+                tls.depth = 1
+                try:
+                    return original(self, *args, **kwargs)
+                finally:
+                    tls.depth = 0
+                    _guard(engine, engine.on_internal_scheduler_step, self)
+            if caller.co_name != "__init__" and _verdict(caller) == 2:
+                _user_callers.add(caller)  # user_frame(2) is the caller itself: no walk next time
+            else:
+                frame = user_frame(2)
         site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
         opt = getattr(self, "optimizer", None)
         try:
             before = lrs_of(opt) if opt is not None else ()
         except Exception:
             before = ()
-        _tls.sched_depth = 1
+        tls.depth = 1
         error: BaseException | None = None
         try:
             # PyTorch warns from step() with stacklevel=2 (its order warning on the first step,
@@ -391,7 +411,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             error = exc
             raise
         finally:
-            _tls.sched_depth = 0
+            tls.depth = 0
             try:
                 engine.on_scheduler_step(self, site, before, args, kwargs, error)
             except ScheduleError:

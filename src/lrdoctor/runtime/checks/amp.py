@@ -16,7 +16,7 @@ from lrdoctor.findings import Finding
 from lrdoctor.runtime.amphooks import install_amp_hooks
 from lrdoctor.runtime.engine import Engine, location
 from lrdoctor.runtime.events import (
-    Backward,
+    BackwardDone,
     GradClip,
     OptimizerStep,
     RunEnd,
@@ -52,7 +52,7 @@ class AmpMisuse:
         self.seen: dict[int, Any] = {}  # id(scaler) -> weak reference
         self.updates: dict[int, int] = {}
         self.checked_eps: set[int] = set()
-        engine.subscribe(Backward, self.on_backward)
+        engine.subscribe(BackwardDone, self.on_backward_done)
         engine.subscribe(ScalerUnscale, self.on_unscale)
         engine.subscribe(GradClip, self.on_clip)
         engine.subscribe(OptimizerStep, self.on_step)
@@ -64,8 +64,9 @@ class AmpMisuse:
 
     # ---- the scaler's state -------------------------------------------------------------------
 
-    def on_backward(self, ev: Backward) -> None:
-        if ev.done and ev.scaler is not None:
+    def on_backward_done(self, done: BackwardDone) -> None:
+        ev = done.backward
+        if ev.scaler is not None:
             self.scaled[id(ev.scaler)] = (weakref.ref(ev.scaler), ev.site)
 
     def on_unscale(self, ev: ScalerUnscale) -> None:

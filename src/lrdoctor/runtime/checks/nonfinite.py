@@ -24,7 +24,14 @@ from lrdoctor.runtime import numerics
 from lrdoctor.runtime.amphooks import install_amp_hooks
 from lrdoctor.runtime.callsite import display_path
 from lrdoctor.runtime.engine import Engine, location
-from lrdoctor.runtime.events import Backward, EpochStart, OptimizerStep, RunEnd, ScalerUpdate
+from lrdoctor.runtime.events import (
+    Backward,
+    BackwardDone,
+    EpochStart,
+    OptimizerStep,
+    RunEnd,
+    ScalerUpdate,
+)
 from lrdoctor.runtime.localize import (
     _ORIGINAL_CALL,
     Call,
@@ -90,6 +97,9 @@ class NonFinite:
         self.grads_checked = True
         self.param_cache: dict[int, tuple[Any, Any, list[Any]]] = {}
         self.low_precision: dict[int, tuple[Any, bool]] = {}  # id(optimizer) -> (it, any float16/bf16)
+        # id(optimizer) -> it, for optimizers seen with float32 parameters only: their
+        # gradients are not read before a step unless something tripped (see before_step)
+        self.plain_opts: dict[int, Any] = {}
         self.bad_loss_steps: list[int] = []
         self.bad_loss_step: int | None = None
         self.grad_culprit: tuple[int, Culprit | None, list[str]] | None = None
@@ -103,6 +113,7 @@ class NonFinite:
         self.scale_culprit: tuple[int, Culprit] | None = None  # (step, op) found for LRD106
         self.replay_errors: list[str] = []
         engine.subscribe(Backward, self.on_backward)
+        engine.subscribe(BackwardDone, self.on_backward_done)
         engine.subscribe(OptimizerStep, self.on_optimizer_step)
         engine.subscribe(ScalerUpdate, self.on_scaler_update)
         engine.subscribe(EpochStart, lambda ev: self.drain())
@@ -209,11 +220,19 @@ class NonFinite:
         before_step = self.before_step
         is_compiling = torch.compiler.is_compiling
 
+        plain = self.plain_opts
+        check = self
+        in_scaler_step = engine._in_scaler_step
+
         def pre(opt: Any, args: Any, kwargs: Any) -> None:
             if is_compiling():
                 # torch.compile is tracing an optimizer step: our reductions and reads would
                 # break its graph (the step is still counted, see hooks.py; its gradients are
                 # not checked)
+                return
+            if (plain.get(id(opt)) is opt and not check.eager_until and not check.nan_trace
+                    and id(opt) not in in_scaler_step):
+                check.grads_checked = False  # before_step()'s verdict for a float32 optimizer
                 return
             try:
                 before_step(opt)
@@ -338,18 +357,18 @@ class NonFinite:
 
     # ---- the loss -----------------------------------------------------------------------------
 
+    def on_backward_done(self, ev: BackwardDone) -> None:
+        if self.strong_kept:
+            self.strong_kept = False
+            for call in self._calls:
+                if type(call) is Call:
+                    call.strong = None
+        self._done_calls, self._calls = self._calls, []
+
     def on_backward(self, ev: Backward) -> None:
-        if ev.done:
-            if self.strong_kept:
-                self.strong_kept = False
-                for call in self._calls:
-                    if type(call) is Call:
-                        call.strong = None
-            self._done_calls, self._calls = self._calls, []
-            return
         loss = ev.loss
         if (type(loss) is self.tensor_type and not self.eager_until and self.flags.eager is not False
-                and numerics.on_cpu(loss) and loss.numel() == 1 and loss.is_floating_point()):
+                and loss.is_cpu and loss.numel() == 1 and loss.is_floating_point()):
             # the common case, on every step: a CPU scalar loss is read as it is (no tensor op)
             if math.isfinite(loss.item()):
                 if self.arm_backward:
@@ -530,6 +549,8 @@ class NonFinite:
         # step's loss (checked on every step) or the periodic parameter check finds them.
         self.grads_checked = bool(self.nan_trace or self.eager_until or self._low_precision(opt))
         if not self.grads_checked:
+            if not self.eager_until and not self.nan_trace:
+                self.plain_opts[key] = opt  # the pre-hook's fast path from now on
             return
         params = self._params(opt)
         step = self.step_no()
@@ -609,6 +630,20 @@ class NonFinite:
                 self._attach("LRD106", culprit, self.step_no(), key)
 
     def on_optimizer_step(self, ev: OptimizerStep) -> None:
+        attempt = ev.attempt
+        lrs = ev.lrs
+        if (attempt.taken is True and not self.nan_trace and self.grad_culprit is None
+                and self.bad_loss_step != attempt.index and len(lrs) == 1 and type(lrs[0]) is float
+                and _isfinite_float(lrs[0])):
+            # the common case, on every step: a taken update with a finite LR and nothing
+            # tripped; its parameters are read every PARAM_INTERVAL steps (below otherwise)
+            key = ev.optimizer.key
+            lp = self.low_precision.get(key)
+            if ev.via_scaler or (lp is not None and lp[1] is False and lp[0] is ev.optimizer.obj):
+                n = self.taken_since_check.get(key, 0) + 1
+                if n % PARAM_INTERVAL:
+                    self.taken_since_check[key] = n
+                    return
         opt = ev.optimizer.obj
         if self.nan_trace:
             self.tracer.phase = "forward"
@@ -633,6 +668,7 @@ class NonFinite:
                 self._reset_trace()
                 return
             self.low_precision.pop(key, None)  # look at the dtypes again
+            self.plain_opts.clear()
         previous = self.last_checked.get(key, 0)
         self.last_checked[key] = step
         params = self._params(opt)
@@ -874,6 +910,9 @@ def _tensors(out: Any) -> list[Any]:
     from lrdoctor.runtime.localize import _flat
 
     return [t for t in _flat(out) if hasattr(t, "grad_fn")]
+
+
+_isfinite_float = math.isfinite
 
 
 def _finite_lrs(lrs: Any) -> bool:

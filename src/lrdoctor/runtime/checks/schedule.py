@@ -640,9 +640,12 @@ class StepOrder(Check):
         opt = ev.optimizer
         eng = self.engine
         for s in opt.schedulers:
+            n = s.steps_since_attempt
+            if n < 2 and not s.multi_step_runs:
+                s.steps_since_attempt = 0  # the common case: one scheduler step per update
+                continue
             if s.parent_key is not None:
                 continue
-            n = s.steps_since_attempt
             s.steps_since_attempt = 0
             if ev.attempt.index == 1:
                 continue  # the steps before the first update are LRD001's business
@@ -844,7 +847,7 @@ class ManualLR(Check):
         opt = ev.optimizer
         known = opt.known_lrs
         lrs = ev.lrs
-        if known is None or len(known) != len(lrs) or known == lrs:
+        if known == lrs or known is None or len(known) != len(lrs):
             return
         if not all(_is_float(v) for v in lrs + known):
             return
@@ -905,6 +908,17 @@ class LRCollapse(Check):
         if self.last.get(key) == lrs:
             return  # the common case: the LR did not change since the last step
         self.last[key] = lrs
+        if opt.collapse_at is None and len(lrs) == 1 and type(lrs[0]) is float:
+            # one param group, a float LR, no collapse pending (every step of a per-batch
+            # schedule): a new peak, or a value within 1e-6 of the peak, is all that happens
+            peak1 = self.peak.get(key)
+            v = lrs[0]
+            if peak1 is not None and len(peak1) == 1:
+                if v >= peak1[0]:
+                    self.peak[key] = (v,)
+                    return
+                if peak1[0] <= 0 or v >= peak1[0] * COLLAPSE_RATIO:
+                    return
         values = tuple(_num(v) for v in lrs)
         peak = self.peak.get(key)
         if peak is None or len(peak) != len(values):
