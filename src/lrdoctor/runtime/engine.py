@@ -387,33 +387,30 @@ class Engine:
         info = self.optimizers.get(id(opt))
         if info is None or info.ref() is not opt:  # inline: this runs on every step
             info = self.optimizer(opt)
-        self.clock += 1
+        self.clock = clock = self.clock + 1
         if lrs is None:
-            lrs = lrs_of(opt)
-        info.attempts += 1
-        if info.attempts > self.most_attempts:
-            self.most_attempts = info.attempts
-        attempt = Attempt(info.attempts, self.clock, taken, found_inf)
+            groups = opt.param_groups  # lrs_of(), inlined for one group with a float LR
+            lr = groups[0].get("lr") if len(groups) == 1 else None
+            lrs = (lr,) if type(lr) is float else lrs_of(opt)
+        info.attempts = n = info.attempts + 1
+        if n > self.most_attempts:
+            self.most_attempts = n
+        attempt = Attempt(n, clock, taken, found_inf)
         prev = info.last_attempt
-        if prev is not None and prev.taken is not True:  # a taken step needs no tally
-            self._settle(info, prev)
         info.last_attempt = attempt
-        if taken is True:
-            info.taken += 1
-        elif taken is False:
-            info.skipped += 1
-            info.skipped_at.add(info.attempts)
-            if info.taken == 0:
-                info.first_skips += 1
-        if info.first_lrs is None:
-            info.first_lrs = lrs
+        if taken is True and (prev is None or prev.taken is True):
+            info.taken += 1  # the common case: a taken step after a taken step, no tally
+        else:
+            self._count(info, prev, taken)
         if lrs != info.last_lrs:
+            if info.first_lrs is None:
+                info.first_lrs = lrs
             # the LR history, as changes only; thinned to every other change past the cap
             history = info.lr_history
-            history.append((info.attempts, lrs))
+            history.append((n, lrs))
             if len(history) > LR_HISTORY_CAP:
                 del history[1::2]
-        info.last_lrs = lrs
+            info.last_lrs = lrs
         # the loader that fed this step: feeding_loader(), inlined (it runs on every step)
         loader = self._iter_owner.get(self.last_fetch)
         if loader is not None:
@@ -444,6 +441,18 @@ class Engine:
                 except Exception as exc:  # a bug in one check must not silence the others
                     self.internal_error(exc)
         info.known_lrs = lrs
+
+    def _count(self, info: OptimizerInfo, prev: Attempt | None, taken: bool | None) -> None:
+        """The tallies of an attempt that was not taken, or follows one that was not."""
+        if prev is not None and prev.taken is not True:  # a taken step needs no tally
+            self._settle(info, prev)
+        if taken is True:
+            info.taken += 1
+        elif taken is False:
+            info.skipped += 1
+            info.skipped_at.add(info.attempts)
+            if info.taken == 0:
+                info.first_skips += 1
 
     def drain_compiled(self) -> None:
         """Count the optimizer steps made inside ``torch.compile``'d code since the last eager
@@ -496,7 +505,12 @@ class Engine:
             info = self.scheduler(sched, lrs_before)
         self.clock = clock = self.clock + 1
         opt = self.optimizers.get(info.optimizer_key) if info.optimizer_key else None
-        lrs_after = lrs_of(sched.optimizer) if opt is not None else ()
+        if opt is not None:
+            groups = sched.optimizer.param_groups  # lrs_of(), inlined for the common case
+            lr = groups[0].get("lr") if len(groups) == 1 else None
+            lrs_after = (lr,) if type(lr) is float else lrs_of(sched.optimizer)
+        else:
+            lrs_after = ()
         info.user_steps = n = info.user_steps + 1
         if n == 1:
             info.first_site = site
@@ -517,7 +531,16 @@ class Engine:
                     if counts is None:
                         counts = last.scheduler_steps_after = {}
                     counts[info.key] = counts.get(info.key, 0) + 1
-        self.emit(SchedulerStep(info, site, lrs_before, lrs_after, args, kwargs, error))
+        handlers = self._handlers.get(SchedulerStep)
+        if handlers:
+            ev = SchedulerStep(info, site, lrs_before, lrs_after, args, kwargs, error)
+            for handler in handlers:  # emit(), inlined: every step
+                try:
+                    handler(ev)
+                except ScheduleError:
+                    raise
+                except Exception as exc:  # a bug in one check must not silence the others
+                    self.internal_error(exc)
         if opt is not None:
             opt.known_lrs = lrs_after
 

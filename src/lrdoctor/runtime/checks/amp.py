@@ -122,7 +122,7 @@ class AmpMisuse:
     # ---- LRD102, LRD109, LRD110 -----------------------------------------------------------
 
     def on_step(self, ev: OptimizerStep) -> None:
-        opt = ev.optimizer.obj
+        opt = ev.optimizer.ref()
         if opt is None:
             return
         if ev.optimizer.key not in self.checked_eps:

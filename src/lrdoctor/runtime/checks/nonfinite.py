@@ -639,7 +639,7 @@ class NonFinite:
             # tripped; its parameters are read every PARAM_INTERVAL steps (below otherwise)
             key = ev.optimizer.key
             lp = self.low_precision.get(key)
-            if ev.via_scaler or (lp is not None and lp[1] is False and lp[0] is ev.optimizer.obj):
+            if ev.via_scaler or (lp is not None and lp[1] is False and lp[0] is ev.optimizer.ref()):
                 n = self.taken_since_check.get(key, 0) + 1
                 if n % PARAM_INTERVAL:
                     self.taken_since_check[key] = n

@@ -83,8 +83,9 @@ class EpochSchedulerPerBatch(Check):
         loader = eng.train_loader
         if loader is None or s.parent_key is not None or s.key in self.done:
             return
-        if s.horizon is not None and eng.steps_this_epoch(s) <= s.horizon:
-            return  # the common case: still inside the horizon this epoch
+        horizon = s.horizon
+        if horizon is not None and s.user_steps - eng._pass_marks.get(loader.key, {}).get(s.key, 0) <= horizon:
+            return  # the common case: still inside the horizon this epoch (steps_this_epoch)
         kind = s.kind
         if kind is not None and (kind.cyclic or kind.composite):
             return
@@ -566,9 +567,9 @@ class StepOrder(Check):
     def on_sched(self, ev: SchedulerStep) -> None:
         s = ev.scheduler
         eng = self.engine
-        if s.parent_key is not None:
+        if s.parent_key is not None or not s.optimizer_key:
             return
-        opt = eng.optimizer_of(s)
+        opt = eng.optimizers.get(s.optimizer_key)  # optimizer_of(), inlined: every step
         if opt is None:
             return
         kind = s.kind
