@@ -93,6 +93,9 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
         try:
             if compiled_steps:
                 engine.drain_compiled()
+            if not in_scaler_step:  # the common case: no GradScaler step in progress
+                engine.on_attempt(opt, True, None, False)
+                return
             key = id(opt)
             in_scaler = key in in_scaler_step
             taken: bool | None = True
