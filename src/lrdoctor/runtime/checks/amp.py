@@ -122,6 +122,8 @@ class AmpMisuse:
     # ---- LRD102, LRD109, LRD110 -----------------------------------------------------------
 
     def on_step(self, ev: OptimizerStep) -> None:
+        if not self.scaled and ev.optimizer.key in self.checked_eps:
+            return  # the common case: nothing scaled since the last update, eps seen
         opt = ev.optimizer.ref()
         if opt is None:
             return
