@@ -416,9 +416,9 @@ class Engine:
         if loader is not None:
             it = loader.iterator() if loader.iterator is not None else None
             if it is not None and id(it) == self.last_fetch:
-                n = getattr(it, "_num_yielded", None)
-                if n is not None:
-                    loader.batches = n
+                yielded = getattr(it, "_num_yielded", None)
+                if yielded is not None:
+                    loader.batches = yielded
                 self.last_batch_loader = loader
             else:
                 loader = self.last_batch_loader

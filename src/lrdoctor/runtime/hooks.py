@@ -26,6 +26,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 from lrdoctor import ScheduleError
@@ -380,8 +381,9 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             return original(self, *args, **kwargs)
         if engine.compiled_steps:  # optimizer steps made in compiled code come first
             _guard(engine, engine.drain_compiled)
-        frame = getframe(1)
-        caller = frame.f_code
+        caller_frame = getframe(1)
+        caller = caller_frame.f_code
+        frame: FrameType | None = caller_frame
         if caller not in _user_callers:
             if (caller.co_name == "__init__" or caller.co_filename.startswith(torch_dir)) and _guard(
                     engine, _is_construction_step, torch_dir):
