@@ -285,6 +285,19 @@ def test_each_finding_is_a_numbered_marker_at_its_step_linked_both_ways():
     assert page.count('<a href="#charts">') == 2
 
 
+def test_skipped_updates_finding_is_marked_at_the_first_skip_the_scheduler_stepped_past(
+        run_script):
+    ran = run_script(AMP_SCRIPT)
+    report = ran.watch.to_dict()
+    [lrd005] = [f for f in report["findings"] if f["code"] == "LRD005"]
+    first_skip = expand_marks(report["optimizers"][0]["skipped_steps"], 100)[0]
+    assert lrd005["evidence"]["step"] == first_skip
+    (lr_chart, *_) = build_charts(report)
+    n = report["findings"].index(lrd005) + 1
+    assert [(m.x, m.href) for m in lr_chart.markers
+            if m.href == f"finding-{n}"] == [(float(first_skip), f"finding-{n}")]
+
+
 def test_torchrun_merged_report_shape_is_read(tmp_path):
     """The merged report of a torchrun run: ``ranks`` is a list of ``{"rank", "status",
     "report"}``, a missing rank has no report, and epochs come as ``epoch_steps``."""

@@ -474,6 +474,8 @@ class Engine:
             return
         if attempt.taken is False and attempt.scheduler_steps_after:
             info.skipped_then_scheduled += 1
+            if info.first_skipped_then_scheduled is None:
+                info.first_skipped_then_scheduled = attempt.index
             if info.taken == 0 or attempt.index <= info.first_skips:
                 info.first_skips_scheduled += 1
 

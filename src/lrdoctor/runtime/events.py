@@ -94,6 +94,7 @@ class OptimizerInfo:
     last_attempt: Attempt | None = None
     pending: list[Attempt] = field(default_factory=list)  # fused attempts, flag not read yet
     skipped_then_scheduled: int = 0  # skipped attempts after which a scheduler stepped anyway
+    first_skipped_then_scheduled: int | None = None  # the optimizer step of the first one
     first_skips: int = 0  # skipped attempts before the first taken one
     first_skips_scheduled: int = 0
     collapse_at: int | None = None  # attempt index where LR < 1e-6 * initial first happened

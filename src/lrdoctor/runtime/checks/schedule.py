@@ -828,7 +828,9 @@ class SkippedUpdates(Check):
                     location(s.first_site),
                     evidence={"skipped": opt.skipped, "attempts": opt.attempts,
                               "scheduled_after_skip": opt.skipped_then_scheduled,
-                              "skipped_at_start": opt.first_skips},
+                              "skipped_at_start": opt.first_skips,
+                              # where the HTML report puts the finding's marker
+                              "step": opt.first_skipped_then_scheduled},
                 ),
                 key=opt.key,
             )
