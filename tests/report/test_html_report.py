@@ -298,6 +298,20 @@ def test_skipped_updates_finding_is_marked_at_the_first_skip_the_scheduler_stepp
             if m.href == f"finding-{n}"] == [(float(first_skip), f"finding-{n}")]
 
 
+@pytest.mark.parametrize("code,step", [
+    ("LRD001", 1),  # the first update trained with a skipped value
+    ("LRD010", 4 * 32),  # T_max=3 per epoch, 32 updates an epoch: the 4th step goes past it
+])
+def test_order_and_overrun_findings_are_marked_where_they_happened(run_script, code, step):
+    examples = Path(__file__).resolve().parents[2] / "src" / "lrdoctor" / "examples"
+    ran = run_script((examples / f"{code}_wrong.py").read_text())
+    report = ran.watch.to_dict()
+    [finding] = report["findings"]
+    assert finding["code"] == code and finding["evidence"]["step"] == step
+    (lr_chart,) = build_charts(report)
+    assert [(m.x, m.href) for m in lr_chart.markers] == [(float(step), "finding-1")]
+
+
 def test_torchrun_merged_report_shape_is_read(tmp_path):
     """The merged report of a torchrun run: ``ranks`` is a list of ``{"rank", "status",
     "report"}``, a missing rank has no report, and epochs come as ``epoch_steps``."""

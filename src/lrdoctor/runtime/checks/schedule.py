@@ -493,7 +493,9 @@ class ScheduleOverrun(Check):
                 "LRD010",
                 f"{s.label} stepped past its horizon of {horizon} steps: {what}{accum}",
                 location(ev.site),
-                evidence={"scheduler": s.label, "horizon": horizon, "steps": s.user_steps},
+                evidence={"scheduler": s.label, "horizon": horizon, "steps": s.user_steps,
+                          # the optimizer step at which the scheduler went past its horizon
+                          **({"step": opt.attempts} if opt is not None and opt.attempts else {})},
             ),
             key=s.key,
         )
@@ -526,7 +528,8 @@ class ScheduleOverrun(Check):
                     f"{fmt_lrs(s.last_lrs)}{why}",
                     location(s.last_site),
                     evidence={"scheduler": s.label, "horizon": horizon, "steps": s.user_steps,
-                              "optimizer_steps": opt.attempts, "updates_after_end": later},
+                              "optimizer_steps": opt.attempts, "updates_after_end": later,
+                              "step": at + 1},  # the first update after the schedule ended
                 ),
                 key=key,
             )
@@ -721,7 +724,10 @@ class StepOrder(Check):
                     + ("one step" if s.steps_before_first_attempt == 1
                        else f"{s.steps_before_first_attempt} steps") + " early)",
                     location(s.first_site),
-                    evidence={"scheduler": s.label, "steps_before_first_update": s.steps_before_first_attempt},
+                    # step: the first update, the one that trained with a skipped value
+                    evidence={"scheduler": s.label,
+                              "steps_before_first_update": s.steps_before_first_attempt,
+                              "step": 1},
                 ),
                 key=key,
             )
