@@ -259,7 +259,8 @@ Where it is found:
   GradScaler in use; the saves made before the next optimizer step count as one checkpoint
   (Hugging Face writes optimizer.pt and scheduler.pt separately). And at the
   `optimizer.load_state_dict()` that restores a trained optimizer while its scheduler is never
-  loaded and steps on from `last_epoch` 0.
+  loaded and steps on from `last_epoch` 0, or while the GradScaler that steps it is never
+  loaded and starts again from its initial scale.
 - `lrdoctor ckpt FILE_OR_FOLDER`: a saved optimizer whose param groups carry `initial_lr` (a
   scheduler drove it) with no scheduler state beside it; fp16 training arguments without
   scaler.pt; a scheduler whose `last_epoch` is ahead of its optimizer's updates.

@@ -280,3 +280,50 @@ def test_gradscaler_in_use_left_out_of_the_checkpoint_is_reported(run):
 
 def test_gradscaler_saved_with_the_rest_is_silent(run):
     assert run(AMP.replace("{extra}", '"scaler": scaler.state_dict()')).codes == []
+
+
+AMP_RESUME = """
+import os
+import torch
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scheduler = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.1, total_iters=8)
+scaler = torch.amp.GradScaler("cpu", init_scale=1024.0)
+if os.path.exists("last.pt"):
+    ckpt = torch.load("last.pt")
+    optimizer.load_state_dict(ckpt["optimizer"])
+    scheduler.load_state_dict(ckpt["scheduler"])
+    {restore}
+for step in range(3):
+    optimizer.zero_grad()
+    scaler.scale(model(torch.randn(8, 4)).pow(2).mean()).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    scheduler.step()
+torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+            "scaler": scaler.state_dict()}, "last.pt")
+"""
+
+
+def test_resume_with_a_fresh_gradscaler_is_reported_at_the_load(run):
+    assert run(AMP_RESUME.replace("{restore}", "pass")).codes == []  # the first run saves all
+    ran = run(AMP_RESUME.replace("{restore}", "pass"))
+    f = ran.only("LRD007")
+    assert f.location.line == ran.line_of('optimizer.load_state_dict(ckpt["optimizer"])')
+    assert "restored AdamW trained for 3 steps, but the GradScaler was never loaded" in f.message
+    assert "initial scale (1024)" in f.message
+
+
+def test_resume_that_loads_the_gradscaler_is_silent(run):
+    run(AMP_RESUME.replace("{restore}", "pass"))
+    ran = run(AMP_RESUME.replace("{restore}", 'scaler.load_state_dict(ckpt["scaler"])'))
+    assert ran.codes == [], ran.watch.report()
+
+
+def test_resume_without_amp_has_no_scaler_finding(run):
+    plain = AMP_RESUME.replace('torch.amp.GradScaler("cpu", init_scale=1024.0)',
+                               'torch.amp.GradScaler("cpu", enabled=False)')
+    run(plain.replace("{restore}", "pass"))
+    ran = run(plain.replace("{restore}", "pass"))
+    assert ran.codes == [], ran.watch.report()

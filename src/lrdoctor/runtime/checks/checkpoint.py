@@ -36,7 +36,7 @@ from typing import Any
 from lrdoctor.findings import Finding
 from lrdoctor.runtime.callsite import display_path, user_site
 from lrdoctor.runtime.engine import Engine, fmt_lrs, location, lrs_of
-from lrdoctor.runtime.events import OptimizerStep, RunEnd, SchedulerStep, Site
+from lrdoctor.runtime.events import OptimizerStep, RunEnd, ScalerUpdate, SchedulerStep, Site
 from lrdoctor.runtime.hooks import _all_subclasses, _guard, _scaler_classes, _scheduler_base
 from lrdoctor.runtime.patching import Patcher
 from lrdoctor.statedicts import is_scaler_state, is_scheduler_state, optimizer_steps, walk
@@ -75,6 +75,9 @@ class _Resume:
     # scheduler id -> (weak ref, label): candidates found at the optimizer's next step
     candidates: dict[int, tuple[Any, str]] = field(default_factory=dict)
     judged: bool = False
+    # its first step went through a GradScaler: the scaler's first update then tells whether
+    # the scaler started from scratch
+    scaler_pending: bool = False
 
 
 class CheckpointState:
@@ -85,6 +88,8 @@ class CheckpointState:
         # id(dict returned by state_dict()) -> (that dict, "optimizer"/"scheduler"/"scaler", owner)
         self.returned: dict[int, tuple[Any, str, Any]] = {}
         self.loaded: weakref.WeakSet[Any] = weakref.WeakSet()  # schedulers given load_state_dict
+        self.scaler_loaded = False  # any GradScaler given load_state_dict in this run
+        self._listening_scalers = False
         # id(scheduler) -> (weak ref, the user's line that constructed it)
         self.constructed: dict[int, tuple[Any, Site | None]] = {}
         self.saves: list[_Save] = []  # the checkpoint being written (saves since the last step)
@@ -122,6 +127,9 @@ class CheckpointState:
         for cls in _scaler_classes(torch):
             if "state_dict" in cls.__dict__:
                 patcher.setattr(cls, "state_dict", self._wrap_state_dict(cls.__dict__["state_dict"], "scaler"))
+            if "load_state_dict" in cls.__dict__:
+                patcher.setattr(cls, "load_state_dict",
+                                self._wrap_scaler_load(cls.__dict__["load_state_dict"]))
         self._torch = torch
 
     def _forget(self) -> None:
@@ -174,6 +182,14 @@ class CheckpointState:
 
         return load_state_dict
 
+    def _wrap_scaler_load(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def load_state_dict(scaler: Any, *args: Any, **kwargs: Any) -> Any:
+            self.scaler_loaded = True
+            return original(scaler, *args, **kwargs)
+
+        return load_state_dict
+
     def _on_scheduler_loaded(self, sched: Any) -> None:
         try:
             self.loaded.add(sched)
@@ -215,6 +231,9 @@ class CheckpointState:
         if self._listening_schedulers:
             self._listening_schedulers = False
             self.engine.unsubscribe(SchedulerStep, self.on_scheduler_step)
+        if self._listening_scalers:
+            self._listening_scalers = False
+            self.engine.unsubscribe(ScalerUpdate, self.on_scaler_update)
 
     def on_step(self, ev: OptimizerStep) -> None:
         self.returned.clear()
@@ -223,7 +242,13 @@ class CheckpointState:
         for resume in self.resumes:
             if not resume.judged and resume.optimizer_key == ev.optimizer.key:
                 self._find_fresh_schedulers(resume)
-        self.resumes = [r for r in self.resumes if not r.judged or r.candidates]
+                if ev.via_scaler and not self.scaler_loaded:
+                    resume.scaler_pending = True
+        self.resumes = [r for r in self.resumes
+                        if not r.judged or r.candidates or r.scaler_pending]
+        if any(r.scaler_pending for r in self.resumes) and not self._listening_scalers:
+            self._listening_scalers = True
+            self.engine.subscribe(ScalerUpdate, self.on_scaler_update)
         if not any(not r.judged for r in self.resumes):
             self._listening = False
             self.engine.unsubscribe(OptimizerStep, self.on_step)
@@ -411,10 +436,46 @@ class CheckpointState:
                 continue
             if not (ev.args or ev.kwargs):  # step(epoch) positions the schedule itself
                 self._report_resume(resume, label)
-        self.resumes = [r for r in self.resumes if not r.judged or r.candidates]
+        self.resumes = [r for r in self.resumes
+                        if not r.judged or r.candidates or r.scaler_pending]
         if not any(r.candidates for r in self.resumes):
             self._listening_schedulers = False
             self.engine.unsubscribe(SchedulerStep, self.on_scheduler_step)
+
+    def on_scaler_update(self, ev: ScalerUpdate) -> None:
+        """The first GradScaler update after a resumed optimizer's first step: a scaler that was
+        never loaded and updates for the first time in this run started from its initial scale,
+        so it backs off again from there, skipping updates the original run had got past."""
+        pending = [r for r in self.resumes if r.scaler_pending]
+        for resume in pending:
+            resume.scaler_pending = False
+        scaler = ev.scaler.ref()
+        enabled = getattr(scaler, "is_enabled", None)
+        if (not self.scaler_loaded and ev.scaler.updates == 1
+                and (enabled is None or enabled())):
+            for resume in pending:
+                self._report_scaler_resume(resume, ev.scale_before)
+        self.resumes = [r for r in self.resumes
+                        if not r.judged or r.candidates or r.scaler_pending]
+        self._listening_scalers = False
+        self.engine.unsubscribe(ScalerUpdate, self.on_scaler_update)
+
+    def _report_scaler_resume(self, resume: _Resume, scale: Any) -> None:
+        steps = f" trained for {resume.steps} steps" if resume.steps else " with trained state"
+        at = f" ({scale:g})" if isinstance(scale, float) else ""
+        self.engine.report(
+            Finding(
+                "LRD007",
+                f"optimizer.load_state_dict() restored {resume.label}{steps}, but the GradScaler "
+                f"was never loaded and started from its initial scale{at}: the resumed run "
+                f"backs off from there again, skipping updates on inf gradients that the "
+                f"original run had already got past",
+                location(resume.site),
+                evidence={"optimizer": resume.label, "optimizer_steps": resume.steps,
+                          "missing": "GradScaler", "scale": scale if isinstance(scale, float) else None},
+            ),
+            key=("resume-scaler", resume.site),
+        )
 
     def _report_resume(self, resume: _Resume, label: str) -> None:
         steps = f" trained for {resume.steps} steps" if resume.steps else " with trained state"
