@@ -53,6 +53,17 @@ class FileContext:
     def same_root(self, event: Event, kind: str) -> list[Event]:
         return [e for e in self.events_by_root.get(event.root, []) if e.kind == kind]
 
+    def body_around(self, at: ast.AST) -> ast.AST:
+        """The innermost function whose lines hold ``at``, or the module."""
+        line = getattr(at, "lineno", 0)
+        body: ast.AST = self.tree
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                    and node.lineno >= getattr(body, "lineno", 0):
+                body = node
+        return body
+
     def updates_in(self, loop: Loop | None, root: int, optimizer: Obj | None) -> list[Event]:
         """optimizer.step() and scaler.step(optimizer) calls inside ``loop`` in one trace."""
         out = []

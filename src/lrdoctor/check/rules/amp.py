@@ -478,13 +478,7 @@ def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST) -> set[str]:
 def _feeds(ctx: FileContext, name: str, at: ast.AST) -> list[ast.expr]:
     """What flows into the list ``name`` in the function around ``at``: its assignments,
     ``+=``, ``.append(...)`` / ``.extend(...)`` arguments, loop sources."""
-    line = getattr(at, "lineno", 0)
-    body: ast.AST = ctx.tree
-    for node in ast.walk(ctx.tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.lineno <= line <= (node.end_lineno or node.lineno) \
-                and node.lineno >= getattr(body, "lineno", 0):
-            body = node
+    body = ctx.body_around(at)
     out: list[ast.expr] = []
     for node in ast.walk(body):
         if isinstance(node, ast.Assign) and any(

@@ -217,12 +217,7 @@ def _value_words(value: ast.expr, scope: Scope | None, objs: set[int], words: li
 def _binding(ctx: FileContext, name: str, at: ast.AST) -> ast.expr | None:
     """The last ``name = <expr>`` before ``at`` in the function (or module) around it."""
     line = getattr(at, "lineno", 0)
-    body: ast.AST = ctx.tree
-    for node in ast.walk(ctx.tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.lineno <= line <= (node.end_lineno or node.lineno) \
-                and node.lineno >= getattr(body, "lineno", 0):
-            body = node
+    body = ctx.body_around(at)
     found: ast.expr | None = None
     for node in ast.walk(body):
         if isinstance(node, ast.Assign) and node.lineno < line and any(
