@@ -72,24 +72,12 @@ class ProjectLoader(ModuleLoader):
         return self._resolved[key]
 
     def _resolve(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
-        importer_dir = os.path.dirname(os.path.abspath(importer.path))
-        level = len(qualname) - len(qualname.lstrip("."))
-        parts = qualname.lstrip(".").split(".")
+        parts, roots = _import_roots(qualname, os.path.dirname(os.path.abspath(importer.path)))
         if len(parts) < 2:
             return None
         module_parts, attr = parts[:-1], parts[-1]
-        if level:
-            base = importer_dir
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            roots = [base]
-        else:
-            roots = _roots(importer_dir)
         for base in roots:
-            key = (base, tuple(module_parts))
-            if key not in self._files:  # `torch.zeros(...)` is looked up once, not per call
-                self._files[key] = _module_file(base, module_parts)
-            path = self._files[key]
+            path = self._module_file(base, module_parts)
             if path is not None:
                 module = self.load(path)
                 if module is not None:
@@ -126,26 +114,22 @@ class ProjectLoader(ModuleLoader):
         return False
 
     def _file_for(self, qualname: str, importer_dir: str) -> str | None:
-        level = len(qualname) - len(qualname.lstrip("."))
-        parts = qualname.lstrip(".").split(".")
+        parts, roots = _import_roots(qualname, importer_dir)
         candidates = [parts[:-1], parts] if len(parts) > 1 else [parts]
-        if level:
-            base = importer_dir
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            roots = [base]
-        else:
-            roots = _roots(importer_dir)
         for base in roots:
             for module_parts in candidates:
                 if not module_parts or not module_parts[0]:
                     continue
-                key = (base, tuple(module_parts))
-                if key not in self._files:
-                    self._files[key] = _module_file(base, module_parts)
-                if self._files[key] is not None:
-                    return self._files[key]
+                path = self._module_file(base, module_parts)
+                if path is not None:
+                    return path
         return None
+
+    def _module_file(self, base: str, module_parts: list[str]) -> str | None:
+        key = (base, tuple(module_parts))
+        if key not in self._files:  # `torch.zeros(...)` is looked up once, not per call
+            self._files[key] = _module_file(base, module_parts)
+        return self._files[key]
 
     def _text(self, path: str) -> str | None:
         shown = display_path(path)
@@ -180,6 +164,19 @@ class ProjectLoader(ModuleLoader):
 
 
 @lru_cache(maxsize=1024)
+def _import_roots(qualname: str, importer_dir: str) -> tuple[list[str], list[str]]:
+    """The dotted parts of ``qualname`` (leading dots dropped) and the directories to look
+    them up in: the package the dots climb to for a relative import, else :func:`_roots`."""
+    level = len(qualname) - len(qualname.lstrip("."))
+    parts = qualname.lstrip(".").split(".")
+    if not level:
+        return parts, _roots(importer_dir)
+    base = importer_dir
+    for _ in range(level - 1):
+        base = os.path.dirname(base)
+    return parts, [base]
+
+
 def _roots(importer_dir: str) -> list[str]:
     """Where absolute imports of a file are looked up: its directory, the directory above
     the package it belongs to (`engine/__init__.py` importing `engine.runners`), the project
