@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lrdoctor.findings import Finding
-from lrdoctor.runtime.callsite import display_path, user_site
+from lrdoctor.runtime.callsite import user_site
 from lrdoctor.runtime.engine import Engine, fmt_lrs, location, lrs_of
 from lrdoctor.runtime.events import OptimizerStep, RunEnd, ScalerUpdate, SchedulerStep, Site
 from lrdoctor.runtime.hooks import _all_subclasses, _guard, _scaler_classes, _scheduler_base
@@ -244,8 +244,7 @@ class CheckpointState:
                 self._find_fresh_schedulers(resume)
                 if ev.via_scaler and not self.scaler_loaded:
                     resume.scaler_pending = True
-        self.resumes = [r for r in self.resumes
-                        if not r.judged or r.candidates or r.scaler_pending]
+        self._prune_resumes()
         if any(r.scaler_pending for r in self.resumes) and not self._listening_scalers:
             self._listening_scalers = True
             self.engine.subscribe(ScalerUpdate, self.on_scaler_update)
@@ -265,9 +264,10 @@ class CheckpointState:
         scalers = tuple(_scaler_classes(torch))
         save = _Save(site)
 
+        leaves = (torch.Tensor, torch.nn.Module, torch.optim.Optimizer, base, plateau) + scalers
+
         def leaf(x: Any) -> bool:
-            return isinstance(x, (torch.Tensor, torch.nn.Module, torch.optim.Optimizer, base, plateau)
-                              + scalers) or type(x).__module__.startswith(("numpy", "torch"))
+            return isinstance(x, leaves) or type(x).__module__.startswith(("numpy", "torch"))
 
         for _, x in walk(obj, leaf=leaf):
             entry = self.returned.get(id(x))
@@ -299,7 +299,7 @@ class CheckpointState:
 
     def _saved_optimizer(self, save: _Save, opt: Any, state: Any) -> None:
         engine = self.engine
-        info = engine.known_optimizer(opt) or engine.optimizer(opt)
+        info = engine.optimizer(opt)
         if info.key in save.optimizers:
             return
         steps = optimizer_steps(state) if isinstance(state, dict) else None
@@ -402,7 +402,7 @@ class CheckpointState:
         steps = optimizer_steps(state)
         if steps == 0:
             return
-        info = self.engine.known_optimizer(opt) or self.engine.optimizer(opt)
+        info = self.engine.optimizer(opt)
         self.resumes = [r for r in self.resumes if r.optimizer_key != info.key]
         self.resumes.append(_Resume(info.key, info.label, steps, site))
         self._listen()
@@ -425,6 +425,11 @@ class CheckpointState:
             label = rec.label if rec is not None and rec.obj is sched else type(sched).__name__
             resume.candidates[id(sched)] = (weakref.ref(sched), label)
 
+    def _prune_resumes(self) -> None:
+        """Drop the resumes with nothing left to judge."""
+        self.resumes = [r for r in self.resumes
+                        if not r.judged or r.candidates or r.scaler_pending]
+
     def on_scheduler_step(self, ev: SchedulerStep) -> None:
         for resume in self.resumes:
             entry = resume.candidates.pop(ev.scheduler.key, None)
@@ -436,8 +441,7 @@ class CheckpointState:
                 continue
             if not (ev.args or ev.kwargs):  # step(epoch) positions the schedule itself
                 self._report_resume(resume, label)
-        self.resumes = [r for r in self.resumes
-                        if not r.judged or r.candidates or r.scaler_pending]
+        self._prune_resumes()
         if not any(r.candidates for r in self.resumes):
             self._listening_schedulers = False
             self.engine.unsubscribe(SchedulerStep, self.on_scheduler_step)
@@ -455,8 +459,7 @@ class CheckpointState:
                 and (enabled is None or enabled())):
             for resume in pending:
                 self._report_scaler_resume(resume, ev.scale_before)
-        self.resumes = [r for r in self.resumes
-                        if not r.judged or r.candidates or r.scaler_pending]
+        self._prune_resumes()
         self._listening_scalers = False
         self.engine.unsubscribe(ScalerUpdate, self.on_scaler_update)
 
@@ -546,10 +549,6 @@ def _last_epoch(sched: Any) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return None
-
-
-def _fmt(site: Site | None) -> str:
-    return f"{display_path(site[0])}:{site[1]}" if site else "?"
 
 
 CHECKS = (CheckpointState,)
