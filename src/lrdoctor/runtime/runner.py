@@ -278,14 +278,8 @@ def _die_by_sigint() -> None:
     """After an uncaught KeyboardInterrupt, end the process by SIGINT once the atexit handlers
     have run, as python does, so the parent shell sees a process killed by Ctrl-C (and stops a
     loop of runs)."""
-    if not _ending["by_sigint"]:
-        return
-    _flush()
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
-    except Exception:
-        pass
+    if _ending["by_sigint"]:
+        _die_by(signal.SIGINT)
 
 
 def _die_by(sig: signal.Signals) -> None:
@@ -502,12 +496,16 @@ def _emit_rank_report(watch: Watch, json_path: str | None, quiet: bool, job: _Jo
         if not quiet or run.findings or run.missing:
             print("\n" + merged_report.render_merged(run, color=use_color(sys.stderr)),
                   file=sys.stderr, flush=True)
-        if target and "{rank}" not in (json_path or ""):
-            _write_json(target, run.to_dict())
-        if html_target and "{rank}" not in (html_path or ""):  # every rank's LR lines
-            _write_html(run.to_dict(), html_target,
-                        target if target and "{rank}" not in (json_path or "") else html_target,
-                        script)
+        # a PATH with {rank} gets each rank's own report, not the merged one
+        merged_json = "{rank}" not in (json_path or "")
+        merged_html = "{rank}" not in (html_path or "")
+        if (target and merged_json) or (html_target and merged_html):
+            merged = run.to_dict()
+            if target and merged_json:
+                _write_json(target, merged)
+            if html_target and merged_html:  # every rank's LR lines
+                _write_html(merged, html_target, target if target and merged_json else html_target,
+                            script)
     except Exception as exc:  # the report must never turn a good run into a failure
         print(f"lrdoctor: could not merge the ranks' traces in {place.run_dir!r}: {exc}",
               file=sys.stderr)
@@ -532,25 +530,21 @@ def _emit_own_report(watch: Watch, json_path: str | None, quiet: bool,
     try:
         # quiet: only findings, and the one thing silence would hide: unwatched training
         if not quiet or watch.findings or (watch.children and not watch.optimizer_steps):
-            rank = os.environ.get("RANK")
+            # (only a process that runs alone gets here: ranks of a job report through rank 0)
             text = watch.report(color=use_color(sys.stderr))
-            if rank is not None and os.environ.get("WORLD_SIZE", "1") != "1":
-                text = "\n".join(f"[rank {rank}] {line}" for line in text.splitlines())
             print("\n" + text, file=sys.stderr, flush=True)
     except Exception as exc:  # the report must never turn a good run into a failure
         print(f"lrdoctor: could not print the report: {exc}", file=sys.stderr)
+    if not (json_path or html_path):
+        return
+    try:
+        report = watch.to_dict()
+    except Exception as exc:
+        what = " and ".join(w for w, p in (("JSON", json_path), ("HTML", html_path)) if p)
+        print(f"lrdoctor: could not write the {what} report: {exc}", file=sys.stderr)
+        return
     if json_path:
-        try:
-            data = watch.to_dict()
-        except Exception as exc:
-            print(f"lrdoctor: could not write the JSON report: {exc}", file=sys.stderr)
-        else:
-            _write_json(json_path.replace("{rank}", "0"), data)
+        _write_json(json_path.replace("{rank}", "0"), report)
     if html_path:
-        try:
-            report = watch.to_dict()
-        except Exception as exc:
-            print(f"lrdoctor: could not write the HTML report: {exc}", file=sys.stderr)
-            return
         html = html_path.replace("{rank}", "0")
         _write_html(report, html, json_path.replace("{rank}", "0") if json_path else html, script)
