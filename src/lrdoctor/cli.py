@@ -246,11 +246,11 @@ def _report(args: argparse.Namespace) -> int:
         print(f"lrdoctor report: {exc}", file=sys.stderr)
         return 2
     run = ranks.merge(traces, dirs)
+    merged = run.to_dict()
     if args.html:
         from lrdoctor.report.html import write_csv, write_html
 
         try:
-            merged = run.to_dict()
             write_html(merged, args.html)
             write_csv(merged, args.html)
         except OSError as exc:
@@ -258,7 +258,7 @@ def _report(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
     if args.json:
-        print(json.dumps(run.to_dict(), indent=2))
+        print(json.dumps(merged, indent=2))
     else:
         print(ranks.render_merged(run, color=use_color(sys.stdout)))
     return 1 if run.findings or run.missing else 0
