@@ -165,10 +165,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.fix or args.diff:
         originals = _read_for_fix(diags, unsafe=args.unsafe_fixes)
-        new = fixed_sources(diags, originals)
-        fixes = [d for d in diags if d.edits and d.path in new]
-        if args.unsafe_fixes:
-            new, fixes = _unsafe(args, diags, originals, codes)
+        if args.unsafe_fixes:  # the safe fixes are applied there too
+            new, fixes = _unsafe(args, diags, originals)
+        else:
+            new = fixed_sources(diags, originals)
+            fixes = [d for d in diags if d.edits and d.path in new]
         if args.diff:
             for path in sorted(new):
                 sys.stdout.write(unified_diff(path, originals[path], new[path]))
@@ -279,13 +280,13 @@ def _line_of(d: Diagnostic | Problem) -> str | None:
     return lines[d.line - 1] if 0 < d.line <= len(lines) else None
 
 
-def _unsafe(args: argparse.Namespace, diags: list[Diagnostic], originals: dict[str, str],
-            codes: frozenset[str]) -> tuple[dict[str, str], list[Diagnostic]]:
+def _unsafe(args: argparse.Namespace, diags: list[Diagnostic], originals: dict[str, str]
+            ) -> tuple[dict[str, str], list[Diagnostic]]:
     """Safe and unsafe fixes together; with --fix, each file's unsafe changes are shown as a
     diff (stderr) before the file is written, and a fix that does not apply is said."""
     from lrdoctor.check.unsafe import apply_unsafe
 
-    outcome = apply_unsafe(diags, originals, codes)
+    outcome = apply_unsafe(diags, originals)
     for note in outcome.refused:
         print(f"lrdoctor: {note}", file=sys.stderr)
     if args.fix:

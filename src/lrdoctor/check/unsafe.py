@@ -140,10 +140,6 @@ def plan_fix(diag: Diagnostic, text: str, tree: ast.Module, file: _File | None =
     return Plan(reason=f"{diag.code} has no automatic fix")
 
 
-def file_for(text: str, tree: ast.Module) -> _File:
-    return _File(text, tree)
-
-
 # -- LRD015 ------------------------------------------------------------------------------------
 
 
@@ -343,8 +339,7 @@ class Outcome:
     refused: list[str]  # "path:line: LRD001 not fixed: why; ..."
 
 
-def apply_unsafe(diags: list[Diagnostic], originals: dict[str, str],
-                 codes: frozenset[str]) -> Outcome:
+def apply_unsafe(diags: list[Diagnostic], originals: dict[str, str]) -> Outcome:
     """The safe fixes plus every unsafe one that applies and survives a re-check of the fixed
     file: it parses, the finding is gone, and no finding appears that was not there."""
     outcome = Outcome({}, [], {}, [])
