@@ -20,13 +20,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from lrdoctor.schedulers import SCHEDULERS
+
 MAX_SPEC_CHARS = 10_000
 
-# torch.optim.lr_scheduler classes whose values depend only on their arguments and the step
-TORCH_CLASSES = ("StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "OneCycleLR",
-                 "CyclicLR", "CosineAnnealingWarmRestarts", "LinearLR", "ConstantLR",
-                 "PolynomialLR", "SequentialLR", "ChainedScheduler", "SWALR")
-COMPOSITES = ("SequentialLR", "ChainedScheduler")
 # what cannot be previewed from literals, and why
 NOT_PREVIEWABLE = {
     "ReduceLROnPlateau": "its LR follows the metric you feed it, which a preview does not have",
@@ -34,6 +31,10 @@ NOT_PREVIEWABLE = {
                 "the warm-up schedules are available by name: linear_with_warmup, ...",
     "MultiplicativeLR": "its factor is a Python function, which a SPEC cannot hold (literals only)",
 }
+# the torch.optim.lr_scheduler classes lrdoctor knows (schedulers.py) whose values depend only
+# on their arguments and the step
+TORCH_CLASSES = tuple(name for name in SCHEDULERS if name not in NOT_PREVIEWABLE)
+COMPOSITES = tuple(kind.name for kind in SCHEDULERS.values() if kind.composite)
 
 
 class SpecError(ValueError):
