@@ -7,10 +7,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from lrdoctor.check.index import ModuleInfo, dotted
 from lrdoctor.check.model import Event, Loop, Program
 from lrdoctor.check.values import Obj
+
+if TYPE_CHECKING:
+    from lrdoctor.check.project import ProjectLoader
 
 # the training-loop model is only built for files that call what it tracks; the syntactic
 # rules (deprecated AMP spellings, log of probabilities) run on any file that mentions them
@@ -30,6 +34,8 @@ class FileContext:
     codes: frozenset[str] = field(default_factory=frozenset)
     # whether the file (or a project module it imports) steps, saves or loads anything
     flow: bool | None = None
+    # the project modules read so far (shared by the files of one check)
+    loader: ProjectLoader | None = None
 
     @cached_property
     def full_program(self) -> Program:

@@ -88,7 +88,7 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
         elif not flow and module.imports:
             flow = loader.imports_matching(module, FLOW_TRIGGER)
         ctx = FileContext(path, text, tree, module, lambda: Tracer(module, loader, text).run(),
-                          codes, flow)
+                          codes, flow, loader)
         found: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}
         for rule in rules_for(codes):
             for diag in rule(ctx):

@@ -398,7 +398,7 @@ def _project_builders(ctx: FileContext) -> dict[str, ast.Call]:
         return {}
     from lrdoctor.check.project import ProjectLoader
 
-    loader = ProjectLoader()
+    loader = ctx.loader or ProjectLoader()
     out: dict[str, ast.Call] = {}
     for node, qual in calls:
         found = loader.module_for(qual, module)
@@ -458,6 +458,7 @@ def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST) -> set[str]:
     owners: set[str] = set()
     seen: set[str] = set()
     pending = [params]
+    body = ctx.body_around(at)  # the same function for every name followed
     while pending:
         expr = pending.pop()
         receivers = {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Attribute)}
@@ -471,14 +472,13 @@ def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST) -> set[str]:
                 # a list of parameters (or a model handed to a helper): follow what fills it
                 seen.add(n.id)
                 owners.add(n.id)
-                pending.extend(_feeds(ctx, n.id, at))
+                pending.extend(_feeds(body, n.id))
     return owners - {""}
 
 
-def _feeds(ctx: FileContext, name: str, at: ast.AST) -> list[ast.expr]:
-    """What flows into the list ``name`` in the function around ``at``: its assignments,
-    ``+=``, ``.append(...)`` / ``.extend(...)`` arguments, loop sources."""
-    body = ctx.body_around(at)
+def _feeds(body: ast.AST, name: str) -> list[ast.expr]:
+    """What flows into the list ``name`` in ``body`` (a function or the module): its
+    assignments, ``+=``, ``.append(...)`` / ``.extend(...)`` arguments, loop sources."""
     out: list[ast.expr] = []
     for node in ast.walk(body):
         if isinstance(node, ast.Assign) and any(
