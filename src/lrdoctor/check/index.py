@@ -29,10 +29,6 @@ class ClassInfo:
         used before the method that assigns it was traced)."""
         return _self_assigns(self.methods)
 
-    def method(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        found = self.find(name)
-        return found[0] if found is not None else None
-
     def find(self, name: str, depth: int = 0
              ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo] | None:
         """The method ``name`` as an instance of this class runs it, with the class that

@@ -30,6 +30,7 @@ from lrdoctor.check.index import (
     dotted,
 )
 from lrdoctor.check.model import Cond, Event, Frame, Loop, Program, flag_of
+from lrdoctor.check.project import MAX_MODULES  # project modules one file's trace follows
 from lrdoctor.check.values import (
     ClassVal,
     Const,
@@ -60,7 +61,6 @@ from lrdoctor.schedulers import SCHEDULERS
 MAX_STATEMENTS = 200_000
 MAX_CALL_DEPTH = 16
 MAX_EVAL_DEPTH = 60
-MAX_MODULES = 64  # project modules one file's trace follows
 
 _loop_ids = itertools.count(10**9)  # clones of loops replayed in another loop
 
