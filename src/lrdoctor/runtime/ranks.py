@@ -56,10 +56,15 @@ def _int_env(name: str, default: int) -> int:
         return default
 
 
+def in_job() -> bool:
+    """Whether this process is one rank of several (RANK set and WORLD_SIZE > 1)."""
+    return "RANK" in os.environ and _int_env("WORLD_SIZE", 1) > 1
+
+
 def place_in_job(run_dir: str | None = None, run_id: str | None = None) -> RankPlace | None:
     """This process's place in a multi-process job, or None when it runs alone (no RANK and
     WORLD_SIZE > 1 in the environment: plain ``python``, or torchrun with one process)."""
-    if "RANK" not in os.environ or _int_env("WORLD_SIZE", 1) <= 1:
+    if not in_job():
         return None
     world = _int_env("WORLD_SIZE", 1)
     run_id = run_id or default_run_id()

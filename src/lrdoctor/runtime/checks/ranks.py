@@ -5,12 +5,12 @@ a plateau scheduler steps about once per epoch, so this costs nothing per optimi
 
 from __future__ import annotations
 
-import os
 import weakref
 from typing import Any
 
 from lrdoctor.runtime.engine import Engine
 from lrdoctor.runtime.events import SchedulerStep
+from lrdoctor.runtime.ranks import in_job
 
 METRICS_KEPT = 10_000  # per scheduler; a run with more plateau steps keeps the first ones
 
@@ -26,17 +26,10 @@ def plateau_metrics(engine: Any) -> dict[int, list[tuple[int, Any]]]:
         return {}
 
 
-def _one_rank_of_several() -> bool:
-    try:
-        return "RANK" in os.environ and int(os.environ.get("WORLD_SIZE", "1")) > 1
-    except ValueError:
-        return False
-
-
 class PlateauMetrics:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        if _one_rank_of_several():
+        if in_job():
             _METRICS[engine] = {}
             engine.subscribe(SchedulerStep, self.on_step)
 
