@@ -454,8 +454,8 @@ class NonFinite:
             written = [self.written_at[id(p)] for p in bad if id(p) in self.written_at]
             if written:
                 culprit.reason += f" (written by {written[0]}: see LRD105)"
-            elif any(self._unchecked_since(p) is not None for p in bad):
-                since = max(s for s in map(self._unchecked_since, bad) if s is not None)
+            elif sinces := [s for s in map(self._unchecked_since, bad) if s is not None]:
+                since = max(sinces)
                 when = f"finite after optimizer step {since}; an update since then" if since else "an update"
                 culprit.reason += (f" ({when}, or a write outside the optimizer, made it non-finite: "
                                    f"float32 parameters are checked every {PARAM_INTERVAL} steps)")
