@@ -329,14 +329,17 @@ class Tracer:
     # -- functions -----------------------------------------------------------------------
 
     def call_function(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
-                      root: bool = False) -> Any:
+                      root: bool = False, site: bool = False) -> Any:
+        """Trace a call to the project's ``fv``. ``site``: made from a call in the code whose
+        arguments are all known (no unresolved ``*xs`` / ``**kw``), so a parameter it does not
+        pass holds its default; without one (an entry point) such a parameter is unknown."""
         fn = fv.fn
         if fn in self.stack:
             return None  # recursion: the outer call already traces this body
         if len(self.stack) >= MAX_CALL_DEPTH or self.budget <= 0:
             self.truncated = True
             return None
-        key = None if root else _call_key(fv, args, kwargs)
+        key = None if root else (*_call_key(fv, args, kwargs), site)
         if key is not None:
             known = self.summaries.get(key)
             if known is not None and known.generation == self.generation:
@@ -344,7 +347,7 @@ class Tracer:
         events, loops = self.events, self.loops
         first_event, first_loop, created = len(events), len(loops), self.created
         caller = (self.loop, self.conds, self.frame)
-        result = self.trace_call(fv, args, kwargs, root)
+        result = self.trace_call(fv, args, kwargs, root, site)
         if key is not None and self.created == created and not self.truncated:
             # what a call that builds no object did can be replayed at every later call with
             # the same objects: the cost of a helper is paid once, not once per call site
@@ -354,7 +357,7 @@ class Tracer:
         return result
 
     def trace_call(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
-                   root: bool) -> Any:
+                   root: bool, site: bool = False) -> Any:
         fn = fv.fn
         self.visited.add(id(fn))
         module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
@@ -365,18 +368,21 @@ class Tracer:
             params = params[1:]
         for param in [*params, *fn.args.kwonlyargs]:
             self.versions[param.arg] = self.versions.get(param.arg, 0) + 1
+        defaults = _literal_defaults(fn) if site and not root else {}
         for i, param in enumerate(params):
             if i < len(args):
                 value = args[i]
             elif param.arg in kwargs:
                 value = kwargs[param.arg]
             else:
-                value = None
+                value = defaults.get(param.arg)
             if isinstance(value, Const) and value.sure and _stores(fn).get(param.arg):
                 value = Const(value.value)
             scope.vars[param.arg] = value if value is not None else self.guess(param.arg)
         for param in fn.args.kwonlyargs:
-            value = kwargs.get(param.arg)
+            value = kwargs.get(param.arg, defaults.get(param.arg))
+            if isinstance(value, Const) and value.sure and _stores(fn).get(param.arg):
+                value = Const(value.value)
             scope.vars[param.arg] = value if value is not None else self.guess(param.arg)
         if fn.args.vararg is not None:
             scope.vars[fn.args.vararg.arg] = TupleVal(list(args[len(params):]))
@@ -942,6 +948,8 @@ class Tracer:
         else:
             callee = self.eval(func, scope, depth)
         args = []
+        # every argument the call passes is known (no `*xs` / `**kw` whose items are unknown)
+        complete = True
         for a in node.args:
             if isinstance(a, ast.Starred):
                 value = self.eval(a.value, scope, depth)
@@ -949,6 +957,7 @@ class Tracer:
                     args.extend(value.items)  # `f(*objects)`: the items, in order
                 else:
                     args.append(value)
+                    complete = False
             else:
                 args.append(self.eval(a, scope, depth))
         kwargs = {}
@@ -959,6 +968,8 @@ class Tracer:
                 value = self.eval(kw.value, scope, depth)
                 if isinstance(value, DictVal):  # `f(**objects)`
                     kwargs.update((k, v) for k, v in value.items.items() if isinstance(k, str))
+                if not isinstance(value, DictVal) or value.open:
+                    complete = False
         if isinstance(func, ast.Name):
             self.called_names.add(func.id)
         elif method:
@@ -985,15 +996,15 @@ class Tracer:
                 return built
             callee = next((o for o in options(callee) if o is not None), None)
         if isinstance(callee, FuncVal):
-            return self.call_function(callee, args, kwargs)
+            return self.call_function(callee, args, kwargs, site=complete)
         if isinstance(callee, ClassVal):
-            return self.instantiate(callee.info, args, kwargs, node)
+            return self.instantiate(callee.info, args, kwargs, node, complete)
         if isinstance(callee, ImportRef):
             target = self.project_target(callee.qualname, scope.module)
             if isinstance(target, FuncVal):
-                return self.call_function(target, args, kwargs)
+                return self.call_function(target, args, kwargs, site=complete)
             if isinstance(target, ClassVal):
-                return self.instantiate(target.info, args, kwargs, node)
+                return self.instantiate(target.info, args, kwargs, node, complete)
 
         qual = self.qualname(func, scope) if isinstance(callee, (ImportRef, type(None))) else ""
         if not qual and isinstance(callee, ImportRef):
@@ -1033,7 +1044,7 @@ class Tracer:
         return obj
 
     def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any],
-                    node: ast.Call | None = None) -> InstanceVal | Obj:
+                    node: ast.Call | None = None, complete: bool = False) -> InstanceVal | Obj:
         self.link(cls)
         kind = self.library_base(cls)
         if kind is not None and node is not None and cls.find("step") is None:
@@ -1044,7 +1055,8 @@ class Tracer:
         instance = InstanceVal(cls)
         init = cls.find("__init__")
         if init is not None:
-            self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), args, kwargs)
+            self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), args, kwargs,
+                               site=complete and node is not None)
         if any(_tracked(v) for v in instance.attrs.values()):
             self.created += 1  # a call that builds a trainer returns a new one every time
         return instance
@@ -1346,6 +1358,21 @@ def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any
         tuple(key(params[i] if i < len(params) else None, a) for i, a in enumerate(args)),
         tuple(sorted((k, key(k, v)) for k, v in kwargs.items())),
     )
+
+
+def _literal_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Const]:
+    """The parameters whose default is a literal (``epoch=None``, ``amp=False``), as the
+    constant a call that does not pass them binds (``sure``: nothing else reaches it)."""
+    out: dict[str, Const] = {}
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    pairs = list(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
+    pairs += [(p, d) for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
+    for param, default in pairs:
+        if isinstance(default, ast.Constant) and isinstance(
+            default.value, (bool, int, float, str, type(None))
+        ):
+            out[param.arg] = Const(default.value, sure=True)
+    return out
 
 
 _STORES: dict[int, tuple[ast.AST, dict[str, int]]] = {}
