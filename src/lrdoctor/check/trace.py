@@ -153,12 +153,17 @@ class Tracer:
         # evaluation over the validation loader inside `for step in range(total)` does not
         updating: set[int] = set()
         roots_updating: set[int] = set()
+        stepping: set[int] = set()  # loops with an optimizer step somewhere inside
         for e in self.events:
             if e.kind in _UPDATES and e.loop is not None:
                 roots_updating.add(e.root)
                 for lp in e.loop.ancestors():
                     updating.add(lp.id)
+                    if e.kind in ("opt_step", "scaler_step"):
+                        stepping.add(lp.id)
         for loop in self.loops:
+            if _micro_batch_loop(loop, stepping):
+                continue
             if loop.batch and (loop.id in updating or loop.root not in roots_updating):
                 parent = loop.parent
                 while parent is not None:
@@ -841,6 +846,12 @@ class Tracer:
             return self.eval(node.value, scope, depth + 1)
         if isinstance(node, ast.Lambda):
             return None
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
+            # `(Batch(b) for b in loader)` handed to a training function: one item per batch,
+            # so a loop over it is a loop over the loader (its first iterable is evaluated in
+            # the enclosing scope, as Python does)
+            inner = self.eval(node.generators[0].iter, scope, depth + 1)
+            return inner if is_loader(inner) else None
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return None
         for child in ast.iter_child_nodes(node):
@@ -1293,6 +1304,17 @@ _WRAPPED_KEYWORDS = frozenset(
      "dataloader", "data_loader", "train_dataloader", "training_data"}
 )
 _UPDATES = frozenset({"opt_step", "scaler_step", "backward", "scale_backward"})
+
+
+def _micro_batch_loop(loop: Loop, stepping: set[int]) -> bool:
+    """`for i in range(accum_steps): loss.backward()` with the optimizer step after it, in the
+    enclosing `for step in range(max_steps)`: the inner loop feeds one update of the outer one
+    (gradient accumulation), so the outer loop is the update loop, not an epoch loop. A loop
+    over a data loader keeps making its parent an epoch loop (a whole-epoch accumulation)."""
+    return (
+        loop.batch and not loop.iterates_loader and loop.id not in stepping
+        and loop.parent is not None and loop.parent.id in stepping
+    )
 
 
 def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
