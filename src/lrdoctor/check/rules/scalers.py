@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from lrdoctor.check.values import Obj
+from lrdoctor.check.values import Const, Obj
 
 ALWAYS = ""
 
@@ -17,21 +17,51 @@ def scaler_switch(scaler: Obj | None) -> str | None:
     if scaler is None or scaler.call is None or scaler.kind != "scaler":
         return None
     flag = _enclosing_flag(scaler)
+    if flag and _fixed(scaler, flag) is not None:
+        if not _fixed(scaler, flag):
+            return None  # `amp = False` ... `if amp: scaler = GradScaler()`: never built
+        flag = ALWAYS
     if scaler.conditional:
         test = _conditional_test(scaler)
         if test is None or not _flag(test):
             return None
-        flag = _and(flag, ast.unparse(test))
+        fixed = _fixed(scaler, ast.unparse(test))
+        if fixed is False:
+            return None  # `GradScaler() if amp else None` with `amp = False`: never built
+        if fixed is None:
+            flag = _and(flag, ast.unparse(test))
     enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
     if enabled is None or (isinstance(enabled, ast.Constant) and enabled.value is True):
         return flag
     if isinstance(enabled, ast.Constant):
         return None  # enabled=False (or None): a disabled scaler never skips
+    fixed = _fixed(scaler, ast.unparse(enabled))
+    if fixed is not None:
+        return flag if fixed else None  # `enabled=use_amp` with `use_amp = False` once
     if not _flag(enabled):
         # `enabled=(dtype == "float16")` with dtype picked from the hardware: the file does
         # not say when float16 is in use, so it stays silent
         return None
     return _and(flag, ast.unparse(enabled))
+
+
+def _fixed(scaler: Obj, flag: str) -> bool | None:
+    """The value of a flag that is a plain local name bound once to a literal where the
+    scaler is built (``amp = False  # set to True on a GPU``), else None (a setting)."""
+    try:
+        expr = ast.parse(flag, mode="eval").body
+    except SyntaxError:
+        return None
+    negate = False
+    while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        expr, negate = expr.operand, not negate
+    if not isinstance(expr, ast.Name) or scaler.scope is None:
+        return None
+    value = scaler.scope.lookup(expr.id)
+    if not (isinstance(value, Const) and value.sure
+            and isinstance(value.value, (bool, int, str, type(None)))):
+        return None
+    return bool(value.value) != negate
 
 
 def _and(first: str, second: str) -> str:

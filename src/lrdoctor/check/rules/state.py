@@ -51,11 +51,13 @@ def _in_root(ctx: FileContext, root: int, kind: str) -> list[Obj]:
     return list(found.values())
 
 
-def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None) -> list[Obj]:
+def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
+                     at: Event | None = None) -> list[Obj]:
     """Schedulers whose lost state moves the schedule on resume: not timm's, not members of
     a composite, not those rebuilt on resume (``last_epoch=`` / ``.last_epoch = ...``), not a
     scheduler every call of which names its position (``step(epoch)``), not ReduceLROnPlateau
-    (its LR lives in the optimizer state; only its patience counter would be lost)."""
+    (its LR lives in the optimizer state; only its patience counter would be lost), not one
+    that lives only inside a call made per epoch (see ``_transient``)."""
     rebuilt = {e.obj.id for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
     positioned: dict[int, bool] = {}
     for e in ctx.program.events:
@@ -72,8 +74,29 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None) -> list
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
             continue
+        if at is not None and _transient(ctx, s, at):
+            continue
         out.append(s)
     return out
+
+
+def _transient(ctx: FileContext, sched: Obj, at: Event) -> bool:
+    """A scheduler built and stepped only inside a function that the epoch loop calls (a
+    warm-up built in `train_one_epoch` for the first epoch): every call builds a new one, so
+    the checkpoint ``at`` (saved or loaded outside that call, not deeper in the loop) has no
+    position of it to keep; a resumed run builds its own again."""
+    created = next((e for e in ctx.program.events
+                    if e.kind == "create" and e.obj is sched), None)
+    used = [e for e in ctx.program.events if e.obj is sched and e.kind != "create"]
+    if created is None or created.loop is None or not used:
+        return False
+    # the innermost call that both builds it (itself or through a builder helper) and uses it
+    frame = created.frame
+    while frame is not None and not all(e.within(frame) for e in used):
+        frame = frame.parent
+    if frame is None or at.within(frame):
+        return False
+    return at.loop is None or at.loop in created.loop.ancestors()
 
 
 # a name for where a resumed run starts: a scheduler sized with it (`total_iters=steps * (epochs
@@ -235,7 +258,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str]
         return  # weights only: not meant to resume training
     optimizer = optimizers[0] if optimizers else None
     missing = []
-    scheds = _real_schedulers(ctx, e.root, optimizer)
+    scheds = _real_schedulers(ctx, e.root, optimizer, e)
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
         s = scheds[0]
         kind = f", {s.cls}" if s.cls else ""
@@ -265,7 +288,7 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
     optimizer = e.obj
     restored = [ev for ev in ctx.program.events if ev.kind == "load_state" and ev.obj is not None]
     missing = []
-    scheds = _real_schedulers(ctx, e.root, optimizer)
+    scheds = _real_schedulers(ctx, e.root, optimizer, e)
     # a helper's `if scheduler is not None: scheduler.load_state_dict(...)` traced with the
     # parameter left out loads a stand-in known by name only: it restores none of the
     # schedulers this file builds

@@ -1,0 +1,96 @@
+"""State a checkpoint cannot hold: a warm-up scheduler that `train_one_epoch` builds for the
+first epoch and steps only inside that call (every call builds its own, a resumed run too),
+and a GradScaler behind a local `amp = False` that is never built. The epoch scheduler the
+loop keeps across epochs, and a scaler behind `amp = True`, still have to be saved."""
+
+from __future__ import annotations
+
+from tests.check.helpers import codes, findings, messages
+
+WARMUP_PER_EPOCH_CALL = """
+    import torch
+    from torch.optim.lr_scheduler import LambdaLR, StepLR
+
+
+    def warmup_scheduler(optimizer, iters):
+        return LambdaLR(optimizer, lambda i: min(1.0, (i + 1) / iters))
+
+
+    def train_one_epoch(model, optimizer, loader, epoch):
+        warmup = None
+        if epoch == 0:
+            warmup = warmup_scheduler(optimizer, len(loader) - 1)
+        for x in loader:
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+            if warmup is not None:
+                warmup.step()
+
+
+    def main():
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        loader = [torch.randn(8, 4) for _ in range(10)]
+        {built}
+        for epoch in range(12):
+            train_one_epoch(model, optimizer, loader, epoch)
+            {stepped}
+            torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "epoch": epoch}}, "last.pt")
+
+
+    main()
+"""
+
+
+def test_first_epoch_warmup_built_inside_the_epoch_function_needs_no_checkpoint() -> None:
+    source = WARMUP_PER_EPOCH_CALL.format(built="lr = 0.1", stepped="pass")
+    assert "LRD007" not in codes(source)
+
+
+def test_the_epoch_scheduler_kept_across_epochs_must_still_be_saved() -> None:
+    source = WARMUP_PER_EPOCH_CALL.format(built="scheduler = StepLR(optimizer, step_size=3)",
+                                          stepped="scheduler.step()")
+    assert findings(source) == [("LRD007", 30)]  # the torch.save
+    assert "`scheduler`, StepLR" in messages(source)[0]
+
+
+SCALER_BEHIND_A_LOCAL_SWITCH = """
+    import torch
+
+
+    def main():
+        amp = {amp}  # needs a GPU
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3)
+        scaler = torch.amp.GradScaler("cuda") if amp else None
+        loader = [torch.randn(8, 4) for _ in range(10)]
+        for epoch in range(12):
+            for x in loader:
+                optimizer.zero_grad()
+                with torch.autocast("cuda", enabled=scaler is not None):
+                    loss = model(x).sum()
+                if scaler is not None:
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+                else:
+                    loss.backward()
+                    optimizer.step()
+            scheduler.step()
+            torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "lr_scheduler": scheduler.state_dict(), "epoch": epoch}}, "last.pt")
+
+
+    main()
+"""
+
+
+def test_scaler_behind_a_local_switch_set_to_false_is_never_missing() -> None:
+    assert "LRD007" not in codes(SCALER_BEHIND_A_LOCAL_SWITCH.format(amp="False"))
+
+
+def test_scaler_behind_a_local_switch_set_to_true_must_be_saved() -> None:
+    assert "LRD007" in codes(SCALER_BEHIND_A_LOCAL_SWITCH.format(amp="True"))
