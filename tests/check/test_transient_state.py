@@ -94,3 +94,51 @@ def test_scaler_behind_a_local_switch_set_to_false_is_never_missing() -> None:
 
 def test_scaler_behind_a_local_switch_set_to_true_must_be_saved() -> None:
     assert "LRD007" in codes(SCALER_BEHIND_A_LOCAL_SWITCH.format(amp="True"))
+
+
+TRAINER_THAT_BUILDS_ON_RESUME = """
+    import torch
+
+
+    class Trainer:
+        def __init__(self, model, epochs):
+            self.model = model
+            self.epochs = epochs
+            self.current_epoch = 0
+            self.optimizer = self.scheduler = None
+            self.ready = False
+
+        def initialize(self):
+            self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.01)
+            self.scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(self.optimizer, self.epochs)
+            self.ready = True
+
+        def load_checkpoint(self, path):
+            if not self.ready:
+                self.initialize()
+            checkpoint = torch.load(path, weights_only=True)
+            self.model.load_state_dict(checkpoint["weights"])
+            self.optimizer.load_state_dict(checkpoint["optimizer"])
+            self.current_epoch = checkpoint["epoch"] + 1
+
+        def run(self, loader):
+            if not self.ready:
+                self.initialize()
+            while self.current_epoch < self.epochs:
+                self.scheduler.{step}
+                for x in loader:
+                    self.optimizer.zero_grad()
+                    self.model(x).sum().backward()
+                    self.optimizer.step()
+                self.current_epoch += 1
+"""
+
+
+def test_resume_method_that_builds_its_own_scheduler_stepped_by_epoch_elsewhere_is_fine() -> None:
+    source = TRAINER_THAT_BUILDS_ON_RESUME.format(step="step(self.current_epoch)")
+    assert "LRD007" not in codes(source)
+
+
+def test_resume_method_is_reported_when_the_scheduler_steps_on_its_own_count() -> None:
+    source = TRAINER_THAT_BUILDS_ON_RESUME.format(step="step()")
+    assert ("LRD007", 23) in findings(source)  # self.optimizer.load_state_dict

@@ -58,17 +58,20 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     scheduler every call of which names its position (``step(epoch)``), not ReduceLROnPlateau
     (its LR lives in the optimizer state; only its patience counter would be lost), not one
     that lives only inside a call made per epoch (see ``_transient``)."""
-    rebuilt = {e.obj.id for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
-    positioned: dict[int, bool] = {}
+    # one constructor call is one scheduler of the program, also where separate traces (the
+    # training method, a resume method that builds the objects again) each made their own
+    rebuilt = {_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
+    positioned: dict[Any, bool] = {}
     for e in ctx.program.events:
         if e.kind == "sched_step" and e.obj is not None:
             explicit = bool(e.info.get("nargs")) or "epoch" in (e.info.get("kwargs") or [])
-            positioned[e.obj.id] = positioned.get(e.obj.id, True) and explicit
+            site = _site(e.obj)
+            positioned[site] = positioned.get(site, True) and explicit
     out = []
     for s in _in_root(ctx, root, "scheduler"):
-        if s.origin == "timm" or s.in_composite or s.id in rebuilt:
+        if s.origin == "timm" or s.in_composite or _site(s) in rebuilt:
             continue
-        if s.cls == "ReduceLROnPlateau" or positioned.get(s.id, False):
+        if s.cls == "ReduceLROnPlateau" or positioned.get(_site(s), False):
             continue
         if s.call is not None and (s.arg("last_epoch", 99) is not None or _sized_from_resume(s)):
             continue
@@ -78,6 +81,11 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         out.append(s)
     return out
+
+
+def _site(obj: Obj) -> Any:
+    """Where an object is built (its identity when lrdoctor did not see it built)."""
+    return (obj.path, obj.line, obj.col) if obj.call is not None else obj.id
 
 
 def _transient(ctx: FileContext, sched: Obj, at: Event) -> bool:
