@@ -79,7 +79,9 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
         (c.text, c.branch) for c in update.conds if c.text
     }
     loops = list(loop.ancestors())
-    loop_vars = {v for lp in loops for v in lp.targets}
+    # what changes from pass to pass: the loop variables, and the names the loops rebind
+    # (`iteration = epoch * len(loader) + i`, `global_step += 1`)
+    loop_vars = {v for lp in loops for v in lp.targets} | _rebound_in(loop)
     env = first_values(loops)
     module = ctx.module if e.path == ctx.path else None
     for c in e.conds_inside(loop):
@@ -90,6 +92,21 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
         if holds_first(c, env, module) is not True:
             return True
     return False
+
+
+def _rebound_in(loop: Loop) -> set[str]:
+    """Plain names assigned in the body of ``loop`` (the function around a traced call's
+    loop is not searched: only what the loop statement itself holds)."""
+    out: set[str] = set()
+    for node in ast.walk(loop.node):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            out.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return out
 
 
 # -- LRD002 / LRD003 ---------------------------------------------------------------------------
@@ -355,9 +372,10 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         )
         acc_like = bool(names.ACC_WORDS.search(lower))
         loss_like = bool(names.LOSS_WORDS.search(lower))
-        if mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode):
-            continue
-        if mode == "min" and acc_like and not loss_like:
+        chosen = mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode)
+        if chosen:
+            pass  # the mode fits the metric of the other branch of the setting
+        elif mode == "min" and acc_like and not loss_like:
             yield Diagnostic.at(
                 "LRD004",
                 f"ReduceLROnPlateau (line {sched.line}) watches `{text}` with mode='min', but "
@@ -367,7 +385,7 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
                 node,
             )
             continue
-        if mode == "max" and loss_like and not acc_like:
+        elif mode == "max" and loss_like and not acc_like:
             yield Diagnostic.at(
                 "LRD004",
                 f"ReduceLROnPlateau (line {sched.line}) watches `{text}` with mode='max', but "
@@ -376,10 +394,14 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
                 node,
             )
             continue
-        gran, _ = granularity(e)
-        if gran == "batch":
+        gran, loop = granularity(e)
+        if gran == "batch" and not any(not _accumulation(c.text) for c in e.conds_inside(loop)):
             continue  # reported as LRD002 (patience counted in batches)
-        if _is_training_loss(metric) and validation:
+        if _is_training_loss(metric) and validation and not any(
+            other is not e and exclusive(other, e) and _metric_step(other)
+            and not _is_training_loss(_metric_of(other))
+            for other in ctx.program.of("sched_step", sched)
+        ):  # (a setting that picks the training or the validation loss is the user's choice)
             yield Diagnostic.at(
                 "LRD004",
                 f"ReduceLROnPlateau is stepped with the training loss `{text}` while a "
@@ -414,6 +436,12 @@ def _metric_chosen_by_setting(ctx: FileContext, e: Event, mode: str) -> bool:
         other is not e and exclusive(other, e) and _metric_kind(other) == fits
         for other in ctx.program.of("sched_step", e.obj)
     )
+
+
+def _metric_of(e: Event) -> ast.expr:
+    node = e.node
+    assert isinstance(node, ast.Call)
+    return node.args[0] if node.args else next(k.value for k in node.keywords if k.arg == "metrics")
 
 
 def _metric_step(e: Event) -> bool:
