@@ -142,3 +142,40 @@ def test_resume_method_that_builds_its_own_scheduler_stepped_by_epoch_elsewhere_
 def test_resume_method_is_reported_when_the_scheduler_steps_on_its_own_count() -> None:
     source = TRAINER_THAT_BUILDS_ON_RESUME.format(step="step()")
     assert ("LRD007", 23) in findings(source)  # self.optimizer.load_state_dict
+
+
+def test_optimizer_rebuilt_for_sharding_beside_an_unstepped_scheduler_parameter_is_fine() -> None:
+    source = """
+        import torch
+
+
+        def describe(scheduler):
+            return scheduler.get_lr()
+
+
+        def reshard(model, optimizer, scheduler, state):
+            params = [p for p in model.parameters() if p.requires_grad]
+            new_optimizer = optimizer.__class__(params, **optimizer.defaults)
+            new_optimizer.load_state_dict(state)
+            print(describe(scheduler))
+            return new_optimizer
+    """
+    assert "LRD007" not in codes(source)
+
+
+def test_resume_in_a_helper_that_steps_its_scheduler_parameter_without_restoring_it() -> None:
+    source = """
+        import torch
+
+
+        def resume_and_train(model, optimizer, scheduler, loader, path):
+            state = torch.load(path, weights_only=True)
+            optimizer.load_state_dict(state["optimizer"])
+            for epoch in range(state["epoch"] + 1, 90):
+                for x in loader:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    optimizer.step()
+                scheduler.step()
+    """
+    assert "LRD007" in codes(source)

@@ -67,10 +67,14 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             explicit = bool(e.info.get("nargs")) or "epoch" in (e.info.get("kwargs") or [])
             site = _site(e.obj)
             positioned[site] = positioned.get(site, True) and explicit
+    stepped = {_site(e.obj) for e in ctx.program.events
+               if e.kind in ("sched_step", "sched_step_update") and e.obj is not None}
     out = []
     for s in _in_root(ctx, root, "scheduler"):
         if s.origin == "timm" or s.in_composite or _site(s) in rebuilt:
             continue
+        if s.guessed and _site(s) not in stepped:
+            continue  # a parameter named `scheduler` that this program never steps: unknown
         if s.cls == "ReduceLROnPlateau" or positioned.get(_site(s), False):
             continue
         if s.call is not None and (s.arg("last_epoch", 99) is not None or _sized_from_resume(s)):
