@@ -296,11 +296,13 @@ def _is_half_dtype(expr: ast.expr, module: ModuleInfo, depth: int = 0) -> bool:
 
 
 def _half_call(node: ast.expr, module: ModuleInfo) -> bool:
-    """``m.half()``, ``m.to(torch.float16)``, ``m.to(dtype=dtype)``, ``m.convert_to_fp16()``
-    anywhere in a call chain."""
+    """``m.half()``, ``m.to(torch.float16)``, ``m.to(dtype=dtype)``, ``m.convert_to_fp16()``,
+    ``AutoModel.from_pretrained(name, torch_dtype=torch.float16)`` anywhere in a call chain."""
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         attr = node.func.attr
         if attr in ("half", "convert_to_fp16"):
+            return True
+        if attr == "from_pretrained" and _loaded_in_half(node, module):
             return True
         if attr in ("to", "type") and any(
             _is_half_dtype(a, module) for a in [*node.args, *(k.value for k in node.keywords)]
@@ -308,6 +310,25 @@ def _half_call(node: ast.expr, module: ModuleInfo) -> bool:
             return True
         node = node.func.value
     return False
+
+
+# weights that load quantized: the trainable parameters are adapters whose dtype the PEFT
+# library picks, not float16 weights updated by Adam
+_QUANTIZED_LOAD = frozenset({"load_in_8bit", "load_in_4bit", "quantization_config"})
+
+
+def _loaded_in_half(call: ast.Call, module: ModuleInfo) -> bool:
+    """``from_pretrained(..., torch_dtype=torch.float16)`` (``dtype=`` in newer transformers,
+    or the string ``"float16"``) with no quantized load: the model's weights are float16."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    if _QUANTIZED_LOAD & keywords.keys():
+        return False
+    dtype = keywords.get("torch_dtype", keywords.get("dtype"))
+    if dtype is None:
+        return False
+    if isinstance(dtype, ast.Constant):
+        return dtype.value in ("float16", "half")
+    return _is_half_dtype(dtype, module)
 
 
 def _base_name(node: ast.expr, module: ModuleInfo | None = None) -> str:
@@ -444,7 +465,20 @@ def _half_targets(ctx: FileContext) -> dict[str, ast.Call]:
             out.setdefault("*", node)
     for name, call in _project_builders(ctx).items():
         out.setdefault(name, call)
+    if any(q.split(".")[0] == "peft" for q in module.imports.values()):
+        # a PEFT model trains adapters whose dtype the library chooses (float32 by default),
+        # not the float16 weights it loaded
+        out = {name: call for name, call in out.items() if not _pretrained_load(call)}
     return out
+
+
+def _pretrained_load(call: ast.expr) -> bool:
+    node = call
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "from_pretrained":
+            return True
+        node = node.func.value
+    return False
 
 
 _FP16_WORDS = ("half", "float16", "fp16", "dtype")
@@ -581,10 +615,13 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
         )
         if hit is None:
             continue
-        where = "torch.set_default_dtype(torch.float16)" if hit == "*" else f"`{hit}` is cast"
+        where = "torch.set_default_dtype(torch.float16)" if hit == "*" else (
+            f"`{hit}` is loaded in float16" if _pretrained_load(halved[hit])
+            else f"`{hit}` is cast to float16"
+        )
         yield Diagnostic.at(
             "LRD102",
-            f"{obj.cls}(eps={eps:g}) updates float16 parameters ({where} to float16 at line "
+            f"{obj.cls}(eps={eps:g}) updates float16 parameters ({where} at line "
             f"{halved[hit].lineno}): eps rounds to 0 in float16, so a zero gradient gives "
             "0/0 = NaN; keep float32 parameters under autocast or use eps=1e-4",
             obj.path,

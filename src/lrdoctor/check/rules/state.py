@@ -294,13 +294,66 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str]
     )
 
 
+def _module_tree(ctx: FileContext, path: str) -> ast.Module | None:
+    if path == ctx.path:
+        return ctx.tree
+    module = ctx.loader.load(path) if ctx.loader is not None else None
+    return module.tree if module is not None else None
+
+
+def _enclosing_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    found = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and (found is None or node.lineno >= found.lineno):
+            found = node
+    return found
+
+
+def _reads_saved_scheduler_state(tree: ast.Module) -> bool:
+    """The module reads a scheduler's saved state back by some route of its own (``shift =
+    saved.scheduler_dict["last_epoch"]`` to rebuild the schedule shifted, ``ckpt["scheduler"]``
+    handed to a helper): the schedule is not simply lost, so lrdoctor stays silent. The plain
+    route, ``x.load_state_dict(ckpt["scheduler"])``, is not counted: the trace models it (a
+    helper's ``if scheduler is not None:`` branch may restore nothing this file built)."""
+    plain = {
+        id(arg) for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "load_state_dict"
+        for arg in [*node.args, *(k.value for k in node.keywords)]
+    }
+    for node in ast.walk(tree):
+        if id(node) in plain:
+            continue
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+                and "sched" in node.slice.value.lower():
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            attr = node.attr.lower()
+            if "sched" in attr and ("state" in attr or "dict" in attr) and attr != "state_dict":
+                return True
+    return False
+
+
 def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Diagnostic]:
     """A resume that restores the optimizer but not the scheduler (or the GradScaler: when the
     file saves it, or shows no save of its own; otherwise the save is what is reported)."""
     optimizer = e.obj
+    tree = _module_tree(ctx, e.path)
+    if tree is not None:
+        around = _enclosing_function(tree, e.line)
+        if around is not None and around.name == "configure_optimizers":
+            # Lightning resumes from its own checkpoint, which holds the schedulers this hook
+            # returns; an optimizer state loaded by hand here starts a new run from another
+            # run's moments (a warm start), with a schedule that is meant to start over
+            return
     restored = [ev for ev in ctx.program.events if ev.kind == "load_state" and ev.obj is not None]
     missing = []
     scheds = _real_schedulers(ctx, e.root, optimizer, e)
+    if scheds and tree is not None and _reads_saved_scheduler_state(tree):
+        scheds = []
     # a helper's `if scheduler is not None: scheduler.load_state_dict(...)` traced with the
     # parameter left out loads a stand-in known by name only: it restores none of the
     # schedulers this file builds
