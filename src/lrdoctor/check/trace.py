@@ -405,7 +405,8 @@ class Tracer:
         self.frame = Frame(None if root else saved_frame)
         try:
             self.exec_body(fn.body, scope)
-            if fn.name == "configure_optimizers" and fv.bound is not None:
+            if fn.name == "configure_optimizers" and isinstance(fv.bound, InstanceVal) \
+                    and not _manual_optimization(fv.bound.info):
                 for node, value in self.returns:
                     self.lightning.append((node, self.path, value))
                     self.configured.append((fv.bound, value))
@@ -1304,6 +1305,22 @@ _WRAPPED_KEYWORDS = frozenset(
      "dataloader", "data_loader", "train_dataloader", "training_data"}
 )
 _UPDATES = frozenset({"opt_step", "scaler_step", "backward", "scale_backward"})
+
+
+def _manual_optimization(info: ClassInfo, depth: int = 0) -> bool:
+    """A LightningModule with ``self.automatic_optimization = False`` (or a property returning
+    False): Lightning then steps neither the optimizers nor the schedulers that
+    configure_optimizers returns; the module's own code does, and is traced as such."""
+    value = info.self_assigns.get("automatic_optimization")
+    if isinstance(value, ast.Constant) and value.value is False:
+        return True
+    prop = info.methods.get("automatic_optimization")
+    if prop is not None and any(
+        isinstance(n, ast.Return) and isinstance(n.value, ast.Constant) and n.value.value is False
+        for n in ast.walk(prop)
+    ):
+        return True
+    return depth < 8 and any(_manual_optimization(b, depth + 1) for b in info.base_classes())
 
 
 def _micro_batch_loop(loop: Loop, stepping: set[int]) -> bool:
