@@ -80,3 +80,13 @@ class Regressor(L.LightningModule):
 
 def test_optimizer_warm_start_in_configure_optimizers_is_not_a_lost_schedule() -> None:
     assert codes(LIGHTNING) == []
+
+
+def test_a_setting_named_scheduler_does_not_hide_a_lost_schedule() -> None:
+    # `config["scheduler"]` picks the kind of schedule; it is no saved scheduler state
+    src = RESUMED.format(
+        build='config = {"scheduler": "linear"}\n'
+              'if config["scheduler"] == "linear":\n'
+              '    scheduler = linear_decay(optimizer, 10 * len(loader))'
+    )
+    assert findings(src) == [("LRD007", 18)]

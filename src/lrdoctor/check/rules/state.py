@@ -311,6 +311,9 @@ def _enclosing_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.As
     return found
 
 
+_SAVED_WORDS = re.compile(r"ckpt|checkpoint|state|saved|resume|restore|load")
+
+
 def _reads_saved_scheduler_state(tree: ast.Module) -> bool:
     """The module reads a scheduler's saved state back by some route of its own (``shift =
     saved.scheduler_dict["last_epoch"]`` to rebuild the schedule shifted, ``ckpt["scheduler"]``
@@ -327,9 +330,15 @@ def _reads_saved_scheduler_state(tree: ast.Module) -> bool:
         if id(node) in plain:
             continue
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) \
-                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
-                and "sched" in node.slice.value.lower():
-            return True
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            key = node.slice.value.lower()
+            # `saved["scheduler"]`, `ckpt["lr_scheduler_state"]`; not a setting such as
+            # `config["scheduler"] == "cosine"`
+            if "sched" in key and (
+                "state" in key or "dict" in key
+                or _SAVED_WORDS.search(ast.unparse(node.value).lower())
+            ):
+                return True
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             attr = node.attr.lower()
             if "sched" in attr and ("state" in attr or "dict" in attr) and attr != "state_dict":
