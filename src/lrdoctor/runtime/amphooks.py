@@ -50,6 +50,8 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
 
     original_backward = torch.autograd.backward
     emit = engine.emit
+    every_step = engine._every_step_handlers
+    routine = engine.routine_backward
 
     # Only torch.autograd.backward is wrapped: Tensor.backward() calls it (looked up on the
     # module at call time), so one wrapper sees both, and the step pays one frame, not two.
@@ -58,6 +60,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
         if _tls.depth:  # a backward run from inside a backward (checkpointing): not the user's
             return original_backward(tensors, *args, **kwargs)
         ev = None
+        fast = None
         try:
             if engine.compiled_steps:  # optimizer steps made in compiled code come first
                 engine.drain_compiled()
@@ -69,8 +72,17 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                 entry = scaled.get(id(tensor))
                 if entry is not None and entry[0]() is tensor:
                     scaler, loss = entry[1](), entry[2]()
-            ev = Backward(tensor, scaler, loss if loss is not None else tensor, sys._getframe(1))
-            emit(ev)
+            # A routine backward (no GradScaler, each check's quick test passes: a finite CPU
+            # loss for NaN detection) makes no events: only the checks' quick calls run
+            if scaler is None and Backward not in every_step and BackwardDone not in every_step:
+                fast = routine
+                for before, _ in routine:
+                    if not before(tensor):
+                        fast = None
+                        break
+            if fast is None:
+                ev = Backward(tensor, scaler, loss if loss is not None else tensor, sys._getframe(1))
+                emit(ev)
         except ScheduleError:
             raise
         except Exception as exc:
@@ -80,7 +92,13 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             return original_backward(tensors, *args, **kwargs)
         finally:
             _tls.depth = 0
-            if ev is not None:
+            if fast is not None:
+                try:
+                    for _, after in fast:
+                        after()
+                except Exception as exc:
+                    engine.internal_error(exc)
+            elif ev is not None:
                 ev.done = True
                 try:
                     emit(BackwardDone(ev))

@@ -40,6 +40,13 @@ from lrdoctor.schedulers import describe, kind_of, runtime_horizon
 
 COLLAPSE_RATIO = 1e-6
 LR_HISTORY_CAP = 20_000
+# Routine steps (see Engine.on_attempt) are not handed to the checks that subscribed with
+# every_step=False; the first ROUTINE_AFTER attempts of each optimizer and every
+# ROUTINE_PERIOD-th one always are (a check's periodic work: NaN detection's parameter check)
+ROUTINE_AFTER = 4
+ROUTINE_PERIOD = 64
+# OptimizerInfo.last_attempt of a taken attempt that no handler saw (never changed)
+_TAKEN = Attempt(0, 0, True)
 
 
 def lrs_of(optimizer: Any) -> tuple[Any, ...]:
@@ -116,6 +123,16 @@ class Engine:
         self.last_fetch = 0
         self._findings: dict[tuple[Any, ...], Finding] = {}
         self._handlers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
+        # the handlers that are called on routine steps too (subscribe(every_step=True))
+        self._every_step_handlers: dict[type, list[Callable[[Any], None]]] = {}
+        # tokens of checks that want every step's event for now (a decision pending, a NaN
+        # seen, float16 parameters...): while there is one, no step is routine
+        self.every_step: set[Any] = set()
+        # (before, after) calls of the checks that watch every backward() (amphooks): when
+        # every ``before(tensor)`` says True and no GradScaler scaled the tensor, the backward
+        # is routine: no Backward/BackwardDone event for the every_step=False handlers, each
+        # ``after()`` is called when it returns
+        self.routine_backward: list[tuple[Callable[[Any], bool], Callable[[], None]]] = []
         self._in_scaler_step: dict[int, bool] = {}
         # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
         self.compiled_steps: list[Any] = []
@@ -127,12 +144,21 @@ class Engine:
 
     # ---- plumbing ---------------------------------------------------------------------------
 
-    def subscribe(self, event_type: type, handler: Callable[[Any], None]) -> None:
+    def subscribe(self, event_type: type, handler: Callable[[Any], None], every_step: bool = True) -> None:
+        """``every_step=False`` (:class:`OptimizerStep` and :class:`SchedulerStep` handlers): the
+        handler has nothing to do on a routine step (see :meth:`on_attempt` and
+        :meth:`on_scheduler_step`), which then does not call it. A check that needs the steps
+        in between for a while adds a token to :attr:`every_step` until then."""
         self._handlers[event_type].append(handler)
+        if every_step:
+            self._every_step_handlers[event_type] = self._every_step_handlers.get(event_type, []) + [handler]
 
     def unsubscribe(self, event_type: type, handler: Callable[[Any], None]) -> None:
         # a new list: an emit() in progress keeps iterating the one it started with
         self._handlers[event_type] = [h for h in self._handlers[event_type] if h != handler]
+        if event_type in self._every_step_handlers:
+            self._every_step_handlers[event_type] = [
+                h for h in self._every_step_handlers[event_type] if h != handler]
 
     def emit(self, event: Any) -> None:
         for handler in self._handlers.get(type(event), ()):
@@ -395,13 +421,16 @@ class Engine:
         info.attempts = n = info.attempts + 1
         if n > self.most_attempts:
             self.most_attempts = n
-        attempt = Attempt(n, clock, taken, found_inf)
         prev = info.last_attempt
-        info.last_attempt = attempt
         if taken is True and (prev is None or prev.taken is True):
             info.taken += 1  # the common case: a taken step after a taken step, no tally
+            # routine so far: not one of the first steps, not a periodic one, no GradScaler,
+            # no check asking for every step (the rest is decided below)
+            routine = (not via_scaler and n > ROUTINE_AFTER and n % ROUTINE_PERIOD
+                       and not self.every_step)
         else:
             self._count(info, prev, taken)
+            routine = False
         if lrs != info.last_lrs:
             if info.first_lrs is None:
                 info.first_lrs = lrs
@@ -411,6 +440,33 @@ class Engine:
             if len(history) > LR_HISTORY_CAP:
                 del history[1::2]
             info.last_lrs = lrs
+            # routine LRs: one param group with a finite float LR, not below COLLAPSE_RATIO of
+            # the highest LR so far (v - v is NaN for inf and NaN)
+            lr_routine = False
+            if len(lrs) == 1:
+                v = lrs[0]
+                if type(v) is float and v - v == 0.0:
+                    if v >= info.peak_lr:
+                        info.peak_lr = v
+                        lr_routine = True
+                    else:
+                        lr_routine = v >= info.peak_lr * COLLAPSE_RATIO
+            info.lr_routine = lr_routine
+        if routine:
+            # ... and the LRs are what the last step or scheduler step left (nothing wrote
+            # them outside a scheduler), no LR collapse is pending, and each scheduler of this
+            # optimizer stepped at most once since the last update (StepOrder's common case,
+            # whose count is reset here)
+            known = info.known_lrs
+            if (not info.lr_routine or info.collapse_at is not None
+                    or (known is not None and known != lrs)):
+                routine = False
+            else:
+                for sched in info.schedulers:
+                    if sched.steps_since_attempt < 2 and not sched.multi_step_runs:
+                        sched.steps_since_attempt = 0
+                    else:
+                        routine = False
         # the loader that fed this step: feeding_loader(), inlined (it runs on every step)
         loader = self._iter_owner.get(self.last_fetch)
         if loader is not None:
@@ -430,7 +486,12 @@ class Engine:
                 self.train_loader = loader
                 self._pass_marks.setdefault(loader.key, {})
                 self.emit(EpochStart(loader, loader.iterations))
-        handlers = self._handlers.get(OptimizerStep)
+        handlers = (self._every_step_handlers if routine else self._handlers).get(OptimizerStep)
+        if handlers or taken is not True:
+            info.last_attempt = attempt = Attempt(n, clock, taken, found_inf)
+        else:
+            # a taken step no handler sees: nothing will ever read more than that it was taken
+            info.last_attempt = attempt = _TAKEN
         if handlers:
             ev = OptimizerStep(info, attempt, lrs, via_scaler, site)
             for handler in handlers:
@@ -521,7 +582,15 @@ class Engine:
         info.last_clock = clock
         info.last_lrs = lrs_after
         info.steps_since_attempt += 1
-        info.step_marks.add(opt.attempts if opt is not None else 0)
+        # info.step_marks.add(), inlined for the common case: the run goes on
+        mark = opt.attempts if opt is not None else 0
+        runs = info.step_marks.runs
+        last_run = runs[-1] if runs else None
+        if last_run is not None and last_run[2] > 1 and mark == last_run[0] + last_run[1] * last_run[2]:
+            last_run[2] += 1
+            info.step_marks.count += 1
+        else:
+            info.step_marks.add(mark)
         if opt is not None:
             if opt.attempts == 0:
                 info.steps_before_first_attempt += 1
@@ -534,6 +603,13 @@ class Engine:
                         counts = last.scheduler_steps_after = {}
                     counts[info.key] = counts.get(info.key, 0) + 1
         handlers = self._handlers.get(SchedulerStep)
+        if (handlers and not args and not kwargs and error is None and opt is not None and opt.attempts
+                and info.horizon is not None and n < info.horizon and len(self.optimizers) == 1
+                and len(self.schedulers) == 1 and not self.every_step):
+            # a routine scheduler step: the only scheduler of the only optimizer, stepped without
+            # arguments after that optimizer's first step, still inside its horizon; the
+            # every_step=False handlers have nothing to do then
+            handlers = self._every_step_handlers.get(SchedulerStep)
         if handlers:
             ev = SchedulerStep(info, site, lrs_before, lrs_after, args, kwargs, error)
             for handler in handlers:  # emit(), inlined: every step

@@ -99,6 +99,10 @@ class OptimizerInfo:
     first_skips_scheduled: int = 0
     collapse_at: int | None = None  # attempt index where LR < 1e-6 * initial first happened
     collapse_lrs: tuple[Any, ...] | None = None
+    # kept by the engine for routine steps: the highest of a single float LR so far, and
+    # whether the LRs at the last change were one finite float not below 1e-6 of that
+    peak_lr: float = 0.0
+    lr_routine: bool = False
     created_site: Site | None = None
     schedulers: list[Any] = field(default_factory=list)  # SchedulerInfo records driving it
     epoch_attempts: list[int] = field(default_factory=list)  # attempts in each training epoch

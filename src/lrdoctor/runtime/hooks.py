@@ -59,6 +59,12 @@ def _scalar(t: Any) -> Any:
     return t.detach().clone()
 
 
+def compiling_test(torch: Any) -> Callable[[], bool]:
+    """The cheapest test Dynamo answers True while tracing: ``is_dynamo_compiling`` is one
+    frame that returns False in eager code, ``is_compiling`` two (it asks TorchScript too)."""
+    return getattr(torch.compiler, "is_dynamo_compiling", None) or torch.compiler.is_compiling
+
+
 def install(engine: Engine, patcher: Patcher) -> None:
     import torch
 
@@ -76,7 +82,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
 
     in_scaler_step = engine._in_scaler_step
     compiled_steps = engine.compiled_steps
-    is_compiling = torch.compiler.is_compiling
+    is_compiling = compiling_test(torch)
 
     def post(opt: Any, args: Any, kwargs: Any) -> None:
         if is_compiling():
@@ -398,10 +404,11 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             else:
                 frame = user_frame(2)
         site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
-        opt = getattr(self, "optimizer", None)
         try:
-            before = lrs_of(opt) if opt is not None else ()
-        except Exception:
+            groups = self.optimizer.param_groups  # lrs_of(), inlined for one group, a float LR
+            lr = groups[0].get("lr") if len(groups) == 1 else None
+            before = (lr,) if type(lr) is float else lrs_of(self.optimizer)
+        except Exception:  # no optimizer (a scheduler of our own kind), or no param groups
             before = ()
         tls.depth = 1
         error: BaseException | None = None

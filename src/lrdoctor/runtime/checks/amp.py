@@ -52,10 +52,12 @@ class AmpMisuse:
         self.seen: dict[int, Any] = {}  # id(scaler) -> weak reference
         self.updates: dict[int, int] = {}
         self.checked_eps: set[int] = set()
-        engine.subscribe(BackwardDone, self.on_backward_done)
+        engine.subscribe(BackwardDone, self.on_backward_done, every_step=False)  # scaled ones only
         engine.subscribe(ScalerUnscale, self.on_unscale)
         engine.subscribe(GradClip, self.on_clip)
-        engine.subscribe(OptimizerStep, self.on_step)
+        # a routine optimizer step is not an optimizer's first: its eps was checked then;
+        # while a scaled backward awaits its scaler.step(), every step is seen (see scaled)
+        engine.subscribe(OptimizerStep, self.on_step, every_step=False)
         engine.subscribe(ScalerUpdate, self.on_update)
         engine.subscribe(RunEnd, self.on_end)
 
@@ -68,6 +70,7 @@ class AmpMisuse:
         ev = done.backward
         if ev.scaler is not None:
             self.scaled[id(ev.scaler)] = (weakref.ref(ev.scaler), ev.site)
+            self.engine.every_step.add(self)
 
     def on_unscale(self, ev: ScalerUnscale) -> None:
         # keyed by the optimizer's record: a wrapper and the optimizer it wraps are one
@@ -76,6 +79,8 @@ class AmpMisuse:
 
     def on_update(self, ev: ScalerUpdate) -> None:
         self.scaled.pop(ev.scaler.key, None)
+        if not self.scaled:
+            self.engine.every_step.discard(self)
         self.unscaled.pop(ev.scaler.key, None)
         self.updates[ev.scaler.key] = self.updates.get(ev.scaler.key, 0) + 1
 

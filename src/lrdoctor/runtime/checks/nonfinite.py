@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import sys
 import threading
+import types
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +24,8 @@ from lrdoctor.findings import Finding
 from lrdoctor.runtime import numerics
 from lrdoctor.runtime.amphooks import install_amp_hooks
 from lrdoctor.runtime.callsite import display_path
-from lrdoctor.runtime.engine import Engine, location
+from lrdoctor.runtime.engine import ROUTINE_PERIOD, Engine, location
+from lrdoctor.runtime.hooks import compiling_test
 from lrdoctor.runtime.events import (
     Backward,
     BackwardDone,
@@ -57,7 +59,9 @@ from lrdoctor.runtime.patching import Patcher
 
 MAX_CALLS = 8  # top-level module calls kept per step (a model, a criterion, ...)
 SKIP_RUN = 10  # consecutive GradScaler skips that make a finding
-PARAM_INTERVAL = 64  # under GradScaler: taken steps between parameter checks
+# float32 parameters (and all under GradScaler): taken steps between parameter checks; the
+# engine hands this check every ROUTINE_PERIOD-th step for it
+PARAM_INTERVAL = ROUTINE_PERIOD
 EAGER_AFTER_TRIP = 64  # steps read at once after a late (device) flag tripped
 RNG_RECHECK = 256  # top-level calls of a module between checks that it draws no random numbers
 
@@ -104,7 +108,7 @@ class NonFinite:
         self.bad_loss_step: int | None = None
         self.grad_culprit: tuple[int, Culprit | None, list[str]] | None = None
         self.spread: dict[int, int] = {}  # step -> parameters a bad loss's step then destroyed
-        self.taken_since_check: dict[int, int] = {}
+        self.taken_at_check: dict[int, int] = {}  # optimizer key -> its taken steps at the last check
         self.last_checked: dict[int, int] = {}  # optimizer key -> step of the last parameter check
         self.arm_backward = False
         self.eager_until = 0
@@ -112,9 +116,15 @@ class NonFinite:
         self.scale_tries = 0  # LRD106 localizations armed (one per long run of skips, at most 3)
         self.scale_culprit: tuple[int, Culprit] | None = None  # (step, op) found for LRD106
         self.replay_errors: list[str] = []
-        engine.subscribe(Backward, self.on_backward)
-        engine.subscribe(BackwardDone, self.on_backward_done)
-        engine.subscribe(OptimizerStep, self.on_optimizer_step)
+        # a routine backward() (see loss_is_routine) calls loss_is_routine and after_backward
+        # only; the others make events
+        engine.subscribe(Backward, self.on_backward, every_step=False)
+        engine.subscribe(BackwardDone, self.on_backward_done, every_step=False)
+        engine.routine_backward.append((self.loss_is_routine, self.after_backward))
+        # a routine optimizer step (taken, a finite float LR, no GradScaler) needs nothing
+        # from this check unless it is periodic (the parameter check, every ROUTINE_PERIOD
+        # steps) or something asked for every step (self.every_step below)
+        engine.subscribe(OptimizerStep, self.on_optimizer_step, every_step=False)
         engine.subscribe(ScalerUpdate, self.on_scaler_update)
         engine.subscribe(EpochStart, lambda ev: self.drain())
         engine.subscribe(RunEnd, self.on_end)
@@ -127,6 +137,8 @@ class NonFinite:
 
         install_amp_hooks(self.engine, patcher)
         self.nan_trace = bool(getattr(self.engine, "nan_trace", False))
+        if self.nan_trace:
+            self.every_step()
         self.checker = make_checker(self.tracer)
         module_cls = torch.nn.Module
         original = module_cls.__dict__["__call__"]
@@ -136,6 +148,11 @@ class NonFinite:
         tls = _Busy()
         is_grad_enabled, get_rng_state = torch.is_grad_enabled, torch.get_rng_state
         cuda_ready = torch.cuda.is_initialized
+        cuda_mod = torch.cuda
+        # torch.cuda._initialized is what is_initialized() reads first: while it is False (every
+        # CPU run) the check costs an attribute read, not a Python frame
+        if not isinstance(getattr(cuda_mod, "_initialized", None), bool):
+            cuda_mod = types.SimpleNamespace(_initialized=True)
         any_autocast = torch._C._is_any_autocast_enabled
         autocast_on, autocast_dtype = torch.is_autocast_enabled, torch.get_autocast_dtype
         # is_built(), not is_available(): that would initialize CUDA while the script imports
@@ -152,20 +169,33 @@ class NonFinite:
         check = self
         from lrdoctor import ScheduleError
 
-        # Runs on every module call, nested ones included: a nested call costs one frame and
-        # two attribute reads; a top-level call keeps what a replay needs (the RNG state, the
-        # arguments by reference, the line) in one tuple, made into a Call only if a replay runs.
+        # Module.__call__ is torch's _wrapped_call_impl, which only picks the compiled call or
+        # _call_impl: this wrapper makes that choice itself and calls _call_impl directly, so a
+        # watched module call runs as many Python frames as an unwatched one (a nested call
+        # pays two attribute reads). Anything else found there (another tool's wrapper) is
+        # called as it is.
+        direct = original is module_cls.__dict__.get("_wrapped_call_impl") and "_call_impl" in module_cls.__dict__
+
+        # Runs on every module call, nested ones included; a top-level call keeps what a replay
+        # needs (the RNG state, the arguments by reference, the line) in one tuple, made into a
+        # Call only if a replay runs.
         def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
             if tracer.active:
                 return tracer.call(original, self, args, kwargs)
             if tls.busy or not is_grad_enabled():
+                if direct and self._compiled_call_impl is None:
+                    return self._call_impl(*args, **kwargs)
                 return original(self, *args, **kwargs)
             tls.busy = True
             try:
                 dev = None
-                if cuda_ready():
+                if direct and self._compiled_call_impl is None:
+                    fwd, fargs = self._call_impl, args
+                else:
+                    fwd, fargs = original, (self, *args)
+                if cuda_mod._initialized and cuda_ready():
                     rng, dev = get_rng_state(), torch.cuda.get_rng_state()
-                    out = original(self, *args, **kwargs)
+                    out = fwd(*fargs, **kwargs)
                 else:
                     # The CPU generator's state (5 kB) is copied only for modules whose forward
                     # draws random numbers (dropout): learned by comparing the state around a
@@ -175,7 +205,7 @@ class NonFinite:
                     uses = rng_use.get(rkey)
                     if uses is None or uses >= RNG_RECHECK:
                         rng = get_rng_state()
-                        out = original(self, *args, **kwargs)
+                        out = fwd(*fargs, **kwargs)
                         if uses is not None and uses > RNG_RECHECK:
                             pass  # known to draw: keep the state as every call does
                         elif equal(rng, get_rng_state()):
@@ -186,7 +216,7 @@ class NonFinite:
                     else:
                         rng_use[rkey] = uses + 1
                         rng = None
-                        out = original(self, *args, **kwargs)
+                        out = fwd(*fargs, **kwargs)
             finally:
                 tls.busy = False
             try:
@@ -218,7 +248,7 @@ class NonFinite:
 
         patcher.setattr(module_cls, "__call__", __call__)
         before_step = self.before_step
-        is_compiling = torch.compiler.is_compiling
+        is_compiling = compiling_test(torch)
 
         plain = self.plain_opts
         check = self
@@ -315,7 +345,14 @@ class NonFinite:
 
         low = any(p.dtype in (torch.float16, torch.bfloat16) for p in self._params(opt))
         self.low_precision[id(opt)] = (opt, low)
+        if low:
+            self.every_step()  # float16/bfloat16 parameters are checked after every update
         return low
+
+    def every_step(self) -> None:
+        """From now on every optimizer step is handed to this check (a run that saw a NaN, or
+        float16 parameters, or --nan-trace): its steps are no longer routine."""
+        self.engine.every_step.add(self)
 
     def step_no(self) -> int:
         return 1 + self.engine.most_attempts
@@ -348,6 +385,7 @@ class NonFinite:
         """Read the flags kept on a device (one synchronization for many steps)."""
         for flag in self.flags.drain():
             self.eager_until = self.step_no() + EAGER_AFTER_TRIP
+            self.every_step()
             if flag.what == "loss":
                 self.bad_loss(flag.step, None, late=True)
             elif flag.what == "params" and not self.engine.has_finding("LRD105", flag.context):
@@ -358,6 +396,9 @@ class NonFinite:
     # ---- the loss -----------------------------------------------------------------------------
 
     def on_backward_done(self, ev: BackwardDone) -> None:
+        self.after_backward()
+
+    def after_backward(self) -> None:
         if self.strong_kept:
             self.strong_kept = False
             for call in self._calls:
@@ -365,11 +406,18 @@ class NonFinite:
                     call.strong = None
         self._done_calls, self._calls = self._calls, []
 
+    def loss_is_routine(self, loss: Any) -> bool:
+        """The common case, on every step: a finite CPU scalar loss, read as it is (no tensor
+        op), with nothing armed; the backward then makes no event (amphooks)."""
+        return (type(loss) is self.tensor_type and not self.eager_until and not self.arm_backward
+                and self.flags.eager is not False and loss.is_cpu and loss.numel() == 1
+                and loss.is_floating_point() and math.isfinite(loss.item()))
+
     def on_backward(self, ev: Backward) -> None:
         loss = ev.loss
         if (type(loss) is self.tensor_type and not self.eager_until and self.flags.eager is not False
                 and loss.is_cpu and loss.numel() == 1 and loss.is_floating_point()):
-            # the common case, on every step: a CPU scalar loss is read as it is (no tensor op)
+            # a CPU scalar loss is read as it is (no tensor op)
             if math.isfinite(loss.item()):
                 if self.arm_backward:
                     self.arm_backward = False
@@ -387,6 +435,7 @@ class NonFinite:
     def bad_loss(self, step: int, ev: Backward | None, late: bool = False) -> None:
         self.bad_loss_steps.append(step)
         self.bad_loss_step = step
+        self.every_step()
         eng = self.engine
         first = not eng.has_finding("LRD104")
         culprit: Culprit | None = None
@@ -566,6 +615,7 @@ class NonFinite:
                 self.tries += 1
                 culprit = self._replay_backward(self.done_calls)
             self.grad_culprit = (step, culprit, bad)
+            self.every_step()
 
     def _replay_backward(self, calls: list[Call]) -> Culprit | None:
         for call in calls:
@@ -635,14 +685,14 @@ class NonFinite:
         if (attempt.taken is True and not self.nan_trace and self.grad_culprit is None
                 and self.bad_loss_step != attempt.index and len(lrs) == 1 and type(lrs[0]) is float
                 and _isfinite_float(lrs[0])):
-            # the common case, on every step: a taken update with a finite LR and nothing
-            # tripped; its parameters are read every PARAM_INTERVAL steps (below otherwise)
+            # the common case under GradScaler (whose steps are never routine): a taken update
+            # with a finite LR and nothing tripped; its parameters are read every
+            # PARAM_INTERVAL steps (below)
             key = ev.optimizer.key
             lp = self.low_precision.get(key)
             if ev.via_scaler or (lp is not None and lp[1] is False and lp[0] is ev.optimizer.ref()):
-                n = self.taken_since_check.get(key, 0) + 1
-                if n % PARAM_INTERVAL:
-                    self.taken_since_check[key] = n
+                if (attempt.index % PARAM_INTERVAL
+                        and ev.optimizer.taken - self.taken_at_check.get(key, 0) < PARAM_INTERVAL):
                     return
         opt = ev.optimizer.obj
         if self.nan_trace:
@@ -662,13 +712,14 @@ class NonFinite:
         forced = (self.bad_loss_step == step or not _finite_lrs(ev.lrs)
                   or (self.grad_culprit is not None and self.grad_culprit[0] == step))
         if not forced and (ev.via_scaler or not self._low_precision(opt)):
-            n = self.taken_since_check.get(key, 0) + 1
-            self.taken_since_check[key] = n
-            if n % PARAM_INTERVAL:
+            # every PARAM_INTERVAL-th step (the engine hands it over even when routine), and
+            # after PARAM_INTERVAL taken steps (under GradScaler some of them are skipped)
+            if step % PARAM_INTERVAL and ev.optimizer.taken - self.taken_at_check.get(key, 0) < PARAM_INTERVAL:
                 self._reset_trace()
                 return
             self.low_precision.pop(key, None)  # look at the dtypes again
             self.plain_opts.clear()
+        self.taken_at_check[key] = ev.optimizer.taken
         previous = self.last_checked.get(key, 0)
         self.last_checked[key] = step
         params = self._params(opt)

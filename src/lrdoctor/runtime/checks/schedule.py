@@ -66,7 +66,8 @@ class EpochSchedulerPerBatch(Check):
         super().__init__(engine)
         self.done: set[int] = set()  # schedulers reported, or judged to be warm-ups
         self.epoch1_end: dict[int, tuple[Any, ...] | None] = {}  # scheduler key -> LRs after epoch 1
-        engine.subscribe(SchedulerStep, self.on_step)
+        # a routine scheduler step is inside its horizon: nothing to judge
+        engine.subscribe(SchedulerStep, self.on_step, every_step=False)
         engine.subscribe(EpochStart, self.on_epoch)
         engine.subscribe(RunEnd, self.on_end)
 
@@ -447,7 +448,7 @@ class ScheduleOverrun(Check):
         # scheduler key -> optimizer steps taken when it reached a horizon where its LR
         # reaches its floor and stays there
         self.ended_at: dict[int, int] = {}
-        engine.subscribe(SchedulerStep, self.on_step)
+        engine.subscribe(SchedulerStep, self.on_step, every_step=False)  # routine: inside the horizon
         engine.subscribe(RunEnd, self.on_end)
 
     def on_step(self, ev: SchedulerStep) -> None:
@@ -561,8 +562,12 @@ class StepOrder(Check):
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
-        engine.subscribe(SchedulerStep, self.on_sched)
-        engine.subscribe(OptimizerStep, self.on_opt)
+        # a routine scheduler step comes after its optimizer's first step, with no other
+        # optimizer or scheduler to compare with
+        engine.subscribe(SchedulerStep, self.on_sched, every_step=False)
+        # a routine optimizer step has each scheduler stepped at most once since the last one
+        # and no LRD001 decision pending (then the engine resets the counts itself)
+        engine.subscribe(OptimizerStep, self.on_opt, every_step=False)
         engine.subscribe(RunEnd, self.on_end)
         self.pending_001: dict[int, SchedulerInfo] = {}
         self.last_seen_attempts: dict[int, dict[int, int]] = {}  # sched -> opt key -> attempts
@@ -579,6 +584,7 @@ class StepOrder(Check):
         if opt.attempts == 0 and not (kind is not None and kind.plateau):
             if not eng.has_finding("LRD014", s.key):
                 self.pending_001.setdefault(s.key, s)
+                eng.every_step.add(self)  # the optimizer steps that decide it (_decide_001)
         if len(eng.optimizers) > 1:
             self._stale(ev, s, opt)
         if s.user_steps >= 2 and len(eng.schedulers) > 1:
@@ -674,6 +680,8 @@ class StepOrder(Check):
                 )
         if self.pending_001 and opt.attempts >= self.DECIDE_AFTER:
             self._decide_001(opt.key)
+        if not self.pending_001:
+            eng.every_step.discard(self)
 
     def _plateau_per_process(self, s: SchedulerInfo, n: int) -> None:
         """LRD017 for a ReduceLROnPlateau that Accelerate steps once per process for each call:
@@ -847,8 +855,10 @@ class ManualLR(Check):
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
-        engine.subscribe(OptimizerStep, self.on_opt)
-        engine.subscribe(SchedulerStep, self.on_sched)
+        # a routine optimizer step finds the LRs the last step or scheduler step left
+        engine.subscribe(OptimizerStep, self.on_opt, every_step=False)
+        # scheduler steps matter only while a write waits to be reported (every_step token)
+        engine.subscribe(SchedulerStep, self.on_sched, every_step=False)
         # opt key -> (attempt, old LRs, new LRs, the user's line that wrote them if known)
         self.writes: dict[int, tuple[int, Any, Any, Any]] = {}
 
@@ -867,6 +877,7 @@ class ManualLR(Check):
             from lrdoctor.runtime.lrwrite import find_lr_write
 
             self.writes[opt.key] = (ev.attempt.index, known, lrs, find_lr_write(sys._getframe(1)))
+            self.engine.every_step.add(self)
 
     def on_sched(self, ev: SchedulerStep) -> None:
         if not self.writes:
@@ -876,6 +887,8 @@ class ManualLR(Check):
         if opt is None or opt.key not in self.writes or self.engine.has_finding("LRD008", opt.key):
             return
         index, old, new, written_at = self.writes[opt.key]
+        if all(k == opt.key or self.engine.has_finding("LRD008", k) for k in self.writes):
+            self.engine.every_step.discard(self)  # nothing left to report
         self.engine.report(
             Finding(
                 "LRD008",
@@ -902,7 +915,9 @@ class LRCollapse(Check):
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
-        engine.subscribe(OptimizerStep, self.on_opt)
+        # a routine optimizer step has one float LR not below 1e-6 of the highest so far
+        # (OptimizerInfo.peak_lr, kept by the engine on every step) and no collapse pending
+        engine.subscribe(OptimizerStep, self.on_opt, every_step=False)
         engine.subscribe(EpochStart, self.on_epoch)
         engine.subscribe(RunEnd, self.on_end)
         self.collapse_epoch: dict[int, int] = {}
@@ -917,23 +932,15 @@ class LRCollapse(Check):
         if self.last.get(key) == lrs:
             return  # the common case: the LR did not change since the last step
         self.last[key] = lrs
-        if opt.collapse_at is None and len(lrs) == 1 and type(lrs[0]) is float:
-            # one param group, a float LR, no collapse pending (every step of a per-batch
-            # schedule): a new peak, or a value within 1e-6 of the peak, is all that happens
-            peak1 = self.peak.get(key)
-            v = lrs[0]
-            if peak1 is not None and len(peak1) == 1:
-                if v >= peak1[0]:
-                    self.peak[key] = (v,)
-                    return
-                if peak1[0] <= 0 or v >= peak1[0] * COLLAPSE_RATIO:
-                    return
         values = tuple(_num(v) for v in lrs)
         peak = self.peak.get(key)
         if peak is None or len(peak) != len(values):
             peak = values
         else:
             peak = tuple(max(p, v) for p, v in zip(peak, values))
+        if len(peak) == 1 and opt.peak_lr > peak[0]:
+            # one param group: the routine steps this check did not see rose to this peak
+            peak = (opt.peak_lr,)
         self.peak[key] = peak
         if opt.collapse_at is not None:
             # a schedule that climbs back is not a collapse (warm restarts, a cycle's trough)
