@@ -25,7 +25,6 @@ from lrdoctor.runtime import numerics
 from lrdoctor.runtime.amphooks import install_amp_hooks
 from lrdoctor.runtime.callsite import display_path
 from lrdoctor.runtime.engine import ROUTINE_PERIOD, Engine, location
-from lrdoctor.runtime.hooks import compiling_test
 from lrdoctor.runtime.events import (
     Backward,
     BackwardDone,
@@ -34,6 +33,7 @@ from lrdoctor.runtime.events import (
     RunEnd,
     ScalerUpdate,
 )
+from lrdoctor.runtime.hooks import compiling_test
 from lrdoctor.runtime.localize import (
     _ORIGINAL_CALL,
     Call,
