@@ -132,6 +132,7 @@ class Engine:
         # every ``before(tensor)`` says True and no GradScaler scaled the tensor, the backward
         # is routine: no Backward/BackwardDone event for the every_step=False handlers, each
         # ``after()`` is called when it returns
+        self.new_optimizer_callbacks: list[Callable[[OptimizerInfo], None]] = []
         self.routine_backward: list[tuple[Callable[[Any], bool], Callable[[], None]]] = []
         self._in_scaler_step: dict[int, bool] = {}
         # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
@@ -230,6 +231,8 @@ class Engine:
         info = OptimizerInfo(key=id(opt), label=label, ref=_ref(opt))
         info.known_lrs = lrs_of(opt)
         self.optimizers[id(opt)] = info
+        for callback in self.new_optimizer_callbacks:
+            callback(info)
         return info
 
     def _sharing_groups(self, opt: Any) -> OptimizerInfo | None:

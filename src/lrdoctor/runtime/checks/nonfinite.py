@@ -116,6 +116,8 @@ class NonFinite:
         self.scale_tries = 0  # LRD106 localizations armed (one per long run of skips, at most 3)
         self.scale_culprit: tuple[int, Culprit] | None = None  # (step, op) found for LRD106
         self.replay_errors: list[str] = []
+        self._register_pre: Any = None  # registers the optimizer pre-hook (install)
+        self._pre_handle: Any = None
         # a routine backward() (see loss_is_routine) calls loss_is_routine and after_backward
         # only; the others make events
         engine.subscribe(Backward, self.on_backward, every_step=False)
@@ -271,7 +273,14 @@ class NonFinite:
             except Exception as exc:
                 engine.internal_error(exc)
 
-        patcher.handle(register_optimizer_step_pre_hook(pre))
+        # The pre-hook is needed only while some optimizer's gradients are checked or an
+        # optimizer has not been looked at yet: once every optimizer is a float32 one outside
+        # GradScaler it is taken out (a frame less per step), and put back when a new optimizer
+        # appears or this check starts watching every step
+        self._register_pre = lambda: register_optimizer_step_pre_hook(pre)
+        self.arm()
+        patcher.on_undo(self._uninstall_pre)
+        engine.new_optimizer_callbacks.append(lambda info: self.arm())
         if self.nan_trace:
             tracer.active = True
             self.checker.__enter__()
@@ -353,6 +362,35 @@ class NonFinite:
         """From now on every optimizer step is handed to this check (a run that saw a NaN, or
         float16 parameters, or --nan-trace): its steps are no longer routine."""
         self.engine.every_step.add(self)
+        self.arm()
+
+    def arm(self) -> None:
+        """Put the optimizer pre-hook (before_step) in place, if it is not."""
+        if self._pre_handle is None and self._register_pre is not None:
+            self._pre_handle = self._register_pre()
+
+    def disarm(self) -> None:
+        """Take the pre-hook out. Called from the optimizer post-hook or at the end, never from
+        the pre-hook itself (PyTorch is iterating over the pre-hooks then)."""
+        handle, self._pre_handle = self._pre_handle, None
+        if handle is not None:
+            handle.remove()
+
+    def _uninstall_pre(self) -> None:
+        self._register_pre = None  # for good: the end of the run may still call every_step()
+        self.disarm()
+
+    def _pre_hook_needed(self) -> bool:
+        """Whether some optimizer still needs before_step(): gradients checked, not looked at
+        yet, or under GradScaler (its parameters are looked at once, before the first update)."""
+        if self.nan_trace or self.eager_until or self in self.engine.every_step:
+            return True
+        plain = self.plain_opts
+        for info in self.engine.optimizers.values():
+            opt = info.obj
+            if opt is not None and plain.get(info.key) is not opt:
+                return True
+        return False
 
     def step_no(self) -> int:
         return 1 + self.engine.most_attempts
@@ -680,6 +718,8 @@ class NonFinite:
                 self._attach("LRD106", culprit, self.step_no(), key)
 
     def on_optimizer_step(self, ev: OptimizerStep) -> None:
+        if self._pre_handle is not None and not self._pre_hook_needed():
+            self.disarm()
         attempt = ev.attempt
         lrs = ev.lrs
         if (attempt.taken is True and not self.nan_trace and self.grad_culprit is None
@@ -717,8 +757,9 @@ class NonFinite:
             if step % PARAM_INTERVAL and ev.optimizer.taken - self.taken_at_check.get(key, 0) < PARAM_INTERVAL:
                 self._reset_trace()
                 return
-            self.low_precision.pop(key, None)  # look at the dtypes again
-            self.plain_opts.clear()
+            self.low_precision.pop(key, None)  # look at the dtypes again (a later .half())
+            if self._low_precision(opt):
+                self.plain_opts.pop(key, None)  # its gradients are checked from the next step
         self.taken_at_check[key] = ev.optimizer.taken
         previous = self.last_checked.get(key, 0)
         self.last_checked[key] = step
