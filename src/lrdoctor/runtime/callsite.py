@@ -34,8 +34,9 @@ _LIBRARY = _library_prefixes()
 _USER_INSIDE_LRDOCTOR = tuple(os.path.join(_LRDOCTOR_DIR, d) + os.sep for d in ("examples", "demo"))
 _TORCH_DIR: str | None = None
 
-# code object -> 0 (ours or torch), 1 (other library), 2 (user code)
-_verdicts: dict[CodeType, int] = {}
+# id(code object) -> (it, 0 (ours or torch), 1 (other library) or 2 (user code)); keyed by id:
+# hashing a code object hashes its constants, microseconds for a script's module-level code
+_verdicts: dict[int, tuple[CodeType, int]] = {}
 
 
 def _torch_dir() -> str:
@@ -48,19 +49,20 @@ def _torch_dir() -> str:
 
 
 def _verdict(code: CodeType) -> int:
-    v = _verdicts.get(code)
-    if v is None:
-        fn = code.co_filename
-        absfn = os.path.abspath(fn) if not fn.startswith("<") else fn
-        if absfn.startswith(_USER_INSIDE_LRDOCTOR):
-            v = 2  # our bundled example and demo scripts are user code
-        elif absfn.startswith((_LRDOCTOR_DIR + os.sep, _torch_dir() + os.sep)):
-            v = 0
-        elif fn.startswith("<frozen") or absfn.startswith(_LIBRARY):
-            v = 1
-        else:
-            v = 2
-        _verdicts[code] = v
+    entry = _verdicts.get(id(code))
+    if entry is not None and entry[0] is code:
+        return entry[1]
+    fn = code.co_filename
+    absfn = os.path.abspath(fn) if not fn.startswith("<") else fn
+    if absfn.startswith(_USER_INSIDE_LRDOCTOR):
+        v = 2  # our bundled example and demo scripts are user code
+    elif absfn.startswith((_LRDOCTOR_DIR + os.sep, _torch_dir() + os.sep)):
+        v = 0
+    elif fn.startswith("<frozen") or absfn.startswith(_LIBRARY):
+        v = 1
+    else:
+        v = 2
+    _verdicts[id(code)] = (code, v)
     return v
 
 
@@ -111,3 +113,22 @@ def display_path(filename: str) -> str:
     except ValueError:
         return filename
     return filename if rel.startswith("..") else rel
+
+
+def remember_site(sites: dict[int, tuple[CodeType, tuple[str, int]]], frame: FrameType) -> tuple[str, int]:
+    """``(filename, line)`` of ``frame``, remembered in ``sites`` by instruction offset.
+
+    ``frame.f_lineno`` decodes the code object's line table on every read (the most expensive
+    part of a per-step hook), while ``f_lasti`` is a field: a hook looks its caller up as
+
+        entry = sites.get(frame.f_lasti)
+        site = entry[1] if entry is not None and entry[0] is frame.f_code else remember_site(sites, frame)
+
+    so the few lines that call it every step (``model(x)``, ``scheduler.step()``) are decoded
+    once."""
+    code = frame.f_code
+    site = (code.co_filename, frame.f_lineno)
+    if len(sites) >= 256:  # many distinct callers: start over rather than grow
+        sites.clear()
+    sites[frame.f_lasti] = (code, site)
+    return site

@@ -30,8 +30,9 @@ from types import FrameType
 from typing import Any
 
 from lrdoctor import ScheduleError
-from lrdoctor.runtime.callsite import _verdict, user_frame, user_site
+from lrdoctor.runtime.callsite import _verdict, remember_site, user_frame, user_site
 from lrdoctor.runtime.engine import Engine, lrs_of
+from lrdoctor.runtime.events import Site
 from lrdoctor.runtime.patching import Patcher
 
 _tls = threading.local()
@@ -364,13 +365,15 @@ class _SchedDepth(threading.local):
 _sched_tls = _SchedDepth()
 # code objects of user code (not a constructor) seen calling scheduler.step(): the caller is
 # then the user's line, with no frame walk (scheduler steps come from a few lines of a script)
-_user_callers: set[Any] = set()
+# (keyed by id: hashing a code object hashes its constants, microseconds for module-level code)
+_user_callers: dict[int, Any] = {}
 _skip_aware: dict[type, bool] = {}  # scheduler class -> whether it is a SkipAwareScheduler
 
 
 def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir: str) -> Callable[..., Any]:
     tls = _sched_tls
     getframe = sys._getframe
+    sites: dict[int, Any] = {}  # the user's lines that step schedulers (callsite.remember_site)
 
     @functools.wraps(original)
     def step(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -390,7 +393,11 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         caller_frame = getframe(1)
         caller = caller_frame.f_code
         frame: FrameType | None = caller_frame
-        if caller not in _user_callers:
+        site: Site | None = None
+        if _user_callers.get(id(caller)) is caller:
+            entry = sites.get(caller_frame.f_lasti)
+            site = entry[1] if entry is not None and entry[0] is caller else remember_site(sites, caller_frame)
+        else:
             if (caller.co_name == "__init__" or caller.co_filename.startswith(torch_dir)) and _guard(
                     engine, _is_construction_step, torch_dir):
                 tls.depth = 1
@@ -400,10 +407,10 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                     tls.depth = 0
                     _guard(engine, engine.on_internal_scheduler_step, self)
             if caller.co_name != "__init__" and _verdict(caller) == 2:
-                _user_callers.add(caller)  # user_frame(2) is the caller itself: no walk next time
+                _user_callers[id(caller)] = caller  # user_frame(2) is the caller itself: no walk next time
             else:
                 frame = user_frame(2)
-        site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
+            site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
         try:
             groups = self.optimizer.param_groups  # lrs_of(), inlined for one group, a float LR
             lr = groups[0].get("lr") if len(groups) == 1 else None

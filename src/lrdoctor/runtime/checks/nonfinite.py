@@ -23,7 +23,7 @@ from typing import Any
 from lrdoctor.findings import Finding
 from lrdoctor.runtime import numerics
 from lrdoctor.runtime.amphooks import install_amp_hooks
-from lrdoctor.runtime.callsite import display_path
+from lrdoctor.runtime.callsite import display_path, remember_site
 from lrdoctor.runtime.engine import ROUTINE_PERIOD, Engine, location
 from lrdoctor.runtime.events import (
     Backward,
@@ -168,6 +168,7 @@ class NonFinite:
         rng_use = self.rng_use
         tensor_type = self.tensor_type
         getframe = sys._getframe
+        sites: dict[int, Any] = {}  # the callers' lines (callsite.remember_site)
         check = self
         from lrdoctor import ScheduleError
 
@@ -223,7 +224,8 @@ class NonFinite:
                 tls.busy = False
             try:
                 caller = getframe(1)
-                site = (caller.f_code.co_filename, caller.f_lineno)
+                entry = sites.get(caller.f_lasti)
+                site = entry[1] if entry is not None and entry[0] is caller.f_code else remember_site(sites, caller)
                 # the replay must compute in the same precision: autocast as it was for this call
                 amp: tuple[tuple[str, Any], ...] = ()
                 if any_autocast():
@@ -235,7 +237,7 @@ class NonFinite:
                     # the common case: one output tensor, nothing armed; ids only (a forward
                     # whose output is dropped must not keep its graph alive here)
                     fn = out.grad_fn
-                    nodes = (id(fn),) if fn is not None and out.is_floating_point() else ()
+                    nodes = (id(fn),) if fn is not None and out.dtype.is_floating_point else ()
                     calls = check._calls
                     calls.append((self, args, kwargs, rng, dev, site, amp, nodes))
                     if len(calls) > MAX_CALLS:
@@ -447,9 +449,11 @@ class NonFinite:
     def loss_is_routine(self, loss: Any) -> bool:
         """The common case, on every step: a finite CPU scalar loss, read as it is (no tensor
         op), with nothing armed; the backward then makes no event (amphooks)."""
-        return (type(loss) is self.tensor_type and not self.eager_until and not self.arm_backward
-                and self.flags.eager is not False and loss.is_cpu and loss.numel() == 1
-                and loss.is_floating_point() and math.isfinite(loss.item()))
+        if (type(loss) is not self.tensor_type or self.eager_until or self.arm_backward
+                or self.flags.eager is False or not loss.is_cpu or loss.ndim):
+            return False
+        value = loss.item()
+        return type(value) is float and value - value == 0.0  # a finite float (not inf, not NaN)
 
     def on_backward(self, ev: Backward) -> None:
         loss = ev.loss
