@@ -412,7 +412,18 @@ class Engine:
 
     def on_attempt(self, opt: Any, taken: bool | None, found_inf: Any, via_scaler: bool,
                    site: Any = _UNKNOWN, lrs: tuple[Any, ...] | None = None) -> None:
-        """``site``: the user's line when the caller knows it; found on demand otherwise."""
+        """An optimizer step was attempted. ``site``: the user's line when the caller knows it;
+        found on demand otherwise.
+
+        Most steps of a healthy run are *routine*: taken after a taken step, not one of the
+        optimizer's first ROUTINE_AFTER steps nor a multiple of ROUTINE_PERIOD, no GradScaler,
+        one param group with a finite float LR not below COLLAPSE_RATIO of the highest so far,
+        the LRs its last step or scheduler step left (nothing wrote them outside a scheduler),
+        each of its schedulers stepped at most once since the last update, and no check asking
+        for every step (:attr:`every_step`). The engine keeps its tallies on every step, but
+        hands a routine step only to the handlers subscribed with ``every_step=True``: each
+        check that subscribed with ``every_step=False`` has, by the conditions above, nothing
+        to do on it (tests/watch/test_routine_steps.py)."""
         info = self.optimizers.get(id(opt))
         if info is None or info.ref() is not opt:  # inline: this runs on every step
             info = self.optimizer(opt)
