@@ -25,6 +25,7 @@ step) is timed separately. Target (issue 8): ``defaults`` <= 1.03x.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -110,6 +111,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown configuration(s) {sorted(unknown)}; known: {', '.join(configs)}")
     data = make_data(20_000)
+    load_before = os.getloadavg()[0]
     for _ in range(3):  # warm-up: allocator, first-call caches, lazy imports
         train(args.steps, data)
         for name in names:
@@ -150,6 +152,9 @@ def main() -> None:
               f"{best:9.3f}  {1e3 * statistics.median(fixed[name]):13.1f}")
     print("ratio: median over the pairs of watched/plain time; best/best: fastest watched run over "
           "fastest plain run. Target: defaults <= 1.03")
+    # other processes on a shared machine change the ratios (cold caches, frequency): say how busy
+    print(f"load average (1 min) {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, "
+          f"{os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":
