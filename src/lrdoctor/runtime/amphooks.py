@@ -52,6 +52,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
     emit = engine.emit
     every_step = engine._every_step_handlers
     routine = engine.routine_backward
+    compiled_steps = engine.compiled_steps
 
     # Only torch.autograd.backward is wrapped: Tensor.backward() calls it (looked up on the
     # module at call time), so one wrapper sees both, and the step pays one frame, not two.
@@ -62,7 +63,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
         ev = None
         fast = None
         try:
-            if engine.compiled_steps:  # optimizer steps made in compiled code come first
+            if compiled_steps:  # optimizer steps made in compiled code come first
                 engine.drain_compiled()
             tensor = tensors
             if isinstance(tensors, (list, tuple)):

@@ -84,6 +84,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     in_scaler_step = engine._in_scaler_step
     compiled_steps = engine.compiled_steps
     is_compiling = compiling_test(torch)
+    on_attempt = engine.on_attempt
 
     def post(opt: Any, args: Any, kwargs: Any) -> None:
         if is_compiling():
@@ -102,7 +103,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             if compiled_steps:
                 engine.drain_compiled()
             if not in_scaler_step:  # the common case: no GradScaler step in progress
-                engine.on_attempt(opt, True, None, False)
+                on_attempt(opt, True, None, False)
                 return
             key = id(opt)
             in_scaler = key in in_scaler_step
@@ -373,6 +374,8 @@ _skip_aware: dict[type, bool] = {}  # scheduler class -> whether it is a SkipAwa
 def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir: str) -> Callable[..., Any]:
     tls = _sched_tls
     getframe = sys._getframe
+    compiled_steps = engine.compiled_steps
+    on_scheduler_step = engine.on_scheduler_step
     sites: dict[int, Any] = {}  # the user's lines that step schedulers (callsite.remember_site)
 
     @functools.wraps(original)
@@ -388,7 +391,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             # (recorded with the user's line when the wrapper makes them); the wrapper itself
             # is not a schedule of its own
             return original(self, *args, **kwargs)
-        if engine.compiled_steps:  # optimizer steps made in compiled code come first
+        if compiled_steps:  # optimizer steps made in compiled code come first
             _guard(engine, engine.drain_compiled)
         caller_frame = getframe(1)
         caller = caller_frame.f_code
@@ -432,7 +435,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         finally:
             tls.depth = 0
             try:
-                engine.on_scheduler_step(self, site, before, args, kwargs, error)
+                on_scheduler_step(self, site, before, args, kwargs, error)
             except ScheduleError:
                 raise
             except Exception as exc:
