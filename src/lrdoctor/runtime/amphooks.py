@@ -74,11 +74,12 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                 if entry is not None and entry[0]() is tensor:
                     scaler, loss = entry[1](), entry[2]()
             # A routine backward (no GradScaler, each check's quick test passes: a finite CPU
-            # loss for NaN detection) makes no events: only the checks' quick calls run
+            # loss for NaN detection) makes no events: only the checks' quick tests run, and
+            # a count tells them it returned
             if scaler is None and Backward not in every_step and BackwardDone not in every_step:
                 fast = routine
-                for before, _ in routine:
-                    if not before(tensor):
+                for test in routine:
+                    if not test(tensor):
                         fast = None
                         break
             if fast is None:
@@ -94,11 +95,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
         finally:
             _tls.depth = 0
             if fast is not None:
-                try:
-                    for _, after in fast:
-                        after()
-                except Exception as exc:
-                    engine.internal_error(exc)
+                engine.routine_backwards_done += 1
             elif ev is not None:
                 ev.done = True
                 try:

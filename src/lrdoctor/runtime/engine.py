@@ -128,12 +128,15 @@ class Engine:
         # tokens of checks that want every step's event for now (a decision pending, a NaN
         # seen, float16 parameters...): while there is one, no step is routine
         self.every_step: set[Any] = set()
-        # (before, after) calls of the checks that watch every backward() (amphooks): when
-        # every ``before(tensor)`` says True and no GradScaler scaled the tensor, the backward
-        # is routine: no Backward/BackwardDone event for the every_step=False handlers, each
-        # ``after()`` is called when it returns
+        # called with each new optimizer's record (NaN detection puts its pre-hook back)
         self.new_optimizer_callbacks: list[Callable[[OptimizerInfo], None]] = []
-        self.routine_backward: list[tuple[Callable[[Any], bool], Callable[[], None]]] = []
+        # quick tests of the checks that watch every backward() (amphooks): when every
+        # ``test(tensor)`` says True and no GradScaler scaled the tensor, the backward is
+        # routine: no Backward/BackwardDone event for the every_step=False handlers; when it
+        # returns, routine_backwards_done is counted up (the checks catch up from the count
+        # when they next need to, instead of being called)
+        self.routine_backward: list[Callable[[Any], bool]] = []
+        self.routine_backwards_done = 0
         self._in_scaler_step: dict[int, bool] = {}
         # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
         self.compiled_steps: list[Any] = []

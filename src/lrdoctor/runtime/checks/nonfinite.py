@@ -118,11 +118,12 @@ class NonFinite:
         self.replay_errors: list[str] = []
         self._register_pre: Any = None  # registers the optimizer pre-hook (install)
         self._pre_handle: Any = None
-        # a routine backward() (see loss_is_routine) calls loss_is_routine and after_backward
-        # only; the others make events
+        # a routine backward() calls loss_is_routine only, and counts itself done
+        # (engine.routine_backwards_done, caught up with by sync_calls); the others make events
         engine.subscribe(Backward, self.on_backward, every_step=False)
         engine.subscribe(BackwardDone, self.on_backward_done, every_step=False)
-        engine.routine_backward.append((self.loss_is_routine, self.after_backward))
+        engine.routine_backward.append(self.loss_is_routine)
+        self.backwards_seen = engine.routine_backwards_done  # at the last sync_calls()
         # a routine optimizer step (taken, a finite float LR, no GradScaler) needs nothing
         # from this check unless it is periodic (the parameter check, every ROUTINE_PERIOD
         # steps) or something asked for every step (self.every_step below)
@@ -238,6 +239,14 @@ class NonFinite:
                     # whose output is dropped must not keep its graph alive here)
                     fn = out.grad_fn
                     nodes = (id(fn),) if fn is not None and out.dtype.is_floating_point else ()
+                    done = engine.routine_backwards_done
+                    if check.backwards_seen != done:
+                        # a backward() returned since: this is a new step's first call
+                        if done - check.backwards_seen == 1 and not check.strong_kept:
+                            check._done_calls, check._calls = check._calls, []  # sync_calls(), inlined
+                            check.backwards_seen = done
+                        else:
+                            check.sync_calls()
                     calls = check._calls
                     calls.append((self, args, kwargs, rng, dev, site, amp, nodes))
                     if len(calls) > MAX_CALLS:
@@ -296,6 +305,7 @@ class NonFinite:
 
     def record(self, module: Any, args: Any, kwargs: Any, rng: Any, dev: Any, site: Any, out: Any,
                amp: tuple[tuple[str, Any], ...] = ()) -> None:
+        self.sync_calls()
         call = Call(module, args, kwargs, rng, dev, site, autocast=amp)
         key = id(module)
         if key not in self.seen_modules:  # once per module (a loss module has no parameters)
@@ -329,11 +339,13 @@ class NonFinite:
     @property
     def calls(self) -> list[Call]:
         """The top-level module calls since the last ``backward()``, as Calls."""
+        self.sync_calls()
         return _as_calls(self._calls)
 
     @property
     def done_calls(self) -> list[Call]:
         """The top-level module calls of the last finished ``backward()``, as Calls."""
+        self.sync_calls()
         return _as_calls(self._done_calls)
 
     def _params(self, opt: Any) -> list[Any]:
@@ -436,9 +448,21 @@ class NonFinite:
     # ---- the loss -----------------------------------------------------------------------------
 
     def on_backward_done(self, ev: BackwardDone) -> None:
+        self.sync_calls()
         self.after_backward()
 
+    def sync_calls(self) -> None:
+        """Catch up with the routine backward() calls that returned since the last look: each
+        moves the calls since the one before into done_calls (two or more leave it empty)."""
+        done = self.engine.routine_backwards_done
+        n, self.backwards_seen = done - self.backwards_seen, done
+        if n:
+            self.after_backward()
+            if n > 1:
+                self.after_backward()
+
     def after_backward(self) -> None:
+        """A backward() returned: the module calls since the last one are its calls."""
         if self.strong_kept:
             self.strong_kept = False
             for call in self._calls:
