@@ -79,7 +79,7 @@ class Attempt:
         self.scheduler_steps_after: dict[int, int] | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class OptimizerInfo:
     key: int
     label: str
@@ -115,7 +115,7 @@ class OptimizerInfo:
         return self.ref()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SchedulerInfo:
     key: int
     cls: str
@@ -153,7 +153,7 @@ class SchedulerInfo:
         return self.ref()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ScalerInfo:
     key: int
     ref: Any
@@ -168,7 +168,7 @@ class ScalerInfo:
     pending_scales: list[tuple[int, Any]] = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LoaderInfo:
     key: int
     label: str
