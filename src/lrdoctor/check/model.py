@@ -30,10 +30,18 @@ class Cond:
     # `if not args.amp:` -> ("args.amp", v, False); `epoch >= warmup` -> ("epoch < warmup", v,
     # False). Two branches with the same flag and version but opposite truths never both run.
     fact: tuple[str, tuple[Any, ...], bool] | None = None
+    # what the names in the test were last assigned from (`ok = before <= after` for
+    # `if ok:`), so a guard reads the same however many names it is spelled through
+    origins: tuple[ast.expr, ...] = ()
 
     @cached_property
     def text(self) -> str:
         return ast.unparse(self.test) if self.test is not None else ""
+
+    @cached_property
+    def meaning(self) -> str:
+        """The test and the expressions its names were assigned from."""
+        return " ".join([self.text, *(ast.unparse(o) for o in self.origins)])
 
 
 @dataclass(eq=False)

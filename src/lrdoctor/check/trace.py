@@ -445,8 +445,7 @@ class Tracer:
         for e in summary.events:
             own = e.conds[inherited:]
             if not same_loop:
-                own = tuple(Cond(c.key, c.branch, c.test, loops.get(id(c.loop), c.loop),
-                                 c.fact) for c in own)
+                own = tuple(replace(c, loop=loops.get(id(c.loop), c.loop)) for c in own)
             loop = self.loop if e.loop is summary.loop else (
                 e.loop if same_loop else loops.get(id(e.loop), e.loop)
             )
@@ -544,7 +543,15 @@ class Tracer:
         if known is not False:
             self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
         if stmt.orelse and known is not True:
+            built = {k: v for k, v in scope.vars.items() if isinstance(v, Obj)} \
+                if known is None else {}
             self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
+            # `if args.amp: scaler = GradScaler() else: scaler = None`: after the `if` the
+            # name holds the object on the branch that built it (None has nothing to track)
+            for name, obj in built.items():
+                now = scope.vars.get(name)
+                if now is not obj and isinstance(now, Const) and now.value is None:
+                    scope.vars[name] = obj
 
     def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
@@ -596,7 +603,8 @@ class Tracer:
                 text, truth, read = flag
                 version = tuple(self.flag_version(name, scope) for name in read)
                 fact = (text, version, truth if branch == 0 else not truth)
-        self.conds = (*saved, Cond(key, branch, test, self.loop, fact))
+        origins = _origins(test, scope) if test is not None else ()
+        self.conds = (*saved, Cond(key, branch, test, self.loop, fact, origins))
         try:
             self.exec_body(body, scope)
         finally:
@@ -1357,6 +1365,21 @@ def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
     if isinstance(value, TupleVal):
         return [pair for item in value.items for pair in _configured(item, depth + 1)]
     return []
+
+
+def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ...]:
+    """The expressions the names read by ``test`` were last assigned from, and theirs in
+    turn (``depth`` levels): ``if optimizer_was_run:`` after
+    ``optimizer_was_run = scale_before <= scaler.get_scale()``."""
+    out: list[ast.expr] = []
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name):
+            found = scope.source_of(node.id)
+            if found is not None and found[0] is not test:
+                out.append(found[0])
+                if depth > 1:
+                    out.extend(_origins(found[0], found[1], depth - 1))
+    return tuple(out)
 
 
 def _tracked(value: Any) -> bool:

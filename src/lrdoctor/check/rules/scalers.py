@@ -79,6 +79,21 @@ def _flag(expr: ast.expr) -> bool:
         )
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return _flag(expr.operand)
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 \
+            and isinstance(expr.ops[0], (ast.Eq, ast.NotEq, ast.In)):
+        # `args.precision == "fp16"`, `cfg.amp_dtype in ("fp16", "float16")`: a setting read
+        # from the user's configuration compared with literals (a bare local name compared,
+        # `dtype == "float16"`, may be picked from the hardware and stays unknown)
+        setting = expr.left
+        if isinstance(setting, ast.Call):
+            setting = setting.func.value if isinstance(setting.func, ast.Attribute) \
+                and setting.func.attr == "get" else setting
+        literals = expr.comparators[0]
+        items = literals.elts if isinstance(literals, (ast.Tuple, ast.List, ast.Set)) \
+            else [literals]
+        return isinstance(setting, (ast.Attribute, ast.Subscript, ast.Name)) \
+            and isinstance(expr.left, (ast.Attribute, ast.Subscript, ast.Call)) \
+            and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items)
     if isinstance(expr, ast.BoolOp):
         return all(_flag(v) or isinstance(v, ast.Compare) for v in expr.values) and any(
             _flag(v) for v in expr.values

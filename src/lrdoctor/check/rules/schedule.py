@@ -489,7 +489,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         gran, loop = granularity(e)
         if gran != "batch" or loop is None:
             continue
-        if any(any(w in c.text.lower() for w in _SCALE_GUARD_WORDS) for c in e.conds):
+        if any(any(w in c.meaning.lower() for w in _SCALE_GUARD_WORDS) for c in e.conds):
             continue
         scaler_steps = [
             (s, flag) for s in ctx.updates_in(loop, e.root, sched.optimizer)
