@@ -89,6 +89,8 @@ class ProjectLoader(ModuleLoader):
         among them re-exports from) matches ``pattern``; each module is searched once."""
         importer_dir = os.path.dirname(os.path.abspath(module.path))
         pending = [(q, importer_dir) for q in module.imports.values()]
+        pending += [(f"{star}x" if star.endswith(".") else f"{star}.x", importer_dir)
+                    for star in module.star_imports]
         seen: set[str] = set()
         while pending and len(seen) < MAX_MODULES:
             qualname, base_dir = pending.pop()

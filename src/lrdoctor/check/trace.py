@@ -331,6 +331,18 @@ class Tracer:
             self.link(found.info)
         return found
 
+    def star_imported(self, name: str, module: ModuleInfo) -> FuncVal | ClassVal | None:
+        """``build_optimizer`` after ``from solver.build import *``: the project's function or
+        class of that name in the first module star-imported that defines it."""
+        if name.startswith("_"):
+            return None
+        for star in module.star_imports:
+            qual = f"{star}{name}" if star.endswith(".") else f"{star}.{name}"
+            found = self.project_target(qual, module)
+            if found is not None:
+                return found
+        return None
+
     # -- functions -----------------------------------------------------------------------
 
     def call_function(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
@@ -797,6 +809,8 @@ class Tracer:
             return None
         if isinstance(node, ast.Name):
             value = scope.lookup(node.id)
+            if value is None and scope.module.star_imports and not _bound(scope, node.id):
+                value = self.star_imported(node.id, scope.module)
             if isinstance(value, ImportRef) and "." in value.qualname:
                 # `from trainers import Trainer`: the project's class, through re-exports
                 return self.project_target(value.qualname, scope.module) or value
@@ -1365,6 +1379,16 @@ def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
     if isinstance(value, TupleVal):
         return [pair for item in value.items for pair in _configured(item, depth + 1)]
     return []
+
+
+def _bound(scope: Scope, name: str) -> bool:
+    """Whether ``name`` is a variable of ``scope`` or a scope around it (even bound to None)."""
+    current: Scope | None = scope
+    while current is not None:
+        if name in current.vars:
+            return True
+        current = current.parent
+    return False
 
 
 def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ...]:
