@@ -638,6 +638,9 @@ class Tracer:
         members = loop_members(iterable)
         if members is not None:
             # a loop over optimizers / schedulers / param groups, not over data
+            if isinstance(stmt.iter, ast.Call) and dotted(stmt.iter.func) == "enumerate" \
+                    and isinstance(stmt.target, ast.Tuple) and len(stmt.target.elts) == 2:
+                members = TupleVal([None, members])  # `for i, group in enumerate(...)`
             self.assign(stmt.target, members, stmt.iter, scope)
             self.exec_body(stmt.body, scope)
             self.exec_body(stmt.orelse, scope)

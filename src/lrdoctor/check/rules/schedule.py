@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +21,19 @@ from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
 # a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
 SMALL_LITERAL = 200
 _SCALE_GUARD_WORDS = ("scale", "skip", "finite", "overflow", "nan", "inf", "found_inf")
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def _reads_the_scale(test: str) -> bool:
+    """Whether a test asks if the update was skipped (`scale_before <= scaler.get_scale()`,
+    `found_inf`, `skip_lr_sched`); asking only whether there is a scaler (`scaler is not None`,
+    `if self.scaler:`) is not such a test."""
+    return any(
+        w in token for token in _IDENTIFIER.findall(test.lower()) if "scaler" not in token
+        for w in _SCALE_GUARD_WORDS
+    )
+
+
 _ACCUM_WORDS = ("accum", "sync_gradients", "update_freq", "grad_acc", "accumulate", "%")
 
 
@@ -489,7 +503,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         gran, loop = granularity(e)
         if gran != "batch" or loop is None:
             continue
-        if any(any(w in c.meaning.lower() for w in _SCALE_GUARD_WORDS) for c in e.conds):
+        if any(_reads_the_scale(c.meaning) for c in e.conds):
             continue
         scaler_steps = [
             (s, flag) for s in ctx.updates_in(loop, e.root, sched.optimizer)
