@@ -277,6 +277,8 @@ def _is_half_dtype(expr: ast.expr, module: ModuleInfo, depth: int = 0) -> bool:
         return True
     if isinstance(expr, ast.Name):
         bound = constants.module_assignment(module, expr.id)
+        if bound is None:
+            bound = _local_assignment(module, expr)
         return bound is not None and _is_half_dtype(bound, module, depth + 1)
     if isinstance(expr, ast.Call) and dotted(expr.func) == "getattr" and len(expr.args) >= 2 \
             and resolve(expr.args[0], module) == "torch":
@@ -295,18 +297,27 @@ def _is_half_dtype(expr: ast.expr, module: ModuleInfo, depth: int = 0) -> bool:
     return False
 
 
+_WIDE_CASTS = frozenset({"float", "double", "bfloat16"})
+_WIDE_DTYPES = frozenset({"torch.float32", "torch.float", "torch.float64", "torch.double",
+                          "torch.bfloat16"})
+
+
 def _half_call(node: ast.expr, module: ModuleInfo) -> bool:
     """``m.half()``, ``m.to(torch.float16)``, ``m.to(dtype=dtype)``, ``m.convert_to_fp16()``,
-    ``AutoModel.from_pretrained(name, torch_dtype=torch.float16)`` anywhere in a call chain."""
+    ``AutoModel.from_pretrained(name, torch_dtype=torch.float16)`` anywhere in a call chain,
+    unless a later cast in the chain leaves another dtype (``m.half().float()``)."""
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         attr = node.func.attr
         if attr in ("half", "convert_to_fp16"):
             return True
         if attr == "from_pretrained" and _loaded_in_half(node, module):
             return True
-        if attr in ("to", "type") and any(
-            _is_half_dtype(a, module) for a in [*node.args, *(k.value for k in node.keywords)]
+        values = [*node.args, *(k.value for k in node.keywords)]
+        if attr in _WIDE_CASTS or attr in ("to", "type") and any(
+            resolve(a, module) in _WIDE_DTYPES for a in values
         ):
+            return False  # the outermost cast decides the parameters' dtype
+        if attr in ("to", "type") and any(_is_half_dtype(a, module) for a in values):
             return True
         node = node.func.value
     return False
@@ -329,6 +340,51 @@ def _loaded_in_half(call: ast.Call, module: ModuleInfo) -> bool:
     if isinstance(dtype, ast.Constant):
         return dtype.value in ("float16", "half")
     return _is_half_dtype(dtype, module)
+
+
+_HALF_NAMES: dict[int, tuple[ast.Module, frozenset[str]]] = {}
+
+
+def _names_given_half(tree: ast.Module) -> frozenset[str]:
+    """Names assigned anywhere in the file from an expression that mentions float16 (one
+    pass per file, so looking a dtype name up stays cheap)."""
+    cached = _HALF_NAMES.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    found = frozenset(
+        t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+        and any(isinstance(n, ast.Attribute) and n.attr in _HALF_WORDS
+                or isinstance(n, ast.Constant) and n.value in _HALF_WORDS
+                for n in ast.walk(node.value))
+        for t in node.targets if isinstance(t, ast.Name)
+    )
+    if len(_HALF_NAMES) > 256:
+        _HALF_NAMES.clear()
+    _HALF_NAMES[id(tree)] = (tree, found)
+    return found
+
+
+def _local_assignment(module: ModuleInfo, name: ast.Name) -> ast.expr | None:
+    """The one assignment of ``name`` in the innermost function around it (``dtype =
+    torch.float16`` ... ``model.to(dtype)``); None when there is none or several."""
+    if name.id not in _names_given_half(module.tree):
+        return None
+    line = name.lineno
+    around: ast.AST | None = None
+    for node in ast.walk(module.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and (around is None or node.lineno >= around.lineno):  # type: ignore[attr-defined]
+            around = node
+    if around is None:
+        return None
+    found = [
+        stmt.value for stmt in ast.walk(around)
+        if isinstance(stmt, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name.id for t in stmt.targets
+        )
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _base_name(node: ast.expr, module: ModuleInfo | None = None) -> str:
@@ -445,8 +501,12 @@ def _half_targets(ctx: FileContext) -> dict[str, ast.Call]:
         return _project_builders(ctx)
     returns_half = {name: positions for name, fn in module.functions.items()
                     if (positions := _returned_half(fn, module))}
+    # `model.half().float()`: the chain is judged once, from its outermost call
+    receivers = {id(node.func.value) for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _half_call(node, module):
+        if isinstance(node, ast.Call) and id(node) not in receivers \
+                and _half_call(node, module):
             name = _base_name(node, module)
             if name:
                 out.setdefault(name, node)
