@@ -336,3 +336,30 @@ def test_driver_without_trigger_words_follows_a_star_imported_train_step(tmp_pat
     result = check_file(str(tmp_path / "train.py"))
     assert result.errors == []
     assert [(d.code, Path(d.path).name) for d in result.diagnostics] == [("LRD002", "engine.py")]
+
+
+_OPTIONAL = """
+import torch
+
+def train(model, loader, epochs, scheduler=None):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
+    for epoch in range(epochs):
+        for i, x in enumerate(loader):
+            model(x).sum().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            if {test}:
+                scheduler.step()
+"""
+
+
+@pytest.mark.parametrize("test", ["scheduler is not None", "scheduler", "scheduler != None",
+                                  "not scheduler is None"])
+def test_optional_scheduler_stepped_every_batch_is_still_per_batch(test: str) -> None:
+    assert codes(_OPTIONAL.format(test=test)) == ["LRD002"]
+
+
+@pytest.mark.parametrize("test", ["i == len(loader) - 1", "args.per_batch"])
+def test_step_under_a_test_that_varies_with_the_batch_is_left_alone(test: str) -> None:
+    assert codes(_OPTIONAL.format(test=test)) == []

@@ -11,7 +11,7 @@ from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, granularity, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
-from lrdoctor.check.model import Event, Loop, exclusive
+from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import first_values, holds_first
 from lrdoctor.check.rules.scalers import scaler_switch, when
@@ -218,7 +218,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         e.node,
                     )
                 continue
-            if any(not _accumulation(c.text) for c in e.conds_inside(loop)):
+            if any(not _accumulation(c.text) and not _tests_existence(c, e)
+                   for c in e.conds_inside(loop)):
                 continue  # `if i == len(loader) - 1: scheduler.step()` may well be per epoch
             h = _per_batch_problem(sched, loop)
             if h is None:
@@ -246,6 +247,22 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
     yield from (diagnostic for diagnostic, _ in lightning)
+
+
+def _tests_existence(cond: Cond, e: Event) -> bool:
+    """``if self.scheduler is not None: self.scheduler.step()`` (or ``if scheduler:``): the
+    test only asks whether the stepped object exists, which is the same on every batch, so
+    the step still runs once per batch."""
+    test = cond.test
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) \
+            and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None:
+        test = test.left
+    return isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) \
+        and ast.unparse(test) == receiver(e)
 
 
 def _batch_consequence(sched: Obj) -> str:
