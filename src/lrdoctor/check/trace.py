@@ -1252,10 +1252,11 @@ class Tracer:
                 if key is None:
                     return None
                 found = receiver.items.get(key)
+                if found is None and receiver.open and isinstance(key, str):
+                    # `kwargs.pop("scheduler", None)`: the caller may well have passed one
+                    found = self.guess(key)
                 if found is None and len(args) > 1:
                     found = args[1]
-                if found is None and receiver.open and isinstance(key, str):
-                    found = self.guess(key)
                 return found
             if method == "items":
                 return ItemsVal(receiver)
