@@ -204,3 +204,45 @@ def test_resume_without_the_scheduler_is_lrd007(resume: str) -> None:
 @pytest.mark.parametrize("resume", sorted(_RESUMES))
 def test_resume_with_the_scheduler_is_correct(resume: str) -> None:
     assert codes(_RESUME.format(resume=_RESUMES[resume][1])) == []
+
+
+_OWN_STATE_DICT = """
+import torch
+
+class Trainer:
+    def __init__(self, model, loader, epochs):
+        self.model, self.loader, self.epochs = model, loader, epochs
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        self.lr_scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(self.optimizer,
+                                                                       T_max=epochs)
+
+    def state_dict(self):
+        return {{"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(){extra}}}
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            for x in self.loader:
+                self.optimizer.zero_grad()
+                self.model(x).sum().backward()
+                self.optimizer.step()
+            self.lr_scheduler.step()
+            torch.save(self.state_dict(), f"epoch_{{epoch}}.pt")
+"""
+
+
+def test_trainer_state_dict_method_without_the_scheduler_is_lrd007() -> None:
+    assert codes(_OWN_STATE_DICT.format(extra="")) == ["LRD007"]
+
+
+def test_trainer_state_dict_method_with_the_scheduler_is_correct() -> None:
+    src = _OWN_STATE_DICT.format(
+        extra=',\n                "lr_scheduler": self.lr_scheduler.state_dict()')
+    assert codes(src) == []
+
+
+def test_scheduler_entry_written_only_when_there_is_one_is_correct() -> None:
+    src = _SCRIPT.format(save=(
+        '        ckpt = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}\n'
+        '        ckpt["scheduler"] = scheduler.state_dict() if scheduler is not None else None\n'
+        '        torch.save(ckpt, "last.pt")'))
+    assert codes(src) == []

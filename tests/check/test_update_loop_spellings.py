@@ -273,3 +273,57 @@ def test_step_budget_loop_with_the_warmup_stepped_per_pass_is_lrd003() -> None:
         "        scheduler.step()\n",
     )
     assert codes(src) == ["LRD003"]
+
+
+# The loader reaches the loop under many names and through many hands.
+_LOADERS = """
+import torch
+from torch.utils.data import DataLoader
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+def build_loaders(cfg):
+    train = DataLoader(cfg.train_set, batch_size=cfg.batch_size, shuffle=True)
+    val = DataLoader(cfg.val_set, batch_size=cfg.batch_size)
+    return train, val
+
+class Data:
+    def __init__(self, cfg):
+        self.train_loader, self.val_loader = build_loaders(cfg)
+
+    def train_dataloader(self):
+        return self.train_loader
+
+def train(model, cfg, epochs, dataloaders, trainloader, train_dl, data_loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = CosineAnnealingLR(optimizer, T_max=epochs)
+    data = Data(cfg)
+    train_loader, val_loader = build_loaders(cfg)
+    for epoch in range(epochs):
+        for batch in {loader}:
+            optimizer.zero_grad()
+            model(batch).sum().backward()
+            optimizer.step()
+{step}"""
+
+_LOADER_SPELLINGS = {
+    "tuple_from_a_builder": "train_loader",
+    "dict_of_loaders": 'dataloaders["train"]',
+    "tutorial_name": "trainloader",
+    "short_name": "train_dl",
+    "generic_name": "data_loader",
+    "attribute_of_a_data_object": "data.train_loader",
+    "method_of_a_data_object": "data.train_dataloader()",
+}
+
+
+@pytest.mark.parametrize("loader", sorted(_LOADER_SPELLINGS))
+def test_epoch_cosine_stepped_in_a_loop_over_any_loader_is_lrd002(loader: str) -> None:
+    src = _LOADERS.format(loader=_LOADER_SPELLINGS[loader],
+                          step="            scheduler.step()\n")
+    assert codes(src) == ["LRD002"]
+
+
+@pytest.mark.parametrize("loader", sorted(_LOADER_SPELLINGS))
+def test_epoch_cosine_stepped_after_a_loop_over_any_loader_is_correct(loader: str) -> None:
+    src = _LOADERS.format(loader=_LOADER_SPELLINGS[loader], step="        scheduler.step()\n")
+    assert codes(src) == []
