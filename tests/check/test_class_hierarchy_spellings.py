@@ -162,3 +162,22 @@ def test_onecycle_from_an_overridden_builder_stepped_per_batch_is_correct() -> N
     src = _BUILDER_METHOD.format(
         build="OneCycleLR(optimizer, max_lr=0.1, total_steps=self.epochs * len(self.loader))")
     assert codes(src) == []
+
+
+_BOTH_LEVELS = """
+    def train_epoch(self, epoch):
+        for x in self.loader:
+            self.optimizer.zero_grad()
+            self.model(x).sum().backward()
+            self.optimizer.step()
+            self.scheduler.step()
+
+    def on_epoch_end(self, epoch):
+        self.scheduler.step()
+"""
+
+
+@pytest.mark.parametrize("sub", sorted(_SUBCLASSES))
+def test_scheduler_stepped_per_batch_and_again_in_the_epoch_hook_is_lrd012(sub: str) -> None:
+    src = (_BASE + _SUBCLASSES[sub].format(build=_BUILDS["batch"]) + _BOTH_LEVELS + _DRIVER)
+    assert codes(src) == ["LRD012"]

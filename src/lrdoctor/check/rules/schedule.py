@@ -238,6 +238,10 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             h = horizon_of(sched)
             if h.unit != "batch" or sched.id in from_config:
                 continue
+            calls = [c for c in ctx.same_root(e, "sched_step") if c.obj is sched and _plain_step(c)]
+            pair = _two_levels(ctx, calls, sched)
+            if pair is not None and pair[0] is e:
+                continue  # also stepped after every update: LRD012 says what happens
             yield Diagnostic.at(
                 "LRD003",
                 f"{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
