@@ -356,7 +356,10 @@ class Tracer:
         if len(self.stack) >= MAX_CALL_DEPTH or self.budget <= 0:
             self.truncated = True
             return None
-        key = None if root else (*_call_key(fv, args, kwargs), site)
+        if fv.preset is not None:
+            args, kwargs = [*fv.preset[0], *args], {**fv.preset[1], **kwargs}
+        # a closure reads its enclosing function's names as they are at each call: not cached
+        key = None if root or fv.closure is not None else (*_call_key(fv, args, kwargs), site)
         if key is not None:
             known = self.summaries.get(key)
             if known is not None and known.generation == self.generation:
@@ -378,7 +381,8 @@ class Tracer:
         fn = fv.fn
         self.visited.add(id(fn))
         module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
-        scope = Scope({}, fv.module, module_scope, fv.bound, owner=fv.cls)
+        outer = fv.closure if fv.closure is not None else module_scope
+        scope = Scope({}, fv.module, outer, fv.bound, owner=fv.cls)
         params = [*fn.args.posonlyargs, *fn.args.args]
         if fv.bound is not None and params and not _is_static(fn):
             scope.vars[params[0].arg] = fv.bound
@@ -532,7 +536,9 @@ class Tracer:
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if scope.parent is None and stmt.name in scope.module.shadowed:
                 return  # a stand-in for an import that failed (see ModuleInfo.build)
-            scope.vars[stmt.name] = FuncVal(stmt, scope.module)
+            # a nested function sees the names of the function it is defined in
+            scope.vars[stmt.name] = FuncVal(stmt, scope.module,
+                                            closure=scope if scope.parent is not None else None)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             if scope.parent is not None or scope.module is not self.module:
                 scope.module.add_import(stmt)
@@ -1034,6 +1040,13 @@ class Tracer:
             callee = next((o for o in options(callee) if o is not None), None)
         if isinstance(callee, FuncVal):
             return self.call_function(callee, args, kwargs, site=complete)
+        if args and isinstance(args[0], FuncVal) and (
+            self.qualname(func, scope) == "functools.partial"
+        ):
+            # `step = functools.partial(train_step, model=model, scheduler=scheduler)`
+            first = args[0]
+            preset = first.preset or ([], {})
+            return replace(first, preset=([*preset[0], *args[1:]], {**preset[1], **kwargs}))
         if isinstance(callee, ClassVal):
             return self.instantiate(callee.info, args, kwargs, node, complete)
         if isinstance(callee, ImportRef):

@@ -139,6 +139,10 @@ class FuncVal:
     module: ModuleInfo
     bound: InstanceVal | None = None
     cls: ClassInfo | None = None
+    # the function's scope a nested function was defined in (its closure)
+    closure: Scope | None = None
+    # `functools.partial(f, *args, **kwargs)`: the arguments given ahead of the call
+    preset: tuple[list[Any], dict[str, Any]] | None = None
 
 
 
