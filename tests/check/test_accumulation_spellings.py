@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.check.helpers import codes
+from tests.check.helpers import codes, messages
 
 _SCRIPT = """
 import torch
@@ -128,3 +128,46 @@ def test_micro_batch_counter_guarding_update_and_scheduler_is_correct() -> None:
 
 def test_micro_batch_counter_guarding_only_the_update_is_lrd017() -> None:
     assert codes(_COUNTER.format(step="            scheduler.step()\n")) == ["LRD017"]
+
+
+# The same accumulation written as an early `continue`: what follows the `if` is the update.
+_EARLY_CONTINUE = """
+import torch
+from transformers import get_linear_schedule_with_warmup
+
+def train(model, loader, args):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    total = len(loader) // args.accum * args.epochs
+    scheduler = get_linear_schedule_with_warmup(optimizer, args.warmup_steps, total)
+    for epoch in range(args.epochs):
+        for step, batch in enumerate(loader):
+            (model(batch).sum() / args.accum).backward()
+{before}            if {test}:
+                continue
+            optimizer.step()
+            optimizer.zero_grad()
+{after}"""
+
+_SKIP_TESTS = ["(step + 1) % args.accum != 0", "not (step + 1) % args.accum == 0",
+               "step % args.accum < args.accum - 1"]
+
+
+@pytest.mark.parametrize("test", _SKIP_TESTS)
+def test_warmup_stepped_after_an_early_continue_update_is_correct(test: str) -> None:
+    src = _EARLY_CONTINUE.format(test=test, before="",
+                                 after="            scheduler.step()\n")
+    assert codes(src) == []
+
+
+@pytest.mark.parametrize("test", _SKIP_TESTS)
+def test_warmup_stepped_before_the_early_continue_is_lrd017(test: str) -> None:
+    src = _EARLY_CONTINUE.format(test=test, before="            scheduler.step()\n",
+                                 after="")
+    assert "LRD017" in codes(src)
+
+
+def test_early_continue_guard_is_named_as_the_condition_of_the_update() -> None:
+    src = _EARLY_CONTINUE.format(test=_SKIP_TESTS[0], before="            scheduler.step()\n",
+                                 after="")
+    message = next(m for m in messages(src) if "micro-batch" in m)
+    assert "only when `(step + 1) % args.accum == 0`" in message

@@ -487,11 +487,18 @@ class Tracer:
     # -- statements ----------------------------------------------------------------------
 
     def exec_body(self, body: list[ast.stmt], scope: Scope) -> None:
-        for stmt in body:
+        for i, stmt in enumerate(body):
             if self.budget <= 0:
                 self.truncated = True
                 return
             self.budget -= 1
+            if self.loop is not None and _periodic_skip(stmt) and i + 1 < len(body):
+                # `if (step + 1) % accum != 0: continue`: what follows runs only when the
+                # test is false, as if it were the `else` of that `if`
+                assert isinstance(stmt, ast.If)
+                self.exec_if(stmt, scope)
+                self.exec_branch(stmt, 1, stmt.test, body[i + 1:], scope)
+                return
             self.exec_stmt(stmt, scope)
 
     def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:
@@ -1396,6 +1403,15 @@ def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
     if isinstance(value, TupleVal):
         return [pair for item in value.items for pair in _configured(item, depth + 1)]
     return []
+
+
+def _periodic_skip(stmt: ast.stmt) -> bool:
+    """``if (i + 1) % accum != 0: continue`` (no ``else``): gradient accumulation written as
+    an early ``continue`` on a periodic test."""
+    return isinstance(stmt, ast.If) and not stmt.orelse and bool(stmt.body) \
+        and isinstance(stmt.body[-1], ast.Continue) \
+        and any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+                for n in ast.walk(stmt.test))
 
 
 def _bound(scope: Scope, name: str) -> bool:

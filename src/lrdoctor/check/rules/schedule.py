@@ -817,6 +817,24 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
 # -- LRD017 ------------------------------------------------------------------------------------
 
 
+_OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
+             ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+
+
+def _holds(cond: Cond) -> str:
+    """What is true on the branch ``cond`` took: the test, or its negation for an ``else``
+    (also the code after ``if ...: continue``)."""
+    test = cond.test
+    if cond.branch == 0 or test is None:
+        return cond.text
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.unparse(test.operand)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _OPPOSITE:
+        return ast.unparse(ast.Compare(test.left, [_OPPOSITE[type(test.ops[0])]()],
+                                       test.comparators))
+    return f"not ({cond.text})"
+
+
 def _accumulation(text: str) -> bool:
     lower = text.lower()
     return any(w in lower for w in _ACCUM_WORDS)
@@ -848,7 +866,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD017",
                 f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, but "
-                f"the optimizer steps only when `{guard.text}` (line {u.line}): the schedule "
+                f"the optimizer steps only when `{_holds(guard)}` (line {u.line}): the schedule "
                 "advances once per micro-batch, faster than the updates it is meant to follow",
                 e.path,
                 e.node,
