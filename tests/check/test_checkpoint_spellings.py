@@ -246,3 +246,45 @@ def test_scheduler_entry_written_only_when_there_is_one_is_correct() -> None:
         '        ckpt["scheduler"] = scheduler.state_dict() if scheduler is not None else None\n'
         '        torch.save(ckpt, "last.pt")'))
     assert codes(src) == []
+
+
+_AMP_RESUME = """
+import torch
+
+def main(model, loader, args):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scaler = torch.amp.GradScaler("cuda", enabled=args.amp)
+    start = 0
+    if args.resume:
+        ckpt = torch.load(args.resume, map_location="cpu", weights_only=True)
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+{restore}        start = ckpt["epoch"] + 1
+    for epoch in range(start, args.epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            with torch.autocast("cuda", enabled=args.amp):
+                loss = model(x).sum()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "scaler": scaler.state_dict(), "epoch": epoch}}, "last.pt")
+"""
+
+_SCALER_RESTORES = {
+    "unconditional": '        scaler.load_state_dict(ckpt["scaler"])\n',
+    "when_saved": ('        if "scaler" in ckpt:\n'
+                   '            scaler.load_state_dict(ckpt["scaler"])\n'),
+    "when_amp_is_on": ('        if args.amp:\n'
+                       '            scaler.load_state_dict(ckpt["scaler"])\n'),
+}
+
+
+@pytest.mark.parametrize("restore", sorted(_SCALER_RESTORES))
+def test_resume_restoring_the_switched_scaler_is_correct(restore: str) -> None:
+    assert codes(_AMP_RESUME.format(restore=_SCALER_RESTORES[restore])) == []
+
+
+def test_resume_forgetting_the_switched_scaler_is_lrd007() -> None:
+    assert codes(_AMP_RESUME.format(restore="")) == ["LRD007"]

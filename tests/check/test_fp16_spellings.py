@@ -132,3 +132,45 @@ def test_logit_loss_under_autocast_is_correct(context: str, loss: str) -> None:
 def test_probability_loss_under_a_disabled_autocast_is_correct(context: str) -> None:
     src = _AUTOCAST.format(context=context, loss="criterion(probs.float(), y.float())")
     assert codes(src) == []
+
+
+_EPS_SETTINGS = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--adam_epsilon", default={default}, type=float)
+parser.add_argument("--fp16", action="store_true")
+args = parser.parse_args()
+ADAM_EPS = {default}
+config = {{"optimizer": {{"eps": {default}}}}}
+
+def main():
+    model = torch.nn.Linear(4, 1)
+    if args.fp16:
+        model.half()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5, eps={eps})
+    for step in range(10):
+        loss = model(torch.randn(2, 4, dtype=torch.float16)).float().sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+_EPS_SPELLINGS = ["args.adam_epsilon", "ADAM_EPS"]
+
+
+@pytest.mark.parametrize("eps", _EPS_SPELLINGS)
+def test_eps_below_float16_from_a_setting_is_lrd102(eps: str) -> None:
+    assert codes(_EPS_SETTINGS.format(default="1e-8", eps=eps)) == ["LRD102"]
+
+
+@pytest.mark.parametrize("eps", _EPS_SPELLINGS)
+def test_eps_representable_in_float16_from_a_setting_is_correct(eps: str) -> None:
+    assert codes(_EPS_SETTINGS.format(default="1e-4", eps=eps)) == []
+
+
+def test_eps_from_a_config_dict_unknown_to_the_file_is_left_alone() -> None:
+    src = _EPS_SETTINGS.format(default="1e-8", eps='cfg["optimizer"]["eps"]').replace(
+        "def main():", "def main(cfg):")
+    assert codes(src) == []

@@ -113,3 +113,31 @@ def test_horizon_in_updates_stepped_once_per_epoch_is_lrd003(spelling: str) -> N
 @pytest.mark.parametrize("spelling", sorted(_IN_UPDATES))
 def test_horizon_in_updates_stepped_every_batch_is_correct(spelling: str) -> None:
     assert codes(_script(_IN_UPDATES[spelling], _BATCH_STEP)) == []
+
+
+_UPDATE_COUNT_NAMES = ["args.num_iters", "cfg.SOLVER.MAX_ITER", "args.train_iters",
+                       "args.max_steps", "cfg.total_updates", "num_training_steps"]
+
+_ITER_SETTING = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+def main(model, train_loader, args, cfg, num_training_steps):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = CosineAnnealingLR(optimizer, T_max={horizon})
+    for epoch in range(args.epochs):
+        for x in train_loader:
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+{step}"""
+
+
+@pytest.mark.parametrize("horizon", _UPDATE_COUNT_NAMES)
+def test_cosine_over_a_count_of_updates_stepped_every_batch_is_correct(horizon: str) -> None:
+    assert codes(_ITER_SETTING.format(horizon=horizon, step=_BATCH_STEP)) == []
+
+
+@pytest.mark.parametrize("horizon", _UPDATE_COUNT_NAMES)
+def test_cosine_over_a_count_of_updates_stepped_per_epoch_is_lrd003(horizon: str) -> None:
+    assert codes(_ITER_SETTING.format(horizon=horizon, step=_EPOCH_STEP)) == ["LRD003"]
