@@ -1,0 +1,99 @@
+"""How much Python lrdoctor runs per training step: counted, not timed.
+
+    .venv/bin/python bench/bench_overhead_calls.py [--config defaults|watcher|no-nan-check]
+
+Runs bench_overhead.py's loop (the MLP, AdamW, a per-batch OneCycleLR, a DataLoader) plain and
+watched, and counts with a tracer, per step after 20 warm-up steps: the Python function calls
+made in lrdoctor's code, the bytecodes they execute (per function), and how many more Python
+calls the whole step makes than the plain one (lrdoctor's module-call wrapper replaces
+PyTorch's own ``_wrapped_call_impl`` frame, so it is not counted as one more). The counts do
+not depend on how busy the machine is, which timings on a shared machine do: use them to
+compare two versions of the hooks, and bench_overhead.py for what a step costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from bench_overhead import BATCH, make_data
+from torch.utils.data import DataLoader
+
+import lrdoctor
+
+WARMUP, STEPS = 20, 128
+
+
+def count(data: Any, watch: Callable[[], Any] | None) -> tuple[dict[str, float], dict[str, float]]:
+    """(totals per step, lrdoctor's bytecodes per step by function name)."""
+    torch.manual_seed(0)
+    loader = DataLoader(data, batch_size=BATCH, shuffle=True)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128), torch.nn.ReLU(),
+        torch.nn.Linear(128, 10),
+    )
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=1000)
+    w = watch().start() if watch is not None else None
+    totals = {"lrdoctor calls": 0, "lrdoctor bytecodes": 0, "all calls": 0}
+    per_function: dict[str, int] = {}
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "opcode":
+            totals["lrdoctor bytecodes"] += 1
+            name = frame.f_code.co_name
+            per_function[name] = per_function.get(name, 0) + 1
+        return local
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        totals["all calls"] += 1
+        if "lrdoctor" in frame.f_code.co_filename:
+            totals["lrdoctor calls"] += 1
+            frame.f_trace_opcodes = True
+            return local
+        return None
+
+    done = 0
+    for x, y in loader:
+        if done == WARMUP:
+            sys.settrace(tracer)
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        scheduler.step()
+        done += 1
+        if done == WARMUP + STEPS:
+            break
+    sys.settrace(None)
+    if w is not None:
+        w.stop()
+    return ({k: v / STEPS for k, v in totals.items()},
+            {k: v / STEPS for k, v in sorted(per_function.items(), key=lambda kv: -kv[1])})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", action="append", choices=["defaults", "watcher", "no-nan-check"])
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    configs: dict[str, Callable[[], Any]] = {
+        "defaults": lambda: lrdoctor.watch(),
+        "watcher": lambda: lrdoctor.watch(checks=()),
+        "no-nan-check": lambda: lrdoctor.watch(nan_check=False),
+    }
+    data = make_data(20_000)
+    plain, _ = count(data, None)
+    for name in args.config or list(configs):
+        totals, per_function = count(data, configs[name])
+        shown = ", ".join(f"{k} {v:.0f}" for k, v in per_function.items() if v >= 1)
+        print(f"{name}: {totals['lrdoctor calls']:.1f} calls into lrdoctor a step, "
+              f"{totals['lrdoctor bytecodes']:.0f} bytecodes in them; the step makes "
+              f"{totals['all calls'] - plain['all calls']:+.1f} Python calls in all")
+        print(f"  bytecodes a step by function: {shown}")
+
+
+if __name__ == "__main__":
+    main()
