@@ -565,6 +565,7 @@ class Tracer:
         known = self.isinstance_outcome(stmt.test, scope)
         if known is None:
             known = _constant_outcome(stmt.test, scope)
+        before = dict(scope.vars) if stmt.orelse and known is None else {}
         if known is not False:
             self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
         if stmt.orelse and known is not True:
@@ -577,6 +578,12 @@ class Tracer:
                 now = scope.vars.get(name)
                 if now is not obj and isinstance(now, Const) and now.value is None:
                     scope.vars[name] = obj
+                elif now is not obj and before.get(name) is not obj \
+                        and before.get(name) is not now and _chosen_scheduler(obj, now):
+                    # a scheduler chosen by a setting, one per branch: the name holds one of
+                    # them, whichever the setting picks
+                    rest = options(now) if isinstance(now, UnionVal) else [now]
+                    scope.vars[name] = UnionVal([obj, *rest], exclusive=True)
 
     def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
@@ -1243,8 +1250,15 @@ class Tracer:
                      kwargs: dict[str, Any], scope: Scope) -> Any:
         if isinstance(receiver, UnionVal):
             result: Any = _NO_EVENT
-            for option in options(receiver):
-                got = self.method_event(option, method, node, args, kwargs, scope)
+            saved = self.conds
+            for i, option in enumerate(options(receiver)):
+                if receiver.exclusive:
+                    # one option per run: its calls sit on exclusive branches of the choice
+                    self.conds = (*saved, Cond(("<choice>", id(receiver), 0), i, None, None))
+                try:
+                    got = self.method_event(option, method, node, args, kwargs, scope)
+                finally:
+                    self.conds = saved
                 if got is not _NO_EVENT:
                     result = got
             return result
@@ -1403,6 +1417,14 @@ def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
     if isinstance(value, TupleVal):
         return [pair for item in value.items for pair in _configured(item, depth + 1)]
     return []
+
+
+def _chosen_scheduler(first: Any, other: Any) -> bool:
+    """Two branches of one ``if`` that each bind a scheduler to the same name."""
+    others = options(other) if isinstance(other, UnionVal) and other.exclusive else [other]
+    return first.kind == "scheduler" and bool(others) and all(
+        isinstance(o, Obj) and o.kind == "scheduler" for o in others
+    )
 
 
 def _periodic_skip(stmt: ast.stmt) -> bool:

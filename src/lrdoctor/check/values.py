@@ -83,6 +83,9 @@ class UnionVal:
     """One of several objects (the loop variable of ``for s in schedulers``)."""
 
     options: list[Any]
+    # exactly one of them, chosen by branches (`if args.sched == "cosine": scheduler = ...
+    # else: scheduler = ...`): a call on it is a call on one option, never on all at once
+    exclusive: bool = False
 
 
 @dataclass(eq=False)

@@ -238,6 +238,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             h = horizon_of(sched)
             if h.unit != "batch" or sched.id in from_config:
                 continue
+            if _chosen(e) and e.conds_inside(loop):
+                continue  # one of several schedulers, stepped per epoch only when a setting says
             calls = [c for c in ctx.same_root(e, "sched_step") if c.obj is sched and _plain_step(c)]
             pair = _two_levels(ctx, calls, sched)
             if pair is not None and pair[0] is e:
@@ -251,6 +253,11 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
     yield from (diagnostic for diagnostic, _ in lightning)
+
+
+def _chosen(e: Event) -> bool:
+    """A call on one of several schedulers a setting chooses between (see UnionVal)."""
+    return any(c.key[0] == "<choice>" for c in e.conds)
 
 
 def _tests_existence(cond: Cond, e: Event) -> bool:
@@ -632,7 +639,7 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 pair = next(
                     ((x, y) for x in steps[a] for y in steps[b]
                      if x.loop is not None and y.loop is not None
-                     and _unconditional(x) and _unconditional(y)),
+                     and _unconditional(x) and _unconditional(y) and not exclusive(x, y)),
                     None,
                 )
                 if pair is None:
@@ -799,8 +806,10 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in ctx.program.events:
         if e.kind != "get_lr" or e.obj is None:
             continue
-        # custom and guessed schedulers often return the right value from get_lr()
-        if e.obj.origin != "torch" or e.obj.guessed or e.obj.cls not in CHAINABLE_GET_LR:
+        # custom and guessed schedulers often return the right value from get_lr(); so may
+        # the one a setting picks among several (which one runs, the file does not say)
+        if e.obj.origin != "torch" or e.obj.guessed or e.obj.cls not in CHAINABLE_GET_LR \
+                or _chosen(e):
             continue
         recv = receiver(e)
         if recv in ("self", "super") or recv.startswith("super("):
