@@ -69,3 +69,15 @@ def test_float16_load_wrapped_by_peft_is_silent() -> None:
 def test_float16_load_with_a_larger_eps_is_fine() -> None:
     src = script("torch_dtype=torch.float16").replace("lr=1e-5)", "lr=1e-5, eps=1e-4)")
     assert codes(src) == []
+
+
+def test_float16_load_chosen_by_a_flag_is_reported() -> None:
+    src = script("torch_dtype=torch.float16 if FP16 else torch.float32",
+                 extra_import="FP16 = True")
+    assert codes(src) == ["LRD102"]
+    both_wide = script("torch_dtype=torch.bfloat16 if BF16 else torch.float32",
+                       extra_import="BF16 = True")
+    assert codes(both_wide) == []
+    switched_off = script("torch_dtype=torch.float16 if FP16 else torch.float32",
+                          extra_import="FP16 = False")
+    assert codes(switched_off) == []

@@ -337,9 +337,20 @@ def _loaded_in_half(call: ast.Call, module: ModuleInfo) -> bool:
     dtype = keywords.get("torch_dtype", keywords.get("dtype"))
     if dtype is None:
         return False
-    if isinstance(dtype, ast.Constant):
-        return dtype.value in ("float16", "half")
-    return _is_half_dtype(dtype, module)
+    # `torch.float16 if args.fp16 else torch.float32`: float16 whenever the flag is on, like
+    # a `.half()` cast under that flag
+    options = [dtype]
+    if isinstance(dtype, ast.IfExp):
+        options = [dtype.body, dtype.orelse]
+        bound = constants.module_assignment(module, dtype.test.id) \
+            if isinstance(dtype.test, ast.Name) else None
+        if isinstance(bound, ast.Constant):  # a switch set once in the file picks its branch
+            options = [dtype.body if bound.value else dtype.orelse]
+    return any(
+        o.value in ("float16", "half") if isinstance(o, ast.Constant)
+        else _is_half_dtype(o, module)
+        for o in options
+    )
 
 
 _HALF_NAMES: dict[int, tuple[ast.Module, frozenset[str]]] = {}
