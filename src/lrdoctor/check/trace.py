@@ -500,6 +500,19 @@ class Tracer:
                 self.exec_branch(stmt, 1, stmt.test, body[i + 1:], scope)
                 return
             self.exec_stmt(stmt, scope)
+            rest = body[i + 1:]
+            if rest and isinstance(stmt, ast.If):
+                branch = _branch_that_falls_through(stmt)
+                if branch is not None and self.if_outcome(stmt, scope) is None:
+                    # `if done: return` / `if i % k: continue`: what follows runs only in
+                    # the branch that did not leave, as if written in its `else`
+                    saved = self.conds
+                    self.conds = (*saved, self.branch_cond(stmt, branch, stmt.test, scope))
+                    try:
+                        self.exec_body(rest, scope)
+                    finally:
+                        self.conds = saved
+                    return
 
     def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:
         if isinstance(stmt, ast.Expr):
@@ -560,11 +573,13 @@ class Tracer:
                 if isinstance(child, ast.expr):
                     self.eval(child, scope)
 
+    def if_outcome(self, stmt: ast.If, scope: Scope) -> bool | None:
+        known = self.isinstance_outcome(stmt.test, scope)
+        return _constant_outcome(stmt.test, scope) if known is None else known
+
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
         self.eval(stmt.test, scope)
-        known = self.isinstance_outcome(stmt.test, scope)
-        if known is None:
-            known = _constant_outcome(stmt.test, scope)
+        known = self.if_outcome(stmt, scope)
         before = dict(scope.vars) if stmt.orelse and known is None else {}
         if known is not False:
             self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
@@ -623,8 +638,16 @@ class Tracer:
 
     def exec_branch(self, stmt: ast.stmt, branch: int, test: ast.expr | None,
                     body: list[ast.stmt], scope: Scope) -> None:
-        key = (self.path, stmt.lineno, stmt.col_offset)
         saved = self.conds
+        self.conds = (*saved, self.branch_cond(stmt, branch, test, scope))
+        try:
+            self.exec_body(body, scope)
+        finally:
+            self.conds = saved
+
+    def branch_cond(self, stmt: ast.stmt, branch: int, test: ast.expr | None,
+                    scope: Scope) -> Cond:
+        key = (self.path, stmt.lineno, stmt.col_offset)
         fact = None
         if test is not None and branch in (0, 1):
             key_of_test = id(test)
@@ -636,11 +659,7 @@ class Tracer:
                 version = tuple(self.flag_version(name, scope) for name in read)
                 fact = (text, version, truth if branch == 0 else not truth)
         origins = _origins(test, scope) if test is not None else ()
-        self.conds = (*saved, Cond(key, branch, test, self.loop, fact, origins))
-        try:
-            self.exec_body(body, scope)
-        finally:
-            self.conds = saved
+        return Cond(key, branch, test, self.loop, fact, origins)
 
     def flag_version(self, text: str, scope: Scope) -> Any:
         """What a name in a test stands for: the object it is bound to when lrdoctor knows
@@ -1604,6 +1623,28 @@ _RECEIVER_METHODS = frozenset(
     {"step", "zero_grad", "get_lr", "step_update", "update", "unscale_", "scale",
      "load_state_dict", "state_dict"}
 )
+
+
+_LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _leaves(body: list[ast.stmt]) -> bool:
+    """True when a block never falls through to the statement after it."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, _LEAVES):
+        return True
+    return isinstance(last, ast.If) and _leaves(last.body) and _leaves(last.orelse)
+
+
+def _branch_that_falls_through(stmt: ast.If) -> int | None:
+    """0 or 1: the only branch of ``stmt`` after which the next statement can run (None when
+    both can, or neither)."""
+    body, orelse = _leaves(stmt.body), _leaves(stmt.orelse)
+    if body == orelse:
+        return None
+    return 1 if body else 0
 
 
 def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

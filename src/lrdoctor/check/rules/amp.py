@@ -647,6 +647,26 @@ def _after_training(ctx: FileContext, cast: ast.AST) -> bool:
     return False
 
 
+# wrappers that keep float32 master copies of float16 parameters and hand those to the
+# optimizer they wrap (apex's and Megatron's FP16_Optimizer & co.): its eps is float32 math
+_MASTER_WEIGHTS = re.compile(r"^(FP16_?Optimizer|Float16Optimizer\w*|MixedPrecisionOptimizer)$")
+
+
+def _master_weight_wrapped(ctx: FileContext) -> set[str]:
+    """Names of optimizers handed to a master-weights wrapper (``FP16_Optimizer(optimizer,
+    ...)``) anywhere in the file."""
+    out: set[str] = set()
+    for node in ast.walk(ctx.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = (dotted(node.func) or "").rsplit(".", 1)[-1]
+        if not _MASTER_WEIGHTS.match(func):
+            continue
+        given = [*node.args[:1], *(k.value for k in node.keywords if k.arg in ("optimizer", "init_optimizer"))]
+        out.update(text for arg in given if (text := dotted(arg)))
+    return out
+
+
 @rule("LRD102")
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
     if "Adam" not in ctx.source or not _ADAM.search(ctx.source):
@@ -654,12 +674,13 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
     halved = _half_targets(ctx)
     if not halved:
         return
+    wrapped = _master_weight_wrapped(ctx)
     exported: dict[str, bool] = {}
     seen: set[int] = set()
     for obj in ctx.full_program.objects:
         if obj.kind != "optimizer" or obj.cls not in names.ADAM_FAMILY or obj.call is None:
             continue
-        if id(obj.call) in seen:
+        if id(obj.call) in seen or obj.name in wrapped:
             continue
         seen.add(id(obj.call))
         eps_expr = obj.arg("eps", 3)
@@ -999,6 +1020,12 @@ def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
         )
 
 
+def _alternatives(a: Event, b: Event) -> bool:
+    """True when ``a`` and ``b`` sit in different branches of one ``if`` / ``elif`` chain."""
+    branches = {c.key: c.branch for c in a.conds}
+    return any(c.key in branches and branches[c.key] != c.branch for c in b.conds)
+
+
 @rule("LRD109")
 def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
     for step in ctx.program.events:
@@ -1012,6 +1039,10 @@ def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
         if not backwards:
             continue
         if any(s.kind == "scaler_step" and not exclusive(s, step) for s in scope):
+            continue
+        if any(s.kind == "scaler_step" and _alternatives(s, step) for s in scope):
+            # `if on_tpu: xm.optimizer_step(opt) elif use_amp: scaler.step(opt) else: ...`:
+            # the code chooses per branch how to step, and sends scaled losses to the scaler
             continue
         b = backwards[-1]
         yield Diagnostic.at(

@@ -55,6 +55,38 @@ def first_values(loops: list[Loop]) -> dict[str, Any]:
     return env
 
 
+def derived_values(loops: list[Loop], env: dict[str, Any],
+                   module: ModuleInfo | None) -> set[str]:
+    """Names a loop body computes from its loop variables (``it = epoch * n + i``): they
+    change on every pass like the variables themselves. Their first-pass value goes to
+    ``env`` (unknown when it cannot be told); returns the names."""
+    loop_vars = {v for lp in loops for v in lp.targets}
+    assigns: dict[str, list[ast.expr]] = {}
+    rebound: set[str] = set()
+    seen: set[int] = set()  # an outer loop's body holds the inner loops' bodies
+    for loop in loops:
+        for stmt in loop.node.body:
+            for node in ast.walk(stmt):
+                if id(node) in seen:
+                    continue
+                seen.add(id(node))
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                        and isinstance(node.targets[0], ast.Name):
+                    assigns.setdefault(node.targets[0].id, []).append(node.value)
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) \
+                        and isinstance(node.target, ast.Name):
+                    rebound.add(node.target.id)
+    derived: set[str] = set()
+    for _ in range(3):  # `it = epoch * n + i` then `step = it + 1`
+        for name, values in assigns.items():
+            if name in derived or name in loop_vars or name in rebound or len(values) != 1:
+                continue
+            if set(names.words(ast.unparse(values[0]))) & (loop_vars | derived):
+                derived.add(name)
+                env[name] = _eval(values[0], env, module)
+    return derived
+
+
 def _last(call: ast.Call) -> str:
     return (dotted(call.func) or "").rsplit(".", 1)[-1]
 

@@ -13,7 +13,7 @@ from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.rules import rule
-from lrdoctor.check.rules.first_pass import first_values, holds_first
+from lrdoctor.check.rules.first_pass import derived_values, first_values, holds_first
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import Const, DictVal, Obj, TupleVal, UnionVal
 from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
@@ -66,7 +66,10 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         if sched.cls == "ReduceLROnPlateau" or not _plain_step(e) or e.loop is None:
             continue
         loop = e.loop
-        updates = ctx.updates_in(loop, e.root, sched.optimizer)
+        # an update in a branch the step never shares a pass with (the step in an `if` that
+        # returns early, the update after it) is not the one the step runs before
+        updates = [u for u in ctx.updates_in(loop, e.root, sched.optimizer)
+                   if not exclusive(e, u)]
         if not updates:
             continue
         first = min(updates, key=lambda u: u.order)
@@ -98,6 +101,8 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
     loop_vars = {v for lp in loops for v in lp.targets} | _rebound_in(loop)
     env = first_values(loops)
     module = ctx.module if e.path == ctx.path else None
+    # `it = epoch * len(loader) + i`: its first value, where the loop variables tell it
+    loop_vars |= derived_values(loops, env, module)
     for c in e.conds_inside(loop):
         if (c.key, c.branch) in shared or (c.text, c.branch) in shared:
             continue

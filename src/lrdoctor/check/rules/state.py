@@ -62,11 +62,17 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     # training method, a resume method that builds the objects again) each made their own
     rebuilt = {_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
     positioned: dict[Any, bool] = {}
+    # a scheduler picked from several by a setting and handed to the function that steps it
+    # can reach that step as a stand-in known by name only: when every such step names its
+    # position, so do those of the schedulers never stepped under their own identity
+    unbound: bool | None = None
     for e in ctx.program.events:
         if e.kind == "sched_step" and e.obj is not None:
             explicit = bool(e.info.get("nargs")) or "epoch" in (e.info.get("kwargs") or [])
             site = _site(e.obj)
             positioned[site] = positioned.get(site, True) and explicit
+            if e.obj.guessed and e.root == root:
+                unbound = (True if unbound is None else unbound) and explicit
     stepped = {_site(e.obj) for e in ctx.program.events
                if e.kind in ("sched_step", "sched_step_update") and e.obj is not None}
     out = []
@@ -75,7 +81,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if s.guessed and _site(s) not in stepped:
             continue  # a parameter named `scheduler` that this program never steps: unknown
-        if s.cls == "ReduceLROnPlateau" or positioned.get(_site(s), False):
+        if s.cls == "ReduceLROnPlateau" or positioned.get(_site(s), bool(unbound)):
             continue
         if s.call is not None and (s.arg("last_epoch", 99) is not None or _sized_from_resume(s)):
             continue
@@ -142,10 +148,19 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
     return False
 
 
+_SCALER_USES = frozenset({"scale_backward", "scaler_step", "scaler_update", "unscale"})
+
+
 def _scalers(ctx: FileContext, root: int) -> list[tuple[Obj, str]]:
-    """GradScalers that skip steps (always, or when a flag is on), always-on ones first."""
+    """GradScalers that skip steps (always, or when a flag is on), always-on ones first. A
+    scaler the program never uses (one a library helper builds only when asked, and is not
+    asked) scales nothing: its state moves nothing on resume."""
+    uses = [e.obj for e in ctx.program.events if e.kind in _SCALER_USES and e.obj is not None]
+    used = {o.id for o in uses}
+    # a use through a name lrdoctor could not bind (a closure over the scaler) counts by name
+    used_names = {o.name for o in uses if o.guessed and o.name}
     found = [(s, flag) for s in _in_root(ctx, root, "scaler")
-             if (flag := scaler_switch(s)) is not None]
+             if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None]
     return sorted(found, key=lambda pair: bool(pair[1]))
 
 
@@ -419,7 +434,9 @@ CHAINABLE = frozenset(
 @rule("LRD008")
 def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
     for w in ctx.program.events:
-        if w.kind != "lr_write" or w.obj is None:
+        if w.kind != "lr_write" or w.obj is None or w.loop is None:
+            # a write outside any loop runs once, before training (the LR set again after
+            # a resume): a chainable schedule goes on from it, nothing competes
             continue
         root = ctx.events_by_root.get(w.root, [])
         # a warm-up that writes the LR only in the branch where the scheduler does not step
@@ -437,6 +454,10 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
         )
         if driver is None:
             continue
+        if driver.cls == "ReduceLROnPlateau" and _in_window(w):
+            # ReduceLROnPlateau only scales the LR it finds: a warm-up written while a counter
+            # is below its bound hands the LR over to it, as fairseq's and Transformer-XL's do
+            continue
         yield Diagnostic.at(
             "LRD008",
             f"param_group['lr'] is written here while {driver.label} `{driver.name}` (line "
@@ -445,3 +466,16 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _in_window(w: Event) -> bool:
+    """The write runs only while something is below a bound (``if step < warmup_steps:``)."""
+    for c in w.conds_inside(w.loop):
+        test = c.test
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            continue
+        op = type(test.ops[0])
+        below = op in (ast.Lt, ast.LtE) if c.branch == 0 else op in (ast.Gt, ast.GtE)
+        if below:
+            return True
+    return False

@@ -1,0 +1,335 @@
+"""False alarms found by running ``lrdoctor check`` over whole public repositories (issue 7,
+bench/realcode/FPHUNT.md): each test is the general shape in our own words, with the
+control that must still be reported where there is one."""
+
+from __future__ import annotations
+
+from tests.check.helpers import codes
+
+# -- a branch that returns early: what follows the `if` never shares a pass with it ----------
+
+_ENGINE_BRANCH = """
+import torch
+from torch.optim.lr_scheduler import LambdaLR
+
+def train_step(engine, model, optimizer, scheduler, batch, use_engine):
+    if use_engine:
+        loss = engine(batch).mean()
+        engine.backward(loss)
+        engine.step()
+        scheduler.step()
+{leave}
+    optimizer.zero_grad()
+    loss = model(batch).mean()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+    return loss.item()
+
+def main(engine, model, loader, use_engine):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    scheduler = LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / 100))
+    for batch in loader:
+        train_step(engine, model, optimizer, scheduler, batch, use_engine)
+"""
+
+
+def test_scheduler_step_in_an_engine_branch_that_returns_is_not_before_the_other_update() -> None:
+    assert codes(_ENGINE_BRANCH.format(leave="        return loss.item()")) == []
+
+
+def test_engine_branch_that_falls_through_still_steps_before_the_update() -> None:
+    # without the `return` both steps run in one call: the first is before optimizer.step()
+    assert codes(_ENGINE_BRANCH.format(leave="")) == ["LRD001"]
+
+
+def test_scheduler_step_skipped_by_continue_is_exclusive_with_it() -> None:
+    src = """
+    import torch
+    from torch.optim.lr_scheduler import StepLR
+
+    def train(model, loader, epochs):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = StepLR(optimizer, step_size=10)
+        for epoch in range(epochs):
+            for x in loader:
+                loss = model(x).sum()
+                if not torch.isfinite(loss):
+                    scheduler.step()
+                    continue
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+    """
+    # the step in the skipped-batch branch never runs before an update of the same pass;
+    # the per-batch StepLR is another matter (a horizon rule), not an order problem
+    assert "LRD001" not in codes(src)
+
+
+# -- an optimizer wrapped by a master-weights wrapper updates float32 copies -------------------
+
+_MASTER_COPIES = """
+import torch
+from apex.fp16_utils import FP16_Optimizer
+
+def main(model, loader, args):
+    if args.fp16:
+        model = model.half()
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+{wrap}
+    for x in loader:
+        loss = model(x).float().mean()
+        if args.fp16:
+            optimizer.backward(loss)
+        else:
+            loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+
+
+def test_adam_wrapped_in_fp16_optimizer_updates_float32_master_weights() -> None:
+    wrap = "    if args.fp16:\n        optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)"
+    assert codes(_MASTER_COPIES.format(wrap=wrap)) == []
+
+
+def test_adam_on_a_half_model_without_master_weights_is_still_lrd102() -> None:
+    assert codes(_MASTER_COPIES.format(wrap="")) == ["LRD102"]
+
+
+# -- a GradScaler the program never uses loses nothing on resume -------------------------------
+
+_HELPER_SCALER = """
+import torch
+
+def make_trainer(model, optimizer, use_scaler=False):
+    scaler = None
+    if use_scaler:
+        scaler = torch.amp.GradScaler("cuda")
+
+    def train_step(x):
+        optimizer.zero_grad()
+        loss = model(x).sum()
+{backward}
+        return loss.item()
+
+    return train_step, scaler
+
+def main(model, loader, path):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    train_step, scaler = make_trainer(model, optimizer)
+    for x in loader:
+        train_step(x)
+    torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict()}}, path)
+"""
+
+
+def test_scaler_a_helper_builds_but_nothing_uses_is_not_missing_from_the_checkpoint() -> None:
+    backward = "        loss.backward()\n        optimizer.step()"
+    assert codes(_HELPER_SCALER.format(backward=backward)) == []
+
+
+def test_scaler_that_scales_the_loss_is_still_missing_from_the_checkpoint() -> None:
+    backward = ("        scaler.scale(loss).backward()\n        scaler.step(optimizer)\n"
+                "        scaler.update()")
+    assert codes(_HELPER_SCALER.format(backward=backward)) == ["LRD007"]
+
+
+# -- a guard on a counter the loop computes from its variables is a guard on the pass ----------
+
+_DERIVED_COUNTER = """
+import torch
+from torch.optim.lr_scheduler import LambdaLR
+
+def train(model, loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-5)
+    scheduler = LambdaLR(optimizer, lambda it: 1.01 ** it)
+    for epoch in range(epochs):
+        for i, x in enumerate(loader):
+            {counter}
+            if step > 0:
+                scheduler.step()
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+"""
+
+
+def test_step_guarded_by_a_global_iteration_above_zero_skips_the_first_pass() -> None:
+    # `step` is 0 on the first pass: the first update runs at the first LR value
+    assert codes(_DERIVED_COUNTER.format(counter="step = epoch * len(loader) + i")) == []
+
+
+def test_step_guarded_by_a_counter_that_is_already_positive_still_runs_first() -> None:
+    assert codes(_DERIVED_COUNTER.format(counter="step = i + 1")) == ["LRD001"]
+
+
+# -- an update in another branch of the chain that offers scaler.step is an alternative path ---
+
+_STEP_CHAIN = """
+import torch
+import torch_xla.core.xla_model as xm
+
+class Trainer:
+    def __init__(self, model, use_amp, on_tpu):
+        self.model = model
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        self.use_amp = use_amp
+        self.on_tpu = on_tpu
+        self.scaler = torch.amp.GradScaler("cuda")
+
+    def backward(self, loss):
+        if self.use_amp:
+            self.scaler.scale(loss).backward()
+        else:
+            loss.backward()
+
+    def train(self, loader):
+        for x in loader:
+            self.backward(self.model(x).sum())
+{chain}
+            self.optimizer.zero_grad()
+"""
+
+_CHAIN = """\
+            if self.on_tpu:
+                xm.optimizer_step(self.optimizer)
+            elif self.use_amp:
+                self.scaler.step(self.optimizer)
+                self.scaler.update()
+            else:
+                self.optimizer.step()"""
+
+
+def test_tpu_step_in_the_chain_that_routes_amp_to_the_scaler_is_not_lrd109() -> None:
+    assert codes(_STEP_CHAIN.format(chain=_CHAIN)) == []
+
+
+def test_plain_step_after_a_scaled_backward_with_no_scaler_step_is_still_lrd109() -> None:
+    chain = "            self.optimizer.step()"
+    assert codes(_STEP_CHAIN.format(chain=chain)) == ["LRD109"]
+
+
+# -- manual LR writes that do not compete with the scheduler -----------------------------------
+
+_PLATEAU_WARMUP = """
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+def train(model, loader, val_loss_of, base_lr, warmup_steps, eval_every):
+    optimizer = torch.optim.Adam(model.parameters(), lr=base_lr)
+    scheduler = ReduceLROnPlateau(optimizer, factor=0.5, patience=2)
+    step = 0
+    for x in loader:
+        model(x).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        step += 1
+{write}
+        if step % eval_every == 0:
+            scheduler.step(val_loss_of(model))
+"""
+
+
+def test_warmup_written_below_its_bound_before_reduce_on_plateau_is_not_lrd008() -> None:
+    write = ("        if step < warmup_steps:\n"
+             "            optimizer.param_groups[0]['lr'] = base_lr * step / warmup_steps")
+    assert codes(_PLATEAU_WARMUP.format(write=write)) == []
+
+
+def test_lr_written_every_step_under_reduce_on_plateau_is_still_lrd008() -> None:
+    # the plateau's reductions are overwritten at the next batch: it never acts
+    write = "        optimizer.param_groups[0]['lr'] = base_lr * 0.999 ** step"
+    assert codes(_PLATEAU_WARMUP.format(write=write)) == ["LRD008"]
+
+
+def test_lr_set_once_after_resuming_before_training_is_not_lrd008() -> None:
+    src = """
+    import torch
+    from torch.optim.lr_scheduler import CosineAnnealingLR
+
+    def main(model, loader, epochs, lr=None, checkpoint=None):
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr or 3e-4)
+        scheduler = CosineAnnealingLR(optimizer, T_max=epochs)
+        if checkpoint is not None:
+            optimizer.load_state_dict(checkpoint["optimizer"])
+            scheduler.load_state_dict(checkpoint["scheduler"])
+        if lr is not None:
+            optimizer.param_groups[0]["lr"] = lr  # a new LR for the resumed run
+        for epoch in range(epochs):
+            for x in loader:
+                model(x).sum().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            scheduler.step()
+    """
+    assert codes(src) == []
+
+
+# -- a scheduler stepped only with its position loses nothing on resume ------------------------
+
+
+def test_scheduler_picked_by_setting_and_stepped_with_a_fractional_epoch_is_not_lrd007() -> None:
+    # the helper receives one of several schedulers (or an unknown warm-up wrapper of it) and
+    # names the position at every step: a resumed run recomputes the LR from the epoch
+    src = """
+    import torch
+    from warmup_lib import WarmupWrapper
+
+
+    def run_epoch(model, loader, optimizer, epoch, scheduler=None):
+        n = len(loader)
+        for i, x in enumerate(loader):
+            model(x).sum().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            if scheduler is not None:
+                scheduler.step(epoch - 1 + float(i + 1) / n)
+
+
+    def main(model, loader, cfg, path):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        if cfg["schedule"] == "cosine":
+            scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg["epochs"])
+        else:
+            scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 0.97 ** e)
+        if cfg["warmup"]:
+            scheduler = WarmupWrapper(optimizer, after_scheduler=scheduler)
+        for epoch in range(1, cfg["epochs"] + 1):
+            run_epoch(model, loader, optimizer, epoch, scheduler=scheduler)
+            state = {"epoch": epoch, "model": model.state_dict(), "optimizer": optimizer.state_dict()}
+            torch.save(state, path)
+    """
+    assert codes(src) == []
+
+
+def test_scheduler_stepped_plainly_by_the_helper_is_still_missing_from_the_checkpoint() -> None:
+    src = """
+    import torch
+    from warmup_lib import WarmupWrapper
+
+
+    def run_epoch(model, loader, optimizer, epoch, scheduler=None):
+        n = len(loader)
+        for i, x in enumerate(loader):
+            model(x).sum().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            if scheduler is not None:
+                scheduler.step(epoch - 1 + float(i + 1) / n)
+
+
+    def main(model, loader, cfg, path):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        if cfg["schedule"] == "cosine":
+            scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg["epochs"])
+        else:
+            scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 0.97 ** e)
+        if cfg["warmup"]:
+            scheduler = WarmupWrapper(optimizer, after_scheduler=scheduler)
+        for epoch in range(1, cfg["epochs"] + 1):
+            run_epoch(model, loader, optimizer, epoch, scheduler=scheduler)
+            state = {"epoch": epoch, "model": model.state_dict(), "optimizer": optimizer.state_dict()}
+            torch.save(state, path)
+    """.replace("scheduler.step(epoch - 1 + float(i + 1) / n)", "scheduler.step()")
+    assert codes(src) == ["LRD007"]
