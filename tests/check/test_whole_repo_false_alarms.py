@@ -333,3 +333,103 @@ def test_scheduler_stepped_plainly_by_the_helper_is_still_missing_from_the_check
             torch.save(state, path)
     """.replace("scheduler.step(epoch - 1 + float(i + 1) / n)", "scheduler.step()")
     assert codes(src) == ["LRD007"]
+
+
+# -- an optimizer rebuilt from a live optimizer's state is not a resume ------------------------
+
+_REBUILT = """
+import torch
+from torch.optim.lr_scheduler import StepLR
+
+def rebuild(optimizer, params, path):
+    state = {source}
+    new_optimizer = type(optimizer)(params, **optimizer.defaults)
+    new_optimizer.load_state_dict(state)
+    return new_optimizer
+
+def main(model, loader, epochs, path):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = rebuild(optimizer, list(model.parameters()), path)
+    scheduler = StepLR(optimizer, step_size=10)
+    for epoch in range(epochs):
+        for x in loader:
+            model(x).sum().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+        scheduler.step()
+"""
+
+
+def test_optimizer_rebuilt_from_the_live_optimizers_state_is_not_a_resume() -> None:
+    assert codes(_REBUILT.format(source="optimizer.state_dict()")) == []
+
+
+def test_optimizer_loaded_from_a_file_without_its_scheduler_is_still_lrd007() -> None:
+    source = 'torch.load(path, weights_only=True)["optimizer"]'
+    assert codes(_REBUILT.format(source=source)) == ["LRD007"]
+
+
+# -- get_lr() called the way step() calls it, by code that keeps the scheduler's position ------
+
+_OWN_POSITION = """
+import torch
+from torch.optim.lr_scheduler import ExponentialLR
+
+class PositionKeeper:
+    def __init__(self, optimizer):
+        self.lr_scheduler = ExponentialLR(optimizer, gamma=0.9)
+
+    def value_now(self):
+{flag_on}
+        values = self.lr_scheduler.get_lr()
+{flag_off}
+        return values[0]
+
+    def advance(self):
+        self.lr_scheduler.last_epoch += 1
+
+def main(model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    keeper = PositionKeeper(optimizer)
+    for x in loader:
+        for group in optimizer.param_groups:
+            group["lr"] = keeper.value_now()
+        model(x).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        keeper.advance()
+"""
+
+
+def test_get_lr_inside_the_within_step_flag_is_the_schedulers_own_computation() -> None:
+    src = _OWN_POSITION.format(
+        flag_on="        self.lr_scheduler._get_lr_called_within_step = True",
+        flag_off="        self.lr_scheduler._get_lr_called_within_step = False",
+    )
+    assert "LRD015" not in codes(src)
+
+
+def test_get_lr_read_for_logging_is_still_lrd015() -> None:
+    assert "LRD015" in codes(_OWN_POSITION.format(flag_on="", flag_off=""))
+
+
+def test_a_different_lr_written_once_before_a_chainable_schedule_is_still_lrd008() -> None:
+    # meant as "a lower LR for the first epoch", but MultiStepLR goes on from it for good
+    src = """
+    import torch
+    from torch.optim.lr_scheduler import MultiStepLR
+
+    def main(model, loader, epochs, lr, deep):
+        optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+        scheduler = MultiStepLR(optimizer, milestones=[100, 150])
+        if deep:
+            for group in optimizer.param_groups:
+                group["lr"] = lr * 0.1
+        for epoch in range(epochs):
+            for x in loader:
+                model(x).sum().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            scheduler.step()
+    """
+    assert codes(src) == ["LRD008"]

@@ -59,16 +59,16 @@ class FileContext:
     def same_root(self, event: Event, kind: str) -> list[Event]:
         return [e for e in self.events_by_root.get(event.root, []) if e.kind == kind]
 
+    def tree_of(self, path: str) -> ast.Module | None:
+        """The parsed file ``path``: this one, or a project module read while tracing it."""
+        if path == self.path:
+            return self.tree
+        module = self.loader.modules.get(path) if self.loader is not None else None
+        return module.tree if module is not None else None
+
     def body_around(self, at: ast.AST) -> ast.AST:
         """The innermost function whose lines hold ``at``, or the module."""
-        line = getattr(at, "lineno", 0)
-        body: ast.AST = self.tree
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                    and node.lineno <= line <= (node.end_lineno or node.lineno) \
-                    and node.lineno >= getattr(body, "lineno", 0):
-                body = node
-        return body
+        return function_around(self.tree, at)
 
     def updates_in(self, loop: Loop | None, root: int, optimizer: Obj | None) -> list[Event]:
         """optimizer.step() and scaler.step(optimizer) calls inside ``loop`` in one trace."""
@@ -87,6 +87,18 @@ class FileContext:
             if e.in_loop(loop):
                 out.append(e)
         return out
+
+
+def function_around(tree: ast.AST, at: ast.AST) -> ast.AST:
+    """The innermost function of ``tree`` whose lines hold ``at``, or ``tree`` itself."""
+    line = getattr(at, "lineno", 0)
+    body = tree
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and node.lineno >= getattr(body, "lineno", 0):
+            body = node
+    return body
 
 
 def granularity(event: Event) -> tuple[str, Loop | None]:

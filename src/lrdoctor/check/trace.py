@@ -745,7 +745,7 @@ class Tracer:
                 self.bind(base.attrs, target.attr, f"self.{target.attr}", value, source, scope,
                           target)
         elif isinstance(target, ast.Subscript):
-            if self.lr_write_target(target, scope, target):
+            if self.lr_write_target(target, scope, target, source):
                 return
             base = self.eval(target.value, scope)
             key = const_key(target.slice)
@@ -832,15 +832,17 @@ class Tracer:
                     return value
         return None
 
-    def lr_write_target(self, target: ast.expr, scope: Scope, node: ast.AST) -> bool:
-        """``group['lr'] = ...`` / ``opt.param_groups[0]['lr'] *= ...``: an LR write."""
+    def lr_write_target(self, target: ast.expr, scope: Scope, node: ast.AST,
+                        value: ast.expr | None = None) -> bool:
+        """``group['lr'] = ...`` / ``opt.param_groups[0]['lr'] *= ...``: an LR write
+        (``value``: what a plain assignment writes)."""
         if not isinstance(target, ast.Subscript) or const_key(target.slice) != "lr":
             return False
         base = self.eval(target.value, scope)
         if isinstance(base, UnionVal):
             base = next((o for o in base.options if isinstance(o, ParamGroupVal)), None)
         if isinstance(base, ParamGroupVal):
-            self.emit("lr_write", base.optimizer, node)
+            self.emit("lr_write", base.optimizer, node, value=value)
             return True
         return False
 

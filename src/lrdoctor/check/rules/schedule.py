@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, granularity, receiver
+from lrdoctor.check.context import FileContext, function_around, granularity, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
@@ -819,6 +819,8 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
         recv = receiver(e)
         if recv in ("self", "super") or recv.startswith("super("):
             continue
+        if _inside_step_context(ctx, e):
+            continue
         yield Diagnostic.at(
             "LRD015",
             f"`{recv}.get_lr()` computes the next value of the chainable formula (and warns "
@@ -826,6 +828,23 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+def _inside_step_context(ctx: FileContext, e: Event) -> bool:
+    """``sched._get_lr_called_within_step = True`` around the call: code that drives the
+    scheduler itself (a wrapper keeping its own position) computes the next value on purpose,
+    the way step() does."""
+    tree = ctx.tree_of(e.path)
+    if tree is None:
+        return False
+    function = function_around(tree, e.node)
+    if function is tree:
+        return False
+    return any(
+        isinstance(node, ast.Attribute) and node.attr == "_get_lr_called_within_step"
+        and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(function)
+    )
 
 
 # -- LRD017 ------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from lrdoctor.check.context import FileContext, receiver
+from lrdoctor.check.context import FileContext, function_around, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.index import Scope, dotted
 from lrdoctor.check.model import Event, exclusive
@@ -181,8 +181,47 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
         yield from _check_save(ctx, e, objs, words)
     scaler_saved = any(_mentions_scaler(words) for _, (_, words) in saves)
     for e in ctx.program.events:
-        if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer":
+        if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer" \
+                and not _copied_from_live(ctx, e):
             yield from _check_resume(ctx, e, scaler_saved or not saves)
+
+
+def _copied_from_live(ctx: FileContext, e: Event) -> bool:
+    """The state loaded was taken from a live object in the same function (``sd =
+    optimizer.state_dict()`` ... ``new_optimizer.load_state_dict(convert(sd))``): an optimizer
+    rebuilt or reset in place, not a resumed run; nothing was lost in between."""
+    if not isinstance(e.node, ast.Call) or not e.node.args:
+        return False
+    tree = ctx.tree_of(e.path)
+    if tree is None:
+        return False
+    function = function_around(tree, e.node)
+    pending: list[tuple[ast.expr, int]] = [(e.node.args[0], e.line)]
+    seen: set[tuple[str, int]] = set()
+    while pending:
+        expr, line = pending.pop()
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Call):
+                last = (dotted(node.func) or "").rsplit(".", 1)[-1]
+                if last == "state_dict":
+                    return True
+                if last == "load" or last.startswith("load_") and last != "load_state_dict":
+                    return False  # read from a file: a resume
+            elif isinstance(node, ast.Name) and (node.id, line) not in seen and len(seen) < 12:
+                seen.add((node.id, line))
+                pending.extend(_assigned_before(function, node.id, line))
+    return False
+
+
+def _assigned_before(body: ast.AST, name: str, line: int) -> list[tuple[ast.expr, int]]:
+    """The value of the last ``name = ...`` in ``body`` before ``line`` (with its line)."""
+    found: ast.Assign | None = None
+    for node in ast.walk(body):
+        if isinstance(node, ast.Assign) and node.lineno < line and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ) and (found is None or node.lineno > found.lineno):
+            found = node
+    return [(found.value, found.lineno)] if found is not None else []
 
 
 def _contents(ctx: FileContext, e: Event) -> tuple[set[int], list[str]] | None:
@@ -434,9 +473,7 @@ CHAINABLE = frozenset(
 @rule("LRD008")
 def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
     for w in ctx.program.events:
-        if w.kind != "lr_write" or w.obj is None or w.loop is None:
-            # a write outside any loop runs once, before training (the LR set again after
-            # a resume): a chainable schedule goes on from it, nothing competes
+        if w.kind != "lr_write" or w.obj is None or _restates_initial_lr(w):
             continue
         root = ctx.events_by_root.get(w.root, [])
         # a warm-up that writes the LR only in the branch where the scheduler does not step
@@ -479,3 +516,22 @@ def _in_window(w: Event) -> bool:
         if below:
             return True
     return False
+
+
+def _restates_initial_lr(w: Event) -> bool:
+    """A write outside any loop of the very value the optimizer was built with
+    (``Adam(params, lr=lr)`` ... ``if lr is not None: group["lr"] = lr`` after a resume): on a
+    fresh run it changes nothing, after a resume it sets the LR the run goes on from. A
+    different value (``args.lr * 0.1`` "for the first epoch") is kept for good by a chainable
+    schedule, and stays reported."""
+    value = w.info.get("value")
+    optimizer = w.obj
+    if w.loop is not None or value is None or optimizer is None:
+        return False
+    built = optimizer.arg("lr", 1)
+    if built is None:
+        return False
+    written = ast.unparse(value)
+    return written == ast.unparse(built) or any(
+        isinstance(n, ast.Name) and n.id == written for n in ast.walk(built)
+    ) and isinstance(value, ast.Name)
