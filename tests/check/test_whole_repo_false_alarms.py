@@ -115,9 +115,9 @@ def make_trainer(model, optimizer, use_scaler=False):
 
     return train_step, scaler
 
-def main(model, loader, path):
+def main(model, loader, path, use_amp):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    train_step, scaler = make_trainer(model, optimizer)
+    train_step, scaler = make_trainer(model, optimizer, use_scaler={ask})
     for x in loader:
         train_step(x)
     torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict()}}, path)
@@ -125,14 +125,15 @@ def main(model, loader, path):
 
 
 def test_scaler_a_helper_builds_but_nothing_uses_is_not_missing_from_the_checkpoint() -> None:
+    # asked for, built, and still never used: the steps go through optimizer.step()
     backward = "        loss.backward()\n        optimizer.step()"
-    assert codes(_HELPER_SCALER.format(backward=backward)) == []
+    assert codes(_HELPER_SCALER.format(backward=backward, ask="use_amp")) == []
 
 
 def test_scaler_that_scales_the_loss_is_still_missing_from_the_checkpoint() -> None:
     backward = ("        scaler.scale(loss).backward()\n        scaler.step(optimizer)\n"
                 "        scaler.update()")
-    assert codes(_HELPER_SCALER.format(backward=backward)) == ["LRD007"]
+    assert codes(_HELPER_SCALER.format(backward=backward, ask="use_amp")) == ["LRD007"]
 
 
 # -- a guard on a counter the loop computes from its variables is a guard on the pass ----------
