@@ -1472,14 +1472,23 @@ def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ..
     turn (``depth`` levels): ``if optimizer_was_run:`` after
     ``optimizer_was_run = scale_before <= scaler.get_scale()``."""
     out: list[ast.expr] = []
-    for node in ast.walk(test):
-        if isinstance(node, ast.Name):
-            found = scope.source_of(node.id)
-            if found is not None and found[0] is not test:
-                out.append(found[0])
-                if depth > 1:
-                    out.extend(_origins(found[0], found[1], depth - 1))
+    for name in _names_read(test):
+        found = scope.source_of(name)
+        if found is not None and found[0] is not test:
+            out.append(found[0])
+            if depth > 1:
+                out.extend(_origins(found[0], found[1], depth - 1))
     return tuple(out)
+
+
+def _names_read(expr: ast.expr) -> tuple[str, ...]:
+    """The bare names in ``expr``, in walk order, kept on the node: a test is read at every
+    branch the trace takes through it (thousands of times in a large project)."""
+    names = getattr(expr, "_lrdoctor_names", None)
+    if names is None:
+        names = tuple(n.id for n in ast.walk(expr) if isinstance(n, ast.Name))
+        expr._lrdoctor_names = names  # type: ignore[attr-defined]
+    return names
 
 
 def _tracked(value: Any) -> bool:
