@@ -151,7 +151,7 @@ class NonFinite:
         tls = _Busy()
         is_grad_enabled, get_rng_state = torch.is_grad_enabled, torch.get_rng_state
         cuda_ready = torch.cuda.is_initialized
-        cuda_mod = torch.cuda
+        cuda_mod: Any = torch.cuda
         # torch.cuda._initialized is what is_initialized() reads first: while it is False (every
         # CPU run) the check costs an attribute read, not a Python frame
         if not isinstance(getattr(cuda_mod, "_initialized", None), bool):
