@@ -1229,6 +1229,7 @@ class Tracer:
             if last in ("ReduceLROnPlateau",):
                 kind = ("scheduler", last, "torch")
             else:
+                _wrapped_schedulers(args, kwargs)
                 return None
         if kind[1] in names.LEGACY_HF_WARMUPS and not (
             "optimizer" in kwargs or (args and isinstance(args[0], Obj) and args[0].kind == "optimizer")
@@ -1413,6 +1414,18 @@ def _micro_batch_loop(loop: Loop, stepping: set[int]) -> bool:
         loop.batch and not loop.iterates_loader and loop.id not in stepping
         and loop.parent is not None and loop.parent.id in stepping
     )
+
+
+def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
+    """A library call lrdoctor does not know that is given an optimizer and a scheduler
+    (``GradualWarmupScheduler(optimizer, ..., after_scheduler=cosine)``) builds a scheduler that
+    drives the one it is given: that one's steps and state belong to the wrapper."""
+    given = [*args, *kwargs.values()]
+    if not any(isinstance(v, Obj) and v.kind == "optimizer" for v in given):
+        return
+    for value in given:
+        if isinstance(value, Obj) and value.kind == "scheduler":
+            value.in_composite = True
 
 
 def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:

@@ -61,6 +61,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     # one constructor call is one scheduler of the program, also where separate traces (the
     # training method, a resume method that builds the objects again) each made their own
     rebuilt = {_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
+    rebuilt |= _fast_forwarded(ctx)
     positioned: dict[Any, bool] = {}
     # a scheduler picked from several by a setting and handed to the function that steps it
     # can reach that step as a stand-in known by name only: when every such step names its
@@ -91,6 +92,24 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         out.append(s)
     return out
+
+
+_UPDATE_KINDS = ("opt_step", "scaler_step", "backward", "scale_backward")
+
+
+def _fast_forwarded(ctx: FileContext) -> set[Any]:
+    """Schedulers a resume positions by replaying their steps (``for _ in range(start_epoch):
+    scheduler.step()``): stepped in a loop that trains nothing, while another loop steps them
+    between updates."""
+    replayed: set[Any] = set()
+    training: set[Any] = set()
+    for events in ctx.events_by_root.values():
+        for e in events:
+            if e.kind != "sched_step" or e.obj is None or e.loop is None:
+                continue
+            updates = any(u.kind in _UPDATE_KINDS and u.in_loop(e.loop) for u in events)
+            (training if updates else replayed).add(_site(e.obj))
+    return replayed & training
 
 
 def _site(obj: Obj) -> Any:

@@ -1,0 +1,54 @@
+"""A resume that positions the schedule by replaying its steps before training
+(``for _ in range(1, start_epoch): scheduler.step()``) loses nothing by not checkpointing the
+scheduler; a cosine handed to a warm-up wrapper from a package lrdoctor does not know
+(``GradualWarmupScheduler(optimizer, ..., after_scheduler=cosine)``) is stepped through the
+wrapper, not on its own. Without the replay the resumed run restarts the warm-up."""
+
+from __future__ import annotations
+
+from tests.check.helpers import codes
+
+WARMUP_WRAPPER_RESUME = """
+    import torch
+    from warmup_scheduler import GradualWarmupScheduler
+
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.Adam(model.parameters(), lr=2e-4)
+    cosine = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, 97, eta_min=1e-6)
+    scheduler = GradualWarmupScheduler(optimizer, multiplier=1, total_epoch=3, after_scheduler=cosine)
+    scheduler.step()
+    start_epoch = 1
+    if RESUME:
+        state = torch.load("latest.pth", weights_only=True)
+        model.load_state_dict(state["state_dict"])
+        optimizer.load_state_dict(state["optimizer"])
+        start_epoch = state["epoch"] + 1
+        {replay}
+    loader = [torch.randn(8, 4) for _ in range(10)]
+    for epoch in range(start_epoch, 101):
+        for x in loader:
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+        scheduler.step()
+        torch.save({{"epoch": epoch, "state_dict": model.state_dict(),
+                    "optimizer": optimizer.state_dict()}}, "latest.pth")
+"""
+
+REPLAY = """for _ in range(1, start_epoch):
+            scheduler.step()"""
+
+
+def test_resume_that_replays_the_wrapper_steps_needs_no_scheduler_state() -> None:
+    assert "LRD007" not in codes(WARMUP_WRAPPER_RESUME.format(replay=REPLAY))
+
+
+def test_resume_without_the_replay_restarts_the_warmup() -> None:
+    assert "LRD007" in codes(WARMUP_WRAPPER_RESUME.format(replay="pass"))
+
+
+def test_the_lost_state_is_the_wrappers_not_the_wrapped_cosines() -> None:
+    from tests.check.helpers import messages
+
+    found = [m for m in messages(WARMUP_WRAPPER_RESUME.format(replay="pass")) if "restarts" in m]
+    assert found and all("`cosine`" not in m for m in found)
