@@ -52,3 +52,36 @@ def test_the_lost_state_is_the_wrappers_not_the_wrapped_cosines() -> None:
 
     found = [m for m in messages(WARMUP_WRAPPER_RESUME.format(replay="pass")) if "restarts" in m]
     assert found and all("`cosine`" not in m for m in found)
+
+
+BUILDER_GIVEN_THE_RESUMED_EPOCH = """
+    import torch
+    from project.schedulers import get_scheduler
+
+
+    def run(config, model, loader):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        last_epoch = -1
+        if config.resume:
+            state = torch.load(config.resume, weights_only=True)
+            model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+            last_epoch = state["epoch"]
+        scheduler = get_scheduler(config, optimizer{position})
+        for epoch in range(last_epoch + 1, config.epochs):
+            for x in loader:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+            scheduler.step()
+            torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "epoch": epoch}}, "last.pt")
+"""
+
+
+def test_scheduler_built_by_a_project_builder_from_the_resumed_epoch_is_positioned() -> None:
+    assert "LRD007" not in codes(BUILDER_GIVEN_THE_RESUMED_EPOCH.format(position=", last_epoch"))
+
+
+def test_scheduler_built_by_a_project_builder_from_scratch_restarts() -> None:
+    assert "LRD007" in codes(BUILDER_GIVEN_THE_RESUMED_EPOCH.format(position=""))

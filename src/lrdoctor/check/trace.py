@@ -814,7 +814,8 @@ class Tracer:
             return None
         if named not in (kind, ""):
             return None
-        obj = Obj(kind, name=label, path=self.path, line=call.lineno, col=call.col_offset + 1)
+        obj = Obj(kind, name=label, path=self.path, line=call.lineno, col=call.col_offset + 1,
+                  via=call, scope=scope)
         if kind == "scheduler":
             obj.optimizer = optimizer or self.optimizer_argument(call, scope)
         self.objects.append(obj)

@@ -38,6 +38,7 @@ class Obj:
     in_composite: bool = False
     conditional: bool = False  # `GradScaler() if args.amp else None`: may not exist at run time
     skip_aware: bool = False  # wrapped in lrdoctor.SkipAwareScheduler: steps only on real updates
+    via: ast.Call | None = None  # the project's builder call it came from, its class unknown
     id: int = field(default_factory=lambda: next(_ids))
 
     @property

@@ -84,7 +84,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue  # a parameter named `scheduler` that this program never steps: unknown
         if s.cls == "ReduceLROnPlateau" or positioned.get(_site(s), bool(unbound)):
             continue
-        if s.call is not None and (s.arg("last_epoch", 99) is not None or _sized_from_resume(s)):
+        if s.call is not None and s.arg("last_epoch", 99) is not None or _sized_from_resume(s):
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
             continue
@@ -138,16 +138,21 @@ def _transient(ctx: FileContext, sched: Obj, at: Event) -> bool:
 
 # a name for where a resumed run starts: a scheduler sized with it (`total_iters=steps * (epochs
 # - start_epoch)`) is rebuilt for the rest of the run on resume, its lost state is not lost
-_RESUME_POINT = re.compile(r"(^|_)(start|resume|resumed|begin|initial|first)_(epoch|iter|step)s?$")
+_RESUME_POINT = re.compile(
+    r"(^|_)(start|resume|resumed|begin|initial|first|last)_(epoch|iter|step)s?$")
 
 
 def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
     """True when the scheduler's constructor arguments (or the variables they were computed
-    from) name the epoch/iteration the run starts at."""
-    assert sched.call is not None
+    from) name the epoch/iteration the run starts at; for a scheduler that a project builder
+    returns (``get_scheduler(config, optimizer, last_epoch)``), the builder's arguments."""
+    call = sched.call if sched.call is not None else sched.via
+    if call is None:
+        return False
+    args = call.args[1:] if sched.call is not None else call.args
     seen: set[str] = set()
     todo: list[tuple[ast.expr, Scope | None, int]] = [
-        (arg, sched.scope, 0) for arg in [*sched.call.args[1:], *(k.value for k in sched.call.keywords)]
+        (arg, sched.scope, 0) for arg in [*args, *(k.value for k in call.keywords)]
     ]
     while todo:
         expr, scope, level = todo.pop()
