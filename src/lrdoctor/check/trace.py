@@ -1539,7 +1539,7 @@ def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any
         return _arg_key(value)
 
     return (
-        id(fn), id(fv.bound),
+        id(fn), id(fv.bound), id(fv.closure),
         tuple(key(params[i] if i < len(params) else None, a) for i, a in enumerate(args)),
         tuple(sorted((k, key(k, v)) for k, v in kwargs.items())),
     )

@@ -138,7 +138,11 @@ def _transient(ctx: FileContext, sched: Obj, at: Event) -> bool:
 
 # a name for where a resumed run starts: a scheduler sized with it (`total_iters=steps * (epochs
 # - start_epoch)`) is rebuilt for the rest of the run on resume, its lost state is not lost
-_RESUME_POINT = re.compile(
+_RESUME_POINT = re.compile(r"(^|_)(start|resume|resumed|begin|initial|first)_(epoch|iter|step)s?$")
+# what a project builder is given besides: the epoch a checkpoint was saved at (`last_epoch`
+# read back on resume). Not for a constructor inside such a builder, whose `last_epoch`
+# parameter (-1 unless given) says nothing about a resume
+_BUILDER_RESUME_POINT = re.compile(
     r"(^|_)(start|resume|resumed|begin|initial|first|last)_(epoch|iter|step)s?$")
 
 
@@ -150,6 +154,7 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
     if call is None:
         return False
     args = call.args[1:] if sched.call is not None else call.args
+    point = _RESUME_POINT if sched.call is not None else _BUILDER_RESUME_POINT
     seen: set[str] = set()
     todo: list[tuple[ast.expr, Scope | None, int]] = [
         (arg, sched.scope, 0) for arg in [*args, *(k.value for k in call.keywords)]
@@ -161,7 +166,7 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
                 node.attr if isinstance(node, ast.Attribute) else "")
             if not word:
                 continue
-            if _RESUME_POINT.search(word.lower()):
+            if point.search(word.lower()):
                 return True
             if isinstance(node, ast.Name) and scope is not None and level < depth \
                     and word not in seen:
