@@ -85,3 +85,46 @@ def test_scheduler_built_by_a_project_builder_from_the_resumed_epoch_is_position
 
 def test_scheduler_built_by_a_project_builder_from_scratch_restarts() -> None:
     assert "LRD007" in codes(BUILDER_GIVEN_THE_RESUMED_EPOCH.format(position=""))
+
+
+RESUME_OR_FRESH = """
+    from bisect import bisect_right
+
+    import torch
+
+
+    class WarmupMultiStepLR(torch.optim.lr_scheduler._LRScheduler):
+        def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+            self.milestones, self.gamma = milestones, gamma
+            super().__init__(optimizer, last_epoch)
+
+        def get_lr(self):
+            decay = self.gamma ** bisect_right(self.milestones, self.last_epoch)
+            return [base_lr * decay for base_lr in self.base_lrs]
+
+
+    def main(cfg, model, loader):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        if cfg.pretrain == "self":
+            start_epoch = int(cfg.path.split("_")[-1])
+            model.load_state_dict(torch.load(cfg.path, weights_only=True))
+            optimizer.load_state_dict(torch.load(cfg.path + ".opt", weights_only=True))
+            scheduler = WarmupMultiStepLR(optimizer, [40, 70], 0.1{position})
+        else:
+            start_epoch = 0
+            scheduler = WarmupMultiStepLR(optimizer, [40, 70], 0.1)
+        for epoch in range(start_epoch, 120):
+            for x in loader:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+            scheduler.step()
+"""
+
+
+def test_scheduler_rebuilt_at_the_resumed_epoch_in_the_resume_branch_is_positioned() -> None:
+    assert "LRD007" not in codes(RESUME_OR_FRESH.format(position=", start_epoch"))
+
+
+def test_resume_branch_that_rebuilds_the_scheduler_from_scratch_restarts_it() -> None:
+    assert "LRD007" in codes(RESUME_OR_FRESH.format(position=""))

@@ -35,6 +35,7 @@ from lrdoctor.check.values import (
     ClassVal,
     Const,
     DictVal,
+    EngineVal,
     ExprVal,
     FuncVal,
     ImportRef,
@@ -559,6 +560,14 @@ class Tracer:
             # a nested function sees the names of the function it is defined in
             scope.vars[stmt.name] = FuncVal(stmt, scope.module,
                                             closure=scope if scope.parent is not None else None)
+            for decorator in stmt.decorator_list:
+                # `@trainer.on(Events.EPOCH_STARTED)`: a handler of an Ignite engine
+                if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) \
+                        and decorator.func.attr == "on" and decorator.args:
+                    engine = self.eval(decorator.func.value, scope)
+                    event = _ignite_event(decorator.args[0])
+                    if isinstance(engine, EngineVal) and event:
+                        engine.handlers.setdefault(event, []).append(scope.vars[stmt.name])
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             if scope.parent is not None or scope.module is not self.module:
                 scope.module.add_import(stmt)
@@ -1054,6 +1063,15 @@ class Tracer:
         elif method:
             self.called_names.add(method)
 
+        if isinstance(receiver, EngineVal):
+            if method == "add_event_handler" and len(node.args) > 1 \
+                    and isinstance(args[1], FuncVal):
+                event = _ignite_event(node.args[0])
+                if event:
+                    receiver.handlers.setdefault(event, []).append(args[1])
+            elif method == "run":
+                self.run_engine(receiver, node)
+            return None
         if method and receiver is not None and not isinstance(
                 receiver, (InstanceVal, ImportRef, SuperVal, ClassVal)
         ):
@@ -1099,6 +1117,38 @@ class Tracer:
             return self.library_call(qual, node, args, kwargs, scope)
         return None
 
+    def run_engine(self, engine: EngineVal, node: ast.Call) -> None:
+        """``trainer.run(loader, max_epochs=n)``: Ignite's loops, with the handlers attached to
+        each event where Ignite calls them and the process function on every batch."""
+        def fire(event: str) -> None:
+            for handler in engine.handlers.get(event, []):
+                self.call_function(handler, [engine], {}, site=True)
+
+        saved = self.loop
+        fire("STARTED")
+        epochs = Loop(node, self.path, saved, "epoch", None, frozenset(),  # type: ignore[arg-type]
+                      node.lineno, over_name="the engine's epochs", root=self.root)
+        batches = Loop(node, self.path, epochs, "batch", None, frozenset(),  # type: ignore[arg-type]
+                       node.lineno, over_name="the engine's batches", root=self.root)
+        batches.iterates_loader = True
+        self.loops.extend([epochs, batches])
+        try:
+            self.loop = epochs
+            fire("EPOCH_STARTED")
+            self.loop = batches
+            fire("ITERATION_STARTED")
+            if engine.process is not None:
+                self.call_function(engine.process, [engine, None], {}, site=True)
+            elif engine.optimizer is not None:
+                self.emit("backward", None, node)
+                self.emit("opt_step", engine.optimizer, node)
+            fire("ITERATION_COMPLETED")
+            self.loop = epochs
+            fire("EPOCH_COMPLETED")
+        finally:
+            self.loop = saved
+        fire("COMPLETED")
+
     def call_one_of(self, choices: list[Any], node: ast.Call, args: list[Any],
                     kwargs: dict[str, Any], scope: Scope) -> Any:
         """A call to one of several library classes: the object they all build, of a class
@@ -1118,7 +1168,7 @@ class Tracer:
                       kwargs: dict[str, Any]) -> Obj:
         """A scheduler/optimizer built here whose class lrdoctor cannot judge; a scheduler
         drives the optimizer it is given first or as ``optimizer=``."""
-        obj = Obj(kind, path=self.path, line=node.lineno, col=node.col_offset + 1)
+        obj = Obj(kind, path=self.path, line=node.lineno, col=node.col_offset + 1, via=node)
         obj.order = self.next_order()
         if kind == "scheduler":
             candidate = kwargs.get("optimizer", args[0] if args else None)
@@ -1197,6 +1247,12 @@ class Tracer:
             if not values:
                 return None
             return values[0] if len(values) == 1 else TupleVal(values)
+        if qual.startswith("ignite.") and last in ("Engine", "create_supervised_trainer"):
+            if last == "Engine":
+                process = args[0] if args else kwargs.get("process_function")
+                return EngineVal(process if isinstance(process, FuncVal) else None)
+            optimizer = args[1] if len(args) > 1 else kwargs.get("optimizer")
+            return EngineVal(None, optimizer if isinstance(optimizer, Obj) else None)
         if last in names.ITER_WRAPPERS:
             for value in args:
                 if is_loader(value) or loop_members(value) is not None:
@@ -1415,6 +1471,18 @@ def _micro_batch_loop(loop: Loop, stepping: set[int]) -> bool:
         loop.batch and not loop.iterates_loader and loop.id not in stepping
         and loop.parent is not None and loop.parent.id in stepping
     )
+
+
+_IGNITE_EVENTS = frozenset({"STARTED", "EPOCH_STARTED", "ITERATION_STARTED",
+                            "ITERATION_COMPLETED", "EPOCH_COMPLETED", "COMPLETED"})
+
+
+def _ignite_event(node: ast.expr) -> str:
+    """``Events.EPOCH_STARTED`` (or ``Events.ITERATION_COMPLETED(every=10)``): the name."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    name = node.attr if isinstance(node, ast.Attribute) else ""
+    return name if name in _IGNITE_EVENTS else ""
 
 
 def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:

@@ -152,6 +152,17 @@ class FuncVal:
 
 
 @dataclass(eq=False)
+class EngineVal:
+    """A PyTorch-Ignite ``Engine(process_function)`` (or ``create_supervised_trainer``): its
+    ``run(loader, max_epochs=...)`` loops over epochs and batches, calling the process function
+    on each batch and the handlers attached to its events around them."""
+
+    process: FuncVal | None = None
+    optimizer: Obj | None = None  # create_supervised_trainer's: stepped on every batch
+    handlers: dict[str, list[FuncVal]] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
 class ClassVal:
     info: ClassInfo
 

@@ -80,7 +80,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     for s in _in_root(ctx, root, "scheduler"):
         if s.origin == "timm" or s.in_composite or _site(s) in rebuilt:
             continue
-        if s.guessed and _site(s) not in stepped:
+        if s.guessed and s.via is None and _site(s) not in stepped:
             continue  # a parameter named `scheduler` that this program never steps: unknown
         if s.cls == "ReduceLROnPlateau" or positioned.get(_site(s), bool(unbound)):
             continue
@@ -89,6 +89,8 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
             continue
         if at is not None and _transient(ctx, s, at):
+            continue
+        if at is not None and _built_apart(ctx, s, at):
             continue
         out.append(s)
     return out
@@ -115,6 +117,13 @@ def _fast_forwarded(ctx: FileContext) -> set[Any]:
 def _site(obj: Obj) -> Any:
     """Where an object is built (its identity when lrdoctor did not see it built)."""
     return (obj.path, obj.line, obj.col) if obj.call is not None else obj.id
+
+
+def _built_apart(ctx: FileContext, sched: Obj, at: Event) -> bool:
+    """Built in a branch that excludes the checkpoint ``at`` (``if resume: load ...; sched =
+    A(..., start_epoch) elif ...: sched = A(...)``): not the scheduler of that run."""
+    return any(e.kind == "create" and e.obj is sched and exclusive(e, at)
+               for e in ctx.program.events)
 
 
 def _transient(ctx: FileContext, sched: Obj, at: Event) -> bool:
