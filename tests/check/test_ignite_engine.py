@@ -70,3 +70,45 @@ def test_handler_attached_with_add_event_handler_counts_too() -> None:
     )
     assert "add_event_handler" in source
     assert "LRD001" in codes(source)
+
+
+CHECKPOINT_HANDLER = """
+    import torch
+    from ignite.engine import Engine, Events
+    from ignite.handlers import ModelCheckpoint
+
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, [40, 70])
+    loader = torch.utils.data.DataLoader(torch.randn(80, 4), batch_size=8)
+
+
+    def update(engine, batch):
+        optimizer.zero_grad()
+        model(batch).sum().backward()
+        optimizer.step()
+
+
+    trainer = Engine(update)
+    checkpointer = ModelCheckpoint("out", "net", n_saved=3)
+    trainer.add_event_handler(Events.EPOCH_COMPLETED, checkpointer, {saved})
+
+
+    @trainer.on(Events.EPOCH_COMPLETED)
+    def adjust_learning_rate(engine):
+        scheduler.step()
+
+
+    trainer.run(loader, max_epochs=120)
+"""
+
+
+def test_checkpoint_handler_saving_the_optimizer_without_the_scheduler_is_lrd007() -> None:
+    source = CHECKPOINT_HANDLER.format(saved='{"model": model, "optimizer": optimizer}')
+    assert codes(source) == ["LRD007"]
+
+
+def test_checkpoint_handler_saving_the_scheduler_too_is_fine() -> None:
+    source = CHECKPOINT_HANDLER.format(
+        saved='{"model": model, "optimizer": optimizer, "scheduler": scheduler}')
+    assert codes(source) == []

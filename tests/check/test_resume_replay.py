@@ -128,3 +128,14 @@ def test_scheduler_rebuilt_at_the_resumed_epoch_in_the_resume_branch_is_position
 
 def test_resume_branch_that_rebuilds_the_scheduler_from_scratch_restarts_it() -> None:
     assert "LRD007" in codes(RESUME_OR_FRESH.format(position=""))
+
+
+def test_checkpoints_of_a_run_whose_resume_rebuilds_the_scheduler_in_place_need_no_state() -> None:
+    source = RESUME_OR_FRESH.format(position=", start_epoch").replace(
+        "            scheduler.step()\n",
+        "            scheduler.step()\n"
+        "            torch.save({\"model\": model.state_dict(),\n"
+        "                        \"optimizer\": optimizer.state_dict()}, f\"epoch_{epoch}.pth\")\n",
+    )
+    assert "torch.save" in source
+    assert "LRD007" not in codes(source)

@@ -38,6 +38,7 @@ from lrdoctor.check.values import (
     EngineVal,
     ExprVal,
     FuncVal,
+    IgniteCheckpoint,
     ImportRef,
     InstanceVal,
     ItemsVal,
@@ -1065,10 +1066,14 @@ class Tracer:
 
         if isinstance(receiver, EngineVal):
             if method == "add_event_handler" and len(node.args) > 1 \
-                    and isinstance(args[1], FuncVal):
+                    and isinstance(args[1], (FuncVal, IgniteCheckpoint)):
                 event = _ignite_event(node.args[0])
+                handler = args[1]
+                if isinstance(handler, IgniteCheckpoint) and len(args) > 2:
+                    # `add_event_handler(Events.EPOCH_COMPLETED, checkpointer, {"model": ...})`
+                    handler = IgniteCheckpoint(args[2], node)
                 if event:
-                    receiver.handlers.setdefault(event, []).append(args[1])
+                    receiver.handlers.setdefault(event, []).append(handler)
             elif method == "run":
                 self.run_engine(receiver, node)
             return None
@@ -1122,7 +1127,11 @@ class Tracer:
         each event where Ignite calls them and the process function on every batch."""
         def fire(event: str) -> None:
             for handler in engine.handlers.get(event, []):
-                self.call_function(handler, [engine], {}, site=True)
+                if isinstance(handler, IgniteCheckpoint):
+                    if handler.to_save is not None and handler.node is not None:
+                        self.emit("save", None, handler.node, value=handler.to_save)
+                else:
+                    self.call_function(handler, [engine], {}, site=True)
 
         saved = self.loop
         fire("STARTED")
@@ -1247,6 +1256,11 @@ class Tracer:
             if not values:
                 return None
             return values[0] if len(values) == 1 else TupleVal(values)
+        if qual.startswith("ignite.") and last in ("ModelCheckpoint", "Checkpoint"):
+            return IgniteCheckpoint(
+                (args[0] if args else kwargs.get("to_save")) if last == "Checkpoint" else None,
+                node,
+            )
         if qual.startswith("ignite.") and last in ("Engine", "create_supervised_trainer"):
             if last == "Engine":
                 process = args[0] if args else kwargs.get("process_function")

@@ -159,7 +159,17 @@ class EngineVal:
 
     process: FuncVal | None = None
     optimizer: Obj | None = None  # create_supervised_trainer's: stepped on every batch
-    handlers: dict[str, list[FuncVal]] = field(default_factory=dict)
+    # per event: functions to call, or what an Ignite checkpoint handler saves there
+    handlers: dict[str, list[FuncVal | IgniteCheckpoint]] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class IgniteCheckpoint:
+    """``ModelCheckpoint(dir, prefix)`` / ``Checkpoint(to_save, saver)``: a handler that saves
+    the objects it is given (``to_save``) when the event it is attached to fires."""
+
+    to_save: Any = None
+    node: ast.Call | None = None
 
 
 @dataclass(eq=False)

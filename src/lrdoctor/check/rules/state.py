@@ -76,6 +76,13 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
                 unbound = (True if unbound is None else unbound) and explicit
     stepped = {_site(e.obj) for e in ctx.program.events
                if e.kind in ("sched_step", "sched_step_update") and e.obj is not None}
+    # optimizers whose resume builds a scheduler at the resumed position (`if resume: ...
+    # sched = A(opt, ..., start_epoch) else: sched = A(opt, ...)`): a checkpoint needs no
+    # scheduler state for them
+    repositioned = {_site(o.optimizer) for o in ctx.program.objects
+                    if o.kind == "scheduler" and o.optimizer is not None
+                    and (o.call is not None and o.arg("last_epoch", 99) is not None
+                         or _sized_from_resume(o))}
     out = []
     for s in _in_root(ctx, root, "scheduler"):
         if s.origin == "timm" or s.in_composite or _site(s) in rebuilt:
@@ -85,6 +92,8 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
         if s.cls == "ReduceLROnPlateau" or positioned.get(_site(s), bool(unbound)):
             continue
         if s.call is not None and s.arg("last_epoch", 99) is not None or _sized_from_resume(s):
+            continue
+        if s.optimizer is not None and _site(s.optimizer) in repositioned:
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
             continue
