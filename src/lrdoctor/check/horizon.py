@@ -197,7 +197,8 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
             return ("literal", float(expr.value))
         return ("", None)
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
-        results = [unit_of(e, scope, depth + 1) for e in expr.elts]
+        # `milestones=[args.lr_step]`: each element echoes the parameter as the list does
+        results = [unit_of(e, scope, depth + 1, echo) for e in expr.elts]
         return _combine(results, max)
     if isinstance(expr, ast.Name):
         unit = _word_unit(expr.id, echo)
@@ -252,7 +253,7 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
             return ("literal", value) if value is not None else ("", None)
         return ("", None)
     if isinstance(expr, ast.UnaryOp):
-        return unit_of(expr.operand, scope, depth + 1)
+        return unit_of(expr.operand, scope, depth + 1, echo)
     if isinstance(expr, ast.Subscript):
         for node in ast.walk(expr):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -265,8 +266,8 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
         return unit_of(expr.value, scope, depth + 1, echo) \
             if isinstance(expr.value, ast.Attribute) else ("", None)
     if isinstance(expr, ast.IfExp):
-        return _combine([unit_of(expr.body, scope, depth + 1),
-                         unit_of(expr.orelse, scope, depth + 1)], max)
+        return _combine([unit_of(expr.body, scope, depth + 1, echo),
+                         unit_of(expr.orelse, scope, depth + 1, echo)], max)
     return ("", None)
 
 
