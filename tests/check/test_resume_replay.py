@@ -126,8 +126,19 @@ def test_scheduler_rebuilt_at_the_resumed_epoch_in_the_resume_branch_is_position
     assert "LRD007" not in codes(RESUME_OR_FRESH.format(position=", start_epoch"))
 
 
-def test_resume_branch_that_rebuilds_the_scheduler_from_scratch_restarts_it() -> None:
-    assert "LRD007" in codes(RESUME_OR_FRESH.format(position=""))
+def test_resume_that_rebuilds_the_scheduler_from_scratch_restarts_it() -> None:
+    # one construction after the resume branch, at no resumed position
+    source = RESUME_OR_FRESH.format(position="").replace(
+        "            scheduler = WarmupMultiStepLR(optimizer, [40, 70], 0.1)\n"
+        "        else:\n"
+        "            start_epoch = 0\n"
+        "            scheduler = WarmupMultiStepLR(optimizer, [40, 70], 0.1)\n",
+        "        else:\n"
+        "            start_epoch = 0\n"
+        "        scheduler = WarmupMultiStepLR(optimizer, [40, 70], 0.1)\n",
+    )
+    assert source.count("WarmupMultiStepLR(optimizer") == 1
+    assert "LRD007" in codes(source)
 
 
 def test_checkpoints_of_a_run_whose_resume_rebuilds_the_scheduler_in_place_need_no_state() -> None:

@@ -87,8 +87,10 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     for s in _in_root(ctx, root, "scheduler"):
         if s.origin == "timm" or s.in_composite or _site(s) in rebuilt:
             continue
-        if s.guessed and s.via is None and _site(s) not in stepped:
-            continue  # a parameter named `scheduler` that this program never steps: unknown
+        if s.guessed and _site(s) not in stepped:
+            # a scheduler of unknown class (a parameter named `scheduler`, a project class or
+            # builder lrdoctor cannot read) that this program never steps: nothing to judge
+            continue
         if s.cls == "ReduceLROnPlateau" or positioned.get(_site(s), bool(unbound)):
             continue
         if s.call is not None and s.arg("last_epoch", 99) is not None or _sized_from_resume(s):
