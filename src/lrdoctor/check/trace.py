@@ -1135,9 +1135,11 @@ class Tracer:
 
         saved = self.loop
         fire("STARTED")
-        epochs = Loop(node, self.path, saved, "epoch", None, frozenset(),  # type: ignore[arg-type]
+        # Ignite's loops have no statement in this file: an empty one at the run() call
+        stmt = ast.copy_location(ast.While(test=node, body=[], orelse=[]), node)
+        epochs = Loop(stmt, self.path, saved, "epoch", None, frozenset(),
                       node.lineno, over_name="the engine's epochs", root=self.root)
-        batches = Loop(node, self.path, epochs, "batch", None, frozenset(),  # type: ignore[arg-type]
+        batches = Loop(stmt, self.path, epochs, "batch", None, frozenset(),
                        node.lineno, over_name="the engine's batches", root=self.root)
         batches.iterates_loader = True
         self.loops.extend([epochs, batches])
