@@ -165,7 +165,11 @@ class Engine:
                 h for h in self._every_step_handlers[event_type] if h != handler]
 
     def emit(self, event: Any) -> None:
-        for handler in self._handlers.get(type(event), ()):
+        self._dispatch(self._handlers.get(type(event), ()), event)
+
+    def _dispatch(self, handlers: Any, event: Any) -> None:
+        """Hand ``event`` to each handler; a check's internal error is reported, not raised."""
+        for handler in handlers:
             try:
                 handler(event)
             except ScheduleError:
@@ -510,14 +514,7 @@ class Engine:
             # a taken step no handler sees: nothing will ever read more than that it was taken
             info.last_attempt = attempt = _TAKEN
         if handlers:
-            ev = OptimizerStep(info, attempt, lrs, via_scaler, site)
-            for handler in handlers:
-                try:
-                    handler(ev)
-                except ScheduleError:
-                    raise
-                except Exception as exc:  # a bug in one check must not silence the others
-                    self.internal_error(exc)
+            self._dispatch(handlers, OptimizerStep(info, attempt, lrs, via_scaler, site))
         info.known_lrs = lrs
 
     def _count(self, info: OptimizerInfo, prev: Attempt | None, taken: bool | None) -> None:
@@ -628,14 +625,8 @@ class Engine:
             # every_step=False handlers have nothing to do then
             handlers = self._every_step_handlers.get(SchedulerStep)
         if handlers:
-            ev = SchedulerStep(info, site, lrs_before, lrs_after, args, kwargs, error)
-            for handler in handlers:  # emit(), inlined: every step
-                try:
-                    handler(ev)
-                except ScheduleError:
-                    raise
-                except Exception as exc:  # a bug in one check must not silence the others
-                    self.internal_error(exc)
+            self._dispatch(handlers, SchedulerStep(info, site, lrs_before, lrs_after, args,
+                                                   kwargs, error))
         if opt is not None:
             opt.known_lrs = lrs_after
 
