@@ -50,7 +50,9 @@ def horizon_of(sched: Obj) -> Horizon:
     if sched.origin == "hf":
         return _hf_horizon(sched)
     kind = SCHEDULERS.get(sched.cls)
-    if kind is None or kind.composite:
+    if kind is not None and kind.composite:
+        return _composite_horizon(sched)
+    if kind is None:
         return Horizon("")
     if sched.cls == "LambdaLR" or sched.cls == "MultiplicativeLR":
         return _lambda_horizon(sched)
@@ -76,6 +78,28 @@ def horizon_of(sched: Obj) -> Horizon:
     if kind.design == "batch" and best.unit != "epoch":
         return Horizon("batch", best.param, best.source, best.value)
     return best
+
+
+def _composite_horizon(sched: Obj, depth: int = 0) -> Horizon:
+    """SequentialLR / ChainedScheduler count what their members count (and SequentialLR's
+    milestones, the steps at which it hands over): a warm-up in epochs followed by a cosine
+    in epochs is in epochs. Members that disagree (or say nothing) leave it unknown."""
+    if depth > 3 or not sched.members:
+        return Horizon("")
+    found: list[Horizon] = []
+    for member in sched.members:
+        kind = SCHEDULERS.get(member.cls)
+        found.append(_composite_horizon(member, depth + 1) if kind is not None and kind.composite
+                     else horizon_of(member))
+    milestones = sched.arg("milestones", 2) if sched.cls == "SequentialLR" else None
+    if milestones is not None:
+        unit, value = unit_of(milestones, sched.scope)
+        found.append(Horizon(unit, "milestones", _src(milestones), value))
+    units = {h.unit for h in found if h.unit in ("batch", "epoch")}
+    if len(units) != 1:
+        return Horizon("")
+    unit = units.pop()
+    return next(h for h in found if h.unit == unit)
 
 
 def _onecycle_horizon(sched: Obj) -> Horizon:

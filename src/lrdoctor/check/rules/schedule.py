@@ -764,6 +764,10 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         old: Obj = r.info["old"]
         new = r.obj
         root = ctx.events_by_root.get(r.root, [])
+        # one optimizer per branch of a choice (`if args.optim == "sgd": ... elif ...`): the
+        # second never replaces the first, whichever the setting picks is the one stepped
+        if any(e.kind == "create" and e.obj is old and exclusive(e, r) for e in root):
+            continue
         # the rebuild matters to what runs after it in the same function, or in its caller
         # (`fit()` calling `self.rebuild()` then `self.train_epoch()`); not to a sibling method
         # traced later by coincidence of source order

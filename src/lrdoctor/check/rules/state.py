@@ -227,6 +227,13 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
     saves = [(e, contents) for e in ctx.program.events if e.kind == "save"
              for contents in [_contents(ctx, e)] if contents is not None]
     for e, (objs, words) in saves:
+        # a checkpoint completed by another save of the same run (a trainer's `save()` for
+        # the model and optimizer, the driver's own file for the scheduler and scaler): the
+        # state is on disk, next to it
+        for other, (more_objs, more_words) in saves:
+            if other is not e and other.root == e.root and not exclusive(other, e) \
+                    and other.loop is e.loop:
+                objs, words = objs | more_objs, [*words, *more_words]
         yield from _check_save(ctx, e, objs, words)
     scaler_saved = any(_mentions_scaler(words) for _, (_, words) in saves)
     for e in ctx.program.events:
