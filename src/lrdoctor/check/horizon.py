@@ -87,14 +87,16 @@ def _composite_horizon(sched: Obj, depth: int = 0) -> Horizon:
     if depth > 3 or not sched.members:
         return Horizon("")
     found: list[Horizon] = []
-    for member in sched.members:
-        kind = SCHEDULERS.get(member.cls)
-        found.append(_composite_horizon(member, depth + 1) if kind is not None and kind.composite
-                     else horizon_of(member))
     milestones = sched.arg("milestones", 2) if sched.cls == "SequentialLR" else None
-    if milestones is not None:
+    if milestones is not None:  # named first: the message quotes the first that decides
         unit, value = unit_of(milestones, sched.scope)
         found.append(Horizon(unit, "milestones", _src(milestones), value))
+    for member in sched.members:
+        kind = SCHEDULERS.get(member.cls)
+        h = _composite_horizon(member, depth + 1) if kind is not None and kind.composite \
+            else horizon_of(member)
+        found.append(Horizon(h.unit, f"{member.cls}'s {h.param}", h.source, h.value)
+                     if h.param else h)
     units = {h.unit for h in found if h.unit in ("batch", "epoch")}
     if len(units) != 1:
         return Horizon("")

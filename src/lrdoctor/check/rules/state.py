@@ -226,11 +226,15 @@ def _mentions_scaler(words: list[str]) -> bool:
 def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
     saves = [(e, contents) for e in ctx.program.events if e.kind == "save"
              for contents in [_contents(ctx, e)] if contents is not None]
+    # what every save holds, a lone state dict too (`torch.save(scheduler.state_dict(), p)`
+    # is not a checkpoint to judge, but it completes one)
+    pieces = [(e, contents) for e in ctx.program.events if e.kind == "save"
+              for contents in [_contents(ctx, e) or _lone_state(e)] if contents is not None]
     for e, (objs, words) in saves:
         # a checkpoint completed by another save of the same run (a trainer's `save()` for
         # the model and optimizer, the driver's own file for the scheduler and scaler): the
         # state is on disk, next to it
-        for other, (more_objs, more_words) in saves:
+        for other, (more_objs, more_words) in pieces:
             if other is not e and other.root == e.root and not exclusive(other, e) \
                     and other.loop is e.loop:
                 objs, words = objs | more_objs, [*words, *more_words]
@@ -240,6 +244,11 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
         if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer" \
                 and not _copied_from_live(ctx, e):
             yield from _check_resume(ctx, e, scaler_saved or not saves)
+
+
+def _lone_state(e: Event) -> tuple[set[int], list[str]] | None:
+    value = e.info.get("value")
+    return ({value.obj.id}, []) if isinstance(value, StateDictVal) else None
 
 
 def _copied_from_live(ctx: FileContext, e: Event) -> bool:
