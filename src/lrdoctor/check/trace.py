@@ -122,6 +122,9 @@ class Tracer:
         self._targets: dict[tuple[int, str], FuncVal | ClassVal | None] = {}
         # (LightningModule instance, configure_optimizers return value)
         self.configured: list[tuple[InstanceVal, Any]] = []
+        # LightningModule instances in manual optimization: (optimizers, schedulers) that
+        # `self.optimizers()` / `self.lr_schedulers()` return
+        self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
         self._called: dict[int, set[str]] = {}
         self.followed: set[str] = set()  # project modules this trace went into
         self._flags: dict[int, Any] = {}  # flag_of(test) per `if` test node
@@ -226,8 +229,10 @@ class Tracer:
         if init is not None:
             self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), [], {},
                                root=True)
+        hooks = self.trace_manual_optimization(cls, instance)
         for name, method in cls.methods.items():
-            if name == "__init__" or (name in called and name != "configure_optimizers"):
+            if name == "__init__" or name in hooks or (
+                    name in called and name != "configure_optimizers"):
                 continue
             self.loop = None
             self.conds = ()
@@ -241,6 +246,46 @@ class Tracer:
             self.call_function(FuncVal(method, owner.module, instance, owner), [], {},
                                root=True)
         self.instances[cls.name] = instance
+
+    def trace_manual_optimization(self, cls: ClassInfo, instance: InstanceVal) -> set[str]:
+        """A LightningModule in manual optimization steps its own optimizers and schedulers:
+        ``self.optimizers()`` / ``self.lr_schedulers()`` are what configure_optimizers
+        returned, ``training_step`` runs once per batch of every epoch, and the epoch-end
+        hooks once per epoch. Traced in those loops; the names of the hooks traced."""
+        if not _manual_optimization(cls):
+            return set()
+        step, configure = cls.find("training_step"), cls.find("configure_optimizers")
+        if step is None or configure is None:
+            return set()
+        self.loop, self.conds = None, ()
+        value = self.call_function(FuncVal(configure[0], configure[1].module, instance,
+                                           configure[1]), [], {}, root=True)
+        schedulers = [sched for sched, _ in _configured(value)]
+        optimizers = _configured_optimizers(value)
+        if not optimizers:
+            return set()
+        self.manual[id(instance)] = (optimizers, schedulers)
+        traced = {"configure_optimizers"}
+        self._new_root()
+        epochs = Loop(step[0], step[1].module.path, None, "epoch", None, frozenset(),  # type: ignore[arg-type]
+                      step[0].lineno, over_name="Lightning's epochs", root=self.root)
+        batches = Loop(step[0], step[1].module.path, epochs, "batch", None, frozenset(),  # type: ignore[arg-type]
+                       step[0].lineno, over_name="Lightning's training batches", root=self.root)
+        batches.iterates_loader = True
+        self.loops.extend((epochs, batches))
+        self.loop = batches
+        self.call_function(FuncVal(step[0], step[1].module, instance, step[1]), [], {}, root=True)
+        traced.add("training_step")
+        for name in _EPOCH_END_HOOKS:
+            hook = cls.find(name)
+            if hook is None:
+                continue
+            self.loop, self.conds = epochs, ()
+            self.call_function(FuncVal(hook[0], hook[1].module, instance, hook[1]), [], {},
+                               root=True)
+            traced.add(name)
+        self.loop, self.conds = None, ()
+        return traced
 
     def inherited_entries(self, cls: ClassInfo
                           ) -> dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo]]:
@@ -1077,6 +1122,13 @@ class Tracer:
             elif method == "run":
                 self.run_engine(receiver, node)
             return None
+        if isinstance(receiver, InstanceVal) and not isinstance(callee, FuncVal) \
+                and method in ("optimizers", "lr_schedulers") and id(receiver) in self.manual:
+            # Lightning hands back one object when one was configured, else a list
+            chosen = self.manual[id(receiver)][0 if method == "optimizers" else 1]
+            if not chosen:
+                return None
+            return chosen[0] if len(chosen) == 1 else TupleVal(list(chosen))
         if method and receiver is not None and not isinstance(
                 receiver, (InstanceVal, ImportRef, SuperVal, ClassVal)
         ):
@@ -1535,6 +1587,23 @@ def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
         return _configured(entry, depth + 1) if entry is not value else []
     if isinstance(value, TupleVal):
         return [pair for item in value.items for pair in _configured(item, depth + 1)]
+    return []
+
+
+_EPOCH_END_HOOKS = ("on_train_epoch_end", "training_epoch_end", "on_validation_epoch_end",
+                    "validation_epoch_end")
+
+
+def _configured_optimizers(value: Any, depth: int = 0) -> list[Obj]:
+    """The optimizers a ``configure_optimizers`` return value names, in order."""
+    if depth > 4:
+        return []
+    if isinstance(value, Obj):
+        return [value] if value.kind == "optimizer" else []
+    if isinstance(value, DictVal):
+        return _configured_optimizers(value.items.get("optimizer"), depth + 1)
+    if isinstance(value, TupleVal):
+        return [o for item in value.items for o in _configured_optimizers(item, depth + 1)]
     return []
 
 

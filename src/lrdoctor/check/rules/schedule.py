@@ -223,7 +223,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         e.node,
                     )
                 continue
-            if any(not _accumulation(c.text) and not _tests_existence(c, e)
+            if any(not _only_accumulation(c) and not _tests_existence(c, e)
                    for c in e.conds_inside(loop)):
                 continue  # `if i == len(loader) - 1: scheduler.step()` may well be per epoch
             h = _per_batch_problem(sched, loop)
@@ -233,7 +233,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 else "its horizon"
             yield Diagnostic.at(
                 "LRD002",
-                f"{label(sched, h)} is stepped inside {_loop_where(loop)}, but {size} "
+                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped inside {_loop_where(loop)}, but {size} "
                 f"is sized in epochs: {_epoch_consequence(sched, h)}",
                 e.path,
                 e.node,
@@ -251,13 +251,35 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # also stepped after every update: LRD012 says what happens
             yield Diagnostic.at(
                 "LRD003",
-                f"{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
+                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
                 f"horizon is counted in batches: {_batch_consequence(sched)}",
                 e.path,
                 e.node,
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
     yield from (diagnostic for diagnostic, _ in lightning)
+
+
+def _option_prefix(ctx: FileContext, e: Event) -> str:
+    """"When `args.sched == "cosine"`, " for a step on one of several schedulers a setting
+    chooses between, from the branch that built this option; "" otherwise (or when the
+    branch's test is too long to quote)."""
+    sched = e.obj
+    if sched is None or not _chosen(e):
+        return ""
+    built = next((c for c in ctx.program.events if c.kind == "create" and c.obj is sched), None)
+    if built is None:
+        return ""
+    shared = {(c.key, c.branch) for c in e.conds}
+    own = [c for c in built.conds if (c.key, c.branch) not in shared and c.test is not None]
+    if not own:
+        return ""
+    # `elif args.sched == "cosine":` says it all; the tests it passed on the way are noise
+    taken = [c for c in own if c.branch == 0] or own
+    text = " and ".join(c.text if c.branch == 0 else _holds(c) for c in taken)
+    if len(text) > 80:
+        return ""
+    return f"When `{text}`, "
 
 
 def _chosen(e: Event) -> bool:
@@ -877,6 +899,15 @@ def _accumulation(text: str) -> bool:
     return any(w in lower for w in _ACCUM_WORDS)
 
 
+def _only_accumulation(cond: Cond) -> bool:
+    """An accumulation test and nothing more: ``is_last_batch and (epoch + 1) % k == 0``
+    holds once per epoch at most, whatever its periodic half says."""
+    test = cond.test
+    if cond.branch == 0 and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return all(_accumulation(ast.unparse(v)) for v in test.values)
+    return _accumulation(cond.text)
+
+
 @rule("LRD017")
 def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
@@ -887,8 +918,11 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         gran, loop = granularity(e)
         if gran != "batch" or loop is None:
             continue
-        if any(_accumulation(c.text) for c in e.conds_inside(loop)):
+        own = e.conds_inside(loop)
+        if any(_accumulation(c.text) for c in own):
             continue
+        if any(not _tests_existence(c, e) for c in own):
+            continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
         updates = ctx.updates_in(loop, e.root, sched.optimizer)
         if not updates:
             continue
