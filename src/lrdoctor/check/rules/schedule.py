@@ -921,11 +921,13 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         own = e.conds_inside(loop)
         if any(_accumulation(c.text) for c in own):
             continue
-        if any(not _tests_existence(c, e) for c in own):
-            continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
         updates = ctx.updates_in(loop, e.root, sched.optimizer)
         if not updates:
             continue
+        with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
+        if any((c.key, c.branch) not in with_updates and not _tests_existence(c, e)
+               for c in own):
+            continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
         guards = []
         for u in updates:
             guard = next((c for c in u.conds_inside(loop) if _accumulation(c.text)), None)
