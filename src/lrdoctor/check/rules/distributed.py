@@ -216,10 +216,15 @@ def _plateau_fed_per_rank_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         verdict = flow.per_rank(metric, node)
         if verdict is None:
             continue
+        reduced = "never reduced across ranks"
+        if flow.now_and_then is not None:
+            guard = flow.now_and_then
+            reduced = (f"reduced across ranks only under `if {ast.unparse(guard.test)}:` "
+                       f"(line {guard.lineno}), for logging, not before this step")
         yield Diagnostic.at(
             "LRD013",
             f"ReduceLROnPlateau is stepped with `{ast.unparse(metric)}`, computed by each rank "
-            f"on its own shard ({verdict}) and never reduced across ranks: each rank cuts its "
+            f"on its own shard ({verdict}) and {reduced}: each rank cuts its "
             "LR at its own time, and DDP averages gradients the ranks apply with different LRs",
             e.path,
             node,
@@ -248,6 +253,8 @@ class _Flow:
                          for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
                          for alias in n.names}
         self.sharded = self._sharded_loaders()
+        self.use: ast.AST | None = None
+        self.now_and_then: ast.If | None = None  # a periodic reduction that did not count
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         current = self.parents.get(node)
@@ -281,6 +288,7 @@ class _Flow:
         """How the metric is sharded ("the loop over `loader`..."), or None when it is
         reduced, not sharded, or comes from code this file does not show."""
         scope = self.scope_of(use)
+        self.use, self.now_and_then = use, None
         state = _Search()
         self._follow(metric, scope, state, depth=0)
         if state.reduced or state.unknown or not state.sharded_by:
@@ -339,11 +347,17 @@ class _Flow:
             if isinstance(node, ast.Call) and _last(node.func) in REDUCTIONS and any(
                     isinstance(a, ast.Name) and a.id == name
                     for arg in node.args for a in ast.walk(arg)):
+                if self._only_now_and_then(node):
+                    continue
                 state.reduced = True  # dist.all_reduce(total) reduces it in place
                 return
             value = _assigned(node, name)
             if value is None:
                 continue
+            if self._only_now_and_then(node) and any(
+                    isinstance(n, ast.Call) and _last(n.func) in REDUCTIONS
+                    for n in ast.walk(value)):
+                continue  # `total = reduce(total)` to print it every N batches
             loop = self._loop_over_sharded(node)
             if loop:
                 state.sharded_by = state.sharded_by or loop
@@ -351,6 +365,26 @@ class _Flow:
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in {
                 a.arg for a in scope.args.args + scope.args.kwonlyargs}:
             return  # a parameter: the caller's value (not followed)
+
+    def _only_now_and_then(self, node: ast.AST) -> bool:
+        """``node`` runs under a periodic test (``if i % log_every == 0:``, logging) that the
+        scheduler step is not under: at the step the value holds what each rank added since."""
+        use_parents: set[int] = set()
+        current = self.parents.get(self.use) if self.use is not None else None
+        while current is not None:
+            use_parents.add(id(current))
+            if isinstance(current, ast.If) and _periodic(current.test):
+                return False  # the step is periodic too: which periods meet, unknown
+            current = self.parents.get(current)
+        current = self.parents.get(node)
+        while current is not None and not isinstance(
+                current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            if isinstance(current, ast.If) and id(current) not in use_parents \
+                    and _periodic(current.test):
+                self.now_and_then = current
+                return True
+            current = self.parents.get(current)
+        return False
 
     def _loop_over_sharded(self, node: ast.AST) -> str:
         current = self.parents.get(node)
@@ -369,6 +403,10 @@ class _Search:
         self.unknown = False
         self.sharded_by = ""
         self.visited: set[tuple[int, str]] = set()
+
+
+def _periodic(test: ast.expr) -> bool:
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test))
 
 
 def _names(targets: Iterable[ast.AST]) -> set[str]:

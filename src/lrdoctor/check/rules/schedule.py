@@ -226,6 +226,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             if any(not _only_accumulation(c) and not _tests_existence(c, e)
                    for c in e.conds_inside(loop)):
                 continue  # `if i == len(loader) - 1: scheduler.step()` may well be per epoch
+            if _periodic_of_its_own(ctx, e, loop):
+                continue  # `if i % eval_every == 0: scheduler.step(val_loss)`: a period by design
             h = _per_batch_problem(sched, loop)
             if h is None:
                 continue
@@ -897,6 +899,25 @@ def _holds(cond: Cond) -> str:
 def _accumulation(text: str) -> bool:
     lower = text.lower()
     return any(w in lower for w in _ACCUM_WORDS)
+
+
+def _periodic_of_its_own(ctx: FileContext, e: Event, loop: Loop) -> bool:
+    """The step sits under a periodic test (``i % eval_every == 0``) that no optimizer step
+    of the loop shares: it runs every N batches by design (an evaluation period), which is no
+    gradient accumulation and not every batch. Unknown when the loop shows no update."""
+    sched = e.obj
+    updates = ctx.updates_in(loop, e.root, sched.optimizer if sched is not None else None)
+    if not updates:
+        return False
+    shared = {(c.key, c.branch) for u in updates for c in u.conds}
+    shared_text = {c.text for u in updates for c in u.conds}
+    for c in e.conds_inside(loop):
+        if (c.key, c.branch) in shared or c.text in shared_text or c.branch != 0:
+            continue
+        lower = c.text.lower()
+        if "%" in lower and not any(w in lower for w in _ACCUM_WORDS if w != "%"):
+            return True
+    return False
 
 
 def _only_accumulation(cond: Cond) -> bool:
