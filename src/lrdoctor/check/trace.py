@@ -34,6 +34,7 @@ from lrdoctor.check.project import MAX_MODULES  # project modules one file's tra
 from lrdoctor.check.values import (
     ClassVal,
     Const,
+    DeepSpeedEngineVal,
     DictVal,
     EngineVal,
     ExprVal,
@@ -1304,6 +1305,8 @@ class Tracer:
                 inner.skip_aware = True
                 return inner
             return None
+        if qual == "deepspeed.initialize":
+            return self.deepspeed_initialize(node, args, kwargs)
         if last in names.PASSTHROUGH_CALLS and (args or kwargs) and "." in qual:
             # `amp.initialize(models=model, optimizers=optimizer)`: keywords, in their order
             values = [*args, *(v for k, v in kwargs.items() if k in _WRAPPED_KEYWORDS)]
@@ -1393,8 +1396,34 @@ class Tracer:
         self.emit("create", obj, node)
         return obj
 
+    def deepspeed_initialize(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+                             ) -> TupleVal:
+        """``engine, optimizer, loader, scheduler = deepspeed.initialize(...)``: the optimizer
+        and scheduler handed in come back (or ones built from the config, unknown here), and
+        the engine steps both."""
+        def given(name: str, index: int, kind: str) -> Obj | None:
+            value = kwargs.get(name, args[index] if len(args) > index else None)
+            return value if isinstance(value, Obj) and value.kind == kind else None
+
+        optimizer = given("optimizer", 2, "optimizer")
+        scheduler = given("lr_scheduler", 5, "scheduler")
+        if optimizer is None:
+            optimizer = self._guessed_obj("optimizer", "optimizer")
+        engine = DeepSpeedEngineVal(optimizer, scheduler)
+        return TupleVal([engine, optimizer, None, scheduler])
+
     def method_event(self, receiver: Any, method: str, node: ast.Call, args: list[Any],
                      kwargs: dict[str, Any], scope: Scope) -> Any:
+        if isinstance(receiver, DeepSpeedEngineVal):
+            if method == "backward":
+                self.emit("backward", None, node)
+            elif method == "step":
+                if receiver.optimizer is not None:
+                    self.emit("opt_step", receiver.optimizer, node)
+                if receiver.scheduler is not None:
+                    self.emit("sched_step", receiver.scheduler, node, nargs=0, kwargs=[],
+                              engine=True)
+            return None
         if isinstance(receiver, UnionVal):
             result: Any = _NO_EVENT
             saved = self.conds

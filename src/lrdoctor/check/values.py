@@ -152,6 +152,16 @@ class FuncVal:
 
 
 @dataclass(eq=False)
+class DeepSpeedEngineVal:
+    """The engine ``deepspeed.initialize`` returns: ``engine.backward(loss)`` is the backward,
+    ``engine.step()`` the optimizer step (at accumulation boundaries) and a step of the
+    scheduler handed to ``initialize(lr_scheduler=...)``."""
+
+    optimizer: Obj | None = None
+    scheduler: Obj | None = None
+
+
+@dataclass(eq=False)
 class EngineVal:
     """A PyTorch-Ignite ``Engine(process_function)`` (or ``create_supervised_trainer``): its
     ``run(loader, max_epochs=...)`` loops over epochs and batches, calling the process function

@@ -738,6 +738,7 @@ def stepped_at_two_levels(ctx: FileContext) -> Iterator[Diagnostic]:
             ):
                 steps.setdefault(s, []).append(e)
         for sched, calls in steps.items():
+            yield from _stepped_by_the_engine_too(calls, sched)
             pair = _two_levels(ctx, calls, sched)
             if pair is None:
                 continue
@@ -752,6 +753,28 @@ def stepped_at_two_levels(ctx: FileContext) -> Iterator[Diagnostic]:
                 outer.path,
                 outer.node,
             )
+
+
+def _stepped_by_the_engine_too(calls: list[Event], sched: Obj) -> Iterator[Diagnostic]:
+    """A scheduler handed to ``deepspeed.initialize(lr_scheduler=...)`` is stepped by
+    ``engine.step()``; the user's own ``scheduler.step()`` in the same loop, on the same
+    passes, steps it a second time per update."""
+    for engine in (c for c in calls if c.info.get("engine")):
+        for own in calls:
+            if own.info.get("engine") or own.loop is not engine.loop or exclusive(own, engine):
+                continue
+            if {(c.key, c.branch) for c in own.conds} != {(c.key, c.branch) for c in engine.conds}:
+                continue  # under a guard of its own: how often is not clear
+            yield Diagnostic.at(
+                "LRD012",
+                f"{sched.label} `{receiver(own)}` was handed to deepspeed.initialize, so "
+                f"`{receiver(engine)}.step()` (line {engine.line}) already steps it after every "
+                "update; stepping it here too advances it two steps per update: drop this "
+                "call or do not hand the scheduler to DeepSpeed",
+                own.path,
+                own.node,
+            )
+            return
 
 
 def _two_levels(ctx: FileContext, calls: list[Event], sched: Obj) -> tuple[Event, Event] | None:
