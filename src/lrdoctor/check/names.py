@@ -120,11 +120,17 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BATCH_WORDS = ("step", "iter", "batch", "update", "num_training", "sample", "len")
 
 
+# `epoch_steps`, `iters_epoch`, `epoch_len`: how many batches one epoch has (plural or a
+# length: a singular `epoch_step` may well be "every N epochs")
+EPOCH_COUNT = re.compile(
+    r"epoch_?(steps|iters|iterations|batches|len|length)$|^(steps|iters|batches)_?(in_)?epoch$")
+
+
 def unit_of_word(word: str) -> str:
     """``batch`` / ``epoch`` / ``""`` for one identifier: ``steps_per_epoch`` counts batches,
     ``num_epochs`` counts epochs, ``T_max`` says nothing."""
     w = word.lower()
-    if "per_epoch" in w or "perepoch" in w:
+    if "per_epoch" in w or "perepoch" in w or EPOCH_COUNT.search(w):
         return "batch"
     if "epoch" in w or w in ("ep", "eps_total", "n_ep"):
         return "epoch" if w != "eps_total" else ""

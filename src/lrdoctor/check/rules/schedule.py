@@ -11,11 +11,12 @@ from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, function_around, granularity, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
+from lrdoctor.check.index import dotted
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import derived_values, first_values, holds_first
 from lrdoctor.check.rules.scalers import scaler_switch, when
-from lrdoctor.check.values import Const, DictVal, Obj, TupleVal, UnionVal
+from lrdoctor.check.values import Const, DictVal, ExprVal, Obj, TupleVal, UnionVal
 from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
 
 # a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
@@ -952,6 +953,59 @@ def _only_accumulation(cond: Cond) -> bool:
     return _accumulation(cond.text)
 
 
+_PER_UPDATE_WORDS = ("accum", "grad_acc", "update", "optimization", "optimizer_step")
+
+
+def _sized_in_micro_batches(sched: Obj, guard: Cond) -> bool:
+    """The schedule's length is counted in loader batches (`epochs * len(loader)`, through
+    names and a builder's parameters) with no division by the accumulation count: stepped
+    every micro-batch it runs its whole course over training, as sized. Stepping it per
+    micro-batch is then a design, not a schedule running ahead of the updates."""
+    calls = [c for c in (sched.call, sched.via) if c is not None]
+    if not calls or sched.scope is None:
+        return False
+    # the accumulation count: what the guard's `%` divides by (`(i + 1) % accum`)
+    guard_names = {node.right.id for node in ast.walk(guard.test) if isinstance(node, ast.BinOp)
+                   and isinstance(node.op, ast.Mod) and isinstance(node.right, ast.Name)} \
+        if guard.test is not None else set()
+    seen_len = False
+    def tracked(arg: ast.expr) -> bool:  # the optimizer (or a model) handed in, not a length
+        return isinstance(arg, ast.Name) and sched.scope is not None \
+            and isinstance(sched.scope.lookup(arg.id), Obj)
+
+    pending: list[tuple[ast.AST, Any, int]] = [
+        (a, sched.scope, 0) for c in calls
+        for a in [*c.args, *(k.value for k in c.keywords if k.arg != "optimizer")]
+        if not tracked(a)]
+    visited = 0
+    while pending and visited < 64:
+        node, scope, hops = pending.pop()
+        visited += 1
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and (dotted(sub.func) or "") == "len":
+                seen_len = True
+            elif isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Div, ast.FloorDiv)):
+                return False  # `len(loader) // accum`: counted in updates
+            elif isinstance(sub, (ast.Name, ast.Attribute)):
+                text = (sub.id if isinstance(sub, ast.Name) else sub.attr).lower()
+                if any(w in text for w in _PER_UPDATE_WORDS) or (
+                        isinstance(sub, ast.Name) and sub.id in guard_names):
+                    return False
+                if isinstance(sub, ast.Name) and scope is not None and hops < 4:
+                    found = scope.source_of(sub.id)
+                    if found is not None:
+                        pending.append((*found, hops + 1))
+                        continue
+                    value = scope.lookup(sub.id)
+                    if isinstance(value, ExprVal):
+                        pending.append((value.node, value.scope, hops + 1))
+                        continue
+                # a builder's `epoch_steps` / `steps_per_epoch` parameter: batches per epoch
+                if "per_epoch" in text or names.EPOCH_COUNT.search(text):
+                    seen_len = True
+    return seen_len
+
+
 @rule("LRD017")
 def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
@@ -980,6 +1034,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             guards.append((u, guard))
         else:
             u, guard = guards[0]
+            if _sized_in_micro_batches(sched, guard):
+                continue
             yield Diagnostic.at(
                 "LRD017",
                 f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, but "
