@@ -649,6 +649,12 @@ class Tracer:
                 now = scope.vars.get(name)
                 if now is not obj and isinstance(now, Const) and now.value is None:
                     scope.vars[name] = obj
+                elif now is not obj and obj.kind == "optimizer" and before.get(name) is not now \
+                        and isinstance(now, (InstanceVal, ExprVal)):
+                    # `if args.optim == "sgd": opt = SGD(...) else: opt = ProjectRMSprop(...)`:
+                    # an optimizer either way; the one lrdoctor can read stands for the choice
+                    # (the last branch would otherwise win and the schedule lose its optimizer)
+                    scope.vars[name] = obj
                 elif now is not obj and before.get(name) is not obj \
                         and before.get(name) is not now and _chosen_scheduler(obj, now):
                     # a scheduler chosen by a setting, one per branch: the name holds one of
@@ -1590,8 +1596,10 @@ def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
     if not any(isinstance(v, Obj) and v.kind == "optimizer" for v in given):
         return
     for value in given:
-        if isinstance(value, Obj) and value.kind == "scheduler":
-            value.in_composite = True
+        # `after_scheduler=scheduler` where a setting chose among several: all of them
+        for option in options(value) if isinstance(value, UnionVal) else [value]:
+            if isinstance(option, Obj) and option.kind == "scheduler":
+                option.in_composite = True
 
 
 def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
