@@ -37,6 +37,8 @@ V["update_sized_floor_div_buggy"] = (["LRD017"], _M.format(sched="scheduler = ge
 V["update_sized_named_buggy"] = (["LRD017"], _M.format(sched="num_update_steps = len(loader) // cfg.grad_accumulation * cfg.epochs\n    scheduler = get_linear_schedule_with_warmup(optimizer, 100, num_update_steps)"))
 V["fixed_warmup_lambda_buggy"] = (["LRD017"], _M.format(sched="scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / 4000))"))
 
+V["micro_batch_sized_from_dataset_and_batch_size_correct"] = ([], _M.format(sched="total_steps = len(loader.dataset)\n    scheduler = get_linear_schedule_with_warmup(optimizer, cfg.warmup * (total_steps // cfg.batch_size), cfg.epochs * (total_steps // cfg.batch_size))"))
+V["update_sized_from_dataset_batch_and_accumulation_buggy"] = (["LRD017"], _M.format(sched="total_steps = len(loader.dataset)\n    scheduler = get_linear_schedule_with_warmup(optimizer, 100, cfg.epochs * total_steps // (cfg.batch_size * cfg.grad_accumulation))"))
 
 @pytest.mark.parametrize("situation", sorted(n for n in V if n.endswith("_correct")))
 def test_schedule_sized_in_loader_batches_stepped_per_micro_batch_is_silent(situation: str) -> None:

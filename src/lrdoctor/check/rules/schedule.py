@@ -985,6 +985,9 @@ def _sized_in_micro_batches(sched: Obj, guard: Cond) -> bool:
             if isinstance(sub, ast.Call) and (dotted(sub.func) or "") == "len":
                 seen_len = True
             elif isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Div, ast.FloorDiv)):
+                divisor = ast.unparse(sub.right).lower()
+                if "batch" in divisor and not any(w in divisor for w in _PER_UPDATE_WORDS):
+                    continue  # `len(dataset) // batch_size`: samples to batches
                 return False  # `len(loader) // accum`: counted in updates
             elif isinstance(sub, (ast.Name, ast.Attribute)):
                 text = (sub.id if isinstance(sub, ast.Name) else sub.attr).lower()
