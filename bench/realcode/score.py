@@ -71,6 +71,7 @@ class Case:
     expected: list[Expected]
     uncertain: dict[str, str]  # code -> why it is not counted either way
     fetched_from: str = ""  # a fork whose snapshot holds this exact commit, if not the repo's own
+    batch: str = ""  # the round that added the case (e.g. "fresh-2026-12"), to score it alone
 
     def cache_dir(self, cache: Path) -> Path:
         owner, name = self.repo.split("/")
@@ -116,7 +117,7 @@ def load_manifest(path: Path = MANIFEST) -> list[Case]:
         if overlap:
             raise ManifestError(f"{where}: {sorted(overlap)} both expected and uncertain")
         cases.append(Case(cid, raw["repo"], raw["commit"], list(raw["paths"]), raw["split"],
-                          expected, uncertain, raw.get("fetched_from", "")))
+                          expected, uncertain, raw.get("fetched_from", ""), raw.get("batch", "")))
     return cases
 
 
@@ -307,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="one lrdoctor process per case instead of one for all (slower)")
     ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1),
                     help="parallel processes with --per-case")
+    ap.add_argument("--batch", metavar="NAME",
+                    help="score only the cases whose `batch` field is NAME (a round of new cases)")
     args = ap.parse_args(argv)
 
     try:
@@ -326,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{n} file(s) missing", file=sys.stderr)
         return 1 if n else 0
 
-    chosen = [c for c in cases if args.split in ("all", c.split)]
+    chosen = [c for c in cases if args.split in ("all", c.split)
+              and (args.batch is None or c.batch == args.batch)]
     absent = [c for c in chosen if missing_files(c, args.cache)]
     if absent:
         print(f"score.py: {len(absent)} case(s) have files missing from {args.cache} "
