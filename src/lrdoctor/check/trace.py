@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 import itertools
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -636,31 +638,87 @@ class Tracer:
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
         self.eval(stmt.test, scope)
         known = self.if_outcome(stmt, scope)
-        before = dict(scope.vars) if stmt.orelse and known is None else {}
+        # the names of the function, and the attributes of `self` in a method
+        # (`if lr_scheduler is None: self.lr_scheduler = ... else: self.lr_scheduler = ...`)
+        stores = [scope.vars] if scope.self_val is None else [scope.vars, scope.self_val.attrs]
+        before = [dict(store) if stmt.orelse and known is None else {} for store in stores]
+        narrowed = self.isinstance_narrowing(stmt.test, scope) if known is None else None
         if known is not False:
-            self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
+            with _narrowed(narrowed, 0):
+                self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
         if stmt.orelse and known is not True:
-            built = {k: v for k, v in scope.vars.items() if isinstance(v, Obj)} \
-                if known is None else {}
-            self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
+            built = [{k: v for k, v in store.items() if isinstance(v, Obj)}
+                     if known is None else {} for store in stores]
+            with _narrowed(narrowed, 1):
+                self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
             # `if args.amp: scaler = GradScaler() else: scaler = None`: after the `if` the
             # name holds the object on the branch that built it (None has nothing to track)
-            for name, obj in built.items():
-                now = scope.vars.get(name)
-                if now is not obj and isinstance(now, Const) and now.value is None:
-                    scope.vars[name] = obj
-                elif now is not obj and obj.kind == "optimizer" and before.get(name) is not now \
-                        and isinstance(now, (InstanceVal, ExprVal)):
-                    # `if args.optim == "sgd": opt = SGD(...) else: opt = ProjectRMSprop(...)`:
-                    # an optimizer either way; the one lrdoctor can read stands for the choice
-                    # (the last branch would otherwise win and the schedule lose its optimizer)
-                    scope.vars[name] = obj
-                elif now is not obj and before.get(name) is not obj \
-                        and before.get(name) is not now and _chosen_scheduler(obj, now):
-                    # a scheduler chosen by a setting, one per branch: the name holds one of
-                    # them, whichever the setting picks
-                    rest = options(now) if isinstance(now, UnionVal) else [now]
-                    scope.vars[name] = UnionVal([obj, *rest], exclusive=True)
+            for store, built_here, was in zip(stores, built, before):
+                for name, obj in built_here.items():
+                    now = store.get(name)
+                    if now is not obj and isinstance(now, Const) and now.value is None:
+                        store[name] = obj
+                    elif now is not obj and obj.kind == "optimizer" and was.get(name) is not now \
+                            and isinstance(now, (InstanceVal, ExprVal)):
+                        # `if args.optim == "sgd": opt = SGD(...) else: opt = ProjectRMSprop(...)`:
+                        # an optimizer either way; the one lrdoctor can read stands for the
+                        # choice (the last branch would otherwise win and the schedule lose its
+                        # optimizer)
+                        store[name] = obj
+                    elif now is not obj and was.get(name) is not obj \
+                            and was.get(name) is not now and _chosen_scheduler(obj, now):
+                        # a scheduler chosen by a setting, one per branch: the name holds one
+                        # of them, whichever the setting picks
+                        rest = options(now) if isinstance(now, UnionVal) else [now]
+                        store[name] = UnionVal([obj, *rest], exclusive=True)
+
+    def isinstance_narrowing(self, test: ast.expr, scope: Scope
+                             ) -> tuple[dict[str, Any], str, Any, Any] | None:
+        """``if isinstance(scheduler, ReduceLROnPlateau):`` on a name that holds one of several
+        schedulers (one per setting) whose classes are not all known: each branch runs only
+        with the options whose class can take it (``scheduler.step(val_loss)`` is never called
+        on the LambdaLR option). Returns where the name lives, the name, and its value in the
+        ``if`` branch and in the ``else`` branch; None when nothing narrows."""
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+                and test.func.id == "isinstance" and len(test.args) == 2):
+            return None
+        target = test.args[0]
+        if isinstance(target, ast.Name) and target.id in scope.vars:
+            store, key = scope.vars, target.id
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id == "self" and scope.self_val is not None \
+                and target.attr in scope.self_val.attrs:
+            store, key = scope.self_val.attrs, target.attr
+        else:
+            return None
+        subject = store[key]
+        if not (isinstance(subject, UnionVal) and subject.exclusive):
+            return None
+        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        wanted = set()
+        for cls in classes:
+            last = (self.qualname(cls, scope) if dotted(cls) else "").rsplit(".", 1)[-1]
+            if last not in SCHEDULERS:
+                return None
+            wanted.add(last)
+        sides: tuple[list[Any], list[Any]] = ([], [])
+        for option in options(subject):
+            known = isinstance(option, Obj) and option.kind == "scheduler" and option.call \
+                and option.cls in SCHEDULERS
+            taken = (option.cls in wanted) != negate if known else None
+            if taken is not False:
+                sides[0].append(option)
+            if taken is not True:
+                sides[1].append(option)
+        everything = len(options(subject))
+        if len(sides[0]) == everything and len(sides[1]) == everything:
+            return None
+        values = [None if not side else side[0] if len(side) == 1
+                  else UnionVal(side, exclusive=True) for side in sides]
+        return store, key, values[0], values[1]
 
     def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
@@ -1438,7 +1496,14 @@ class Tracer:
                     # one option per run: its calls sit on exclusive branches of the choice
                     self.conds = (*saved, Cond(("<choice>", id(receiver), 0), i, None, None))
                 try:
-                    got = self.method_event(option, method, node, args, kwargs, scope)
+                    if isinstance(option, InstanceVal):
+                        # the project's own scheduler class on one branch of the choice: its
+                        # method runs as it would on that class alone
+                        found = option.info.find(method)
+                        got = _NO_EVENT if found is None else self.call_function(
+                            FuncVal(found[0], found[1].module, option, found[1]), args, kwargs)
+                    else:
+                        got = self.method_event(option, method, node, args, kwargs, scope)
                 finally:
                     self.conds = saved
                 if got is not _NO_EVENT:
@@ -1644,11 +1709,32 @@ def _configured_optimizers(value: Any, depth: int = 0) -> list[Obj]:
     return []
 
 
+@contextmanager
+def _narrowed(narrowed: tuple[dict[str, Any], str, Any, Any] | None, branch: int
+              ) -> Iterator[None]:
+    """Bind the narrowed value of an ``isinstance`` test's name for one branch, then put the
+    whole choice back (unless the branch bound the name to something else)."""
+    if narrowed is None:
+        yield
+        return
+    store, key, *values = narrowed
+    whole = store[key]
+    store[key] = values[branch]
+    try:
+        yield
+    finally:
+        if store.get(key) is values[branch]:
+            store[key] = whole
+
+
 def _chosen_scheduler(first: Any, other: Any) -> bool:
-    """Two branches of one ``if`` that each bind a scheduler to the same name."""
+    """Two branches of one ``if`` that each bind a scheduler to the same name (a built-in
+    one, or an instance of the project's own scheduler class: a class with a ``step``)."""
     others = options(other) if isinstance(other, UnionVal) and other.exclusive else [other]
     return first.kind == "scheduler" and bool(others) and all(
-        isinstance(o, Obj) and o.kind == "scheduler" for o in others
+        isinstance(o, Obj) and o.kind == "scheduler"
+        or isinstance(o, InstanceVal) and o.info.find("step") is not None
+        for o in others
     )
 
 

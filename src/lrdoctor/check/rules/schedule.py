@@ -23,16 +23,23 @@ from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
 SMALL_LITERAL = 200
 _SCALE_GUARD_WORDS = ("scale", "skip", "finite", "overflow", "nan", "inf", "found_inf")
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+# the words of a test that asks about the update itself, whatever else it reads
+_SKIP_WORDS = ("scale", "skip", "overflow", "found_inf")
 
 
 def _reads_the_scale(test: str) -> bool:
     """Whether a test asks if the update was skipped (`scale_before <= scaler.get_scale()`,
     `found_inf`, `skip_lr_sched`); asking only whether there is a scaler (`scaler is not None`,
     `if self.scaler:`) is not such a test."""
-    return any(
-        w in token for token in _IDENTIFIER.findall(test.lower()) if "scaler" not in token
-        for w in _SCALE_GUARD_WORDS
-    )
+    tokens = [token for token in _IDENTIFIER.findall(test.lower()) if "scaler" not in token]
+    if any("loss" in token for token in tokens) and not any(
+        w in token for token in tokens for w in _SKIP_WORDS
+    ):
+        # `if not np.isfinite(loss.item()): raise ...` asks whether the forward pass gave a
+        # NaN, not whether the update was skipped: scaled gradients overflow (and GradScaler
+        # skips the step) while the loss is finite
+        return False
+    return any(w in token for token in tokens for w in _SCALE_GUARD_WORDS)
 
 
 _ACCUM_WORDS = ("accum", "sync_gradients", "update_freq", "grad_acc", "accumulate", "%")
