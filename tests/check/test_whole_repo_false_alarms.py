@@ -4,6 +4,10 @@ control that must still be reported where there is one."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from lrdoctor.check.engine import check_file
 from tests.check.helpers import codes
 
 # -- a branch that returns early: what follows the `if` never shares a pass with it ----------
@@ -434,3 +438,80 @@ def test_a_different_lr_written_once_before_a_chainable_schedule_is_still_lrd008
             scheduler.step()
     """
     assert codes(src) == ["LRD008"]
+
+
+# -- rcnew's scan of 30 more repositories (FPHUNT.md, "fphunt3") ----------------------------
+
+_WRAPPER_WITH_SCALER_PARAMETER = """
+import numpy as np
+import torch
+
+
+class WarmupOptimizer:
+    def __init__(self, model, warmup_steps, d_model):
+        self.optimizer = torch.optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-9)
+        self.warmup_steps = warmup_steps
+        self.scale = d_model ** -0.5
+        self.current_step = 0
+
+    def step_and_update_lr(self, scaler):
+        self.current_step += 1
+        lr = self.scale * np.min([self.current_step ** -0.5,
+                                  self.current_step * self.warmup_steps ** -1.5])
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        scaler.step(self.optimizer)
+        return lr
+"""
+
+
+def test_a_helper_that_steps_a_scaler_handed_in_leaves_the_update_to_its_caller() -> None:
+    # the training script calls scaler.update() right after step_and_update_lr(scaler)
+    assert codes(_WRAPPER_WITH_SCALER_PARAMETER) == []
+
+
+def test_a_script_that_builds_the_scaler_and_never_updates_it_is_still_lrd110() -> None:
+    src = _WRAPPER_WITH_SCALER_PARAMETER + """
+
+def train(model, loader, steps):
+    optimizer = WarmupOptimizer(model, 4000, 256)
+    scaler = torch.amp.GradScaler("cuda")
+    for batch in loader:
+        with torch.autocast("cuda"):
+            loss = model(batch).mean()
+        scaler.scale(loss).backward()
+        optimizer.step_and_update_lr(scaler)
+        optimizer.optimizer.zero_grad()
+"""
+    assert codes(src) == ["LRD110"]
+
+
+def _notebook(*cells: str) -> str:
+    return json.dumps({
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                   "source": cell.splitlines(True)} for cell in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    })
+
+
+_COLAB_CELLS = (
+    "%%shell\ngit clone https://example.org/project.git\ncd project\npip install -r req.txt",
+    "%cd project\n\nimport torch\nmodel = torch.nn.Linear(4, 1)",
+    "!python export.py \\\n    --weights weights/best.pt \\\n    --simplify\nprint('exported')",
+)
+
+
+def test_colab_shell_cells_and_continued_shell_escapes_are_not_syntax_errors(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "demo.ipynb"
+    path.write_text(_notebook(*_COLAB_CELLS))
+    result = check_file(str(path))
+    assert result.errors == [] and result.diagnostics == []
+
+
+def test_a_cell_that_really_is_broken_is_still_reported(tmp_path: Path) -> None:
+    path = tmp_path / "demo.ipynb"
+    path.write_text(_notebook(*_COLAB_CELLS, "def broken(:\n    pass"))
+    result = check_file(str(path))
+    assert len(result.errors) == 1 and "cell 4:line 1: syntax error" in result.errors[0]

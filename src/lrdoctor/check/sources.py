@@ -39,7 +39,7 @@ EXTENSIONS = (".py", ".ipynb")
 _FOREIGN_CELL_MAGICS = frozenset(
     {"bash", "sh", "script", "html", "javascript", "js", "latex", "markdown", "perl", "ruby",
      "svg", "writefile", "file", "sql", "R", "system", "sx", "python2", "pypy", "cmd",
-     "powershell"}
+     "powershell", "shell"}  # `%%shell`: Colab's shell cell
 )
 # IPython help is a name followed by ? or ?? (`StepLR?`, `np.*load*?`); any other line that
 # ends in "?" (a comment `# lr?`, a string) is Python
@@ -344,14 +344,20 @@ def _python_lines(lines: list[str]) -> list[str]:
             return [""] * len(lines)
         lines = ["", *lines[1:]]
     out = []
-    continued = False
+    continued = False  # the previous Python line ends in a backslash
+    in_magic = False  # the previous magic line does: this one is more of the same command
     for text in lines:
-        if not continued and _MAGIC_LINE.match(text) and not text.lstrip().startswith("#"):
+        if in_magic:
+            out.append("")  # `!python export.py \` then `    --weights w.pt \`: still shell
+        elif not continued and _MAGIC_LINE.match(text) and not text.lstrip().startswith("#"):
             indent = text[: len(text) - len(text.lstrip())]
             out.append(f"{indent}pass" if indent else "")
+            in_magic = text.rstrip().endswith("\\")
+            continue
         else:
             out.append(text)
-        continued = text.rstrip().endswith("\\")
+        ends = text.rstrip().endswith("\\")
+        continued, in_magic = (False, ends) if in_magic else (ends, False)
     return out
 
 
