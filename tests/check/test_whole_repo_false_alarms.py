@@ -515,3 +515,198 @@ def test_a_cell_that_really_is_broken_is_still_reported(tmp_path: Path) -> None:
     path.write_text(_notebook(*_COLAB_CELLS, "def broken(:\n    pass"))
     result = check_file(str(path))
     assert len(result.errors) == 1 and "cell 4:line 1: syntax error" in result.errors[0]
+
+
+# -- rcnew's second scan (23 more repositories) ----------------------------------------------
+
+_WRAPPER_STATE = """
+import torch
+from torch import nn
+
+
+class OptimizerWithSchedule(nn.Module):
+    def __init__(self, optimizer, warmup_steps):
+        super().__init__()
+        self.optimizer = optimizer
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda step: min(1.0, (step + 1) / warmup_steps))
+
+    def state_dict(self):
+{wrapper_state}
+
+    def load_state_dict(self, pkg):
+        self.optimizer.load_state_dict(pkg["optimizer"])
+        if "scheduler" in pkg:
+            self.scheduler.load_state_dict(pkg["scheduler"])
+
+    def step(self):
+        self.optimizer.step()
+        self.scheduler.step()
+
+
+class Trainer:
+    def __init__(self, model, lr=3e-4):
+        self.model = model
+        self.optim = OptimizerWithSchedule(torch.optim.AdamW(model.parameters(), lr=lr), 500)
+        self.steps = 0
+
+    def save(self, path):
+        pkg = dict(model=self.model.state_dict(), optim=self.optim.state_dict(), steps=self.steps)
+        torch.save(pkg, path)
+
+    def load(self, path):
+        pkg = torch.load(path, map_location="cpu")
+        self.model.load_state_dict(pkg["model"])
+        self.optim.load_state_dict(pkg["optim"])
+        self.steps = pkg["steps"]
+
+    def train(self, loader, path):
+        for batch in loader:
+            loss = self.model(batch).mean()
+            loss.backward()
+            self.optim.step()
+            self.optim.optimizer.zero_grad()
+            self.steps += 1
+            if self.steps % 1000 == 0:
+                self.save(path)
+"""
+
+
+def test_a_wrapper_whose_state_dict_holds_its_scheduler_saves_the_scheduler() -> None:
+    src = _WRAPPER_STATE.replace("{wrapper_state}", (
+        "        return dict(optimizer=self.optimizer.state_dict(),\n"
+        "                    scheduler=self.scheduler.state_dict())"))
+    assert codes(src) == []
+
+
+def test_a_wrapper_whose_state_dict_leaves_out_its_scheduler_is_still_lrd007() -> None:
+    src = _WRAPPER_STATE.replace("{wrapper_state}",
+                                 "        return dict(optimizer=self.optimizer.state_dict())")
+    assert codes(src) == ["LRD007"]
+
+
+_BEST_WEIGHTS_BESIDE_CHECKPOINT = """
+import torch
+
+
+def train(model, loader, val_loader, epochs, use_amp):
+    optimizer = torch.optim.SGD(model.parameters(), lr=20.0)
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+    best = float("inf")
+    for epoch in range(epochs):
+        for x, y in loader:
+            with torch.autocast("cuda", enabled=use_amp):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        val = sum(torch.nn.functional.cross_entropy(model(x), y).item() for x, y in val_loader)
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+{more}                    "epoch": epoch}, "checkpoint.pt")
+        if val < best:
+            best = val
+            torch.save({"model": model.state_dict()}, "best-model.pt")
+"""
+
+
+def test_a_weights_only_save_beside_a_checkpoint_is_not_a_checkpoint_to_judge() -> None:
+    # the checkpoint lacks the scaler (reported once, at its own save); the best-weights file
+    # written next to it holds no optimizer and is not a checkpoint to resume from
+    found = codes(_BEST_WEIGHTS_BESIDE_CHECKPOINT.replace("{more}", ""))
+    assert found == ["LRD007"]
+
+
+def test_the_checkpoint_beside_it_is_complete_once_it_holds_the_scaler() -> None:
+    src = _BEST_WEIGHTS_BESIDE_CHECKPOINT.replace(
+        "{more}", '                    "scaler": scaler.state_dict(),\n')
+    assert codes(src) == []
+
+
+_SPLITS_OF_A_CORPUS = """
+import torch
+from torch.utils.data import DataLoader
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+def train(model, corpus_splits, evaluate, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=20.0)
+    scheduler = ReduceLROnPlateau(optimizer, factor=0.25, patience=3)
+    splits = DataLoader(corpus_splits, shuffle=True)
+    for epoch in range(epochs):
+        for split in splits:
+{inner}
+            val_loss = evaluate(model)
+            scheduler.step(val_loss)
+"""
+
+
+def test_a_plateau_stepped_once_per_corpus_split_is_not_stepped_per_batch() -> None:
+    # each item of the outer loader is a split of the corpus; the batches are the inner loop,
+    # where the optimizer steps
+    inner = """\
+            batches = DataLoader(split, batch_size=32)
+            for batch in batches:
+                loss = model(batch).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()"""
+    assert codes(_SPLITS_OF_A_CORPUS.replace("{inner}", inner)) == []
+
+
+def test_a_plateau_stepped_in_the_loop_that_holds_the_updates_is_still_lrd002() -> None:
+    inner = """\
+            loss = model(split).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()"""
+    assert codes(_SPLITS_OF_A_CORPUS.replace("{inner}", inner)) == ["LRD002"]
+
+
+_TWO_PROGRAMS = """
+import torch
+
+
+def pretrain(model, loader, epochs):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        for x in loader:
+            loss = model(x).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        torch.save({"model": model.state_dict(), "opt": optimizer.state_dict(),
+                    "epoch": epoch}, "latest.pth.tar")
+
+
+def linear_eval(model, loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cuda")
+    for epoch in range(epochs):
+        for x, y in loader:
+            with torch.autocast("cuda"):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        torch.save({"model": model.state_dict(), "opt": optimizer.state_dict(),
+{scaler_saved}                    "epoch": epoch}, "linear.pth.tar")
+
+
+def main(model, loader, epochs, lin_eval):
+    if lin_eval:
+        linear_eval(model, loader, epochs)
+    else:
+        pretrain(model, loader, epochs)
+"""
+
+
+def test_a_scaler_of_the_other_program_is_not_missing_from_this_ones_checkpoint() -> None:
+    src = _TWO_PROGRAMS.replace("{scaler_saved}",
+                                '                    "scaler": scaler.state_dict(),\n')
+    assert codes(src) == []
+
+
+def test_the_program_that_uses_the_scaler_still_has_to_save_it() -> None:
+    assert codes(_TWO_PROGRAMS.replace("{scaler_saved}", "")) == ["LRD007"]

@@ -181,6 +181,16 @@ class Tracer:
             # `while global_step < max_steps: for batch in loader: ...` is the outer loop
             if loop.batch and not loop.iterates_loader and loop.contains_batch:
                 loop.batch = False
+        update_loops = [e.loop for e in self.events
+                        if e.kind in ("opt_step", "scaler_step") and e.loop is not None]
+        for loop in self.loops:
+            # `for split in loader: for batch in batches(split): ...; optimizer.step()`: each
+            # item of the outer loader is a chunk of many batches (a file, a shard); the loop
+            # that holds every update is the batch loop, the one around it an epoch loop
+            if loop.batch and loop.iterates_loader and _updates_only_in_inner_batches(
+                    loop, update_loops):
+                loop.batch = False
+                loop.contains_batch = True
         return Program(
             self.path, self.events, self.objects, self.loops, self.lightning,
             self.assigned_names, self.called_names, self.truncated,
@@ -1628,6 +1638,15 @@ def _manual_optimization(info: ClassInfo, depth: int = 0) -> bool:
     ):
         return True
     return depth < 8 and any(_manual_optimization(b, depth + 1) for b in info.base_classes())
+
+
+def _updates_only_in_inner_batches(loop: Loop, update_loops: list[Loop]) -> bool:
+    """Every optimizer step inside ``loop`` runs in a batch loop nested in it."""
+    inside = [u for u in update_loops if loop in u.ancestors()]
+    return bool(inside) and all(
+        any(a is not loop and a.batch and loop in a.ancestors() for a in u.ancestors())
+        for u in inside
+    )
 
 
 def _micro_batch_loop(loop: Loop, stepping: set[int]) -> bool:

@@ -14,7 +14,7 @@ from lrdoctor.check.index import Scope, dotted
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
-from lrdoctor.check.values import DictVal, ExprVal, Obj, StateDictVal, TupleVal
+from lrdoctor.check.values import DictVal, ExprVal, InstanceVal, Obj, StateDictVal, TupleVal
 
 
 def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool:
@@ -200,17 +200,28 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
 _SCALER_USES = frozenset({"scale_backward", "scaler_step", "scaler_update", "unscale"})
 
 
-def _scalers(ctx: FileContext, root: int) -> list[tuple[Obj, str]]:
+def _scalers(ctx: FileContext, root: int, at: Event | None = None) -> list[tuple[Obj, str]]:
     """GradScalers that skip steps (always, or when a flag is on), always-on ones first. A
     scaler the program never uses (one a library helper builds only when asked, and is not
-    asked) scales nothing: its state moves nothing on resume."""
+    asked) scales nothing: its state moves nothing on resume. With ``at`` (a save or a
+    resume), only scalers built in the same run as it: `if lin_eval: linear_eval() else:
+    pretrain()` runs one program or the other, and the evaluation's scaler is not the
+    pre-training's to save."""
     uses = [e.obj for e in ctx.program.events if e.kind in _SCALER_USES and e.obj is not None]
     used = {o.id for o in uses}
     # a use through a name lrdoctor could not bind (a closure over the scaler) counts by name
     used_names = {o.name for o in uses if o.guessed and o.name}
     found = [(s, flag) for s in _in_root(ctx, root, "scaler")
-             if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None]
+             if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
+             and (at is None or not _built_apart_from(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
+
+
+def _built_apart_from(ctx: FileContext, obj: Obj, at: Event) -> bool:
+    """Every construction of ``obj`` sits on a branch that excludes ``at``."""
+    built = [e for e in ctx.program.events
+             if e.kind == "create" and e.obj is obj and e.root == at.root]
+    return bool(built) and all(exclusive(b, at) for b in built)
 
 
 def _scaler_text(scaler: Obj, flag: str) -> str:
@@ -231,6 +242,7 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
     pieces = [(e, contents) for e in ctx.program.events if e.kind == "save"
               for contents in [_contents(ctx, e) or _lone_state(e)] if contents is not None]
     for e, (objs, words) in saves:
+        own = objs, words
         # a checkpoint completed by another save of the same run (a trainer's `save()` for
         # the model and optimizer, the driver's own file for the scheduler and scaler): the
         # state is on disk, next to it
@@ -238,7 +250,7 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
             if other is not e and other.root == e.root and not exclusive(other, e) \
                     and other.loop is e.loop:
                 objs, words = objs | more_objs, [*words, *more_words]
-        yield from _check_save(ctx, e, objs, words)
+        yield from _check_save(ctx, e, objs, words, own)
     scaler_saved = any(_mentions_scaler(words) for _, (_, words) in saves)
     for e in ctx.program.events:
         if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer" \
@@ -359,13 +371,56 @@ def _expr_contents(ctx: FileContext, node: ast.expr, scope: Scope | None, at: as
 def _value_words(value: ast.expr, scope: Scope | None, objs: set[int], words: list[str]) -> None:
     words.append(ast.unparse(value).lower())
     target = value
+    state_dict = False
     if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) \
             and target.func.attr == "state_dict":
-        target = target.func.value
-    if isinstance(target, ast.Name) and scope is not None:
-        found = scope.lookup(target.id)
-        if isinstance(found, Obj):
-            objs.add(found.id)
+        target, state_dict = target.func.value, True
+    if scope is None:
+        return
+    found = _attribute_value(target, scope)
+    if isinstance(found, Obj):
+        objs.add(found.id)
+    elif state_dict and isinstance(found, InstanceVal):
+        # `optim=self.optim.state_dict()` where `self.optim` is the project's own wrapper:
+        # the checkpoint holds what its `state_dict()` returns (optimizer and scheduler)
+        _own_state_dict(found, objs, words)
+
+
+def _attribute_value(node: ast.expr, scope: Scope) -> Any:
+    """The traced value of ``name`` or ``self.a.b`` (None when not known)."""
+    if isinstance(node, ast.Name):
+        return scope.lookup(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _attribute_value(node.value, scope)
+        if isinstance(base, InstanceVal):
+            return base.attrs.get(node.attr)
+    return None
+
+
+def _own_state_dict(instance: InstanceVal, objs: set[int], words: list[str]) -> None:
+    """The keys and values of the dict a project class's ``state_dict()`` returns."""
+    found = instance.info.find("state_dict")
+    if found is None:
+        return
+    for node in ast.walk(found[0]):
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        returned = node.value
+        pairs: list[tuple[str, ast.expr]] = []
+        if isinstance(returned, ast.Dict):
+            pairs = [(ast.unparse(k).strip("'\"").lower(), v)
+                     for k, v in zip(returned.keys, returned.values) if k is not None]
+        elif isinstance(returned, ast.Call) and dotted(returned.func) == "dict":
+            pairs = [(kw.arg.lower(), kw.value) for kw in returned.keywords if kw.arg]
+        for key, item in pairs:
+            words.extend((key, ast.unparse(item).lower()))
+            inner = item.func.value if isinstance(item, ast.Call) and isinstance(
+                item.func, ast.Attribute) and item.func.attr == "state_dict" else item
+            if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) \
+                    and inner.value.id == "self":
+                held = instance.attrs.get(inner.attr)
+                if isinstance(held, Obj):
+                    objs.add(held.id)
 
 
 def _binding(ctx: FileContext, name: str, at: ast.AST) -> ast.expr | None:
@@ -382,10 +437,14 @@ def _binding(ctx: FileContext, name: str, at: ast.AST) -> ast.expr | None:
     return found
 
 
-def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str]
-                ) -> Iterator[Diagnostic]:
-    optimizers = [o for o in _in_root(ctx, e.root, "optimizer") if o.id in objs]
-    if not optimizers and not any("optim" in w for w in words):
+def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
+                own: tuple[set[int], list[str]] | None = None) -> Iterator[Diagnostic]:
+    """``objs``/``words``: what the checkpoint and the saves that complete it hold; ``own``:
+    what this save holds by itself, which says whether it is a checkpoint to resume from (a
+    weights-only file written beside one is not)."""
+    own_objs, own_words = own if own is not None else (objs, words)
+    optimizers = [o for o in _in_root(ctx, e.root, "optimizer") if o.id in own_objs]
+    if not optimizers and not any("optim" in w for w in own_words):
         return  # weights only: not meant to resume training
     optimizer = optimizers[0] if optimizers else None
     missing = []
@@ -394,7 +453,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str]
         s = scheds[0]
         kind = f", {s.cls}" if s.cls else ""
         missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
-    scalers = _scalers(ctx, e.root)
+    scalers = _scalers(ctx, e.root, e)
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
     if not missing:
@@ -500,7 +559,7 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
             where = f"line {s.line}" if s.path == e.path else \
                 f"{os.path.basename(s.path)}:{s.line}"
             missing.append(f"`{s.name or 'the scheduler'}` ({s.label}, {where})")
-    scalers = _scalers(ctx, e.root) if check_scaler else []
+    scalers = _scalers(ctx, e.root, e) if check_scaler else []
     if scalers and not any(
         ev.obj is not None and ev.obj.kind == "scaler" and ev.root == e.root
         and not ev.obj.guessed for ev in restored
