@@ -710,3 +710,20 @@ def test_a_scaler_of_the_other_program_is_not_missing_from_this_ones_checkpoint(
 
 def test_the_program_that_uses_the_scaler_still_has_to_save_it() -> None:
     assert codes(_TWO_PROGRAMS.replace("{scaler_saved}", "")) == ["LRD007"]
+
+
+def test_pip_install_without_a_percent_sign_is_ipythons_automagic(tmp_path: Path) -> None:
+    path = tmp_path / "tutorial.ipynb"
+    path.write_text(_notebook("pip install -r requirements.txt",
+                              "import torch\npip = torch.__version__\nprint(pip)"))
+    result = check_file(str(path))
+    assert result.errors == [] and result.diagnostics == []
+
+
+def test_shell_typed_into_a_code_cell_without_a_bang_is_still_a_syntax_error(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "tutorial.ipynb"
+    path.write_text(_notebook("python -u run.py --model TimesNet"))
+    result = check_file(str(path))
+    assert len(result.errors) == 1 and "cell 1:line 1: syntax error" in result.errors[0]

@@ -43,7 +43,12 @@ _FOREIGN_CELL_MAGICS = frozenset(
 )
 # IPython help is a name followed by ? or ?? (`StepLR?`, `np.*load*?`); any other line that
 # ends in "?" (a comment `# lr?`, a string) is Python
-_MAGIC_LINE = re.compile(r"^\s*([%!?]|[\w.,\s\[\]]+=\s*[%!]|[\w.*]+\?\??\s*$)")
+# `pip install x` / `conda install x` without the `%`: IPython's automagic runs them as the
+# %pip / %conda magics (no Python line starts with these two words and a sub-command)
+_MAGIC_LINE = re.compile(
+    r"^\s*([%!?]|[\w.,\s\[\]]+=\s*[%!]|[\w.*]+\?\??\s*$"
+    r"|(pip|pip3|conda|mamba)\s+(install|uninstall|list|show|freeze|download)\b)"
+)
 # a bigger .py or .ipynb is generated data, not training code: reading stops there. Checking
 # is linear in size and findings (20,000 findings in 0.7 MB take ~4 s), but Python's own AST
 # takes ~100-170 bytes of memory per byte of dense source: 32 MiB already needs GBs
