@@ -47,6 +47,48 @@ ROUTINE_AFTER = 4
 ROUTINE_PERIOD = 64
 # OptimizerInfo.last_attempt of a taken attempt that no handler saw (never changed)
 _TAKEN = Attempt(0, 0, True)
+# Lane.phase
+EXPECT_ATTEMPT, EXPECT_SCHEDULER_STEP, ATTEMPTS_OFF, CLOSED = 0, 1, 2, 3
+
+
+class Lane:
+    """The fast lane of a run in its steady state: one optimizer, stepped from one loader's
+    batches, and at most one scheduler, stepped once after each update from one line of the
+    user's code, every step routine (see Engine.on_attempt). While the lane is open the hooks
+    only check that each step is still such a step (the same LR object the last step left,
+    the same batch iterator, the same line, inside the horizon, no token in every_step...),
+    and note it: a count of updates and the LR each scheduler step left. Engine.sync() closes
+    the lane and keeps the tallies of those steps exactly as on_attempt and on_scheduler_step
+    would have kept them, one by one; every entry point of the engine (and every hook that
+    reads its records) syncs first, so nothing ever reads a tally the lane still holds.
+    A step the lane does not recognise takes the general path, which syncs.
+
+    This is what makes watching cheap: a routine step costs the hooks a few attribute reads,
+    and the tallies are kept in batches of up to ROUTINE_PERIOD steps, in a warm loop."""
+
+    __slots__ = ("phase", "opt_id", "opt_ref", "opt", "sched_id", "sched_ref", "sched", "code",
+                 "lasti", "lr", "peak", "floor", "left", "sched_left", "fetch", "loader",
+                 "after_attempt", "attempts", "lrs_after", "yielded")
+
+    def __init__(self) -> None:
+        self.phase = CLOSED
+        self.opt_id = self.sched_id = 0
+        self.opt_ref: Any = None
+        self.sched_ref: Any = None
+        self.opt: OptimizerInfo | None = None
+        self.sched: SchedulerInfo | None = None
+        self.code: Any = None  # the user's code object and instruction that step the scheduler
+        self.lasti = -1
+        self.lr: Any = None  # the LR object in the param group now (compared by identity)
+        self.peak = self.floor = 0.0  # the highest LR so far, COLLAPSE_RATIO of it
+        self.left = 0  # updates it may still take before the next periodic one
+        self.sched_left = 0  # scheduler steps it may still take inside the horizon
+        self.fetch: int | None = None  # id of the batch iterator that feeds it, and its loader
+        self.loader: LoaderInfo | None = None
+        self.after_attempt = EXPECT_SCHEDULER_STEP
+        self.attempts = 0  # updates taken in the lane, not tallied yet
+        self.lrs_after: list[Any] = []  # the LR each scheduler step in the lane left
+        self.yielded = 0  # batches the iterator had yielded at the lane's last update
 
 
 def lrs_of(optimizer: Any) -> tuple[Any, ...]:
@@ -121,6 +163,7 @@ class Engine:
         # id(DataLoader iterator) -> its loader; last_fetch: id of the iterator that yielded last
         self._iter_owner: dict[int, LoaderInfo] = {}
         self.last_fetch = 0
+        self.last_yielded = 0  # batches that iterator had yielded then
         self._findings: dict[tuple[Any, ...], Finding] = {}
         self._handlers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
         # the handlers that are called on routine steps too (subscribe(every_step=True))
@@ -142,6 +185,10 @@ class Engine:
         self.compiled_steps: list[Any] = []
         # id(wrapper or wrapped object) -> (weak ref, the record of the optimizer it is)
         self._aliases: dict[int, tuple[Any, OptimizerInfo]] = {}
+        self.lane = Lane()
+        # the optimizer whose last attempt was routine with nothing to call, and the batch
+        # iterator and loader that fed it: a lane may open for it (open_lane)
+        self._routine_opt: tuple[int, Any, OptimizerInfo, int, LoaderInfo | None] | None = None
         self._internal_errors = 0
         self.finished = False
         self.end: RunEnd | None = None
@@ -153,11 +200,13 @@ class Engine:
         handler has nothing to do on a routine step (see :meth:`on_attempt` and
         :meth:`on_scheduler_step`), which then does not call it. A check that needs the steps
         in between for a while adds a token to :attr:`every_step` until then."""
+        self.sync()
         self._handlers[event_type].append(handler)
         if every_step:
             self._every_step_handlers[event_type] = self._every_step_handlers.get(event_type, []) + [handler]
 
     def unsubscribe(self, event_type: type, handler: Callable[[Any], None]) -> None:
+        self.sync()
         # a new list: an emit() in progress keeps iterating the one it started with
         self._handlers[event_type] = [h for h in self._handlers[event_type] if h != handler]
         if event_type in self._every_step_handlers:
@@ -165,6 +214,7 @@ class Engine:
                 h for h in self._every_step_handlers[event_type] if h != handler]
 
     def emit(self, event: Any) -> None:
+        self.sync()
         self._dispatch(self._handlers.get(type(event), ()), event)
 
     def _dispatch(self, handlers: Any, event: Any) -> None:
@@ -219,6 +269,7 @@ class Engine:
         Lightning's LightningOptimizer, Fabric's optimizer) shares the wrapped optimizer's
         ``param_groups``: a scheduler built on it drives the optimizer that steps, so both
         objects are one optimizer, with one record, for every check and report."""
+        self.sync()
         info = self.optimizers.get(id(opt))
         if info is not None and info.obj is opt:
             return info
@@ -270,6 +321,7 @@ class Engine:
     def known_optimizer(self, opt: Any) -> OptimizerInfo | None:
         """The record of ``opt`` if it (or an optimizer it wraps or shares groups with) is
         known; never creates one."""
+        self.sync()
         info = self.optimizers.get(id(opt))
         if info is not None and info.obj is opt:
             return info
@@ -283,6 +335,7 @@ class Engine:
 
     def scheduler(self, sched: Any, lrs: tuple[Any, ...] | None = None) -> SchedulerInfo:
         """The record of ``sched``; ``lrs``: the LRs in force before it first stepped."""
+        self.sync()
         info = self.schedulers.get(id(sched))
         if info is None or info.obj is not sched:
             opt = getattr(sched, "optimizer", None)
@@ -345,6 +398,7 @@ class Engine:
         return self.train_loader.iterations if self.train_loader else 0
 
     def steps_this_epoch(self, sched: SchedulerInfo) -> int:
+        self.sync()
         if self.train_loader is None:
             return sched.user_steps
         marks = self._pass_marks.get(self.train_loader.key, {})
@@ -352,6 +406,7 @@ class Engine:
 
     def attempts_this_epoch(self, opt: OptimizerInfo) -> int:
         """Attempts of ``opt`` since the training loader's current pass began."""
+        self.sync()
         if self.train_loader is None:
             return opt.attempts
         marks = self._attempt_marks.get(self.train_loader.key, {})
@@ -360,6 +415,7 @@ class Engine:
     # ---- hook entry points ------------------------------------------------------------------
 
     def on_loader_iter(self, loader: Any, iterator: Any = None) -> None:
+        self.sync()
         info = self.loader(loader)
         if info.iterations:
             self._pull_batches(info)
@@ -411,6 +467,7 @@ class Engine:
         """The loader whose batch the current optimizer step trains on: the one that yielded
         the latest batch (the DataLoader iterator hook records which); if it is not one we
         know, the one that fed the previous step."""
+        self.sync()
         info = self._iter_owner.get(self.last_fetch)
         if info is not None and info.iterator is not None and id(info.iterator()) == self.last_fetch:
             self._pull_batches(info)
@@ -431,6 +488,7 @@ class Engine:
         hands a routine step only to the handlers subscribed with ``every_step=True``: each
         check that subscribed with ``every_step=False`` has, by the conditions above, nothing
         to do on it (tests/watch/test_routine_steps.py)."""
+        self.sync()
         info = self.optimizers.get(id(opt))
         if info is None or info.ref() is not opt:  # inline: this runs on every step
             info = self.optimizer(opt)
@@ -488,19 +546,23 @@ class Engine:
                         sched.steps_since_attempt = 0
                     else:
                         routine = False
-        # the loader that fed this step: feeding_loader(), inlined (it runs on every step)
-        loader = self._iter_owner.get(self.last_fetch)
+        # the loader that fed this step: feeding_loader(), inlined
+        fetch: int | None = self.last_fetch
+        loader = self._iter_owner.get(fetch)  # type: ignore[arg-type]
         if loader is not None:
             it = loader.iterator() if loader.iterator is not None else None
-            if it is not None and id(it) == self.last_fetch:
+            if it is not None and id(it) == fetch:
                 yielded = getattr(it, "_num_yielded", None)
                 if yielded is not None:
                     loader.batches = yielded
                 self.last_batch_loader = loader
             else:
                 loader = self.last_batch_loader
+                fetch = None  # not a batch of a known iterator: no lane
         else:
             loader = self.last_batch_loader
+            if fetch or loader is not None:
+                fetch = None
         if loader is not None:
             loader.attempts_in_iteration += 1
             if self.train_loader is None:
@@ -516,6 +578,12 @@ class Engine:
         if handlers:
             self._dispatch(handlers, OptimizerStep(info, attempt, lrs, via_scaler, site))
         info.known_lrs = lrs
+        if routine and not handlers and fetch is not None:
+            self._routine_opt = (id(opt), _ref(opt), info, fetch, loader)
+            if not self.schedulers:
+                self.open_lane(None, None, None, -1)
+        else:
+            self._routine_opt = None
 
     def _count(self, info: OptimizerInfo, prev: Attempt | None, taken: bool | None) -> None:
         """The tallies of an attempt that was not taken, or follows one that was not."""
@@ -556,6 +624,7 @@ class Engine:
 
     def resolve_pending(self) -> None:
         """Read the fused optimizers' found_inf flags (one sync for many steps)."""
+        self.sync()
         for info in self.optimizers.values():
             pending, info.pending = info.pending, []
             for attempt in pending:
@@ -576,7 +645,10 @@ class Engine:
 
     def on_scheduler_step(self, sched: Any, site: Site | None, lrs_before: tuple[Any, ...],
                           args: tuple[Any, ...], kwargs: dict[str, Any],
-                          error: BaseException | None) -> None:
+                          error: BaseException | None) -> SchedulerInfo | None:
+        """A scheduler stepped (``error``: what its step raised). Returns its record when the
+        step was routine and no handler was called: its hook may then open the lane."""
+        self.sync()
         info = self.schedulers.get(id(sched))
         if info is None or info.composite or info.ref() is not sched:  # inline: every step
             info = self.scheduler(sched, lrs_before)
@@ -617,9 +689,10 @@ class Engine:
                         counts = last.scheduler_steps_after = {}
                     counts[info.key] = counts.get(info.key, 0) + 1
         handlers = self._handlers.get(SchedulerStep)
-        if (handlers and not args and not kwargs and error is None and opt is not None and opt.attempts
-                and info.horizon is not None and n < info.horizon and len(self.optimizers) == 1
-                and len(self.schedulers) == 1 and not self.every_step):
+        routine = (not args and not kwargs and error is None and opt is not None and opt.attempts
+                   and info.horizon is not None and n < info.horizon and len(self.optimizers) == 1
+                   and len(self.schedulers) == 1 and not self.every_step)
+        if routine:
             # a routine scheduler step: the only scheduler of the only optimizer, stepped without
             # arguments after that optimizer's first step, still inside its horizon; the
             # every_step=False handlers have nothing to do then
@@ -629,9 +702,112 @@ class Engine:
                                                    kwargs, error))
         if opt is not None:
             opt.known_lrs = lrs_after
+        return info if routine and not handlers else None
+
+    # ---- the lane -----------------------------------------------------------------------------
+
+    def open_lane(self, sched_obj: Any, sched: SchedulerInfo | None, code: Any, lasti: int) -> None:
+        """Open the lane (see Lane) after a routine step that called nothing: the scheduler
+        step ``sched`` made from ``code`` at instruction ``lasti`` (the user's line), or, for an
+        optimizer without a scheduler, its attempt (``sched`` None). Nothing happens unless
+        the optimizer's last attempt was routine too and nothing can make the next steps
+        need more than the lane checks."""
+        candidate = self._routine_opt
+        if (candidate is None or self.every_step or len(self.optimizers) != 1
+                or len(self.schedulers) != (0 if sched is None else 1)):
+            return
+        opt_id, opt_ref, info, fetch, loader = candidate
+        opt = opt_ref()
+        if (opt is None or info.last_attempt is not _TAKEN or info.collapse_at is not None
+                or self.last_fetch != fetch):
+            return
+        if sched is not None and (sched.optimizer_key != info.key or sched.horizon is None
+                                  or sched.steps_since_attempt != 1 or sched.multi_step_runs):
+            return
+        groups = opt.param_groups
+        if type(groups) is not list or len(groups) != 1:
+            return
+        lr = groups[0].get("lr")
+        if (type(lr) is not float or not lr - lr == 0.0 or lr < info.peak_lr * COLLAPSE_RATIO
+                or info.known_lrs != (lr,)):
+            return
+        lane = self.lane
+        lane.opt_id, lane.opt_ref, lane.opt = opt_id, opt_ref, info
+        lane.sched = sched
+        if sched is not None:
+            lane.sched_id, lane.sched_ref = id(sched_obj), _ref(sched_obj)
+            lane.sched_left = sched.horizon - 1 - sched.user_steps  # type: ignore[operator]
+            lane.after_attempt = EXPECT_SCHEDULER_STEP
+        else:
+            lane.sched_id, lane.sched_ref, lane.sched_left = 0, None, 0
+            lane.after_attempt = EXPECT_ATTEMPT
+        lane.code, lane.lasti = code, lasti
+        lane.lr = lr
+        lane.peak = max(info.peak_lr, lr)
+        lane.floor = lane.peak * COLLAPSE_RATIO
+        lane.left = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
+        lane.fetch, lane.loader = fetch, loader
+        lane.attempts = 0
+        lane.lrs_after = []
+        lane.phase = EXPECT_ATTEMPT
+
+    def sync(self) -> None:
+        """Close the lane, keeping the tallies of the steps it took, one by one, as
+        on_attempt and on_scheduler_step keep them for routine steps."""
+        lane = self.lane
+        if lane.phase == CLOSED:
+            return
+        lane.phase = CLOSED
+        taken, after = lane.attempts, lane.lrs_after
+        lane.attempts, lane.lrs_after = 0, []
+        lane.opt_ref = lane.sched_ref = None
+        info, sched = lane.opt, lane.sched
+        if not taken or info is None:
+            return
+        clock, n = self.clock, info.attempts
+        lrs = info.known_lrs
+        history = info.lr_history
+        for i in range(taken):
+            # an update, with the LRs the last step left
+            clock += 1
+            n += 1
+            if lrs != info.last_lrs:
+                history.append((n, lrs))  # type: ignore[arg-type]
+                if len(history) > LR_HISTORY_CAP:
+                    del history[1::2]
+                info.last_lrs = lrs
+                if lrs[0] >= info.peak_lr:  # type: ignore[index]
+                    info.peak_lr = lrs[0]  # type: ignore[index]
+                info.lr_routine = True
+            if sched is not None and i < len(after):
+                # the scheduler step after it
+                value = after[i]
+                lrs = value if type(value) is tuple else (value,)
+                clock += 1
+                sched.user_steps += 1
+                sched.last_clock = clock
+                sched.last_lrs = lrs
+                sched.step_marks.add(n)
+        if sched is not None:
+            sched.steps_since_attempt = 1 if len(after) == taken else 0
+        self.clock = clock
+        info.attempts = n
+        if n > self.most_attempts:
+            self.most_attempts = n
+        info.taken += taken
+        info.last_attempt = _TAKEN
+        info.known_lrs = lrs
+        loader = lane.loader
+        if loader is not None:
+            # the iterator itself may be gone by now (its pass ended): the count at the last
+            # update was noted by the lane
+            loader.batches = lane.yielded
+            loader.attempts_in_iteration += taken
+            self.last_batch_loader = loader
 
     def on_internal_scheduler_step(self, sched: Any) -> None:
         """A step made by PyTorch itself (construction, a composite stepping its children)."""
+        self.sync()
         self.scheduler(sched)
         opt = getattr(sched, "optimizer", None)
         info = self.known_optimizer(opt) if opt is not None else None
@@ -639,6 +815,7 @@ class Engine:
             info.known_lrs = lrs_of(opt)
 
     def on_scaler_update(self, scaler: Any, scale_before: Any, skipped_any: bool | None) -> None:
+        self.sync()
         info = self.scaler(scaler)
         info.updates += 1
         if isinstance(scale_before, float):
@@ -678,10 +855,12 @@ class Engine:
                 info.scale_history.add(step, value)
 
     def on_optimizer_created(self, opt: Any, site: Site | None) -> None:
+        self.sync()
         self.optimizer(opt).created_site = site
 
     def on_lrs_replaced(self, opt: Any) -> None:
         """``optimizer.load_state_dict`` or ``add_param_group``: the new LRs are legitimate."""
+        self.sync()
         info = self.known_optimizer(opt)
         if info is not None:
             info.known_lrs = lrs_of(opt)
@@ -689,6 +868,7 @@ class Engine:
     def finish(self, error: BaseException | None = None, interrupted: bool = False) -> None:
         if self.finished:
             return
+        self.sync()
         if self.compiled_steps:
             self.drain_compiled()
         for info in self.optimizers.values():

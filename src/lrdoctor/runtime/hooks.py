@@ -31,7 +31,14 @@ from typing import Any
 
 from lrdoctor import ScheduleError
 from lrdoctor.runtime.callsite import _verdict, remember_site, user_frame, user_site
-from lrdoctor.runtime.engine import Engine, lrs_of
+from lrdoctor.runtime.engine import (
+    ATTEMPTS_OFF,
+    COLLAPSE_RATIO,
+    EXPECT_ATTEMPT,
+    EXPECT_SCHEDULER_STEP,
+    Engine,
+    lrs_of,
+)
 from lrdoctor.runtime.events import Site
 from lrdoctor.runtime.patching import Patcher
 
@@ -41,8 +48,10 @@ _THIS_FILE = os.path.abspath(__file__)
 
 
 def _guard(engine: Engine, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Run an engine call; an internal error is reported, never raised into training."""
+    """Run an engine call (the lane's tallies kept first: see Engine.sync); an internal error
+    is reported, never raised into training."""
     try:
+        engine.sync()
         return fn(*args, **kwargs)
     except ScheduleError:
         raise
@@ -85,6 +94,8 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     compiled_steps = engine.compiled_steps
     is_compiling = compiling_test(torch)
     on_attempt = engine.on_attempt
+    lane = engine.lane
+    every_step = engine.every_step
 
     def post(opt: Any, args: Any, kwargs: Any) -> None:
         if is_compiling():
@@ -96,6 +107,18 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             if not compiled_steps:
                 compiled_steps.append(opt)
             return
+        # the lane (Engine.Lane): a routine update of the optimizer it is open for, trained
+        # with the LR object the last step left, on a batch of the same iterator
+        if (lane.phase == EXPECT_ATTEMPT and id(opt) == lane.opt_id and lane.left and not in_scaler_step
+                and not compiled_steps and not every_step and engine.last_fetch == lane.fetch
+                and lane.opt_ref() is opt):
+            groups = opt.param_groups
+            if len(groups) == 1 and groups[0].get("lr") is lane.lr:
+                lane.attempts += 1
+                lane.left -= 1
+                lane.yielded = engine.last_yielded
+                lane.phase = lane.after_attempt
+                return
         # runs on every step: the guard is written inline rather than through _guard()
         # the LRs are read after the step: optimizers do not change param_group['lr'] while
         # stepping, so this is the LR the update trained with (one hook instead of two)
@@ -376,6 +399,8 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
     getframe = sys._getframe
     compiled_steps = engine.compiled_steps
     on_scheduler_step = engine.on_scheduler_step
+    lane = engine.lane
+    every_step = engine.every_step
     sites: dict[int, Any] = {}  # the user's lines that step schedulers (callsite.remember_site)
 
     @functools.wraps(original)
@@ -383,6 +408,40 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         if tls.depth:
             # a composite stepping its children, or a subclass calling super().step()
             return original(self, *args, **kwargs)
+        if (lane.phase == EXPECT_SCHEDULER_STEP and id(self) == lane.sched_id and lane.sched_left
+                and not args and not kwargs):
+            # the lane (Engine.Lane): the step after a routine update, made from the very
+            # instruction that made the step before, inside the horizon
+            caller_frame = getframe(1)
+            if (caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code
+                    and lane.sched_ref() is self and not compiled_steps and not every_step):
+                tls.depth = 1
+                try:
+                    result = original(self)
+                except BaseException as exc:
+                    tls.depth = 0
+                    sched = lane.sched
+                    _guard(engine, on_scheduler_step, self, sched.last_site if sched else None,
+                           (lane.lr,), (), {}, exc)
+                    raise
+                tls.depth = 0
+                try:
+                    groups = self.optimizer.param_groups
+                    lr = groups[0].get("lr") if len(groups) == 1 else None
+                    lane.sched_left -= 1
+                    if type(lr) is float and lr - lr == 0.0 and lr >= lane.floor:
+                        lane.lrs_after.append(lr)
+                        lane.lr = lr
+                        lane.phase = EXPECT_ATTEMPT
+                        if lr > lane.peak:
+                            lane.peak = lr
+                            lane.floor = lr * COLLAPSE_RATIO
+                    else:  # the next update is not routine: it takes the general path
+                        lane.lrs_after.append(lr if type(lr) is float else lrs_of(self.optimizer))
+                        lane.phase = ATTEMPTS_OFF
+                except Exception as exc:
+                    engine.internal_error(exc)
+                return result
         skip_aware = _skip_aware.get(type(self))
         if skip_aware is None:
             skip_aware = _skip_aware[type(self)] = bool(getattr(type(self), "_lrdoctor_skip_aware", False))
@@ -397,7 +456,9 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         caller = caller_frame.f_code
         frame: FrameType | None = caller_frame
         site: Site | None = None
+        direct = False  # the caller is the user's frame: the lane may open after this step
         if _user_callers.get(id(caller)) is caller:
+            direct = True
             entry = sites.get(caller_frame.f_lasti)
             site = entry[1] if entry is not None and entry[0] is caller else remember_site(sites, caller_frame)
         else:
@@ -435,7 +496,9 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         finally:
             tls.depth = 0
             try:
-                on_scheduler_step(self, site, before, args, kwargs, error)
+                info = on_scheduler_step(self, site, before, args, kwargs, error)
+                if info is not None and direct:
+                    engine.open_lane(self, info, caller, caller_frame.f_lasti)
             except ScheduleError:
                 raise
             except Exception as exc:
@@ -477,6 +540,7 @@ def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
             _guard(engine, engine.drain_compiled)
         batch = original_next(self)
         engine.last_fetch = id(self)
+        engine.last_yielded = self._num_yielded  # what the lane's updates record (Engine.Lane)
         return batch
 
     patcher.setattr(DataLoader, "__iter__", __iter__)

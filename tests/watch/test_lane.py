@@ -1,0 +1,143 @@
+"""The lane (Engine.Lane) must be invisible: a run keeps exactly the same tallies, findings and
+report with the lane as with every step taking the general path. Each script below is run
+twice in this process, same seed: once as `lrdoctor run` does, once with the lane never opened,
+and every record the engine keeps is compared field by field."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from lrdoctor.runtime.engine import ROUTINE_PERIOD, Engine
+from tests.watch.conftest import PRELUDE
+
+torch = pytest.importorskip("torch")
+
+EPOCHS = 6  # 6 x 16 batches: past ROUTINE_PERIOD, so periodic steps close and reopen the lane
+assert EPOCHS * 16 > ROUTINE_PERIOD
+
+LOOP = PRELUDE + f"""
+SETUP
+step = 0
+for epoch in range({EPOCHS}):
+    for x, y in loader:
+        step += 1
+        BATCH
+    EPOCH
+"""
+
+SCRIPTS = {
+    "per-batch cosine": ("scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)",
+                         "train_batch(x, y); scheduler.step()", "pass"),
+    "StepLR stepped per batch": ("scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=7)",
+                                 "train_batch(x, y); scheduler.step()", "pass"),
+    "no scheduler": ("pass", "train_batch(x, y)", "pass"),
+    "HF warm-up from 0": (
+        "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, s / 20))",
+        "train_batch(x, y); scheduler.step()", "pass"),
+    "epoch scheduler": ("scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2)",
+                        "train_batch(x, y)", "scheduler.step()"),
+    "LR written at step 30": ("scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)",
+                              "train_batch(x, y); scheduler.step()\n"
+                              "        if step == 30: optimizer.param_groups[0]['lr'] = 0.5", "pass"),
+    "LR collapse at step 40": (
+        "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0 if s < 40 else 1e-9)",
+        "train_batch(x, y); scheduler.step()", "pass"),
+    "validation pass each epoch": (
+        "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=200)\n"
+        "val = DataLoader(data, batch_size=64)",
+        "train_batch(x, y); scheduler.step()",
+        "with torch.no_grad():\n        for vx, vy in val: model(vx)"),
+    "scheduler per micro-batch from step 20": (
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=1000)",
+        "train_batch(x, y); scheduler.step()\n        if step > 20: scheduler.step()", "pass"),
+    "two optimizers": (
+        "other = torch.nn.Linear(8, 1)\nopt2 = torch.optim.Adam(other.parameters(), lr=1e-3)\n"
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)",
+        "train_batch(x, y); scheduler.step()\n"
+        "        opt2.zero_grad(); torch.nn.functional.mse_loss(other(x), y).backward(); opt2.step()",
+        "pass"),
+    "NaN loss at step 37": (
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)",
+        "x = x * float('nan') if step == 37 else x\n        train_batch(x, y); scheduler.step()", "pass"),
+    "a batch drawn without an update": (
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)",
+        "if step % 10 == 0: continue\n        train_batch(x, y); scheduler.step()", "pass"),
+    "loop left early": (
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)",
+        "train_batch(x, y); scheduler.step()\n        if step % 16 == 12: break", "pass"),
+    "checkpoint saved at step 50": (
+        "import io\nscheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)",
+        "train_batch(x, y); scheduler.step()\n"
+        "        if step == 50: torch.save({'model': model.state_dict(), 'optimizer': optimizer.state_dict()},"
+        " io.BytesIO())", "pass"),
+}
+
+
+def _script(name: str) -> str:
+    setup, batch, epoch = SCRIPTS[name]
+    optimizer = "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    return LOOP.replace("SETUP", optimizer + setup).replace("BATCH", batch).replace("EPOCH", epoch)
+
+
+def _plain(value):
+    """A record's field as comparable data (ids and weak references left out)."""
+    if hasattr(value, "runs") and hasattr(value, "count"):  # StepMarks
+        return (value.to_list(), value.count, value.dropped)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if f.name not in ("key", "ref", "optimizer_key", "parent_key", "iterator", "lr_lambdas",
+                                  "shape", "kind")}
+    if type(value).__name__ == "Attempt":
+        return (value.index, value.taken)
+    return value
+
+
+def _snapshot(watch) -> dict:
+    eng = watch.engine
+    return {
+        "clock": eng.clock,
+        "most_attempts": eng.most_attempts,
+        "optimizers": sorted((_plain(o) for o in eng.optimizers.values()), key=lambda o: o["label"]),
+        "schedulers": [_plain(s) for s in eng.schedulers.values()],
+        "loaders": [_plain(i) for i in eng.loaders.values()],
+        "findings": [(f.code, f.severity, f.message, str(f.location)) for f in watch.findings],
+    }
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_the_lane_keeps_the_same_records_as_the_general_path(name, run_script, monkeypatch):
+    general_calls = []
+    on_attempt = Engine.on_attempt
+
+    def counting(self, *args, **kwargs):
+        general_calls.append(1)
+        return on_attempt(self, *args, **kwargs)
+
+    monkeypatch.setattr(Engine, "on_attempt", counting)
+    with_lane = run_script(_script(name))
+    lane_general = len(general_calls)
+    monkeypatch.setattr(Engine, "open_lane", lambda *args, **kwargs: None)
+    general_calls.clear()
+    without = run_script(_script(name))
+    assert _snapshot(with_lane.watch) == _snapshot(without.watch)
+    attempts = sum(o.attempts for o in without.watch.engine.optimizers.values())
+    assert len(general_calls) == attempts  # without the lane every update takes the general path
+    if name in ("per-batch cosine", "no scheduler", "validation pass each epoch"):
+        # ... and with it, only the first steps and the periodic ones do
+        assert lane_general < attempts / 4, (lane_general, attempts)
+
+
+def test_the_lane_is_used_and_the_report_reads_the_same(run_script):
+    ran = run_script(_script("StepLR stepped per batch"))
+    assert ran.codes == ["LRD002"]
+    (opt,) = ran.watch.engine.optimizers.values()
+    assert opt.attempts == EPOCHS * 16
+    (sched,) = ran.watch.engine.schedulers.values()
+    assert sched.user_steps == EPOCHS * 16
+    assert sched.step_marks.to_list() == [[1, 1, EPOCHS * 16]]
