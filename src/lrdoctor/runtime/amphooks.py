@@ -53,6 +53,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
     every_step = engine._every_step_handlers
     routine = engine.routine_backward
     compiled_steps = engine.compiled_steps
+    tensor_type = torch.Tensor
 
     # Only torch.autograd.backward is wrapped: Tensor.backward() calls it (looked up on the
     # module at call time), so one wrapper sees both, and the step pays one frame, not two.
@@ -66,7 +67,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             if compiled_steps:  # optimizer steps made in compiled code come first
                 engine.drain_compiled()
             tensor = tensors
-            if isinstance(tensors, (list, tuple)):
+            if type(tensors) is not tensor_type and isinstance(tensors, (list, tuple)):
                 tensor = tensors[0] if len(tensors) == 1 else None
             scaler = loss = None
             if scaled:
@@ -77,11 +78,14 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             # loss for NaN detection) makes no events: only the checks' quick tests run, and
             # a count tells them it returned
             if scaler is None and Backward not in every_step and BackwardDone not in every_step:
-                fast = routine
-                for test in routine:
-                    if not test(tensor):
-                        fast = None
-                        break
+                if len(routine) == 1:  # NaN detection's test alone: the common case
+                    fast = routine if routine[0](tensor) else None
+                else:
+                    fast = routine
+                    for test in routine:
+                        if not test(tensor):
+                            fast = None
+                            break
             if fast is None:
                 ev = Backward(tensor, scaler, loss if loss is not None else tensor, sys._getframe(1))
                 emit(ev)

@@ -94,7 +94,7 @@ class NonFinite:
         self.written_at: dict[int, str] = {}  # id(parameter) -> the optimizer step(s) that made it so
         self.seen_opts: set[int] = set()
         self.seen_modules: set[int] = set()  # ids of the modules record() has looked at
-        self.rng_use: dict[tuple[int, bool], int] = {}  # see install()
+        self.rng_use: dict[int, int] = {}  # see install()
         self.tensor_type = _tensor_type()
         # whether gradients are checked before the next update (see before_step): then the
         # gradient reaching each module output is kept for a backward replay
@@ -164,7 +164,7 @@ class NonFinite:
         record = self.record
         seen = self.seen_modules
         equal = torch.equal
-        # (id(module), module.training) -> calls since its forward was last seen not to draw
+        # id(module) (~id(module) in eval mode) -> calls since its forward was last seen not to draw
         # random numbers on the CPU generator; RNG_RECHECK + 1: it draws
         rng_use = self.rng_use
         tensor_type = self.tensor_type
@@ -205,7 +205,7 @@ class NonFinite:
                     # draws random numbers (dropout): learned by comparing the state around a
                     # call, per module and train/eval mode, and checked again every
                     # RNG_RECHECK calls
-                    rkey = (id(self), self.training)
+                    rkey = id(self) if self.training else ~id(self)  # an int: no tuple to make
                     uses = rng_use.get(rkey)
                     if uses is None or uses >= RNG_RECHECK:
                         rng = get_rng_state()
@@ -233,12 +233,13 @@ class NonFinite:
                     for d in amp_devices:
                         if autocast_on(d):
                             amp += ((d, autocast_dtype(d)),)
-                if (type(out) is tensor_type and id(self) in seen and not check.grads_checked
-                        and not check.arm_backward):
+                if (type(out) is tensor_type and not check.grads_checked and not check.arm_backward
+                        and id(self) in seen):
                     # the common case: one output tensor, nothing armed; ids only (a forward
-                    # whose output is dropped must not keep its graph alive here)
+                    # whose output is dropped must not keep its graph alive here). A tensor
+                    # with a grad_fn is a floating-point (or complex) one
                     fn = out.grad_fn
-                    nodes = (id(fn),) if fn is not None and out.dtype.is_floating_point else ()
+                    nodes = (id(fn),) if fn is not None else ()
                     done = engine.routine_backwards_done
                     if check.backwards_seen != done:
                         # a backward() returned since: this is a new step's first call
