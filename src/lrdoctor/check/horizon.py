@@ -95,6 +95,10 @@ def _composite_horizon(sched: Obj, depth: int = 0) -> Horizon:
         kind = SCHEDULERS.get(member.cls)
         h = _composite_horizon(member, depth + 1) if kind is not None and kind.composite \
             else horizon_of(member)
+        if not h.unit and (kind is None or kind.composite or kind.horizon_params):
+            # a member whose length cannot be read (`CosineAnnealingWarmRestarts(T_0=T_0)`):
+            # the warm-up's name alone does not say what the whole schedule counts
+            return Horizon("")
         found.append(Horizon(h.unit, f"{member.cls}'s {h.param}", h.source, h.value)
                      if h.param else h)
     units = {h.unit for h in found if h.unit in ("batch", "epoch")}

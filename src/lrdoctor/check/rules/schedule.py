@@ -253,6 +253,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             h = horizon_of(sched)
             if h.unit != "batch" or sched.id in from_config:
                 continue
+            if _only_traces_the_schedule(ctx, e, loop):
+                continue  # an LR plot: `for epoch in range(n): sched.step(); lrs.append(...)`
             if _chosen(e) and e.conds_inside(loop):
                 continue  # one of several schedulers, stepped per epoch only when a setting says
             calls = [c for c in ctx.same_root(e, "sched_step") if c.obj is sched and _plain_step(c)]
@@ -268,6 +270,27 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
     yield from (diagnostic for diagnostic, _ in lightning)
+
+
+# calls a loop that only records a schedule makes (besides stepping it)
+_RECORDING_CALLS = frozenset({"step", "get_last_lr", "get_lr", "append", "print", "item",
+                              "extend", "float", "range", "len", "enumerate", "format"})
+
+
+def _only_traces_the_schedule(ctx: FileContext, e: Event, loop: Loop) -> bool:
+    """A loop that trains nothing (no update anywhere in its program) and only steps the
+    scheduler and records its LR: a visualisation of the schedule, whose steps stand for
+    whatever the author says they are."""
+    if any(u.kind in ("opt_step", "scaler_step", "backward", "scale_backward")
+           for u in ctx.events_by_root.get(e.root, [])):
+        return False
+    for node in ast.walk(loop.node):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else (
+                node.func.id if isinstance(node.func, ast.Name) else "")
+            if name not in _RECORDING_CALLS:
+                return False
+    return True
 
 
 def _option_prefix(ctx: FileContext, e: Event) -> str:
