@@ -659,8 +659,17 @@ class Tracer:
         if stmt.orelse and known is not True:
             built = [{k: v for k, v in store.items() if isinstance(v, Obj)}
                      if known is None else {} for store in stores]
+            projects = [{k: v for k, v in store.items() if isinstance(v, InstanceVal)
+                         and was.get(k) is not v} if known is None else {}
+                        for store, was in zip(stores, before)]
             with _narrowed(narrowed, 1):
                 self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
+            for store, projects_here, was in zip(stores, projects, before):
+                for name, instance in projects_here.items():
+                    now = store.get(name)
+                    if isinstance(now, Obj) and now.kind == "scheduler" and was.get(name) is not now:
+                        # the project's scheduler on the first branch, a torch one on the other
+                        store[name] = UnionVal([instance, now], exclusive=True)
             # `if args.amp: scaler = GradScaler() else: scaler = None`: after the `if` the
             # name holds the object on the branch that built it (None has nothing to track)
             for store, built_here, was in zip(stores, built, before):
@@ -675,6 +684,12 @@ class Tracer:
                         # choice (the last branch would otherwise win and the schedule lose its
                         # optimizer)
                         store[name] = obj
+                    elif now is not obj and obj.kind == "scheduler" and was.get(name) is not now \
+                            and isinstance(now, InstanceVal):
+                        # `if args.sched == "step": s = StepLR(...) else: s = ProjectCosine(...)`:
+                        # what is done to the name (a step, a restore) is done to the torch
+                        # option when the setting picks it
+                        store[name] = UnionVal([obj, now], exclusive=True)
                     elif now is not obj and was.get(name) is not obj \
                             and was.get(name) is not now and _chosen_scheduler(obj, now):
                         # a scheduler chosen by a setting, one per branch: the name holds one
