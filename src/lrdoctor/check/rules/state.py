@@ -95,6 +95,8 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if s.call is not None and s.arg("last_epoch", 99) is not None or _sized_from_resume(s):
             continue
+        if _positioned_through_splat(ctx, s):
+            continue
         if s.optimizer is not None and _site(s.optimizer) in repositioned:
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
@@ -108,6 +110,35 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
 
 
 _UPDATE_KINDS = ("opt_step", "scaler_step", "backward", "scale_backward")
+
+
+def _positioned_through_splat(ctx: FileContext, s: Obj) -> bool:
+    """``kwargs["last_epoch"] = last_epoch`` (or ``dict(..., last_epoch=n)``) then
+    ``Scheduler(optimizer, **kwargs)``: built at a resumed position, like ``last_epoch=``."""
+    if s.call is None:
+        return False
+    splats = {kw.value.id for kw in s.call.keywords
+              if kw.arg is None and isinstance(kw.value, ast.Name)}
+    if not splats:
+        return False
+    tree = ctx.tree_of(s.path)
+    if tree is None:
+        return False
+    for node in ast.walk(function_around(tree, s.call)):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                        and target.value.id in splats and isinstance(target.slice, ast.Constant) \
+                        and target.slice.value == "last_epoch":
+                    return True
+            if any(isinstance(t, ast.Name) and t.id in splats for t in node.targets) and any(
+                    isinstance(k, ast.Constant) and k.value == "last_epoch"
+                    for d in ast.walk(node.value) if isinstance(d, ast.Dict) for k in d.keys) \
+                    or any(isinstance(t, ast.Name) and t.id in splats for t in node.targets) and any(
+                    kw.arg == "last_epoch" for c in ast.walk(node.value)
+                    if isinstance(c, ast.Call) for kw in c.keywords):
+                return True
+    return False
 
 
 def _fast_forwarded(ctx: FileContext) -> set[Any]:
