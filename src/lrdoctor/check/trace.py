@@ -128,6 +128,7 @@ class Tracer:
         # LightningModule instances in manual optimization: (optimizers, schedulers) that
         # `self.optimizers()` / `self.lr_schedulers()` return
         self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
+        self.project_option = False  # inside a call on a choice with a project-class option
         self._called: dict[int, set[str]] = {}
         self.followed: set[str] = set()  # project modules this trace went into
         self._flags: dict[int, Any] = {}  # flag_of(test) per `if` test node
@@ -1516,6 +1517,10 @@ class Tracer:
         if isinstance(receiver, UnionVal):
             result: Any = _NO_EVENT
             saved = self.conds
+            saved_project = self.project_option
+            # a call written for the project's own class too (`step(epoch)` of a timm-style
+            # scheduler): what it passes the torch option is what that class needs
+            self.project_option = any(isinstance(o, InstanceVal) for o in options(receiver))
             for i, option in enumerate(options(receiver)):
                 if receiver.exclusive:
                     # one option per run: its calls sit on exclusive branches of the choice
@@ -1533,6 +1538,7 @@ class Tracer:
                     self.conds = saved
                 if got is not _NO_EVENT:
                     result = got
+            self.project_option = saved_project
             return result
         if method == "backward":
             if isinstance(receiver, ScaledVal):
@@ -1593,7 +1599,8 @@ class Tracer:
         if receiver.kind == "scheduler":
             if method == "step":
                 self.emit("sched_step", receiver, node, nargs=len(node.args),
-                          kwargs=[kw.arg for kw in node.keywords])
+                          kwargs=[kw.arg for kw in node.keywords],
+                          project_option=self.project_option)
             elif method == "step_update":
                 self.emit("sched_step_update", receiver, node)
             elif method == "get_lr":

@@ -648,8 +648,8 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if sched.origin not in ("torch", "hf"):
             continue
-        if _chosen(e):
-            continue  # one call for several classes a setting picks: others may need the epoch
+        if e.info.get("project_option"):
+            continue  # one call for the project's own class too, which needs the epoch
         arg = e.node.args[0] if e.node.args else next(
             (k.value for k in e.node.keywords if k.arg == "epoch"), None
         )
