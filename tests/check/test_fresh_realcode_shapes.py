@@ -215,3 +215,35 @@ def test_a_check_of_the_scale_is_still_a_skipped_update_guard() -> None:
         "                scaler.scale(loss).backward()",
     )
     assert codes(_fill(src, guard="")) == []
+
+
+# -- a checkpoint whose optimizer entry is None holds no optimizer ---------------------------
+
+_WEIGHTS_WITH_EMPTY_OPTIMIZER = """
+import torch
+
+
+def train(model, loader, epochs):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, 1e-4, epochs=epochs, steps_per_epoch=len(loader))
+    for epoch in range(epochs):
+        for batch in loader:
+            loss = model(batch).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+        torch.save({"model": model.state_dict(),
+                    "optimizer": {optimizer},  # to keep the file small
+                    "epoch": epoch}, "latest.pt")
+"""
+
+
+def test_a_checkpoint_that_sets_its_optimizer_entry_to_none_is_weights_only() -> None:
+    assert codes(_fill(_WEIGHTS_WITH_EMPTY_OPTIMIZER, optimizer="None")) == []
+
+
+def test_the_same_checkpoint_with_the_optimizer_state_still_needs_the_scheduler() -> None:
+    src = _fill(_WEIGHTS_WITH_EMPTY_OPTIMIZER, optimizer="optimizer.state_dict()")
+    assert codes(src) == ["LRD007"]

@@ -14,7 +14,15 @@ from lrdoctor.check.index import Scope, dotted
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
-from lrdoctor.check.values import DictVal, ExprVal, InstanceVal, Obj, StateDictVal, TupleVal
+from lrdoctor.check.values import (
+    Const,
+    DictVal,
+    ExprVal,
+    InstanceVal,
+    Obj,
+    StateDictVal,
+    TupleVal,
+)
 
 
 def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool:
@@ -25,6 +33,8 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
         if value.splat:
             return False
         for key, item in value.items.items():
+            if isinstance(item, Const) and item.value is None:
+                continue  # `"optimizer": None  # to reduce file size`: nothing of it is saved
             words.append(str(key).lower())
             if not _saved(item, objs, words, depth + 1):
                 return False
@@ -364,6 +374,8 @@ def _expr_contents(ctx: FileContext, node: ast.expr, scope: Scope | None, at: as
             return None  # `dict(**extra)`: part of it is unknown
         for kw in node.keywords:
             assert kw.arg is not None
+            if isinstance(kw.value, ast.Constant) and kw.value.value is None:
+                continue  # `optimizer=None`: nothing of it is saved
             words.append(kw.arg.lower())
             _value_words(kw.value, scope, objs, words)
         return objs, words
