@@ -36,6 +36,15 @@ SCRIPTS = {
     "HF warm-up from 0": (
         "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, s / 20))",
         "train_batch(x, y); scheduler.step()", "pass"),
+    "HF linear decay to 0 at step 50, trained past it": (
+        "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1 - s / 50))",
+        "train_batch(x, y); scheduler.step()", "pass"),
+    "a custom scheduler class": (
+        "class Halving(torch.optim.lr_scheduler.LRScheduler):\n"
+        "    def get_lr(self):\n"
+        "        return [base * 0.5 ** (self.last_epoch // 40) for base in self.base_lrs]\n"
+        "scheduler = Halving(optimizer)",
+        "train_batch(x, y); scheduler.step()", "pass"),
     "epoch scheduler": ("scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2)",
                         "train_batch(x, y)", "scheduler.step()"),
     "LR written at step 30": ("scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)",
@@ -128,7 +137,8 @@ def test_the_lane_keeps_the_same_records_as_the_general_path(name, run_script, m
     assert _snapshot(with_lane.watch) == _snapshot(without.watch)
     attempts = sum(o.attempts for o in without.watch.engine.optimizers.values())
     assert len(general_calls) == attempts  # without the lane every update takes the general path
-    if name in ("per-batch cosine", "no scheduler", "validation pass each epoch"):
+    if name in ("per-batch cosine", "no scheduler", "validation pass each epoch", "HF warm-up from 0",
+                "a custom scheduler class"):
         # ... and with it, only the first steps and the periodic ones do
         assert lane_general < attempts / 4, (lane_general, attempts)
 

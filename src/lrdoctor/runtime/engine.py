@@ -99,6 +99,17 @@ def lrs_of(optimizer: Any) -> tuple[Any, ...]:
     return lr_values(tuple([g.get("lr") for g in groups]))
 
 
+def _at_zero(info: SchedulerInfo, lrs: tuple[Any, ...]) -> bool:
+    """The LRs look like 0 to the checks (every one at most 1e-12 of where it started), or
+    cannot be told (not one float per param group): the step is then not routine."""
+    base = info.first_lrs
+    if not lrs or any(type(v) is not float for v in lrs):
+        return True
+    if not base or len(base) != len(lrs):
+        return False
+    return all(type(b) is float and b > 0 and v <= b * 1e-12 for v, b in zip(lrs, base))
+
+
 def _first_group(opt: Any) -> Any:
     try:
         groups = opt.param_groups
@@ -690,12 +701,14 @@ class Engine:
                     counts[info.key] = counts.get(info.key, 0) + 1
         handlers = self._handlers.get(SchedulerStep)
         routine = (not args and not kwargs and error is None and opt is not None and opt.attempts
-                   and info.horizon is not None and n < info.horizon and len(self.optimizers) == 1
-                   and len(self.schedulers) == 1 and not self.every_step)
+                   and len(self.optimizers) == 1 and len(self.schedulers) == 1 and not self.every_step)
+        if routine:
+            limit = self.routine_limit(info)
+            routine = limit is not None and n < limit and (info.horizon is not None or not _at_zero(info, lrs_after))
         if routine:
             # a routine scheduler step: the only scheduler of the only optimizer, stepped without
-            # arguments after that optimizer's first step, still inside its horizon; the
-            # every_step=False handlers have nothing to do then
+            # arguments after that optimizer's first step, still inside its horizon (or, with no
+            # horizon, its LR above 0); the every_step=False handlers have nothing to do then
             handlers = self._every_step_handlers.get(SchedulerStep)
         if handlers:
             self._dispatch(handlers, SchedulerStep(info, site, lrs_before, lrs_after, args,
@@ -703,6 +716,25 @@ class Engine:
         if opt is not None:
             opt.known_lrs = lrs_after
         return info if routine and not handlers else None
+
+    @staticmethod
+    def routine_limit(info: SchedulerInfo) -> int | None:
+        """How many steps of ``info`` may be routine: its horizon; with none, no limit while
+        the checks have nothing to watch for (its LR has not reached 0), except a LambdaLR
+        whose shape the checks have not probed yet (they may find a horizon in it: the end
+        of a linear decay to 0, where LRD010 looks). None: no step is routine."""
+        if info.horizon is not None:
+            return info.horizon
+        if info.zero_at is not None:
+            return None
+        kind = info.kind
+        if kind is not None and kind.name == "LambdaLR":
+            if not info.shape_probed:
+                return None
+            shape = info.shape
+            if shape is not None and shape.horizon is not None:
+                return int(shape.horizon)
+        return sys.maxsize
 
     # ---- the lane -----------------------------------------------------------------------------
 
@@ -721,7 +753,8 @@ class Engine:
         if (opt is None or info.last_attempt is not _TAKEN or info.collapse_at is not None
                 or self.last_fetch != fetch):
             return
-        if sched is not None and (sched.optimizer_key != info.key or sched.horizon is None
+        limit = self.routine_limit(sched) if sched is not None else None
+        if sched is not None and (sched.optimizer_key != info.key or limit is None
                                   or sched.steps_since_attempt != 1 or sched.multi_step_runs):
             return
         groups = opt.param_groups
@@ -736,7 +769,9 @@ class Engine:
         lane.sched = sched
         if sched is not None:
             lane.sched_id, lane.sched_ref = id(sched_obj), _ref(sched_obj)
-            lane.sched_left = sched.horizon - 1 - sched.user_steps  # type: ignore[operator]
+            # with no horizon the lane needs no limit: each step's LR is checked to be above
+            # 0 (at least COLLAPSE_RATIO of the highest)
+            lane.sched_left = limit - 1 - sched.user_steps  # type: ignore[operator]
             lane.after_attempt = EXPECT_SCHEDULER_STEP
         else:
             lane.sched_id, lane.sched_ref, lane.sched_left = 0, None, 0
