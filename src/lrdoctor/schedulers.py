@@ -200,15 +200,18 @@ def probe_lambda(fn: Any, limit: int = PROBE_STEPS, seconds: float = PROBE_SECON
         f = copy.deepcopy(fn)
     except Exception:
         return None
-    deadline = time.perf_counter() + seconds
+    # CPU time of this thread: a busy machine (other processes) must not cut a probe short;
+    # and a wall-clock bound for a factor that waits rather than computes
+    deadline = time.thread_time() + seconds
+    wall_deadline = time.perf_counter() + 10 * seconds
     peak = -math.inf
     peak_at = 0
     first = None
     prev = None
     run_start = 0  # where the current run of equal values began
     for k in range(limit + 1):
-        if not k & 15 and k and time.perf_counter() > deadline:  # a slow lambda stops early
-            return None
+        if not k & 15 and k and (time.thread_time() > deadline or time.perf_counter() > wall_deadline):
+            return None  # a slow lambda stops early
         try:
             v = float(f(k))
         except Exception:
