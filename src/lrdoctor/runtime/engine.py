@@ -588,6 +588,11 @@ class Engine:
             info.last_attempt = attempt = _TAKEN
         if handlers:
             self._dispatch(handlers, OptimizerStep(info, attempt, lrs, via_scaler, site))
+        if not routine:
+            # the handlers have read the scheduler steps since the last update (StepOrder); the
+            # count starts again here even when no check reads it (routine steps reset it above)
+            for sched in info.schedulers:
+                sched.steps_since_attempt = 0
         info.known_lrs = lrs
         if routine and not handlers and fetch is not None:
             self._routine_opt = (id(opt), _ref(opt), info, fetch, loader)
@@ -822,7 +827,13 @@ class Engine:
                 sched.user_steps += 1
                 sched.last_clock = clock
                 sched.last_lrs = lrs
-                sched.step_marks.add(n)
+                runs = sched.step_marks.runs  # StepMarks.add(n), inlined for a run that goes on
+                run = runs[-1] if runs else None
+                if run is not None and run[2] > 1 and n == run[0] + run[1] * run[2]:
+                    run[2] += 1
+                    sched.step_marks.count += 1
+                else:
+                    sched.step_marks.add(n)
         if sched is not None:
             sched.steps_since_attempt = 1 if len(after) == taken else 0
         self.clock = clock
