@@ -109,16 +109,20 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             return
         # the lane (Engine.Lane): a routine update of the optimizer it is open for, trained
         # with the LR object the last step left, on a batch of the same iterator
-        if (lane.phase == EXPECT_ATTEMPT and id(opt) == lane.opt_id and lane.left and not in_scaler_step
-                and not compiled_steps and not every_step and engine.last_fetch == lane.fetch
-                and lane.opt_ref() is opt):
-            groups = opt.param_groups
-            if len(groups) == 1 and groups[0].get("lr") is lane.lr:
-                lane.attempts += 1
-                lane.left -= 1
-                lane.yielded = engine.last_yielded
-                lane.phase = lane.after_attempt
-                return
+        if lane.phase == EXPECT_ATTEMPT and id(opt) == lane.opt_id:
+            try:
+                ref = lane.opt_ref  # None once closed (by another thread, meanwhile)
+                if (lane.left and not in_scaler_step and not compiled_steps and not every_step
+                        and engine.last_fetch == lane.fetch and ref is not None and ref() is opt):
+                    groups = opt.param_groups
+                    if len(groups) == 1 and groups[0].get("lr") is lane.lr:
+                        lane.attempts += 1
+                        lane.left -= 1
+                        lane.yielded = engine.last_yielded
+                        lane.phase = lane.after_attempt
+                        return
+            except Exception as exc:
+                engine.internal_error(exc)
         # runs on every step: the guard is written inline rather than through _guard()
         # the LRs are read after the step: optimizers do not change param_group['lr'] while
         # stepping, so this is the LR the update trained with (one hook instead of two)
@@ -412,9 +416,15 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                 and not args and not kwargs):
             # the lane (Engine.Lane): the step after a routine update, made from the very
             # instruction that made the step before, inside the horizon
-            caller_frame = getframe(1)
-            if (caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code
-                    and lane.sched_ref() is self and not compiled_steps and not every_step):
+            try:
+                caller_frame = getframe(1)
+                ref = lane.sched_ref  # None once closed (by another thread, meanwhile)
+                fast = (caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code
+                        and ref is not None and ref() is self and not compiled_steps and not every_step)
+            except Exception as exc:
+                engine.internal_error(exc)
+                fast = False
+            if fast:
                 tls.depth = 1
                 try:
                     result = original(self)
