@@ -123,3 +123,23 @@ def test_a_healthy_per_batch_loop_hands_only_its_first_steps_to_the_checks(run_s
     assert ran.codes == []
     assert seen["opt"] == seen["nan"] == list(range(1, ROUTINE_AFTER + 1))
     assert seen["sched"] == [48]  # the step that reaches the horizon is judged
+
+
+def test_a_step_input_does_not_outlive_the_next_step(run_script):
+    # NaN detection keeps each step's module-call arguments for a replay; the batch of step k
+    # (on a GPU, the biggest tensor a user holds) must be let go by the end of step k + 1, as
+    # it is without lrdoctor (where rebinding the loop variable frees it)
+    ran = run_script(PRELUDE + """
+import gc, weakref
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=1000)
+refs, alive = [], []
+for epoch in range(5):  # 80 steps: past the periodic check at step 64
+    for x, y in loader:
+        refs.append(weakref.ref(x))
+        train_batch(x, y)
+        scheduler.step()
+        alive.append(len(refs) >= 2 and refs[-2]() is not None)
+        del x, y
+""")
+    assert not any(ran.ns["alive"]), ran.ns["alive"]

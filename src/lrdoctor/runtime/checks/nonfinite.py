@@ -242,9 +242,13 @@ class NonFinite:
                     nodes = (id(fn),) if fn is not None else ()
                     done = engine.routine_backwards_done
                     if check.backwards_seen != done:
-                        # a backward() returned since: this is a new step's first call
+                        # a backward() returned since: this is a new step's first call. The
+                        # last step's calls are let go now, not kept as done_calls: what reads
+                        # them (the gradient and parameter checks) ran at its optimizer step,
+                        # and its inputs (a batch on the GPU) must not outlive the step by more
+                        # than they do without lrdoctor
                         if done - check.backwards_seen == 1 and not check.strong_kept:
-                            check._done_calls, check._calls = check._calls, []  # sync_calls(), inlined
+                            check._done_calls, check._calls = [], []
                             check.backwards_seen = done
                         else:
                             check.sync_calls()
