@@ -231,9 +231,25 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         e.node,
                     )
                 continue
-            if any(not _only_accumulation(c) and not _tests_existence(c, e)
-                   for c in e.conds_inside(loop)):
-                continue  # `if i == len(loader) - 1: scheduler.step()` may well be per epoch
+            own = [c for c in e.conds_inside(loop)
+                   if not _only_accumulation(c) and not _tests_existence(c, e)]
+            if own and all(_last_batch_test(c) for c in own) and not plateau \
+                    and loop.iterates_loader and sched.id not in from_config:
+                # `if self.trainer.is_last_batch:` / `if i == len(loader) - 1:`: once per epoch
+                h = horizon_of(sched)
+                if h.unit == "batch":
+                    yield Diagnostic.at(
+                        "LRD003",
+                        f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, "
+                        f"on the last batch (`{own[0].text}`) of {_loop_where(loop)}, but its "
+                        f"horizon is counted in batches: {_batch_consequence(sched)}",
+                        e.path,
+                        e.node,
+                        evidence={"horizon": h.source, "loop_line": loop.line},
+                    )
+                continue
+            if own:
+                continue  # `if i % 50 == 0 and i > 0: scheduler.step()`: a choice of its own
             if _periodic_of_its_own(ctx, e, loop):
                 continue  # `if i % eval_every == 0: scheduler.step(val_loss)`: a period by design
             h = _per_batch_problem(sched, loop)
@@ -291,6 +307,24 @@ def _only_traces_the_schedule(ctx: FileContext, e: Event, loop: Loop) -> bool:
             if name not in _RECORDING_CALLS:
                 return False
     return True
+
+
+def _last_batch_test(cond: Cond) -> bool:
+    """The branch taken holds only on the last batch of an epoch: ``is_last_batch`` (Lightning's
+    ``self.trainer.is_last_batch``), ``i == len(loader) - 1``, ``i + 1 == len(loader)``."""
+    test = cond.test
+    if cond.branch != 0 or test is None:
+        return False
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        name = test.id if isinstance(test, ast.Name) else test.attr
+        return name in ("is_last_batch", "last_batch", "is_last_step_in_epoch")
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        sides = [test.left, test.comparators[0]]
+        return any(isinstance(n, ast.Call) and (dotted(n.func) or "") == "len"
+                   for side in sides for n in ast.walk(side)) and any(
+            isinstance(side, ast.BinOp) and isinstance(side.right, ast.Constant)
+            and side.right.value == 1 for side in sides)
+    return False
 
 
 def _option_prefix(ctx: FileContext, e: Event) -> str:
