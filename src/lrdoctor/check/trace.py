@@ -1517,10 +1517,9 @@ class Tracer:
         if isinstance(receiver, UnionVal):
             result: Any = _NO_EVENT
             saved = self.conds
-            saved_project = self.project_option
             # a call written for the project's own class too (`step(epoch)` of a timm-style
             # scheduler): what it passes the torch option is what that class needs
-            self.project_option = any(isinstance(o, InstanceVal) for o in options(receiver))
+            with_project = any(isinstance(o, InstanceVal) for o in options(receiver))
             for i, option in enumerate(options(receiver)):
                 if receiver.exclusive:
                     # one option per run: its calls sit on exclusive branches of the choice
@@ -1533,12 +1532,15 @@ class Tracer:
                         got = _NO_EVENT if found is None else self.call_function(
                             FuncVal(found[0], found[1].module, option, found[1]), args, kwargs)
                     else:
-                        got = self.method_event(option, method, node, args, kwargs, scope)
+                        saved_project, self.project_option = self.project_option, with_project
+                        try:
+                            got = self.method_event(option, method, node, args, kwargs, scope)
+                        finally:
+                            self.project_option = saved_project
                 finally:
                     self.conds = saved
                 if got is not _NO_EVENT:
                     result = got
-            self.project_option = saved_project
             return result
         if method == "backward":
             if isinstance(receiver, ScaledVal):

@@ -123,31 +123,37 @@ _UPDATE_KINDS = ("opt_step", "scaler_step", "backward", "scale_backward")
 
 
 def _positioned_through_splat(ctx: FileContext, s: Obj) -> bool:
-    """``kwargs["last_epoch"] = last_epoch`` (or ``dict(..., last_epoch=n)``) then
-    ``Scheduler(optimizer, **kwargs)``: built at a resumed position, like ``last_epoch=``."""
+    """``kwargs["last_epoch"] = last_epoch`` (or ``kwargs = dict(..., last_epoch=n)`` /
+    ``{..., "last_epoch": n}``) then ``Scheduler(optimizer, **kwargs)``: built at a resumed
+    position, like ``last_epoch=`` written out."""
     if s.call is None:
         return False
     splats = {kw.value.id for kw in s.call.keywords
               if kw.arg is None and isinstance(kw.value, ast.Name)}
-    if not splats:
-        return False
-    tree = ctx.tree_of(s.path)
+    tree = ctx.tree_of(s.path) if splats else None
     if tree is None:
         return False
     for node in ast.walk(function_around(tree, s.call)):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                        and target.value.id in splats and isinstance(target.slice, ast.Constant) \
-                        and target.slice.value == "last_epoch":
-                    return True
-            if any(isinstance(t, ast.Name) and t.id in splats for t in node.targets) and any(
-                    isinstance(k, ast.Constant) and k.value == "last_epoch"
-                    for d in ast.walk(node.value) if isinstance(d, ast.Dict) for k in d.keys) \
-                    or any(isinstance(t, ast.Name) and t.id in splats for t in node.targets) and any(
-                    kw.arg == "last_epoch" for c in ast.walk(node.value)
-                    if isinstance(c, ast.Call) for kw in c.keywords):
-                return True
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and target.value.id in splats and isinstance(target.slice, ast.Constant) \
+                    and target.slice.value == "last_epoch":
+                return True  # kwargs["last_epoch"] = n
+        if any(isinstance(t, ast.Name) and t.id in splats for t in node.targets) \
+                and _names_last_epoch(node.value):
+            return True  # kwargs = dict(..., last_epoch=n) / {..., "last_epoch": n}
+    return False
+
+
+def _names_last_epoch(value: ast.expr) -> bool:
+    for node in ast.walk(value):
+        if isinstance(node, ast.Dict) and any(
+                isinstance(k, ast.Constant) and k.value == "last_epoch" for k in node.keys):
+            return True
+        if isinstance(node, ast.Call) and any(kw.arg == "last_epoch" for kw in node.keywords):
+            return True
     return False
 
 
