@@ -106,6 +106,9 @@ class ModuleInfo:
     # `from .trainer import *`: modules whose public names this one re-exports (a package
     # `__init__` that gathers its modules' classes this way is common in templates)
     star_imports: list[str] = field(default_factory=list)
+    # names of the methods this module calls as `self.name(...)`, found once per process (a
+    # project module is read by the trace of every file that imports it)
+    self_calls: frozenset[str] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, path: str, tree: ast.Module) -> ModuleInfo:

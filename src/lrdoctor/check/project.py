@@ -11,6 +11,7 @@ import ast
 import os
 import re
 from functools import lru_cache
+from typing import Any
 
 from lrdoctor.check.index import ModuleInfo, ModuleLoader
 from lrdoctor.check.sources import SourceError, read_python
@@ -54,6 +55,8 @@ class ProjectLoader(ModuleLoader):
         self._resolved: dict[tuple[str, str], tuple[ModuleInfo, str] | None] = {}
         self._texts: dict[str, str | None] = {}
         self._matches: dict[tuple[str, str], bool] = {}
+        # inherited entry points found inert, per (method, class) (see trace._Inert)
+        self.inert: dict[tuple[int, int], Any] = {}
 
     def trim(self) -> None:
         """Between two checked files: drop the parsed modules when there are many (the next
@@ -64,6 +67,7 @@ class ProjectLoader(ModuleLoader):
             self._resolved.clear()
             self._texts.clear()
             self._matches.clear()
+            self.inert.clear()
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
         key = (importer.path, qualname)

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lrdoctor.check import names
+from lrdoctor.check import inert, names
 from lrdoctor.check.index import (
     ClassInfo,
     ModuleInfo,
@@ -85,6 +85,7 @@ class Summary:
 
 
 
+
 class Tracer:
     """Builds a :class:`Program` for one module."""
 
@@ -102,6 +103,12 @@ class Tracer:
         self.order = 0
         self.budget = MAX_STATEMENTS
         self.truncated = False
+        self.cuts = 0  # how often the trace was cut short (a call cut short is not summarised)
+        self.guessed = 0  # guessed objects looked up (they are shared by a root's calls)
+        # the calls being traced whose trace may be kept as inert (see inert.py), innermost
+        # last; the inert ones are kept by the loader for the files of one run
+        self.recordings: list[inert.Recording] = []
+        self.inert: dict[Any, list[inert.Inert]] = getattr(self.loader, "inert", {})
         self.loop: Loop | None = None
         self.conds: tuple[Cond, ...] = ()
         self.stack: list[ast.AST] = []
@@ -123,13 +130,13 @@ class Tracer:
         # only when nothing rebound it between the tests
         self.versions: dict[str, int] = {}
         self._targets: dict[tuple[int, str], FuncVal | ClassVal | None] = {}
+        self._target_paths: dict[tuple[int, str], set[str]] = {}
         # (LightningModule instance, configure_optimizers return value)
         self.configured: list[tuple[InstanceVal, Any]] = []
         # LightningModule instances in manual optimization: (optimizers, schedulers) that
         # `self.optimizers()` / `self.lr_schedulers()` return
         self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
         self.project_option = False  # inside a call on a choice with a project-class option
-        self._called: dict[int, set[str]] = {}
         self.followed: set[str] = set()  # project modules this trace went into
         self._flags: dict[int, Any] = {}  # flag_of(test) per `if` test node
         self.cond_base = 0  # how many branches the current function was entered under
@@ -223,6 +230,11 @@ class Tracer:
                                    root=True)
                 self.loop = None
 
+    def cut(self) -> None:
+        """The trace stops short here (a size limit): said in the output."""
+        self.truncated = True
+        self.cuts += 1
+
     def _new_root(self) -> None:
         self.root += 1
         self.loop = None
@@ -257,8 +269,7 @@ class Tracer:
         for method, owner in self.inherited_entries(cls).values():
             self.loop = None
             self.conds = ()
-            self.call_function(FuncVal(method, owner.module, instance, owner), [], {},
-                               root=True)
+            self.trace_inherited(FuncVal(method, owner.module, instance, owner))
         self.instances[cls.name] = instance
 
     def trace_manual_optimization(self, cls: ClassInfo, instance: InstanceVal) -> set[str]:
@@ -301,6 +312,33 @@ class Tracer:
         self.loop, self.conds = None, ()
         return traced
 
+    def trace_inherited(self, fv: FuncVal) -> None:
+        """Trace an inherited entry point with the subclass's instance: a large base class
+        (a pipeline or model base of a library-sized project) is inherited by hundreds of
+        files, each of which would otherwise trace all of its methods again (an inert one is
+        skipped, see inert.py)."""
+        memo = None
+        if fv.module is not self.module and fv.fn.name != "configure_optimizers" \
+                and fv.bound is not None:
+            memo = ((fv.fn, fv.cls, "entry"), {"b.": fv.bound})
+        self.call_function(fv, [], {}, root=True, memo=memo)
+
+    def bump(self, text: str) -> None:
+        """``text`` (a name or attribute) is bound anew."""
+        self.versions[text] = self.versions.get(text, 0) + 1
+        for rec in self.recordings:
+            rec.versions[text] = rec.versions.get(text, 0) + 1
+
+    def assigned(self, name: str) -> None:
+        self.assigned_names.add(name)
+        for rec in self.recordings:
+            rec.assigned.add(name)
+
+    def called(self, name: str) -> None:
+        self.called_names.add(name)
+        for rec in self.recordings:
+            rec.called.add(name)
+
     def inherited_entries(self, cls: ClassInfo
                           ) -> dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo]]:
         """Methods an instance of ``cls`` inherits that nothing calls (entry points)."""
@@ -326,16 +364,15 @@ class Tracer:
             stack.extend(base.base_classes())
         return out
 
-    def self_called(self, module: ModuleInfo) -> set[str]:
+    def self_called(self, module: ModuleInfo) -> frozenset[str]:
         """Names of methods ``module`` calls as ``self.name(...)``."""
-        key = id(module)
-        if key not in self._called:
-            self._called[key] = {
+        if module.self_calls is None:
+            module.self_calls = frozenset(
                 node.func.attr for node in ast.walk(module.tree)
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
-            }
-        return self._called[key]
+            )
+        return module.self_calls
 
     def link(self, cls: ClassInfo, depth: int = 0) -> None:
         """Find ``cls``'s base classes in the project (other modules, re-exports)."""
@@ -366,28 +403,35 @@ class Tracer:
         else:
             found = None
             self._targets[key] = None  # a re-export cycle ends here
+            paths: set[str] = set()  # the modules this name is followed through
             target = self.loader.module_for(qualname, importer)
             if target is not None and target[0].path not in self.followed:
                 if len(self.followed) >= MAX_MODULES:
-                    self.truncated = True  # said in the output: the trace stops here
+                    self.cut()  # said in the output: the trace stops here
                     target = None
                 else:
                     self.followed.add(target[0].path)
             if target is not None:
                 module, attr = target
+                paths.add(module.path)
                 if attr in module.functions:
                     found = FuncVal(module.functions[attr], module)
                 elif attr in module.classes:
                     found = ClassVal(module.classes[attr])
                 elif attr in module.imports and depth < 4:
                     found = self.project_target(module.imports[attr], module, depth + 1, False)
+                    paths |= self._target_paths.get((id(module), module.imports[attr]), set())
                 elif depth < 4 and not attr.startswith("_"):
                     for star in module.star_imports:
                         qual = f"{star}{attr}" if star.endswith(".") else f"{star}.{attr}"
                         found = self.project_target(qual, module, depth + 1, False)
+                        paths |= self._target_paths.get((id(module), qual), set())
                         if found is not None:
                             break
             self._targets[key] = found
+            self._target_paths[key] = paths
+        for rec in self.recordings:
+            rec.followed |= self._target_paths.get(key, set())
         if link and isinstance(found, ClassVal):
             self.link(found.info)
         return found
@@ -407,15 +451,22 @@ class Tracer:
     # -- functions -----------------------------------------------------------------------
 
     def call_function(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
-                      root: bool = False, site: bool = False) -> Any:
+                      root: bool = False, site: bool = False,
+                      memo: tuple[Any, dict[str, InstanceVal]] | None = None) -> Any:
         """Trace a call to the project's ``fv``. ``site``: made from a call in the code whose
         arguments are all known (no unresolved ``*xs`` / ``**kw``), so a parameter it does not
-        pass holds its default; without one (an entry point) such a parameter is unknown."""
+        pass holds its default; without one (an entry point) such a parameter is unknown.
+        ``memo``: how to keep an entry point's trace if it is inert (see inert.py)."""
         fn = fv.fn
         if fn in self.stack:
+            for rec in self.recordings:
+                if fn in self.stack[:rec.depth]:
+                    rec.spoiled = True  # stopped by a call from outside the recorded one
             return None  # recursion: the outer call already traces this body
+        for rec in self.recordings:
+            rec.deepest = max(rec.deepest, len(self.stack))
         if len(self.stack) >= MAX_CALL_DEPTH or self.budget <= 0:
-            self.truncated = True
+            self.cut()
             return None
         if fv.preset is not None:
             args, kwargs = [*fv.preset[0], *args], {**fv.preset[1], **kwargs}
@@ -424,12 +475,22 @@ class Tracer:
         if key is not None:
             known = self.summaries.get(key)
             if known is not None and known.generation == self.generation:
+                for rec in self.recordings:
+                    rec.spoiled = True  # what the summarised call read is not known
                 return self.replay(known)
+            if fv.preset is None and fn.name != "configure_optimizers":
+                given = inert.call_key(fv.bound, args, kwargs)
+                if given is not None:
+                    memo = ((fn, fv.cls, site, given[0]), given[1])
+        if memo is not None:
+            skipped = self.skip_inert(*memo)
+            if skipped is not _NOT_KEPT:
+                return skipped
         events, loops = self.events, self.loops
-        first_event, first_loop, created = len(events), len(loops), self.created
+        first_event, first_loop, created, cuts = len(events), len(loops), self.created, self.cuts
         caller = (self.loop, self.conds, self.frame)
-        result = self.trace_call(fv, args, kwargs, root, site)
-        if key is not None and self.created == created and not self.truncated:
+        result = self.trace_recorded(fv, args, kwargs, root, site, memo)
+        if key is not None and self.created == created and self.cuts == cuts:
             # what a call that builds no object did can be replayed at every later call with
             # the same objects: the cost of a helper is paid once, not once per call site
             self.summaries[key] = Summary(
@@ -437,10 +498,93 @@ class Tracer:
             )
         return result
 
+    def trace_recorded(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
+                       root: bool, site: bool,
+                       memo: tuple[Any, dict[str, InstanceVal]] | None) -> Any:
+        """Trace a call, keeping its trace when it is inert (see inert.py)."""
+        if memo is None:
+            return self.trace_call(fv, args, kwargs, root, site)
+        before = (len(self.events), len(self.objects), self.cuts, len(self.lightning),
+                  len(self.configured), self.guessed)
+        created, generation, budget = self.created, self.generation, self.budget
+        rec = inert.Recording(memo[1], len(self.stack), lowest=budget)
+        for value in [*args, *kwargs.values()]:
+            rec.hold(value)
+        self.recordings.append(rec)
+        try:
+            result = self.trace_call(fv, args, kwargs, root, site)
+        finally:
+            self.recordings.pop()
+        after = (len(self.events), len(self.objects), self.cuts, len(self.lightning),
+                 len(self.configured), self.guessed)
+        if rec.spoiled or after != before or inert.written_key(result) is None:
+            return result
+        kept = self.inert.setdefault(memo[0], [])
+        if len(kept) >= inert.MAX_KEPT:
+            del kept[0]  # the one matched least lately
+        kept.append(inert.Inert(
+            rec.reads, rec.writes, rec.versions, frozenset(rec.assigned),
+            frozenset(rec.called), frozenset(rec.visited), frozenset(rec.followed),
+            budget - self.budget, budget - min(rec.lowest, self.budget),
+            self.created - created, self.generation - generation, rec.deepest - rec.depth,
+            result,
+        ))
+        return result
+
+    def skip_inert(self, key: Any, roots: dict[str, InstanceVal]) -> Any:
+        """The value a call returns when a kept inert trace stands for it (its effects
+        applied, and told to the calls being recorded around it), else _NOT_KEPT."""
+        kept = self.inert.get(key, [])
+        for known in reversed(kept):  # the latest first
+            if self.budget - known.need <= 0 or len(self.stack) + known.deeper >= MAX_CALL_DEPTH \
+                    or len(self.followed | known.followed) > MAX_MODULES \
+                    or any(id(f) in known.visited for f in self.stack):
+                continue  # tracing it here would be cut short or stopped by a recursion
+            held = known.matches(roots)
+            if held is None:
+                continue
+            for rec in self.recordings:  # what it read, the calls around it read
+                for path in known.reads:
+                    prefix, _, attr = path.rpartition(".")
+                    owner = held[prefix + "."]
+                    where = rec.path_of(owner)
+                    if where is not None:
+                        rec.read(owner, where, attr)
+                for path, value in known.writes.items():
+                    prefix, _, attr = path.rpartition(".")
+                    rec.write(held[prefix + "."].attrs, attr, value)
+                rec.deepest = max(rec.deepest, len(self.stack) + known.deeper)
+                rec.lowest = min(rec.lowest, self.budget - known.need)
+                for name, n in known.versions.items():
+                    rec.versions[name] = rec.versions.get(name, 0) + n
+                rec.assigned |= known.assigned
+                rec.called |= known.called
+                rec.visited |= known.visited
+                rec.followed |= known.followed
+            if known is not kept[-1]:
+                kept.remove(known)
+                kept.append(known)
+            known.write_on(roots)
+            self.budget -= known.spent
+            self.created += known.created
+            self.generation += known.generation
+            for name, n in known.versions.items():
+                self.versions[name] = self.versions.get(name, 0) + n
+            self.assigned_names |= known.assigned
+            self.called_names |= known.called
+            self.visited |= known.visited
+            self.followed |= known.followed
+            return known.result
+        return _NOT_KEPT
+
     def trace_call(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
                    root: bool, site: bool = False) -> Any:
         fn = fv.fn
         self.visited.add(id(fn))
+        for rec in self.recordings:
+            rec.visited.add(id(fn))
+            if fn.name == "configure_optimizers":
+                rec.spoiled = True  # what it returns is kept, by the instance's class
         module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
         outer = fv.closure if fv.closure is not None else module_scope
         scope = Scope({}, fv.module, outer, fv.bound, owner=fv.cls)
@@ -449,7 +593,7 @@ class Tracer:
             scope.vars[params[0].arg] = fv.bound
             params = params[1:]
         for param in [*params, *fn.args.kwonlyargs]:
-            self.versions[param.arg] = self.versions.get(param.arg, 0) + 1
+            self.bump(param.arg)
         defaults = _literal_defaults(fn) if site and not root else {}
         for i, param in enumerate(params):
             if i < len(args):
@@ -498,7 +642,7 @@ class Tracer:
         """Re-emit a traced call's events in the current loop, branches and call."""
         self.budget -= len(summary.events) + 1
         if self.budget <= 0:
-            self.truncated = True
+            self.cut()
             return summary.result
         same_loop = self.loop is summary.loop
         loops: dict[int, Loop | None] = {}
@@ -537,6 +681,7 @@ class Tracer:
         return self._guessed_obj(kind, name)
 
     def _guessed_obj(self, kind: str, name: str) -> Obj:
+        self.guessed += 1
         key = f"{kind}:{name}"
         found = self.guesses.get(key)
         if found is None:
@@ -550,7 +695,7 @@ class Tracer:
     def exec_body(self, body: list[ast.stmt], scope: Scope) -> None:
         for i, stmt in enumerate(body):
             if self.budget <= 0:
-                self.truncated = True
+                self.cut()
                 return
             self.budget -= 1
             if self.loop is not None and _periodic_skip(stmt) and i + 1 < len(body):
@@ -589,7 +734,7 @@ class Tracer:
             self.eval(stmt.value, scope)
             text = dotted(stmt.target)
             if text is not None:
-                self.versions[text] = self.versions.get(text, 0) + 1
+                self.bump(text)
             self.lr_write_target(stmt.target, scope, stmt)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.exec_for(stmt, scope)
@@ -831,7 +976,10 @@ class Tracer:
             self.exec_body(stmt.orelse, scope)
             return
         self.assign(stmt.target, None, None, scope)
-        targets = frozenset(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name))
+        targets = getattr(stmt.target, "_lrdoctor_targets", None)
+        if targets is None:
+            targets = frozenset(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name))
+            stmt.target._lrdoctor_targets = targets  # type: ignore[attr-defined]
         loader = is_loader(iterable)
         hint = "batch" if loader else _for_hint(stmt, targets, scope, self)
         name = iterable.name if isinstance(iterable, Obj) else ""
@@ -845,6 +993,9 @@ class Tracer:
         loop.iterates_loader = loader
         loop.root = self.root
         self.loops.append(loop)
+        if loader or hint == "batch":
+            for rec in self.recordings:
+                rec.spoiled = True  # a batch loop tells the loops around it they hold one
         saved = self.loop
         self.loop = loop
         try:
@@ -859,9 +1010,9 @@ class Tracer:
         if isinstance(target, (ast.Name, ast.Attribute)):
             text = dotted(target)
             if text is not None:
-                self.versions[text] = self.versions.get(text, 0) + 1
+                self.bump(text)
         if isinstance(target, ast.Name):
-            self.assigned_names.add(target.id)
+            self.assigned(target.id)
             self.bind(scope.vars, target.id, target.id, value, source, scope, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items: list[Any] | None = None
@@ -887,7 +1038,7 @@ class Tracer:
                 # `scheduler.last_epoch = start_epoch - 1`: a resume that rebuilds the schedule
                 self.emit("set_last_epoch", base, target)
             if isinstance(base, InstanceVal):
-                self.assigned_names.add(target.attr)
+                self.assigned(target.attr)
                 self.bind(base.attrs, target.attr, f"self.{target.attr}", value, source, scope,
                           target)
         elif isinstance(target, ast.Subscript):
@@ -895,6 +1046,8 @@ class Tracer:
                 return
             base = self.eval(target.value, scope)
             key = const_key(target.slice)
+            for rec in self.recordings:
+                rec.mutate(base)
             if isinstance(base, DictVal):
                 if key is not None:
                     if _tracked(value) or _tracked(base.items.get(key)):
@@ -934,6 +1087,9 @@ class Tracer:
             _tracked(value) or _tracked(previous)
         ):
             self.generation += 1  # an attribute or a global now holds another object
+        if store is not scope.vars:
+            for rec in self.recordings:
+                rec.write(store, key, value)
         store[key] = value
 
     def guess_from_call(self, call: ast.Call, label: str, scope: Scope) -> Obj | None:
@@ -1000,6 +1156,14 @@ class Tracer:
             return None
         if isinstance(node, ast.Name):
             value = scope.lookup(node.id)
+            if self.recordings and value is not None and (
+                self.root == 0 or not isinstance(value, _PLAIN)
+            ) and self.module_scope.vars.get(node.id) is value:
+                # a global of the checked file: an object, an instance or container that code
+                # outside the recorded call can change, or any global while the module body
+                # still binds them
+                for rec in self.recordings:
+                    rec.spoiled = True
             if value is None and scope.module.star_imports and not _bound(scope, node.id):
                 value = self.star_imported(node.id, scope.module)
             if isinstance(value, ImportRef) and "." in value.qualname:
@@ -1068,9 +1232,8 @@ class Tracer:
             return inner if is_loader(inner) else None
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return None
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.expr):
-                self.eval(child, scope, depth + 1)
+        for child in _expr_children(node):
+            self.eval(child, scope, depth + 1)
         return None
 
     def eval_attribute(self, node: ast.Attribute, scope: Scope, depth: int) -> Any:
@@ -1079,6 +1242,10 @@ class Tracer:
     def attribute_of(self, base: Any, node: ast.Attribute, scope: Scope, depth: int) -> Any:
         attr = node.attr
         if isinstance(base, InstanceVal):
+            for rec in self.recordings:
+                prefix = rec.path_of(base)
+                if prefix is not None:
+                    rec.read(base, prefix, attr)
             if attr in base.attrs:
                 return base.attrs[attr]
             found = base.info.find(attr)
@@ -1138,6 +1305,8 @@ class Tracer:
         try:
             return self.eval(node, scope, MAX_EVAL_DEPTH // 2)
         finally:
+            for rec in self.recordings:  # the statements it spent are given back
+                rec.lowest = min(rec.lowest, self.budget)
             self.events, self.budget = saved[0], saved[1]
 
     def qualname(self, func: ast.expr, scope: Scope) -> str:
@@ -1196,9 +1365,9 @@ class Tracer:
                 if not isinstance(value, DictVal) or value.open:
                     complete = False
         if isinstance(func, ast.Name):
-            self.called_names.add(func.id)
+            self.called(func.id)
         elif method:
-            self.called_names.add(method)
+            self.called(method)
 
         if isinstance(receiver, EngineVal):
             if method == "add_event_handler" and len(node.args) > 1 \
@@ -1216,6 +1385,8 @@ class Tracer:
         if isinstance(receiver, InstanceVal) and not isinstance(callee, FuncVal) \
                 and method in ("optimizers", "lr_schedulers") and id(receiver) in self.manual:
             # Lightning hands back one object when one was configured, else a list
+            for rec in self.recordings:
+                rec.spoiled = True  # objects known by the instance's identity
             chosen = self.manual[id(receiver)][0 if method == "optimizers" else 1]
             if not chosen:
                 return None
@@ -1286,6 +1457,8 @@ class Tracer:
                        node.lineno, over_name="the engine's batches", root=self.root)
         batches.iterates_loader = True
         self.loops.extend([epochs, batches])
+        for rec in self.recordings:
+            rec.spoiled = True  # a batch loop tells the loops around it they hold one
         try:
             self.loop = epochs
             fire("EPOCH_STARTED")
@@ -1554,6 +1727,8 @@ class Tracer:
             return None
         if isinstance(receiver, DictVal):
             if method == "update":
+                for rec in self.recordings:
+                    rec.mutate(receiver)
                 self.generation += 1
                 for a in args:
                     if isinstance(a, DictVal):
@@ -1579,6 +1754,8 @@ class Tracer:
             return _NO_EVENT
         if isinstance(receiver, TupleVal):
             if method in ("append", "add") and args:
+                for rec in self.recordings:
+                    rec.mutate(receiver)
                 self.generation += 1
                 receiver.items.append(args[0])
                 return None
@@ -1640,6 +1817,8 @@ class Tracer:
 
 
 _NO_EVENT = object()
+_NOT_KEPT = object()
+_PLAIN = (Const, ExprVal, ImportRef, FuncVal, ClassVal)
 # keyword arguments of wrapping calls that carry the objects they hand back
 _WRAPPED_KEYWORDS = frozenset(
     {"model", "models", "module", "optimizer", "optimizers", "scheduler", "lr_scheduler",
@@ -1781,13 +1960,37 @@ def _chosen_scheduler(first: Any, other: Any) -> bool:
     )
 
 
+_EXPR_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _expr_children(node: ast.AST) -> list[ast.expr]:
+    """The expressions directly inside ``node``, in ``ast.iter_child_nodes`` order (what an
+    operator or comparison evaluates; read without its generators on the hot path)."""
+    fields = _EXPR_FIELDS.get(type(node))
+    if fields is None:
+        fields = _EXPR_FIELDS[type(node)] = tuple(node._fields)
+    out: list[ast.expr] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.expr):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(item for item in value if isinstance(item, ast.expr))
+    return out
+
+
 def _periodic_skip(stmt: ast.stmt) -> bool:
     """``if (i + 1) % accum != 0: continue`` (no ``else``): gradient accumulation written as
     an early ``continue`` on a periodic test."""
-    return isinstance(stmt, ast.If) and not stmt.orelse and bool(stmt.body) \
-        and isinstance(stmt.body[-1], ast.Continue) \
-        and any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
-                for n in ast.walk(stmt.test))
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and stmt.body
+            and isinstance(stmt.body[-1], ast.Continue)):
+        return False
+    found = getattr(stmt, "_lrdoctor_periodic", None)
+    if found is None:
+        found = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+                    for n in ast.walk(stmt.test))
+        stmt._lrdoctor_periodic = found  # type: ignore[attr-defined]
+    return bool(found)
 
 
 def _bound(scope: Scope, name: str) -> bool:
@@ -1995,8 +2198,12 @@ def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
 
 
-def _words(node: ast.AST) -> list[str]:
-    """Identifiers and string constants in ``node`` (cheaper than unparsing it)."""
+def _words(node: ast.AST) -> tuple[str, ...]:
+    """Identifiers and string constants in ``node`` (cheaper than unparsing it), kept on the
+    node: a loop's header is read each time the trace enters the loop."""
+    words = getattr(node, "_lrdoctor_words", None)
+    if words is not None:
+        return words  # type: ignore[no-any-return]
     out = []
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
@@ -2005,7 +2212,8 @@ def _words(node: ast.AST) -> list[str]:
             out.append(sub.attr)
         elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
             out.append(sub.value)
-    return out
+    node._lrdoctor_words = words = tuple(out)  # type: ignore[attr-defined]
+    return words
 
 
 def _range_args(node: ast.expr) -> list[ast.expr]:

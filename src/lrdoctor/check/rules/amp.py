@@ -375,6 +375,40 @@ def _names_given_half(tree: ast.Module) -> frozenset[str]:
     return found
 
 
+_FUNCTIONS: dict[int, tuple[ast.Module, list[ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
+_ASSIGNED: dict[int, tuple[ast.AST, dict[str, list[ast.expr]]]] = {}
+
+
+def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Every function of ``tree``, in ``ast.walk`` order (listed once per file: a large
+    project module is asked about many names)."""
+    cached = _FUNCTIONS.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    found = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if len(_FUNCTIONS) > 256:
+        _FUNCTIONS.clear()
+    _FUNCTIONS[id(tree)] = (tree, found)
+    return found
+
+
+def _assigned_in(fn: ast.AST) -> dict[str, list[ast.expr]]:
+    """The values each plain name is assigned in ``fn`` (nested functions included), in
+    ``ast.walk`` order."""
+    cached = _ASSIGNED.get(id(fn))
+    if cached is not None and cached[0] is fn:
+        return cached[1]
+    found: dict[str, list[ast.expr]] = {}
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.Assign):
+            for target_name in dict.fromkeys(t.id for t in stmt.targets if isinstance(t, ast.Name)):
+                found.setdefault(target_name, []).append(stmt.value)
+    if len(_ASSIGNED) > 4096:
+        _ASSIGNED.clear()
+    _ASSIGNED[id(fn)] = (fn, found)
+    return found
+
+
 def _local_assignment(module: ModuleInfo, name: ast.Name) -> ast.expr | None:
     """The one assignment of ``name`` in the innermost function around it (``dtype =
     torch.float16`` ... ``model.to(dtype)``); None when there is none or several."""
@@ -382,19 +416,13 @@ def _local_assignment(module: ModuleInfo, name: ast.Name) -> ast.expr | None:
         return None
     line = name.lineno
     around: ast.AST | None = None
-    for node in ast.walk(module.tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.lineno <= line <= (node.end_lineno or node.lineno) \
+    for node in _functions(module.tree):
+        if node.lineno <= line <= (node.end_lineno or node.lineno) \
                 and (around is None or node.lineno >= around.lineno):  # type: ignore[attr-defined]
             around = node
     if around is None:
         return None
-    found = [
-        stmt.value for stmt in ast.walk(around)
-        if isinstance(stmt, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name.id for t in stmt.targets
-        )
-    ]
+    found = _assigned_in(around).get(name.id, [])
     return found[0] if len(found) == 1 else None
 
 

@@ -447,6 +447,10 @@ def _lightning_plateau_on_unsynced_metric(ctx: FileContext) -> Iterator[Diagnost
     """A LightningModule whose ReduceLROnPlateau monitors a metric it logs with ``self.log``
     without ``sync_dist=True``, trained by a Trainer of this file that runs several processes:
     Lightning steps each rank's plateau with that rank's own value."""
+    # no Trainer named in the source, none built: the walk over a large file is skipped (an
+    # identifier spelled with non-ASCII letters can still normalise to it)
+    if "Trainer" not in ctx.source and ctx.source.isascii():
+        return
     trainer = _multi_process_trainer(ctx.tree)
     if trainer is None:
         return

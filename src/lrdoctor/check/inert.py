@@ -1,0 +1,240 @@
+"""Calls whose trace finds nothing, kept to be skipped the next time they are made alike.
+
+Most of the time of a whole-repository check goes into tracing project code that does
+nothing lrdoctor follows (a model's constructor, a pipeline base's ``from_pretrained``), the
+same code again for every test function, every subclass and every file that reaches it. A
+call is *inert* when its trace emitted no event, built no tracked object, guessed none, was
+not cut short and changed nothing outside itself but plain values written on the instances
+it was given. Its outcome then depends only on what it read: the plain values and project
+instances it was given, and the attributes it read of those instances (and of the instances
+they hold). A later call of the same function given values that resolve every one of those
+reads the same way traces the same way: it is skipped, and what the trace left in the tracer
+is applied instead (names bound and called, functions visited, modules followed, statements
+spent, the plain values written, the value returned).
+
+Paths name what a trace read: ``b.`` the bound instance, ``a0.`` the first argument,
+``k:lr.`` the keyword ``lr``, ``b.unet.`` the instance ``self.unet`` holds; ``b.epochs`` is
+the attribute ``epochs`` of the bound instance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lrdoctor.check import names
+from lrdoctor.check.values import (
+    ClassVal,
+    Const,
+    DictVal,
+    ExprVal,
+    FuncVal,
+    ImportRef,
+    InstanceVal,
+    TupleVal,
+)
+
+MAX_KEPT = 8  # inert traces kept per function and arguments
+
+
+def read_key(value: Any, depth: int = 0) -> Any:
+    """What a value is, for comparing two calls or instances (None: a value whose identity
+    matters: a tracked object, a bound method, a closure)."""
+    if isinstance(value, InstanceVal):
+        # what the trace reads of it (its methods, through its class, and its attributes) is
+        # compared in turn; not inside a container
+        return ("inst",) if depth == 0 else None
+    if isinstance(value, (TupleVal, DictVal)):
+        # a list or dict of plain values, compared item by item (the trace never changes it)
+        if depth > 3:
+            return None
+        pairs = enumerate(value.items) if isinstance(value, TupleVal) else value.items.items()
+        items = []
+        for k, v in pairs:
+            found = read_key(v, depth + 1)
+            if found is None:
+                return None
+            items.append((k, found))
+        if isinstance(value, TupleVal):
+            return ("tuple", tuple(items))
+        return ("dict", tuple(items), value.splat, value.open)
+    if value is None:
+        return ("none",)
+    if isinstance(value, Const):
+        try:
+            hash(value.value)
+        except TypeError:
+            return None
+        return ("const", type(value.value), value.value, value.sure)
+    if isinstance(value, ExprVal):
+        return ("expr", value.node)  # its scope is only read to judge a built object's horizon
+    if isinstance(value, ImportRef):
+        return ("import", value.qualname)
+    if isinstance(value, ClassVal):
+        return ("class", value.info)
+    if isinstance(value, FuncVal) and value.bound is None and value.closure is None \
+            and value.preset is None:
+        return ("func", value.fn, value.module, value.cls)
+    return None
+
+
+def written_key(value: Any) -> Any:
+    """What a value written on an instance (or returned) is, when the same value object can
+    stand for it at another call (None: one that belongs to where it was computed or can
+    change)."""
+    if isinstance(value, (ExprVal, InstanceVal, TupleVal, DictVal)):
+        return None  # it keeps the scope it was computed in / it is mutable
+    return read_key(value)
+
+
+def resolve_read(instance: InstanceVal, attr: str) -> Any:
+    """What ``instance.attr`` resolves to without tracing anything: a value it holds, a
+    method (with its class), or nothing at all; None when reading it would compute or guess
+    a value (see Tracer.attribute_of)."""
+    if attr in instance.attrs:
+        key = read_key(instance.attrs[attr])
+        return None if key is None else ("attr", key)
+    found = instance.info.find(attr)
+    if found is not None:
+        return ("method", found[0], found[1])
+    if attr in instance.info.self_assigns or names.guess_kind_from_name(f"self.{attr}"):
+        return None
+    return ("miss",)
+
+
+@dataclass(eq=False)
+class Recording:
+    """One call being traced: what it read of the instances it was given, what it wrote on
+    them, and what it left in the tracer besides events."""
+
+    roots: dict[str, InstanceVal]  # "b." / "a0." / "k:name." -> the instance given
+    depth: int  # the tracer's call depth when it started
+    reads: dict[str, Any] = field(default_factory=dict)  # path -> what it resolved to first
+    writes: dict[str, Any] = field(default_factory=dict)  # path -> plain value written last
+    versions: dict[str, int] = field(default_factory=dict)
+    visited: set[int] = field(default_factory=set)
+    followed: set[str] = field(default_factory=set)
+    assigned: set[str] = field(default_factory=set)
+    called: set[str] = field(default_factory=set)
+    lowest: int = 0  # the fewest statements left to the trace at any point inside
+    deepest: int = 0  # the deepest call depth reached inside
+    # id -> (instance, path) of the instances given and those they hold
+    watched: dict[int, tuple[InstanceVal, str]] = field(default_factory=dict)
+    # lists and dicts given or read, by id: the trace must not change them
+    containers: dict[int, Any] = field(default_factory=dict)
+    # it read a value it cannot compare, changed a held instance or container, replayed a
+    # summary (whose reads are not known), met a recursion from outside ...
+    spoiled: bool = False
+
+    def __post_init__(self) -> None:
+        self.deepest = self.depth
+        for path, instance in self.roots.items():
+            if id(instance) in self.watched:
+                self.spoiled = True  # one instance given twice
+            self.watched[id(instance)] = (instance, path)
+
+    def path_of(self, instance: InstanceVal) -> str | None:
+        found = self.watched.get(id(instance))
+        return found[1] if found is not None and found[0] is instance else None
+
+    def read(self, instance: InstanceVal, prefix: str, attr: str) -> None:
+        key = prefix + attr
+        if key in self.reads or key in self.writes:
+            return
+        seen = resolve_read(instance, attr)
+        if seen is None:
+            self.spoiled = True
+            return
+        self.reads[key] = seen
+        if seen[0] == "attr" and seen[1][0] in ("tuple", "dict"):
+            self.hold(instance.attrs[attr])
+        if seen[0] == "attr" and seen[1][0] == "inst":
+            held = instance.attrs[attr]
+            if id(held) in self.watched:  # one instance reached two ways
+                self.spoiled = True
+            else:
+                self.watched[id(held)] = (held, key + ".")
+
+    def hold(self, value: Any) -> None:
+        if isinstance(value, (TupleVal, DictVal)):
+            self.containers[id(value)] = value
+            for item in (value.items if isinstance(value, TupleVal) else value.items.values()):
+                self.hold(item)
+
+    def mutate(self, container: Any) -> None:
+        found = self.containers.get(id(container))
+        if found is not None and found is container:
+            self.spoiled = True
+
+    def write(self, store: dict[str, Any], attr: str, value: Any) -> None:
+        found = next(((i, p) for i, p in self.watched.values() if store is i.attrs), None)
+        if found is None:
+            return  # an instance built inside
+        instance, path = found
+        if path not in self.roots:
+            self.spoiled = True  # an instance held by one given
+            return
+        self.read(instance, path, attr)  # what it held before is read (and compared)
+        if written_key(value) is None:
+            self.spoiled = True
+        else:
+            self.writes[path + attr] = value
+
+
+@dataclass(eq=False)
+class Inert:
+    """A call found inert, and what to apply in place of tracing it again."""
+
+    reads: dict[str, Any]
+    writes: dict[str, Any]
+    versions: dict[str, int]
+    assigned: frozenset[str]
+    called: frozenset[str]
+    visited: frozenset[int]
+    followed: frozenset[str]
+    spent: int  # statements
+    need: int  # statements it needed left at the start (some are given back)
+    created: int  # instances holding objects, built inside
+    generation: int  # rebinds of tracked values, inside
+    deeper: int  # how much deeper than the call its trace went
+    result: Any
+
+    def matches(self, roots: dict[str, InstanceVal]) -> dict[str, InstanceVal] | None:
+        """The instances read, by path, when those given at another call resolve every read
+        the same way (else None)."""
+        held: dict[str, InstanceVal] = dict(roots)
+        for key, seen in self.reads.items():
+            prefix, _, attr = key.rpartition(".")
+            owner = held.get(prefix + ".")
+            if owner is None or resolve_read(owner, attr) != seen:
+                return None
+            if seen[0] == "attr" and seen[1][0] == "inst":
+                inner = owner.attrs[attr]
+                if any(inner is other for other in held.values()):
+                    return None  # reached two ways here, not where the trace was kept
+                held[key + "."] = inner
+        return held
+
+    def write_on(self, roots: dict[str, InstanceVal]) -> None:
+        for key, value in self.writes.items():
+            prefix, _, attr = key.rpartition(".")
+            roots[prefix + "."].attrs[attr] = value
+
+
+def call_key(bound: InstanceVal | None, args: list[Any], kwargs: dict[str, Any]
+             ) -> tuple[tuple[Any, ...], dict[str, InstanceVal]] | None:
+    """What a call is given, to compare calls (None: something whose identity matters), and
+    the instances given, by path."""
+    roots: dict[str, InstanceVal] = {}
+    keys: list[Any] = []
+    given = [("b.", bound)] if bound is not None else []
+    given += [(f"a{i}.", a) for i, a in enumerate(args)]
+    given += [(f"k:{k}.", kwargs[k]) for k in sorted(kwargs)]
+    for path, value in given:
+        key = read_key(value)
+        if key is None:
+            return None
+        if isinstance(value, InstanceVal):
+            roots[path] = value
+        keys.append((path, key))
+    return tuple(keys), roots
