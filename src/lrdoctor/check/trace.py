@@ -483,8 +483,13 @@ class Tracer:
                 if given is not None:
                     memo = ((fn, fv.cls, site, given[0]), given[1])
         if memo is not None:
+            created = self.created
             skipped = self.skip_inert(*memo)
             if skipped is not _NOT_KEPT:
+                if key is not None and self.created == created:
+                    # as after tracing it: the next call with the same objects replays it
+                    self.summaries[key] = Summary([], [], self.loop, self.conds, self.frame,
+                                                  skipped, self.generation)
                 return skipped
         events, loops = self.events, self.loops
         first_event, first_loop, created, cuts = len(events), len(loops), self.created, self.cuts
