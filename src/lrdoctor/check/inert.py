@@ -118,8 +118,10 @@ class Recording:
     called: set[str] = field(default_factory=set)
     lowest: int = 0  # the fewest statements left to the trace at any point inside
     deepest: int = 0  # the deepest call depth reached inside
-    # id -> (instance, path) of the instances given and those they hold
+    # id -> (instance, path) of the instances given and those they hold; the same by the id
+    # of the instance's attribute dict (a write finds its instance by it)
     watched: dict[int, tuple[InstanceVal, str]] = field(default_factory=dict)
+    stores: dict[int, tuple[InstanceVal, str]] = field(default_factory=dict)
     # lists and dicts given or read, by id: the trace must not change them
     containers: dict[int, Any] = field(default_factory=dict)
     # it read a value it cannot compare, changed a held instance or container, replayed a
@@ -131,15 +133,21 @@ class Recording:
         for path, instance in self.roots.items():
             if id(instance) in self.watched:
                 self.spoiled = True  # one instance given twice
-            self.watched[id(instance)] = (instance, path)
+            self.watch(instance, path)
+
+    def watch(self, instance: InstanceVal, path: str) -> None:
+        self.watched[id(instance)] = (instance, path)
+        self.stores[id(instance.attrs)] = (instance, path)
 
     def path_of(self, instance: InstanceVal) -> str | None:
         found = self.watched.get(id(instance))
         return found[1] if found is not None and found[0] is instance else None
 
+    # once spoiled, a recording is thrown away: what it would note is not needed
+
     def read(self, instance: InstanceVal, prefix: str, attr: str) -> None:
         key = prefix + attr
-        if key in self.reads or key in self.writes:
+        if self.spoiled or key in self.reads or key in self.writes:
             return
         seen = resolve_read(instance, attr)
         if seen is None:
@@ -153,7 +161,7 @@ class Recording:
             if id(held) in self.watched:  # one instance reached two ways
                 self.spoiled = True
             else:
-                self.watched[id(held)] = (held, key + ".")
+                self.watch(held, key + ".")
 
     def hold(self, value: Any) -> None:
         if isinstance(value, (TupleVal, DictVal)):
@@ -162,13 +170,17 @@ class Recording:
                 self.hold(item)
 
     def mutate(self, container: Any) -> None:
+        if self.spoiled:
+            return
         found = self.containers.get(id(container))
         if found is not None and found is container:
             self.spoiled = True
 
     def write(self, store: dict[str, Any], attr: str, value: Any) -> None:
-        found = next(((i, p) for i, p in self.watched.values() if store is i.attrs), None)
-        if found is None:
+        if self.spoiled:
+            return
+        found = self.stores.get(id(store))
+        if found is None or found[0].attrs is not store:
             return  # an instance built inside
         instance, path = found
         if path not in self.roots:
