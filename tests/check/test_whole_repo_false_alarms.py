@@ -727,3 +727,34 @@ def test_shell_typed_into_a_code_cell_without_a_bang_is_still_a_syntax_error(
     path.write_text(_notebook("python -u run.py --model TimesNet"))
     result = check_file(str(path))
     assert len(result.errors) == 1 and "cell 1:line 1: syntax error" in result.errors[0]
+
+
+# -- fphunt4 (28 more repositories) ---------------------------------------------------------
+
+# A cell whose code starts indented (pasted from inside a function, or typed with a stray
+# leading space): IPython drops the blank lines before the code and removes the first line's
+# indentation from every line that starts with it, so the cell runs.
+_INDENTED_CELLS = (
+    "import torch\nfrom torch import nn",
+    " # a stray space before every line\n model = nn.Linear(4, 2)\n model",
+    "\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "    for step in range(3):\n        opt.step()\n    scaler = torch.cuda.amp.GradScaler()",
+)
+
+
+def test_a_cell_whose_code_starts_indented_runs_as_ipython_dedents_it(tmp_path: Path) -> None:
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(_notebook(*_INDENTED_CELLS))
+    result = check_file(str(path))
+    assert result.errors == []
+    # the cell is checked, and what it holds is still found, at its own cell and line
+    assert [(d.code, d.cell, d.line) for d in result.diagnostics] == [("LRD101", 3, 5)]
+
+
+def test_a_line_indented_below_a_flush_first_line_is_still_a_syntax_error(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(_notebook("import torch", "x = torch.ones(2)\n    y = x * 2"))
+    result = check_file(str(path))
+    assert len(result.errors) == 1 and "cell 2:line 2: syntax error" in result.errors[0]

@@ -342,12 +342,29 @@ class RawNotebook:
         return line + 1, i - start + 1
 
 
+def _leading_clean(lines: list[str]) -> tuple[list[str], int]:
+    """IPython's first clean-up of a cell, line numbers kept: blank lines before the code are
+    dropped, and when the first line of code is indented that same indentation is removed from
+    every line that starts with it (a cell pasted from inside a function still runs). Returns
+    the lines and the index of the first line of code."""
+    first = next((i for i, text in enumerate(lines) if text and not text.isspace()), len(lines))
+    if first == len(lines):
+        return lines, first
+    indent = lines[first][: len(lines[first]) - len(lines[first].lstrip(" \t"))]
+    if not indent:
+        return lines, first
+    cut = len(indent)
+    return [*lines[:first], *(t[cut:] if t.startswith(indent) else t for t in lines[first:])], first
+
+
 def _python_lines(lines: list[str]) -> list[str]:
-    if lines and lines[0].startswith("%%"):
-        magic = lines[0][2:].split(None, 1)[0] if lines[0][2:].strip() else ""
+    lines, first = _leading_clean(lines)
+    if first < len(lines) and lines[first].startswith("%%"):
+        head = lines[first]
+        magic = head[2:].split(None, 1)[0] if head[2:].strip() else ""
         if magic in _FOREIGN_CELL_MAGICS:
             return [""] * len(lines)
-        lines = ["", *lines[1:]]
+        lines = [*lines[:first], "", *lines[first + 1:]]
     out = []
     continued = False  # the previous Python line ends in a backslash
     in_magic = False  # the previous magic line does: this one is more of the same command
