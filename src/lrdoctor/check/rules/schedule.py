@@ -236,16 +236,16 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             if own and all(_last_batch_test(c) for c in own) and not plateau \
                     and loop.iterates_loader and sched.id not in from_config:
                 # `if self.trainer.is_last_batch:` / `if i == len(loader) - 1:`: once per epoch
-                h = horizon_of(sched)
-                if h.unit == "batch":
+                whole = horizon_of(sched)
+                if whole.unit == "batch":
                     yield Diagnostic.at(
                         "LRD003",
-                        f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, "
+                        f"{_option_prefix(ctx, e)}{label(sched, whole)} is stepped once per epoch, "
                         f"on the last batch (`{own[0].text}`) of {_loop_where(loop)}, but its "
                         f"horizon is counted in batches: {_batch_consequence(sched)}",
                         e.path,
                         e.node,
-                        evidence={"horizon": h.source, "loop_line": loop.line},
+                        evidence={"horizon": whole.source, "loop_line": loop.line},
                     )
                 continue
             if own:
