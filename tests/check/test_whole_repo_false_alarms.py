@@ -758,3 +758,35 @@ def test_a_line_indented_below_a_flush_first_line_is_still_a_syntax_error(
     path.write_text(_notebook("import torch", "x = torch.ones(2)\n    y = x * 2"))
     result = check_file(str(path))
     assert len(result.errors) == 1 and "cell 2:line 2: syntax error" in result.errors[0]
+
+
+# `torch.GradScaler` (torch >= 2.3) is torch.amp.GradScaler at the top level: a `try` that
+# imports or calls it is the new API, and the torch.cuda.amp spelling in its `except` is the
+# fallback for an older torch (here chosen again by a flag the fallback sets).
+_TOP_LEVEL_SCALER = """
+import torch
+try:
+{new}
+    OLD_TORCH = False
+except (ImportError, AttributeError):
+    from torch.cuda.amp import GradScaler
+    OLD_TORCH = True
+
+
+class Trainer:
+    def __init__(self, device):
+        self.scaler = (GradScaler() if OLD_TORCH else GradScaler("cuda")) \\
+            if device.type == "cuda" else None
+"""
+
+
+def test_a_fallback_for_torch_without_the_top_level_grad_scaler_is_not_lrd101() -> None:
+    assert codes(_TOP_LEVEL_SCALER.format(new="    from torch import GradScaler")) == []
+    assert codes(_TOP_LEVEL_SCALER.format(
+        new="    GradScaler = torch.GradScaler")) == []
+
+
+def test_a_try_that_imports_something_else_still_leaves_the_old_spelling_lrd101() -> None:
+    # the `try` does not reach the new API: its `except` is not a version fallback
+    assert codes(_TOP_LEVEL_SCALER.format(new="    from torch import nn")) == [
+        "LRD101", "LRD101"]

@@ -120,7 +120,8 @@ _VERSION_WORDS = re.compile(
     r"version|\btorch_?(ge|gt|le|lt|geq|leq|eq|newer|older|greater|less|is_|at_least|\d)"
     r"|\bpt_?(ge|gt|le|lt|\d)|\bis_torch_", re.IGNORECASE,
 )
-_NEW_AMP = ("torch.amp", "torch.autocast")
+# `torch.GradScaler` (torch >= 2.3) is torch.amp.GradScaler re-exported at the top level
+_NEW_AMP = ("torch.amp", "torch.autocast", "torch.GradScaler")
 
 
 def _version_test(test: ast.expr, module: ModuleInfo) -> bool:
@@ -143,7 +144,7 @@ def _uses_new_amp(body: list[ast.stmt], module: ModuleInfo) -> bool:
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torch.amp"):
                 return True
             if isinstance(node, ast.ImportFrom) and node.module == "torch" and any(
-                a.name in ("amp", "autocast") for a in node.names
+                a.name in ("amp", "autocast", "GradScaler") for a in node.names
             ):
                 return True
             if isinstance(node, (ast.Attribute, ast.Name)) and resolve(node, module).startswith(
