@@ -112,6 +112,7 @@ class Tracer:
         self.loop: Loop | None = None
         self.conds: tuple[Cond, ...] = ()
         self.stack: list[ast.AST] = []
+        self.given: list[set[str]] = []  # per traced call: the parameters its caller passed
         self.visited: set[int] = set()
         self.root = 0
         self.frame: Frame | None = None
@@ -133,6 +134,9 @@ class Tracer:
         self._target_paths: dict[tuple[int, str], set[str]] = {}
         # (LightningModule instance, configure_optimizers return value)
         self.configured: list[tuple[InstanceVal, Any]] = []
+        # Accelerate: the objects each accelerator (by its spelling) was handed to prepare or
+        # to register for checkpointing, which its `save_state()` writes
+        self.accelerated: dict[str, list[Obj]] = {}
         # LightningModule instances in manual optimization: (optimizers, schedulers) that
         # `self.optimizers()` / `self.lr_schedulers()` return
         self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
@@ -627,6 +631,7 @@ class Tracer:
         self.returns = []
         self.cond_base = len(self.conds)
         self.stack.append(fn)
+        self.given.append({p.arg for p in params[:len(args)]} | set(kwargs))
         saved_frame = self.frame
         self.frame = Frame(None if root else saved_frame)
         try:
@@ -640,6 +645,7 @@ class Tracer:
             return values[-1] if values else None
         finally:
             self.stack.pop()
+            self.given.pop()
             self.frame = saved_frame
             self.path, self.returns, self.cond_base = saved_path, saved_returns, saved_base
 
@@ -678,6 +684,35 @@ class Tracer:
             self.events.append(Event(e.kind, e.obj, e.node, e.path, loop, (*self.conds, *own),
                                      self.next_order(), self.root, e.info, frame_of(e.frame)))
         return summary.result
+
+    def _forwards_optional_epoch(self, node: ast.Call, scope: Scope) -> bool:
+        """``inner.step(epoch - self.warmup)`` inside ``def step(self, epoch=None)``: the epoch
+        is the one the enclosing function's own caller may pass (none in this trace). Such a
+        wrapper passes one on only when given one; the call that gives it is what to judge."""
+        arg = node.args[0] if node.args else next(
+            (k.value for k in node.keywords if k.arg == "epoch"), None
+        )
+        if arg is None or not self.stack:
+            return False
+        fn = self.stack[-1]
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        optional = {
+            p.arg for p, d in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):],
+                                  fn.args.defaults)
+            if isinstance(d, ast.Constant) and d.value is None
+        }
+        optional |= {p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults)
+                     if isinstance(d, ast.Constant) and d.value is None}
+        used = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} & optional
+        if not used:
+            return False
+        given = self.given[-1] if self.given else set()
+        for name in used:
+            value = scope.vars.get(name)
+            if name in given and not (isinstance(value, Const) and value.value is None):
+                return False  # the caller passed an epoch on: this call takes it
+        return True
 
     def guess(self, name: str) -> Any:
         kind = names.guess_kind_from_name(name)
@@ -1575,6 +1610,24 @@ class Tracer:
             return None
         if qual == "deepspeed.initialize":
             return self.deepspeed_initialize(node, args, kwargs)
+        if last in ("prepare", "register_for_checkpointing", "save_state") and "." in qual:
+            # Accelerate's `save_state()` writes what went through `prepare()` and
+            # `register_for_checkpointing()` on the same accelerator, and nothing else
+            base = qual.rsplit(".", 1)[0]
+            if last == "save_state":
+                kept = self.accelerated.get(base)
+                if kept is None:
+                    return None  # not an accelerator this file prepares objects with
+                self.emit("save", None, node, value=TupleVal(list(kept)), accelerate=True)
+                return None
+            for rec in self.recordings:
+                rec.spoiled = True  # what a later save holds depends on this call
+            values = [*args, *(v for k, v in kwargs.items() if k in _WRAPPED_KEYWORDS)]
+            self.accelerated.setdefault(base, []).extend(
+                o for v in values for o in options(v) if isinstance(o, Obj)
+            )
+            if last == "register_for_checkpointing":
+                return None
         if last in names.PASSTHROUGH_CALLS and (args or kwargs) and "." in qual:
             # `amp.initialize(models=model, optimizers=optimizer)`: keywords, in their order
             values = [*args, *(v for k, v in kwargs.items() if k in _WRAPPED_KEYWORDS)]
@@ -1784,7 +1837,8 @@ class Tracer:
             if method == "step":
                 self.emit("sched_step", receiver, node, nargs=len(node.args),
                           kwargs=[kw.arg for kw in node.keywords],
-                          project_option=self.project_option)
+                          project_option=self.project_option,
+                          forwarded=self._forwards_optional_epoch(node, scope))
             elif method == "step_update":
                 self.emit("sched_step_update", receiver, node)
             elif method == "get_lr":

@@ -231,8 +231,10 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         e.node,
                     )
                 continue
+            shared = _update_conds(ctx, e, loop)
             own = [c for c in e.conds_inside(loop)
-                   if not _only_accumulation(c) and not _tests_existence(c, e)]
+                   if not _only_accumulation(c) and not _tests_existence(c, e)
+                   and (c.key, c.branch) not in shared]
             if own and all(_last_batch_test(c) for c in own) and not plateau \
                     and loop.iterates_loader and sched.id not in from_config:
                 # `if self.trainer.is_last_batch:` / `if i == len(loader) - 1:`: once per epoch
@@ -252,9 +254,10 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # `if i % 50 == 0 and i > 0: scheduler.step()`: a choice of its own
             if _periodic_of_its_own(ctx, e, loop):
                 continue  # `if i % eval_every == 0: scheduler.step(val_loss)`: a period by design
-            h = _per_batch_problem(sched, loop)
-            if h is None:
+            problem = _per_batch_problem(sched, loop)
+            if problem is None:
                 continue
+            h = problem
             size = f"its horizon of {int(h.value)} steps" if h.unit == "literal" and h.value \
                 else "its horizon"
             yield Diagnostic.at(
@@ -286,6 +289,25 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
     yield from (diagnostic for diagnostic, _ in lightning)
+
+
+def _update_conds(ctx: FileContext, e: Event, loop: Loop) -> set[tuple[Any, int]]:
+    """The branches (inside ``loop``) that an update of the scheduler's optimizer, made
+    before the step in the same pass, sits in too: `if not args.fp16: optimizer.step();
+    scheduler.step()` is stepped with every update on that path, not by a choice of its own."""
+    sched = e.obj
+    assert sched is not None
+    out: set[tuple[Any, int]] = set()
+    for u in ctx.same_root(e, "opt_step") + ctx.same_root(e, "scaler_step"):
+        target = u.obj if u.kind == "opt_step" else u.info.get("optimizer")
+        if u.loop is not loop or u.order > e.order or target is None:
+            continue
+        if sched.optimizer is not None and target is not sched.optimizer:
+            continue
+        mine = {(c.key, c.branch) for c in e.conds_inside(loop)}
+        theirs = {(c.key, c.branch) for c in u.conds_inside(loop)}
+        out |= mine & theirs
+    return out
 
 
 # calls a loop that only records a schedule makes (besides stepping it)
@@ -684,6 +706,8 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if e.info.get("project_option"):
             continue  # one call for the project's own class too, which needs the epoch
+        if e.info.get("forwarded"):
+            continue  # a wrapper's `step(epoch=None)` passing on what its caller may give
         arg = e.node.args[0] if e.node.args else next(
             (k.value for k in e.node.keywords if k.arg == "epoch"), None
         )
@@ -958,6 +982,11 @@ def _inside_step_context(ctx: FileContext, e: Event) -> bool:
     function = function_around(tree, e.node)
     if function is tree:
         return False
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            and function.name in ("get_lr", "_get_closed_form_lr") and function.args.args:
+        # a scheduler class computing its own LR from the one it wraps (a warm-up that hands
+        # over to a cosine): its get_lr() runs inside its step(), as the wrapped one's would
+        return True
     return any(
         isinstance(node, ast.Attribute) and node.attr == "_get_lr_called_within_step"
         and isinstance(node.ctx, ast.Store)

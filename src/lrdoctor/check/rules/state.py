@@ -354,7 +354,7 @@ def _contents(ctx: FileContext, e: Event) -> tuple[set[int], list[str]] | None:
     objs: set[int] = set()
     words: list[str] = []
     value = e.info.get("value")
-    if isinstance(value, DictVal):
+    if isinstance(value, DictVal) or isinstance(value, TupleVal) and e.info.get("accelerate"):
         return (objs, words) if _saved(value, objs, words) else None
     node: ast.expr | None = None
     scope: Scope | None = None
@@ -512,6 +512,17 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         consequence.append("the schedule restarts from its first value")
     if len(missing) == 2 or "GradScaler" in missing[0]:
         consequence.append("the scale restarts at 65536 and skips steps again")
+    if e.info.get("accelerate"):
+        # `accelerator.save_state()` writes only what was prepared or registered
+        yield Diagnostic.at(
+            "LRD007",
+            f"`{receiver(e)}.save_state()` stores what went through `prepare()` (the optimizer) "
+            f"but not {' or '.join(missing)}, which was neither prepared nor registered with "
+            f"`register_for_checkpointing()`: on resume {' and '.join(consequence)}",
+            e.path,
+            e.node,
+        )
+        return
     yield Diagnostic.at(
         "LRD007",
         f"this checkpoint stores the optimizer state but not {' or '.join(missing)}: on "
