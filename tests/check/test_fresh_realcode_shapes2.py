@@ -201,3 +201,37 @@ def test_a_guard_of_the_steps_own_is_still_a_choice() -> None:
     source = _PATHS.replace("{sched}", _STEPLR).replace(
         "{step}", "if cfg.decay_every_update:\n                        sched.step()")
     assert codes(source) == []
+
+
+# -- a lost ExponentialLR loses nothing the optimizer state does not hold -------------------
+
+_RESUMED = """
+import torch
+
+def fit(args, net, loader):
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    sched = {sched}
+    start = 0
+    if args.resume:
+        state = torch.load(args.resume)
+        net.load_state_dict(state["net"])
+        opt.load_state_dict(state["opt"])
+        start = state["epoch"] + 1
+    for epoch in range(start, args.epochs):
+        for x, y in loader:
+            torch.nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+            opt.zero_grad()
+        sched.step()
+        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch}, "last.pt")
+"""
+
+
+def test_exponential_decay_goes_on_from_the_restored_optimizer_lr() -> None:
+    source = _RESUMED.replace("{sched}", "torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.99)")
+    assert "LRD007" not in codes(source)
+
+
+def test_a_step_decay_left_out_of_the_checkpoint_is_still_lrd007() -> None:
+    source = _RESUMED.replace("{sched}", "torch.optim.lr_scheduler.StepLR(opt, step_size=30)")
+    assert codes(source).count("LRD007") == 2

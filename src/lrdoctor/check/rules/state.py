@@ -66,7 +66,8 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     """Schedulers whose lost state moves the schedule on resume: not timm's, not members of
     a composite, not those rebuilt on resume (``last_epoch=`` / ``.last_epoch = ...``), not a
     scheduler every call of which names its position (``step(epoch)``), not ReduceLROnPlateau
-    (its LR lives in the optimizer state; only its patience counter would be lost), not one
+    (its LR lives in the optimizer state; only its patience counter would be lost) nor
+    ExponentialLR (its next LR is gamma times the one in the optimizer state), not one
     that lives only inside a call made per epoch (see ``_transient``)."""
     # one constructor call is one scheduler of the program, also where separate traces (the
     # training method, a resume method that builds the objects again) each made their own
@@ -101,7 +102,10 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             # a scheduler of unknown class (a parameter named `scheduler`, a project class or
             # builder lrdoctor cannot read) that this program never steps: nothing to judge
             continue
-        if s.cls == "ReduceLROnPlateau" or positioned.get(_site(s), bool(unbound)):
+        if s.cls in ("ReduceLROnPlateau", "ExponentialLR") \
+                or positioned.get(_site(s), bool(unbound)):
+            # both only scale the LR they find: it is in the optimizer state, and an
+            # ExponentialLR built afresh goes on from it exactly (gamma times the current LR)
             continue
         if s.call is not None and s.arg("last_epoch", 99) is not None or _sized_from_resume(s):
             continue
