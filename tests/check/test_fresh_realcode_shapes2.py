@@ -235,3 +235,23 @@ def test_exponential_decay_goes_on_from_the_restored_optimizer_lr() -> None:
 def test_a_step_decay_left_out_of_the_checkpoint_is_still_lrd007() -> None:
     source = _RESUMED.replace("{sched}", "torch.optim.lr_scheduler.StepLR(opt, step_size=30)")
     assert codes(source).count("LRD007") == 2
+
+
+def test_save_state_with_a_registered_holder_of_the_scheduler_is_silent() -> None:
+    # `register_for_checkpointing(state)` with an object of the project's own class that keeps
+    # the scheduler and has state_dict()/load_state_dict(): what it saves is not shown here
+    prepare = ("net, opt, data = acc.prepare(net, opt, data)\n"
+               "    acc.register_for_checkpointing(Holder(warm))")
+    source = _accelerate(prepare) + """
+
+class Holder:
+    def __init__(self, sched):
+        self.sched = sched
+
+    def state_dict(self):
+        return {"sched": self.sched.state_dict()}
+
+    def load_state_dict(self, state):
+        self.sched.load_state_dict(state["sched"])
+"""
+    assert codes(source) == []

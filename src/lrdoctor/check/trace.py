@@ -137,6 +137,7 @@ class Tracer:
         # Accelerate: the objects each accelerator (by its spelling) was handed to prepare or
         # to register for checkpointing, which its `save_state()` writes
         self.accelerated: dict[str, list[Obj]] = {}
+        self.accelerated_opaque: set[str] = set()
         # LightningModule instances in manual optimization: (optimizers, schedulers) that
         # `self.optimizers()` / `self.lr_schedulers()` return
         self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
@@ -1616,8 +1617,10 @@ class Tracer:
             base = qual.rsplit(".", 1)[0]
             if last == "save_state":
                 kept = self.accelerated.get(base)
-                if kept is None:
-                    return None  # not an accelerator this file prepares objects with
+                if kept is None or base in self.accelerated_opaque:
+                    # not an accelerator this file prepares objects with, or one that was
+                    # handed an object whose state the file does not show
+                    return None
                 self.emit("save", None, node, value=TupleVal(list(kept)), accelerate=True)
                 return None
             for rec in self.recordings:
@@ -1627,6 +1630,9 @@ class Tracer:
                 o for v in values for o in options(v) if isinstance(o, Obj)
             )
             if last == "register_for_checkpointing":
+                if not values or any(not isinstance(o, Obj) for v in values for o in options(v)):
+                    # `register_for_checkpointing(train_state)`: a holder of the objects
+                    self.accelerated_opaque.add(base)
                 return None
         if last in names.PASSTHROUGH_CALLS and (args or kwargs) and "." in qual:
             # `amp.initialize(models=model, optimizers=optimizer)`: keywords, in their order
