@@ -253,7 +253,9 @@ back at its peak) and the GradScaler at 65536, which skips the first steps again
 Where it is found:
 
 - `lrdoctor check`: a checkpoint dict, `dict(k=v)`, dataclass or `vars()` with the optimizer's
-  state and not the scheduler's; a resume that loads the optimizer only.
+  state and not the scheduler's; an `accelerator.save_state()` whose accelerator was given the
+  optimizer (`prepare`) but not the scheduler (`prepare` or `register_for_checkpointing`); a
+  resume that loads the optimizer only.
 - `lrdoctor run`: at the `torch.save` whose object holds an optimizer's `state_dict()` (at any
   depth, under any key) but not the state of a scheduler driving that optimizer, nor that of a
   GradScaler in use; the saves made before the next optimizer step count as one checkpoint
@@ -269,7 +271,8 @@ Not reported: a scheduler never stepped yet (its state is a fresh one's); one th
 positions itself on resume (built with `last_epoch=`, stepped with `step(epoch)`, or
 fast-forwarded before training); `ReduceLROnPlateau`, whose reductions live in the optimizer's
 LRs, restored with the optimizer (what it loses is its patience count, which does not move the
-schedule); weights-only saves.
+schedule); weights-only saves. `lrdoctor check` also leaves out `ExponentialLR`, whose next LR is
+gamma times the one restored with the optimizer.
 """,
         """
 Save and restore `scheduler.state_dict()` and `scaler.state_dict()` next to the optimizer's,

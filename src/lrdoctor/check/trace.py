@@ -1623,14 +1623,15 @@ class Tracer:
                     return None
                 self.emit("save", None, node, value=TupleVal(list(kept)), accelerate=True)
                 return None
-            for rec in self.recordings:
-                rec.spoiled = True  # what a later save holds depends on this call
             values = [*args, *(v for k, v in kwargs.items() if k in _WRAPPED_KEYWORDS)]
-            self.accelerated.setdefault(base, []).extend(
-                o for v in values for o in options(v) if isinstance(o, Obj)
-            )
-            if last == "register_for_checkpointing":
-                if not values or any(not isinstance(o, Obj) for v in values for o in options(v)):
+            tracked = [o for v in values for o in options(v) if isinstance(o, Obj)]
+            registers = last == "register_for_checkpointing"
+            if tracked or registers:
+                for rec in self.recordings:
+                    rec.spoiled = True  # what a later save holds depends on this call
+                self.accelerated.setdefault(base, []).extend(tracked)
+            if registers:
+                if not values or len(tracked) < sum(len(options(v)) for v in values):
                     # `register_for_checkpointing(train_state)`: a holder of the objects
                     self.accelerated_opaque.add(base)
                 return None
