@@ -68,13 +68,15 @@ class Lane:
 
     __slots__ = ("phase", "opt_id", "opt_ref", "opt", "sched_id", "sched_ref", "sched", "code",
                  "lasti", "lr", "peak", "floor", "left", "sched_left", "fetch", "loader",
-                 "after_attempt", "attempts", "lrs_after", "yielded")
+                 "after_attempt", "budget", "lrs_after", "yielded")
 
     def __init__(self) -> None:
         self.phase = CLOSED
         self.opt_id = self.sched_id = 0
-        self.opt_ref: Any = None
-        self.sched_ref: Any = None
+        # weak references; _noref (which answers None) while closed, so that a hook tests
+        # ``ref() is obj`` alone
+        self.opt_ref: Any = _noref
+        self.sched_ref: Any = _noref
         self.opt: OptimizerInfo | None = None
         self.sched: SchedulerInfo | None = None
         self.code: Any = None  # the user's code object and instruction that step the scheduler
@@ -82,13 +84,18 @@ class Lane:
         self.lr: Any = None  # the LR object in the param group now (compared by identity)
         self.peak = self.floor = 0.0  # the highest LR so far, COLLAPSE_RATIO of it
         self.left = 0  # updates it may still take before the next periodic one
+        self.budget = 0  # ... and when it opened: budget - left updates not tallied yet
         self.sched_left = 0  # scheduler steps it may still take inside the horizon
         self.fetch: int | None = None  # id of the batch iterator that feeds it, and its loader
         self.loader: LoaderInfo | None = None
         self.after_attempt = EXPECT_SCHEDULER_STEP
-        self.attempts = 0  # updates taken in the lane, not tallied yet
         self.lrs_after: list[Any] = []  # the LR each scheduler step in the lane left
         self.yielded = 0  # batches the iterator had yielded at the lane's last update
+
+
+def _noref() -> None:
+    """What a lane's weak reference is while it is closed: it refers to nothing."""
+    return None
 
 
 def lrs_of(optimizer: Any) -> tuple[Any, ...]:
@@ -779,15 +786,14 @@ class Engine:
             lane.sched_left = limit - 1 - sched.user_steps  # type: ignore[operator]
             lane.after_attempt = EXPECT_SCHEDULER_STEP
         else:
-            lane.sched_id, lane.sched_ref, lane.sched_left = 0, None, 0
+            lane.sched_id, lane.sched_ref, lane.sched_left = 0, _noref, 0
             lane.after_attempt = EXPECT_ATTEMPT
         lane.code, lane.lasti = code, lasti
         lane.lr = lr
         lane.peak = max(info.peak_lr, lr)
         lane.floor = lane.peak * COLLAPSE_RATIO
-        lane.left = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
+        lane.left = lane.budget = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
         lane.fetch, lane.loader = fetch, loader
-        lane.attempts = 0
         lane.lrs_after = []
         lane.phase = EXPECT_ATTEMPT
 
@@ -798,42 +804,59 @@ class Engine:
         if lane.phase == CLOSED:
             return
         lane.phase = CLOSED
-        taken, after = lane.attempts, lane.lrs_after
-        lane.attempts, lane.lrs_after = 0, []
-        lane.opt_ref = lane.sched_ref = None
+        taken, after = lane.budget - lane.left, lane.lrs_after
+        lane.budget = lane.left = 0
+        lane.lrs_after = []
+        lane.opt_ref = lane.sched_ref = _noref
         info, sched = lane.opt, lane.sched
         if not taken or info is None:
             return
+        # In bulk, with the same result as taking the steps one by one: update i trains with
+        # the LRs the step before it left (the first with info.known_lrs), and, while the
+        # scheduler kept up, is followed by its scheduler step i
         clock, n = self.clock, info.attempts
-        lrs = info.known_lrs
+        m = len(after) if sched is not None else 0  # taken or taken - 1 scheduler steps
+        left = after if m else []  # tuples (hooks.py)
+        used = [info.known_lrs]
+        used += left[:taken - 1]
         history = info.lr_history
-        for i in range(taken):
-            # an update, with the LRs the last step left
-            clock += 1
-            n += 1
-            if lrs != info.last_lrs:
-                history.append((n, lrs))  # type: ignore[arg-type]
-                if len(history) > LR_HISTORY_CAP:
-                    del history[1::2]
-                info.last_lrs = lrs
-                if lrs[0] >= info.peak_lr:  # type: ignore[index]
-                    info.peak_lr = lrs[0]  # type: ignore[index]
-                info.lr_routine = True
-            if sched is not None and i < len(after):
-                # the scheduler step after it
-                value = after[i]
-                lrs = value if type(value) is tuple else (value,)
-                clock += 1
-                sched.user_steps += 1
-                sched.last_clock = clock
-                sched.last_lrs = lrs
-                runs = sched.step_marks.runs  # StepMarks.add(n), inlined for a run that goes on
+        last = info.last_lrs
+        # the LR history: the updates whose LRs differ from the update before them
+        changes = [(n + 1 + k, v) for k, (v, prev) in enumerate(zip(used, [last] + used[:-1]))
+                   if v != prev]
+        if changes:
+            if len(history) + len(changes) <= LR_HISTORY_CAP:
+                history += changes
+            else:  # thinned to every other change past the cap, as each change is added
+                for change in changes:
+                    history.append(change)
+                    if len(history) > LR_HISTORY_CAP:
+                        del history[1::2]
+            peak = info.peak_lr
+            tops = [v[0] for _, v in changes if v[0] >= peak]  # type: ignore[index]
+            if tops:
+                info.peak_lr = max(tops)
+            info.last_lrs = changes[-1][1]
+            info.lr_routine = True
+        lrs = left[m - 1] if m else used[-1]
+        if m:
+            # the scheduler's steps: clock ticks alternate update, scheduler step
+            sched.user_steps += m  # type: ignore[union-attr]
+            sched.last_clock = clock + 2 * m  # type: ignore[union-attr]
+            sched.last_lrs = lrs  # type: ignore[union-attr]
+            marks = sched.step_marks  # type: ignore[union-attr]
+            end = n + 1 + m
+            for index in range(n + 1, end):
+                runs = marks.runs
                 run = runs[-1] if runs else None
-                if run is not None and run[2] > 1 and n == run[0] + run[1] * run[2]:
-                    run[2] += 1
-                    sched.step_marks.count += 1
-                else:
-                    sched.step_marks.add(n)
+                if run is not None and run[2] > 1 and run[1] == 1 and index == run[0] + run[2]:
+                    # a run of consecutive updates that goes on: StepMarks.add() for the rest
+                    run[2] += end - index
+                    marks.count += end - index
+                    break
+                marks.add(index)
+        clock += taken + m
+        n += taken
         if sched is not None:
             sched.steps_since_attempt = 1 if len(after) == taken else 0
         self.clock = clock

@@ -44,6 +44,7 @@ from lrdoctor.runtime.patching import Patcher
 
 _tls = threading.local()
 _show_previous: Callable[[Any], Any] | None = None  # what showed warnings before our relay
+INF = float("inf")
 _THIS_FILE = os.path.abspath(__file__)
 
 
@@ -111,12 +112,11 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
         # with the LR object the last step left, on a batch of the same iterator
         if lane.phase == EXPECT_ATTEMPT and id(opt) == lane.opt_id:
             try:
-                ref = lane.opt_ref  # None once closed (by another thread, meanwhile)
+                # lane.opt_ref answers None once the lane is closed (by another thread, meanwhile)
                 if (lane.left and not in_scaler_step and not compiled_steps and not every_step
-                        and engine.last_fetch == lane.fetch and ref is not None and ref() is opt):
+                        and engine.last_fetch == lane.fetch and lane.opt_ref() is opt):
                     groups = opt.param_groups
                     if len(groups) == 1 and groups[0].get("lr") is lane.lr:
-                        lane.attempts += 1
                         lane.left -= 1
                         lane.yielded = engine.last_yielded
                         lane.phase = lane.after_attempt
@@ -386,8 +386,14 @@ def _relay(msg: Any) -> None:
 _relay._lrdoctor_relay = True  # type: ignore[attr-defined]
 
 
-class _SchedDepth(threading.local):
-    depth = 0  # scheduler steps in progress on this thread
+class _SchedDepth:
+    """Scheduler steps in progress (a composite stepping its children, super().step()).
+    Shared by all threads: see amphooks._Depth for why it is not thread-local."""
+
+    __slots__ = ("depth",)
+
+    def __init__(self) -> None:
+        self.depth = 0
 
 
 _sched_tls = _SchedDepth()
@@ -418,9 +424,9 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             # instruction that made the step before, inside the horizon
             try:
                 caller_frame = getframe(1)
-                ref = lane.sched_ref  # None once closed (by another thread, meanwhile)
+                # lane.sched_ref answers None once the lane is closed (by another thread)
                 fast = (caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code
-                        and ref is not None and ref() is self and not compiled_steps and not every_step)
+                        and lane.sched_ref() is self and not compiled_steps and not every_step)
             except Exception as exc:
                 engine.internal_error(exc)
                 fast = False
@@ -439,15 +445,17 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                     groups = self.optimizer.param_groups
                     lr = groups[0].get("lr") if len(groups) == 1 else None
                     lane.sched_left -= 1
-                    if type(lr) is float and lr - lr == 0.0 and lr >= lane.floor:
-                        lane.lrs_after.append(lr)
+                    # a finite float at least COLLAPSE_RATIO of the highest LR so far (NaN
+                    # compares false)
+                    if type(lr) is float and lane.floor <= lr < INF:
+                        lane.lrs_after.append((lr,))
                         lane.lr = lr
                         lane.phase = EXPECT_ATTEMPT
                         if lr > lane.peak:
                             lane.peak = lr
                             lane.floor = lr * COLLAPSE_RATIO
                     else:  # the next update is not routine: it takes the general path
-                        lane.lrs_after.append(lr if type(lr) is float else lrs_of(self.optimizer))
+                        lane.lrs_after.append((lr,) if type(lr) is float else lrs_of(self.optimizer))
                         lane.phase = ATTEMPTS_OFF
                 except Exception as exc:
                     engine.internal_error(exc)

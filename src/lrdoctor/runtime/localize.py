@@ -22,7 +22,7 @@ import linecache
 import math
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -264,13 +264,28 @@ class Tracer:
     are named, and which autograd node belongs to which module."""
 
     def __init__(self) -> None:
-        self.active = False  # the Module.__call__ wrapper tracks modules while True
+        self._active = False
+        # told when ``active`` changes (NonFinite.install: the module-call wrapper that tracks
+        # modules is put in place only while the tracer is active)
+        self.on_active: Callable[[bool], None] | None = None
         self.phase = "forward"
         self.stack: list[Any] = []
         self.roots: list[tuple[Any, str]] = []  # (module, how the user calls it)
         self._names: dict[int, str] = {}
         self._param_names: dict[int, str] = {}
         self._named_roots: set[int] = set()
+
+    @property
+    def active(self) -> bool:
+        """Whether module calls are tracked (a replay, or --nan-trace)."""
+        return self._active
+
+    @active.setter
+    def active(self, on: bool) -> None:
+        changed = on != self._active
+        self._active = on
+        if changed and self.on_active is not None:
+            self.on_active(on)
 
     def call(self, original: Any, module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if not self.stack and id(module) not in self._named_roots:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import sys
-import threading
 import types
 from collections.abc import Sequence
 from typing import Any
@@ -184,8 +183,6 @@ class NonFinite:
         # needs (the RNG state, the arguments by reference, the line) in one tuple, made into a
         # Call only if a replay runs.
         def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if tracer.active:
-                return tracer.call(original, self, args, kwargs)
             if tls.busy or not is_grad_enabled():
                 if direct and self._compiled_call_impl is None:
                     return self._call_impl(*args, **kwargs)
@@ -225,8 +222,6 @@ class NonFinite:
                 tls.busy = False
             try:
                 caller = getframe(1)
-                entry = sites.get(caller.f_lasti)
-                site = entry[1] if entry is not None and entry[0] is caller.f_code else remember_site(sites, caller)
                 # the replay must compute in the same precision: autocast as it was for this call
                 amp: tuple[tuple[str, Any], ...] = ()
                 if any_autocast():
@@ -253,10 +248,13 @@ class NonFinite:
                         else:
                             check.sync_calls()
                     calls = check._calls
-                    calls.append((self, args, kwargs, rng, dev, site, amp, nodes))
+                    # the caller's line as its code and instruction (decoded if a Call is made)
+                    calls.append((self, args, kwargs, rng, dev, caller.f_code, caller.f_lasti, amp, nodes))
                     if len(calls) > MAX_CALLS:
                         del calls[0]
                 else:
+                    entry = sites.get(caller.f_lasti)
+                    site = entry[1] if entry is not None and entry[0] is caller.f_code else remember_site(sites, caller)
                     record(self, args, kwargs, rng, dev, site, out, amp)
             except ScheduleError:
                 raise
@@ -265,6 +263,18 @@ class NonFinite:
             return out
 
         patcher.setattr(module_cls, "__call__", __call__)
+
+        # While the tracer is active (a replay, --nan-trace) every module call goes through it
+        # instead: the wrapper above never asks whether it is
+        def tracked_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return tracer.call(original, self, args, kwargs)
+
+        def on_active(on: bool) -> None:
+            if module_cls.__dict__.get("__call__") in (__call__, tracked_call):  # still ours
+                module_cls.__call__ = tracked_call if on else __call__  # type: ignore[method-assign]
+
+        tracer.on_active = on_active
+        patcher.on_undo(lambda: setattr(tracer, "on_active", None))
         before_step = self.before_step
         is_compiling = compiling_test(torch)
 
@@ -1005,8 +1015,15 @@ def _update_trace(opt: Any, p: Any) -> str | None:
     return None
 
 
-class _Busy(threading.local):
-    busy = False  # a top-level module call is in progress on this thread
+class _Busy:
+    """Whether a top-level module call is in progress. Shared by all threads, not
+    thread-local (see amphooks._Depth): a module called from another thread meanwhile counts
+    as a nested call (nn.DataParallel's replicas are run that way)."""
+
+    __slots__ = ("busy",)
+
+    def __init__(self) -> None:
+        self.busy = False
 
 
 def _names_and(words: Sequence[str]) -> str:
@@ -1026,9 +1043,18 @@ def _as_calls(raw: list[Any]) -> list[Call]:
     """``raw`` with its tuples (recorded by the module-call hook) made into Calls, in place."""
     for i, c in enumerate(raw):
         if type(c) is tuple:
-            module, args, kwargs, rng, dev, site, amp, nodes = c
-            raw[i] = Call(module, args, kwargs, rng, dev, site, autocast=amp, output_nodes=set(nodes))
+            module, args, kwargs, rng, dev, code, lasti, amp, nodes = c
+            raw[i] = Call(module, args, kwargs, rng, dev, _site_at(code, lasti), autocast=amp,
+                          output_nodes=set(nodes))
     return raw
+
+
+def _site_at(code: Any, lasti: int) -> tuple[str, int]:
+    """``(filename, line)`` of instruction ``lasti`` (a frame's ``f_lasti``) of ``code``."""
+    for start, end, line in code.co_lines():
+        if start <= lasti < end and line is not None:
+            return (code.co_filename, line)
+    return (code.co_filename, code.co_firstlineno)
 
 
 def _tensors(out: Any) -> list[Any]:
