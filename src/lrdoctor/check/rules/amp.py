@@ -58,7 +58,8 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
             qual = resolve(node, module)
             if qual in _OLD_AMP:
                 references.append(node)
-    if not found:
+    bound = _bound_references(ctx.tree, references)
+    if not found and not bound:
         return
     fallback = _fallback_nodes(ctx.tree, module)
     guarded_names = {
@@ -107,8 +108,40 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
             node,
             edits=edits,
         )
-    # bare references (`fn is torch.cuda.amp.autocast`, registries of known functions) are not
-    # uses: they are left alone
+    # a reference bound to a name (`amp_autocast = torch.cuda.amp.autocast`, maybe in one arm of
+    # `... if args.amp else nullcontext`) is kept to be called later, often by another module
+    # that receives it: that is a use. Other bare references (`fn is torch.cuda.amp.autocast`,
+    # registries of known functions) are not: they are left alone
+    for ref in bound:
+        if id(ref) in fallback or _head(ref) in guarded_names:
+            continue
+        name = (resolve(ref, module) or "").rsplit(".", 1)[-1]
+        new = 'torch.amp.GradScaler("cuda")' if name == "GradScaler" else 'torch.autocast("cuda")'
+        yield Diagnostic.at(
+            "LRD101",
+            f"`{ast.unparse(ref)}` is torch.cuda.amp.{name}, kept here to be called later; it is "
+            f"deprecated (it warns and ties the code to CUDA): use `{new}`",
+            ctx.path,
+            ref,
+        )
+
+
+def _bound_references(tree: ast.Module, references: list[ast.expr]) -> list[ast.expr]:
+    """The bare references that are the value bound to a name or attribute: the whole value of
+    an assignment, or one arm of a conditional expression that is."""
+    wanted = {id(r) for r in references}
+    out: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        values = [node.value]
+        while values:
+            value = values.pop()
+            if isinstance(value, ast.IfExp):
+                values += [value.body, value.orelse]
+            elif id(value) in wanted:
+                out.append(value)
+    return out
 
 
 def _head(func: ast.expr) -> str:

@@ -555,7 +555,9 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         gran, loop = granularity(e)
         if gran == "batch" and not any(not _accumulation(c.text) for c in e.conds_inside(loop)):
             continue  # reported as LRD002 (patience counted in batches)
-        if _is_training_loss(metric) and validation and not any(
+        if _is_training_loss(metric) and validation and not _computed_from_validation(
+            ctx, e, metric
+        ) and not any(
             other is not e and exclusive(other, e) and _metric_step(other)
             and not _is_training_loss(_metric_of(other))
             for other in ctx.program.of("sched_step", sched)
@@ -613,6 +615,51 @@ _TRAINING_LOSS_NAMES = frozenset(
     {"loss", "running_loss", "epoch_loss", "total_loss", "avg_loss", "mean_loss", "loss_sum",
      "tr_loss", "losses", "train_loss", "training_loss", "avg_train_loss", "loss_avg"}
 )
+
+
+def _mentions_validation(node: ast.AST) -> bool:
+    """The expression reads something named as validation data (`x["val_loss"]`,
+    `val_outputs`, `evaluate(...)`)."""
+    for sub in ast.walk(node):
+        text = sub.value if isinstance(sub, ast.Constant) and isinstance(sub.value, str) else (
+            sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute)
+            else None
+        )
+        if text is not None and any(
+            names.VALIDATION_WORDS.search(w.lower()) for w in names.words(text)
+        ):
+            return True
+    return False
+
+
+def _computed_from_validation(ctx: FileContext, e: Event, metric: ast.expr) -> bool:
+    """A metric with a generic name (`avg_loss`) that the function stepping the plateau
+    computes from validation results only (`avg_loss = mean(x["val_loss"] for x in outputs)`
+    in a validation-end hook) is the validation loss, whatever its name."""
+    if not isinstance(metric, ast.Name):
+        return False
+    tree = ctx.tree_of(e.path)
+    if tree is None:
+        return False
+    around = function_around(tree, e.node)
+    if not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    values: list[ast.AST] = []
+    for node in ast.walk(around):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == metric.id for t in node.targets
+        ):
+            values.append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
+                and node.target.id == metric.id and node.value is not None:
+            values.append(node.value)
+        elif isinstance(node, (ast.For, ast.comprehension)) and any(
+            isinstance(t, ast.Name) and t.id == metric.id for t in ast.walk(node.target)
+        ):
+            return False  # a loop variable: what it holds is not read here
+    if any(isinstance(a, ast.arg) and a.arg == metric.id for a in ast.walk(around.args)):
+        return False  # handed in by the caller
+    return bool(values) and all(_mentions_validation(v) for v in values)
 
 
 def _is_training_loss(metric: ast.expr) -> bool:
