@@ -1548,8 +1548,23 @@ class Tracer:
         return obj
 
     def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any],
-                    node: ast.Call | None = None, complete: bool = False) -> InstanceVal | Obj:
+                    node: ast.Call | None = None, complete: bool = False
+                    ) -> InstanceVal | Obj | DictVal:
         self.link(cls)
+        if self.typed_dict(cls):
+            # `State(model=model, optimizer=optimizer, step=-1)` of a `class State(TypedDict)`:
+            # calling a TypedDict builds a plain dict of its arguments
+            built = DictVal({})
+            if args:
+                if isinstance(args[0], DictVal):
+                    built.items.update(args[0].items)
+                    built.splat = args[0].splat
+                else:
+                    built.splat = True
+            built.items.update(kwargs)
+            if node is not None and any(kw.arg is None for kw in node.keywords):
+                built.splat = True
+            return built
         kind = self.library_base(cls)
         if kind is not None and node is not None and cls.find("step") is None:
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
@@ -1564,6 +1579,24 @@ class Tracer:
         if any(_tracked(v) for v in instance.attrs.values()):
             self.created += 1  # a call that builds a trainer returns a new one every time
         return instance
+
+    def typed_dict(self, cls: ClassInfo) -> bool:
+        """Whether ``cls`` derives from ``typing.TypedDict`` (through the project's classes)."""
+        seen: set[int] = set()
+        stack = [cls]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen or len(seen) > 16:
+                continue
+            seen.add(id(current))
+            for base in current.bases:
+                head, _, rest = base.partition(".")
+                imported = current.module.imports.get(head)
+                qual = (f"{imported}.{rest}" if rest else imported) if imported else base
+                if qual in ("typing.TypedDict", "typing_extensions.TypedDict"):
+                    return True
+            stack.extend(current.base_classes())
+        return False
 
     def library_base(self, cls: ClassInfo) -> str | None:
         """"scheduler" / "optimizer" when ``cls`` derives from torch's LR scheduler or
