@@ -90,3 +90,125 @@ def test_control_an_ordinary_class_is_not_a_dict() -> None:
     # its pickled form is not read as a checkpoint of the optimizer (no finding, as before)
     source = _typed_dict_state(imports="", base="object")
     assert "LRD007" not in codes(source)
+
+
+# -- one scheduler stepped twice in one pass through the batch loop --------------------------
+# The mixed-precision branch steps the scheduler right after the scaler's update, and the
+# code after the `if` steps it again for both branches: with AMP on, every update advances
+# the schedule twice (LRD017, the scheduler steps more often than its optimizer).
+
+_TWICE = """
+import torch
+
+
+def fit(net, train_loader, epochs, use_amp):
+    opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=epochs * len(train_loader))
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+    for epoch in range(epochs):
+        for i, (x, y) in enumerate(train_loader):
+            opt.zero_grad()
+            with torch.autocast("cuda", enabled=use_amp):
+                loss = torch.nn.functional.mse_loss(net(x), y)
+            if use_amp:
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+{inner_step}
+            else:
+                loss.backward()
+                opt.step()
+{else_step}
+{after}
+"""
+
+
+def _twice(inner_step: str = "                sched.step()", else_step: str = "",
+           after: str = "            sched.step()") -> str:
+    return _fill(_TWICE, inner_step=inner_step, else_step=else_step, after=after)
+
+
+def test_scheduler_stepped_in_the_amp_branch_and_again_after_it() -> None:
+    assert codes(_twice()).count("LRD017") == 1
+
+
+def test_scheduler_stepped_twice_in_a_row_every_batch() -> None:
+    source = _twice(inner_step="                pass",
+                    after="            sched.step()\n            sched.step()")
+    assert codes(source).count("LRD017") == 1
+
+
+def test_control_one_step_in_each_branch_is_once_per_update() -> None:
+    source = _twice(else_step="                sched.step()", after="")
+    assert "LRD017" not in codes(source)
+
+
+def test_control_one_step_after_the_branches_is_once_per_update() -> None:
+    source = _twice(inner_step="                pass")
+    assert "LRD017" not in codes(source)
+
+
+def test_control_second_step_under_a_guard_of_its_own() -> None:
+    # once per epoch at the last batch, not a second step on every batch
+    source = _twice(after="            sched.step()\n"
+                          "            if i == len(train_loader) - 1:\n"
+                          "                sched.step()",
+                    inner_step="                pass")
+    assert "LRD017" not in codes(source)
+
+
+def test_control_step_with_a_position_names_where_the_schedule_is() -> None:
+    # `step(epoch)` sets the position: a second call does not advance it again
+    source = _twice(inner_step="                sched.step(epoch)")
+    assert "LRD017" not in codes(source)
+
+
+_TWO_SCHEDULERS = """
+import torch
+
+
+def fit(gen, disc, train_loader, total):
+    opt_g = torch.optim.Adam(gen.parameters(), lr=2e-4)
+    opt_d = torch.optim.Adam(disc.parameters(), lr=2e-4)
+    sched_g = torch.optim.lr_scheduler.LinearLR(opt_g, 1.0, 0.0, total_iters=total)
+    sched_d = torch.optim.lr_scheduler.LinearLR(opt_d, 1.0, 0.0, total_iters=total)
+    for x in train_loader:
+        opt_d.zero_grad()
+        disc(x).mean().backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        gen(x).mean().backward()
+        opt_g.step()
+        sched_g.step()
+        sched_d.step()
+"""
+
+
+def test_control_two_optimizers_each_with_its_scheduler() -> None:
+    assert "LRD017" not in codes(_TWO_SCHEDULERS)
+
+
+_TWO_UPDATES = """
+import torch
+
+
+def fit(net, train_loader, total):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.LinearLR(opt, 1.0, 0.0, total_iters=2 * total)
+    for x, y in train_loader:
+        for half in (x[: len(x) // 2], x[len(x) // 2:]):
+            pass
+        opt.zero_grad()
+        net(x).mean().backward()
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+        net(y).mean().backward()
+        opt.step()
+        sched.step()
+"""
+
+
+def test_control_two_updates_and_two_steps_per_batch() -> None:
+    # two updates per batch, each followed by its step: once per update
+    assert "LRD017" not in codes(_TWO_UPDATES)

@@ -1151,8 +1151,55 @@ def _sized_in_micro_batches(sched: Obj, guard: Cond) -> bool:
     return seen_len
 
 
+def _stepped_twice(ctx: FileContext) -> Iterator[tuple[Event, Event, Event]]:
+    """(first step, second step, the update) where one pass through a batch loop steps the
+    same scheduler twice, at two call sites, while its optimizer steps once: the first step
+    in one branch of an ``if`` (``if amp: ...; scheduler.step()``) and the second after the
+    ``if`` for both branches. Each step runs unguarded on that path (no test of its own that
+    the update does not share), and both are plain ``step()`` calls (no position argument)."""
+    steps = [e for e in _sched_steps(ctx) if _plain_step(e)]
+    for i, first in enumerate(steps):
+        gran, loop = granularity(first)
+        if gran != "batch" or loop is None:
+            continue
+        sched = first.obj
+        assert sched is not None
+        for second in steps[i + 1:]:
+            if second.obj is not sched or second.root != first.root \
+                    or second.loop is not first.loop or second.node is first.node \
+                    or exclusive(first, second):
+                continue
+            updates = [u for u in ctx.updates_in(loop, first.root, sched.optimizer)
+                       if not exclusive(u, first) and not exclusive(u, second)]
+            # one update per pass: a single call, or alternatives of one `if` (the scaler's
+            # step in the AMP branch, optimizer.step() in the other)
+            if not updates or any(u.loop is not first.loop for u in updates) or any(
+                    not exclusive(a, b) for j, a in enumerate(updates) for b in updates[j + 1:]):
+                continue
+            shared = {(c.key, c.branch) for u in updates for c in u.conds_inside(loop)}
+            if any((c.key, c.branch) not in shared and not _tests_existence(c, e)
+                   for e in (first, second) for c in e.conds_inside(loop)):
+                continue  # a guard of its own: not every pass through the loop
+            if any(_accumulation(c.text) for u in updates for c in u.conds_inside(loop)):
+                continue  # accumulation: the rule below judges micro-batches
+            yield first, second, updates[0]
+            break
+
+
 @rule("LRD017")
 def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
+    for first, second, update in _stepped_twice(ctx):
+        gran, loop = granularity(second)
+        assert loop is not None
+        yield Diagnostic.at(
+            "LRD017",
+            f"`{receiver(second)}.step()` runs here and again at line {first.line} in one pass "
+            f"through {_loop_where(loop)}, while its optimizer steps once (line {update.line}): "
+            "the schedule advances twice per update (one sized in updates is spent halfway "
+            "through training)",
+            second.path,
+            second.node,
+        )
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
