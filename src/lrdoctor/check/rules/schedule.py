@@ -1157,7 +1157,9 @@ def _stepped_twice(ctx: FileContext) -> Iterator[tuple[Event, Event, Event]]:
     in one branch of an ``if`` (``if amp: ...; scheduler.step()``) and the second after the
     ``if`` for both branches. Each step runs unguarded on that path (no test of its own that
     the update does not share), and both are plain ``step()`` calls (no position argument)."""
-    steps = [e for e in _sched_steps(ctx) if _plain_step(e)]
+    # a step an engine takes for the user (DeepSpeed's engine.step()) stepped again by hand
+    # is LRD012's shape, reported there
+    steps = [e for e in _sched_steps(ctx) if _plain_step(e) and not e.info.get("engine")]
     for i, first in enumerate(steps):
         gran, loop = granularity(first)
         if gran != "batch" or loop is None:
