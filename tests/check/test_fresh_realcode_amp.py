@@ -212,3 +212,125 @@ def fit(net, train_loader, total):
 def test_control_two_updates_and_two_steps_per_batch() -> None:
     # two updates per batch, each followed by its step: once per update
     assert "LRD017" not in codes(_TWO_UPDATES)
+
+
+# -- a GradScaler built in the `else` of a conditional expression ----------------------------
+# `None if not amp else GradScaler()` is built exactly when `amp` is on, as
+# `GradScaler() if amp else None` is: the scaler's switch is the negated test.
+
+_ENGINE = """
+import torch
+
+
+class Engine:
+    def __init__(self, model, optimizer, lr_scheduler, amp=False):
+        self.model = model
+        self.optimizer = optimizer
+        self.lr_scheduler = lr_scheduler
+        self.grad_scaler = {scaler}
+
+    def backward(self, loss):
+        if self.grad_scaler is not None:
+            self.grad_scaler.scale(loss).backward()
+        else:
+            loss.backward()
+
+    def step(self):
+        if self.grad_scaler is not None:
+            self.grad_scaler.step(self.optimizer)
+            self.grad_scaler.update()
+        else:
+            self.optimizer.step()
+        self.lr_scheduler.step()
+
+    def save(self, folder):
+        torch.save(self.model.state_dict(), folder + "/model.pt")
+        torch.save(self.optimizer.state_dict(), folder + "/optimizer.pt")
+        torch.save(self.lr_scheduler.state_dict(), folder + "/scheduler.pt")
+{scaler_file}
+
+def train(model, train_loader, total, amp):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scheduler = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, 0.0, total_iters=total)
+    engine = Engine(model, optimizer, scheduler, amp=amp)
+    for i, batch in enumerate(train_loader):
+        engine.backward(model(batch).mean())
+        engine.step()
+        if i % 1000 == 0:
+            engine.save("ckpt")
+"""
+
+
+def _engine(scaler: str = 'None if not amp else torch.amp.GradScaler("cuda")',
+            scaler_file: str = "") -> str:
+    return _fill(_ENGINE, scaler=scaler, scaler_file=scaler_file)
+
+
+def test_scaler_in_the_else_of_a_negated_test_is_switched_by_the_flag() -> None:
+    assert "LRD005" in codes(_engine())
+
+
+def test_scaler_in_the_else_of_a_plain_test_is_on_when_the_test_fails() -> None:
+    source = _engine(scaler='None if amp_off else torch.amp.GradScaler("cuda")')
+    assert "LRD005" in codes(source)
+
+
+def test_control_scaler_in_the_else_of_a_hardware_test_stays_unknown() -> None:
+    # built when CUDA is there: the file does not say whether float16 AMP runs
+    source = _engine(scaler='None if not torch.cuda.is_available() else '
+                            'torch.amp.GradScaler("cuda")')
+    assert "LRD005" not in codes(source)
+
+
+def test_control_scaler_never_built_in_a_conditional_expression() -> None:
+    source = _engine(scaler='None if True else torch.amp.GradScaler("cuda")')
+    assert "LRD005" not in codes(source)
+
+
+# -- a checkpoint written as one file per state ---------------------------------------------
+# The optimizer's file, the scheduler's file and the model's file written together are one
+# checkpoint: without a file for the GradScaler a resume restarts the loss scale.
+
+def test_checkpoint_of_one_file_per_state_without_the_scaler() -> None:
+    assert "LRD007" in codes(_engine())
+
+
+def test_control_checkpoint_of_one_file_per_state_with_the_scaler() -> None:
+    source = _engine(scaler_file='        torch.save(self.grad_scaler.state_dict(), '
+                                 'folder + "/scaler.pt")\n')
+    assert "LRD007" not in codes(source)
+
+
+_FILES_WITHOUT_SCHEDULER = """
+import torch
+
+
+def train(model, train_loader, total):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=total)
+    for i, (x, y) in enumerate(train_loader):
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        if i % 500 == 0:
+            torch.save(model.state_dict(), "model.pt")
+            torch.save(optimizer.state_dict(), "optimizer.pt"){scheduler_file}
+"""
+
+
+def test_checkpoint_of_one_file_per_state_without_the_scheduler() -> None:
+    assert codes(_fill(_FILES_WITHOUT_SCHEDULER, scheduler_file="")) == ["LRD007"]
+
+
+def test_control_checkpoint_of_one_file_per_state_with_the_scheduler() -> None:
+    source = _fill(_FILES_WITHOUT_SCHEDULER,
+                   scheduler_file='\n            torch.save(scheduler.state_dict(), "sched.pt")')
+    assert codes(source) == []
+
+
+def test_control_weights_only_file_is_no_checkpoint() -> None:
+    source = _FILES_WITHOUT_SCHEDULER.replace(
+        '\n            torch.save(optimizer.state_dict(), "optimizer.pt"){scheduler_file}', "")
+    assert codes(source) == []

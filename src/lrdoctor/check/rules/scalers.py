@@ -131,11 +131,17 @@ def _enclosing_flag(scaler: Obj) -> str:
 
 
 def _conditional_test(scaler: Obj) -> ast.expr | None:
-    """The test of ``GradScaler() if <test> else None`` (None when the scaler is built in the
-    ``else`` branch: the flag is negated, and the file is read as it is written)."""
+    """What holds when the scaler is built: the test of ``GradScaler() if <test> else None``,
+    or its negation for ``None if <test> else GradScaler()`` (``None if not amp else
+    GradScaler()`` is built when ``amp``)."""
     if scaler.scope is None or scaler.call is None:
         return None
     for node in ast.walk(scaler.scope.module.tree):
         if isinstance(node, ast.IfExp) and node.body is scaler.call:
             return node.test
+        if isinstance(node, ast.IfExp) and node.orelse is scaler.call:
+            test = node.test
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                return test.operand
+            return ast.UnaryOp(op=ast.Not(), operand=test)
     return None

@@ -286,8 +286,16 @@ def _mentions_scaler(words: list[str]) -> bool:
 
 @rule("LRD007")
 def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
+    # a checkpoint written as one file per state (`torch.save(optimizer.state_dict(), ...)`
+    # beside the model's and the scheduler's files) is judged at the optimizer's file, with
+    # the files written next to it
+    # (a resume that restores the optimizer is where a scheduler missing from such files is
+    # reported, as for any checkpoint; the file's own judgement is left to the GradScaler)
     saves = [(e, contents) for e in ctx.program.events if e.kind == "save"
-             for contents in [_contents(ctx, e)] if contents is not None]
+             for contents in [_contents(ctx, e) or _lone_optimizer_state(e)]
+             if contents is not None]
+    resumed = any(e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer"
+                  for e in ctx.program.events)
     # what every save holds, a lone state dict too (`torch.save(scheduler.state_dict(), p)`
     # is not a checkpoint to judge, but it completes one)
     pieces = [(e, contents) for e in ctx.program.events if e.kind == "save"
@@ -301,12 +309,20 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
             if other is not e and other.root == e.root and not exclusive(other, e) \
                     and other.loop is e.loop:
                 objs, words = objs | more_objs, [*words, *more_words]
-        yield from _check_save(ctx, e, objs, words, own)
+        lone = _contents(ctx, e) is None
+        yield from _check_save(ctx, e, objs, words, own, schedulers=not (lone and resumed))
     scaler_saved = any(_mentions_scaler(words) for _, (_, words) in saves)
     for e in ctx.program.events:
         if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer" \
                 and not _copied_from_live(ctx, e):
             yield from _check_resume(ctx, e, scaler_saved or not saves)
+
+
+def _lone_optimizer_state(e: Event) -> tuple[set[int], list[str]] | None:
+    value = e.info.get("value")
+    if isinstance(value, StateDictVal) and value.obj.kind == "optimizer":
+        return {value.obj.id}, []
+    return None
 
 
 def _lone_state(e: Event) -> tuple[set[int], list[str]] | None:
@@ -491,7 +507,8 @@ def _binding(ctx: FileContext, name: str, at: ast.AST) -> ast.expr | None:
 
 
 def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
-                own: tuple[set[int], list[str]] | None = None) -> Iterator[Diagnostic]:
+                own: tuple[set[int], list[str]] | None = None,
+                schedulers: bool = True) -> Iterator[Diagnostic]:
     """``objs``/``words``: what the checkpoint and the saves that complete it hold; ``own``:
     what this save holds by itself, which says whether it is a checkpoint to resume from (a
     weights-only file written beside one is not)."""
@@ -501,7 +518,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         return  # weights only: not meant to resume training
     optimizer = optimizers[0] if optimizers else None
     missing = []
-    scheds = _real_schedulers(ctx, e.root, optimizer, e)
+    scheds = _real_schedulers(ctx, e.root, optimizer, e) if schedulers else []
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
         s = scheds[0]
         kind = f", {s.cls}" if s.cls else ""
