@@ -817,7 +817,7 @@ class Engine:
         clock, n = self.clock, info.attempts
         m = len(after) if sched is not None else 0  # taken or taken - 1 scheduler steps
         left = after if m else []  # tuples (hooks.py)
-        used = [info.known_lrs]
+        used: list[Any] = [info.known_lrs]
         used += left[:taken - 1]
         history = info.lr_history
         last = info.last_lrs
@@ -833,7 +833,7 @@ class Engine:
                     if len(history) > LR_HISTORY_CAP:
                         del history[1::2]
             peak = info.peak_lr
-            tops = [v[0] for _, v in changes if v[0] >= peak]  # type: ignore[index]
+            tops = [v[0] for _, v in changes if v[0] >= peak]
             if tops:
                 info.peak_lr = max(tops)
             info.last_lrs = changes[-1][1]
