@@ -1580,8 +1580,10 @@ class Tracer:
             self.created += 1  # a call that builds a trainer returns a new one every time
         return instance
 
-    def typed_dict(self, cls: ClassInfo) -> bool:
-        """Whether ``cls`` derives from ``typing.TypedDict`` (through the project's classes)."""
+    @staticmethod
+    def qualified_bases(cls: ClassInfo) -> Iterator[str]:
+        """The dotted names of ``cls``'s bases as their modules import them (``torch.optim.
+        lr_scheduler.LRScheduler``), and of its project base classes' bases, nearest first."""
         seen: set[int] = set()
         stack = [cls]
         while stack:
@@ -1592,34 +1594,23 @@ class Tracer:
             for base in current.bases:
                 head, _, rest = base.partition(".")
                 imported = current.module.imports.get(head)
-                qual = (f"{imported}.{rest}" if rest else imported) if imported else base
-                if qual in ("typing.TypedDict", "typing_extensions.TypedDict"):
-                    return True
+                yield (f"{imported}.{rest}" if rest else imported) if imported else base
             stack.extend(current.base_classes())
-        return False
+
+    def typed_dict(self, cls: ClassInfo) -> bool:
+        """Whether ``cls`` derives from ``typing.TypedDict`` (through the project's classes)."""
+        return any(qual in ("typing.TypedDict", "typing_extensions.TypedDict")
+                   for qual in self.qualified_bases(cls))
 
     def library_base(self, cls: ClassInfo) -> str | None:
         """"scheduler" / "optimizer" when ``cls`` derives from torch's LR scheduler or
         optimizer base (or from a scheduler lrdoctor knows), through the project's classes."""
-        seen: set[int] = set()
-        stack = [cls]
-        while stack:
-            current = stack.pop()
-            if id(current) in seen or len(seen) > 16:
-                continue
-            seen.add(id(current))
-            for base in current.bases:
-                head, _, rest = base.partition(".")
-                imported = current.module.imports.get(head)
-                qual = (f"{imported}.{rest}" if rest else imported) if imported else base
-                last = qual.rsplit(".", 1)[-1]
-                if last in ("_LRScheduler", "LRScheduler") or (
-                    last in SCHEDULERS and "lr_scheduler" in qual
-                ):
-                    return "scheduler"
-                if last == "Optimizer" and qual.startswith("torch."):
-                    return "optimizer"
-            stack.extend(current.base_classes())
+        for qual in self.qualified_bases(cls):
+            last = qual.rsplit(".", 1)[-1]
+            if last in ("_LRScheduler", "LRScheduler") or (last in SCHEDULERS and "lr_scheduler" in qual):
+                return "scheduler"
+            if last == "Optimizer" and qual.startswith("torch."):
+                return "optimizer"
         return None
 
     def guess_receiver(self, func: ast.Attribute, scope: Scope) -> Obj | None:
