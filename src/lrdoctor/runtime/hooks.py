@@ -212,7 +212,6 @@ def _wrap_scaler_step(engine: Engine, original: Callable[..., Any]) -> Callable[
             keys = _guard(engine, _same_optimizer_keys, engine, optimizer) or [key]
             for k in keys:
                 engine._in_scaler_step[k] = False
-            site = _guard(engine, user_site, 3)
         try:
             return original(self, optimizer, *args, **kwargs)
         finally:
@@ -222,6 +221,9 @@ def _wrap_scaler_step(engine: Engine, original: Callable[..., Any]) -> Callable[
                     called = engine._in_scaler_step.pop(k, False) or called
                 if not called and getattr(self, "_enabled", True) and _guard(
                         engine, _found_inf, self, optimizer) is not False:
+                    # a skipped step: the user's line is looked up only now (a walk up the
+                    # stack, which a taken step does not need), from the same depth
+                    site = _guard(engine, user_site, 3)
                     _guard(engine, engine.on_attempt, optimizer, False, None, True, site)
 
     return step
