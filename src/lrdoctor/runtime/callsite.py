@@ -88,7 +88,7 @@ def user_site(depth: int = 3) -> tuple[str, int] | None:
     frame = user_frame(depth)
     if frame is None:
         return None
-    return frame.f_code.co_filename, frame.f_lineno
+    return _line_of(frame)
 
 
 def user_site_from(frame: FrameType | None) -> tuple[str, int] | None:
@@ -97,11 +97,23 @@ def user_site_from(frame: FrameType | None) -> tuple[str, int] | None:
     while frame is not None:
         v = _verdict(frame.f_code)
         if v == 2:
-            return frame.f_code.co_filename, frame.f_lineno
+            return _line_of(frame)
         if v == 1 and fallback is None:
             fallback = frame
         frame = frame.f_back
     return (fallback.f_code.co_filename, fallback.f_lineno) if fallback is not None else None
+
+
+# the user's lines found by user_site() and user_site_from(), by instruction offset (see
+# remember_site): a hook that runs on every step (GradScaler's backward) decodes its line once
+_user_sites: dict[int, tuple[CodeType, tuple[str, int]]] = {}
+
+
+def _line_of(frame: FrameType) -> tuple[str, int]:
+    entry = _user_sites.get(frame.f_lasti)
+    if entry is not None and entry[0] is frame.f_code:
+        return entry[1]
+    return remember_site(_user_sites, frame)
 
 
 def display_path(filename: str) -> str:
