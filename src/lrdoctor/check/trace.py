@@ -1066,12 +1066,24 @@ class Tracer:
             sources: list[ast.expr | None] = (
                 list(source.elts) if isinstance(source, (ast.Tuple, ast.List)) else []
             )
+            # `train_loader, val_loader = get_loader(cfg)`: a builder lrdoctor cannot see whose
+            # name says it makes loaders; the targets named as loaders are loaders (the others,
+            # `num_classes`, stay unknown)
+            builder = source if (
+                value is None and isinstance(source, ast.Call)
+                and "loader" in (dotted(source.func) or "").lower()
+            ) else None
             for i, elt in enumerate(target.elts):
                 if isinstance(elt, ast.Starred):
                     self.assign(elt.value, None, None, scope)
                     continue
                 item = items[i] if items is not None and i < len(items) else None
                 src = sources[i] if i < len(sources) else None
+                if item is None and builder is not None and isinstance(
+                        elt, (ast.Name, ast.Attribute)):
+                    label = dotted(elt)
+                    if label and names.guess_kind_from_name(label) == "loader":
+                        item = self.guess_from_call(builder, label, scope)
                 self.assign(elt, item, src, scope)
         elif isinstance(target, ast.Attribute):
             base = self.eval(target.value, scope)
