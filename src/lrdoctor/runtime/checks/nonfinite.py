@@ -671,7 +671,11 @@ class NonFinite:
                 if not all_finite(p):
                     self.known_bad.add(id(p))
         if key in self.engine._in_scaler_step:
-            return  # GradScaler checks these gradients itself
+            # GradScaler checks these gradients itself, and nothing reads the gradients that
+            # reach the module outputs (an armed LRD106 localization computes its own): the
+            # next steps' module calls keep none (no autograd hook per output and step)
+            self.grads_checked = bool(self.nan_trace or self.eager_until)
+            return
         # Gradients cost one reduction per tensor to check, so they are read on every step only
         # where a non-finite gradient would otherwise go unnoticed or unexplained: float16 and
         # bfloat16 parameters, --nan-trace, and the steps after a late (device) flag tripped.
