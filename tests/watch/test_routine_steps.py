@@ -143,3 +143,30 @@ for epoch in range(5):  # 80 steps: past the periodic check at step 64
         del x, y
 """)
     assert not any(ran.ns["alive"]), ran.ns["alive"]
+
+
+def test_under_gradscaler_module_outputs_get_no_gradient_hooks(run_script):
+    # GradScaler checks the gradients itself, so NaN detection keeps no gradient per module
+    # output (an autograd hook on every output of every step, for a replay nothing runs) once
+    # it has seen the optimizer stepped under the scaler (its first steps are skipped for
+    # overflow while the scale comes down)
+    ran = run_script(PRELUDE + """
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+updates = []
+optimizer.register_step_post_hook(lambda *args: updates.append(1))
+scaler = torch.amp.GradScaler("cpu")
+hooked_after_an_update = []
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cpu", dtype=torch.float16):
+            out = model(x)
+            loss = torch.nn.functional.mse_loss(out.float(), y)
+        if updates:
+            hooked_after_an_update.append(bool(getattr(out, "_backward_hooks", None)))
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+""")
+    hooked = ran.ns["hooked_after_an_update"]
+    assert len(hooked) >= 16 and not any(hooked), hooked
