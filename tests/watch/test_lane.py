@@ -151,3 +151,19 @@ def test_the_lane_is_used_and_the_report_reads_the_same(run_script):
     (sched,) = ran.watch.engine.schedulers.values()
     assert sched.user_steps == EPOCHS * 16
     assert sched.step_marks.to_list() == [[1, 1, EPOCHS * 16]]
+
+
+@pytest.mark.parametrize("before", [[], [5], [1, 2, 3], [2, 4, 6], [1, 2, 3, 9], [0, 10], [3, 4]])
+def test_step_marks_in_bulk_are_the_marks_one_by_one(before):
+    from lrdoctor.runtime.series import StepMarks
+
+    for first in (before[-1] + 1 if before else 1, 20):
+        for count in (1, 2, 7):
+            one, bulk = StepMarks(), StepMarks()
+            for i in before:
+                one.add(i)
+                bulk.add(i)
+            for i in range(first, first + count):
+                one.add(i)
+            bulk.add_consecutive(first, count)
+            assert (bulk.runs, bulk.count, bulk.dropped) == (one.runs, one.count, one.dropped)

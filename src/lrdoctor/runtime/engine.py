@@ -844,17 +844,7 @@ class Engine:
             sched.user_steps += m  # type: ignore[union-attr]
             sched.last_clock = clock + 2 * m  # type: ignore[union-attr]
             sched.last_lrs = lrs  # type: ignore[union-attr]
-            marks = sched.step_marks  # type: ignore[union-attr]
-            end = n + 1 + m
-            for index in range(n + 1, end):
-                runs = marks.runs
-                run = runs[-1] if runs else None
-                if run is not None and run[2] > 1 and run[1] == 1 and index == run[0] + run[2]:
-                    # a run of consecutive updates that goes on: StepMarks.add() for the rest
-                    run[2] += end - index
-                    marks.count += end - index
-                    break
-                marks.add(index)
+            sched.step_marks.add_consecutive(n + 1, m)  # type: ignore[union-attr]
         clock += taken + m
         n += taken
         if sched is not None:

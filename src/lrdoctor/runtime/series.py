@@ -43,6 +43,19 @@ class StepMarks:
             return
         runs.append([index, 0, 1])
 
+    def add_consecutive(self, first: int, count: int) -> None:
+        """``add(first)``, ``add(first + 1)``, ... (``count`` indices), the rest in one step
+        once they extend a run of stride 1."""
+        end = first + count
+        for index in range(first, end):
+            runs = self.runs
+            last = runs[-1] if runs else None
+            if last is not None and last[2] > 1 and last[1] == 1 and index == last[0] + last[2]:
+                last[2] += end - index
+                self.count += end - index
+                return
+            self.add(index)
+
     def to_list(self) -> list[list[int]]:
         return [list(r) for r in self.runs]
 
