@@ -19,7 +19,6 @@ This is not a test: it prints numbers. It needs `pip install flake8 torchfix` (T
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import resource
 import shutil
@@ -27,13 +26,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_corpus import count_lines, generate_scripts, torch_files  # noqa: E402
+from check_corpus import count_lines, floor, generate_scripts, torch_files  # noqa: E402
 
 
 def children_cpu() -> float:
@@ -48,20 +46,6 @@ def run_child(cmd: list[str]) -> tuple[float, float, int]:
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
     return wall, children_cpu() - cpu0, proc.returncode
-
-
-def floor(files: list[str]) -> float:
-    """CPU seconds to read and `ast.parse` every file."""
-    t0 = time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for path in files:
-            try:
-                with open(path, "rb") as fh:
-                    ast.parse(fh.read().decode("utf-8"))
-            except (SyntaxError, ValueError, UnicodeDecodeError):
-                pass
-    return time.process_time() - t0
 
 
 def lrdoctor_in_process(files: list[str]) -> float:

@@ -27,39 +27,23 @@ This is not a test: it prints numbers.
 from __future__ import annotations
 
 import argparse
-import ast
 import gc
 import os
 import shutil
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_corpus import count_lines, generate_scripts, torch_files  # noqa: E402
+from check_corpus import count_lines, floor, generate_scripts, torch_files  # noqa: E402
 
 DEFAULT_ROOTS = "/work/fphunt:/work/fphunt2"
 # the largest trees of the hunt (diffusers 1 M lines, fairseq, peft) and a mid-size library
 DEFAULT_TREES = ("huggingface__diffusers", "huggingface__peft", "facebookresearch__fairseq",
                  "pytorch__ignite")
-
-
-def floor(files: list[str]) -> float:
-    """CPU seconds to read and `ast.parse` every file."""
-    t0 = time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for path in files:
-            try:
-                with open(path, "rb") as fh:
-                    ast.parse(fh.read().decode("utf-8"))
-            except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
-                pass
-    return time.process_time() - t0
 
 
 def lrdoctor(files: list[str]) -> tuple[float, int]:
