@@ -17,6 +17,11 @@ from lrdoctor.check.rules import rule
 FP16_SMALLEST_SUBNORMAL = 5.96e-8
 
 
+def _new_spelling(name: str) -> str:
+    """What the deprecated ``torch.cuda.amp.<name>`` is replaced by."""
+    return 'torch.amp.GradScaler("cuda")' if name == "GradScaler" else 'torch.autocast("cuda")'
+
+
 def resolve(node: ast.expr, module: ModuleInfo) -> str:
     """``torch.cuda.amp.autocast`` for ``autocast`` imported from there, etc."""
     text = dotted(node)
@@ -99,7 +104,7 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
                     edits = (*fix, *_import_edit(ctx.source, from_import))
             else:
                 edits = fix
-        new = 'torch.amp.GradScaler("cuda")' if name == "GradScaler" else 'torch.autocast("cuda")'
+        new = _new_spelling(name)
         yield Diagnostic.at(
             "LRD101",
             f"`{ast.unparse(node.func)}(...)` is torch.cuda.amp.{name}, deprecated (it warns "
@@ -116,7 +121,7 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
         if id(ref) in fallback or _head(ref) in guarded_names:
             continue
         name = (resolve(ref, module) or "").rsplit(".", 1)[-1]
-        new = 'torch.amp.GradScaler("cuda")' if name == "GradScaler" else 'torch.autocast("cuda")'
+        new = _new_spelling(name)
         yield Diagnostic.at(
             "LRD101",
             f"`{ast.unparse(ref)}` is torch.cuda.amp.{name}, kept here to be called later; it is "
