@@ -95,6 +95,9 @@ class Tracer:
         self.source = source
         self.loader = loader or ModuleLoader()
         self.events: list[Event] = []
+        # the branches each object was created on (by Obj.id), to tell which option of a
+        # choice a call under a test of the same setting can reach
+        self.created_conds: dict[int, tuple[Cond, ...]] = {}
         self.objects: list[Obj] = []
         self.loops: list[Loop] = []
         self.lightning: list[tuple[ast.AST, str, Any]] = []
@@ -1282,7 +1285,21 @@ class Tracer:
             # so a loop over it is a loop over the loader (its first iterable is evaluated in
             # the enclosing scope, as Python does)
             inner = self.eval(node.generators[0].iter, scope, depth + 1)
-            return inner if is_loader(inner) else None
+            if is_loader(inner):
+                return inner
+            members = loop_members(inner)
+            if isinstance(members, UnionVal) and not node.generators[0].ifs \
+                    and len(members.options) <= _MAX_COMPREHENDED:
+                # `[get_scheduler(o, cfg) for o in self.optimizers]`: one item per tracked
+                # object, the element evaluated with the target bound to it (in a scope of
+                # its own, as Python does)
+                items = []
+                for member in members.options:
+                    inner_scope = Scope({}, scope.module, scope, scope.self_val, scope.owner)
+                    self.assign(node.generators[0].target, member, None, inner_scope)
+                    items.append(self.eval(node.elt, inner_scope, depth + 1))
+                return TupleVal(items)
+            return None
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return None
         for child in _expr_children(node):
@@ -1794,10 +1811,18 @@ class Tracer:
             # a call written for the project's own class too (`step(epoch)` of a timm-style
             # scheduler): what it passes the torch option is what that class needs
             with_project = any(isinstance(o, InstanceVal) for o in options(receiver))
-            for i, option in enumerate(options(receiver)):
-                if receiver.exclusive:
-                    # one option per run: its calls sit on exclusive branches of the choice
-                    self.conds = (*saved, Cond(("<choice>", id(receiver), 0), i, None, None))
+            here = _setting_tests(saved)
+            for option, picks in _union_leaves(receiver):
+                # one option per run of each exclusive choice on the way to it (a loop over
+                # several choices steps one option of each): its calls sit on exclusive
+                # branches of that choice
+                if picks and here and isinstance(option, Obj) and _settings_disagree(
+                        _setting_tests(self.created_conds.get(option.id, ())), here):
+                    # `if opt.lr_policy == "plateau": sched.step(metric)` never runs on the
+                    # option built under `elif opt.lr_policy == "step":`
+                    continue
+                self.conds = (*saved, *(Cond(("<choice>", key, 0), i, None, None)
+                                        for key, i in picks))
                 try:
                     if isinstance(option, InstanceVal):
                         # the project's own scheduler class on one branch of the choice: its
@@ -1912,6 +1937,8 @@ class Tracer:
         return self.order
 
     def emit(self, kind: str, obj: Obj | None, node: ast.AST, **info: Any) -> None:
+        if kind == "create" and obj is not None:
+            self.created_conds.setdefault(obj.id, self.conds)
         self.events.append(
             Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
                   self.root, info, self.frame)
@@ -1989,6 +2016,89 @@ def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
         for option in options(value) if isinstance(value, UnionVal) else [value]:
             if isinstance(option, Obj) and option.kind == "scheduler":
                 option.in_composite = True
+
+
+def _setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | None, frozenset[str]]]:
+    """What the branches taken say about settings compared with strings, by the setting's
+    last name (`opt.lr_policy` and `self.opt.lr_policy` are one setting): the values it must
+    have (None: any) and the values it cannot have."""
+    out: dict[str, tuple[frozenset[str] | None, frozenset[str]]] = {}
+    for c in conds:
+        test = c.test
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            continue
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
+            left, right = right, left
+        name = dotted(left) if isinstance(left, (ast.Name, ast.Attribute)) else None
+        if not name:
+            continue
+        if isinstance(right, ast.Constant) and isinstance(right.value, str):
+            values = frozenset({right.value})
+        elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in right.elts):
+            values = frozenset(e.value for e in right.elts)  # type: ignore[attr-defined]
+        else:
+            continue
+        if isinstance(op, (ast.Eq, ast.In)):
+            positive = c.branch == 0
+        elif isinstance(op, (ast.NotEq, ast.NotIn)):
+            positive = c.branch != 0
+        else:
+            continue
+        if isinstance(op, (ast.Eq, ast.NotEq)) and len(values) != 1:
+            continue
+        key = name.rsplit(".", 1)[-1]
+        must, cannot = out.get(key, (None, frozenset()))
+        if positive:
+            must = values if must is None else must & values
+        else:
+            cannot = cannot | values
+        out[key] = (must, cannot)
+    return out
+
+
+def _settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]],
+                       b: dict[str, tuple[frozenset[str] | None, frozenset[str]]]) -> bool:
+    """Whether two sets of branches need a string setting to hold values it cannot hold at
+    once (`lr_policy == "step"` against `lr_policy == "plateau"`, or against its else)."""
+    for key in a.keys() & b.keys():
+        must_a, cannot_a = a[key]
+        must_b, cannot_b = b[key]
+        if must_a is not None and must_b is not None and not must_a & must_b:
+            return True
+        if must_a is not None and must_a <= cannot_b:
+            return True
+        if must_b is not None and must_b <= cannot_a:
+            return True
+    return False
+
+
+# a comprehension over tracked objects is evaluated per object up to this many of them
+_MAX_COMPREHENDED = 16
+
+
+def _union_leaves(value: UnionVal, limit: int = 64) -> list[tuple[Any, tuple[tuple[int, int], ...]]]:
+    """The alternatives of a union with, for each, the (choice, index) of every exclusive
+    union on the way to it: a loop over `[choice_g, choice_d]` calls one option of each
+    choice, never two options of one choice at once (containers may be cyclic)."""
+    out: list[tuple[Any, tuple[tuple[int, int], ...]]] = []
+    seen: set[int] = set()
+    stack: list[tuple[Any, tuple[tuple[int, int], ...]]] = [(value, ())]
+    while stack and len(out) < limit:
+        item, picks = stack.pop()
+        if isinstance(item, UnionVal):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            nested = [
+                (option, (*picks, (id(item), i)) if item.exclusive else picks)
+                for i, option in enumerate(item.options)
+            ]
+            stack.extend(reversed(nested))
+        else:
+            out.append((item, picks))
+    return out
 
 
 def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:

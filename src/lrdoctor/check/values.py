@@ -262,10 +262,22 @@ def loop_members(value: Any) -> Any:
             else list(value.items.values()) if isinstance(value, DictVal)
             else options(value)
         )
-        tracked = [i for i in items if isinstance(i, Obj) and i.kind != "loader"]
+        tracked = [i for i in items if _tracked_member(i)]
         if tracked and len(tracked) == len(items):
             return UnionVal(tracked)
     return None
+
+
+def _tracked_member(item: Any) -> bool:
+    """An item a loop over tracked objects may hold: a tracked object, or a choice among
+    tracked objects (`[get_scheduler(opt_g), get_scheduler(opt_d)]` where each builder picks
+    a class per setting), kept whole so the choice stays one object per run."""
+    if isinstance(item, Obj):
+        return item.kind != "loader"
+    if isinstance(item, UnionVal):
+        found = options(item)
+        return bool(found) and all(isinstance(o, Obj) and o.kind != "loader" for o in found)
+    return False
 
 
 def is_loader(value: Any) -> bool:

@@ -1,0 +1,174 @@
+"""Shapes met in the fresh real-code batch "fresh-2026-12f" of issue 7 (bench/realcode, dev
+half: research scripts and GAN / super-resolution trainers): each test is the general shape in
+our own words, next to the control that must still be reported (or stay silent)."""
+
+from __future__ import annotations
+
+from tests.check.helpers import codes, findings
+
+# -- a list of schedulers built per optimizer, stepped in a loop -----------------------------
+# A model class keeps its optimizers in a list and builds one scheduler per optimizer with a
+# comprehension; a method steps them all in a loop. The comprehension holds one scheduler per
+# optimizer, so the loop steps each of them.
+
+_PER_OPTIMIZER = """
+import torch
+
+
+def make_scheduler(optimizer, cfg):
+    return torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_epochs, gamma=0.5)
+
+
+class Translator:
+    def __init__(self, cfg, gen, disc):
+        self.gen, self.disc = gen, disc
+        self.opt_gen = torch.optim.Adam(gen.parameters(), lr=cfg.lr)
+        self.opt_disc = torch.optim.Adam(disc.parameters(), lr=cfg.lr)
+        self.optimizers = [self.opt_gen, self.opt_disc]
+
+    def prepare(self, cfg):
+        self.schedulers = {BUILD}
+
+    def decay(self):
+        for sched in self.schedulers:
+            sched.step()
+
+    def fit_batch(self, x):
+        self.opt_disc.zero_grad()
+        self.disc(x).backward()
+        self.opt_disc.step()
+        self.opt_gen.zero_grad()
+        self.gen(x).backward()
+        self.opt_gen.step()
+
+
+def run(cfg, gen, disc, loader):
+    model = Translator(cfg, gen, disc)
+    model.prepare(cfg)
+    for epoch in range(cfg.epochs):
+        {BEFORE}
+        for x in loader:
+            model.fit_batch(x)
+        {AFTER}
+"""
+
+
+def _per_optimizer(build: str, before: str = "pass", after: str = "pass") -> str:
+    return (_PER_OPTIMIZER.replace("{BUILD}", build).replace("{BEFORE}", before)
+            .replace("{AFTER}", after))
+
+
+_COMPREHENSION = "[make_scheduler(o, cfg) for o in self.optimizers]"
+
+
+def test_comprehension_of_schedulers_stepped_before_the_updates_is_lrd001() -> None:
+    # one finding at the step, which both schedulers reach
+    assert codes(_per_optimizer(_COMPREHENSION, before="model.decay()")) == ["LRD001"]
+
+
+def test_comprehension_of_schedulers_stepped_after_the_updates_is_silent() -> None:
+    assert codes(_per_optimizer(_COMPREHENSION, after="model.decay()")) == []
+
+
+def test_comprehension_over_appended_optimizers_is_followed() -> None:
+    source = _per_optimizer(_COMPREHENSION, before="model.decay()").replace(
+        "self.optimizers = [self.opt_gen, self.opt_disc]",
+        "self.optimizers = []\n        self.optimizers.append(self.opt_gen)\n"
+        "        self.optimizers.append(self.opt_disc)",
+    )
+    assert codes(source) == ["LRD001"]
+
+
+def test_comprehension_with_a_filter_is_not_guessed() -> None:
+    # `if` in the comprehension: which optimizers get a scheduler is not known, nothing said
+    build = "[make_scheduler(o, cfg) for o in self.optimizers if cfg.decay]"
+    assert codes(_per_optimizer(build, before="model.decay()")) == []
+
+
+def test_list_comprehension_over_data_is_not_a_list_of_schedulers() -> None:
+    source = """
+    import torch
+
+
+    def run(cfg, net, loader):
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30)
+        for epoch in range(cfg.epochs):
+            sizes = [len(x) for x in loader]
+            for x in loader:
+                opt.zero_grad()
+                net(x).backward()
+                opt.step()
+            sched.step()
+    """
+    assert codes(source) == []
+
+
+# -- a list of choices: each builder picks a class per setting --------------------------------
+# `[build(opt_g, cfg), build(opt_d, cfg)]` where `build` returns StepLR or LambdaLR depending
+# on a setting: the loop steps one option of each choice, never two options of one choice.
+
+_CHOICE = """
+import torch
+from torch.optim import lr_scheduler
+
+
+def build(optimizer, cfg):
+    if cfg.policy == "linear":
+        sched = lr_scheduler.LambdaLR(optimizer, lambda e: 1.0 - e / cfg.epochs)
+    elif cfg.policy == "plateau":
+        sched = lr_scheduler.ReduceLROnPlateau(optimizer, mode="min", patience=5)
+    else:
+        sched = lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg.epochs)
+    return sched
+
+
+def run(cfg, gen, disc, loader, validate):
+    opt_g = torch.optim.Adam(gen.parameters(), lr=cfg.lr)
+    opt_d = torch.optim.Adam(disc.parameters(), lr=cfg.lr)
+    schedulers = [build(opt_g, cfg), build(opt_d, cfg)]
+    for epoch in range(cfg.epochs):
+        for x in loader:
+            opt_d.zero_grad()
+            disc(x).backward()
+            opt_d.step()
+            opt_g.zero_grad()
+            gen(x).backward()
+            opt_g.step()
+        metric = validate(gen)
+        for sched in schedulers:
+            {STEP}
+"""
+
+_BY_SETTING = """if cfg.policy == "plateau":
+                sched.step(metric)
+            else:
+                sched.step()"""
+
+
+def test_list_of_choices_stepped_per_epoch_is_silent() -> None:
+    # one option of each choice per run: no LRD012 between LambdaLR and CosineAnnealingLR
+    assert codes(_CHOICE.replace("{STEP}", _BY_SETTING)) == []
+
+
+def test_step_with_a_metric_only_reaches_the_option_the_setting_builds() -> None:
+    # `sched.step(metric)` runs only when cfg.policy == "plateau": the ReduceLROnPlateau
+    # option; it is no epoch argument passed to LambdaLR or CosineAnnealingLR (LRD006)
+    assert "LRD006" not in codes(_CHOICE.replace("{STEP}", _BY_SETTING))
+
+
+def test_step_with_a_metric_on_every_option_is_still_lrd006() -> None:
+    # control: no test of the setting at the call, so the LambdaLR / cosine options get the
+    # metric as their (deprecated) epoch argument
+    assert "LRD006" in codes(_CHOICE.replace("{STEP}", "sched.step(metric)"))
+
+
+def test_list_of_choices_stepped_before_the_updates_is_lrd001() -> None:
+    source = _CHOICE.replace("{STEP}", "pass").replace(
+        "    for epoch in range(cfg.epochs):\n        for x in loader:",
+        "    for epoch in range(cfg.epochs):\n        for s in schedulers:\n"
+        "            s.step()\n        for x in loader:",
+    )
+    # (the plateau option stepped without a metric is LRD004 as well; no LRD012: one option
+    # of each choice runs)
+    assert sorted({code for code, _ in findings(source)}) == ["LRD001", "LRD004"]
