@@ -172,3 +172,95 @@ def test_list_of_choices_stepped_before_the_updates_is_lrd001() -> None:
     # (the plateau option stepped without a metric is LRD004 as well; no LRD012: one option
     # of each choice runs)
     assert sorted({code for code, _ in findings(source)}) == ["LRD001", "LRD004"]
+
+
+# -- a callable wrapper that owns the GradScaler and steps the scheduler ----------------------
+# `scaler(loss, optimizer, scheduler)` calls the project class's `__call__`: backward on the
+# scaled loss, scaler.step, update, then scheduler.step() whether or not the step was skipped.
+
+_WRAPPER = """
+import torch
+
+
+class AmpStepper:
+    def __init__(self):
+        self._scaler = torch.amp.GradScaler("cuda")
+
+    def __call__(self, loss, optimizer, scheduler=None):
+        self._scaler.scale(loss).backward()
+        self._scaler.step(optimizer)
+        self._scaler.update()
+        optimizer.zero_grad()
+        if scheduler is not None:
+            {STEP}
+
+
+def make_stepper(cfg):
+    {MAKE}
+    return torch.nn.CrossEntropyLoss(), stepper
+
+
+def run(cfg, model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1,
+                                                    total_steps=cfg.epochs * len(loader))
+    criterion, stepper = make_stepper(cfg)
+    for epoch in range(cfg.epochs):
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            if cfg.amp:
+                stepper(loss, optimizer, scheduler)
+            else:
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                scheduler.step()
+"""
+
+_ALWAYS = "stepper = AmpStepper()"
+_BY_FLAG = "if cfg.amp:\n        stepper = AmpStepper()\n    else:\n        stepper = None"
+_SKIP_AWARE = """before = self._scaler.get_scale()
+            self._scaler.update()
+            if self._scaler.get_scale() >= before:
+                scheduler.step()"""
+
+
+def _wrapper(make: str, step: str = "scheduler.step()") -> str:
+    return _WRAPPER.replace("{MAKE}", make).replace("{STEP}", step)
+
+
+def test_calling_a_wrapper_instance_runs_its_call_method() -> None:
+    assert codes(_wrapper(_ALWAYS)) == ["LRD005"]
+
+
+def test_wrapper_built_only_when_a_flag_is_on_is_still_followed() -> None:
+    # `stepper = AmpStepper()` on one branch, None on the other: the name holds the instance
+    assert codes(_wrapper(_BY_FLAG)) == ["LRD005"]
+
+
+def test_wrapper_that_steps_only_after_a_real_update_is_silent() -> None:
+    assert codes(_wrapper(_ALWAYS, _SKIP_AWARE)) == []
+
+
+def test_module_call_is_not_traced_as_a_call_method() -> None:
+    # nn.Module's __call__ belongs to torch: `model(x)` on a module class with a forward()
+    # that builds an optimizer is not run as if it were the project's __call__
+    source = """
+    import torch
+
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            opt = torch.optim.SGD(self.parameters(), lr=0.1)
+            sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1)
+            sched.step()
+            return x
+
+
+    def run(cfg, loader):
+        net = Net()
+        for epoch in range(cfg.epochs):
+            for x in loader:
+                net(x)
+    """
+    assert codes(source) == []

@@ -860,6 +860,11 @@ class Tracer:
                     if isinstance(now, Obj) and now.kind == "scheduler" and was.get(name) is not now:
                         # the project's scheduler on the first branch, a torch one on the other
                         store[name] = UnionVal([instance, now], exclusive=True)
+                    elif isinstance(now, Const) and now.value is None:
+                        # `if args.amp: scaler = ScalerWrapper() else: scaler = None`: as for
+                        # a library object, the name holds the instance of the branch that
+                        # built it (None has nothing to track)
+                        store[name] = instance
             # `if args.amp: scaler = GradScaler() else: scaler = None`: after the `if` the
             # name holds the object on the branch that built it (None has nothing to track)
             for store, built_here, was in zip(stores, built, before):
@@ -1483,6 +1488,14 @@ class Tracer:
             callee = next((o for o in options(callee) if o is not None), None)
         if isinstance(callee, FuncVal):
             return self.call_function(callee, args, kwargs, site=complete)
+        if isinstance(callee, InstanceVal):
+            # `scaler(loss, optimizer, scheduler)`: calling an instance of a project class
+            # runs that class's own `__call__` (a library base's, such as nn.Module's, is not
+            # in the project and is left alone)
+            found = callee.info.find("__call__")
+            if found is not None:
+                return self.call_function(FuncVal(found[0], found[1].module, callee, found[1]),
+                                          args, kwargs, site=complete)
         if args and isinstance(args[0], FuncVal) and (
             self.qualname(func, scope) == "functools.partial"
         ):
