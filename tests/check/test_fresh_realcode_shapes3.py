@@ -264,3 +264,67 @@ def test_module_call_is_not_traced_as_a_call_method() -> None:
                 net(x)
     """
     assert codes(source) == []
+
+
+# -- the setting read as a mapping key ---------------------------------------------------------
+# `cfg["scheduler"] == "plateau"` (or `cfg.get("scheduler")`) picks the class when the trainer
+# is built and picks the call when it steps: the metric reaches the plateau option only.
+
+_KEYED = """
+import torch
+
+
+class Trainer:
+    def __init__(self, cfg, model, train_dl, valid_dl):
+        self.cfg, self.model = cfg, model
+        self.train_dl, self.valid_dl = train_dl, valid_dl
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
+        self.scheduler = None
+        if cfg["scheduler"] is not None:
+            if {SETTING} == "plateau":
+                self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(self.optimizer)
+            elif {SETTING} == "exponential":
+                self.scheduler = torch.optim.lr_scheduler.ExponentialLR(self.optimizer, 0.98)
+
+    def fit(self, validate):
+        for epoch in range(self.cfg["epochs"]):
+            for xb, yb in self.train_dl:
+                self.optimizer.zero_grad()
+                self.model(xb, yb).backward()
+                self.optimizer.step()
+            val_loss = validate(self.model, self.valid_dl)
+            if self.cfg["scheduler"] is not None:
+                if {SETTING} == "plateau":
+                    self.scheduler.step(val_loss)
+                elif {SETTING} == "exponential":
+                    {OTHER}
+"""
+
+
+def _keyed(setting: str, other: str = "self.scheduler.step()") -> str:
+    return _KEYED.replace("{SETTING}", setting).replace("{OTHER}", other)
+
+
+def test_setting_read_by_key_keeps_the_metric_on_the_plateau_option() -> None:
+    # the builder reads `cfg["scheduler"]`, the step `self.cfg["scheduler"]`: one setting,
+    # named by its key; `step(val_loss)` runs on the plateau option only (no LRD006)
+    source = _keyed('cfg["scheduler"]').replace(
+        'if cfg["scheduler"] == "plateau":\n                    self.scheduler.step(val_loss)',
+        'if self.cfg["scheduler"] == "plateau":\n                    self.scheduler.step(val_loss)',
+    )
+    assert 'self.cfg["scheduler"] == "plateau"' in source
+    assert codes(source) == []
+
+
+def test_setting_read_with_get_keeps_the_metric_on_the_plateau_option() -> None:
+    source = _keyed('cfg.get("scheduler")').replace(
+        'if cfg.get("scheduler") == "plateau":\n                    self.scheduler.step(val_loss)',
+        'if self.cfg.get("scheduler") == "plateau":\n                    self.scheduler.step(val_loss)',
+    )
+    assert "LRD006" not in codes(source)
+
+
+def test_metric_passed_to_the_other_option_is_still_lrd006() -> None:
+    # control: the exponential option stepped with the metric too
+    source = _keyed('cfg["scheduler"]', other="self.scheduler.step(val_loss)")
+    assert "LRD006" in codes(source)

@@ -2043,8 +2043,8 @@ def _setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | 
         left, op, right = test.left, test.ops[0], test.comparators[0]
         if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
             left, right = right, left
-        name = dotted(left) if isinstance(left, (ast.Name, ast.Attribute)) else None
-        if not name:
+        key = _setting_key(left)
+        if not key:
             continue
         if isinstance(right, ast.Constant) and isinstance(right.value, str):
             values = frozenset({right.value})
@@ -2061,7 +2061,6 @@ def _setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | 
             continue
         if isinstance(op, (ast.Eq, ast.NotEq)) and len(values) != 1:
             continue
-        key = name.rsplit(".", 1)[-1]
         must, cannot = out.get(key, (None, frozenset()))
         if positive:
             must = values if must is None else must & values
@@ -2069,6 +2068,22 @@ def _setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | 
             cannot = cannot | values
         out[key] = (must, cannot)
     return out
+
+
+def _setting_key(node: ast.expr) -> str | None:
+    """The name of the setting a test reads: the last name of `cfg.sched` / `args.sched`,
+    the key of `config["sched"]` or `config.get("sched")`."""
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        name = dotted(node)
+        return name.rsplit(".", 1)[-1] if name else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+            and isinstance(node.slice.value, str):
+        return node.slice.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "get" and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        return node.args[0].value
+    return None
 
 
 def _settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]],
