@@ -328,3 +328,76 @@ def test_metric_passed_to_the_other_option_is_still_lrd006() -> None:
     # control: the exponential option stepped with the metric too
     source = _keyed('cfg["scheduler"]', other="self.scheduler.step(val_loss)")
     assert "LRD006" in codes(source)
+
+
+# -- a LightningModule calling its own configure_optimizers() --------------------------------
+# Lightning calls configure_optimizers() itself and steps the optimizer of that call; a
+# scheduler built in __init__ on the optimizer of the module's own call never reaches training.
+
+_OWN_CONFIGURE = """
+import torch
+import pytorch_lightning as pl
+
+
+class Recognizer(pl.LightningModule):
+    def __init__(self, net, lr):
+        super().__init__()
+        self.net, self.lr = net, lr
+        {INIT}
+
+    def configure_optimizers(self):
+        {CONFIGURE}
+
+    def training_step(self, batch, batch_idx):
+        return self.net(*batch)
+
+    def on_validation_epoch_end(self):
+        {EPOCH_END}
+"""
+
+_OWN_INIT = "self.sched = torch.optim.lr_scheduler.StepLR(self.configure_optimizers(), step_size=10)"
+
+
+def _own(init: str, configure: str, epoch_end: str) -> str:
+    return (_OWN_CONFIGURE.replace("{INIT}", init).replace("{CONFIGURE}", configure)
+            .replace("{EPOCH_END}", epoch_end))
+
+
+def test_scheduler_on_the_modules_own_configure_call_is_lrd014() -> None:
+    source = _own(_OWN_INIT, "return torch.optim.AdamW(self.net.parameters(), self.lr)",
+                  "self.sched.step()")
+    assert findings(source) == [("LRD014", 10)]
+
+
+def test_scheduler_returned_from_configure_optimizers_is_silent() -> None:
+    configure = ("opt = torch.optim.AdamW(self.net.parameters(), self.lr)\n"
+                 "        return [opt], [torch.optim.lr_scheduler.StepLR(opt, step_size=10)]")
+    assert codes(_own("pass", configure, "pass")) == []
+
+
+def test_own_configure_call_whose_optimizer_the_module_steps_is_silent() -> None:
+    # a module driving its own loop: the optimizer of its call is the one stepped
+    source = """
+    import torch
+    import pytorch_lightning as pl
+
+
+    class Tiny(pl.LightningModule):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+        def fit_by_hand(self, loader, epochs):
+            opt = self.configure_optimizers()
+            sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)
+            for epoch in range(epochs):
+                for batch in loader:
+                    opt.zero_grad()
+                    self.net(batch).backward()
+                    opt.step()
+                sched.step()
+    """
+    assert codes(source) == []

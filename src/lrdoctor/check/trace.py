@@ -1487,7 +1487,14 @@ class Tracer:
                 return built
             callee = next((o for o in options(callee) if o is not None), None)
         if isinstance(callee, FuncVal):
-            return self.call_function(callee, args, kwargs, site=complete)
+            result = self.call_function(callee, args, kwargs, site=complete)
+            if callee.fn.name == "configure_optimizers" and isinstance(callee.bound, InstanceVal) \
+                    and not _manual_optimization(callee.bound.info):
+                # the project calls a LightningModule's hook itself: Lightning makes its own
+                # call and steps the optimizers of that one, not of this one
+                for optimizer in _configured_optimizers(result):
+                    self.emit("own_configure", optimizer, node)
+            return result
         if isinstance(callee, InstanceVal):
             # `scaler(loss, optimizer, scheduler)`: calling an instance of a project class
             # runs that class's own `__call__` (a library base's, such as nn.Module's, is not

@@ -981,6 +981,42 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+    yield from _own_configure_optimizers(ctx)
+
+
+def _own_configure_optimizers(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler built on the optimizer of a LightningModule's own call to
+    ``self.configure_optimizers()`` (in ``__init__``, say): Lightning calls the hook itself and
+    steps the optimizer of its call, so a schedule on the other one never reaches training.
+    Reported only when nothing in the project steps that optimizer."""
+    seen: set[int] = set()
+    for r in ctx.program.events:
+        if r.kind != "own_configure" or r.obj is None or r.obj.id in seen:
+            continue
+        seen.add(r.obj.id)
+        optimizer = r.obj
+        if any(e.kind in ("opt_step", "scaler_step") and (
+                e.obj is optimizer or e.info.get("optimizer") is optimizer)
+               for e in ctx.program.events):
+            continue
+        steps = [e for e in ctx.program.events
+                 if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is optimizer]
+        if not steps:
+            continue
+        e = steps[0]
+        sched = e.obj
+        assert sched is not None
+        yield Diagnostic.at(
+            "LRD014",
+            f"`{receiver(e)}` ({sched.label}, line {sched.line}) drives the optimizer returned by "
+            f"this module's own call to configure_optimizers() (line {r.line}); Lightning calls "
+            "configure_optimizers() itself and steps the optimizer of its call, so this schedule "
+            "never changes the LR being trained: return the scheduler from "
+            "configure_optimizers() instead",
+            # at the scheduler's constructor, where the wrong optimizer is handed over
+            sched.path if sched.call is not None and sched.path else e.path,
+            sched.call if sched.call is not None and sched.path else e.node,
+        )
 
 
 # -- LRD015 ------------------------------------------------------------------------------------
