@@ -401,3 +401,42 @@ def test_own_configure_call_whose_optimizer_the_module_steps_is_silent() -> None
                 sched.step()
     """
     assert codes(source) == []
+
+
+# -- get_lr() on a scheduler built one way or another -----------------------------------------
+# A MultiStepLR built at `last_epoch=start_epoch` on resume and plainly otherwise: whichever
+# branch ran, `get_lr()` is the chainable next value, not the LR in force.
+
+_GET_LR_CHOICE = """
+import torch
+
+
+def run(cfg, model, loader, resume):
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    if resume:
+        start_epoch = resume(model, optimizer) + 1
+        scheduler = {RESUMED}
+    else:
+        start_epoch = 0
+        scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, [200, 400], gamma=0.1)
+    for epoch in range(start_epoch, cfg.epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x, y).backward()
+            optimizer.step()
+        scheduler.step()
+        lr = scheduler.get_lr()[0]
+        print(epoch, lr)
+"""
+
+
+def test_get_lr_on_either_chainable_option_is_lrd015() -> None:
+    resumed = ("torch.optim.lr_scheduler.MultiStepLR(optimizer, [200, 400], gamma=0.1, "
+               "last_epoch=start_epoch)")
+    assert codes(_GET_LR_CHOICE.replace("{RESUMED}", resumed)) == ["LRD015"]
+
+
+def test_get_lr_when_one_option_is_closed_form_is_silent() -> None:
+    # control: LambdaLR's get_lr() is the value in force; which option runs the file does not say
+    resumed = "torch.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 0.1 ** (e // 200))"
+    assert codes(_GET_LR_CHOICE.replace("{RESUMED}", resumed)) == []

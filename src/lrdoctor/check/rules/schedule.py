@@ -1033,19 +1033,27 @@ CHAINABLE_GET_LR = frozenset(
 
 @rule("LRD015")
 def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
+    at_call: dict[int, list[Event]] = {}
     for e in ctx.program.events:
-        if e.kind != "get_lr" or e.obj is None:
+        if e.kind == "get_lr" and e.obj is not None:
+            at_call.setdefault(id(e.node), []).append(e)
+    reported: set[int] = set()
+    for e in ctx.program.events:
+        if e.kind != "get_lr" or e.obj is None or id(e.node) in reported:
             continue
         # custom and guessed schedulers often return the right value from get_lr(); so may
-        # the one a setting picks among several (which one runs, the file does not say)
-        if e.obj.origin != "torch" or e.obj.guessed or e.obj.cls not in CHAINABLE_GET_LR \
-                or _chosen(e):
+        # the one a setting picks among several (which one runs, the file does not say),
+        # unless every option reaching this call is a chainable torch scheduler (a MultiStepLR
+        # built one way on resume and another way on a fresh start)
+        if not _chainable_get_lr(e.obj) or (
+                _chosen(e) and not all(_chainable_get_lr(o.obj) for o in at_call[id(e.node)])):
             continue
         recv = receiver(e)
         if recv in ("self", "super") or recv.startswith("super("):
             continue
         if _inside_step_context(ctx, e):
             continue
+        reported.add(id(e.node))
         yield Diagnostic.at(
             "LRD015",
             f"`{recv}.get_lr()` computes the next value of the chainable formula (and warns "
@@ -1053,6 +1061,11 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+def _chainable_get_lr(sched: Obj | None) -> bool:
+    return sched is not None and sched.origin == "torch" and not sched.guessed \
+        and sched.cls in CHAINABLE_GET_LR
 
 
 def _inside_step_context(ctx: FileContext, e: Event) -> bool:
