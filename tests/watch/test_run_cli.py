@@ -22,7 +22,7 @@ EXAMPLES = ROOT / "src" / "lrdoctor" / "examples"
 def lrdoctor(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_COLOR": "1"}
     return subprocess.run([sys.executable, "-m", "lrdoctor", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, **kw)
+                          capture_output=True, text=True, timeout=300, **kw)
 
 
 def write(path: Path, source: str) -> Path:
@@ -132,7 +132,7 @@ def test_ctrl_c_gives_a_partial_report_and_dies_by_the_signal(tmp_path):
     assert proc.stdout.readline().strip() == "training"
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=300)
     assert proc.returncode == -signal.SIGINT  # it died by the signal, as under python
     assert out.splitlines()[-1] == "atexit ran"
     assert "KeyboardInterrupt" in err
