@@ -147,6 +147,43 @@ def exclusive(a: Event, b: Event) -> bool:
     )
 
 
+def contradicts(facts: tuple[tuple[str, Any, bool], ...] | list[tuple[str, Any, bool]],
+                others: tuple[tuple[str, Any, bool], ...] | list[tuple[str, Any, bool]]) -> bool:
+    """True when two sets of branch facts cannot hold together: one flag (same version) with
+    opposite truths, or one setting equal to two different literals (``args.sched == "step"``
+    and ``args.sched == "cosine"``, both taken)."""
+    for text, version, truth in facts:
+        equal = _equality(text) if truth else None
+        for other_text, other_version, other_truth in others:
+            if version != other_version:
+                continue
+            if text == other_text and truth != other_truth:
+                return True
+            if equal is not None and other_truth and other_text != text:
+                other = _equality(other_text)
+                if other is not None and other[0] == equal[0] and other[1] != equal[1]:
+                    return True
+    return False
+
+
+def _equality(text: str) -> tuple[str, Any] | None:
+    """(the setting, the literal) for a fact ``<setting> Eq <literal>`` (either side)."""
+    left, sep, right = text.partition(" Eq ")
+    if not sep or " Eq " in right:
+        return None
+    for setting, literal in ((left, right), (right, left)):
+        try:
+            value = ast.literal_eval(literal)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            try:
+                ast.literal_eval(setting)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                return setting, value
+    return None
+
+
 _NEGATED = {ast.GtE: ast.Lt, ast.LtE: ast.Gt, ast.NotEq: ast.Eq, ast.IsNot: ast.Is,
             ast.NotIn: ast.In}
 

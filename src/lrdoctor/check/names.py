@@ -117,6 +117,12 @@ def classify_constructor(qualname: str) -> tuple[str, str, str] | None:
 # -- units of a horizon expression ---------------------------------------------------------
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# the lowercased names of the scheduler classes whose name holds a unit word ("step" in StepLR
+# and MultiStepLR), and "multistep", the schedule's usual name in settings
+# (`--lr_scheduler multistep`), longest first so that "multisteplr" is read whole
+_CLASS_SPELLED = re.compile("|".join(sorted(
+    {*(re.escape(name.lower()) for name in SCHEDULERS if "step" in name.lower()), "multistep"},
+    key=len, reverse=True)))
 _BATCH_WORDS = ("step", "iter", "batch", "update", "num_training", "sample", "len")
 
 
@@ -128,8 +134,10 @@ EPOCH_COUNT = re.compile(
 
 def unit_of_word(word: str) -> str:
     """``batch`` / ``epoch`` / ``""`` for one identifier: ``steps_per_epoch`` counts batches,
-    ``num_epochs`` counts epochs, ``T_max`` says nothing."""
-    w = word.lower()
+    ``num_epochs`` counts epochs, ``T_max`` says nothing. A scheduler's class spelled inside
+    the name (``MULTISTEPLR_MILESTONES_DEFAULT``, ``steplr_gamma``) names the class, not a
+    unit: its "step" is not a batch."""
+    w = _CLASS_SPELLED.sub("_", word.lower())
     if "per_epoch" in w or "perepoch" in w or EPOCH_COUNT.search(w):
         return "batch"
     if "epoch" in w or w in ("ep", "eps_total", "n_ep"):

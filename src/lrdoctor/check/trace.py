@@ -985,6 +985,10 @@ class Tracer:
         finally:
             self.conds = saved
 
+    def facts(self) -> tuple[tuple[str, Any, bool], ...]:
+        """What the branches being executed say about the settings they test."""
+        return tuple(c.fact for c in self.conds if c.fact is not None)
+
     def branch_cond(self, stmt: ast.stmt, branch: int, test: ast.expr | None,
                     scope: Scope) -> Cond:
         key = (self.path, stmt.lineno, stmt.col_offset)
@@ -1765,7 +1769,7 @@ class Tracer:
         ):
             return None  # a schedule object handed to an optimizer, not an LR scheduler
         obj = Obj(kind[0], kind[1], kind[2], call=node, scope=scope, path=self.path,
-                  line=node.lineno, col=node.col_offset + 1)
+                  line=node.lineno, col=node.col_offset + 1, facts=self.facts())
         obj.order = self.next_order()
         self.objects.append(obj)
         self.created += 1
@@ -1841,8 +1845,9 @@ class Tracer:
                     # `if opt.lr_policy == "plateau": sched.step(metric)` never runs on the
                     # option built under `elif opt.lr_policy == "step":`
                     continue
-                self.conds = (*saved, *(Cond(("<choice>", key, 0), i, None, None)
-                                        for key, i in picks))
+                # (the key also says how many options the choice has)
+                self.conds = (*saved, *(Cond(("<choice>", key, count), i, None, None)
+                                        for key, i, count in picks))
                 try:
                     if isinstance(option, InstanceVal):
                         # the project's own scheduler class on one branch of the choice: its
@@ -2113,13 +2118,16 @@ def _settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]
 _MAX_COMPREHENDED = 16
 
 
-def _union_leaves(value: UnionVal, limit: int = 64) -> list[tuple[Any, tuple[tuple[int, int], ...]]]:
-    """The alternatives of a union with, for each, the (choice, index) of every exclusive
-    union on the way to it: a loop over `[choice_g, choice_d]` calls one option of each
-    choice, never two options of one choice at once (containers may be cyclic)."""
-    out: list[tuple[Any, tuple[tuple[int, int], ...]]] = []
+_Picks = tuple[tuple[int, int, int], ...]
+
+
+def _union_leaves(value: UnionVal, limit: int = 64) -> list[tuple[Any, _Picks]]:
+    """The alternatives of a union with, for each, the (choice, index, number of options) of
+    every exclusive union on the way to it: a loop over `[choice_g, choice_d]` calls one option
+    of each choice, never two options of one choice at once (containers may be cyclic)."""
+    out: list[tuple[Any, _Picks]] = []
     seen: set[int] = set()
-    stack: list[tuple[Any, tuple[tuple[int, int], ...]]] = [(value, ())]
+    stack: list[tuple[Any, _Picks]] = [(value, ())]
     while stack and len(out) < limit:
         item, picks = stack.pop()
         if isinstance(item, UnionVal):
@@ -2127,7 +2135,8 @@ def _union_leaves(value: UnionVal, limit: int = 64) -> list[tuple[Any, tuple[tup
                 continue
             seen.add(id(item))
             nested = [
-                (option, (*picks, (id(item), i)) if item.exclusive else picks)
+                (option, (*picks, (id(item), i, len(item.options))) if item.exclusive
+                 else picks)
                 for i, option in enumerate(item.options)
             ]
             stack.extend(reversed(nested))

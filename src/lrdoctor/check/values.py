@@ -37,6 +37,9 @@ class Obj:
     members: list[Obj] = field(default_factory=list)  # composite schedulers' children
     in_composite: bool = False
     conditional: bool = False  # `GradScaler() if args.amp else None`: may not exist at run time
+    # what the branches it was built in say about the settings (Cond.fact of each): the
+    # CosineAnnealingLR of `elif args.sched == "cosine":` exists only when args.sched is "cosine"
+    facts: tuple[tuple[str, Any, bool], ...] = ()
     skip_aware: bool = False  # wrapped in lrdoctor.SkipAwareScheduler: steps only on real updates
     via: ast.Call | None = None  # the project's builder call it came from, its class unknown
     id: int = field(default_factory=lambda: next(_ids))

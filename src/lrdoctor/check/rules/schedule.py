@@ -1043,10 +1043,10 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         # custom and guessed schedulers often return the right value from get_lr(); so may
         # the one a setting picks among several (which one runs, the file does not say),
-        # unless every option reaching this call is a chainable torch scheduler (a MultiStepLR
-        # built one way on resume and another way on a fresh start)
+        # unless every option of the choice reaches this call and is a chainable torch
+        # scheduler (a MultiStepLR built one way on resume and another way on a fresh start)
         if not _chainable_get_lr(e.obj) or (
-                _chosen(e) and not all(_chainable_get_lr(o.obj) for o in at_call[id(e.node)])):
+                _chosen(e) and not _every_option_chainable(e, at_call[id(e.node)])):
             continue
         recv = receiver(e)
         if recv in ("self", "super") or recv.startswith("super("):
@@ -1066,6 +1066,21 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
 def _chainable_get_lr(sched: Obj | None) -> bool:
     return sched is not None and sched.origin == "torch" and not sched.guessed \
         and sched.cls in CHAINABLE_GET_LR
+
+
+def _every_option_chainable(e: Event, at_call: list[Event]) -> bool:
+    """``get_lr()`` on a scheduler a setting picks (`ExponentialLR` or `MultiStepLR`): wrong
+    whichever is picked when every option of each choice on the way reaches the call and is a
+    built-in whose ``get_lr()`` is the chainable step formula (one option of unknown or custom
+    class may return the LR in force). ``at_call``: the get_lr events of the same call."""
+    if not all(_chainable_get_lr(o.obj) for o in at_call):
+        return False
+    for c in e.conds:
+        if c.key[0] == "<choice>":
+            reached = {x.branch for o in at_call for x in o.conds if x.key == c.key}
+            if reached != set(range(c.key[2])):
+                return False
+    return True
 
 
 def _inside_step_context(ctx: FileContext, e: Event) -> bool:

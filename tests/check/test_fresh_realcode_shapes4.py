@@ -1,0 +1,169 @@
+"""Shapes met in the fresh real-code cases of issue 7 drawn from frameworks and larger code
+bases where the loop is hidden (bench/realcode, batch "fresh-2026-12g", dev half): Lightning
+modules, trainer classes, library schedulers chosen by a setting. Each test is the general
+shape in our own words, next to the control that must stay as it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.check.helpers import codes
+
+# -- a name that spells the scheduler's class is not a unit ---------------------------------
+# `MULTISTEPLR_MILESTONES = [100, 200, 300]` names the schedule it configures: the "step" in
+# "MultiStepLR" says nothing about batches. Milestones read from such a name are epochs or
+# unknown, never batches (a Lightning module returning them without "interval": "step" is
+# right); a name that does count iterations still makes the horizon batches.
+
+_LIGHTNING_MILESTONES = """
+import torch
+import lightning.pytorch as pl
+
+{constant}
+
+
+class Net(pl.LightningModule):
+    def __init__(self, params=None):
+        super().__init__()
+        self.layer = torch.nn.Linear(4, 1)
+        self.params = params
+
+    def training_step(self, batch, batch_idx):
+        return self.layer(batch).sum()
+
+    def configure_optimizers(self):
+        optimizer = torch.optim.Adam(self.parameters(), lr=1e-3)
+        if self.params is None:
+            milestones = {default}
+        else:
+            milestones = self.params.get("milestones", {default})
+        scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=milestones)
+        return {{"optimizer": optimizer, "lr_scheduler": scheduler}}
+"""
+
+
+@pytest.mark.parametrize("constant, default", [
+    ("MULTISTEPLR_MILESTONES_DEFAULT = [100, 200, 300]", "MULTISTEPLR_MILESTONES_DEFAULT"),
+    ("STEPLR_MILESTONES = [30, 60]", "STEPLR_MILESTONES"),
+    ("MULTISTEP_MILESTONES = [150, 250]", "MULTISTEP_MILESTONES"),
+])
+def test_milestones_named_after_the_class_are_not_batches(constant: str, default: str) -> None:
+    src = _LIGHTNING_MILESTONES.format(constant=constant, default=default)
+    assert "LRD003" not in codes(src)
+
+
+def test_milestones_named_in_iterations_are_still_batches() -> None:
+    src = _LIGHTNING_MILESTONES.format(constant="DECAY_ITERS = [60000, 80000]",
+                                       default="DECAY_ITERS")
+    assert "LRD003" in codes(src)
+
+
+# -- a step under the same setting that chose the scheduler ---------------------------------
+# `if args.sched == "plateau": s = ReduceLROnPlateau(...) elif args.sched == "cosine": s = ...`
+# and later `if args.sched == "plateau": s.step(val_loss)`: that call only ever runs on the
+# plateau, so it is not a cosine stepped with a deprecated epoch. A call under the branch of
+# the cosine is the cosine's own, and one under an unrelated test may be any of them.
+
+_CHOSEN_BY_SETTING = """
+import torch
+
+
+def train(args, model, loader, evaluate):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    if args.sched == "plateau":
+        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min")
+    elif args.sched == "cosine":
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
+    elif args.sched == "step":
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x, y).backward()
+            optimizer.step()
+        val_loss = evaluate(model)
+        {epoch_end}
+"""
+
+
+@pytest.mark.parametrize("epoch_end", [
+    'if args.sched == "plateau":\n            scheduler.step(val_loss)\n        else:\n'
+    '            scheduler.step()',
+    'if args.sched != "plateau":\n            scheduler.step()\n        else:\n'
+    '            scheduler.step(val_loss)',
+    "if 'plateau' == args.sched:\n            scheduler.step(val_loss)\n        else:\n"
+    '            scheduler.step()',
+])
+def test_plateau_step_under_its_own_setting_is_not_an_epoch_argument(epoch_end: str) -> None:
+    found = codes(_CHOSEN_BY_SETTING.format(epoch_end=epoch_end))
+    assert "LRD006" not in found
+    assert "LRD004" not in found
+
+
+def test_epoch_argument_under_the_cosine_setting_is_still_reported() -> None:
+    src = _CHOSEN_BY_SETTING.format(
+        epoch_end='if args.sched == "cosine":\n            scheduler.step(epoch)')
+    assert "LRD006" in codes(src)
+
+
+def test_epoch_argument_under_an_unrelated_test_is_still_reported() -> None:
+    src = _CHOSEN_BY_SETTING.format(
+        epoch_end="if args.verbose:\n            scheduler.step(val_loss)")
+    assert "LRD006" in codes(src)
+
+
+# -- get_lr() on a scheduler a setting picks ----------------------------------------------
+# `if opt.sched == "exp": s = ExponentialLR(...) elif opt.sched == "step": s = MultiStepLR(...)`
+# then `print(s.get_lr())`: each option's get_lr() is the chainable step formula, so the value
+# printed is wrong whichever the setting picks. One option whose get_lr() is closed-form
+# (LambdaLR) or of the project's own class may print the LR in force: left alone.
+
+_LOGGED_CHOICE = """
+import torch
+
+
+class WarmStart:
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+
+    def step(self):
+        pass
+
+    def get_lr(self):
+        return [g["lr"] for g in self.optimizer.param_groups]
+
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+if opt.sched == "exp":
+    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.95)
+elif opt.sched == "step":
+    scheduler = {second}
+elif opt.sched == "none":
+    print("constant LR")
+else:
+    raise ValueError(opt.sched)
+for epoch in range(opt.epochs):
+    if opt.sched != "none":
+        print("lr: {{}}".format(", ".join(str(v) for v in scheduler.get_lr())))
+    for x, y in loader:
+        optimizer.zero_grad()
+        model(x).sub(y).pow(2).mean().backward()
+        optimizer.step()
+    if opt.sched != "none":
+        scheduler.step()
+"""
+
+
+def test_get_lr_logged_on_a_choice_of_chainable_schedulers() -> None:
+    src = _LOGGED_CHOICE.format(
+        second="torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[30, 60])")
+    assert codes(src).count("LRD015") == 1
+
+
+@pytest.mark.parametrize("second", [
+    "torch.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 0.95 ** e)",
+    "WarmStart(optimizer)",
+])
+def test_get_lr_logged_on_a_choice_with_a_closed_form_option(second: str) -> None:
+    assert "LRD015" not in codes(_LOGGED_CHOICE.format(second=second))
