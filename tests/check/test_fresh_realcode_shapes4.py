@@ -167,3 +167,119 @@ def test_get_lr_logged_on_a_choice_of_chainable_schedulers() -> None:
 ])
 def test_get_lr_logged_on_a_choice_with_a_closed_form_option(second: str) -> None:
     assert "LRD015" not in codes(_LOGGED_CHOICE.format(second=second))
+
+
+# -- a Lightning plateau monitoring a value logged in training ------------------------------
+# configure_optimizers returns ReduceLROnPlateau with "monitor": "train_loss" while the module's
+# validation_step logs a validation loss: Lightning feeds the plateau the training loss. A
+# module that monitors its validation value, or has no validation hook logging one, is right.
+
+_LIGHTNING_PLATEAU = """
+import torch
+import pytorch_lightning as pl
+
+
+class Forecaster(pl.LightningModule):
+    def __init__(self, net, patience=10):
+        super().__init__()
+        self.net = net
+        self.patience = patience
+
+    def training_step(self, batch, batch_idx):
+        loss = self.net(*batch).mean()
+        self.log("train_loss", loss, on_epoch=True, on_step=False)
+        return loss
+{validation}
+    def configure_optimizers(self):
+        optimizer = torch.optim.Adam(self.net.parameters(), lr=1e-3)
+        return {{
+            "optimizer": optimizer,
+            "lr_scheduler": {{
+                "scheduler": torch.optim.lr_scheduler.ReduceLROnPlateau(
+                    optimizer, mode="min", factor=0.5, patience=self.patience),
+                "monitor": "{monitor}",
+            }},
+        }}
+"""
+
+_VALIDATION_HOOK = """
+    def validation_step(self, batch, batch_idx):
+        loss = self.net(*batch).mean()
+        {log}
+        return loss
+"""
+
+
+@pytest.mark.parametrize("log", [
+    'self.log("val_loss", loss, on_epoch=True)',
+    'self.log_dict({"valid_loss": loss, "valid_mae": loss.abs()})',
+])
+def test_lightning_plateau_monitoring_the_training_loss(log: str) -> None:
+    src = _LIGHTNING_PLATEAU.format(validation=_VALIDATION_HOOK.replace("{log}", log),
+                                    monitor="train_loss")
+    assert "LRD004" in codes(src)
+
+
+@pytest.mark.parametrize("validation, monitor", [
+    (_VALIDATION_HOOK.replace("{log}", 'self.log("val_loss", loss)'), "val_loss"),
+    ("", "train_loss"),
+    (_VALIDATION_HOOK.replace("{log}", "pass"), "train_loss"),
+])
+def test_lightning_plateau_monitoring_what_it_should(validation: str, monitor: str) -> None:
+    src = _LIGHTNING_PLATEAU.format(validation=validation, monitor=monitor)
+    assert "LRD004" not in codes(src)
+
+
+# -- a checkpoint that keeps one scheduler's state but not the other's ----------------------
+# A warm-up and a main schedule drive one optimizer; the checkpoint stores the optimizer and
+# the warm-up's state while the main schedule's line is commented out: on resume the main
+# schedule restarts. Storing both, or one scheduler chosen per branch under one name, loses
+# nothing.
+
+_TWO_SCHEDULES = """
+import torch
+
+
+def train(args, model, loader):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    {warmup}
+    main_scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
+    step = 0
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x, y).backward()
+            optimizer.step()
+            if step < args.warmup_steps:
+                warmup_scheduler.step()
+            step += 1
+        if step >= args.warmup_steps:
+            main_scheduler.step()
+        torch.save({{
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "warmup": warmup_scheduler.state_dict(),
+            {main}
+        }}, "last.pt")
+"""
+
+_ONE_WARMUP = ("warmup_scheduler = torch.optim.lr_scheduler.LambdaLR(\n"
+               "        optimizer, lambda s: min(1.0, (s + 1) / args.warmup_steps))")
+_CHOSEN_WARMUP = (
+    "if args.linear:\n"
+    "        warmup_scheduler = torch.optim.lr_scheduler.LambdaLR(\n"
+    "            optimizer, lambda s: min(1.0, (s + 1) / args.warmup_steps))\n"
+    "    else:\n"
+    "        warmup_scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)")
+
+
+@pytest.mark.parametrize("warmup", [_ONE_WARMUP, _CHOSEN_WARMUP])
+def test_checkpoint_keeps_the_warmup_but_not_the_main_schedule(warmup: str) -> None:
+    src = _TWO_SCHEDULES.format(warmup=warmup, main='# "main": main_scheduler.state_dict(),')
+    assert "LRD007" in codes(src)
+
+
+@pytest.mark.parametrize("warmup", [_ONE_WARMUP, _CHOSEN_WARMUP])
+def test_checkpoint_keeps_both_schedules(warmup: str) -> None:
+    src = _TWO_SCHEDULES.format(warmup=warmup, main='"main": main_scheduler.state_dict(),')
+    assert "LRD007" not in codes(src)

@@ -572,6 +572,70 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             )
 
 
+# Lightning hooks whose `self.log(...)` calls log a training value / a validation value
+_TRAIN_HOOKS = frozenset({"training_step", "training_step_end", "training_epoch_end",
+                          "on_train_epoch_end", "on_train_batch_end"})
+_VALIDATION_HOOKS = frozenset({"validation_step", "validation_step_end", "validation_epoch_end",
+                               "on_validation_epoch_end", "on_validation_batch_end"})
+
+
+@rule("LRD004")
+def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A LightningModule whose ReduceLROnPlateau monitors a value it logs in its training
+    hooks (``"monitor": "train_loss"``) while its validation hooks log a validation loss or
+    metric: the plateau reacts to the training loss, not to generalisation."""
+    if "ReduceLROnPlateau" not in ctx.source and ctx.source.isascii():
+        return
+    for cls in (n for n in ast.walk(ctx.tree) if isinstance(n, ast.ClassDef)):
+        methods = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        configure = methods.get("configure_optimizers")
+        if configure is None or not any(
+                isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1]
+                == "ReduceLROnPlateau" for n in ast.walk(configure)):
+            continue
+        trained = {k for name, f in methods.items() if name in _TRAIN_HOOKS for k in _logged(f)}
+        validated = {k for name, f in methods.items() if name in _VALIDATION_HOOKS
+                     for k in _logged(f)}
+        watched = sorted(k for k in validated if names.VALIDATION_WORDS.search(k.lower())
+                         and (names.LOSS_WORDS.search(k.lower()) or names.ACC_WORDS.search(k.lower())))
+        if not watched:
+            continue
+        for node in ast.walk(configure):
+            if not isinstance(node, ast.Dict):
+                continue
+            for key, value in zip(node.keys, node.values):
+                if not (isinstance(key, ast.Constant) and key.value == "monitor"
+                        and isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                    continue
+                monitor = value.value
+                if monitor not in trained or monitor in validated \
+                        or names.VALIDATION_WORDS.search(monitor.lower()):
+                    continue
+                yield Diagnostic.at(
+                    "LRD004",
+                    f"ReduceLROnPlateau monitors `{monitor}`, which {cls.name} logs in its "
+                    f"training hooks, while its validation hooks log `{watched[0]}`: it reacts "
+                    "to training noise, not to generalisation; monitor the validation metric",
+                    ctx.path,
+                    value,
+                )
+
+
+def _logged(fn: ast.AST) -> Iterator[str]:
+    """The names ``self.log("name", ...)`` / ``self.log_dict({"name": ...})`` log in ``fn``."""
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"):
+            continue
+        if node.func.attr == "log" and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            yield node.args[0].value
+        elif node.func.attr == "log_dict" and node.args and isinstance(node.args[0], ast.Dict):
+            for key in node.args[0].keys:
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    yield key.value
+
+
 def _metric_kind(e: Event) -> str:
     """"acc" / "loss" / "" for the metric a plateau step is given."""
     node = e.node

@@ -11,7 +11,7 @@ from typing import Any
 from lrdoctor.check.context import FileContext, function_around, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.index import Scope, dotted
-from lrdoctor.check.model import Event, exclusive
+from lrdoctor.check.model import Event, contradicts, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import (
@@ -22,6 +22,7 @@ from lrdoctor.check.values import (
     Obj,
     StateDictVal,
     TupleVal,
+    UnionVal,
 )
 
 
@@ -46,6 +47,11 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
         objs.add(value.obj.id)
     elif isinstance(value, Obj):
         objs.add(value.id)
+    elif isinstance(value, UnionVal):
+        # the state of a scheduler chosen by a setting: whichever option runs is stored
+        for option in value.options:
+            if isinstance(option, (StateDictVal, Obj)):
+                _saved(option, objs, words, depth + 1)
     elif isinstance(value, ExprVal):
         words.append(ast.unparse(value.node).lower())
     return True
@@ -523,6 +529,11 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         s = scheds[0]
         kind = f", {s.cls}" if s.cls else ""
         missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
+    elif scheds:
+        left = _left_out(e, scheds, objs, words)
+        if left is not None:
+            kind = f", {left.cls}" if left.cls else ""
+            missing.append(f"the second scheduler's (`{left.name}`{kind})")
     scalers = _scalers(ctx, e.root, e)
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
@@ -551,6 +562,30 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         e.path,
         e.node,
     )
+
+
+def _left_out(e: Event, scheds: list[Obj], objs: set[int], words: list[str]) -> Obj | None:
+    """A checkpoint that stores one scheduler of the optimizer by its state but not another
+    one that runs beside it (a warm-up's state saved, the main schedule's save commented out):
+    the scheduler not stored, when no key names it either. Options of one choice share their
+    name (``warmup_scheduler`` built per branch): storing one stores the choice; a scheduler
+    built under a setting the save's branch, or a stored scheduler's, contradicts is another
+    run's."""
+    saved = [s for s in scheds if s.id in objs]
+    if not saved:
+        return None
+    here = tuple(c.fact for c in e.conds if c.fact is not None)
+    stored_names = {s.name for s in saved}
+    for s in scheds:
+        if s.id in objs or not s.name or s.name in stored_names:
+            continue
+        last = s.name.rsplit(".", 1)[-1].lower()
+        if any(last in w for w in words):
+            continue
+        if contradicts(s.facts, here) or any(contradicts(s.facts, t.facts) for t in saved):
+            continue
+        return s
+    return None
 
 
 def _module_tree(ctx: FileContext, path: str) -> ast.Module | None:
