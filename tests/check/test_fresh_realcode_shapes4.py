@@ -283,3 +283,67 @@ def test_checkpoint_keeps_the_warmup_but_not_the_main_schedule(warmup: str) -> N
 def test_checkpoint_keeps_both_schedules(warmup: str) -> None:
     src = _TWO_SCHEDULES.format(warmup=warmup, main='"main": main_scheduler.state_dict(),')
     assert "LRD007" not in codes(src)
+
+
+# -- step(epoch) on the project's subclass of torch's scheduler base ------------------------
+# `class TableLR(_LRScheduler)` that only writes get_lr() keeps torch's step(): passing it the
+# epoch takes torch's deprecated path, whatever the class (picked from a dict of such classes
+# by a setting, too). A subclass that writes its own step(epoch) defines what the argument
+# means: left alone.
+
+_PROJECT_TABLE = """
+import torch
+from torch.optim.lr_scheduler import _LRScheduler
+
+
+class TableLR(_LRScheduler):
+    def __init__(self, optimizer, epochs=50, last_epoch=-1):
+        self.table = [0.9 ** i for i in range(epochs)]
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [base * self.table[self.last_epoch] for base in self.base_lrs]
+{own_step}
+
+class HalvingLR(TableLR):
+    pass
+
+
+KINDS = {{"table": TableLR, "halving": HalvingLR}}
+
+
+def train(cfg, model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = {build}
+    for epoch in range(cfg.epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x, y).backward()
+            optimizer.step()
+        scheduler.step(epoch + 1)
+"""
+
+_OWN_STEP = """
+    def step(self, epoch=None):
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+"""
+
+
+@pytest.mark.parametrize("build", [
+    "TableLR(optimizer, epochs=cfg.epochs)",
+    "KINDS[cfg.kind](optimizer, epochs=cfg.epochs)",
+])
+def test_epoch_argument_to_a_project_scheduler_keeping_torch_step(build: str) -> None:
+    src = _PROJECT_TABLE.format(own_step="", build=build)
+    assert "LRD006" in codes(src)
+
+
+@pytest.mark.parametrize("build", [
+    "TableLR(optimizer, epochs=cfg.epochs)",
+    "KINDS[cfg.kind](optimizer, epochs=cfg.epochs)",
+])
+def test_epoch_argument_to_a_project_scheduler_with_its_own_step(build: str) -> None:
+    src = _PROJECT_TABLE.format(own_step=_OWN_STEP, build=build)
+    assert "LRD006" not in codes(src)

@@ -1623,7 +1623,9 @@ class Tracer:
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
             # that keeps torch's step(): a scheduler (optimizer) of unknown class. One that
             # writes its own step() (a warm-up wrapping another scheduler) is traced instead.
-            return self.unknown_class(kind, node, args, kwargs)
+            unknown = self.unknown_class(kind, node, args, kwargs)
+            unknown.torch_step = kind == "scheduler"
+            return unknown
         instance = InstanceVal(cls)
         init = cls.find("__init__")
         if init is not None:

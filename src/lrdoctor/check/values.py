@@ -40,6 +40,9 @@ class Obj:
     # what the branches it was built in say about the settings (Cond.fact of each): the
     # CosineAnnealingLR of `elif args.sched == "cosine":` exists only when args.sched is "cosine"
     facts: tuple[tuple[str, Any, bool], ...] = ()
+    # an instance of the project's own subclass of torch's LRScheduler that keeps torch's
+    # step(): its class is unknown, but what step(epoch) does is torch's
+    torch_step: bool = False
     skip_aware: bool = False  # wrapped in lrdoctor.SkipAwareScheduler: steps only on real updates
     via: ast.Call | None = None  # the project's builder call it came from, its class unknown
     id: int = field(default_factory=lambda: next(_ids))

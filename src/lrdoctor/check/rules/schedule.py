@@ -811,9 +811,10 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None and isinstance(e.node, ast.Call)
-        if sched.guessed or sched.cls in ("ReduceLROnPlateau", "CosineAnnealingWarmRestarts"):
+        if sched.guessed and not sched.torch_step \
+                or sched.cls in ("ReduceLROnPlateau", "CosineAnnealingWarmRestarts"):
             continue
-        if sched.origin not in ("torch", "hf"):
+        if sched.origin not in ("torch", "hf") and not sched.torch_step:
             continue
         if e.info.get("project_option"):
             continue  # one call for the project's own class too, which needs the epoch
@@ -826,9 +827,10 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             continue  # `step(None)` is `step()`
         yield Diagnostic.at(
             "LRD006",
-            f"`{receiver(e)}.step({ast.unparse(arg)})` passes an epoch to {sched.cls}: the "
-            "argument is deprecated and switches to the closed-form formula; drop it and call "
-            f"`{receiver(e)}.step()` where it is called now",
+            f"`{receiver(e)}.step({ast.unparse(arg)})` passes an epoch to "
+            f"{sched.cls or 'a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()'}"
+            ": the argument is deprecated and switches to the closed-form formula; drop it and "
+            f"call `{receiver(e)}.step()` where it is called now",
             e.path,
             e.node,
         )
