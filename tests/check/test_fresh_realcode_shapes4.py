@@ -347,3 +347,55 @@ def test_epoch_argument_to_a_project_scheduler_keeping_torch_step(build: str) ->
 def test_epoch_argument_to_a_project_scheduler_with_its_own_step(build: str) -> None:
     src = _PROJECT_TABLE.format(own_step=_OWN_STEP, build=build)
     assert "LRD006" not in codes(src)
+
+
+# -- what a guard of the step holds on the first pass ---------------------------------------
+# `first = True` right before the loop, rebound inside it: on the first pass the guard reads
+# True. And a warm-up built under `args.sched == "linear"` sees `args.sched == "linear"` hold
+# where it is stepped. Both together make `if first and (args.sched == "linear" or step <
+# warmup): warmup.step()` before optimizer.step() a step before the first update. A guard that
+# is false on the first pass, or whose value the file does not state, stays silent.
+
+_GUARDED_WARMUP = """
+import torch
+
+
+def train(args, model, loader, warmup_steps):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    if args.sched == "linear":
+        warmup = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda s: min(1.0, (s + 1) / warmup_steps))
+    else:
+        warmup = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
+    step = 0
+    for epoch in range(args.epochs):
+        {before}
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x, y).backward()
+            if {guard}:
+                warmup.step()
+            optimizer.step()
+            first = False
+            step += 1
+"""
+
+
+@pytest.mark.parametrize("before, guard", [
+    ("first = True", 'first and (args.sched == "linear" or step < warmup_steps)'),
+    ("first = True", "first"),
+    ("first = 1", 'first and args.sched != "constant"'),
+])
+def test_warmup_step_guarded_by_what_holds_on_the_first_pass(before: str, guard: str) -> None:
+    assert "LRD001" in codes(_GUARDED_WARMUP.format(before=before, guard=guard))
+
+
+@pytest.mark.parametrize("before, guard", [
+    ("first = True", "not first"),
+    ("first = False", "first"),
+    ("first = True", "first and step > 0"),
+    ("first = True", 'first and args.sched == "constant" and step < warmup_steps'),
+    ("pass", "step < warmup_steps"),
+])
+def test_warmup_step_guard_false_or_unknown_on_the_first_pass(before: str, guard: str) -> None:
+    assert "LRD001" not in codes(_GUARDED_WARMUP.format(before=before, guard=guard))

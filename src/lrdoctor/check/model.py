@@ -153,20 +153,20 @@ def contradicts(facts: tuple[tuple[str, Any, bool], ...] | list[tuple[str, Any, 
     opposite truths, or one setting equal to two different literals (``args.sched == "step"``
     and ``args.sched == "cosine"``, both taken)."""
     for text, version, truth in facts:
-        equal = _equality(text) if truth else None
+        equal = equality_of(text) if truth else None
         for other_text, other_version, other_truth in others:
             if version != other_version:
                 continue
             if text == other_text and truth != other_truth:
                 return True
             if equal is not None and other_truth and other_text != text:
-                other = _equality(other_text)
+                other = equality_of(other_text)
                 if other is not None and other[0] == equal[0] and other[1] != equal[1]:
                     return True
     return False
 
 
-def _equality(text: str) -> tuple[str, Any] | None:
+def equality_of(text: str) -> tuple[str, Any] | None:
     """(the setting, the literal) for a fact ``<setting> Eq <literal>`` (either side)."""
     left, sep, right = text.partition(" Eq ")
     if not sep or " Eq " in right:

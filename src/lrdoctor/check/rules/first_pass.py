@@ -15,7 +15,7 @@ from typing import Any
 
 from lrdoctor.check import constants, names
 from lrdoctor.check.index import ModuleInfo, dotted
-from lrdoctor.check.model import Cond, Loop
+from lrdoctor.check.model import Cond, Loop, equality_of, flag_of
 
 _UNKNOWN = object()
 
@@ -87,6 +87,57 @@ def derived_values(loops: list[Loop], env: dict[str, Any],
     return derived
 
 
+def entry_values(loops: list[Loop], tree: ast.AST | None, env: dict[str, Any],
+                 names_: set[str]) -> None:
+    """What the names in ``names_`` (rebound inside the loops) hold when the outermost of
+    ``loops`` is entered, where the statement nearest before it that binds the name is a plain
+    ``name = <literal>`` of the same block (``first_task = True`` right before ``for task in
+    tasks:``): that is their value on the first pass until the body rebinds them. A name whose
+    nearest binding is anything else (conditional, computed, augmented) stays unknown."""
+    if tree is None or not loops:
+        return
+    for loop in loops:
+        block = _block_of(tree, loop.node)
+        if block is None:
+            continue
+        index = next(i for i, stmt in enumerate(block) if stmt is loop.node)
+        settled: set[str] = set(env)
+        for stmt in reversed(block[:index]):
+            bound = {t.id for n in ast.walk(stmt) for t in _targets(n) if isinstance(t, ast.Name)}
+            bound &= names_ - settled
+            if not bound:
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], ast.Name) \
+                    and isinstance(stmt.value, ast.Constant) and stmt.targets[0].id in bound:
+                env[stmt.targets[0].id] = stmt.value.value
+            settled |= bound
+
+
+def _targets(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.Assign):
+        return [n for t in node.targets for n in ast.walk(t)]
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [node.target]
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return list(ast.walk(node.target))
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [n for item in node.items if item.optional_vars is not None
+                for n in ast.walk(item.optional_vars)]
+    if isinstance(node, ast.NamedExpr):
+        return [node.target]
+    return []
+
+
+def _block_of(tree: ast.AST, stmt: ast.stmt) -> list[ast.stmt] | None:
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                return block
+    return None
+
+
 def _last(call: ast.Call) -> str:
     return (dotted(call.func) or "").rsplit(".", 1)[-1]
 
@@ -102,11 +153,14 @@ def _start_value(expr: ast.expr) -> Any:
     return Symbol(ast.unparse(expr))
 
 
-def holds_first(cond: Cond, env: dict[str, Any], module: ModuleInfo | None) -> bool | None:
-    """Is ``cond``'s branch taken on the first pass? None when it cannot be told."""
+def holds_first(cond: Cond, env: dict[str, Any], module: ModuleInfo | None,
+                facts: tuple[tuple[str, Any, bool], ...] = ()) -> bool | None:
+    """Is ``cond``'s branch taken on the first pass? None when it cannot be told. ``facts``:
+    what the branches the stepped object was built in say about the settings (the warm-up
+    built under ``args.sched == "linear"`` sees ``args.sched == "linear"`` hold)."""
     if cond.test is None:
         return None
-    value = _eval(cond.test, env, module)
+    value = _eval(cond.test, env, module, {text: truth for text, _, truth in facts})
     if value is _UNKNOWN:
         return None
     taken = bool(value)
@@ -121,7 +175,12 @@ _REFLEXIVE = {ast.Eq: True, ast.NotEq: False, ast.Lt: False, ast.LtE: True, ast.
               ast.GtE: True}
 
 
-def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None) -> Any:
+def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
+          facts: dict[str, bool] | None = None) -> Any:
+    if facts and isinstance(node, (ast.Compare, ast.Attribute, ast.Subscript)):
+        decided = _by_fact(node, facts)
+        if decided is not None:
+            return decided
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name):
@@ -135,10 +194,10 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None) -> Any
     if isinstance(node, ast.Attribute) and dotted(node) is not None:
         return Symbol(ast.unparse(node))  # `args.start_epoch`: itself, whatever it holds
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = _eval(node.operand, env, module)
+        inner = _eval(node.operand, env, module, facts)
         return _UNKNOWN if inner is _UNKNOWN or isinstance(inner, Symbol) else not inner
     if isinstance(node, ast.BoolOp):
-        values = [_eval(v, env, module) for v in node.values]
+        values = [_eval(v, env, module, facts) for v in node.values]
         known = [bool(v) for v in values if v is not _UNKNOWN and not isinstance(v, Symbol)]
         if isinstance(node.op, ast.And):
             if False in known:
@@ -187,6 +246,24 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None) -> Any
         except TypeError:
             return _UNKNOWN
     return _UNKNOWN
+
+
+def _by_fact(node: ast.expr, facts: dict[str, bool]) -> bool | None:
+    """The value of a test on a setting that ``facts`` decide: the same test, or the setting
+    compared with another literal than the one it is known to equal."""
+    flag = flag_of(node)
+    if flag is None:
+        return None
+    text, truth, _ = flag
+    if text in facts:
+        return facts[text] == truth
+    equal = equality_of(text)
+    if equal is not None:
+        for known, holds in facts.items():
+            other = equality_of(known)
+            if holds and other is not None and other[0] == equal[0] and other[1] != equal[1]:
+                return not truth  # it equals another literal
+    return None
 
 
 def _number(value: Any) -> bool:

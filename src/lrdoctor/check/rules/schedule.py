@@ -14,7 +14,7 @@ from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, l
 from lrdoctor.check.index import dotted
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.rules import rule
-from lrdoctor.check.rules.first_pass import derived_values, first_values, holds_first
+from lrdoctor.check.rules.first_pass import derived_values, entry_values, first_values, holds_first
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import Const, DictVal, ExprVal, Obj, TupleVal, UnionVal
 from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
@@ -111,12 +111,15 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
     module = ctx.module if e.path == ctx.path else None
     # `it = epoch * len(loader) + i`: its first value, where the loop variables tell it
     loop_vars |= derived_values(loops, env, module)
+    # `first_task = True` right before the loop: its value on the first pass
+    entry_values(loops, ctx.tree_of(e.path), env, loop_vars - {v for lp in loops for v in lp.targets})
+    facts = e.obj.facts if e.obj is not None else ()
     for c in e.conds_inside(loop):
         if (c.key, c.branch) in shared or (c.text, c.branch) in shared:
             continue
         if not set(names.words(c.text)) & loop_vars:
             continue  # a setting (`if args.scheduler == "step"`): the same on every pass
-        if holds_first(c, env, module) is not True:
+        if holds_first(c, env, module, facts) is not True:
             return True
     return False
 
