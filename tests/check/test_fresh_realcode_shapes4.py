@@ -399,3 +399,75 @@ def test_warmup_step_guarded_by_what_holds_on_the_first_pass(before: str, guard:
 ])
 def test_warmup_step_guard_false_or_unknown_on_the_first_pass(before: str, guard: str) -> None:
     assert "LRD001" not in codes(_GUARDED_WARMUP.format(before=before, guard=guard))
+
+
+# -- a vendored copy of torch's scheduler module --------------------------------------------
+# Code written when torch lacked OneCycleLR keeps a copy of lr_scheduler.py in the project:
+# `class _LRScheduler(object)` with its own step(), and `class OneCycleLR(_LRScheduler)`. A class
+# of a torch scheduler's name built on a base of the name of torch's scheduler base is that
+# scheduler: stepped every batch under a GradScaler it is LRD005, and its horizon is read from
+# its arguments. A project class that only shares the name, built on something else, is not.
+
+_VENDORED = """
+import torch
+
+
+class {base}{parent}:
+    def __init__(self, optimizer, last_epoch=-1):
+        self.optimizer = optimizer
+        self.last_epoch = last_epoch
+        self.step()
+
+    def step(self, epoch=None):
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+
+
+class {cls}({base}):
+    def __init__(self, optimizer, *args, last_epoch=-1, **kwargs):
+        self.args = args
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [g["lr"] for g in self.optimizer.param_groups]
+
+
+def train(args, model, loader):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    scheduler = {build}
+    scaler = torch.amp.GradScaler("cuda", enabled=args.amp)
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda", enabled=args.amp):
+            loss = model(x, y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scheduler.step()
+        scaler.update()
+"""
+
+
+@pytest.mark.parametrize("base, parent", [("_LRScheduler", "(object)"), ("LRScheduler", "")])
+def test_vendored_onecycle_stepped_on_skipped_updates(base: str, parent: str) -> None:
+    src = _VENDORED.format(base=base, parent=parent, cls="OneCycleLR",
+                           build="OneCycleLR(optimizer, args.lr, args.num_steps)")
+    assert "LRD005" in codes(src)
+
+
+@pytest.mark.parametrize("base, cls", [
+    ("RateBase", "OneCycleLR"),
+    ("_LRScheduler", "WarmRestartRate"),
+])
+def test_project_class_that_only_shares_a_name(base: str, cls: str) -> None:
+    src = _VENDORED.format(base=base, parent="(object)", cls=cls,
+                           build=f"{cls}(optimizer, args.lr)")
+    assert "LRD005" not in codes(src)
+
+
+def test_torch_named_class_on_a_project_base_of_torch_is_custom() -> None:
+    # `class LRScheduler(_LRScheduler)` of the project, then `class OneCycleLR(LRScheduler)`:
+    # a custom class on torch's base, whose arguments need not be torch's
+    src = _VENDORED.format(base="LRScheduler", parent="(torch.optim.lr_scheduler._LRScheduler)",
+                           cls="OneCycleLR", build="OneCycleLR(optimizer, args.lr)")
+    assert "LRD005" not in codes(src)

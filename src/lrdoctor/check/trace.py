@@ -1515,12 +1515,18 @@ class Tracer:
             preset = first.preset or ([], {})
             return replace(first, preset=([*preset[0], *args[1:]], {**preset[1], **kwargs}))
         if isinstance(callee, ClassVal):
+            if self.vendored_scheduler(callee.info):
+                return self.library_call(f"torch.optim.lr_scheduler.{callee.info.name}", node,
+                                         args, kwargs, scope)
             return self.instantiate(callee.info, args, kwargs, node, complete)
         if isinstance(callee, ImportRef):
             target = self.project_target(callee.qualname, scope.module)
             if isinstance(target, FuncVal):
                 return self.call_function(target, args, kwargs, site=complete)
             if isinstance(target, ClassVal):
+                if self.vendored_scheduler(target.info):
+                    return self.library_call(f"torch.optim.lr_scheduler.{target.info.name}",
+                                             node, args, kwargs, scope)
                 return self.instantiate(target.info, args, kwargs, node, complete)
 
         qual = self.qualname(func, scope) if isinstance(callee, (ImportRef, type(None))) else ""
@@ -1651,6 +1657,29 @@ class Tracer:
                 imported = current.module.imports.get(head)
                 yield (f"{imported}.{rest}" if rest else imported) if imported else base
             stack.extend(current.base_classes())
+
+    def vendored_scheduler(self, cls: ClassInfo) -> bool:
+        """A copy of one of torch's schedulers kept in the project (``core/onecyclelr.py`` with
+        its own ``class _LRScheduler(object)`` and ``class OneCycleLR(_LRScheduler)``, written
+        when torch lacked the class): a class named as a torch scheduler whose base, in the
+        project, is a class of the name of torch's scheduler base deriving from nothing else. It
+        is that scheduler."""
+        if cls.name not in SCHEDULERS or SCHEDULERS[cls.name].composite:
+            return False
+        self.link(cls)
+        seen: set[int] = set()
+        stack = list(cls.base_classes())
+        while stack:
+            base = stack.pop()
+            if id(base) in seen or len(seen) > 16:
+                continue
+            seen.add(id(base))
+            if base.name in ("_LRScheduler", "LRScheduler"):
+                # a copy of torch's base stands alone; a project base that derives from
+                # torch's own (`class LRScheduler(_LRScheduler)`) is a base for custom classes
+                return all(b == "object" for b in base.bases)
+            stack.extend(base.base_classes())
+        return False
 
     def typed_dict(self, cls: ClassInfo) -> bool:
         """Whether ``cls`` derives from ``typing.TypedDict`` (through the project's classes)."""
