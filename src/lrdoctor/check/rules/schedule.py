@@ -589,7 +589,7 @@ def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnosti
     metric: the plateau reacts to the training loss, not to generalisation."""
     if "ReduceLROnPlateau" not in ctx.source and ctx.source.isascii():
         return
-    for cls in (n for n in ast.walk(ctx.tree) if isinstance(n, ast.ClassDef)):
+    for cls in (c.node for c in ctx.module.classes.values()):
         methods = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
         configure = methods.get("configure_optimizers")
         if configure is None or not any(
