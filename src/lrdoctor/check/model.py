@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from lrdoctor.check.index import dotted
 from lrdoctor.check.values import Obj
 
 _ids = itertools.count(1)
@@ -147,41 +148,81 @@ def exclusive(a: Event, b: Event) -> bool:
     )
 
 
-def contradicts(facts: tuple[tuple[str, Any, bool], ...] | list[tuple[str, Any, bool]],
-                others: tuple[tuple[str, Any, bool], ...] | list[tuple[str, Any, bool]]) -> bool:
-    """True when two sets of branch facts cannot hold together: one flag (same version) with
-    opposite truths, or one setting equal to two different literals (``args.sched == "step"``
-    and ``args.sched == "cosine"``, both taken)."""
-    for text, version, truth in facts:
-        equal = equality_of(text) if truth else None
-        for other_text, other_version, other_truth in others:
-            if version != other_version:
-                continue
-            if text == other_text and truth != other_truth:
-                return True
-            if equal is not None and other_truth and other_text != text:
-                other = equality_of(other_text)
-                if other is not None and other[0] == equal[0] and other[1] != equal[1]:
-                    return True
+def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | None, frozenset[str]]]:
+    """What the branches taken say about settings compared with strings, by the setting's
+    last name (`opt.lr_policy` and `self.opt.lr_policy` are one setting): the values it must
+    have (None: any) and the values it cannot have."""
+    out: dict[str, tuple[frozenset[str] | None, frozenset[str]]] = {}
+    for c in conds:
+        test = c.test
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            continue
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
+            left, right = right, left
+        key = _setting_key(left)
+        if not key:
+            continue
+        if isinstance(right, ast.Constant) and isinstance(right.value, str):
+            values = frozenset({right.value})
+        elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in right.elts):
+            values = frozenset(e.value for e in right.elts)  # type: ignore[attr-defined]
+        else:
+            continue
+        if isinstance(op, (ast.Eq, ast.In)):
+            positive = c.branch == 0
+        elif isinstance(op, (ast.NotEq, ast.NotIn)):
+            positive = c.branch != 0
+        else:
+            continue
+        if isinstance(op, (ast.Eq, ast.NotEq)) and len(values) != 1:
+            continue
+        must, cannot = out.get(key, (None, frozenset()))
+        if positive:
+            must = values if must is None else must & values
+        else:
+            cannot = cannot | values
+        out[key] = (must, cannot)
+    return out
+
+
+def _setting_key(node: ast.expr) -> str | None:
+    """The name of the setting a test reads: the last name of `cfg.sched` / `args.sched`,
+    the key of `config["sched"]` or `config.get("sched")`."""
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        name = dotted(node)
+        return name.rsplit(".", 1)[-1] if name else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+            and isinstance(node.slice.value, str):
+        return node.slice.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "get" and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        return node.args[0].value
+    return None
+
+
+def settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]],
+                       b: dict[str, tuple[frozenset[str] | None, frozenset[str]]]) -> bool:
+    """Whether two sets of branches need a string setting to hold values it cannot hold at
+    once (`lr_policy == "step"` against `lr_policy == "plateau"`, or against its else)."""
+    for key in a.keys() & b.keys():
+        must_a, cannot_a = a[key]
+        must_b, cannot_b = b[key]
+        if must_a is not None and must_b is not None and not must_a & must_b:
+            return True
+        if must_a is not None and must_a <= cannot_b:
+            return True
+        if must_b is not None and must_b <= cannot_a:
+            return True
     return False
 
 
-def equality_of(text: str) -> tuple[str, Any] | None:
-    """(the setting, the literal) for a fact ``<setting> Eq <literal>`` (either side)."""
-    left, sep, right = text.partition(" Eq ")
-    if not sep or " Eq " in right:
-        return None
-    for setting, literal in ((left, right), (right, left)):
-        try:
-            value = ast.literal_eval(literal)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            continue
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            try:
-                ast.literal_eval(setting)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                return setting, value
-    return None
+def built_apart(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
+    """Whether code on the branches ``a`` and code on the branches ``b`` never both run: they
+    need one string setting to hold values it cannot hold at once (see settings_disagree)."""
+    return settings_disagree(setting_tests(a), setting_tests(b))
 
 
 _NEGATED = {ast.GtE: ast.Lt, ast.LtE: ast.Gt, ast.NotEq: ast.Eq, ast.IsNot: ast.Is,

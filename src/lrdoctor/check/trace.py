@@ -31,7 +31,16 @@ from lrdoctor.check.index import (
     Scope,
     dotted,
 )
-from lrdoctor.check.model import Cond, Event, Frame, Loop, Program, flag_of
+from lrdoctor.check.model import (
+    Cond,
+    Event,
+    Frame,
+    Loop,
+    Program,
+    flag_of,
+    setting_tests,
+    settings_disagree,
+)
 from lrdoctor.check.project import MAX_MODULES  # project modules one file's trace follows
 from lrdoctor.check.values import (
     ClassVal,
@@ -95,9 +104,6 @@ class Tracer:
         self.source = source
         self.loader = loader or ModuleLoader()
         self.events: list[Event] = []
-        # the branches each object was created on (by Obj.id), to tell which option of a
-        # choice a call under a test of the same setting can reach
-        self.created_conds: dict[int, tuple[Cond, ...]] = {}
         self.objects: list[Obj] = []
         self.loops: list[Loop] = []
         self.lightning: list[tuple[ast.AST, str, Any]] = []
@@ -985,10 +991,6 @@ class Tracer:
         finally:
             self.conds = saved
 
-    def facts(self) -> tuple[tuple[str, Any, bool], ...]:
-        """What the branches being executed say about the settings they test."""
-        return tuple(c.fact for c in self.conds if c.fact is not None)
-
     def branch_cond(self, stmt: ast.stmt, branch: int, test: ast.expr | None,
                     scope: Scope) -> Cond:
         key = (self.path, stmt.lineno, stmt.col_offset)
@@ -1800,7 +1802,7 @@ class Tracer:
         ):
             return None  # a schedule object handed to an optimizer, not an LR scheduler
         obj = Obj(kind[0], kind[1], kind[2], call=node, scope=scope, path=self.path,
-                  line=node.lineno, col=node.col_offset + 1, facts=self.facts())
+                  line=node.lineno, col=node.col_offset + 1)
         obj.order = self.next_order()
         self.objects.append(obj)
         self.created += 1
@@ -1866,13 +1868,13 @@ class Tracer:
             # a call written for the project's own class too (`step(epoch)` of a timm-style
             # scheduler): what it passes the torch option is what that class needs
             with_project = any(isinstance(o, InstanceVal) for o in options(receiver))
-            here = _setting_tests(saved)
+            here = setting_tests(saved)
             for option, picks in _union_leaves(receiver):
                 # one option per run of each exclusive choice on the way to it (a loop over
                 # several choices steps one option of each): its calls sit on exclusive
                 # branches of that choice
-                if picks and here and isinstance(option, Obj) and _settings_disagree(
-                        _setting_tests(self.created_conds.get(option.id, ())), here):
+                if picks and here and isinstance(option, Obj) and settings_disagree(
+                        setting_tests(option.built_under or ()), here):
                     # `if opt.lr_policy == "plateau": sched.step(metric)` never runs on the
                     # option built under `elif opt.lr_policy == "step":`
                     continue
@@ -1993,8 +1995,10 @@ class Tracer:
         return self.order
 
     def emit(self, kind: str, obj: Obj | None, node: ast.AST, **info: Any) -> None:
-        if kind == "create" and obj is not None:
-            self.created_conds.setdefault(obj.id, self.conds)
+        if kind == "create" and obj is not None and obj.built_under is None:
+            # the branches it was created on, to tell which option of a choice a call under
+            # a test of the same setting can reach
+            obj.built_under = self.conds
         self.events.append(
             Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
                   self.root, info, self.frame)
@@ -2072,77 +2076,6 @@ def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
         for option in options(value) if isinstance(value, UnionVal) else [value]:
             if isinstance(option, Obj) and option.kind == "scheduler":
                 option.in_composite = True
-
-
-def _setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | None, frozenset[str]]]:
-    """What the branches taken say about settings compared with strings, by the setting's
-    last name (`opt.lr_policy` and `self.opt.lr_policy` are one setting): the values it must
-    have (None: any) and the values it cannot have."""
-    out: dict[str, tuple[frozenset[str] | None, frozenset[str]]] = {}
-    for c in conds:
-        test = c.test
-        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-            continue
-        left, op, right = test.left, test.ops[0], test.comparators[0]
-        if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
-            left, right = right, left
-        key = _setting_key(left)
-        if not key:
-            continue
-        if isinstance(right, ast.Constant) and isinstance(right.value, str):
-            values = frozenset({right.value})
-        elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts and all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in right.elts):
-            values = frozenset(e.value for e in right.elts)  # type: ignore[attr-defined]
-        else:
-            continue
-        if isinstance(op, (ast.Eq, ast.In)):
-            positive = c.branch == 0
-        elif isinstance(op, (ast.NotEq, ast.NotIn)):
-            positive = c.branch != 0
-        else:
-            continue
-        if isinstance(op, (ast.Eq, ast.NotEq)) and len(values) != 1:
-            continue
-        must, cannot = out.get(key, (None, frozenset()))
-        if positive:
-            must = values if must is None else must & values
-        else:
-            cannot = cannot | values
-        out[key] = (must, cannot)
-    return out
-
-
-def _setting_key(node: ast.expr) -> str | None:
-    """The name of the setting a test reads: the last name of `cfg.sched` / `args.sched`,
-    the key of `config["sched"]` or `config.get("sched")`."""
-    if isinstance(node, (ast.Name, ast.Attribute)):
-        name = dotted(node)
-        return name.rsplit(".", 1)[-1] if name else None
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
-            and isinstance(node.slice.value, str):
-        return node.slice.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr == "get" and node.args and isinstance(node.args[0], ast.Constant) \
-            and isinstance(node.args[0].value, str):
-        return node.args[0].value
-    return None
-
-
-def _settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]],
-                       b: dict[str, tuple[frozenset[str] | None, frozenset[str]]]) -> bool:
-    """Whether two sets of branches need a string setting to hold values it cannot hold at
-    once (`lr_policy == "step"` against `lr_policy == "plateau"`, or against its else)."""
-    for key in a.keys() & b.keys():
-        must_a, cannot_a = a[key]
-        must_b, cannot_b = b[key]
-        if must_a is not None and must_b is not None and not must_a & must_b:
-            return True
-        if must_a is not None and must_a <= cannot_b:
-            return True
-        if must_b is not None and must_b <= cannot_a:
-            return True
-    return False
 
 
 # a comprehension over tracked objects is evaluated per object up to this many of them

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope
+    from lrdoctor.check.model import Cond
 
 _ids = itertools.count(1)
 
@@ -37,9 +38,9 @@ class Obj:
     members: list[Obj] = field(default_factory=list)  # composite schedulers' children
     in_composite: bool = False
     conditional: bool = False  # `GradScaler() if args.amp else None`: may not exist at run time
-    # what the branches it was built in say about the settings (Cond.fact of each): the
+    # the branches it was built on (None until its creation is traced): the
     # CosineAnnealingLR of `elif args.sched == "cosine":` exists only when args.sched is "cosine"
-    facts: tuple[tuple[str, Any, bool], ...] = ()
+    built_under: tuple[Cond, ...] | None = None
     # an instance of the project's own subclass of torch's LRScheduler that keeps torch's
     # step(): its class is unknown, but what step(epoch) does is torch's
     torch_step: bool = False

@@ -15,7 +15,7 @@ from typing import Any
 
 from lrdoctor.check import constants, names
 from lrdoctor.check.index import ModuleInfo, dotted
-from lrdoctor.check.model import Cond, Loop, equality_of, flag_of
+from lrdoctor.check.model import Cond, Loop, flag_of, setting_tests, settings_disagree
 
 _UNKNOWN = object()
 
@@ -154,13 +154,13 @@ def _start_value(expr: ast.expr) -> Any:
 
 
 def holds_first(cond: Cond, env: dict[str, Any], module: ModuleInfo | None,
-                facts: tuple[tuple[str, Any, bool], ...] = ()) -> bool | None:
-    """Is ``cond``'s branch taken on the first pass? None when it cannot be told. ``facts``:
-    what the branches the stepped object was built in say about the settings (the warm-up
-    built under ``args.sched == "linear"`` sees ``args.sched == "linear"`` hold)."""
+                built: tuple[Cond, ...] = ()) -> bool | None:
+    """Is ``cond``'s branch taken on the first pass? None when it cannot be told. ``built``:
+    the branches the stepped object was built on, whose tests hold (the warm-up built under
+    ``args.sched == "linear"`` sees ``args.sched == "linear"`` hold)."""
     if cond.test is None:
         return None
-    value = _eval(cond.test, env, module, {text: truth for text, _, truth in facts})
+    value = _eval(cond.test, env, module, built)
     if value is _UNKNOWN:
         return None
     taken = bool(value)
@@ -176,9 +176,9 @@ _REFLEXIVE = {ast.Eq: True, ast.NotEq: False, ast.Lt: False, ast.LtE: True, ast.
 
 
 def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
-          facts: dict[str, bool] | None = None) -> Any:
-    if facts and isinstance(node, (ast.Compare, ast.Attribute, ast.Subscript)):
-        decided = _by_fact(node, facts)
+          built: tuple[Cond, ...] = ()) -> Any:
+    if built and isinstance(node, (ast.Compare, ast.Attribute, ast.Subscript)):
+        decided = _by_fact(node, built)
         if decided is not None:
             return decided
     if isinstance(node, ast.Constant):
@@ -194,10 +194,10 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
     if isinstance(node, ast.Attribute) and dotted(node) is not None:
         return Symbol(ast.unparse(node))  # `args.start_epoch`: itself, whatever it holds
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = _eval(node.operand, env, module, facts)
+        inner = _eval(node.operand, env, module, built)
         return _UNKNOWN if inner is _UNKNOWN or isinstance(inner, Symbol) else not inner
     if isinstance(node, ast.BoolOp):
-        values = [_eval(v, env, module, facts) for v in node.values]
+        values = [_eval(v, env, module, built) for v in node.values]
         known = [bool(v) for v in values if v is not _UNKNOWN and not isinstance(v, Symbol)]
         if isinstance(node.op, ast.And):
             if False in known:
@@ -248,22 +248,26 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
     return _UNKNOWN
 
 
-def _by_fact(node: ast.expr, facts: dict[str, bool]) -> bool | None:
-    """The value of a test on a setting that ``facts`` decide: the same test, or the setting
-    compared with another literal than the one it is known to equal."""
+def _by_fact(node: ast.expr, built: tuple[Cond, ...]) -> bool | None:
+    """The value of a test that the branches the object was built on decide: the same flag
+    tested there, or a string setting compared with a value those branches allow or rule out
+    (built under `args.sched == "linear"`, `args.sched == "cosine"` is False)."""
     flag = flag_of(node)
-    if flag is None:
-        return None
-    text, truth, _ = flag
-    if text in facts:
-        return facts[text] == truth
-    equal = equality_of(text)
-    if equal is not None:
-        for known, holds in facts.items():
-            other = equality_of(known)
-            if holds and other is not None and other[0] == equal[0] and other[1] != equal[1]:
-                return not truth  # it equals another literal
+    if flag is not None:
+        text, truth, _ = flag
+        for c in built:
+            if c.fact is not None and c.fact[0] == text:
+                return c.fact[2] == truth
+    known = setting_tests(built)
+    if known:
+        if settings_disagree(setting_tests((Cond(_PROBE, 0, node, None),)), known):
+            return False  # the test holding needs another value of the setting
+        if settings_disagree(setting_tests((Cond(_PROBE, 1, node, None),)), known):
+            return True  # so does the test failing
     return None
+
+
+_PROBE = ("<test>", 0, 0)  # the key of a branch made up to read one test as taken or not
 
 
 def _number(value: Any) -> bool:

@@ -113,13 +113,13 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
     loop_vars |= derived_values(loops, env, module)
     # `first_task = True` right before the loop: its value on the first pass
     entry_values(loops, ctx.tree_of(e.path), env, loop_vars - {v for lp in loops for v in lp.targets})
-    facts = e.obj.facts if e.obj is not None else ()
+    built = (e.obj.built_under or ()) if e.obj is not None else ()
     for c in e.conds_inside(loop):
         if (c.key, c.branch) in shared or (c.text, c.branch) in shared:
             continue
         if not set(names.words(c.text)) & loop_vars:
             continue  # a setting (`if args.scheduler == "step"`): the same on every pass
-        if holds_first(c, env, module, facts) is not True:
+        if holds_first(c, env, module, built) is not True:
             return True
     return False
 

@@ -11,7 +11,7 @@ from typing import Any
 from lrdoctor.check.context import FileContext, function_around, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.index import Scope, dotted
-from lrdoctor.check.model import Event, contradicts, exclusive
+from lrdoctor.check.model import Event, built_apart, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import (
@@ -574,7 +574,6 @@ def _left_out(e: Event, scheds: list[Obj], objs: set[int], words: list[str]) -> 
     saved = [s for s in scheds if s.id in objs]
     if not saved:
         return None
-    here = tuple(c.fact for c in e.conds if c.fact is not None)
     stored_names = {s.name for s in saved}
     for s in scheds:
         if s.id in objs or not s.name or s.name in stored_names:
@@ -582,7 +581,9 @@ def _left_out(e: Event, scheds: list[Obj], objs: set[int], words: list[str]) -> 
         last = s.name.rsplit(".", 1)[-1].lower()
         if any(last in w for w in words):
             continue
-        if contradicts(s.facts, here) or any(contradicts(s.facts, t.facts) for t in saved):
+        built = s.built_under or ()
+        if built_apart(built, e.conds) or any(built_apart(built, t.built_under or ())
+                                              for t in saved):
             continue
         return s
     return None
