@@ -341,6 +341,55 @@ def literal_value(expr: ast.expr | None, scope: Scope | None, depth: int = 0) ->
     return None
 
 
+# what a scheduler's get_lr() counts its position with
+_COUNTERS = frozenset({"last_epoch", "_step_count"})
+
+
+def project_horizons(sched: Obj) -> list[Horizon]:
+    """The horizons of a scheduler built from the project's own subclass of torch's base (one
+    that keeps torch's step()): the constructor parameters that ``__init__`` stores on the
+    instance as they are and that ``get_lr()`` sets against the step count (``self.last_epoch
+    < self.warmup``, ``(self.last_epoch - self.warmup) / self.total``), each with the unit of
+    the argument the call passes. Empty when the class is not read that way."""
+    if sched.project is None or sched.via is None:
+        return []
+    cls, scope = sched.project
+    init, get_lr = cls.find("__init__"), cls.find("get_lr")
+    if init is None or get_lr is None:
+        return []
+    params = [a.arg for a in init[0].args.args[1:]]
+    stored: dict[str, str] = {}
+    for node in ast.walk(init[0]):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) \
+                and node.value.id in params:
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self":
+                    stored[target.attr] = node.value.id
+    counted: list[str] = []
+    for node in ast.walk(get_lr[0]):
+        if not isinstance(node, (ast.Compare, ast.BinOp)):
+            continue
+        attrs = [n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+                 and isinstance(n.value, ast.Name) and n.value.id == "self"]
+        if _COUNTERS & set(attrs):
+            counted += [a for a in attrs if a in stored and a not in counted]
+    call = sched.via
+    out = []
+    for attr in counted:
+        param = stored[attr]
+        index = params.index(param)
+        expr = next((kw.value for kw in call.keywords if kw.arg == param), None)
+        if expr is None and index < len(call.args) \
+                and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+            expr = call.args[index]
+        if expr is None:
+            continue
+        unit, value = unit_of(expr, scope)
+        out.append(Horizon(unit, param, _src(expr), value))
+    return out
+
+
 def _src(expr: ast.expr) -> str:
     text = ast.unparse(expr)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -1520,7 +1520,7 @@ class Tracer:
             if self.vendored_scheduler(callee.info):
                 return self.library_call(f"torch.optim.lr_scheduler.{callee.info.name}", node,
                                          args, kwargs, scope)
-            return self.instantiate(callee.info, args, kwargs, node, complete)
+            return self.instantiate(callee.info, args, kwargs, node, complete, scope)
         if isinstance(callee, ImportRef):
             target = self.project_target(callee.qualname, scope.module)
             if isinstance(target, FuncVal):
@@ -1529,7 +1529,7 @@ class Tracer:
                 if self.vendored_scheduler(target.info):
                     return self.library_call(f"torch.optim.lr_scheduler.{target.info.name}",
                                              node, args, kwargs, scope)
-                return self.instantiate(target.info, args, kwargs, node, complete)
+                return self.instantiate(target.info, args, kwargs, node, complete, scope)
 
         qual = self.qualname(func, scope) if isinstance(callee, (ImportRef, type(None))) else ""
         if not qual and isinstance(callee, ImportRef):
@@ -1594,10 +1594,13 @@ class Tracer:
         return self.unknown_class(kind, node, args, kwargs)
 
     def unknown_class(self, kind: str, node: ast.Call, args: list[Any],
-                      kwargs: dict[str, Any]) -> Obj:
+                      kwargs: dict[str, Any], project: tuple[ClassInfo, Scope] | None = None
+                      ) -> Obj:
         """A scheduler/optimizer built here whose class lrdoctor cannot judge; a scheduler
-        drives the optimizer it is given first or as ``optimizer=``."""
-        obj = Obj(kind, path=self.path, line=node.lineno, col=node.col_offset + 1, via=node)
+        drives the optimizer it is given first or as ``optimizer=``. ``project``: the project's
+        own class it was built from, with the scope of the call."""
+        obj = Obj(kind, path=self.path, line=node.lineno, col=node.col_offset + 1, via=node,
+                  project=project)
         obj.order = self.next_order()
         if kind == "scheduler":
             candidate = kwargs.get("optimizer", args[0] if args else None)
@@ -1609,8 +1612,8 @@ class Tracer:
         return obj
 
     def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any],
-                    node: ast.Call | None = None, complete: bool = False
-                    ) -> InstanceVal | Obj | DictVal:
+                    node: ast.Call | None = None, complete: bool = False,
+                    scope: Scope | None = None) -> InstanceVal | Obj | DictVal:
         self.link(cls)
         if self.typed_dict(cls):
             # `State(model=model, optimizer=optimizer, step=-1)` of a `class State(TypedDict)`:
@@ -1631,7 +1634,8 @@ class Tracer:
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
             # that keeps torch's step(): a scheduler (optimizer) of unknown class. One that
             # writes its own step() (a warm-up wrapping another scheduler) is traced instead.
-            unknown = self.unknown_class(kind, node, args, kwargs)
+            unknown = self.unknown_class(kind, node, args, kwargs,
+                                         (cls, scope) if scope is not None else None)
             unknown.torch_step = kind == "scheduler"
             return unknown
         instance = InstanceVal(cls)

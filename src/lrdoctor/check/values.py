@@ -46,6 +46,9 @@ class Obj:
     torch_step: bool = False
     skip_aware: bool = False  # wrapped in lrdoctor.SkipAwareScheduler: steps only on real updates
     via: ast.Call | None = None  # the project's builder call it came from, its class unknown
+    # built from the project's own subclass of torch's scheduler base (one that keeps torch's
+    # step()): that class and the scope of the call, to read its horizons from its get_lr()
+    project: tuple[Any, Any] | None = None
     id: int = field(default_factory=lambda: next(_ids))
 
     @property

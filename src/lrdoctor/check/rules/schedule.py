@@ -10,7 +10,14 @@ from typing import Any
 from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, function_around, granularity, receiver
 from lrdoctor.check.diagnostic import Diagnostic
-from lrdoctor.check.horizon import LITERAL_JUDGED, Horizon, horizon_of, label, literal_value
+from lrdoctor.check.horizon import (
+    LITERAL_JUDGED,
+    Horizon,
+    horizon_of,
+    label,
+    literal_value,
+    project_horizons,
+)
 from lrdoctor.check.index import dotted
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.rules import rule
@@ -179,6 +186,32 @@ def _gamma_text(sched: Obj) -> str:
     return f"gamma (`{ast.unparse(expr)}`)" if expr is not None else "gamma"
 
 
+def _project_phase_per_batch(ctx: FileContext, e: Event, sched: Obj,
+                             loop: Loop) -> Iterator[Diagnostic]:
+    """The project's own scheduler class stepped every batch, built with one horizon counted
+    in batches and another in epochs (a cosine over `epochs * len(loader)` steps after a warm-up
+    of `epochs / 24`): the call sizes the schedule per step, and the phase sized in epochs
+    passes within the first epoch. Horizons all in epochs, or unread, say nothing here: the
+    class may count its own way."""
+    horizons = project_horizons(sched)
+    in_batches = [h for h in horizons if h.unit == "batch"]
+    in_epochs = [h for h in horizons if h.unit == "epoch"]
+    if not in_batches or not in_epochs or not loop.iterates_loader:
+        return
+    cls, _ = sched.project or (None, None)
+    name = getattr(cls, "name", "") or "the scheduler"
+    h, other = in_epochs[0], in_batches[0]
+    yield Diagnostic.at(
+        "LRD002",
+        f"{_option_prefix(ctx, e)}{name}({h.described}, {other.described}) is stepped inside "
+        f"{_loop_where(loop)}: {other.param} counts batches but {h.param} is sized in epochs, "
+        f"so that phase passes within the first {h.source} batches instead of epochs",
+        e.path,
+        e.node,
+        evidence={"horizon": h.source, "loop_line": loop.line},
+    )
+
+
 def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
     """The horizon that makes stepping ``sched`` every batch of ``loop`` wrong, or None."""
     h = horizon_of(sched)
@@ -213,7 +246,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
-        if sched.guessed or sched.in_composite:
+        if sched.guessed and sched.project is None or sched.in_composite:
             continue
         plateau = sched.cls == "ReduceLROnPlateau"
         if not plateau and not _plain_step(e):
@@ -257,6 +290,9 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # `if i % 50 == 0 and i > 0: scheduler.step()`: a choice of its own
             if _periodic_of_its_own(ctx, e, loop):
                 continue  # `if i % eval_every == 0: scheduler.step(val_loss)`: a period by design
+            if sched.project is not None:
+                yield from _project_phase_per_batch(ctx, e, sched, loop)
+                continue
             problem = _per_batch_problem(sched, loop)
             if problem is None:
                 continue

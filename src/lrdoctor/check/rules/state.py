@@ -221,6 +221,9 @@ _RESUME_POINT = re.compile(r"(^|_)(start|resume|resumed|begin|initial|first)_(ep
 # parameter (-1 unless given) says nothing about a resume
 _BUILDER_RESUME_POINT = re.compile(
     r"(^|_)(start|resume|resumed|begin|initial|first|last)_(epoch|iter|step)s?$")
+# a phase of the schedule before the start word (`lr_decay_start_step`, `warmup_begin_iter`):
+# the step at which that phase begins, a setting of the schedule, not where a resumed run starts
+_PHASE_START = re.compile(r"(decay|warmup|warm_up|anneal|cooldown|cool_down|ramp|cycle|drop)")
 
 
 def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
@@ -243,7 +246,8 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
                 node.attr if isinstance(node, ast.Attribute) else "")
             if not word:
                 continue
-            if point.search(word.lower()):
+            found_point = point.search(word.lower())
+            if found_point and not _PHASE_START.search(word.lower()[:found_point.start()]):
                 return True
             if isinstance(node, ast.Name) and scope is not None and level < depth \
                     and word not in seen:
