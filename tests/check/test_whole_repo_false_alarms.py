@@ -790,3 +790,147 @@ def test_a_try_that_imports_something_else_still_leaves_the_old_spelling_lrd101(
     # the `try` does not reach the new API: its `except` is not a version fallback
     assert codes(_TOP_LEVEL_SCALER.format(new="    from torch import nn")) == [
         "LRD101", "LRD101"]
+
+
+# -- fphunt5: an ExponentialLR decayed every N batches by a period of its own -----------------
+
+_PERIODIC_DECAY = """
+import torch
+from torch.optim.lr_scheduler import ExponentialLR
+
+def train(model, loader, epochs, accum):
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    scheduler = ExponentialLR(optimizer, 0.9)
+    for epoch in range(epochs):
+        for it, batch in enumerate(loader):
+            loss = model(batch).mean()
+            loss.backward()
+{update}
+{epoch_step}
+"""
+
+
+def test_exponential_decay_every_two_thousand_batches_is_not_stepped_per_batch() -> None:
+    # the decay runs on a period of its own (no update shares the test): once per 2000
+    # batches, plus once per epoch, not 0.9x every batch
+    assert codes(_PERIODIC_DECAY.format(update="""\
+            optimizer.step()
+            optimizer.zero_grad()
+            if (it + 1) % 2000 == 0:
+                scheduler.step()""", epoch_step="        scheduler.step()")) == []
+
+
+def test_exponential_decay_stepped_with_every_update_is_still_lrd002() -> None:
+    assert codes(_PERIODIC_DECAY.format(update="""\
+            optimizer.step()
+            optimizer.zero_grad()
+            scheduler.step()""", epoch_step="")) == ["LRD002"]
+    # the period an accumulation guard shares with the update is every update, not a choice
+    assert codes(_PERIODIC_DECAY.format(update="""\
+            if (it + 1) % accum == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+                scheduler.step()""", epoch_step="")) == ["LRD002"]
+
+
+# -- fphunt5: a GradScaler built afresh in every call of the per-epoch function ----------------
+
+_SCALER_PER_EPOCH = """
+import torch
+
+class Trainer:
+    def __init__(self, model, use_amp):
+        self.model = model
+        self.use_amp = use_amp
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+{init}
+    def train_epoch(self, loader):
+{local}
+        for x, y in loader:
+            self.optimizer.zero_grad()
+            with torch.autocast("cuda", enabled=self.use_amp):
+                loss = self.model(x, y)
+            {name}.scale(loss).backward()
+            {name}.step(self.optimizer)
+            {name}.update()
+
+    def save(self, path, epoch):
+        torch.save({{"epoch": epoch, "model": self.model.state_dict(),
+                    "optimizer": self.optimizer.state_dict()}}, path)
+
+    def fit(self, loader, epochs, path):
+        for epoch in range(epochs):
+            self.train_epoch(loader)
+            self.save(path, epoch)
+"""
+
+
+def test_a_scaler_built_afresh_every_epoch_has_no_state_for_the_checkpoint() -> None:
+    # every epoch starts from a new scaler; a resumed run is no worse off than the next
+    # epoch, and where the checkpoint is written no scaler exists
+    assert codes(_SCALER_PER_EPOCH.format(
+        init="", name="scaler",
+        local='        scaler = torch.amp.GradScaler("cuda", enabled=self.use_amp)')) == []
+
+
+def test_a_scaler_kept_across_epochs_is_still_missing_from_the_checkpoint() -> None:
+    assert codes(_SCALER_PER_EPOCH.format(
+        init='        self.scaler = torch.amp.GradScaler("cuda", enabled=use_amp)',
+        name="self.scaler", local="")) == ["LRD007"]
+
+
+# -- fphunt5: an optimizer put back to a snapshot its owner took of it, not a resume ----------
+
+_SNAPSHOT_ROLLBACK = """
+import copy
+import torch
+from torch.optim.lr_scheduler import LinearLR
+
+class Snapshots:
+    def __init__(self):
+        self.kept = {{}}
+    def keep(self, key, state):
+        self.kept[key] = copy.deepcopy(state)
+    def get(self, key):
+        return self.kept[key]
+
+class RangeTest:
+    def __init__(self, model, optimizer, path):
+        self.model = model
+        self.optimizer = optimizer
+        self.path = path
+        self.snapshots = Snapshots()
+        self.snapshots.keep("model", self.model.state_dict())
+        self.snapshots.keep("optimizer", self.optimizer.state_dict())
+        self.initial = {{"optimizer": copy.deepcopy(self.optimizer.state_dict())}}
+
+    def restore(self):
+        self.model.load_state_dict(self.snapshots.get("model"))
+{restore}
+
+    def run(self, loader, num_iter):
+        schedule = LinearLR(self.optimizer, start_factor=1e-3, total_iters=num_iter)
+        for step, (x, y) in enumerate(loader):
+            if step == num_iter:
+                break
+            self.optimizer.zero_grad()
+            self.model(x, y).backward()
+            self.optimizer.step()
+            schedule.step()
+        self.restore()
+"""
+
+
+def test_an_optimizer_put_back_to_its_owners_snapshot_is_not_a_resume() -> None:
+    # the state was taken from the live optimizer by the same object (kept through a helper,
+    # or in a dict of its own): putting it back undoes a trial run, nothing is resumed
+    assert codes(_SNAPSHOT_ROLLBACK.format(
+        restore='        self.optimizer.load_state_dict(self.snapshots.get("optimizer"))')) == []
+    assert codes(_SNAPSHOT_ROLLBACK.format(
+        restore='        self.optimizer.load_state_dict(self.initial["optimizer"])')) == []
+
+
+def test_an_optimizer_loaded_from_the_owners_file_path_is_still_a_resume() -> None:
+    assert codes(_SNAPSHOT_ROLLBACK.format(
+        restore='        self.optimizer.load_state_dict(torch.load(self.path)["optimizer"])')) \
+        == ["LRD007"]

@@ -255,9 +255,17 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
         if loop is None or not gran:
             continue
         if gran == "batch":
+            shared = _update_conds(ctx, e, loop)
+            own = [c for c in e.conds_inside(loop)
+                   if not _only_accumulation(c) and not _tests_existence(c, e)
+                   and (c.key, c.branch) not in shared]
             if sched.cls == "ExponentialLR":
                 gamma = _gamma(sched, 1, 1.0)
-                if gamma is not None and gamma <= 0.98 and loop.iterates_loader and loop.parent is not None:
+                # `if (it + 1) % 2000 == 0: scheduler.step()` with no update under the test:
+                # a decay every N batches by design, not gamma per batch
+                periodic = bool(own) or _periodic_of_its_own(ctx, e, loop)
+                if gamma is not None and gamma <= 0.98 and loop.iterates_loader \
+                        and loop.parent is not None and not periodic:
                     yield Diagnostic.at(
                         "LRD002",
                         f"ExponentialLR(gamma={gamma:g}) is stepped inside "
@@ -267,10 +275,6 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         e.node,
                     )
                 continue
-            shared = _update_conds(ctx, e, loop)
-            own = [c for c in e.conds_inside(loop)
-                   if not _only_accumulation(c) and not _tests_existence(c, e)
-                   and (c.key, c.branch) not in shared]
             if own and all(_last_batch_test(c) for c in own) and not plateau \
                     and loop.iterates_loader and sched.id not in from_config:
                 # `if self.trainer.is_last_batch:` / `if i == len(loader) - 1:`: once per epoch

@@ -194,14 +194,15 @@ def _built_apart(ctx: FileContext, sched: Obj, at: Event) -> bool:
                for e in ctx.program.events)
 
 
-def _transient(ctx: FileContext, sched: Obj, at: Event) -> bool:
-    """A scheduler built and stepped only inside a function that the epoch loop calls (a
-    warm-up built in `train_one_epoch` for the first epoch): every call builds a new one, so
-    the checkpoint ``at`` (saved or loaded outside that call, not deeper in the loop) has no
-    position of it to keep; a resumed run builds its own again."""
+def _transient(ctx: FileContext, obj: Obj, at: Event) -> bool:
+    """A scheduler (or GradScaler) built and used only inside a function that the epoch loop
+    calls (a warm-up built in `train_one_epoch` for the first epoch, a scaler made afresh for
+    every epoch): every call builds a new one, so the checkpoint ``at`` (saved or loaded
+    outside that call, not deeper in the loop) has no state of it to keep; a resumed run
+    builds its own again."""
     created = next((e for e in ctx.program.events
-                    if e.kind == "create" and e.obj is sched), None)
-    used = [e for e in ctx.program.events if e.obj is sched and e.kind != "create"]
+                    if e.kind == "create" and e.obj is obj), None)
+    used = [e for e in ctx.program.events if e.obj is obj and e.kind != "create"]
     if created is None or created.loop is None or not used:
         return False
     # the innermost call that both builds it (itself or through a builder helper) and uses it
@@ -267,14 +268,15 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None) -> list[tuple
     asked) scales nothing: its state moves nothing on resume. With ``at`` (a save or a
     resume), only scalers built in the same run as it: `if lin_eval: linear_eval() else:
     pretrain()` runs one program or the other, and the evaluation's scaler is not the
-    pre-training's to save."""
+    pre-training's to save. Nor a scaler built afresh by every call of a function the epoch loop
+    makes (see ``_transient``): each epoch starts from a new scale, a resumed run too."""
     uses = [e.obj for e in ctx.program.events if e.kind in _SCALER_USES and e.obj is not None]
     used = {o.id for o in uses}
     # a use through a name lrdoctor could not bind (a closure over the scaler) counts by name
     used_names = {o.name for o in uses if o.guessed and o.name}
     found = [(s, flag) for s in _in_root(ctx, root, "scaler")
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
-             and (at is None or not _built_apart_from(ctx, s, at))]
+             and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
 
 
@@ -342,8 +344,9 @@ def _lone_state(e: Event) -> tuple[set[int], list[str]] | None:
 
 def _copied_from_live(ctx: FileContext, e: Event) -> bool:
     """The state loaded was taken from a live object in the same function (``sd =
-    optimizer.state_dict()`` ... ``new_optimizer.load_state_dict(convert(sd))``): an optimizer
-    rebuilt or reset in place, not a resumed run; nothing was lost in between."""
+    optimizer.state_dict()`` ... ``new_optimizer.load_state_dict(convert(sd))``), or kept by
+    the same object in a store of its own (see ``_from_own_snapshot``): an optimizer rebuilt
+    or reset in place, not a resumed run; nothing was lost in between."""
     if not isinstance(e.node, ast.Call) or not e.node.args:
         return False
     tree = ctx.tree_of(e.path)
@@ -354,6 +357,8 @@ def _copied_from_live(ctx: FileContext, e: Event) -> bool:
     seen: set[tuple[str, int]] = set()
     while pending:
         expr, line = pending.pop()
+        if _from_own_snapshot(tree, function, expr):
+            return True
         for node in ast.walk(expr):
             if isinstance(node, ast.Call):
                 last = (dotted(node.func) or "").rsplit(".", 1)[-1]
@@ -365,6 +370,64 @@ def _copied_from_live(ctx: FileContext, e: Event) -> bool:
                 seen.add((node.id, line))
                 pending.extend(_assigned_before(function, node.id, line))
     return False
+
+
+def _reads_a_file(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and (
+        (last := (dotted(n.func) or "").rsplit(".", 1)[-1]) == "load"
+        or last.startswith("load_") and last != "load_state_dict") for n in ast.walk(node))
+
+
+def _takes_live_state(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and n.func.attr == "state_dict" for n in ast.walk(node))
+
+
+def _self_root(node: ast.AST, me: str) -> str | None:
+    """``x`` for ``self.x``, ``self.x[k]``, ``self.x.get(k)``, ``self.x.store``."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        inner = node.func if isinstance(node, ast.Call) else node.value
+        if isinstance(node, ast.Attribute) and isinstance(inner, ast.Name) and inner.id == me:
+            return node.attr
+        node = inner
+    return None
+
+
+def _from_own_snapshot(tree: ast.AST, function: ast.AST, expr: ast.expr) -> bool:
+    """``self.snapshots.get("optimizer")`` / ``self.initial["optimizer"]`` where the methods
+    of the same class fill ``self.snapshots`` (or ``self.initial``) with a live object's
+    ``state_dict()`` and never with a file read: the object puts back a state it took of
+    itself (an LR range test undoing its trial run), not a resume from another run."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not function.args.args:
+        return False
+    me = function.args.args[0].arg
+    attrs = {a for node in ast.walk(expr) if (a := _self_root(node, me)) is not None}
+    owner = next((c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                  and any(f is function for f in c.body)), None)
+    if not attrs or owner is None:
+        return False
+    filled: set[str] = set()
+    for method in owner.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        this = method.args.args[0].arg
+        for node in ast.walk(method):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                into = {a for t in targets if (a := _self_root(t, this)) is not None}
+                value = node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                into = {a} if (a := _self_root(node.func.value, this)) is not None else set()
+                value = node
+            else:
+                continue
+            if not into & attrs or value is None:
+                continue
+            if _reads_a_file(value):
+                return False  # the store is (also) filled from a file: a resume can read it
+            if _takes_live_state(value):
+                filled |= into & attrs
+    return bool(filled) and filled == attrs
 
 
 def _assigned_before(body: ast.AST, name: str, line: int) -> list[tuple[ast.expr, int]]:
