@@ -934,3 +934,44 @@ def test_an_optimizer_loaded_from_the_owners_file_path_is_still_a_resume() -> No
     assert codes(_SNAPSHOT_ROLLBACK.format(
         restore='        self.optimizer.load_state_dict(torch.load(self.path)["optimizer"])')) \
         == ["LRD007"]
+
+
+# -- fphunt5: a name looked up through a package's long `from .x import *` chain --------------
+
+def test_modules_searched_for_a_star_imported_name_do_not_count_as_followed(
+    tmp_path: Path,
+) -> None:
+    # `zoo/__init__.py` re-exports 70 submodules; the one function the script uses is in the
+    # last. The 69 searched on the way hold nothing of it: the trace is not cut short, and the
+    # schedule stepped in that function is still judged
+    import textwrap
+
+    package = tmp_path / "zoo"
+    package.mkdir()
+    count = 70
+    (package / "__init__.py").write_text(
+        "".join(f"from .part_{i} import *\n" for i in range(count)))
+    for i in range(count - 1):
+        (package / f"part_{i}.py").write_text(f"def helper_{i}(x):\n    return x\n")
+    (package / f"part_{count - 1}.py").write_text(textwrap.dedent("""
+        def train_one_epoch(model, loader, optimizer, scheduler):
+            for batch in loader:
+                optimizer.zero_grad()
+                model(batch).sum().backward()
+                optimizer.step()
+                scheduler.step()
+    """))
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        import torch
+        from zoo import train_one_epoch
+
+        model = torch.nn.Linear(4, 1)
+        loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+        for epoch in range(90):
+            train_one_epoch(model, loader, optimizer, scheduler)
+    """))
+    result = check_file(str(tmp_path / "train.py"))
+    assert result.notes == []
+    assert [d.code for d in result.diagnostics] == ["LRD002"]

@@ -419,12 +419,14 @@ class Tracer:
             self._targets[key] = None  # a re-export cycle ends here
             paths: set[str] = set()  # the modules this name is followed through
             target = self.loader.module_for(qualname, importer)
+            added = None
             if target is not None and target[0].path not in self.followed:
                 if len(self.followed) >= MAX_MODULES:
                     self.cut()  # said in the output: the trace stops here
                     target = None
                 else:
-                    self.followed.add(target[0].path)
+                    added = target[0].path
+                    self.followed.add(added)
             if target is not None:
                 module, attr = target
                 paths.add(module.path)
@@ -442,6 +444,13 @@ class Tracer:
                         paths |= self._target_paths.get((id(module), qual), set())
                         if found is not None:
                             break
+            if found is None:
+                # a module searched for the name that does not hold it (one of the many a
+                # package's `from .x import *` chain re-exports) has nothing of it traced:
+                # it is not followed, and does not count against the limit
+                if added is not None:
+                    self.followed.discard(added)
+                paths = set()
             self._targets[key] = found
             self._target_paths[key] = paths
         for rec in self.recordings:
