@@ -934,6 +934,12 @@ def test_an_optimizer_loaded_from_the_owners_file_path_is_still_a_resume() -> No
     assert codes(_SNAPSHOT_ROLLBACK.format(
         restore='        self.optimizer.load_state_dict(torch.load(self.path)["optimizer"])')) \
         == ["LRD007"]
+    # a store that also takes what the caller hands in (read from a file, for all it shows)
+    assert codes(_SNAPSHOT_ROLLBACK.format(restore="""\
+        self.optimizer.load_state_dict(self.initial["optimizer"])
+
+    def use(self, state):
+        self.initial = state""")) == ["LRD007"]
 
 
 # -- fphunt5: a name looked up through a package's long `from .x import *` chain --------------

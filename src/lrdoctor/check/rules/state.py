@@ -425,6 +425,8 @@ def _from_own_snapshot(tree: ast.AST, function: ast.AST, expr: ast.expr) -> bool
                 continue
             if _reads_a_file(value):
                 return False  # the store is (also) filled from a file: a resume can read it
+            if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
+                return False  # handed in from elsewhere (a parameter): it may come from a file
             if _takes_live_state(value):
                 filled |= into & attrs
     return bool(filled) and filled == attrs
