@@ -87,6 +87,67 @@ def written_key(value: Any) -> Any:
     return read_key(value)
 
 
+MAX_COPY_DEPTH = 3
+
+
+def result_form(value: Any, rec: Recording) -> Any:
+    """How the value a kept call returned is given back at a later call it stands for (None:
+    it cannot be): ``("same", v)`` a value any call can share; ``("root", path)`` one of the
+    instances it was given (``return self``), the one given at that call; ``("copy", v)`` a
+    list or dict of such values built inside the call, copied for each call, since a caller
+    may change its own. A value known only by its source (``ExprVal``) is shared: the calls
+    it stands for were given the same plain values, and the instances they were given resolve
+    every attribute the trace read the same way."""
+    if written_key(value) is not None:
+        return ("same", value)
+    if isinstance(value, ExprVal):
+        return ("same", value)
+    if isinstance(value, InstanceVal):
+        for path, instance in rec.roots.items():
+            if instance is value:
+                return ("root", path)
+        return None
+    if isinstance(value, (TupleVal, DictVal)) and _copyable(value, rec, 0):
+        return ("copy", value)
+    return None
+
+
+def _copyable(value: Any, rec: Recording, depth: int) -> bool:
+    if isinstance(value, (TupleVal, DictVal)):
+        if depth > MAX_COPY_DEPTH or id(value) in rec.containers:
+            return False  # one given or read: its identity is the caller's
+        items = value.items if isinstance(value, TupleVal) else value.items.values()
+        return all(_copyable(v, rec, depth + 1) for v in items)
+    return isinstance(value, ExprVal) or written_key(value) is not None
+
+
+def settle(form: Any, rec: Recording) -> Any:
+    """A form as kept once the call returned (None: it no longer holds): a list or dict is
+    checked again (the call may have changed it after writing it) and copied, so that what
+    its caller then does with its own does not change the kept one."""
+    if form is None or form[0] != "copy":
+        return form
+    return ("copy", _copy(form[1])) if _copyable(form[1], rec, 0) else None
+
+
+def give_back(form: Any, held: dict[str, InstanceVal]) -> Any:
+    """The value a kept call's result form stands for at the call it is skipped at."""
+    how, value = form
+    if how == "root":
+        return held[value]
+    if how == "copy":
+        return _copy(value)
+    return value
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, TupleVal):
+        return TupleVal([_copy(v) for v in value.items])
+    if isinstance(value, DictVal):
+        return DictVal({k: _copy(v) for k, v in value.items.items()}, value.splat, value.open)
+    return value
+
+
 def resolve_read(instance: InstanceVal, attr: str) -> Any:
     """What ``instance.attr`` resolves to without tracing anything: a value it holds, a
     method (with its class), or nothing at all; None when reading it would compute or guess
@@ -110,7 +171,8 @@ class Recording:
     roots: dict[str, InstanceVal]  # "b." / "a0." / "k:name." -> the instance given
     depth: int  # the tracer's call depth when it started
     reads: dict[str, Any] = field(default_factory=dict)  # path -> what it resolved to first
-    writes: dict[str, Any] = field(default_factory=dict)  # path -> plain value written last
+    # path -> the form (see result_form) of the plain value written last
+    writes: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
     visited: set[int] = field(default_factory=set)
     followed: set[str] = field(default_factory=set)
@@ -187,10 +249,14 @@ class Recording:
             self.spoiled = True  # an instance held by one given
             return
         self.read(instance, path, attr)  # what it held before is read (and compared)
-        if written_key(value) is None:
-            self.spoiled = True
+        if written_key(value) is not None:
+            self.writes[path + attr] = ("same", value)
+        elif isinstance(value, (TupleVal, DictVal)) and _copyable(value, self, 0):
+            # a list or dict of plain values built inside (`self.meta = {}`): copied for each
+            # call it stands for (it is checked again when the call returns)
+            self.writes[path + attr] = ("copy", value)
         else:
-            self.writes[path + attr] = value
+            self.spoiled = True
 
 
 @dataclass(eq=False)
@@ -209,7 +275,7 @@ class Inert:
     created: int  # instances holding objects, built inside
     generation: int  # rebinds of tracked values, inside
     deeper: int  # how much deeper than the call its trace went
-    result: Any
+    result: Any  # its form (see result_form)
 
     def matches(self, roots: dict[str, InstanceVal]) -> dict[str, InstanceVal] | None:
         """The instances read, by path, when those given at another call resolve every read
@@ -227,8 +293,13 @@ class Inert:
                 held[key + "."] = inner
         return held
 
-    def write_on(self, roots: dict[str, InstanceVal]) -> None:
-        for key, value in self.writes.items():
+    def written(self, held: dict[str, InstanceVal]) -> dict[str, Any]:
+        """The plain values the call wrote, by path, as given back at this call."""
+        return {key: give_back(form, held) for key, form in self.writes.items()}
+
+    @staticmethod
+    def write_on(roots: dict[str, InstanceVal], written: dict[str, Any]) -> None:
+        for key, value in written.items():
             prefix, _, attr = key.rpartition(".")
             roots[prefix + "."].attrs[attr] = value
 

@@ -545,17 +545,20 @@ class Tracer:
             self.recordings.pop()
         after = (len(self.events), len(self.objects), self.cuts, len(self.lightning),
                  len(self.configured), self.guessed)
-        if rec.spoiled or after != before or inert.written_key(result) is None:
+        form = None if rec.spoiled or after != before else inert.result_form(result, rec)
+        writes = {path: inert.settle(f, rec) for path, f in rec.writes.items()}
+        form = inert.settle(form, rec)
+        if form is None or any(f is None for f in writes.values()):
             return result
         kept = self.inert.setdefault(memo[0], [])
         if len(kept) >= inert.MAX_KEPT:
             del kept[0]  # the one matched least lately
         kept.append(inert.Inert(
-            rec.reads, rec.writes, rec.versions, frozenset(rec.assigned),
+            rec.reads, writes, rec.versions, frozenset(rec.assigned),
             frozenset(rec.called), frozenset(rec.visited), frozenset(rec.followed),
             budget - self.budget, budget - min(rec.lowest, self.budget),
             self.created - created, self.generation - generation, rec.deepest - rec.depth,
-            result,
+            form,
         ))
         return result
 
@@ -571,6 +574,7 @@ class Tracer:
             held = known.matches(roots)
             if held is None:
                 continue
+            written = known.written(held)
             for rec in self.recordings:  # what it read, the calls around it read
                 for path in known.reads:
                     prefix, _, attr = path.rpartition(".")
@@ -578,7 +582,7 @@ class Tracer:
                     where = rec.path_of(owner)
                     if where is not None:
                         rec.read(owner, where, attr)
-                for path, value in known.writes.items():
+                for path, value in written.items():
                     prefix, _, attr = path.rpartition(".")
                     rec.write(held[prefix + "."].attrs, attr, value)
                 rec.deepest = max(rec.deepest, len(self.stack) + known.deeper)
@@ -592,7 +596,7 @@ class Tracer:
             if known is not kept[-1]:
                 kept.remove(known)
                 kept.append(known)
-            known.write_on(roots)
+            known.write_on(roots, written)
             self.budget -= known.spent
             self.created += known.created
             self.generation += known.generation
@@ -602,7 +606,7 @@ class Tracer:
             self.called_names |= known.called
             self.visited |= known.visited
             self.followed |= known.followed
-            return known.result
+            return inert.give_back(known.result, held)
         return _NOT_KEPT
 
     def trace_call(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],

@@ -1,0 +1,123 @@
+"""A helper that returns (or writes on the instance it was given) a list or dict it built
+itself, of plain values, finds nothing lrdoctor follows: its trace is kept and stands for
+the next call made alike, which gets its own copy of that list or dict. Without it, code
+whose records build fresh metadata dicts at every call site (transform pipelines) is traced
+again at every site, and a whole repository's check runs out of time."""
+
+from __future__ import annotations
+
+import textwrap
+
+from lrdoctor.check import trace
+from tests.check.helpers import codes
+
+RECORD = """
+    import torch
+
+
+    class Record:
+        def __init__(self, data):
+            self.meta = Record.default_meta()
+            self.ops = Record.default_ops()
+            self.data = data
+
+        @staticmethod
+        def default_meta():
+            return {}
+
+        @staticmethod
+        def default_ops():
+            return []
+
+        def copy_from(self, other):
+            self.ops = list(other.ops)
+            return self
+
+
+    def convert(record, items):
+        fresh = Record(record.data)
+        return [fresh.copy_from(record), len(items)]
+
+
+    def prepare(batch):
+        out = []
+"""
+
+SITE = """
+        r{i} = Record(batch)
+        out.append(convert(r{i}, [r{i}.data]))
+"""
+
+TRAIN = """
+        return out
+
+
+    def train(model, loader):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10)
+        for batch in loader:
+            prepare(batch)
+            {first}.step()
+            {second}.step()
+"""
+
+
+def _script(sites: int, first: str = "scheduler", second: str = "optimizer") -> str:
+    body = "".join(SITE.format(i=i) for i in range(sites))
+    return textwrap.dedent(RECORD) + textwrap.indent(textwrap.dedent(body), "    ") \
+        + textwrap.dedent(TRAIN).format(first=first, second=second)
+
+
+def _traced_calls(source: str, monkeypatch) -> tuple[int, list[str]]:  # type: ignore[no-untyped-def]
+    count = [0]
+    original = trace.Tracer.trace_call
+
+    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        count[0] += 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(trace.Tracer, "trace_call", counting)
+    found = codes(source)
+    return count[0], found
+
+
+def test_fresh_lists_and_dicts_do_not_make_each_call_site_traced_anew(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    calls, found = _traced_calls(_script(40), monkeypatch)
+    assert "LRD001" in found  # the scheduler is still stepped before the optimizer
+    # 8 traced calls a site before kept traces could return fresh lists and dicts, 4 after
+    assert calls <= 4 * 40 + 10
+
+
+def test_the_correct_order_after_the_same_helpers_is_not_reported() -> None:
+    assert "LRD001" not in codes(_script(5, first="optimizer", second="scheduler"))
+
+
+def test_each_call_gets_its_own_copy_of_a_kept_list() -> None:
+    # the second record's ops are a list of its own: appending to the first one's (a write of
+    # a tracked object into it) does not reach the second, whose helper call was skipped
+    source = textwrap.dedent("""
+        import torch
+
+
+        class Record:
+            def __init__(self):
+                self.ops = Record.default_ops()
+
+            @staticmethod
+            def default_ops():
+                return []
+
+
+        def train(model, loader):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10)
+            first = Record()
+            second = Record()
+            first.ops.append(scheduler)
+            for batch in loader:
+                optimizer.step()
+                for s in second.ops:
+                    s.step()
+                scheduler.step()
+    """)
+    assert "LRD002" not in codes(source) and "LRD001" not in codes(source)
