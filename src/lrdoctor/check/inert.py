@@ -249,7 +249,8 @@ class Recording:
             self.spoiled = True  # an instance held by one given
             return
         self.read(instance, path, attr)  # what it held before is read (and compared)
-        if written_key(value) is not None:
+        if written_key(value) is not None or isinstance(value, ExprVal):
+            # a value known by its source is shared, as when returned (see result_form)
             self.writes[path + attr] = ("same", value)
         elif isinstance(value, (TupleVal, DictVal)) and _copyable(value, self, 0):
             # a list or dict of plain values built inside (`self.meta = {}`): copied for each
