@@ -121,3 +121,61 @@ def test_each_call_gets_its_own_copy_of_a_kept_list() -> None:
                 scheduler.step()
     """)
     assert "LRD002" not in codes(source) and "LRD001" not in codes(source)
+
+
+def _transform_chain(depth: int) -> str:
+    """Callable transform classes, each calling two fresh instances of the one below."""
+    parts = [textwrap.dedent("""
+        import torch
+
+
+        class Base:
+            def __init__(self, keys):
+                self.keys = keys
+                self.meta = {}
+
+            def info(self):
+                return {"keys": self.keys, "ops": []}
+
+
+        class T0(Base):
+            def __call__(self, data):
+                out = dict(self.info())
+                return [data, out]
+    """)]
+    for i in range(1, depth):
+        parts.append(textwrap.dedent(f"""
+
+            class T{i}(Base):
+                def __call__(self, data):
+                    first = T{i - 1}(self.keys)
+                    second = T{i - 1}(self.keys)
+                    return [first(data), second(data), self.info()]
+        """))
+    parts.append(textwrap.dedent(f"""
+
+        def train(model, loader):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10)
+            pipeline = T{depth - 1}("image")
+            for batch in loader:
+                pipeline(batch)
+                scheduler.step()
+                optimizer.step()
+    """))
+    return "".join(parts)
+
+
+def test_a_chain_of_callable_transforms_is_not_traced_once_per_path(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    calls, found = _traced_calls(_transform_chain(8), monkeypatch)
+    assert "LRD001" in found
+    # every instance is new, so each level's two calls doubled the work below it: 2273 traced
+    # calls before the kept trace of a level could return its fresh lists, 112 after
+    assert calls <= 300
+
+
+def test_a_chain_of_callable_transforms_in_the_right_order_is_not_reported() -> None:
+    source = _transform_chain(6).replace(
+        "scheduler.step()\n        optimizer.step()", "optimizer.step()\n        scheduler.step()")
+    assert "optimizer.step()\n        scheduler.step()" in source
+    assert "LRD001" not in codes(source)
