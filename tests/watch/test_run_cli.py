@@ -127,12 +127,20 @@ def test_ctrl_c_gives_a_partial_report_and_dies_by_the_signal(tmp_path):
                 print("training", flush=True)
     """)
     env = {**os.environ, "NO_COLOR": "1"}
+    # Ctrl-C's default action, as in a terminal: a shell's background job (`pytest ... &`)
+    # starts with SIGINT ignored, and python then installs no KeyboardInterrupt handler
     proc = subprocess.Popen([sys.executable, "-m", "lrdoctor", "run", str(script)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    assert proc.stdout.readline().strip() == "training"
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=300)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout.readline().strip() == "training"
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:  # never leave the endless training loop running
+            proc.kill()
+            proc.wait()
     assert proc.returncode == -signal.SIGINT  # it died by the signal, as under python
     assert out.splitlines()[-1] == "atexit ran"
     assert "KeyboardInterrupt" in err
