@@ -1073,8 +1073,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         ]
         if not stale:
             continue
-        if not any(e.kind in ("opt_step", "scaler_step") and e.order > r.order
-                   and (e.obj is new or e.info.get("optimizer") is new) for e in root):
+        if not any(e.order > r.order and _updates(e, new) for e in root):
             continue
         if any(e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
                and e.obj.optimizer is new for e in root):
@@ -1093,6 +1092,12 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _own_configure_optimizers(ctx)
 
 
+def _updates(e: Event, optimizer: Obj | None) -> bool:
+    """``e`` steps ``optimizer`` (``optimizer.step()``, or ``scaler.step(optimizer)``)."""
+    return e.kind in ("opt_step", "scaler_step") and (
+        e.obj is optimizer or e.info.get("optimizer") is optimizer)
+
+
 def _own_configure_optimizers(ctx: FileContext) -> Iterator[Diagnostic]:
     """A scheduler built on the optimizer of a LightningModule's own call to
     ``self.configure_optimizers()`` (in ``__init__``, say): Lightning calls the hook itself and
@@ -1104,9 +1109,7 @@ def _own_configure_optimizers(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         seen.add(r.obj.id)
         optimizer = r.obj
-        if any(e.kind in ("opt_step", "scaler_step") and (
-                e.obj is optimizer or e.info.get("optimizer") is optimizer)
-               for e in ctx.program.events):
+        if any(_updates(e, optimizer) for e in ctx.program.events):
             continue
         steps = [e for e in ctx.program.events
                  if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is optimizer]
