@@ -118,3 +118,106 @@ def test_a_trace_through_too_many_modules_says_it_was_cut_short(tmp_path: Path) 
     """)
     result = check_file(str(tmp_path / "train.py"))
     assert any("only partly analysed" in note for note in result.notes)
+
+
+def _flows(path: Path) -> bool:
+    """Whether the file's imports reach project code that steps, saves or loads something."""
+    import ast
+
+    from lrdoctor.check.context import FLOW_TRIGGER
+    from lrdoctor.check.index import ModuleInfo
+    from lrdoctor.check.project import ProjectLoader
+
+    module = ModuleInfo.build(str(path), ast.parse(path.read_text()))
+    return ProjectLoader().imports_matching(module, FLOW_TRIGGER)
+
+
+def _library(tmp_path: Path) -> None:
+    """A package whose __init__ re-exports a seeding helper, a constant and a dataset from
+    modules that also hold, elsewhere, code that saves or steps."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'lib'\n")
+    write(tmp_path / "lib/__init__.py", """
+        from .misc import MAX_SEED, set_seed
+        from .data import CachedDataset, ListDataset
+        from .engine import *
+    """)
+    write(tmp_path / "lib/misc.py", """
+        import random
+        import torch
+
+        MAX_SEED = 2 ** 32
+
+        def _clip(seed):
+            return seed % MAX_SEED
+
+        def set_seed(seed):
+            random.seed(_clip(seed))
+
+        def save_everything(obj, path):
+            torch.save(obj, path)
+    """)
+    write(tmp_path / "lib/base.py", """
+        import torch
+
+        class DiskCache:
+            def put(self, item, path):
+                torch.save(item, path)
+    """)
+    write(tmp_path / "lib/data.py", """
+        from .base import DiskCache
+
+        class ListDataset:
+            def __init__(self, items):
+                self.items = list(items)
+
+        class CachedDataset(DiskCache):
+            pass
+    """)
+    write(tmp_path / "lib/engine.py", """
+        def _advance(optimizer, scheduler):
+            optimizer.step()
+            scheduler.step()
+
+        def train(model, loader, optimizer, scheduler):
+            for batch in loader:
+                model(batch).sum().backward()
+                _advance(optimizer, scheduler)
+    """)
+
+
+def test_an_import_flows_only_through_what_the_imported_name_runs(tmp_path: Path) -> None:
+    # `set_seed` and `MAX_SEED` live beside a function that saves, and `ListDataset` beside a
+    # class whose base saves: none of them does, so a file using them is not a training file
+    # (in a large library nearly every file imported such a package, and each was traced)
+    _library(tmp_path)
+    write(tmp_path / "tests/test_data.py", """
+        from lib import MAX_SEED, ListDataset, set_seed
+
+        def test_items():
+            set_seed(MAX_SEED - 1)
+            assert ListDataset([1, 2]).items == [1, 2]
+    """)
+    assert not _flows(tmp_path / "tests/test_data.py")
+
+
+def test_an_import_flows_through_base_classes_helpers_and_star_reexports(tmp_path: Path) -> None:
+    _library(tmp_path)
+    write(tmp_path / "cache_user.py", "from lib import CachedDataset\nCachedDataset()\n")
+    assert _flows(tmp_path / "cache_user.py")  # its base class saves
+    write(tmp_path / "module_user.py", "import lib\nlib.set_seed(0)\n")
+    assert _flows(tmp_path / "module_user.py")  # a whole package stands for all it re-exports
+    write(tmp_path / "driver.py", """
+        import torch
+        from lib import train
+
+        model = torch.nn.Linear(4, 1)
+        loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[30, 60])
+        for epoch in range(90):
+            train(model, loader, optimizer, scheduler)
+    """)
+    # `train` comes through the star re-export and steps through a helper of its module
+    assert _flows(tmp_path / "driver.py")
+    result = check_file(str(tmp_path / "driver.py"))
+    assert [(d.code, Path(d.path).name, d.line) for d in result.diagnostics] == [("LRD002", "engine.py", 4)]

@@ -13,11 +13,12 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from lrdoctor.check.index import ModuleInfo, ModuleLoader
+from lrdoctor.check.index import ModuleInfo, ModuleLoader, dotted
 from lrdoctor.check.sources import SourceError, read_python
 
 MAX_IMPORTED_BYTES = 2_000_000
 MAX_MODULES = 64  # project modules one file's trace follows (more: it says it was cut short)
+MAX_NAME_VISITS = 400  # definitions imports_matching searches before it answers yes
 MAX_CACHED = 512  # parsed modules kept between the files of one process
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
@@ -55,6 +56,7 @@ class ProjectLoader(ModuleLoader):
         self._resolved: dict[tuple[str, str], tuple[ModuleInfo, str] | None] = {}
         self._texts: dict[str, str | None] = {}
         self._matches: dict[tuple[str, str], bool] = {}
+        self._name_hits: dict[tuple[str, str, str], tuple[bool, list[str]]] = {}
         # inherited entry points found inert, per (method, class) (see trace._Inert)
         self.inert: dict[tuple[int, int], Any] = {}
 
@@ -67,6 +69,7 @@ class ProjectLoader(ModuleLoader):
             self._resolved.clear()
             self._texts.clear()
             self._matches.clear()
+            self._name_hits.clear()
             self.inert.clear()
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
@@ -89,47 +92,136 @@ class ProjectLoader(ModuleLoader):
         return None
 
     def imports_matching(self, module: ModuleInfo, pattern: re.Pattern[str]) -> bool:
-        """Whether a project module ``module`` imports from (or one a package ``__init__``
-        among them re-exports from) matches ``pattern``; each module is searched once."""
+        """Whether code that ``module`` imports from the project matches ``pattern``.
+
+        An imported name is followed to its definition and searched there, with the names its
+        definition uses (its base classes, the functions and classes it calls, in its module
+        or imported from others): ``from engine import train_one_epoch`` matches when
+        ``train_one_epoch`` or what it calls steps something, and ``from utils import
+        set_seed`` does not match because another function of ``utils`` saves a checkpoint.
+        Package ``__init__`` files are followed to the module a name is re-exported from. A
+        whole module (``import pkg`` then ``pkg.x``, a star import, a name that is not a
+        function or class) is searched as a whole. Past MAX_NAME_VISITS definitions the answer
+        is yes (the trace decides)."""
         importer_dir = os.path.dirname(os.path.abspath(module.path))
-        pending = [(q, importer_dir) for q in module.imports.values()]
-        pending += [(f"{star}x" if star.endswith(".") else f"{star}.x", importer_dir)
+        # (qualified name, directory it is resolved from, whether it names a whole module)
+        pending: list[tuple[str, str, bool]] = [(q, importer_dir, False) for q in module.imports.values()]
+        pending += [(f"{star}x" if star.endswith(".") else f"{star}.x", importer_dir, True)
                     for star in module.star_imports]
-        seen: set[str] = set()
-        while pending and len(seen) < MAX_MODULES:
-            qualname, base_dir = pending.pop()
-            path = self._file_for(qualname, base_dir)
-            if path is None or path in seen:
+        seen: set[tuple[str, str | None]] = set()
+        while pending:
+            if len(seen) >= MAX_NAME_VISITS:
+                return True
+            qualname, base_dir, whole = pending.pop()
+            path, name = self._locate(qualname, base_dir)
+            if path is None:
                 continue
-            seen.add(path)
+            if whole:
+                name = None
+            if (path, name) in seen:
+                continue
+            seen.add((path, name))
+            found, follow = self._name_matches(path, name, pattern)
+            if found:
+                return True
+            pending.extend(follow)
+        return False
+
+    def _name_matches(self, path: str, name: str | None, pattern: re.Pattern[str]
+                      ) -> tuple[bool, list[tuple[str, str, bool]]]:
+        """(whether ``name`` of the module ``path`` - the whole module when None - matches
+        ``pattern`` by its own text, what else to search for it)."""
+        directory = os.path.dirname(path)
+        is_init = path.endswith("__init__.py")
+        info = self.load(path) if name is not None else None
+        if name is None or info is None:
             key = (path, pattern.pattern)
             found = self._matches.get(key)
             if found is None:
                 text = self._text(path)
                 found = bool(text is not None and pattern.search(text))
                 self._matches[key] = found
-            if found:
-                return True
-            if path.endswith("__init__.py"):
-                text = self._text(path) or ""
-                for line in text.splitlines():
+            follow: list[tuple[str, str, bool]] = []
+            if not found and is_init:  # a package: every module its __init__ re-exports from
+                for line in (self._text(path) or "").splitlines():
                     stripped = line.strip()
                     if stripped.startswith("from ") and " import " in stripped:
                         source = stripped[5:].split(" import", 1)[0].strip()
-                        pending.append((source + ".x", os.path.dirname(path)))
-        return False
+                        follow.append((source + ".x", directory, True))
+            return found, follow
+        node: ast.AST | None = info.functions.get(name)
+        if node is None and name in info.classes:
+            node = info.classes[name].node
+        if node is None and name not in info.imports:
+            node = _module_assign(info.tree, name)  # a constant, `trainer = Trainer(...)`
+        if node is None:
+            if name in info.imports:  # re-exported (a package __init__, a convenience import)
+                return False, [(info.imports[name], directory, False)]
+            stars = [(f"{s}x" if s.endswith(".") else f"{s}.x", directory, True) for s in info.star_imports]
+            if is_init:  # a submodule (`from pkg import trainer`), or a star re-export
+                return False, [(f".{name}", directory, True), *stars]
+            # a module-level value (`trainer = Trainer(...)`): the module as a whole
+            return False, [(_direct(path, None), directory, True), *stars]
+        key2 = (path, name, pattern.pattern)
+        cached = self._name_hits.get(key2)
+        if cached is None:
+            cached = self._definition_matches(path, info, node, pattern)
+            self._name_hits[key2] = cached
+        found, uses = cached
+        return found, [(q, directory, False) for q in uses]
 
-    def _file_for(self, qualname: str, importer_dir: str) -> str | None:
+    def _definition_matches(self, path: str, info: ModuleInfo, node: ast.AST,
+                            pattern: re.Pattern[str]) -> tuple[bool, list[str]]:
+        """Whether the source of one definition matches, and the qualified names it uses
+        (the module's own functions and classes as :func:`_direct` names)."""
+        text = self._text(path) or ""
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])  # type: ignore[attr-defined]
+        lines = text.splitlines()[start - 1:getattr(node, "end_lineno", start)]
+        if pattern.search("\n".join(lines)):
+            return True, []
+        uses: list[str] = []
+        inner: set[int] = set()  # the bases of attribute chains, read with their chain
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Attribute):
+                inner.add(id(sub.value))
+                if id(sub) in inner:
+                    continue
+                chain = dotted(sub)  # `pkg.sub.fn`: the longest chain, from its imported root
+                if chain is not None:
+                    root, _, rest = chain.partition(".")
+                    base = info.imports.get(root)
+                    if base is not None:
+                        uses.append(f"{base}.{rest}")
+                        continue
+                value: ast.AST = sub.value
+                while isinstance(value, ast.Attribute):
+                    inner.discard(id(value))  # `self.a.b`, `f().x`: what the chain starts from
+                    value = value.value
+                inner.discard(id(value))
+            elif isinstance(sub, ast.Name) and id(sub) not in inner:
+                ident = sub.id
+                if ident in info.imports:
+                    uses.append(info.imports[ident])
+                elif ident in info.functions or ident in info.classes:
+                    uses.append(_direct(path, ident))
+        return False, list(dict.fromkeys(uses))
+
+    def _locate(self, qualname: str, importer_dir: str) -> tuple[str | None, str | None]:
+        """The project file ``qualname`` is found in, and the name it is looked up by there
+        (None when ``qualname`` names the module itself)."""
+        if qualname.startswith("\0"):
+            _, path, name = qualname.split("\0")
+            return path, name or None
         parts, roots = _import_roots(qualname, importer_dir)
         candidates = [parts[:-1], parts] if len(parts) > 1 else [parts]
         for base in roots:
             for module_parts in candidates:
                 if not module_parts or not module_parts[0]:
                     continue
-                path = self._module_file(base, module_parts)
-                if path is not None:
-                    return path
-        return None
+                found = self._module_file(base, module_parts)
+                if found is not None:
+                    return found, parts[-1] if len(module_parts) < len(parts) else None
+        return None, None
 
     def _module_file(self, base: str, module_parts: list[str]) -> str | None:
         key = (base, tuple(module_parts))
@@ -167,6 +259,28 @@ class ProjectLoader(ModuleLoader):
         self.modules[shown] = module
         self.sources[shown] = text
         return module
+
+
+def _module_assign(tree: ast.Module, name: str) -> ast.stmt | None:
+    """The last top-level statement (inside top-level ``if``/``try`` too) that assigns ``name``."""
+    found: ast.stmt | None = None
+    body = list(tree.body)
+    while body:
+        stmt = body.pop(0)
+        if isinstance(stmt, (ast.If, ast.Try)):
+            body[:0] = [*stmt.body, *stmt.orelse, *getattr(stmt, "finalbody", []),
+                        *[s for h in getattr(stmt, "handlers", []) for s in h.body]]
+        elif isinstance(stmt, ast.Assign):
+            if any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+                found = stmt
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+            found = stmt
+    return found
+
+
+def _direct(path: str, name: str | None) -> str:
+    """A name of a module already found, in the place of a qualified name (see _locate)."""
+    return f"\0{path}\0{name or ''}"
 
 
 @lru_cache(maxsize=1024)
