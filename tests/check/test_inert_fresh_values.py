@@ -179,3 +179,20 @@ def test_a_chain_of_callable_transforms_in_the_right_order_is_not_reported() -> 
         "scheduler.step()\n        optimizer.step()", "optimizer.step()\n        scheduler.step()")
     assert "optimizer.step()\n        scheduler.step()" in source
     assert "LRD001" not in codes(source)
+
+
+def test_a_chain_deeper_than_the_trace_goes_is_not_traced_once_per_path(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # below MAX_CALL_DEPTH every call is cut short, so no level's trace was kept and each
+    # level's two calls doubled the work again (33,239 traced calls for 20 levels); a call cut
+    # short by the depth alone is kept for calls made at that same depth, which cut alike
+    calls, found = _traced_calls(_transform_chain(20), monkeypatch)
+    assert "LRD001" in found
+    assert calls <= 6000
+
+
+def test_a_kept_trace_that_was_cut_short_still_says_so() -> None:
+    from lrdoctor.check.engine import check_source
+
+    result = check_source(_transform_chain(20), "train.py")
+    assert [d.code for d in result.diagnostics] == ["LRD001"]
+    assert any("only partly analysed" in note for note in result.notes)

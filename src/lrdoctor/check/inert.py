@@ -277,6 +277,8 @@ class Inert:
     generation: int  # rebinds of tracked values, inside
     deeper: int  # how much deeper than the call its trace went
     result: Any  # its form (see result_form)
+    cuts: int = 0  # calls cut short inside it by MAX_CALL_DEPTH ...
+    at_depth: int | None = None  # ... when made at this call depth (then kept for it alone)
 
     def matches(self, roots: dict[str, InstanceVal]) -> dict[str, InstanceVal] | None:
         """The instances read, by path, when those given at another call resolve every read

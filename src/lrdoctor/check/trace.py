@@ -113,6 +113,8 @@ class Tracer:
         self.budget = MAX_STATEMENTS
         self.truncated = False
         self.cuts = 0  # how often the trace was cut short (a call cut short is not summarised)
+        # ... of which by MAX_CALL_DEPTH: the same call made at the same depth is cut alike
+        self.depth_cuts = 0
         self.guessed = 0  # guessed objects looked up (they are shared by a root's calls)
         # the calls being traced whose trace may be kept as inert (see inert.py), innermost
         # last; the inert ones are kept by the loader for the files of one run
@@ -488,8 +490,12 @@ class Tracer:
             return None  # recursion: the outer call already traces this body
         for rec in self.recordings:
             rec.deepest = max(rec.deepest, len(self.stack))
-        if len(self.stack) >= MAX_CALL_DEPTH or self.budget <= 0:
+        if self.budget <= 0:
             self.cut()
+            return None
+        if len(self.stack) >= MAX_CALL_DEPTH:
+            self.cut()
+            self.depth_cuts += 1
             return None
         if fv.preset is not None:
             args, kwargs = [*fv.preset[0], *args], {**fv.preset[1], **kwargs}
@@ -506,10 +512,10 @@ class Tracer:
                 if given is not None:
                     memo = ((fn, fv.cls, site, given[0]), given[1])
         if memo is not None:
-            created = self.created
+            created, cuts = self.created, self.cuts
             skipped = self.skip_inert(*memo)
             if skipped is not _NOT_KEPT:
-                if key is not None and self.created == created:
+                if key is not None and self.created == created and self.cuts == cuts:
                     # as after tracing it: the next call with the same objects replays it
                     self.summaries[key] = Summary([], [], self.loop, self.conds, self.frame,
                                                   skipped, self.generation)
@@ -532,9 +538,11 @@ class Tracer:
         """Trace a call, keeping its trace when it is inert (see inert.py)."""
         if memo is None:
             return self.trace_call(fv, args, kwargs, root, site)
-        before = (len(self.events), len(self.objects), self.cuts, len(self.lightning),
-                  len(self.configured), self.guessed)
+        # cut short by the call depth alone, it is kept for calls made at this same depth
+        before = (len(self.events), len(self.objects), self.cuts - self.depth_cuts,
+                  len(self.lightning), len(self.configured), self.guessed)
         created, generation, budget = self.created, self.generation, self.budget
+        depth_cuts = self.depth_cuts
         rec = inert.Recording(memo[1], len(self.stack), lowest=budget)
         for value in [*args, *kwargs.values()]:
             rec.hold(value)
@@ -543,8 +551,8 @@ class Tracer:
             result = self.trace_call(fv, args, kwargs, root, site)
         finally:
             self.recordings.pop()
-        after = (len(self.events), len(self.objects), self.cuts, len(self.lightning),
-                 len(self.configured), self.guessed)
+        after = (len(self.events), len(self.objects), self.cuts - self.depth_cuts,
+                 len(self.lightning), len(self.configured), self.guessed)
         form = None if rec.spoiled or after != before else inert.result_form(result, rec)
         writes = {path: inert.settle(f, rec) for path, f in rec.writes.items()}
         form = inert.settle(form, rec)
@@ -558,7 +566,8 @@ class Tracer:
             frozenset(rec.called), frozenset(rec.visited), frozenset(rec.followed),
             budget - self.budget, budget - min(rec.lowest, self.budget),
             self.created - created, self.generation - generation, rec.deepest - rec.depth,
-            form,
+            form, self.depth_cuts - depth_cuts,
+            rec.depth if self.depth_cuts != depth_cuts else None,
         ))
         return result
 
@@ -567,7 +576,12 @@ class Tracer:
         applied, and told to the calls being recorded around it), else _NOT_KEPT."""
         kept = self.inert.get(key, [])
         for known in reversed(kept):  # the latest first
-            if self.budget - known.need <= 0 or len(self.stack) + known.deeper >= MAX_CALL_DEPTH \
+            if known.at_depth is not None:
+                if len(self.stack) != known.at_depth:
+                    continue  # cut short by the depth it was made at: only there alike
+            elif len(self.stack) + known.deeper >= MAX_CALL_DEPTH:
+                continue
+            if self.budget - known.need <= 0 \
                     or len(self.followed | known.followed) > MAX_MODULES \
                     or any(id(f) in known.visited for f in self.stack):
                 continue  # tracing it here would be cut short or stopped by a recursion
@@ -598,6 +612,10 @@ class Tracer:
                 kept.append(known)
             known.write_on(roots, written)
             self.budget -= known.spent
+            if known.cuts:
+                self.cut()
+                self.cuts += known.cuts - 1
+                self.depth_cuts += known.cuts
             self.created += known.created
             self.generation += known.generation
             for name, n in known.versions.items():
