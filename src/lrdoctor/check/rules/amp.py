@@ -1068,11 +1068,20 @@ def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
         b = backwards[-1]
         steps = [s for s in scope if s.kind == "scaler_step" and s.order > clip.order
                  and not exclusive(s, clip)]
+        around = scope
+        if not steps and clip.loop is not None and clip.loop.parent is not None:
+            # a loop that only back-propagates micro-batches (and clips each time) before the
+            # update that follows it: the scaler steps in the loop around it
+            outer = clip.loop.parent
+            around = [x for x in ctx.events_by_root.get(clip.root, []) if x.in_loop(outer)]
+            steps = [s for s in around
+                     if s.kind == "scaler_step" and s.order > clip.order
+                     and not s.in_loop(clip.loop) and not exclusive(s, clip)]
         if not steps:
             continue
         unscaled = any(
             u.kind == "unscale" and b.order < u.order < clip.order and not exclusive(u, clip)
-            for u in scope
+            for u in around
         )
         if unscaled:
             continue

@@ -598,11 +598,12 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         gran, loop = granularity(e)
         if gran == "batch" and not any(not _accumulation(c.text) for c in e.conds_inside(loop)):
             continue  # reported as LRD002 (patience counted in batches)
-        if _is_training_loss(metric) and validation and not _computed_from_validation(
-            ctx, e, metric
+        watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
+        if _is_training_loss(watched) and validation and not _computed_from_validation(
+            ctx, e, watched
         ) and not any(
             other is not e and exclusive(other, e) and _metric_step(other)
-            and not _is_training_loss(_metric_of(other))
+            and not _is_training_loss(_aggregated(_metric_of(other)))
             for other in ctx.program.of("sched_step", sched)
         ):  # (a setting that picks the training or the validation loss is the user's choice)
             yield Diagnostic.at(
@@ -767,6 +768,28 @@ def _computed_from_validation(ctx: FileContext, e: Event, metric: ast.expr) -> b
     if any(isinstance(a, ast.arg) and a.arg == metric.id for a in ast.walk(around.args)):
         return False  # handed in by the caller
     return bool(values) and all(_mentions_validation(v) for v in values)
+
+
+# functions whose value is a summary of the values they are given (`np.mean(losses)`,
+# `statistics.mean(losses)`, `sum(losses)`): what they watch is what they summarise
+_AGGREGATES = frozenset({"mean", "average", "nanmean", "median", "nanmedian", "sum", "fsum"})
+
+
+def _aggregated(metric: ast.expr) -> ast.expr:
+    """The values a summary of values summarises: ``np.mean(epoch_loss)``, ``mean(losses)``
+    and ``sum(losses) / len(losses)`` watch ``epoch_loss`` / ``losses``; anything else is
+    returned as it is."""
+    node = metric
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        node = node.left
+    if (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], (ast.Name, ast.Attribute, ast.Subscript))):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else (
+            func.id if isinstance(func, ast.Name) else "")
+        if name in _AGGREGATES:
+            return node.args[0]
+    return metric
 
 
 def _is_training_loss(metric: ast.expr) -> bool:

@@ -1,0 +1,144 @@
+"""Shapes met in the fresh real-code batch "fresh-2026-12i" of issue 7 (bench/realcode, dev
+half: warm-up hand-overs, plateau metrics, gradient accumulation under a GradScaler): each test
+is the general shape in our own words, next to the control that must still be reported (or
+stay silent)."""
+
+from __future__ import annotations
+
+from tests.check.helpers import codes
+
+# -- a plateau watching a summary of the training losses -----------------------------------------
+# The epoch's training losses are collected in a list and the plateau is given their mean
+# through a function (`np.mean(losses)`, `statistics.mean(losses)`, `sum(losses) / len(losses)`)
+# while a validation loss is computed right after: what the plateau watches is the training
+# loss, whatever function summarises it. The mean of the validation losses, or a training mean
+# in a script that has no validation at all, stays silent.
+
+_PLATEAU_ON_A_SUMMARY = """
+import numpy as np
+import statistics
+import torch
+
+
+def fit(net, train_batches, held_out, epochs):
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=3)
+    for epoch in range(epochs):
+        net.train()
+        seen = []
+        for x, y in train_batches:
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(net(x), y)
+            loss.backward()
+            opt.step()
+            seen.append(float(loss))
+        net.eval()
+        checked = []
+        with torch.no_grad():
+            for x, y in held_out:
+                checked.append(float(torch.nn.functional.mse_loss(net(x), y)))
+        val_loss = np.mean(checked)
+        plateau.step({WATCHED})
+"""
+
+
+def test_plateau_given_the_mean_of_training_losses_beside_a_validation_loss() -> None:
+    for watched in ("np.mean(seen)", "statistics.mean(seen)", "sum(seen) / len(seen)"):
+        src = _PLATEAU_ON_A_SUMMARY.replace("seen", "epoch_loss").replace(
+            "{WATCHED}", watched.replace("seen", "epoch_loss"))
+        assert "LRD004" in codes(src), watched
+
+
+def test_plateau_given_the_mean_of_validation_losses_is_silent() -> None:
+    for watched in ("val_loss", "np.mean(checked)", "statistics.mean(checked)"):
+        src = _PLATEAU_ON_A_SUMMARY.replace("seen", "epoch_loss").replace("{WATCHED}", watched)
+        assert "LRD004" not in codes(src), watched
+
+
+def test_plateau_on_training_mean_without_any_validation_is_silent() -> None:
+    src = """
+import numpy as np
+import torch
+
+
+def fit(net, train_batches, epochs):
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=3)
+    for epoch in range(epochs):
+        epoch_loss = []
+        for x, y in train_batches:
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(net(x), y)
+            loss.backward()
+            opt.step()
+            epoch_loss.append(float(loss))
+        plateau.step(np.mean(epoch_loss))
+"""
+    assert "LRD004" not in codes(src)
+
+
+# -- clipping each micro-batch's scaled gradients ------------------------------------------------
+# An inner loop back-propagates the micro-batches of one update through the GradScaler and clips
+# after every backward; the scaler steps once after the inner loop. The clip sees gradients
+# still multiplied by the scale. Unscaling before a clip that runs after the inner loop is right,
+# and so is unscaling in the outer loop before an inner loop that only walks parameter groups.
+
+_MICRO_BATCH_CLIP = """
+import torch
+
+
+def run(net, stream, updates, micro, use_fp16):
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-4)
+    scaler = torch.cuda.amp.GradScaler(enabled=use_fp16)
+    for it in range(updates):
+        for _ in range(micro):
+            x, y = next(stream)
+            with torch.autocast("cuda", dtype=torch.float16, enabled=use_fp16):
+                loss = torch.nn.functional.cross_entropy(net(x), y) / micro
+            scaler.scale(loss).backward()
+{INSIDE}
+{AFTER}
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad()
+"""
+
+_CLIP = "torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)"
+
+
+def test_clip_inside_the_micro_batch_loop_before_the_scaler_steps_after_it() -> None:
+    src = _MICRO_BATCH_CLIP.replace("{INSIDE}", "            " + _CLIP).replace("{AFTER}", "")
+    assert "LRD108" in codes(src)
+
+
+def test_unscale_then_clip_after_the_micro_batch_loop_is_silent() -> None:
+    after = "        scaler.unscale_(opt)\n        " + _CLIP
+    src = _MICRO_BATCH_CLIP.replace("{INSIDE}", "").replace("{AFTER}", after)
+    assert "LRD108" not in codes(src)
+
+
+def test_clip_after_the_micro_batch_loop_without_unscale_still_reported() -> None:
+    src = _MICRO_BATCH_CLIP.replace("{INSIDE}", "").replace("{AFTER}", "        " + _CLIP)
+    assert "LRD108" in codes(src)
+
+
+def test_unscale_before_an_inner_loop_over_param_groups_is_silent() -> None:
+    src = """
+import torch
+
+
+def run(net, batches, use_fp16):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scaler = torch.cuda.amp.GradScaler(enabled=use_fp16)
+    for x, y in batches:
+        opt.zero_grad()
+        with torch.autocast("cuda", enabled=use_fp16):
+            loss = torch.nn.functional.cross_entropy(net(x), y)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        for group in opt.param_groups:
+            torch.nn.utils.clip_grad_norm_(group["params"], 1.0)
+        scaler.step(opt)
+        scaler.update()
+"""
+    assert "LRD108" not in codes(src)
