@@ -142,3 +142,80 @@ def run(net, batches, use_fp16):
         scaler.update()
 """
     assert "LRD108" not in codes(src)
+
+
+# -- a Lightning lr_scheduler_step override that drops the metric --------------------------------
+# Lightning calls `lr_scheduler_step(scheduler, ..., metric)` for every scheduler that
+# configure_optimizers returns, with the monitored value for a plateau. An override that calls
+# `scheduler.step()` without it, on a path a plateau can take, makes the plateau raise. A path
+# ruled out for a plateau (an isinstance test on another class, the branch where the metric is
+# None), a `step(metric)` call, or a module that never returns a plateau stays silent.
+
+_LIGHTNING_HOOK = """
+import torch
+import pytorch_lightning as pl
+from torch.optim import lr_scheduler
+
+
+def build(params, hp):
+    opt = torch.optim.Adam(params, lr=hp.lr)
+    sched = {}
+    if hp.schedule == "plateau":
+        sched = {"scheduler": lr_scheduler.ReduceLROnPlateau(opt, mode="max"), "interval": "step"}
+    elif hp.schedule == "cycle":
+        sched = {"scheduler": lr_scheduler.OneCycleLR(opt, max_lr=hp.lr, total_steps=hp.total),
+                 "interval": "step"}
+    out = {"optimizer": opt}
+    if sched:
+        sched["monitor"] = "val_score"
+        out["lr_scheduler"] = sched
+    return out
+
+
+class Reader(pl.LightningModule):
+    def __init__(self, hp):
+        super().__init__()
+        self.hp = hp
+        self.net = torch.nn.Linear(8, 2)
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.cross_entropy(self.net(x), y)
+
+    def validation_step(self, batch, batch_idx):
+        x, y = batch
+        self.log("val_score", (self.net(x).argmax(1) == y).float().mean())
+
+    def configure_optimizers(self):
+        return build(self.parameters(), self.hp)
+
+    def lr_scheduler_step(self, scheduler, optimizer_idx, metric):
+        if isinstance(scheduler, lr_scheduler.OneCycleLR):
+            scheduler.step()
+        elif self.trainer.is_last_batch:
+{LAST}
+"""
+
+
+def test_lightning_hook_stepping_a_possible_plateau_without_metric() -> None:
+    src = _LIGHTNING_HOOK.replace("{LAST}", "            scheduler.step()")
+    assert "LRD004" in codes(src)
+
+
+def test_lightning_hook_that_passes_the_metric_or_tests_for_it_is_silent() -> None:
+    for last in (
+        "            scheduler.step(metric)",
+        "            if metric is None:\n                scheduler.step()\n"
+        "            else:\n                scheduler.step(metric)",
+        "            if isinstance(scheduler, lr_scheduler.ReduceLROnPlateau):\n"
+        "                scheduler.step(metric)\n            else:\n                scheduler.step()",
+    ):
+        src = _LIGHTNING_HOOK.replace("{LAST}", last)
+        assert "LRD004" not in codes(src), last
+
+
+def test_lightning_hook_without_a_plateau_configured_is_silent() -> None:
+    src = _LIGHTNING_HOOK.replace("{LAST}", "            scheduler.step()").replace(
+        "lr_scheduler.ReduceLROnPlateau(opt, mode=\"max\")",
+        "lr_scheduler.StepLR(opt, step_size=10)")
+    assert "LRD004" not in codes(src)

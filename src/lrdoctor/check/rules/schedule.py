@@ -665,6 +665,141 @@ def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnosti
                 )
 
 
+@rule("LRD004")
+def lightning_scheduler_step_without_metric(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A LightningModule that overrides ``lr_scheduler_step(self, scheduler, ..., metric)`` hands
+    every scheduler its ``configure_optimizers`` returns to that hook. When one of them is a
+    ReduceLROnPlateau and the override calls ``scheduler.step()`` without the metric on a path
+    that a plateau can take (not under ``isinstance(scheduler, SomeOtherClass)``, nor in the
+    branch that rules ReduceLROnPlateau out), the plateau is stepped without its metric: torch
+    raises TypeError the first time that path runs."""
+    if "lr_scheduler_step" not in ctx.source:
+        return
+    for info in ctx.module.classes.values():
+        cls = info.node
+        hook = next((f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and f.name == "lr_scheduler_step"), None)
+        if hook is None or len(hook.args.args) < 2:
+            continue
+        param = hook.args.args[1].arg
+        metric = hook.args.args[-1].arg if len(hook.args.args) > 2 else ""
+        plateau = _returned_plateau(ctx, cls)
+        if plateau is None:
+            continue
+        parents = {child: parent for parent in ast.walk(hook)
+                   for child in ast.iter_child_nodes(parent)}
+        for call in ast.walk(hook):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "step" and isinstance(call.func.value, ast.Name)
+                    and call.func.value.id == param and not call.args and not call.keywords):
+                continue
+            if not _plateau_can_reach(call, parents, param, metric):
+                continue
+            yield Diagnostic.at(
+                "LRD004",
+                f"`{param}.step()` in {cls.name}.lr_scheduler_step is called without the metric, "
+                f"but configure_optimizers can return a ReduceLROnPlateau (line {plateau.line}) "
+                "and Lightning hands it to this hook: its step() needs the monitored value and "
+                f"raises TypeError; pass the hook's metric to it (`{param}.step(metric)`)",
+                ctx.path,
+                call,
+            )
+
+
+def _returned_plateau(ctx: FileContext, cls: ast.ClassDef) -> Obj | None:
+    """A ReduceLROnPlateau that the ``configure_optimizers`` of ``cls`` can return, or None:
+    one among the schedulers of its traced return value, or one built (in any branch of a
+    choice of scheduler) on an optimizer that it returns."""
+    end = getattr(cls, "end_lineno", None) or cls.lineno
+    returned: list[Obj] = []
+    for node, path, value in ctx.program.lightning:
+        line = getattr(node, "lineno", 0)
+        if path != ctx.path or not cls.lineno <= line <= end:
+            continue
+        for sched, _ in _lightning_schedulers(value):
+            if sched.cls == "ReduceLROnPlateau":
+                return sched
+            if sched.optimizer is not None:
+                returned.append(sched.optimizer)
+        returned.extend(_optimizers_in(value))
+    return next((o for o in ctx.program.objects if o.kind == "scheduler"
+                 and o.cls == "ReduceLROnPlateau"
+                 and any(o.optimizer is opt for opt in returned)), None)
+
+
+def _optimizers_in(value: Any, depth: int = 0) -> Iterator[Obj]:
+    """The optimizers a configure_optimizers return value holds (`{"optimizer": opt, ...}`,
+    `[opt], [sched]`, `opt`)."""
+    if depth > 4:
+        return
+    if isinstance(value, Obj) and value.kind == "optimizer":
+        yield value
+    elif isinstance(value, DictVal):
+        for item in value.items.values():
+            yield from _optimizers_in(item, depth + 1)
+    elif isinstance(value, (TupleVal, UnionVal)):
+        for item in value.items if isinstance(value, TupleVal) else value.options:
+            yield from _optimizers_in(item, depth + 1)
+
+
+def _plateau_can_reach(call: ast.AST, parents: dict[ast.AST, ast.AST], param: str,
+                       metric: str) -> bool:
+    """False when an enclosing ``if`` rules a plateau out at ``call``: the call sits in the
+    body of ``isinstance(param, X)`` with X not ReduceLROnPlateau, in the other branch of
+    ``isinstance(param, ReduceLROnPlateau)``, or where the hook's metric is None (Lightning
+    hands a plateau the monitored value, and None to the other schedulers)."""
+    child: ast.AST = call
+    parent = parents.get(child)
+    while parent is not None:
+        if isinstance(parent, ast.If):
+            in_body = any(child is stmt for stmt in parent.body)
+            kinds = _isinstance_of(parent.test, param)
+            if kinds is not None:
+                plateau_tested = "ReduceLROnPlateau" in kinds
+                if in_body and not plateau_tested:
+                    return False
+                if not in_body and plateau_tested:
+                    return False
+            given = _metric_given(parent.test, metric)
+            if given is not None and given != in_body:
+                return False  # the branch where the metric is None: not a plateau
+        child, parent = parent, parents.get(parent)
+    return True
+
+
+def _metric_given(test: ast.expr, metric: str) -> bool | None:
+    """True when ``test`` holds exactly when the hook's metric is given (``metric is not
+    None``, ``metric``), False when it holds exactly when it is not (``metric is None``, ``not
+    metric``), None when it says nothing about it."""
+    if not metric:
+        return None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _metric_given(test.operand, metric)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Name):
+        return True if test.id == metric else None
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.left, ast.Name) and test.left.id == metric
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None):
+        if isinstance(test.ops[0], (ast.Is, ast.Eq)):
+            return False
+        if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)):
+            return True
+    return None
+
+
+def _isinstance_of(test: ast.expr, param: str) -> set[str] | None:
+    """The class names in ``isinstance(param, X)`` / ``isinstance(param, (X, Y))``, or None when
+    ``test`` is not such a call."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance" and len(test.args) == 2
+            and isinstance(test.args[0], ast.Name) and test.args[0].id == param):
+        return None
+    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    return {(dotted(k) or "").rsplit(".", 1)[-1] for k in kinds}
+
+
 def _logged(fn: ast.AST) -> Iterator[str]:
     """The names ``self.log("name", ...)`` / ``self.log_dict({"name": ...})`` log in ``fn``."""
     for node in ast.walk(fn):
