@@ -219,3 +219,88 @@ def test_lightning_hook_without_a_plateau_configured_is_silent() -> None:
         "lr_scheduler.ReduceLROnPlateau(opt, mode=\"max\")",
         "lr_scheduler.StepLR(opt, step_size=10)")
     assert "LRD004" not in codes(src)
+
+
+# -- a recomputing warm-up that keeps stepping beside a plateau ----------------------------------
+# A LambdaLR warm-up (its factor is 1 once warm) and a ReduceLROnPlateau step the same optimizer
+# every epoch. LambdaLR sets the LR from its base value at each step, so every cut the plateau
+# makes is undone at the next epoch. A warm-up stepped only during the warm-up epochs hands over
+# to the plateau, and a chainable schedule (StepLR) beside a plateau only multiplies the LR the
+# plateau leaves: both stay silent.
+
+_WARMUP_BESIDE_PLATEAU = """
+import torch
+
+
+def fit(net, batches, held_out, epochs, warm_epochs):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    warm = {WARM}
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=2)
+    for epoch in range(epochs):
+        for x, y in batches:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+        val_loss = sum(float(torch.nn.functional.mse_loss(net(x), y)) for x, y in held_out)
+{STEP}
+        plateau.step(val_loss)
+"""
+
+_LAMBDA = "torch.optim.lr_scheduler.LambdaLR(opt, lambda e: min(1.0, (e + 1) / warm_epochs))"
+
+
+def test_recomputing_warmup_stepped_every_epoch_beside_a_plateau() -> None:
+    src = _WARMUP_BESIDE_PLATEAU.replace("{WARM}", _LAMBDA).replace(
+        "{STEP}", "        warm.step()")
+    assert "LRD012" in codes(src)
+
+
+def test_warmup_handed_over_to_a_plateau_is_silent() -> None:
+    src = _WARMUP_BESIDE_PLATEAU.replace("{WARM}", _LAMBDA).replace(
+        "{STEP}", "        if epoch < warm_epochs:\n            warm.step()")
+    assert "LRD012" not in codes(src)
+
+
+def test_chainable_schedule_beside_a_plateau_is_silent() -> None:
+    src = _WARMUP_BESIDE_PLATEAU.replace(
+        "{WARM}", "torch.optim.lr_scheduler.StepLR(opt, step_size=30, gamma=0.1)").replace(
+        "{STEP}", "        warm.step()")
+    assert "LRD012" not in codes(src)
+
+
+# -- a member of a SequentialLR / ChainedScheduler stepped directly too --------------------------
+# The composite steps the schedulers it was given; a direct step of one of them on every pass
+# as well advances that one twice. Stepping only the composite is the control.
+
+_COMPOSITE = """
+import torch
+
+
+def fit(net, batches, epochs):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    warm = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=5)
+    decay = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs - 5)
+    both = {COMPOSITE}
+    for epoch in range(epochs):
+        for x, y in batches:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+        both.step()
+{EXTRA}
+"""
+
+_SEQ = "torch.optim.lr_scheduler.SequentialLR(opt, [warm, decay], milestones=[5])"
+_CHAIN = "torch.optim.lr_scheduler.ChainedScheduler([warm, decay])"
+
+
+def test_member_stepped_beside_its_composite() -> None:
+    for composite in (_SEQ, _CHAIN):
+        src = _COMPOSITE.replace("{COMPOSITE}", composite).replace("{EXTRA}", "        decay.step()")
+        assert "LRD012" in codes(src), composite
+
+
+def test_composite_stepped_alone_is_silent() -> None:
+    for composite in (_SEQ, _CHAIN):
+        src = _COMPOSITE.replace("{COMPOSITE}", composite).replace("{EXTRA}", "")
+        assert "LRD012" not in codes(src), composite

@@ -1059,7 +1059,7 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
             if (
                 e.kind == "sched_step" and s is not None and not s.guessed
                 and s.optimizer is not None and s.origin != "timm" and not s.in_composite
-                and not s.members and s.cls != "ReduceLROnPlateau"
+                and not s.members
             ):
                 steps.setdefault(s, []).append(e)
         scheds = list(steps)
@@ -1070,6 +1070,9 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 why = _why_competing(a, b)
                 if why is None:
                     continue
+                if "ReduceLROnPlateau" in (a.cls, b.cls) and not (
+                        recomputes_lr(a.cls) or recomputes_lr(b.cls)):
+                    continue  # a plateau only cuts the LR in place: it composes with the other
                 pair = next(
                     ((x, y) for x in steps[a] for y in steps[b]
                      if x.loop is not None and y.loop is not None
@@ -1180,6 +1183,35 @@ def _stepped_by_the_engine_too(calls: list[Event], sched: Obj) -> Iterator[Diagn
                 own.node,
             )
             return
+
+
+@rule("LRD012")
+def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler handed to SequentialLR / ChainedScheduler is stepped by it; stepping it
+    directly as well (both on every pass of a loop) advances it twice, and moves a SequentialLR
+    member that is not yet in force."""
+    for events in ctx.events_by_root.values():
+        composite_steps = [e for e in events if e.kind == "sched_step" and e.obj is not None
+                           and e.obj.members and e.loop is not None and _unconditional(e)]
+        for c in composite_steps:
+            composite = c.obj
+            assert composite is not None
+            own = next((e for e in events if e.kind == "sched_step" and e.obj is not None
+                        and any(e.obj is m for m in composite.members) and e.loop is not None
+                        and _unconditional(e) and not exclusive(e, c)), None)
+            if own is None or own.obj is None:
+                continue
+            member = own.obj
+            yield Diagnostic.at(
+                "LRD012",
+                f"{member.cls} `{receiver(own)}` (line {member.line}) is one of the schedulers "
+                f"of {composite.cls} `{receiver(c)}` (line {composite.line}), whose step() "
+                f"(line {c.line}) already steps it; stepping it here as well advances it twice "
+                f"(or moves it before its turn): step only the {composite.cls}",
+                own.path,
+                own.node,
+            )
+            break
 
 
 def _two_levels(ctx: FileContext, calls: list[Event], sched: Obj) -> tuple[Event, Event] | None:
