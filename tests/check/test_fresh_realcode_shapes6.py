@@ -304,3 +304,33 @@ def test_composite_stepped_alone_is_silent() -> None:
     for composite in (_SEQ, _CHAIN):
         src = _COMPOSITE.replace("{COMPOSITE}", composite).replace("{EXTRA}", "")
         assert "LRD012" not in codes(src), composite
+
+
+def test_plateau_given_the_mean_of_losses_gathered_over_validation_data_is_silent() -> None:
+    # the list has a generic name, but every value added to it comes from the validation loader
+    src = """
+import numpy as np
+import torch
+
+
+def evaluate_and_adjust(net, val_loader, plateau):
+    net.eval()
+    losses = []
+    with torch.no_grad():
+        for x, y in val_loader:
+            losses.append(float(torch.nn.functional.mse_loss(net(x), y)))
+    plateau.step(np.mean(losses))
+
+
+def fit(net, train_batches, data, epochs):
+    val_loader = data.loader("val")
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=3)
+    for epoch in range(epochs):
+        for x, y in train_batches:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+        evaluate_and_adjust(net, val_loader, plateau)
+"""
+    assert "LRD004" not in codes(src)

@@ -887,22 +887,57 @@ def _computed_from_validation(ctx: FileContext, e: Event, metric: ast.expr) -> b
     around = function_around(tree, e.node)
     if not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
+    parents = {child: parent for parent in ast.walk(around)
+               for child in ast.iter_child_nodes(parent)}
+
+    def over_validation(node: ast.AST) -> bool:
+        """``node`` runs in a loop over something named as validation data."""
+        current = parents.get(node)
+        while current is not None and current is not around:
+            if isinstance(current, (ast.For, ast.AsyncFor)) and _mentions_validation(current.iter):
+                return True
+            current = parents.get(current)
+        return False
+
     values: list[ast.AST] = []
+    added: list[bool] = []  # per value added into it: from validation data?
     for node in ast.walk(around):
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == metric.id for t in node.targets
         ):
-            values.append(node.value)
+            if not _empty(node.value):  # `losses = []`: where the values come from is below
+                values.append(node.value)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
                 and node.target.id == metric.id and node.value is not None:
-            values.append(node.value)
+            if isinstance(node, ast.AugAssign):
+                added.append(_mentions_validation(node.value) or over_validation(node))
+            elif not _empty(node.value):
+                values.append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("append", "extend") and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id == metric.id:
+            added.append(any(_mentions_validation(a) for a in node.args) or over_validation(node))
         elif isinstance(node, (ast.For, ast.comprehension)) and any(
             isinstance(t, ast.Name) and t.id == metric.id for t in ast.walk(node.target)
         ):
             return False  # a loop variable: what it holds is not read here
     if any(isinstance(a, ast.arg) and a.arg == metric.id for a in ast.walk(around.args)):
         return False  # handed in by the caller
-    return bool(values) and all(_mentions_validation(v) for v in values)
+    if not values and not added:
+        return False
+    return all(_mentions_validation(v) for v in values) and all(added)
+
+
+def _empty(node: ast.AST) -> bool:
+    """An empty start (`[]`, `list()`, `0.0`) that values are added to later."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not node.elts:
+        return True
+    if isinstance(node, ast.Dict) and not node.keys:
+        return True
+    if isinstance(node, ast.Constant) and node.value in (0, 0.0):
+        return True
+    return isinstance(node, ast.Call) and not node.args and not node.keywords and \
+        isinstance(node.func, ast.Name) and node.func.id in ("list", "dict", "set")
 
 
 # functions whose value is a summary of the values they are given (`np.mean(losses)`,
