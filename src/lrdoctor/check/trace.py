@@ -979,7 +979,16 @@ class Tracer:
 
     def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
-        the scheduler's class is known: the other branch never runs for it."""
+        the scheduler's class is known: the other branch never runs for it. In ``a and b`` a
+        class test known false makes the whole test false (``sched and not isinstance(sched,
+        OneCycleLR)`` never runs for a OneCycleLR), in ``a or b`` one known true makes it
+        true; the other operands are not decided here."""
+        if isinstance(test, ast.BoolOp):
+            parts = [self.isinstance_outcome(v, scope) for v in test.values]
+            decisive = isinstance(test.op, ast.Or)  # the value that settles the whole test
+            if decisive in parts:
+                return decisive
+            return (not decisive) if all(p is not None for p in parts) else None
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negate = test.operand, not negate
@@ -1902,7 +1911,10 @@ class Tracer:
             saved = self.conds
             # a call written for the project's own class too (`step(epoch)` of a timm-style
             # scheduler): what it passes the torch option is what that class needs
-            with_project = any(isinstance(o, InstanceVal) for o in options(receiver))
+            # (only an option whose method can take the call's arguments: a project class
+            # whose `step(self)` takes none is not what `step(epoch=...)` is written for)
+            with_project = any(isinstance(o, InstanceVal) and _may_take(o, method, node)
+                               for o in options(receiver))
             here = setting_tests(saved)
             for option, picks in _union_leaves(receiver):
                 # one option per run of each exclusive choice on the way to it (a loop over
@@ -2118,6 +2130,22 @@ _MAX_COMPREHENDED = 16
 
 
 _Picks = tuple[tuple[int, int, int], ...]
+
+
+
+def _may_take(instance: InstanceVal, method: str, node: ast.Call) -> bool:
+    """Whether the project class's ``method`` can take the keywords the call passes: a call
+    naming ``epoch=`` is not written for a class whose ``step(self)`` has no such parameter
+    (it would raise there). Positional arguments are left open: ``step(value)`` on a choice may
+    be meant for another option (a plateau scheduler's metric) that lrdoctor does not pair."""
+    found = instance.info.find(method)
+    if found is None:
+        return True
+    params = found[0].args
+    if params.kwarg is not None:
+        return True
+    names = {a.arg for a in [*params.posonlyargs, *params.args][1:] + params.kwonlyargs}
+    return all(k.arg is None or k.arg in names for k in node.keywords)
 
 
 def _union_leaves(value: UnionVal, limit: int = 64) -> list[tuple[Any, _Picks]]:

@@ -1061,9 +1061,10 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         )
         if arg is None or (isinstance(arg, ast.Constant) and arg.value is None):
             continue  # `step(None)` is `step()`
+        given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
         yield Diagnostic.at(
             "LRD006",
-            f"`{receiver(e)}.step({ast.unparse(arg)})` passes an epoch to "
+            f"`{receiver(e)}.step({given})` passes an epoch to "
             f"{sched.cls or 'a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()'}"
             ": the argument is deprecated and switches to the closed-form formula; drop it and "
             f"call `{receiver(e)}.step()` where it is called now",
