@@ -5,7 +5,7 @@ that must still be reported (or stay silent)."""
 
 from __future__ import annotations
 
-from tests.check.helpers import codes
+from tests.check.helpers import codes, findings
 
 # -- `step(epoch=...)` on a choice whose project option cannot take an epoch ------------------
 # A setting picks the scheduler: torch's StepLR (stepped per epoch, with the epoch passed) or a
@@ -106,3 +106,67 @@ def test_per_epoch_step_excluded_by_the_class_test_is_not_lrd003() -> None:
 def test_per_epoch_step_without_the_class_test_is_still_reported() -> None:
     got = codes(_GUARDED.replace("{EPOCH_TEST}", "sched is not None"))
     assert "LRD003" in got or "LRD012" in got
+
+
+# -- a scheduler built by a method that applies a factory to the optimizer -------------------
+# The trainer's scheduler comes from `build_scheduler()`, which returns a user factory (passed
+# through a helper) applied to the optimizer: a scheduler of unknown class, stepped after every
+# update. The class's `save_checkpoint` stores the optimizer but not it, and `load_checkpoint`
+# restores the optimizer alone: LRD007 at both. The control stores and restores the scheduler.
+
+_TRAINER = """
+import torch
+
+
+def fill_in(trainer, factory):
+    return factory
+
+
+class Trainer:
+    def __init__(self, model, loss_func, optimizer):
+        self.model = model
+        self.loss_func = loss_func
+        self.optimizer = optimizer
+        self.make_scheduler = None
+        self.scheduler = None
+
+    def build_scheduler(self):
+        factory = fill_in(self, self.make_scheduler)
+        return factory(self.optimizer)
+
+    def fit(self, loader, epochs, make_scheduler=None):
+        self.make_scheduler = make_scheduler
+        if self.make_scheduler is not None:
+            self.scheduler = self.build_scheduler()
+        for epoch in range(epochs):
+            for x, y in loader:
+                self.loss_func(self.model(x), y).backward()
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+                if self.scheduler is not None:
+                    self.scheduler.step()
+
+    def save_checkpoint(self, path):
+        state = {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+        {SAVE_SCHED}
+        torch.save(state, path)
+
+    def load_checkpoint(self, path):
+        state = torch.load(path)
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        {LOAD_SCHED}
+"""
+
+
+def test_scheduler_a_builder_method_returns_is_missing_from_the_checkpoint() -> None:
+    got = findings(_TRAINER.replace("{SAVE_SCHED}", "pass").replace("{LOAD_SCHED}", "pass"))
+    assert [code for code, _ in got] == ["LRD007", "LRD007"]
+    assert [line for _, line in got] == [36, 41]  # the save, the optimizer restore
+
+
+def test_trainer_that_stores_and_restores_its_built_scheduler_is_fine() -> None:
+    got = codes(_TRAINER.replace(
+        "{SAVE_SCHED}", 'state["scheduler"] = self.scheduler.state_dict()'
+    ).replace("{LOAD_SCHED}", 'self.scheduler.load_state_dict(state["scheduler"])'))
+    assert "LRD007" not in got

@@ -838,6 +838,14 @@ class Tracer:
             self.exec_body(stmt.finalbody, scope)  # type: ignore[attr-defined]
         elif isinstance(stmt, ast.Return):
             value = self.eval(stmt.value, scope) if stmt.value is not None else None
+            if value is None and isinstance(stmt.value, ast.Call) and self.stack \
+                    and isinstance(self.stack[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                # `def create_scheduler(self): return factory(self.optimizer)`: a function
+                # named for what it builds, returning an unknown callable applied to the
+                # optimizer, builds that (the name it is bound to names it)
+                value = self.guess_from_call(stmt.value, self.stack[-1].name, scope)
+                if value is not None:
+                    value.name = ""
             if self.returns is not None:
                 self.returns.append((stmt, value))
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
