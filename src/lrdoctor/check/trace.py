@@ -738,6 +738,8 @@ class Tracer:
         fn = self.stack[-1]
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
+        if self._holds_callers_none(arg, fn, scope):
+            return True  # `inner.step(epoch)` where this trace's caller passed epoch=None
         optional = {
             p.arg for p, d in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):],
                                   fn.args.defaults)
@@ -754,6 +756,20 @@ class Tracer:
             if name in given and not (isinstance(value, Const) and value.value is None):
                 return False  # the caller passed an epoch on: this call takes it
         return True
+
+    def _holds_callers_none(self, arg: ast.expr, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                            scope: Scope) -> bool:
+        """``arg`` is a parameter of ``fn`` that is never rebound in it and whose value, in this
+        trace, is the None its caller passed (or left as the default): passing it on is
+        ``step(None)``, which is ``step()``. A helper between a wrapper's ``step(epoch=None)``
+        and the wrapped scheduler forwards what the wrapper was given, nothing more."""
+        if not isinstance(arg, ast.Name):
+            return False
+        params = {p.arg for p in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+        if arg.id not in params or _stores(fn).get(arg.id):
+            return False
+        value = scope.vars.get(arg.id)
+        return isinstance(value, Const) and value.value is None
 
     def guess(self, name: str) -> Any:
         kind = names.guess_kind_from_name(name)
