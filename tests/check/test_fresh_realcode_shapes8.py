@@ -182,3 +182,79 @@ def test_a_catch_up_loop_after_the_batch_loop_does_not_follow_an_update() -> Non
     src = src.rstrip() + "\n        for _ in range(len(loader) // args.accum_steps):\n" \
         "            scheduler.step()\n"
     assert "LRD005" not in codes(src)
+
+
+# -- a direct optimizer step next to scaler.step on the same optimizer -----------------------
+#
+# Code converted to AMP by adding the scaler lines while the old `optimizer.step()` stayed:
+# each batch now steps the optimizer twice, once on gradients the scaler never unscaled or
+# checked for inf.
+
+_LEFTOVER_STEP = """
+import torch
+
+
+def fit(model, loader, epochs):
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    scaler = torch.amp.GradScaler("cuda")
+    for epoch in range(epochs):
+        for x, y in loader:
+            with torch.autocast("cuda"):
+                loss = torch.nn.functional.mse_loss(model(x), y)
+{body}
+"""
+
+
+def test_a_leftover_optimizer_step_before_the_scaled_backward_is_lrd109() -> None:
+    body = """\
+            optimizer.step()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()"""
+    assert codes(_fill(_LEFTOVER_STEP, body=body)) == ["LRD109"]
+
+
+def test_a_leftover_optimizer_step_after_scaler_step_is_lrd109() -> None:
+    body = """\
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.step()
+            optimizer.zero_grad()"""
+    assert codes(_fill(_LEFTOVER_STEP, body=body)) == ["LRD109"]
+
+
+def test_the_direct_step_in_the_branch_without_amp_is_silent() -> None:
+    src = _LEFTOVER_STEP.replace("def fit(model, loader, epochs):",
+                                 "def fit(model, loader, epochs, use_amp):")
+    src = src.replace('GradScaler("cuda")', 'GradScaler("cuda", enabled=use_amp)')
+    body = """\
+            if use_amp:
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+            else:
+                loss.backward()
+                optimizer.step()
+            optimizer.zero_grad()"""
+    assert codes(_fill(src, body=body)) == []
+
+
+def test_a_second_optimizer_stepped_directly_is_not_a_twin() -> None:
+    # the direct step is of another optimizer whose loss is not scaled: nothing to say
+    src = _LEFTOVER_STEP.replace(
+        '    scaler = torch.amp.GradScaler("cuda")',
+        '    scaler = torch.amp.GradScaler("cuda")\n'
+        '    probe = torch.nn.Linear(4, 1)\n'
+        '    probe_opt = torch.optim.SGD(probe.parameters(), lr=0.1)')
+    body = """\
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+            probe_loss = probe(x.float()).pow(2).mean()
+            probe_loss.backward()
+            probe_opt.step()
+            probe_opt.zero_grad()"""
+    assert codes(_fill(src, body=body)) == []

@@ -13,6 +13,7 @@ from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
+from lrdoctor.check.rules.scalers import scaler_switch
 
 FP16_SMALLEST_SUBNORMAL = 5.96e-8
 
@@ -1108,6 +1109,20 @@ def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
         if step.kind != "opt_step":
             continue
         scope = _scope_events(ctx, step)
+        twin = _twin_scaler_step(scope, step)
+        if twin is not None:
+            yield Diagnostic.at(
+                "LRD109",
+                f"`{receiver(step)}.step()` is called directly in the same iteration as "
+                f"`{receiver(twin)}.step({receiver(step)})` (line {twin.line}), whose loss is "
+                "scaled for backward: the direct call updates with gradients GradScaler has not "
+                "checked or unscaled (scaled, or left over from the previous iteration), so the "
+                "optimizer takes two steps per batch and can apply inf gradients; keep only "
+                f"`{receiver(twin)}.step({receiver(step)})`",
+                step.path,
+                step.node,
+            )
+            continue
         backwards = [
             b for b in scope if b.kind == "scale_backward" and b.order < step.order
             and not exclusive(b, step) and not scaler_disabled(b.obj)
@@ -1131,6 +1146,26 @@ def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
             step.path,
             step.node,
         )
+
+
+def _twin_scaler_step(scope: list[Event], step: Event) -> Event | None:
+    """A `scaler.step(opt)` on the very optimizer a direct `opt.step()` steps, in the same
+    loop body and branch (both run in each pass), with losses scaled for backward in that
+    loop: the direct call is an extra update on gradients the scaler never vetted. Only a
+    loop's body counts (two calls in one pass of a batch loop), and only one optimizer known
+    by where it is built on both sides."""
+    opt = step.obj
+    if step.loop is None or opt is None or opt.guessed or opt.call is None:
+        return None
+    if not any(b.kind == "scale_backward" and b.loop is step.loop and not exclusive(b, step)
+               and not scaler_disabled(b.obj) for b in scope):
+        return None
+    for s in scope:
+        if s.kind == "scaler_step" and s.loop is step.loop and s.info.get("optimizer") is opt \
+                and not exclusive(s, step) and not _alternatives(s, step) \
+                and scaler_switch(s.obj) is not None:
+            return s
+    return None
 
 
 @rule("LRD110")
