@@ -1152,14 +1152,18 @@ def _twin_scaler_step(scope: list[Event], step: Event) -> Event | None:
     """A `scaler.step(opt)` on the very optimizer a direct `opt.step()` steps, in the same
     loop body and branch (both run in each pass), with losses scaled for backward in that
     loop: the direct call is an extra update on gradients the scaler never vetted. Only a
-    loop's body counts (two calls in one pass of a batch loop), and only one optimizer known
-    by where it is built on both sides."""
+    loop's body counts (two calls in one pass of a batch loop), only one optimizer known by
+    where it is built on both sides, and not when a plain backward can run with the direct
+    step (its own path without AMP, however the branches are spelled)."""
     opt = step.obj
     if step.loop is None or opt is None or opt.guessed or opt.call is None:
         return None
     if not any(b.kind == "scale_backward" and b.loop is step.loop and not exclusive(b, step)
                and not scaler_disabled(b.obj) for b in scope):
         return None
+    if any(b.kind == "backward" and b.loop is step.loop and not exclusive(b, step)
+           for b in scope):
+        return None  # the direct step has an unscaled backward of its own: a path without AMP
     for s in scope:
         if s.kind == "scaler_step" and s.loop is step.loop and s.info.get("optimizer") is opt \
                 and not exclusive(s, step) and not _alternatives(s, step) \
