@@ -258,3 +258,50 @@ def test_a_second_optimizer_stepped_directly_is_not_a_twin() -> None:
             probe_opt.step()
             probe_opt.zero_grad()"""
     assert codes(_fill(src, body=body)) == []
+
+
+# -- Adam's eps from a parameter's default, with the trained weights cast to float16 --------
+#
+# A training entry point takes its hyper-parameters as keyword parameters with defaults (run
+# as `main(**config)`); eps is the parameter's default unless something passes it.
+
+_EPS_PARAMETER = """
+import torch
+
+
+def main(model, loader, lr: float = 1e-5, adam_eps: float = {default}, steps: int = 100):
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=lr, eps=adam_eps)
+{cast}
+    for step, batch in enumerate(loader):
+        loss = model(batch).mean()
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+{call}
+"""
+
+_HALF_CAST = """\
+    half = torch.float16
+    model.to("cuda", dtype=half)"""
+
+
+def test_eps_from_a_parameter_default_with_float16_weights_is_lrd102() -> None:
+    src = _fill(_EPS_PARAMETER, default="1e-08", cast=_HALF_CAST, call="")
+    assert codes(src) == ["LRD102"]
+
+
+def test_eps_passed_by_name_somewhere_is_not_read_from_the_default() -> None:
+    call = "\n\nif __name__ == '__main__':\n    main(None, [], adam_eps=1e-4)"
+    src = _fill(_EPS_PARAMETER, default="1e-08", cast=_HALF_CAST, call=call)
+    assert "LRD102" not in codes(src)
+
+
+def test_a_representable_default_eps_is_silent() -> None:
+    src = _fill(_EPS_PARAMETER, default="1e-4", cast=_HALF_CAST, call="")
+    assert "LRD102" not in codes(src)
+
+
+def test_the_default_eps_with_float32_weights_is_silent() -> None:
+    src = _fill(_EPS_PARAMETER, default="1e-08", cast='    model.to("cuda")', call="")
+    assert "LRD102" not in codes(src)

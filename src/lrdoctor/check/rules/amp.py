@@ -8,12 +8,13 @@ import re
 from collections.abc import Iterator
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, receiver, scaler_disabled
+from lrdoctor.check.context import FileContext, function_around, receiver, scaler_disabled
 from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch
+from lrdoctor.check.values import Obj
 
 FP16_SMALLEST_SUBNORMAL = 5.96e-8
 
@@ -758,6 +759,8 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
             eps = 1e-8
         else:
             value = constants.resolve(eps_expr, obj.scope)
+            if value is None:
+                value = _parameter_default(ctx, obj, eps_expr)
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 continue
             eps = float(value)
@@ -787,6 +790,35 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
             obj.path,
             obj.call,
         )
+
+
+def _parameter_default(ctx: FileContext, obj: Obj, expr: ast.expr) -> float | None:
+    """The literal default of the parameter ``expr`` names, when the optimizer is built in
+    that function and nothing in the file passes the parameter by name (`def main(...,
+    adam_epsilon: float = 1e-08)` run as `main(**config)`): the value the code uses unless a
+    configuration the file does not show overrides it."""
+    if not isinstance(expr, ast.Name) or obj.call is None:
+        return None
+    tree = ctx.tree_of(obj.path)
+    if tree is None:
+        return None
+    fn = function_around(tree, obj.call)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    pairs = list(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
+    pairs += [(a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
+    default = next((d for a, d in pairs if a.arg == expr.id), None)
+    if not isinstance(default, ast.Constant) or isinstance(default.value, bool) \
+            or not isinstance(default.value, (int, float)):
+        return None
+    if any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id
+                                              for t in n.targets) for n in ast.walk(fn)):
+        return None  # rebound in the body: the default is not what reaches the optimizer
+    for module in {id(t): t for t in (tree, ctx.tree)}.values():
+        if any(isinstance(n, ast.keyword) and n.arg == expr.id for n in ast.walk(module)):
+            return None  # a call passes it by name: the default may not be what is used
+    return float(default.value)
 
 
 # -- LRD103 ------------------------------------------------------------------------------------
