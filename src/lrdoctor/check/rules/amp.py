@@ -8,11 +8,13 @@ import re
 from collections.abc import Iterator
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, receiver, scaler_disabled
+from lrdoctor.check.context import FileContext, function_around, receiver, scaler_disabled
 from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
+from lrdoctor.check.rules.scalers import scaler_switch
+from lrdoctor.check.values import Obj
 
 FP16_SMALLEST_SUBNORMAL = 5.96e-8
 
@@ -757,6 +759,8 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
             eps = 1e-8
         else:
             value = constants.resolve(eps_expr, obj.scope)
+            if value is None:
+                value = _parameter_default(ctx, obj, eps_expr)
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 continue
             eps = float(value)
@@ -786,6 +790,35 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
             obj.path,
             obj.call,
         )
+
+
+def _parameter_default(ctx: FileContext, obj: Obj, expr: ast.expr) -> float | None:
+    """The literal default of the parameter ``expr`` names, when the optimizer is built in
+    that function and nothing in the file passes the parameter by name (`def main(...,
+    adam_epsilon: float = 1e-08)` run as `main(**config)`): the value the code uses unless a
+    configuration the file does not show overrides it."""
+    if not isinstance(expr, ast.Name) or obj.call is None:
+        return None
+    tree = ctx.tree_of(obj.path)
+    if tree is None:
+        return None
+    fn = function_around(tree, obj.call)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    pairs = list(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
+    pairs += [(a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
+    default = next((d for a, d in pairs if a.arg == expr.id), None)
+    if not isinstance(default, ast.Constant) or isinstance(default.value, bool) \
+            or not isinstance(default.value, (int, float)):
+        return None
+    if any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id
+                                              for t in n.targets) for n in ast.walk(fn)):
+        return None  # rebound in the body: the default is not what reaches the optimizer
+    for module in {id(t): t for t in (tree, ctx.tree)}.values():
+        if any(isinstance(n, ast.keyword) and n.arg == expr.id for n in ast.walk(module)):
+            return None  # a call passes it by name: the default may not be what is used
+    return float(default.value)
 
 
 # -- LRD103 ------------------------------------------------------------------------------------
@@ -1108,6 +1141,20 @@ def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
         if step.kind != "opt_step":
             continue
         scope = _scope_events(ctx, step)
+        twin = _twin_scaler_step(scope, step)
+        if twin is not None:
+            yield Diagnostic.at(
+                "LRD109",
+                f"`{receiver(step)}.step()` is called directly in the same iteration as "
+                f"`{receiver(twin)}.step({receiver(step)})` (line {twin.line}), whose loss is "
+                "scaled for backward: the direct call updates with gradients GradScaler has not "
+                "checked or unscaled (scaled, or left over from the previous iteration), so the "
+                "optimizer takes two steps per batch and can apply inf gradients; keep only "
+                f"`{receiver(twin)}.step({receiver(step)})`",
+                step.path,
+                step.node,
+            )
+            continue
         backwards = [
             b for b in scope if b.kind == "scale_backward" and b.order < step.order
             and not exclusive(b, step) and not scaler_disabled(b.obj)
@@ -1131,6 +1178,30 @@ def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
             step.path,
             step.node,
         )
+
+
+def _twin_scaler_step(scope: list[Event], step: Event) -> Event | None:
+    """A `scaler.step(opt)` on the very optimizer a direct `opt.step()` steps, in the same
+    loop body and branch (both run in each pass), with losses scaled for backward in that
+    loop: the direct call is an extra update on gradients the scaler never vetted. Only a
+    loop's body counts (two calls in one pass of a batch loop), only one optimizer known by
+    where it is built on both sides, and not when a plain backward can run with the direct
+    step (its own path without AMP, however the branches are spelled)."""
+    opt = step.obj
+    if step.loop is None or opt is None or opt.guessed or opt.call is None:
+        return None
+    if not any(b.kind == "scale_backward" and b.loop is step.loop and not exclusive(b, step)
+               and not scaler_disabled(b.obj) for b in scope):
+        return None
+    if any(b.kind == "backward" and b.loop is step.loop and not exclusive(b, step)
+           for b in scope):
+        return None  # the direct step has an unscaled backward of its own: a path without AMP
+    for s in scope:
+        if s.kind == "scaler_step" and s.loop is step.loop and s.info.get("optimizer") is opt \
+                and not exclusive(s, step) and not _alternatives(s, step) \
+                and scaler_switch(s.obj) is not None:
+            return s
+    return None
 
 
 @rule("LRD110")

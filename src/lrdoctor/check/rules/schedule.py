@@ -994,10 +994,8 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         gran, loop = granularity(e)
         if gran != "batch" or loop is None:
             continue
-        if any(_reads_the_scale(c.meaning) for c in e.conds):
-            continue
         scaler_steps = [
-            (s, flag) for s in ctx.updates_in(loop, e.root, sched.optimizer)
+            (s, flag) for s in _updates_around(ctx, e, loop)
             if s.kind == "scaler_step" and not _exclusive(s, e)
             and (flag := scaler_switch(s.obj)) is not None
         ]
@@ -1005,6 +1003,8 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         # an always-on scaler first; otherwise the bug happens when the flag is on
         s, flag = min(scaler_steps, key=lambda pair: bool(pair[1]))
+        if any(_skip_guard(c, s) for c in e.conds):
+            continue
         prefix = f"{when(flag)[0].upper()}{when(flag)[1:]}, " if flag else ""
         yield Diagnostic.at(
             "LRD005",
@@ -1016,6 +1016,56 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+def _updates_around(ctx: FileContext, e: Event, loop: Loop) -> list[Event]:
+    """The updates of the scheduler's optimizer in its loop, or, when that loop holds none
+    (``for _ in range(accum_steps): scheduler.step()`` after the update), in the nearest
+    enclosing loop whose own body makes the update: the step still runs once (or more) per
+    update there. An update in a sibling loop (the batch loop before a catch-up loop) is not
+    one the step follows in the same pass."""
+    for anc in loop.ancestors():
+        found = ctx.updates_in(anc, e.root, e.obj.optimizer if e.obj is not None else None)
+        if anc is loop:
+            if found:
+                return found
+            continue
+        mine = [u for u in found if u.loop is anc]
+        if found:
+            return mine
+    return []
+
+
+_FINITE_WORDS = frozenset(
+    {"finite", "isfinite", "nonfinite", "nan", "nans", "isnan", "inf", "infs", "isinf",
+     "overflow", "overflowed", "overflows"}
+)
+
+
+def _identifier_words(text: str) -> set[str]:
+    """The words of the identifiers in ``text``: ``found_inf`` -> found, inf;
+    ``hasOverflow`` -> has, overflow."""
+    out: set[str] = set()
+    for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        for part in token.split("_"):
+            out.update(w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", part))
+    return out
+
+
+def _skip_guard(c: Cond, s: Event) -> bool:
+    """Whether the condition on a scheduler step can tell that GradScaler skipped the update
+    ``s``. A test the update itself sits under was evaluated before the update was made, so
+    it knows of a skip only when it reads the gradients' finiteness, the very thing the scaler
+    checks (`if torch.isfinite(grad_norm): scaler.step(opt); scheduler.step()` after
+    unscale_); a loop-control test of the caller that happens to name a data `skip` setting
+    (`if total_iter >= change_skip_iter[0]: ... break` before the training call) cannot.
+    A test only the step sits under is read after the update (`scale_before <= scale_after`,
+    `if not skip_lr_sched:`)."""
+    if not _reads_the_scale(c.meaning):
+        return False
+    if any(d.key == c.key and d.branch == c.branch for d in s.conds):
+        return bool(_identifier_words(c.meaning) & _FINITE_WORDS)
+    return True
 
 
 def _skip_fix_evidence(sched: Obj, s: Event, e: Event) -> dict[str, Any]:
