@@ -981,3 +981,89 @@ def test_modules_searched_for_a_star_imported_name_do_not_count_as_followed(
     result = check_file(str(tmp_path / "train.py"))
     assert result.notes == []
     assert [d.code for d in result.diagnostics] == ["LRD002"]
+
+
+# -- fphunt6: a script whose imports sit under `if __name__ == "__main__":` -------------------
+
+_LOOP_MODULE = """
+import torch
+
+
+def fit(cfg, start, model, optimizer, scheduler, loader):
+    scaler = torch.amp.GradScaler("cuda")
+    step = start
+    for epoch in range(cfg.epochs):
+        for batch in loader:
+            optimizer.zero_grad()
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = model(batch).mean()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            scheduler.step()
+            step += 1
+            if step % cfg.save_every == 0:
+                torch.save({"step": step, "model": model.state_dict(),
+                            "optimizer": optimizer.state_dict()}, cfg.path)
+"""
+
+_LAUNCH_SCRIPT = """
+import argparse
+
+import torch
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--variant", default="small")
+    parser.add_argument("--path", default="last.pt")
+    cfg = parser.parse_args()
+    if cfg.variant == "small":
+        from engine.loop import fit
+        model = torch.nn.Linear(16, 1)
+    else:
+        from engine.loop import fit
+        model = torch.nn.Linear(64, 1)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    state = torch.load(cfg.path)
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    start = state["step"]
+    for group in optimizer.param_groups:
+        group["initial_lr"] = 1e-3
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10000, gamma=0.5{position})
+    loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
+    fit(cfg, start, model, optimizer, scheduler, loader)
+"""
+
+
+def _launch_project(tmp_path: Path, position: str) -> list[tuple[str, str]]:
+    import textwrap
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "__init__.py").write_text("")
+    (tmp_path / "engine" / "loop.py").write_text(textwrap.dedent(_LOOP_MODULE))
+    (tmp_path / "launch.py").write_text(_LAUNCH_SCRIPT.format(position=position))
+    result = check_file(str(tmp_path / "launch.py"))
+    return [(d.code, d.message) for d in result.diagnostics]
+
+
+def test_a_trainer_imported_under_the_main_guard_is_followed_with_the_script_objects(
+    tmp_path: Path,
+) -> None:
+    # the schedule is rebuilt at the resumed step (`last_epoch=`): the checkpoint needs no
+    # scheduler state; the GradScaler's is still missing from it
+    found = _launch_project(tmp_path, ", last_epoch=start - 1")
+    assert [code for code, _ in found] == ["LRD005", "LRD007"]
+    message = dict(found)["LRD007"]
+    assert "GradScaler" in message and "scheduler's" not in message
+
+
+def test_a_schedule_the_script_does_not_rebuild_is_still_missing_from_the_checkpoint(
+    tmp_path: Path,
+) -> None:
+    # (also reported where the script restores the optimizer without a schedule)
+    found = _launch_project(tmp_path, "")
+    assert sorted({code for code, _ in found}) == ["LRD005", "LRD007"]
+    assert any(code == "LRD007" and "scheduler's" in message and "GradScaler" in message
+               for code, message in found)

@@ -147,7 +147,8 @@ class ModuleInfo:
             module = "." * stmt.level + module
         for alias in stmt.names:
             if alias.name == "*":
-                self.star_imports.append(module)
+                if module not in self.star_imports:
+                    self.star_imports.append(module)
                 continue
             if module.endswith(".") or not module:
                 qual = f"{module}{alias.name}"

@@ -879,8 +879,10 @@ class Tracer:
                     if isinstance(engine, EngineVal) and event:
                         engine.handlers.setdefault(event, []).append(scope.vars[stmt.name])
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            if scope.parent is not None or scope.module is not self.module:
-                scope.module.add_import(stmt)
+            # the module's top level was indexed before tracing (ModuleInfo.build), but not
+            # what sits under `if __name__ == "__main__":` (a script's `from solver import
+            # train`, chosen there by a setting): a name it binds is as global as any other
+            scope.module.add_import(stmt)
         elif isinstance(stmt, ast.Match):
             self.eval(stmt.subject, scope)
             for i, case in enumerate(stmt.cases):
