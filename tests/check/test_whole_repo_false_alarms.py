@@ -1067,3 +1067,57 @@ def test_a_schedule_the_script_does_not_rebuild_is_still_missing_from_the_checkp
     assert sorted({code for code, _ in found}) == ["LRD005", "LRD007"]
     assert any(code == "LRD007" and "scheduler's" in message and "GradScaler" in message
                for code, message in found)
+
+
+# -- fphunt6: a checkpoint written in a loop over paths, after the epoch's call returned -------
+
+_SCALER_PER_EPOCH = """
+import torch
+
+
+def write_on_rank_zero(state, path):
+    torch.save(state, path)
+
+
+def run_epoch(model, loader, optimizer, use_amp{scaler_param}):
+{scaler_made_here}
+    for batch in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda", enabled=use_amp):
+            loss = model(batch).mean()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+
+
+def main(model, loader, epochs, use_amp, out_dir):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    schedule = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+{scaler_made_once}
+    for epoch in range(epochs):
+        run_epoch(model, loader, optimizer, use_amp{scaler_arg})
+        schedule.step()
+        targets = [out_dir + "/last.pth"]
+        if epoch % 10 == 0:
+            targets.append(out_dir + f"/epoch{{epoch}}.pth")
+        for target in targets:
+            state = {{"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                     "schedule": schedule.state_dict(), "epoch": epoch}}
+            write_on_rank_zero(state, target)
+"""
+
+_MAKE_SCALER = "torch.amp.GradScaler('cuda', enabled=use_amp)"
+
+
+def test_a_scaler_each_epoch_call_makes_afresh_is_not_missing_from_a_checkpoint_loop() -> None:
+    src = _SCALER_PER_EPOCH.format(
+        scaler_param="", scaler_made_here=f"    scaler = {_MAKE_SCALER}",
+        scaler_made_once="", scaler_arg="")
+    assert "LRD007" not in codes(src)
+
+
+def test_a_scaler_kept_across_epochs_is_still_missing_from_a_checkpoint_loop() -> None:
+    src = _SCALER_PER_EPOCH.format(
+        scaler_param=", scaler", scaler_made_here="",
+        scaler_made_once=f"    scaler = {_MAKE_SCALER}", scaler_arg=", scaler")
+    assert "LRD007" in codes(src)

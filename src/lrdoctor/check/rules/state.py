@@ -211,7 +211,11 @@ def _transient(ctx: FileContext, obj: Obj, at: Event) -> bool:
         frame = frame.parent
     if frame is None or at.within(frame):
         return False
-    return at.loop is None or at.loop in created.loop.ancestors()
+    # saved once per epoch or outside it; or in a loop of its own inside the same epoch
+    # (`for path in checkpoint_paths: save(...)` after the call returned): either way the
+    # scheduler or scaler that call made is gone, and the next call makes a new one
+    return at.loop is None or at.loop in created.loop.ancestors() \
+        or created.loop in at.loop.ancestors()
 
 
 # a name for where a resumed run starts: a scheduler sized with it (`total_iters=steps * (epochs
