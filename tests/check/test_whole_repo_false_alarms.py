@@ -1071,7 +1071,7 @@ def test_a_schedule_the_script_does_not_rebuild_is_still_missing_from_the_checkp
 
 # -- fphunt6: a checkpoint written in a loop over paths, after the epoch's call returned -------
 
-_SCALER_PER_EPOCH = """
+_SCALER_EACH_EPOCH_CALL = """
 import torch
 
 
@@ -1106,18 +1106,18 @@ def main(model, loader, epochs, use_amp, out_dir):
             write_on_rank_zero(state, target)
 """
 
-_MAKE_SCALER = "torch.amp.GradScaler('cuda', enabled=use_amp)"
+_MAKE_AMP_SCALER = "torch.amp.GradScaler('cuda', enabled=use_amp)"
 
 
 def test_a_scaler_each_epoch_call_makes_afresh_is_not_missing_from_a_checkpoint_loop() -> None:
-    src = _SCALER_PER_EPOCH.format(
-        scaler_param="", scaler_made_here=f"    scaler = {_MAKE_SCALER}",
+    src = _SCALER_EACH_EPOCH_CALL.format(
+        scaler_param="", scaler_made_here=f"    scaler = {_MAKE_AMP_SCALER}",
         scaler_made_once="", scaler_arg="")
     assert "LRD007" not in codes(src)
 
 
 def test_a_scaler_kept_across_epochs_is_still_missing_from_a_checkpoint_loop() -> None:
-    src = _SCALER_PER_EPOCH.format(
+    src = _SCALER_EACH_EPOCH_CALL.format(
         scaler_param=", scaler", scaler_made_here="",
-        scaler_made_once=f"    scaler = {_MAKE_SCALER}", scaler_arg=", scaler")
+        scaler_made_once=f"    scaler = {_MAKE_AMP_SCALER}", scaler_arg=", scaler")
     assert "LRD007" in codes(src)
