@@ -103,7 +103,11 @@ def classify_constructor(qualname: str) -> tuple[str, str, str] | None:
         if last == "get_scheduler" and root not in ("transformers", "diffusers"):
             return None
         return ("scheduler", last, "hf")
-    if last in SCALER_CLASSES and (root == "torch" or len(parts) == 1):
+    if last in SCALER_CLASSES and (root == "torch" or len(parts) == 1 or parts == ["amp", last]):
+        # a bare `GradScaler` or `amp.GradScaler` whose name was bound nowhere lrdoctor can
+        # see (a notebook cell saved as a file, its imports in another cell): torch.amp and
+        # torch.cuda.amp both hold the GradScaler, so it is one either way (which of the two,
+        # LRD101's question, stays unknown)
         return ("scaler", last, "torch")
     if last in OPTIMIZER_CLASSES and not qualname.startswith("torch.optim.lr_scheduler"):
         return ("optimizer", last, "torch" if root == "torch" else "")
