@@ -310,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="parallel processes with --per-case")
     ap.add_argument("--batch", metavar="NAME",
                     help="score only the cases whose `batch` field is NAME (a round of new cases)")
+    ap.add_argument("--numbers-only", action="store_true",
+                    help="print the summary lines only, no case's misses or false alarms (to "
+                    "compare builds without reading other cases' labels)")
     args = ap.parse_args(argv)
 
     try:
@@ -359,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             m, t = per_split.setdefault(key, (Tally(), Tally()))
             m.add(main_t)
             t.add(triv_t)
-        if case.split == "heldout" and not args.show_heldout:
+        if (case.split == "heldout" and not args.show_heldout) or args.numbers_only:
             continue
         if misses or alarms:
             details.append(f"{case.id} [{case.split}] {case.repo}@{case.commit[:10]}")

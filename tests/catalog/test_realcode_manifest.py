@@ -55,3 +55,34 @@ def test_a_lost_header_is_caught(score, tmp_path):
     broken.write_text(text[:second] + text[second + len("[[case]]"):])
     with pytest.raises((tomllib.TOMLDecodeError, score.ManifestError)):
         score.load_manifest(broken)
+
+
+def test_numbers_only_prints_no_case(score, tmp_path, capsys):
+    # whoever compares two builds on the whole split reads the numbers, not other cases' labels
+    case_id = next(f"demo/case-{i}" for i in range(100) if score.split_for(f"demo/case-{i}") == "dev")
+    commit = "0" * 40
+    source = tmp_path / "cache" / "demo__repo" / commit / "train.py"
+    source.parent.mkdir(parents=True)
+    source.write_text(
+        "import torch\n"
+        "model = torch.nn.Linear(2, 1)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30)\n"
+        "loader = torch.utils.data.DataLoader(list(range(8)), batch_size=2)\n"
+        "for epoch in range(90):\n"
+        "    for batch in loader:\n"
+        "        opt.step()\n"
+        "        sched.step()\n"
+    )
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text(
+        f'[[case]]\nid = "{case_id}"\nrepo = "demo/repo"\ncommit = "{commit}"\n'
+        f'paths = ["train.py"]\nsplit = "dev"\n'
+    )
+    argv = ["--manifest", str(manifest), "--cache", str(tmp_path / "cache")]
+    score.main(argv)
+    assert "FALSE LRD002" in capsys.readouterr().out  # correct-code label: a false alarm, shown
+    score.main([*argv, "--numbers-only"])
+    out = capsys.readouterr().out
+    assert "precision 0.00 (0/1)" in out  # the false alarm still counts
+    assert "LRD002" not in out and case_id not in out
