@@ -1153,6 +1153,12 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
             for b in scheds[i + 1:]:
                 if a.optimizer is not b.optimizer or b.id in reported:
                     continue
+                if (a.cls == "SWALR") != (b.cls == "SWALR"):
+                    found = _swa_fought(a, b, steps)
+                    if found is not None:
+                        reported.add(b.id)
+                        yield found
+                    continue
                 why = _why_competing(a, b)
                 if why is None:
                     continue
@@ -1178,6 +1184,36 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                     later.path,
                     later.node,
                 )
+
+
+def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | None:
+    """SWALR takes the LR to ``swa_lr`` and holds it there once SWA starts; another scheduler
+    of the same optimizer stepped on every pass of a loop in which SWALR also steps moves it
+    away again, so the SWA epochs train with neither schedule. PyTorch's SWA recipe steps one
+    or the other (``if epoch > swa_start: swa_scheduler.step() else: scheduler.step()``): a
+    step of the other scheduler under any loop-dependent test is left alone."""
+    swa, other = (a, b) if a.cls == "SWALR" else (b, a)
+    pair = next(
+        ((x, y) for x in steps[swa] for y in steps[other]
+         if x.loop is not None and y.loop is not None and _unconditional(y)
+         and not exclusive(x, y)),
+        None,
+    )
+    if pair is None:
+        return None
+    x, y = pair
+    later = max(pair, key=lambda ev: ev.order)
+    opt = swa.optimizer.name if swa.optimizer and swa.optimizer.name else "the optimizer"
+    return Diagnostic.at(
+        "LRD012",
+        f"SWALR `{receiver(x)}` (line {swa.line}) and {other.cls} `{receiver(y)}` (line "
+        f"{other.line}) both step `{opt}`: once SWA starts, SWALR holds the LR at swa_lr, but "
+        f"`{receiver(y)}.step()` still runs on every pass and moves it away, so the SWA epochs "
+        "train with neither schedule; step one or the other (`if epoch > swa_start: "
+        f"{receiver(x)}.step()` / `else: {receiver(y)}.step()`)",
+        later.path,
+        later.node,
+    )
 
 
 def _why_competing(a: Obj, b: Obj) -> str | None:
