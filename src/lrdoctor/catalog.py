@@ -367,11 +367,14 @@ scheduler, they silently erase its decay or warm-up. A decay sized to start afte
 (`T_max=epochs - warmup_epochs`) but stepped from the first epoch beside it runs past its
 horizon. One scheduler stepped once per epoch and again after every update competes with
 itself: it advances one step per batch plus one per epoch, ahead of whichever design it was
-sized for.
+sized for. SWALR holds the LR at `swa_lr` once SWA starts; another scheduler of the same
+optimizer still stepped in those epochs moves it away, so they train with neither schedule.
 """,
         """
 Combine them: `SequentialLR(opt, [warmup, main], milestones=[n])` for hand-offs,
-`ChainedScheduler([a, b])` for products. Step a single scheduler at one loop level only.
+`ChainedScheduler([a, b])` for products. Step a single scheduler at one loop level only. For
+SWA, step one or the other: `if epoch > swa_start: swa_scheduler.step()` / `else:
+scheduler.step()`.
 """,
         "combine them with SequentialLR or ChainedScheduler",
     ),
