@@ -114,7 +114,7 @@ class ModuleInfo:
     def build(cls, path: str, tree: ast.Module) -> ModuleInfo:
         info = cls(path, tree, {}, {}, {})
         fallbacks: set[str] = set()
-        for stmt, fallback in _top_level(tree.body):
+        for stmt, fallback in top_level(tree.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 info.functions[stmt.name] = stmt
             elif isinstance(stmt, ast.ClassDef):
@@ -157,18 +157,18 @@ class ModuleInfo:
             self.imports[alias.asname or alias.name] = qual
 
 
-def _top_level(body: list[ast.stmt], fallback: bool = False) -> Iterator[tuple[ast.stmt, bool]]:
+def top_level(body: list[ast.stmt], fallback: bool = False) -> Iterator[tuple[ast.stmt, bool]]:
     """Top-level statements, looking inside ``if``/``try`` blocks (``try: import apex``), each
     with whether it sits in an ``except`` branch (a fallback for a failed import)."""
     for stmt in body:
         yield stmt, fallback
         if isinstance(stmt, ast.If) and not _is_main_guard(stmt):
-            yield from _top_level(stmt.body, fallback)
-            yield from _top_level(stmt.orelse, fallback)
+            yield from top_level(stmt.body, fallback)
+            yield from top_level(stmt.orelse, fallback)
         elif isinstance(stmt, ast.Try):
-            yield from _top_level(stmt.body, fallback)
+            yield from top_level(stmt.body, fallback)
             for handler in stmt.handlers:
-                yield from _top_level(handler.body, True)
+                yield from top_level(handler.body, True)
 
 
 def _is_main_guard(stmt: ast.If) -> bool:

@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from lrdoctor.check.index import ModuleInfo, ModuleLoader, dotted
+from lrdoctor.check.index import ModuleInfo, ModuleLoader, dotted, top_level
 from lrdoctor.check.sources import SourceError, read_python
 
 MAX_IMPORTED_BYTES = 2_000_000
@@ -106,8 +106,7 @@ class ProjectLoader(ModuleLoader):
         importer_dir = os.path.dirname(os.path.abspath(module.path))
         # (qualified name, directory it is resolved from, whether it names a whole module)
         pending: list[tuple[str, str, bool]] = [(q, importer_dir, False) for q in module.imports.values()]
-        pending += [(f"{star}x" if star.endswith(".") else f"{star}.x", importer_dir, True)
-                    for star in module.star_imports]
+        pending += [(_star_target(star), importer_dir, True) for star in module.star_imports]
         seen: set[tuple[str, str | None]] = set()
         while pending:
             if len(seen) >= MAX_NAME_VISITS:
@@ -157,7 +156,7 @@ class ProjectLoader(ModuleLoader):
         if node is None:
             if name in info.imports:  # re-exported (a package __init__, a convenience import)
                 return False, [(info.imports[name], directory, False)]
-            stars = [(f"{s}x" if s.endswith(".") else f"{s}.x", directory, True) for s in info.star_imports]
+            stars = [(_star_target(star), directory, True) for star in info.star_imports]
             if is_init:  # a submodule (`from pkg import trainer`), or a star re-export
                 return False, [(f".{name}", directory, True), *stars]
             # a module-level value (`trainer = Trainer(...)`): the module as a whole
@@ -262,20 +261,20 @@ class ProjectLoader(ModuleLoader):
 
 
 def _module_assign(tree: ast.Module, name: str) -> ast.stmt | None:
-    """The last top-level statement (inside top-level ``if``/``try`` too) that assigns ``name``."""
+    """The last statement of the module's top level (as the index reads it: inside top-level
+    ``if``/``try`` too) that assigns ``name``."""
     found: ast.stmt | None = None
-    body = list(tree.body)
-    while body:
-        stmt = body.pop(0)
-        if isinstance(stmt, (ast.If, ast.Try)):
-            body[:0] = [*stmt.body, *stmt.orelse, *getattr(stmt, "finalbody", []),
-                        *[s for h in getattr(stmt, "handlers", []) for s in h.body]]
-        elif isinstance(stmt, ast.Assign):
-            if any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
-                found = stmt
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+    for stmt, _ in top_level(tree.body):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+            [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             found = stmt
     return found
+
+
+def _star_target(star: str) -> str:
+    """A name inside the module of ``from <star> import *``, to resolve that module by."""
+    return f"{star}x" if star.endswith(".") else f"{star}.x"
 
 
 def _direct(path: str, name: str | None) -> str:
