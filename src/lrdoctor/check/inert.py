@@ -98,15 +98,20 @@ def result_form(value: Any, rec: Recording) -> Any:
     may change its own. A value known only by its source (``ExprVal``) is shared: the calls
     it stands for were given the same plain values, and the instances they were given resolve
     every attribute the trace read the same way."""
-    if written_key(value) is not None:
-        return ("same", value)
-    if isinstance(value, ExprVal):
-        return ("same", value)
     if isinstance(value, InstanceVal):
         for path, instance in rec.roots.items():
             if instance is value:
                 return ("root", path)
         return None
+    return plain_form(value, rec)
+
+
+def plain_form(value: Any, rec: Recording) -> Any:
+    """The form of a value that is not an instance: ``("same", v)`` for one any call can share
+    (a plain value, or one known by its source), ``("copy", v)`` for a list or dict of such
+    values built inside the call; None otherwise."""
+    if written_key(value) is not None or isinstance(value, ExprVal):
+        return ("same", value)
     if isinstance(value, (TupleVal, DictVal)) and _copyable(value, rec, 0):
         return ("copy", value)
     return None
@@ -249,15 +254,14 @@ class Recording:
             self.spoiled = True  # an instance held by one given
             return
         self.read(instance, path, attr)  # what it held before is read (and compared)
-        if written_key(value) is not None or isinstance(value, ExprVal):
-            # a value known by its source is shared, as when returned (see result_form)
-            self.writes[path + attr] = ("same", value)
-        elif isinstance(value, (TupleVal, DictVal)) and _copyable(value, self, 0):
-            # a list or dict of plain values built inside (`self.meta = {}`): copied for each
-            # call it stands for (it is checked again when the call returns)
-            self.writes[path + attr] = ("copy", value)
-        else:
+        # a value known by its source is shared, as when returned; a list or dict of plain
+        # values built inside (`self.meta = {}`) is copied for each call it stands for (and
+        # checked again when the call returns); an instance written spoils the recording
+        form = plain_form(value, self)
+        if form is None:
             self.spoiled = True
+        else:
+            self.writes[path + attr] = form
 
 
 @dataclass(eq=False)
