@@ -1583,19 +1583,13 @@ class Tracer:
             preset = first.preset or ([], {})
             return replace(first, preset=([*preset[0], *args[1:]], {**preset[1], **kwargs}))
         if isinstance(callee, ClassVal):
-            if self.vendored_scheduler(callee.info):
-                return self.library_call(f"torch.optim.lr_scheduler.{callee.info.name}", node,
-                                         args, kwargs, scope)
-            return self.instantiate(callee.info, args, kwargs, node, complete, scope)
+            return self.construct(callee.info, args, kwargs, node, complete, scope)
         if isinstance(callee, ImportRef):
             target = self.project_target(callee.qualname, scope.module)
             if isinstance(target, FuncVal):
                 return self.call_function(target, args, kwargs, site=complete)
             if isinstance(target, ClassVal):
-                if self.vendored_scheduler(target.info):
-                    return self.library_call(f"torch.optim.lr_scheduler.{target.info.name}",
-                                             node, args, kwargs, scope)
-                return self.instantiate(target.info, args, kwargs, node, complete, scope)
+                return self.construct(target.info, args, kwargs, node, complete, scope)
 
         qual = self.qualname(func, scope) if isinstance(callee, (ImportRef, type(None))) else ""
         if not qual and isinstance(callee, ImportRef):
@@ -1729,6 +1723,15 @@ class Tracer:
                 imported = current.module.imports.get(head)
                 yield (f"{imported}.{rest}" if rest else imported) if imported else base
             stack.extend(current.base_classes())
+
+    def construct(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                  complete: bool, scope: Scope) -> Any:
+        """A call of the project's class ``cls``: torch's scheduler for a vendored copy of one,
+        else an instance of the class."""
+        if self.vendored_scheduler(cls):
+            return self.library_call(f"torch.optim.lr_scheduler.{cls.name}", node, args, kwargs,
+                                     scope)
+        return self.instantiate(cls, args, kwargs, node, complete, scope)
 
     def vendored_scheduler(self, cls: ClassInfo) -> bool:
         """A copy of one of torch's schedulers kept in the project (``core/onecyclelr.py`` with
