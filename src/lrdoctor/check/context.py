@@ -70,6 +70,14 @@ class FileContext:
         """The innermost function whose lines hold ``at``, or the module."""
         return function_around(self.tree, at)
 
+    def function_of(self, path: str, at: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The innermost function of the file ``path`` (this one or a project module read
+        while tracing it) whose lines hold ``at``; None at a module's top level or for a file
+        not read."""
+        tree = self.tree_of(path)
+        found = function_around(tree, at) if tree is not None else None
+        return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
     def updates_in(self, loop: Loop | None, root: int, optimizer: Obj | None) -> list[Event]:
         """optimizer.step() and scaler.step(optimizer) calls inside ``loop`` in one trace."""
         out = []

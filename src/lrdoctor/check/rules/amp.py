@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, function_around, receiver, scaler_disabled
+from lrdoctor.check.context import FileContext, receiver, scaler_disabled
 from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted
 from lrdoctor.check.model import Event, exclusive
@@ -799,11 +799,8 @@ def _parameter_default(ctx: FileContext, obj: Obj, expr: ast.expr) -> float | No
     configuration the file does not show overrides it."""
     if not isinstance(expr, ast.Name) or obj.call is None:
         return None
-    tree = ctx.tree_of(obj.path)
-    if tree is None:
-        return None
-    fn = function_around(tree, obj.call)
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    tree, fn = ctx.tree_of(obj.path), ctx.function_of(obj.path, obj.call)
+    if tree is None or fn is None:
         return None
     positional = [*fn.args.posonlyargs, *fn.args.args]
     pairs = list(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, function_around, granularity, receiver
+from lrdoctor.check.context import FileContext, granularity, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import (
     LITERAL_JUDGED,
@@ -881,11 +881,8 @@ def _computed_from_validation(ctx: FileContext, e: Event, metric: ast.expr) -> b
     in a validation-end hook) is the validation loss, whatever its name."""
     if not isinstance(metric, ast.Name):
         return False
-    tree = ctx.tree_of(e.path)
-    if tree is None:
-        return False
-    around = function_around(tree, e.node)
-    if not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    around = ctx.function_of(e.path, e.node)
+    if around is None:
         return False
     parents = {child: parent for parent in ast.walk(around)
                for child in ast.iter_child_nodes(parent)}
@@ -1511,14 +1508,10 @@ def _inside_step_context(ctx: FileContext, e: Event) -> bool:
     """``sched._get_lr_called_within_step = True`` around the call: code that drives the
     scheduler itself (a wrapper keeping its own position) computes the next value on purpose,
     the way step() does."""
-    tree = ctx.tree_of(e.path)
-    if tree is None:
+    function = ctx.function_of(e.path, e.node)
+    if function is None:
         return False
-    function = function_around(tree, e.node)
-    if function is tree:
-        return False
-    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            and function.name in ("get_lr", "_get_closed_form_lr") and function.args.args:
+    if function.name in ("get_lr", "_get_closed_form_lr") and function.args.args:
         # a scheduler class computing its own LR from the one it wraps (a warm-up that hands
         # over to a cosine): its get_lr() runs inside its step(), as the wrapped one's would
         return True
