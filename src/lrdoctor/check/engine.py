@@ -42,6 +42,9 @@ class FileResult:
         self.errors.append(str(problem))
     # said on stderr, not failures: a file whose model was cut short by the size limits
     notes: list[str] = field(default_factory=list)
+    # Program.entered and Program.reached of the file's trace (runner._merge)
+    entered: frozenset[tuple[str, int]] = frozenset()
+    reached: tuple[tuple[str, int, int, frozenset[tuple[str, int] | None]], ...] = ()
 
 
 def check_file(path: str, codes: frozenset[str] | None = None,
@@ -94,6 +97,8 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
             for diag in rule(ctx):
                 if diag.code in codes and diag.key not in found:
                     found[diag.key] = diag
+        if "full_program" in ctx.__dict__:
+            result.entered, result.reached = ctx.full_program.entered, ctx.full_program.reached
         if "full_program" in ctx.__dict__ and ctx.full_program.truncated:
             result.notes.append(
                 f"{path}: only partly analysed (the training-loop model hit its size limit: "

@@ -140,18 +140,68 @@ def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
 
 
 def _merge(results: Iterable[FileResult]) -> Report:
+    results = list(results)
     report = Report()
     seen: set[tuple[str, str, int | None, int, int]] = set()
+    yielded = _yielded_roots(results)
     for result in results:
         report.files += 1
         report.lines += result.lines
         report.errors.extend(result.errors)
         report.problems.extend(result.problems)
         report.notes.extend(result.notes)
+        spans = yielded.get(result.path)
+        if spans:
+            reached: dict[str, list[tuple[int, int]]] = {}
+            for path, first, last, _ in result.reached:
+                reached.setdefault(path, []).append((first, last))
         for diag in result.diagnostics:
+            if spans and _yields(diag, spans, reached):
+                continue
             if diag.key not in seen:
                 seen.add(diag.key)
                 report.diagnostics.append(diag)
     report.diagnostics.sort(key=lambda d: (d.path, d.cell or 0, d.line, d.col, d.code))
     report.problems.sort(key=lambda p: (p.path, p.cell or 0, p.line, p.col))
     return report
+
+
+# findings about the text itself (a deprecated API), the same whoever calls the code
+TEXT_CODES = frozenset({"LRD101"})
+
+
+def _yielded_roots(results: list[FileResult]) -> dict[str, list[tuple[str, int, int]]]:
+    """Per checked file, the functions whose findings it leaves to another file's trace.
+
+    A file's function that nothing in the file calls is traced as a root, its parameters
+    guessed from their names: a trainer's `train(model, optimizer, scheduler, ...)` knows
+    nothing of what its caller built. When another checked file calls it with arguments (or
+    on an instance it built) and its trace went through the whole body, that trace knows the
+    objects: a scheduler rebuilt on resume with `last_epoch=`, a scaler that is disabled. The
+    findings inside such a function are that trace's to make when every root that reached
+    the function here was itself entered so; a finding the caller's trace makes too is kept
+    from there (same location, same code). Returned as (path, first line, last line)."""
+    entered: set[tuple[str, int]] = set()
+    for result in results:
+        entered |= result.entered
+    if not entered:
+        return {}
+    out: dict[str, list[tuple[str, int, int]]] = {}
+    for result in results:
+        for path, first, last, roots in result.reached:
+            if (path, first) in entered and all(r is not None and r in entered for r in roots):
+                out.setdefault(result.path, []).append((path, first, last))
+    return out
+
+
+def _yields(diag: Diagnostic, spans: list[tuple[str, int, int]],
+            reached: dict[str, list[tuple[int, int]]]) -> bool:
+    """Whether the innermost traced function around ``diag`` is one of ``spans``."""
+    if diag.code in TEXT_CODES:
+        return False
+    around = [(first, last) for first, last in reached.get(diag.path, ())
+              if first <= diag.line <= last]
+    if not around:
+        return False
+    first, last = max(around)
+    return (diag.path, first, last) in spans

@@ -138,6 +138,11 @@ class Tracer:
         self.summaries: dict[tuple[Any, ...], Summary] = {}
         self.generation = 0
         self.created = 0  # objects built so far: a call that builds one is never replayed
+        # Program.entered / Program.reached; the function of this file traced as the current
+        # root (None: the module's own code, or a root defined in another file)
+        self.entered: set[tuple[str, int]] = set()
+        self.reached: dict[tuple[str, int], tuple[int, set[tuple[str, int] | None]]] = {}
+        self.root_fn: tuple[str, int] | None = None
         # how often each name / attribute was (re)bound: a flag tested twice is the same flag
         # only when nothing rebound it between the tests
         self.versions: dict[str, int] = {}
@@ -217,7 +222,9 @@ class Tracer:
                 loop.contains_batch = True
         return Program(
             self.path, self.events, self.objects, self.loops, self.lightning,
-            self.assigned_names, self.called_names, self.truncated,
+            self.assigned_names, self.called_names, self.truncated, frozenset(self.entered),
+            tuple((path, line, end, frozenset(roots))
+                  for (path, line), (end, roots) in self.reached.items()),
         )
 
     def trace_scheduler_hooks(self) -> None:
@@ -675,8 +682,22 @@ class Tracer:
         self.given.append({p.arg for p in params[:len(args)]} | set(kwargs))
         saved_frame = self.frame
         self.frame = Frame(None if root else saved_frame)
+        cuts, saved_root = self.cuts, self.root_fn
+        here = (self.path, fn.lineno)
+        if root:
+            self.root_fn = here if fv.module is self.module else None
+        if fv.module is self.module:
+            reached = self.reached.get(here)
+            if reached is None:
+                reached = self.reached[here] = (fn.end_lineno or fn.lineno, set())
+            reached[1].add(self.root_fn)
         try:
             self.exec_body(fn.body, scope)
+            if (not root and site and (args or kwargs or fv.bound is not None) and fv.module is not self.module
+                  and self.cuts == cuts):
+                # another file's function traced whole, with what its caller here passed (or
+                # on an instance its caller here built)
+                self.entered.add((self.path, fn.lineno))
             if fn.name == "configure_optimizers" and isinstance(fv.bound, InstanceVal) \
                     and not _manual_optimization(fv.bound.info):
                 for node, value in self.returns:
@@ -689,6 +710,7 @@ class Tracer:
             self.given.pop()
             self.frame = saved_frame
             self.path, self.returns, self.cond_base = saved_path, saved_returns, saved_base
+            self.root_fn = saved_root
 
     def replay(self, summary: Summary) -> Any:
         """Re-emit a traced call's events in the current loop, branches and call."""
