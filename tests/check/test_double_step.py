@@ -94,3 +94,39 @@ for epoch in range(90):
         scheduler.step()
 """)
     assert codes(src) == []
+
+
+_REGISTRY = """
+import torch
+from torch.utils.data import DataLoader
+from project.schedules import SCHEDULES, make_decay
+
+model = torch.nn.Linear(4, 1)
+loader = DataLoader(list(range(64)), batch_size=8)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+scheduler = {build}
+
+def train_epoch(model, loader, optimizer, scheduler):
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+        scheduler.step()
+
+for epoch in range(30):
+    train_epoch(model, loader, optimizer, scheduler)
+    scheduler.step()
+"""
+
+
+def test_a_scheduler_of_unknown_class_built_from_the_optimizer_is_double_stepped_too() -> None:
+    # a registry of the project's warm-up classes that lrdoctor cannot read: whatever the
+    # class, step() per update plus step() per epoch advances it twice
+    src = _REGISTRY.format(build='SCHEDULES[input()](optimizer, warmup_steps=100)')
+    assert ("LRD012", 20) in findings(src)
+
+
+def test_control_something_named_scheduler_not_built_from_the_optimizer_is_left_alone() -> None:
+    # `make_decay(0.99)` is given no optimizer: nothing says it moves this optimizer's LR
+    src = _REGISTRY.format(build="make_decay(0.99)")
+    assert "LRD012" not in codes(src)

@@ -1259,8 +1259,11 @@ def stepped_at_two_levels(ctx: FileContext) -> Iterator[Diagnostic]:
         steps: dict[Obj, list[Event]] = {}
         for e in events:
             s = e.obj
+            # a scheduler of unknown class counts when it was built by a call given the
+            # optimizer (`scheduler_classes[name](optim, **conf)`): stepping it twice per pass
+            # is a double step whatever its horizon; one known by its name alone does not
             if (
-                e.kind == "sched_step" and s is not None and not s.guessed
+                e.kind == "sched_step" and s is not None and (not s.guessed or s.via is not None)
                 and s.origin != "timm" and s.cls != "ReduceLROnPlateau" and _plain_step(e)
             ):
                 steps.setdefault(s, []).append(e)
