@@ -58,6 +58,31 @@ def _sched_steps(ctx: FileContext) -> Iterator[Event]:
             yield e
 
 
+def _narrowed_to_plateau(e: Event) -> bool:
+    """The step runs under ``isinstance(<the same receiver>, ReduceLROnPlateau)`` (or in the
+    ``else`` of ``not isinstance``): a scheduler whose class lrdoctor cannot see (a class the
+    user passes in, a registry's) is a ReduceLROnPlateau there."""
+    node = e.node
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    target = dotted(node.func.value)
+    if target is None:
+        return False
+    for cond in e.conds:
+        test, negate = cond.test, False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+                and test.func.id == "isinstance" and len(test.args) == 2
+                and dotted(test.args[0]) == target) or cond.branch not in (0, 1):
+            continue
+        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        if any((dotted(c) or "").rsplit(".", 1)[-1] == "ReduceLROnPlateau" for c in classes) \
+                and (cond.branch == 0) != negate:
+            return True
+    return False
+
+
 def _plain_step(e: Event) -> bool:
     return not e.info.get("nargs") and not e.info.get("kwargs")
 
@@ -544,13 +569,16 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
-        if sched.cls != "ReduceLROnPlateau":
+        narrowed = sched.cls != "ReduceLROnPlateau" and sched.guessed and _narrowed_to_plateau(e)
+        if sched.cls != "ReduceLROnPlateau" and not narrowed:
             continue
         node = e.node
         assert isinstance(node, ast.Call)
         metric = node.args[0] if node.args else next(
             (k.value for k in node.keywords if k.arg == "metrics"), None
         )
+        if narrowed and metric is None:
+            continue  # only what it watches is judged for a plateau known by the test alone
         if metric is None:
             if e.conds and any(_metric_step(other) for other in ctx.program.of("sched_step", sched)):
                 # the same plateau is stepped with a metric elsewhere: a metric-less call would
@@ -569,7 +597,7 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         lower = text.lower()
         mode_expr = sched.arg("mode", 1)
         mode = mode_expr.value if isinstance(mode_expr, ast.Constant) else (
-            "min" if mode_expr is None and not sched.has_kwargs_splat() else None
+            "min" if mode_expr is None and not sched.has_kwargs_splat() and not narrowed else None
         )
         acc_like = bool(names.ACC_WORDS.search(lower))
         loss_like = bool(names.LOSS_WORDS.search(lower))
