@@ -1121,3 +1121,113 @@ def test_a_scaler_kept_across_epochs_is_still_missing_from_a_checkpoint_loop() -
         scaler_param=", scaler", scaler_made_here="",
         scaler_made_once=f"    scaler = {_MAKE_AMP_SCALER}", scaler_arg=", scaler")
     assert "LRD007" in codes(src)
+
+
+# -- a scheduler picked by a setting, put back in place on resume through `.last_epoch` ------
+
+_PICKED_AND_REPOSITIONED = """
+import torch
+from torch.optim.lr_scheduler import MultiStepLR, StepLR
+
+
+class Runner:
+    def __init__(self, net, batches, optimizer, schedule):
+        self.net = net
+        self.batches = batches
+        self.optimizer = optimizer
+        self.schedule = schedule
+        self.epoch = 0
+
+    def fit(self, last_epoch, resume):
+        if resume:
+            self.restore("state.pt")
+        for epoch in range(self.epoch + 1, last_epoch + 1):
+            self.epoch = epoch
+            for x in self.batches:
+                self.optimizer.zero_grad()
+                self.net(x).sum().backward()
+                self.optimizer.step()
+            self.schedule.step()
+            self.store("state.pt")
+
+    def store(self, path):
+        torch.save({{"epoch": self.epoch, "net": self.net.state_dict(),
+                    "optimizer": self.optimizer.state_dict()}}, path)
+
+    def restore(self, path):
+        saved = torch.load(path)
+        self.net.load_state_dict(saved["net"])
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self.epoch = saved["epoch"]
+{reposition}
+
+
+def run(net, batches, kind):
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    if kind == "step":
+        schedule = StepLR(optimizer, step_size=20)
+    else:
+        schedule = MultiStepLR(optimizer, milestones=[40, 70])
+    Runner(net, batches, optimizer, schedule).fit(90, resume=True)
+"""
+
+
+def test_a_scheduler_picked_by_setting_and_repositioned_by_last_epoch_is_not_lrd007() -> None:
+    # the LR is in the optimizer state, the position in `last_epoch`: whichever option the
+    # setting built, the resume puts it back where it was
+    src = _PICKED_AND_REPOSITIONED.format(
+        reposition="        self.schedule.last_epoch = self.epoch")
+    assert "LRD007" not in codes(src)
+
+
+def test_a_scheduler_picked_by_setting_and_never_repositioned_is_still_lrd007() -> None:
+    src = _PICKED_AND_REPOSITIONED.format(reposition="")
+    assert codes(src) == ["LRD007", "LRD007"]  # the save and the resume
+
+
+# -- a branch on a copy of the setting that picked the scheduler ------------------------------
+
+_COPIED_SETTING = """
+import torch
+from torch.optim.lr_scheduler import MultiStepLR, StepLR
+
+
+def remember(options, cfg):
+    options.decay_kind = cfg.SOLVER.DECAY.KIND
+
+
+def make(net, cfg):
+    optimizer = torch.optim.AdamW(net.parameters(), lr=cfg.SOLVER.LR)
+    if cfg.SOLVER.DECAY.KIND == "step":
+        schedule = StepLR(optimizer, cfg.SOLVER.DROP_EVERY)
+    elif cfg.SOLVER.DECAY.KIND == "multistep":
+        schedule = MultiStepLR(optimizer, milestones=cfg.SOLVER.MILESTONES)
+    else:
+        raise ValueError(cfg.SOLVER.DECAY.KIND)
+    return optimizer, schedule
+
+
+def fit(net, batches, options, cfg):
+    remember(options, cfg)
+    optimizer, schedule = make(net, cfg)
+    for epoch in range(1, cfg.SOLVER.EPOCHS + 1):
+        for x in batches:
+            optimizer.zero_grad()
+            net(x).sum().backward()
+            optimizer.step()
+        if options.decay_kind != "{other}":
+            schedule.step()
+        else:
+            schedule.step(epoch - 1)
+"""
+
+
+def test_an_epoch_step_on_a_branch_the_copied_setting_rules_out_is_not_lrd006() -> None:
+    # `options.decay_kind` is `cfg.SOLVER.DECAY.KIND`: "cosine" builds no scheduler at all
+    # (it raises), so `step(epoch - 1)` never reaches the StepLR or the MultiStepLR
+    assert codes(_COPIED_SETTING.format(other="cosine")) == []
+
+
+def test_an_epoch_step_on_a_branch_the_copied_setting_allows_is_still_lrd006() -> None:
+    # "step" builds the StepLR, and that run passes it the epoch
+    assert codes(_COPIED_SETTING.format(other="step")) == ["LRD006"]

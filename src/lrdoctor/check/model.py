@@ -34,6 +34,10 @@ class Cond:
     # what the names in the test were last assigned from (`ok = before <= after` for
     # `if ok:`), so a guard reads the same however many names it is spelled through
     origins: tuple[ast.expr, ...] = ()
+    # the setting the tested attribute is a copy of, where the trace saw it copied from one
+    # (`settings.sched_kind = cfg.SCHEDULER.TYPE` makes `if settings.sched_kind == "cosine":`
+    # a test on `TYPE` too)
+    alias: str | None = None
 
     @cached_property
     def text(self) -> str:
@@ -178,13 +182,21 @@ def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | N
             continue
         if isinstance(op, (ast.Eq, ast.NotEq)) and len(values) != 1:
             continue
-        must, cannot = out.get(key, (None, frozenset()))
-        if positive:
-            must = values if must is None else must & values
-        else:
-            cannot = cannot | values
-        out[key] = (must, cannot)
+        for name in (key, c.alias) if c.alias and c.alias != key else (key,):
+            must, cannot = out.get(name, (None, frozenset()))
+            if positive:
+                must = values if must is None else must & values
+            else:
+                cannot = cannot | values
+            out[name] = (must, cannot)
     return out
+
+
+def setting_key(node: ast.expr) -> str | None:
+    """The setting an expression reads (see ``_setting_key``), for an attribute chain, a
+    subscript with a string key or a ``.get("key")``; None for a bare name or anything
+    else."""
+    return None if isinstance(node, ast.Name) else _setting_key(node)
 
 
 def _setting_key(node: ast.expr) -> str | None:

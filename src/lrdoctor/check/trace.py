@@ -38,6 +38,7 @@ from lrdoctor.check.model import (
     Loop,
     Program,
     flag_of,
+    setting_key,
     setting_tests,
     settings_disagree,
 )
@@ -160,6 +161,9 @@ class Tracer:
         self.project_option = False  # inside a call on a choice with a project-class option
         self.followed: set[str] = set()  # project modules this trace went into
         self._flags: dict[int, Any] = {}  # flag_of(test) per `if` test node
+        # per attribute name: the setting every assignment the trace saw copied into it (""
+        # once two assignments disagree or one is not a plain setting read)
+        self.setting_copies: dict[str, str] = {}
         self.cond_base = 0  # how many branches the current function was entered under
 
     # -- driving -------------------------------------------------------------------------
@@ -1093,7 +1097,16 @@ class Tracer:
                 version = tuple(self.flag_version(name, scope) for name in read)
                 fact = (text, version, truth if branch == 0 else not truth)
         origins = _origins(test, scope) if test is not None else ()
-        return Cond(key, branch, test, self.loop, fact, origins)
+        return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test))
+
+    def setting_alias(self, test: ast.expr | None) -> str | None:
+        """The setting the attribute compared by ``test`` was copied from (see Cond.alias)."""
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            return None
+        subject = test.comparators[0] if isinstance(test.left, ast.Constant) else test.left
+        if not isinstance(subject, ast.Attribute):
+            return None
+        return self.setting_copies.get(subject.attr) or None
 
     def flag_version(self, text: str, scope: Scope) -> Any:
         """What a name in a test stands for: the object it is bound to when lrdoctor knows
@@ -1188,10 +1201,18 @@ class Tracer:
                         item = self.guess_from_call(builder, label, scope)
                 self.assign(elt, item, src, scope)
         elif isinstance(target, ast.Attribute):
+            copied = setting_key(source) if source is not None else None
+            if self.setting_copies.get(target.attr, copied) != copied or not copied:
+                self.setting_copies[target.attr] = ""
+            else:
+                self.setting_copies[target.attr] = copied
             base = self.eval(target.value, scope)
-            if isinstance(base, Obj) and base.kind == "scheduler" and target.attr == "last_epoch":
-                # `scheduler.last_epoch = start_epoch - 1`: a resume that rebuilds the schedule
-                self.emit("set_last_epoch", base, target)
+            if target.attr == "last_epoch":
+                # `scheduler.last_epoch = start_epoch - 1`: a resume that rebuilds the schedule;
+                # where the scheduler is one of several picked by a setting, whichever it is
+                for option in options(base) if isinstance(base, UnionVal) else [base]:
+                    if isinstance(option, Obj) and option.kind == "scheduler":
+                        self.emit("set_last_epoch", option, target)
             if isinstance(base, InstanceVal):
                 self.assigned(target.attr)
                 self.bind(base.attrs, target.attr, f"self.{target.attr}", value, source, scope,
