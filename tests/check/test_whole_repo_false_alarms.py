@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from lrdoctor.check.engine import check_file
-from tests.check.helpers import codes
+from tests.check.helpers import codes, findings
 
 # -- a branch that returns early: what follows the `if` never shares a pass with it ----------
 
@@ -1231,3 +1231,146 @@ def test_an_epoch_step_on_a_branch_the_copied_setting_rules_out_is_not_lrd006() 
 def test_an_epoch_step_on_a_branch_the_copied_setting_allows_is_still_lrd006() -> None:
     # "step" builds the StepLR, and that run passes it the epoch
     assert codes(_COPIED_SETTING.format(other="step")) == ["LRD006"]
+
+
+# -- the constant schedule: a factor of 1 at every step ---------------------------------------
+
+_NAMED_SCHEDULE = """
+import torch
+from diffusers.optimization import get_scheduler
+
+
+def fit(net, batches, accumulate, warmup, total):
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-4)
+    schedule = get_scheduler(name={name}, optimizer=opt, num_warmup_steps=warmup * accumulate,
+                             num_training_steps=total * accumulate)
+    done = 0
+    for x in batches:
+        (net(x).mean() / accumulate).backward()
+        schedule.step()
+        if done % accumulate == 0 and done > 0:
+            opt.step()
+            opt.zero_grad()
+        done += 1
+"""
+
+
+def test_the_constant_schedule_stepped_early_and_per_micro_batch_is_not_reported() -> None:
+    # whenever and however often it steps, the LR stays the optimizer's own
+    assert codes(_NAMED_SCHEDULE.format(name='"constant"')) == []
+
+
+def test_a_warm_up_schedule_stepped_the_same_way_is_still_reported() -> None:
+    # "constant_with_warmup" does move the LR: its first (warm-up) value is skipped
+    assert codes(_NAMED_SCHEDULE.format(name='"constant_with_warmup"')) == ["LRD001"]
+
+
+def test_the_constant_schedule_returned_to_lightning_without_an_interval_is_not_lrd003() -> None:
+    src = """
+    import lightning.pytorch as pl
+    import torch
+    from transformers import get_scheduler
+
+    class Module(pl.LightningModule):
+        def configure_optimizers(self):
+            opt = torch.optim.AdamW(self.parameters(), lr=1e-4)
+            schedule = get_scheduler("{name}", opt, num_warmup_steps=1000,
+                                     num_training_steps=self.total_steps)
+            return [opt], [schedule]
+    """
+    assert codes(src.format(name="constant")) == []
+    assert codes(src.format(name="cosine")) == ["LRD003"]
+
+
+# -- code switched off by hand: `if False and ...:` -------------------------------------------
+
+_SWITCHED_OFF = """
+import torch
+
+
+def fit(net, batches, epochs, use_amp):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+    for epoch in range(epochs):
+        for x in batches:
+            opt.zero_grad()
+            with torch.autocast("cuda", enabled=use_amp):
+                loss = net(x).mean()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        state = {{"net": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch}}
+        if {test}:
+            torch.save({{"net": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch}},
+                       "opt.pth")
+        torch.save(state, "last.pth")
+"""
+
+
+def test_a_save_under_a_test_that_is_false_by_hand_never_runs() -> None:
+    # only the save that runs lacks the scaler
+    assert findings(_SWITCHED_OFF.format(test='False and "opt" in state')) == [("LRD007", 20)]
+    assert findings(_SWITCHED_OFF.format(test="0")) == [("LRD007", 20)]
+
+
+def test_a_save_under_a_test_that_can_hold_still_misses_the_scaler() -> None:
+    expected = [("LRD007", 18), ("LRD007", 20)]
+    assert findings(_SWITCHED_OFF.format(test='"opt" in state')) == expected
+    assert findings(_SWITCHED_OFF.format(test='True or "opt" in state')) == expected
+
+
+# -- a GradScaler made afresh by the per-epoch call that also saves mid-epoch -----------------
+
+_MID_EPOCH_SAVE = """
+import time
+
+import torch
+
+
+def save(net, opt, epoch, path):
+    torch.save({{"net": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch}}, path)
+
+
+def one_epoch(net, opt, batches, epoch, use_amp{scaler_param}):
+{scaler_here}
+    started = time.time()
+    for x in batches:
+        opt.zero_grad()
+        with torch.autocast("cuda", enabled=use_amp):
+            loss = net(x).mean()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        if time.time() - started > 600:
+            save(net, opt, epoch, "latest.pth")
+            started = time.time()
+
+
+def fit(net, batches, epochs, use_amp, resume):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+{scaler_once}
+    start = 0
+    if resume:
+        state = torch.load("latest.pth")
+        net.load_state_dict(state["net"])
+        opt.load_state_dict(state["opt"])
+        start = state["epoch"]
+    for epoch in range(start, epochs):
+        one_epoch(net, opt, batches, epoch, use_amp{scaler_arg})
+        save(net, opt, epoch + 1, f"epoch{{epoch}}.pth")
+"""
+
+_SCALER = "scaler = torch.amp.GradScaler('cuda', enabled=use_amp)"
+
+
+def test_a_scaler_the_epoch_call_makes_afresh_is_not_missing_from_its_mid_epoch_save() -> None:
+    # every epoch starts from a new scaler anyway: a resumed run's call makes one too
+    src = _MID_EPOCH_SAVE.format(scaler_param="", scaler_here="    " + _SCALER,
+                                 scaler_once="", scaler_arg="")
+    assert codes(src) == []
+
+
+def test_a_scaler_kept_across_epochs_is_still_missing_from_the_mid_epoch_save() -> None:
+    src = _MID_EPOCH_SAVE.format(scaler_param=", scaler", scaler_here="",
+                                 scaler_once="    " + _SCALER, scaler_arg=", scaler")
+    assert "LRD007" in codes(src)

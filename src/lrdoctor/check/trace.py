@@ -1908,6 +1908,9 @@ class Tracer:
             pass  # reported by the syntactic rule; still a GradScaler below
         kind = names.classify_constructor(qual)
         if kind is None:
+            if last == "get_constant_schedule" and qual.split(".")[0] in (
+                    "transformers", "diffusers"):
+                return ExprVal(node, scope)  # a factor of 1 at every step (see below)
             if last in ("ReduceLROnPlateau",):
                 kind = ("scheduler", last, "torch")
             else:
@@ -1917,6 +1920,10 @@ class Tracer:
             "optimizer" in kwargs or (args and isinstance(args[0], Obj) and args[0].kind == "optimizer")
         ):
             return None  # a schedule object handed to an optimizer, not an LR scheduler
+        if kind[0] == "scheduler" and _constant_schedule(kind[1], node):
+            # `get_scheduler("constant", ...)`: a factor of 1 at every step; when or how
+            # often it steps, and whether it is saved, never changes the LR
+            return ExprVal(node, scope)
         obj = Obj(kind[0], kind[1], kind[2], call=node, scope=scope, path=self.path,
                   line=node.lineno, col=node.col_offset + 1)
         obj.order = self.next_order()
@@ -2358,6 +2365,16 @@ def _bound(scope: Scope, name: str) -> bool:
     return False
 
 
+def _constant_schedule(cls: str, node: ast.Call) -> bool:
+    """Transformers' / diffusers' ``get_scheduler`` asked by a literal name for the constant
+    schedule (no warm-up): its LambdaLR multiplies the LR by 1 at every step."""
+    if cls != "get_scheduler":
+        return False
+    name = node.args[0] if node.args else next(
+        (k.value for k in node.keywords if k.arg == "name"), None)
+    return isinstance(name, ast.Constant) and name.value == "constant"
+
+
 def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ...]:
     """The expressions the names read by ``test`` were last assigned from, and theirs in
     turn (``depth`` levels): ``if optimizer_was_run:`` after
@@ -2501,7 +2518,18 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negate = test.operand, not negate
     outcome: bool | None = None
-    if isinstance(test, ast.Name):
+    if isinstance(test, ast.Constant):
+        # `if False:` / `if 0:`, code switched off by hand
+        outcome = bool(test.value)
+    elif isinstance(test, ast.BoolOp):
+        # `if False and "optimizer" in state:`: one operand decides it
+        parts = [_constant_outcome(v, scope) for v in test.values]
+        decisive = isinstance(test.op, ast.Or)
+        if decisive in parts:
+            outcome = decisive
+        elif all(p is not None for p in parts):
+            outcome = not decisive
+    elif isinstance(test, ast.Name):
         value = scope.lookup(test.id)
         if isinstance(value, Const) and value.sure and isinstance(
             value.value, (bool, int, str, type(None))

@@ -209,8 +209,16 @@ def _transient(ctx: FileContext, obj: Obj, at: Event) -> bool:
     frame = created.frame
     while frame is not None and not all(e.within(frame) for e in used):
         frame = frame.parent
-    if frame is None or at.within(frame):
+    if frame is None:
         return False
+    if at.within(frame):
+        # saved during the call that made it (a checkpoint every few minutes inside
+        # `train_one_epoch`): a GradScaler made afresh on each pass of the loop right around
+        # the loop that uses it lives one epoch at most; the resumed run's call makes a new
+        # one, as the next epoch would anyway (a scheduler's position within the epoch is lost
+        # though: not for those)
+        return obj.kind == "scaler" and all(
+            e.loop is not None and e.loop.parent is created.loop for e in used)
     # saved once per epoch or outside it; or in a loop of its own inside the same epoch
     # (`for path in checkpoint_paths: save(...)` after the call returned): either way the
     # scheduler or scaler that call made is gone, and the next call makes a new one
