@@ -1374,3 +1374,104 @@ def test_a_scaler_kept_across_epochs_is_still_missing_from_the_mid_epoch_save() 
     src = _MID_EPOCH_SAVE.format(scaler_param=", scaler", scaler_here="",
                                  scaler_once="    " + _SCALER, scaler_arg=", scaler")
     assert "LRD007" in codes(src)
+
+
+# -- a class test that the project's own scheduler class can never pass -----------------------
+
+_PLATEAU_OR_OWN_WARMUP = """
+import torch
+from torch.optim.lr_scheduler import LambdaLR, ReduceLROnPlateau
+
+
+class RampThenDecay(LambdaLR):
+    def __init__(self, optimizer, ramp, total):
+        super().__init__(optimizer, lambda s: min((s + 1) / ramp, max(0.0, (total - s) / total)))
+
+
+def one_epoch(net, batches, optimizer, schedule, epoch, score):
+    if {test}:
+        schedule.step(score, epoch)
+    for x in batches:
+        optimizer.zero_grad()
+        net(x).sum().backward()
+        optimizer.step()
+        if schedule is not None and not isinstance(schedule, ReduceLROnPlateau):
+            schedule.step()
+
+
+def main(net, batches, kind, epochs, evaluate):
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+    if kind == "plateau":
+        schedule = ReduceLROnPlateau(optimizer, mode="max")
+    elif kind == "ramp":
+        schedule = RampThenDecay(optimizer, 500, epochs * len(batches))
+    else:
+        raise ValueError(kind)
+    score = 0.0
+    for epoch in range(epochs):
+        one_epoch(net, batches, optimizer, schedule, epoch, score)
+        score = evaluate(net)
+"""
+
+
+def test_a_plateau_only_branch_never_steps_the_projects_lambda_subclass() -> None:
+    # `RampThenDecay` derives from LambdaLR: `isinstance(schedule, ReduceLROnPlateau)` is
+    # false for it, so `step(score, epoch)` only ever reaches the plateau
+    assert codes(_PLATEAU_OR_OWN_WARMUP.format(test="isinstance(schedule, ReduceLROnPlateau)")) == []
+
+
+def test_a_branch_every_scheduler_takes_still_passes_the_subclass_an_epoch() -> None:
+    assert codes(_PLATEAU_OR_OWN_WARMUP.format(test="schedule is not None")) == ["LRD006"]
+
+
+# -- a plateau that never reduces: the LR stays put whatever it watches ----------------------
+
+_PLATEAU_WATCHING_TRAINING_LOSS = """
+import lightning.pytorch as pl
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+class Forecaster(pl.LightningModule):
+    def training_step(self, batch, idx):
+        loss = self.model(batch).mean()
+        self.log("train_loss", loss)
+        return loss
+
+    def validation_step(self, batch, idx):
+        self.log("valid_loss", self.model(batch).mean())
+
+    def configure_optimizers(self):
+        optimizer = torch.optim.Adam(self.parameters(), lr=1e-3)
+        plateau = ReduceLROnPlateau(optimizer, mode="min", factor=0.5, patience={patience})
+        return [optimizer], {{"scheduler": plateau, "monitor": "train_loss"}}
+"""
+
+
+def test_a_plateau_with_endless_patience_watching_the_training_loss_is_not_lrd004() -> None:
+    # the LR can only drop after `patience` bad epochs: a trillion never come
+    assert codes(_PLATEAU_WATCHING_TRAINING_LOSS.format(patience="int(1e12)")) == []
+    assert codes(_PLATEAU_WATCHING_TRAINING_LOSS.format(patience='float("inf")')) == []
+
+
+def test_a_plateau_with_a_real_patience_watching_the_training_loss_is_still_lrd004() -> None:
+    assert codes(_PLATEAU_WATCHING_TRAINING_LOSS.format(patience="10")) == ["LRD004"]
+
+
+def test_a_plateau_that_never_reduces_in_a_loop_watching_accuracy_with_min_is_not_lrd004() -> None:
+    src = """
+    import torch
+
+    def fit(net, batches, epochs, validate):
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, "min", factor={factor})
+        for epoch in range(epochs):
+            for x in batches:
+                opt.zero_grad()
+                net(x).sum().backward()
+                opt.step()
+            val_acc = validate(net)
+            plateau.step(val_acc)
+    """
+    assert codes(src.format(factor="1.0")) == []
+    assert codes(src.format(factor="0.1")) == ["LRD004"]

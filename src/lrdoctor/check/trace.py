@@ -1018,6 +1018,13 @@ class Tracer:
             known = isinstance(option, Obj) and option.kind == "scheduler" and option.call \
                 and option.cls in SCHEDULERS
             taken = (option.cls in wanted) != negate if known else None
+            if taken is None:
+                # the project's own scheduler class: an instance of a torch class only when
+                # that class is among its ancestors (`WarmupMultiStepLR(_LRScheduler)` is
+                # never a ReduceLROnPlateau)
+                ancestors = self.torch_ancestors(option)
+                if ancestors is not None:
+                    taken = bool(ancestors & wanted) != negate
             if taken is not False:
                 sides[0].append(option)
             if taken is not True:
@@ -1766,6 +1773,44 @@ class Tracer:
                 imported = current.module.imports.get(head)
                 yield (f"{imported}.{rest}" if rest else imported) if imported else base
             stack.extend(current.base_classes())
+
+    def torch_ancestors(self, option: Any) -> set[str] | None:
+        """The last names of the torch classes a project scheduler class derives from
+        (through the project's classes), for an instance of one; None when it is not one, or
+        when a base is neither torch's nor the project's (a library's class could derive from
+        anything)."""
+        if isinstance(option, InstanceVal):
+            cls: ClassInfo | None = option.info
+        elif isinstance(option, Obj) and option.project is not None:
+            cls = option.project[0]
+        else:
+            return None
+        found: set[str] = set()
+        seen: set[int] = set()
+        stack = [cls]
+        while stack:
+            current = stack.pop()
+            if current is None or id(current) in seen:
+                continue
+            if len(seen) > 16:
+                return None
+            seen.add(id(current))
+            self.link(current)
+            resolved = current.base_classes()
+            accounted = len(resolved)
+            for base in current.bases:
+                head, _, rest = base.partition(".")
+                imported = current.module.imports.get(head)
+                qual = (f"{imported}.{rest}" if rest else imported) if imported else base
+                if qual.startswith("torch."):
+                    found.add(qual.rsplit(".", 1)[-1])
+                    accounted += 1
+                elif base == "object":
+                    accounted += 1
+            if accounted < len(current.bases):
+                return None
+            stack.extend(resolved)
+        return found if found else None
 
     def construct(self, cls: ClassInfo, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                   complete: bool, scope: Scope) -> Any:

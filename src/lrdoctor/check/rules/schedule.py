@@ -593,6 +593,8 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
                 node,
             )
             continue
+        if sched.call is not None and _never_reduces(sched.call):
+            continue  # what it watches (and in which mode) never moves the LR
         text = ast.unparse(metric)
         lower = text.lower()
         mode_expr = sched.arg("mode", 1)
@@ -651,6 +653,43 @@ _VALIDATION_HOOKS = frozenset({"validation_step", "validation_step_end", "valida
                                "on_validation_epoch_end", "on_validation_batch_end"})
 
 
+# a patience no run outlasts: `ReduceLROnPlateau(..., patience=int(1e12))` keeps the LR as it is
+_ENDLESS_PATIENCE = 10 ** 6
+
+
+def _never_reduces(call: ast.Call) -> bool:
+    """A ReduceLROnPlateau built so that it never changes the LR: a patience of a million
+    epochs or more (`int(1e12)`, `float("inf")`), or a factor of 1."""
+    def argument(name: str, index: int) -> ast.expr | None:
+        found = next((k.value for k in call.keywords if k.arg == name), None)
+        if found is None and len(call.args) > index \
+                and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+            found = call.args[index]
+        return found
+
+    patience, factor = _literal_number(argument("patience", 3)), _literal_number(
+        argument("factor", 2))
+    return patience is not None and patience >= _ENDLESS_PATIENCE or factor == 1
+
+
+def _literal_number(node: ast.expr | None) -> float | None:
+    """The value of a number written out: `1e12`, `int(1e12)`, `float("inf")`, `math.inf`."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return float(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in ("int", "float") and len(node.args) == 1 and not node.keywords:
+        inner = node.args[0]
+        if isinstance(inner, ast.Constant) and isinstance(inner.value, str) \
+                and inner.value.strip().lower() in ("inf", "infinity", "+inf"):
+            return float("inf")
+        return _literal_number(inner)
+    if isinstance(node, ast.Attribute) and node.attr == "inf" \
+            and dotted(node) in ("math.inf", "np.inf", "numpy.inf", "torch.inf"):
+        return float("inf")
+    return None
+
+
 @rule("LRD004")
 def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnostic]:
     """A LightningModule whose ReduceLROnPlateau monitors a value it logs in its training
@@ -661,9 +700,10 @@ def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnosti
     for cls in (c.node for c in ctx.module.classes.values()):
         methods = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
         configure = methods.get("configure_optimizers")
-        if configure is None or not any(
-                isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1]
-                == "ReduceLROnPlateau" for n in ast.walk(configure)):
+        plateaus = [n for n in ast.walk(configure) if isinstance(n, ast.Call)
+                    and (dotted(n.func) or "").rsplit(".", 1)[-1] == "ReduceLROnPlateau"
+                    ] if configure is not None else []
+        if configure is None or not plateaus or all(_never_reduces(n) for n in plateaus):
             continue
         trained = {k for name, f in methods.items() if name in _TRAIN_HOOKS for k in _logged(f)}
         validated = {k for name, f in methods.items() if name in _VALIDATION_HOOKS
