@@ -1475,3 +1475,82 @@ def test_a_plateau_that_never_reduces_in_a_loop_watching_accuracy_with_min_is_no
     """
     assert codes(src.format(factor="1.0")) == []
     assert codes(src.format(factor="0.1")) == ["LRD004"]
+
+
+# -- a resume that moves the schedule to the start epoch with one step ------------------------
+
+_RESUMED_BY_ONE_STEP = """
+import math
+
+import torch
+
+
+def fit(net, batches, args):
+    opt = torch.optim.SGD(net.parameters(), lr=args.lr, momentum=0.9)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda epoch: math.pow(1 - epoch / args.max_epoch, 0.9))
+    start = 0
+    if args.resume:
+        state = torch.load(args.resume)
+        net.load_state_dict(state["net"])
+        opt.load_state_dict(state["opt"])
+        start = state["epoch"] + 1
+{position}
+    for epoch in range(start, args.max_epoch):
+        for x in batches:
+            opt.zero_grad()
+            net(x).sum().backward()
+            opt.step()
+        schedule.step()
+        torch.save({{"net": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch}},
+                   "last.pth")
+"""
+
+
+def test_a_schedule_moved_to_the_resumed_epoch_by_one_step_is_not_lrd007() -> None:
+    # `step(start)` sets the LambdaLR's counter to the resumed epoch (LRD006 still says the
+    # argument is deprecated); nothing of the schedule is lost with its state
+    src = _RESUMED_BY_ONE_STEP.format(position="    if start:\n        schedule.step(start)")
+    assert codes(src) == ["LRD006"]
+
+
+def test_a_schedule_the_resume_leaves_at_zero_is_still_lrd007() -> None:
+    assert codes(_RESUMED_BY_ONE_STEP.format(position="")) == ["LRD007", "LRD007"]
+    # `step(0)` names no resumed position
+    src = _RESUMED_BY_ONE_STEP.format(position="    schedule.step(0)")
+    assert codes(src).count("LRD007") == 2
+
+
+# -- a factor counting epochs whose body also reads a setting named in steps -----------------
+
+_TWO_PHASE_POLY = """
+import math
+
+import torch
+
+
+def fit(net, batches, args):
+    opt = torch.optim.SGD(net.parameters(), lr=args.lr, momentum=0.9)
+
+    def two_phase({param}):
+        power = args.power if {param} < args.phase_step else 2 * args.power
+        return math.pow(1 - {param} / args.max_epoch, power)
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda=two_phase)
+    for epoch in range(args.max_epoch):
+        for x in batches:
+            opt.zero_grad()
+            net(x).sum().backward()
+            opt.step()
+        schedule.step()
+"""
+
+
+def test_an_epoch_counter_with_settings_of_both_units_is_not_called_per_batch() -> None:
+    # `phase_step` is compared with the epoch, `max_epoch` is the horizon: which unit the
+    # factor counts is not known, so stepping it per epoch is not LRD003
+    assert codes(_TWO_PHASE_POLY.format(param="epoch")) == []
+
+
+def test_a_step_counter_with_settings_of_both_units_is_still_lrd003() -> None:
+    assert codes(_TWO_PHASE_POLY.format(param="step")) == ["LRD003"]

@@ -169,6 +169,12 @@ def _lambda_horizon(sched: Obj) -> Horizon:
             unit = names.unit_of_word(word)
             if unit:
                 units.add(unit)
+    if "batch" in units and "epoch" in units \
+            and {names.unit_of_word(p) for p in params} == {"epoch"}:
+        # `def poly2(epoch): ... epoch < args.poly_step ... 1 - epoch / args.max_epoch`: the
+        # factor's own counter is named an epoch and the body reads settings of both units;
+        # which one it counts is not known
+        return Horizon("")
     if "batch" in units:
         return Horizon("batch", "lr_lambda", _src(expr))
     if "epoch" in units:

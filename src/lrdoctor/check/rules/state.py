@@ -79,6 +79,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     # training method, a resume method that builds the objects again) each made their own
     rebuilt = {_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
     rebuilt |= _fast_forwarded(ctx)
+    rebuilt |= _moved_to_position(ctx)
     positioned: dict[Any, bool] = {}
     # a scheduler picked from several by a setting and handed to the function that steps it
     # can reach that step as a stand-in known by name only: when every such step names its
@@ -180,6 +181,26 @@ def _fast_forwarded(ctx: FileContext) -> set[Any]:
             updates = any(u.kind in _UPDATE_KINDS and u.in_loop(e.loop) for u in events)
             (training if updates else replayed).add(_site(e.obj))
     return replayed & training
+
+
+def _moved_to_position(ctx: FileContext) -> set[Any]:
+    """Schedulers a resume moves to where the run starts with one step that names the
+    position (``if args.start_epoch: scheduler.step(args.start_epoch)``), outside the loops
+    that train: their position comes back from the resume point, not from a saved state."""
+    moved: set[Any] = set()
+    for events in ctx.events_by_root.values():
+        for e in events:
+            if e.kind != "sched_step" or e.obj is None or not isinstance(e.node, ast.Call):
+                continue
+            given = e.node.args[0] if e.node.args else next(
+                (k.value for k in e.node.keywords if k.arg == "epoch"), None)
+            if given is None or isinstance(given, ast.Constant):
+                continue  # `step()`, `step(None)`, `step(0)`: no position of a resumed run
+            if e.loop is not None and any(
+                    u.kind in _UPDATE_KINDS and u.in_loop(e.loop) for u in events):
+                continue  # a step of the training itself
+            moved.add(_site(e.obj))
+    return moved
 
 
 def _site(obj: Obj) -> Any:
