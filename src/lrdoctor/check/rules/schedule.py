@@ -1057,10 +1057,18 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         if sched.cls == "ReduceLROnPlateau" or sched.skip_aware or _in_skip_aware_wrapper(e):
             continue
         gran, loop = granularity(e)
-        if gran != "batch" or loop is None:
+        if loop is None:
+            # no loop in view: a trainer's `step()` that the unseen training loop calls once
+            # per update, stepping the scheduler right after its own `scaler.step(optimizer)`
+            updates = _paired_scaler_steps(ctx, e)
+            every = "after every update"
+        elif gran == "batch":
+            updates = _updates_around(ctx, e, loop)
+            every = "every batch"
+        else:
             continue
         scaler_steps = [
-            (s, flag) for s in _updates_around(ctx, e, loop)
+            (s, flag) for s in updates
             if s.kind == "scaler_step" and not _exclusive(s, e)
             and (flag := scaler_switch(s.obj)) is not None
         ]
@@ -1073,7 +1081,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         prefix = f"{when(flag)[0].upper()}{when(flag)[1:]}, " if flag else ""
         yield Diagnostic.at(
             "LRD005",
-            f"{prefix}`{receiver(e)}.step()` runs every batch even when GradScaler skips the "
+            f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
             f"optimizer step (`{receiver(s)}.step(...)`, line {s.line}): float16 AMP skips the "
             "first steps, so the schedule runs ahead of the real updates (and PyTorch warns "
             "that lr_scheduler.step() came before optimizer.step())",
@@ -1081,6 +1089,28 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+def _paired_scaler_steps(ctx: FileContext, e: Event) -> list[Event]:
+    """The scheduler step ``e`` runs in no loop lrdoctor sees (the method of a trainer class
+    whose training loop is the caller's, out of view): the ``scaler.step(optimizer)`` calls
+    made earlier in the same function call, outside any loop, on the scheduler's optimizer.
+    Each call of that function makes one update and one scheduler step, so the scheduler
+    steps once per update, skipped or not. A step that names its position (``step(epoch)``)
+    is not paired with the update."""
+    if e.frame is None or not _plain_step(e):
+        return []
+    sched_opt = e.obj.optimizer if e.obj is not None else None
+    out = []
+    for s in ctx.program.events:
+        if s.kind != "scaler_step" or s.root != e.root or s.frame is not e.frame \
+                or s.loop is not None or s.order > e.order:
+            continue
+        stepped = s.info.get("optimizer")
+        if isinstance(stepped, Obj) and sched_opt is not None and stepped is not sched_opt:
+            continue
+        out.append(s)
+    return out
 
 
 def _updates_around(ctx: FileContext, e: Event, loop: Loop) -> list[Event]:

@@ -295,19 +295,31 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
 _SCALER_USES = frozenset({"scale_backward", "scaler_step", "scaler_update", "unscale"})
 
 
-def _scalers(ctx: FileContext, root: int, at: Event | None = None) -> list[tuple[Obj, str]]:
+def _scalers(ctx: FileContext, root: int, at: Event | None = None,
+             optimizers: list[Obj] | None = None) -> list[tuple[Obj, str]]:
     """GradScalers that skip steps (always, or when a flag is on), always-on ones first. A
     scaler the program never uses (one a library helper builds only when asked, and is not
     asked) scales nothing: its state moves nothing on resume. With ``at`` (a save or a
     resume), only scalers built in the same run as it: `if lin_eval: linear_eval() else:
     pretrain()` runs one program or the other, and the evaluation's scaler is not the
     pre-training's to save. Nor a scaler built afresh by every call of a function the epoch loop
-    makes (see ``_transient``): each epoch starts from a new scale, a resumed run too."""
+    makes (see ``_transient``): each epoch starts from a new scale, a resumed run too.
+    ``optimizers``: those the checkpoint holds (or the resume restores); a scaler that steps
+    one of them belongs to its run wherever it was seen, as when a trainer class's methods are
+    each traced on their own because the code that calls them is not in view (`step()` scales
+    and steps, `save_checkpoint()` saves, both on the objects `__init__` built)."""
     uses = [e.obj for e in ctx.program.events if e.kind in _SCALER_USES and e.obj is not None]
     used = {o.id for o in uses}
     # a use through a name lrdoctor could not bind (a closure over the scaler) counts by name
     used_names = {o.name for o in uses if o.guessed and o.name}
-    found = [(s, flag) for s in _in_root(ctx, root, "scaler")
+    candidates = {s.id: s for s in _in_root(ctx, root, "scaler")}
+    wanted = {o.id for o in optimizers or []}
+    for e in ctx.program.events:
+        stepped = e.info.get("optimizer")
+        if e.kind == "scaler_step" and e.obj is not None and not e.obj.guessed \
+                and isinstance(stepped, Obj) and stepped.id in wanted:
+            candidates.setdefault(e.obj.id, e.obj)
+    found = [(s, flag) for s in candidates.values()
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
              and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
@@ -621,7 +633,10 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
     what this save holds by itself, which says whether it is a checkpoint to resume from (a
     weights-only file written beside one is not)."""
     own_objs, own_words = own if own is not None else (objs, words)
-    optimizers = [o for o in _in_root(ctx, e.root, "optimizer") if o.id in own_objs]
+    # the optimizers whose state it holds, also one no other call of this trace touches: a
+    # trainer class's `save_checkpoint()` traced on its own (its `step()` and `backward()`
+    # are called by code not in view) saves the optimizer the class built
+    optimizers = [o for o in ctx.program.objects if o.kind == "optimizer" and o.id in own_objs]
     if not optimizers and not any("optim" in w for w in own_words):
         return  # weights only: not meant to resume training
     optimizer = optimizers[0] if optimizers else None
@@ -636,7 +651,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         if left is not None:
             kind = f", {left.cls}" if left.cls else ""
             missing.append(f"the second scheduler's (`{left.name}`{kind})")
-    scalers = _scalers(ctx, e.root, e)
+    scalers = _scalers(ctx, e.root, e, optimizers)
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
     if not missing:
@@ -778,7 +793,8 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
             where = f"line {s.line}" if s.path == e.path else \
                 f"{os.path.basename(s.path)}:{s.line}"
             missing.append(f"`{s.name or 'the scheduler'}` ({s.label}, {where})")
-    scalers = _scalers(ctx, e.root, e) if check_scaler else []
+    scalers = _scalers(ctx, e.root, e, [optimizer] if optimizer is not None else None) \
+        if check_scaler else []
     if scalers and not any(
         ev.obj is not None and ev.obj.kind == "scaler" and ev.root == e.root
         and not ev.obj.guessed for ev in restored

@@ -1,0 +1,127 @@
+"""Shapes behind dev misses of issue 7 revisited with batch fresh-2026-12o: a training engine
+(a trainer class of a library) whose methods are called by a training loop that is not in
+view. Its `step()` makes one update and then steps the scheduler; its `save_checkpoint()`
+writes the optimizer's state. Each method is traced on its own, so the loop that would tell
+how often `step()` runs, and the run the save belongs to, are missing: the scheduler step is
+paired with the update made just before it in the same call, and the GradScaler that steps
+the saved optimizer belongs to that optimizer's checkpoint."""
+
+from __future__ import annotations
+
+from tests.check.helpers import codes, findings, messages
+
+ENGINE = """
+import torch
+
+
+class Engine:
+    def __init__(self, model, build_optimizer, build_schedule, use_amp=False):
+        self.net = model
+        self.opt = build_optimizer(model.parameters())
+        self.lr_sched = build_schedule(self.opt)
+        self.amp_scaler = torch.amp.GradScaler("cuda") if use_amp else None
+
+    def backward(self, loss):
+        if self.amp_scaler is not None:
+            self.amp_scaler.scale(loss).backward()
+        else:
+            loss.backward()
+
+    def step(self):
+        if self.amp_scaler is not None:
+            self.amp_scaler.step(self.opt)
+            self.amp_scaler.update()
+        else:
+            self.opt.step()
+{sched}
+        self.opt.zero_grad()
+
+    def save_checkpoint(self, folder):
+        torch.save(self.net.state_dict(), folder + "/net.pt")
+        torch.save(self.opt.state_dict(), folder + "/opt.pt")
+        torch.save(self.lr_sched.state_dict(), folder + "/sched.pt")
+{more}
+"""
+
+PLAIN = "        self.lr_sched.step()"
+# the scale backs off exactly when the scaler found inf/NaN gradients and skipped the update
+GUARDED = """        if self.amp_scaler is None or self.amp_scaler.get_scale() >= self.scale_before:
+            self.lr_sched.step()"""
+SCALER_SAVED = """        if self.amp_scaler is not None:
+            torch.save(self.amp_scaler.state_dict(), folder + "/scaler.pt")"""
+
+
+def _engine(sched: str = PLAIN, more: str = "") -> str:
+    src = ENGINE.format(sched=sched, more=more)
+    if sched is GUARDED:
+        src = src.replace("            self.amp_scaler.step(self.opt)",
+                          "            self.scale_before = self.amp_scaler.get_scale()\n"
+                          "            self.amp_scaler.step(self.opt)")
+    return src
+
+
+def _line(src: str, text: str) -> int:
+    return next(i for i, line in enumerate(src.splitlines(), 1) if text in line)
+
+
+def test_an_engine_step_that_steps_the_scheduler_after_its_scaler_step_is_reported() -> None:
+    # no training loop in view: each call of step() makes one update and one scheduler step
+    found = findings(_engine())
+    assert ("LRD005", _line(_engine(), "self.lr_sched.step()")) in found
+    assert any("runs after every update even when GradScaler skips" in m
+               for m in messages(_engine()))
+
+
+def test_an_engine_step_that_steps_the_scheduler_only_after_applied_updates_is_fine() -> None:
+    assert "LRD005" not in codes(_engine(GUARDED))
+
+
+def test_a_scheduler_stepped_by_another_method_is_not_paired_with_the_update() -> None:
+    # `end_epoch()` runs when the caller decides (once per epoch): not after every update
+    src = _engine("        pass").replace(
+        "    def save_checkpoint",
+        "    def end_epoch(self):\n        self.lr_sched.step()\n\n    def save_checkpoint",
+    )
+    assert "LRD005" not in codes(src)
+
+
+def test_a_scheduler_step_naming_its_position_is_not_paired_with_the_update() -> None:
+    src = _engine("        self.lr_sched.step(self.epoch)")
+    assert "LRD005" not in codes(src)
+
+
+def test_the_engine_checkpoint_without_the_scaler_that_steps_its_optimizer_is_reported() -> None:
+    # the files hold the optimizer's and the scheduler's states; the GradScaler that steps
+    # this optimizer (in step(), traced apart from save_checkpoint()) is left out
+    src = _engine(GUARDED)
+    found = findings(src)
+    assert [f for f in found if f[0] == "LRD007"] == [("LRD007", _line(src, "/opt.pt"))]
+
+
+def test_the_engine_checkpoint_with_the_scaler_state_is_fine() -> None:
+    assert "LRD007" not in codes(_engine(GUARDED, SCALER_SAVED))
+
+
+def _lazy_scaler(stepped: str) -> str:
+    # the scaler is made by the first backward() (a method the unseen loop calls, traced on its
+    # own), not by __init__: only what it steps ties it to a checkpoint
+    return _engine(GUARDED).replace(
+        '        self.amp_scaler = torch.amp.GradScaler("cuda") if use_amp else None',
+        "        self.use_amp = use_amp\n        self.amp_scaler = None\n"
+        "        self.disc_opt = torch.optim.Adam(model.parameters())",
+    ).replace(
+        "    def backward(self, loss):\n",
+        "    def backward(self, loss):\n"
+        "        if self.use_amp and self.amp_scaler is None:\n"
+        '            self.amp_scaler = torch.amp.GradScaler("cuda")\n',
+    ).replace("            self.amp_scaler.step(self.opt)",
+              f"            self.amp_scaler.step({stepped})")
+
+
+def test_a_scaler_made_apart_that_steps_the_saved_optimizer_is_missed_from_its_checkpoint() -> None:
+    assert "LRD007" in codes(_lazy_scaler("self.opt"))
+
+
+def test_a_scaler_made_apart_that_steps_another_optimizer_is_not_this_checkpoint_s() -> None:
+    # it steps the discriminator's optimizer, whose state this save does not hold
+    assert "LRD007" not in codes(_lazy_scaler("self.disc_opt"))
