@@ -4,7 +4,8 @@ view. Its `step()` makes one update and then steps the scheduler; its `save_chec
 writes the optimizer's state. Each method is traced on its own, so the loop that would tell
 how often `step()` runs, and the run the save belongs to, are missing: the scheduler step is
 paired with the update made just before it in the same call, and the GradScaler that steps
-the saved optimizer belongs to that optimizer's checkpoint."""
+the saved optimizer, like the scheduler that drives it, belongs to that optimizer's
+checkpoint wherever it was seen."""
 
 from __future__ import annotations
 
@@ -125,3 +126,61 @@ def test_a_scaler_made_apart_that_steps_the_saved_optimizer_is_missed_from_its_c
 def test_a_scaler_made_apart_that_steps_another_optimizer_is_not_this_checkpoint_s() -> None:
     # it steps the discriminator's optimizer, whose state this save does not hold
     assert "LRD007" not in codes(_lazy_scaler("self.disc_opt"))
+
+
+# a trainer class whose training method is traced apart from its save and resume methods
+# (`train` is also the name of `model.train()`, so it counts as called from elsewhere)
+TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, critic, loader, epochs):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        self.critic_opt = torch.optim.AdamW(critic.parameters(), lr=1e-4)
+        self.scheduler = torch.optim.lr_scheduler.OneCycleLR(
+            {driven}, 1e-3, total_steps=epochs * len(loader))
+
+    def train(self, epochs):
+        self.model.train()
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                loss.backward()
+                self.optimizer.step()
+                self.critic_opt.step()
+                self.optimizer.zero_grad()
+                self.scheduler.step()
+
+    def save(self, path):
+        torch.save({{"model": self.model.state_dict(),
+                    "optimizer": self.optimizer.state_dict(){extra}}}, path)
+
+    def load(self, path):
+        ckpt = torch.load(path)
+        self.model.load_state_dict(ckpt["model"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+{load_extra}
+"""
+
+
+def test_a_trainer_class_checkpoint_without_the_scheduler_its_training_method_steps() -> None:
+    src = TRAINER.format(driven="self.optimizer", extra="", load_extra="")
+    assert sorted(findings(src)) == [
+        ("LRD007", _line(src, "torch.save(")), ("LRD007", _line(src, "self.optimizer.load_state_dict")),
+    ]
+
+
+def test_a_trainer_class_checkpoint_with_the_scheduler_state_is_fine() -> None:
+    src = TRAINER.format(
+        driven="self.optimizer", extra=', "scheduler": self.scheduler.state_dict()',
+        load_extra='        self.scheduler.load_state_dict(ckpt["scheduler"])')
+    assert codes(src) == []
+
+
+def test_a_scheduler_of_another_optimizer_is_not_this_checkpoint_s() -> None:
+    # the schedule drives the critic's optimizer, which this checkpoint does not hold
+    src = TRAINER.format(driven="self.critic_opt", extra="", load_extra="")
+    assert codes(src) == []

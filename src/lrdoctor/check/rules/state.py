@@ -102,7 +102,16 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
                     and (o.call is not None and o.arg("last_epoch", 99) is not None
                          or _sized_from_resume(o))}
     out = []
-    for s in _in_root(ctx, root, "scheduler"):
+    candidates = {s.id: s for s in _in_root(ctx, root, "scheduler")}
+    if optimizer is not None:
+        # the scheduler that drives this very optimizer belongs to its checkpoint wherever it
+        # was seen stepping: a trainer class's training method and its save or resume method,
+        # called by code not in view, are traced apart
+        for e in ctx.program.events:
+            if e.kind == "sched_step" and e.obj is not None and not e.obj.guessed \
+                    and e.obj.optimizer is optimizer:
+                candidates.setdefault(e.obj.id, e.obj)
+    for s in candidates.values():
         if s.origin == "timm" or s.in_composite or _site(s) in rebuilt:
             continue
         if s.guessed and _site(s) not in stepped:
