@@ -184,3 +184,63 @@ def test_a_scheduler_of_another_optimizer_is_not_this_checkpoint_s() -> None:
     # the schedule drives the critic's optimizer, which this checkpoint does not hold
     src = TRAINER.format(driven="self.critic_opt", extra="", load_extra="")
     assert codes(src) == []
+
+
+# a LambdaLR whose function reads a counter of the program's own (restored from the
+# checkpoint) instead of the step count the scheduler hands it
+COUNTER = """
+import math
+import os
+
+import torch
+
+
+def lr_at(step, warmup, total):
+    if step < warmup:
+        return step / warmup
+    return 0.5 * (1 + math.cos(math.pi * (step - warmup) / (total - warmup)))
+
+
+def fit(model, loader, epochs):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    progress = {{"step": 0, "epoch": 0}}
+{factor}
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, {lr_lambda})
+    if os.path.exists("last.pt"):
+        ckpt = torch.load("last.pt")
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        progress.update(ckpt["progress"])
+    for epoch in range(progress["epoch"], epochs):
+        for x, y in loader:
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            progress["step"] += 1
+            scheduler.step()
+        progress["epoch"] = epoch + 1
+        torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "progress": progress}}, "last.pt")
+"""
+
+
+def test_a_lambda_that_reads_a_restored_counter_loses_nothing_with_the_scheduler() -> None:
+    src = COUNTER.format(
+        factor="", lr_lambda='lambda _: lr_at(progress["step"], 1000, epochs * len(loader))')
+    assert codes(src) == []
+
+
+def test_a_named_function_that_ignores_the_scheduler_count_loses_nothing_either() -> None:
+    factor = ('    def factor(count):\n'
+              '        return lr_at(progress["step"], 1000, epochs * len(loader))\n')
+    assert codes(COUNTER.format(factor=factor, lr_lambda="factor")) == []
+
+
+def test_a_lambda_that_reads_the_scheduler_count_is_still_lost_without_its_state() -> None:
+    src = COUNTER.format(factor="", lr_lambda="lambda it: lr_at(it, 1000, epochs * len(loader))")
+    assert codes(src) == ["LRD007", "LRD007"]
+
+
+def test_a_named_function_that_reads_the_scheduler_count_is_still_lost() -> None:
+    factor = '    def factor(count):\n        return lr_at(count, 1000, epochs * len(loader))\n'
+    assert codes(COUNTER.format(factor=factor, lr_lambda="factor")) == ["LRD007", "LRD007"]

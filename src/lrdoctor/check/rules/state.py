@@ -18,6 +18,7 @@ from lrdoctor.check.values import (
     Const,
     DictVal,
     ExprVal,
+    FuncVal,
     InstanceVal,
     Obj,
     StateDictVal,
@@ -140,6 +141,39 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
 
 
 _UPDATE_KINDS = ("opt_step", "scaler_step", "backward", "scale_backward")
+
+
+def _count_unused(s: Obj) -> bool:
+    """A LambdaLR (or MultiplicativeLR) whose function ignores the step count it is given
+    (`LambdaLR(opt, lambda _: lr_at(state["step"]))`): the LR follows a counter of the
+    program's own, not the scheduler's; its state_dict() holds nothing that moves the
+    schedule, so saving it would change nothing on resume."""
+    if s.origin != "torch" or s.cls not in ("LambdaLR", "MultiplicativeLR"):
+        return False
+    given = s.arg("lr_lambda", 1)
+    functions = given.elts if isinstance(given, (ast.List, ast.Tuple)) else [given]
+    return bool(functions) and all(_ignores_first_argument(f, s.scope) for f in functions)
+
+
+def _ignores_first_argument(expr: ast.expr | None, scope: Scope | None) -> bool:
+    fn: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    if isinstance(expr, ast.Lambda):
+        fn = expr
+    elif isinstance(expr, ast.Name) and scope is not None:
+        found = scope.lookup(expr.id)
+        if isinstance(found, FuncVal) and found.preset is None and found.bound is None:
+            fn = found.fn
+        elif found is None:
+            fn = scope.module.functions.get(expr.id)
+    if fn is None:
+        return False
+    args = fn.args
+    if args.vararg is not None or args.kwarg is not None or not args.args:
+        return False
+    first = args.args[0].arg
+    body: list[ast.AST] = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+    return not any(isinstance(node, ast.Name) and node.id == first
+                   for part in body for node in ast.walk(part))
 
 
 def _positioned_through_splat(ctx: FileContext, s: Obj) -> bool:
@@ -651,13 +685,17 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
     optimizer = optimizers[0] if optimizers else None
     missing = []
     scheds = _real_schedulers(ctx, e.root, optimizer, e) if schedulers else []
+    # a scheduler whose function ignores its step count loses nothing (see _count_unused);
+    # it still counts as what a save holds, when one option of a choice is such a scheduler
+    lost = [s for s in scheds if not _count_unused(s)]
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
-        s = scheds[0]
-        kind = f", {s.cls}" if s.cls else ""
-        missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
+        if lost:
+            s = lost[0]
+            kind = f", {s.cls}" if s.cls else ""
+            missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
     elif scheds:
         left = _left_out(e, scheds, objs, words)
-        if left is not None:
+        if left is not None and left in lost:
             kind = f", {left.cls}" if left.cls else ""
             missing.append(f"the second scheduler's (`{left.name}`{kind})")
     scalers = _scalers(ctx, e.root, e, optimizers)
@@ -788,14 +826,19 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
     # parameter left out loads a stand-in known by name only: it restores none of the
     # schedulers this file builds
     known = [s for s in scheds if not s.guessed]
+    # a scheduler whose function ignores its step count loses nothing (see _count_unused):
+    # when the only known one is such a default (`LambdaLR(opt, lambda step: 1.0)` unless a
+    # factory is given), the factory's scheduler is the one whose state is lost
+    lost = [s for s in known if not _count_unused(s)] \
+        or [s for s in scheds if s.guessed]
     if known:
         scheds = known
-    if scheds and not any(
+    if lost and not any(
         ev.obj is not None and ev.obj.kind == "scheduler"
         and (ev.obj in scheds or ev.root == e.root and not (known and ev.obj.guessed))
         for ev in restored
     ):
-        s = scheds[0]
+        s = lost[0]
         if s.guessed:  # known by its name only: there is no line to point at
             missing.append(f"`{s.name or 'the scheduler'}`")
         else:
