@@ -244,3 +244,51 @@ def test_a_lambda_that_reads_the_scheduler_count_is_still_lost_without_its_state
 def test_a_named_function_that_reads_the_scheduler_count_is_still_lost() -> None:
     factor = '    def factor(count):\n        return lr_at(count, 1000, epochs * len(loader))\n'
     assert codes(COUNTER.format(factor=factor, lr_lambda="factor")) == ["LRD007", "LRD007"]
+
+
+# a resume that positions the scheduler with one `step(epoch)` call before the loop
+POSITIONED = """
+import os
+
+import torch
+
+
+def fit(model, loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[30, 60], gamma=0.1)
+    first = 0
+    if os.path.exists("last.pt"):
+        ckpt = torch.load("last.pt")
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        first = ckpt["epoch"]
+{position}
+    for epoch in range(first, epochs):
+        for x, y in loader:
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+        scheduler.step()
+        torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "epoch": epoch + 1}}, "last.pt")
+"""
+
+
+def test_a_resume_that_steps_the_scheduler_to_the_saved_epoch_keeps_the_schedule() -> None:
+    # step(epoch) sets the count and recomputes the LR (deprecated: LRD006 says so)
+    assert codes(POSITIONED.format(position="        scheduler.step(first)")) == ["LRD006"]
+    assert codes(POSITIONED.format(position="        scheduler.step(epoch=first)")) == ["LRD006"]
+
+
+def test_a_resume_that_leaves_the_scheduler_where_it_was_built_is_still_lost() -> None:
+    assert codes(POSITIONED.format(position="")) == ["LRD007", "LRD007"]
+
+
+def test_a_positioning_step_inside_the_loop_is_not_a_resume_position() -> None:
+    # `step(epoch)` once per epoch in the loop beside a plain step() per batch: the batch
+    # steps move it on from where the epoch put it; not a one-off position
+    src = POSITIONED.format(position="").replace(
+        "        scheduler.step()\n", "        scheduler.step(epoch)\n"
+    ).replace("            optimizer.zero_grad()\n",
+              "            optimizer.zero_grad()\n            scheduler.step()\n")
+    assert "LRD007" in codes(src)

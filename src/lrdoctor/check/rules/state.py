@@ -229,7 +229,9 @@ def _fast_forwarded(ctx: FileContext) -> set[Any]:
 def _moved_to_position(ctx: FileContext) -> set[Any]:
     """Schedulers a resume moves to where the run starts with one step that names the
     position (``if args.start_epoch: scheduler.step(args.start_epoch)``), outside the loops
-    that train: their position comes back from the resume point, not from a saved state."""
+    that train: ``step(epoch)`` sets the step count and recomputes the LR for it, so the
+    position comes back from the resume point, not from a saved state (a deprecated call,
+    LRD006, but not a lost schedule), whatever the loop's own ``step()`` calls do next."""
     moved: set[Any] = set()
     for events in ctx.events_by_root.values():
         for e in events:
