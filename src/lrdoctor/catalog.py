@@ -272,7 +272,8 @@ positions itself on resume (built with `last_epoch=`, stepped with `step(epoch)`
 fast-forwarded before training); `ReduceLROnPlateau`, whose reductions live in the optimizer's
 LRs, restored with the optimizer (what it loses is its patience count, which does not move the
 schedule); weights-only saves. `lrdoctor check` also leaves out `ExponentialLR`, whose next LR is
-gamma times the one restored with the optimizer.
+gamma times the one restored with the optimizer, and a `LambdaLR` whose function ignores the
+step count it is given (the LR follows a counter of the program's own, not the scheduler's).
 """,
         """
 Save and restore `scheduler.state_dict()` and `scaler.state_dict()` next to the optimizer's,
