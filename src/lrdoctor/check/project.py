@@ -89,6 +89,11 @@ class ProjectLoader(ModuleLoader):
                 module = self.load(path)
                 if module is not None:
                     return module, attr
+        path = self._added_path_file(qualname, roots, module_parts)
+        if path is not None:
+            module = self.load(path)
+            if module is not None:
+                return module, attr
         return None
 
     def imports_matching(self, module: ModuleInfo, pattern: re.Pattern[str]) -> bool:
@@ -220,7 +225,30 @@ class ProjectLoader(ModuleLoader):
                 found = self._module_file(base, module_parts)
                 if found is not None:
                     return found, parts[-1] if len(module_parts) < len(parts) else None
+        for module_parts in candidates:
+            found = self._added_path_file(qualname, roots, module_parts)
+            if found is not None:
+                return found, parts[-1] if len(module_parts) < len(parts) else None
         return None, None
+
+    def _added_path_file(self, qualname: str, roots: list[str],
+                         module_parts: list[str]) -> str | None:
+        """A dotted absolute import that no usual root holds (``from core.function import
+        train`` in ``tools/train.py`` while the package is ``lib/core/``, a directory the
+        program puts on ``sys.path`` itself): the one file of the project whose path ends with
+        the dotted module path. Single names (``import utils``) and ambiguous suffixes stay
+        unresolved."""
+        if qualname.startswith(".") or len(module_parts) < 2 or not roots:
+            return None
+        root = project_root(roots[0])
+        key = (root, ("<by suffix>",) + tuple(module_parts))
+        if key not in self._files:
+            tail = os.path.join(*module_parts)
+            hits = [f for f in _project_python_files(root)
+                    if f.endswith(os.sep + tail + ".py")
+                    or f.endswith(os.sep + os.path.join(tail, "__init__.py"))]
+            self._files[key] = hits[0] if len(hits) == 1 else None
+        return self._files[key]
 
     def _module_file(self, base: str, module_parts: list[str]) -> str | None:
         key = (base, tuple(module_parts))
@@ -308,6 +336,24 @@ def _roots(importer_dir: str) -> list[str]:
         top = parent
     root = project_root(importer_dir)
     return list(dict.fromkeys([importer_dir, top, root, os.path.join(root, "src")]))
+
+
+MAX_INDEXED_FILES = 20_000  # a project with more Python files is not searched by suffix
+_SKIPPED_DIRS = ("site-packages", "node_modules", "__pycache__")
+
+
+@lru_cache(maxsize=16)
+def _project_python_files(root: str) -> tuple[str, ...]:
+    """The Python files below ``root`` (hidden directories, virtual environments and
+    installed packages left out); empty when there are too many to index."""
+    out: list[str] = []
+    for current, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS
+                   and not os.path.isfile(os.path.join(current, d, "pyvenv.cfg"))]
+        out.extend(os.path.join(current, f) for f in files if f.endswith(".py"))
+        if len(out) > MAX_INDEXED_FILES:
+            return ()
+    return tuple(out)
 
 
 def _module_file(base: str, parts: list[str]) -> str | None:

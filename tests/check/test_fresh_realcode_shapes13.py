@@ -1,0 +1,83 @@
+"""Shapes met in batch fresh-2026-12p (schedulers stepped before the first update, schedulers
+restored on resume by their own route, steps offered in both orders under opposite tests)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from lrdoctor.check.engine import check_file
+
+# -- a package the driver puts on sys.path itself ----------------------------------------------
+# `tools/train.py` imports `core.epoch_loop` while the package lives in `lib/core/`: a helper
+# module (`tools/_paths.py`) adds `../lib` to sys.path at run time. The epoch function that
+# steps the optimizer is only seen once the dotted import is found in the project.
+
+EPOCH_LOOP = """
+def run_one_epoch(net, batches, opt):
+    net.train()
+    for inputs, targets in batches:
+        opt.zero_grad()
+        loss = (net(inputs) - targets).pow(2).mean()
+        loss.backward()
+        opt.step()
+"""
+
+DRIVER = """
+import torch
+import _paths
+from core.epoch_loop import run_one_epoch
+
+
+def main(net, batches, epochs):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    decay = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[30, 60], gamma=0.1)
+    for epoch in range(epochs):
+{body}
+"""
+
+STEP_FIRST = """\
+        decay.step()
+        run_one_epoch(net, batches, opt)"""
+STEP_AFTER = """\
+        run_one_epoch(net, batches, opt)
+        decay.step()"""
+
+PATHS = """
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+"""
+
+
+def _project(tmp_path: Path, body: str, *, twin: bool = False) -> list[tuple[str, str, int]]:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "lib" / "core").mkdir(parents=True)
+    (tmp_path / "lib" / "core" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "core" / "epoch_loop.py").write_text(textwrap.dedent(EPOCH_LOOP))
+    if twin:  # a second package of the same dotted name elsewhere in the project
+        (tmp_path / "legacy" / "core").mkdir(parents=True)
+        (tmp_path / "legacy" / "core" / "__init__.py").write_text("")
+        (tmp_path / "legacy" / "core" / "epoch_loop.py").write_text(textwrap.dedent(EPOCH_LOOP))
+    (tmp_path / "tools" / "_paths.py").write_text(PATHS)
+    (tmp_path / "tools" / "train.py").write_text(DRIVER.format(body=body))
+    result = check_file(str(tmp_path / "tools" / "train.py"))
+    assert result.errors == []
+    return [(d.code, Path(d.path).name, d.line) for d in result.diagnostics]
+
+
+def test_step_before_an_epoch_function_of_a_package_on_an_added_path_is_lrd001(
+    tmp_path: Path,
+) -> None:
+    assert _project(tmp_path, STEP_FIRST) == [("LRD001", "train.py", 11)]
+
+
+def test_step_after_that_epoch_function_is_fine(tmp_path: Path) -> None:
+    assert _project(tmp_path, STEP_AFTER) == []
+
+
+def test_an_ambiguous_dotted_path_is_not_guessed(tmp_path: Path) -> None:
+    # two `core/epoch_loop.py` in the project: which one the added path picks is not known
+    assert _project(tmp_path, STEP_FIRST, twin=True) == []
