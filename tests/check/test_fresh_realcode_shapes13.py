@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 from lrdoctor.check.engine import check_file
+from tests.check.helpers import codes, findings
 
 # -- a package the driver puts on sys.path itself ----------------------------------------------
 # `tools/train.py` imports `core.epoch_loop` while the package lives in `lib/core/`: a helper
@@ -81,3 +82,45 @@ def test_step_after_that_epoch_function_is_fine(tmp_path: Path) -> None:
 def test_an_ambiguous_dotted_path_is_not_guessed(tmp_path: Path) -> None:
     # two `core/epoch_loop.py` in the project: which one the added path picks is not known
     assert _project(tmp_path, STEP_FIRST, twin=True) == []
+
+
+# -- both orders offered under opposite tests --------------------------------------------------
+# an iteration-based trainer written for two generations of the library: the step comes before
+# the update when `modern` is false and after it when `modern` is true; only one of the two
+# runs in any pass, and which one a run takes is not in the code
+
+GATED = """
+import torch
+
+
+def fit(net, batches, opt, sched, modern):
+    for images, targets in batches:
+{before}
+        loss = net(images, targets)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+{after}
+"""
+
+BEFORE_WHEN_OLD = """\
+        if not modern:
+            sched.step()"""
+AFTER_WHEN_MODERN = """\
+        if modern:
+            sched.step()"""
+AFTER_ALWAYS = """\
+        sched.step()"""
+
+
+def test_a_step_before_the_update_with_its_twin_after_under_the_opposite_test_is_fine() -> None:
+    assert codes(GATED.format(before=BEFORE_WHEN_OLD, after=AFTER_WHEN_MODERN)) == []
+
+
+def test_the_step_before_alone_under_a_setting_is_still_lrd001() -> None:
+    assert findings(GATED.format(before=BEFORE_WHEN_OLD, after="")) == [("LRD001", 8)]
+
+
+def test_a_second_step_after_the_update_in_the_same_passes_does_not_excuse_the_first() -> None:
+    # both run when `modern` is false: the step before the update is still there
+    assert "LRD001" in codes(GATED.format(before=BEFORE_WHEN_OLD, after=AFTER_ALWAYS))

@@ -113,7 +113,8 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         if not updates:
             continue
         first = min(updates, key=lambda u: u.order)
-        if e.order < first.order and not _skips_first_pass(ctx, e, first, loop):
+        if e.order < first.order and not _skips_first_pass(ctx, e, first, loop) \
+                and not _other_order_offered(ctx, e, first, loop):
             what = "optimizer.step()" if first.kind == "opt_step" else "scaler.step(optimizer)"
             yield Diagnostic.at(
                 "LRD001",
@@ -154,6 +155,18 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
         if holds_first(c, env, module, built) is not True:
             return True
     return False
+
+
+def _other_order_offered(ctx: FileContext, e: Event, update: Event, loop: Loop) -> bool:
+    """True when the same loop also steps the scheduler after ``update`` in a branch that
+    never runs with ``e``'s (``if not new_torch: sched.step()`` before the update, ``if
+    new_torch: sched.step()`` after it): the program offers both orders and which one a run
+    takes is not in the code."""
+    return any(
+        s is not e and s.obj is e.obj and s.loop is loop and s.order > update.order
+        and exclusive(e, s)
+        for s in _sched_steps(ctx)
+    )
 
 
 def _rebound_in(loop: Loop) -> set[str]:
