@@ -124,3 +124,78 @@ def test_the_step_before_alone_under_a_setting_is_still_lrd001() -> None:
 def test_a_second_step_after_the_update_in_the_same_passes_does_not_excuse_the_first() -> None:
     # both run when `modern` is false: the step before the update is still there
     assert "LRD001" in codes(GATED.format(before=BEFORE_WHEN_OLD, after=AFTER_ALWAYS))
+
+
+# -- a schedule restored on resume by its own route ---------------------------------------------
+# the optimizer state is loaded back and the scheduler is built again at the saved epoch, with
+# `last_epoch` given by position, so the checkpoint needs no scheduler state
+
+REBUILT = """
+import torch
+
+
+def main(net, batches, resume, total):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    begin = 0
+    if resume:
+        state = torch.load("last.pt")
+        begin = state["epoch"]
+        opt.load_state_dict(state["optimizer"])
+    decay = torch.optim.lr_scheduler.MultiStepLR(opt, [30, 60], 0.1{position})
+    for epoch in range(begin, total):
+        for x, y in batches:
+            opt.zero_grad()
+            (net(x) - y).pow(2).mean().backward()
+            opt.step()
+        decay.step()
+        torch.save({"epoch": epoch + 1, "optimizer": opt.state_dict()}, "last.pt")
+"""
+
+
+def test_a_scheduler_rebuilt_at_the_saved_epoch_by_position_is_restored() -> None:
+    assert codes(REBUILT.replace("{position}", ", begin - 1")) == []
+
+
+def test_a_scheduler_built_fresh_beside_a_restored_optimizer_is_lrd007() -> None:
+    assert sorted(codes(REBUILT.replace("{position}", ""))) == ["LRD007", "LRD007"]
+
+
+def test_a_literal_fresh_start_by_position_is_still_a_fresh_scheduler() -> None:
+    assert sorted(codes(REBUILT.replace("{position}", ", -1"))) == ["LRD007", "LRD007"]
+
+
+# a trainer class whose resume replays the scheduler's steps, and whose per-epoch method steps
+# the scheduler first and then runs its batch loop (the driver calling it is another file)
+REPLAYED = """
+import torch
+
+
+class Runner:
+    def __init__(self, net, batches, opt, sched, done_epochs):
+        self.net, self.batches, self.opt, self.sched = net, batches, opt, sched
+        if done_epochs:
+            self.opt.load_state_dict(torch.load("opt.pt"))
+{replay}
+
+    def one_epoch(self):
+        self.sched.step()
+        for x, y in self.batches:
+            self.opt.zero_grad()
+            (self.net(x) - y).pow(2).mean().backward()
+            self.opt.step()
+
+    def save(self):
+        torch.save(self.opt.state_dict(), "opt.pt")
+"""
+
+REPLAY = """\
+            for _ in range(done_epochs):
+                self.sched.step()"""
+
+
+def test_a_resume_that_replays_the_steps_of_a_scheduler_stepped_per_epoch_is_restored() -> None:
+    assert "LRD007" not in codes(REPLAYED.format(replay=REPLAY))
+
+
+def test_the_same_resume_without_the_replay_is_lrd007() -> None:
+    assert "LRD007" in codes(REPLAYED.format(replay=""))

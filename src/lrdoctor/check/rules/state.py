@@ -100,8 +100,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     # scheduler state for them
     repositioned = {_site(o.optimizer) for o in ctx.program.objects
                     if o.kind == "scheduler" and o.optimizer is not None
-                    and (o.call is not None and o.arg("last_epoch", 99) is not None
-                         or _sized_from_resume(o))}
+                    and (_built_at_a_position(o) or _sized_from_resume(o))}
     out = []
     candidates = {s.id: s for s in _in_root(ctx, root, "scheduler")}
     if optimizer is not None:
@@ -124,7 +123,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             # both only scale the LR they find: it is in the optimizer state, and an
             # ExponentialLR built afresh goes on from it exactly (gamma times the current LR)
             continue
-        if s.call is not None and s.arg("last_epoch", 99) is not None or _sized_from_resume(s):
+        if _built_at_a_position(s) or _sized_from_resume(s):
             continue
         if _positioned_through_splat(ctx, s):
             continue
@@ -176,6 +175,32 @@ def _ignores_first_argument(expr: ast.expr | None, scope: Scope | None) -> bool:
                    for part in body for node in ast.walk(part))
 
 
+# where torch's schedulers take `last_epoch` by position (the optimizer is argument 0)
+_LAST_EPOCH_INDEX = {
+    "StepLR": 3, "MultiStepLR": 3, "ExponentialLR": 2, "CosineAnnealingLR": 3, "LambdaLR": 2,
+    "MultiplicativeLR": 2, "ConstantLR": 3, "LinearLR": 4, "PolynomialLR": 3,
+    "CosineAnnealingWarmRestarts": 4, "CyclicLR": 12, "OneCycleLR": 13, "SequentialLR": 3,
+    "SWALR": 4,
+}
+
+
+def _built_at_a_position(s: Obj) -> bool:
+    """Built with a ``last_epoch``: by keyword, or by position for torch's own classes
+    (``MultiStepLR(opt, steps, 0.1, begin_epoch - 1)``), where a literal -1 is the fresh
+    start and anything else the position a resume read back."""
+    if s.call is None:
+        return False
+    if s.arg("last_epoch", 99) is not None:
+        return True
+    index = _LAST_EPOCH_INDEX.get(s.cls or "") if s.origin == "torch" else None
+    value = s.arg("last_epoch", index) if index is not None else None
+    if value is None:
+        return False
+    fresh = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) \
+        and isinstance(value.operand, ast.Constant) and value.operand.value == 1
+    return not fresh
+
+
 def _positioned_through_splat(ctx: FileContext, s: Obj) -> bool:
     """``kwargs["last_epoch"] = last_epoch`` (or ``kwargs = dict(..., last_epoch=n)`` /
     ``{..., "last_epoch": n}``) then ``Scheduler(optimizer, **kwargs)``: built at a resumed
@@ -219,7 +244,14 @@ def _fast_forwarded(ctx: FileContext) -> set[Any]:
     training: set[Any] = set()
     for events in ctx.events_by_root.values():
         for e in events:
-            if e.kind != "sched_step" or e.obj is None or e.loop is None:
+            if e.kind != "sched_step" or e.obj is None:
+                continue
+            if e.loop is None:
+                # a method that steps and then runs its batch loop (`def train(self):
+                # self.scheduler.step(); for batch in loader: ...`), called per epoch by a
+                # driver this file does not hold: it steps where the updates are
+                if any(u.kind in _UPDATE_KINDS for u in events):
+                    training.add(_site(e.obj))
                 continue
             updates = any(u.kind in _UPDATE_KINDS and u.in_loop(e.loop) for u in events)
             (training if updates else replayed).add(_site(e.obj))
