@@ -199,3 +199,44 @@ def test_a_resume_that_replays_the_steps_of_a_scheduler_stepped_per_epoch_is_res
 
 def test_the_same_resume_without_the_replay_is_lrd007() -> None:
     assert "LRD007" in codes(REPLAYED.format(replay=""))
+
+
+# -- one setting picks both the horizon's unit and where the scheduler steps --------------------
+
+PICKED = """
+import torch
+
+
+def build(opt, total, warm):
+    ramp = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.01, total_iters=warm)
+    decay = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=total - warm)
+    return torch.optim.lr_scheduler.SequentialLR(opt, [ramp, decay], milestones=[warm])
+
+
+def main(net, loader, epochs, warmup_epochs, per_batch):
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    total_steps = {total}
+    warmup_steps = {warm}
+    sched = build(opt, total_steps, warmup_steps)
+    for epoch in range(epochs):
+        for x, y in loader:
+            opt.zero_grad()
+            (net(x) - y).pow(2).mean().backward()
+            opt.step()
+            if per_batch:
+                sched.step()
+        if not per_batch:
+            sched.step()
+"""
+
+BY_SETTING = {"total": "epochs * len(loader) if per_batch else epochs",
+              "warm": "warmup_epochs * len(loader) if per_batch else warmup_epochs"}
+ALWAYS_BATCHES = {"total": "epochs * len(loader)", "warm": "warmup_epochs * len(loader)"}
+
+
+def test_a_horizon_whose_unit_a_setting_picks_with_the_step_level_is_fine() -> None:
+    assert codes(PICKED.format(**BY_SETTING)) == []
+
+
+def test_a_horizon_in_batches_either_way_stepped_per_epoch_under_the_setting_is_lrd003() -> None:
+    assert codes(PICKED.format(**ALWAYS_BATCHES)) == ["LRD003"]

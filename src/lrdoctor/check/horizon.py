@@ -237,6 +237,10 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
         results = [unit_of(e, scope, depth + 1, echo) for e in expr.elts]
         return _combine(results, max)
     if isinstance(expr, ast.Name):
+        if _unit_picked_by_setting(expr, scope, depth):
+            # `warmup_steps = warmup_epochs * len(loader) if per_batch else warmup_epochs`:
+            # the name says steps, the setting decides
+            return ("", None)
         unit = _word_unit(expr.id, echo)
         if unit:
             return (unit, None)
@@ -302,9 +306,32 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
         return unit_of(expr.value, scope, depth + 1, echo) \
             if isinstance(expr.value, ast.Attribute) else ("", None)
     if isinstance(expr, ast.IfExp):
+        if _unit_picked_by_setting(expr, scope, depth):
+            return ("", None)
         return _combine([unit_of(expr.body, scope, depth + 1, echo),
                          unit_of(expr.orelse, scope, depth + 1, echo)], max)
     return ("", None)
+
+
+def _unit_picked_by_setting(expr: ast.expr, scope: Scope | None, depth: int) -> bool:
+    """``epochs * len(loader) if per_batch else epochs``: one branch counts batches, the other
+    epochs, so a setting picks the unit (and, with it, where the program steps the scheduler);
+    the horizon alone does not tell which."""
+    for _ in range(6):  # through the names it is passed along as (a builder's parameter)
+        if not isinstance(expr, ast.Name) or scope is None:
+            break
+        found = scope.source_of(expr.id)
+        if found is not None:
+            expr, scope = found
+            continue
+        value = scope.lookup(expr.id)
+        if not isinstance(value, ExprVal):
+            return False
+        expr, scope = value.node, value.scope
+    if not isinstance(expr, ast.IfExp):
+        return False
+    units = {unit_of(expr.body, scope, depth + 1)[0], unit_of(expr.orelse, scope, depth + 1)[0]}
+    return units == {"batch", "epoch"}
 
 
 def _combine(results: list[tuple[str, float | None]], fold: object) -> tuple[str, float | None]:
