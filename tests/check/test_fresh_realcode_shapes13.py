@@ -240,3 +240,38 @@ def test_a_horizon_whose_unit_a_setting_picks_with_the_step_level_is_fine() -> N
 
 def test_a_horizon_in_batches_either_way_stepped_per_epoch_under_the_setting_is_lrd003() -> None:
     assert codes(PICKED.format(**ALWAYS_BATCHES)) == ["LRD003"]
+
+
+# -- a step in the batch loop under a test that does not move with the batches ------------------
+# `if not swa_mode:` (a setting) or `if epoch <= swa_start:` (the epoch, fixed for the whole
+# batch loop) makes no period of its own: when it holds, the scheduler steps every batch
+
+IN_BATCH_LOOP = """
+import torch
+
+
+def fit(net, loader, epochs, swa_mode, swa_start):
+    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+    cosine = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
+    seen = 0
+    for epoch in range(epochs):
+        for x, y in loader:
+            opt.zero_grad()
+            (net(x) - y).pow(2).mean().backward()
+            opt.step()
+            seen += 1
+{guard}
+                cosine.step()
+"""
+
+
+def test_an_epoch_sized_cosine_stepped_per_batch_under_a_setting_is_lrd002() -> None:
+    assert codes(IN_BATCH_LOOP.format(guard="            if not swa_mode:")) == ["LRD002"]
+
+
+def test_the_same_under_a_test_on_the_epoch_is_lrd002() -> None:
+    assert codes(IN_BATCH_LOOP.format(guard="            if epoch <= swa_start:")) == ["LRD002"]
+
+
+def test_a_guard_on_a_count_the_batch_loop_moves_is_a_period_of_its_own() -> None:
+    assert codes(IN_BATCH_LOOP.format(guard="            if seen % len(loader) == 0:")) == []

@@ -328,7 +328,10 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         evidence={"horizon": whole.source, "loop_line": loop.line},
                     )
                 continue
-            if own:
+            steady = [c for c in own if _steady_over(c, loop)]
+            if steady and _contradicts_build(steady, sched):
+                continue  # the option built under another setting never takes this step
+            if [c for c in own if c not in steady]:
                 continue  # `if i % 50 == 0 and i > 0: scheduler.step()`: a choice of its own
             if _periodic_of_its_own(ctx, e, loop):
                 continue  # `if i % eval_every == 0: scheduler.step(val_loss)`: a period by design
@@ -370,6 +373,49 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
     yield from (diagnostic for diagnostic, _ in lightning)
+
+
+def _steady_over(cond: Cond, loop: Loop) -> bool:
+    """A test that has one value for the whole run of ``loop`` (``if not args.swa:``, ``if
+    epoch <= swa_start:`` inside the batch loop of that epoch): no call, nothing the loop
+    binds or assigns (its variables, names or attribute chains set in its body). A step under
+    it runs on every pass whenever it holds: a per-batch step, not a period of its own."""
+    test = cond.test
+    if test is None or any(isinstance(n, (ast.Call, ast.Await, ast.NamedExpr))
+                           for n in ast.walk(test)):
+        return False
+    assigned: set[str] = set(loop.targets)
+    for node in ast.walk(loop.node):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            targets = [node.target]
+        for target in targets:
+            for sub in ast.walk(target):
+                text = dotted(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
+                if text:
+                    assigned.add(text)
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            text = dotted(node)
+            if text is None or text.split(".")[0] == "self":
+                return False  # an attribute of the object the loop runs in may move with it
+            if any(text == a or text.startswith(a + ".") or a.startswith(text + ".")
+                   for a in assigned):
+                return False
+        elif isinstance(node, ast.Subscript):
+            return False
+    return True
+
+
+def _contradicts_build(conds: list[Cond], sched: Obj) -> bool:
+    """A test the branches ``sched`` was built on decide as False (built under
+    ``args.sched == "cosine"``, stepped under ``if args.sched == "onecycle":``)."""
+    built = sched.built_under or ()
+    return bool(built) and any(holds_first(c, {}, None, built) is False for c in conds)
 
 
 def _update_conds(ctx: FileContext, e: Event, loop: Loop) -> set[tuple[Any, int]]:
