@@ -243,16 +243,21 @@ def test_a_horizon_in_batches_either_way_stepped_per_epoch_under_the_setting_is_
 
 
 # -- a step in the batch loop under a test that does not move with the batches ------------------
-# `if not swa_mode:` (a setting) or `if epoch <= swa_start:` (the epoch, fixed for the whole
-# batch loop) makes no period of its own: when it holds, the scheduler steps every batch
+# `if cfg.decay != "swa":` (the setting that also chose the scheduler) or `if epoch <= swa_start:`
+# (the epoch, fixed for the whole batch loop) says which schedule is in force, not when to step
+# it: when it holds, the scheduler steps every batch. A flag of the step's own (`if
+# cfg.per_update:`) stays the author's choice of when it steps.
 
 IN_BATCH_LOOP = """
 import torch
 
 
-def fit(net, loader, epochs, swa_mode, swa_start):
+def fit(net, loader, epochs, cfg, swa_start):
     opt = torch.optim.SGD(net.parameters(), lr=0.05)
-    cosine = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
+    if cfg.decay == "cosine":
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
+    else:
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2 * epochs)
     seen = 0
     for epoch in range(epochs):
         for x, y in loader:
@@ -261,16 +266,22 @@ def fit(net, loader, epochs, swa_mode, swa_start):
             opt.step()
             seen += 1
 {guard}
-                cosine.step()
+                sched.step()
 """
 
 
-def test_an_epoch_sized_cosine_stepped_per_batch_under_a_setting_is_lrd002() -> None:
-    assert codes(IN_BATCH_LOOP.format(guard="            if not swa_mode:")) == ["LRD002"]
+def test_an_epoch_sized_cosine_stepped_per_batch_under_its_choosing_setting_is_lrd002() -> None:
+    found = codes(IN_BATCH_LOOP.format(guard='            if cfg.decay != "swa":'))
+    assert found and set(found) == {"LRD002"}
 
 
 def test_the_same_under_a_test_on_the_epoch_is_lrd002() -> None:
-    assert codes(IN_BATCH_LOOP.format(guard="            if epoch <= swa_start:")) == ["LRD002"]
+    found = codes(IN_BATCH_LOOP.format(guard="            if epoch <= swa_start:"))
+    assert found and set(found) == {"LRD002"}
+
+
+def test_a_flag_of_the_steps_own_is_a_choice_of_when_it_steps() -> None:
+    assert codes(IN_BATCH_LOOP.format(guard="            if cfg.per_update:")) == []
 
 
 def test_a_guard_on_a_count_the_batch_loop_moves_is_a_period_of_its_own() -> None:

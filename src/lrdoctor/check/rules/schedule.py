@@ -328,7 +328,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         evidence={"horizon": whole.source, "loop_line": loop.line},
                     )
                 continue
-            steady = [c for c in own if _steady_over(c, loop)]
+            steady = [c for c in own if _steady_over(c, loop) and _picks_phase_or_option(c, loop, sched)]
             if steady and _contradicts_build(steady, sched):
                 continue  # the option built under another setting never takes this step
             if [c for c in own if c not in steady]:
@@ -409,6 +409,24 @@ def _steady_over(cond: Cond, loop: Loop) -> bool:
         elif isinstance(node, ast.Subscript):
             return False
     return True
+
+
+def _picks_phase_or_option(cond: Cond, loop: Loop, sched: Obj) -> bool:
+    """A steady test that says which schedule is in force, not when to step it: it reads the
+    variable of a loop around ``loop`` (``if epoch <= swa_start:``, a phase of training), or a
+    setting that also chose which scheduler was built (``if not args.decay_type == "swa":``
+    for a scheduler built under ``args.decay_type == ...``). A flag of its own (``if
+    cfg.decay_every_update:``) is the author's choice of when it steps."""
+    read = {dotted(n) for n in ast.walk(cond.test) if isinstance(n, (ast.Name, ast.Attribute))} \
+        if cond.test is not None else set()
+    read.discard(None)
+    outer = {v for lp in loop.ancestors() if lp is not loop for v in lp.targets}
+    if read & outer:
+        return True
+    chose = {dotted(n) for c in (sched.built_under or ()) if c.test is not None
+             for n in ast.walk(c.test) if isinstance(n, (ast.Name, ast.Attribute))}
+    chose.discard(None)
+    return bool({r for r in read if r and "." in r} & chose)
 
 
 def _contradicts_build(conds: list[Cond], sched: Obj) -> bool:
