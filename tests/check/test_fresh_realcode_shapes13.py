@@ -286,3 +286,47 @@ def test_a_flag_of_the_steps_own_is_a_choice_of_when_it_steps() -> None:
 
 def test_a_guard_on_a_count_the_batch_loop_moves_is_a_period_of_its_own() -> None:
     assert codes(IN_BATCH_LOOP.format(guard="            if seen % len(loader) == 0:")) == []
+
+
+# -- an explicit position told before the updates -----------------------------------------------
+# `scheduler.step(epoch)` at the top of the epoch, where the epochs count from 1: the first
+# pass already sets position 1 and position 0 (the initial LR) is never trained with; counting
+# from the file's own default of 0 keeps it
+
+TOLD = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--first_epoch", type=int, default={default})
+parser.add_argument("--epochs", type=int, default=90)
+args = parser.parse_args()
+
+
+def fit(net, loader):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    decay = torch.optim.lr_scheduler.StepLR(opt, step_size=30, gamma=0.1)
+    for epoch in range({start}, args.epochs):
+        decay.step(epoch)
+        for x, y in loader:
+            opt.zero_grad()
+            (net(x) - y).pow(2).mean().backward()
+            opt.step()
+"""
+
+
+def test_a_position_of_one_told_before_the_first_update_is_lrd001() -> None:
+    assert sorted(codes(TOLD.format(default=0, start="1"))) == ["LRD001", "LRD006"]
+
+
+def test_counting_from_a_default_start_plus_one_is_lrd001() -> None:
+    assert sorted(codes(TOLD.format(default=0, start="args.first_epoch + 1"))) == [
+        "LRD001", "LRD006"]
+
+
+def test_a_position_of_zero_on_the_first_pass_keeps_the_first_value() -> None:
+    assert codes(TOLD.format(default=0, start="args.first_epoch")) == ["LRD006"]
+
+
+def test_a_start_the_file_does_not_state_says_nothing() -> None:
+    assert codes(TOLD.format(default=0, start="first")) == ["LRD006"]

@@ -192,7 +192,16 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
                 return value
         return Symbol(node.id)
     if isinstance(node, ast.Attribute) and dotted(node) is not None:
-        return Symbol(ast.unparse(node))  # `args.start_epoch`: itself, whatever it holds
+        text = ast.unparse(node)
+        if module is not None and not any(isinstance(v, Symbol) and v.text == text
+                                           for v in env.values()):
+            # `args.start_epoch` with `parser.add_argument("--start_epoch", default=0)`: what
+            # a run with the file's own defaults holds (unless a loop starts at it: then it
+            # stands for wherever a resumed run starts, the same on both sides of a test)
+            value = constants.resolve(node, None, module)
+            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                return value
+        return Symbol(text)  # `args.start_epoch`: itself, whatever it holds
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         inner = _eval(node.operand, env, module, built)
         return _UNKNOWN if inner is _UNKNOWN or isinstance(inner, Symbol) else not inner

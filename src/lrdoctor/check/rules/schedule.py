@@ -103,9 +103,12 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
-        if sched.cls == "ReduceLROnPlateau" or not _plain_step(e) or e.loop is None:
+        if sched.cls == "ReduceLROnPlateau" or e.loop is None:
             continue
         loop = e.loop
+        ahead = None if _plain_step(e) else _explicit_position_ahead(ctx, e, loop)
+        if not _plain_step(e) and ahead is None:
+            continue
         # an update in a branch the step never shares a pass with (the step in an `if` that
         # returns early, the update after it) is not the one the step runs before
         updates = [u for u in ctx.updates_in(loop, e.root, sched.optimizer)
@@ -116,11 +119,16 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         if e.order < first.order and not _skips_first_pass(ctx, e, first, loop) \
                 and not _other_order_offered(ctx, e, first, loop):
             what = "optimizer.step()" if first.kind == "opt_step" else "scaler.step(optimizer)"
+            called = f"{receiver(e)}.step()" if ahead is None or not isinstance(e.node, ast.AST) \
+                else ast.unparse(e.node)
+            told = "" if ahead is None else (
+                f" and is told position {ahead} on the first pass, so position 0 is never "
+                "trained with")
             yield Diagnostic.at(
                 "LRD001",
-                f"`{receiver(e)}.step()` runs before {what} (line {first.line}) in each "
-                f"iteration of {_loop_where(loop)}: the schedule advances before any update "
-                "used its first LR value",
+                f"`{called}` runs before {what} (line {first.line}) in each "
+                f"iteration of {_loop_where(loop)}{told}: the schedule advances before any "
+                "update used its first LR value",
                 e.path,
                 e.node,
                 evidence={"update_line": first.line, "update_path": first.path},
@@ -155,6 +163,57 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
         if holds_first(c, env, module, built) is not True:
             return True
     return False
+
+
+def _explicit_position_ahead(ctx: FileContext, e: Event, loop: Loop) -> int | None:
+    """``scheduler.step(epoch)`` before the updates, in ``for epoch in range(1, n)``: the
+    position it is told on the first pass (1 here), when that is a whole number of 1 or more;
+    None when it is 0 (the first value is kept) or cannot be told."""
+    call = e.node
+    if not isinstance(call, ast.Call):
+        return None
+    arg = call.args[0] if len(call.args) == 1 and not call.keywords else next(
+        (k.value for k in call.keywords if k.arg == "epoch"), None) if not call.args else None
+    if arg is None:
+        return None
+    module = ctx.module if e.path == ctx.path else None
+    value = _first_number(arg, list(loop.ancestors()), module, 0)
+    return value if isinstance(value, int) and value >= 1 else None
+
+
+def _first_number(expr: ast.expr, loops: list[Loop], module: Any, depth: int) -> int | None:
+    """The whole number ``expr`` holds on the first pass through ``loops`` (a loop variable of
+    ``range(start, n)`` holds ``start``; a setting, the default the file gives it)."""
+    if depth > 6:
+        return None
+    if isinstance(expr, ast.Constant):
+        value = expr.value
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult)):
+        left = _first_number(expr.left, loops, module, depth + 1)
+        right = _first_number(expr.right, loops, module, depth + 1)
+        if left is None or right is None:
+            return None
+        if isinstance(expr.op, ast.Add):
+            return left + right
+        return left - right if isinstance(expr.op, ast.Sub) else left * right
+    if isinstance(expr, ast.Name):
+        for lp in loops:
+            node = lp.node
+            if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name) \
+                    and node.target.id == expr.id:
+                it = node.iter
+                if isinstance(it, ast.Call) and (dotted(it.func) or "").rsplit(".", 1)[-1] \
+                        in ("range", "trange") and it.args:
+                    start = it.args[0] if len(it.args) > 1 else ast.Constant(0)
+                    return _first_number(start, loops, module, depth + 1)
+                return None
+    if isinstance(expr, (ast.Name, ast.Attribute)) and module is not None:
+        if any(expr.id in lp.targets for lp in loops) if isinstance(expr, ast.Name) else False:
+            return None
+        value = constants.resolve(expr, None, module)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return None
 
 
 def _other_order_offered(ctx: FileContext, e: Event, update: Event, loop: Loop) -> bool:
