@@ -52,12 +52,18 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 """
 
 
-def _project(tmp_path: Path, body: str, *, twin: bool = False) -> list[tuple[str, str, int]]:
+def _project(tmp_path: Path, body: str, *, twin: bool = False,
+             package: bool = False) -> list[tuple[str, str, int]]:
     (tmp_path / ".git").mkdir()
     (tmp_path / "tools").mkdir()
     (tmp_path / "lib" / "core").mkdir(parents=True)
     (tmp_path / "lib" / "core" / "__init__.py").write_text("")
-    (tmp_path / "lib" / "core" / "epoch_loop.py").write_text(textwrap.dedent(EPOCH_LOOP))
+    if package:  # `core/epoch_loop/__init__.py` rather than `core/epoch_loop.py`
+        (tmp_path / "lib" / "core" / "epoch_loop").mkdir()
+        (tmp_path / "lib" / "core" / "epoch_loop" / "__init__.py").write_text(
+            textwrap.dedent(EPOCH_LOOP))
+    else:
+        (tmp_path / "lib" / "core" / "epoch_loop.py").write_text(textwrap.dedent(EPOCH_LOOP))
     if twin:  # a second package of the same dotted name elsewhere in the project
         (tmp_path / "legacy" / "core").mkdir(parents=True)
         (tmp_path / "legacy" / "core" / "__init__.py").write_text("")
@@ -73,6 +79,10 @@ def test_step_before_an_epoch_function_of_a_package_on_an_added_path_is_lrd001(
     tmp_path: Path,
 ) -> None:
     assert _project(tmp_path, STEP_FIRST) == [("LRD001", "train.py", 11)]
+
+
+def test_the_same_with_the_module_a_package_is_lrd001(tmp_path: Path) -> None:
+    assert _project(tmp_path, STEP_FIRST, package=True) == [("LRD001", "train.py", 11)]
 
 
 def test_step_after_that_epoch_function_is_fine(tmp_path: Path) -> None:

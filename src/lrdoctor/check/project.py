@@ -244,7 +244,13 @@ class ProjectLoader(ModuleLoader):
         key = (root, ("<by suffix>",) + tuple(module_parts))
         if key not in self._files:
             tail = os.path.join(*module_parts)
-            hits = [f for f in _project_python_files(root)
+            index = _project_python_files(root)
+            # `core/function.py` is filed under ("core", "function"), a package
+            # `core/function/__init__.py` under ("<pkg>", "function"): the whole suffix is
+            # checked on those few
+            candidates = index.get((module_parts[-2], module_parts[-1]), []) \
+                + index.get(("<pkg>", module_parts[-1]), [])
+            hits = [f for f in candidates
                     if f.endswith(os.sep + tail + ".py")
                     or f.endswith(os.sep + os.path.join(tail, "__init__.py"))]
             self._files[key] = hits[0] if len(hits) == 1 else None
@@ -343,17 +349,29 @@ _SKIPPED_DIRS = ("site-packages", "node_modules", "__pycache__")
 
 
 @lru_cache(maxsize=16)
-def _project_python_files(root: str) -> tuple[str, ...]:
+def _project_python_files(root: str) -> dict[tuple[str, str], list[str]]:
     """The Python files below ``root`` (hidden directories, virtual environments and
-    installed packages left out); empty when there are too many to index."""
-    out: list[str] = []
+    installed packages left out), by (directory name, module name): ``a/core/function.py``
+    under ("core", "function"), a package ``a/core/__init__.py`` under ("<pkg>", "core");
+    empty when there are too many to index."""
+    out: dict[tuple[str, str], list[str]] = {}
+    count = 0
     for current, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS
                    and not os.path.isfile(os.path.join(current, d, "pyvenv.cfg"))]
-        out.extend(os.path.join(current, f) for f in files if f.endswith(".py"))
-        if len(out) > MAX_INDEXED_FILES:
-            return ()
-    return tuple(out)
+        parent = os.path.basename(current)
+        for f in files:
+            if not f.endswith(".py"):
+                continue
+            count += 1
+            path = os.path.join(current, f)
+            if f == "__init__.py":
+                out.setdefault(("<pkg>", parent), []).append(path)
+            else:
+                out.setdefault((parent, f[:-3]), []).append(path)
+        if count > MAX_INDEXED_FILES:
+            return {}
+    return out
 
 
 def _module_file(base: str, parts: list[str]) -> str | None:
