@@ -188,6 +188,8 @@ class Tracer:
                     self.call_function(FuncVal(method, cls.module, instance, cls), [], {},
                                        root=True)
         self.trace_scheduler_hooks()
+        for loop in _training_loops(self.loops, self.events):
+            loop.hint = "batch"
         for loop in self.loops:
             loop.batch = loop.iterates_loader or loop.hint == "batch"
         # a batch loop makes the loops around it epoch loops only when it trains: a periodic
@@ -2210,6 +2212,34 @@ def _updates_only_in_inner_batches(loop: Loop, update_loops: list[Loop]) -> bool
         any(a is not loop and a.batch and loop in a.ancestors() for a in u.ancestors())
         for u in inside
     )
+
+
+def _training_loops(loops: list[Loop], events: list[Event]) -> list[Loop]:
+    """Loops that are batch loops by what they do, whatever their iterable is called: a
+    ``for`` over something other than ``range`` (an iterator, a generator, a loader lrdoctor
+    could not see built) whose header says nothing, in no batch loop, and whose own body runs
+    a backward pass and an optimizer step on every iteration. ``for x in batches:`` and
+    ``for i, x in enumerate(it):`` train on one batch per pass. A ``range`` loop or a ``while``
+    loop may be anything (a full-batch epoch loop), and stays what its header says."""
+    stepped: set[int] = set()  # loops whose own body (not a nested loop) steps an optimizer
+    backward: set[int] = set()  # loops with a backward pass in them, at any depth
+    for e in events:
+        if e.loop is None:
+            continue
+        if e.kind in ("opt_step", "scaler_step"):
+            stepped.add(e.loop.id)
+        elif e.kind in ("backward", "scale_backward"):
+            backward.update(lp.id for lp in e.loop.ancestors())
+    found = []
+    for loop in loops:
+        if loop.hint or loop.iterates_loader or loop.id not in stepped \
+                or loop.id not in backward or not isinstance(loop.node, (ast.For, ast.AsyncFor)) \
+                or _range_args(loop.node.iter) or loop.node.iter is None:
+            continue
+        if any(a.hint == "batch" or a.iterates_loader for a in loop.ancestors() if a is not loop):
+            continue
+        found.append(loop)
+    return found
 
 
 def _micro_batch_loop(loop: Loop, stepping: set[int]) -> bool:
