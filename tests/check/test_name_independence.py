@@ -75,3 +75,59 @@ def fit(model, graph, epochs):
         sched.step()
 """
     assert "LRD002" not in codes(src)
+
+
+# -- a project instance rebound on one branch still holds the instance on the other ---------
+
+_WRAPPED_RUNNER = """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+class Runner:
+    def __init__(self, net):
+        self.net = net
+        self.amp = torch.amp.GradScaler("cuda")
+
+    def attach(self, o, s):
+        self.o = o
+        self.s = s
+
+    def one_epoch(self, batches):
+        for x in batches:
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = self.net(x).mean()
+            self.o.zero_grad()
+            self.amp.scale(loss).backward()
+            self.amp.step(self.o)
+            self.amp.update()
+            {sched_step}
+
+def main(args, net, batches):
+    r = Runner(net)
+{wrap}
+    o = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    s = torch.optim.lr_scheduler.OneCycleLR(o, max_lr=1e-3, total_steps=args.steps)
+    r.attach(o, s)
+    for epoch in range(args.epochs):
+        r.one_epoch(batches)
+"""
+
+
+@pytest.mark.parametrize("wrap", [
+    "",  # the control: the name holds the instance throughout
+    "    if args.distributed:\n        r = DistributedDataParallel(r)",
+    "    if args.distributed:\n        r = DistributedDataParallel(r)\n    else:\n        r.net.cuda()",
+])
+def test_an_instance_wrapped_on_one_branch_is_followed(wrap: str) -> None:
+    src = _WRAPPED_RUNNER.format(wrap=wrap, sched_step="self.s.step()")
+    assert "LRD005" in codes(src)
+
+
+def test_an_instance_wrapped_on_one_branch_stays_silent_when_correct() -> None:
+    wrap = "    if args.distributed:\n        r = DistributedDataParallel(r)"
+    # the scheduler steps only when the scale did not drop (the update was not skipped)
+    step = ("before = self.amp.get_scale()\n            self.amp.update()\n"
+            "            if self.amp.get_scale() >= before:\n                self.s.step()")
+    src = _WRAPPED_RUNNER.format(wrap=wrap, sched_step="pass").replace(
+        "self.amp.update()\n            pass", step)
+    assert codes(src) == []

@@ -934,6 +934,8 @@ class Tracer:
         stores = [scope.vars] if scope.self_val is None else [scope.vars, scope.self_val.attrs]
         before = [dict(store) if stmt.orelse and known is None else {} for store in stores]
         narrowed = self.isinstance_narrowing(stmt.test, scope) if known is None else None
+        held = [{k: v for k, v in store.items() if isinstance(v, InstanceVal)}
+                if known is None else {} for store in stores]
         if known is not False:
             with _narrowed(narrowed, 0):
                 self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
@@ -982,6 +984,16 @@ class Tracer:
                         # of them, whichever the setting picks
                         rest = options(now) if isinstance(now, UnionVal) else [now]
                         store[name] = UnionVal([obj, *rest], exclusive=True)
+
+        for store, instances in zip(stores, held):
+            for name, instance in instances.items():
+                # `if args.distributed: model = DistributedDataParallel(model)`: on the other
+                # path the name still holds the project's instance, and the calls made on it
+                # after the `if` are followed into its methods
+                now = store.get(name, instance)
+                if now is not instance and isinstance(now, (ExprVal, type(None))) \
+                        and _rebinds_on_one_side(stmt, name, store is scope.vars):
+                    store[name] = instance
 
     def isinstance_narrowing(self, test: ast.expr, scope: Scope
                              ) -> tuple[dict[str, Any], str, Any, Any] | None:
@@ -2212,6 +2224,22 @@ def _updates_only_in_inner_batches(loop: Loop, update_loops: list[Loop]) -> bool
         any(a is not loop and a.batch and loop in a.ancestors() for a in u.ancestors())
         for u in inside
     )
+
+
+def _rebinds_on_one_side(stmt: ast.If, name: str, plain: bool) -> bool:
+    """Exactly one of the two branches of ``stmt`` rebinds ``name`` (a plain name when
+    ``plain``, else ``self.name``), in a statement of its own (not in a nested function)."""
+    def binds(body: list[ast.stmt]) -> bool:
+        for node in (n for st in body for n in ast.walk(st)):
+            if plain and isinstance(node, ast.Name) and node.id == name \
+                    and isinstance(node.ctx, ast.Store):
+                return True
+            if not plain and isinstance(node, ast.Attribute) and node.attr == name \
+                    and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self":
+                return True
+        return False
+    return binds(stmt.body) != binds(stmt.orelse)
 
 
 def _training_loops(loops: list[Loop], events: list[Event]) -> list[Loop]:
