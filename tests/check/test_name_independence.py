@@ -131,3 +131,63 @@ def test_an_instance_wrapped_on_one_branch_stays_silent_when_correct() -> None:
     src = _WRAPPED_RUNNER.format(wrap=wrap, sched_step="pass").replace(
         "self.amp.update()\n            pass", step)
     assert codes(src) == []
+
+
+# -- an optimizer or scheduler built from a class chosen at run time ------------------------
+
+_STEP_AT_EPOCH_START = """
+import torch
+from torch import optim
+from helpers import pick_optimizer
+
+def main(model, loader, args):
+{build}
+{sched}
+    for epoch in range(args.epochs):
+{first}
+        for x in loader:
+            o1.zero_grad()
+            model(x).mean().backward()
+            o1.step()
+{last}
+"""
+_STEPLR = "    s1 = optim.lr_scheduler.StepLR(o1, step_size=args.epochs // 3)"
+
+
+@pytest.mark.parametrize("build, sched", [
+    ("    o1 = optim.SGD(model.parameters(), lr=args.lr)", _STEPLR),  # the control
+    ("    o1 = getattr(optim, args.optim)(model.parameters(), lr=args.lr)", _STEPLR),
+    ("    c = getattr(torch.optim, args.optim)\n    o1 = c(model.parameters(), lr=args.lr)",
+     _STEPLR),
+    ("    c = pick_optimizer(args)\n    o1 = c(model.parameters(), **args.opt_kwargs)", _STEPLR),
+    ("    o1 = optim.SGD(model.parameters(), lr=args.lr)",
+     "    s1 = getattr(optim.lr_scheduler, args.sched)(o1, **args.sched_kwargs)"),
+])
+def test_a_class_chosen_at_run_time_builds_what_it_is_given(build: str, sched: str) -> None:
+    src = _STEP_AT_EPOCH_START.format(build=build, sched=sched, first="        s1.step()",
+                                      last="")
+    assert "LRD001" in codes(src)
+    right = _STEP_AT_EPOCH_START.format(build=build, sched=sched, first="",
+                                        last="        s1.step()")
+    assert codes(right) == []
+
+
+def test_a_library_call_given_the_parameters_builds_no_optimizer() -> None:
+    # `list(...)` / `clip(...)` are handed the parameters but build nothing that steps
+    src = """
+import torch
+from torch.nn.utils import clip_grad_norm_
+
+def main(model, loader, args):
+    params = list(model.parameters())
+    o1 = torch.optim.SGD(params, lr=args.lr)
+    s1 = torch.optim.lr_scheduler.StepLR(o1, step_size=args.epochs // 3)
+    for epoch in range(args.epochs):
+        for x in loader:
+            o1.zero_grad()
+            model(x).mean().backward()
+            norm = clip_grad_norm_(model.parameters(), 1.0)
+            o1.step()
+        s1.step()
+"""
+    assert codes(src) == []

@@ -1298,7 +1298,13 @@ class Tracer:
         func = (dotted(call.func) or "").lower()
         named = names.guess_kind_from_name(label)
         optimizer = None
-        if "lr_sched" in func or "lr_schedule" in func:
+        picked = self.picked_from_module(call, scope)
+        if picked:
+            # `getattr(torch.optim, cfg.name)(params)`: a class taken from torch's optimizer
+            # or scheduler module by a setting, whatever the result is called
+            kind = picked
+            named = ""
+        elif "lr_sched" in func or "lr_schedule" in func:
             kind = "scheduler"
         elif named == "scheduler" and (optimizer := self.optimizer_argument(call, scope)):
             kind = "scheduler"
@@ -1306,6 +1312,8 @@ class Tracer:
             kind = "optimizer"
         elif named == "optimizer" and _given_parameters(call):
             # `optimizer = config.init_obj("optimizer", torch.optim, trainable_params)`
+            kind = "optimizer"
+        elif named in ("optimizer", "") and self.builds_optimizer(call, scope):
             kind = "optimizer"
         elif "loader" in func:
             kind = "loader"
@@ -1320,6 +1328,41 @@ class Tracer:
         self.objects.append(obj)
         self.created += 1
         return obj
+
+    def builds_optimizer(self, call: ast.Call, scope: Scope) -> bool:
+        """``cls(model.parameters(), lr=...)`` / ``cls(model.parameters(), **params)`` where
+        ``cls`` is a variable of this program holding a class lrdoctor cannot see (chosen from a
+        setting, returned by the project's ``get_optimizer(cfg)``): what building an optimizer
+        looks like, whatever the result is called. A library function given the parameters
+        (``clip_grad_norm_``, ``list``) is not such a call."""
+        if not (isinstance(call.func, ast.Name) and call.args):
+            return False
+        first = call.args[0]
+        if not (isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute)
+                and first.func.attr == "parameters" and not first.args):
+            return False
+        if not any(kw.arg is None or kw.arg == "lr" for kw in call.keywords):
+            return False
+        name = call.func.id
+        local = scope.lookup(name) if name in scope.vars or (
+            scope.parent is not None and name in scope.parent.vars) else None
+        # (`get_optimizer(cfg)`, a builder by its name, may hand back the class itself)
+        return name in scope.vars and (local is None or isinstance(local, ExprVal) or (
+            isinstance(local, Obj) and local.kind == "optimizer" and local.guessed))
+
+    def picked_from_module(self, call: ast.Call, scope: Scope) -> str:
+        """"optimizer" / "scheduler" for a call of ``getattr(torch.optim, name)`` /
+        ``getattr(torch.optim.lr_scheduler, name)`` (the module through any import), else ""."""
+        picker = call.func
+        if not (isinstance(picker, ast.Call) and isinstance(picker.func, ast.Name)
+                and picker.func.id == "getattr" and len(picker.args) >= 2):
+            return ""
+        module = self.qualname(picker.args[0], scope)
+        if module == "torch.optim":
+            return "optimizer"
+        if module == "torch.optim.lr_scheduler":
+            return "scheduler"
+        return ""
 
     def optimizer_argument(self, call: ast.Call, scope: Scope) -> Obj | None:
         """The optimizer a call is given (a name or attribute bound to one), if any."""
