@@ -191,3 +191,38 @@ def main(model, loader, args):
         s1.step()
 """
     assert codes(src) == []
+
+
+# -- classes picked from a registry by a setting --------------------------------------------
+
+_REGISTRY = """
+import torch
+from registry import SCHEDULES, OPTIMIZERS
+
+def train(model, loader, cfg):
+    amp = torch.amp.GradScaler("cuda")
+    {o} = OPTIMIZERS[cfg.opt]([{{"params": model.parameters(), "lr": cfg.lr}}], lr=cfg.lr)
+    {s} = {build}
+    for epoch in range(cfg.epochs):
+        for x in loader:
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = model(x).mean()
+            amp.scale(loss).backward()
+            amp.step({o})
+            amp.update()
+            {o}.zero_grad()
+            {s}.step()
+"""
+
+
+@pytest.mark.parametrize("o, s", [("optimizer", "scheduler"), ("o", "s"), ("a1", "b1")])
+def test_a_registry_scheduler_given_the_optimizer_and_a_horizon(o: str, s: str) -> None:
+    build = (f"SCHEDULES.get(cfg.sched)(optimizer={o}, num_warmup_steps=100, "
+             "num_training_steps=cfg.steps)")
+    assert "LRD005" in codes(_REGISTRY.format(o=o, s=s, build=build))
+
+
+def test_a_registry_object_given_the_optimizer_without_a_horizon_is_no_scheduler() -> None:
+    # `WRAPPERS[name](o, k=5)` (a lookahead, an averaging wrapper) steps but is no scheduler
+    src = _REGISTRY.format(o="o", s="w", build="SCHEDULES[cfg.wrapper](o, k=5)")
+    assert "LRD005" not in codes(src)

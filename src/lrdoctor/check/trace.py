@@ -1308,6 +1308,13 @@ class Tracer:
             kind = "scheduler"
         elif named == "scheduler" and (optimizer := self.optimizer_argument(call, scope)):
             kind = "scheduler"
+        elif named in ("scheduler", "") and _chosen_at_run_time(call, scope) \
+                and _HORIZON_KEYWORDS & {kw.arg for kw in call.keywords} \
+                and (optimizer := self.optimizer_argument(call, scope)):
+            # `REGISTRY[cfg.name](optimizer, num_training_steps=n)`: a class picked by a
+            # setting, given the optimizer and a scheduler's horizon by its keyword
+            kind = "scheduler"
+            named = ""
         elif "optim" in func and "lr_" not in func:
             kind = "optimizer"
         elif named == "optimizer" and _given_parameters(call):
@@ -1335,14 +1342,12 @@ class Tracer:
         setting, returned by the project's ``get_optimizer(cfg)``): what building an optimizer
         looks like, whatever the result is called. A library function given the parameters
         (``clip_grad_norm_``, ``list``) is not such a call."""
-        if not (isinstance(call.func, ast.Name) and call.args):
-            return False
-        first = call.args[0]
-        if not (isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute)
-                and first.func.attr == "parameters" and not first.args):
+        if not (call.args and _parameters_argument(call.args[0])):
             return False
         if not any(kw.arg is None or kw.arg == "lr" for kw in call.keywords):
             return False
+        if not isinstance(call.func, ast.Name):
+            return isinstance(call.func, (ast.Call, ast.Subscript))  # `REGISTRY[name](...)`
         name = call.func.id
         local = scope.lookup(name) if name in scope.vars or (
             scope.parent is not None and name in scope.parent.vars) else None
@@ -2267,6 +2272,37 @@ def _updates_only_in_inner_batches(loop: Loop, update_loops: list[Loop]) -> bool
         any(a is not loop and a.batch and loop in a.ancestors() for a in u.ancestors())
         for u in inside
     )
+
+
+# the keywords that size a scheduler's horizon, in torch's and transformers' signatures
+_HORIZON_KEYWORDS = frozenset(
+    {p for kind in SCHEDULERS.values() for p, _ in kind.horizon_params}
+    | {"num_training_steps", "num_warmup_steps"}
+)
+
+
+def _parameters_argument(node: ast.expr) -> bool:
+    """What an optimizer is built from: ``model.parameters()``, or a list of param groups
+    (dicts with a ``"params"`` key)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "parameters" and not node.args:
+        return True
+    return isinstance(node, (ast.List, ast.Tuple)) and bool(node.elts) and all(
+        isinstance(e, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "params"
+                                        for k in e.keys)
+        for e in node.elts
+    )
+
+
+def _chosen_at_run_time(call: ast.Call, scope: Scope) -> bool:
+    """The callee is picked while the program runs: ``REGISTRY[name](...)``,
+    ``registry.get(name)(...)``, ``getattr(module, name)(...)``, or a local variable bound to
+    something lrdoctor cannot see (not a name imported from a library)."""
+    func = call.func
+    if isinstance(func, (ast.Call, ast.Subscript)):
+        return True
+    return isinstance(func, ast.Name) and func.id in scope.vars \
+        and isinstance(scope.vars.get(func.id), (ExprVal, type(None)))
 
 
 def _rebinds_on_one_side(stmt: ast.If, name: str, plain: bool) -> bool:
