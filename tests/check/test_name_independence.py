@@ -226,3 +226,35 @@ def test_a_registry_object_given_the_optimizer_without_a_horizon_is_no_scheduler
     # `WRAPPERS[name](o, k=5)` (a lookahead, an averaging wrapper) steps but is no scheduler
     src = _REGISTRY.format(o="o", s="w", build="SCHEDULES[cfg.wrapper](o, k=5)")
     assert "LRD005" not in codes(src)
+
+
+# -- a parameter's annotation says what it holds ---------------------------------------------
+
+_ANNOTATED = """
+from typing import Optional
+import torch
+from torch.optim import Optimizer
+from torch.optim.lr_scheduler import LRScheduler
+
+def train_epoch(model, batches, o{o_ann}, s{s_ann}):
+    for x in batches:
+        s.step()
+        o.zero_grad()
+        model(x).mean().backward()
+        o.step()
+"""
+
+
+@pytest.mark.parametrize("o_ann, s_ann", [
+    (": Optimizer", ": LRScheduler"),
+    (": torch.optim.Optimizer", ": Optional[torch.optim.lr_scheduler.LRScheduler]"),
+    (": Optimizer", ": 'LRScheduler | None'"),
+])
+def test_annotated_parameters_are_what_their_annotation_says(o_ann: str, s_ann: str) -> None:
+    assert "LRD001" in codes(_ANNOTATED.format(o_ann=o_ann, s_ann=s_ann))
+
+
+def test_unannotated_neutral_parameters_stay_unknown() -> None:
+    # `o` and `s` with nothing to say what they are: an object with a `.step()` is no scheduler
+    assert codes(_ANNOTATED.format(o_ann="", s_ann="")) == []
+    assert codes(_ANNOTATED.format(o_ann=": Optimizer", s_ann=": object")) == []

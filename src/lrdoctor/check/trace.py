@@ -667,12 +667,12 @@ class Tracer:
                 value = defaults.get(param.arg)
             if isinstance(value, Const) and value.sure and _stores(fn).get(param.arg):
                 value = Const(value.value)
-            scope.vars[param.arg] = value if value is not None else self.guess(param.arg)
+            scope.vars[param.arg] = value if value is not None else self.guess_param(param, fv.module)
         for param in fn.args.kwonlyargs:
             value = kwargs.get(param.arg, defaults.get(param.arg))
             if isinstance(value, Const) and value.sure and _stores(fn).get(param.arg):
                 value = Const(value.value)
-            scope.vars[param.arg] = value if value is not None else self.guess(param.arg)
+            scope.vars[param.arg] = value if value is not None else self.guess_param(param, fv.module)
         if fn.args.vararg is not None:
             scope.vars[fn.args.vararg.arg] = TupleVal(list(args[len(params):]))
         if fn.args.kwarg is not None:
@@ -804,6 +804,14 @@ class Tracer:
         if not kind:
             return None
         return self._guessed_obj(kind, name)
+
+    def guess_param(self, param: ast.arg, module: ModuleInfo) -> Any:
+        """A parameter no caller gave a value: its annotation says what it is
+        (``opt: torch.optim.Optimizer``, ``s: LRScheduler | None``), else its name may."""
+        kind = _annotated_kind(param.annotation, module)
+        if kind:
+            return self._guessed_obj(kind, param.arg)
+        return self.guess(param.arg)
 
     def _guessed_obj(self, kind: str, name: str) -> Obj:
         self.guessed += 1
@@ -2279,6 +2287,42 @@ _HORIZON_KEYWORDS = frozenset(
     {p for kind in SCHEDULERS.values() for p, _ in kind.horizon_params}
     | {"num_training_steps", "num_warmup_steps"}
 )
+
+
+def _annotated_kind(node: ast.expr | None, module: ModuleInfo) -> str:
+    """"optimizer" / "scheduler" / "scaler" / "loader" for an annotation naming torch's
+    class (through the module's imports; ``Optional[X]`` and ``X | None`` read as ``X``)."""
+    if node is None:
+        return ""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return ""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        kinds = {_annotated_kind(node.left, module), _annotated_kind(node.right, module)} - {""}
+        return kinds.pop() if len(kinds) == 1 else ""
+    if isinstance(node, ast.Subscript) and (dotted(node.value) or "").rsplit(".", 1)[-1] \
+            == "Optional":
+        return _annotated_kind(node.slice, module)
+    text = dotted(node)
+    if not text:
+        return ""
+    head, _, rest = text.partition(".")
+    imported = module.imports.get(head)
+    qual = (f"{imported}.{rest}" if rest else imported) if imported else text
+    if not qual.startswith("torch."):
+        return ""
+    last = qual.rsplit(".", 1)[-1]
+    if ".lr_scheduler." in qual and (last in SCHEDULERS or last in ("LRScheduler", "_LRScheduler")):
+        return "scheduler"
+    if qual in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"):
+        return "optimizer"
+    if last in names.SCALER_CLASSES:
+        return "scaler"
+    if last in names.LOADER_CLASSES:
+        return "loader"
+    return ""
 
 
 def _parameters_argument(node: ast.expr) -> bool:
