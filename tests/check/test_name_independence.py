@@ -258,3 +258,41 @@ def test_unannotated_neutral_parameters_stay_unknown() -> None:
     # `o` and `s` with nothing to say what they are: an object with a `.step()` is no scheduler
     assert codes(_ANNOTATED.format(o_ann="", s_ann="")) == []
     assert codes(_ANNOTATED.format(o_ann=": Optimizer", s_ann=": object")) == []
+
+
+# -- an isinstance test against a torch scheduler class says what the value is --------------
+
+_ISINSTANCE = """
+import torch
+from torch.optim.lr_scheduler import OneCycleLR
+
+class Loop:
+    def __init__(self, net, o, s):
+        self.net, self.o, self.s = net, o, s
+        self.amp = torch.amp.GradScaler("cuda")
+
+    def run(self, batches):
+        for x in batches:
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = self.net(x).mean()
+            self.amp.scale(loss).backward()
+            self.amp.step(self.o)
+            self.amp.update()
+            self.o.zero_grad()
+            if {test}:
+                self.s.step()
+"""
+
+
+def test_a_value_tested_against_a_scheduler_class_is_a_scheduler_in_that_branch() -> None:
+    assert "LRD005" in codes(_ISINSTANCE.format(test="isinstance(self.s, OneCycleLR)"))
+    assert "LRD005" in codes(_ISINSTANCE.format(
+        test="isinstance(self.s, (OneCycleLR, torch.optim.lr_scheduler.CyclicLR))"))
+
+
+def test_a_value_tested_against_another_class_stays_unknown() -> None:
+    # `isinstance(s, Callback)` / `not isinstance(s, OneCycleLR)` say nothing it is
+    src = _ISINSTANCE.replace("from torch.optim.lr_scheduler import OneCycleLR",
+                              "from torch.optim.lr_scheduler import OneCycleLR\nfrom cb import Callback")
+    assert "LRD005" not in codes(src.format(test="isinstance(self.s, Callback)"))
+    assert "LRD005" not in codes(_ISINSTANCE.format(test="not isinstance(self.s, OneCycleLR)"))

@@ -1026,9 +1026,17 @@ class Tracer:
         else:
             return None
         subject = store[key]
+        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        if isinstance(subject, (ExprVal, type(None))) and not negate and classes and all(
+                ".lr_scheduler." in (self.qualname(c, scope) if dotted(c) else "")
+                for c in classes):
+            # `if isinstance(s, torch.optim.lr_scheduler.OneCycleLR): s.step()` on a value of
+            # unknown origin: in that branch it is a scheduler (of a class lrdoctor does not
+            # take for granted: no horizon, no class-specific rule)
+            label = dotted(target) or key
+            return store, key, self._guessed_obj("scheduler", label), subject
         if not (isinstance(subject, UnionVal) and subject.exclusive):
             return None
-        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
         wanted = set()
         for cls in classes:
             last = (self.qualname(cls, scope) if dotted(cls) else "").rsplit(".", 1)[-1]
