@@ -179,3 +179,45 @@ def test_resume_in_a_helper_that_steps_its_scheduler_parameter_without_restoring
                 scheduler.step()
     """
     assert "LRD007" in codes(source)
+
+
+# The whole training is one call that the driver makes in `for epoch in range(args.epochs)`;
+# how often that loop runs is what the file states for the setting
+_WHOLE_RUN_CALL = """
+import argparse
+import torch
+
+
+def train(model, optimizer, loader, iterations):
+    scaler = torch.amp.GradScaler("cuda")
+    for it, (x, y) in enumerate(loader):
+        optimizer.zero_grad()
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        if it % 1000 == 0:
+            torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict()}}, "last.pt")
+        if it >= iterations:
+            break
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default={epochs})
+args = parser.parse_args()
+model = torch.nn.Linear(4, 1).cuda()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(64, 4), torch.randn(64, 1)))
+for epoch in range(args.epochs):
+    train(model, optimizer, loader, 2 ** 20)
+"""
+
+
+def test_a_scaler_built_by_a_call_the_driver_makes_once_belongs_to_the_whole_run() -> None:
+    # `range(args.epochs)` with a default of 1: the call is the run, its scaler the run's
+    assert ("LRD007", 16) in findings(_WHOLE_RUN_CALL.format(epochs=1))
+
+
+def test_control_a_scaler_built_afresh_every_epoch_has_no_state_for_the_mid_epoch_save() -> None:
+    assert "LRD007" not in codes(_WHOLE_RUN_CALL.format(epochs=100))

@@ -8,10 +8,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from lrdoctor.check import constants
 from lrdoctor.check.context import FileContext, function_around, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.index import Scope, dotted
-from lrdoctor.check.model import Event, built_apart, exclusive
+from lrdoctor.check.model import Event, Loop, built_apart, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import (
@@ -292,6 +293,25 @@ def _built_apart(ctx: FileContext, sched: Obj, at: Event) -> bool:
                for e in ctx.program.events)
 
 
+def _runs_once(ctx: FileContext, loop: Loop) -> bool:
+    """A loop that runs once as the file states it: ``for epoch in range(args.epochs)`` with
+    an argparse default of 1 (FixMatch's driver calls its whole training that way). What it
+    calls is the whole run, not one epoch of it."""
+    node = loop.node
+    if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.iter, ast.Call) \
+            or dotted(node.iter.func) != "range" or not 1 <= len(node.iter.args) <= 2:
+        return False
+    module = ctx.module if loop.path == ctx.path else (
+        ctx.loader.modules.get(loop.path) if ctx.loader is not None else None)
+    if module is None:
+        return False
+    bounds = [constants.resolve(a, None, module) for a in node.iter.args]
+    if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+        return False
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+    return stop - start == 1
+
+
 def _transient(ctx: FileContext, obj: Obj, at: Event) -> bool:
     """A scheduler (or GradScaler) built and used only inside a function that the epoch loop
     calls (a warm-up built in `train_one_epoch` for the first epoch, a scaler made afresh for
@@ -301,7 +321,7 @@ def _transient(ctx: FileContext, obj: Obj, at: Event) -> bool:
     created = next((e for e in ctx.program.events
                     if e.kind == "create" and e.obj is obj), None)
     used = [e for e in ctx.program.events if e.obj is obj and e.kind != "create"]
-    if created is None or created.loop is None or not used:
+    if created is None or created.loop is None or not used or _runs_once(ctx, created.loop):
         return False
     # the innermost call that both builds it (itself or through a builder helper) and uses it
     frame = created.frame
