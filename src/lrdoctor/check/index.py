@@ -109,6 +109,9 @@ class ModuleInfo:
     # names of the methods this module calls as `self.name(...)`, found once per process (a
     # project module is read by the trace of every file that imports it)
     self_calls: frozenset[str] | None = field(default=None, repr=False)
+    # names whose torch import wins over a stand-in in another arm of the same `if`/`try`
+    # (see build): a later binding of the name (the tracer re-reads the top level) keeps it
+    pinned: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, path: str, tree: ast.Module) -> ModuleInfo:
@@ -130,13 +133,21 @@ class ModuleInfo:
             info.functions.pop(name, None)
             info.classes.pop(name, None)
             info.shadowed.add(name)
+        # `if torch.__version__ >= "1.6": from torch.cuda.amp import GradScaler` / `else: from
+        # .amp_dummy import GradScaler`: the same stand-in rule for imports. Where the arms of
+        # one `if`/`try` bind a name, one from torch and another from elsewhere, the other
+        # runs only where torch lacks it; the torch import is what trains (the last binding
+        # in the file would otherwise win)
+        for stmt, _ in top_level(tree.body):
+            for name, qual in _torch_alternatives(stmt).items():
+                info.imports[name] = info.pinned[name] = qual
         return info
 
     def add_import(self, stmt: ast.Import | ast.ImportFrom) -> None:
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 if alias.asname:
-                    self.imports[alias.asname] = alias.name
+                    self.imports[alias.asname] = self.pinned.get(alias.asname, alias.name)
                 else:
                     root = alias.name.split(".")[0]
                     self.imports[root] = root
@@ -154,7 +165,39 @@ class ModuleInfo:
                 qual = f"{module}{alias.name}"
             else:
                 qual = f"{module}.{alias.name}"
-            self.imports[alias.asname or alias.name] = qual
+            local = alias.asname or alias.name
+            self.imports[local] = self.pinned.get(local, qual)
+
+
+def _arm_imports(body: list[ast.stmt]) -> dict[str, str]:
+    """Local name -> qualified name for the imports one arm of an ``if``/``try`` makes."""
+    arm = ModuleInfo("", ast.Module(body=[], type_ignores=[]), {}, {}, {})
+    for stmt, _ in top_level(body):
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            arm.add_import(stmt)
+    return arm.imports
+
+
+def _torch_alternatives(stmt: ast.stmt) -> dict[str, str]:
+    """The names that alternative arms of ``stmt`` (an ``if``/``else`` or a ``try`` and its
+    ``except`` handlers) import both from torch and from somewhere else, with the torch
+    binding."""
+    if isinstance(stmt, ast.If) and not _is_main_guard(stmt):
+        arms = [stmt.body, stmt.orelse]
+    elif isinstance(stmt, ast.Try):
+        arms = [stmt.body, *(handler.body for handler in stmt.handlers)]
+    else:
+        return {}
+    bindings = [_arm_imports(arm) for arm in arms if arm]
+    out: dict[str, str] = {}
+    for i, imports in enumerate(bindings):
+        for name, qual in imports.items():
+            if not qual.startswith("torch."):
+                continue
+            others = [b[name] for j, b in enumerate(bindings) if j != i and name in b]
+            if others and not any(o == "torch" or o.startswith("torch.") for o in others):
+                out[name] = qual
+    return out
 
 
 def top_level(body: list[ast.stmt], fallback: bool = False) -> Iterator[tuple[ast.stmt, bool]]:

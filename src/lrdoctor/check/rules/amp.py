@@ -194,6 +194,18 @@ def _uses_new_amp(body: list[ast.stmt], module: ModuleInfo) -> bool:
     return False
 
 
+def _offers_new_amp(stmt: ast.If, rest: list[ast.stmt], module: ModuleInfo) -> bool:
+    """Whether a torch-version switch offers torch.amp in one of its arms (or, where an arm
+    returns, in the code after it). A switch between torch.cuda.amp and a stand-in for a torch
+    too old to have it (`if torch.__version__ >= "1.6": from torch.cuda.amp import ...` / `else:
+    from .dummy import ...`) has no newer spelling: its torch.cuda.amp arm is what every current
+    torch runs, not a fallback."""
+    if _uses_new_amp([stmt], module):
+        return True
+    return bool(stmt.body) and isinstance(stmt.body[-1], (ast.Return, ast.Raise)) \
+        and _uses_new_amp(rest, module)
+
+
 def _fallback_nodes(tree: ast.Module, module: ModuleInfo) -> set[int]:
     """Nodes in a branch chosen by a torch-version test, or in the ``except`` of a ``try``
     that uses ``torch.amp``: the old spelling there is the fallback for an older torch, and
@@ -206,7 +218,8 @@ def _fallback_nodes(tree: ast.Module, module: ModuleInfo) -> set[int]:
 
     def body(stmts: list[ast.stmt]) -> None:
         for i, stmt in enumerate(stmts):
-            if isinstance(stmt, ast.If) and _version_test(stmt.test, module):
+            if isinstance(stmt, ast.If) and _version_test(stmt.test, module) \
+                    and _offers_new_amp(stmt, stmts[i + 1:], module):
                 mark([stmt])
                 # `if new_torch: return torch.amp...` then the old spelling below
                 if stmt.body and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
@@ -218,7 +231,8 @@ def _fallback_nodes(tree: ast.Module, module: ModuleInfo) -> set[int]:
                     mark(list(stmt.handlers))  # type: ignore[attr-defined]
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.IfExp) and _version_test(node.test, module):
+        if isinstance(node, ast.IfExp) and _version_test(node.test, module) \
+                and _uses_new_amp([ast.Expr(node)], module):
             mark([node])
         for field in ("body", "orelse", "finalbody"):
             stmts = getattr(node, field, None)
