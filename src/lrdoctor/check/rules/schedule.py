@@ -228,19 +228,22 @@ def _other_order_offered(ctx: FileContext, e: Event, update: Event, loop: Loop) 
     )
 
 
+def _assigned_in(node: ast.AST, loops: bool = False) -> Iterator[ast.expr]:
+    """The targets of the assignments inside ``node`` (and of its ``for`` loops, if asked)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Assign):
+            yield from sub.targets
+        elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
+            yield sub.target
+        elif loops and isinstance(sub, (ast.For, ast.AsyncFor)):
+            yield sub.target
+
+
 def _rebound_in(loop: Loop) -> set[str]:
     """Plain names assigned in the body of ``loop`` (the function around a traced call's
     loop is not searched: only what the loop statement itself holds)."""
-    out: set[str] = set()
-    for node in ast.walk(loop.node):
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for target in targets:
-            out.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return out
+    return {n.id for target in _assigned_in(loop.node)
+            for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
 # -- LRD002 / LRD003 ---------------------------------------------------------------------------
@@ -444,19 +447,11 @@ def _steady_over(cond: Cond, loop: Loop) -> bool:
                            for n in ast.walk(test)):
         return False
     assigned: set[str] = set(loop.targets)
-    for node in ast.walk(loop.node):
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            targets = [node.target]
-        for target in targets:
-            for sub in ast.walk(target):
-                text = dotted(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
-                if text:
-                    assigned.add(text)
+    for target in _assigned_in(loop.node, loops=True):
+        for sub in ast.walk(target):
+            text = dotted(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
+            if text:
+                assigned.add(text)
     for node in ast.walk(test):
         if isinstance(node, (ast.Name, ast.Attribute)):
             text = dotted(node)
