@@ -296,3 +296,40 @@ def test_a_value_tested_against_another_class_stays_unknown() -> None:
                               "from torch.optim.lr_scheduler import OneCycleLR\nfrom cb import Callback")
     assert "LRD005" not in codes(src.format(test="isinstance(self.s, Callback)"))
     assert "LRD005" not in codes(_ISINSTANCE.format(test="not isinstance(self.s, OneCycleLR)"))
+
+
+_PICKED_BY_NAME = """
+import torch
+from torch.optim import lr_scheduler
+
+
+def main(model, loader, args):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    cls = getattr(lr_scheduler, args.sched)
+    scheduler = cls(optimizer, {keywords})
+    for epoch in range(args.epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+            {batch_step}
+        {epoch_step}
+"""
+
+
+def test_a_torch_scheduler_picked_by_name_is_the_one_class_its_keywords_fit() -> None:
+    # only CosineAnnealingLR takes T_max: any other class picked here would raise TypeError,
+    # so its horizon (in epochs) is judged against where it steps (every batch)
+    src = _PICKED_BY_NAME.format(keywords="T_max=args.epochs", batch_step="scheduler.step()",
+                                 epoch_step="pass")
+    assert codes(src) == ["LRD002"]
+    right = _PICKED_BY_NAME.format(keywords="T_max=args.epochs", batch_step="pass",
+                                   epoch_step="scheduler.step()")
+    assert codes(right) == []
+
+
+def test_control_keywords_several_torch_schedulers_take_leave_the_class_unknown() -> None:
+    # gamma: StepLR, MultiStepLR and ExponentialLR all take it; no horizon to judge
+    src = _PICKED_BY_NAME.format(keywords="gamma=0.9", batch_step="scheduler.step()",
+                                 epoch_step="pass")
+    assert "LRD002" not in codes(src)

@@ -1348,6 +1348,11 @@ class Tracer:
                   via=call, scope=scope)
         if kind == "scheduler":
             obj.optimizer = optimizer or self.optimizer_argument(call, scope)
+            only = _torch_class_taking(call) if picked else None
+            if only is not None:
+                # a class of torch's scheduler module given a keyword that only one of them
+                # takes (`T_max=`: CosineAnnealingLR); any other would raise TypeError
+                obj.cls, obj.origin, obj.call, obj.via = only, "torch", call, None
         self.objects.append(obj)
         self.created += 1
         return obj
@@ -1374,7 +1379,11 @@ class Tracer:
     def picked_from_module(self, call: ast.Call, scope: Scope) -> str:
         """"optimizer" / "scheduler" for a call of ``getattr(torch.optim, name)`` /
         ``getattr(torch.optim.lr_scheduler, name)`` (the module through any import), else ""."""
-        picker = call.func
+        picker: ast.expr | None = call.func
+        if isinstance(picker, ast.Name):
+            # `cls = getattr(lr_scheduler, args.sched)` then `cls(optimizer, ...)`
+            found = scope.source_of(picker.id)
+            picker, scope = found if found is not None else (None, scope)
         if not (isinstance(picker, ast.Call) and isinstance(picker.func, ast.Name)
                 and picker.func.id == "getattr" and len(picker.args) >= 2):
             return ""
@@ -2597,6 +2606,22 @@ def _bound(scope: Scope, name: str) -> bool:
             return True
         current = current.parent
     return False
+
+
+# keywords only one of torch's schedulers takes, and that one
+_ONLY_TAKEN_BY = {
+    "T_max": "CosineAnnealingLR", "T_0": "CosineAnnealingWarmRestarts",
+    "T_mult": "CosineAnnealingWarmRestarts", "step_size": "StepLR", "total_steps": "OneCycleLR",
+    "steps_per_epoch": "OneCycleLR", "pct_start": "OneCycleLR", "step_size_up": "CyclicLR",
+    "base_lr": "CyclicLR", "max_lr": "", "swa_lr": "SWALR", "anneal_epochs": "SWALR",
+}
+
+
+def _torch_class_taking(call: ast.Call) -> str | None:
+    """The one torch scheduler class that takes the keywords of ``call`` by name, when a
+    keyword says it; None when none does or they disagree."""
+    found = {_ONLY_TAKEN_BY.get(kw.arg or "") for kw in call.keywords} - {None, ""}
+    return found.pop() if len(found) == 1 else None
 
 
 def _constant_schedule(cls: str, node: ast.Call) -> bool:
