@@ -143,6 +143,16 @@ class ModuleInfo:
                 info.imports[name] = info.pinned[name] = qual
         return info
 
+    def qualify(self, text: str) -> str:
+        """A dotted name as this module's imports spell it out (``lr_scheduler.StepLR`` after
+        ``from torch.optim import lr_scheduler`` is ``torch.optim.lr_scheduler.StepLR``);
+        ``text`` itself when its first name is not imported."""
+        head, _, rest = text.partition(".")
+        imported = self.imports.get(head)
+        if imported is None:
+            return text
+        return f"{imported}.{rest}" if rest else imported
+
     def add_import(self, stmt: ast.Import | ast.ImportFrom) -> None:
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:

@@ -412,12 +412,8 @@ class Tracer:
             found: Any = cls.module.classes.get(base)
             if found is not None:
                 found = ClassVal(found)
-            else:
-                head, _, rest = base.partition(".")
-                imported = cls.module.imports.get(head)
-                if imported is not None:
-                    qual = f"{imported}.{rest}" if rest else imported
-                    found = self.project_target(qual, cls.module, link=False)
+            elif base.partition(".")[0] in cls.module.imports:
+                found = self.project_target(cls.module.qualify(base), cls.module, link=False)
             if isinstance(found, ClassVal) and found.info is not cls:
                 cls.parents.append(found.info)
                 self.link(found.info, depth + 1)
@@ -1603,10 +1599,7 @@ class Tracer:
             if isinstance(value, ImportRef):
                 return f"{value.qualname}.{rest}" if rest else value.qualname
             return text
-        imported = scope.module.imports.get(head)
-        if imported is not None:
-            return f"{imported}.{rest}" if rest else imported
-        return text
+        return scope.module.qualify(text)
 
     def eval_call(self, node: ast.Call, scope: Scope, depth: int) -> Any:
         func = node.func
@@ -1856,9 +1849,7 @@ class Tracer:
                 continue
             seen.add(id(current))
             for base in current.bases:
-                head, _, rest = base.partition(".")
-                imported = current.module.imports.get(head)
-                yield (f"{imported}.{rest}" if rest else imported) if imported else base
+                yield current.module.qualify(base)
             stack.extend(current.base_classes())
 
     def torch_ancestors(self, option: Any) -> set[str] | None:
@@ -1886,9 +1877,7 @@ class Tracer:
             resolved = current.base_classes()
             accounted = len(resolved)
             for base in current.bases:
-                head, _, rest = base.partition(".")
-                imported = current.module.imports.get(head)
-                qual = (f"{imported}.{rest}" if rest else imported) if imported else base
+                qual = current.module.qualify(base)
                 if qual.startswith("torch."):
                     found.add(qual.rsplit(".", 1)[-1])
                     accounted += 1
@@ -2325,9 +2314,7 @@ def _annotated_kind(node: ast.expr | None, module: ModuleInfo) -> str:
     text = dotted(node)
     if not text:
         return ""
-    head, _, rest = text.partition(".")
-    imported = module.imports.get(head)
-    qual = (f"{imported}.{rest}" if rest else imported) if imported else text
+    qual = module.qualify(text)
     if not qual.startswith("torch."):
         return ""
     last = qual.rsplit(".", 1)[-1]
