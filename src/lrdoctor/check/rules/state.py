@@ -237,6 +237,11 @@ def _names_last_epoch(value: ast.expr) -> bool:
     return False
 
 
+def _trains_in(loop: Loop, events: list[Event]) -> bool:
+    """Whether one of a root's ``events`` updates the model inside ``loop``."""
+    return any(u.kind in _UPDATE_KINDS and u.in_loop(loop) for u in events)
+
+
 def _fast_forwarded(ctx: FileContext) -> set[Any]:
     """Schedulers a resume positions by replaying their steps (``for _ in range(start_epoch):
     scheduler.step()``): stepped in a loop that trains nothing, while another loop steps them
@@ -254,8 +259,7 @@ def _fast_forwarded(ctx: FileContext) -> set[Any]:
                 if any(u.kind in _UPDATE_KINDS for u in events):
                     training.add(_site(e.obj))
                 continue
-            updates = any(u.kind in _UPDATE_KINDS and u.in_loop(e.loop) for u in events)
-            (training if updates else replayed).add(_site(e.obj))
+            (training if _trains_in(e.loop, events) else replayed).add(_site(e.obj))
     return replayed & training
 
 
@@ -274,8 +278,7 @@ def _moved_to_position(ctx: FileContext) -> set[Any]:
                 (k.value for k in e.node.keywords if k.arg == "epoch"), None)
             if given is None or isinstance(given, ast.Constant):
                 continue  # `step()`, `step(None)`, `step(0)`: no position of a resumed run
-            if e.loop is not None and any(
-                    u.kind in _UPDATE_KINDS and u.in_loop(e.loop) for u in events):
+            if e.loop is not None and _trains_in(e.loop, events):
                 continue  # a step of the training itself
             moved.add(_site(e.obj))
     return moved
