@@ -2112,8 +2112,10 @@ class Tracer:
             # a call written for the project's own class too (`step(epoch)` of a timm-style
             # scheduler): what it passes the torch option is what that class needs
             # (only an option whose method can take the call's arguments: a project class
-            # whose `step(self)` takes none is not what `step(epoch=...)` is written for)
+            # whose `step(self)` takes none is not what `step(epoch=...)` is written for; nor
+            # is a do-nothing stand-in, `def step(self, epoch=None): pass`)
             with_project = any(isinstance(o, InstanceVal) and _may_take(o, method, node)
+                               and _does_something(o, method, node)
                                for o in options(receiver))
             here = setting_tests(saved)
             for option, picks in _union_leaves(receiver):
@@ -2455,6 +2457,30 @@ def _may_take(instance: InstanceVal, method: str, node: ast.Call) -> bool:
         return True
     names = {a.arg for a in [*params.posonlyargs, *params.args][1:] + params.kwonlyargs}
     return all(k.arg is None or k.arg in names for k in node.keywords)
+
+
+def _does_something(instance: InstanceVal, method: str, node: ast.Call) -> bool:
+    """Whether the project class's ``method`` does anything with a call that passes it
+    arguments: a do-nothing stand-in (``def step(self, epoch=None): pass``, the "no
+    scheduler" option of a choice) accepts ``step(epoch=...)`` but is not what the call is
+    written for; the call's arguments serve the other options. A method lrdoctor cannot see
+    counts as doing something."""
+    found = instance.info.find(method)
+    if found is None or not (node.args or node.keywords):
+        return True
+    return not all(_inert_statement(stmt) for stmt in found[0].body)
+
+
+def _inert_statement(stmt: ast.stmt) -> bool:
+    """``pass``, a docstring or ``...``, ``return`` / ``return None``."""
+    if isinstance(stmt, ast.Pass):
+        return True
+    if isinstance(stmt, ast.Expr):
+        return isinstance(stmt.value, ast.Constant)
+    if isinstance(stmt, ast.Return):
+        return stmt.value is None or isinstance(stmt.value, ast.Constant) \
+            and stmt.value.value is None
+    return False
 
 
 def _union_leaves(value: UnionVal, limit: int = 64) -> list[tuple[Any, _Picks]]:
