@@ -918,6 +918,20 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
         consequence.append("the schedule restarts from its first value")
     if len(missing) == 2 or missing[0].startswith("the GradScaler"):
         consequence.append("the scale restarts at 65536 and skips steps again")
+    site = _helper_call_site(ctx, e)
+    if site is not None:
+        # a generic helper (`def load(obj, path): obj.load_state_dict(torch.load(path))`,
+        # called for the model too): the resume is the call that hands it the optimizer
+        path, call, given = site
+        yield Diagnostic.at(
+            "LRD007",
+            f"`{ast.unparse(call.func)}({given}, ...)` restores the optimizer but "
+            f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} never restored: "
+            f"on resume {' and '.join(consequence)}",
+            path,
+            call,
+        )
+        return
     yield Diagnostic.at(
         "LRD007",
         f"`{receiver(e)}.load_state_dict(...)` restores the optimizer but "
@@ -926,6 +940,48 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
         e.path,
         e.node,
     )
+
+
+def _helper_call_site(ctx: FileContext, e: Event) -> tuple[str, ast.Call, str] | None:
+    """Where a module-level helper that restores whatever object it is given
+    (``obj.load_state_dict(...)`` on its parameter ``obj``) is handed the optimizer: the one
+    call, among two or more calls of the helper in the files read, whose argument is the
+    optimizer by the name it was bound to (path, call, that argument). None for a helper
+    called once (it serves the optimizer alone), or when no call or several calls pass it."""
+    node, optimizer = e.node, e.obj
+    if optimizer is None or not optimizer.name or not isinstance(node, ast.Call) \
+            or not isinstance(node.func, ast.Attribute) \
+            or not isinstance(node.func.value, ast.Name):
+        return None
+    tree = ctx.tree_of(e.path)
+    helper = function_around(tree, node) if tree is not None else None
+    if not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)) or tree is None \
+            or helper not in tree.body:
+        return None
+    params = [a.arg for a in [*helper.args.posonlyargs, *helper.args.args]]
+    name = node.func.value.id
+    if name not in params:
+        return None
+    index = params.index(name)
+    trees = {ctx.path: ctx.tree}
+    if ctx.loader is not None:
+        trees.update({path: module.tree for path, module in ctx.loader.modules.items()
+                      if module is not None})
+    calls = 0
+    found: list[tuple[str, ast.Call, str]] = []
+    for path, module_tree in trees.items():
+        for call in ast.walk(module_tree):
+            if not isinstance(call, ast.Call) \
+                    or (dotted(call.func) or "").rsplit(".", 1)[-1] != helper.name:
+                continue
+            calls += 1
+            arg = next((k.value for k in call.keywords if k.arg == name), None)
+            if arg is None and index < len(call.args) \
+                    and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                arg = call.args[index]
+            if arg is not None and ast.unparse(arg) == optimizer.name:
+                found.append((path, call, optimizer.name))
+    return found[0] if calls >= 2 and len(found) == 1 else None
 
 
 # schedulers that compute the next LR from the current param_group['lr']: a manual write is
