@@ -2723,6 +2723,10 @@ def _literal_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, C
             default.value, (bool, int, float, str, type(None))
         ):
             out[param.arg] = Const(default.value, sure=True)
+        elif isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub) \
+                and isinstance(default.operand, ast.Constant) \
+                and type(default.operand.value) in (int, float):
+            out[param.arg] = Const(-default.operand.value, sure=True)  # `last_epoch=-1`
     return out
 
 

@@ -199,6 +199,12 @@ def _built_at_a_position(s: Obj) -> bool:
         return False
     fresh = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) \
         and isinstance(value.operand, ast.Constant) and value.operand.value == 1
+    if not fresh and isinstance(value, ast.Name) and s.scope is not None:
+        # a builder's own `last_epoch=-1` parameter handed on to the constructor
+        # (`def warmup_cosine(optimizer, warmup, total, last_epoch=-1): return
+        # LambdaLR(optimizer, f, last_epoch)`) by a caller that did not give it: a fresh start
+        held = s.scope.vars.get(value.id)
+        fresh = isinstance(held, Const) and held.value == -1
     return not fresh
 
 

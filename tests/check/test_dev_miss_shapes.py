@@ -1,0 +1,104 @@
+"""Shapes of program behind the dev split's misses (issue 7, devmiss2), each written in our own
+words: the bug the model now follows, next to a control that must keep its answer."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lrdoctor.catalog import CATALOG
+from lrdoctor.check.runner import check_files
+
+CODES = frozenset(CATALOG)
+
+
+def run_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                files: dict[str, str]) -> list[tuple[str, int, str]]:
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    monkeypatch.chdir(tmp_path)
+    report = check_files(sorted(files), CODES, jobs=1)
+    assert report.errors == []
+    return [(d.path, d.line, d.code) for d in report.diagnostics]
+
+
+def codes_of(found: list[tuple[str, int, str]]) -> set[str]:
+    return {code for _, _, code in found}
+
+
+# -- a builder's own `last_epoch=-1` parameter is a fresh start unless its caller gives one ----
+
+_SCHEDULES = """
+import math
+from torch.optim.lr_scheduler import LambdaLR
+
+
+def _shape(step, warm, total):
+    if step < warm:
+        return step / max(1, warm)
+    return 0.5 * (1 + math.cos(math.pi * (step - warm) / max(1, total - warm)))
+
+
+def warm_then_cosine(optim, warm, total, last_epoch=-1):
+    return LambdaLR(optim, lambda s: _shape(s, warm, total), last_epoch)
+"""
+
+_STATE = """
+import os
+import torch
+from schedules import warm_then_cosine
+
+
+class Runner:
+    def __init__(self, net, batches, out, total, start=0):
+        self.net = net
+        self.batches = batches
+        self.out = out
+        self.count = start
+        self.adam = torch.optim.AdamW(net.parameters(), lr=2e-4)
+        self.plan = warm_then_cosine(self.adam, 500, total{position})
+
+    def fit(self):
+        for b in self.batches:
+            loss = self.net(b).mean()
+            self.adam.zero_grad()
+            loss.backward()
+            self.adam.step()
+            self.plan.step()
+            if self.count % 1000 == 0:
+                self.dump()
+            self.count += 1
+
+    def dump(self):
+        where = os.path.join(self.out, str(self.count))
+        torch.save({{"net": self.net.state_dict(), "count": self.count}},
+                   os.path.join(where, "net.pt"))
+        state = self.adam.state_dict()
+        torch.save(state, os.path.join(where, "adam.pt"))
+
+    def restore(self, where):
+        blob = torch.load(os.path.join(where, "net.pt"))
+        self.net.load_state_dict(blob["net"])
+        self.count = blob["count"] + 1
+        adam = self.adam
+        adam.load_state_dict(torch.load(os.path.join(where, "adam.pt")))
+"""
+
+
+def test_a_builders_default_last_epoch_is_a_fresh_schedule_the_resume_loses(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = run_project(tmp_path, monkeypatch, {
+        "schedules.py": _SCHEDULES, "state.py": _STATE.format(position="")})
+    assert "LRD007" in codes_of(found)
+
+
+def test_a_builder_given_the_resumed_position_needs_no_scheduler_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the control: the caller hands the builder the step it resumes at
+    found = run_project(tmp_path, monkeypatch, {
+        "schedules.py": _SCHEDULES, "state.py": _STATE.format(position=", start - 1")})
+    assert "LRD007" not in codes_of(found)
