@@ -102,3 +102,66 @@ def test_a_builder_given_the_resumed_position_needs_no_scheduler_state(
     found = run_project(tmp_path, monkeypatch, {
         "schedules.py": _SCHEDULES, "state.py": _STATE.format(position=", start - 1")})
     assert "LRD007" not in codes_of(found)
+
+
+# -- `isinstance(x, ReduceLROnPlateau)` on an attribute that is None unless a class the user
+# -- passes in builds it: in that branch it is a plateau --------------------------------------
+
+_USER_CLASSES = """
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+class Forecaster:
+    def __init__(self, net, opt_cls=torch.optim.Adam, opt_kw=None, sched_cls=None, sched_kw=None):
+        self.net = net
+        self.opt_cls, self.opt_kw = opt_cls, dict(opt_kw or {{}})
+        self.sched_cls, self.sched_kw = sched_cls, dict(sched_kw or {{}})
+
+    def _setup(self):
+        def build(kind, settings):
+            return kind(**settings)
+
+        settings = dict(self.opt_kw)
+        settings["params"] = self.net.parameters()
+        self.opt = build(self.opt_cls, settings)
+        if self.sched_cls is not None:
+            extra = dict(self.sched_kw)
+            extra["optimizer"] = self.opt
+            self.sched = build(self.sched_cls, extra)
+        else:
+            self.sched = None
+
+    def _fit(self, batches, held_out, epochs):
+        self._setup()
+        for epoch in range(epochs):
+            for x, y in batches:
+                loss = torch.nn.functional.mse_loss(self.net(x), y)
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+            if isinstance(self.sched, ReduceLROnPlateau):
+                self.sched.step({metric})
+            elif self.sched is not None:
+                self.sched.step()
+            val_loss = self._score(held_out)
+            print(epoch, val_loss)
+
+    def _score(self, held_out):
+        with torch.no_grad():
+            return sum(torch.nn.functional.mse_loss(self.net(x), y).item() for x, y in held_out)
+"""
+
+
+def test_a_plateau_known_by_isinstance_on_a_maybe_none_attribute_is_judged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = run_project(tmp_path, monkeypatch, {"model.py": _USER_CLASSES.format(metric="loss")})
+    assert ("model.py", 35, "LRD004") in found
+
+
+def test_a_plateau_known_by_isinstance_given_the_validation_loss_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the control: the same program stepping the plateau with the held-out score
+    src = _USER_CLASSES.format(metric="self._score(held_out)")
+    found = run_project(tmp_path, monkeypatch, {"model.py": src})
+    assert "LRD004" not in codes_of(found)

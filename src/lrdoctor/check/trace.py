@@ -1023,7 +1023,11 @@ class Tracer:
             return None
         subject = store[key]
         classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-        if isinstance(subject, (ExprVal, type(None))) and not negate and classes and all(
+        # (a `Const(None)` not sure to be None: a name set to None on one side of an `if` and
+        # to a value lrdoctor cannot follow on the other, `self.s = make(cls) if cls else None`)
+        unknown = isinstance(subject, (ExprVal, type(None))) or (
+            isinstance(subject, Const) and subject.value is None and not subject.sure)
+        if unknown and not negate and classes and all(
                 ".lr_scheduler." in (self.qualname(c, scope) if dotted(c) else "")
                 for c in classes):
             # `if isinstance(s, torch.optim.lr_scheduler.OneCycleLR): s.step()` on a value of
