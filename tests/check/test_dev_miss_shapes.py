@@ -44,7 +44,7 @@ def _shape(step, warm, total):
 
 
 def warm_then_cosine(optim, warm, total, last_epoch=-1):
-    return LambdaLR(optim, lambda s: _shape(s, warm, total), last_epoch)
+    return LambdaLR(optim, lambda s: _shape(s, warm, total){forward})
 """
 
 _STATE = """
@@ -89,10 +89,12 @@ class Runner:
 """
 
 
+@pytest.mark.parametrize("forward", [", last_epoch", ", last_epoch=last_epoch",
+                                     ", last_epoch=-1"])
 def test_a_builders_default_last_epoch_is_a_fresh_schedule_the_resume_loses(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forward: str) -> None:
     found = run_project(tmp_path, monkeypatch, {
-        "schedules.py": _SCHEDULES, "state.py": _STATE.format(position="")})
+        "schedules.py": _SCHEDULES.format(forward=forward), "state.py": _STATE.format(position="")})
     assert "LRD007" in codes_of(found)
 
 
@@ -100,7 +102,8 @@ def test_a_builder_given_the_resumed_position_needs_no_scheduler_state(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the control: the caller hands the builder the step it resumes at
     found = run_project(tmp_path, monkeypatch, {
-        "schedules.py": _SCHEDULES, "state.py": _STATE.format(position=", start - 1")})
+        "schedules.py": _SCHEDULES.format(forward=", last_epoch=last_epoch"),
+        "state.py": _STATE.format(position=", start - 1")})
     assert "LRD007" not in codes_of(found)
 
 

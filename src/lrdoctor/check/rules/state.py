@@ -191,10 +191,10 @@ def _built_at_a_position(s: Obj) -> bool:
     start and anything else the position a resume read back."""
     if s.call is None:
         return False
-    if s.arg("last_epoch", 99) is not None:
-        return True
-    index = _LAST_EPOCH_INDEX.get(s.cls or "") if s.origin == "torch" else None
-    value = s.arg("last_epoch", index) if index is not None else None
+    value = s.arg("last_epoch", 99)
+    if value is None:
+        index = _LAST_EPOCH_INDEX.get(s.cls or "") if s.origin == "torch" else None
+        value = s.arg("last_epoch", index) if index is not None else None
     if value is None:
         return False
     fresh = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) \
