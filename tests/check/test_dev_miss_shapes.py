@@ -168,3 +168,66 @@ def test_a_plateau_known_by_isinstance_given_the_validation_loss_is_silent(
     src = _USER_CLASSES.format(metric="self._score(held_out)")
     found = run_project(tmp_path, monkeypatch, {"model.py": src})
     assert "LRD004" not in codes_of(found)
+
+
+# -- an Accelerator is known by its class, not by the name it is held under ---------------------
+
+_ACCELERATED = """
+import torch
+from accelerate import Accelerator
+
+
+class Loop:
+    def __init__(self, net, batches, rounds):
+        self.{acc} = Accelerator()
+        self.adam = torch.optim.AdamW(net.parameters(), lr=1e-3)
+        self.cycle = torch.optim.lr_scheduler.OneCycleLR(
+            self.adam, max_lr=1e-3, total_steps=rounds * len(batches))
+        self.net, self.adam, self.batches = self.{acc}.prepare(net, self.adam, batches)
+        self.rounds = rounds
+
+    def run(self):
+        for r in range(self.rounds):
+            for x in self.batches:
+                out = self.net(x).mean()
+                self.adam.zero_grad()
+                self.{acc}.backward(out)
+                self.adam.step()
+                self.cycle.step()
+            self.{acc}.save({{"net": self.net.state_dict(), "adam": self.adam.state_dict(){extra}}},
+                           "last.pt")
+"""
+
+
+@pytest.mark.parametrize("acc", ["accelerator", "acc", "_runner"])
+def test_a_save_through_an_accelerator_under_any_name_is_a_checkpoint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, acc: str) -> None:
+    found = run_project(tmp_path, monkeypatch, {"loop.py": _ACCELERATED.format(acc=acc, extra="")})
+    assert "LRD007" in codes_of(found)
+
+
+def test_an_accelerator_checkpoint_with_the_scheduler_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the control: the same save holding the scheduler's state too
+    src = _ACCELERATED.format(acc="_runner", extra=', "cycle": self.cycle.state_dict()')
+    found = run_project(tmp_path, monkeypatch, {"loop.py": src})
+    assert "LRD007" not in codes_of(found)
+
+
+def test_a_method_of_an_unknown_object_called_save_is_not_a_checkpoint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the control: `self._runner` built by the project, not by Accelerate
+    src = _ACCELERATED.format(acc="_runner", extra="").replace(
+        "from accelerate import Accelerator", "from store import Accelerator")
+    found = run_project(tmp_path, monkeypatch, {"loop.py": src, "store.py": """
+class Accelerator:
+    def prepare(self, *objects):
+        return objects
+
+    def backward(self, loss):
+        loss.backward()
+
+    def save(self, obj, path):
+        print(sorted(obj), path)
+"""})
+    assert "LRD007" not in codes_of(found)

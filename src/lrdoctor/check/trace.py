@@ -58,6 +58,7 @@ from lrdoctor.check.values import (
     Obj,
     ParamGroupsVal,
     ParamGroupVal,
+    RunnerVal,
     ScaledVal,
     StateDictVal,
     SuperVal,
@@ -1728,6 +1729,9 @@ class Tracer:
         qual = self.qualname(func, scope) if isinstance(callee, (ImportRef, type(None))) else ""
         if not qual and isinstance(callee, ImportRef):
             qual = callee.qualname
+        if isinstance(receiver, RunnerVal) and method:
+            # a method of an Accelerator / Fabric held under any name (`self.acc.save(...)`)
+            qual = f"{receiver.kind}.{method}"
         if qual:
             return self.library_call(qual, node, args, kwargs, scope)
         return None
@@ -1953,6 +1957,9 @@ class Tracer:
     def library_call(self, qual: str, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
                      scope: Scope) -> Any:
         last = qual.rsplit(".", 1)[-1]
+        runner = _RUNNER_CLASSES.get(qual)
+        if runner is not None:
+            return RunnerVal(runner)
         if last == "SkipAwareScheduler" and qual.split(".")[0] == "lrdoctor":
             # lrdoctor's wrapper is the scheduler it wraps, stepped only after real updates
             inner = args[0] if args else kwargs.get("scheduler")
@@ -2260,6 +2267,15 @@ class Tracer:
 
 _NO_EVENT = object()
 _NOT_KEPT = object()
+# library classes whose instances run the training for the user (see RunnerVal): the methods
+# of an instance are read as `accelerator.<method>` / `fabric.<method>`, under any name
+_RUNNER_CLASSES = {
+    "accelerate.Accelerator": "accelerator",
+    "accelerate.accelerator.Accelerator": "accelerator",
+    "lightning.Fabric": "fabric",
+    "lightning.fabric.Fabric": "fabric",
+    "lightning_fabric.Fabric": "fabric",
+}
 _PLAIN = (Const, ExprVal, ImportRef, FuncVal, ClassVal)
 # keyword arguments of wrapping calls that carry the objects they hand back
 _WRAPPED_KEYWORDS = frozenset(
@@ -2729,7 +2745,8 @@ def _literal_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, C
             out[param.arg] = Const(default.value, sure=True)
         elif isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub) \
                 and isinstance(default.operand, ast.Constant) \
-                and type(default.operand.value) in (int, float):
+                and isinstance(default.operand.value, (int, float)) \
+                and not isinstance(default.operand.value, bool):
             out[param.arg] = Const(-default.operand.value, sure=True)  # `last_epoch=-1`
     return out
 

@@ -162,6 +162,16 @@ class FuncVal:
 
 
 @dataclass(eq=False)
+class RunnerVal:
+    """An instance of a library class that runs the training for the user and whose methods
+    lrdoctor knows by the class, not by the name it is held under: Accelerate's
+    ``Accelerator`` (``kind`` "accelerator") and Lightning's ``Fabric`` ("fabric").
+    ``self.acc.save(state, path)`` is ``accelerator.save``, whatever the attribute is called."""
+
+    kind: str
+
+
+@dataclass(eq=False)
 class DeepSpeedEngineVal:
     """The engine ``deepspeed.initialize`` returns: ``engine.backward(loss)`` is the backward,
     ``engine.step()`` the optimizer step (at accumulation boundaries) and a step of the
