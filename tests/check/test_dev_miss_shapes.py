@@ -231,3 +231,65 @@ class Accelerator:
         print(sorted(obj), path)
 """})
     assert "LRD007" not in codes_of(found)
+
+
+# -- a LightningModule's own batch hooks run where Lightning calls them ----------------------------
+
+_LIGHTNING = """
+import torch
+import pytorch_lightning as pl
+
+
+class Regressor({base}):
+    def __init__(self, max_epochs):
+        super().__init__()
+        self.head = torch.nn.Linear(8, 1)
+        self.max_epochs = max_epochs
+        self.plan = None
+
+    def {hook}(self, *args):
+        if self.plan is not None:
+            self.plan.step()
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.mse_loss(self.head(x), y)
+
+    def configure_optimizers(self):
+        sgd = torch.optim.SGD(self.parameters(), lr=0.05)
+        self.plan = torch.optim.lr_scheduler.CosineAnnealingLR(sgd, T_max=self.max_epochs)
+        return sgd
+"""
+
+
+@pytest.mark.parametrize("hook", ["on_train_batch_start", "on_batch_start"])
+def test_a_scheduler_stepped_in_a_batch_start_hook_steps_every_batch_before_the_update(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hook: str) -> None:
+    src = _LIGHTNING.format(base="pl.LightningModule", hook=hook)
+    found = run_project(tmp_path, monkeypatch, {"module.py": src})
+    assert {"LRD001", "LRD002"} <= codes_of(found)
+
+
+def test_a_scheduler_stepped_in_a_batch_end_hook_is_per_batch_after_the_update(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = _LIGHTNING.format(base="pl.LightningModule", hook="on_train_batch_end")
+    found = codes_of(run_project(tmp_path, monkeypatch, {"module.py": src}))
+    assert "LRD002" in found and "LRD001" not in found
+
+
+def test_a_scheduler_stepped_in_an_epoch_end_hook_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the control: once per epoch, after the epoch's updates, with a horizon in epochs
+    src = _LIGHTNING.format(base="pl.LightningModule", hook="on_train_epoch_end")
+    found = codes_of(run_project(tmp_path, monkeypatch, {"module.py": src}))
+    assert not found & {"LRD001", "LRD002"}
+
+
+def test_hooks_of_the_same_names_on_a_class_that_is_not_a_lightning_module_are_not_batches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the control: the project's own base class, whose hooks lrdoctor cannot place
+    src = _LIGHTNING.format(base="Stages", hook="on_train_batch_start").replace(
+        "import pytorch_lightning as pl", "from stages import Stages")
+    found = codes_of(run_project(tmp_path, monkeypatch, {
+        "module.py": src, "stages.py": "class Stages:\n    pass\n"}))
+    assert not found & {"LRD001", "LRD002"}

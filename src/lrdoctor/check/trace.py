@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -285,7 +285,8 @@ class Tracer:
         if init is not None:
             self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), [], {},
                                root=True)
-        hooks = self.trace_manual_optimization(cls, instance)
+        hooks = self.trace_manual_optimization(cls, instance) \
+            or self.trace_automatic_hooks(cls, instance)
         for name, method in cls.methods.items():
             if name == "__init__" or name in hooks or (
                     name in called and name != "configure_optimizers"):
@@ -339,6 +340,61 @@ class Tracer:
             self.call_function(FuncVal(hook[0], hook[1].module, instance, hook[1]), [], {},
                                root=True)
             traced.add(name)
+        self.loop, self.conds = None, ()
+        return traced
+
+    def trace_automatic_hooks(self, cls: ClassInfo, instance: InstanceVal) -> set[str]:
+        """A LightningModule in automatic optimization whose own hooks run around its
+        batches: Lightning calls ``configure_optimizers`` once before training, then on every
+        batch of every epoch ``on_train_batch_start``, ``training_step`` (and steps the
+        optimizers after it returns), ``on_train_batch_end``, and its epoch hooks once per
+        epoch. A scheduler the module steps by hand in one of them steps where Lightning calls
+        it (``self.sched.step()`` in ``on_train_batch_start`` runs before every update).
+        Traced in those loops; the names of the hooks traced (none when the module has no
+        batch or epoch hook of its own: its ``training_step`` is traced as before)."""
+        if _manual_optimization(cls) or not _lightning_module(cls, self.qualified_bases):
+            return set()
+        step, configure = cls.find("training_step"), cls.find("configure_optimizers")
+        if step is None or configure is None:
+            return set()
+        found = {name: cls.find(name) for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS,
+                                                   *_EPOCH_START_HOOKS, *_EPOCH_END_HOOKS)}
+        if not any(found[name] is not None for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS)):
+            return set()
+        self.loop, self.conds = None, ()
+        value = self.call_function(FuncVal(configure[0], configure[1].module, instance,
+                                           configure[1]), [], {}, root=True)
+        optimizers = _configured_optimizers(value)
+        traced = {"configure_optimizers", "training_step"}
+        self._new_root()
+        epochs = Loop(step[0], step[1].module.path, None, "epoch", None, frozenset(),  # type: ignore[arg-type]
+                      step[0].lineno, over_name="Lightning's epochs", root=self.root)
+        batches = Loop(step[0], step[1].module.path, epochs, "batch", None, frozenset(),  # type: ignore[arg-type]
+                       step[0].lineno, over_name="Lightning's training batches", root=self.root)
+        batches.iterates_loader = True
+        self.loops.extend((epochs, batches))
+
+        def run(names: tuple[str, ...], loop: Loop) -> None:
+            for name in names:
+                hook = found[name]
+                if hook is None:
+                    continue
+                self.loop, self.conds = loop, ()
+                self.call_function(FuncVal(hook[0], hook[1].module, instance, hook[1]), [], {},
+                                   root=True)
+                traced.add(name)
+
+        run(_EPOCH_START_HOOKS, epochs)
+        run(_BATCH_START_HOOKS, batches)
+        self.loop, self.conds = batches, ()
+        self.call_function(FuncVal(step[0], step[1].module, instance, step[1]), [], {},
+                           root=True)
+        self.loop, self.conds = batches, ()
+        for optimizer in optimizers:
+            # Lightning steps each configured optimizer once training_step has returned
+            self.emit("opt_step", optimizer, step[0], lightning=True)
+        run(_BATCH_END_HOOKS, batches)
+        run(_EPOCH_END_HOOKS, epochs)
         self.loop, self.conds = None, ()
         return traced
 
@@ -2554,6 +2610,16 @@ def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
 
 _EPOCH_END_HOOKS = ("on_train_epoch_end", "training_epoch_end", "on_validation_epoch_end",
                     "validation_epoch_end")
+# LightningModule hooks Lightning calls around each training batch (the older names too)
+_BATCH_START_HOOKS = ("on_train_batch_start", "on_batch_start")
+_BATCH_END_HOOKS = ("on_train_batch_end", "on_batch_end")
+_EPOCH_START_HOOKS = ("on_train_epoch_start", "on_epoch_start")
+
+
+def _lightning_module(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:
+    """``cls`` derives from Lightning's LightningModule (through the project's classes)."""
+    return any(q.split(".")[0] in ("pytorch_lightning", "lightning")
+               and q.rsplit(".", 1)[-1] == "LightningModule" for q in bases(cls))
 
 
 def _configured_optimizers(value: Any, depth: int = 0) -> list[Obj]:
