@@ -119,6 +119,8 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         if e.order < first.order and not _skips_first_pass(ctx, e, first, loop) \
                 and not _other_order_offered(ctx, e, first, loop):
             what = "optimizer.step()" if first.kind == "opt_step" else "scaler.step(optimizer)"
+            if first.info.get("lightning"):
+                what = "the optimizer step Lightning takes after training_step"
             called = f"{receiver(e)}.step()" if ahead is None or not isinstance(e.node, ast.AST) \
                 else ast.unparse(e.node)
             told = "" if ahead is None else (
