@@ -10,6 +10,7 @@ import pytest
 
 from lrdoctor.catalog import CATALOG
 from lrdoctor.check.runner import check_files
+from tests.check.helpers import codes
 
 CODES = frozenset(CATALOG)
 
@@ -105,6 +106,32 @@ def test_a_builder_given_the_resumed_position_needs_no_scheduler_state(
         "schedules.py": _SCHEDULES.format(forward=", last_epoch=last_epoch"),
         "state.py": _STATE.format(position=", start - 1")})
     assert "LRD007" not in codes_of(found)
+
+
+_KEYWORD_LAST_EPOCH = """
+import torch
+
+
+def main(net, batches, epochs, start):
+    sgd = torch.optim.SGD(net.parameters(), lr=0.1)
+    decay = torch.optim.lr_scheduler.StepLR(sgd, 30, last_epoch={last_epoch})
+    for epoch in range(start, epochs):
+        for x in batches:
+            sgd.zero_grad()
+            net(x).sum().backward()
+            sgd.step()
+        decay.step()
+        torch.save({{"net": net.state_dict(), "sgd": sgd.state_dict(), "epoch": epoch}}, "ck.pt")
+"""
+
+
+def test_a_literal_last_epoch_of_minus_one_by_keyword_is_a_fresh_start() -> None:
+    assert "LRD007" in codes(_KEYWORD_LAST_EPOCH.format(last_epoch="-1"))
+
+
+def test_a_last_epoch_read_back_by_keyword_is_a_resume_position() -> None:
+    # the control: built at the resumed epoch, it needs no state of its own
+    assert "LRD007" not in codes(_KEYWORD_LAST_EPOCH.format(last_epoch="start - 1"))
 
 
 # -- `isinstance(x, ReduceLROnPlateau)` on an attribute that is None unless a class the user
