@@ -249,3 +249,51 @@ def test_scheduler_rebuilt_for_the_rest_of_a_resumed_run_needs_no_saved_state() 
 
 def test_scheduler_sized_for_the_whole_run_after_a_resume_is_still_reported() -> None:
     assert codes(RESIZED_ON_RESUME.format(epochs="30")) == ["LRD007", "LRD007"]
+
+
+CHOSEN = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--policy", default="steps", choices=["cosine", "steps"])
+parser.add_argument("--resume", default=None)
+args = parser.parse_args()
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+if args.policy == "cosine":
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=90)
+else:
+    sched = torch.optim.lr_scheduler.MultiStepLR(optimizer, [30, 60])
+{resume}
+for epoch in range(90):
+    optimizer.step()
+    sched.step()
+    {save}
+"""
+
+
+def test_a_resume_names_every_scheduler_a_setting_can_pick() -> None:
+    # which class runs is the setting's choice (its default picks the second): both are named
+    src = CHOSEN.format(
+        resume='if args.resume:\n    optimizer.load_state_dict(torch.load(args.resume, weights_only=True)["optimizer"])',
+        save='torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "scheduler": sched.state_dict()}, "last.pt")',
+    )
+    assert codes(src) == ["LRD007"]
+    assert "`sched` (CosineAnnealingLR at line 12 or MultiStepLR at line 14)" in messages(src)[0]
+
+
+def test_a_save_names_every_scheduler_a_setting_can_pick() -> None:
+    src = CHOSEN.format(resume="", save='torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, "last.pt")')
+    assert codes(src) == ["LRD007"]
+    assert "the scheduler's (`sched`, CosineAnnealingLR or MultiStepLR)" in messages(src)[0]
+
+
+def test_a_resume_with_one_scheduler_names_it_alone() -> None:
+    # the control: one class, the message as before
+    src = CHOSEN.format(
+        resume='if args.resume:\n    optimizer.load_state_dict(torch.load(args.resume, weights_only=True)["optimizer"])',
+        save='torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "scheduler": sched.state_dict()}, "last.pt")',
+    ).replace('if args.policy == "cosine":\n    sched = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=90)\nelse:\n    ', "if True:\n    ")
+    assert codes(src) == ["LRD007"]
+    assert "`sched` (MultiStepLR, line 12)" in messages(src)[0]

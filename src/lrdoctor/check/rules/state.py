@@ -754,7 +754,8 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
         if lost:
             s = lost[0]
-            kind = f", {s.cls}" if s.cls else ""
+            classes = _alternatives(lost, s)
+            kind = f", {' or '.join(o.cls for o in classes if o.cls)}" if s.cls else ""
             missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
     elif scheds:
         left = _left_out(e, scheds, objs, words)
@@ -905,9 +906,12 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
         if s.guessed:  # known by its name only: there is no line to point at
             missing.append(f"`{s.name or 'the scheduler'}`")
         else:
-            where = f"line {s.line}" if s.path == e.path else \
-                f"{os.path.basename(s.path)}:{s.line}"
-            missing.append(f"`{s.name or 'the scheduler'}` ({s.label}, {where})")
+            same = _alternatives(lost, s)
+            if len(same) > 1:
+                options = " or ".join(f"{o.label} at {_where(o, e.path)}" for o in same)
+            else:
+                options = f"{s.label}, {_where(s, e.path)}"
+            missing.append(f"`{s.name or 'the scheduler'}` ({options})")
     scalers = _scalers(ctx, e.root, e, [optimizer] if optimizer is not None else None) \
         if check_scaler else []
     if scalers and not any(
@@ -946,6 +950,24 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
         e.path,
         e.node,
     )
+
+
+def _alternatives(lost: list[Obj], s: Obj) -> list[Obj]:
+    """``s`` and the other schedulers bound to its variable on other branches (``if
+    args.policy == "cosine": sched = CosineAnnealingLR(...) else: sched = MultiStepLR(...)``),
+    of distinct classes, at most three: a message names them all, since which one runs is the
+    setting's choice."""
+    out = [s]
+    for o in lost:
+        if o is not s and o.name == s.name and not o.guessed and o.line is not None \
+                and o.cls not in {x.cls for x in out} and len(out) < 3:
+            out.append(o)
+    return out
+
+
+def _where(o: Obj, path: str) -> str:
+    """``line 12`` in the reported file, ``train.py:12`` in another."""
+    return f"line {o.line}" if o.path == path else f"{os.path.basename(o.path)}:{o.line}"
 
 
 def _helper_call_site(ctx: FileContext, e: Event) -> tuple[str, ast.Call, str] | None:
