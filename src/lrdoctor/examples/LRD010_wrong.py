@@ -2,16 +2,19 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 torch.manual_seed(0)
-data = TensorDataset(torch.randn(512, 16), torch.randn(512, 1))
-loader = DataLoader(data, batch_size=16, shuffle=True)
+batch_size = 4
+data = TensorDataset(torch.randn(256, 16), torch.randn(256, 1))
+loader = DataLoader(data, batch_size=batch_size, shuffle=True)
 model = torch.nn.Linear(16, 1)
-epochs = 6
+epochs = 8
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=3)  # wrong: 3 != epochs
+# wrong: len(loader) already counts batches; dividing by the batch size again gives T_max=128
+total_steps = len(loader) // batch_size * epochs
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=total_steps)
 
 for epoch in range(epochs):
     for x, y in loader:
         optimizer.zero_grad()
         torch.nn.functional.mse_loss(model(x), y).backward()
         optimizer.step()
-    scheduler.step()  # past T_max the cosine climbs back up to 0.1
+        scheduler.step()  # past step 128 the cosine climbs back up to 0.1

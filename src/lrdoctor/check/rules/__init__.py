@@ -34,4 +34,4 @@ def rules_for(codes: Iterable[str]) -> list[Rule]:
     return seen
 
 
-from lrdoctor.check.rules import amp, distributed, schedule, state  # noqa: E402,F401  (registration)
+from lrdoctor.check.rules import amp, distributed, overrun, schedule, state  # noqa: E402,F401  (registration)

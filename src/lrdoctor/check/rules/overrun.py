@@ -1,0 +1,186 @@
+"""A horizon that counts batches twice over: LRD010 (schedule-overrun), statically.
+
+``len(loader)`` is already a number of batches: a DataLoader's length is its dataset's length
+divided by its batch size. A horizon written ``len(loader) // batch_size * epochs`` (with the
+loader's own batch size) divides by the batch size a second time, so a scheduler stepped after
+every batch runs through its whole horizon in about 1/batch_size of the training and is then
+stepped past it: OneCycleLR raises, a cosine climbs back up, a linear decay sits at zero for the
+rest of the run. ``len(loader.dataset) // batch_size`` and ``len(dataset) // batch_size`` are
+the correct spellings of the same count and are left alone: only the length of an object known
+to be a DataLoader, divided by the very expression that loader was given as its batch size,
+is reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from lrdoctor.check.context import FileContext, granularity
+from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.horizon import HF_STEPS_INDEX
+from lrdoctor.check.index import Scope, dotted
+from lrdoctor.check.model import Event
+from lrdoctor.check.rules import rule
+from lrdoctor.check.values import Obj, UnionVal
+from lrdoctor.schedulers import SCHEDULERS
+
+# torch schedulers whose horizon ends the schedule (stepping past it is an overrun), with the
+# parameter that sizes it and its position
+_ENDING = {
+    "OneCycleLR": (("total_steps", 2), ("steps_per_epoch", 4)),
+    "CosineAnnealingLR": (("T_max", 1),),
+    "PolynomialLR": (("total_iters", 1),),
+}
+# Hugging Face builders whose num_training_steps ends the schedule
+_HF_ENDING = frozenset(
+    {"get_scheduler", "get_linear_schedule_with_warmup", "get_cosine_schedule_with_warmup",
+     "get_polynomial_decay_schedule_with_warmup", "get_cosine_with_hard_restarts_schedule_with_warmup",
+     "get_wsd_schedule"}
+)
+_DEPTH = 8
+
+
+def _horizon_args(sched: Obj) -> Iterator[tuple[str, ast.expr]]:
+    if sched.origin == "hf":
+        if sched.cls in _HF_ENDING:
+            expr = sched.arg("num_training_steps", HF_STEPS_INDEX.get(sched.cls, 2))
+            if expr is not None:
+                yield "num_training_steps", expr
+        return
+    if sched.origin != "torch":
+        return
+    for param, index in _ENDING.get(sched.cls, ()):
+        expr = sched.arg(param, index)
+        if expr is not None:
+            yield param, expr
+
+
+def _resolved(expr: ast.expr, scope: Scope | None) -> tuple[ast.expr, Scope | None]:
+    """``expr`` with a bare name replaced by the expression it was bound to (a few levels)."""
+    for _ in range(_DEPTH):
+        if not isinstance(expr, ast.Name) or scope is None:
+            break
+        found = scope.source_of(expr.id)
+        if found is None:
+            break
+        expr, scope = found
+    return expr, scope
+
+
+def _loader(expr: ast.expr, scope: Scope | None) -> Obj | None:
+    """The DataLoader that ``expr`` (the argument of ``len``) names, built with a visible call."""
+    name = dotted(expr)
+    if name is None or scope is None:
+        return None
+    value = None
+    if "." not in name:
+        value = scope.lookup(name)
+    elif name.count(".") == 1 and name.startswith("self.") and scope.self_val is not None:
+        value = scope.self_val.attrs.get(name[len("self."):])
+    options = value.options if isinstance(value, UnionVal) else [value]
+    loaders = [o for o in options if isinstance(o, Obj) and o.kind == "loader"]
+    if len(loaders) != 1 or len(options) != 1:
+        return None
+    loader = loaders[0]
+    if loader.call is None or not (dotted(loader.call.func) or "").endswith("DataLoader"):
+        return None
+    return loader
+
+
+def _same_value(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope | None) -> bool:
+    """Whether two expressions are the same value as written (``args.batch_size`` twice, or a
+    name bound to it)."""
+    forms_a = {ast.dump(a), ast.dump(_resolved(a, a_scope)[0])}
+    forms_b = {ast.dump(b), ast.dump(_resolved(b, b_scope)[0])}
+    if forms_a & forms_b:
+        # a literal divisor equal to a literal batch size is a coincidence too weak to report
+        return not all(isinstance(x, ast.Constant) for x in (a, b))
+    return False
+
+
+def _len_of_loader(expr: ast.expr, scope: Scope | None) -> tuple[Obj, ast.Call] | None:
+    expr, scope = _resolved(expr, scope)
+    while isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "math.floor", "math.ceil",
+                                                                "float", "round") and expr.args:
+        expr, scope = _resolved(expr.args[0], scope)
+    if isinstance(expr, ast.Call) and dotted(expr.func) == "len" and len(expr.args) == 1:
+        loader = _loader(expr.args[0], scope)
+        if loader is not None:
+            return loader, expr
+    return None
+
+
+def _double_division(expr: ast.expr, scope: Scope | None, depth: int = 0
+                     ) -> tuple[ast.BinOp, Obj, ast.expr, Scope | None] | None:
+    """A ``len(loader) / batch_size`` inside ``expr`` (following names), with the loader's own
+    batch size as the divisor."""
+    if depth > _DEPTH:
+        return None
+    expr, scope = _resolved(expr, scope)
+    for node in ast.walk(expr):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv)):
+            found = _len_of_loader(node.left, scope)
+            if found is not None:
+                loader, _ = found
+                size = loader.arg("batch_size", 1)
+                if size is not None and _same_value(node.right, scope, size, loader.scope):
+                    return node, loader, node.right, scope
+        if node is not expr and isinstance(node, ast.Name):
+            inner = _double_division(node, scope, depth + 1)
+            if inner is not None:
+                return inner
+    return None
+
+
+def _consequence(sched: Obj) -> str:
+    kind = SCHEDULERS.get(sched.cls) if sched.origin == "torch" else None
+    if kind is not None and kind.overrun == "crash":
+        return "OneCycleLR raises `Tried to step ... times` once stepped past total_steps"
+    if kind is not None and kind.overrun == "rises":
+        return "past T_max the cosine climbs back up towards the initial LR"
+    return "the LR reaches the end of its schedule early and stays there (or climbs back, for a cosine)"
+
+
+def _batch_steps(ctx: FileContext) -> Iterator[tuple[Event, Obj]]:
+    for e in ctx.program.events:
+        if e.kind != "sched_step" or e.obj is None or e.obj.guessed or e.obj.in_composite:
+            continue
+        if e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        gran, loop = granularity(e)
+        if gran == "batch" and loop is not None:
+            yield e, e.obj
+
+
+@rule("LRD010")
+def horizon_divided_by_batch_size_twice(ctx: FileContext) -> Iterator[Diagnostic]:
+    seen: set[int] = set()
+    for e, sched in _batch_steps(ctx):
+        if sched.id in seen:
+            continue
+        for param, expr in _horizon_args(sched):
+            found = _double_division(expr, sched.scope)
+            if found is None:
+                continue
+            division, loader, divisor, where = found
+            seen.add(sched.id)
+            cls = sched.cls or sched.name or "the scheduler"
+            # reported where the count is written (the fix goes there), in the file that
+            # holds it; the step's line when that file is not known
+            path, node = (where.module.path, division) if where is not None else (e.path, e.node)
+            yield Diagnostic.at(
+                "LRD010",
+                f"{cls}({param}=...) is stepped after every batch (line {e.line}), but its "
+                f"horizon divides `{ast.unparse(division.left)}` - already a number of batches - "
+                f"by the loader's batch size `{ast.unparse(divisor)}` again "
+                f"(`{ast.unparse(division)}`): it is about batch_size times too short, so the "
+                f"schedule ends early in training and is then stepped past its end: "
+                f"{_consequence(sched)}. Count updates from the loader's length alone "
+                f"(`len(loader) // accumulation_steps * epochs`)",
+                path,
+                node,
+                evidence={"horizon": ast.unparse(expr), "loader_line": loader.line,
+                          "step_line": e.line},
+            )
+            break
