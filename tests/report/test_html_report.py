@@ -300,7 +300,8 @@ def test_skipped_updates_finding_is_marked_at_the_first_skip_the_scheduler_stepp
 
 @pytest.mark.parametrize("code,step", [
     ("LRD001", 1),  # the first update trained with a skipped value
-    ("LRD010", 4 * 32),  # T_max=3 per epoch, 32 updates an epoch: the 4th step goes past it
+    ("LRD010", 128 + 1),  # T_max=128 (a batch count divided by the batch size again), one
+    # step per update: the 129th update's step goes past it
 ])
 def test_order_and_overrun_findings_are_marked_where_they_happened(run_script, code, step):
     examples = Path(__file__).resolve().parents[2] / "src" / "lrdoctor" / "examples"
