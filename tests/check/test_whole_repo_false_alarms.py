@@ -1554,3 +1554,65 @@ def test_an_epoch_counter_with_settings_of_both_units_is_not_called_per_batch() 
 
 def test_a_step_counter_with_settings_of_both_units_is_still_lrd003() -> None:
     assert codes(_TWO_PHASE_POLY.format(param="step")) == ["LRD003"]
+
+
+# -- a warm-up written per batch below `len(loader) * W`, a scheduler stepped once `epoch > W` --
+
+_RAMP_THEN_COSINE = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+
+def ramp_lr(opt, peak, seen, ramp_iters):
+    if seen < ramp_iters:
+        for group in opt.param_groups:
+            group["lr"] = peak * float(seen) / ramp_iters
+
+
+def one_pass(net, opt, batches, peak, seen, ramp_iters):
+    for x in batches:
+        ramp_lr(opt, peak, {counter}, ramp_iters)
+        opt.zero_grad()
+        net(x).sum().backward()
+        opt.step()
+        seen += 1
+    return seen
+
+
+def fit(net, batches, cfg):
+    opt = torch.optim.Adamax(net.parameters(), lr=cfg.peak)
+    decay = CosineAnnealingLR(opt, float(cfg.epochs - cfg.ramp_epochs - 1))
+    ramp_iters = {bound}
+    seen = 0
+    for epoch in range(cfg.epochs):
+        if {gate}:
+            decay.step()
+        seen = one_pass(net, opt, batches, cfg.peak, seen, ramp_iters)
+"""
+
+
+def _ramp(counter: str = "seen", bound: str = "len(batches) * cfg.ramp_epochs",
+          gate: str = "epoch > cfg.ramp_epochs") -> str:
+    return _RAMP_THEN_COSINE.format(counter=counter, bound=bound, gate=gate)
+
+
+def test_a_warm_up_in_batches_handing_over_to_a_schedule_gated_on_the_epoch_is_not_lrd008() -> None:
+    # the write runs while the running batch count is below `len(batches) * W`, that is in
+    # epochs 0 .. W-1; the cosine steps only from epoch W+1 on (in another function): the
+    # two never drive the LR in the same epoch
+    assert codes(_ramp()) == []
+    assert codes(_ramp(gate="epoch >= cfg.ramp_epochs")) == []
+    assert codes(_ramp(bound="cfg.ramp_epochs * len(batches)")) == []
+
+
+def test_a_schedule_gated_one_epoch_early_still_competes_with_the_warm_up() -> None:
+    # stepped from epoch W-1 on, while the warm-up still writes in epoch W-1: LRD008
+    assert codes(_ramp(gate="epoch >= cfg.ramp_epochs - 1")) == ["LRD008"]
+    # stepped every epoch: LRD008
+    assert "LRD008" in codes(_ramp(gate="True or epoch"))
+
+
+def test_a_warm_up_bound_not_sized_by_the_gate_still_competes() -> None:
+    # the window is `cfg.ramp_iters` batches, the gate counts `cfg.ramp_epochs`: nothing
+    # says they meet
+    assert codes(_ramp(bound="cfg.ramp_iters")) == ["LRD008"]

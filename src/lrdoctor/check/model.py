@@ -38,6 +38,10 @@ class Cond:
     # (`settings.sched_kind = cfg.SCHEDULER.TYPE` makes `if settings.sched_kind == "cosine":`
     # a test on `TYPE` too)
     alias: str | None = None
+    # what the names of an ordering test (`seen < ramp_iters`) stood for when it ran, where
+    # the trace knew them only by their source (`ramp_iters = len(loader) * cfg.ramp_epochs`,
+    # passed down as arguments): the name and its source expression
+    known: tuple[tuple[str, ast.expr], ...] = ()
 
     @cached_property
     def text(self) -> str:

@@ -1191,7 +1191,8 @@ class Tracer:
                 version = tuple(self.flag_version(name, scope) for name in read)
                 fact = (text, version, truth if branch == 0 else not truth)
         origins = _origins(test, scope) if test is not None else ()
-        return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test))
+        return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test),
+                    _known_sources(test, scope))
 
     def setting_alias(self, test: ast.expr | None) -> str | None:
         """The setting the attribute compared by ``test`` was copied from (see Cond.alias)."""
@@ -2744,6 +2745,32 @@ def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ..
             out.append(found[0])
             if depth > 1:
                 out.extend(_origins(found[0], found[1], depth - 1))
+    return tuple(out)
+
+
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _known_sources(test: ast.expr | None, scope: Scope) -> tuple[tuple[str, ast.expr], ...]:
+    """For an ordering test (``seen < ramp_iters``), the names it reads that hold a value
+    known only by its source expression (an ``ExprVal``, which a call passes on to its
+    callee's parameter as it is): what the test compares, seen through the calls."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], _ORDERING)):
+        return ()
+    out = []
+    for name in _names_read(test):
+        value = scope.lookup(name)
+        if isinstance(value, ExprVal):
+            node = value.node
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                # `iters_per_epoch * cfg.warmup_epochs`: the factors' own sources, one level
+                sides = []
+                for side in (node.left, node.right):
+                    inner = value.scope.lookup(side.id) if isinstance(side, ast.Name) else None
+                    sides.append(inner.node if isinstance(inner, ExprVal) else side)
+                node = ast.BinOp(sides[0], ast.Mult(), sides[1])
+            out.append((name, node))
     return tuple(out)
 
 

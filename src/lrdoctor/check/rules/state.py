@@ -1047,6 +1047,10 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             # ReduceLROnPlateau only scales the LR it finds: a warm-up written while a counter
             # is below its bound hands the LR over to it, as fairseq's and Transformer-XL's do
             continue
+        steps = [e for e in root if e.kind == "sched_step" and e.obj is driver
+                 and not exclusive(e, w)]
+        if steps and all(_after_warm_up_epochs(s, w) for s in steps):
+            continue
         yield Diagnostic.at(
             "LRD008",
             f"param_group['lr'] is written here while {driver.label} `{driver.name}` (line "
@@ -1055,6 +1059,70 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _after_warm_up_epochs(step: Event, w: Event) -> bool:
+    """The scheduler steps only once the epoch counter is past W (``if epoch > W:`` /
+    ``>= W``, in the epoch loop that also runs the write), and the write runs only while a
+    running batch count is below ``len(loader) * W`` batches, that is in epochs 0 .. W-1:
+    a warm-up handing over to the schedule, the write and the step in different functions
+    (the bound passed down as an argument). A per-epoch batch index (a target of a loop
+    inside that epoch loop) does not count batches across epochs."""
+    if w.loop is None:
+        return False
+    write_loops = list(w.loop.ancestors())
+    for c in step.conds:
+        past = _compared(c, below=False)
+        if past is None or c.loop is None:
+            continue
+        counter, epochs = past[0], past[1:]
+        epoch_loop = next((lp for lp in c.loop.ancestors() if counter in lp.targets), None)
+        if epoch_loop is None or epoch_loop not in write_loops:
+            continue
+        inner = write_loops[:write_loops.index(epoch_loop)]
+        for wc in w.conds:
+            below = _compared(wc, below=True)
+            if below is None or any(below[0] in lp.targets for lp in inner):
+                continue
+            sized = {_batches_in(b) for b in below[1:]} - {None}
+            if sized & {ast.dump(e) for e in epochs}:
+                return True
+    return False
+
+
+def _compared(c: Any, below: bool) -> tuple[str, ast.expr, ast.expr] | None:
+    """``(name, bound, source)`` where the branch taken says ``name < bound`` (``below``) or
+    ``name > bound`` (otherwise), ``<=`` / ``>=`` alike; ``source`` is what a bound name known
+    only by its source (Cond.known) stands for, else the bound again."""
+    test = c.test
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or c.branch not in (0, 1):
+        return None
+    op = test.ops[0]
+    if isinstance(op, (ast.Lt, ast.LtE)):
+        smaller, larger = test.left, test.comparators[0]
+    elif isinstance(op, (ast.Gt, ast.GtE)):
+        smaller, larger = test.comparators[0], test.left
+    else:
+        return None
+    if c.branch == 1:
+        smaller, larger = larger, smaller
+    name, bound = (smaller, larger) if below else (larger, smaller)
+    if not isinstance(name, ast.Name):
+        return None
+    known = dict(c.known)
+    source = known.get(bound.id, bound) if isinstance(bound, ast.Name) else bound
+    return name.id, bound, source
+
+
+def _batches_in(bound: ast.expr) -> str | None:
+    """``len(loader) * W`` (either order): the dump of ``W``, a count of epochs in batches."""
+    if not (isinstance(bound, ast.BinOp) and isinstance(bound.op, ast.Mult)):
+        return None
+    for per_epoch, epochs in ((bound.left, bound.right), (bound.right, bound.left)):
+        if isinstance(per_epoch, ast.Call) and isinstance(per_epoch.func, ast.Name) \
+                and per_epoch.func.id == "len" and len(per_epoch.args) == 1:
+            return ast.dump(epochs)
+    return None
 
 
 def _in_window(w: Event) -> bool:
