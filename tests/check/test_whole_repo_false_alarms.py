@@ -1616,3 +1616,61 @@ def test_a_warm_up_bound_not_sized_by_the_gate_still_competes() -> None:
     # the window is `cfg.ramp_iters` batches, the gate counts `cfg.ramp_epochs`: nothing
     # says they meet
     assert codes(_ramp(bound="cfg.ramp_iters")) == ["LRD008"]
+
+
+# -- a scaler's state kept in a name on the branch that has a scaler, None on the other ------
+
+_STATE_ON_ONE_BRANCH = """
+import torch
+
+
+class Runner:
+    def __init__(self, net, opt, half):
+        self.net = net
+        self.opt = opt
+        self.half = half
+        if self.half:
+            self.scaler = torch.amp.GradScaler("cuda")
+
+    def fit(self, batches, epochs, path):
+        for epoch in range(epochs):
+            for x in batches:
+                self.opt.zero_grad()
+                with torch.autocast("cuda", enabled=self.half):
+                    loss = self.net(x).sum()
+                if self.half:
+                    self.scaler.scale(loss).backward()
+                    self.scaler.step(self.opt)
+                    self.scaler.update()
+                else:
+                    loss.backward()
+                    self.opt.step()
+            self.save(path)
+
+    def save(self, path):
+        if self.half:
+            extra = {kept}.state_dict()
+        else:
+            extra = None
+        torch.save({{"net": self.net.state_dict(), "opt": self.opt.state_dict(),
+                    "extra": extra}}, path)
+
+    def resume(self, path):
+        ckpt = torch.load(path)
+        self.net.load_state_dict(ckpt["net"])
+        self.opt.load_state_dict(ckpt["opt"])
+        if self.half:
+            {restored}.load_state_dict(ckpt["extra"])
+"""
+
+
+def test_a_scaler_state_set_on_the_branch_with_a_scaler_and_none_on_the_other_is_saved() -> None:
+    # `if half: extra = scaler.state_dict() else: extra = None`: the name holds the scaler's
+    # state whenever there is a scaler; the checkpoint stores it
+    src = _STATE_ON_ONE_BRANCH.format(kept="self.scaler", restored="self.scaler")
+    assert codes(src) == []
+
+
+def test_another_objects_state_set_on_the_branch_with_a_scaler_still_misses_the_scaler() -> None:
+    src = _STATE_ON_ONE_BRANCH.format(kept="self.net", restored="self.net")
+    assert codes(src) == ["LRD007"]

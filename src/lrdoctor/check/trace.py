@@ -1001,7 +1001,7 @@ class Tracer:
             with _narrowed(narrowed, 0):
                 self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
         if stmt.orelse and known is not True:
-            built = [{k: v for k, v in store.items() if isinstance(v, Obj)}
+            built = [{k: v for k, v in store.items() if isinstance(v, (Obj, StateDictVal))}
                      if known is None else {} for store in stores]
             projects = [{k: v for k, v in store.items() if isinstance(v, InstanceVal)
                          and was.get(k) is not v} if known is None else {}
@@ -1025,7 +1025,11 @@ class Tracer:
                 for name, obj in built_here.items():
                     now = store.get(name)
                     if now is not obj and isinstance(now, Const) and now.value is None:
+                        # also `if args.fp16: amp_state = scaler.state_dict() else:
+                        # amp_state = None`: what a checkpoint then stores is that state
                         store[name] = obj
+                    elif isinstance(obj, StateDictVal):
+                        continue
                     elif now is not obj and obj.kind == "optimizer" and was.get(name) is not now \
                             and isinstance(now, (InstanceVal, ExprVal)):
                         # `if args.optim == "sgd": opt = SGD(...) else: opt = ProjectRMSprop(...)`:
