@@ -5,9 +5,14 @@ control that must still be reported where there is one."""
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
+import pytest
+
+from lrdoctor.catalog import CATALOG
 from lrdoctor.check.engine import check_file
+from lrdoctor.check.runner import check_files
 from tests.check.helpers import codes, findings
 
 # -- a branch that returns early: what follows the `if` never shares a pass with it ----------
@@ -1674,3 +1679,188 @@ def test_a_scaler_state_set_on_the_branch_with_a_scaler_and_none_on_the_other_is
 def test_another_objects_state_set_on_the_branch_with_a_scaler_still_misses_the_scaler() -> None:
     src = _STATE_ON_ONE_BRANCH.format(kept="self.net", restored="self.net")
     assert codes(src) == ["LRD007"]
+
+
+# -- a scheduler stepped only in a method reached through a dispatch lrdoctor cannot follow --
+
+_DISPATCHED_TRAINER = """
+import torch
+from torch.optim.lr_scheduler import MultiStepLR
+
+
+class Runner:
+    def __init__(self, net, opt, sched):
+        self.net = net
+        self.opt = opt
+        self.sched = sched
+        self.epoch = 0
+
+    def train(self, batches):
+        first = self.epoch * len(batches)
+        for i, x in enumerate(batches):
+            self.opt.zero_grad()
+            self.net(x).sum().backward()
+            self.opt.step()
+            {step}
+        self.epoch += 1
+
+    def run(self, batches, flow, epochs):
+        while self.epoch < epochs:
+            for mode in flow:
+                phase = getattr(self, mode)
+                phase(batches)
+            torch.save({{"net": self.net.state_dict(), "epoch": self.epoch}}, "last.pt")
+
+    def resume(self, path):
+        ckpt = torch.load(path)
+        self.epoch = ckpt["epoch"]
+        if "optimizer" in ckpt:
+            self.opt.load_state_dict(ckpt["optimizer"])
+
+
+def main(net, batches, cfg):
+    opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    sched = MultiStepLR(opt, milestones=cfg.drops, gamma=0.1)
+    runner = Runner(net, opt, sched)
+    if cfg.resume_from:
+        runner.resume(cfg.resume_from)
+    runner.run(batches, ["train"], cfg.epochs)
+"""
+
+
+def test_a_schedule_every_step_of_which_names_its_position_in_a_dispatched_method_is_not_lrd007(
+) -> None:
+    # `getattr(self, mode)(...)` is not followed: `train` is traced apart, its scheduler known
+    # by name only, and every step there names the position (`step(first + i)`): the resume
+    # restores the optimizer, and the first step after it puts the schedule where it was
+    assert codes(_DISPATCHED_TRAINER.format(step="self.sched.step(first + i + 1)")) == []
+
+
+def test_a_schedule_stepped_without_a_position_in_a_dispatched_method_is_still_lrd007() -> None:
+    assert codes(_DISPATCHED_TRAINER.format(step="self.sched.step()")) == ["LRD007"]
+
+
+
+
+# the trainer class lives in another module and runs its phases through `getattr(self, mode)`:
+# the driver's trace never reaches the method that steps the scheduler
+_ENGINE_MODULE = """
+import torch
+
+
+class Engine:
+    def __init__(self, net, opt, sched):
+        self.net = net
+        self.opt = opt
+        self.sched = sched
+        self.epoch = 0
+
+    def train(self, batches):
+        first = self.epoch * len(batches)
+        for i, x in enumerate(batches):
+            self.opt.zero_grad()
+            self.net(x).sum().backward()
+            self.opt.step()
+            {step}
+        self.epoch += 1
+
+    def run(self, batches, flow, epochs):
+        while self.epoch < epochs:
+            for mode in flow:
+                getattr(self, mode)(batches)
+            torch.save({{"net": self.net.state_dict(), "epoch": self.epoch}}, "last.pt")
+
+    def resume(self, path):
+        ckpt = torch.load(path)
+        self.epoch = ckpt["epoch"]
+        if "optimizer" in ckpt:
+            self.opt.load_state_dict(ckpt["optimizer"])
+"""
+
+_ENGINE_DRIVER = """
+import torch
+from torch.optim.lr_scheduler import MultiStepLR
+from pkg.engine import Engine
+
+
+def main(net, batches, cfg):
+    opt = torch.optim.SGD(net.parameters(), lr=0.01)
+{build}
+    engine = Engine(net, opt, sched)
+    if cfg.resume_from:
+        engine.resume(cfg.resume_from)
+    engine.run(batches, ["train"], cfg.epochs)
+"""
+
+
+_ONE_SCHEDULE = "    sched = MultiStepLR(opt, milestones=cfg.drops, gamma=0.1)"
+_PICKED_SCHEDULE = """    if cfg.policy == "cosine":
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cfg.epochs)
+    else:
+        sched = MultiStepLR(opt, milestones=cfg.drops, gamma=0.1)"""
+
+
+def _engine_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str,
+                    build: str = _ONE_SCHEDULE) -> list[tuple[str, int, str]]:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/__init__.py").write_text("")
+    (tmp_path / "pkg/engine.py").write_text(textwrap.dedent(_ENGINE_MODULE).format(step=step))
+    (tmp_path / "run.py").write_text(textwrap.dedent(_ENGINE_DRIVER).format(build=build))
+    monkeypatch.chdir(tmp_path)
+    report = check_files(["run.py", "pkg/__init__.py", "pkg/engine.py"], frozenset(CATALOG),
+                         jobs=1)
+    assert report.errors == []
+    return [(d.path, d.line, d.code) for d in report.diagnostics if d.code != "LRD101"]
+
+
+def test_a_schedule_stepped_by_position_in_a_dispatched_method_of_another_module_is_not_lrd007(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the driver's trace sees its MultiStepLR built and handed to the engine, never stepped:
+    # how it is stepped is not known there, and the engine's own trace (its scheduler known
+    # by name) sees every step name its position
+    assert _engine_project(tmp_path, monkeypatch, "self.sched.step(first + i + 1)") == []
+
+
+def test_a_schedule_picked_by_a_setting_and_stepped_by_position_by_the_engine_is_not_lrd007(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _engine_project(tmp_path, monkeypatch, "self.sched.step(first + i + 1)",
+                           _PICKED_SCHEDULE) == []
+
+
+def test_a_schedule_stepped_without_a_position_in_another_module_is_still_lrd007(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    got = _engine_project(tmp_path, monkeypatch, "self.sched.step()")
+    assert [code for _, _, code in got] == ["LRD007"]
+
+
+
+_NEVER_STEPPED = """
+import torch
+from torch.optim.lr_scheduler import MultiStepLR
+
+
+def main(net, batches, cfg):
+    opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    sched = MultiStepLR(opt, milestones=cfg.drops, gamma=0.1)
+    if cfg.resume_from:
+        ckpt = torch.load(cfg.resume_from)
+        net.load_state_dict(ckpt["net"])
+        opt.load_state_dict(ckpt["optimizer"])
+    for epoch in range(cfg.epochs):
+        for x in batches:
+            opt.zero_grad()
+            net(x).sum().backward()
+            opt.step()
+{step}
+"""
+
+
+def test_a_scheduler_nothing_in_view_steps_loses_nothing_on_resume() -> None:
+    # built and never stepped where lrdoctor can see (no step in the trace, none in a class
+    # holding it): its state is a fresh one's, as the catalog's "never stepped yet" says
+    assert codes(_NEVER_STEPPED.format(step="")) == []
+
+
+def test_a_scheduler_stepped_each_epoch_is_still_lrd007_on_a_resume_of_the_optimizer_only() -> None:
+    assert codes(_NEVER_STEPPED.format(step="        sched.step()")) == ["LRD007"]

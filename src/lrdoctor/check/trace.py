@@ -1314,6 +1314,10 @@ class Tracer:
                         self.emit("set_last_epoch", option, target)
             if isinstance(base, InstanceVal):
                 self.assigned(target.attr)
+                for held in options(value) if isinstance(value, UnionVal) else [value]:
+                    if isinstance(held, Obj) and held.kind == "scheduler" \
+                            and (base.info, target.attr) not in held.held:
+                        held.held.append((base.info, target.attr))
                 self.bind(base.attrs, target.attr, f"self.{target.attr}", value, source, scope,
                           target)
         elif isinstance(target, ast.Subscript):

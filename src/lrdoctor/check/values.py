@@ -49,6 +49,9 @@ class Obj:
     # built from the project's own subclass of torch's scheduler base (one that keeps torch's
     # step()): that class and the scope of the call, to read its horizons from its get_lr()
     project: tuple[Any, Any] | None = None
+    # the project classes whose instances keep it in an attribute (``self.sched = sched``):
+    # (ClassInfo, attribute name)
+    held: list[tuple[Any, str]] = field(default_factory=list)
     id: int = field(default_factory=lambda: next(_ids))
 
     @property

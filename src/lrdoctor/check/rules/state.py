@@ -87,6 +87,11 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     # can reach that step as a stand-in known by name only: when every such step names its
     # position, so do those of the schedulers never stepped under their own identity
     unbound: bool | None = None
+    # the same, for stand-ins stepped in a trace of their own: a trainer class's training
+    # method reached only through a dispatch lrdoctor cannot follow (`getattr(self, mode)(...)`)
+    # is traced apart, its scheduler known by name only; a scheduler this program builds and
+    # never steps under its own identity is stepped there, if anywhere
+    apart: bool | None = None
     for e in ctx.program.events:
         if e.kind == "sched_step" and e.obj is not None:
             explicit = bool(e.info.get("nargs")) or "epoch" in (e.info.get("kwargs") or [])
@@ -94,6 +99,10 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             positioned[site] = positioned.get(site, True) and explicit
             if e.obj.guessed and e.root == root:
                 unbound = (True if unbound is None else unbound) and explicit
+            elif e.obj.guessed:
+                apart = (True if apart is None else apart) and explicit
+    if unbound is None:
+        unbound = apart
     stepped = {_site(e.obj) for e in ctx.program.events
                if e.kind in ("sched_step", "sched_step_update") and e.obj is not None}
     # optimizers whose resume builds a scheduler at the resumed position (`if resume: ...
@@ -119,6 +128,13 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             # a scheduler of unknown class (a parameter named `scheduler`, a project class or
             # builder lrdoctor cannot read) that this program never steps: nothing to judge
             continue
+        if _site(s) not in stepped and unbound is None and _held_steps(s) is not False:
+            # never stepped in this trace, under its own identity or as a stand-in: its state
+            # is a fresh one's as far as lrdoctor can see; or a project's trainer holds it
+            # (`self.lr_scheduler = lr_scheduler`) and steps it in a method reached through a
+            # dispatch lrdoctor cannot follow (`getattr(self, mode)(...)`), every such step
+            # naming its position. A step there without one is what the resume loses.
+            continue
         if s.cls in ("ReduceLROnPlateau", "ExponentialLR") \
                 or positioned.get(_site(s), bool(unbound)):
             # both only scale the LR they find: it is in the optimizer state, and an
@@ -141,6 +157,36 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
 
 
 _UPDATE_KINDS = ("opt_step", "scaler_step", "backward", "scale_backward")
+
+
+def _held_steps(s: Obj) -> bool | None:
+    """How the project classes whose instances hold the scheduler in an attribute
+    (``self.sched = sched``, seen by the trace) step it there, in their methods or their
+    bases': True when every such step names its position (``self.sched.step(global_step)``),
+    False when one does not, None when there is no such step."""
+    found: bool | None = None
+    for info, attr in s.held:
+        seen: set[int] = set()
+        classes = [info]
+        while classes:
+            cls = classes.pop()
+            if id(cls) in seen or len(seen) > 16:
+                continue
+            seen.add(id(cls))
+            classes.extend(cls.base_classes())
+            for method in cls.methods.values():
+                for node in ast.walk(method):
+                    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                            and node.func.attr == "step"):
+                        continue
+                    held = node.func.value
+                    if not (isinstance(held, ast.Attribute) and held.attr == attr
+                            and isinstance(held.value, ast.Name) and held.value.id == "self"):
+                        continue
+                    if not (node.args or any(k.arg == "epoch" for k in node.keywords)):
+                        return False
+                    found = True
+    return found
 
 
 def _count_unused(s: Obj) -> bool:
