@@ -44,6 +44,19 @@ class ClassInfo:
                 return hit
         return None
 
+    def lineage(self, limit: int = 16) -> Iterator[ClassInfo]:
+        """This class, then its project base classes, nearest first (breadth first), each once;
+        at most ``limit`` + 1 classes (a deep or cyclic hierarchy is cut there)."""
+        seen: set[int] = set()
+        queue = [self]
+        while queue:
+            cls = queue.pop(0)
+            if id(cls) in seen or len(seen) > limit:
+                continue
+            seen.add(id(cls))
+            yield cls
+            queue.extend(cls.base_classes())
+
     def base_classes(self) -> list[ClassInfo]:
         if self.parents is not None:
             return self.parents

@@ -323,12 +323,7 @@ class Tracer:
         self.manual[id(instance)] = (optimizers, schedulers)
         traced = {"configure_optimizers"}
         self._new_root()
-        epochs = Loop(step[0], step[1].module.path, None, "epoch", None, frozenset(),  # type: ignore[arg-type]
-                      step[0].lineno, over_name="Lightning's epochs", root=self.root)
-        batches = Loop(step[0], step[1].module.path, epochs, "batch", None, frozenset(),  # type: ignore[arg-type]
-                       step[0].lineno, over_name="Lightning's training batches", root=self.root)
-        batches.iterates_loader = True
-        self.loops.extend((epochs, batches))
+        epochs, batches = self.lightning_loops(step)
         self.loop = batches
         self.call_function(FuncVal(step[0], step[1].module, instance, step[1]), [], {}, root=True)
         traced.add("training_step")
@@ -367,12 +362,7 @@ class Tracer:
         optimizers = _configured_optimizers(value)
         traced = {"configure_optimizers", "training_step"}
         self._new_root()
-        epochs = Loop(step[0], step[1].module.path, None, "epoch", None, frozenset(),  # type: ignore[arg-type]
-                      step[0].lineno, over_name="Lightning's epochs", root=self.root)
-        batches = Loop(step[0], step[1].module.path, epochs, "batch", None, frozenset(),  # type: ignore[arg-type]
-                       step[0].lineno, over_name="Lightning's training batches", root=self.root)
-        batches.iterates_loader = True
-        self.loops.extend((epochs, batches))
+        epochs, batches = self.lightning_loops(step)
 
         def run(names: tuple[str, ...], loop: Loop) -> None:
             for name in names:
@@ -425,17 +415,23 @@ class Tracer:
         for rec in self.recordings:
             rec.called.add(name)
 
+    def lightning_loops(self, step: tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo]
+                        ) -> tuple[Loop, Loop]:
+        """The epoch and batch loops Lightning runs ``training_step`` in, stood at its line."""
+        fn, owner = step
+        epochs = Loop(fn, owner.module.path, None, "epoch", None, frozenset(),  # type: ignore[arg-type]
+                      fn.lineno, over_name="Lightning's epochs", root=self.root)
+        batches = Loop(fn, owner.module.path, epochs, "batch", None, frozenset(),  # type: ignore[arg-type]
+                       fn.lineno, over_name="Lightning's training batches", root=self.root)
+        batches.iterates_loader = True
+        self.loops.extend((epochs, batches))
+        return epochs, batches
+
     def inherited_entries(self, cls: ClassInfo
                           ) -> dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo]]:
         """Methods an instance of ``cls`` inherits that nothing calls (entry points)."""
         out: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo]] = {}
-        seen: set[int] = {id(cls)}
-        stack = list(cls.base_classes())
-        while stack:
-            base = stack.pop(0)
-            if id(base) in seen or len(seen) > 16:
-                continue
-            seen.add(id(base))
+        for base in itertools.islice(cls.lineage(), 1, None):
             # a method the template calls on itself is traced from its caller; one called only
             # on other objects (`self.model.train()` vs the trainer's own `train()`) is not
             for name, method in base.methods.items():
@@ -447,7 +443,6 @@ class Tracer:
                 found = cls.find(name)
                 if found is not None and found[0] is method:
                     out[name] = (method, base)
-            stack.extend(base.base_classes())
         return out
 
     def self_called(self, module: ModuleInfo) -> frozenset[str]:

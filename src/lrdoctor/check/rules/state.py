@@ -166,14 +166,7 @@ def _held_steps(s: Obj) -> bool | None:
     False when one does not, None when there is no such step."""
     found: bool | None = None
     for info, attr in s.held:
-        seen: set[int] = set()
-        classes = [info]
-        while classes:
-            cls = classes.pop()
-            if id(cls) in seen or len(seen) > 16:
-                continue
-            seen.add(id(cls))
-            classes.extend(cls.base_classes())
+        for cls in info.lineage():
             for method in cls.methods.values():
                 for node in ast.walk(method):
                     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
