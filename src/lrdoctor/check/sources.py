@@ -368,19 +368,62 @@ def _python_lines(lines: list[str]) -> list[str]:
     out = []
     continued = False  # the previous Python line ends in a backslash
     in_magic = False  # the previous magic line does: this one is more of the same command
+    # IPython reads a magic only where a logical line starts: a line inside open brackets or
+    # an open triple-quoted string (`print('%d' \n      % (n,))`) is Python, not a magic
+    inside: tuple[int, str | None] = (0, None)
     for text in lines:
         if in_magic:
             out.append("")  # `!python export.py \` then `    --weights w.pt \`: still shell
-        elif not continued and _MAGIC_LINE.match(text) and not text.lstrip().startswith("#"):
+        elif (not continued and inside == (0, None) and _MAGIC_LINE.match(text)
+              and not text.lstrip().startswith("#")):
             indent = text[: len(text) - len(text.lstrip())]
             out.append(f"{indent}pass" if indent else "")
             in_magic = text.rstrip().endswith("\\")
             continue
         else:
             out.append(text)
+            inside = _scan_open(text, inside)
         ends = text.rstrip().endswith("\\")
         continued, in_magic = (False, ends) if in_magic else (ends, False)
     return out
+
+
+def _scan_open(text: str, state: tuple[int, str | None]) -> tuple[int, str | None]:
+    """After one more line of Python: how many brackets are open, and the quote of a
+    triple-quoted string still open (None when none). Quotes and comments are skipped; a
+    one-line string left open (a syntax error anyway) ends with its line."""
+    depth, quote = state
+    i, n = 0, len(text)
+    while i < n:
+        if quote is not None:
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i += len(quote)
+                quote = None
+                continue
+            i += 1
+            continue
+        c = text[i]
+        if c == "#":
+            break
+        if c in "\"'":
+            triple = c * 3
+            if text.startswith(triple, i):
+                quote, i = triple, i + 3
+                continue
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return depth, quote
 
 
 def discover(

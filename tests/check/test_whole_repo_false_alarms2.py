@@ -1,0 +1,59 @@
+"""False alarms found on whole repositories nobody here wrote (fphunt10), each next to a
+control that must still be reported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lrdoctor.check.engine import check_file
+from lrdoctor.check.sources import notebook_source
+
+
+def _notebook(*cells: str) -> str:
+    out = [{"cell_type": "code", "metadata": {}, "source": c.splitlines(True), "outputs": [],
+            "execution_count": None} for c in cells]
+    return json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+# a course notebook's epoch report: the %-format's operator starts the continuation line
+_EPOCH_REPORT = (
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "loader = DataLoader(list(range(64)), batch_size=8)\n"
+    "model = torch.nn.Linear(4, 1)\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5)\n"
+    "for epoch in range(10):\n"
+    "    for x in loader:\n"
+    "        opt.step()\n"
+    "        sched.step()\n"
+    "    print('epoch %d, lr %.4f'\n"
+    "          % (epoch + 1, opt.param_groups[0]['lr']))\n"
+)
+
+
+def test_percent_operator_starting_a_bracketed_continuation_line_is_python(
+    tmp_path: Path,
+) -> None:
+    # inside open brackets a line that starts with `%` (or `!`) continues the expression:
+    # IPython reads magics only where a logical line starts, so the cell is valid Python and
+    # is checked (its per-batch StepLR is still reported)
+    path = tmp_path / "course.ipynb"
+    path.write_text(_notebook(_EPOCH_REPORT))
+    result = check_file(str(path))
+    assert result.errors == []
+    assert [d.code for d in result.diagnostics] == ["LRD002"]
+
+
+def test_percent_line_inside_a_triple_quoted_string_is_kept() -> None:
+    nb = notebook_source(_notebook('doc = """\n% done\n!not a shell line\n"""\nx = 1\n%time y = 2'))
+    assert nb.text.splitlines() == ['doc = """', "% done", "!not a shell line", '"""', "x = 1", ""]
+
+
+def test_magic_after_a_closed_bracket_is_still_blanked() -> None:
+    # control: once the brackets close, a `%` or `!` line starts a logical line: a magic
+    nb = notebook_source(_notebook("print('a %d'\n      % (1,))\n%matplotlib inline\n"
+                                   "s = ')'  # (\n!ls\nx = [1,\n     2]\n%time y = 2"))
+    assert nb.text.splitlines() == ["print('a %d'", "      % (1,))", "", "s = ')'  # (", "",
+                                    "x = [1,", "     2]", ""]
