@@ -57,3 +57,30 @@ def test_magic_after_a_closed_bracket_is_still_blanked() -> None:
                                    "s = ')'  # (\n!ls\nx = [1,\n     2]\n%time y = 2"))
     assert nb.text.splitlines() == ["print('a %d'", "      % (1,))", "", "s = ')'  # (", "",
                                     "x = [1,", "     2]", ""]
+
+
+def test_single_line_automagic_cell_is_not_a_syntax_error(tmp_path: Path) -> None:
+    # `ls logs/*/` or `cd repo/` alone in a cell: IPython's automagic runs the %ls / %cd
+    # magic (the kernel applies it to single-line cells), so the notebook is valid
+    path = tmp_path / "tour.ipynb"
+    path.write_text(_notebook("ls lightning_logs/*/\n", "cd repo/", "\ntime run_all(x)\n\n",
+                              _EPOCH_REPORT))
+    result = check_file(str(path))
+    assert result.errors == []
+    assert [d.code for d in result.diagnostics] == ["LRD002"]
+
+
+def test_automagic_word_in_a_longer_cell_is_still_a_syntax_error(tmp_path: Path) -> None:
+    # control: in a cell of two lines the kernel does not apply automagic; `ls logs/` there
+    # is a syntax error when the cell runs
+    path = tmp_path / "tour.ipynb"
+    path.write_text(_notebook("# what was written\nls lightning_logs/", _EPOCH_REPORT))
+    result = check_file(str(path))
+    assert len(result.errors) == 1 and "syntax error" in result.errors[0]
+    assert [d.code for d in result.diagnostics] == ["LRD002"]
+
+
+def test_single_line_python_starting_with_a_magic_name_is_kept() -> None:
+    # control: a one-line cell that is Python (an assignment, a call) stays Python
+    nb = notebook_source(_notebook("ls = sorted(files)", "time.sleep(1)", "run(model)"))
+    assert nb.text.splitlines() == ["ls = sorted(files)", "time.sleep(1)", "run(model)"]

@@ -49,6 +49,23 @@ _MAGIC_LINE = re.compile(
     r"^\s*([%!?]|[\w.,\s\[\]]+=\s*[%!]|[\w.*]+\?\??\s*$"
     r"|(pip|pip3|conda|mamba)\s+(install|uninstall|list|show|freeze|download)\b)"
 )
+# IPython's line magics and shell aliases, and the kernel's own (clear, less, more, man), that
+# automagic runs without the `%` (`cd data/`, `ls logs/*/`, `time model.fit(x)`); plus the
+# common extensions' (tensorboard, autoreload)
+_AUTOMAGICS = frozenset(
+    {"alias", "alias_magic", "autoawait", "autocall", "automagic", "bookmark", "cat", "cd",
+     "colors", "conda", "config", "cp", "debug", "dhist", "dirs", "doctest_mode", "ed", "edit",
+     "env", "gui", "hist", "history", "killbgscripts", "ldir", "lf", "lk", "ll", "load",
+     "load_ext", "loadpy", "logoff", "logon", "logstart", "logstate", "logstop", "ls",
+     "lsmagic", "lx", "macro", "magic", "matplotlib", "mkdir", "mv", "notebook", "page",
+     "pastebin", "pdb", "pdef", "pdoc", "pfile", "pinfo", "pinfo2", "pip", "popd", "pprint",
+     "precision", "prun", "psearch", "psource", "pushd", "pwd", "pycat", "pylab", "quickref",
+     "recall", "rehashx", "reload_ext", "rep", "rerun", "reset", "reset_selective", "rm",
+     "rmdir", "run", "save", "sc", "set_env", "sx", "system", "tb", "time", "timeit",
+     "unalias", "unload_ext", "who", "who_ls", "whos", "xdel", "xmode", "clear", "less", "more",
+     "man", "tensorboard", "autoreload", "aimport"}
+)
+_AUTOMAGIC_LINE = re.compile(r"^\s*([A-Za-z_]\w*)(?:\s+(\S.*))?$")
 # a bigger .py or .ipynb is generated data, not training code: reading stops there. Checking
 # is linear in size and findings (20,000 findings in 0.7 MB take ~4 s), but Python's own AST
 # takes ~100-170 bytes of memory per byte of dense source: 32 MiB already needs GBs
@@ -365,6 +382,8 @@ def _python_lines(lines: list[str]) -> list[str]:
         if magic in _FOREIGN_CELL_MAGICS:
             return [""] * len(lines)
         lines = [*lines[:first], "", *lines[first + 1:]]
+    elif _automagic(lines, first):
+        return [""] * len(lines)
     out = []
     continued = False  # the previous Python line ends in a backslash
     in_magic = False  # the previous magic line does: this one is more of the same command
@@ -386,6 +405,25 @@ def _python_lines(lines: list[str]) -> list[str]:
         ends = text.rstrip().endswith("\\")
         continued, in_magic = (False, ends) if in_magic else (ends, False)
     return out
+
+
+def _automagic(lines: list[str], first: int) -> bool:
+    """A cell of one line that IPython's automagic runs as a magic (`ls logs/`, `cd repo/`):
+    the kernel applies it to single-line cells only, to a magic's name followed by anything
+    but an assignment; read as one only where the line is no Python statement."""
+    code = [t for t in lines[first:] if t.strip()]
+    if len(code) != 1:
+        return False
+    match = _AUTOMAGIC_LINE.match(code[0])
+    if match is None or match.group(1) not in _AUTOMAGICS or not match.group(2):
+        return False
+    if match.group(2)[0] in "=,":
+        return False
+    try:
+        compile(code[0].strip(), "<cell>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return True
+    return False
 
 
 def _scan_open(text: str, state: tuple[int, str | None]) -> tuple[int, str | None]:
