@@ -84,3 +84,44 @@ def test_single_line_python_starting_with_a_magic_name_is_kept() -> None:
     # control: a one-line cell that is Python (an assignment, a call) stays Python
     nb = notebook_source(_notebook("ls = sorted(files)", "time.sleep(1)", "run(model)"))
     assert nb.text.splitlines() == ["ls = sorted(files)", "time.sleep(1)", "run(model)"]
+
+
+_SNAPSHOT_CYCLES = '''
+import argparse
+import torch
+from torch.utils.data import DataLoader
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=50)
+parser.add_argument("--cycles", type=int, default=5)
+args = parser.parse_args()
+
+loader = DataLoader(list(range(64)), batch_size=8)
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+cycle_step = {horizon}
+sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, cycle_step, 1e-5)
+for epoch in range(args.epochs):
+    for x in loader:
+        opt.step()
+    sched.step()
+    if (epoch + 1) % cycle_step == 0:
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, cycle_step, 1e-5)
+'''
+
+
+def test_horizon_computed_from_epochs_counts_epochs_whatever_its_name(tmp_path: Path) -> None:
+    # snapshot ensembling: `cycle_step = epochs // cycles` is a length in epochs, stepped once
+    # per epoch; the "step" in the name does not make it a count of batches
+    path = tmp_path / "train.py"
+    path.write_text(_SNAPSHOT_CYCLES.format(horizon="args.epochs // args.cycles"))
+    result = check_file(str(path))
+    assert [d.code for d in result.diagnostics if d.code in ("LRD002", "LRD003")] == []
+
+
+def test_horizon_computed_from_batches_stepped_per_epoch_is_still_lrd003(tmp_path: Path) -> None:
+    # control: the same name computed from the loader's length counts batches
+    path = tmp_path / "train.py"
+    path.write_text(_SNAPSHOT_CYCLES.format(horizon="args.epochs * len(loader) // args.cycles"))
+    result = check_file(str(path))
+    assert "LRD003" in [d.code for d in result.diagnostics]

@@ -242,12 +242,17 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
             # the name says steps, the setting decides
             return ("", None)
         unit = _word_unit(expr.id, echo)
-        if unit:
-            return (unit, None)
         if scope is not None:
             found = scope.source_of(expr.id)
             if found is not None:
-                return unit_of(found[0], found[1], depth + 1, echo)
+                # what the value is computed from outranks the name it is kept under:
+                # `cycle_step = args.epochs // args.snapshots` counts epochs, "step" or not
+                defined = unit_of(found[0], found[1], depth + 1, echo)
+                if defined[0] in ("batch", "epoch") or not unit:
+                    return defined
+        if unit:
+            return (unit, None)
+        if scope is not None:
             value = scope.lookup(expr.id)
             if isinstance(value, ExprVal):
                 return unit_of(value.node, value.scope, depth + 1, echo)
