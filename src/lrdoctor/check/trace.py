@@ -1697,6 +1697,7 @@ class Tracer:
             else:
                 args.append(self.eval(a, scope, depth))
         kwargs = {}
+        splat = False  # a `**kw` whose items are not all known
         for kw in node.keywords:
             if kw.arg is not None:
                 kwargs[kw.arg] = self.eval(kw.value, scope, depth)
@@ -1706,10 +1707,27 @@ class Tracer:
                     kwargs.update((k, v) for k, v in value.items.items() if isinstance(k, str))
                 if not isinstance(value, DictVal) or value.open:
                     complete = False
+                if not isinstance(value, DictVal) or value.open or value.splat:
+                    splat = True
         if isinstance(func, ast.Name):
             self.called(func.id)
         elif method:
             self.called(method)
+        if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
+                and len(args) <= 1:
+            # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as
+            # the literal `{"optimizer": optimizer, ...}` (a first argument that is a known
+            # dict is copied into it; anything else leaves it incomplete)
+            built = DictVal({})
+            if args:
+                if isinstance(args[0], DictVal):
+                    built.items.update(args[0].items)
+                    built.splat = args[0].splat
+                else:
+                    built.splat = True
+            built.splat = built.splat or splat
+            built.items.update(kwargs)
+            return built
 
         if isinstance(receiver, EngineVal):
             if method == "add_event_handler" and len(node.args) > 1 \

@@ -1,0 +1,119 @@
+"""The model of the program follows what the code does, not how it is laid out (issue 7's
+structural metamorphic tests: moving the loop into a function, a class or a second module,
+or passing the objects through a dict and ``**kwargs``, must not change the findings).
+
+Each test writes one program in the usual layout (the control, which must be reported) and
+in the rewritten one; and a correct variant that must stay silent."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.check.helpers import codes
+
+# -- objects passed through dict(...) and **kwargs ------------------------------------------
+
+_SPLAT_CALL = """
+import torch
+
+def one_pass(net, train_loader, opt, sched):
+    for x in train_loader:
+        loss = net(x).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        {per_batch}
+    {per_epoch}
+
+def main(net, train_loader):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30)
+    for epoch in range(90):
+        {call}
+"""
+
+_CALLS = {
+    "keywords": "one_pass(net=net, train_loader=train_loader, opt=opt, sched=sched)",  # the control
+    "dict call": "parts = dict(net=net, train_loader=train_loader, opt=opt, sched=sched)\n"
+                 "        one_pass(**parts)",
+    "dict call, positional first": "parts = dict(opt=opt, sched=sched)\n"
+                                   "        one_pass(net, train_loader, **parts)",
+    "dict call, copied": "parts = dict({'net': net, 'train_loader': train_loader}, opt=opt, sched=sched)\n"
+                         "        one_pass(**parts)",
+    "literal": "parts = {'net': net, 'train_loader': train_loader, 'opt': opt, 'sched': sched}\n"
+               "        one_pass(**parts)",
+}
+
+
+@pytest.mark.parametrize("call", list(_CALLS))
+def test_objects_passed_through_a_dict_reach_the_callee(call: str) -> None:
+    src = _SPLAT_CALL.format(call=_CALLS[call], per_batch="sched.step()", per_epoch="")
+    assert "LRD002" in codes(src)
+
+
+@pytest.mark.parametrize("call", list(_CALLS))
+def test_objects_passed_through_a_dict_stepped_per_epoch_are_silent(call: str) -> None:
+    src = _SPLAT_CALL.format(call=_CALLS[call], per_batch="", per_epoch="sched.step()")
+    assert "LRD002" not in codes(src)
+
+
+_SPLAT_INIT = """
+import torch
+
+class Runner:
+    def __init__(self, *args, **kwargs):
+        self.net = kwargs["net"]
+        self.opt = kwargs["opt"]
+        self.sched = kwargs["sched"]
+
+    def fit(self, train_loader, epochs):
+        for epoch in range(90):
+            for x in train_loader:
+                loss = self.net(x).mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+                {per_batch}
+            {per_epoch}
+
+def main(net, train_loader):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=90)
+    {build}
+    runner.fit(train_loader, 90)
+"""
+
+
+@pytest.mark.parametrize("build", [
+    "runner = Runner(net=net, opt=opt, sched=sched)",  # the control
+    "parts = dict(net=net, opt=opt, sched=sched)\n    runner = Runner(**parts)",
+])
+def test_a_dict_splatted_into_a_constructor_reaches_its_kwargs(build: str) -> None:
+    src = _SPLAT_INIT.format(build=build, per_batch="self.sched.step()", per_epoch="")
+    assert "LRD002" in codes(src)
+    silent = _SPLAT_INIT.format(build=build, per_batch="", per_epoch="self.sched.step()")
+    assert "LRD002" not in codes(silent)
+
+
+def test_a_dict_built_from_something_unknown_guesses_no_horizon() -> None:
+    # `dict(settings, sched=sched)` of an unknown `settings`: the items it names are known,
+    # the rest are not; nothing is invented for them
+    src = """
+import torch
+
+def one_pass(net, train_loader, opt, sched=None):
+    for x in train_loader:
+        loss = net(x).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if sched is not None:
+            sched.step()
+
+def main(net, train_loader, settings):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for epoch in range(90):
+        parts = dict(settings, net=net, train_loader=train_loader, opt=opt)
+        one_pass(**parts)
+"""
+    assert "LRD002" not in codes(src)
