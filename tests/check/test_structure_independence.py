@@ -117,3 +117,56 @@ def main(net, train_loader, settings):
         one_pass(**parts)
 """
     assert "LRD002" not in codes(src)
+
+
+_RESUMED_PROJECT_SCHEDULER = """
+import torch
+
+class Warm(torch.optim.lr_scheduler._LRScheduler):
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        self.milestones = milestones
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [b for b in self.base_lrs]
+
+def main(model, train_loader, resume):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    start_epoch = 0
+    if resume:
+        state = torch.load(resume)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        start_epoch = state["epoch"] + 1
+    {build}
+    for epoch in range(start_epoch, 16):
+        for x in train_loader:
+            loss = model(x).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+        torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "epoch": epoch}}, "last.pt")
+"""
+
+
+@pytest.mark.parametrize("build", [
+    # the control: the position written out in the call
+    "scheduler = Warm(optimizer, [10, 12], last_epoch=len(train_loader) * start_epoch - 1)",
+    "parts = dict(optimizer=optimizer, milestones=[10, 12],\n"
+    "                 last_epoch=len(train_loader) * start_epoch - 1)\n"
+    "    scheduler = Warm(**parts)",
+])
+def test_a_project_scheduler_rebuilt_at_the_resumed_position_through_a_dict(build: str) -> None:
+    # the schedule is rebuilt where the resumed run starts: the checkpoint needs no state
+    assert "LRD007" not in codes(_RESUMED_PROJECT_SCHEDULER.format(build=build))
+
+
+@pytest.mark.parametrize("build", [
+    "scheduler = Warm(optimizer, [10, 12])",
+    "parts = dict(optimizer=optimizer, milestones=[10, 12])\n    scheduler = Warm(**parts)",
+])
+def test_a_project_scheduler_built_afresh_through_a_dict_is_still_reported(build: str) -> None:
+    assert "LRD007" in codes(_RESUMED_PROJECT_SCHEDULER.format(build=build))

@@ -415,8 +415,12 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
     args = call.args[1:] if sched.call is not None else call.args
     point = _RESUME_POINT if sched.call is not None else _BUILDER_RESUME_POINT
     seen: set[str] = set()
+    # a project's own scheduler class is built in the scope its call ran in, which reads the
+    # names it is given (`Warmup(**parts)` after `parts = dict(..., last_epoch=start - 1)`)
+    scope0 = sched.scope if sched.scope is not None or sched.project is None \
+        else sched.project[1]
     todo: list[tuple[ast.expr, Scope | None, int]] = [
-        (arg, sched.scope, 0) for arg in [*args, *(k.value for k in call.keywords)]
+        (arg, scope0, 0) for arg in [*args, *(k.value for k in call.keywords)]
     ]
     while todo:
         expr, scope, level = todo.pop()
