@@ -170,3 +170,34 @@ def test_a_project_scheduler_rebuilt_at_the_resumed_position_through_a_dict(buil
 ])
 def test_a_project_scheduler_built_afresh_through_a_dict_is_still_reported(build: str) -> None:
     assert "LRD007" in codes(_RESUMED_PROJECT_SCHEDULER.format(build=build))
+
+
+# -- settings held in a dict ------------------------------------------------------------------
+
+_CONFIG_IN_CHECKPOINT = """
+import torch
+
+CONFIG = {{"optimizer": "sgd", "scheduler": "cosine", "epochs": 16, "lr": 0.1}}
+
+def main(model, train_loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=CONFIG["lr"])
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=CONFIG["epochs"])
+    for epoch in range(CONFIG["epochs"]):
+        for x in train_loader:
+            loss = model(x).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        scheduler.step()
+        torch.save({{"model": model.state_dict(), "epoch": epoch, "config": CONFIG{more}}},
+                   "last.pt")
+"""
+
+
+def test_a_setting_named_like_an_object_is_not_its_state() -> None:
+    # `"optimizer": "sgd"` of a config dict saved with the run is a name, not the state: the
+    # checkpoint holds no optimizer state (so it is no resumable checkpoint to judge) ...
+    assert "LRD007" not in codes(_CONFIG_IN_CHECKPOINT.format(more=""))
+    # ... and `"scheduler": "cosine"` is not the scheduler's state either (the control)
+    src = _CONFIG_IN_CHECKPOINT.format(more=', "optimizer": optimizer.state_dict()')
+    assert "LRD007" in codes(src)

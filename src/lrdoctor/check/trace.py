@@ -1697,7 +1697,6 @@ class Tracer:
             else:
                 args.append(self.eval(a, scope, depth))
         kwargs = {}
-        splat = False  # a `**kw` whose items are not all known
         for kw in node.keywords:
             if kw.arg is not None:
                 kwargs[kw.arg] = self.eval(kw.value, scope, depth)
@@ -1707,8 +1706,6 @@ class Tracer:
                     kwargs.update((k, v) for k, v in value.items.items() if isinstance(k, str))
                 if not isinstance(value, DictVal) or value.open:
                     complete = False
-                if not isinstance(value, DictVal) or value.open or value.splat:
-                    splat = True
         if isinstance(func, ast.Name):
             self.called(func.id)
         elif method:
@@ -1725,7 +1722,9 @@ class Tracer:
                     built.splat = args[0].splat
                 else:
                     built.splat = True
-            built.splat = built.splat or splat
+            # what a `**more` adds is taken as partly unknown (a checkpoint built so is not
+            # judged), though the items it is known to hold are passed on
+            built.splat = built.splat or any(kw.arg is None for kw in node.keywords)
             built.items.update(kwargs)
             return built
 

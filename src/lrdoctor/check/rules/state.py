@@ -36,8 +36,11 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
         if value.splat:
             return False
         for key, item in value.items.items():
-            if isinstance(item, Const) and item.value is None:
-                continue  # `"optimizer": None  # to reduce file size`: nothing of it is saved
+            if isinstance(item, Const):
+                # `"optimizer": None  # to reduce file size`: nothing of it is saved; and a
+                # setting (`"optimizer": "adamw"` of a config dict saved with the run) is a
+                # literal, never an object's state
+                continue
             words.append(str(key).lower())
             if not _saved(item, objs, words, depth + 1):
                 return False
