@@ -201,3 +201,50 @@ def test_a_setting_named_like_an_object_is_not_its_state() -> None:
     # ... and `"scheduler": "cosine"` is not the scheduler's state either (the control)
     src = _CONFIG_IN_CHECKPOINT.format(more=', "optimizer": optimizer.state_dict()')
     assert "LRD007" in codes(src)
+
+
+# -- a constructor's keywords passed through a dict -------------------------------------------
+
+_SPLAT_SCHEDULER = """
+import torch
+
+def main(model, train_loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    {build}
+    for epoch in range(90):
+        for x in train_loader:
+            loss = model(x).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            {per_batch}
+        {per_epoch}
+"""
+
+_BUILDS = [
+    "scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30, gamma=0.1)",  # control
+    "parts = dict(step_size=30, gamma=0.1)\n"
+    "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, **parts)",
+    "parts = {'optimizer': optimizer, 'step_size': 30}\n"
+    "    scheduler = torch.optim.lr_scheduler.StepLR(**parts)",
+]
+
+
+@pytest.mark.parametrize("build", _BUILDS)
+def test_a_horizon_passed_through_a_dict_is_read(build: str) -> None:
+    src = _SPLAT_SCHEDULER.format(build=build, per_batch="scheduler.step()", per_epoch="")
+    assert "LRD002" in codes(src)
+    silent = _SPLAT_SCHEDULER.format(build=build, per_batch="", per_epoch="scheduler.step()")
+    assert "LRD002" not in codes(silent)
+
+
+@pytest.mark.parametrize("change", [
+    "parts['step_size'] = 30 * len(train_loader)",
+    "parts.update(step_size=30 * len(train_loader))",
+])
+def test_a_dict_changed_after_it_was_built_is_not_read_as_written(change: str) -> None:
+    # the horizon is no longer the 30 written in dict(...): nothing is read from it
+    build = f"parts = dict(step_size=30, gamma=0.1)\n    {change}\n" \
+            "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, **parts)"
+    src = _SPLAT_SCHEDULER.format(build=build, per_batch="scheduler.step()", per_epoch="")
+    assert "LRD002" not in codes(src)

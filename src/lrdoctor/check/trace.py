@@ -159,6 +159,8 @@ class Tracer:
         # LightningModule instances in manual optimization: (optimizers, schedulers) that
         # `self.optimizers()` / `self.lr_schedulers()` return
         self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
+        # `Cls(**parts)` with its keywords written out (see spelled_out), by the call
+        self.spelled: dict[int, tuple[ast.Call, ast.Call]] = {}
         self.project_option = False  # inside a call on a choice with a project-class option
         self.followed: set[str] = set()  # project modules this trace went into
         self._flags: dict[int, Any] = {}  # flag_of(test) per `if` test node
@@ -1710,6 +1712,7 @@ class Tracer:
             self.called(func.id)
         elif method:
             self.called(method)
+        node = self.spelled_out(node, scope)
         if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
                 and len(args) <= 1:
             # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as
@@ -1867,6 +1870,39 @@ class Tracer:
             return self.library_call(first.qualname, node, args, kwargs, scope)
         kind = kinds[0][0] if kinds[0] else ""
         return self.unknown_class(kind, node, args, kwargs)
+
+    def spelled_out(self, node: ast.Call, scope: Scope) -> ast.Call:
+        """``Cls(**parts)`` where ``parts = dict(a=x, b=y)`` (or ``{"a": x, "b": y}``) was
+        bound in this very scope and still holds just those keys: the same call with the
+        keywords written out, for the rules that read what a constructor was given. The
+        values themselves were traced through the dict; nothing is evaluated again."""
+        if not any(kw.arg is None and isinstance(kw.value, ast.Name) for kw in node.keywords):
+            return node
+        cached = self.spelled.get(id(node))
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        keywords: list[ast.keyword] = []
+        for kw in node.keywords:
+            if kw.arg is not None or not isinstance(kw.value, ast.Name):
+                keywords.append(kw)
+                continue
+            found = scope.source_of(kw.value.id)
+            items = _literal_items(found[0]) if found is not None and found[1] is scope \
+                else None
+            value = scope.lookup(kw.value.id)
+            owner = self.stack[-1] if self.stack else self.module.tree
+            if items is None or not isinstance(value, DictVal) or value.splat or value.open \
+                    or set(value.items) != {k for k, _ in items} \
+                    or _dict_changed(owner, kw.value.id):
+                return node
+            keywords.extend(ast.copy_location(ast.keyword(k, v), v) for k, v in items)
+        names = [kw.arg for kw in keywords if kw.arg is not None]
+        if len(names) != len(set(names)):
+            return node  # a TypeError at run time: nothing to read
+        spelled = ast.copy_location(ast.Call(node.func, node.args, keywords), node)
+        spelled.end_lineno, spelled.end_col_offset = node.end_lineno, node.end_col_offset
+        self.spelled[id(node)] = (node, spelled)
+        return spelled
 
     def unknown_class(self, kind: str, node: ast.Call, args: list[Any],
                       kwargs: dict[str, Any], project: tuple[ClassInfo, Scope] | None = None
@@ -2866,6 +2902,42 @@ def _literal_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, C
 
 _STORES: dict[int, tuple[ast.AST, dict[str, int]]] = {}
 _TESTED: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+
+
+def _dict_changed(owner: ast.AST, name: str) -> bool:
+    """Whether the function (or module) changes the dict held by ``name`` in place:
+    ``name[k] = v``, ``del name[k]``, ``name.update(...)`` / ``pop`` / ``setdefault`` ..."""
+    for node in ast.walk(owner):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                and node.value.id == name and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == name and node.attr not in ("get", "items", "keys", "values",
+                                                                "copy"):
+            return True
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            return True
+    return False
+
+
+def _literal_items(expr: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """The (key, expression) pairs of ``dict(a=x, b=y)`` / ``{"a": x, "b": y}``, when they
+    are all written out (no ``**more``, no computed key)."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+            and expr.func.id == "dict" and not expr.args:
+        if any(kw.arg is None for kw in expr.keywords):
+            return None
+        return [(kw.arg, kw.value) for kw in expr.keywords if kw.arg is not None]
+    if isinstance(expr, ast.Dict):
+        pairs: list[tuple[str, ast.expr]] = []
+        for k, v in zip(expr.keys, expr.values):
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)
+                    and k.value.isidentifier()):
+                return None
+            pairs.append((k.value, v))
+        return pairs
+    return None
 
 
 def _stores(node: ast.AST) -> dict[str, int]:
