@@ -248,3 +248,54 @@ def test_a_dict_changed_after_it_was_built_is_not_read_as_written(change: str) -
             "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, **parts)"
     src = _SPLAT_SCHEDULER.format(build=build, per_batch="scheduler.step()", per_epoch="")
     assert "LRD002" not in codes(src)
+
+
+# -- the loop as a method on self.<objects> ---------------------------------------------------
+
+_FIT_METHOD = """
+import torch
+
+class Runner:
+    def __init__(self, model, optimizer, scheduler, train_loader, use_schedule):
+        self.model = model
+        self.optimizer = optimizer
+        self.scheduler = scheduler
+        self.train_loader = train_loader
+        self.use_schedule = use_schedule
+        self.best = 0.0
+        self.passes = 0
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            if {guard}:
+                self.scheduler.step()
+            for x in self.train_loader:
+                loss = self.model(x).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            acc = float(loss)
+            if acc > self.best:
+                self.best = acc
+            self.passes += 1
+
+def main(model, train_loader, use_schedule):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[30, 60])
+    Runner(model, optimizer, scheduler, train_loader, use_schedule).fit(90)
+"""
+
+
+@pytest.mark.parametrize("guard", [
+    "use_schedule",  # the control: a plain name (here a global of unknown value)
+    "self.use_schedule",
+    "not isinstance(self.scheduler, torch.optim.lr_scheduler.CyclicLR)",
+])
+def test_a_setting_read_through_self_is_the_same_on_every_pass(guard: str) -> None:
+    # the loop stores `self.best` and `self.passes`, which says nothing of `self.use_schedule`
+    assert "LRD001" in codes(_FIT_METHOD.format(guard=guard))
+
+
+def test_an_attribute_the_loop_rebinds_may_skip_the_first_pass() -> None:
+    # `self.passes` is 0 on the first pass and grows: the step may skip it; nothing is said
+    assert "LRD001" not in codes(_FIT_METHOD.format(guard="self.passes > 0"))

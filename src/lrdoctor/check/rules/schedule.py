@@ -242,10 +242,31 @@ def _assigned_in(node: ast.AST, loops: bool = False) -> Iterator[ast.expr]:
 
 
 def _rebound_in(loop: Loop) -> set[str]:
-    """Plain names assigned in the body of ``loop`` (the function around a traced call's
-    loop is not searched: only what the loop statement itself holds)."""
-    return {n.id for target in _assigned_in(loop.node)
-            for n in ast.walk(target) if isinstance(n, ast.Name)}
+    """The names assigned in the body of ``loop`` (the function around a traced call's
+    loop is not searched: only what the loop statement itself holds): plain names, and the
+    attribute an attribute store rebinds (``self.best = acc`` rebinds ``best``, never
+    ``self``: ``self.args.warmup`` stays the same setting on every pass)."""
+    out: set[str] = set()
+    for target in _assigned_in(loop.node):
+        out |= _target_words(target)
+    return out
+
+
+def _target_words(target: ast.expr) -> set[str]:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {w for item in target.elts for w in _target_words(item)}
+    if isinstance(target, ast.Starred):
+        return _target_words(target.value)
+    if isinstance(target, ast.Attribute):
+        return {target.attr}
+    if isinstance(target, ast.Subscript):
+        # `counts[k] += 1` / `self.stats["step"] = n`: the container changes
+        return _target_words(target.value) | {
+            n.value for n in ast.walk(target.slice)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
 # -- LRD002 / LRD003 ---------------------------------------------------------------------------
