@@ -299,3 +299,38 @@ def test_a_setting_read_through_self_is_the_same_on_every_pass(guard: str) -> No
 def test_an_attribute_the_loop_rebinds_may_skip_the_first_pass() -> None:
     # `self.passes` is 0 on the first pass and grows: the step may skip it; nothing is said
     assert "LRD001" not in codes(_FIT_METHOD.format(guard="self.passes > 0"))
+
+
+_PLATEAU_METHOD = """
+import torch
+
+class Runner:
+    def __init__(self, model, optimizer, train_loader, val_loader):
+        self.model = model
+        self.optimizer = optimizer
+        self.plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min")
+        self.train_loader = train_loader
+        self.val_loader = val_loader
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            self.total_loss = 0.0
+            for x in self.train_loader:
+                loss = self.model(x).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                self.total_loss += loss.item()
+            with torch.no_grad():
+                self.val_loss = sum(self.model(x).mean().item() for x in self.val_loader)
+            self.plateau.step({metric})
+"""
+
+
+@pytest.mark.parametrize("metric", ["self.total_loss", "self.total_loss / len(self.train_loader)"])
+def test_a_training_loss_held_on_self_feeds_the_plateau(metric: str) -> None:
+    assert "LRD004" in codes(_PLATEAU_METHOD.format(metric=metric))
+
+
+def test_a_validation_loss_held_on_self_is_silent() -> None:
+    assert "LRD004" not in codes(_PLATEAU_METHOD.format(metric="self.val_loss"))

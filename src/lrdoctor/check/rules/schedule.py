@@ -1192,6 +1192,9 @@ def _is_training_loss(metric: ast.expr) -> bool:
         if isinstance(base, ast.Call):
             base = base.func
         elif isinstance(base, ast.Attribute):
+            if isinstance(base.value, ast.Name) and base.value.id == "self":
+                # `self.total_loss`: the object's own field, named as a local would be
+                return base.attr in _TRAINING_LOSS_NAMES
             base = base.value
         elif isinstance(base, ast.BinOp):
             base = base.left
