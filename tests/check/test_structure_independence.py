@@ -334,3 +334,42 @@ def test_a_training_loss_held_on_self_feeds_the_plateau(metric: str) -> None:
 
 def test_a_validation_loss_held_on_self_is_silent() -> None:
     assert "LRD004" not in codes(_PLATEAU_METHOD.format(metric="self.val_loss"))
+
+
+# -- settings in a config dict, read as cfg["x"] ----------------------------------------------
+
+_POSITION_FROM_SETTING = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--start_epoch", type=int, default=0)
+args = parser.parse_args()
+cfg = {{"start_epoch": 0, "epochs": 90}}
+
+def main(model, train_loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+    resumed = False
+    for epoch in range({start}, 90):
+        if {first} > 0 and not resumed:
+            scheduler.step({first} + 1)
+            resumed = True
+        else:
+            scheduler.step(epoch)
+        for x in train_loader:
+            loss = model(x).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+"""
+
+
+@pytest.mark.parametrize("setting", ['args.start_epoch', 'cfg["start_epoch"]',
+                                     'cfg.get("start_epoch", 0)'])
+def test_a_position_read_from_a_config_dict_is_known(setting: str) -> None:
+    # the first pass tells the schedule position 1: position 0 is never trained with
+    src = _POSITION_FROM_SETTING.format(start=f"{setting} + 1", first=setting)
+    assert "LRD001" in codes(src)
+    # starting from the setting itself (0), the first pass keeps position 0
+    assert "LRD001" not in codes(_POSITION_FROM_SETTING.format(start=setting, first=setting))

@@ -191,7 +191,13 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
             if value is not None:
                 return value
         return Symbol(node.id)
-    if isinstance(node, ast.Attribute) and dotted(node) is not None:
+    if isinstance(node, ast.Attribute) and dotted(node) is not None or (
+            # `cfg["start_epoch"]` of a config dict: the same setting as `args.start_epoch`
+            isinstance(node, ast.Subscript) and dotted(node.value) is not None
+            and constants.setting_name(node)) or (
+            # `cfg.get("start_epoch", 0)` / `getattr(args, "start_epoch", 0)`
+            isinstance(node, ast.Call) and dotted(node.func) is not None
+            and constants.setting_name(node)):
         text = ast.unparse(node)
         if module is not None and not any(isinstance(v, Symbol) and v.text == text
                                            for v in env.values()):

@@ -210,7 +210,9 @@ def _first_number(expr: ast.expr, loops: list[Loop], module: Any, depth: int) ->
                     start = it.args[0] if len(it.args) > 1 else ast.Constant(0)
                     return _first_number(start, loops, module, depth + 1)
                 return None
-    if isinstance(expr, (ast.Name, ast.Attribute)) and module is not None:
+    # a setting: `args.start_epoch`, `cfg["start_epoch"]`, `cfg.get("start_epoch", 0)`
+    if isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) \
+            and module is not None:
         if any(expr.id in lp.targets for lp in loops) if isinstance(expr, ast.Name) else False:
             return None
         value = constants.resolve(expr, None, module)
