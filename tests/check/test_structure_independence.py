@@ -373,3 +373,45 @@ def test_a_position_read_from_a_config_dict_is_known(setting: str) -> None:
     assert "LRD001" in codes(src)
     # starting from the setting itself (0), the first pass keeps position 0
     assert "LRD001" not in codes(_POSITION_FROM_SETTING.format(start=setting, first=setting))
+
+
+_UNIT_PICKED_BY_SETTING = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
+
+cfg = {{"epochs": 90, "warmup_epochs": 5, "per_batch": False}}
+
+def make(optimizer, total_steps, warmup_steps):
+    warm = LinearLR(optimizer, start_factor=0.1, total_iters=warmup_steps)
+    cos = CosineAnnealingLR(optimizer, T_max=total_steps - warmup_steps)
+    return SequentialLR(optimizer, [warm, cos], milestones=[warmup_steps])
+
+def main(model, train_loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    n = len(train_loader)
+    total_steps = {total}
+    warmup_steps = {warmup}
+    scheduler = make(optimizer, total_steps, warmup_steps)
+    for epoch in range(cfg["epochs"]):
+        for x in train_loader:
+            loss = model(x).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if cfg["per_batch"]:
+                scheduler.step()
+        if not cfg["per_batch"]:
+            scheduler.step()
+"""
+
+
+def test_a_horizon_whose_unit_a_setting_picks_is_not_judged_by_its_name() -> None:
+    # `warmup_steps` holds epochs unless the run steps per batch: the name says nothing
+    src = _UNIT_PICKED_BY_SETTING.format(
+        total='cfg["epochs"] * n if cfg["per_batch"] else cfg["epochs"]',
+        warmup='cfg["warmup_epochs"] * n if cfg["per_batch"] else cfg["warmup_epochs"]')
+    assert "LRD003" not in codes(src)
+    # the control: sized in batches whatever the setting, and stepped once per epoch
+    src = _UNIT_PICKED_BY_SETTING.format(total='cfg["epochs"] * n',
+                                         warmup='cfg["warmup_epochs"] * n')
+    assert "LRD003" in codes(src)

@@ -1546,6 +1546,11 @@ class Tracer:
             if isinstance(body, (ImportRef, ClassVal)) and isinstance(other, (ImportRef, ClassVal)):
                 return UnionVal([body, other])  # `StepLR if args.step else CosineAnnealingLR`
             chosen = body if body is not None and not isinstance(body, Const) else other
+            if isinstance(chosen, Const) and not (
+                    isinstance(body, Const) and body.value == chosen.value):
+                # `a * n if per_batch else a`, `"batch" if x else "epoch"`: which constant it
+                # is depends on a test not decided here; the expression itself is kept
+                return None
             if isinstance(chosen, Obj) and not (isinstance(body, Obj) and isinstance(other, Obj)):
                 chosen.conditional = True
             return chosen
@@ -1712,7 +1717,6 @@ class Tracer:
             self.called(func.id)
         elif method:
             self.called(method)
-        node = self.spelled_out(node, scope)
         if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
                 and len(args) <= 1:
             # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as
@@ -1730,6 +1734,7 @@ class Tracer:
             built.splat = built.splat or any(kw.arg is None for kw in node.keywords)
             built.items.update(kwargs)
             return built
+        node = self.spelled_out(node, scope)
 
         if isinstance(receiver, EngineVal):
             if method == "add_event_handler" and len(node.args) > 1 \
