@@ -415,3 +415,63 @@ def test_a_horizon_whose_unit_a_setting_picks_is_not_judged_by_its_name() -> Non
     src = _UNIT_PICKED_BY_SETTING.format(total='cfg["epochs"] * n',
                                          warmup='cfg["warmup_epochs"] * n')
     assert "LRD003" in codes(src)
+
+
+_MODE_ON_SELF = """
+import torch
+
+class Runner:
+    def __init__(self, model, optimizer, scheduler, train_loader, step_mode):
+        self.model = model
+        self.optimizer = optimizer
+        self.scheduler = scheduler
+        self.train_loader = train_loader
+        self.step_mode = step_mode
+
+    def fit(self, epochs, val_loss):
+        for epoch in range(epochs):
+            for x in self.train_loader:
+                loss = self.model(x).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                if {test}:
+                    self.scheduler.step()
+            if {epoch_test}:
+                self.scheduler.step(val_loss)
+
+def main(model, train_loader, val_loss):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+    step_mode = "{mode}"
+    runner = Runner(model, optimizer, scheduler, train_loader, step_mode)
+    {more}
+    runner.fit(90, val_loss)
+"""
+
+
+@pytest.mark.parametrize("test, epoch_test", [
+    ('step_mode == "batch"', 'step_mode == "epoch"'),  # the control: the local name
+    ('self.step_mode == "batch"', 'self.step_mode == "epoch"'),
+])
+def test_a_literal_held_on_self_decides_its_branch(test: str, epoch_test: str) -> None:
+    # the plateau is stepped without a metric only where step_mode is "batch"
+    src = _MODE_ON_SELF.format(test=test, epoch_test=epoch_test, mode="epoch", more="")
+    if test.startswith("step_mode"):
+        src = src.replace("    def fit(self, epochs, val_loss):\n",
+                          "    def fit(self, epochs, val_loss):\n"
+                          "        step_mode = self.step_mode\n")
+    assert "LRD004" not in codes(src)
+    assert "LRD004" in codes(src.replace('step_mode = "epoch"', 'step_mode = "batch"'))
+
+
+@pytest.mark.parametrize("more, found", [
+    ("", False),  # the control: one literal, "epoch", and the batch branch never runs
+    ('runner.step_mode = "batch"', True),
+    ('setattr(runner, "step_mode", "batch")', True),
+])
+def test_an_attribute_written_again_is_not_taken_as_one_literal(more: str, found: bool) -> None:
+    # here nothing steps the plateau per epoch: the batch branch is the only step
+    src = _MODE_ON_SELF.format(test='self.step_mode == "batch"', epoch_test="False",
+                               mode="epoch", more=more)
+    assert ("LRD004" in codes(src)) is found

@@ -1355,9 +1355,17 @@ class Tracer:
             value = ExprVal(source, scope)
         if isinstance(value, Const) and value.sure:
             owner = self.stack[-1] if self.stack else self.module.tree
+            unconditional = len(self.conds) == self.cond_base
             value = Const(value.value, sure=(
-                store is scope.vars and len(self.conds) == self.cond_base
-                and _stores(owner).get(key, 0) <= 1
+                store is scope.vars and unconditional and _stores(owner).get(key, 0) <= 1
+            ) or (
+                # `self.step = step` in `__init__`, and no other store of `.step` in the
+                # module: the instance holds that one literal in every method
+                scope.self_val is not None and store is scope.self_val.attrs and unconditional
+                and isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and owner.name == "__init__"
+                and _attribute_stores(scope.module.tree).get(key, 0) == 1
+                and "*" not in _attribute_stores(scope.module.tree)
             ))
         if (store is not scope.vars or scope.parent is None) and previous is not value and (
             _tracked(value) or _tracked(previous)
@@ -2998,6 +3006,41 @@ _COMPARE = {
 }
 
 
+def _attribute_stores(tree: ast.AST) -> dict[str, int]:
+    """How often each attribute name is stored (``x.name = ...``, ``x.name += ...``,
+    ``del x.name``, ``setattr(x, "name", ...)``) anywhere in a module; a ``setattr`` /
+    ``delattr`` with a computed name counts under ``"*"``."""
+    cached = _ATTRIBUTE_STORES.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            counts[node.attr] = counts.get(node.attr, 0) + 1
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("setattr", "delattr") and len(node.args) > 1:
+            name = node.args[1]
+            key = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) \
+                else "*"
+            counts[key] = counts.get(key, 0) + 1
+    _ATTRIBUTE_STORES[id(tree)] = (tree, counts)
+    return counts
+
+
+_ATTRIBUTE_STORES: dict[int, tuple[ast.AST, dict[str, int]]] = {}
+
+
+def _literal_held(expr: ast.expr, scope: Scope) -> object:
+    """What a name, or ``self.name`` of the instance whose method runs, holds."""
+    if isinstance(expr, ast.Name):
+        return scope.lookup(expr.id)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
+            and expr.value.id == "self" and scope.self_val is not None \
+            and scope.lookup("self") is scope.self_val:
+        return scope.self_val.attrs.get(expr.attr)
+    return None
+
+
 def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
     """The outcome of a test on a name that can only hold one literal (``step = "epoch"`` ...
     ``if step == "batch":``), else None."""
@@ -3016,8 +3059,8 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
             outcome = decisive
         elif all(p is not None for p in parts):
             outcome = not decisive
-    elif isinstance(test, ast.Name):
-        value = scope.lookup(test.id)
+    elif isinstance(test, (ast.Name, ast.Attribute)):
+        value = _literal_held(test, scope)
         if isinstance(value, Const) and value.sure and isinstance(
             value.value, (bool, int, str, type(None))
         ):
@@ -3026,8 +3069,8 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
         left, right = test.left, test.comparators[0]
         if isinstance(left, ast.Constant):
             left, right = right, left
-        if isinstance(left, ast.Name) and isinstance(right, ast.Constant):
-            value = scope.lookup(left.id)
+        if isinstance(left, (ast.Name, ast.Attribute)) and isinstance(right, ast.Constant):
+            value = _literal_held(left, scope)
             literal = right.value
             if (isinstance(value, Const) and value.sure
                     and isinstance(value.value, (bool, int, str, type(None)))
