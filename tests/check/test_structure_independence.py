@@ -475,3 +475,44 @@ def test_an_attribute_written_again_is_not_taken_as_one_literal(more: str, found
     src = _MODE_ON_SELF.format(test='self.step_mode == "batch"', epoch_test="False",
                                mode="epoch", more=more)
     assert ("LRD004" in codes(src)) is found
+
+
+_AMP_SWITCH_ON_SELF = """
+import torch
+
+class Runner:
+    def __init__(self, model, optimizer, train_loader, use_amp=False, **rest):
+        self.model = model
+        self.optimizer = optimizer
+        self.train_loader = train_loader
+        self.use_amp = use_amp
+        self.scaler = torch.amp.GradScaler("cuda")
+
+    def fit(self):
+        for x in self.train_loader:
+            loss = self.model(x).mean()
+            self.optimizer.zero_grad()
+            if self.use_amp:
+                self.scaler.scale(loss).backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                self.scaler.step(self.optimizer)
+                self.scaler.update()
+            else:
+                loss.backward()
+                self.optimizer.step()
+
+def main(model, train_loader, conf):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    {build}
+    runner.fit()
+"""
+
+
+@pytest.mark.parametrize("build", [
+    "runner = Runner(model, optimizer, train_loader, **conf)",  # the control
+    "parts = dict(model=model, optimizer=optimizer, train_loader=train_loader, **conf)\n"
+    "    runner = Runner(**parts)",
+])
+def test_a_dict_with_unknown_items_may_carry_any_keyword(build: str) -> None:
+    # `conf` may hold use_amp=True: the default False is not the only value it can have
+    assert "LRD108" in codes(_AMP_SWITCH_ON_SELF.format(build=build))

@@ -1719,8 +1719,8 @@ class Tracer:
                 value = self.eval(kw.value, scope, depth)
                 if isinstance(value, DictVal):  # `f(**objects)`
                     kwargs.update((k, v) for k, v in value.items.items() if isinstance(k, str))
-                if not isinstance(value, DictVal) or value.open:
-                    complete = False
+                if not isinstance(value, DictVal) or value.open or value.splat:
+                    complete = False  # `f(**parts)` of a dict partly unknown
         if isinstance(func, ast.Name):
             self.called(func.id)
         elif method:
