@@ -333,3 +333,53 @@ def test_control_keywords_several_torch_schedulers_take_leave_the_class_unknown(
     src = _PICKED_BY_NAME.format(keywords="gamma=0.9", batch_step="scheduler.step()",
                                  epoch_step="pass")
     assert "LRD002" not in codes(src)
+
+
+EPOCHS_TIMES_A_COUNT = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def resolve(cfg, n):
+    total = {total}
+    return total // 100, total
+
+
+class Trainer:
+    def __init__(self, cfg, model, batches):
+        self.cfg = cfg
+        self.model = model
+        self.batches = batches
+        self.o = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        warm, total = resolve(cfg, len(self.batches))
+        self.s = torch.optim.lr_scheduler.CosineAnnealingLR(self.o, T_max=total)
+
+    def fit(self):
+        for epoch in range(self.cfg.num_epochs):
+            for x, y in self.batches:
+                self.o.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.o.step()
+                self.s.step()
+
+
+class Cfg:
+    num_epochs = 3
+
+
+loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8)
+Trainer(Cfg(), torch.nn.Linear(4, 1), loader).fit()
+"""
+
+
+def test_epochs_times_a_count_of_unknown_unit_is_not_an_epoch_horizon() -> None:
+    # `n` is a parameter whose caller gives it len(loader): whatever it is called, the product
+    # is not known to count epochs, and a per-batch step of it is no LRD002
+    assert "LRD002" not in codes(EPOCHS_TIMES_A_COUNT.format(total="cfg.num_epochs * n"))
+    assert "LRD002" not in codes(EPOCHS_TIMES_A_COUNT.format(total="n * cfg.num_epochs"))
+
+
+def test_epochs_alone_or_times_a_literal_stays_an_epoch_horizon() -> None:
+    # the controls: a count of epochs, scaled by a number, stepped per batch
+    assert "LRD002" in codes(EPOCHS_TIMES_A_COUNT.format(total="cfg.num_epochs"))
+    assert "LRD002" in codes(EPOCHS_TIMES_A_COUNT.format(total="cfg.num_epochs * 2"))

@@ -288,7 +288,12 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
         if "batch" in (left[0], right[0]):
             return ("batch", None)
         if "epoch" in (left[0], right[0]):
-            # epochs * 100 is still epochs; epochs // 3 too
+            # epochs * 100 is still epochs; epochs // 3 too. Epochs times a count of unknown
+            # unit (`cfg.num_epochs * n`, `n` a parameter its caller gives len(loader)) is
+            # not known to be epochs: most often it is the run's number of batches
+            other = right if left[0] == "epoch" else left
+            if isinstance(expr.op, ast.Mult) and other[0] == "":
+                return ("", None)
             return ("epoch", None)
         if left[0] == right[0] == "literal" and left[1] is not None and right[1] is not None:
             try:
