@@ -1728,20 +1728,8 @@ class Tracer:
         if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
                 and len(args) <= 1:
             # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as
-            # the literal `{"optimizer": optimizer, ...}` (a first argument that is a known
-            # dict is copied into it; anything else leaves it incomplete)
-            built = DictVal({})
-            if args:
-                if isinstance(args[0], DictVal):
-                    built.items.update(args[0].items)
-                    built.splat = args[0].splat
-                else:
-                    built.splat = True
-            # what a `**more` adds is taken as partly unknown (a checkpoint built so is not
-            # judged), though the items it is known to hold are passed on
-            built.splat = built.splat or any(kw.arg is None for kw in node.keywords)
-            built.items.update(kwargs)
-            return built
+            # the literal `{"optimizer": optimizer, ...}`
+            return _dict_built(args, kwargs, node)
         node = self.spelled_out(node, scope)
 
         if isinstance(receiver, EngineVal):
@@ -1942,17 +1930,7 @@ class Tracer:
         if self.typed_dict(cls):
             # `State(model=model, optimizer=optimizer, step=-1)` of a `class State(TypedDict)`:
             # calling a TypedDict builds a plain dict of its arguments
-            built = DictVal({})
-            if args:
-                if isinstance(args[0], DictVal):
-                    built.items.update(args[0].items)
-                    built.splat = args[0].splat
-                else:
-                    built.splat = True
-            built.items.update(kwargs)
-            if node is not None and any(kw.arg is None for kw in node.keywords):
-                built.splat = True
-            return built
+            return _dict_built(args, kwargs, node)
         kind = self.library_base(cls)
         if kind is not None and node is not None and cls.find("step") is None:
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
@@ -2818,6 +2796,24 @@ def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ..
 
 
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _dict_built(args: list[Any], kwargs: dict[str, Any], node: ast.Call | None) -> DictVal:
+    """The plain dict a call builds (the builtin ``dict(...)``, a TypedDict class): a first
+    argument that is a known dict is copied into it, anything else leaves it incomplete; what
+    a ``**more`` adds is taken as partly unknown (a checkpoint built so is not judged), though
+    the items it is known to hold are passed on."""
+    built = DictVal({})
+    if args:
+        if isinstance(args[0], DictVal):
+            built.items.update(args[0].items)
+            built.splat = args[0].splat
+        else:
+            built.splat = True
+    if node is not None and any(kw.arg is None for kw in node.keywords):
+        built.splat = True
+    built.items.update(kwargs)
+    return built
 
 
 def _known_sources(test: ast.expr | None, scope: Scope) -> tuple[tuple[str, ast.expr], ...]:
