@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.index import Scope, dotted
+from lrdoctor.check.index import Scope, dotted, origin
 from lrdoctor.check.values import Const, ExprVal, FuncVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
 
@@ -327,17 +327,8 @@ def _unit_picked_by_setting(expr: ast.expr, scope: Scope | None, depth: int) -> 
     """``epochs * len(loader) if per_batch else epochs``: one branch counts batches, the other
     epochs, so a setting picks the unit (and, with it, where the program steps the scheduler);
     the horizon alone does not tell which."""
-    for _ in range(6):  # through the names it is passed along as (a builder's parameter)
-        if not isinstance(expr, ast.Name) or scope is None:
-            break
-        found = scope.source_of(expr.id)
-        if found is not None:
-            expr, scope = found
-            continue
-        value = scope.lookup(expr.id)
-        if not isinstance(value, ExprVal):
-            return False
-        expr, scope = value.node, value.scope
+    # through the names it is passed along as (a builder's parameter)
+    expr, scope = origin(expr, scope, 6, passed=True)
     if not isinstance(expr, ast.IfExp):
         return False
     units = {unit_of(expr.body, scope, depth + 1)[0], unit_of(expr.orelse, scope, depth + 1)[0]}

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from lrdoctor.check.values import ClassVal, FuncVal, ImportRef, InstanceVal
+from lrdoctor.check.values import ClassVal, ExprVal, FuncVal, ImportRef, InstanceVal
 
 
 @dataclass(eq=False)
@@ -221,6 +221,26 @@ def _torch_alternatives(stmt: ast.stmt) -> dict[str, str]:
             if others and not any(o == "torch" or o.startswith("torch.") for o in others):
                 out[name] = qual
     return out
+
+
+def origin(expr: ast.expr, scope: Scope | None, depth: int, passed: bool = False
+           ) -> tuple[ast.expr, Scope | None]:
+    """What a bare name stands for: the expression it was assigned from, followed through at
+    most ``depth`` names (``total = steps``, ``steps = len(loader) * epochs``), and with
+    ``passed`` also through the expression a caller gave a parameter (an ExprVal); ``expr``
+    itself (and its scope) when it is no such name."""
+    for _ in range(depth):
+        if not isinstance(expr, ast.Name) or scope is None:
+            break
+        found = scope.source_of(expr.id)
+        if found is None and passed:
+            value = scope.lookup(expr.id)
+            if isinstance(value, ExprVal):
+                found = value.node, value.scope
+        if found is None:
+            break
+        expr, scope = found
+    return expr, scope
 
 
 def top_level(body: list[ast.stmt], fallback: bool = False) -> Iterator[tuple[ast.stmt, bool]]:

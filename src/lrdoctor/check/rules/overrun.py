@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from lrdoctor.check.context import FileContext, granularity
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import HF_STEPS_INDEX
-from lrdoctor.check.index import Scope, dotted
+from lrdoctor.check.index import Scope, dotted, origin
 from lrdoctor.check.model import Event
 from lrdoctor.check.rules import rule
 from lrdoctor.check.values import Obj, UnionVal
@@ -58,14 +58,7 @@ def _horizon_args(sched: Obj) -> Iterator[tuple[str, ast.expr]]:
 
 def _resolved(expr: ast.expr, scope: Scope | None) -> tuple[ast.expr, Scope | None]:
     """``expr`` with a bare name replaced by the expression it was bound to (a few levels)."""
-    for _ in range(_DEPTH):
-        if not isinstance(expr, ast.Name) or scope is None:
-            break
-        found = scope.source_of(expr.id)
-        if found is None:
-            break
-        expr, scope = found
-    return expr, scope
+    return origin(expr, scope, _DEPTH)
 
 
 def _loader(expr: ast.expr, scope: Scope | None) -> Obj | None:
