@@ -383,3 +383,300 @@ def test_epochs_alone_or_times_a_literal_stays_an_epoch_horizon() -> None:
     # the controls: a count of epochs, scaled by a number, stepped per batch
     assert "LRD002" in codes(EPOCHS_TIMES_A_COUNT.format(total="cfg.num_epochs"))
     assert "LRD002" in codes(EPOCHS_TIMES_A_COUNT.format(total="cfg.num_epochs * 2"))
+
+
+# -- an alternate constructor (a classmethod's `return cls(...)`) builds an instance ----------
+
+_CONFIG_BUILT_SCHEDULER = """
+import torch
+
+
+class Settings:
+    def __init__(self, entries):
+        self.entries = entries
+
+    @classmethod
+    def from_cli(cls, namespace):
+        return cls(vars(namespace))
+
+    def make(self, key, where, *args):
+        spec = self.entries[key]
+        return getattr(where, spec["type"])(*args, **spec["args"])
+
+
+def train(namespace, model, batches):
+    settings = Settings.from_cli(namespace)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    {name} = settings.make("schedule", torch.optim.lr_scheduler, opt)
+    for epoch in range(10):
+        for x in batches:
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+        {name}.step()
+        torch.save({{"model": model.state_dict(), "optimizer": opt.state_dict(){extra}}}, "last.pt")
+"""
+
+
+@pytest.mark.parametrize("name", ["lr_scheduler", "s1"])
+def test_a_classmethod_constructor_builds_an_instance_of_its_class(name: str) -> None:
+    # `Settings.from_cli(ns)` returns `cls(...)`: an instance of Settings, whose method builds
+    # a class of torch's scheduler module with the optimizer; the scheduler is known by what
+    # built it, whatever it is called, so its missing state in the checkpoint is reported
+    src = _CONFIG_BUILT_SCHEDULER.format(name=name, extra="")
+    assert "LRD007" in codes(src)
+    saved = _CONFIG_BUILT_SCHEDULER.format(name=name, extra=f', "scheduler": {name}.state_dict()')
+    assert "LRD007" not in codes(saved)
+
+
+def test_a_classmethod_called_on_an_instance_gets_the_class() -> None:
+    # `settings.from_cli(...)` on an instance: `cls` is still the class, not the instance
+    src = _CONFIG_BUILT_SCHEDULER.format(name="s1", extra="").replace(
+        "settings = Settings.from_cli(namespace)",
+        "settings = Settings({}).from_cli(namespace)")
+    assert "LRD007" in codes(src)
+
+
+_IMPORTLIB_PICKED = """
+import importlib
+import torch
+
+
+def build(spec, optimizer):
+    name = spec.pop("name")
+    where = importlib.import_module("{module}")
+    chosen = getattr(where, name)
+    return chosen(optimizer, **spec)
+
+
+def train(spec, model, batches):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    s1 = build(spec, opt)
+    for epoch in range(10):
+        for x in batches:
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+        s1.step()
+        torch.save({{"model": model.state_dict(), "optimizer": opt.state_dict()}}, "last.pt")
+"""
+
+
+def test_a_class_picked_from_a_module_imported_by_importlib() -> None:
+    # `importlib.import_module("torch.optim.lr_scheduler")` is that module: a class taken
+    # from it by a setting and given the optimizer is a scheduler, whatever it is called
+    assert "LRD007" in codes(_IMPORTLIB_PICKED.format(module="torch.optim.lr_scheduler"))
+    # a class of another module is not known to be one
+    assert "LRD007" not in codes(_IMPORTLIB_PICKED.format(module="mylib.schedules"))
+
+
+# -- a dict of objects filled by name (GANs, multi-task: one optimizer and scheduler each) -----
+
+_DICT_BY_NAME = """
+import torch
+
+
+def fit(nets, batches, epochs):
+    opts = {{}}
+    for key, net in nets.items():
+        opts[key] = torch.optim.Adam(net.parameters(), lr=2e-4)
+{built}
+    for epoch in range(epochs):
+        for x in batches:
+            for o in opts.values():
+                o.zero_grad()
+            sum(net(x).mean() for net in nets.values()).backward()
+            for o in opts.values():
+                o.step()
+{inner}
+{outer}
+"""
+_BY_STORE = """    table = {}
+    for key, o in opts.items():
+        table[key] = torch.optim.lr_scheduler.StepLR(o, step_size=epochs // 3)"""
+_BY_COMPREHENSION = """    table = {key: torch.optim.lr_scheduler.StepLR(o, step_size=epochs // 3) for key, o in opts.items()}"""
+_STEP = "for s in table.values():\n    s.step()"
+
+
+def _indent(text: str, n: int) -> str:
+    return "\n".join(" " * n + line for line in text.splitlines())
+
+
+@pytest.mark.parametrize("built", [_BY_STORE, _BY_COMPREHENSION])
+def test_a_dict_filled_by_name_holds_its_schedulers(built: str) -> None:
+    # `table[key] = StepLR(...)` in a loop over names (or the same as a dict comprehension):
+    # iterating table.values() steps each scheduler, whatever the dict is called; stepped per
+    # batch, the StepLR sized in epochs is LRD002
+    wrong = _DICT_BY_NAME.format(built=built, inner=_indent(_STEP, 12), outer="")
+    assert "LRD002" in codes(wrong)
+    right = _DICT_BY_NAME.format(built=built, inner="", outer=_indent(_STEP, 8))
+    assert "LRD002" not in codes(right)
+
+
+def test_a_dict_filled_by_name_saved_whole_is_not_a_missing_state() -> None:
+    # the dict of state_dicts is saved with keys lrdoctor cannot see: never LRD007
+    src = _DICT_BY_NAME.format(built=_BY_STORE, inner="", outer=_indent(_STEP, 8)) + """
+    states = {}
+    for key, s in table.items():
+        states[key] = s.state_dict()
+    torch.save({"opts": {k: o.state_dict() for k, o in opts.items()}, "scheds": states}, "last.pt")
+"""
+    assert "LRD007" not in codes(src)
+
+
+@pytest.mark.parametrize("backward", [
+    "(net(x).mean() + 0.1 * net(x).abs().mean()).backward()",
+    "sum(head(x).mean() for head in heads).backward()",
+    "losses = {'main': net(x).mean()}\n            losses['main'].backward()",
+])
+def test_a_backward_on_a_computed_tensor_is_a_backward_pass(backward: str) -> None:
+    # the loop over `batches` trains on every pass: a backward on an expression (a sum, a
+    # subscript) is a backward pass as much as `loss.backward()` is
+    src = f"""
+import torch
+
+def fit(net, heads, batches, epochs):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=epochs // 3)
+    for epoch in range(epochs):
+        for x in batches:
+            opt.zero_grad()
+            {backward}
+            opt.step()
+            sched.step()
+"""
+    assert "LRD002" in codes(src)
+    assert "LRD002" not in codes(src.replace("            sched.step()\n", "        sched.step()\n"))
+
+
+_ANNOTATED_BUILT = """
+import torch
+from torch.optim.lr_scheduler import LRScheduler
+
+
+def train(cfg, model, batches, factory):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    s{annotation} = factory(cfg, opt)
+    scaler = torch.amp.GradScaler("cuda")
+    for epoch in range(10):
+        for x in batches:
+            opt.zero_grad()
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = model(x).mean()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            s.step()
+"""
+
+
+@pytest.mark.parametrize("annotation, found", [
+    (": LRScheduler", True),
+    (": torch.optim.lr_scheduler.LRScheduler | None", True),
+    ("", False),  # an unknown call bound to a neutral name: nothing says what it is
+    (": int", False),
+])
+def test_an_annotation_names_what_an_unknown_call_built(annotation: str, found: bool) -> None:
+    # the scheduler-after-skipped-step rule needs no class or horizon: the annotation says
+    # the factory's result is a torch scheduler
+    assert ("LRD005" in codes(_ANNOTATED_BUILT.format(annotation=annotation))) is found
+
+
+_LAMBDA_FACTORY = """
+import torch
+
+
+class Runner:
+    def __init__(self, net, make=None):
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        self.s = make(self.opt) if make is not None else None
+        self.net = net
+
+    def fit(self, batches, epochs):
+        for epoch in range(epochs):
+            for x in batches:
+                self.opt.zero_grad()
+                self.net(x).mean().backward()
+                self.opt.step()
+{inner}
+{outer}
+
+
+def main(net, batches, epochs):
+    make = lambda o: torch.optim.lr_scheduler.StepLR(o, step_size=epochs // 3)
+    Runner(net, make=make).fit(batches, epochs)
+"""
+
+
+def test_a_lambda_that_builds_the_scheduler_is_followed() -> None:
+    # `make = lambda o: StepLR(o, ...)` handed to the class that calls it with its optimizer:
+    # the lambda is a function like any other, whatever its result is called
+    step = "if self.s is not None:\n    self.s.step()"
+    wrong = _LAMBDA_FACTORY.format(inner=_indent(step, 16), outer="")
+    assert "LRD002" in codes(wrong)
+    right = _LAMBDA_FACTORY.format(inner="", outer=_indent(step, 12))
+    assert "LRD002" not in codes(right)
+
+
+_MICRO_BATCH_SCHEDULE = """
+import torch
+from transformers import get_cosine_schedule_with_warmup
+
+
+def fit(net, batches, accumulate, warmup, total):
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-4)
+    schedule = get_cosine_schedule_with_warmup(opt, num_warmup_steps={warmup},
+                                               num_training_steps={total})
+    done = 0
+    for x in batches:
+        (net(x).mean() / accumulate).backward()
+        done += 1
+        if done % accumulate == 0:
+            opt.step()
+            opt.zero_grad()
+        schedule.step()
+"""
+
+
+def test_a_schedule_scaled_up_by_the_accumulation_count_may_step_per_micro_batch() -> None:
+    # the horizon is the update count times `accumulate`: it is meant to step per micro-batch
+    scaled = _MICRO_BATCH_SCHEDULE.format(warmup="warmup * accumulate", total="total * accumulate")
+    assert "LRD017" not in codes(scaled)
+    # sized in updates, stepped per micro-batch: spent `accumulate` times too fast
+    assert "LRD017" in codes(_MICRO_BATCH_SCHEDULE.format(warmup="warmup", total="total"))
+
+
+_HELD_CLASS = """
+import torch
+from torch.optim import lr_scheduler
+
+
+class Sched:
+    def __init__(self, optimizer, kind, options):
+        self.s3 = getattr({module}, kind)
+        self.s3 = self.s3(optimizer, **options)
+
+    def step(self):
+        self.s3.step()
+
+
+def train(net, batches, kind, options):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    s = Sched(opt, kind, options)
+    scaler = torch.amp.GradScaler("cuda")
+    for x in batches:
+        opt.zero_grad()
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = net(x).mean()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        s.step()
+"""
+
+
+def test_a_class_picked_from_torch_and_held_on_self_is_a_scheduler() -> None:
+    # `self.s3 = getattr(lr_scheduler, kind)` then `self.s3(optimizer, ...)`: a class of
+    # torch's scheduler module, stepped after a step GradScaler may skip (LRD005)
+    assert "LRD005" in codes(_HELD_CLASS.format(module="lr_scheduler"))
+    assert "LRD005" not in codes(_HELD_CLASS.format(module="torch.nn"))

@@ -397,7 +397,7 @@ class Tracer:
         skipped, see inert.py)."""
         memo = None
         if fv.module is not self.module and fv.fn.name != "configure_optimizers" \
-                and fv.bound is not None:
+                and isinstance(fv.bound, InstanceVal):
             memo = ((fv.fn, fv.cls, "entry"), {"b.": fv.bound})
         self.call_function(fv, [], {}, root=True, memo=memo)
 
@@ -570,7 +570,8 @@ class Tracer:
                 for rec in self.recordings:
                     rec.spoiled = True  # what the summarised call read is not known
                 return self.replay(known)
-            if fv.preset is None and fn.name != "configure_optimizers":
+            if fv.preset is None and fn.name != "configure_optimizers" \
+                    and not isinstance(fv.bound, ClassVal):
                 given = inert.call_key(fv.bound, args, kwargs)
                 if given is not None:
                     memo = ((fn, fv.cls, site, given[0]), given[1])
@@ -700,7 +701,9 @@ class Tracer:
                 rec.spoiled = True  # what it returns is kept, by the instance's class
         module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
         outer = fv.closure if fv.closure is not None else module_scope
-        scope = Scope({}, fv.module, outer, fv.bound, owner=fv.cls)
+        # a classmethod's `cls` is bound as its first parameter, not as `self`
+        this = fv.bound if isinstance(fv.bound, InstanceVal) else None
+        scope = Scope({}, fv.module, outer, this, owner=fv.cls)
         params = [*fn.args.posonlyargs, *fn.args.args]
         if fv.bound is not None and params and not _is_static(fn):
             scope.vars[params[0].arg] = fv.bound
@@ -912,7 +915,12 @@ class Tracer:
                 self.assign(target, value, stmt.value, scope)
         elif isinstance(stmt, ast.AnnAssign):
             if stmt.value is not None:
-                self.assign(stmt.target, self.eval(stmt.value, scope), stmt.value, scope)
+                value = self.eval(stmt.value, scope)
+                if (value is None or isinstance(value, ExprVal)) and isinstance(stmt.value, ast.Call):
+                    # `self.s: LRScheduler = factory(cfg, opt)`: the annotation names torch's
+                    # class, whatever the call and the name are
+                    value = self.annotated_obj(stmt, scope) or value
+                self.assign(stmt.target, value, stmt.value, scope)
         elif isinstance(stmt, ast.AugAssign):
             self.eval(stmt.value, scope)
             text = dotted(stmt.target)
@@ -1331,6 +1339,12 @@ class Tracer:
                     base.items[key] = value
                 else:
                     base.splat = True
+                    if isinstance(value, Obj):
+                        # `schedulers[name] = StepLR(opt, ...)` in a loop over the names: the
+                        # dict holds such an object under a key not known here (its values()
+                        # and items() yield it; a saved copy is still partly unknown: splat)
+                        self.generation += 1
+                        base.items[("<key>", target.lineno, target.col_offset)] = value
             elif isinstance(base, TupleVal) and isinstance(value, Obj):
                 self.generation += 1
                 base.items.append(value)
@@ -1428,6 +1442,22 @@ class Tracer:
         self.created += 1
         return obj
 
+    def annotated_obj(self, stmt: ast.AnnAssign, scope: Scope) -> Obj | None:
+        """An optimizer or scheduler of unknown class built by a call lrdoctor cannot follow,
+        known by the annotation of the name it is bound to (a guess: never for the rules that
+        need a scheduler's class or horizon)."""
+        call = stmt.value
+        kind = _annotated_kind(stmt.annotation, scope.module)
+        if kind not in ("optimizer", "scheduler") or not isinstance(call, ast.Call):
+            return None
+        obj = Obj(kind, name=dotted(stmt.target) or "", path=self.path, line=call.lineno,
+                  col=call.col_offset + 1, via=call, scope=scope)
+        if kind == "scheduler":
+            obj.optimizer = self.optimizer_argument(call, scope)
+        self.objects.append(obj)
+        self.created += 1
+        return obj
+
     def builds_optimizer(self, call: ast.Call, scope: Scope) -> bool:
         """``cls(model.parameters(), lr=...)`` / ``cls(model.parameters(), **params)`` where
         ``cls`` is a variable of this program holding a class lrdoctor cannot see (chosen from a
@@ -1455,6 +1485,11 @@ class Tracer:
             # `cls = getattr(lr_scheduler, args.sched)` then `cls(optimizer, ...)`
             found = scope.source_of(picker.id)
             picker, scope = found if found is not None else (None, scope)
+        elif isinstance(picker, ast.Attribute) and isinstance(picker.value, ast.Name) \
+                and picker.value.id == "self":
+            # `self.cls = getattr(lr_scheduler, name)` then `self.cls(optimizer, ...)`
+            held = self.eval_pure(picker, scope)
+            picker, scope = (held.node, held.scope) if isinstance(held, ExprVal) else (None, scope)
         if not (isinstance(picker, ast.Call) and isinstance(picker.func, ast.Name)
                 and picker.func.id == "getattr" and len(picker.args) >= 2):
             return ""
@@ -1569,7 +1604,11 @@ class Tracer:
         if isinstance(node, ast.Await):
             return self.eval(node.value, scope, depth + 1)
         if isinstance(node, ast.Lambda):
-            return None
+            # `make_sched = lambda opt: StepLR(opt, 30)` then `make_sched(optimizer)`: a
+            # function whose body returns the expression (seeing the names of where it is
+            # written, as a nested def does)
+            return FuncVal(_lambda_function(node), scope.module,
+                           closure=scope if scope.parent is not None else None)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
             # `(Batch(b) for b in loader)` handed to a training function: one item per batch,
             # so a loop over it is a loop over the loader (its first iterable is evaluated in
@@ -1589,6 +1628,19 @@ class Tracer:
                     self.assign(node.generators[0].target, member, None, inner_scope)
                     items.append(self.eval(node.elt, inner_scope, depth + 1))
                 return TupleVal(items)
+            return None
+        if isinstance(node, ast.DictComp) and len(node.generators) == 1 and not node.generators[0].ifs:
+            # `{name: StepLR(opt, ...) for name, opt in optimizers.items()}`: the value is
+            # evaluated once, as a loop's body is, with the target bound to what the iterable
+            # holds (in a scope of its own); the dict holds such objects under keys not known
+            # here (splat: a saved copy of it is partly unknown)
+            gen = node.generators[0]
+            members = loop_members(self.eval(gen.iter, scope, depth + 1))
+            inner_scope = Scope({}, scope.module, scope, scope.self_val, scope.owner)
+            self.assign(gen.target, members, None, inner_scope)
+            value = self.eval(node.value, inner_scope, depth + 1)
+            if isinstance(value, Obj):
+                return DictVal({("<key>", node.lineno, node.col_offset): value}, splat=True)
             return None
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return None
@@ -1610,8 +1662,10 @@ class Tracer:
                 return base.attrs[attr]
             found = base.info.find(attr)
             if found is not None:
-                # virtual dispatch: the subclass's override, else the base class's method
-                return FuncVal(found[0], found[1].module, base, found[1])
+                # virtual dispatch: the subclass's override, else the base class's method (a
+                # classmethod gets the instance's class as its `cls`)
+                bound = ClassVal(base.info) if _is_classmethod(found[0]) else base
+                return FuncVal(found[0], found[1].module, bound, found[1])
             source = base.info.self_assigns.get(attr)
             value = None
             if source is not None and depth < MAX_EVAL_DEPTH // 2:
@@ -1640,7 +1694,10 @@ class Tracer:
         if isinstance(base, ClassVal):
             found = base.info.find(attr)
             if found is not None:
-                return FuncVal(found[0], found[1].module, None, found[1])
+                # `Config.from_args(args)`: a classmethod's `cls` is the class it is called on
+                # (an alternate constructor's `return cls(...)` builds an instance of it)
+                cls_of = base if _is_classmethod(found[0]) else None
+                return FuncVal(found[0], found[1].module, cls_of, found[1])
             return None
         if isinstance(base, SuperVal):
             for parent in base.owner.base_classes():
@@ -1760,6 +1817,12 @@ class Tracer:
             result = self.method_event(receiver, method, node, args, kwargs, scope)
             if result is not _NO_EVENT:
                 return result
+        if method == "backward" and receiver is None and isinstance(func, ast.Attribute) \
+                and isinstance(func.value, (ast.Call, ast.BinOp, ast.Subscript)):
+            # `sum(losses).backward()`, `(loss_a + loss_b).backward()`, `losses[k].backward()`:
+            # a tensor computed in place, whose backward pass this is
+            self.emit("backward", None, node)
+            return None
         if method and receiver is None and method in _RECEIVER_METHODS \
                 and isinstance(func, ast.Attribute):
             guessed = self.guess_receiver(func, scope)
@@ -2073,6 +2136,12 @@ class Tracer:
             return None
         if qual == "deepspeed.initialize":
             return self.deepspeed_initialize(node, args, kwargs)
+        if qual == "importlib.import_module" and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
+                and not node.args[0].value.startswith("."):
+            # `m = importlib.import_module("torch.optim.lr_scheduler")`: the module, as if
+            # imported by name (`getattr(m, cfg.name)` then picks a class of it)
+            return ImportRef(node.args[0].value)
         if last in ("prepare", "register_for_checkpointing", "save_state") and "." in qual:
             # Accelerate's `save_state()` writes what went through `prepare()` and
             # `register_for_checkpointing()` on the same accelerator, and nothing else
@@ -3105,6 +3174,24 @@ def _branch_that_falls_through(stmt: ast.If) -> int | None:
 
 def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
+def _lambda_function(node: ast.Lambda) -> ast.FunctionDef:
+    """The function a lambda is (``def <lambda>(args): return body``), made once per lambda
+    and kept on its node: the trace knows a function by its node's identity."""
+    fn = getattr(node, "_lrdoctor_function", None)
+    if fn is None:
+        ret = ast.Return(value=node.body)
+        fn = ast.FunctionDef(name="<lambda>", args=node.args, body=[ret], decorator_list=[],
+                             returns=None)
+        for made in (ret, fn):
+            ast.copy_location(made, node)
+        node._lrdoctor_function = fn  # type: ignore[attr-defined]
+    return fn
+
+
+def _is_classmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list)
 
 
 def _words(node: ast.AST) -> tuple[str, ...]:

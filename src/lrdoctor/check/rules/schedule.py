@@ -1867,6 +1867,9 @@ def _sized_in_micro_batches(sched: Obj, guard: Cond) -> bool:
         for sub in ast.walk(node):
             if isinstance(sub, ast.Call) and (dotted(sub.func) or "") == "len":
                 seen_len = True
+            elif isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mult) and any(
+                    _accumulation_count(side, guard_names) for side in (sub.left, sub.right)):
+                return True  # `total * accumulate`: scaled up to micro-batches by design
             elif isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Div, ast.FloorDiv)):
                 divisor = ast.unparse(sub.right).lower()
                 if "batch" in divisor and not any(w in divisor for w in _PER_UPDATE_WORDS):
@@ -1890,6 +1893,15 @@ def _sized_in_micro_batches(sched: Obj, guard: Cond) -> bool:
                 if "per_epoch" in text or names.EPOCH_COUNT.search(text):
                     seen_len = True
     return seen_len
+
+
+def _accumulation_count(node: ast.expr, guard_names: set[str]) -> bool:
+    """``node`` is the gradient accumulation count: the name the accumulation guard's ``%``
+    divides by, or a name / attribute that says so (``args.grad_accum_steps``)."""
+    if isinstance(node, ast.Name) and node.id in guard_names:
+        return True
+    text = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return "accum" in text.lower() or "grad_acc" in text.lower()
 
 
 def _stepped_twice(ctx: FileContext) -> Iterator[tuple[Event, Event, Event]]:
