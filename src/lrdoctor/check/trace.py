@@ -766,8 +766,7 @@ class Tracer:
                 for node, value in self.returns:
                     self.lightning.append((node, self.path, value))
                     self.configured.append((fv.bound, value))
-            values = [v for _, v in self.returns if v is not None]
-            return values[-1] if values else None
+            return _returned([v for _, v in self.returns])
         finally:
             self.stack.pop()
             self.given.pop()
@@ -2772,6 +2771,36 @@ def _narrowed(narrowed: tuple[dict[str, Any], str, Any, Any] | None, branch: int
     finally:
         if store.get(key) is values[branch]:
             store[key] = whole
+
+
+def _returned(values: list[Any], depth: int = 0) -> Any:
+    """What a call returns when its function returns on several paths: as after an ``if``
+    that binds a name on each side (``exec_if``), a None returned on one path has nothing
+    to track, so it never hides the object another path returns (``if cfg.sched: return
+    opt, CosineAnnealingLR(...)`` then ``return opt, None``); tuples of one length are read
+    position by position; schedulers returned on different paths are one of them, whichever
+    the path taken picks. Anything else is what the last return gives, as before."""
+    values = [v for v in values if v is not None]
+    if len(values) < 2 or depth > 4:
+        return values[-1] if values else None
+    others = [v for v in values if not (isinstance(v, Const) and v.value is None)]
+    if others and len(others) < len(values) and any(
+            isinstance(v, (Obj, InstanceVal, StateDictVal, TupleVal, UnionVal)) for v in others):
+        values = others
+    if len(values) > 1 and all(isinstance(v, TupleVal) for v in values) \
+            and len({len(v.items) for v in values}) == 1:
+        return TupleVal([_returned([v.items[i] for v in values], depth + 1)
+                         for i in range(len(values[0].items))])
+    distinct: list[Any] = []
+    for v in values:
+        if all(v is not d for d in distinct):
+            distinct.append(v)
+    last = values[-1]
+    if len(distinct) > 1 and isinstance(last, Obj) and last.kind == "scheduler" \
+            and _chosen_scheduler(last, UnionVal([d for d in distinct if d is not last],
+                                                 exclusive=True)):
+        return UnionVal(distinct, exclusive=True)
+    return last
 
 
 def _chosen_scheduler(first: Any, other: Any) -> bool:
