@@ -12,7 +12,8 @@ What a call returns is now read over all of the function's returns, as the value
 is read after an ``if`` that binds it on both sides: a None returned on one path has nothing
 to track and never hides the object another path returns; tuples of one length are read
 position by position; schedulers returned on different paths are one of them, whichever the
-setting picks. The controls keep the right spellings silent (the step once per epoch, a
+setting picks (a finding on an option built in the ``else`` of an inner test names that
+test too). The controls keep the right spellings silent (the step once per epoch, a
 batch-sized schedule stepped per batch, a helper that never builds a scheduler).
 """
 
@@ -76,6 +77,8 @@ def test_scheduler_or_none_pair_stepped_per_batch_is_lrd002() -> None:
     assert ("LRD002", 30) in findings(source)
     message = next(m for m in messages(source) if "CosineAnnealingLR" in m)
     assert "T_max=args.epochs" in message
+    # the cosine is the `else` of the inner test: the message names both settings
+    assert message.startswith("When `args.scheduler and args.scheduler != 'exp'`")
 
 
 def test_scheduler_or_none_pair_stepped_per_epoch_is_silent() -> None:

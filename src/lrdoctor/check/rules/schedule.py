@@ -587,8 +587,12 @@ def _option_prefix(ctx: FileContext, e: Event) -> str:
     own = [c for c in built.conds if (c.key, c.branch) not in shared and c.test is not None]
     if not own:
         return ""
-    # `elif args.sched == "cosine":` says it all; the tests it passed on the way are noise
+    # `elif args.sched == "cosine":` says it all; the tests it passed on the way are noise.
+    # An option built in the `else` of an inner test (`if args.sched: if args.sched ==
+    # "exp": ... else: CosineAnnealingLR(...)`) also names that test, negated.
     taken = [c for c in own if c.branch == 0] or own
+    if own[-1] not in taken:
+        taken.append(own[-1])
     text = " and ".join(c.text if c.branch == 0 else _holds(c) for c in taken)
     if len(text) > 80:
         return ""
