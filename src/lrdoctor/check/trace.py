@@ -898,7 +898,12 @@ class Tracer:
             rest = body[i + 1:]
             if rest and isinstance(stmt, ast.If):
                 branch = _branch_that_falls_through(stmt)
-                if branch is not None and self.if_outcome(stmt, scope) is None:
+                known = self.if_outcome(stmt, scope) if branch is not None else None
+                if known is not None and branch == (1 if known else 0):
+                    # `if self.mode != "per_epoch": return` where the mode is known: the branch
+                    # taken always leaves, so nothing after it runs here
+                    return
+                if branch is not None and known is None:
                     # `if done: return` / `if i % k: continue`: what follows runs only in
                     # the branch that did not leave, as if written in its `else`
                     saved = self.conds
@@ -1238,6 +1243,15 @@ class Tracer:
             self.exec_body(stmt.body, scope)
             self.exec_body(stmt.orelse, scope)
             return
+        instances = _instance_members(iterable)
+        if instances is not None and not _holds_loop(stmt):
+            # `for hook in self._hooks: hook.after_iter()`: a pass over the project's own
+            # objects (hooks, callbacks) a runner keeps in a list, not over data; the body runs
+            # for every one of them where the loop stands
+            self.assign(stmt.target, instances, None, scope)
+            self.exec_body(stmt.body, scope)
+            self.exec_body(stmt.orelse, scope)
+            return
         self.assign(stmt.target, None, None, scope)
         targets = getattr(stmt.target, "_lrdoctor_targets", None)
         if targets is None:
@@ -1320,6 +1334,12 @@ class Tracer:
                 for option in options(base) if isinstance(base, UnionVal) else [base]:
                     if isinstance(option, Obj) and option.kind == "scheduler":
                         self.emit("set_last_epoch", option, target)
+            if isinstance(base, UnionVal):
+                # `hook.trainer = self` on the loop variable of a pass over hooks: each of them
+                for option in options(base):
+                    if isinstance(option, InstanceVal):
+                        self.bind(option.attrs, target.attr, f"self.{target.attr}", value,
+                                  source, scope, target)
             if isinstance(base, InstanceVal):
                 self.assigned(target.attr)
                 for held in options(value) if isinstance(value, UnionVal) else [value]:
@@ -1619,6 +1639,9 @@ class Tracer:
             inner = self.eval(node.generators[0].iter, scope, depth + 1)
             if is_loader(inner):
                 return inner
+            kept = _kept_by_filter(node, inner)
+            if kept is not None:
+                return kept
             members = loop_members(inner)
             if isinstance(members, UnionVal) and not node.generators[0].ifs \
                     and len(members.options) <= _MAX_COMPREHENDED:
@@ -1742,6 +1765,7 @@ class Tracer:
         return scope.module.qualify(text)
 
     def eval_call(self, node: ast.Call, scope: Scope, depth: int) -> Any:
+        node = self.named_method_call(node, scope)
         func = node.func
         if isinstance(func, ast.Name) and func.id == "super" and scope.self_val is not None \
                 and scope.owner is not None:
@@ -1790,6 +1814,10 @@ class Tracer:
             # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as
             # the literal `{"optimizer": optimizer, ...}`
             return _dict_built(args, kwargs, node)
+        if isinstance(func, ast.Name) and func.id in ("list", "tuple") and callee is None \
+                and not kwargs and (not args or isinstance(args[0], TupleVal)):
+            # the builtin `list()` (an empty list to fill) or `list(items)`: a new sequence
+            return TupleVal(list(args[0].items) if args else [])
         node = self.spelled_out(node, scope)
 
         if isinstance(receiver, EngineVal):
@@ -1882,6 +1910,37 @@ class Tracer:
         if qual:
             return self.library_call(qual, node, args, kwargs, scope)
         return None
+
+    def named_method_call(self, node: ast.Call, scope: Scope) -> ast.Call:
+        """``getattr(hook, stage)(...)`` where ``stage`` holds a string known here (a runner
+        calling its hooks by the stage's name): the call ``hook.<stage>(...)``, a node made
+        once per name and kept on the call."""
+        func = node.func
+        if not (isinstance(func, ast.Call) and isinstance(func.func, ast.Name)
+                and func.func.id == "getattr" and len(func.args) in (2, 3)
+                and not func.keywords and scope.lookup("getattr") is None
+                and not _bound(scope, "getattr")):
+            return node
+        name = func.args[1]
+        held = name.value if isinstance(name, ast.Constant) else None
+        if held is None:
+            value = self.eval(name, scope) if isinstance(name, ast.Name) else None
+            held = value.value if isinstance(value, Const) else None
+        if not isinstance(held, str) or not held.isidentifier():
+            return node
+        made: dict[str, ast.Call] | None = getattr(node, "_lrdoctor_named", None)
+        if made is None:
+            made = {}
+            node._lrdoctor_named = made  # type: ignore[attr-defined]
+        call = made.get(held)
+        if call is None:
+            attribute = ast.copy_location(
+                ast.Attribute(value=func.args[0], attr=held, ctx=ast.Load()), func)
+            call = ast.copy_location(
+                ast.Call(func=attribute, args=node.args, keywords=node.keywords), node)
+            ast.fix_missing_locations(call)
+            made[held] = call
+        return call
 
     def run_engine(self, engine: EngineVal, node: ast.Call) -> None:
         """``trainer.run(loader, max_epochs=n)``: Ignite's loops, with the handlers attached to
@@ -2145,6 +2204,9 @@ class Tracer:
             # `m = importlib.import_module("torch.optim.lr_scheduler")`: the module, as if
             # imported by name (`getattr(m, cfg.name)` then picks a class of it)
             return ImportRef(node.args[0].value)
+        if qual == "weakref.proxy" and args:
+            # `hook.trainer = weakref.proxy(self)`: the object itself, for what is read through it
+            return args[0]
         if last in ("prepare", "register_for_checkpointing", "save_state") and "." in qual:
             # Accelerate's `save_state()` writes what went through `prepare()` and
             # `register_for_checkpointing()` on the same accelerator, and nothing else
@@ -2373,11 +2435,18 @@ class Tracer:
                 return UnionVal(list(receiver.items.values()))
             return _NO_EVENT
         if isinstance(receiver, TupleVal):
-            if method in ("append", "add") and args:
+            added = (
+                [args[0]] if method in ("append", "add") and args
+                else [args[1]] if method == "insert" and len(args) > 1
+                else list(args[0].items) if method == "extend" and args
+                and isinstance(args[0], TupleVal)
+                else None
+            )
+            if added is not None:
                 for rec in self.recordings:
                     rec.mutate(receiver)
                 self.generation += 1
-                receiver.items.append(args[0])
+                receiver.items.extend(added)
                 return None
             return _NO_EVENT
         if not isinstance(receiver, Obj):
@@ -2676,6 +2745,57 @@ def _inert_statement(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Return):
         return stmt.value is None or isinstance(stmt.value, ast.Constant) \
             and stmt.value.value is None
+    return False
+
+
+def _instance_members(value: Any) -> UnionVal | None:
+    """The project's own objects a container holds (the hooks or callbacks a runner keeps
+    in a list), when it holds nothing else lrdoctor knows (an item it cannot tell, a hook of
+    a class it could not read, is left out): each of them, one union."""
+    if not isinstance(value, TupleVal) or not value.items:
+        return None
+    found: list[Any] = []
+    for item in value.items:
+        for option in options(item) if isinstance(item, UnionVal) else [item]:
+            if option is None:
+                continue
+            if not isinstance(option, InstanceVal):
+                return None
+            found.append(option)
+    return UnionVal(found) if found else None
+
+
+def _kept_by_filter(node: ast.ListComp | ast.GeneratorExp, inner: Any) -> TupleVal | None:
+    """``[h for h in hooks if h is not None]`` over the project's own objects: the same
+    objects (the filter only drops empty slots)."""
+    gen = node.generators[0]
+    if not (isinstance(gen.target, ast.Name) and isinstance(node.elt, ast.Name)
+            and node.elt.id == gen.target.id and _instance_members(inner) is not None):
+        return None
+    name = gen.target.id
+    for test in gen.ifs:
+        plain = isinstance(test, ast.Name) and test.id == name
+        not_none = (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+                    and test.left.id == name and len(test.ops) == 1
+                    and isinstance(test.ops[0], ast.IsNot)
+                    and isinstance(test.comparators[0], ast.Constant)
+                    and test.comparators[0].value is None)
+        if not (plain or not_none):
+            return None
+    assert isinstance(inner, TupleVal)
+    return TupleVal(list(inner.items))
+
+
+def _holds_loop(stmt: ast.For | ast.AsyncFor) -> bool:
+    """Whether a loop's body has a loop of its own (outside functions defined in it)."""
+    stack: list[ast.AST] = [*stmt.body, *stmt.orelse]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
     return False
 
 
@@ -3092,6 +3212,11 @@ def _tested(fn: ast.AST) -> frozenset[str]:
     for sub in ast.walk(fn):
         if isinstance(sub, (ast.If, ast.IfExp, ast.While)):
             names_read.update(n.id for n in ast.walk(sub.test) if isinstance(n, ast.Name))
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) \
+                and sub.func.id == "getattr" and len(sub.args) >= 2 \
+                and isinstance(sub.args[1], ast.Name):
+            # `getattr(hook, stage)()`: which method runs depends on the name's value
+            names_read.add(sub.args[1].id)
     if len(_TESTED) > 4096:
         _TESTED.clear()
     _TESTED[id(fn)] = (fn, frozenset(names_read))
