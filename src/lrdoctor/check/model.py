@@ -314,9 +314,9 @@ class Program:
     truncated: bool = False
     # where this file's trace stands in for others (see runner._merge): the functions of
     # other files it traced whole from a call that passed arguments, as (path, line of the
-    # def); and this file's functions it traced, as (path, first line, last line, the roots
-    # that reached each: the line of this file's function traced as a root, or None for the
-    # module's own code)
+    # def); and the functions it traced (this file's, and other files' reached from a root of
+    # this file), as (path, first line, last line, the roots that reached each: the line of
+    # this file's function traced as a root, or None for the module's own code)
     entered: frozenset[tuple[str, int]] = frozenset()
     reached: tuple[tuple[str, int, int, frozenset[tuple[str, int] | None]], ...] = ()
 

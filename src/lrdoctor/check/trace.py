@@ -749,7 +749,10 @@ class Tracer:
         here = (self.path, fn.lineno)
         if root:
             self.root_fn = here if fv.module is self.module else None
-        if fv.module is self.module:
+        if fv.module is self.module or self.root_fn is not None:
+            # this file's functions, and the other files' functions a root of this file goes
+            # through (a hook's method in another module that this file's runner calls): where
+            # a caller's trace stands in for that root, it stands in for those too
             reached = self.reached.get(here)
             if reached is None:
                 reached = self.reached[here] = (fn.end_lineno or fn.lineno, set())
@@ -1155,6 +1158,12 @@ class Tracer:
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negate = test.operand, not negate
+        returned = self.property_returns(test, scope)
+        if returned is not None:
+            # `if self.sched.is_plateau:` where `is_plateau` is a property of the project's
+            # wrapper that returns `isinstance(self.inner, ReduceLROnPlateau)`: that test
+            outcome = self.isinstance_outcome(*returned)
+            return None if outcome is None else outcome != negate
         # `type(s) == ReduceLROnPlateau` / `type(s) is not ReduceLROnPlateau` say the same
         if isinstance(test, ast.Compare) and len(test.ops) == 1 \
                 and isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) \
@@ -1184,6 +1193,28 @@ class Tracer:
             wanted.add(last)
         outcomes = {s.cls in wanted for s in subjects}
         return None if len(outcomes) != 1 else outcomes.pop() != negate
+
+    def property_returns(self, test: ast.expr, scope: Scope) -> tuple[ast.expr, Scope] | None:
+        """For ``obj.name`` where ``name`` is a property of the project's class of ``obj``
+        whose body only returns an expression: that expression, with the scope it is read
+        in (``self`` bound to the instance)."""
+        if not isinstance(test, ast.Attribute):
+            return None
+        base = self.eval_pure(test.value, scope)
+        if not isinstance(base, InstanceVal):
+            return None
+        found = base.info.find(test.attr)
+        if found is None or not any(
+                (isinstance(d, ast.Name) and d.id in ("property", "cached_property"))
+                or (isinstance(d, ast.Attribute) and d.attr == "cached_property")
+                for d in found[0].decorator_list):
+            return None
+        body = [stmt for stmt in found[0].body if not (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            return None
+        owner = found[1]
+        return body[0].value, Scope({"self": base}, owner.module, self.module_scope, base, owner)
 
     def exec_branch(self, stmt: ast.stmt, branch: int, test: ast.expr | None,
                     body: list[ast.stmt], scope: Scope) -> None:
@@ -1244,7 +1275,7 @@ class Tracer:
             self.exec_body(stmt.orelse, scope)
             return
         instances = _instance_members(iterable)
-        if instances is not None and not _holds_loop(stmt):
+        if instances is not None and not _holds_loop(stmt) and not _member_decides(stmt):
             # `for hook in self._hooks: hook.after_iter()`: a pass over the project's own
             # objects (hooks, callbacks) a runner keeps in a list, not over data; the body runs
             # for every one of them where the loop stands
@@ -1863,6 +1894,11 @@ class Tracer:
                     return result
 
         if isinstance(callee, UnionVal):
+            if not callee.exclusive and any(isinstance(o, InstanceVal) for o in options(callee)):
+                # `callback(self)` on the loop variable of a pass over the runner's callbacks:
+                # a generic entry each of them filters by the event it is told of, not one
+                # lrdoctor can place at this point of the loop
+                return None
             # a class chosen through a variable: `sched_cls(optimizer)`, `SCHEDULERS[name](...)`
             built = self.call_one_of(options(callee), node, args, kwargs, scope)
             if built is not _NO_EVENT:
@@ -2784,6 +2820,39 @@ def _kept_by_filter(node: ast.ListComp | ast.GeneratorExp, inner: Any) -> TupleV
             return None
     assert isinstance(inner, TupleVal)
     return TupleVal(list(inner.items))
+
+
+def _member_decides(stmt: ast.For | ast.AsyncFor) -> bool:
+    """Whether a pass over hooks asks each hook whether it runs here (``if cb.applies(phase):
+    cb.fire()``): which of them act at this point is then the hooks' own setting, unknown
+    here (``hasattr(hook, "name")`` only asks whether the method exists)."""
+    names = {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
+    tests: list[ast.expr] = []
+    for node in ast.walk(ast.Module(body=[*stmt.body, *stmt.orelse], type_ignores=[])):
+        if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
+            tests.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            tests.extend(node.values)
+        elif isinstance(node, ast.comprehension):
+            tests.extend(node.ifs)
+    for test in tests:
+        for part in ast.walk(test):
+            if isinstance(part, ast.Call) and isinstance(part.func, ast.Name) \
+                    and part.func.id == "hasattr":
+                continue
+            if isinstance(part, ast.Name) and part.id in names and not _only_in_hasattr(
+                    test, part):
+                return True
+    return False
+
+
+def _only_in_hasattr(test: ast.expr, name: ast.Name) -> bool:
+    """Whether ``name`` is read in ``test`` only as the object of a ``hasattr`` call."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "hasattr" and node.args and node.args[0] is name:
+            return True
+    return False
 
 
 def _holds_loop(stmt: ast.For | ast.AsyncFor) -> bool:

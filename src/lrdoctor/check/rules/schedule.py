@@ -1226,6 +1226,12 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             updates = _paired_scaler_steps(ctx, e)
             every = "after every update"
         elif gran == "batch":
+            if _periodic_of_its_own(ctx, e, loop) or any(
+                    _last_batch_test(c) for c in e.conds_inside(loop)):
+                # `if (it + 1) % epoch_len == 0: scheduler.step()` in an iteration loop (the
+                # epoch-end hooks of an iteration-based runner): once every N batches, at a
+                # position counted in batches, not once per update
+                continue
             updates = _updates_around(ctx, e, loop)
             every = "every batch"
         else:
