@@ -964,3 +964,118 @@ def test_wrapper_stepping_per_iteration_by_the_callers_flag_is_still_reported(
     found = check_project(tmp_path, monkeypatch, wrapper_amp_project(
         "Trainer(model, optimizer, scheduler, loader, 30, by_epoch=False).train()"))
     assert ("warm.py", "LRD005") in found
+
+
+# -- the level a setting picks, with the setting out of view -----------------------------------
+# The trainer takes `lr_scheduler_mode: str = "per_epoch"` and the driver passes its settings
+# as `**settings` read from a file: the mode is unknown (a parameter that holds a string is no
+# scheduler, whatever its name says). The hook steps the batch-sized schedule per batch in one
+# mode, which is right, and per epoch in the other, which is LRD003 whenever that mode is
+# picked (as for any step level chosen by a setting while the horizon stays in batches).
+
+SETTINGS_DRIVER = """
+import json
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from sched_hook import SchedulerHook
+from trainer import Trainer
+
+
+class MyTrainer(Trainer):
+    def __init__(self, model, optimizer, loader, epochs, scheduler,
+                 lr_scheduler_mode: str = "per_epoch", log_every: int = 10):
+        super().__init__(model, optimizer, loader, epochs)
+        self.log_every = log_every
+        self.hooks = [SchedulerHook(self, [scheduler], mode=lr_scheduler_mode)]
+
+
+def main():
+    settings = json.load(open("settings.json"))
+    model = torch.nn.Linear(8, 1)
+    loader = DataLoader(TensorDataset(torch.randn(64, 8), torch.randn(64, 1)), batch_size=8)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=len(loader) * 20)
+    MyTrainer(model, optimizer, loader, 20, scheduler, **settings).run()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_level_picked_by_a_setting_passed_through_kwargs_reports_the_per_epoch_branch_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"trainer.py": MODE_TRAINER, "sched_hook.py": MODE_HOOK, "train.py": SETTINGS_DRIVER}
+    found = check_project(tmp_path, monkeypatch, files)
+    assert codes_of(found) == {"LRD003"}
+    assert len(found) == 1
+
+
+# -- repeated updates of one batch -------------------------------------------------------------
+# A GAN trainer's step runs `for _ in range(n_critic)` critic updates on the batch it was given:
+# the loop over the loader around it is still the batch loop, and a hook after each step is
+# once per batch.
+
+GAN_STEP = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from sched_hook import SchedulerHook
+from trainer import Trainer
+
+
+class GanTrainer(Trainer):
+    def __init__(self, gen, disc, g_opt, d_opt, loader, epochs, scheduler, mode, n_critic=5):
+        super().__init__(gen, g_opt, loader, epochs)
+        self.disc = disc
+        self.d_opt = d_opt
+        self.n_critic = n_critic
+        self.hooks = [SchedulerHook(self, [scheduler], mode=mode)]
+
+    def run(self):
+        for epoch in range(self.epochs):
+            for real, _ in self.loader:
+                for _ in range(self.n_critic):
+                    self.d_opt.zero_grad()
+                    fake = self.model(torch.randn(real.size(0), 8)).detach()
+                    (self.disc(fake).mean() - self.disc(real).mean()).backward()
+                    self.d_opt.step()
+                self.optimizer.zero_grad()
+                (-self.disc(self.model(torch.randn(real.size(0), 8))).mean()).backward()
+                self.optimizer.step()
+                for hook in self.hooks:
+                    hook.on_step_end()
+            for hook in self.hooks:
+                hook.on_epoch_end()
+
+
+def main():
+    gen, disc = torch.nn.Linear(8, 4), torch.nn.Linear(4, 1)
+    loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.zeros(64)), batch_size=8)
+    g_opt = torch.optim.Adam(gen.parameters(), lr=1e-4)
+    d_opt = torch.optim.Adam(disc.parameters(), lr=1e-4)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(g_opt, T_max=len(loader) * 50)
+    GanTrainer(gen, disc, g_opt, d_opt, loader, 50, scheduler, mode="{mode}").run()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def gan_project(mode: str) -> dict[str, str]:
+    return {"trainer.py": MODE_TRAINER, "sched_hook.py": MODE_HOOK,
+            "train.py": GAN_STEP.format(mode=mode)}
+
+
+def test_control_critic_repeats_leave_the_loader_loop_a_batch_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert check_project(tmp_path, monkeypatch, gan_project("per_step")) == []
+
+
+def test_batch_schedule_stepped_per_epoch_around_critic_repeats_is_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, gan_project("per_epoch"))
+    assert codes_of(found) == {"LRD003"}

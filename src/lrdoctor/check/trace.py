@@ -210,7 +210,10 @@ class Tracer:
         for loop in self.loops:
             if _micro_batch_loop(loop, stepping):
                 continue
-            if loop.batch and (loop.id in updating or loop.root not in roots_updating):
+            if loop.batch and (loop.id in updating or loop.root not in roots_updating) and not (
+                    _repeats(loop) and any(a.batch for a in loop.ancestors() if a is not loop)):
+                # (`for _ in range(n_critic):` in a batch loop repeats that batch's update: the
+                # loop around it still runs once per batch)
                 parent = loop.parent
                 while parent is not None:
                     parent.contains_batch = True
@@ -715,6 +718,7 @@ class Tracer:
         for param in [*params, *fn.args.kwonlyargs]:
             self.bump(param.arg)
         defaults = _literal_defaults(fn) if site and not root else {}
+        plain = _plain_parameters(fn)
         for i, param in enumerate(params):
             if i < len(args):
                 value = args[i]
@@ -724,12 +728,14 @@ class Tracer:
                 value = defaults.get(param.arg)
             if isinstance(value, Const) and value.sure and _stores(fn).get(param.arg):
                 value = Const(value.value)
-            scope.vars[param.arg] = value if value is not None else self.guess_param(param, fv.module)
+            scope.vars[param.arg] = value if value is not None else (
+                None if param.arg in plain else self.guess_param(param, fv.module))
         for param in fn.args.kwonlyargs:
             value = kwargs.get(param.arg, defaults.get(param.arg))
             if isinstance(value, Const) and value.sure and _stores(fn).get(param.arg):
                 value = Const(value.value)
-            scope.vars[param.arg] = value if value is not None else self.guess_param(param, fv.module)
+            scope.vars[param.arg] = value if value is not None else (
+                None if param.arg in plain else self.guess_param(param, fv.module))
         if fn.args.vararg is not None:
             scope.vars[fn.args.vararg.arg] = TupleVal(list(args[len(params):]))
         if fn.args.kwarg is not None:
@@ -2586,9 +2592,24 @@ def _updates_only_in_inner_batches(loop: Loop, update_loops: list[Loop]) -> bool
     """Every optimizer step inside ``loop`` runs in a batch loop nested in it."""
     inside = [u for u in update_loops if loop in u.ancestors()]
     return bool(inside) and all(
-        any(a is not loop and a.batch and loop in a.ancestors() for a in u.ancestors())
+        any(a is not loop and a.batch and loop in a.ancestors() and not _repeats(a)
+            for a in u.ancestors())
         for u in inside
     )
+
+
+def _repeats(loop: Loop) -> bool:
+    """``for _ in range(n_critic): ...`` inside the batch loop: the same batch's update made
+    n times (a GAN's critic steps), reading nothing the loop binds; not a loop over batches of
+    a chunk the outer item holds."""
+    node = loop.node
+    if loop.iterates_loader or not isinstance(node, (ast.For, ast.AsyncFor)) \
+            or not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
+                    and node.iter.func.id == "range"):
+        return False
+    read = {n.id for stmt in node.body for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return not (loop.targets & read)
 
 
 # the keywords that size a scheduler's horizon, in torch's and transformers' signatures
@@ -3178,6 +3199,25 @@ def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any
         tuple(key(params[i] if i < len(params) else None, a) for i, a in enumerate(args)),
         tuple(sorted((k, key(k, v)) for k, v in kwargs.items())),
     )
+
+
+def _plain_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Parameters that hold a plain value whatever their name says: a default that is a
+    string, number or bool literal (``lr_scheduler_mode="per_epoch"``), or an annotation of
+    ``str`` / ``int`` / ``float`` / ``bool``. No caller's value known, they are unknown, never
+    an optimizer or scheduler guessed from the name."""
+    out: set[str] = set()
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    pairs = list(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
+    pairs += [(p, d) for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
+    for param, default in pairs:
+        if isinstance(default, ast.Constant) and isinstance(default.value, (bool, int, float, str)):
+            out.add(param.arg)
+    for param in [*positional, *fn.args.kwonlyargs]:
+        if isinstance(param.annotation, ast.Name) and param.annotation.id in (
+                "str", "int", "float", "bool"):
+            out.add(param.arg)
+    return frozenset(out)
 
 
 def _literal_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Const]:
