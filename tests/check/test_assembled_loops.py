@@ -1079,3 +1079,98 @@ def test_batch_schedule_stepped_per_epoch_around_critic_repeats_is_reported(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found = check_project(tmp_path, monkeypatch, gan_project("per_epoch"))
     assert codes_of(found) == {"LRD003"}
+
+
+# -- a scheduler picked by name and told apart by its class name -------------------------------
+# A factory builds one of several schedulers from a config string (a torch LambdaLR, a
+# ReduceLROnPlateau, the project's own scheduler that sets its first LR in its constructor);
+# the trainer passes the metric when `self.lr_scheduler.__class__.__name__` names a scheduler
+# that takes one. The plateau is never stepped without its metric, and the project scheduler's
+# own first LR, written on another branch of the choice, competes with no other option.
+
+NAMED_SCHEDULERS = """
+import torch
+from torch.optim.lr_scheduler import LRScheduler
+
+
+class WarmPlateau(LRScheduler):
+    def __init__(self, optimizer, warmup):
+        self.optimizer = optimizer
+        self.warmup = warmup
+        self.base_lrs = [g["lr"] for g in optimizer.param_groups]
+        self.optimizer.param_groups[0]["lr"] = self.base_lrs[0] / warmup
+
+    def step(self, metrics):
+        for group, lr in zip(self.optimizer.param_groups, self.base_lrs):
+            group["lr"] = lr
+
+
+def get_scheduler(kind, optimizer, epochs):
+    if kind == "lambda":
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 1 - e / epochs)
+    elif kind == "plateau":
+        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min")
+    elif kind == "warm_plateau":
+        scheduler = WarmPlateau(optimizer, warmup=5)
+    else:
+        raise ValueError(kind)
+    return scheduler
+
+
+class Fitter:
+    def __init__(self, model, kind, epochs):
+        self.model = model
+        self.epochs = epochs
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        self.lr_scheduler = get_scheduler(kind, self.optimizer, epochs)
+
+    def fit(self, loader, val_loader):
+        for epoch in range(self.epochs):
+            for x, y in loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+            with torch.no_grad():
+                val = sum(torch.nn.functional.mse_loss(self.model(x), y).item()
+                          for x, y in val_loader)
+            if self.lr_scheduler.__class__.__name__ in {names}:
+                self.lr_scheduler.step(val)
+            else:
+                self.lr_scheduler.step()
+"""
+
+NAMED_DRIVER = """
+import sys
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from fitter import Fitter
+
+
+def main():
+    data = TensorDataset(torch.randn(64, 8), torch.randn(64, 1))
+    loader = DataLoader(data, batch_size=8)
+    Fitter(torch.nn.Linear(8, 1), sys.argv[1], 30).fit(loader, loader)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def named_project(names: str) -> dict[str, str]:
+    return {"fitter.py": NAMED_SCHEDULERS.format(names=names), "train.py": NAMED_DRIVER}
+
+
+def test_control_class_name_test_keeps_the_plateau_off_the_plain_step(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch,
+                          named_project('{"ReduceLROnPlateau", "WarmPlateau"}'))
+    assert found == []
+
+
+def test_class_name_test_that_misses_the_plateau_still_reports_its_plain_step(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, named_project('{"WarmPlateau"}'))
+    assert ("fitter.py", "LRD004") in found

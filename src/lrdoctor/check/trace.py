@@ -1092,6 +1092,9 @@ class Tracer:
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negate = test.operand, not negate
+        by_name = _class_name_test(test)
+        if by_name is not None:
+            return self.class_name_narrowing(*by_name, negate != by_name[2], scope)
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
                 and test.func.id == "isinstance" and len(test.args) == 2):
             return None
@@ -1149,6 +1152,38 @@ class Tracer:
                   else UnionVal(side, exclusive=True) for side in sides]
         return store, key, values[0], values[1]
 
+    def class_name_narrowing(self, target: ast.expr, wanted: frozenset[str], _: bool,
+                             negate: bool, scope: Scope
+                             ) -> tuple[dict[str, Any], str, Any, Any] | None:
+        """``if self.sched.__class__.__name__ in {"ReduceLROnPlateau", ...}:`` on a name that
+        holds one of several schedulers: each branch with the options whose class name says
+        so (a torch class by its name, the project's own class by its own)."""
+        if isinstance(target, ast.Name) and target.id in scope.vars:
+            store, key = scope.vars, target.id
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id == "self" and scope.self_val is not None \
+                and target.attr in scope.self_val.attrs:
+            store, key = scope.self_val.attrs, target.attr
+        else:
+            return None
+        subject = store[key]
+        if not (isinstance(subject, UnionVal) and subject.exclusive):
+            return None
+        sides: tuple[list[Any], list[Any]] = ([], [])
+        for option in options(subject):
+            name = _class_name_of(option)
+            taken = None if name is None else (name in wanted) != negate
+            if taken is not False:
+                sides[0].append(option)
+            if taken is not True:
+                sides[1].append(option)
+        everything = len(options(subject))
+        if len(sides[0]) == everything and len(sides[1]) == everything:
+            return None
+        values = [None if not side else side[0] if len(side) == 1
+                  else UnionVal(side, exclusive=True) for side in sides]
+        return store, key, values[0], values[1]
+
     def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
         the scheduler's class is known: the other branch never runs for it. In ``a and b`` a
@@ -1164,6 +1199,16 @@ class Tracer:
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negate = test.operand, not negate
+        by_name = _class_name_test(test)
+        if by_name is not None:
+            # `type(s).__name__ == "ReduceLROnPlateau"`: the class of every option says it
+            subject = self.eval_pure(by_name[0], scope)
+            named = {_class_name_of(s) for s in (
+                options(subject) if isinstance(subject, UnionVal) else [subject])}
+            if not named or None in named:
+                return None
+            found = {name in by_name[1] for name in named if name is not None}
+            return None if len(found) != 1 else found.pop() != (negate != by_name[2])
         returned = self.property_returns(test, scope)
         if returned is not None:
             # `if self.sched.is_plateau:` where `is_plateau` is a property of the project's
@@ -2820,6 +2865,48 @@ def _instance_members(value: Any) -> UnionVal | None:
                 return None
             found.append(option)
     return UnionVal(found) if found else None
+
+
+def _class_name_test(test: ast.expr) -> tuple[ast.expr, frozenset[str], bool] | None:
+    """``x.__class__.__name__ in {"A", "B"}`` / ``type(x).__name__ == "A"`` (and ``!=``,
+    ``not in``): the object tested, the class names, and whether the test is negated."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn))):
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        left, right = right, left
+    if not (isinstance(left, ast.Attribute) and left.attr == "__name__"):
+        return None
+    owner = left.value
+    if isinstance(owner, ast.Attribute) and owner.attr == "__class__":
+        target = owner.value
+    elif isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) \
+            and owner.func.id == "type" and len(owner.args) == 1 and not owner.keywords:
+        target = owner.args[0]
+    else:
+        return None
+    if isinstance(right, ast.Constant) and isinstance(right.value, str) \
+            and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        names = frozenset({right.value})
+    elif isinstance(right, (ast.Set, ast.Tuple, ast.List)) and right.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in right.elts) \
+            and isinstance(test.ops[0], (ast.In, ast.NotIn)):
+        names = frozenset(e.value for e in right.elts)  # type: ignore[attr-defined]
+    else:
+        return None
+    return target, names, isinstance(test.ops[0], (ast.NotEq, ast.NotIn))
+
+
+def _class_name_of(option: Any) -> str | None:
+    """The class name an object would report: a torch scheduler's class, the project's class
+    of an instance; None when not known."""
+    if isinstance(option, Obj) and option.kind == "scheduler" and option.call \
+            and option.cls in SCHEDULERS and option.project is None:
+        return option.cls
+    if isinstance(option, InstanceVal):
+        return option.info.name
+    return None
 
 
 def _kept_by_filter(node: ast.ListComp | ast.GeneratorExp, inner: Any) -> TupleVal | None:

@@ -1084,6 +1084,10 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
                 if e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
                 and e.obj.optimizer is w.obj and e.order < w.order and e.obj.id in stepped
                 and e.obj.cls in CHAINABLE and e.obj.origin == "torch"
+                # built on another branch of the choice than the write (a project scheduler
+                # that sets its first LR in its constructor, on `elif kind == "mine":`, beside
+                # a torch one on `elif kind == "plateau":`): never in the same run
+                and not exclusive(e, w) and not built_apart(w.conds, e.obj.built_under or ())
             ),
             None,
         )
