@@ -161,6 +161,12 @@ def _merge(results: Iterable[FileResult]) -> Report:
             if diag.key not in seen:
                 seen.add(diag.key)
                 report.diagnostics.append(diag)
+    # a call some trace saw stepped at two levels (LRD012: per epoch here, and after every
+    # update in a subclass's training step) is not "stepped once per epoch" (LRD003) because
+    # another trace, the base class's alone, could not see the batch step
+    doubled = {(d.path, d.cell, d.line, d.col) for d in report.diagnostics if d.code == "LRD012"}
+    report.diagnostics = [d for d in report.diagnostics
+                          if d.code != "LRD003" or (d.path, d.cell, d.line, d.col) not in doubled]
     report.diagnostics.sort(key=lambda d: (d.path, d.cell or 0, d.line, d.col, d.code))
     report.problems.sort(key=lambda p: (p.path, p.cell or 0, p.line, p.col))
     return report

@@ -1019,9 +1019,15 @@ class Tracer:
         narrowed = self.isinstance_narrowing(stmt.test, scope) if known is None else None
         held = [{k: v for k, v in store.items() if isinstance(v, InstanceVal)}
                 if known is None else {} for store in stores]
+        # a test on the class of a known scheduler is decided before the run: the branch it
+        # takes runs every time the `if` does, under no condition of its own
+        by_class = known is not None and self.isinstance_outcome(stmt.test, scope) is not None
         if known is not False:
             with _narrowed(narrowed, 0):
-                self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
+                if by_class:
+                    self.exec_body(stmt.body, scope)
+                else:
+                    self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
         if stmt.orelse and known is not True:
             built = [{k: v for k, v in store.items() if isinstance(v, (Obj, StateDictVal))}
                      if known is None else {} for store in stores]
@@ -1029,7 +1035,10 @@ class Tracer:
                          and was.get(k) is not v} if known is None else {}
                         for store, was in zip(stores, before)]
             with _narrowed(narrowed, 1):
-                self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
+                if by_class:
+                    self.exec_body(stmt.orelse, scope)
+                else:
+                    self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
             for store, projects_here, was in zip(stores, projects, before):
                 for name, instance in projects_here.items():
                     now = store.get(name)
@@ -1229,12 +1238,20 @@ class Tracer:
             return None
         subject = self.eval_pure(test.args[0], scope)
         subjects = options(subject) if isinstance(subject, UnionVal) else [subject]
+        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        if subjects and classes and all(
+            isinstance(s, Obj) and s.kind == "scheduler" and s.call is not None for s in subjects
+        ) and all(isinstance(c, ast.Name) and c.id in _PLAIN_TYPES and scope.lookup(c.id) is None
+                  for c in classes):
+            # `isinstance(self.scheduler, dict)` (a dict of schedulers, one per model, in code
+            # shared with such projects) on a scheduler a known constructor built: a scheduler
+            # is never a builtin container or number
+            return negate
         if not subjects or not all(
             isinstance(s, Obj) and s.kind == "scheduler" and s.call and s.cls in SCHEDULERS
             for s in subjects
         ):
             return None
-        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
         wanted = set()
         for cls in classes:
             qual = self.qualname(cls, scope) if dotted(cls) else ""
@@ -2552,6 +2569,12 @@ class Tracer:
                 return _NO_EVENT
             return None
         if receiver.kind == "scheduler":
+            if method == "step" and receiver.guessed and not receiver.torch_step \
+                    and _step_arity(node) >= 3:
+                # a "scheduler" known only by its name, stepped with three arguments or more
+                # (`scheduler.step(noise_pred, t, latents)`: a diffusion sampler's noise
+                # schedule): an LR scheduler's step takes an epoch, or a metric and an epoch
+                return _NO_EVENT
             if method == "step":
                 self.emit("sched_step", receiver, node, nargs=len(node.args),
                           kwargs=[kw.arg for kw in node.keywords],
@@ -2598,6 +2621,9 @@ class Tracer:
 
 
 _NO_EVENT = object()
+# builtin types no scheduler object is an instance of
+_PLAIN_TYPES = frozenset({"dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int",
+                          "float", "bool", "complex"})
 _NOT_KEPT = object()
 # library classes whose instances run the training for the user (see RunnerVal): the methods
 # of an instance are read as `accelerator.<method>` / `fabric.<method>`, under any name
@@ -3654,3 +3680,10 @@ def _called_names(tree: ast.Module, source: str | None = None) -> set[str]:
             elif isinstance(func, ast.Attribute):
                 called.add(func.attr)
     return called
+
+
+def _step_arity(call: ast.Call) -> int:
+    """How many arguments a call names: its positional ones and its named keywords (a
+    ``*args`` / ``**kwargs`` adds nothing it can be sure of)."""
+    return sum(not isinstance(a, ast.Starred) for a in call.args) \
+        + sum(kw.arg is not None for kw in call.keywords)

@@ -1370,6 +1370,8 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             continue  # one call for the project's own class too, which needs the epoch
         if e.info.get("forwarded"):
             continue  # a wrapper's `step(epoch=None)` passing on what its caller may give
+        if any(not (named & {sched.cls}) for named in map(_names_the_class, e.conds) if named):
+            continue  # `if cfg.lr_scheme == "ReduceLROnPlateau": s.step(val)`: not this class
         arg = e.node.args[0] if e.node.args else next(
             (k.value for k in e.node.keywords if k.arg == "epoch"), None
         )
@@ -1385,6 +1387,38 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+def _names_the_class(cond: Cond) -> set[str]:
+    """The scheduler classes a branch runs for, where its test compares something with the
+    name of a scheduler class (``if cfg.lr_scheme == "ReduceLROnPlateau":``, ``if
+    sched.name in ["ReduceLROnPlateau"]:``, the ``else`` of ``!=``): the setting, or the tag,
+    that names the class in use. Empty when the test says nothing of the kind."""
+    test, branch = cond.test, cond.branch
+    if test is None or branch not in (0, 1):
+        return set()
+    negate = branch == 1
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negate = test.operand, not negate
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return set()
+    op = test.ops[0]
+    if isinstance(op, (ast.NotEq, ast.NotIn)):
+        negate = not negate
+    elif not isinstance(op, (ast.Eq, ast.In)):
+        return set()
+    if negate:
+        return set()  # "not this class": says nothing of which one it is
+    sides = [test.left, test.comparators[0]]
+    literals: list[ast.expr] = []
+    for side in sides:
+        if isinstance(side, (ast.List, ast.Tuple, ast.Set)) and isinstance(op, (ast.In, ast.NotIn)):
+            literals.extend(side.elts)
+        else:
+            literals.append(side)
+    found = {c.value for c in literals if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    named = found & set(SCHEDULERS)
+    return named if named and named == found else set()
 
 
 # -- LRD012 ------------------------------------------------------------------------------------
