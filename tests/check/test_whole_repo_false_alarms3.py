@@ -257,3 +257,45 @@ def test_an_epoch_step_no_subclass_doubles_is_still_lrd003(
     # control: the subclass does not step the scheduler: once per epoch, LRD003
     assert _base_and_subclass(tmp_path, monkeypatch, "        pass") == [
         ("pkg/base.py", 30, "LRD003")]
+
+
+# -- `accelerator.unwrap_model(x)` is x ----------------------------------------------------------
+
+# a trainer class whose objects come from a base class lrdoctor cannot read; its `save()`
+# unwraps the optimizer and the scheduler from Accelerate and writes one file for each
+_UNWRAPPED_SAVE = """
+import os
+
+import torch
+from mylib.trainers import BaseTrainer
+
+
+class PreferenceTrainer(BaseTrainer):
+    def train(self):
+        for step, batch in enumerate(self.train_iterator):
+            loss = self.loss(batch)
+            self.accelerator.backward(loss)
+            self.optimizer.step()
+            self.scheduler.step()
+            self.optimizer.zero_grad()
+            if step % self.config.save_every == 0:
+                self.save(os.path.join(self.run_dir, f"step-{step}"))
+
+    def save(self, output_dir):
+        optimizer = self.accelerator.unwrap_model(self.optimizer)
+        scheduler = self.accelerator.unwrap_model(self.scheduler)
+        if self.accelerator.is_main_process:
+            state = {"state_dict": optimizer.state_dict(), "class": type(optimizer).__name__}
+            torch.save(state, os.path.join(output_dir, "optimizer.pt"))
+{scheduler_save}
+"""
+
+
+def test_the_unwrapped_schedulers_own_file_completes_the_checkpoint() -> None:
+    save = '            torch.save(scheduler.state_dict(), os.path.join(output_dir, "sched.pt"))'
+    assert codes(_UNWRAPPED_SAVE.replace("{scheduler_save}", save)) == []
+
+
+def test_a_checkpoint_of_the_unwrapped_optimizer_alone_is_still_lrd007() -> None:
+    # control: the scheduler is unwrapped but never written
+    assert findings(_UNWRAPPED_SAVE.replace("{scheduler_save}", "")) == [("LRD007", 24)]

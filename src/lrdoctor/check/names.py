@@ -52,11 +52,12 @@ ITER_WRAPPERS = frozenset(
         "list",
     }
 )
-# calls that return their arguments unchanged, wrapped for a distributed/accelerated setup
+# calls that return their arguments unchanged, wrapped for a distributed/accelerated setup (or
+# unwrapped from it: `accelerator.unwrap_model(self.scheduler)` is the scheduler)
 PASSTHROUGH_CALLS = frozenset(
     {"prepare", "setup", "initialize", "wrap", "setup_dataloaders", "setup_optimizers",
      "setup_module", "prepare_data_loader", "prepare_optimizer", "prepare_scheduler",
-     "prepare_model"}
+     "prepare_model", "unwrap_model"}
 )
 
 _OPT_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(_\w+)?$|_(opt|optim|optimizer)$")
