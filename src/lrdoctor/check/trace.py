@@ -149,6 +149,7 @@ class Tracer:
         # only when nothing rebound it between the tests
         self.versions: dict[str, int] = {}
         self._targets: dict[tuple[int, str], FuncVal | ClassVal | None] = {}
+        self._tables: dict[tuple[int, str], DictVal | None] = {}
         self._target_paths: dict[tuple[int, str], set[str]] = {}
         # (LightningModule instance, configure_optimizers return value)
         self.configured: list[tuple[InstanceVal, Any]] = []
@@ -525,6 +526,46 @@ class Tracer:
             rec.followed |= self._target_paths.get(key, set())
         if link and isinstance(found, ClassVal):
             self.link(found.info)
+        return found
+
+    def project_table(self, qualname: str, importer: ModuleInfo, depth: int = 0
+                      ) -> DictVal | None:
+        """``SCHEDULERS`` imported from another module of the project where it is a registry:
+        a dict bound once at that module's top level, written out (``{"cosine": make_cosine}``)
+        or filled by a decorator of that module (``@register(SCHEDULERS, "cosine")`` over
+        ``def make_cosine``, ``register`` storing what it decorates under the name it is
+        given), changed nowhere else. Its values are the module's functions and classes (None
+        where they are something else)."""
+        key = (id(importer), "\0table\0" + qualname)
+        if key in self._tables:
+            return self._tables[key]
+        self._tables[key] = None  # a re-export cycle ends here
+        found: DictVal | None = None
+        target = self.loader.module_for(qualname, importer)
+        if target is not None:
+            module, attr = target
+            if attr in module.imports and depth < 4:
+                found = self.project_table(module.imports[attr], module, depth + 1)
+            elif attr not in module.functions and attr not in module.classes:
+                pairs = _registry_pairs(module.tree, attr, module)
+                if pairs is not None and (module.path in self.followed
+                                          or len(self.followed) < MAX_MODULES):
+                    self.followed.add(module.path)
+                    found = DictVal({})
+                    for k, name in pairs:
+                        value: FuncVal | ClassVal | None = None
+                        if name in module.functions:
+                            value = FuncVal(module.functions[name], module)
+                        elif name in module.classes:
+                            value = ClassVal(module.classes[name])
+                            self.link(value.info)
+                        elif name in module.imports:
+                            value = self.project_target(module.imports[name], module)
+                        found.items[k] = value
+        self._tables[key] = found
+        if found is not None:
+            for rec in self.recordings:
+                rec.followed.add(target[0].path if target is not None else "")
         return found
 
     def star_imported(self, name: str, module: ModuleInfo) -> FuncVal | ClassVal | None:
@@ -1332,6 +1373,15 @@ class Tracer:
 
     def exec_for(self, stmt: ast.For | ast.AsyncFor, scope: Scope) -> None:
         iterable = self.eval(stmt.iter, scope)
+        if isinstance(iterable, TupleVal) and 0 < len(iterable.items) <= _MAX_UNROLLED \
+                and all(isinstance(item, InstanceVal) for item in iterable.items):
+            # `for hook in self.hooks: hook.after_iter(self)` over a list of the project's own
+            # objects: the body runs once for each, in order (a loop over data it is not)
+            for item in iterable.items:
+                self.assign(stmt.target, item, stmt.iter, scope)
+                self.exec_body(stmt.body, scope)
+            self.exec_body(stmt.orelse, scope)
+            return
         members = loop_members(iterable)
         if members is not None:
             # a loop over optimizers / schedulers / param groups, not over data
@@ -1697,7 +1747,15 @@ class Tracer:
             return d
         if isinstance(node, ast.Subscript):
             base = self.eval(node.value, scope, depth + 1)
-            self.eval(node.slice, scope, depth + 1)
+            index = self.eval(node.slice, scope, depth + 1)
+            if isinstance(base, ImportRef) and "." in base.qualname:
+                # `SCHEDULERS["cosine"]` of a registry in another module
+                base = self.project_table(base.qualname, scope.module) or base
+            if isinstance(base, DictVal) and not base.open and const_key(node.slice) is None \
+                    and isinstance(index, Const) and index.sure \
+                    and isinstance(index.value, (str, int)) and index.value in base.items:
+                # `SCHEDULERS[cfg["scheduler"]]` with a setting that holds one literal
+                return base.items[index.value]
             found = subscript(base, node.slice)
             if found is None and isinstance(base, DictVal) and base.open:
                 key = const_key(node.slice)
@@ -2830,6 +2888,8 @@ def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
 
 
 # a comprehension over tracked objects is evaluated per object up to this many of them
+# a list of the project's own objects a `for` loop runs its body for, one by one
+_MAX_UNROLLED = 4
 _MAX_COMPREHENDED = 16
 
 
@@ -3372,6 +3432,116 @@ def _dict_changed(owner: ast.AST, name: str) -> bool:
                 and node.target.id == name:
             return True
     return False
+
+
+def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
+                    ) -> list[tuple[Any, str]] | None:
+    """(key, name of the module's function or class) of a registry ``name`` of the module
+    (see Tracer.project_table), or None when ``name`` is not one."""
+    binds = [stmt for stmt in tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+             and any(isinstance(t, ast.Name) and t.id == name
+                     for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))]
+    if len(binds) != 1 or not isinstance(binds[0].value, ast.Dict):
+        return None
+    stmt = binds[0]
+    if isinstance(stmt, ast.Assign) and (len(stmt.targets) != 1
+                                         or not isinstance(stmt.targets[0], ast.Name)):
+        return None
+    literal = stmt.value
+    assert isinstance(literal, ast.Dict)
+    pairs: list[tuple[Any, str]] = []
+    for k, v in zip(literal.keys, literal.values):
+        key = const_key(k) if k is not None else None
+        if key is None or not isinstance(v, ast.Name):
+            return None
+        pairs.append((key, v.id))
+    # every other use of the name: a read of an item, or a decorator that registers into it
+    decorated: list[ast.expr] = []
+    factories: set[str] = set()
+    for top in tree.body:
+        if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for deco in top.decorator_list:
+            key = _registered_under(deco, name, module)
+            if key is _NOT_REGISTERED:
+                continue
+            if key is None:
+                return None
+            pairs.append((key, top.name))
+            decorated.append(deco)
+            assert isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name)
+            factories.add(deco.func.id)
+    allowed = {id(n) for d in decorated for n in ast.walk(d)}
+    allowed |= {id(n) for f in factories for n in ast.walk(module.functions[f])}
+    allowed.add(id(stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target))
+    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global) and name in node.names:
+            return None
+        if not (isinstance(node, ast.Name) and node.id == name) or id(node) in allowed:
+            continue
+        up = parents.get(id(node))
+        if isinstance(node.ctx, ast.Load) and (
+                isinstance(up, ast.Subscript) and up.value is node and isinstance(up.ctx, ast.Load)
+                or isinstance(up, ast.Attribute) and up.attr in ("get", "items", "keys", "values")):
+            continue
+        return None  # changed, rebound or handed on: what it holds is not known here
+    return pairs
+
+
+_NOT_REGISTERED = object()
+
+
+def _registered_under(deco: ast.expr, table: str, module: ModuleInfo) -> Any:
+    """The key ``@register(TABLE, "key")`` / ``@register("key")`` stores what it decorates
+    under in ``table`` (read from the decorator function of the module: a function returning a
+    nested function that stores its parameter as ``t[k] = fn``, ``t`` and ``k`` its factory's
+    parameters or ``t`` the module's table), _NOT_REGISTERED when the decorator does not name
+    or store into ``table``, None when it may but is not understood."""
+    if not (isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name)):
+        return _NOT_REGISTERED if table not in {n.id for n in ast.walk(deco)
+                                                if isinstance(n, ast.Name)} else None
+    factory = module.functions.get(deco.func.id)
+    names_in = {n.id for n in ast.walk(deco) if isinstance(n, ast.Name)}
+    if factory is None:
+        return None if table in names_in else _NOT_REGISTERED
+    params = [a.arg for a in factory.args.posonlyargs + factory.args.args]
+    given: dict[str, ast.expr] = dict(zip(params, deco.args))
+    given.update((kw.arg, kw.value) for kw in deco.keywords if kw.arg)
+    if len(deco.args) > len(params) or any(kw.arg is None for kw in deco.keywords) \
+            or any(isinstance(a, ast.Starred) for a in deco.args):
+        return None if table in names_in else _NOT_REGISTERED
+    inner = [s for s in factory.body if isinstance(s, ast.FunctionDef)]
+    last = factory.body[-1] if factory.body else None
+    if len(inner) != 1 or not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)
+                               and last.value.id == inner[0].name):
+        return None if table in names_in else _NOT_REGISTERED
+    fn = inner[0]
+    if len(fn.args.args) != 1:
+        return None if table in names_in else _NOT_REGISTERED
+    item = fn.args.args[0].arg
+    stores = [t for n in ast.walk(fn) if isinstance(n, ast.Assign) for t in n.targets
+              if isinstance(t, ast.Subscript)]
+    if len(stores) != 1:
+        return None if table in names_in else _NOT_REGISTERED
+    store = stores[0]
+    assign = next(n for n in ast.walk(fn) if isinstance(n, ast.Assign) and store in n.targets)
+    if not (isinstance(assign.value, ast.Name) and assign.value.id == item
+            and isinstance(store.value, ast.Name) and isinstance(store.slice, ast.Name)):
+        return None if table in names_in else _NOT_REGISTERED
+    holder = store.value.id
+    if holder in params:
+        arg = given.get(holder)
+        if not (isinstance(arg, ast.Name) and arg.id == table):
+            return None if table in names_in else _NOT_REGISTERED
+    elif holder != table or holder in {a.arg for a in fn.args.args}:
+        return _NOT_REGISTERED if table not in names_in else None
+    if any(isinstance(n, ast.Name) and n.id == holder and isinstance(n.ctx, ast.Store)
+           for n in ast.walk(factory)):
+        return None
+    key_arg = given.get(store.slice.id) if store.slice.id in params else None
+    key = const_key(key_arg) if key_arg is not None else None
+    return key
 
 
 def _literal_items(expr: ast.expr) -> list[tuple[str, ast.expr]] | None:
