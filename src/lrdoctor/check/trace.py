@@ -538,7 +538,11 @@ class Tracer:
         where they are something else)."""
         key = (id(importer), "\0table\0" + qualname)
         if key in self._tables:
-            return self._tables[key]
+            cached = self._tables[key]
+            if cached is not None:
+                for rec in self.recordings:
+                    rec.followed |= self._target_paths.get(key, set())
+            return cached
         self._tables[key] = None  # a re-export cycle ends here
         found: DictVal | None = None
         target = self.loader.module_for(qualname, importer)
@@ -563,9 +567,10 @@ class Tracer:
                             value = self.project_target(module.imports[name], module)
                         found.items[k] = value
         self._tables[key] = found
-        if found is not None:
+        if found is not None and target is not None:
+            self._target_paths[key] = {target[0].path}
             for rec in self.recordings:
-                rec.followed.add(target[0].path if target is not None else "")
+                rec.followed.add(target[0].path)
         return found
 
     def star_imported(self, name: str, module: ModuleInfo) -> FuncVal | ClassVal | None:
@@ -1748,14 +1753,20 @@ class Tracer:
         if isinstance(node, ast.Subscript):
             base = self.eval(node.value, scope, depth + 1)
             index = self.eval(node.slice, scope, depth + 1)
+            table = None
             if isinstance(base, ImportRef) and "." in base.qualname:
                 # `SCHEDULERS["cosine"]` of a registry in another module
-                base = self.project_table(base.qualname, scope.module) or base
+                table = self.project_table(base.qualname, scope.module)
+                base = table or base
             if isinstance(base, DictVal) and not base.open and const_key(node.slice) is None \
                     and isinstance(index, Const) and index.sure \
                     and isinstance(index.value, (str, int)) and index.value in base.items:
                 # `SCHEDULERS[cfg["scheduler"]]` with a setting that holds one literal
                 return base.items[index.value]
+            if table is not None and const_key(node.slice) is None:
+                # a key not known here picks one entry of the registry, not all of them: the
+                # only one, or one not known (never the first, as a guess)
+                return next(iter(table.items.values())) if len(table.items) == 1 else None
             found = subscript(base, node.slice)
             if found is None and isinstance(base, DictVal) and base.open:
                 key = const_key(node.slice)
