@@ -125,6 +125,18 @@ def _layouts(kind: str) -> dict[str, dict[str, str]]:
             "train.py": _driver("from lib import OPTIMIZERS, SCHEDULERS",
                                 'OPTIMIZERS["sgd"](net, 0.1)',
                                 f'SCHEDULERS["{kind}"](opt, len(train_loader))')},
+        "setting of the builder's module": {
+            "registry.py": DECORATED,
+            "lib/__init__.py": "",
+            "lib/build.py": "from registry import OPTIMIZERS, SCHEDULERS\n"
+                            f'CFG = {{"optimizer": "sgd", "scheduler": "{kind}"}}\n\n'
+                            "def build_optimizer(net):\n"
+                            '    return OPTIMIZERS[CFG["optimizer"]](net, 0.1)\n\n'
+                            "def build_scheduler(opt, n):\n"
+                            '    return SCHEDULERS[CFG["scheduler"]](opt, n)\n',
+            "train.py": _driver("from lib.build import build_optimizer, build_scheduler",
+                                "build_optimizer(net)",
+                                "build_scheduler(opt, len(train_loader))")},
         "decorator, setting": {
             "registry.py": DECORATED,
             "train.py": _driver("import registry\n"
@@ -177,6 +189,18 @@ def test_a_key_not_known_here_picks_no_entry_of_several(
                         'SCHEDULERS = {"step": make_step}')
     assert "LRD002" in found(tmp_path / "one", monkeypatch, {"registry.py": one,
                                                              "train.py": driver})
+
+
+def test_a_setting_changed_elsewhere_picks_no_entry(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the builder's module lets the command line replace the setting: "onecycle" may be the
+    # schedule built, so the StepLR the literal names is not taken for it
+    files = _layouts("step")["setting of the builder's module"]
+    files["lib/build.py"] = files["lib/build.py"].replace(
+        "\n\ndef build_optimizer", '\nCFG.update(scheduler=__import__("sys").argv[1])\n\n'
+                                   "def build_optimizer")
+    assert "CFG.update" in files["lib/build.py"]
+    assert "LRD002" not in found(tmp_path, monkeypatch, files)
 
 
 # -- hooks a trainer runs for each batch ---------------------------------------------------
@@ -282,3 +306,62 @@ class LogHook:
         "[StepHook()]", "[OptimHook(), LogHook()]") + \
         "            self.scheduler.step()\n"
     assert "LRD002" not in found(tmp_path, monkeypatch, files)
+
+
+# -- a GradScaler made by a builder of another module, picked by a flag -----------------------
+
+SCALER_BUILD = """
+import torch
+
+def build_scaler():
+    return torch.amp.GradScaler("cuda"{enabled})
+"""
+
+AMP_DRIVER = """
+import argparse
+import torch
+{imports}
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--amp", action="store_true")
+    args = parser.parse_args()
+    net = torch.nn.Linear(4, 1)
+    train_loader = torch.utils.data.DataLoader(torch.randn(64, 4), batch_size=8)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, epochs=90,
+                                                steps_per_epoch=len(train_loader))
+    scaler = {make} if args.amp else None
+    for epoch in range(90):
+        for x in train_loader:
+            with torch.autocast("cuda", enabled=args.amp):
+                loss = net(x).mean()
+            opt.zero_grad()
+            if scaler is not None:
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+            else:
+                loss.backward()
+                opt.step()
+            sched.step()
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("layout", ["plain", "builder"])
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_scaler_from_a_builder_picked_by_a_flag_skips_as_the_plain_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str, enabled: bool) -> None:
+    flag = "" if enabled else ", enabled=False"
+    if layout == "plain":
+        files = {"train.py": AMP_DRIVER.format(
+            imports="", make=f'torch.amp.GradScaler("cuda"{flag})')}
+    else:
+        files = {"build.py": SCALER_BUILD.format(enabled=flag),
+                 "train.py": AMP_DRIVER.format(imports="from build import build_scaler",
+                                               make="build_scaler()")}
+    # reported when the scaler can skip steps (a disabled one never does)
+    assert ("LRD005" in found(tmp_path, monkeypatch, files)) is enabled

@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from lrdoctor.check.values import ClassVal, ExprVal, FuncVal, ImportRef, InstanceVal
+from lrdoctor.check.values import (
+    ClassVal,
+    Const,
+    DictVal,
+    ExprVal,
+    FuncVal,
+    ImportRef,
+    InstanceVal,
+)
 
 
 @dataclass(eq=False)
@@ -102,6 +110,11 @@ class Scope:
             return ClassVal(self.module.classes[name])
         if name in self.module.imports:
             return ImportRef(self.module.imports[name])
+        settings = self.module.literal_settings.get(name)
+        if settings is not None:
+            # `CFG = {"scheduler": "step"}` of a module whose top level this trace did not
+            # run (a function of it called from another file): what it holds everywhere
+            return DictVal({k: Const(v, sure=True) for k, v in settings.items()})
         return None
 
 
@@ -156,6 +169,12 @@ class ModuleInfo:
                 info.imports[name] = info.pinned[name] = qual
         return info
 
+    @cached_property
+    def literal_settings(self) -> dict[str, dict[Any, Any]]:
+        """Dicts of literals the module binds once at its top level and changes nowhere
+        (``CFG = {"scheduler": "step", "epochs": 90}``): name -> the dict written out."""
+        return _literal_settings(self.tree)
+
     def qualify(self, text: str) -> str:
         """A dotted name as this module's imports spell it out (``lr_scheduler.StepLR`` after
         ``from torch.optim import lr_scheduler`` is ``torch.optim.lr_scheduler.StepLR``);
@@ -190,6 +209,57 @@ class ModuleInfo:
                 qual = f"{module}.{alias.name}"
             local = alias.asname or alias.name
             self.imports[local] = self.pinned.get(local, qual)
+
+
+def _literal_settings(tree: ast.Module) -> dict[str, dict[Any, Any]]:
+    """See ModuleInfo.literal_settings: the only binding of the name is a top-level
+    ``NAME = {<constant>: <constant>, ...}``, and every other use of it reads an item
+    (``NAME["k"]``, ``NAME.get("k")``): no store into it, no method that changes it, no
+    ``global NAME``, never handed on (a callee could change it)."""
+    found: dict[str, tuple[ast.Name, dict[Any, Any]]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Dict):
+            items: dict[Any, Any] | None = {}
+            for k, v in zip(stmt.value.keys, stmt.value.values):
+                if not (isinstance(k, ast.Constant) and isinstance(k.value, (str, int))
+                        and isinstance(v, ast.Constant)) or items is None:
+                    items = None
+                    break
+                items[k.value] = v.value
+            name = stmt.targets[0].id
+            if items is not None and name not in found:
+                found[name] = (stmt.targets[0], items)
+            else:
+                found[name] = (stmt.targets[0], {})  # bound twice: dropped below
+                found[name][1]["\0twice"] = True
+    if not found:
+        return {}
+    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    dropped: set[str] = {n for n, (_, items) in found.items() if "\0twice" in items}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            dropped.update(n for n in node.names if n in found)
+            continue
+        if not (isinstance(node, ast.Name) and node.id in found) or node is found[node.id][0]:
+            continue
+        up = parents.get(id(node))
+        if isinstance(node.ctx, ast.Load) and (
+                isinstance(up, ast.Subscript) and up.value is node and isinstance(up.ctx, ast.Load)
+                or isinstance(up, ast.Attribute) and up.attr in ("get", "keys", "items", "values")):
+            continue
+        if isinstance(node.ctx, ast.Load) or _module_level(node, parents):
+            dropped.add(node.id)  # handed on, or bound again at the top level
+    return {n: items for n, (_, items) in found.items() if n not in dropped}
+
+
+def _module_level(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    up = parents.get(id(node))
+    while up is not None:
+        if isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+        up = parents.get(id(up))
+    return True
 
 
 def _arm_imports(body: list[ast.stmt]) -> dict[str, str]:

@@ -1787,6 +1787,9 @@ class Tracer:
                 return None
             if isinstance(chosen, Obj) and not (isinstance(body, Obj) and isinstance(other, Obj)):
                 chosen.conditional = True
+                if chosen.picked_by is None:
+                    chosen.picked_by = node.test if chosen is body else ast.UnaryOp(
+                        op=ast.Not(), operand=node.test)
             return chosen
         if isinstance(node, ast.NamedExpr):
             value = self.eval(node.value, scope, depth + 1)

@@ -38,6 +38,9 @@ class Obj:
     members: list[Obj] = field(default_factory=list)  # composite schedulers' children
     in_composite: bool = False
     conditional: bool = False  # `GradScaler() if args.amp else None`: may not exist at run time
+    # the test of the conditional expression that picked it, negated for its `else` arm
+    # (`build_scaler() if args.amp else None` in the caller of the builder that made it)
+    picked_by: ast.expr | None = None
     # the branches it was built on (None until its creation is traced): the
     # CosineAnnealingLR of `elif args.sched == "cosine":` exists only when args.sched is "cosine"
     built_under: tuple[Cond, ...] | None = None

@@ -144,4 +144,9 @@ def _conditional_test(scaler: Obj) -> ast.expr | None:
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                 return test.operand
             return ast.UnaryOp(op=ast.Not(), operand=test)
-    return None
+    # picked where a builder of the project is called (`build_scaler() if amp else None`)
+    picked = scaler.picked_by
+    if isinstance(picked, ast.UnaryOp) and isinstance(picked.op, ast.Not) \
+            and isinstance(picked.operand, ast.UnaryOp) and isinstance(picked.operand.op, ast.Not):
+        return picked.operand.operand
+    return picked
