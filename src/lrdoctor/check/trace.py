@@ -1378,15 +1378,6 @@ class Tracer:
 
     def exec_for(self, stmt: ast.For | ast.AsyncFor, scope: Scope) -> None:
         iterable = self.eval(stmt.iter, scope)
-        if isinstance(iterable, TupleVal) and 0 < len(iterable.items) <= _MAX_UNROLLED \
-                and all(isinstance(item, InstanceVal) for item in iterable.items):
-            # `for hook in self.hooks: hook.after_iter(self)` over a list of the project's own
-            # objects: the body runs once for each, in order (a loop over data it is not)
-            for item in iterable.items:
-                self.assign(stmt.target, item, stmt.iter, scope)
-                self.exec_body(stmt.body, scope)
-            self.exec_body(stmt.orelse, scope)
-            return
         members = loop_members(iterable)
         if members is not None:
             # a loop over optimizers / schedulers / param groups, not over data
@@ -2902,8 +2893,6 @@ def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
 
 
 # a comprehension over tracked objects is evaluated per object up to this many of them
-# a list of the project's own objects a `for` loop runs its body for, one by one
-_MAX_UNROLLED = 4
 _MAX_COMPREHENDED = 16
 
 
