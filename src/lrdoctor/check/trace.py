@@ -1154,14 +1154,10 @@ class Tracer:
                 and test.func.id == "isinstance" and len(test.args) == 2):
             return None
         target = test.args[0]
-        if isinstance(target, ast.Name) and target.id in scope.vars:
-            store, key = scope.vars, target.id
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                and target.value.id == "self" and scope.self_val is not None \
-                and target.attr in scope.self_val.attrs:
-            store, key = scope.self_val.attrs, target.attr
-        else:
+        where = _narrowed_name(target, scope)
+        if where is None:
             return None
+        store, key = where
         subject = store[key]
         classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
         # (a `Const(None)` not sure to be None: a name set to None on one side of an `if` and
@@ -1200,12 +1196,7 @@ class Tracer:
                 sides[0].append(option)
             if taken is not True:
                 sides[1].append(option)
-        everything = len(options(subject))
-        if len(sides[0]) == everything and len(sides[1]) == everything:
-            return None
-        values = [None if not side else side[0] if len(side) == 1
-                  else UnionVal(side, exclusive=True) for side in sides]
-        return store, key, values[0], values[1]
+        return _split_choice(store, key, subject, sides)
 
     def class_name_narrowing(self, target: ast.expr, wanted: frozenset[str], _: bool,
                              negate: bool, scope: Scope
@@ -1213,14 +1204,10 @@ class Tracer:
         """``if self.sched.__class__.__name__ in {"ReduceLROnPlateau", ...}:`` on a name that
         holds one of several schedulers: each branch with the options whose class name says
         so (a torch class by its name, the project's own class by its own)."""
-        if isinstance(target, ast.Name) and target.id in scope.vars:
-            store, key = scope.vars, target.id
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                and target.value.id == "self" and scope.self_val is not None \
-                and target.attr in scope.self_val.attrs:
-            store, key = scope.self_val.attrs, target.attr
-        else:
+        where = _narrowed_name(target, scope)
+        if where is None:
             return None
+        store, key = where
         subject = store[key]
         if not (isinstance(subject, UnionVal) and subject.exclusive):
             return None
@@ -1232,12 +1219,7 @@ class Tracer:
                 sides[0].append(option)
             if taken is not True:
                 sides[1].append(option)
-        everything = len(options(subject))
-        if len(sides[0]) == everything and len(sides[1]) == everything:
-            return None
-        values = [None if not side else side[0] if len(side) == 1
-                  else UnionVal(side, exclusive=True) for side in sides]
-        return store, key, values[0], values[1]
+        return _split_choice(store, key, subject, sides)
 
     def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
@@ -3727,6 +3709,31 @@ def _branch_that_falls_through(stmt: ast.If) -> int | None:
 
 def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
+def _narrowed_name(target: ast.expr, scope: Scope) -> tuple[dict[str, Any], str] | None:
+    """Where the name a class test looks at lives (a variable, or ``self.x`` of the
+    instance), and its key; None for anything else."""
+    if isinstance(target, ast.Name) and target.id in scope.vars:
+        return scope.vars, target.id
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+            and target.value.id == "self" and scope.self_val is not None \
+            and target.attr in scope.self_val.attrs:
+        return scope.self_val.attrs, target.attr
+    return None
+
+
+def _split_choice(store: dict[str, Any], key: str, subject: Any,
+                  sides: tuple[list[Any], list[Any]]
+                  ) -> tuple[dict[str, Any], str, Any, Any] | None:
+    """A choice narrowed by a class test: (store, key, its value in the ``if`` branch, in the
+    ``else`` branch), or None when the test rules no option out on either side."""
+    everything = len(options(subject))
+    if len(sides[0]) == everything and len(sides[1]) == everything:
+        return None
+    values = [None if not side else side[0] if len(side) == 1
+              else UnionVal(side, exclusive=True) for side in sides]
+    return store, key, values[0], values[1]
 
 
 def _lambda_function(node: ast.Lambda) -> ast.FunctionDef:
