@@ -299,3 +299,41 @@ def test_the_unwrapped_schedulers_own_file_completes_the_checkpoint() -> None:
 def test_a_checkpoint_of_the_unwrapped_optimizer_alone_is_still_lrd007() -> None:
     # control: the scheduler is unwrapped but never written
     assert findings(_UNWRAPPED_SAVE.replace("{scheduler_save}", "")) == [("LRD007", 24)]
+
+
+# -- an optimizer handed to a mixed-precision initializer: float32 master weights ---------------
+
+# a float16 model whose Adam (default eps) is handed, with the model, to an initializer that
+# takes over both (apex's `amp.initialize`, DeepSpeed's `initialize`, a project's own wrapper
+# module): the optimizer it hands back steps float32 master copies
+_HALF_ADAM = """
+import torch
+from project import mixed
+
+
+def build(net, loader):
+    net = net.cuda().half()
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+    {handover}
+    for x in loader:
+        loss = net(x).mean()
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+
+
+def test_an_adam_handed_to_a_mixed_precision_initializer_is_not_lrd102() -> None:
+    for handover in ("net, optimizer = mixed.initialize(net, optimizer, 'O2')",
+                     "net, optimizer = mixed.initialize(net, optimizer, opt_level='O2')",
+                     "engine, optimizer, _, _ = mixed.initialize(model=net, optimizer=optimizer)"):
+        assert codes(_HALF_ADAM.replace("{handover}", handover)) == [], handover
+
+
+def test_an_adam_on_float16_parameters_prepared_or_kept_is_still_lrd102() -> None:
+    # control: `prepare` hands the optimizer back over the same float16 parameters, and an
+    # initializer given only the model leaves the optimizer alone
+    for handover in ("net, optimizer = mixed.prepare(net, optimizer)",
+                     "net = mixed.initialize(net)",
+                     "pass"):
+        assert codes(_HALF_ADAM.replace("{handover}", handover)) == ["LRD102"], handover

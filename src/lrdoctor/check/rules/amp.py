@@ -743,9 +743,16 @@ def _master_weight_wrapped(ctx: FileContext) -> set[str]:
         if not isinstance(node, ast.Call):
             continue
         func = (dotted(node.func) or "").rsplit(".", 1)[-1]
-        if not _MASTER_WEIGHTS.match(func):
+        if func == "initialize" and isinstance(node.func, ast.Attribute):
+            # `model, optimizer = amp.initialize(model, optimizer, ...)` (apex's contract,
+            # DeepSpeed's and the like): the initializer takes over the model's and the
+            # optimizer's precision and hands back float32 master weights to the optimizer;
+            # every optimizer it is given, by position or as `optimizer=`
+            given = [*node.args, *(k.value for k in node.keywords if k.arg == "optimizer")]
+        elif _MASTER_WEIGHTS.match(func):
+            given = [*node.args[:1], *(k.value for k in node.keywords if k.arg in ("optimizer", "init_optimizer"))]
+        else:
             continue
-        given = [*node.args[:1], *(k.value for k in node.keywords if k.arg in ("optimizer", "init_optimizer"))]
         out.update(text for arg in given if (text := dotted(arg)))
     return out
 
