@@ -337,3 +337,77 @@ def test_an_adam_on_float16_parameters_prepared_or_kept_is_still_lrd102() -> Non
                      "net = mixed.initialize(net)",
                      "pass"):
         assert codes(_HALF_ADAM.replace("{handover}", handover)) == ["LRD102"], handover
+
+
+# -- a scaler parameter no call fills: `**kwargs` forwards only what its caller named -----------
+
+_LOSS_HELPER = """
+import torch
+
+
+def guided_loss(model, batch, scaler=None, **kwargs):
+    loss = model(batch).mean()
+    if scaler is not None:
+        scaler.scale(loss).backward()
+    else:
+        loss.backward()
+    return loss.detach()
+
+
+def get_loss(model, batch, scaler=None, **kwargs):
+    return guided_loss(model, batch, scaler=scaler, **kwargs)
+"""
+
+_FORWARDING_TRAINER = """
+import torch
+from helpers.losses import get_loss
+
+
+class Trainer:
+    def __init__(self, model, loader):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        self.scaler = torch.amp.GradScaler("cuda")
+
+    def train_step(self, batch, **kwargs):
+        loss = get_loss(self.model, batch, **kwargs)
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+        return loss
+
+    def run(self):
+        for batch in self.loader:
+            self.train_step(batch, {given})
+"""
+
+
+def _forwarding_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                        given: str) -> list[tuple[str, int, str]]:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers/__init__.py").write_text("")
+    (tmp_path / "helpers/losses.py").write_text(textwrap.dedent(_LOSS_HELPER))
+    (tmp_path / "train.py").write_text(
+        textwrap.dedent(_FORWARDING_TRAINER).replace("{given}", given))
+    monkeypatch.chdir(tmp_path)
+    report = check_files(["helpers/__init__.py", "helpers/losses.py", "train.py"],
+                         frozenset(CATALOG), jobs=1)
+    assert report.errors == []
+    return [(d.path, d.line, d.code) for d in report.diagnostics if d.code != "LRD101"]
+
+
+def test_a_scaler_parameter_left_at_none_through_forwarded_kwargs_is_not_lrd109(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the loop names `weight` only: the forwarded `**kwargs` holds no scaler, so the helper's
+    # `scaler` stays None and the loss is not scaled
+    assert _forwarding_project(tmp_path, monkeypatch, "weight=1.0") == []
+
+
+def test_a_scaler_forwarded_through_kwargs_is_still_lrd109(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # control: the loop names the scaler, which the `**kwargs` carry to the helper
+    assert _forwarding_project(tmp_path, monkeypatch, "scaler=self.scaler") == [
+        ("train.py", 15, "LRD109")]

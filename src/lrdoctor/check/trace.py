@@ -786,8 +786,11 @@ class Tracer:
             scope.vars[fn.args.vararg.arg] = TupleVal(list(args[len(params):]))
         if fn.args.kwarg is not None:
             named = {p.arg for p in [*params, *fn.args.kwonlyargs]}
+            # a call in the code whose arguments are all known passes exactly the keywords
+            # it names: `**kwargs` holds those and nothing else (forwarded on, it gives a
+            # callee no parameter the call did not name); an entry point's is open
             scope.vars[fn.args.kwarg.arg] = DictVal(
-                {k: v for k, v in kwargs.items() if k not in named}, open=True
+                {k: v for k, v in kwargs.items() if k not in named}, open=not (site and not root)
             )
         saved_path, saved_returns, saved_base = self.path, self.returns, self.cond_base
         self.path = fv.module.path
