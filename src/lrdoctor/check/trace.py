@@ -401,7 +401,7 @@ class Tracer:
         skipped, see inert.py)."""
         memo = None
         if fv.module is not self.module and fv.fn.name != "configure_optimizers" \
-                and isinstance(fv.bound, InstanceVal):
+                and fv.bound is not None:
             memo = ((fv.fn, fv.cls, "entry"), {"b.": fv.bound})
         self.call_function(fv, [], {}, root=True, memo=memo)
 
@@ -619,8 +619,7 @@ class Tracer:
                 for rec in self.recordings:
                     rec.spoiled = True  # what the summarised call read is not known
                 return self.replay(known)
-            if fv.preset is None and fn.name != "configure_optimizers" \
-                    and not isinstance(fv.bound, ClassVal):
+            if fv.preset is None and fn.name != "configure_optimizers":
                 given = inert.call_key(fv.bound, args, kwargs)
                 if given is not None:
                     memo = ((fn, fv.cls, site, given[0]), given[1])
@@ -750,16 +749,16 @@ class Tracer:
                 rec.spoiled = True  # what it returns is kept, by the instance's class
         module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
         outer = fv.closure if fv.closure is not None else module_scope
-        # a classmethod's `cls` is bound as its first parameter, not as `self`
-        this = fv.bound if isinstance(fv.bound, InstanceVal) else None
-        scope = Scope({}, fv.module, outer, this, owner=fv.cls)
+        # a classmethod has no `self`, whether called on the class or on an instance
+        classmethod = _is_classmethod(fn)
+        scope = Scope({}, fv.module, outer, None if classmethod else fv.bound, owner=fv.cls)
         params = [*fn.args.posonlyargs, *fn.args.args]
-        if fv.bound is not None and params and not _is_static(fn):
-            # a classmethod's `cls` (fv.bound a ClassVal) is left unknown: following
-            # `return cls(...)` into an instance (alternate constructors) added a held-out
-            # false alarm whose shape no public repository here shows (bench/realcode/README,
-            # "Renames, second pass"); the arguments after it are bound as given
-            scope.vars[params[0].arg] = None if isinstance(fv.bound, ClassVal) else fv.bound
+        if (fv.bound is not None or classmethod) and params and not _is_static(fn):
+            # (`Config.from_args(args)`: the arguments bind to the parameters after `cls`.
+            # `cls` itself is left unknown: following `return cls(...)` into an instance
+            # (alternate constructors) added a held-out false alarm whose shape no public
+            # repository here shows; bench/realcode/README, "Renames, second pass")
+            scope.vars[params[0].arg] = None if classmethod else fv.bound
             params = params[1:]
         for param in [*params, *fn.args.kwonlyargs]:
             self.bump(param.arg)
@@ -1835,10 +1834,8 @@ class Tracer:
                 return base.attrs[attr]
             found = base.info.find(attr)
             if found is not None:
-                # virtual dispatch: the subclass's override, else the base class's method (a
-                # classmethod's first parameter is its class, not the instance)
-                bound = ClassVal(base.info) if _is_classmethod(found[0]) else base
-                return FuncVal(found[0], found[1].module, bound, found[1])
+                # virtual dispatch: the subclass's override, else the base class's method
+                return FuncVal(found[0], found[1].module, base, found[1])
             source = base.info.self_assigns.get(attr)
             value = None
             if source is not None and depth < MAX_EVAL_DEPTH // 2:
@@ -1867,10 +1864,7 @@ class Tracer:
         if isinstance(base, ClassVal):
             found = base.info.find(attr)
             if found is not None:
-                # `Config.from_args(args)`: a classmethod's first parameter is the class it is
-                # called on, so the arguments bind to the parameters after it
-                cls_of = base if _is_classmethod(found[0]) else None
-                return FuncVal(found[0], found[1].module, cls_of, found[1])
+                return FuncVal(found[0], found[1].module, None, found[1])
             return None
         if isinstance(base, SuperVal):
             for parent in base.owner.base_classes():
@@ -3367,28 +3361,34 @@ def _plain_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[s
     string, number or bool literal (``lr_scheduler_mode="per_epoch"``), or an annotation of
     ``str`` / ``int`` / ``float`` / ``bool``. No caller's value known, they are unknown, never
     an optimizer or scheduler guessed from the name."""
+    found: frozenset[str] | None = getattr(fn, "_lrdoctor_plain", None)
+    if found is not None:
+        return found
     out: set[str] = set()
-    positional = [*fn.args.posonlyargs, *fn.args.args]
-    pairs = list(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
-    pairs += [(p, d) for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
-    for param, default in pairs:
+    for param, default in _defaulted(fn):
         if isinstance(default, ast.Constant) and isinstance(default.value, (bool, int, float, str)):
             out.add(param.arg)
-    for param in [*positional, *fn.args.kwonlyargs]:
+    for param in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]:
         if isinstance(param.annotation, ast.Name) and param.annotation.id in (
                 "str", "int", "float", "bool"):
             out.add(param.arg)
-    return frozenset(out)
+    found = fn._lrdoctor_plain = frozenset(out)  # type: ignore[union-attr]
+    return found
+
+
+def _defaulted(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:
+    """(parameter, its default) for each parameter that has one."""
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    pairs = list(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
+    pairs += [(p, d) for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
+    return pairs
 
 
 def _literal_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Const]:
     """The parameters whose default is a literal (``epoch=None``, ``amp=False``), as the
     constant a call that does not pass them binds (``sure``: nothing else reaches it)."""
     out: dict[str, Const] = {}
-    positional = [*fn.args.posonlyargs, *fn.args.args]
-    pairs = list(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
-    pairs += [(p, d) for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
-    for param, default in pairs:
+    for param, default in _defaulted(fn):
         if isinstance(default, ast.Constant) and isinstance(
             default.value, (bool, int, float, str, type(None))
         ):

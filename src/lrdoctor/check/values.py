@@ -157,7 +157,7 @@ class ImportRef:
 class FuncVal:
     fn: ast.FunctionDef | ast.AsyncFunctionDef
     module: ModuleInfo
-    bound: InstanceVal | ClassVal | None = None  # ClassVal: the `cls` of a classmethod
+    bound: InstanceVal | None = None
     cls: ClassInfo | None = None
     # the function's scope a nested function was defined in (its closure)
     closure: Scope | None = None
