@@ -217,6 +217,7 @@ def _literal_settings(tree: ast.Module) -> dict[str, dict[Any, Any]]:
     (``NAME["k"]``, ``NAME.get("k")``): no store into it, no method that changes it, no
     ``global NAME``, never handed on (a callee could change it)."""
     found: dict[str, tuple[ast.Name, dict[Any, Any]]] = {}
+    dropped: set[str] = set()  # bound twice, or to something else than such a dict
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Dict):
@@ -231,12 +232,11 @@ def _literal_settings(tree: ast.Module) -> dict[str, dict[Any, Any]]:
             if items is not None and name not in found:
                 found[name] = (stmt.targets[0], items)
             else:
-                found[name] = (stmt.targets[0], {})  # bound twice: dropped below
-                found[name][1]["\0twice"] = True
+                found[name] = (stmt.targets[0], {})
+                dropped.add(name)
     if not found:
         return {}
     parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
-    dropped: set[str] = {n for n, (_, items) in found.items() if "\0twice" in items}
     for node in ast.walk(tree):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             dropped.update(n for n in node.names if n in found)
