@@ -67,6 +67,8 @@ def read_key(value: Any, depth: int = 0) -> Any:
             return None
         return ("const", type(value.value), value.value, value.sure)
     if isinstance(value, ExprVal):
+        if value.attrs:
+            return None  # it holds objects the code stored on it (`args.amp = GradScaler()`)
         return ("expr", value.node)  # its scope is only read to judge a built object's horizon
     if isinstance(value, ImportRef):
         return ("import", value.qualname)
@@ -110,7 +112,7 @@ def plain_form(value: Any, rec: Recording) -> Any:
     """The form of a value that is not an instance: ``("same", v)`` for one any call can share
     (a plain value, or one known by its source), ``("copy", v)`` for a list or dict of such
     values built inside the call; None otherwise."""
-    if written_key(value) is not None or isinstance(value, ExprVal):
+    if written_key(value) is not None or isinstance(value, ExprVal) and not value.attrs:
         return ("same", value)
     if isinstance(value, (TupleVal, DictVal)) and _copyable(value, rec, 0):
         return ("copy", value)
@@ -123,7 +125,7 @@ def _copyable(value: Any, rec: Recording, depth: int) -> bool:
             return False  # one given or read: its identity is the caller's
         items = value.items if isinstance(value, TupleVal) else value.items.values()
         return all(_copyable(v, rec, depth + 1) for v in items)
-    return isinstance(value, ExprVal) or written_key(value) is not None
+    return isinstance(value, ExprVal) and not value.attrs or written_key(value) is not None
 
 
 def settle(form: Any, rec: Recording) -> Any:

@@ -1469,6 +1469,17 @@ class Tracer:
                     if isinstance(option, InstanceVal):
                         self.bind(option.attrs, target.attr, f"self.{target.attr}", value,
                                   source, scope, target)
+            if isinstance(base, ExprVal) and (
+                    _tracked(value) or (base.attrs is not None and target.attr in base.attrs)):
+                # `args.amp = GradScaler() if args.amp else False`: an object stored on a value
+                # known only by its source (a settings namespace, a config object) is that
+                # value's attribute from then on, wherever the value is handed
+                if base.attrs is None:
+                    base.attrs = {}
+                for rec in self.recordings:
+                    rec.spoiled = True  # a value given to the call is changed
+                self.bind(base.attrs, target.attr, dotted(target) or target.attr, value, source,
+                          scope, target)
             if isinstance(base, InstanceVal):
                 self.assigned(target.attr)
                 for held in options(value) if isinstance(value, UnionVal) else [value]:
@@ -1848,6 +1859,8 @@ class Tracer:
                     value.name = f"self.{attr}"
                 base.attrs[attr] = value
             return value
+        if isinstance(base, ExprVal) and base.attrs and attr in base.attrs:
+            return base.attrs[attr]  # `args.amp.step(optimizer)` after `args.amp = GradScaler()`
         if isinstance(base, Obj):
             if base.kind == "optimizer" and attr == "param_groups":
                 return ParamGroupsVal(base)
@@ -3318,12 +3331,16 @@ def _names_read(expr: ast.expr) -> tuple[str, ...]:
 
 def _tracked(value: Any) -> bool:
     """Whether a value is something a call's events could depend on (not a plain value)."""
-    return value is not None and not isinstance(value, (Const, ExprVal, ImportRef))
+    if isinstance(value, ExprVal):
+        return bool(value.attrs)  # a namespace the code stored an object on
+    return value is not None and not isinstance(value, (Const, ImportRef))
 
 
 def _arg_key(value: Any) -> Any:
     """What of an argument a call's trace depends on: the identity of tracked objects; of
     plain values only what tracing reads (flags, imported names, functions)."""
+    if isinstance(value, ExprVal) and value.attrs:
+        return id(value)  # it holds objects (`args.amp = GradScaler()`)
     if value is None or isinstance(value, ExprVal):
         return None
     if isinstance(value, Const):

@@ -119,6 +119,9 @@ class ExprVal:
 
     node: ast.expr
     scope: Scope
+    # tracked objects the code stored on it (`args.amp = GradScaler()` on an argparse
+    # namespace), read back as its attributes wherever the value goes
+    attrs: dict[str, Any] | None = None
 
 
 @dataclass(eq=False)

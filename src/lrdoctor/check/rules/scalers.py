@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from lrdoctor.check.index import dotted
 from lrdoctor.check.values import Const, Obj
 
 ALWAYS = ""
@@ -23,13 +24,17 @@ def scaler_switch(scaler: Obj | None) -> str | None:
         flag = ALWAYS
     if scaler.conditional:
         test = _conditional_test(scaler)
-        if test is None or not _flag(test):
+        if test is None:
             return None
-        fixed = _fixed(scaler, ast.unparse(test))
-        if fixed is False:
-            return None  # `GradScaler() if amp else None` with `amp = False`: never built
-        if fixed is None:
-            flag = _and(flag, ast.unparse(test))
+        test = _without_device_checks(test)
+        if test is not None:
+            if not _flag(test):
+                return None
+            fixed = _fixed(scaler, ast.unparse(test))
+            if fixed is False:
+                return None  # `GradScaler() if amp else None` with `amp = False`: never built
+            if fixed is None:
+                flag = _and(flag, ast.unparse(test))
     enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
     if enabled is None or (isinstance(enabled, ast.Constant) and enabled.value is True):
         return flag
@@ -62,6 +67,29 @@ def _fixed(scaler: Obj, flag: str) -> bool | None:
             and isinstance(value.value, (bool, int, str, type(None)))):
         return None
     return bool(value.value) != negate
+
+
+def _device_check(expr: ast.expr) -> bool:
+    """``torch.cuda.is_available()``: true in every run where a GradScaler can scale at all."""
+    return isinstance(expr, ast.Call) and not expr.args and not expr.keywords \
+        and (dotted(expr.func) or "").endswith("cuda.is_available")
+
+
+def _without_device_checks(test: ast.expr) -> ast.expr | None:
+    """The test a scaler is built under, less its ``torch.cuda.is_available()`` parts: built
+    ``if args.amp and torch.cuda.is_available()``, it is on in a GPU run exactly when
+    ``args.amp`` is (None: no switch of the user's is left, it is on in every GPU run, as
+    under ``if torch.cuda.is_available():``). A scaler built only *without* a GPU (``not
+    torch.cuda.is_available()``) keeps its test, which is no switch (silent)."""
+    if _device_check(test):
+        return None
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        rest = [v for v in test.values if not _device_check(v)]
+        if not rest:
+            return None
+        if len(rest) < len(test.values):
+            return rest[0] if len(rest) == 1 else ast.BoolOp(op=ast.And(), values=rest)
+    return test
 
 
 def _and(first: str, second: str) -> str:
