@@ -16,8 +16,8 @@ optimizer but not the scaler (LRD007), and lrdoctor missed it twice over:
   for one switched by the hardware and left alone, although the same scaler built under
   ``if args.amp and torch.cuda.is_available():`` counted as switched by ``args.amp``. The
   device check is true in every run where a scaler can scale at all, so only the user's switch
-  beside it counts (``GradScaler() if torch.cuda.is_available() else None`` is on in every GPU
-  run); a scaler built only *without* a GPU stays silent.
+  beside it counts. A test of the hardware alone (``GradScaler() if torch.cuda.is_available()
+  else None``) still says nothing of whether float16 AMP runs and stays silent, as before.
 
 The controls: the same programs saving ``args.amp.state_dict()`` (or the scaler's state) with
 the optimizer, and a plain value stored on the namespace, stay silent.
@@ -128,12 +128,20 @@ def test_scaler_built_when_a_flag_and_a_gpu_hold_is_switched_by_the_flag() -> No
     assert "when `use_amp` is on" in message
 
 
-def test_scaler_built_whenever_a_gpu_is_present_is_always_on() -> None:
+def test_scaler_built_on_the_hardware_test_alone_stays_unknown() -> None:
+    # no switch of the user's: whether float16 AMP runs is not in the file (as before)
     source = _LOCAL.replace(
         "{BUILD}", 'torch.amp.GradScaler("cuda") if torch.cuda.is_available() else None')
+    assert codes(source) == []
+
+
+def test_scaler_built_when_a_gpu_and_a_setting_hold_is_switched_by_the_setting() -> None:
+    source = _LOCAL.replace(
+        "{BUILD}", 'torch.amp.GradScaler("cuda") if torch.cuda.is_available() and '
+                   'cfg["amp"] else None').replace("use_amp):", "use_amp, cfg):")
     assert findings(source) == [("LRD007", 18)]
     (message,) = messages(source)
-    assert "when" not in message.split("GradScaler's")[1].split(")")[0]
+    assert "when `cfg['amp']` is on" in message
 
 
 def test_scaler_built_only_without_a_gpu_stays_silent() -> None:

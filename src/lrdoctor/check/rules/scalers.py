@@ -27,14 +27,13 @@ def scaler_switch(scaler: Obj | None) -> str | None:
         if test is None:
             return None
         test = _without_device_checks(test)
-        if test is not None:
-            if not _flag(test):
-                return None
-            fixed = _fixed(scaler, ast.unparse(test))
-            if fixed is False:
-                return None  # `GradScaler() if amp else None` with `amp = False`: never built
-            if fixed is None:
-                flag = _and(flag, ast.unparse(test))
+        if not _flag(test):
+            return None
+        fixed = _fixed(scaler, ast.unparse(test))
+        if fixed is False:
+            return None  # `GradScaler() if amp else None` with `amp = False`: never built
+        if fixed is None:
+            flag = _and(flag, ast.unparse(test))
     enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
     if enabled is None or (isinstance(enabled, ast.Constant) and enabled.value is True):
         return flag
@@ -75,19 +74,14 @@ def _device_check(expr: ast.expr) -> bool:
         and (dotted(expr.func) or "").endswith("cuda.is_available")
 
 
-def _without_device_checks(test: ast.expr) -> ast.expr | None:
-    """The test a scaler is built under, less its ``torch.cuda.is_available()`` parts: built
-    ``if args.amp and torch.cuda.is_available()``, it is on in a GPU run exactly when
-    ``args.amp`` is (None: no switch of the user's is left, it is on in every GPU run, as
-    under ``if torch.cuda.is_available():``). A scaler built only *without* a GPU (``not
-    torch.cuda.is_available()``) keeps its test, which is no switch (silent)."""
-    if _device_check(test):
-        return None
+def _without_device_checks(test: ast.expr) -> ast.expr:
+    """The test a scaler is built under, less the ``torch.cuda.is_available()`` beside a switch
+    of the user's: built ``if args.amp and torch.cuda.is_available()``, it is on in a GPU run
+    exactly when ``args.amp`` is, as under ``if args.amp and torch.cuda.is_available():``. A
+    test of the hardware alone is kept (no switch: whether float16 AMP runs stays unknown)."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         rest = [v for v in test.values if not _device_check(v)]
-        if not rest:
-            return None
-        if len(rest) < len(test.values):
+        if rest and len(rest) < len(test.values):
             return rest[0] if len(rest) == 1 else ast.BoolOp(op=ast.And(), values=rest)
     return test
 
