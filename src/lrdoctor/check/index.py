@@ -150,6 +150,8 @@ class ModuleInfo:
                 info.classes[stmt.name] = _class_info(stmt, info)
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 info.add_import(stmt)
+            else:
+                _attach_method(stmt, info)
             if fallback and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
                                               ast.ClassDef)):
                 fallbacks.add(stmt.name)
@@ -334,6 +336,36 @@ def _is_main_guard(stmt: ast.If) -> bool:
         and isinstance(test.left, ast.Name)
         and test.left.id == "__name__"
     )
+
+
+def _attach_method(stmt: ast.stmt, info: ModuleInfo) -> None:
+    """``setattr(Trainer, "fit", fit)`` / ``Trainer.fit = fit`` at the top level, on a class
+    and a function the module defined before (a notebook writes a class in one cell and its
+    methods in later ones): from then on instances run that function as the method. The
+    function and class are the ones bound at that point (a later cell may define others)."""
+    cls_node: ast.expr | None = None
+    name: object = None
+    fn_node: ast.expr | None = None
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "setattr" \
+            and len(stmt.value.args) == 3 and not stmt.value.keywords:
+        cls_node, key, fn_node = stmt.value.args
+        name = key.value if isinstance(key, ast.Constant) else None
+    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], ast.Attribute):
+        cls_node, name, fn_node = stmt.targets[0].value, stmt.targets[0].attr, stmt.value
+    if not (isinstance(cls_node, ast.Name) and isinstance(fn_node, ast.Name)
+            and isinstance(name, str) and name.isidentifier()):
+        return
+    cls = info.classes.get(cls_node.id)
+    fn = info.functions.get(fn_node.id)
+    if cls is None or fn is None or cls_node.id in info.imports:
+        return
+    params = fn.args.posonlyargs + fn.args.args
+    if not params or any(isinstance(d, ast.Name) and d.id in {"staticmethod", "classmethod"}
+                         for d in fn.decorator_list):
+        return  # a method needs the instance as its first parameter
+    cls.methods[name] = fn
 
 
 def _class_info(node: ast.ClassDef, module: ModuleInfo) -> ClassInfo:

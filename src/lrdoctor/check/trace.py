@@ -169,6 +169,9 @@ class Tracer:
         # once two assignments disagree or one is not a plain setting read)
         self.setting_copies: dict[str, str] = {}
         self.cond_base = 0  # how many branches the current function was entered under
+        # inside a branch that a class test on a known scheduler chose (`if isinstance(sched,
+        # CyclicLR): self.per_batch = True`): what it stores follows from that scheduler's class
+        self.by_class = 0
 
     # -- driving -------------------------------------------------------------------------
 
@@ -1053,6 +1056,15 @@ class Tracer:
                 if isinstance(child, ast.expr):
                     self.eval(child, scope)
 
+    def exec_by_class(self, body: list[ast.stmt], scope: Scope) -> None:
+        """The branch a class test on a known scheduler chose: it runs every time the `if`
+        does, and a literal it stores in an attribute records that class."""
+        self.by_class += 1
+        try:
+            self.exec_body(body, scope)
+        finally:
+            self.by_class -= 1
+
     def if_outcome(self, stmt: ast.If, scope: Scope) -> bool | None:
         known = self.isinstance_outcome(stmt.test, scope)
         return _constant_outcome(stmt.test, scope) if known is None else known
@@ -1073,7 +1085,7 @@ class Tracer:
         if known is not False:
             with _narrowed(narrowed, 0):
                 if by_class:
-                    self.exec_body(stmt.body, scope)
+                    self.exec_by_class(stmt.body, scope)
                 else:
                     self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
         if stmt.orelse and known is not True:
@@ -1084,7 +1096,7 @@ class Tracer:
                         for store, was in zip(stores, before)]
             with _narrowed(narrowed, 1):
                 if by_class:
-                    self.exec_body(stmt.orelse, scope)
+                    self.exec_by_class(stmt.orelse, scope)
                 else:
                     self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
             for store, projects_here, was in zip(stores, projects, before):
@@ -1536,6 +1548,16 @@ class Tracer:
             value = Const(value.value, sure=(
                 store is scope.vars and unconditional and _stores(owner).get(key, 0) <= 1
             ) or (
+                # `if isinstance(sched, CyclicLR): self.per_batch = True else: ... = False`
+                # (or `self.per_batch = isinstance(sched, CyclicLR)`) on a scheduler of known
+                # class: the flag says that class, so a later `if self.per_batch:` is decided
+                # for this instance (until something stores into it again). Also under a
+                # condition of its own (`if sched.optimizer is self.optimizer:`): the
+                # scheduler is stored on the same path, so wherever that scheduler is the one
+                # stepped, the flag holds what its class says
+                scope.self_val is not None and store is scope.self_val.attrs
+                and (self.by_class > 0 or value.by_class)
+            ) or (
                 # `self.step = step` in `__init__`, and no other store of `.step` in the
                 # module: the instance holds that one literal in every method
                 scope.self_val is not None and store is scope.self_val.attrs and unconditional
@@ -1921,6 +1943,12 @@ class Tracer:
     def eval_call(self, node: ast.Call, scope: Scope, depth: int) -> Any:
         node = self.named_method_call(node, scope)
         func = node.func
+        if isinstance(func, ast.Name) and func.id == "isinstance" and len(node.args) == 2 \
+                and not node.keywords and scope.lookup("isinstance") is None:
+            outcome = self.isinstance_outcome(node, scope)
+            if outcome is not None:
+                # `self.per_batch = isinstance(sched, (CyclicLR, OneCycleLR))` on a known class
+                return Const(outcome, sure=True, by_class=True)
         if isinstance(func, ast.Name) and func.id == "super" and scope.self_val is not None \
                 and scope.owner is not None:
             return SuperVal(scope.self_val, scope.owner)

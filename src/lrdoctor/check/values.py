@@ -111,6 +111,8 @@ class Const:
     # the name holding it can have no other value where it is tested: a literal bound once,
     # unconditionally, and never rebound in its function (`step = "epoch"`)
     sure: bool = False
+    # the outcome of a class test on a scheduler of known class (`isinstance(s, CyclicLR)`)
+    by_class: bool = False
 
 
 @dataclass(eq=False)

@@ -1465,7 +1465,7 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                     continue  # a plateau only cuts the LR in place: it composes with the other
                 pair = next(
                     ((x, y) for x in steps[a] for y in steps[b]
-                     if x.loop is not None and y.loop is not None
+                     if x.loop is not None and y.loop is not None and _share_a_loop(x, y)
                      and _unconditional(x) and _unconditional(y) and not exclusive(x, y)),
                     None,
                 )
@@ -1482,6 +1482,15 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                     later.path,
                     later.node,
                 )
+
+
+def _share_a_loop(x: Event, y: Event) -> bool:
+    """True when one run of some loop steps both: a loop that holds both calls. Two runs of
+    one helper (`show_lr(opt, first)` then `show_lr(opt, second)`, each stepping its own
+    scheduler in a loop of its own) or two loops one after the other hand the optimizer from
+    one scheduler to the next; they never step it in turn."""
+    assert x.loop is not None and y.loop is not None
+    return not set(x.loop.ancestors()).isdisjoint(y.loop.ancestors())
 
 
 def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | None:
