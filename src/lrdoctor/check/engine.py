@@ -45,6 +45,7 @@ class FileResult:
     # Program.entered and Program.reached of the file's trace (runner._merge)
     entered: frozenset[tuple[str, int]] = frozenset()
     reached: tuple[tuple[str, int, int, frozenset[tuple[str, int] | None]], ...] = ()
+    skipped: frozenset[tuple[str, int, int]] = frozenset()  # Program.skipped
 
 
 def check_file(path: str, codes: frozenset[str] | None = None,
@@ -99,6 +100,7 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
                     found[diag.key] = diag
         if "full_program" in ctx.__dict__:
             result.entered, result.reached = ctx.full_program.entered, ctx.full_program.reached
+            result.skipped = ctx.full_program.skipped
         if "full_program" in ctx.__dict__ and ctx.full_program.truncated:
             result.notes.append(
                 f"{path}: only partly analysed (the training-loop model hit its size limit: "

@@ -319,6 +319,9 @@ class Program:
     # this file's function traced as a root, or None for the module's own code)
     entered: frozenset[tuple[str, int]] = frozenset()
     reached: tuple[tuple[str, int, int, frozenset[tuple[str, int] | None]], ...] = ()
+    # branches the trace left out because a parameter kept the literal default its caller did
+    # not pass, as (path, first line, last line): code offered to other callers
+    skipped: frozenset[tuple[str, int, int]] = frozenset()
 
     def of(self, kind: str, obj: Obj | None = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (obj is None or e.obj is obj)]

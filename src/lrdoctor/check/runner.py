@@ -144,6 +144,11 @@ def _merge(results: Iterable[FileResult]) -> Report:
     report = Report()
     seen: set[tuple[str, str, int | None, int, int]] = set()
     yielded = _yielded_roots(results)
+    # the traces that entered each function of another file (Program.entered)
+    enterers: dict[tuple[str, int], list[FileResult]] = {}
+    for result in results:
+        for key in result.entered:
+            enterers.setdefault(key, []).append(result)
     for result in results:
         report.files += 1
         report.lines += result.lines
@@ -153,10 +158,13 @@ def _merge(results: Iterable[FileResult]) -> Report:
         spans = yielded.get(result.path)
         if spans:
             reached: dict[str, list[tuple[int, int]]] = {}
-            for path, first, last, _ in result.reached:
+            roots: dict[tuple[str, int, int], frozenset[tuple[str, int] | None]] = {}
+            for path, first, last, by in result.reached:
                 reached.setdefault(path, []).append((first, last))
+                roots[path, first, last] = by
         for diag in result.diagnostics:
-            if spans and _yields(diag, spans, reached):
+            if spans and _yields(diag, spans, reached) \
+                    and not _left_out_by_enterers(diag, roots, reached, enterers):
                 continue
             if diag.key not in seen:
                 seen.add(diag.key)
@@ -198,6 +206,29 @@ def _yielded_roots(results: list[FileResult]) -> dict[str, list[tuple[str, int, 
             if (path, first) in entered and all(r is not None and r in entered for r in roots):
                 out.setdefault(result.path, []).append((path, first, last))
     return out
+
+
+def _left_out_by_enterers(
+        diag: Diagnostic, roots: dict[tuple[str, int, int], frozenset[tuple[str, int] | None]],
+        reached: dict[str, list[tuple[int, int]]],
+        enterers: dict[tuple[str, int], list[FileResult]]) -> bool:
+    """Whether every trace that entered one of the roots behind ``diag`` left its line out, a
+    branch decided by an option its caller did not pass (`fit(loader)` never resumes; the
+    function's `if checkpoint: optimizer.load_state_dict(...)` is there for the callers that
+    do): those traces saw nothing there, so the finding of the trace that ran it stands."""
+    around = [(first, last) for first, last in reached.get(diag.path, ())
+              if first <= diag.line <= last]
+    first, last = max(around)
+    for root in roots.get((diag.path, first, last), frozenset()):
+        if root is None:
+            continue
+        entering = enterers.get(root, [])
+        if entering and all(
+                any(path == diag.path and start <= diag.line <= end
+                    for path, start, end in other.skipped)
+                for other in entering):
+            return True
+    return False
 
 
 def _yields(diag: Diagnostic, spans: list[tuple[str, int, int]],

@@ -145,6 +145,9 @@ class Tracer:
         self.entered: set[tuple[str, int]] = set()
         self.reached: dict[tuple[str, int], tuple[int, set[tuple[str, int] | None]]] = {}
         self.root_fn: tuple[str, int] | None = None
+        # Program.skipped: branches this trace left out because a parameter its caller did not
+        # pass kept its literal default (`if checkpoint: optimizer.load_state_dict(...)`)
+        self.skipped: set[tuple[str, int, int]] = set()
         # how often each name / attribute was (re)bound: a flag tested twice is the same flag
         # only when nothing rebound it between the tests
         self.versions: dict[str, int] = {}
@@ -241,6 +244,7 @@ class Tracer:
             self.assigned_names, self.called_names, self.truncated, frozenset(self.entered),
             tuple((path, line, end, frozenset(roots))
                   for (path, line), (end, roots) in self.reached.items()),
+            frozenset(self.skipped),
         )
 
     def trace_scheduler_hooks(self) -> None:
@@ -1082,6 +1086,13 @@ class Tracer:
         # a test on the class of a known scheduler is decided before the run: the branch it
         # takes runs every time the `if` does, under no condition of its own
         by_class = known is not None and self.isinstance_outcome(stmt.test, scope) is not None
+        if known is not None and not by_class and _tests_a_default(stmt.test, scope):
+            # the caller left the option out: the branch it decides is not run here, but it
+            # is code the function offers to other callers (see runner._merge)
+            left = stmt.body if known is False else stmt.orelse
+            if left:
+                self.skipped.add((self.path, left[0].lineno,
+                                  max(n.end_lineno or n.lineno for n in left)))
         if known is not False:
             with _narrowed(narrowed, 0):
                 if by_class:
@@ -3437,12 +3448,13 @@ def _literal_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, C
         if isinstance(default, ast.Constant) and isinstance(
             default.value, (bool, int, float, str, type(None))
         ):
-            out[param.arg] = Const(default.value, sure=True)
+            out[param.arg] = Const(default.value, sure=True, defaulted=True)
         elif isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub) \
                 and isinstance(default.operand, ast.Constant) \
                 and isinstance(default.operand.value, (int, float)) \
                 and not isinstance(default.operand.value, bool):
-            out[param.arg] = Const(-default.operand.value, sure=True)  # `last_epoch=-1`
+            # `last_epoch=-1`
+            out[param.arg] = Const(-default.operand.value, sure=True, defaulted=True)
     return out
 
 
@@ -3687,6 +3699,16 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
             and scope.lookup("self") is scope.self_val:
         return scope.self_val.attrs.get(expr.attr)
     return None
+
+
+def _tests_a_default(test: ast.expr, scope: Scope) -> bool:
+    """Whether ``test`` reads a parameter that holds the literal default its caller left."""
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            value = _literal_held(node, scope)
+            if isinstance(value, Const) and value.defaulted:
+                return True
+    return False
 
 
 def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:

@@ -113,6 +113,8 @@ class Const:
     sure: bool = False
     # the outcome of a class test on a scheduler of known class (`isinstance(s, CyclicLR)`)
     by_class: bool = False
+    # the literal default of a parameter its caller left out (`checkpoint=None`)
+    defaulted: bool = False
 
 
 @dataclass(eq=False)
