@@ -218,6 +218,8 @@ def _left_out_by_enterers(
     do): those traces saw nothing there, so the finding of the trace that ran it stands."""
     around = [(first, last) for first, last in reached.get(diag.path, ())
               if first <= diag.line <= last]
+    if not around:
+        return False
     first, last = max(around)
     for root in roots.get((diag.path, first, last), frozenset()):
         if root is None:
