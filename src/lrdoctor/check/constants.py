@@ -63,24 +63,132 @@ def settings(module: ModuleInfo) -> dict[str, ast.expr]:
                     key = target.slice
                     if isinstance(key, ast.Constant) and isinstance(key.value, str):
                         add(key.value, node.value)
-            if isinstance(node.value, ast.Dict):
-                for k, v in zip(node.value.keys, node.value.values):
-                    if isinstance(k, ast.Constant) and isinstance(k.value, str):
-                        add(k.value, v)
-        elif isinstance(node, ast.ClassDef) and _CONFIG_CLASS.search(node.name):
+            for k, v in _record_items(node.value, module):
+                add(k, v)
+        elif isinstance(node, ast.ClassDef) and (
+                _CONFIG_CLASS.search(node.name) or _record_class(node) is not None):
             for stmt in node.body:
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                         and isinstance(stmt.targets[0], ast.Name):
                     add(stmt.targets[0].id, stmt.value)
                 elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None \
                         and isinstance(stmt.target, ast.Name):
-                    add(stmt.target.id, stmt.value)
+                    add(stmt.target.id, _field_default(stmt.value, module))
+            for attr, value in (_record_class(node) or {}).items():
+                add(attr, value)
     out = {
         name: exprs[0] for name, exprs in values.items()
         if all(ast.dump(e) == ast.dump(exprs[0]) for e in exprs)
     }
     _settings[module] = out
     return out
+
+
+# library calls that build a record of settings from the mapping or keywords they are given
+# (`SimpleNamespace(**{"epochs": 90})`, `EasyDict({...})`, `OmegaConf.create({...})`): its keys
+# are the settings' names, as a dict literal's are
+_RECORD_BUILDERS = frozenset({
+    "dict", "types.SimpleNamespace", "argparse.Namespace", "easydict.EasyDict",
+    "omegaconf.OmegaConf.create", "omegaconf.DictConfig", "ml_collections.ConfigDict",
+    "munch.Munch", "addict.Dict", "box.Box", "attrdict.AttrDict",
+})
+_DATACLASS = frozenset({"dataclass", "dataclasses.dataclass"})
+
+
+def _record_items(value: ast.expr, module: ModuleInfo) -> list[tuple[str, ast.expr]]:
+    """(key, expression) of a dict literal, or of a record built by one of _RECORD_BUILDERS
+    from a dict literal (positional or ``**``) and keywords."""
+    if isinstance(value, ast.Dict):
+        return [(k.value, v) for k, v in zip(value.keys, value.values)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    if not isinstance(value, ast.Call) or len(value.args) > 1:
+        return []
+    func = dotted(value.func)
+    if func is None or module.qualify(func) not in _RECORD_BUILDERS:
+        return []
+    out: list[tuple[str, ast.expr]] = []
+    for part in [*value.args, *(k.value for k in value.keywords if k.arg is None)]:
+        out += _record_items(part, module) if isinstance(part, ast.Dict) else []
+    out += [(k.arg, k.value) for k in value.keywords if k.arg is not None]
+    return out
+
+
+def _field_default(value: ast.expr, module: ModuleInfo) -> ast.expr:
+    """A dataclass field's default: ``field(default=x)`` and ``field(default_factory=lambda:
+    x)`` are ``x``; anything else is itself."""
+    if isinstance(value, ast.Call) and module.qualify(dotted(value.func) or "") in (
+            "field", "dataclasses.field"):
+        for kw in value.keywords:
+            if kw.arg == "default":
+                return kw.value
+            if kw.arg == "default_factory" and isinstance(kw.value, ast.Lambda):
+                return kw.value.body
+    return value
+
+
+def _record_class(node: ast.ClassDef) -> dict[str, ast.expr] | None:
+    """A class that only holds values, whatever its name: a dataclass, a body of nothing but
+    assignments, or such a body with an ``__init__(self)`` (no other parameter) that only
+    stores ``self.x = ...``. Those stores (name -> expression); None for any other class."""
+    plain = all(dotted(b) == "object" for b in node.bases) and not node.keywords
+    if any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] == "dataclass"
+           for d in node.decorator_list):
+        plain = True
+    elif node.decorator_list:
+        return None
+    if not plain:
+        return None
+    stores: dict[str, ast.expr] = {}
+    for stmt in node.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Pass)) or (
+                isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            continue
+        if not (isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__"
+                and not stmt.decorator_list and len(stmt.args.args) == 1
+                and not (stmt.args.posonlyargs or stmt.args.kwonlyargs or stmt.args.vararg
+                         or stmt.args.kwarg)):
+            return None
+        self_name = stmt.args.args[0].arg
+        for sub in stmt.body:
+            if isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
+                    and isinstance(sub.targets[0], ast.Attribute) \
+                    and isinstance(sub.targets[0].value, ast.Name) \
+                    and sub.targets[0].value.id == self_name:
+                stores[sub.targets[0].attr] = sub.value
+            elif not (isinstance(sub, ast.Pass) or isinstance(sub, ast.Expr)
+                      and isinstance(sub.value, ast.Constant)):
+                return None
+    return stores
+
+
+def class_constant(expr: ast.expr | None, module: ModuleInfo) -> Any:
+    """``CFG.amp`` where ``CFG`` is a class of ``module`` whose body binds the name once to a
+    literal (``class CFG: amp = False``) and no attribute of that name is stored, set or
+    deleted anywhere in the module: that literal; ``_MISSING`` otherwise. Unlike a setting
+    (an argparse default a command line can change), the class states the value for the
+    program as written."""
+    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):
+        return _MISSING
+    info = module.classes.get(expr.value.id)
+    if info is None:
+        return _MISSING
+    values = [
+        stmt.value for stmt in info.node.body
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
+            isinstance(n, ast.Name) and n.id == expr.attr
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+            for n in ast.walk(t))
+    ]
+    if len(values) != 1 or not isinstance(values[0], ast.Constant):
+        return _MISSING
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Attribute) and node.attr == expr.attr \
+                and not isinstance(node.ctx, ast.Load):
+            return _MISSING
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("setattr", "delattr"):
+            return _MISSING
+    return values[0].value
 
 
 def _dest(call: ast.Call) -> str:

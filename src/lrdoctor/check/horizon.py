@@ -162,8 +162,11 @@ def _lambda_horizon(sched: Obj) -> Horizon:
         body = fn
     units = set()
     for node in ast.walk(body):
+        # a name, an attribute, or the key a setting is read by (`config["warmup_steps"]`,
+        # `cfg.get("warmup_steps", 10)`): the word that names what the value counts
         word = node.id if isinstance(node, ast.Name) else (
-            node.attr if isinstance(node, ast.Attribute) else ""
+            constants.setting_name(node)
+            if isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)) else ""
         )
         if word and word not in params:
             unit = names.unit_of_word(word)
@@ -261,6 +264,13 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
         return _stated(expr, scope) or ("", None)
     if isinstance(expr, ast.Attribute):
         unit = _word_unit(expr.attr, echo)
+        if unit:
+            return (unit, None)
+        return _stated(expr, scope) or ("", None)
+    if isinstance(expr, ast.Call) and constants.setting_name(expr):
+        # `cfg.get("T_max", 10)`, `getattr(args, "T_max", 10)`: a setting read by its key, as
+        # `cfg.T_max` is (its word, else the value the file states for it)
+        unit = _word_unit(constants.setting_name(expr), echo)
         if unit:
             return (unit, None)
         return _stated(expr, scope) or ("", None)

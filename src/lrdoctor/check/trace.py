@@ -1911,7 +1911,7 @@ class Tracer:
             found = base.info.find(attr)
             if found is not None:
                 return FuncVal(found[0], found[1].module, None, found[1])
-            return None
+            return _class_constant(base.info, attr, scope.module)
         if isinstance(base, SuperVal):
             for parent in base.owner.base_classes():
                 hit = parent.find(attr)
@@ -3690,10 +3690,45 @@ def _attribute_stores(tree: ast.AST) -> dict[str, int]:
 _ATTRIBUTE_STORES: dict[int, tuple[ast.AST, dict[str, int]]] = {}
 
 
+def _class_constant(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const | None:
+    """``CFG.scheduler`` read from the class itself: the one literal its body binds to the
+    name (``class CFG: scheduler = "cosine"``), when no attribute of that name is stored, set
+    or deleted anywhere in the class's module or the reading one (``CFG.scheduler = ...``,
+    ``setattr``); None otherwise (a value that can change is not known)."""
+    values: list[ast.expr | None] = []
+    for stmt in info.node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if stmt.name == attr:
+                values.append(None)
+            continue
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, ast.AnnAssign):
+            targets = [stmt.target]
+        else:
+            continue
+        for target in targets:
+            if any(isinstance(n, ast.Name) and n.id == attr for n in ast.walk(target)):
+                values.append(stmt.value)
+    if len(values) != 1 or not isinstance(values[0], ast.Constant) \
+            or not isinstance(values[0].value, (bool, int, float, str, type(None))):
+        return None
+    for module in {id(info.module): info.module, id(reader): reader}.values():
+        stores = _attribute_stores(module.tree)
+        if stores.get(attr) or stores.get("*"):
+            return None
+    return Const(values[0].value, sure=True)
+
+
 def _literal_held(expr: ast.expr, scope: Scope) -> object:
-    """What a name, or ``self.name`` of the instance whose method runs, holds."""
+    """What a name, ``self.name`` of the instance whose method runs, or a constant of a
+    class (``CFG.scheduler``, see _class_constant) holds."""
     if isinstance(expr, ast.Name):
         return scope.lookup(expr.id)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        holder = scope.lookup(expr.value.id)
+        if isinstance(holder, ClassVal):
+            return _class_constant(holder.info, expr.attr, scope.module)
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
             and expr.value.id == "self" and scope.self_val is not None \
             and scope.lookup("self") is scope.self_val:

@@ -891,6 +891,8 @@ def _autocast_state(node: ast.expr, module: ModuleInfo) -> bool | None:
         enabled = node.args[0]
     elif enabled is None and qual != "torch.cuda.amp.autocast" and len(node.args) > 2:
         enabled = node.args[2]
+    if enabled is not None and constants.class_constant(enabled, module) is False:
+        return False  # `enabled=CFG.amp` with `class CFG: amp = False`
     return not (isinstance(enabled, ast.Constant) and enabled.value is False)
 
 

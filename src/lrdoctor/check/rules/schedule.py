@@ -758,7 +758,9 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         text = ast.unparse(metric)
         lower = text.lower()
         mode_expr = sched.arg("mode", 1)
-        mode = mode_expr.value if isinstance(mode_expr, ast.Constant) else (
+        # the mode as the file states it: a literal, or a setting holding one (`CFG.mode`)
+        stated = constants.resolve(mode_expr, sched.scope) if mode_expr is not None else None
+        mode = stated if isinstance(stated, str) else (
             "min" if mode_expr is None and not sched.has_kwargs_splat() and not narrowed else None
         )
         acc_like = bool(names.ACC_WORDS.search(lower))
