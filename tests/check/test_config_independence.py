@@ -35,6 +35,7 @@ def found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> set[str
 COSINE = """
 import torch
 {config}
+train_loader = torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=True)
 model = torch.nn.Linear(4, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max={tmax})
@@ -98,6 +99,7 @@ def test_a_class_with_behaviour_is_no_record(tmp_path: Path,
 PLATEAU = """
 import torch
 {config}
+train_loader = torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=True)
 model = torch.nn.Linear(4, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, {mode}, patience=3)
@@ -139,6 +141,7 @@ def test_plateau_mode_min_from_a_class_constant_is_fine(
 AUTOCAST = """
 import torch
 {config}
+train_loader = torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=True)
 model = torch.nn.Linear(4, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 criterion = torch.nn.BCELoss()
@@ -186,6 +189,7 @@ class Knobs:
 
 model = torch.nn.Linear(4, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+train_loader = torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=True)
 if Knobs.schedule == "step":
     scheduler = StepLR(optimizer, step_size=30)
 elif Knobs.schedule == "plateau":
@@ -211,6 +215,7 @@ from torch.optim.lr_scheduler import StepLR
 model = torch.nn.Linear(4, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 scheduler = StepLR(optimizer, step_size=30)
+train_loader = torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=True)
 
 for epoch in range(100):
     for x, y in train_loader:
@@ -252,6 +257,7 @@ def test_class_constant_stored_elsewhere_decides_nothing(
 WARMUP = """
 import torch
 {config}
+train_loader = torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=True)
 model = torch.nn.Linear(4, 1)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 scheduler = torch.optim.lr_scheduler.LambdaLR(
