@@ -273,6 +273,12 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
         unit = _word_unit(constants.setting_name(expr), echo)
         if unit:
             return (unit, None)
+        # the default it falls back to names its unit too (`params.get("milestones",
+        # DECAY_ITERS)`)
+        fallback = expr.args[2 if dotted(expr.func) == "getattr" else 1:]
+        default = unit_of(fallback[0], scope, depth + 1, echo) if fallback else ("", None)
+        if default[0] in ("batch", "epoch"):
+            return default
         return _stated(expr, scope) or ("", None)
     if isinstance(expr, ast.Call):
         func = dotted(expr.func) or ""
