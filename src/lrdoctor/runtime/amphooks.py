@@ -58,7 +58,6 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
     original_backward = torch.autograd.backward
     emit = engine.emit
     every_step = engine._every_step_handlers
-    routine = engine.routine_backward
     compiled_steps = engine.compiled_steps
     tensor_type = torch.Tensor
 
@@ -69,7 +68,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
         if _tls.depth:  # a backward run from inside a backward (checkpointing): not the user's
             return original_backward(tensors, *args, **kwargs)
         ev = None
-        fast = None
+        fast = False
         try:
             if compiled_steps:  # optimizer steps made in compiled code come first
                 engine.drain_compiled()
@@ -81,19 +80,19 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                 entry = scaled.get(id(tensor))
                 if entry is not None and entry[0]() is tensor:
                     scaler, loss = entry[1](), entry[2]()
-            # A routine backward (no GradScaler, each check's quick test passes: a finite CPU
-            # loss for NaN detection) makes no events: only the checks' quick tests run, and
-            # a count tells them it returned
+            # A routine backward (no GradScaler, nothing asked for every backward, and for NaN
+            # detection a finite CPU scalar loss, read as it is with no tensor op, nothing
+            # armed: see NonFinite.loss_gate) makes no events; a count tells the checks it
+            # returned. The test is written here, not called: it runs on every step
             if scaler is None and Backward not in every_step and BackwardDone not in every_step:
-                if len(routine) == 1:  # NaN detection's test alone: the common case
-                    fast = routine if routine[0](tensor) else None
-                else:
-                    fast = routine
-                    for test in routine:
-                        if not test(tensor):
-                            fast = None
-                            break
-            if fast is None:
+                nf = engine.loss_gate
+                if nf is None:
+                    fast = True
+                elif (type(tensor) is tensor_type and not nf.eager_until and not nf.arm_backward
+                        and nf.flags.eager is not False and tensor.is_cpu and not tensor.ndim):
+                    value = tensor.item()
+                    fast = type(value) is float and value - value == 0.0  # finite: not inf, not NaN
+            if not fast:
                 ev = Backward(tensor, scaler, loss if loss is not None else tensor, sys._getframe(1))
                 emit(ev)
         except ScheduleError:
@@ -105,7 +104,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             return original_backward(tensors, *args, **kwargs)
         finally:
             _tls.depth = 0
-            if fast is not None:
+            if fast:
                 engine.routine_backwards_done += 1
             elif ev is not None:
                 ev.done = True

@@ -15,6 +15,8 @@ import traceback
 import weakref
 from collections import defaultdict
 from collections.abc import Callable
+from itertools import compress, count
+from operator import ne
 from typing import Any
 
 from lrdoctor import ScheduleError
@@ -191,12 +193,12 @@ class Engine:
         self.every_step: set[Any] = set()
         # called with each new optimizer's record (NaN detection puts its pre-hook back)
         self.new_optimizer_callbacks: list[Callable[[OptimizerInfo], None]] = []
-        # quick tests of the checks that watch every backward() (amphooks): when every
-        # ``test(tensor)`` says True and no GradScaler scaled the tensor, the backward is
-        # routine: no Backward/BackwardDone event for the every_step=False handlers; when it
-        # returns, routine_backwards_done is counted up (the checks catch up from the count
-        # when they next need to, instead of being called)
-        self.routine_backward: list[Callable[[Any], bool]] = []
+        # NaN detection, whose quick test of the loss decides (with no GradScaler scaling the
+        # tensor) whether a backward() is routine (amphooks): then no Backward/BackwardDone
+        # event for the every_step=False handlers; when it returns, routine_backwards_done is
+        # counted up (the checks catch up from the count when they next need to, instead of
+        # being called). None: every such backward() is routine
+        self.loss_gate: Any = None
         self.routine_backwards_done = 0
         self._in_scaler_step: dict[int, bool] = {}
         # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
@@ -821,9 +823,9 @@ class Engine:
         used += left[:taken - 1]
         history = info.lr_history
         last = info.last_lrs
-        # the LR history: the updates whose LRs differ from the update before them
-        changes = [(n + 1 + k, v) for k, (v, prev) in enumerate(zip(used, [last] + used[:-1]))
-                   if v != prev]
+        # the LR history: the updates whose LRs differ from the update before them (in C:
+        # each update's number and LRs, kept where they differ from the ones before)
+        changes = list(compress(zip(count(n + 1), used), map(ne, used, [last] + used[:-1])))
         if changes:
             if len(history) + len(changes) <= LR_HISTORY_CAP:
                 history += changes

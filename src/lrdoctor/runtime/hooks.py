@@ -110,17 +110,20 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             return
         # the lane (Engine.Lane): a routine update of the optimizer it is open for, trained
         # with the LR object the last step left, on a batch of the same iterator
-        if lane.phase == EXPECT_ATTEMPT and id(opt) == lane.opt_id:
+        # (lane.opt_ref answers None while the lane is closed, also when another thread closed
+        # it meanwhile)
+        if (lane.phase == EXPECT_ATTEMPT and lane.opt_ref() is opt and lane.left
+                and engine.last_fetch == lane.fetch and not in_scaler_step and not compiled_steps
+                and not every_step):
             try:
-                # lane.opt_ref answers None once the lane is closed (by another thread, meanwhile)
-                if (lane.left and not in_scaler_step and not compiled_steps and not every_step
-                        and engine.last_fetch == lane.fetch and lane.opt_ref() is opt):
-                    groups = opt.param_groups
-                    if len(groups) == 1 and groups[0].get("lr") is lane.lr:
-                        lane.left -= 1
-                        lane.yielded = engine.last_yielded
-                        lane.phase = lane.after_attempt
-                        return
+                [group] = opt.param_groups  # ValueError: not one group (the general path)
+                if group["lr"] is lane.lr:
+                    lane.left -= 1
+                    lane.yielded = engine.last_yielded
+                    lane.phase = lane.after_attempt
+                    return
+            except (ValueError, KeyError):
+                pass
             except Exception as exc:
                 engine.internal_error(exc)
         # runs on every step: the guard is written inline rather than through _guard()
@@ -420,19 +423,13 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         if tls.depth:
             # a composite stepping its children, or a subclass calling super().step()
             return original(self, *args, **kwargs)
-        if (lane.phase == EXPECT_SCHEDULER_STEP and id(self) == lane.sched_id and lane.sched_left
-                and not args and not kwargs):
-            # the lane (Engine.Lane): the step after a routine update, made from the very
-            # instruction that made the step before, inside the horizon
-            try:
-                caller_frame = getframe(1)
-                # lane.sched_ref answers None once the lane is closed (by another thread)
-                fast = (caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code
-                        and lane.sched_ref() is self and not compiled_steps and not every_step)
-            except Exception as exc:
-                engine.internal_error(exc)
-                fast = False
-            if fast:
+        # the lane (Engine.Lane): the step after a routine update, made from the very
+        # instruction that made the step before, inside the horizon (lane.sched_ref answers
+        # None while the lane is closed, also when another thread closed it meanwhile)
+        if (lane.phase == EXPECT_SCHEDULER_STEP and lane.sched_ref() is self and lane.sched_left
+                and not args and not kwargs and not compiled_steps and not every_step):
+            caller_frame = getframe(1)
+            if caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code:
                 tls.depth = 1
                 try:
                     result = original(self)
@@ -444,12 +441,15 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                     raise
                 tls.depth = 0
                 try:
-                    groups = self.optimizer.param_groups
-                    lr = groups[0].get("lr") if len(groups) == 1 else None
+                    try:
+                        [group] = self.optimizer.param_groups
+                        lr = group["lr"]
+                    except (ValueError, KeyError):  # not one group with an LR
+                        lr = None
                     lane.sched_left -= 1
                     # a finite float at least COLLAPSE_RATIO of the highest LR so far (NaN
                     # compares false)
-                    if type(lr) is float and lane.floor <= lr < INF:
+                    if type(lr) is float and lr >= lane.floor and lr < INF:
                         lane.lrs_after.append((lr,))
                         lane.lr = lr
                         lane.phase = EXPECT_ATTEMPT

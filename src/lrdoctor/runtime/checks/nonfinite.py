@@ -117,11 +117,13 @@ class NonFinite:
         self.replay_errors: list[str] = []
         self._register_pre: Any = None  # registers the optimizer pre-hook (install)
         self._pre_handle: Any = None
-        # a routine backward() calls loss_is_routine only, and counts itself done
-        # (engine.routine_backwards_done, caught up with by sync_calls); the others make events
+        # a routine backward() runs the backward hook's quick test of the loss only (a finite
+        # CPU scalar, read as it is, while eager_until, arm_backward and flags.eager say
+        # nothing is pending: amphooks), and counts itself done (engine.routine_backwards_done,
+        # caught up with by sync_calls); the others make events
         engine.subscribe(Backward, self.on_backward, every_step=False)
         engine.subscribe(BackwardDone, self.on_backward_done, every_step=False)
-        engine.routine_backward.append(self.loss_is_routine)
+        engine.loss_gate = self
         self.backwards_seen = engine.routine_backwards_done  # at the last sync_calls()
         # a routine optimizer step (taken, a finite float LR, no GradScaler) needs nothing
         # from this check unless it is periodic (the parameter check, every ROUTINE_PERIOD
@@ -203,11 +205,11 @@ class NonFinite:
                     # call, per module and train/eval mode, and checked again every
                     # RNG_RECHECK calls
                     rkey = id(self) if self.training else ~id(self)  # an int: no tuple to make
-                    uses = rng_use.get(rkey)
-                    if uses is None or uses >= RNG_RECHECK:
+                    uses = rng_use.get(rkey, RNG_RECHECK)  # not seen yet: learn it now
+                    if uses >= RNG_RECHECK:
                         rng = get_rng_state()
                         out = fwd(*fargs, **kwargs)
-                        if uses is not None and uses > RNG_RECHECK:
+                        if uses > RNG_RECHECK:
                             pass  # known to draw: keep the state as every call does
                         elif equal(rng, get_rng_state()):
                             rng_use[rkey] = 0
@@ -234,7 +236,6 @@ class NonFinite:
                     # whose output is dropped must not keep its graph alive here). A tensor
                     # with a grad_fn is a floating-point (or complex) one
                     fn = out.grad_fn
-                    nodes = (id(fn),) if fn is not None else ()
                     done = engine.routine_backwards_done
                     if check.backwards_seen != done:
                         # a backward() returned since: this is a new step's first call. The
@@ -249,7 +250,9 @@ class NonFinite:
                             check.sync_calls()
                     calls = check._calls
                     # the caller's line as its code and instruction (decoded if a Call is made)
-                    calls.append((self, args, kwargs, rng, dev, caller.f_code, caller.f_lasti, amp, nodes))
+                    # (and the id of the output's grad_fn, 0 for none)
+                    calls.append((self, args, kwargs, rng, dev, caller.f_code, caller.f_lasti, amp,
+                                  id(fn) if fn is not None else 0))
                     if len(calls) > MAX_CALLS:
                         del calls[0]
                 else:
@@ -484,15 +487,6 @@ class NonFinite:
                 if type(call) is Call:
                     call.strong = None
         self._done_calls, self._calls = self._calls, []
-
-    def loss_is_routine(self, loss: Any) -> bool:
-        """The common case, on every step: a finite CPU scalar loss, read as it is (no tensor
-        op), with nothing armed; the backward then makes no event (amphooks)."""
-        if (type(loss) is not self.tensor_type or self.eager_until or self.arm_backward
-                or self.flags.eager is False or not loss.is_cpu or loss.ndim):
-            return False
-        value = loss.item()
-        return type(value) is float and value - value == 0.0  # a finite float (not inf, not NaN)
 
     def on_backward(self, ev: Backward) -> None:
         loss = ev.loss
@@ -1047,9 +1041,9 @@ def _as_calls(raw: list[Any]) -> list[Call]:
     """``raw`` with its tuples (recorded by the module-call hook) made into Calls, in place."""
     for i, c in enumerate(raw):
         if type(c) is tuple:
-            module, args, kwargs, rng, dev, code, lasti, amp, nodes = c
+            module, args, kwargs, rng, dev, code, lasti, amp, node = c
             raw[i] = Call(module, args, kwargs, rng, dev, _site_at(code, lasti), autocast=amp,
-                          output_nodes=set(nodes))
+                          output_nodes={node} if node else set())
     return raw
 
 
