@@ -68,13 +68,12 @@ class Lane:
     This is what makes watching cheap: a routine step costs the hooks a few attribute reads,
     and the tallies are kept in batches of up to ROUTINE_PERIOD steps, in a warm loop."""
 
-    __slots__ = ("phase", "opt_id", "opt_ref", "opt", "sched_id", "sched_ref", "sched", "code",
+    __slots__ = ("phase", "opt_ref", "opt", "sched_ref", "sched", "code",
                  "lasti", "lr", "peak", "floor", "left", "sched_left", "fetch", "loader",
                  "after_attempt", "budget", "lrs_after", "yielded")
 
     def __init__(self) -> None:
         self.phase = CLOSED
-        self.opt_id = self.sched_id = 0
         # weak references; _noref (which answers None) while closed, so that a hook tests
         # ``ref() is obj`` alone
         self.opt_ref: Any = _noref
@@ -208,7 +207,7 @@ class Engine:
         self.lane = Lane()
         # the optimizer whose last attempt was routine with nothing to call, and the batch
         # iterator and loader that fed it: a lane may open for it (open_lane)
-        self._routine_opt: tuple[int, Any, OptimizerInfo, int, LoaderInfo | None] | None = None
+        self._routine_opt: tuple[Any, OptimizerInfo, int, LoaderInfo | None] | None = None
         self._internal_errors = 0
         self.finished = False
         self.end: RunEnd | None = None
@@ -604,7 +603,7 @@ class Engine:
                 sched.steps_since_attempt = 0
         info.known_lrs = lrs
         if routine and not handlers and fetch is not None:
-            self._routine_opt = (id(opt), _ref(opt), info, fetch, loader)
+            self._routine_opt = (_ref(opt), info, fetch, loader)
             if not self.schedulers:
                 self.open_lane(None, None, None, -1)
         else:
@@ -762,7 +761,7 @@ class Engine:
         if (candidate is None or self.every_step or len(self.optimizers) != 1
                 or len(self.schedulers) != (0 if sched is None else 1)):
             return
-        opt_id, opt_ref, info, fetch, loader = candidate
+        opt_ref, info, fetch, loader = candidate
         opt = opt_ref()
         if (opt is None or info.last_attempt is not _TAKEN or info.collapse_at is not None
                 or self.last_fetch != fetch):
@@ -779,16 +778,16 @@ class Engine:
                 or info.known_lrs != (lr,)):
             return
         lane = self.lane
-        lane.opt_id, lane.opt_ref, lane.opt = opt_id, opt_ref, info
+        lane.opt_ref, lane.opt = opt_ref, info
         lane.sched = sched
         if sched is not None:
-            lane.sched_id, lane.sched_ref = id(sched_obj), _ref(sched_obj)
+            lane.sched_ref = _ref(sched_obj)
             # with no horizon the lane needs no limit: each step's LR is checked to be above
             # 0 (at least COLLAPSE_RATIO of the highest)
             lane.sched_left = limit - 1 - sched.user_steps  # type: ignore[operator]
             lane.after_attempt = EXPECT_SCHEDULER_STEP
         else:
-            lane.sched_id, lane.sched_ref, lane.sched_left = 0, _noref, 0
+            lane.sched_ref, lane.sched_left = _noref, 0
             lane.after_attempt = EXPECT_ATTEMPT
         lane.code, lane.lasti = code, lasti
         lane.lr = lr
