@@ -1,6 +1,6 @@
 """How much Python lrdoctor runs per training step: counted, not timed.
 
-    .venv/bin/python bench/bench_overhead_calls.py [--config defaults|watcher|no-nan-check]
+    .venv/bin/python bench/bench_overhead_calls.py [--config defaults|watcher|no-nan-check] [--amp]
 
 Runs bench_overhead.py's loop (the MLP, AdamW, a per-batch OneCycleLR, a DataLoader) plain and
 watched, and counts with a tracer, per step after 20 warm-up steps: the Python function calls
@@ -8,7 +8,9 @@ made in lrdoctor's code, the bytecodes they execute (per function), and how many
 calls the whole step makes than the plain one (lrdoctor's module-call wrapper replaces
 PyTorch's own ``_wrapped_call_impl`` frame, so it is not counted as one more). The counts do
 not depend on how busy the machine is, which timings on a shared machine do: use them to
-compare two versions of the hooks, and bench_overhead.py for what a step costs.
+compare two versions of the hooks, and bench_overhead.py for what a step costs. ``--amp`` runs
+the same loop under ``torch.autocast("cpu", dtype=torch.float16)`` with
+``torch.amp.GradScaler("cpu")`` (the scaler's path through the hooks).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import lrdoctor
 WARMUP, STEPS = 20, 128
 
 
-def count(data: Any, watch: Callable[[], Any] | None) -> tuple[dict[str, float], dict[str, float]]:
+def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False) -> tuple[dict[str, float], dict[str, float]]:
     """(totals per step, lrdoctor's bytecodes per step by function name)."""
     torch.manual_seed(0)
     loader = DataLoader(data, batch_size=BATCH, shuffle=True)
@@ -37,6 +39,7 @@ def count(data: Any, watch: Callable[[], Any] | None) -> tuple[dict[str, float],
     )
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=1000)
+    scaler = torch.amp.GradScaler("cpu", enabled=amp)
     w = watch().start() if watch is not None else None
     totals = {"lrdoctor calls": 0, "lrdoctor bytecodes": 0, "all calls": 0}
     per_function: dict[str, int] = {}
@@ -61,8 +64,15 @@ def count(data: Any, watch: Callable[[], Any] | None) -> tuple[dict[str, float],
         if done == WARMUP:
             sys.settrace(tracer)
         optimizer.zero_grad()
-        torch.nn.functional.cross_entropy(model(x), y).backward()
-        optimizer.step()
+        if amp:
+            with torch.autocast("cpu", dtype=torch.float16):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
         scheduler.step()
         done += 1
         if done == WARMUP + STEPS:
@@ -77,6 +87,8 @@ def count(data: Any, watch: Callable[[], Any] | None) -> tuple[dict[str, float],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", action="append", choices=["defaults", "watcher", "no-nan-check"])
+    parser.add_argument("--amp", action="store_true",
+                        help="fp16 autocast on the CPU with torch.amp.GradScaler('cpu')")
     args = parser.parse_args()
     torch.set_num_threads(1)
     configs: dict[str, Callable[[], Any]] = {
@@ -85,9 +97,9 @@ def main() -> None:
         "no-nan-check": lambda: lrdoctor.watch(nan_check=False),
     }
     data = make_data(20_000)
-    plain, _ = count(data, None)
+    plain, _ = count(data, None, args.amp)
     for name in args.config or list(configs):
-        totals, per_function = count(data, configs[name])
+        totals, per_function = count(data, configs[name], args.amp)
         shown = ", ".join(f"{k} {v:.0f}" for k, v in per_function.items() if v >= 1)
         print(f"{name}: {totals['lrdoctor calls']:.1f} calls into lrdoctor a step, "
               f"{totals['lrdoctor bytecodes']:.0f} bytecodes in them; the step makes "
