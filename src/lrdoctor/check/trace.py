@@ -1172,6 +1172,22 @@ class Tracer:
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negate = test.operand, not negate
+        if isinstance(test, ast.BoolOp):
+            # `if sched and isinstance(sched, ReduceLROnPlateau):`: the `if` branch runs only
+            # when every operand of an `and` holds, so a class test among them narrows that
+            # branch (the other branch runs when any one fails, and learns nothing); an `or`
+            # narrows its `else` branch the same way
+            for operand in test.values:
+                found = self.isinstance_narrowing(operand, scope)
+                if found is None:
+                    continue
+                store, key, taken, other = found
+                pair = (taken, store[key]) if isinstance(test.op, ast.And) \
+                    else (store[key], other)
+                if negate:
+                    pair = (pair[1], pair[0])
+                return store, key, pair[0], pair[1]
+            return None
         by_name = _class_name_test(test)
         if by_name is not None:
             return self.class_name_narrowing(*by_name, negate != by_name[2], scope)

@@ -26,6 +26,7 @@ from lrdoctor.check.values import (
     TupleVal,
     UnionVal,
 )
+from lrdoctor.schedulers import recomputes_lr
 
 
 def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool:
@@ -1092,6 +1093,17 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             None,
         )
         if driver is None:
+            rebuilt = _rebuilt_over_the_write(root, w)
+            if rebuilt is not None:
+                yield Diagnostic.at(
+                    "LRD008",
+                    f"param_group['lr'] is written here for the training that follows, but "
+                    f"{rebuilt.label} `{rebuilt.name}` ({_where(rebuilt, w.path)}) is built again on "
+                    "the same optimizer before that training runs, and its constructor resets "
+                    "the LR to the schedule's first value: the value written here never trains",
+                    w.path,
+                    w.node,
+                )
             continue
         if driver.cls == "ReduceLROnPlateau" and _in_window(w):
             # ReduceLROnPlateau only scales the LR it finds: a warm-up written while a counter
@@ -1109,6 +1121,41 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _rebuilt_over_the_write(root: list[Event], w: Event) -> Obj | None:
+    """A scheduler that recomputes the LR from its base values (OneCycleLR, LambdaLR,
+    CyclicLR, ...) built anew, on an optimizer that outlives it, each time the code that
+    writes the LR runs: ``def train_epoch(optimizer): sched = OneCycleLR(optimizer, ...);
+    <batches>; adjust_learning_rate(optimizer, epoch)`` with the optimizer built by the caller,
+    or the scheduler built inside an epoch loop around the write. Its constructor takes a
+    first step, which sets the LR from its base values, so a manual LR written after it, with
+    no update of that optimizer left before the next build, is reset before it trains. A write
+    followed by updates (a later stage that trains on it) or by a step of that scheduler (a
+    hand-over, as a manual warm-up does) is left to the rest of the rule."""
+    optimizer = w.obj
+    if optimizer is None:
+        return None
+    built_opt = [e for e in root if e.kind == "create" and e.obj is optimizer]
+    for c in root:
+        s = c.obj
+        if c.kind != "create" or s is None or s.kind != "scheduler" or s.optimizer is not optimizer \
+                or s.guessed or s.origin not in ("torch", "hf") or recomputes_lr(s.cls) is not True \
+                or c.order > w.order or not w.within(c.frame) \
+                or exclusive(c, w) or built_apart(w.conds, s.built_under or ()):
+            continue
+        in_loop = c.loop is not None and not any(o.in_loop(c.loop) for o in built_opt)
+        # built by a caller (or handed in by code lrdoctor does not see): it outlives the call
+        passed_in = c.frame is not None and not any(o.within(c.frame) for o in built_opt)
+        if not (in_loop or passed_in):
+            continue
+        later = [e for e in root if e.order > w.order and not exclusive(e, w) and (
+            e.kind == "opt_step" and e.obj is optimizer
+            or e.kind == "sched_step" and e.obj is s)]
+        if any(e.within(c.frame) or c.loop is not None and e.in_loop(c.loop) for e in later):
+            continue
+        return s
+    return None
 
 
 def _after_warm_up_epochs(step: Event, w: Event) -> bool:
