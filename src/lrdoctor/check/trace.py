@@ -1717,10 +1717,55 @@ class Tracer:
         for arg in [*call.args, *(kw.value for kw in call.keywords)]:
             if isinstance(arg, ast.Starred):
                 arg = arg.value
+            if isinstance(arg, ast.Dict) or isinstance(arg, ast.Call) \
+                    and isinstance(arg.func, ast.Name) and arg.func.id == "dict":
+                # `build_from_cfg(cfg, REGISTRY, default_args=dict(optimizer=optimizer))`:
+                # the optimizer handed over in a mapping of keyword arguments
+                entries = arg.values if isinstance(arg, ast.Dict) else [
+                    kw.value for kw in arg.keywords if kw.arg == "optimizer"]
+                keys = [const_key(k) if k is not None else None for k in arg.keys] \
+                    if isinstance(arg, ast.Dict) else ["optimizer"] * len(entries)
+                for key, entry in zip(keys, entries):
+                    if key == "optimizer" and isinstance(entry, (ast.Name, ast.Attribute)):
+                        value = self.eval_pure(entry, scope)
+                        if isinstance(value, Obj) and value.kind == "optimizer":
+                            return value
             if isinstance(arg, (ast.Name, ast.Attribute)):
                 value = self.eval_pure(arg, scope)
                 if isinstance(value, Obj) and value.kind == "optimizer":
                     return value
+                if isinstance(arg, ast.Name):
+                    found = self.optimizer_put_into(arg.id, call, scope)
+                    if found is not None:
+                        return found
+        return None
+
+    def optimizer_put_into(self, name: str, call: ast.Call, scope: Scope) -> Obj | None:
+        """A registry's ``build(cfg)`` handed the optimizer inside the settings it builds
+        from: ``cfg['optimizer'] = optimizer`` (or ``cfg.optimizer = optimizer``) earlier in
+        the function that makes the call, into the mapping it passes (the mmcv-style
+        ``build_from_cfg`` of a scheduler registry, which calls the class with the mapping's
+        entries as keywords)."""
+        owner = self.stack[-1] if self.stack else None
+        if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        for node in ast.walk(owner):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1 \
+                    or getattr(node, "lineno", 0) > call.lineno:
+                continue
+            target = node.targets[0]
+            if isinstance(target, ast.Subscript):
+                base, key = target.value, const_key(target.slice)
+            elif isinstance(target, ast.Attribute):
+                base, key = target.value, target.attr
+            else:
+                continue
+            if not (isinstance(base, ast.Name) and base.id == name and key == "optimizer"
+                    and isinstance(node.value, (ast.Name, ast.Attribute))):
+                continue
+            value = self.eval_pure(node.value, scope)
+            if isinstance(value, Obj) and value.kind == "optimizer":
+                return value
         return None
 
     def lr_write_target(self, target: ast.expr, scope: Scope, node: ast.AST,
