@@ -173,3 +173,125 @@ def test_mmcv_default_args_mapping_hands_over_the_optimizer() -> None:
             schedule.step()
     """
     assert codes(src) == ["LRD005"]
+
+
+# -- the scheduler of a Hugging Face Trainer ---------------------------------------------------
+#
+# transformers' Trainer steps its scheduler once after every optimizer step, whether the
+# scheduler was handed over in `optimizers=(optimizer, scheduler)` or built by a subclass's
+# `create_scheduler` (a ReduceLROnPlateau is stepped at evaluation, with its metric). A
+# scheduler whose horizon is sized in epochs collapses within the first epoch there, as one
+# returned from a LightningModule with "interval": "step" does.
+
+_HANDED_OVER = """
+import torch
+from transformers import Trainer, TrainingArguments
+
+
+def fine_tune(net, train_set, epochs):
+    args = TrainingArguments("runs", num_train_epochs=epochs, per_device_train_batch_size=8)
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-5)
+    decay = {schedule}
+    Trainer(model=net, args=args, train_dataset=train_set, optimizers=(opt, decay)).train()
+"""
+
+
+def test_epoch_sized_scheduler_handed_to_the_hf_trainer_is_stepped_per_update() -> None:
+    src = _HANDED_OVER.format(
+        schedule="torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[epochs // 2], gamma=0.1)")
+    assert codes(src) == ["LRD002"]
+
+
+def test_small_literal_step_size_handed_to_the_hf_trainer_is_reported() -> None:
+    src = _HANDED_OVER.format(schedule="torch.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)")
+    assert codes(src) == ["LRD002"]
+
+
+def test_update_sized_schedule_handed_to_the_hf_trainer_is_not_reported() -> None:
+    # control: a warm-up sized in optimizer steps is what the Trainer expects
+    src = _HANDED_OVER.format(
+        schedule="get_linear_schedule_with_warmup(opt, 100, epochs * (len(train_set) // 8))").replace(
+        "from transformers import Trainer", "from transformers import get_linear_schedule_with_warmup, Trainer")
+    assert codes(src) == []
+
+
+def test_plateau_handed_to_the_hf_trainer_is_not_reported() -> None:
+    # control: the Trainer steps a ReduceLROnPlateau at evaluation time, with the metric
+    src = _HANDED_OVER.format(
+        schedule="torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=2)")
+    assert codes(src) == []
+
+
+_SUBCLASS = """
+import torch
+from transformers import Trainer
+
+
+class DecayingTrainer(Trainer):
+    def create_scheduler(self, num_training_steps, optimizer=None):
+        if self.lr_scheduler is None:
+            self.lr_scheduler = {schedule}
+        return self.lr_scheduler
+{extra}
+"""
+
+
+def test_epoch_sized_scheduler_from_create_scheduler_is_stepped_per_update() -> None:
+    src = _SUBCLASS.format(schedule=(
+        "torch.optim.lr_scheduler.CosineAnnealingLR(\n"
+        "                optimizer or self.optimizer, T_max=int(self.args.num_train_epochs))"),
+        extra="")
+    assert codes(src) == ["LRD002"]
+
+
+def test_update_sized_scheduler_from_create_scheduler_is_not_reported() -> None:
+    # control: sized by the num_training_steps the Trainer passes in
+    src = _SUBCLASS.format(schedule=(
+        "torch.optim.lr_scheduler.CosineAnnealingLR(\n"
+        "                optimizer or self.optimizer, T_max=num_training_steps)"), extra="")
+    assert codes(src) == []
+
+
+def test_trainer_subclass_with_a_training_loop_of_its_own_is_left_to_that_loop() -> None:
+    # control: a subclass that overrides `train` steps its scheduler where its own loop does
+    extra = '''
+    def train(self, resume_from_checkpoint=None, **kwargs):
+        for epoch in range(int(self.args.num_train_epochs)):
+            for batch in self.get_train_dataloader():
+                loss = self.compute_loss(self.model, batch)
+                loss.backward()
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+            self.lr_scheduler.step()
+'''
+    src = _SUBCLASS.format(schedule=(
+        "torch.optim.lr_scheduler.CosineAnnealingLR(\n"
+        "                optimizer or self.optimizer, T_max=int(self.args.num_train_epochs))"),
+        extra=extra)
+    assert "LRD002" not in codes(src)
+
+
+def test_a_trainer_class_of_the_projects_own_is_not_the_hf_trainer() -> None:
+    # control: a project class named Trainer with its own loop is traced as written
+    src = """
+    import torch
+
+    class Trainer:
+        def __init__(self, net, loader, epochs, optimizers=(None, None)):
+            self.net, self.loader, self.epochs = net, loader, epochs
+            self.opt, self.sched = optimizers
+
+        def fit(self):
+            for epoch in range(self.epochs):
+                for x, y in self.loader:
+                    self.opt.zero_grad()
+                    torch.nn.functional.mse_loss(self.net(x), y).backward()
+                    self.opt.step()
+                self.sched.step()
+
+    def main(net, loader, epochs):
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=epochs // 3)
+        Trainer(net, loader, epochs, optimizers=(opt, sched)).fit()
+    """
+    assert codes(src) == []

@@ -156,6 +156,9 @@ class Tracer:
         self._target_paths: dict[tuple[int, str], set[str]] = {}
         # (LightningModule instance, configure_optimizers return value)
         self.configured: list[tuple[InstanceVal, Any]] = []
+        # schedulers a Hugging Face Trainer steps after every optimizer step: (where it is
+        # handed over or built, path, the scheduler)
+        self.hf_stepped: list[tuple[ast.AST, str, Obj]] = []
         # Accelerate: the objects each accelerator (by its spelling) was handed to prepare or
         # to register for checkpointing, which its `save_state()` writes
         self.accelerated: dict[str, list[Obj]] = {}
@@ -244,8 +247,20 @@ class Tracer:
             self.assigned_names, self.called_names, self.truncated, frozenset(self.entered),
             tuple((path, line, end, frozenset(roots))
                   for (path, line), (end, roots) in self.reached.items()),
-            frozenset(self.skipped),
+            frozenset(self.skipped), tuple(self.hf_stepped),
         )
+
+    def hf_schedulers(self, built: list[tuple[ast.AST, Any]]) -> None:
+        """Record the schedulers among ``built`` ((node, value) pairs) as stepped by a
+        Hugging Face Trainer: once after every optimizer step (a ReduceLROnPlateau at each
+        evaluation, with its metric)."""
+        seen: set[int] = set()
+        for node, value in built:
+            for option in options(value) if isinstance(value, UnionVal) else [value]:
+                if isinstance(option, Obj) and option.kind == "scheduler" \
+                        and option.id not in seen:
+                    seen.add(option.id)
+                    self.hf_stepped.append((node, self.path, option))
 
     def trace_scheduler_hooks(self) -> None:
         """Lightning calls ``lr_scheduler_step(scheduler, metric)`` for each scheduler that
@@ -830,6 +845,14 @@ class Tracer:
                 for node, value in self.returns:
                     self.lightning.append((node, self.path, value))
                     self.configured.append((fv.bound, value))
+            if fn.name in _HF_SCHEDULER_BUILDERS and isinstance(fv.bound, InstanceVal) \
+                    and _hf_trainer(fv.bound.info, self.qualified_bases) \
+                    and not any(fv.bound.info.find(loop) for loop in _HF_TRAINING_LOOPS):
+                # the Trainer steps what its `create_scheduler` returns or stores in
+                # `self.lr_scheduler` after every optimizer step
+                built = [(node, value) for node, value in self.returns]
+                built.append((fn, fv.bound.attrs.get("lr_scheduler")))
+                self.hf_schedulers(built)
             return _returned([v for _, v in self.returns])
         finally:
             self.stack.pop()
@@ -2448,6 +2471,12 @@ class Tracer:
         runner = _RUNNER_CLASSES.get(qual)
         if runner is not None:
             return RunnerVal(runner)
+        if _hf_trainer_class(qual) and isinstance(kwargs.get("optimizers"), TupleVal):
+            # `Trainer(..., optimizers=(optimizer, scheduler))`: the Trainer steps the
+            # scheduler it is handed after every optimizer step
+            handed = kwargs["optimizers"].items
+            if len(handed) == 2:
+                self.hf_schedulers([(node, handed[1])])
         if last == "SkipAwareScheduler" and qual.split(".")[0] == "lrdoctor":
             # lrdoctor's wrapper is the scheduler it wraps, stepped only after real updates
             inner = args[0] if args else kwargs.get("scheduler")
@@ -3212,6 +3241,26 @@ _EPOCH_END_HOOKS = ("on_train_epoch_end", "training_epoch_end", "on_validation_e
 _BATCH_START_HOOKS = ("on_train_batch_start", "on_batch_start")
 _BATCH_END_HOOKS = ("on_train_batch_end", "on_batch_end")
 _EPOCH_START_HOOKS = ("on_train_epoch_start", "on_epoch_start")
+
+
+# the methods of a Hugging Face Trainer that build the scheduler it steps
+_HF_SCHEDULER_BUILDERS = frozenset({"create_scheduler", "create_optimizer_and_scheduler"})
+# a Trainer subclass that overrides one of these runs a training loop of its own: where it
+# steps its scheduler is in that code, not the Trainer's
+_HF_TRAINING_LOOPS = ("train", "_inner_training_loop")
+# libraries whose `...Trainer` classes are (or derive from) transformers' Trainer
+_HF_TRAINER_ROOTS = frozenset({"transformers", "trl"})
+
+
+def _hf_trainer_class(qual: str) -> bool:
+    """``transformers.Trainer``, ``transformers.Seq2SeqTrainer``, ``trl.SFTTrainer``, ..."""
+    last = qual.rsplit(".", 1)[-1]
+    return qual.split(".")[0] in _HF_TRAINER_ROOTS and last.endswith("Trainer") and "." in qual
+
+
+def _hf_trainer(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:
+    """``cls`` derives from a Hugging Face Trainer (through the project's classes)."""
+    return any(_hf_trainer_class(q) for q in bases(cls))
 
 
 def _lightning_module(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:

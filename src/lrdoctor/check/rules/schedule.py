@@ -460,6 +460,29 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
     yield from (diagnostic for diagnostic, _ in lightning)
+    yield from _hf_trainer_stepped(ctx)
+
+
+def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler handed to a Hugging Face Trainer (``optimizers=(optimizer, scheduler)``)
+    or built by a Trainer subclass's ``create_scheduler``: the Trainer steps it after every
+    optimizer step, so a horizon sized in epochs runs out within the first epoch."""
+    seen = {e.obj.id for e in _sched_steps(ctx) if e.obj is not None}  # stepped by hand
+    for node, path, sched in ctx.program.hf_stepped:
+        if sched.id in seen or sched.guessed or sched.origin == "timm" \
+                or sched.cls == "ReduceLROnPlateau" or sched.in_composite:
+            continue
+        seen.add(sched.id)
+        h = horizon_of(sched)
+        if h.unit == "epoch" or _small_literal(sched, h):
+            yield Diagnostic.at(
+                "LRD002",
+                f"{label(sched, h)} (line {sched.line}) is the scheduler of a Hugging Face "
+                f"Trainer, which steps it after every optimizer step, but its horizon "
+                f"({h.described}) is sized in epochs: {_epoch_consequence(sched, h)}",
+                path,
+                node,
+            )
 
 
 def _steady_over(cond: Cond, loop: Loop) -> bool:
