@@ -295,3 +295,79 @@ def test_a_trainer_class_of_the_projects_own_is_not_the_hf_trainer() -> None:
         Trainer(net, loader, epochs, optimizers=(opt, sched)).fit()
     """
     assert codes(src) == []
+
+
+# -- a hook told by a literal where to step ------------------------------------------------------
+#
+# Trainer frameworks with hooks let one LR hook step per iteration or per epoch by a flag
+# given when the hook is built (`LrHook(by_epoch=False)`). Where the caller passes a literal,
+# the trace knows which branch runs: the step under `if not self.by_epoch:` in the iteration
+# hook runs after every batch, whatever the test looks like, as an unconditional step would.
+
+_HOOKED_RUNNER = """
+import torch
+
+
+class Hook:
+    def after_iter(self, runner):
+        pass
+
+    def after_epoch(self, runner):
+        pass
+
+
+class LrStepper(Hook):
+    def __init__(self, by_epoch=True):
+        self.by_epoch = by_epoch
+
+    def after_iter(self, runner):
+        if not self.by_epoch:
+            runner.sched.step()
+
+    def after_epoch(self, runner):
+        if self.by_epoch:
+            runner.sched.step()
+
+
+class Runner:
+    def __init__(self, net, batches, epochs, hooks):
+        self.net, self.batches, self.epochs, self.hooks = net, batches, epochs, hooks
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+        self.sched = torch.optim.lr_scheduler.MultiStepLR(self.opt, milestones=[epochs // 2])
+
+    def fire(self, event):
+        for hook in self.hooks:
+            getattr(hook, event)(self)
+
+    def run(self):
+        for epoch in range(self.epochs):
+            for x, y in self.batches:
+                self.opt.zero_grad()
+                torch.nn.functional.cross_entropy(self.net(x), y).backward()
+                self.opt.step()
+                self.fire("after_iter")
+            self.fire("after_epoch")
+
+
+def main(net, batches, epochs, settings):
+    Runner(net, batches, epochs, [{hook}]).run()
+"""
+
+
+def test_hook_told_by_a_literal_to_step_per_iteration_steps_an_epoch_schedule_per_batch() -> None:
+    assert codes(_HOOKED_RUNNER.format(hook="LrStepper(by_epoch=False)")) == ["LRD002"]
+
+
+def test_hook_left_at_its_per_epoch_default_is_not_reported() -> None:
+    # control: by default the same hook steps once per epoch
+    assert codes(_HOOKED_RUNNER.format(hook="LrStepper()")) == []
+
+
+def test_hook_told_by_a_literal_to_step_per_epoch_is_not_reported() -> None:
+    assert codes(_HOOKED_RUNNER.format(hook="LrStepper(by_epoch=True)")) == []
+
+
+def test_hook_given_a_setting_is_still_the_authors_choice() -> None:
+    # control: a flag read from the settings is not known here; a step under a flag of its
+    # own stays the author's choice of when it steps
+    assert codes(_HOOKED_RUNNER.format(hook="LrStepper(by_epoch=settings.by_epoch)")) == []

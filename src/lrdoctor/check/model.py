@@ -42,6 +42,10 @@ class Cond:
     # the trace knew them only by their source (`ramp_iters = len(loader) * cfg.ramp_epochs`,
     # passed down as arguments): the name and its source expression
     known: tuple[tuple[str, ast.expr], ...] = ()
+    # the trace knew which way the test goes on this path (a literal the caller passed, stored
+    # in the instance: `Hook(by_epoch=False)` then `if not self.by_epoch:`): the branch runs
+    # every time the `if` does, whatever the test looks like
+    decided: bool = False
 
     @cached_property
     def text(self) -> str:

@@ -1109,7 +1109,9 @@ class Tracer:
         # a test on the class of a known scheduler is decided before the run: the branch it
         # takes runs every time the `if` does, under no condition of its own
         by_class = known is not None and self.isinstance_outcome(stmt.test, scope) is not None
-        if known is not None and not by_class and _tests_a_default(stmt.test, scope):
+        defaulted = known is not None and not by_class and _tests_a_default(stmt.test, scope)
+        decided = known is not None and not by_class and not defaulted
+        if defaulted:
             # the caller left the option out: the branch it decides is not run here, but it
             # is code the function offers to other callers (see runner._merge)
             left = stmt.body if known is False else stmt.orelse
@@ -1121,7 +1123,7 @@ class Tracer:
                 if by_class:
                     self.exec_by_class(stmt.body, scope)
                 else:
-                    self.exec_branch(stmt, 0, stmt.test, stmt.body, scope)
+                    self.exec_branch(stmt, 0, stmt.test, stmt.body, scope, decided)
         if stmt.orelse and known is not True:
             built = [{k: v for k, v in store.items() if isinstance(v, (Obj, StateDictVal))}
                      if known is None else {} for store in stores]
@@ -1132,7 +1134,7 @@ class Tracer:
                 if by_class:
                     self.exec_by_class(stmt.orelse, scope)
                 else:
-                    self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope)
+                    self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope, decided)
             for store, projects_here, was in zip(stores, projects, before):
                 for name, instance in projects_here.items():
                     now = store.get(name)
@@ -1377,9 +1379,12 @@ class Tracer:
         return body[0].value, Scope({"self": base}, owner.module, self.module_scope, base, owner)
 
     def exec_branch(self, stmt: ast.stmt, branch: int, test: ast.expr | None,
-                    body: list[ast.stmt], scope: Scope) -> None:
+                    body: list[ast.stmt], scope: Scope, decided: bool = False) -> None:
         saved = self.conds
-        self.conds = (*saved, self.branch_cond(stmt, branch, test, scope))
+        cond = self.branch_cond(stmt, branch, test, scope)
+        if decided:
+            cond.decided = True
+        self.conds = (*saved, cond)
         try:
             self.exec_body(body, scope)
         finally:

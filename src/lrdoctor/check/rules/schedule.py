@@ -383,7 +383,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             shared = _update_conds(ctx, e, loop)
             own = [c for c in e.conds_inside(loop)
                    if not _only_accumulation(c) and not _tests_existence(c, e)
-                   and (c.key, c.branch) not in shared]
+                   and (c.key, c.branch) not in shared and not c.decided]
             if sched.cls == "ExponentialLR":
                 gamma = _gamma(sched, 1, 1.0)
                 # `if (it + 1) % 2000 == 0: scheduler.step()` with no update under the test:
