@@ -112,9 +112,9 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     # optimizers whose resume builds a scheduler at the resumed position (`if resume: ...
     # sched = A(opt, ..., start_epoch) else: sched = A(opt, ...)`): a checkpoint needs no
     # scheduler state for them
-    repositioned = {_site(o.optimizer) for o in ctx.program.objects
+    repositioned = [o for o in ctx.program.objects
                     if o.kind == "scheduler" and o.optimizer is not None
-                    and (_built_at_a_position(o) or _sized_from_resume(o))}
+                    and (_built_at_a_position(o) or _sized_from_resume(o))]
     out = []
     candidates = {s.id: s for s in _in_root(ctx, root, "scheduler")}
     if optimizer is not None:
@@ -148,7 +148,9 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if _positioned_through_splat(ctx, s):
             continue
-        if s.optimizer is not None and _site(s.optimizer) in repositioned:
+        if s.optimizer is not None and any(
+                o.optimizer is not None and _site(o.optimizer) == _site(s.optimizer)
+                and _stands_for(o, s) for o in repositioned):
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
             continue
@@ -226,6 +228,58 @@ _LAST_EPOCH_INDEX = {
     "CosineAnnealingWarmRestarts": 4, "CyclicLR": 12, "OneCycleLR": 13, "SequentialLR": 3,
     "SWALR": 4,
 }
+
+
+def _stands_for(positioned: Obj, fresh: Obj) -> bool:
+    """Whether a scheduler built at a position (``last_epoch=`` other than -1, or sized from
+    the resumed epoch) is the resume's rebuild of ``fresh``, a scheduler of the same optimizer
+    built from its first value: the same construction (`if resume: sched = A(opt, ...,
+    start_epoch) else: sched = A(opt, ...)`), or one whose position is the one a resume read
+    back (``last_epoch=start_epoch - 1``, ``ckpt["epoch"]``). A CosineAnnealingLR built at
+    ``last_epoch=epochs - 1`` in the `elif mode == "cosine":` branch of a choice between
+    schedules stands for no StepLR of the other branches: those restart on resume."""
+    if positioned.cls and positioned.cls == fresh.cls and positioned.origin == fresh.origin:
+        if positioned.via is None or fresh.via is None:
+            return True
+        return ast.dump(positioned.via.func) == ast.dump(fresh.via.func)
+    return _sized_from_resume(positioned) or _position_read_back(positioned)
+
+
+# the keys a checkpoint keeps its position under (not `epochs`, a setting of the run)
+_READ_BACK = re.compile(r"^(last_|start_|cur_|current_|global_|resume_)?(epoch|step|iter|iteration)$")
+
+
+def _position_read_back(s: Obj) -> bool:
+    """``last_epoch=`` given a value read back from a checkpoint (``ckpt["epoch"]``,
+    ``state.get("step")``) or a variable assigned from one."""
+    if s.call is None:
+        return False
+    value = s.arg("last_epoch", 99)
+    if value is None:
+        index = _LAST_EPOCH_INDEX.get(s.cls or "") if s.origin == "torch" else None
+        value = s.arg("last_epoch", index) if index is not None else None
+    todo: list[tuple[ast.expr, Scope | None]] = [(value, s.scope)] if value is not None else []
+    seen: set[str] = set()
+    while todo:
+        expr, scope = todo.pop()
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                    and isinstance(node.slice.value, str) \
+                    and _READ_BACK.match(node.slice.value.lower()):
+                return True
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "get" and node.args \
+                    and isinstance(node.args[0], ast.Constant) \
+                    and isinstance(node.args[0].value, str) \
+                    and _READ_BACK.match(node.args[0].value.lower()):
+                return True
+            if isinstance(node, ast.Name) and scope is not None and node.id not in seen \
+                    and len(seen) < 8:
+                seen.add(node.id)
+                found = scope.source_of(node.id)
+                if found is not None:
+                    todo.append((found[0], found[1]))
+    return False
 
 
 def _built_at_a_position(s: Obj) -> bool:
