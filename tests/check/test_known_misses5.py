@@ -13,7 +13,7 @@ import pytest
 from lrdoctor.catalog import CATALOG
 from lrdoctor.check.runner import check_files
 
-from .helpers import codes
+from .helpers import codes, messages
 
 CODES = frozenset(CATALOG)
 
@@ -114,3 +114,70 @@ def test_the_same_construction_rebuilt_at_the_loaded_epoch_stands_for_the_fresh_
 
 def test_control_the_same_construction_rebuilt_fresh_on_resume_is_reported() -> None:
     assert "LRD007" in codes(RESUME_OR_FRESH.format(pos="-1"))
+
+
+# 2. The device check beside a user's switch reads the same wherever the scaler's test is: a
+# scaler built under `if use_amp and torch.cuda.is_available():` or with `enabled=use_amp and
+# torch.cuda.is_available()` is on in a GPU run exactly when `use_amp` is, like `GradScaler()
+# if use_amp and torch.cuda.is_available() else None`.
+
+SCALER_UNDER_A_TEST = """
+    import torch
+
+
+    def train(model, batches, epochs, use_amp):
+        {fixed}
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = None
+        {build}
+        for epoch in range(epochs):
+            for x in batches:
+                opt.zero_grad()
+                loss = model(x).mean()
+                if scaler is not None:
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+                else:
+                    loss.backward()
+                    opt.step()
+            torch.save({{"opt": opt.state_dict(), "epoch": epoch}}, "ck.pt")
+"""
+
+_UNDER_IF = 'if use_amp and torch.cuda.is_available():\n            scaler = torch.amp.GradScaler("cuda")'
+_ENABLED = 'scaler = torch.amp.GradScaler("cuda", enabled={test})'
+
+
+def _scaler_program(build: str, fixed: str = "pass") -> str:
+    return SCALER_UNDER_A_TEST.format(build=build, fixed=fixed)
+
+
+def test_a_scaler_built_under_a_switch_and_a_device_check_is_switched_by_the_switch() -> None:
+    source = _scaler_program(_UNDER_IF)
+    assert codes(source) == ["LRD007"]
+    (message,) = messages(source)
+    assert "when `use_amp` is on" in message
+
+
+def test_control_a_scaler_built_under_the_device_check_alone_is_always_on() -> None:
+    source = _scaler_program(_UNDER_IF.replace("use_amp and ", ""))
+    assert codes(source) == ["LRD007"]
+    (message,) = messages(source)
+    assert "when" not in message.split(":")[0]
+
+
+def test_a_switch_fixed_off_beside_the_device_check_builds_no_scaler() -> None:
+    # `use_amp = False` then `if use_amp and torch.cuda.is_available():`: never built
+    assert "LRD007" not in codes(_scaler_program(_UNDER_IF, fixed="use_amp = False"))
+
+
+def test_enabled_by_a_switch_and_a_device_check_is_switched_by_the_switch() -> None:
+    source = _scaler_program(_ENABLED.format(test="use_amp and torch.cuda.is_available()"))
+    assert codes(source) == ["LRD007"]
+    (message,) = messages(source)
+    assert "when `use_amp` is on" in message
+
+
+def test_control_enabled_by_the_device_check_alone_stays_unknown() -> None:
+    # whether float16 AMP runs is not said by the hardware test alone: silent, as before
+    assert "LRD007" not in codes(_scaler_program(_ENABLED.format(test="torch.cuda.is_available()")))

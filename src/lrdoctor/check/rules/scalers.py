@@ -39,6 +39,8 @@ def scaler_switch(scaler: Obj | None) -> str | None:
         return flag
     if isinstance(enabled, ast.Constant):
         return None  # enabled=False (or None): a disabled scaler never skips
+    # `enabled=args.amp and torch.cuda.is_available()`: on in a GPU run exactly when args.amp is
+    enabled = _without_device_checks(enabled)
     fixed = _fixed(scaler, ast.unparse(enabled))
     if fixed is not None:
         return flag if fixed else None  # `enabled=use_amp` with `use_amp = False` once
@@ -147,9 +149,13 @@ def _enclosing_flag(scaler: Obj) -> str:
             node.body[-1].end_lineno or node.body[-1].lineno
         ) and (found is None or node.lineno > found.lineno):
             found = node
-    if found is None or not _flag(found.test):
+    if found is None:
+        return ALWAYS
+    # `if args.amp and torch.cuda.is_available():` is on in a GPU run exactly when args.amp is
+    test = _without_device_checks(found.test)
+    if not _flag(test):
         return ALWAYS  # `if __name__ == "__main__":`, `if torch.cuda.is_available():`
-    return ast.unparse(found.test)
+    return ast.unparse(test)
 
 
 def _conditional_test(scaler: Obj) -> ast.expr | None:
