@@ -181,3 +181,56 @@ def test_enabled_by_a_switch_and_a_device_check_is_switched_by_the_switch() -> N
 def test_control_enabled_by_the_device_check_alone_stays_unknown() -> None:
     # whether float16 AMP runs is not said by the hardware test alone: silent, as before
     assert "LRD007" not in codes(_scaler_program(_ENABLED.format(test="torch.cuda.is_available()")))
+
+
+# 3. A class constant (`class Knobs: amp = False`) is read the same way by the trace (a
+# schedule chosen by it) and by the autocast rule (`enabled=Knobs.amp`): one helper. A
+# `setattr` of some other object with a literal name says nothing of the class; a `setattr` /
+# `delattr` of the class itself, or a method of that name, leaves the value unknown.
+
+AUTOCAST_BY_A_CONSTANT = """
+    import torch
+
+
+    class Knobs:
+        amp = {amp}
+        {method}
+
+
+    def train(model, batches, opt):
+        loss_fn = torch.nn.BCELoss()
+        for x, y in batches:
+            opt.zero_grad()
+            with torch.autocast("cuda", dtype=torch.float16, enabled=Knobs.amp):
+                loss = loss_fn(torch.sigmoid(model(x)), y)
+            loss.backward()
+            opt.step()
+    {after}
+"""
+
+
+def _autocast(amp: str = "False", after: str = "", method: str = "pass") -> str:
+    return AUTOCAST_BY_A_CONSTANT.format(amp=amp, after=after, method=method)
+
+
+def test_autocast_off_by_a_class_constant_beside_an_unrelated_setattr_is_silent() -> None:
+    after = 'setattr(torch.nn.Linear, "tag", "head")'
+    assert "LRD103" not in codes(_autocast(after=after))
+
+
+def test_control_autocast_on_by_a_class_constant_is_reported() -> None:
+    assert "LRD103" in codes(_autocast(amp="True"))
+
+
+@pytest.mark.parametrize("after", [
+    'setattr(Knobs, "level", 2)',  # the class itself is changed at run time
+    "delattr(Knobs, 'amp')",
+    "Knobs.amp = torch.cuda.is_available()",
+])
+def test_a_class_constant_the_program_changes_is_unknown(after: str) -> None:
+    assert "LRD103" in codes(_autocast(after=after))
+
+
+def test_a_method_of_that_name_is_no_constant() -> None:
+    method = "def amp(self):\n            return True"
+    assert "LRD103" in codes(_autocast(method=method))

@@ -14,7 +14,8 @@ import re
 import weakref
 from typing import Any
 
-from lrdoctor.check.index import ModuleInfo, Scope, dotted
+from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted
+from lrdoctor.check.values import Const
 
 _MISSING = object()
 _CONFIG_CLASS = re.compile(r"config|cfg|args|opt|setting|hparam|param|flag", re.IGNORECASE)
@@ -161,34 +162,79 @@ def _record_class(node: ast.ClassDef) -> dict[str, ast.expr] | None:
     return stores
 
 
+def attribute_stores(tree: ast.AST) -> dict[str, int]:
+    """How often each attribute name is stored (``x.name = ...``, ``x.name += ...``,
+    ``del x.name``, ``setattr(x, "name", ...)``) anywhere in a module; a ``setattr`` /
+    ``delattr`` with a computed name counts under ``"*"``, and every ``setattr`` / ``delattr``
+    of an object named by a plain name once more under ``"@name"`` (whatever it sets)."""
+    cached = _ATTRIBUTE_STORES.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            counts[node.attr] = counts.get(node.attr, 0) + 1
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("setattr", "delattr") and len(node.args) > 1:
+            name = node.args[1]
+            key = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) \
+                else "*"
+            counts[key] = counts.get(key, 0) + 1
+            if isinstance(node.args[0], ast.Name):
+                held = "@" + node.args[0].id
+                counts[held] = counts.get(held, 0) + 1
+    if len(_ATTRIBUTE_STORES) > 4096:
+        _ATTRIBUTE_STORES.clear()
+    _ATTRIBUTE_STORES[id(tree)] = (tree, counts)
+    return counts
+
+
+_ATTRIBUTE_STORES: dict[int, tuple[ast.AST, dict[str, int]]] = {}
+
+
+def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const | None:
+    """``CFG.scheduler`` read from the class itself: the one literal its body binds to the
+    name (``class CFG: scheduler = "cosine"``), when no attribute of that name is stored, set
+    or deleted anywhere in the class's module or the reading one (``CFG.scheduler = ...``,
+    ``setattr(x, "scheduler", ...)``, a ``setattr`` with a computed name), the class is given
+    to no ``setattr`` / ``delattr`` there, and it defines no method of that name; None
+    otherwise (a value that can change is not known). Unlike a setting (an argparse default a
+    command line can change), the class states the value for the program as written."""
+    values: list[ast.expr | None] = []
+    for stmt in info.node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if stmt.name == attr:
+                values.append(None)
+            continue
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, ast.AnnAssign):
+            targets = [stmt.target]
+        else:
+            continue
+        for target in targets:
+            if any(isinstance(n, ast.Name) and n.id == attr for n in ast.walk(target)):
+                values.append(stmt.value)
+    if len(values) != 1 or not isinstance(values[0], ast.Constant) \
+            or not isinstance(values[0].value, (bool, int, float, str, type(None))):
+        return None
+    for module in {id(info.module): info.module, id(reader): reader}.values():
+        stores = attribute_stores(module.tree)
+        if stores.get(attr) or stores.get("*") or stores.get("@" + info.name):
+            return None
+    return Const(values[0].value, sure=True)
+
+
 def class_constant(expr: ast.expr | None, module: ModuleInfo) -> Any:
-    """``CFG.amp`` where ``CFG`` is a class of ``module`` whose body binds the name once to a
-    literal (``class CFG: amp = False``) and no attribute of that name is stored, set or
-    deleted anywhere in the module: that literal; ``_MISSING`` otherwise. Unlike a setting
-    (an argparse default a command line can change), the class states the value for the
-    program as written."""
+    """``CFG.amp`` where ``CFG`` is a class of ``module``: the literal of class_constant_of;
+    ``_MISSING`` otherwise."""
     if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):
         return _MISSING
     info = module.classes.get(expr.value.id)
     if info is None:
         return _MISSING
-    values = [
-        stmt.value for stmt in info.node.body
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
-            isinstance(n, ast.Name) and n.id == expr.attr
-            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
-            for n in ast.walk(t))
-    ]
-    if len(values) != 1 or not isinstance(values[0], ast.Constant):
-        return _MISSING
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.Attribute) and node.attr == expr.attr \
-                and not isinstance(node.ctx, ast.Load):
-            return _MISSING
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in ("setattr", "delattr"):
-            return _MISSING
-    return values[0].value
+    found = class_constant_of(info, expr.attr, module)
+    return _MISSING if found is None else found.value
 
 
 def _dest(call: ast.Call) -> str:

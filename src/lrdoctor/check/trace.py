@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lrdoctor.check import inert, names
+from lrdoctor.check.constants import attribute_stores, class_constant_of
 from lrdoctor.check.index import (
     ClassInfo,
     ModuleInfo,
@@ -1618,8 +1619,8 @@ class Tracer:
                 scope.self_val is not None and store is scope.self_val.attrs and unconditional
                 and isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and owner.name == "__init__"
-                and _attribute_stores(scope.module.tree).get(key, 0) == 1
-                and "*" not in _attribute_stores(scope.module.tree)
+                and attribute_stores(scope.module.tree).get(key, 0) == 1
+                and "*" not in attribute_stores(scope.module.tree)
             ))
         if (store is not scope.vars or scope.parent is None) and previous is not value and (
             _tracked(value) or _tracked(previous)
@@ -2000,7 +2001,7 @@ class Tracer:
             found = base.info.find(attr)
             if found is not None:
                 return FuncVal(found[0], found[1].module, None, found[1])
-            return _class_constant(base.info, attr, scope.module)
+            return class_constant_of(base.info, attr, scope.module)
         if isinstance(base, SuperVal):
             for parent in base.owner.base_classes():
                 hit = parent.find(attr)
@@ -3781,69 +3782,15 @@ _COMPARE = {
 }
 
 
-def _attribute_stores(tree: ast.AST) -> dict[str, int]:
-    """How often each attribute name is stored (``x.name = ...``, ``x.name += ...``,
-    ``del x.name``, ``setattr(x, "name", ...)``) anywhere in a module; a ``setattr`` /
-    ``delattr`` with a computed name counts under ``"*"``."""
-    cached = _ATTRIBUTE_STORES.get(id(tree))
-    if cached is not None and cached[0] is tree:
-        return cached[1]
-    counts: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-            counts[node.attr] = counts.get(node.attr, 0) + 1
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in ("setattr", "delattr") and len(node.args) > 1:
-            name = node.args[1]
-            key = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) \
-                else "*"
-            counts[key] = counts.get(key, 0) + 1
-    _ATTRIBUTE_STORES[id(tree)] = (tree, counts)
-    return counts
-
-
-_ATTRIBUTE_STORES: dict[int, tuple[ast.AST, dict[str, int]]] = {}
-
-
-def _class_constant(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const | None:
-    """``CFG.scheduler`` read from the class itself: the one literal its body binds to the
-    name (``class CFG: scheduler = "cosine"``), when no attribute of that name is stored, set
-    or deleted anywhere in the class's module or the reading one (``CFG.scheduler = ...``,
-    ``setattr``); None otherwise (a value that can change is not known)."""
-    values: list[ast.expr | None] = []
-    for stmt in info.node.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if stmt.name == attr:
-                values.append(None)
-            continue
-        if isinstance(stmt, ast.Assign):
-            targets = stmt.targets
-        elif isinstance(stmt, ast.AnnAssign):
-            targets = [stmt.target]
-        else:
-            continue
-        for target in targets:
-            if any(isinstance(n, ast.Name) and n.id == attr for n in ast.walk(target)):
-                values.append(stmt.value)
-    if len(values) != 1 or not isinstance(values[0], ast.Constant) \
-            or not isinstance(values[0].value, (bool, int, float, str, type(None))):
-        return None
-    for module in {id(info.module): info.module, id(reader): reader}.values():
-        stores = _attribute_stores(module.tree)
-        if stores.get(attr) or stores.get("*"):
-            return None
-    return Const(values[0].value, sure=True)
-
-
 def _literal_held(expr: ast.expr, scope: Scope) -> object:
     """What a name, ``self.name`` of the instance whose method runs, or a constant of a
-    class (``CFG.scheduler``, see _class_constant) holds."""
+    class (``CFG.scheduler``, see constants.class_constant_of) holds."""
     if isinstance(expr, ast.Name):
         return scope.lookup(expr.id)
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
         holder = scope.lookup(expr.value.id)
         if isinstance(holder, ClassVal):
-            return _class_constant(holder.info, expr.attr, scope.module)
+            return class_constant_of(holder.info, expr.attr, scope.module)
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
             and expr.value.id == "self" and scope.self_val is not None \
             and scope.lookup("self") is scope.self_val:
