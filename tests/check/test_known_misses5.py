@@ -234,3 +234,106 @@ def test_a_class_constant_the_program_changes_is_unknown(after: str) -> None:
 def test_a_method_of_that_name_is_no_constant() -> None:
     method = "def amp(self):\n            return True"
     assert "LRD103" in codes(_autocast(method=method))
+
+
+# 4. A config object another module of the project binds is read as it is within one file:
+# `from config import CFG` (a config class, a dataclass instance, a record class instance),
+# `from config import cfg` (`dict(...)`, a dict literal, SimpleNamespace, EasyDict), a
+# re-export through a package's `__init__`, `import config` then `config.T_MAX`.
+
+COSINE_IN_BATCHES = """
+    import torch
+    {imp}
+
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max={tmax})
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=True)
+    for epoch in range(100):
+        for x, y in loader:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+            {per_batch}
+        {per_epoch}
+    {after}
+"""
+
+CONFIG_MODULES = {
+    "config class": ("class CFG:\n    T_max = 10\n", "from config import CFG", "CFG.T_max"),
+    "dataclass": ("import dataclasses\n\n\n@dataclasses.dataclass\nclass Hyper:\n"
+                  "    T_max: int = 10\n\n\nhp = Hyper()\n", "from config import hp",
+                  "hp.T_max"),
+    "record class": ("class Knobs:\n    def __init__(self):\n        self.T_max = 10\n\n\n"
+                     "knobs = Knobs()\n", "from config import knobs", "knobs.T_max"),
+    "dict call": ("cfg = dict(T_max=10, lr=0.1)\n", "from config import cfg", 'cfg["T_max"]'),
+    "dict literal": ("cfg = {'T_max': 10}\n", "from config import cfg", 'cfg.get("T_max")'),
+    "SimpleNamespace": ("from types import SimpleNamespace\ncfg = SimpleNamespace(T_max=10)\n",
+                        "from config import cfg", "cfg.T_max"),
+    "EasyDict": ("from easydict import EasyDict\ncfg = EasyDict({'T_max': 10})\n",
+                 "from config import cfg", "cfg.T_max"),
+    "module constant": ("T_MAX = 10\n", "import config", "config.T_MAX"),
+    "imported constant": ("T_MAX = 10\n", "from config import T_MAX", "T_MAX"),
+}
+
+
+def _config_project(style: str, per_batch: bool, after: str = "") -> dict[str, str]:
+    config, imp, tmax = CONFIG_MODULES[style]
+    step = "sched.step()"
+    return {
+        "config.py": config,
+        "train.py": COSINE_IN_BATCHES.format(
+            imp=imp, tmax=tmax, per_batch=step if per_batch else "pass",
+            per_epoch="pass" if per_batch else step, after=after),
+    }
+
+
+@pytest.mark.parametrize("style", sorted(CONFIG_MODULES))
+def test_a_horizon_kept_in_a_config_of_another_module_is_read(
+        style: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "LRD002" in project(tmp_path, monkeypatch, _config_project(style, per_batch=True))
+
+
+@pytest.mark.parametrize("style", sorted(CONFIG_MODULES))
+def test_control_the_same_config_stepped_per_epoch_is_silent(
+        style: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert project(tmp_path, monkeypatch, _config_project(style, per_batch=False)) == []
+
+
+def test_control_a_literal_horizon_stepped_per_batch_is_reported() -> None:
+    source = COSINE_IN_BATCHES.format(imp="", tmax="10", per_batch="sched.step()",
+                                      per_epoch="pass", after="")
+    assert "LRD002" in codes(source)
+
+
+def test_a_config_re_exported_by_a_package_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {
+        "configs/__init__.py": "from .base import CFG\n",
+        "configs/base.py": "class CFG:\n    T_max = 10\n",
+        "train.py": COSINE_IN_BATCHES.format(imp="from configs import CFG", tmax="CFG.T_max",
+                                             per_batch="sched.step()", per_epoch="pass",
+                                             after=""),
+    }
+    assert "LRD002" in project(tmp_path, monkeypatch, files)
+
+
+@pytest.mark.parametrize("style,after", [
+    ("config class", "CFG.T_max = len(loader) * 100"),
+    ("dict call", "cfg.update(T_max=len(loader) * 100)"),
+    ("SimpleNamespace", 'setattr(cfg, "T_max", len(loader) * 100)'),
+])
+def test_a_config_of_another_module_changed_by_the_program_is_unknown(
+        style: str, after: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the value set at run time may be sized in batches: nothing is said
+    files = _config_project(style, per_batch=True, after=after)
+    assert "LRD002" not in project(tmp_path, monkeypatch, files)
+
+
+def test_a_class_with_behaviour_in_another_module_is_no_config(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _config_project("config class", per_batch=True)
+    files["config.py"] = ("class Schedule:\n    T_max = 10\n\n    def grow(self):\n"
+                          "        return self.T_max * 2\n")
+    files["train.py"] = files["train.py"].replace("CFG", "Schedule")
+    assert "LRD002" not in project(tmp_path, monkeypatch, files)

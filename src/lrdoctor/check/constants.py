@@ -321,12 +321,24 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             assigned = _module_constant(module, expr.id)
             if assigned is not None:
                 return _resolve(assigned, None, module, depth + 1)
+            if expr.id in module.imports and (scope is None
+                                              or expr.id not in _local_names(scope)):
+                # `from config import EPOCHS`: the one top-level assignment of that module
+                bound = _imported_binding(module, expr.id)
+                if bound is not None:
+                    other, attr = bound
+                    assigned = _module_constant(other, attr)
+                    if assigned is not None:
+                        return _resolve(assigned, None, other, depth + 1)
         return _MISSING
     name = setting_name(expr)
     if name and module is not None:
         stated = settings(module).get(name)
         if stated is not None:
             return _resolve(stated, None, module, depth + 1)
+        kept = _imported_setting(expr, name, scope, module)
+        if kept is not None:
+            return _resolve(kept[0], None, kept[1], depth + 1)
         if isinstance(expr, ast.Call) and len(expr.args) > (2 if dotted(expr.func) == "getattr"
                                                             else 1):
             fallback = expr.args[2 if dotted(expr.func) == "getattr" else 1]
@@ -341,6 +353,159 @@ def _number(value: Any) -> bool:
 def module_assignment(module: ModuleInfo, name: str) -> ast.expr | None:
     """The one module-level assignment of ``name`` (None when assigned more than once)."""
     return _module_constant(module, name)
+
+
+def _local_names(scope: Scope) -> set[str]:
+    """The names a function scope (and those around it, up to the module) binds itself."""
+    names: set[str] = set()
+    current: Scope | None = scope
+    while current is not None and current.parent is not None:
+        names |= set(current.vars) | set(current.sources)
+        current = current.parent
+    return names
+
+
+def _imported_binding(module: ModuleInfo, name: str, depth: int = 0
+                      ) -> tuple[ModuleInfo, str] | None:
+    """The project module and top-level name that ``name``, imported by ``module`` (``from
+    config import cfg``), stands for, following re-exports (``from .base import cfg`` in a
+    package's ``__init__``); None when it is no project module's or cannot be found."""
+    loader = module.loader
+    qual = module.imports.get(name)
+    if loader is None or qual is None or depth > 3:
+        return None
+    found = loader.module_for(qual, module)
+    if found is None:
+        return None
+    other, attr = found
+    if attr in other.imports and attr not in other.classes and attr not in other.functions \
+            and _module_constant(other, attr) is None:
+        return _imported_binding(other, attr, depth + 1)
+    return other, attr
+
+
+def _holder(expr: ast.expr) -> ast.expr | None:
+    """What a setting is read from: ``cfg`` of ``cfg.lr``, ``cfg["lr"]``, ``cfg.get("lr")``,
+    ``getattr(cfg, "lr")``."""
+    if isinstance(expr, (ast.Attribute, ast.Subscript)):
+        return expr.value
+    if isinstance(expr, ast.Call) and expr.args:
+        if dotted(expr.func) == "getattr":
+            return expr.args[0]
+        if isinstance(expr.func, ast.Attribute):
+            return expr.func.value
+    return None
+
+
+def _imported_setting(expr: ast.expr, name: str, scope: Scope | None, module: ModuleInfo
+                      ) -> tuple[ast.expr, ModuleInfo] | None:
+    """The setting ``name`` read from a config object another module of the project binds
+    (``from config import cfg`` then ``cfg.lr`` / ``cfg["lr"]``, ``from configs import CFG``
+    then ``CFG.lr``): a class whose body binds it once (a config class, a dataclass, a record
+    class), or a top-level record (``cfg = dict(lr=...)``, ``{"lr": ...}``, ``SimpleNamespace
+    (...)``, ``EasyDict({...})``, an instance of a record class), read as in its own module;
+    with the module that holds it. None where the value can change: the attribute stored in
+    either module (``cfg.lr = ...``, a ``setattr`` by a computed name), the holder updated
+    (``cfg.update(...)``, ``cfg[key] = ...``), or the name bound in the reading function."""
+    holder = _holder(expr)
+    if not isinstance(holder, ast.Name) or holder.id not in module.imports:
+        return None
+    if scope is not None and holder.id in _local_names(scope):
+        return None
+    bound = _imported_binding(module, holder.id)
+    if bound is None and isinstance(expr, ast.Attribute) and module.loader is not None:
+        # `import config` then `config.EPOCHS`: that module's one top-level assignment
+        whole = module.loader.module_for(f"{module.imports[holder.id]}.{name}", module)
+        if whole is None or whole[1] != name:
+            return None
+        assigned = _module_constant(whole[0], name)
+        if assigned is None or attribute_stores(module.tree).get(name) \
+                or attribute_stores(module.tree).get("*"):
+            return None
+        return assigned, whole[0]
+    if bound is None:
+        return None
+    other, attr = bound
+    value: ast.expr | None = None
+    own = 0  # the record class's own stores of the name (`self.lr = 0.1` in its __init__)
+    if attr in other.classes:
+        node = other.classes[attr].node
+        if not (_CONFIG_CLASS.search(node.name) or _record_class(node) is not None):
+            return None
+        value = _class_setting(node, name, other)
+        own = _own_stores(node, name)
+    elif attr not in other.functions:
+        record = _module_constant(other, attr)
+        if record is None:
+            return None
+        items = dict(_record_items(record, other))
+        if not items and isinstance(record, ast.Call) and not record.args \
+                and not record.keywords and isinstance(record.func, ast.Name) \
+                and record.func.id in other.classes:
+            # `hp = Hyper()`: the defaults of a record class
+            node = other.classes[record.func.id].node
+            if _record_class(node) is None:
+                return None
+            value = _class_setting(node, name, other)
+            own = _own_stores(node, name)
+        else:
+            value = items.get(name)
+    if value is None:
+        return None
+    for where in {id(other): other, id(module): module}.values():
+        stores = attribute_stores(where.tree)
+        if stores.get(name, 0) > (own if where is other else 0) or stores.get("*") or _updated(
+                where.tree, attr if where is other else holder.id, name):
+            return None
+    return value, other
+
+
+def _own_stores(node: ast.ClassDef, name: str) -> int:
+    return sum(1 for n in ast.walk(node)
+               if isinstance(n, ast.Attribute) and n.attr == name
+               and not isinstance(n.ctx, ast.Load))
+
+
+def _class_setting(node: ast.ClassDef, name: str, module: ModuleInfo) -> ast.expr | None:
+    """The one value a config or record class binds to ``name`` (class body or ``__init__(
+    self)``, a dataclass field's default); None when it binds it never or more than once."""
+    values: list[ast.expr] = []
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and stmt.name == name:
+            return None
+        if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            values.append(stmt.value)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                and stmt.target.id == name and stmt.value is not None:
+            values.append(_field_default(stmt.value, module))
+    stored = (_record_class(node) or {}).get(name)
+    if stored is not None and stored not in values:
+        values.append(stored)
+    return values[0] if len(values) == 1 else None
+
+
+def _updated(tree: ast.AST, holder: str, name: str) -> bool:
+    """Whether ``holder`` is changed in place anywhere in the module: ``holder.update(...)``,
+    ``holder[key] = ...`` by a computed key or by ``name``, ``vars(holder)...``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("update", "merge_from_file", "merge_from_list",
+                                       "setdefault", "__setattr__", "__setitem__") \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == holder:
+            return True
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) \
+                        and t.value.id == holder and not (
+                            isinstance(t.slice, ast.Constant) and t.slice.value != name):
+                    return True
+        if isinstance(node, ast.Call) and dotted(node.func) == "vars" and node.args \
+                and isinstance(node.args[0], ast.Name) and node.args[0].id == holder:
+            return True
+    return False
 
 
 def _module_constant(module: ModuleInfo, name: str) -> ast.expr | None:

@@ -82,6 +82,7 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
     loader.trim()
     try:
         module = ModuleInfo.build(path, tree)
+        module.loader = loader
         flow = bool(FLOW_TRIGGER.search(text))
         if not TRIGGER.search(text):
             # a driver with none of the words can still run a training loop written in the

@@ -138,6 +138,9 @@ class ModuleInfo:
     # names whose torch import wins over a stand-in in another arm of the same `if`/`try`
     # (see build): a later binding of the name (the tracer re-reads the top level) keeps it
     pinned: dict[str, str] = field(default_factory=dict)
+    # the loader that finds the project modules this one imports from (set by whoever
+    # builds it with one), to read a setting kept in another module (`from config import cfg`)
+    loader: ModuleLoader | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, path: str, tree: ast.Module) -> ModuleInfo:

@@ -289,6 +289,7 @@ class ProjectLoader(ModuleLoader):
         except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError, OSError):
             return None
         module = ModuleInfo.build(shown, tree)
+        module.loader = self
         self.modules[shown] = module
         self.sources[shown] = text
         return module
