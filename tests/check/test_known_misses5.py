@@ -337,3 +337,88 @@ def test_a_class_with_behaviour_in_another_module_is_no_config(
                           "        return self.T_max * 2\n")
     files["train.py"] = files["train.py"].replace("CFG", "Schedule")
     assert "LRD002" not in project(tmp_path, monkeypatch, files)
+
+
+# 6. Autocast switched off by a value a config record states (`enabled=cfg["amp"]` with
+# `cfg = dict(amp=False)`, `cfg.amp` of a SimpleNamespace / EasyDict / record instance), in
+# the file or imported from a config module: the region is not autocast, no LRD103. A record
+# that takes the value from the command line (`dict(amp=args.amp)`), one changed by the
+# program, and a holder the reading function binds itself stay unknown (reported).
+
+AUTOCAST_FROM_A_RECORD = """
+    import argparse
+
+    import torch
+    {record}
+
+
+    def train(model, batches, opt):
+        loss_fn = torch.nn.BCELoss()
+        for x, y in batches:
+            opt.zero_grad()
+            with torch.autocast("cuda", dtype=torch.float16, enabled={enabled}):
+                loss = loss_fn(torch.sigmoid(model(x)), y)
+            loss.backward()
+            opt.step()
+    {after}
+"""
+
+_RECORDS_OFF = {
+    "dict call": ("cfg = dict(amp=False, lr=0.1)", 'cfg["amp"]'),
+    "dict literal": ('cfg = {"amp": False}', 'cfg.get("amp")'),
+    "SimpleNamespace": ("from types import SimpleNamespace\ncfg = SimpleNamespace(amp=False)",
+                        "cfg.amp"),
+    "EasyDict": ('from easydict import EasyDict\ncfg = EasyDict({"amp": False})', "cfg.amp"),
+    "record instance": ("class Run:\n    def __init__(self):\n        self.amp = False\n\n\n"
+                        "cfg = Run()", "cfg.amp"),
+    "dataclass": ("import dataclasses\n\n\n@dataclasses.dataclass\nclass Run:\n"
+                  "    amp: bool = False\n\n\ncfg = Run()", "cfg.amp"),
+}
+
+
+def _amp_record(record: str, enabled: str, after: str = "") -> str:
+    record = textwrap.indent(record, "    ").lstrip()
+    return AUTOCAST_FROM_A_RECORD.format(record=record, enabled=enabled, after=after)
+
+
+@pytest.mark.parametrize("style", sorted(_RECORDS_OFF))
+def test_autocast_off_by_a_record_in_the_file_is_silent(style: str) -> None:
+    record, enabled = _RECORDS_OFF[style]
+    assert "LRD103" not in codes(_amp_record(record, enabled))
+
+
+@pytest.mark.parametrize("style", sorted(_RECORDS_OFF))
+def test_control_autocast_on_by_the_same_record_is_reported(style: str) -> None:
+    record, enabled = _RECORDS_OFF[style]
+    assert "LRD103" in codes(_amp_record(record.replace("False", "True"), enabled))
+
+
+@pytest.mark.parametrize("record,enabled,after", [
+    # the value is the command line's, whatever argparse's default
+    ('parser = argparse.ArgumentParser()\nparser.add_argument("--amp", action="store_true")\n'
+     "args = parser.parse_args()\ncfg = dict(amp=args.amp)", 'cfg["amp"]', ""),
+    ('cfg = {"amp": False}', 'cfg["amp"]', 'cfg["amp"] = torch.cuda.is_available()'),
+    ("cfg = dict(amp=False)", 'cfg["amp"]', "cfg.update(amp=True)"),
+])
+def test_a_record_value_the_program_can_change_is_unknown(record: str, enabled: str,
+                                                          after: str) -> None:
+    assert "LRD103" in codes(_amp_record(record, enabled, after))
+
+
+def test_a_holder_bound_by_the_reading_function_is_not_the_record() -> None:
+    source = _amp_record("cfg = dict(amp=False)", 'cfg["amp"]').replace(
+        "def train(model, batches, opt):", "def train(model, batches, opt, cfg):")
+    assert "LRD103" in codes(source)
+
+
+@pytest.mark.parametrize("config,imp,enabled", [
+    ("class CFG:\n    amp = False\n", "from config import CFG", "CFG.amp"),
+    ("cfg = dict(amp=False)\n", "from config import cfg", 'cfg["amp"]'),
+])
+def test_autocast_off_by_a_config_of_another_module_is_silent(
+        config: str, imp: str, enabled: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"config.py": config, "train.py": _amp_record(imp, enabled)}
+    assert "LRD103" not in project(tmp_path / "off", monkeypatch, files)
+    files = {"config.py": config.replace("False", "True"), "train.py": _amp_record(imp, enabled)}
+    assert "LRD103" in project(tmp_path / "on", monkeypatch, files)

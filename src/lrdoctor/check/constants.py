@@ -225,18 +225,6 @@ def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const |
     return Const(values[0].value, sure=True)
 
 
-def class_constant(expr: ast.expr | None, module: ModuleInfo) -> Any:
-    """``CFG.amp`` where ``CFG`` is a class of ``module``: the literal of class_constant_of;
-    ``_MISSING`` otherwise."""
-    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):
-        return _MISSING
-    info = module.classes.get(expr.value.id)
-    if info is None:
-        return _MISSING
-    found = class_constant_of(info, expr.attr, module)
-    return _MISSING if found is None else found.value
-
-
 def _dest(call: ast.Call) -> str:
     for kw in call.keywords:
         if kw.arg == "dest" and isinstance(kw.value, ast.Constant) \
@@ -412,8 +400,63 @@ def _imported_setting(expr: ast.expr, name: str, scope: Scope | None, module: Mo
         return None
     if scope is not None and holder.id in _local_names(scope):
         return None
-    bound = _imported_binding(module, holder.id)
-    if bound is None and isinstance(expr, ast.Attribute) and module.loader is not None:
+    return _record_setting(expr, holder, name, module, _imported_binding(module, holder.id))
+
+
+def record_constant(expr: ast.expr | None, module: ModuleInfo,
+                    function: ast.AST | None = None) -> Any:
+    """The literal a record states for ``expr`` (``cfg.amp``, ``cfg["amp"]``, ``CFG.amp``):
+    a config or record class's one binding, or a key of a record bound once at the top level
+    of ``module`` or of the project module it is imported from (``cfg = dict(amp=False)``,
+    ``{"amp": False}``, ``SimpleNamespace(...)``, ``EasyDict({...})``, a record class's
+    instance), when nothing changes it (see _imported_setting) and ``function`` (the code
+    reading it) binds no name of the holder; ``_MISSING`` otherwise. Never an argparse default:
+    a command line changes those."""
+    if expr is None:
+        return _MISSING
+    name = setting_name(expr)
+    holder = _holder(expr)
+    if not name or not isinstance(holder, ast.Name):
+        return _MISSING
+    if function is not None and holder.id in _bound_names(function):
+        return _MISSING
+    if isinstance(expr, ast.Attribute) and holder.id in module.classes:
+        found = class_constant_of(module.classes[holder.id], name, module)
+        return _MISSING if found is None else found.value
+    if holder.id in module.imports:
+        bound = _imported_binding(module, holder.id)
+    elif _module_constant(module, holder.id) is not None:
+        bound = (module, holder.id)
+    else:
+        return _MISSING
+    kept = _record_setting(expr, holder, name, module, bound)
+    if kept is None:
+        return _MISSING
+    # the literal written in the record itself (`dict(amp=args.amp)` states no value: the
+    # command line's)
+    value = kept[0]
+    return value.value if isinstance(value, ast.Constant) \
+        and isinstance(value.value, (bool, int, float, str, type(None))) else _MISSING
+
+
+def _bound_names(function: ast.AST) -> set[str]:
+    """The parameters of a function and the names it stores (nothing for a module)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return set()
+    args = function.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    names |= {n.id for n in ast.walk(function)
+              if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return names
+
+
+def _record_setting(expr: ast.expr, holder: ast.Name, name: str, module: ModuleInfo,
+                    bound: tuple[ModuleInfo, str] | None) -> tuple[ast.expr, ModuleInfo] | None:
+    """The setting ``name`` of the record ``bound`` (its module and top-level name) that
+    ``module`` reads through ``holder`` (see _imported_setting)."""
+    if bound is None and isinstance(expr, ast.Attribute) and module.loader is not None \
+            and holder.id in module.imports:
         # `import config` then `config.EPOCHS`: that module's one top-level assignment
         whole = module.loader.module_for(f"{module.imports[holder.id]}.{name}", module)
         if whole is None or whole[1] != name:
@@ -454,8 +497,9 @@ def _imported_setting(expr: ast.expr, name: str, scope: Scope | None, module: Mo
         return None
     for where in {id(other): other, id(module): module}.values():
         stores = attribute_stores(where.tree)
-        if stores.get(name, 0) > (own if where is other else 0) or stores.get("*") or _updated(
-                where.tree, attr if where is other else holder.id, name):
+        held = attr if where is other else holder.id
+        if stores.get(name, 0) > (own if where is other else 0) or stores.get("*") \
+                or stores.get("@" + held) or _updated(where.tree, held, name):
             return None
     return value, other
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, receiver, scaler_disabled
+from lrdoctor.check.context import FileContext, function_around, receiver, scaler_disabled
 from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted
 from lrdoctor.check.model import Event, exclusive
@@ -891,8 +891,11 @@ def _autocast_state(node: ast.expr, module: ModuleInfo) -> bool | None:
         enabled = node.args[0]
     elif enabled is None and qual != "torch.cuda.amp.autocast" and len(node.args) > 2:
         enabled = node.args[2]
-    if enabled is not None and constants.class_constant(enabled, module) is False:
-        return False  # `enabled=CFG.amp` with `class CFG: amp = False`
+    if enabled is not None and constants.record_constant(
+            enabled, module, function_around(module.tree, node)) is False:
+        # `enabled=CFG.amp` with `class CFG: amp = False`, `cfg["amp"]` with `cfg = dict(amp=
+        # False)`, here or imported from a config module of the project
+        return False
     return not (isinstance(enabled, ast.Constant) and enabled.value is False)
 
 
