@@ -374,10 +374,11 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
         if sched.guessed and sched.project is None or sched.in_composite:
             continue
         plateau = sched.cls == "ReduceLROnPlateau"
-        if not plateau and not _plain_step(e):
-            continue
         gran, loop = granularity(e)
         if loop is None or not gran:
+            continue
+        if not plateau and not _plain_step(e) \
+                and not (gran == "epoch" and _steps_to_the_epoch_count(e, loop)):
             continue
         if gran == "batch":
             shared = _update_conds(ctx, e, loop)
@@ -483,6 +484,25 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
                 path,
                 node,
             )
+
+
+def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
+    """``scheduler.step(epoch)`` (or ``step(epoch + 1)``, ``step(epoch=epoch)``) where ``epoch``
+    is the counter of the epoch loop the call runs in: the schedule is set to the epoch's index,
+    once per epoch, the same granularity as a plain ``step()`` there (a batch-sized horizon then
+    moves by one batch's worth per epoch). A position counted in batches (``step(epoch *
+    len(loader))``, ``step(global_step)``) is another matter and is left alone."""
+    node = e.node
+    if not isinstance(node, ast.Call) or not loop.targets:
+        return False
+    args = list(node.args) + [k.value for k in node.keywords if k.arg == "epoch"]
+    if len(args) != 1 or len(node.args) + len(node.keywords) != 1:
+        return False
+    arg = args[0]
+    if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Add, ast.Sub)) \
+            and isinstance(arg.right, ast.Constant) and isinstance(arg.right.value, int):
+        arg = arg.left
+    return dotted(arg) in loop.targets
 
 
 def _steady_over(cond: Cond, loop: Loop) -> bool:

@@ -1,0 +1,103 @@
+"""Whole repositories nobody here wrote (fphunt13): misses found by reading the training code,
+each next to a control that must stay as it is."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lrdoctor.catalog import CATALOG
+from lrdoctor.check.runner import check_files
+
+CODES = frozenset(CATALOG)
+
+
+def check_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                  files: dict[str, str]) -> list[tuple[str, int, str]]:
+    """(path, line, code) of every finding for a project made of ``files``."""
+    (tmp_path / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+    monkeypatch.chdir(tmp_path)
+    report = check_files(sorted(files), CODES, jobs=1)
+    assert report.errors == []
+    return [(d.path, d.line, d.code) for d in report.diagnostics]
+
+
+# -- a batch-sized schedule set to the epoch's index once per epoch ------------------------------
+# A text fine-tuning script builds a linear warm-up/decay whose horizon is the number of batches
+# of the whole run, then at the top of every epoch calls `schedule.step(epoch)`: the deprecated
+# argument puts the schedule at position `epoch`, one batch's worth further each epoch, so the
+# decay meant to cover every batch of the run covers a handful of them. A plain `step()` there is
+# LRD003; handing it the epoch counter is the same granularity (and LRD006 on top).
+
+_TEXT_FINETUNE = """
+import torch
+from transformers import get_linear_schedule_with_warmup
+
+
+def one_pass(batches, net, opt):
+    for tokens, labels in batches:
+        out = net(tokens)
+        loss = torch.nn.functional.cross_entropy(out, labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def fit(cfg, net, batches):
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr)
+    schedule = get_linear_schedule_with_warmup(
+        opt, num_warmup_steps=0, num_training_steps=len(batches) * cfg.n_epochs)
+    for ep in range(cfg.n_epochs):
+        schedule.step({arg})
+        one_pass(batches, net, opt)
+"""
+
+
+def _step_line(text: str) -> int:
+    lines = textwrap.dedent(text).splitlines()
+    return next(i for i, line in enumerate(lines, 1) if "schedule.step(" in line)
+
+
+@pytest.mark.parametrize("arg", ["ep", "ep + 1", "epoch=ep"])
+def test_a_batch_sized_schedule_stepped_to_the_epoch_counter_is_lrd003(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, arg: str) -> None:
+    text = _TEXT_FINETUNE.format(arg=arg)
+    found = check_project(tmp_path, monkeypatch, {"finetune.py": text})
+    assert ("finetune.py", _step_line(text), "LRD003") in found
+    assert ("finetune.py", _step_line(text), "LRD006") in found
+
+
+@pytest.mark.parametrize("arg", ["ep * len(batches)", "ep * len(batches) + 1"])
+def test_a_batch_sized_schedule_set_to_a_batch_position_per_epoch_is_not_lrd003(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, arg: str) -> None:
+    # the position handed over is counted in batches: the schedule follows its horizon, one
+    # value per epoch by choice (still the deprecated argument)
+    text = _TEXT_FINETUNE.format(arg=arg)
+    found = check_project(tmp_path, monkeypatch, {"finetune.py": text})
+    assert ("finetune.py", _step_line(text), "LRD003") not in found
+    assert ("finetune.py", _step_line(text), "LRD006") in found
+
+
+def test_an_epoch_sized_schedule_stepped_to_the_epoch_counter_is_not_lrd003(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _TEXT_FINETUNE.format(arg="ep").replace(
+        "get_linear_schedule_with_warmup(\n        opt, num_warmup_steps=0, "
+        "num_training_steps=len(batches) * cfg.n_epochs)",
+        "torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cfg.n_epochs)")
+    assert "CosineAnnealingLR" in text
+    found = check_project(tmp_path, monkeypatch, {"finetune.py": text})
+    assert [code for _, _, code in found if code == "LRD003"] == []
+    assert ("finetune.py", _step_line(text), "LRD006") in found
+
+
+def test_a_plain_step_of_the_batch_sized_schedule_per_epoch_is_still_lrd003(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _TEXT_FINETUNE.format(arg="")
+    found = check_project(tmp_path, monkeypatch, {"finetune.py": text})
+    assert ("finetune.py", _step_line(text), "LRD003") in found
