@@ -101,3 +101,47 @@ def test_a_plain_step_of_the_batch_sized_schedule_per_epoch_is_still_lrd003(
     text = _TEXT_FINETUNE.format(arg="")
     found = check_project(tmp_path, monkeypatch, {"finetune.py": text})
     assert ("finetune.py", _step_line(text), "LRD003") in found
+
+
+# -- a horizon no run reaches ---------------------------------------------------------------------
+# A segmentation script builds `CosineAnnealingLR(opt, MAX_STEP, eta_min=...)` with
+# `MAX_STEP = int(1e10)` and steps it once per epoch: a cosine over ten billion steps stays at its
+# first value, whether it is stepped per batch or per epoch, so "stepped per epoch but counted in
+# batches" has nothing to say (the LR is constant by design).
+
+_HELD_COSINE = """
+import torch
+MAX_STEP = {size}
+
+
+def run(net, loader, n_epochs):
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, MAX_STEP, eta_min=1e-5)
+    for i in range(n_epochs):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = net(x).sum()
+            loss.backward()
+            opt.step()
+        sched.step({arg})
+"""
+
+
+@pytest.mark.parametrize("size", ["int(1e10)", "10 ** 10", "2 * 10 ** 9", "1e9"])
+@pytest.mark.parametrize("arg", ["", "i"])
+def test_a_horizon_no_run_reaches_is_not_lrd003(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str, arg: str) -> None:
+    found = check_project(tmp_path, monkeypatch,
+                          {"seg.py": _HELD_COSINE.format(size=size, arg=arg)})
+    assert [code for _, _, code in found if code in ("LRD002", "LRD003")] == []
+
+
+@pytest.mark.parametrize("size", ["100000", "int(1e5)", "len(loader) * n_epochs"])
+def test_a_batch_sized_horizon_a_run_reaches_is_still_lrd003(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str) -> None:
+    text = _HELD_COSINE.format(size=size, arg="")
+    if "loader" in size:  # the horizon computed where the loader is known
+        text = text.replace("MAX_STEP = len(loader) * n_epochs\n", "").replace(
+            "lr=1e-3)\n", "lr=1e-3)\n    MAX_STEP = len(loader) * n_epochs\n")
+    found = check_project(tmp_path, monkeypatch, {"seg.py": text})
+    assert [code for _, _, code in found if code == "LRD003"] == ["LRD003"]

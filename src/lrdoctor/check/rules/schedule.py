@@ -380,6 +380,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
         if not plateau and not _plain_step(e) \
                 and not (gran == "epoch" and _steps_to_the_epoch_count(e, loop)):
             continue
+        if _never_ends(sched):
+            continue  # `CosineAnnealingLR(opt, T_max=int(1e10))`: a constant LR by design
         if gran == "batch":
             shared = _update_conds(ctx, e, loop)
             own = [c for c in e.conds_inside(loop)
@@ -484,6 +486,53 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
                 path,
                 node,
             )
+
+
+# a horizon of this many steps or more is never reached by any run, batch by batch or epoch by
+# epoch: the schedule is held (near) its first value on purpose
+NEVER_REACHED = 1e8
+
+
+def _never_ends(sched: Obj) -> bool:
+    """The horizon is a number no run reaches (``T_max=int(1e10)``, ``MAX_STEP = 10 ** 10``):
+    however often it is stepped, the LR stays where it starts, so the granularity is moot."""
+    h = horizon_of(sched)
+    if not h.source or h.source.endswith("..."):
+        return False
+    try:
+        expr = ast.parse(h.source, mode="eval").body
+    except SyntaxError:
+        return False
+    value = _number(expr, sched.scope, 0)
+    return value is not None and value >= NEVER_REACHED
+
+
+def _number(expr: ast.expr, scope: Any, depth: int) -> float | None:
+    """The number a literal expression stands for: ``1e10``, ``int(1e10)``, ``10 ** 10``,
+    ``2 * 10 ** 9``, or a name assigned one of these."""
+    if depth > 6:
+        return None
+    if isinstance(expr, ast.Constant):
+        value = expr.value
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            else None
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+            and expr.func.id in ("int", "float") and len(expr.args) == 1 and not expr.keywords:
+        return _number(expr.args[0], scope, depth + 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Pow)):
+        left, right = _number(expr.left, scope, depth + 1), _number(expr.right, scope, depth + 1)
+        if left is None or right is None or (isinstance(expr.op, ast.Pow) and right > 30):
+            return None
+        return left * right if isinstance(expr.op, ast.Mult) else left ** right
+    if isinstance(expr, ast.Name) and scope is not None:
+        found = scope.source_of(expr.id)
+        if found is not None:
+            return _number(found[0], found[1], depth + 1)
+        value = scope.lookup(expr.id)
+        if isinstance(value, Const) and isinstance(value.value, (int, float)) \
+                and not isinstance(value.value, bool):
+            return float(value.value)
+    return None
 
 
 def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
