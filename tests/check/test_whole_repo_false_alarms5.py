@@ -145,3 +145,85 @@ def test_a_batch_sized_horizon_a_run_reaches_is_still_lrd003(
             "lr=1e-3)\n", "lr=1e-3)\n    MAX_STEP = len(loader) * n_epochs\n")
     found = check_project(tmp_path, monkeypatch, {"seg.py": text})
     assert [code for _, _, code in found if code == "LRD003"] == ["LRD003"]
+
+
+# -- a DeepSpeed engine's step in a trainer that also offers native AMP --------------------------
+# A vendored fine-tuning trainer supports three back-ends: native AMP (a GradScaler, only when
+# DeepSpeed is off), DeepSpeed (the engine from `deepspeed.initialize`, reached through a helper
+# of the project) and plain fp32. The batch loop calls `self.engine.step()` when DeepSpeed is on:
+# the engine scales and unscales by its own config, it never sees the GradScaler's scaled loss.
+
+_THREE_BACKENDS = """
+import torch
+import deepspeed
+
+
+def start_engine(net, cfg):
+    engine, opt, _, sched = deepspeed.initialize(
+        model=net, model_parameters=net.parameters(), config_params=cfg)
+    return engine, opt, sched
+
+
+class Runner:
+    def __init__(self, net, cfg):
+        self.net = net
+        self.cfg = cfg
+        self.engine = None
+        self.native_amp = False
+        if cfg.half and not cfg.use_ds:
+            self.native_amp = True
+            self.grad_scaler = torch.amp.GradScaler("cuda")
+
+    def backward_one(self, batch):
+        loss = self.net(batch).mean()
+        if self.native_amp:
+            self.grad_scaler.scale(loss).backward()
+        elif self.engine:
+            self.engine.backward(loss)
+        else:
+            loss.backward()
+
+    def fit(self, batches):
+        cfg = self.cfg
+        if cfg.use_ds:
+            self.engine, self.opt, self.sched = start_engine(self.net, cfg.ds)
+        else:
+            self.opt = torch.optim.AdamW(self.net.parameters(), lr=cfg.lr)
+        for epoch in range(cfg.epochs):
+            for i, batch in enumerate(batches):
+                self.backward_one(batch)
+                if self.engine:
+                    self.engine.step()
+                if (i + 1) % cfg.accum == 0:
+                    if self.engine:
+                        pass
+                    elif self.native_amp:
+                        self.grad_scaler.step(self.opt)
+                        self.grad_scaler.update()
+                    else:
+                        {plain}
+                    self.net.zero_grad()
+"""
+
+
+def test_a_deepspeed_engine_step_beside_a_native_amp_path_is_not_lrd109(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch,
+                          {"runner.py": _THREE_BACKENDS.format(plain="self.opt.step()")})
+    assert [code for _, _, code in found if code == "LRD109"] == []
+
+
+def test_a_plain_optimizer_step_after_a_scaled_backward_is_still_lrd109(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the fp32 branch folded into the AMP one: the scaled loss reaches `self.opt.step()`
+    text = _THREE_BACKENDS.format(plain="self.opt.step()").replace(
+        """                    elif self.native_amp:
+                        self.grad_scaler.step(self.opt)
+                        self.grad_scaler.update()
+                    else:
+                        self.opt.step()""",
+        """                    else:
+                        self.opt.step()""")
+    assert "grad_scaler.step" not in text
+    found = check_project(tmp_path, monkeypatch, {"runner.py": text})
+    assert [code for _, _, code in found if code == "LRD109"] == ["LRD109"]

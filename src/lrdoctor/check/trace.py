@@ -2644,7 +2644,7 @@ class Tracer:
                 self.emit("backward", None, node)
             elif method == "step":
                 if receiver.optimizer is not None:
-                    self.emit("opt_step", receiver.optimizer, node)
+                    self.emit("opt_step", receiver.optimizer, node, engine=True)
                 if receiver.scheduler is not None:
                     self.emit("sched_step", receiver.scheduler, node, nargs=0, kwargs=[],
                               engine=True)

@@ -1163,6 +1163,11 @@ def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
     for step in ctx.program.events:
         if step.kind != "opt_step":
             continue
+        if step.info.get("engine"):
+            # DeepSpeed's `engine.step()` scales and unscales by its own config (its own
+            # `engine.backward`); a GradScaler's scaled backward elsewhere in the program is
+            # another path (`if use_amp: ... elif deepspeed: ...`), never this step's
+            continue
         scope = _scope_events(ctx, step)
         twin = _twin_scaler_step(scope, step)
         if twin is not None:
