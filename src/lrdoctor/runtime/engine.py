@@ -190,6 +190,9 @@ class Engine:
         # tokens of checks that want every step's event for now (a decision pending, a NaN
         # seen, float16 parameters...): while there is one, no step is routine
         self.every_step: set[Any] = set()
+        # tokens of checks that want every optimizer step made outside scaler.step() (a scaled
+        # backward waiting for its scaler: LRD109); a step made by scaler.step() may be routine
+        self.every_direct_step: set[Any] = set()
         # called with each new optimizer's record (NaN detection puts its pre-hook back)
         self.new_optimizer_callbacks: list[Callable[[OptimizerInfo], None]] = []
         # NaN detection, whose quick test of the loss decides (with no GradScaler scaling the
@@ -499,8 +502,9 @@ class Engine:
         found on demand otherwise.
 
         Most steps of a healthy run are *routine*: taken after a taken step, not one of the
-        optimizer's first ROUTINE_AFTER steps nor a multiple of ROUTINE_PERIOD, no GradScaler,
-        one param group with a finite float LR not below COLLAPSE_RATIO of the highest so far,
+        optimizer's first ROUTINE_AFTER steps nor a multiple of ROUTINE_PERIOD, either made by
+        ``scaler.step()`` before the taken count of :attr:`OptimizerInfo.due_taken` or outside
+        it with no token in :attr:`every_direct_step`, one param group with a finite float LR not below COLLAPSE_RATIO of the highest so far,
         the LRs its last step or scheduler step left (nothing wrote them outside a scheduler),
         each of its schedulers stepped at most once since the last update, and no check asking
         for every step (:attr:`every_step`). The engine keeps its tallies on every step, but
@@ -522,10 +526,12 @@ class Engine:
         prev = info.last_attempt
         if taken is True and (prev is None or prev.taken is True):
             info.taken += 1  # the common case: a taken step after a taken step, no tally
-            # routine so far: not one of the first steps, not a periodic one, no GradScaler,
-            # no check asking for every step (the rest is decided below)
-            routine = (not via_scaler and n > ROUTINE_AFTER and n % ROUTINE_PERIOD
-                       and not self.every_step)
+            # routine so far: not one of the first steps, not a periodic one, no check asking
+            # for every step, and made by scaler.step() before the taken count that a check
+            # wants to see, or outside it with no check asking for such steps (the rest is
+            # decided below)
+            routine = (n > ROUTINE_AFTER and n % ROUTINE_PERIOD and not self.every_step
+                       and (info.taken < info.due_taken if via_scaler else not self.every_direct_step))
         else:
             self._count(info, prev, taken)
             routine = False
@@ -602,7 +608,8 @@ class Engine:
             for sched in info.schedulers:
                 sched.steps_since_attempt = 0
         info.known_lrs = lrs
-        if routine and not handlers and fetch is not None:
+        if routine and not handlers and fetch is not None and not via_scaler:
+            # (no lane under GradScaler: its update() and backward hooks would close it)
             self._routine_opt = (_ref(opt), info, fetch, loader)
             if not self.schedulers:
                 self.open_lane(None, None, None, -1)
@@ -758,7 +765,7 @@ class Engine:
         the optimizer's last attempt was routine too and nothing can make the next steps
         need more than the lane checks."""
         candidate = self._routine_opt
-        if (candidate is None or self.every_step or len(self.optimizers) != 1
+        if (candidate is None or self.every_step or self.every_direct_step or len(self.optimizers) != 1
                 or len(self.schedulers) != (0 if sched is None else 1)):
             return
         opt_ref, info, fetch, loader = candidate

@@ -9,6 +9,7 @@ over millions of steps.
 
 from __future__ import annotations
 
+import sys
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,6 +110,10 @@ class OptimizerInfo:
     # (attempt index, LRs) at each change of any param group's LR
     lr_history: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
     skipped_at: StepMarks = field(default_factory=StepMarks)  # attempts skipped by GradScaler
+    # a step made by scaler.step() that brings ``taken`` to this count is not routine (NaN
+    # detection's parameter check after PARAM_INTERVAL taken steps: skipped steps move it
+    # off the periodic ones); no limit unless a check sets one
+    due_taken: int = sys.maxsize
 
     @property
     def obj(self) -> Any:

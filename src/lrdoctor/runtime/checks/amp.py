@@ -56,7 +56,8 @@ class AmpMisuse:
         engine.subscribe(ScalerUnscale, self.on_unscale)
         engine.subscribe(GradClip, self.on_clip)
         # a routine optimizer step is not an optimizer's first: its eps was checked then;
-        # while a scaled backward awaits its scaler.step(), every step is seen (see scaled)
+        # while a scaled backward awaits its scaler.step(), every step made outside
+        # scaler.step() is seen (see scaled); one made by scaler.step() has nothing more to do
         engine.subscribe(OptimizerStep, self.on_step, every_step=False)
         engine.subscribe(ScalerUpdate, self.on_update)
         engine.subscribe(RunEnd, self.on_end)
@@ -70,7 +71,8 @@ class AmpMisuse:
         ev = done.backward
         if ev.scaler is not None:
             self.scaled[id(ev.scaler)] = (weakref.ref(ev.scaler), ev.site)
-            self.engine.every_step.add(self)
+            # the optimizer steps made outside scaler.step() (LRD109) until update()
+            self.engine.every_direct_step.add(self)
 
     def on_unscale(self, ev: ScalerUnscale) -> None:
         # keyed by the optimizer's record: a wrapper and the optimizer it wraps are one
@@ -80,7 +82,7 @@ class AmpMisuse:
     def on_update(self, ev: ScalerUpdate) -> None:
         self.scaled.pop(ev.scaler.key, None)
         if not self.scaled:
-            self.engine.every_step.discard(self)
+            self.engine.every_direct_step.discard(self)
         self.unscaled.pop(ev.scaler.key, None)
         self.updates[ev.scaler.key] = self.updates.get(ev.scaler.key, 0) + 1
 

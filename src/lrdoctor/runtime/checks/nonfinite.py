@@ -131,7 +131,18 @@ class NonFinite:
         engine.subscribe(OptimizerStep, self.on_optimizer_step, every_step=False)
         engine.subscribe(ScalerUpdate, self.on_scaler_update)
         engine.subscribe(EpochStart, lambda ev: self.drain())
+        # under GradScaler a routine step may come after skipped ones: the engine hands over
+        # the step whose taken count calls for the parameter check (on_optimizer_step)
+        for info in engine.optimizers.values():
+            self._due(info)
+        engine.new_optimizer_callbacks.append(self._due)
         engine.subscribe(RunEnd, self.on_end)
+
+    @staticmethod
+    def _due(info: Any) -> None:
+        """A new optimizer: no parameter check yet, so the one after PARAM_INTERVAL taken steps
+        is due."""
+        info.due_taken = PARAM_INTERVAL
 
     # ---- installation -----------------------------------------------------------------------
 
@@ -802,6 +813,9 @@ class NonFinite:
             if self._low_precision(opt):
                 self.plain_opts.pop(key, None)  # its gradients are checked from the next step
         self.taken_at_check[key] = ev.optimizer.taken
+        # the step that completes the next PARAM_INTERVAL taken steps is handed over even when
+        # the engine finds it routine otherwise (under GradScaler, after skipped steps)
+        ev.optimizer.due_taken = ev.optimizer.taken + PARAM_INTERVAL
         previous = self.last_checked.get(key, 0)
         self.last_checked[key] = step
         params = self._params(opt)
