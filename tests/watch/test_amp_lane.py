@@ -1,9 +1,11 @@
 """Routine steps under GradScaler must be invisible: a run keeps exactly the same tallies,
 findings and report when the steps that ``scaler.step()`` makes may be routine (the checks
 subscribed with every_step=False not called: see Engine.on_attempt) as when every step is handed
-to every check. Each script below runs twice in this process, same seed, under CPU float16
+to every check, and a scaled ``backward()`` may be routine (no Backward/BackwardDone event:
+see amphooks) as when each makes its events. Each script below runs twice in this process, same seed, under CPU float16
 autocast with ``torch.amp.GradScaler("cpu")``: once as `lrdoctor run` does, once with a token
-in Engine.every_step from the start (no step is routine), and every record the engine keeps
+in Engine.every_step and a Backward handler for every backward from the start (no step and no
+backward is routine), and every record the engine keeps
 (the scalers' too) is compared field by field."""
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import pytest
 
 from lrdoctor.runtime.checks.nonfinite import NonFinite
 from lrdoctor.runtime.engine import ROUTINE_PERIOD, Engine
+from lrdoctor.runtime.events import Backward
 from tests.watch.test_lane import _plain, _snapshot
 
 torch = pytest.importorskip("torch")
@@ -180,6 +183,7 @@ def test_routine_scaler_steps_keep_the_same_records_as_the_general_path(name, ru
     def general(self, *args, **kwargs):
         init(self, *args, **kwargs)
         self.every_step.add("every step")  # no step is routine
+        self.subscribe(Backward, lambda ev: None)  # no backward() is routine
 
     monkeypatch.setattr(Engine, "__init__", general)
     handed.clear()
@@ -192,5 +196,8 @@ def test_routine_scaler_steps_keep_the_same_records_as_the_general_path(name, ru
     if name == "healthy, per-batch cosine":
         # most steps were routine: the first ROUTINE_AFTER and the periodic ones only
         assert fast_handed == [1, 2, 3, 4, ROUTINE_PERIOD, 2 * ROUTINE_PERIOD], fast_handed
+        # and every scaled backward was routine (no event)
+        assert fast.watch.engine.routine_backwards_done == EPOCHS * 16
+        assert slow.watch.engine.routine_backwards_done == 0
     if "skipped" in name or "inf gradient" in name:
         assert any(o.skipped for o in slow.watch.engine.optimizers.values())

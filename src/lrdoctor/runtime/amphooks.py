@@ -12,8 +12,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from lrdoctor.runtime.callsite import user_site
-from lrdoctor.runtime.engine import Engine
+from lrdoctor.runtime.callsite import user_site, user_site_from
+from lrdoctor.runtime.engine import CLOSED, Engine
 from lrdoctor.runtime.events import Backward, BackwardDone, GradClip, ScalerUnscale
 from lrdoctor.runtime.hooks import _guard, _scaler_classes
 from lrdoctor.runtime.patching import Patcher
@@ -60,6 +60,8 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
     every_step = engine._every_step_handlers
     compiled_steps = engine.compiled_steps
     tensor_type = torch.Tensor
+    lane = engine.lane
+    every_direct_step = engine.every_direct_step
 
     # Only torch.autograd.backward is wrapped: Tensor.backward() calls it (looked up on the
     # module at call time), so one wrapper sees both, and the step pays one frame, not two.
@@ -69,6 +71,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             return original_backward(tensors, *args, **kwargs)
         ev = None
         fast = False
+        by = None  # the scaler of a routine scaled backward
         try:
             if compiled_steps:  # optimizer steps made in compiled code come first
                 engine.drain_compiled()
@@ -92,6 +95,25 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                         and nf.flags.eager is not False and tensor.is_cpu and not tensor.ndim):
                     value = tensor.item()
                     fast = type(value) is float and value - value == 0.0  # finite: not inf, not NaN
+            elif (scaler is not None and lane.phase == CLOSED
+                    and Backward not in every_step and BackwardDone not in every_step):
+                # A routine scaled backward: the same quick test, of the loss that scale() was
+                # given if it is still alive, else of the scaled one (what NaN detection reads
+                # from the event: Backward.loss); what the AMP check does with its
+                # BackwardDone is done below (see AmpMisuse.scaled_backward). Not while a lane
+                # is open: the event's sync closes it (the steps after a scaled backward are
+                # no longer routine for it, see Engine.every_direct_step)
+                nf = engine.loss_gate
+                if loss is None:
+                    loss = tensor
+                if nf is None:
+                    fast = True
+                elif (type(loss) is tensor_type and not nf.eager_until and not nf.arm_backward
+                        and nf.flags.eager is not False and loss.is_cpu and not loss.ndim):
+                    value = loss.item()
+                    fast = type(value) is float and value - value == 0.0
+                if fast:
+                    by = scaler
             if not fast:
                 ev = Backward(tensor, scaler, loss if loss is not None else tensor, sys._getframe(1))
                 emit(ev)
@@ -106,6 +128,15 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             _tls.depth = 0
             if fast:
                 engine.routine_backwards_done += 1
+                if by is not None:
+                    amp = engine.scaled_gate
+                    if amp is not None:
+                        try:
+                            amp.scaled_backward(by, user_site_from(sys._getframe(1)))
+                        except ScheduleError:
+                            raise
+                        except Exception as exc:
+                            engine.internal_error(exc)
             elif ev is not None:
                 ev.done = True
                 try:

@@ -202,6 +202,9 @@ class Engine:
         # being called). None: every such backward() is routine
         self.loss_gate: Any = None
         self.routine_backwards_done = 0
+        # the AMP check, told of each routine scaled backward (no Backward/BackwardDone event:
+        # amphooks) by a call to its scaled_backward(scaler, site); None: no such check
+        self.scaled_gate: Any = None
         self._in_scaler_step: dict[int, bool] = {}
         # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
         self.compiled_steps: list[Any] = []

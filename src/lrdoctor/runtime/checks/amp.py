@@ -61,6 +61,7 @@ class AmpMisuse:
         engine.subscribe(OptimizerStep, self.on_step, every_step=False)
         engine.subscribe(ScalerUpdate, self.on_update)
         engine.subscribe(RunEnd, self.on_end)
+        engine.scaled_gate = self
 
     def install(self, patcher: Patcher) -> None:
         install_amp_hooks(self.engine, patcher)
@@ -70,9 +71,17 @@ class AmpMisuse:
     def on_backward_done(self, done: BackwardDone) -> None:
         ev = done.backward
         if ev.scaler is not None:
-            self.scaled[id(ev.scaler)] = (weakref.ref(ev.scaler), ev.site)
-            # the optimizer steps made outside scaler.step() (LRD109) until update()
-            self.engine.every_direct_step.add(self)
+            self.scaled_backward(ev.scaler, ev.site)
+
+    def scaled_backward(self, scaler: Any, site: Site | None) -> None:
+        """A backward of what ``scaler.scale()`` returned, from the user's line ``site``
+        (called by on_backward_done, and by the backward hook for a routine one, which makes
+        no event)."""
+        entry = self.scaled.get(id(scaler))
+        if entry is None or entry[0]() is not scaler or entry[1] != site:
+            self.scaled[id(scaler)] = (weakref.ref(scaler), site)
+        # the optimizer steps made outside scaler.step() (LRD109) until update()
+        self.engine.every_direct_step.add(self)
 
     def on_unscale(self, ev: ScalerUnscale) -> None:
         # keyed by the optimizer's record: a wrapper and the optimizer it wraps are one
