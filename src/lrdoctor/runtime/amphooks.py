@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from lrdoctor.runtime.callsite import user_site, user_site_from
+from lrdoctor.runtime.callsite import _verdict, user_site, user_site_from
 from lrdoctor.runtime.engine import CLOSED, Engine
 from lrdoctor.runtime.events import Backward, BackwardDone, GradClip, ScalerUnscale
 from lrdoctor.runtime.hooks import _guard, _scaler_classes
@@ -61,7 +61,34 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
     compiled_steps = engine.compiled_steps
     tensor_type = torch.Tensor
     lane = engine.lane
-    every_direct_step = engine.every_direct_step
+    verdict = _verdict
+    # the user's line of a routine scaled backward, by the caller's instruction offset:
+    # (caller's code, the user's code and offset above it or None, the line) (see scaled_site)
+    backward_sites: dict[int, tuple[Any, Any, int, Any]] = {}
+
+    def scaled_site(frame: Any) -> Any:
+        """user_site_from(frame), remembered for a caller that is the user's code, or torch's
+        code called from the user's: Tensor.backward() called from a training loop. The
+        answer depends on those frames' code objects and instruction offsets alone."""
+        entry = backward_sites.get(frame.f_lasti)
+        if entry is not None and entry[0] is frame.f_code:
+            above = entry[1]
+            if above is None:
+                return entry[3]
+            back = frame.f_back
+            if back is not None and back.f_code is above and back.f_lasti == entry[2]:
+                return entry[3]
+        site = user_site_from(frame)
+        if len(backward_sites) >= 64:
+            backward_sites.clear()
+        v = verdict(frame.f_code)
+        if v == 2:
+            backward_sites[frame.f_lasti] = (frame.f_code, None, 0, site)
+        elif v == 0:
+            back = frame.f_back
+            if back is not None and verdict(back.f_code) == 2:
+                backward_sites[frame.f_lasti] = (frame.f_code, back.f_code, back.f_lasti, site)
+        return site
 
     # Only torch.autograd.backward is wrapped: Tensor.backward() calls it (looked up on the
     # module at call time), so one wrapper sees both, and the step pays one frame, not two.
@@ -132,7 +159,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                     amp = engine.scaled_gate
                     if amp is not None:
                         try:
-                            amp.scaled_backward(by, user_site_from(sys._getframe(1)))
+                            amp.scaled_backward(by, scaled_site(sys._getframe(1)))
                         except ScheduleError:
                             raise
                         except Exception as exc:

@@ -211,8 +211,13 @@ def _wrap_scaler_step(engine: Engine, original: Callable[..., Any]) -> Callable[
         nested = key in engine._in_scaler_step
         if not nested:
             # a framework's wrapper (AcceleratedOptimizer...) steps the optimizer it wraps:
-            # the step-hook sees that one, so every object of this optimizer is marked
-            keys = _guard(engine, _same_optimizer_keys, engine, optimizer) or [key]
+            # the step-hook sees that one, so every object of this optimizer is marked (the
+            # common case, a known optimizer and no wrapper anywhere, read inline)
+            info = engine.optimizers.get(key)
+            if info is not None and info.ref() is optimizer and not engine._aliases:
+                keys = [key]
+            else:
+                keys = _guard(engine, _same_optimizer_keys, engine, optimizer) or [key]
             for k in keys:
                 engine._in_scaler_step[k] = False
         try:

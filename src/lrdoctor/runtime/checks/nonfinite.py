@@ -295,6 +295,7 @@ class NonFinite:
         plain = self.plain_opts
         check = self
         in_scaler_step = engine._in_scaler_step
+        seen_opts = self.seen_opts
 
         def pre(opt: Any, args: Any, kwargs: Any) -> None:
             if is_compiling():
@@ -305,6 +306,10 @@ class NonFinite:
             if (plain.get(id(opt)) is opt and not check.eager_until and not check.nan_trace
                     and id(opt) not in in_scaler_step):
                 check.grads_checked = False  # before_step()'s verdict for a float32 optimizer
+                return
+            if id(opt) in in_scaler_step and id(opt) in seen_opts and not check.nan_trace:
+                # before_step()'s verdict under GradScaler, once the optimizer was looked at
+                check.grads_checked = bool(check.eager_until)
                 return
             try:
                 before_step(opt)
