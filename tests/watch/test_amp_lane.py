@@ -158,6 +158,7 @@ def _script(name: str) -> str:
 
 def _amp_snapshot(watch) -> dict:
     snap = _snapshot(watch)
+    snap["evidence"] = [(f.code, repr(sorted(f.evidence.items()))) for f in watch.findings]
     snap["scalers"] = [
         {**_plain(s), "scale_history": list(s.scale_history.points)} for s in watch.engine.scalers.values()
     ]

@@ -203,7 +203,8 @@ class Engine:
         self.loss_gate: Any = None
         self.routine_backwards_done = 0
         # the AMP check, told of each routine scaled backward (no Backward/BackwardDone event:
-        # amphooks) by a call to its scaled_backward(scaler, site); None: no such check
+        # amphooks) by a call to its scaled_backward(scaler, site), and of each routine
+        # scaler update (see on_scaler_update) by updated(scaler key); None: no such check
         self.scaled_gate: Any = None
         self._in_scaler_step: dict[int, bool] = {}
         # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
@@ -897,13 +898,29 @@ class Engine:
             info.pending_scales.append((self.most_attempts, scale_before))
             if len(info.pending_scales) >= 256:
                 self.read_pending_scales(info)
+        # a routine update: nothing skipped, the scale the last update had, no run of skips
+        # before it, no check asking for every step, and NaN detection's device flags not due (its ScalerUpdate handler
+        # drains them); the every_step=False handlers have nothing to do then, except the
+        # AMP check's end of the scaler's iteration, which it is told directly (scaled_gate)
+        nf = self.loss_gate
+        routine = (skipped_any is False and type(scale_before) is float and scale_before == info.last_scale
+                   and not info.consecutive_skips and not self.every_step
+                   and (nf is None or not nf.flags.due))
         info.last_scale = scale_before
         if skipped_any:
             info.consecutive_skips += 1
             info.max_consecutive_skips = max(info.max_consecutive_skips, info.consecutive_skips)
         elif skipped_any is False:
             info.consecutive_skips = 0
-        self.emit(ScalerUpdate(info, scale_before, skipped_any))
+        if not routine:
+            self.emit(ScalerUpdate(info, scale_before, skipped_any))
+            return
+        amp = self.scaled_gate
+        if amp is not None:
+            amp.updated(info.key)
+        handlers = self._every_step_handlers.get(ScalerUpdate)
+        if handlers:
+            self._dispatch(handlers, ScalerUpdate(info, scale_before, skipped_any))
 
     @staticmethod
     def read_pending_scales(info: ScalerInfo) -> None:

@@ -253,26 +253,57 @@ def _found_inf(scaler: Any, optimizer: Any) -> bool | None:
     return any(float(t.item()) != 0.0 for t in flags.values())
 
 
+def _before_update(engine: Engine, scaler: Any) -> tuple[Any, bool | None]:
+    """The scale before ``scaler.update()`` (see _scalar) and whether any optimizer's step was
+    skipped (None: not known now, or no flags)."""
+    before = None
+    skipped: bool | None = None
+    scale = getattr(scaler, "_scale", None)
+    if scale is not None:
+        before = _guard(engine, _scalar, scale)
+        states = getattr(scaler, "_per_optimizer_states", {})
+        flags = [
+            t
+            for state in states.values()
+            for t in state.get("found_inf_per_device", {}).values()
+        ]
+        if flags:
+            values = [_guard(engine, _scalar, t) for t in flags]
+            if all(isinstance(v, float) for v in values):
+                skipped = any(v != 0.0 for v in values)
+    return before, skipped
+
+
 def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
+    import torch
+
+    tensor_type = torch.Tensor
+
     @functools.wraps(original)
     def update(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not getattr(self, "_enabled", True):
             return original(self, *args, **kwargs)
-        before = None
+        # _before_update(), read inline where every tensor is a plain CPU one (each step)
+        before: Any = None
         skipped: bool | None = None
-        scale = getattr(self, "_scale", None)
-        if scale is not None:
-            before = _guard(engine, _scalar, scale)
-            states = getattr(self, "_per_optimizer_states", {})
-            flags = [
-                t
-                for state in states.values()
-                for t in state.get("found_inf_per_device", {}).values()
-            ]
-            if flags:
-                values = [_guard(engine, _scalar, t) for t in flags]
-                if all(isinstance(v, float) for v in values):
-                    skipped = any(v != 0.0 for v in values)
+        try:
+            scale = self._scale
+            if type(scale) is tensor_type and scale.is_cpu:
+                before = float(scale.item())
+                read = False
+                for state in self._per_optimizer_states.values():
+                    for t in state["found_inf_per_device"].values():
+                        if type(t) is not tensor_type or not t.is_cpu:
+                            raise LookupError  # read as _before_update() does
+                        if read:
+                            skipped = skipped or float(t.item()) != 0.0
+                        else:
+                            read, skipped = True, float(t.item()) != 0.0
+                # (no flags: skipped stays None)
+            else:
+                before, skipped = _before_update(engine, self)
+        except Exception:
+            before, skipped = _before_update(engine, self)
         result = original(self, *args, **kwargs)
         _guard(engine, engine.on_scaler_update, self, before, skipped)
         return result

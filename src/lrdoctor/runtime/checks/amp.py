@@ -59,7 +59,8 @@ class AmpMisuse:
         # while a scaled backward awaits its scaler.step(), every step made outside
         # scaler.step() is seen (see scaled); one made by scaler.step() has nothing more to do
         engine.subscribe(OptimizerStep, self.on_step, every_step=False)
-        engine.subscribe(ScalerUpdate, self.on_update)
+        # a routine update (Engine.on_scaler_update) is told to updated() directly
+        engine.subscribe(ScalerUpdate, self.on_update, every_step=False)
         engine.subscribe(RunEnd, self.on_end)
         engine.scaled_gate = self
 
@@ -89,11 +90,15 @@ class AmpMisuse:
         self.seen.setdefault(id(ev.scaler), weakref.ref(ev.scaler))
 
     def on_update(self, ev: ScalerUpdate) -> None:
-        self.scaled.pop(ev.scaler.key, None)
+        self.updated(ev.scaler.key)
+
+    def updated(self, key: int) -> None:
+        """``update()`` of the scaler ``key``: its iteration is over."""
+        self.scaled.pop(key, None)
         if not self.scaled:
             self.engine.every_direct_step.discard(self)
-        self.unscaled.pop(ev.scaler.key, None)
-        self.updates[ev.scaler.key] = self.updates.get(ev.scaler.key, 0) + 1
+        self.unscaled.pop(key, None)
+        self.updates[key] = self.updates.get(key, 0) + 1
 
     # ---- LRD108 ---------------------------------------------------------------------------
 

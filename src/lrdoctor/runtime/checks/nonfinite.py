@@ -129,7 +129,9 @@ class NonFinite:
         # from this check unless it is periodic (the parameter check, every ROUTINE_PERIOD
         # steps) or something asked for every step (self.every_step below)
         engine.subscribe(OptimizerStep, self.on_optimizer_step, every_step=False)
-        engine.subscribe(ScalerUpdate, self.on_scaler_update)
+        # a routine scaler update (Engine.on_scaler_update: nothing skipped, no run of skips,
+        # the flags not due) has nothing for on_scaler_update to do
+        engine.subscribe(ScalerUpdate, self.on_scaler_update, every_step=False)
         engine.subscribe(EpochStart, lambda ev: self.drain())
         # under GradScaler a routine step may come after skipped ones: the engine hands over
         # the step whose taken count calls for the parameter check (on_optimizer_step)
