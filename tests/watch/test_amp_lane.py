@@ -22,6 +22,7 @@ torch = pytest.importorskip("torch")
 EPOCHS = 9  # 9 x 16 batches: past two periodic steps
 assert EPOCHS * 16 > 2 * ROUTINE_PERIOD
 
+SGD = "optimizer = torch.optim.SGD(model.parameters(), lr=0.05)"
 PRELUDE = """
 import torch
 from torch.utils.data import DataLoader, TensorDataset
@@ -30,7 +31,7 @@ torch.manual_seed(0)
 data = TensorDataset(torch.randn(256, 8), torch.randn(256, 1))
 loader = DataLoader(data, batch_size=16, shuffle=True)  # 16 batches per epoch
 model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
-optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+SGD
 SCALER = torch.amp.GradScaler("cpu", init_scale=2.0 ** 10)
 
 def forward(x, y):
@@ -121,6 +122,13 @@ SCRIPTS: dict[str, tuple[str, str, str, set[str]]] = {
         "train_batch(x, y)\n"
         "        if step % 2: scheduler.step()\n"
         "        else: scheduler.step()", "pass", set()),
+    "a plain update (no scaler) every tenth step": (
+        COSINE,
+        "if step % 10 == 5:\n"
+        "            optimizer.zero_grad(); torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        else: train_batch(x, y)\n"
+        "        scheduler.step()", "pass", set()),
     "AdamW with eps 1e-8, per-batch OneCycleLR": (
         "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n"
         "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=400)",
@@ -153,7 +161,9 @@ SCRIPTS[FUSED] = (
 
 def _script(name: str) -> str:
     setup, batch, epoch, _ = SCRIPTS[name]
-    return LOOP.replace("SETUP", setup).replace("BATCH", batch).replace("EPOCH", epoch)
+    # SGD unless the script builds its own optimizer (then the only one)
+    loop = LOOP.replace("\nSGD\n", "\n\n" if setup.startswith("optimizer = ") else f"\n{SGD}\n")
+    return loop.replace("SETUP", setup).replace("BATCH", batch).replace("EPOCH", epoch)
 
 
 def _amp_snapshot(watch) -> dict:
@@ -177,8 +187,17 @@ def test_routine_scaler_steps_keep_the_same_records_as_the_general_path(name, ru
         return on_optimizer_step(self, ev)
 
     monkeypatch.setattr(NonFinite, "on_optimizer_step", counting)
+    general_calls: list[int] = []
+    on_attempt = Engine.on_attempt
+
+    def counting_attempts(self, *args, **kwargs):
+        general_calls.append(1)
+        return on_attempt(self, *args, **kwargs)
+
+    monkeypatch.setattr(Engine, "on_attempt", counting_attempts)
     fast = run_script(_script(name))
     fast_handed = list(handed)
+    lane_general = len(general_calls)
     init = Engine.__init__
 
     def general(self, *args, **kwargs):
@@ -197,8 +216,44 @@ def test_routine_scaler_steps_keep_the_same_records_as_the_general_path(name, ru
     if name == "healthy, per-batch cosine":
         # most steps were routine: the first ROUTINE_AFTER and the periodic ones only
         assert fast_handed == [1, 2, 3, 4, ROUTINE_PERIOD, 2 * ROUTINE_PERIOD], fast_handed
+        # the lane took most of them (only the steps around its opening and the periodic
+        # ones took the general path)
+        assert lane_general < attempts // 4, lane_general
         # and every scaled backward was routine (no event)
         assert fast.watch.engine.routine_backwards_done == EPOCHS * 16
         assert slow.watch.engine.routine_backwards_done == 0
     if "skipped" in name or "inf gradient" in name:
         assert any(o.skipped for o in slow.watch.engine.optimizers.values())
+
+
+@pytest.mark.parametrize("options", [{"checks": ()}, {"nan_check": False}], ids=["no checks", "no NaN check"])
+@pytest.mark.parametrize("name", ["healthy, per-batch cosine", "inf gradient at step 30",
+                                  "scale growth (growth_interval=3)",
+                                  "optimizer.step() after a scaled backward at step 90",
+                                  "a plain update (no scaler) every tenth step"])
+def test_the_lane_under_gradscaler_with_fewer_checks(name, options, run_script, monkeypatch):
+    """Without the AMP and NaN checks (no backward hook) and without NaN detection alone: the
+    lane under GradScaler still keeps the records of the general path, and is used."""
+    general_calls: list[int] = []
+    on_attempt = Engine.on_attempt
+
+    def counting_attempts(self, *args, **kwargs):
+        general_calls.append(1)
+        return on_attempt(self, *args, **kwargs)
+
+    monkeypatch.setattr(Engine, "on_attempt", counting_attempts)
+    fast = run_script(_script(name), **options)
+    lane_general = len(general_calls)
+    init = Engine.__init__
+
+    def general(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.every_step.add("every step")
+        self.subscribe(Backward, lambda ev: None)
+
+    monkeypatch.setattr(Engine, "__init__", general)
+    slow = run_script(_script(name), **options)
+    assert _amp_snapshot(fast.watch) == _amp_snapshot(slow.watch)
+    attempts = sum(o.attempts for o in slow.watch.engine.optimizers.values())
+    if name == "healthy, per-batch cosine":
+        assert lane_general < attempts // 4, lane_general

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lrdoctor.runtime.callsite import _verdict, user_site, user_site_from
-from lrdoctor.runtime.engine import CLOSED, Engine
+from lrdoctor.runtime.engine import CLOSED, EXPECT_ATTEMPT, EXPECT_SCALED_ATTEMPT, Engine
 from lrdoctor.runtime.events import Backward, BackwardDone, GradClip, ScalerUnscale
 from lrdoctor.runtime.hooks import _guard, _scaler_classes
 from lrdoctor.runtime.patching import Patcher
@@ -96,9 +96,9 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
     def autograd_backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
         if _tls.depth:  # a backward run from inside a backward (checkpointing): not the user's
             return original_backward(tensors, *args, **kwargs)
-        ev = None
+        # the Backward event, or for a routine scaled backward a tuple (its scaler,)
+        ev: Any = None
         fast = False
-        by = None  # the scaler of a routine scaled backward
         try:
             if compiled_steps:  # optimizer steps made in compiled code come first
                 engine.drain_compiled()
@@ -114,7 +114,29 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             # detection a finite CPU scalar loss, read as it is with no tensor op, nothing
             # armed: see NonFinite.loss_gate) makes no events; a count tells the checks it
             # returned. The test is written here, not called: it runs on every step
-            if scaler is None and Backward not in every_step and BackwardDone not in every_step:
+            if scaler is not None:
+                if ((lane.phase == CLOSED or (lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler))
+                        and Backward not in every_step and BackwardDone not in every_step):
+                    # A routine scaled backward: the same quick test, of the loss that scale() was
+                    # given if it is still alive, else of the scaled one (what NaN detection reads
+                    # from the event: Backward.loss); what the AMP check does with its
+                    # BackwardDone is done below (see AmpMisuse.scaled_backward). Not while a lane
+                    # is open, except one under GradScaler waiting for this scaler's next step
+                    # (which then expects that step from scaler.step() only): the event's sync
+                    # closes it (the steps after a scaled backward are no longer routine for it,
+                    # see Engine.every_direct_step). Marked by ev, counted apart from the
+                    # unscaled ones: their path pays nothing for it
+                    nf = engine.loss_gate
+                    if loss is None:
+                        loss = tensor
+                    if nf is None:
+                        ev = (scaler,)
+                    elif (type(loss) is tensor_type and not nf.eager_until and not nf.arm_backward
+                            and nf.flags.eager is not False and loss.is_cpu and not loss.ndim):
+                        value = loss.item()
+                        if type(value) is float and value - value == 0.0:
+                            ev = (scaler,)
+            elif Backward not in every_step and BackwardDone not in every_step:
                 nf = engine.loss_gate
                 if nf is None:
                     fast = True
@@ -122,26 +144,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                         and nf.flags.eager is not False and tensor.is_cpu and not tensor.ndim):
                     value = tensor.item()
                     fast = type(value) is float and value - value == 0.0  # finite: not inf, not NaN
-            elif (scaler is not None and lane.phase == CLOSED
-                    and Backward not in every_step and BackwardDone not in every_step):
-                # A routine scaled backward: the same quick test, of the loss that scale() was
-                # given if it is still alive, else of the scaled one (what NaN detection reads
-                # from the event: Backward.loss); what the AMP check does with its
-                # BackwardDone is done below (see AmpMisuse.scaled_backward). Not while a lane
-                # is open: the event's sync closes it (the steps after a scaled backward are
-                # no longer routine for it, see Engine.every_direct_step)
-                nf = engine.loss_gate
-                if loss is None:
-                    loss = tensor
-                if nf is None:
-                    fast = True
-                elif (type(loss) is tensor_type and not nf.eager_until and not nf.arm_backward
-                        and nf.flags.eager is not False and loss.is_cpu and not loss.ndim):
-                    value = loss.item()
-                    fast = type(value) is float and value - value == 0.0
-                if fast:
-                    by = scaler
-            if not fast:
+            if not fast and ev is None:
                 ev = Backward(tensor, scaler, loss if loss is not None else tensor, sys._getframe(1))
                 emit(ev)
         except ScheduleError:
@@ -155,15 +158,19 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             _tls.depth = 0
             if fast:
                 engine.routine_backwards_done += 1
-                if by is not None:
-                    amp = engine.scaled_gate
-                    if amp is not None:
-                        try:
-                            amp.scaled_backward(by, scaled_site(sys._getframe(1)))
-                        except ScheduleError:
-                            raise
-                        except Exception as exc:
-                            engine.internal_error(exc)
+            elif type(ev) is tuple:  # a routine scaled backward
+                engine.routine_backwards_done += 1
+                by = ev[0]
+                if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is by:
+                    lane.phase = EXPECT_SCALED_ATTEMPT
+                amp = engine.scaled_gate
+                if amp is not None:
+                    try:
+                        amp.scaled_backward(by, scaled_site(sys._getframe(1)))
+                    except ScheduleError:
+                        raise
+                    except Exception as exc:
+                        engine.internal_error(exc)
             elif ev is not None:
                 ev.done = True
                 try:
@@ -207,13 +214,26 @@ def _wrap_scale(engine: Engine, original: Callable[..., Any], scaled: Any, torch
 
 
 def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
+    lane = engine.lane
+    every_step = engine._every_step_handlers
+
     @functools.wraps(original)
     def unscale_(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
         by_step = id(optimizer) in engine._in_scaler_step
         site = None if by_step else _guard(engine, user_site, 3)
         result = original(self, optimizer, *args, **kwargs)
         if getattr(self, "_enabled", True):
-            _guard(engine, engine.emit, ScalerUnscale(self, optimizer, site, by_step))
+            amp = engine.scaled_gate
+            if (by_step and lane.phase == EXPECT_SCALED_ATTEMPT and lane.opt_ref() is optimizer
+                    and lane.scaler_ref() is self and amp is not None and ScalerUnscale not in every_step):
+                # the lane under GradScaler: scaler.step() unscaling the lane's optimizer; the
+                # AMP check (ScalerUnscale's every_step=False handler) is told directly
+                try:
+                    amp.unscaled_by(id(self), lane.opt.key, self)  # type: ignore[union-attr]
+                except Exception as exc:
+                    engine.internal_error(exc)
+            else:
+                _guard(engine, engine.emit, ScalerUnscale(self, optimizer, site, by_step))
         return result
 
     return unscale_

@@ -49,8 +49,9 @@ ROUTINE_AFTER = 4
 ROUTINE_PERIOD = 64
 # OptimizerInfo.last_attempt of a taken attempt that no handler saw (never changed)
 _TAKEN = Attempt(0, 0, True)
-# Lane.phase
+# Lane.phase (the last three in a lane under GradScaler only)
 EXPECT_ATTEMPT, EXPECT_SCHEDULER_STEP, ATTEMPTS_OFF, CLOSED = 0, 1, 2, 3
+EXPECT_SCALED_ATTEMPT, EXPECT_UPDATE = 4, 5
 
 
 class Lane:
@@ -65,12 +66,19 @@ class Lane:
     reads its records) syncs first, so nothing ever reads a tally the lane still holds.
     A step the lane does not recognise takes the general path, which syncs.
 
+    Under GradScaler (``scaler`` set) the lane is for one scaler too, and a step is the
+    scaled backward (EXPECT_ATTEMPT -> EXPECT_SCALED_ATTEMPT: the next update must come from
+    scaler.step()), the update scaler.step() makes (-> EXPECT_UPDATE; the unscale_ inside it
+    told to the AMP check directly), a routine update() from the scale the lane started with
+    (-> EXPECT_SCHEDULER_STEP; counted, and told to the AMP check), then the scheduler step.
+
     This is what makes watching cheap: a routine step costs the hooks a few attribute reads,
     and the tallies are kept in batches of up to ROUTINE_PERIOD steps, in a warm loop."""
 
     __slots__ = ("phase", "opt_ref", "opt", "sched_ref", "sched", "code",
                  "lasti", "lr", "peak", "floor", "left", "sched_left", "fetch", "loader",
-                 "after_attempt", "budget", "lrs_after", "yielded")
+                 "after_attempt", "budget", "lrs_after", "yielded", "scaler_ref", "scaler", "scale",
+                 "updates", "scaled_phase")
 
     def __init__(self) -> None:
         self.phase = CLOSED
@@ -92,6 +100,16 @@ class Lane:
         self.after_attempt = EXPECT_SCHEDULER_STEP
         self.lrs_after: list[Any] = []  # the LR each scheduler step in the lane left
         self.yielded = 0  # batches the iterator had yielded at the lane's last update
+        # under GradScaler: the scaler whose scale() the backward, step() the update and
+        # update() the end of each step made (weak; _noref otherwise), its record, the scale
+        # every update of the lane starts from, and the updates() not tallied yet
+        self.scaler_ref: Any = _noref
+        self.scaler: ScalerInfo | None = None
+        self.scale = 0.0
+        self.updates = 0
+        # the phase in which the update scaler.step() makes is expected: EXPECT_SCALED_ATTEMPT
+        # after the scaled backward (where the backward hook is installed), else EXPECT_ATTEMPT
+        self.scaled_phase = EXPECT_SCALED_ATTEMPT
 
 
 def _noref() -> None:
@@ -214,7 +232,9 @@ class Engine:
         self.lane = Lane()
         # the optimizer whose last attempt was routine with nothing to call, and the batch
         # iterator and loader that fed it: a lane may open for it (open_lane)
-        self._routine_opt: tuple[Any, OptimizerInfo, int, LoaderInfo | None] | None = None
+        self._routine_opt: tuple[Any, OptimizerInfo, int, LoaderInfo | None, bool] | None = None
+        # the scaler whose last update() was routine, and the clock then (see open_lane)
+        self._routine_update: tuple[ScalerInfo, int] | None = None
         self._internal_errors = 0
         self.finished = False
         self.end: RunEnd | None = None
@@ -612,10 +632,9 @@ class Engine:
             for sched in info.schedulers:
                 sched.steps_since_attempt = 0
         info.known_lrs = lrs
-        if routine and not handlers and fetch is not None and not via_scaler:
-            # (no lane under GradScaler: its update() and backward hooks would close it)
-            self._routine_opt = (_ref(opt), info, fetch, loader)
-            if not self.schedulers:
+        if routine and not handlers and fetch is not None:
+            self._routine_opt = (_ref(opt), info, fetch, loader, via_scaler)
+            if not self.schedulers and not via_scaler:
                 self.open_lane(None, None, None, -1)
         else:
             self._routine_opt = None
@@ -772,7 +791,7 @@ class Engine:
         if (candidate is None or self.every_step or self.every_direct_step or len(self.optimizers) != 1
                 or len(self.schedulers) != (0 if sched is None else 1)):
             return
-        opt_ref, info, fetch, loader = candidate
+        opt_ref, info, fetch, loader, via_scaler = candidate
         opt = opt_ref()
         if (opt is None or info.last_attempt is not _TAKEN or info.collapse_at is not None
                 or self.last_fetch != fetch):
@@ -789,6 +808,25 @@ class Engine:
                 or info.known_lrs != (lr,)):
             return
         lane = self.lane
+        lane.left = lane.budget = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
+        if via_scaler:
+            # under GradScaler: the attempt, then a routine update() of the one scaler, then
+            # this scheduler step (one clock tick after the attempt); the lane's updates stop
+            # before the taken count a check wants to see (OptimizerInfo.due_taken)
+            update = self._routine_update
+            if (sched is None or update is None or update[1] != self.clock - 1 or len(self.scalers) != 1
+                    or type(update[0].last_scale) is not float or update[0].consecutive_skips):
+                return
+            left = min(lane.left, info.due_taken - info.taken - 1)
+            if left < 1:
+                return
+            lane.left = lane.budget = left
+            lane.scaler_ref, lane.scaler = update[0].ref, update[0]
+            lane.scale = update[0].last_scale
+            # without the backward hook (no AMP or NaN check) no check asks for the steps
+            # after a scaled backward (Engine.every_direct_step), and none marks it
+            lane.scaled_phase = (EXPECT_SCALED_ATTEMPT if getattr(self, "_lrdoctor_amp_hooks", False)
+                                 else EXPECT_ATTEMPT)
         lane.opt_ref, lane.opt = opt_ref, info
         lane.sched = sched
         if sched is not None:
@@ -796,7 +834,9 @@ class Engine:
             # with no horizon the lane needs no limit: each step's LR is checked to be above
             # 0 (at least COLLAPSE_RATIO of the highest)
             lane.sched_left = limit - 1 - sched.user_steps  # type: ignore[operator]
-            lane.after_attempt = EXPECT_SCHEDULER_STEP
+            # under GradScaler a step the lane takes is made by scaler.step() (EXPECT_SCALED_
+            # ATTEMPT, then EXPECT_UPDATE); one made outside it ends the lane's steps
+            lane.after_attempt = ATTEMPTS_OFF if via_scaler else EXPECT_SCHEDULER_STEP
         else:
             lane.sched_ref, lane.sched_left = _noref, 0
             lane.after_attempt = EXPECT_ATTEMPT
@@ -804,7 +844,6 @@ class Engine:
         lane.lr = lr
         lane.peak = max(info.peak_lr, lr)
         lane.floor = lane.peak * COLLAPSE_RATIO
-        lane.left = lane.budget = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
         lane.fetch, lane.loader = fetch, loader
         lane.lrs_after = []
         lane.phase = EXPECT_ATTEMPT
@@ -816,6 +855,10 @@ class Engine:
         if lane.phase == CLOSED:
             return
         lane.phase = CLOSED
+        if lane.updates:  # the scaler's routine updates: on_scaler_update's tallies
+            lane.scaler.updates += lane.updates  # type: ignore[union-attr]
+            lane.updates = 0
+        lane.scaler_ref, lane.scaler = _noref, None
         taken, after = lane.budget - lane.left, lane.lrs_after
         lane.budget = lane.left = 0
         lane.lrs_after = []
@@ -913,8 +956,10 @@ class Engine:
         elif skipped_any is False:
             info.consecutive_skips = 0
         if not routine:
+            self._routine_update = None
             self.emit(ScalerUpdate(info, scale_before, skipped_any))
             return
+        self._routine_update = (info, self.clock)
         amp = self.scaled_gate
         if amp is not None:
             amp.updated(info.key)

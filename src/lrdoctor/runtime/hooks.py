@@ -36,10 +36,11 @@ from lrdoctor.runtime.engine import (
     COLLAPSE_RATIO,
     EXPECT_ATTEMPT,
     EXPECT_SCHEDULER_STEP,
+    EXPECT_UPDATE,
     Engine,
     lrs_of,
 )
-from lrdoctor.runtime.events import Site
+from lrdoctor.runtime.events import ScalerUpdate, Site
 from lrdoctor.runtime.patching import Patcher
 
 _tls = threading.local()
@@ -149,6 +150,17 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         taken, found_inf = value == 0.0, None
                     else:
                         taken, found_inf = None, value
+                elif (lane.phase == lane.scaled_phase and lane.opt_ref() is opt and lane.left
+                        and engine.last_fetch == lane.fetch and not every_step):
+                    # the lane under GradScaler: the update scaler.step() makes after the scaled
+                    # backward (taken: a non-fused optimizer is called only then), trained with
+                    # the LR object the last step left, on a batch of the same iterator
+                    groups = opt.param_groups
+                    if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is lane.lr:
+                        lane.left -= 1
+                        lane.yielded = engine.last_yielded
+                        lane.phase = EXPECT_UPDATE
+                        return
             engine.on_attempt(opt, taken, found_inf, in_scaler)
         except ScheduleError:
             raise
@@ -278,6 +290,9 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
     import torch
 
     tensor_type = torch.Tensor
+    lane = engine.lane
+    every_step = engine.every_step
+    every_step_handlers = engine._every_step_handlers
 
     @functools.wraps(original)
     def update(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -305,6 +320,23 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
         except Exception:
             before, skipped = _before_update(engine, self)
         result = original(self, *args, **kwargs)
+        # the lane under GradScaler (Engine.Lane): a routine update (Engine.on_scaler_update)
+        # of its scaler after the update it counted, from the scale the lane started with
+        if (lane.phase == EXPECT_UPDATE and lane.scaler_ref() is self and skipped is False
+                and type(before) is float and before == lane.scale and not every_step
+                and ScalerUpdate not in every_step_handlers):
+            try:
+                nf = engine.loss_gate
+                if nf is None or not nf.flags.due:
+                    amp = engine.scaled_gate
+                    if amp is not None:
+                        amp.updated(lane.scaler.key)  # type: ignore[union-attr]
+                    lane.updates += 1
+                    lane.phase = EXPECT_SCHEDULER_STEP
+                    return result
+            except Exception as exc:
+                engine.internal_error(exc)
+                return result
         _guard(engine, engine.on_scaler_update, self, before, skipped)
         return result
 

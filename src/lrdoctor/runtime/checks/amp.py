@@ -53,7 +53,9 @@ class AmpMisuse:
         self.updates: dict[int, int] = {}
         self.checked_eps: set[int] = set()
         engine.subscribe(BackwardDone, self.on_backward_done, every_step=False)  # scaled ones only
-        engine.subscribe(ScalerUnscale, self.on_unscale)
+        # an unscale_ that scaler.step() makes in a lane under GradScaler is told to
+        # unscaled_by() directly (amphooks)
+        engine.subscribe(ScalerUnscale, self.on_unscale, every_step=False)
         engine.subscribe(GradClip, self.on_clip)
         # a routine optimizer step is not an optimizer's first: its eps was checked then;
         # while a scaled backward awaits its scaler.step(), every step made outside
@@ -86,8 +88,13 @@ class AmpMisuse:
 
     def on_unscale(self, ev: ScalerUnscale) -> None:
         # keyed by the optimizer's record: a wrapper and the optimizer it wraps are one
-        self.unscaled.setdefault(id(ev.scaler), set()).add(self.engine.optimizer(ev.optimizer).key)
-        self.seen.setdefault(id(ev.scaler), weakref.ref(ev.scaler))
+        self.unscaled_by(id(ev.scaler), self.engine.optimizer(ev.optimizer).key, ev.scaler)
+
+    def unscaled_by(self, key: int, opt_key: int, scaler: Any) -> None:
+        """``scaler`` (``key``: its id) unscaled the gradients of the optimizer ``opt_key``."""
+        self.unscaled.setdefault(key, set()).add(opt_key)
+        if key not in self.seen:
+            self.seen[key] = weakref.ref(scaler)
 
     def on_update(self, ev: ScalerUpdate) -> None:
         self.updated(ev.scaler.key)
