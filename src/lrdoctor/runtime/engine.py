@@ -528,7 +528,8 @@ class Engine:
         Most steps of a healthy run are *routine*: taken after a taken step, not one of the
         optimizer's first ROUTINE_AFTER steps nor a multiple of ROUTINE_PERIOD, either made by
         ``scaler.step()`` before the taken count of :attr:`OptimizerInfo.due_taken` or outside
-        it with no token in :attr:`every_direct_step`, one param group with a finite float LR not below COLLAPSE_RATIO of the highest so far,
+        it with no token in :attr:`every_direct_step`, one param group with a finite float LR
+        not below COLLAPSE_RATIO of the highest so far,
         the LRs its last step or scheduler step left (nothing wrote them outside a scheduler),
         each of its schedulers stepped at most once since the last update, and no check asking
         for every step (:attr:`every_step`). The engine keeps its tallies on every step, but
@@ -942,9 +943,10 @@ class Engine:
             if len(info.pending_scales) >= 256:
                 self.read_pending_scales(info)
         # a routine update: nothing skipped, the scale the last update had, no run of skips
-        # before it, no check asking for every step, and NaN detection's device flags not due (its ScalerUpdate handler
-        # drains them); the every_step=False handlers have nothing to do then, except the
-        # AMP check's end of the scaler's iteration, which it is told directly (scaled_gate)
+        # before it, no check asking for every step, and NaN detection's device flags not due
+        # (its ScalerUpdate handler drains them); the every_step=False handlers have nothing
+        # to do then, except the AMP check's end of the scaler's iteration, which it is told
+        # directly (scaled_gate)
         nf = self.loss_gate
         routine = (skipped_any is False and type(scale_before) is float and scale_before == info.last_scale
                    and not info.consecutive_skips and not self.every_step
