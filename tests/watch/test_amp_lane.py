@@ -1,12 +1,13 @@
 """Routine steps under GradScaler must be invisible: a run keeps exactly the same tallies,
 findings and report when the steps that ``scaler.step()`` makes may be routine (the checks
-subscribed with every_step=False not called: see Engine.on_attempt) as when every step is handed
-to every check, and a scaled ``backward()`` may be routine (no Backward/BackwardDone event:
-see amphooks) as when each makes its events. Each script below runs twice in this process, same seed, under CPU float16
-autocast with ``torch.amp.GradScaler("cpu")``: once as `lrdoctor run` does, once with a token
-in Engine.every_step and a Backward handler for every backward from the start (no step and no
-backward is routine), and every record the engine keeps
-(the scalers' too) is compared field by field."""
+subscribed with every_step=False not called: see Engine.on_attempt), a scaled ``backward()``
+and a scaler ``update()`` may be routine (no events: see amphooks, Engine.on_scaler_update),
+and the lane may take them (Engine.Lane), as when every step and backward is handed to every
+check. Each script below runs twice in this process, same seed, under CPU float16 autocast
+with ``torch.amp.GradScaler("cpu")``: once as `lrdoctor run` does, once with a token in
+Engine.every_step and a Backward handler for every backward from the start (nothing is
+routine), and every record the engine keeps (the scalers' and the findings' evidence too) is
+compared field by field."""
 
 from __future__ import annotations
 

@@ -856,10 +856,10 @@ class Engine:
         if lane.phase == CLOSED:
             return
         lane.phase = CLOSED
-        if lane.updates:  # the scaler's routine updates: on_scaler_update's tallies
-            lane.scaler.updates += lane.updates  # type: ignore[union-attr]
+        if lane.scaler is not None:  # under GradScaler: its routine updates (on_scaler_update)
+            lane.scaler.updates += lane.updates
             lane.updates = 0
-        lane.scaler_ref, lane.scaler = _noref, None
+            lane.scaler_ref, lane.scaler = _noref, None
         taken, after = lane.budget - lane.left, lane.lrs_after
         lane.budget = lane.left = 0
         lane.lrs_after = []

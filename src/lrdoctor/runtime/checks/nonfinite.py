@@ -107,7 +107,6 @@ class NonFinite:
         self.bad_loss_step: int | None = None
         self.grad_culprit: tuple[int, Culprit | None, list[str]] | None = None
         self.spread: dict[int, int] = {}  # step -> parameters a bad loss's step then destroyed
-        self.taken_at_check: dict[int, int] = {}  # optimizer key -> its taken steps at the last check
         self.last_checked: dict[int, int] = {}  # optimizer key -> step of the last parameter check
         self.arm_backward = False
         self.eager_until = 0
@@ -133,8 +132,9 @@ class NonFinite:
         # the flags not due) has nothing for on_scaler_update to do
         engine.subscribe(ScalerUpdate, self.on_scaler_update, every_step=False)
         engine.subscribe(EpochStart, lambda ev: self.drain())
-        # under GradScaler a routine step may come after skipped ones: the engine hands over
-        # the step whose taken count calls for the parameter check (on_optimizer_step)
+        # the taken count at which each optimizer's parameters are checked next (also after
+        # skipped steps, under GradScaler: on_optimizer_step), kept in its record, where the
+        # engine reads it to hand that step over
         for info in engine.optimizers.values():
             self._due(info)
         engine.new_optimizer_callbacks.append(self._due)
@@ -791,7 +791,7 @@ class NonFinite:
             lp = self.low_precision.get(key)
             if ev.via_scaler or (lp is not None and lp[1] is False and lp[0] is ev.optimizer.ref()):
                 if (attempt.index % PARAM_INTERVAL
-                        and ev.optimizer.taken - self.taken_at_check.get(key, 0) < PARAM_INTERVAL):
+                        and ev.optimizer.taken < ev.optimizer.due_taken):
                     return
         opt = ev.optimizer.obj
         if self.nan_trace:
@@ -813,15 +813,15 @@ class NonFinite:
         if not forced and (ev.via_scaler or not self._low_precision(opt)):
             # every PARAM_INTERVAL-th step (the engine hands it over even when routine), and
             # after PARAM_INTERVAL taken steps (under GradScaler some of them are skipped)
-            if step % PARAM_INTERVAL and ev.optimizer.taken - self.taken_at_check.get(key, 0) < PARAM_INTERVAL:
+            if step % PARAM_INTERVAL and ev.optimizer.taken < ev.optimizer.due_taken:
                 self._reset_trace()
                 return
             self.low_precision.pop(key, None)  # look at the dtypes again (a later .half())
             if self._low_precision(opt):
                 self.plain_opts.pop(key, None)  # its gradients are checked from the next step
-        self.taken_at_check[key] = ev.optimizer.taken
-        # the step that completes the next PARAM_INTERVAL taken steps is handed over even when
-        # the engine finds it routine otherwise (under GradScaler, after skipped steps)
+        # the parameters are checked again after PARAM_INTERVAL more taken steps: the engine
+        # hands that step over even when it is routine otherwise (under GradScaler, after
+        # skipped steps)
         ev.optimizer.due_taken = ev.optimizer.taken + PARAM_INTERVAL
         previous = self.last_checked.get(key, 0)
         self.last_checked[key] = step
