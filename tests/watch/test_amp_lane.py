@@ -258,3 +258,42 @@ def test_the_lane_under_gradscaler_with_fewer_checks(name, options, run_script, 
     attempts = sum(o.attempts for o in slow.watch.engine.optimizers.values())
     if name == "healthy, per-batch cosine":
         assert lane_general < attempts // 4, lane_general
+
+
+def test_a_scaled_backward_after_a_routine_plain_step_keeps_the_lane_closed(run_script, monkeypatch):
+    """A plain (unscaled) routine step, then a scaled backward before the scheduler step: no
+    lane opens for the plain steps, so the next optimizer.step() made outside scaler.step()
+    is LRD109's at once (strict mode stops the run there), as when every step takes the
+    general path."""
+    source = PRELUDE.replace("\nSGD\n", f"\n{SGD}\n") + f"""
+import lrdoctor
+scaler = SCALER
+{COSINE}
+step = stopped_at = 0
+try:
+    for epoch in range({EPOCHS}):
+        for x, y in loader:
+            step += 1
+            optimizer.zero_grad(); torch.nn.functional.mse_loss(model(x), y).backward()
+            if step == 50:  # the clip's event closes the lane: this step takes the general path
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1e9)
+            optimizer.step()
+            if step == 50:
+                scaler.scale(forward(x, y)).backward()
+            scheduler.step()
+except lrdoctor.ScheduleError:
+    stopped_at = step
+"""
+    fast = run_script(source, strict=True)
+    init = Engine.__init__
+
+    def general(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.every_step.add("every step")
+        self.subscribe(Backward, lambda ev: None)
+
+    monkeypatch.setattr(Engine, "__init__", general)
+    slow = run_script(source, strict=True)
+    assert slow.ns["stopped_at"] == 51
+    assert fast.ns["stopped_at"] == 51
+    assert _amp_snapshot(fast.watch) == _amp_snapshot(slow.watch)

@@ -232,7 +232,10 @@ class Engine:
         self.lane = Lane()
         # the optimizer whose last attempt was routine with nothing to call, and the batch
         # iterator and loader that fed it: a lane may open for it (open_lane)
-        self._routine_opt: tuple[Any, OptimizerInfo, int, LoaderInfo | None, bool] | None = None
+        self._routine_opt: tuple[Any, OptimizerInfo, int, LoaderInfo | None] | None = None
+        # ... and the same for the last routine attempt made by scaler.step(), with its clock
+        # (see _open_scaled_lane)
+        self._routine_scaled: tuple[Any, OptimizerInfo, int, LoaderInfo | None, int] | None = None
         # the scaler whose last update() was routine, and the clock then (see open_lane)
         self._routine_update: tuple[ScalerInfo, int] | None = None
         self._internal_errors = 0
@@ -634,9 +637,13 @@ class Engine:
                 sched.steps_since_attempt = 0
         info.known_lrs = lrs
         if routine and not handlers and fetch is not None:
-            self._routine_opt = (_ref(opt), info, fetch, loader, via_scaler)
-            if not self.schedulers and not via_scaler:
-                self.open_lane(None, None, None, -1)
+            if via_scaler:
+                self._routine_opt = None
+                self._routine_scaled = (_ref(opt), info, fetch, loader, clock)
+            else:
+                self._routine_opt = (_ref(opt), info, fetch, loader)
+                if not self.schedulers:
+                    self.open_lane(None, None, None, -1)
         else:
             self._routine_opt = None
 
@@ -789,10 +796,14 @@ class Engine:
         the optimizer's last attempt was routine too and nothing can make the next steps
         need more than the lane checks."""
         candidate = self._routine_opt
-        if (candidate is None or self.every_step or self.every_direct_step or len(self.optimizers) != 1
-                or len(self.schedulers) != (0 if sched is None else 1)):
+        if candidate is None:
+            if self._routine_scaled is not None:
+                self._open_scaled_lane(sched_obj, sched, code, lasti)
             return
-        opt_ref, info, fetch, loader, via_scaler = candidate
+        # (a scaled backward since that attempt dropped the candidate: AmpMisuse.scaled_backward)
+        if self.every_step or len(self.optimizers) != 1 or len(self.schedulers) != (0 if sched is None else 1):
+            return
+        opt_ref, info, fetch, loader = candidate
         opt = opt_ref()
         if (opt is None or info.last_attempt is not _TAKEN or info.collapse_at is not None
                 or self.last_fetch != fetch):
@@ -809,25 +820,6 @@ class Engine:
                 or info.known_lrs != (lr,)):
             return
         lane = self.lane
-        lane.left = lane.budget = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
-        if via_scaler:
-            # under GradScaler: the attempt, then a routine update() of the one scaler, then
-            # this scheduler step (one clock tick after the attempt); the lane's updates stop
-            # before the taken count a check wants to see (OptimizerInfo.due_taken)
-            update = self._routine_update
-            if (sched is None or update is None or update[1] != self.clock - 1 or len(self.scalers) != 1
-                    or type(update[0].last_scale) is not float or update[0].consecutive_skips):
-                return
-            left = min(lane.left, info.due_taken - info.taken - 1)
-            if left < 1:
-                return
-            lane.left = lane.budget = left
-            lane.scaler_ref, lane.scaler = update[0].ref, update[0]
-            lane.scale = update[0].last_scale
-            # without the backward hook (no AMP or NaN check) no check asks for the steps
-            # after a scaled backward (Engine.every_direct_step), and none marks it
-            lane.scaled_phase = (EXPECT_SCALED_ATTEMPT if getattr(self, "_lrdoctor_amp_hooks", False)
-                                 else EXPECT_ATTEMPT)
         lane.opt_ref, lane.opt = opt_ref, info
         lane.sched = sched
         if sched is not None:
@@ -835,9 +827,7 @@ class Engine:
             # with no horizon the lane needs no limit: each step's LR is checked to be above
             # 0 (at least COLLAPSE_RATIO of the highest)
             lane.sched_left = limit - 1 - sched.user_steps  # type: ignore[operator]
-            # under GradScaler a step the lane takes is made by scaler.step() (EXPECT_SCALED_
-            # ATTEMPT, then EXPECT_UPDATE); one made outside it ends the lane's steps
-            lane.after_attempt = ATTEMPTS_OFF if via_scaler else EXPECT_SCHEDULER_STEP
+            lane.after_attempt = EXPECT_SCHEDULER_STEP
         else:
             lane.sched_ref, lane.sched_left = _noref, 0
             lane.after_attempt = EXPECT_ATTEMPT
@@ -845,9 +835,43 @@ class Engine:
         lane.lr = lr
         lane.peak = max(info.peak_lr, lr)
         lane.floor = lane.peak * COLLAPSE_RATIO
+        lane.left = lane.budget = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
         lane.fetch, lane.loader = fetch, loader
         lane.lrs_after = []
         lane.phase = EXPECT_ATTEMPT
+
+    def _open_scaled_lane(self, sched_obj: Any, sched: SchedulerInfo | None, code: Any, lasti: int) -> None:
+        """open_lane() under GradScaler: after a routine attempt made by scaler.step(), a
+        routine update() of the one scaler right after it, and this routine scheduler step
+        (one clock tick after the attempt). The lane is opened as open_lane() opens it, then
+        made a lane under GradScaler (see Lane): its updates stop before the taken count a
+        check wants to see (OptimizerInfo.due_taken), and a step made outside scaler.step()
+        ends its steps."""
+        candidate, self._routine_scaled = self._routine_scaled, None
+        update = self._routine_update
+        opt_ref, info, fetch, loader, clock = candidate  # type: ignore[misc]
+        if (sched is None or update is None or clock != self.clock - 1 or update[1] != clock
+                or len(self.scalers) != 1 or type(update[0].last_scale) is not float
+                or update[0].consecutive_skips):
+            return
+        left = min(ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD, info.due_taken - info.taken - 1)
+        if left < 1:
+            return
+        self._routine_opt = (opt_ref, info, fetch, loader)
+        try:
+            self.open_lane(sched_obj, sched, code, lasti)
+        finally:
+            self._routine_opt = None
+        lane = self.lane
+        if lane.phase == CLOSED:
+            return
+        lane.left = lane.budget = left
+        lane.after_attempt = ATTEMPTS_OFF
+        lane.scaler_ref, lane.scaler = update[0].ref, update[0]
+        lane.scale = update[0].last_scale
+        # without the backward hook (no AMP or NaN check) no check asks for the steps after
+        # a scaled backward (Engine.every_direct_step), and none marks it
+        lane.scaled_phase = EXPECT_SCALED_ATTEMPT if getattr(self, "_lrdoctor_amp_hooks", False) else EXPECT_ATTEMPT
 
     def sync(self) -> None:
         """Close the lane, keeping the tallies of the steps it took, one by one, as

@@ -83,8 +83,10 @@ class AmpMisuse:
         entry = self.scaled.get(id(scaler))
         if entry is None or entry[0]() is not scaler or entry[1] != site:
             self.scaled[id(scaler)] = (weakref.ref(scaler), site)
-        # the optimizer steps made outside scaler.step() (LRD109) until update()
+        # the optimizer steps made outside scaler.step() (LRD109) until update(), and no lane
+        # for a routine step made outside it before this backward (Engine.open_lane)
         self.engine.every_direct_step.add(self)
+        self.engine._routine_opt = None
 
     def on_unscale(self, ev: ScalerUnscale) -> None:
         # keyed by the optimizer's record: a wrapper and the optimizer it wraps are one
