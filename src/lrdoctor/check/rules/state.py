@@ -249,15 +249,22 @@ def _stands_for(positioned: Obj, fresh: Obj) -> bool:
 _READ_BACK = re.compile(r"^(last_|start_|cur_|current_|global_|resume_)?(epoch|step|iter|iteration)$")
 
 
-def _position_read_back(s: Obj) -> bool:
-    """``last_epoch=`` given a value read back from a checkpoint (``ckpt["epoch"]``,
-    ``state.get("step")``) or a variable assigned from one."""
+def _last_epoch_arg(s: Obj) -> ast.expr | None:
+    """The ``last_epoch`` a scheduler was built with: by keyword, or by position for torch's
+    own classes. None when it was not given (or the object was not built by a call)."""
     if s.call is None:
-        return False
+        return None
     value = s.arg("last_epoch", 99)
     if value is None:
         index = _LAST_EPOCH_INDEX.get(s.cls or "") if s.origin == "torch" else None
         value = s.arg("last_epoch", index) if index is not None else None
+    return value
+
+
+def _position_read_back(s: Obj) -> bool:
+    """``last_epoch=`` given a value read back from a checkpoint (``ckpt["epoch"]``,
+    ``state.get("step")``) or a variable assigned from one."""
+    value = _last_epoch_arg(s)
     todo: list[tuple[ast.expr, Scope | None]] = [(value, s.scope)] if value is not None else []
     seen: set[str] = set()
     while todo:
@@ -286,12 +293,7 @@ def _built_at_a_position(s: Obj) -> bool:
     """Built with a ``last_epoch``: by keyword, or by position for torch's own classes
     (``MultiStepLR(opt, steps, 0.1, begin_epoch - 1)``), where a literal -1 is the fresh
     start and anything else the position a resume read back."""
-    if s.call is None:
-        return False
-    value = s.arg("last_epoch", 99)
-    if value is None:
-        index = _LAST_EPOCH_INDEX.get(s.cls or "") if s.origin == "torch" else None
-        value = s.arg("last_epoch", index) if index is not None else None
+    value = _last_epoch_arg(s)
     if value is None:
         return False
     fresh = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) \
