@@ -3808,6 +3808,21 @@ def _tests_a_default(test: ast.expr, scope: Scope) -> bool:
     return False
 
 
+_VIEW_METHODS = frozenset({"keys", "values", "items"})
+
+
+def _fresh_object(expr: ast.expr) -> bool:
+    """Whether evaluating ``expr`` builds a new object each time, one no name can already
+    hold: a list, dict or set display, a comprehension or generator expression, a lambda,
+    or a mapping's view (``d.keys()``, ``d.values()``, ``d.items()``, a new view per call).
+    Tuples are left out: the empty tuple and constant tuples may be shared."""
+    if isinstance(expr, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
+                         ast.SetComp, ast.GeneratorExp, ast.Lambda)):
+        return True
+    return (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in _VIEW_METHODS and not expr.args and not expr.keywords)
+
+
 def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
     """The outcome of a test on a name that can only hold one literal (``step = "epoch"`` ...
     ``if step == "batch":``), else None."""
@@ -3832,6 +3847,12 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
             value.value, (bool, int, str, type(None))
         ):
             outcome = bool(value.value)
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+            and (_fresh_object(test.left) or _fresh_object(test.comparators[0])):
+        # `if scaler is state.keys():` compares identity with an object built by the test
+        # itself, which nothing else can hold: never true (`is not`: always true)
+        outcome = isinstance(test.ops[0], ast.IsNot)
     elif isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE:
         left, right = test.left, test.comparators[0]
         if isinstance(left, ast.Constant):
