@@ -1,6 +1,6 @@
 """How much Python lrdoctor runs per training step: counted, not timed.
 
-    .venv/bin/python bench/bench_overhead_calls.py [--config defaults|watcher|no-nan-check] [--amp]
+    .venv/bin/python bench/bench_overhead_calls.py [--config defaults|watcher|no-nan-check] [--amp] [--clip]
 
 Runs bench_overhead.py's loop (the MLP, AdamW, a per-batch OneCycleLR, a DataLoader) plain and
 watched, and counts with a tracer, per step after 20 warm-up steps: the Python function calls
@@ -10,7 +10,9 @@ PyTorch's own ``_wrapped_call_impl`` frame, so it is not counted as one more). T
 not depend on how busy the machine is, which timings on a shared machine do: use them to
 compare two versions of the hooks, and bench_overhead.py for what a step costs. ``--amp`` runs
 the same loop under ``torch.autocast("cpu", dtype=torch.float16)`` with
-``torch.amp.GradScaler("cpu")`` (the scaler's path through the hooks).
+``torch.amp.GradScaler("cpu")`` (the scaler's path through the hooks). ``--clip`` clips the
+gradients each step, ``clip_grad_norm_(model.parameters(), 1.0)`` before the update (after
+``scaler.unscale_(optimizer)`` with ``--amp``), as most real training loops do.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ import lrdoctor
 WARMUP, STEPS = 20, 128
 
 
-def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False) -> tuple[dict[str, float], dict[str, float]]:
+def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False,
+          clip: bool = False) -> tuple[dict[str, float], dict[str, float]]:
     """(totals per step, lrdoctor's bytecodes per step by function name)."""
     torch.manual_seed(0)
     loader = DataLoader(data, batch_size=BATCH, shuffle=True)
@@ -68,10 +71,15 @@ def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False) -> tupl
             with torch.autocast("cpu", dtype=torch.float16):
                 loss = torch.nn.functional.cross_entropy(model(x), y)
             scaler.scale(loss).backward()
+            if clip:
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             scaler.step(optimizer)
             scaler.update()
         else:
             torch.nn.functional.cross_entropy(model(x), y).backward()
+            if clip:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
         scheduler.step()
         done += 1
@@ -89,6 +97,8 @@ def main() -> None:
     parser.add_argument("--config", action="append", choices=["defaults", "watcher", "no-nan-check"])
     parser.add_argument("--amp", action="store_true",
                         help="fp16 autocast on the CPU with torch.amp.GradScaler('cpu')")
+    parser.add_argument("--clip", action="store_true",
+                        help="clip_grad_norm_(model.parameters(), 1.0) each step (after unscale_ with --amp)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     configs: dict[str, Callable[[], Any]] = {
@@ -97,9 +107,9 @@ def main() -> None:
         "no-nan-check": lambda: lrdoctor.watch(nan_check=False),
     }
     data = make_data(20_000)
-    plain, _ = count(data, None, args.amp)
+    plain, _ = count(data, None, args.amp, args.clip)
     for name in args.config or list(configs):
-        totals, per_function = count(data, configs[name], args.amp)
+        totals, per_function = count(data, configs[name], args.amp, args.clip)
         shown = ", ".join(f"{k} {v:.0f}" for k, v in per_function.items() if v >= 1)
         print(f"{name}: {totals['lrdoctor calls']:.1f} calls into lrdoctor a step, "
               f"{totals['lrdoctor bytecodes']:.0f} bytecodes in them; the step makes "
