@@ -144,6 +144,58 @@ SCRIPTS: dict[str, tuple[str, str, str, set[str]]] = {
 }
 
 
+def _unscaled_clip(clip: str, when: str = "True", before: str = "") -> str:
+    """A batch whose gradients are unscaled then clipped by ``clip`` when ``when``."""
+    return ("optimizer.zero_grad()\n"
+            "        scaler.scale(forward(x, y)).backward()\n"
+            f"        {before or 'pass'}\n"
+            f"        if {when}: scaler.unscale_(optimizer); {clip}\n"
+            "        scaler.step(optimizer); scaler.update(); scheduler.step()")
+
+
+NORM = "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"
+# gradient clipping after unscale_ on every step: routine (no GradClip event), in the lane
+CLIPPED_EVERY_STEP = {"unscale_ and clip_grad_norm_", "unscale_ and clip_grad_value_"}
+SCRIPTS.update({
+    "unscale_ and clip_grad_value_": (
+        COSINE, _unscaled_clip("torch.nn.utils.clip_grad_value_(model.parameters(), 0.5)"), "pass", set()),
+    "unscale_ and clip_grad_norm_ on every third step": (
+        COSINE, _unscaled_clip(NORM, "step % 3 == 0"), "pass", set()),
+    "NaN gradient at step 50, unscaled and clipped (error_if_nonfinite=False)": (
+        COSINE, _unscaled_clip("torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=False)",
+                               before="if step == 50: model[0].weight.grad[0, 0] = float('nan')"),
+        "pass", {"LRD005"}),
+    "clip_grad_norm_ after unscale_, then before it from step 80": (
+        COSINE,
+        "optimizer.zero_grad()\n"
+        "        scaler.scale(forward(x, y)).backward()\n"
+        "        if step < 80: scaler.unscale_(optimizer)\n"
+        f"        {NORM}\n"
+        "        scaler.step(optimizer); scaler.update(); scheduler.step()", "pass", {"LRD108"}),
+    "two optimizers, one scaler, one unscaled and its parameters clipped": (
+        "other = torch.nn.Linear(8, 1)\nopt2 = torch.optim.Adam(other.parameters(), lr=1e-3)\n" + COSINE,
+        "optimizer.zero_grad(); opt2.zero_grad()\n"
+        "        with torch.autocast('cpu', dtype=torch.float16):\n"
+        "            loss = torch.nn.functional.mse_loss(model(x).float(), y)"
+        " + torch.nn.functional.mse_loss(other(x).float(), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        f"        scaler.unscale_(optimizer); {NORM}\n"
+        "        scaler.step(optimizer); scaler.step(opt2); scaler.update(); scheduler.step()",
+        "pass", set()),
+    "two optimizers, one scaler, one unscaled, the other's parameters clipped": (
+        "other = torch.nn.Linear(8, 1)\nopt2 = torch.optim.Adam(other.parameters(), lr=1e-3)\n" + COSINE,
+        "optimizer.zero_grad(); opt2.zero_grad()\n"
+        "        with torch.autocast('cpu', dtype=torch.float16):\n"
+        "            loss = torch.nn.functional.mse_loss(model(x).float(), y)"
+        " + torch.nn.functional.mse_loss(other(x).float(), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.unscale_(optimizer); torch.nn.utils.clip_grad_norm_(other.parameters(), 1.0)\n"
+        "        scaler.step(optimizer); scaler.step(opt2); scaler.update(); scheduler.step()",
+        "pass", {"LRD108"}),
+})
+SCRIPTS["unscale_ and clip_grad_norm_"] = (COSINE, _unscaled_clip(NORM), "pass", set())
+
+
 def _fused_supported() -> bool:
     try:
         p = torch.nn.Parameter(torch.zeros(2))
@@ -223,6 +275,14 @@ def test_routine_scaler_steps_keep_the_same_records_as_the_general_path(name, ru
         # and every scaled backward was routine (no event)
         assert fast.watch.engine.routine_backwards_done == EPOCHS * 16
         assert slow.watch.engine.routine_backwards_done == 0
+    if name in CLIPPED_EVERY_STEP:
+        # the lane took most steps, clip and unscale_ included, and no clip made an event
+        assert lane_general < attempts // 4, lane_general
+        assert fast.watch.engine.routine_clips == EPOCHS * 16
+        assert slow.watch.engine.routine_clips == 0
+    if "LRD108" in SCRIPTS[name][3]:  # found at its step, as on the general path
+        (lrd108,) = [f for f in fast.watch.findings if f.code == "LRD108"]
+        assert lrd108.evidence["step"] == (80 if "from step 80" in name else 70 if "from step 70" in name else 1)
     if "skipped" in name or "inf gradient" in name:
         assert any(o.skipped for o in slow.watch.engine.optimizers.values())
 
@@ -231,7 +291,9 @@ def test_routine_scaler_steps_keep_the_same_records_as_the_general_path(name, ru
 @pytest.mark.parametrize("name", ["healthy, per-batch cosine", "inf gradient at step 30",
                                   "scale growth (growth_interval=3)",
                                   "optimizer.step() after a scaled backward at step 90",
-                                  "a plain update (no scaler) every tenth step"])
+                                  "a plain update (no scaler) every tenth step",
+                                  "unscale_ and clip_grad_norm_",
+                                  "clip_grad_norm_ after unscale_, then before it from step 80"])
 def test_the_lane_under_gradscaler_with_fewer_checks(name, options, run_script, monkeypatch):
     """Without the AMP and NaN checks (no backward hook) and without NaN detection alone: the
     lane under GradScaler still keeps the records of the general path, and is used."""

@@ -83,6 +83,34 @@ SCRIPTS = {
         " io.BytesIO())", "pass"),
 }
 
+COSINE200 = "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)"
+
+
+def _clipped(clip: str, when: str = "True") -> str:
+    """A batch whose gradients are clipped by ``clip`` between backward() and step() when ``when``."""
+    return ("optimizer.zero_grad(); torch.nn.functional.mse_loss(model(x), y).backward()\n"
+            f"        if {when}: {clip}\n"
+            "        optimizer.step(); scheduler.step()")
+
+
+# gradient clipping (no GradScaler: nothing for the AMP check to do, no event, the lane stays open)
+SCRIPTS.update({
+    "clip_grad_norm_ every step": (COSINE200, _clipped("torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"),
+                                   "pass"),
+    "clip_grad_norm_ on some steps": (
+        COSINE200, _clipped("torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)", "step % 3 == 0"), "pass"),
+    "clip_grad_value_ every step": (COSINE200, _clipped("torch.nn.utils.clip_grad_value_(model.parameters(), 0.1)"),
+                                    "pass"),
+    "NaN gradient at step 45, clipped": (
+        COSINE200,
+        "optimizer.zero_grad(); torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        if step == 45: model.weight.grad[0, 0] = float('nan')\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=False)\n"
+        "        optimizer.step(); scheduler.step()", "pass"),
+})
+LANE_USED = ("per-batch cosine", "no scheduler", "validation pass each epoch", "HF warm-up from 0",
+             "a custom scheduler class", "clip_grad_norm_ every step", "clip_grad_value_ every step")
+
 
 def _script(name: str) -> str:
     setup, batch, epoch = SCRIPTS[name]
@@ -137,10 +165,11 @@ def test_the_lane_keeps_the_same_records_as_the_general_path(name, run_script, m
     assert _snapshot(with_lane.watch) == _snapshot(without.watch)
     attempts = sum(o.attempts for o in without.watch.engine.optimizers.values())
     assert len(general_calls) == attempts  # without the lane every update takes the general path
-    if name in ("per-batch cosine", "no scheduler", "validation pass each epoch", "HF warm-up from 0",
-                "a custom scheduler class"):
+    if name in LANE_USED:
         # ... and with it, only the first steps and the periodic ones do
         assert lane_general < attempts / 4, (lane_general, attempts)
+    if "clip" in name:  # and the clips made no event
+        assert with_lane.watch.engine.routine_clips > 0
 
 
 def test_the_lane_is_used_and_the_report_reads_the_same(run_script):

@@ -220,14 +220,17 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
     @functools.wraps(original)
     def unscale_(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
         by_step = id(optimizer) in engine._in_scaler_step
-        site = None if by_step else _guard(engine, user_site, 3)
+        # the lane under GradScaler, after its scaled backward: an unscale_ of the lane's
+        # optimizer by the lane's scaler, made by scaler.step() or by the user's code before
+        # it (to clip the gradients) is told to the AMP check (ScalerUnscale's every_step=False
+        # handler: it reads only the scaler and the optimizer) directly, with no event
+        amp = engine.scaled_gate
+        in_lane = (lane.phase == EXPECT_SCALED_ATTEMPT and lane.opt_ref() is optimizer
+                   and lane.scaler_ref() is self and amp is not None and ScalerUnscale not in every_step)
+        site = None if by_step or in_lane else _guard(engine, user_site, 3)
         result = original(self, optimizer, *args, **kwargs)
         if getattr(self, "_enabled", True):
-            amp = engine.scaled_gate
-            if (by_step and lane.phase == EXPECT_SCALED_ATTEMPT and lane.opt_ref() is optimizer
-                    and lane.scaler_ref() is self and amp is not None and ScalerUnscale not in every_step):
-                # the lane under GradScaler: scaler.step() unscaling the lane's optimizer; the
-                # AMP check (ScalerUnscale's every_step=False handler) is told directly
+            if in_lane:
                 try:
                     amp.unscaled_by(id(self), lane.opt.key, self)  # type: ignore[union-attr]
                 except Exception as exc:
@@ -240,14 +243,24 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
 
 
 def _wrap_clip(engine: Engine, name: str, original: Callable[..., Any], torch: Any) -> Callable[..., Any]:
+    every_step = engine._every_step_handlers
+    tokens = engine.every_step
+
     @functools.wraps(original)
     def clip(parameters: Any, *args: Any, **kwargs: Any) -> Any:
         if _tls.clip_depth:
             return original(parameters, *args, **kwargs)
-        if not isinstance(parameters, torch.Tensor):
-            parameters = list(parameters)  # a generator can be read once: read it for both
-        params = [parameters] if isinstance(parameters, torch.Tensor) else parameters
-        _guard(engine, engine.emit, GradClip(name, params, user_site(3)))
+        # A routine clip (no handler asks for every clip, no check for every step, and the AMP
+        # check, GradClip's every_step=False handler, has nothing to do: AmpMisuse.clip_is_routine)
+        # makes no event, so it leaves the lane open; it is counted (Engine.routine_clips)
+        amp = engine.scaled_gate
+        if GradClip not in every_step and not tokens and (amp is None or amp.clip_is_routine()):
+            engine.routine_clips += 1
+        else:
+            if not isinstance(parameters, torch.Tensor):
+                parameters = list(parameters)  # a generator can be read once: read it for both
+            params = [parameters] if isinstance(parameters, torch.Tensor) else parameters
+            _guard(engine, engine.emit, GradClip(name, params, user_site(3)))
         _tls.clip_depth = 1
         try:
             return original(parameters, *args, **kwargs)

@@ -220,6 +220,8 @@ class Engine:
         # being called). None: every such backward() is routine
         self.loss_gate: Any = None
         self.routine_backwards_done = 0
+        # gradient clips that made no GradClip event: nothing to do for its handlers (amphooks)
+        self.routine_clips = 0
         # the AMP check, told of each routine scaled backward (no Backward/BackwardDone event:
         # amphooks) by a call to its scaled_backward(scaler, site), and of each routine
         # scaler update (see on_scaler_update) by updated(scaler key); None: no such check

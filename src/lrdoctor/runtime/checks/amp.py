@@ -56,7 +56,8 @@ class AmpMisuse:
         # an unscale_ that scaler.step() makes in a lane under GradScaler is told to
         # unscaled_by() directly (amphooks)
         engine.subscribe(ScalerUnscale, self.on_unscale, every_step=False)
-        engine.subscribe(GradClip, self.on_clip)
+        # a clip with nothing to do (clip_is_routine) makes no event (amphooks)
+        engine.subscribe(GradClip, self.on_clip, every_step=False)
         # a routine optimizer step is not an optimizer's first: its eps was checked then;
         # while a scaled backward awaits its scaler.step(), every step made outside
         # scaler.step() is seen (see scaled); one made by scaler.step() has nothing more to do
@@ -110,6 +111,22 @@ class AmpMisuse:
         self.updates[key] = self.updates.get(key, 0) + 1
 
     # ---- LRD108 ---------------------------------------------------------------------------
+
+    def clip_is_routine(self) -> bool:
+        """Whether on_clip has nothing to do for a clip of any parameters now: no scaled
+        backward awaits its update(), or each such scaler has unscaled the gradients of every
+        optimizer known (so of whichever optimizers own the clipped parameters, and of some)."""
+        scaled = self.scaled
+        if not scaled:
+            return True
+        for key in scaled:
+            done = self.unscaled.get(key)
+            if not done:
+                return False
+            for info in self.engine.optimizers.values():
+                if info.key not in done:
+                    return False
+        return True
 
     def on_clip(self, ev: GradClip) -> None:
         if not self.scaled:
