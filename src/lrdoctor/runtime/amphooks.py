@@ -219,24 +219,26 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
 
     @functools.wraps(original)
     def unscale_(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-        by_step = id(optimizer) in engine._in_scaler_step
-        # the lane under GradScaler, after its scaled backward: an unscale_ of the lane's
-        # optimizer by the lane's scaler, made by scaler.step() or by the user's code before
-        # it (to clip the gradients) is told to the AMP check (ScalerUnscale's every_step=False
-        # handler: it reads only the scaler and the optimizer) directly, with no event
         amp = engine.scaled_gate
-        in_lane = (lane.phase == EXPECT_SCALED_ATTEMPT and lane.opt_ref() is optimizer
-                   and lane.scaler_ref() is self and amp is not None and ScalerUnscale not in every_step)
-        site = None if by_step or in_lane else _guard(engine, user_site, 3)
-        result = original(self, optimizer, *args, **kwargs)
-        if getattr(self, "_enabled", True):
-            if in_lane:
+        if (lane.phase == EXPECT_SCALED_ATTEMPT and lane.opt_ref() is optimizer and lane.scaler_ref() is self
+                and amp is not None and ScalerUnscale not in every_step):
+            # the lane under GradScaler, after its scaled backward: an unscale_ of the lane's
+            # optimizer by the lane's scaler, made by scaler.step() or by the user's code before
+            # it (to clip the gradients), is told to the AMP check (ScalerUnscale's
+            # every_step=False handler, which reads the scaler and the optimizer alone)
+            # directly, with no event
+            result = original(self, optimizer, *args, **kwargs)
+            if getattr(self, "_enabled", True):
                 try:
                     amp.unscaled_by(id(self), lane.opt.key, self)  # type: ignore[union-attr]
                 except Exception as exc:
                     engine.internal_error(exc)
-            else:
-                _guard(engine, engine.emit, ScalerUnscale(self, optimizer, site, by_step))
+            return result
+        by_step = id(optimizer) in engine._in_scaler_step
+        site = None if by_step else _guard(engine, user_site, 3)
+        result = original(self, optimizer, *args, **kwargs)
+        if getattr(self, "_enabled", True):
+            _guard(engine, engine.emit, ScalerUnscale(self, optimizer, site, by_step))
         return result
 
     return unscale_
@@ -250,11 +252,13 @@ def _wrap_clip(engine: Engine, name: str, original: Callable[..., Any], torch: A
     def clip(parameters: Any, *args: Any, **kwargs: Any) -> Any:
         if _tls.clip_depth:
             return original(parameters, *args, **kwargs)
-        # A routine clip (no handler asks for every clip, no check for every step, and the AMP
-        # check, GradClip's every_step=False handler, has nothing to do: AmpMisuse.clip_is_routine)
-        # makes no event, so it leaves the lane open; it is counted (Engine.routine_clips)
+        # A routine clip makes no event, so it leaves the lane open, and is counted
+        # (Engine.routine_clips): no handler asks for every clip, no check for every step, and
+        # the AMP check (GradClip's every_step=False handler) has nothing to do for it
+        # (AmpMisuse.clip_is_routine, whose quick case, nothing scaled, is inlined)
         amp = engine.scaled_gate
-        if GradClip not in every_step and not tokens and (amp is None or amp.clip_is_routine()):
+        if (GradClip not in every_step and not tokens
+                and (amp is None or not amp.scaled or amp.clip_is_routine())):
             engine.routine_clips += 1
         else:
             if not isinstance(parameters, torch.Tensor):
