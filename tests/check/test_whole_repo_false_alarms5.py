@@ -127,7 +127,8 @@ def run(net, loader, n_epochs):
 """
 
 
-@pytest.mark.parametrize("size", ["int(1e10)", "10 ** 10", "2 * 10 ** 9", "1e9"])
+@pytest.mark.parametrize("size", ["int(1e10)", "10 ** 10", "2 * 10 ** 9", "1e9",
+                                  "int(1e20 ** 20)"])  # the last: past any float, no crash
 @pytest.mark.parametrize("arg", ["", "i"])
 def test_a_horizon_no_run_reaches_is_not_lrd003(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str, arg: str) -> None:

@@ -359,7 +359,8 @@ def _small_literal(sched: Obj, h: Horizon) -> bool:
     # a gentle per-step decay is a plausible design; one that divides the LR by more than 100
     # every 1000 batches (`StepLR(step_size=10, gamma=0.95)`) is not, whatever its gamma
     gamma = _gamma(sched, 2, 0.1) if sched.cls == "StepLR" else None
-    return gamma is None or gamma < 0.95 or gamma ** (1000 / h.value) < 0.01
+    # (a gamma of 1 or more never divides the LR: not computed, it could overflow)
+    return gamma is None or gamma < 0.95 or (gamma < 1 and gamma ** (1000 / h.value) < 0.01)
 
 
 @rule("LRD002", "LRD003")
@@ -392,7 +393,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 # `if (it + 1) % 2000 == 0: scheduler.step()` with no update under the test:
                 # a decay every N batches by design, not gamma per batch
                 periodic = bool(own) or _periodic_of_its_own(ctx, e, loop)
-                if gamma is not None and gamma <= 0.98 and loop.iterates_loader \
+                if gamma is not None and 0 < gamma <= 0.98 and loop.iterates_loader \
                         and loop.parent is not None and not periodic:
                     yield Diagnostic.at(
                         "LRD002",
@@ -523,7 +524,10 @@ def _number(expr: ast.expr, scope: Any, depth: int) -> float | None:
         left, right = _number(expr.left, scope, depth + 1), _number(expr.right, scope, depth + 1)
         if left is None or right is None or (isinstance(expr.op, ast.Pow) and right > 30):
             return None
-        return left * right if isinstance(expr.op, ast.Mult) else left ** right
+        try:
+            return left * right if isinstance(expr.op, ast.Mult) else left ** right
+        except OverflowError:  # `1e20 ** 20`: past any float, so past any horizon a run reaches
+            return float("inf")
     if isinstance(expr, ast.Name) and scope is not None:
         found = scope.source_of(expr.id)
         if found is not None:
