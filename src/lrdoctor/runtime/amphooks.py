@@ -105,47 +105,40 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             tensor = tensors
             if type(tensors) is not tensor_type and isinstance(tensors, (list, tuple)):
                 tensor = tensors[0] if len(tensors) == 1 else None
-            scaler = loss = None
+            # the loss NaN detection reads (Backward.loss): the one scale() was given while it
+            # lives, else what backward() was called on
+            scaler, loss = None, tensor
             if scaled:
                 entry = scaled.get(id(tensor))
                 if entry is not None and entry[0]() is tensor:
-                    scaler, loss = entry[1](), entry[2]()
-            # A routine backward (no GradScaler, nothing asked for every backward, and for NaN
-            # detection a finite CPU scalar loss, read as it is with no tensor op, nothing
-            # armed: see NonFinite.loss_gate) makes no events; a count tells the checks it
-            # returned. The test is written here, not called: it runs on every step
-            if scaler is not None:
-                if ((lane.phase == CLOSED or (lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler))
-                        and Backward not in every_step and BackwardDone not in every_step):
-                    # A routine scaled backward: the same quick test, of the loss that scale() was
-                    # given if it is still alive, else of the scaled one (what NaN detection reads
-                    # from the event: Backward.loss); what the AMP check does with its
-                    # BackwardDone is done below (see AmpMisuse.scaled_backward). Not while a lane
-                    # is open, except one under GradScaler waiting for this scaler's next step
-                    # (which then expects that step from scaler.step() only): the event's sync
-                    # closes it (the steps after a scaled backward are no longer routine for it,
-                    # see Engine.every_direct_step). Marked by ev, counted apart from the
-                    # unscaled ones: their path pays nothing for it
-                    nf = engine.loss_gate
-                    if loss is None:
-                        loss = tensor
-                    if nf is None:
-                        ev = (scaler,)
-                    elif (type(loss) is tensor_type and not nf.eager_until and not nf.arm_backward
-                            and nf.flags.eager is not False and loss.is_cpu and not loss.ndim):
-                        value = loss.item()
-                        if type(value) is float and value - value == 0.0:
-                            ev = (scaler,)
-            elif Backward not in every_step and BackwardDone not in every_step:
+                    scaler, given = entry[1](), entry[2]()
+                    if given is not None:
+                        loss = given
+            # A routine backward (nothing asked for every backward, and for NaN detection a
+            # finite CPU scalar loss, read as it is with no tensor op, nothing armed: see
+            # NonFinite.loss_gate) makes no events; a count tells the checks it returned. The
+            # test is written here, not called: it runs on every step. Under GradScaler, not
+            # while a lane is open, except one under GradScaler waiting for this scaler's next
+            # step (which then expects that step from scaler.step() only): the event's sync
+            # closes it (the steps after a scaled backward are no longer routine for it, see
+            # Engine.every_direct_step); what the AMP check does with a scaled backward's
+            # BackwardDone is done below (AmpMisuse.scaled_backward)
+            if ((scaler is None or lane.phase == CLOSED
+                    or (lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler))
+                    and Backward not in every_step and BackwardDone not in every_step):
                 nf = engine.loss_gate
                 if nf is None:
                     fast = True
-                elif (type(tensor) is tensor_type and not nf.eager_until and not nf.arm_backward
-                        and nf.flags.eager is not False and tensor.is_cpu and not tensor.ndim):
-                    value = tensor.item()
+                elif (type(loss) is tensor_type and not nf.eager_until and not nf.arm_backward
+                        and nf.flags.eager is not False and loss.is_cpu and not loss.ndim):
+                    value = loss.item()
                     fast = type(value) is float and value - value == 0.0  # finite: not inf, not NaN
+                if fast and scaler is not None:
+                    # a routine scaled backward: marked by ev, counted apart from the unscaled
+                    # ones (their path pays nothing for it)
+                    ev, fast = (scaler,), False
             if not fast and ev is None:
-                ev = Backward(tensor, scaler, loss if loss is not None else tensor, sys._getframe(1))
+                ev = Backward(tensor, scaler, loss, sys._getframe(1))
                 emit(ev)
         except ScheduleError:
             raise
