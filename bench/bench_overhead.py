@@ -13,6 +13,9 @@ of every pair are asserted bit-identical.
 
 Configurations (each alone on top of the bare watcher):
 
+- ``plain``: the control: a plain run paired with another plain run. Its ratio should read
+  1.000; how far it strays (and its quartiles) is the noise floor of this machine, the
+  resolution of every other row
 - ``watcher``: the hooks ``lrdoctor run`` installs, no check subscribed
 - ``defaults``: what ``lrdoctor run`` installs (every check, NaN/inf detection on)
 - ``no-nan-check``: ``lrdoctor run --no-nan-check``
@@ -81,10 +84,11 @@ def train(steps: int, data: TensorDataset, watch: Callable[[], Any] | None = Non
     return t2 - t1, (t1 - t0) + (t3 - t2), torch.cat([p.detach().flatten() for p in model.parameters()])
 
 
-def configurations() -> dict[str, Callable[[], Any]]:
+def configurations() -> dict[str, Callable[[], Any] | None]:
     from lrdoctor.runtime.checks import ALL_CHECKS
 
-    configs: dict[str, Callable[[], Any]] = {
+    configs: dict[str, Callable[[], Any] | None] = {
+        "plain": None,
         "watcher": lambda: lrdoctor.watch(checks=()),
         "defaults": lambda: lrdoctor.watch(),
         "no-nan-check": lambda: lrdoctor.watch(nan_check=False),
