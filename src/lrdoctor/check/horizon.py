@@ -440,6 +440,49 @@ def project_horizons(sched: Obj) -> list[Horizon]:
     return out
 
 
+def project_constant(sched: Obj) -> bool:
+    """Built from the project's own subclass of torch's scheduler base that keeps torch's
+    ``step()`` and whose ``get_lr()`` returns the base LRs as they are (the ConstantLR of the
+    pytorch-semseg lineage: ``return [base_lr for base_lr in self.base_lrs]``): every position
+    of the schedule has the same value, so where it stands changes nothing (a first value
+    skipped, a step on a skipped update, its state left out of a checkpoint). Such a scheduler
+    still writes the LR on every step, so it still fights a manual write or another
+    scheduler."""
+    if sched.project is None:
+        return False
+    cls = sched.project[0]
+    if cls.find("step") is not None:
+        return False  # a step() of the project's own: what it writes is not get_lr()'s
+    found = cls.find("get_lr")
+    if found is None or not _returns_base_lrs(found[0]):
+        return False
+    closed = cls.find("_get_closed_form_lr")
+    return closed is None or _returns_base_lrs(closed[0])
+
+
+def _returns_base_lrs(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The method's body (past a docstring) is one ``return`` of ``self.base_lrs``, a copy of
+    it (``list(self.base_lrs)``) or a comprehension that yields each base LR unchanged."""
+    body = list(fn.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return False
+    value = body[0].value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+            and value.func.id in ("list", "tuple") and len(value.args) == 1 \
+            and not value.keywords:
+        value = value.args[0]
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1:
+        gen = value.generators[0]
+        if gen.ifs or gen.is_async or not isinstance(gen.target, ast.Name) \
+                or not isinstance(value.elt, ast.Name) or value.elt.id != gen.target.id:
+            return False
+        value = gen.iter
+    return dotted(value) == "self.base_lrs"
+
+
 def _src(expr: ast.expr) -> str:
     text = ast.unparse(expr)
     return text if len(text) <= 40 else text[:37] + "..."

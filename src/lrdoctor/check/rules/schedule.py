@@ -16,6 +16,7 @@ from lrdoctor.check.horizon import (
     horizon_of,
     label,
     literal_value,
+    project_constant,
     project_horizons,
 )
 from lrdoctor.check.index import dotted
@@ -103,8 +104,8 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
-        if sched.cls == "ReduceLROnPlateau" or e.loop is None:
-            continue
+        if sched.cls == "ReduceLROnPlateau" or e.loop is None or project_constant(sched):
+            continue  # a constant schedule's first value is every value: nothing is skipped
         loop = e.loop
         ahead = None if _plain_step(e) else _explicit_position_ahead(ctx, e, loop)
         if not _plain_step(e) and ahead is None:
@@ -1315,7 +1316,8 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
-        if sched.cls == "ReduceLROnPlateau" or sched.skip_aware or _in_skip_aware_wrapper(e):
+        if sched.cls == "ReduceLROnPlateau" or sched.skip_aware or _in_skip_aware_wrapper(e) \
+                or project_constant(sched):
             continue
         gran, loop = granularity(e)
         if loop is None:
@@ -2063,7 +2065,8 @@ def _stepped_twice(ctx: FileContext) -> Iterator[tuple[Event, Event, Event]]:
     the update does not share), and both are plain ``step()`` calls (no position argument)."""
     # a step an engine takes for the user (DeepSpeed's engine.step()) stepped again by hand
     # is LRD012's shape, reported there
-    steps = [e for e in _sched_steps(ctx) if _plain_step(e) and not e.info.get("engine")]
+    steps = [e for e in _sched_steps(ctx) if _plain_step(e) and not e.info.get("engine")
+             and not (e.obj is not None and project_constant(e.obj))]
     for i, first in enumerate(steps):
         gran, loop = granularity(first)
         if gran != "batch" or loop is None:
@@ -2109,7 +2112,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
-        if not _plain_step(e):
+        if not _plain_step(e) or project_constant(sched):
             continue
         gran, loop = granularity(e)
         if gran != "batch" or loop is None:

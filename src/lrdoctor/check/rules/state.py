@@ -11,6 +11,7 @@ from typing import Any
 from lrdoctor.check import constants
 from lrdoctor.check.context import FileContext, function_around, receiver
 from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.horizon import project_constant
 from lrdoctor.check.index import Scope, dotted
 from lrdoctor.check.model import Event, Loop, built_apart, exclusive
 from lrdoctor.check.rules import rule
@@ -192,7 +193,10 @@ def _count_unused(s: Obj) -> bool:
     """A LambdaLR (or MultiplicativeLR) whose function ignores the step count it is given
     (`LambdaLR(opt, lambda _: lr_at(state["step"]))`): the LR follows a counter of the
     program's own, not the scheduler's; its state_dict() holds nothing that moves the
-    schedule, so saving it would change nothing on resume."""
+    schedule, so saving it would change nothing on resume. So with a scheduler of the
+    project's own class that returns its base LRs at every position (see project_constant)."""
+    if project_constant(s):
+        return True
     if s.origin != "torch" or s.cls not in ("LambdaLR", "MultiplicativeLR"):
         return False
     given = s.arg("lr_lambda", 1)
@@ -997,7 +1001,7 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
     # when the only known one is such a default (`LambdaLR(opt, lambda step: 1.0)` unless a
     # factory is given), the factory's scheduler is the one whose state is lost
     lost = [s for s in known if not _count_unused(s)] \
-        or [s for s in scheds if s.guessed]
+        or [s for s in scheds if s.guessed and not _count_unused(s)]
     if known:
         scheds = known
     if lost and not any(
