@@ -129,7 +129,7 @@ class Warm(torch.optim.lr_scheduler._LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        return [b for b in self.base_lrs]
+        return [b * 0.999 ** self.last_epoch for b in self.base_lrs]
 
 def main(model, train_loader, resume):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
