@@ -383,12 +383,17 @@ class Tracer:
             return set()
         found = {name: cls.find(name) for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS,
                                                    *_EPOCH_START_HOOKS, *_EPOCH_END_HOOKS)}
-        if not any(found[name] is not None for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS)):
+        if not any(found[name] is not None for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS)) \
+                and not _asks_for_schedulers(cls):
             return set()
         self.loop, self.conds = None, ()
         value = self.call_function(FuncVal(configure[0], configure[1].module, instance,
                                            configure[1]), [], {}, root=True)
         optimizers = _configured_optimizers(value)
+        if optimizers:
+            # `self.optimizers()` / `self.lr_schedulers()` hand back what configure_optimizers
+            # returned in automatic optimization too
+            self.manual[id(instance)] = (optimizers, [sched for sched, _ in _configured(value)])
         traced = {"configure_optimizers", "training_step"}
         self._new_root()
         epochs, batches = self.lightning_loops(step)
@@ -2420,7 +2425,29 @@ class Tracer:
         if self.vendored_scheduler(cls):
             return self.library_call(f"torch.optim.lr_scheduler.{cls.name}", node, args, kwargs,
                                      scope)
+        self.hf_subclass_handed(cls, kwargs, node)
         return self.instantiate(cls, args, kwargs, node, complete, scope)
+
+    def hf_subclass_handed(self, cls: ClassInfo, kwargs: dict[str, Any], node: ast.Call) -> None:
+        """``CustomTrainer(..., optimizers=(optimizer, scheduler))`` of the project's subclass
+        of a Hugging Face Trainer (a custom ``compute_loss``, a sampler): the keywords reach the
+        Trainer's own ``__init__``, and its training loop steps the scheduler after every
+        optimizer step, as for the Trainer itself. Not when the subclass runs a training loop
+        of its own (it steps the scheduler there), nor when an ``__init__`` of the project's
+        may keep the keyword from the Trainer (one that passes its ``**kwargs`` on to
+        ``super().__init__`` without naming ``optimizers`` forwards it)."""
+        handed = kwargs.get("optimizers")
+        if not isinstance(handed, TupleVal) or len(handed.items) != 2:
+            return
+        self.link(cls)
+        if not _hf_trainer(cls, self.qualified_bases):
+            return
+        if any(cls.find(loop) for loop in _HF_TRAINING_LOOPS):
+            return
+        init = cls.find("__init__")
+        if init is not None and not _forwards_keywords(init[0], "optimizers"):
+            return
+        self.hf_schedulers([(node, handed.items[1])])
 
     def vendored_scheduler(self, cls: ClassInfo) -> bool:
         """A copy of one of torch's schedulers kept in the project (``core/onecyclelr.py`` with
@@ -3267,6 +3294,56 @@ def _hf_trainer_class(qual: str) -> bool:
 def _hf_trainer(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:
     """``cls`` derives from a Hugging Face Trainer (through the project's classes)."""
     return any(_hf_trainer_class(q) for q in bases(cls))
+
+
+def _forwards_keywords(init: ast.FunctionDef | ast.AsyncFunctionDef, keyword: str) -> bool:
+    """An ``__init__(self, ..., **kwargs)`` that does not take ``keyword`` by name and passes
+    its ``**kwargs`` on to ``super().__init__(...)``: a ``keyword=`` given to the class reaches
+    the base class unchanged (unless the body rebinds or edits the mapping)."""
+    spread = init.args.kwarg.arg if init.args.kwarg is not None else None
+    if spread is None:
+        return False
+    if any(a.arg == keyword for a in (*init.args.posonlyargs, *init.args.args,
+                                      *init.args.kwonlyargs)):
+        return False
+    forwarded = False
+    for node in ast.walk(init):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "__init__" and isinstance(node.func.value, ast.Call) \
+                and isinstance(node.func.value.func, ast.Name) \
+                and node.func.value.func.id == "super":
+            forwarded |= any(k.arg is None and isinstance(k.value, ast.Name)
+                             and k.value.id == spread for k in node.keywords)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)) and any(
+                isinstance(t, ast.Name) and t.id == spread
+                or isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+                and t.value.id == spread
+                for t in (node.targets if isinstance(node, (ast.Assign, ast.Delete))
+                          else [node.target])):
+            return False
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == spread \
+                and node.func.attr in ("pop", "update", "clear", "setdefault", "popitem"):
+            named = node.args[0] if node.func.attr in ("pop", "setdefault") and node.args \
+                else None
+            if not (isinstance(named, ast.Constant) and isinstance(named.value, str)
+                    and named.value != keyword):
+                return False  # the mapping edited where the keyword may be concerned
+    return forwarded
+
+
+def _asks_for_schedulers(cls: ClassInfo) -> bool:
+    """A method of ``cls`` (or of its project base classes) calls ``self.lr_schedulers()``:
+    the module works the schedulers Lightning holds for it by hand, in whichever hook makes
+    the call."""
+    for owner in cls.lineage():
+        for method in owner.methods.values():
+            for node in ast.walk(method):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr == "lr_schedulers" \
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
+                    return True
+    return False
 
 
 def _lightning_module(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:
