@@ -450,6 +450,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue
             if _only_traces_the_schedule(ctx, e, loop):
                 continue  # an LR plot: `for epoch in range(n): sched.step(); lrs.append(...)`
+            if _counts_passes_of(ctx, sched, h, loop):
+                continue  # `for _ in trange(n_iters): <batches>; sched.step()`, T_0=n_iters // 10
             if _chosen(e) and e.conds_inside(loop):
                 continue  # one of several schedulers, stepped per epoch only when a setting says
             calls = [c for c in ctx.same_root(e, "sched_step") if c.obj is sched and _plain_step(c)]
@@ -634,6 +636,97 @@ def _update_conds(ctx: FileContext, e: Event, loop: Loop) -> set[tuple[Any, int]
 # calls a loop that only records a schedule makes (besides stepping it)
 _RECORDING_CALLS = frozenset({"step", "get_last_lr", "get_lr", "append", "print", "item",
                               "extend", "float", "range", "len", "enumerate", "format"})
+
+
+_COUNTING_WRAPPERS = frozenset({"range", "trange", "tqdm", "tqdm.tqdm", "tqdm.trange",
+                                 "tqdm.auto.tqdm", "tqdm.auto.trange", "enumerate"})
+
+
+def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
+    """The horizon is written in terms of the count of the very loop the scheduler steps in:
+    ``for _ in trange(n_iters): for batch in loader: ...; sched.step()`` with ``T_0=n_iters //
+    10``. Whatever its name says (iterations, steps), that count is the number of passes of
+    this loop, so the horizon is counted in the units the schedule is stepped in. A horizon
+    that also multiplies in a count of batches (``n_iters * len(loader)``) is left to the
+    rule."""
+    kind = SCHEDULERS.get(sched.cls)
+    if kind is None or not h.param:
+        return False
+    index = dict(kind.horizon_params).get(h.param)
+    if index is None:
+        return False
+    expr = sched.arg(h.param, index)
+    if isinstance(expr, ast.Name) and sched.scope is not None:
+        found = sched.scope.source_of(expr.id)
+        if found is not None:
+            expr = found[0]
+    bound = _loop_count(ctx, loop)
+    if expr is None or bound is None:
+        return False
+    shared = False
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call):
+            func = dotted(node.func) or ""
+            if func == "len" or func.endswith(".__len__"):
+                return False  # a count of batches multiplied in
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            text = dotted(node)
+            if text == bound:
+                shared = True
+            elif text is not None and names.unit_of_word(text.rsplit(".", 1)[-1]) == "batch" \
+                    and not bound.endswith(text) and not text.startswith(bound + "."):
+                return False  # another count, of batches, takes part in it
+    return shared
+
+
+def _loop_count(ctx: FileContext, loop: Loop) -> str | None:
+    """The name (or attribute chain) that bounds a ``for`` loop over a range of it:
+    ``range(n)``, ``range(start, n)``, ``trange(n)``, ``tqdm(range(n))``, also through a name
+    bound by ``with trange(n) as t:`` or ``t = tqdm(range(n))`` in the function around it."""
+    node = loop.node
+    if not isinstance(node, (ast.For, ast.AsyncFor)):
+        return None
+    over: ast.expr | None = node.iter
+    if isinstance(over, ast.Name):
+        over = _bound_to(ctx.tree_of(loop.path), node, over.id)
+    for _ in range(3):
+        if not isinstance(over, ast.Call) or (dotted(over.func) or "") not in _COUNTING_WRAPPERS:
+            return None
+        func = dotted(over.func) or ""
+        if not over.args:
+            return None
+        if func.endswith("range"):
+            count = over.args[1] if len(over.args) >= 2 else over.args[0]
+            if isinstance(count, ast.Call) and (dotted(count.func) or "") in ("int", "round") \
+                    and len(count.args) == 1:
+                count = count.args[0]
+            return dotted(count) if isinstance(count, (ast.Name, ast.Attribute)) else None
+        over = over.args[0]
+    return None
+
+
+def _bound_to(tree: ast.Module | None, loop: ast.stmt, name: str) -> ast.expr | None:
+    """What ``name`` is bound to just around ``loop``: ``with X as name:`` enclosing it, or a
+    single ``name = X`` in the function (or module) that holds it."""
+    if tree is None:
+        return None
+    holder: ast.AST | None = None
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)) and any(
+                n is loop for n in ast.walk(fn)):
+            holder = fn  # the innermost one wins: ast.walk goes outside in
+    if holder is None:
+        return None
+    found: list[ast.expr] = []
+    for n in ast.walk(holder):
+        if isinstance(n, (ast.With, ast.AsyncWith)) and any(s is loop for b in n.body
+                                                             for s in ast.walk(b)):
+            found += [item.context_expr for item in n.items
+                      if isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == name]
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 \
+                and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name:
+            found.append(n.value)
+    return found[0] if len(found) == 1 else None
 
 
 def _only_traces_the_schedule(ctx: FileContext, e: Event, loop: Loop) -> bool:
