@@ -86,3 +86,164 @@ def test_a_batch_horizon_beside_another_epoch_count_is_still_lrd003(
     source = _FIT_HELPER.format(header=header, horizon=horizon).replace(
         "def fit(self, feats, n_iters, lr):", "def fit(self, feats, n_iters, lr, n_epochs=5):")
     assert "LRD003" in codes(check_project(tmp_path, monkeypatch, {"density.py": source}))
+
+
+# -- a validation name that holds data, not a metric ---------------------------------------------
+# A continual-learning library's test rebuilds by hand the LR timeline its plateau plugin should
+# produce when told to watch the training loss: a plain loop steps ReduceLROnPlateau with the
+# epoch's mean training loss. The strategy class the same test runs afterwards keeps the streams
+# it evaluates on (`self._eval_streams = streams`): a name with "eval" in it, but a list of data,
+# not a measured value. Nothing here computes a validation metric to pass instead.
+
+_REFERENCE_LOOP = """
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+class Strategy:
+    def __init__(self, model, optimizer, streams):
+        self.model = model
+        self.optimizer = optimizer
+        self.{held} = list(streams)
+
+
+def reference_timeline(model, batches, n_epochs, streams):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.001)
+    scheduler = ReduceLROnPlateau(optimizer)
+    lrs = []
+    for epoch in range(n_epochs):
+        train_loss = 0.0
+        for x, y in batches:
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            train_loss += loss.item()
+            loss.backward()
+            optimizer.step()
+            lrs.append(optimizer.param_groups[0]["lr"])
+        scheduler.step(train_loss / len(batches))
+    Strategy(model, optimizer, streams)
+    return lrs
+"""
+
+
+@pytest.mark.parametrize("held", ["_eval_streams", "val_loader", "test_dataset", "eval_every",
+                                  "_is_eval_updated", "do_validation"])
+def test_a_validation_name_for_data_is_no_validation_metric(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str) -> None:
+    source = _REFERENCE_LOOP.format(held=held)
+    assert "LRD004" not in codes(check_project(tmp_path, monkeypatch, {"ref.py": source}))
+
+
+@pytest.mark.parametrize("held", ["_eval_loss", "val_acc", "test_metric"])
+def test_a_validation_value_still_makes_the_training_loss_lrd004(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str) -> None:
+    source = _REFERENCE_LOOP.format(held=held)
+    assert "LRD004" in codes(check_project(tmp_path, monkeypatch, {"ref.py": source}))
+
+
+# -- a resume that hands the epoch to the settings the scheduler is built from ----------------------
+# A text-detection trainer builds its optimizer and scheduler from a config through one factory
+# (`getattr(torch.optim.lr_scheduler, cfg[name]["type"])(opt, **cfg[name]["args"])`). Its resume
+# restores the weights and the optimizer, skips the scheduler's state and instead writes the epoch
+# it read back into the scheduler's settings (`self.config["lr_scheduler"]["args"]["last_epoch"] =
+# start_epoch`) before the scheduler is built: the schedule is rebuilt at the resumed position.
+
+_CONFIG_TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, config, model, resume_path):
+        self.config = config
+        self.model = model
+        self.start_epoch = 0
+        self.optimizer = self._initialize("optimizer", torch.optim, model.parameters())
+        if resume_path:
+            self._resume(resume_path)
+        self.scheduler = self._initialize("lr_scheduler", torch.optim.lr_scheduler, self.optimizer)
+
+    def _initialize(self, name, module, *args):
+        kind = self.config[name]["type"]
+        settings = self.config[name]["args"]
+        return getattr(module, kind)(*args, **settings)
+
+    def _resume(self, path):
+        ckpt = torch.load(path)
+        self.model.load_state_dict(ckpt["model"])
+        self.start_epoch = ckpt["epoch"]
+        {position}
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+
+    def train(self, loader, epochs):
+        for epoch in range(self.start_epoch + 1, epochs + 1):
+            for x, y in loader:
+                self.optimizer.zero_grad()
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                loss.backward()
+                self.optimizer.step()
+            self.scheduler.step()
+            torch.save({"model": self.model.state_dict(), "epoch": epoch,
+                        "optimizer": self.optimizer.state_dict(),
+                        "scheduler": self.scheduler.state_dict()}, "last.pt")
+"""
+
+
+def test_a_resume_writing_last_epoch_into_the_settings_is_not_lrd007(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _CONFIG_TRAINER.replace(
+        "{position}", 'self.config["lr_scheduler"]["args"]["last_epoch"] = self.start_epoch')
+    assert "LRD007" not in codes(check_project(tmp_path, monkeypatch, {"trainer.py": source}))
+
+
+@pytest.mark.parametrize("position", [
+    "pass",  # nothing puts the scheduler back where it was
+    'self.config["lr_scheduler"]["args"]["last_epoch"] = -1',  # built afresh, said outright
+])
+def test_a_resume_that_leaves_the_scheduler_settings_alone_is_still_lrd007(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, position: str) -> None:
+    source = _CONFIG_TRAINER.replace("{position}", position)
+    assert "LRD007" in codes(check_project(tmp_path, monkeypatch, {"trainer.py": source}))
+
+
+# In a unit-test module the helper a test calls (`self._test_plugin_timeline()`) is a test of
+# the plugin, not an evaluation on a test set; the same call in a training script still counts.
+
+_UNIT_TEST = """
+import unittest
+
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+class PluginTests(unittest.TestCase):
+    def test_timeline(self):
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.001)
+        scheduler = ReduceLROnPlateau(optimizer)
+        for epoch in range(3):
+            train_loss = 0.0
+            for _ in range(5):
+                x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+                optimizer.zero_grad()
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                train_loss += loss.item()
+                loss.backward()
+                optimizer.step()
+            scheduler.step(train_loss)
+        self._test_plugin_timeline(model)
+
+    def _test_plugin_timeline(self, model):
+        self.assertIsNotNone(model)
+"""
+
+
+def test_a_unit_test_helper_is_no_validation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, {"tests/test_plugins.py": _UNIT_TEST})
+    assert "LRD004" not in codes(found)
+
+
+def test_a_test_pass_called_by_a_training_script_still_counts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, {"train_plugins.py": _UNIT_TEST})
+    assert "LRD004" in codes(found)

@@ -909,12 +909,17 @@ def _scheduler_entry(entry: Any, depth: int = 0) -> Iterator[tuple[Obj, str | No
 
 @rule("LRD004")
 def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
+    # in a unit-test module, `_test_scheduler_plugin()` is a test, not an evaluation on a test set
+    base = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]
+    unit_tests = base.startswith("test_") or base.endswith("_test.py")
     validation = sorted(
-        (n for n in ctx.program.assigned_names if names.VALIDATION_WORDS.search(n.lower())),
+        (n for n in ctx.program.assigned_names if names.VALIDATION_WORDS.search(n.lower())
+         and _names_a_measure(n)),
         key=lambda n: (not (names.LOSS_WORDS.search(n) or names.ACC_WORDS.search(n)), n),
     ) or sorted(
         n for n in ctx.program.called_names  # validate(), evaluate(); not model.eval()
         if names.VALIDATION_WORDS.search(n.lower()) and n not in ("eval", "test")
+        and not _names_data(n) and not (unit_tests and _only_test_word(n))
     )
     for e in _sched_steps(ctx):
         sched = e.obj
@@ -996,6 +1001,51 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.path,
                 node,
             )
+
+
+# what a validation name holds when it is the data, not a value measured on it: `val_loader`,
+# `eval_streams`, `test_dataset`, `valid_dir`, `eval_every`
+_DATA_WORDS = frozenset({
+    "stream", "streams", "loader", "loaders", "dataloader", "dataloaders", "dl", "dataset",
+    "datasets", "ds", "data", "set", "sets", "split", "splits", "sampler", "iter", "iterator",
+    "batch", "batches", "file", "files", "dir", "path", "paths", "freq", "frequency", "every",
+    "interval", "size", "transform", "transforms", "idx", "indices", "ids", "samples",
+    "examples", "x", "y", "inputs", "labels", "targets", "images", "imgs", "exp", "exps",
+    "experience", "experiences", "list", "names", "queue",
+    # a switch, not a value: `_is_eval_updated`, `do_eval`, `eval_mode`
+    "updated", "enabled", "disabled", "flag", "mode", "done", "only",
+})
+# the first word of a switch: `is_eval`, `do_validation`, `use_val`, `should_test`
+_SWITCH_WORDS = frozenset({"is", "has", "do", "use", "should", "run", "skip", "enable",
+                           "disable", "need", "can", "with", "no"})
+
+
+def _names_data(name: str) -> bool:
+    """``val_loader``, ``self._eval_streams``, ``_is_eval_updated``: a validation name for
+    data, a setting or a switch, not for a metric measured on it (its last word names a
+    container of data or a period, or its first word makes it a yes/no)."""
+    tokens = [t for t in re.split(r"[_.]", name.lower()) if t]
+    own = tokens[1:] if tokens and tokens[0] == "self" else tokens
+    return bool(own) and (own[-1] in _DATA_WORDS or own[0] in _SWITCH_WORDS) and not (
+        names.LOSS_WORDS.search(name.lower()) or names.ACC_WORDS.search(name.lower()))
+
+
+def _only_test_word(name: str) -> bool:
+    """The name's only validation word is "test" (``_test_scheduler_plugin``)."""
+    stripped = re.sub(r"(^|_)test(?=_|$|\d)", "_", name.lower())
+    return not names.VALIDATION_WORDS.search(stripped)
+
+
+_MEASURE_WORDS = re.compile(r"metric|score|result|perf|stat|ndcg|mrr|hit|psnr|ssim|corr|reward")
+
+
+def _names_a_measure(name: str) -> bool:
+    """A validation name that holds a measured value (``val_loss``, ``eval_acc``,
+    ``test_metrics``, ``valid_score``), not data (``val_loader``, ``self._eval_streams``,
+    ``selected_indexes_test``), a setting (``eval_every``) or a switch (``_is_eval_updated``)."""
+    lower = name.lower()
+    return bool(names.LOSS_WORDS.search(lower) or names.ACC_WORDS.search(lower)
+                or _MEASURE_WORDS.search(lower)) and not _names_data(name)
 
 
 # Lightning hooks whose `self.log(...)` calls log a training value / a validation value

@@ -976,6 +976,27 @@ def _reads_saved_scheduler_state(tree: ast.Module) -> bool:
     return False
 
 
+def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
+    """The function that restores the optimizer also hands the epoch it read back to the
+    settings a scheduler is built from (``self.config["lr_scheduler"]["args"]["last_epoch"] =
+    start_epoch``, ``sched_kwargs["last_epoch"] = epoch``) instead of restoring the scheduler's
+    state: ``last_epoch`` is a scheduler's constructor argument and nothing else's, so the
+    resume rebuilds the schedule at the resumed position (a literal -1 would be a fresh start)."""
+    around = _enclosing_function(tree, line)
+    if around is None:
+        return False
+    for node in ast.walk(around):
+        if not isinstance(node, ast.Assign):
+            continue
+        fresh = isinstance(node.value, ast.UnaryOp) and isinstance(node.value.op, ast.USub) \
+            and isinstance(node.value.operand, ast.Constant)
+        for target in node.targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                    and target.slice.value == "last_epoch" and not fresh:
+                return True
+    return False
+
+
 def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Diagnostic]:
     """A resume that restores the optimizer but not the scheduler (or the GradScaler: when the
     file saves it, or shows no save of its own; otherwise the save is what is reported)."""
@@ -992,6 +1013,8 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
     missing = []
     scheds = _real_schedulers(ctx, e.root, optimizer, e)
     if scheds and tree is not None and _reads_saved_scheduler_state(tree):
+        scheds = []
+    if scheds and tree is not None and _resume_sets_last_epoch(tree, e.line):
         scheds = []
     # a helper's `if scheduler is not None: scheduler.load_state_dict(...)` traced with the
     # parameter left out loads a stand-in known by name only: it restores none of the
