@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, granularity, receiver
+from lrdoctor.check.context import FileContext, function_around, granularity, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import (
     LITERAL_JUDGED,
@@ -909,17 +909,14 @@ def _scheduler_entry(entry: Any, depth: int = 0) -> Iterator[tuple[Obj, str | No
 
 @rule("LRD004")
 def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
-    # in a unit-test module, `_test_scheduler_plugin()` is a test, not an evaluation on a test set
     base = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]
     unit_tests = base.startswith("test_") or base.endswith("_test.py")
     validation = sorted(
-        (n for n in ctx.program.assigned_names if names.VALIDATION_WORDS.search(n.lower())
-         and _names_a_measure(n)),
+        (n for n in ctx.program.assigned_names if names.VALIDATION_WORDS.search(n.lower())),
         key=lambda n: (not (names.LOSS_WORDS.search(n) or names.ACC_WORDS.search(n)), n),
     ) or sorted(
         n for n in ctx.program.called_names  # validate(), evaluate(); not model.eval()
         if names.VALIDATION_WORDS.search(n.lower()) and n not in ("eval", "test")
-        and not _names_data(n) and not (unit_tests and _only_test_word(n))
     )
     for e in _sched_steps(ctx):
         sched = e.obj
@@ -986,7 +983,13 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         if gran == "batch" and not any(not _accumulation(c.text) for c in e.conds_inside(loop)):
             continue  # reported as LRD002 (patience counted in batches)
         watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
-        if _is_training_loss(watched) and validation and not _computed_from_validation(
+        evidence = validation
+        if _is_training_loss(watched) and evidence and unit_tests:
+            # each test of a unit-test module is a program of its own: what the module's other
+            # tests (or the library code they call) name is no validation of this loop's run
+            own = _names_in_test(ctx, e)
+            evidence = [n for n in evidence if n in own]
+        if _is_training_loss(watched) and evidence and not _computed_from_validation(
             ctx, e, watched
         ) and not any(
             other is not e and exclusive(other, e) and _metric_step(other)
@@ -996,56 +999,28 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD004",
                 f"ReduceLROnPlateau is stepped with the training loss `{text}` while a "
-                f"validation metric exists (`{validation[0]}`): it reacts to training noise, "
+                f"validation metric exists (`{evidence[0]}`): it reacts to training noise, "
                 "not to generalisation; pass the validation metric",
                 e.path,
                 node,
             )
 
 
-# what a validation name holds when it is the data, not a value measured on it: `val_loader`,
-# `eval_streams`, `test_dataset`, `valid_dir`, `eval_every`
-_DATA_WORDS = frozenset({
-    "stream", "streams", "loader", "loaders", "dataloader", "dataloaders", "dl", "dataset",
-    "datasets", "ds", "data", "set", "sets", "split", "splits", "sampler", "iter", "iterator",
-    "batch", "batches", "file", "files", "dir", "path", "paths", "freq", "frequency", "every",
-    "interval", "size", "transform", "transforms", "idx", "indices", "ids", "samples",
-    "examples", "x", "y", "inputs", "labels", "targets", "images", "imgs", "exp", "exps",
-    "experience", "experiences", "list", "names", "queue",
-    # a switch, not a value: `_is_eval_updated`, `do_eval`, `eval_mode`
-    "updated", "enabled", "disabled", "flag", "mode", "done", "only",
-})
-# the first word of a switch: `is_eval`, `do_validation`, `use_val`, `should_test`
-_SWITCH_WORDS = frozenset({"is", "has", "do", "use", "should", "run", "skip", "enable",
-                           "disable", "need", "can", "with", "no"})
-
-
-def _names_data(name: str) -> bool:
-    """``val_loader``, ``self._eval_streams``, ``_is_eval_updated``: a validation name for
-    data, a setting or a switch, not for a metric measured on it (its last word names a
-    container of data or a period, or its first word makes it a yes/no)."""
-    tokens = [t for t in re.split(r"[_.]", name.lower()) if t]
-    own = tokens[1:] if tokens and tokens[0] == "self" else tokens
-    return bool(own) and (own[-1] in _DATA_WORDS or own[0] in _SWITCH_WORDS) and not (
-        names.LOSS_WORDS.search(name.lower()) or names.ACC_WORDS.search(name.lower()))
-
-
-def _only_test_word(name: str) -> bool:
-    """The name's only validation word is "test" (``_test_scheduler_plugin``)."""
-    stripped = re.sub(r"(^|_)test(?=_|$|\d)", "_", name.lower())
-    return not names.VALIDATION_WORDS.search(stripped)
-
-
-_MEASURE_WORDS = re.compile(r"metric|score|result|perf|stat|ndcg|mrr|hit|psnr|ssim|corr|reward")
-
-
-def _names_a_measure(name: str) -> bool:
-    """A validation name that holds a measured value (``val_loss``, ``eval_acc``,
-    ``test_metrics``, ``valid_score``), not data (``val_loader``, ``self._eval_streams``,
-    ``selected_indexes_test``), a setting (``eval_every``) or a switch (``_is_eval_updated``)."""
-    lower = name.lower()
-    return bool(names.LOSS_WORDS.search(lower) or names.ACC_WORDS.search(lower)
-                or _MEASURE_WORDS.search(lower)) and not _names_data(name)
+def _names_in_test(ctx: FileContext, e: Event) -> set[str]:
+    """The names a unit test's own function binds or calls (``val_loss``, ``self.val_acc``,
+    ``evaluate``), where the plateau step ``e`` is written."""
+    tree = ctx.tree_of(e.path)
+    if tree is None:
+        return set()
+    around = function_around(tree, e.node)
+    found: set[str] = set()
+    for node in ast.walk(around):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            text = dotted(node)
+            if text is not None:
+                found.add(text)
+                found.add(text.rsplit(".", 1)[-1])
+    return found
 
 
 # Lightning hooks whose `self.log(...)` calls log a training value / a validation value
