@@ -217,3 +217,49 @@ def test_a_validation_of_the_same_run_still_makes_it_lrd004(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, after: str) -> None:
     source = _UNIT_TEST.replace("{after}", after)
     assert "LRD004" in codes(check_project(tmp_path, monkeypatch, {name: source}))
+
+
+# -- a scheduler a config object builds around the optimizer ----------------------------------------
+# A radiance-field trainer builds its per-step decay from a config object: `sched =
+# cfg.scheduler.setup(optimizer=opt, lr_init=lr)`. "setup" is also Fabric's verb for wrapping
+# objects and handing them back, but a call given the optimizer by the singular keyword alone is
+# a builder: the scheduler it returns is not the optimizer. Stepped after `scaler.step(opt)`
+# every iteration, it is LRD005 (the skip), not LRD109 (an update that bypasses the scaler).
+
+_CONFIG_BUILT = """
+import torch
+
+
+def train(cfg, model, batches, steps):
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    {build}
+    scaler = torch.amp.GradScaler("cuda")
+    for step in range(steps):
+        x = next(batches)
+        with torch.autocast("cuda"):
+            loss = model(x).mean()
+        opt.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        sched.step()
+"""
+
+
+def test_a_scheduler_a_config_object_sets_up_is_not_the_optimizer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _CONFIG_BUILT.replace("{build}", "sched = cfg.scheduler.setup(optimizer=opt, lr_init=1e-3)")
+    found = codes(check_project(tmp_path, monkeypatch, {"trainer.py": source}))
+    assert "LRD109" not in found
+    assert "LRD005" in found
+
+
+@pytest.mark.parametrize("build", [
+    "sched = fabric.setup_optimizers(opt)",  # Fabric hands the optimizer back
+    "sched = accelerator.prepare(opt)",  # so does Accelerate
+])
+def test_a_wrapper_handing_the_optimizer_back_is_still_the_optimizer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: str) -> None:
+    source = _CONFIG_BUILT.replace("{build}", build).replace(
+        "def train(cfg,", "def train(fabric, accelerator, cfg,")
+    assert "LRD109" in codes(check_project(tmp_path, monkeypatch, {"trainer.py": source}))

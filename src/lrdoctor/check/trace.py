@@ -2557,6 +2557,12 @@ class Tracer:
             values = [*args, *(v for k, v in kwargs.items() if k in _WRAPPED_KEYWORDS)]
             if not values:
                 return None
+            if not args and [k for k in kwargs if k in _WRAPPED_KEYWORDS] == ["optimizer"]:
+                # `cfg.scheduler.setup(optimizer=opt, lr_init=lr)`: a config object building
+                # something around the optimizer it is given, not a wrapper handing it back
+                # (Fabric, Accelerate and apex take what they wrap by position or as
+                # `optimizers=`; DeepSpeed's `initialize(model=..., optimizer=...)` both)
+                return None
             return values[0] if len(values) == 1 else TupleVal(values)
         if qual.startswith("ignite.") and last in ("ModelCheckpoint", "Checkpoint"):
             return IgniteCheckpoint(
