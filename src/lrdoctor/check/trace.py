@@ -1071,8 +1071,11 @@ class Tracer:
                         and decorator.func.attr == "on" and decorator.args:
                     engine = self.eval(decorator.func.value, scope)
                     event = _ignite_event(decorator.args[0])
+                    if isinstance(engine, InstanceVal):
+                        engine = engine.engine  # a project subclass of Ignite's Engine
                     if isinstance(engine, EngineVal) and event:
-                        engine.handlers.setdefault(event, []).append(scope.vars[stmt.name])
+                        engine.handlers.setdefault(event, []).append(
+                            (scope.vars[stmt.name], [], {}))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             # the module's top level was indexed before tracing (ModuleInfo.build), but not
             # what sits under `if __name__ == "__main__":` (a script's `from solver import
@@ -2108,18 +2111,32 @@ class Tracer:
             return TupleVal(list(args[0].items) if args else [])
         node = self.spelled_out(node, scope)
 
-        if isinstance(receiver, EngineVal):
+        if isinstance(receiver, SuperVal) and method == "__init__" and callee is None \
+                and receiver.instance.engine is not None and receiver.instance.engine.process is None:
+            # `super().__init__(self._update)` in a project subclass of Ignite's Engine: the
+            # process function it runs on every batch
+            process = args[0] if args else kwargs.get("process_function")
+            if isinstance(process, FuncVal):
+                receiver.instance.engine.process = process
+        engine_of = receiver
+        if isinstance(receiver, InstanceVal) and receiver.engine is not None and callee is None:
+            engine_of = receiver.engine  # a method the project's subclass inherits from Ignite
+        if isinstance(engine_of, EngineVal):
             if method == "add_event_handler" and len(node.args) > 1 \
                     and isinstance(args[1], (FuncVal, IgniteCheckpoint)):
                 event = _ignite_event(node.args[0])
-                handler = args[1]
+                handler: Any = args[1]
                 if isinstance(handler, IgniteCheckpoint) and len(args) > 2:
                     # `add_event_handler(Events.EPOCH_COMPLETED, checkpointer, {"model": ...})`
                     handler = IgniteCheckpoint(args[2], node)
+                elif isinstance(handler, FuncVal):
+                    # Ignite calls `handler(engine, *args, **kwargs)` with what follows it
+                    handler = (handler, args[2:], kwargs)
                 if event:
-                    receiver.handlers.setdefault(event, []).append(handler)
+                    engine_of.handlers.setdefault(event, []).append(handler)
             elif method == "run":
-                self.run_engine(receiver, node)
+                self.run_engine(engine_of, node,
+                                receiver if isinstance(receiver, InstanceVal) else engine_of)
             return None
         if isinstance(receiver, InstanceVal) and not isinstance(callee, FuncVal) \
                 and method in ("optimizers", "lr_schedulers") and id(receiver) in self.manual:
@@ -2235,16 +2252,22 @@ class Tracer:
             made[held] = call
         return call
 
-    def run_engine(self, engine: EngineVal, node: ast.Call) -> None:
+    def run_engine(self, engine: EngineVal, node: ast.Call, this: Any) -> None:
         """``trainer.run(loader, max_epochs=n)``: Ignite's loops, with the handlers attached to
-        each event where Ignite calls them and the process function on every batch."""
+        each event where Ignite calls them and the process function on every batch. ``this``:
+        the engine as the functions receive it (the instance of a project subclass of
+        ``Engine``, whose attributes they read)."""
         def fire(event: str) -> None:
-            for handler in engine.handlers.get(event, []):
+            for handler in list(engine.handlers.get(event, [])):
                 if isinstance(handler, IgniteCheckpoint):
                     if handler.to_save is not None and handler.node is not None:
                         self.emit("save", None, handler.node, value=handler.to_save)
-                else:
-                    self.call_function(handler, [engine], {}, site=True)
+                    continue
+                func, args, kwargs = handler
+                # Ignite passes the engine first when the handler takes it, else only the
+                # arguments it was attached with
+                given = [this, *args] if _takes_positional(func, len(args) + 1) else list(args)
+                self.call_function(func, given, kwargs, site=True)
 
         saved = self.loop
         fire("STARTED")
@@ -2264,7 +2287,7 @@ class Tracer:
             self.loop = batches
             fire("ITERATION_STARTED")
             if engine.process is not None:
-                self.call_function(engine.process, [engine, None], {}, site=True)
+                self.call_function(engine.process, [this, None], {}, site=True)
             elif engine.optimizer is not None:
                 self.emit("backward", None, node)
                 self.emit("opt_step", engine.optimizer, node)
@@ -2359,6 +2382,10 @@ class Tracer:
             unknown.torch_step = kind == "scheduler"
             return unknown
         instance = InstanceVal(cls)
+        if any(q.startswith("ignite.") and q.rsplit(".", 1)[-1] == "Engine"
+               for q in self.qualified_bases(cls)):
+            # `class Trainer(Engine)`: its `super().__init__(update)` names the process function
+            instance.engine = EngineVal()
         init = cls.find("__init__")
         if init is not None:
             self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), args, kwargs,
@@ -3028,6 +3055,20 @@ def _micro_batch_loop(loop: Loop, stepping: set[int]) -> bool:
 
 _IGNITE_EVENTS = frozenset({"STARTED", "EPOCH_STARTED", "ITERATION_STARTED",
                             "ITERATION_COMPLETED", "EPOCH_COMPLETED", "COMPLETED"})
+
+
+def _takes_positional(func: FuncVal, count: int) -> bool:
+    """Whether ``func`` (its bound ``self`` and preset arguments aside) accepts ``count``
+    positional arguments."""
+    spec = func.fn.args
+    if spec.vararg is not None:
+        return True
+    slots = len(spec.posonlyargs) + len(spec.args)
+    if func.bound is not None:
+        slots -= 1
+    if func.preset is not None:
+        slots -= len(func.preset[0])
+    return slots >= count
 
 
 def _ignite_event(node: ast.expr) -> str:

@@ -202,8 +202,11 @@ class EngineVal:
 
     process: FuncVal | None = None
     optimizer: Obj | None = None  # create_supervised_trainer's: stepped on every batch
-    # per event: functions to call, or what an Ignite checkpoint handler saves there
-    handlers: dict[str, list[FuncVal | IgniteCheckpoint]] = field(default_factory=dict)
+    # per event: functions to call with the arguments given after them in
+    # `add_event_handler(event, fn, *args, **kwargs)`, or what an Ignite checkpoint handler
+    # saves there
+    handlers: dict[str, list[tuple[FuncVal, list[Any], dict[str, Any]] | IgniteCheckpoint]] = \
+        field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -232,6 +235,9 @@ class SuperVal:
 class InstanceVal:
     info: ClassInfo
     attrs: dict[str, Any] = field(default_factory=dict)
+    # an instance of a project subclass of Ignite's ``Engine``: the engine it is (its process
+    # function is the one its ``__init__`` hands to ``super().__init__``)
+    engine: EngineVal | None = None
 
 
 

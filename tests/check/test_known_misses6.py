@@ -1,0 +1,175 @@
+"""Known misses of `lrdoctor check` on real code (issue 7, fixes6), each fixed by what the
+code means, with a control that must still be reported (or stay silent).
+
+Programs written for these tests; no third-party code."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lrdoctor.catalog import CATALOG
+from lrdoctor.check.runner import check_files
+
+from .helpers import codes
+
+CODES = frozenset(CATALOG)
+
+
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str],
+            main: str = "train.py") -> list[str]:
+    """Lays the files out as a project (a `.git` marks its root) and checks ``main``."""
+    (tmp_path / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+    monkeypatch.chdir(tmp_path)
+    report = check_files([main], CODES, jobs=1)
+    assert report.errors == []
+    return [d.code for d in report.diagnostics]
+
+
+# 1. PyTorch-Ignite through a project subclass of `Engine`: `super().__init__(update)` names
+# the process function Ignite calls once per batch with the engine (the subclass's instance,
+# whose attributes it reads); `add_event_handler(event, fn, *args)` calls `fn(engine, *args)`
+# at that event (or `fn(*args)` when fn takes no engine).
+
+SUBCLASSED_ENGINE = """
+    import torch
+    from torch.amp import GradScaler, autocast
+    from ignite.engine import Engine, Events
+
+
+    class LossEngine(Engine):
+        def __init__(self, func, model, optimizer, scheduler):
+            self.model = model
+            self.optimizer = optimizer
+            self.scheduler = scheduler
+            super().__init__(func)
+            self.scaler = GradScaler("cuda")
+
+        @staticmethod
+        def update(engine, batch):
+            engine.optimizer.zero_grad()
+            with autocast("cuda"):
+                loss = engine.model(batch).sum()
+            engine.scaler.scale(loss).backward()
+            engine.scaler.step(engine.optimizer)
+            engine.scaler.update()
+            return loss.item()
+
+        @staticmethod
+        def evaluate(engine, batch):
+            with torch.no_grad():
+                return engine.model(batch).sum().item()
+
+        @staticmethod
+        def save(engine, trainer, path):
+            torch.save({{"model": engine.model.state_dict(),
+                        "optimizer": trainer.optimizer.state_dict(){extra}}}, path)
+
+
+    def end_of_epoch(engine, evaluator, loader):
+        evaluator.run(loader, max_epochs=1)
+        engine.scheduler.step()
+
+
+    def fit(model, optimizer, scheduler, loader, epochs, path):
+        trainer = LossEngine(LossEngine.update, model, optimizer, scheduler)
+        evaluator = LossEngine(LossEngine.evaluate, model, None, None)
+        trainer.add_event_handler(Events.{event}, end_of_epoch, evaluator, loader)
+        evaluator.add_event_handler(Events.EPOCH_COMPLETED, LossEngine.save, trainer, path)
+        trainer.run(loader, max_epochs=epochs)
+
+
+    def main():
+        model = torch.nn.Linear(4, 2).cuda()
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        loader = torch.utils.data.DataLoader(torch.randn(80, 4), batch_size=8)
+        scheduler = {built}
+        fit(model, optimizer, scheduler, loader, 30, "ckpt.pt")
+
+
+    main()
+"""
+
+_STEPS = "torch.optim.lr_scheduler.MultiStepLR(optimizer, [10, 20])"
+_CYCLE = "torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=30 * len(loader))"
+_ALL_STATE = (', "scheduler": trainer.scheduler.state_dict(),'
+              ' "scaler": trainer.scaler.state_dict()')
+
+
+def test_engine_subclass_checkpoint_without_scaler_or_scheduler_is_lrd007() -> None:
+    source = SUBCLASSED_ENGINE.format(event="EPOCH_COMPLETED", built=_STEPS, extra="")
+    assert codes(source) == ["LRD007"]
+
+
+def test_engine_subclass_checkpoint_with_all_state_is_fine() -> None:
+    source = SUBCLASSED_ENGINE.format(event="EPOCH_COMPLETED", built=_STEPS, extra=_ALL_STATE)
+    assert codes(source) == []
+
+
+def test_engine_subclass_batch_schedule_stepped_per_epoch_is_lrd003() -> None:
+    source = SUBCLASSED_ENGINE.format(event="EPOCH_COMPLETED", built=_CYCLE, extra=_ALL_STATE)
+    assert codes(source) == ["LRD003"]
+
+
+def test_engine_subclass_batch_schedule_stepped_per_iteration_is_in_step() -> None:
+    source = SUBCLASSED_ENGINE.format(event="ITERATION_COMPLETED", built=_CYCLE,
+                                      extra=_ALL_STATE)
+    # per batch, as sized; only the GradScaler's skipped steps remain (the scheduler steps
+    # on them too)
+    assert codes(source) == ["LRD005"]
+
+
+def test_engine_subclass_epoch_schedule_stepped_when_epoch_starts_is_lrd001() -> None:
+    source = SUBCLASSED_ENGINE.format(event="EPOCH_STARTED", built=_STEPS, extra=_ALL_STATE)
+    assert codes(source) == ["LRD001"]
+
+
+OWN_UPDATE_METHOD = """
+    import torch
+    from ignite.engine import Engine, Events
+
+
+    class Trainer(Engine):
+        def __init__(self, model, optimizer, scheduler):
+            super().__init__(self._update)
+            self.model = model
+            self.optimizer = optimizer
+            self.scheduler = scheduler
+
+        def _update(self, engine, batch):
+            self.optimizer.zero_grad()
+            self.model(batch).sum().backward()
+            self.optimizer.step()
+            {stepped}
+
+
+    def step_schedule(scheduler):
+        scheduler.step()
+
+
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=40)
+    loader = torch.utils.data.DataLoader(torch.randn(80, 4), batch_size=8)
+    trainer = Trainer(model, optimizer, scheduler)
+    {attached}
+    trainer.run(loader, max_epochs=40)
+"""
+
+
+def test_bound_update_method_stepping_an_epoch_schedule_is_lrd002() -> None:
+    source = OWN_UPDATE_METHOD.format(stepped="self.scheduler.step()", attached="")
+    assert codes(source) == ["LRD002"]
+
+
+def test_handler_taking_only_its_attached_arguments_is_called_per_epoch() -> None:
+    attached = "trainer.add_event_handler(Events.EPOCH_COMPLETED, step_schedule, scheduler)"
+    assert codes(OWN_UPDATE_METHOD.format(stepped="pass", attached=attached)) == []
+    attached = attached.replace("EPOCH_COMPLETED", "ITERATION_COMPLETED")
+    assert codes(OWN_UPDATE_METHOD.format(stepped="pass", attached=attached)) == ["LRD002"]
