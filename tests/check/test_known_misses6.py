@@ -173,3 +173,96 @@ def test_handler_taking_only_its_attached_arguments_is_called_per_epoch() -> Non
     assert codes(OWN_UPDATE_METHOD.format(stepped="pass", attached=attached)) == []
     attached = attached.replace("EPOCH_COMPLETED", "ITERATION_COMPLETED")
     assert codes(OWN_UPDATE_METHOD.format(stepped="pass", attached=attached)) == ["LRD002"]
+
+
+# 2. A model factory that imports the model class inside the function (`from .sr import SR`
+# in `create_model`), called from a driver whose own text names no scheduler: the driver is
+# followed into the factory's local import (it was not checked for flow at all). The base
+# class steps every scheduler in `update_lr()`, which the loop calls before `optimize()`:
+# LRD001.
+
+FACTORY_FILES = {
+    "models/base.py": """
+        class Base:
+            def __init__(self, opt):
+                self.opt = opt
+                self.schedulers = []
+                self.optimizers = []
+
+            def optimize(self, step):
+                pass
+
+            def update_lr(self, cur_iter, warmup=-1):
+                for sched in self.schedulers:
+                    sched.step()
+    """,
+    "models/sr.py": """
+        import torch
+        from torch.optim import lr_scheduler
+        from .base import Base
+
+
+        class SR(Base):
+            def __init__(self, opt):
+                super().__init__(opt)
+                self.net = torch.nn.Linear(4, 4)
+                self.opt_g = torch.optim.Adam(self.net.parameters(), lr=1e-4)
+                self.optimizers.append(self.opt_g)
+                for optimizer in self.optimizers:
+                    self.schedulers.append(lr_scheduler.MultiStepLR(optimizer, [100000, 200000]))
+
+            def feed(self, data):
+                self.x = data
+
+            def optimize(self, step):
+                self.opt_g.zero_grad()
+                self.net(self.x).sum().backward()
+                self.opt_g.step()
+    """,
+    "models/__init__.py": """
+        def create_model(opt):
+            from .sr import SR
+            return SR(opt)
+    """,
+    "train.py": """
+        import json
+        import sys
+
+        from models import create_model
+
+
+        def main(opt, loader, total_iters, total_epochs):
+            model = create_model(opt)
+            current = 0
+            for epoch in range(total_epochs):
+                for data in loader:
+                    current += 1
+                    if current > total_iters:
+                        break
+                    {body}
+
+
+        if __name__ == "__main__":
+            with open(sys.argv[1]) as f:
+                main(json.load(f), [], 300000, 100)
+    """,
+}
+
+_LR_FIRST = """model.update_lr(current, warmup=-1)
+                    model.feed(data)
+                    model.optimize(current)"""
+_LR_LAST = """model.feed(data)
+                    model.optimize(current)
+                    model.update_lr(current, warmup=-1)"""
+
+
+def test_factory_importing_the_model_class_locally_is_followed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {**FACTORY_FILES, "train.py": FACTORY_FILES["train.py"].format(body=_LR_FIRST)}
+    assert project(tmp_path, monkeypatch, files) == ["LRD001"]
+
+
+def test_factory_model_stepping_schedulers_after_the_update_is_fine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {**FACTORY_FILES, "train.py": FACTORY_FILES["train.py"].format(body=_LR_LAST)}
+    assert project(tmp_path, monkeypatch, files) == []

@@ -202,6 +202,9 @@ class ProjectLoader(ModuleLoader):
                     inner.discard(id(value))  # `self.a.b`, `f().x`: what the chain starts from
                     value = value.value
                 inner.discard(id(value))
+            elif isinstance(sub, (ast.Import, ast.ImportFrom)) and sub is not node:
+                # `from .sr_model import SRModel as M` inside the definition: a name it uses
+                uses.extend(_local_imports(sub))
             elif isinstance(sub, ast.Name) and id(sub) not in inner:
                 ident = sub.id
                 if ident in info.imports:
@@ -381,3 +384,10 @@ def _module_file(base: str, parts: list[str]) -> str | None:
         if os.path.isfile(candidate) and "site-packages" not in candidate:
             return candidate
     return None
+
+
+def _local_imports(stmt: ast.Import | ast.ImportFrom) -> list[str]:
+    """The qualified names an import statement binds, spelled as a module's imports are."""
+    scratch = ModuleInfo("", ast.Module(body=[], type_ignores=[]), {}, {}, {})
+    scratch.add_import(stmt)
+    return list(scratch.imports.values())
