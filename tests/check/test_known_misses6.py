@@ -266,3 +266,80 @@ def test_factory_model_stepping_schedulers_after_the_update_is_fine(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = {**FACTORY_FILES, "train.py": FACTORY_FILES["train.py"].format(body=_LR_LAST)}
     assert project(tmp_path, monkeypatch, files) == []
+
+
+# 3. A trainer class hierarchy with no driver in the project's files: `__init__` holds a
+# placeholder (`self.lr_scheduler = None`), a base-class setup method assigns the objects
+# (`self.optimizer, self.lr_scheduler = make_optimizer(...)`), and the subclass's per-batch
+# method steps the scheduler. Entry points traced before the setup method saw None; they are
+# traced again with the objects in place. `epos` (an abbreviation of epochs) counts epochs.
+
+HIERARCHY_FILES = {
+    "trainers/base.py": """
+        from torch import optim
+        from torch.optim import lr_scheduler
+
+
+        def make_optimizer(model, conf):
+            optimizer = optim.Adam(model.parameters(), lr=conf.lr)
+            scheduler = lr_scheduler.{cls}(optimizer, {horizon})
+            return optimizer, scheduler
+
+
+        class BaseTrainer:
+            def __init__(self):
+                self.model = None
+                self.conf = None
+                self.loader = None
+                self.optimizer = None
+                self.lr_scheduler = None
+
+            def setup(self, model, conf, loader):
+                self.model = model
+                self.conf = conf
+                self.loader = loader
+                self.reset()
+
+            def reset(self):
+                self.optimizer, self.lr_scheduler = make_optimizer(self.model, self.conf)
+
+            def train_epoch(self, epoch):
+                raise NotImplementedError
+    """,
+    "trainers/basic.py": """
+        from trainers.base import BaseTrainer
+
+
+        class BasicTrainer(BaseTrainer):
+            def train_epoch(self, epoch):
+                for x, y in self.loader:
+                    self.train_batch(x, y)
+
+            def train_batch(self, x, y):
+                self.optimizer.zero_grad()
+                loss = self.model(x, y)
+                loss.backward()
+                self.optimizer.step()
+                if self.lr_scheduler:
+                    self.lr_scheduler.step()
+    """,
+}
+
+
+def _hierarchy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cls: str,
+               horizon: str) -> list[str]:
+    files = dict(HIERARCHY_FILES)
+    files["trainers/base.py"] = files["trainers/base.py"].format(cls=cls, horizon=horizon)
+    return project(tmp_path, monkeypatch, files, main="trainers/basic.py")
+
+
+def test_placeholder_scheduler_set_by_a_base_setup_method_stepped_per_batch_is_lrd002(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _hierarchy(tmp_path, monkeypatch, "CosineAnnealingLR", "T_max=conf.epos") \
+        == ["LRD002"]
+
+
+def test_placeholder_scheduler_sized_in_batches_stepped_per_batch_is_fine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _hierarchy(tmp_path, monkeypatch, "CosineAnnealingLR", "T_max=conf.total_steps") \
+        == []

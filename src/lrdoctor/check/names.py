@@ -137,6 +137,10 @@ EPOCH_COUNT = re.compile(
     r"epoch_?(steps|iters|iterations|batches|len|length)$|^(steps|iters|batches)_?(in_)?epoch$")
 
 
+# `epos`, `n_epos`, `max_epo`: "epo", an abbreviation of epoch, as the whole name
+_EPOCH_ABBREVIATED = re.compile(r"^(n_?|num_?|max_?|total_?)?epos?$")
+
+
 def unit_of_word(word: str) -> str:
     """``batch`` / ``epoch`` / ``""`` for one identifier: ``steps_per_epoch`` counts batches,
     ``num_epochs`` counts epochs, ``T_max`` says nothing. A scheduler's class spelled inside
@@ -145,7 +149,7 @@ def unit_of_word(word: str) -> str:
     w = _CLASS_SPELLED.sub("_", word.lower())
     if "per_epoch" in w or "perepoch" in w or EPOCH_COUNT.search(w):
         return "batch"
-    if "epoch" in w or w in ("ep", "eps_total", "n_ep"):
+    if "epoch" in w or w in ("ep", "eps_total", "n_ep") or _EPOCH_ABBREVIATED.match(w):
         return "epoch" if w != "eps_total" else ""
     if any(b in w for b in _BATCH_WORDS):
         return "batch"

@@ -316,13 +316,17 @@ class Tracer:
                                root=True)
         hooks = self.trace_manual_optimization(cls, instance) \
             or self.trace_automatic_hooks(cls, instance)
-        for name, method in cls.methods.items():
-            if name == "__init__" or name in hooks or (
-                    name in called and name != "configure_optimizers"):
-                continue
+        # `self.lr_scheduler = None` in `__init__`, the scheduler itself assigned by another
+        # method (`reset()`, `setup()`) that the project's driver calls first
+        placeholders = {k for k, v in instance.attrs.items()
+                        if isinstance(v, Const) and v.value is None}
+        entries = [(method, cls) for name, method in cls.methods.items()
+                   if not (name == "__init__" or name in hooks
+                           or (name in called and name != "configure_optimizers"))]
+        for method, owner in entries:
             self.loop = None
             self.conds = ()
-            self.call_function(FuncVal(method, cls.module, instance, cls), [], {}, root=True)
+            self.call_function(FuncVal(method, cls.module, instance, owner), [], {}, root=True)
         # template methods of the base classes (the base owns the epoch loop, this class the
         # per-epoch work): traced with this class's instance, so `self.train_epoch()` runs
         # the override
@@ -330,6 +334,15 @@ class Tracer:
             self.loop = None
             self.conds = ()
             self.trace_inherited(FuncVal(method, owner.module, instance, owner))
+        if any(_holds_object(instance.attrs.get(k)) for k in placeholders):
+            # an entry traced before the method that fills the placeholder saw None: the
+            # class's own entries again, with the objects in place
+            self._new_root()
+            for method, owner in entries:
+                self.loop = None
+                self.conds = ()
+                self.call_function(FuncVal(method, cls.module, instance, owner), [], {},
+                                   root=True)
         self.instances[cls.name] = instance
 
     def trace_manual_optimization(self, cls: ClassInfo, instance: InstanceVal) -> set[str]:
@@ -3606,6 +3619,13 @@ def _names_read(expr: ast.expr) -> tuple[str, ...]:
         names = tuple(n.id for n in ast.walk(expr) if isinstance(n, ast.Name))
         expr._lrdoctor_names = names  # type: ignore[attr-defined]
     return names
+
+
+def _holds_object(value: Any) -> bool:
+    """Whether ``value`` is (or may be) an optimizer, scheduler or scaler lrdoctor tracks."""
+    if isinstance(value, UnionVal):
+        return any(isinstance(o, Obj) for o in options(value))
+    return isinstance(value, Obj)
 
 
 def _tracked(value: Any) -> bool:
