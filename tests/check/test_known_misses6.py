@@ -13,7 +13,7 @@ import pytest
 from lrdoctor.catalog import CATALOG
 from lrdoctor.check.runner import check_files
 
-from .helpers import codes
+from .helpers import codes, findings
 
 CODES = frozenset(CATALOG)
 
@@ -343,3 +343,36 @@ def test_placeholder_scheduler_sized_in_batches_stepped_per_batch_is_fine(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _hierarchy(tmp_path, monkeypatch, "CosineAnnealingLR", "T_max=conf.total_steps") \
         == []
+
+
+# 4. A package's `__init__.py` holding the project's shared imports (a notebook split into
+# files): `from torch.cuda import amp` there, unused by the file itself, is imported for the
+# package's modules (`amp.GradScaler()`, `amp.autocast()` elsewhere): LRD101 at the import.
+# The old-torch side of a fallback stays silent, and so does an unused import in a plain
+# module (nothing re-exports it).
+
+SHARED_IMPORTS = """
+    import torch
+    import torch.nn as nn
+    from torch.optim import lr_scheduler
+    {imports}
+"""
+
+
+def test_old_amp_imported_in_a_package_init_is_lrd101() -> None:
+    source = SHARED_IMPORTS.format(imports="from torch.cuda import amp")
+    assert findings(source, "pkg/__init__.py") == [("LRD101", 5)]
+    source = SHARED_IMPORTS.format(imports="from torch.cuda.amp import GradScaler, autocast")
+    assert findings(source, "pkg/__init__.py") == [("LRD101", 5)]
+
+
+def test_old_amp_fallback_or_plain_module_import_is_silent() -> None:
+    fallback = """try:
+        from torch.amp import GradScaler
+    except ImportError:
+        from torch.cuda.amp import GradScaler"""
+    assert findings(SHARED_IMPORTS.format(imports=fallback), "pkg/__init__.py") == []
+    plain = SHARED_IMPORTS.format(imports="from torch.cuda import amp")
+    assert findings(plain, "pkg/helpers.py") == []
+    assert findings(SHARED_IMPORTS.format(imports="from torch import amp"),
+                    "pkg/__init__.py") == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import re
 from collections.abc import Iterator
 
@@ -66,6 +67,8 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
             if qual in _OLD_AMP:
                 references.append(node)
     bound = _bound_references(ctx.tree, references)
+    if os.path.basename(ctx.path) == "__init__.py":
+        yield from _reexported_old_amp(ctx)
     if not found and not bound:
         return
     fallback = _fallback_nodes(ctx.tree, module)
@@ -131,6 +134,46 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
             ctx.path,
             ref,
         )
+
+
+def _reexported_old_amp(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A package's ``__init__.py`` that imports ``torch.cuda.amp`` (``from torch.cuda import
+    amp``, ``from torch.cuda.amp import GradScaler``) at its top level and never uses the name
+    itself: the import is there for the package's modules (the project's shared imports), the
+    one place to change."""
+    fallback = _fallback_nodes(ctx.tree, ctx.module)
+    used = {node.id for node in ast.walk(ctx.tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    exported = _dunder_all(ctx.tree)
+    for stmt in ctx.tree.body:
+        if not isinstance(stmt, ast.ImportFrom) or stmt.level or id(stmt) in fallback:
+            continue
+        for alias in stmt.names:  # one finding per statement
+            qual = f"{stmt.module}.{alias.name}"
+            local = alias.asname or alias.name
+            if qual not in ("torch.cuda.amp", *_OLD_AMP) or (local in used
+                                                             and local not in exported):
+                continue
+            yield Diagnostic.at(
+                "LRD101",
+                f"`{qual}` is imported here for the package's modules; torch.cuda.amp is "
+                "deprecated (it warns and ties the code to CUDA): import `torch.amp` "
+                "(`torch.amp.GradScaler(\"cuda\")`, `torch.autocast(\"cuda\")`)",
+                ctx.path,
+                stmt,
+            )
+            break
+
+
+def _dunder_all(tree: ast.Module) -> set[str]:
+    """The names a module's literal ``__all__`` lists."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets
+        ) and isinstance(stmt.value, (ast.List, ast.Tuple)):
+            return {e.value for e in stmt.value.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
 
 
 def _bound_references(tree: ast.Module, references: list[ast.expr]) -> list[ast.expr]:
