@@ -376,3 +376,36 @@ def test_old_amp_fallback_or_plain_module_import_is_silent() -> None:
     assert findings(plain, "pkg/helpers.py") == []
     assert findings(SHARED_IMPORTS.format(imports="from torch import amp"),
                     "pkg/__init__.py") == []
+
+
+# 7. `while epoch < epochs:` with `epoch += 1` once per pass: `epoch` is the loop's pass
+# counter, as a `for epoch in range(...)` target is. `scheduler.step(epoch)` there moves a
+# batch-sized schedule once per epoch (LRD003); a position counted in batches is left alone.
+
+WHILE_EPOCHS = """
+    import torch
+
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = torch.utils.data.DataLoader(torch.randn(80, 4), batch_size=8)
+    epochs = 30
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1,
+                                                    total_steps=epochs * len(loader))
+    epoch = 0
+    while epoch < epochs:
+        for batch in loader:
+            optimizer.zero_grad()
+            model(batch).sum().backward()
+            optimizer.step()
+        scheduler.step({position})
+        epoch += 1
+"""
+
+
+def test_while_epoch_counter_step_to_the_epoch_is_lrd003() -> None:
+    assert "LRD003" in codes(WHILE_EPOCHS.format(position="epoch"))
+    assert "LRD003" in codes(WHILE_EPOCHS.format(position="epoch + 1"))
+
+
+def test_while_epoch_counter_step_to_a_batch_position_is_not_lrd003() -> None:
+    assert "LRD003" not in codes(WHILE_EPOCHS.format(position="(epoch + 1) * len(loader)"))

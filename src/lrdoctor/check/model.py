@@ -67,6 +67,9 @@ class Loop:
     targets: frozenset[str]
     line: int
     iterates_loader: bool = False
+    # a `while epoch < n:` loop's counter (`epoch += 1` at the top level of its body): the
+    # index of the pass, as a `for` loop's target is
+    counters: frozenset[str] = frozenset()
     batch: bool = False  # iterates a data loader (or is an iteration loop by its header)
     contains_batch: bool = False  # an epoch loop: some batch loop runs inside it
     id: int = field(default_factory=lambda: next(_ids))

@@ -1487,6 +1487,8 @@ class Tracer:
                     over_name=over_name)
         loop.iterates_loader = loader
         loop.root = self.root
+        if isinstance(stmt, ast.While):
+            loop.counters = _while_counters(stmt)
         self.loops.append(loop)
         if loader or hint == "batch":
             for rec in self.recordings:
@@ -4145,6 +4147,38 @@ def _for_hint(stmt: ast.For | ast.AsyncFor, targets: frozenset[str], scope: Scop
     if any(names.guess_kind_from_name(w) == "loader" for w in iter_words):
         return "batch"
     return ""
+
+
+def _while_counters(stmt: ast.While) -> frozenset[str]:
+    """The names (or ``self.x``) a ``while`` test compares and the body adds a constant 1 to
+    once per pass (``epoch += 1`` / ``epoch = epoch + 1`` at the top level of the body, not
+    under a branch or an inner loop): the loop's pass counter."""
+    tested: set[str] = set()
+    for node in ast.walk(stmt.test):
+        if isinstance(node, ast.Compare):
+            for side in (node.left, *node.comparators):
+                text = dotted(side)
+                if text is not None:
+                    tested.add(text)
+    counted: set[str] = set()
+    for child in stmt.body:
+        if isinstance(child, ast.AugAssign) and isinstance(child.op, ast.Add) \
+                and _is_one(child.value):
+            text = dotted(child.target)
+        elif isinstance(child, ast.Assign) and len(child.targets) == 1 \
+                and isinstance(child.value, ast.BinOp) and isinstance(child.value.op, ast.Add) \
+                and _is_one(child.value.right) \
+                and dotted(child.value.left) == dotted(child.targets[0]):
+            text = dotted(child.targets[0])
+        else:
+            continue
+        if text is not None and text in tested:
+            counted.add(text)
+    return frozenset(counted)
+
+
+def _is_one(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 1 and not isinstance(node.value, bool)
 
 
 def _while_hint(stmt: ast.While) -> str:

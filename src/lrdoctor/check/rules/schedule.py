@@ -549,7 +549,8 @@ def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
     moves by one batch's worth per epoch). A position counted in batches (``step(epoch *
     len(loader))``, ``step(global_step)``) is another matter and is left alone."""
     node = e.node
-    if not isinstance(node, ast.Call) or not loop.targets:
+    counters = loop.targets | loop.counters  # `for epoch in ...` / `while epoch < n: ...`
+    if not isinstance(node, ast.Call) or not counters:
         return False
     args = list(node.args) + [k.value for k in node.keywords if k.arg == "epoch"]
     if len(args) != 1 or len(node.args) + len(node.keywords) != 1:
@@ -558,7 +559,7 @@ def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
     if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Add, ast.Sub)) \
             and isinstance(arg.right, ast.Constant) and isinstance(arg.right.value, int):
         arg = arg.left
-    return dotted(arg) in loop.targets
+    return dotted(arg) in counters
 
 
 def _steady_over(cond: Cond, loop: Loop) -> bool:
