@@ -1,6 +1,6 @@
 """How much Python lrdoctor runs per training step: counted, not timed.
 
-    .venv/bin/python bench/bench_overhead_calls.py [--config defaults|watcher|no-nan-check] [--amp] [--clip]
+    .venv/bin/python bench/bench_overhead_calls.py [--config defaults|watcher|no-nan-check] [--amp] [--clip] [--depth N]
 
 Runs bench_overhead.py's loop (the MLP, AdamW, a per-batch OneCycleLR, a DataLoader) plain and
 watched, and counts with a tracer, per step after 20 warm-up steps: the Python function calls
@@ -12,7 +12,9 @@ compare two versions of the hooks, and bench_overhead.py for what a step costs. 
 the same loop under ``torch.autocast("cpu", dtype=torch.float16)`` with
 ``torch.amp.GradScaler("cpu")`` (the scaler's path through the hooks). ``--clip`` clips the
 gradients each step, ``clip_grad_norm_(model.parameters(), 1.0)`` before the update (after
-``scaler.unscale_(optimizer)`` with ``--amp``), as most real training loops do.
+``scaler.unscale_(optimizer)`` with ``--amp``), as most real training loops do. ``--depth N``
+stacks N more Linear(128, 128) + ReLU blocks in the middle of the MLP (2N more nested module
+calls a step): what lrdoctor costs per module call, as in a deep model.
 """
 
 from __future__ import annotations
@@ -32,12 +34,13 @@ WARMUP, STEPS = 20, 128
 
 
 def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False,
-          clip: bool = False) -> tuple[dict[str, float], dict[str, float]]:
+          clip: bool = False, depth: int = 0) -> tuple[dict[str, float], dict[str, float]]:
     """(totals per step, lrdoctor's bytecodes per step by function name)."""
     torch.manual_seed(0)
     loader = DataLoader(data, batch_size=BATCH, shuffle=True)
     model = torch.nn.Sequential(
         torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128), torch.nn.ReLU(),
+        *[m for _ in range(depth) for m in (torch.nn.Linear(128, 128), torch.nn.ReLU())],
         torch.nn.Linear(128, 10),
     )
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
@@ -99,6 +102,8 @@ def main() -> None:
                         help="fp16 autocast on the CPU with torch.amp.GradScaler('cpu')")
     parser.add_argument("--clip", action="store_true",
                         help="clip_grad_norm_(model.parameters(), 1.0) each step (after unscale_ with --amp)")
+    parser.add_argument("--depth", type=int, default=0,
+                        help="N more Linear(128, 128) + ReLU blocks in the model (2N more module calls)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     configs: dict[str, Callable[[], Any]] = {
@@ -107,9 +112,9 @@ def main() -> None:
         "no-nan-check": lambda: lrdoctor.watch(nan_check=False),
     }
     data = make_data(20_000)
-    plain, _ = count(data, None, args.amp, args.clip)
+    plain, _ = count(data, None, args.amp, args.clip, args.depth)
     for name in args.config or list(configs):
-        totals, per_function = count(data, configs[name], args.amp, args.clip)
+        totals, per_function = count(data, configs[name], args.amp, args.clip, args.depth)
         shown = ", ".join(f"{k} {v:.0f}" for k, v in per_function.items() if v >= 1)
         print(f"{name}: {totals['lrdoctor calls']:.1f} calls into lrdoctor a step, "
               f"{totals['lrdoctor bytecodes']:.0f} bytecodes in them; the step makes "
