@@ -63,6 +63,14 @@ SKIP_RUN = 10  # consecutive GradScaler skips that make a finding
 PARAM_INTERVAL = ROUTINE_PERIOD
 EAGER_AFTER_TRIP = 64  # steps read at once after a late (device) flag tripped
 RNG_RECHECK = 256  # top-level calls of a module between checks that it draws no random numbers
+# The module-call wrapper first sits on torch.nn.Module (every call, nested ones included) and
+# learns which classes are called at top level with gradients enabled, for LEARN_BACKWARDS
+# backward() calls; then it sits on those classes only (torch's own __call__ back on Module, so a
+# nested call of another class runs no lrdoctor code), and learns again, for one backward(),
+# after RELEARN_BACKWARDS more (at the next periodic optimizer step) or after two backward()
+# calls in a row that saw no recorded module call
+LEARN_BACKWARDS = 2
+RELEARN_BACKWARDS = ROUTINE_PERIOD
 
 
 def _float_params(opt: Any) -> list[Any]:
@@ -94,6 +102,22 @@ class NonFinite:
         self.seen_opts: set[int] = set()
         self.seen_modules: set[int] = set()  # ids of the modules record() has looked at
         self.rng_use: dict[int, int] = {}  # see install()
+        # Where the module-call wrapper sits (see LEARN_BACKWARDS): learned is the set of classes
+        # called at top level while it sits on torch.nn.Module to learn them (None otherwise);
+        # patched, the classes it was put on (in order); classes_on, whether it sits on those
+        # only; classes_off, whether it stays on torch.nn.Module for good (a learned class with
+        # a __call__ of its own, --nan-trace, a check that needs every step)
+        self.learned: set[type] | None = set()
+        self.learn_end = LEARN_BACKWARDS  # backwards() (see _backwards) that end the learning
+        self.next_relearn = 0
+        self.patched: dict[type, None] = {}
+        self.classes_on = False
+        self.classes_off = False
+        self.event_backwards = 0  # backward() calls that made an event (the others are counted
+        # by engine.routine_backwards_done)
+        self.empty_backwards = 0  # backward() events in a row that saw no recorded module call
+        self._apply_calls: Any = None  # puts the wrappers where the state above says (install)
+        self._patchable: Any = lambda cls: False  # whether a class can take the wrapper (install)
         self.tensor_type = _tensor_type()
         # whether gradients are checked before the next update (see before_step): then the
         # gradient reaching each module output is kept for a backward replay
@@ -204,6 +228,8 @@ class NonFinite:
                 return original(self, *args, **kwargs)
             tls.busy = True
             try:
+                if check.learned is not None:  # learning which classes are called at top level
+                    check.learned.add(type(self))
                 dev = None
                 if direct and self._compiled_call_impl is None:
                     fwd, fargs = self._call_impl, args
@@ -259,6 +285,8 @@ class NonFinite:
                         if done - check.backwards_seen == 1 and not check.strong_kept:
                             check._done_calls, check._calls = [], []
                             check.backwards_seen = done
+                            if check.learned is not None:
+                                check.learn_tick()
                         else:
                             check.sync_calls()
                     calls = check._calls
@@ -285,9 +313,55 @@ class NonFinite:
         def tracked_call(self: Any, *args: Any, **kwargs: Any) -> Any:
             return tracer.call(original, self, args, kwargs)
 
+        ours = (__call__, tracked_call)
+        placed = [__call__]  # what apply_calls last put on torch.nn.Module
+
+        def apply_calls() -> None:
+            """Put the wrappers where the state says: tracked_call on torch.nn.Module and the
+            patched classes while the tracer is active; else the wrapper on the patched classes,
+            and on torch.nn.Module unless it sits on those classes only. A __call__ that is not
+            ours (another tool's, set after ours) is left alone."""
+            if self._apply_calls is None:  # undone
+                return
+            on = tracer.active
+            current = module_cls.__dict__.get("__call__")
+            if current in ours or current is placed[0]:
+                want = tracked_call if on else original if self.classes_on else __call__
+                if current is not want:
+                    module_cls.__call__ = want  # type: ignore[method-assign]
+                placed[0] = want
+            on_class = tracked_call if on else __call__
+            for cls in self.patched:
+                if cls.__dict__.get("__call__", on_class) in ours:
+                    if cls.__dict__.get("__call__") is not on_class:
+                        cls.__call__ = on_class  # type: ignore[method-assign]
+
+        def unpatch_classes() -> None:
+            self._apply_calls = None
+            for cls in self.patched:
+                if cls.__dict__.get("__call__") in ours:
+                    delattr(cls, "__call__")
+            self.patched.clear()
+            self.classes_on = False
+
+        def patchable(cls: Any) -> bool:
+            """Whether the wrapper can sit on ``cls``: it runs torch.nn.Module's __call__ (no
+            class of its own defines one: putting the wrapper there would replace that)."""
+            if not (isinstance(cls, type) and issubclass(cls, module_cls)) or cls is module_cls:
+                return False
+            for k in cls.__mro__:
+                if k is module_cls:
+                    return True
+                if k.__dict__.get("__call__", __call__) not in ours:
+                    return False
+            return False
+
+        self._apply_calls = apply_calls
+        self._patchable = patchable if direct else (lambda cls: False)
+        patcher.on_undo(unpatch_classes)
+
         def on_active(on: bool) -> None:
-            if module_cls.__dict__.get("__call__") in (__call__, tracked_call):  # still ours
-                module_cls.__call__ = tracked_call if on else __call__  # type: ignore[method-assign]
+            apply_calls()
 
         tracer.on_active = on_active
         patcher.on_undo(lambda: setattr(tracer, "on_active", None))
@@ -338,6 +412,60 @@ class NonFinite:
                     self.checker.__exit__(None, None, None)
 
             patcher.on_undo(leave)
+
+    # ---- where the module-call wrapper sits ----------------------------------------------------
+
+    def _backwards(self) -> int:
+        """backward() calls so far (routine ones and those that made an event)."""
+        return self.engine.routine_backwards_done + self.event_backwards
+
+    def learn_tick(self) -> None:
+        """A backward() returned while learning: at the end of the learning, put the wrapper
+        on the classes called at top level (with torch's own __call__ back on torch.nn.Module),
+        or keep it on torch.nn.Module (for good if a class cannot take it)."""
+        if self.learned is None or self._backwards() < self.learn_end:
+            return
+        learned, self.learned = self.learned, None
+        if (self.classes_off or self.nan_trace or self in self.engine.every_step
+                or self._apply_calls is None):
+            self.classes_on_off()
+            return
+        if not learned and not self.classes_on and not self.patched:
+            # no module call at top level yet (with gradients enabled): go on learning
+            self.learned, self.learn_end = set(), self._backwards() + LEARN_BACKWARDS
+            return
+        for cls in learned:
+            if not self._patchable(cls):
+                self.classes_on_off()
+                return
+        for cls in learned:
+            self.patched[cls] = None
+        self.classes_on = True
+        self.empty_backwards = 0
+        self.next_relearn = self._backwards() + RELEARN_BACKWARDS
+        self._apply_calls()
+
+    def relearn(self, running: int = 0) -> None:
+        """Put the wrapper back on torch.nn.Module for one backward() (after ``running``, 1 for
+        the one now running): a class first called at top level since the last learning is
+        learned (the classes patched stay patched)."""
+        if not self.classes_on or self.learned is not None:
+            return
+        self.classes_on = False
+        self.learned = set()
+        # up to the next backward(): the calls of the step after the one now ending
+        self.learn_end = self._backwards() + running + 1
+        if self._apply_calls is not None:
+            self._apply_calls()
+
+    def classes_on_off(self) -> None:
+        """The wrapper stays on torch.nn.Module for good (every call, as when learning)."""
+        self.classes_off = True
+        self.learned = None
+        if self.classes_on:
+            self.classes_on = False
+            if self._apply_calls is not None:
+                self._apply_calls()
 
     def record(self, module: Any, args: Any, kwargs: Any, rng: Any, dev: Any, site: Any, out: Any,
                amp: tuple[tuple[str, Any], ...] = ()) -> None:
@@ -410,9 +538,12 @@ class NonFinite:
 
     def every_step(self) -> None:
         """From now on every optimizer step is handed to this check (a run that saw a NaN, or
-        float16 parameters, or --nan-trace): its steps are no longer routine."""
+        float16 parameters, or --nan-trace): its steps are no longer routine, and every module
+        call is seen (the module-call wrapper stays on torch.nn.Module)."""
         self.engine.every_step.add(self)
         self.arm()
+        if not self.classes_off:
+            self.classes_on_off()
 
     def arm(self) -> None:
         """Put the optimizer pre-hook (before_step) in place, if it is not."""
@@ -484,7 +615,14 @@ class NonFinite:
     # ---- the loss -----------------------------------------------------------------------------
 
     def on_backward_done(self, ev: BackwardDone) -> None:
+        self.event_backwards += 1
         self.sync_calls()
+        if self.classes_on:
+            # two backward() calls in a row with no recorded module call: a class first called
+            # at top level since the wrapper left torch.nn.Module (another model)
+            self.empty_backwards = 0 if self._calls else self.empty_backwards + 1
+            if self.empty_backwards >= 2:
+                self.relearn()
         self.after_backward()
 
     def sync_calls(self) -> None:
@@ -505,6 +643,8 @@ class NonFinite:
                 if type(call) is Call:
                     call.strong = None
         self._done_calls, self._calls = self._calls, []
+        if self.learned is not None:
+            self.learn_tick()
 
     def on_backward(self, ev: Backward) -> None:
         loss = ev.loss
@@ -779,6 +919,8 @@ class NonFinite:
     def on_optimizer_step(self, ev: OptimizerStep) -> None:
         if self._pre_handle is not None and not self._pre_hook_needed():
             self.disarm()
+        if self.classes_on and self._backwards() >= self.next_relearn:
+            self.relearn()  # at least every RELEARN_BACKWARDS backward() calls
         attempt = ev.attempt
         lrs = ev.lrs
         if (attempt.taken is True and not self.nan_trace and self.grad_culprit is None
