@@ -442,7 +442,9 @@ class NonFinite:
             self.patched[cls] = None
         self.classes_on = True
         self.empty_backwards = 0
-        self.next_relearn = self._backwards() + RELEARN_BACKWARDS
+        # learned again at the first optimizer step handed to this check at least half a
+        # period later: on a routine step that is the next periodic one (every ROUTINE_PERIOD)
+        self.next_relearn = self._backwards() + RELEARN_BACKWARDS // 2
         self._apply_calls()
 
     def relearn(self, running: int = 0) -> None:
