@@ -175,33 +175,42 @@ class Student(torch.nn.Module):  # replaces the first model at step 30
         super().__init__()
         self.body = torch.nn.Linear(8, 3)
         self.head = torch.nn.Linear(3, 1)
+        self.register_buffer("shift", torch.zeros(()))
 
     def forward(self, x):
-        return self.head(torch.log(self.body(x).abs() + 1 - self.body.bias.new_tensor(LOG)))
+        return self.head(torch.log(self.body(x).abs() + 1 - self.shift))  # LOG
 
 first = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
 student = Student()
 opt = torch.optim.SGD([*first.parameters(), *student.parameters()], lr=1e-3)
+patched = []
 for step in range(1, 60):
     model = first if step < 30 else student
+    if step == BAD:
+        student.shift.fill_(1e6)  # log of a negative number: NaN
     loss = model(torch.randn(16, 8)).pow(2).mean()
     opt.zero_grad()
     loss.backward()
     opt.step()
+    patched.append("__call__" in Student.__dict__)
 """
 
 
 def test_a_model_swapped_in_after_the_learning_is_learned_and_its_nan_localized(tmp_path):
     # two backward() calls with no recorded module call: learned again
-    source = SWAPPED.replace("LOG", "0.0")
-    w, ns = _run(tmp_path, source)
+    w, ns = _run(tmp_path, SWAPPED.replace("BAD", "0"))
     assert w.findings == []
-    # a control: the same swap with a log of a negative number from step 30 on
-    bad = SWAPPED.replace("LOG", "1e6")
+    # steps 30 and 31 saw no recorded call, step 32 learned it, from step 33 it is patched
+    assert ns["patched"].index(True) + 1 == 33
+    assert "__call__" not in ns["Student"].__dict__  # restored
+    # a control: the same swap with a log of a negative number at step 40
+    bad = SWAPPED.replace("BAD", "40")
     w, _ = _run(tmp_path, bad)
     [f] = [f for f in w.findings if f.code == "LRD104"]
-    assert f.evidence["step"] == 30
+    assert f.evidence["step"] == 40
     assert f.evidence["op"] == "log"
+    assert f.evidence["module"] == "model"
+    assert f.location.line == _line(bad, "# LOG")
 
 
 OWN_CALL = """
