@@ -209,7 +209,7 @@ def test_a_model_swapped_in_after_the_learning_is_learned_and_its_nan_localized(
     [f] = [f for f in w.findings if f.code == "LRD104"]
     assert f.evidence["step"] == 40
     assert f.evidence["op"] == "log"
-    assert f.evidence["module"] == "model"
+    assert f.evidence["module"] == "student"
     assert f.location.line == _line(bad, "# LOG")
 
 
