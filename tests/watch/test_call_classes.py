@@ -256,3 +256,45 @@ def test_a_top_level_class_with_its_own_call_keeps_the_wrapper_on_module(tmp_pat
     assert f.evidence["step"] == 12
     assert f.evidence["op"] == "log"
     assert f.evidence["module"] == "model"
+
+
+REFUSING = """
+import torch
+torch.manual_seed(0)
+
+class Refusing(type):  # a metaclass that takes no __call__ from outside
+    def __setattr__(cls, name, value):
+        if name == "__call__":
+            raise TypeError("read-only")
+        super().__setattr__(name, value)
+
+class Net(torch.nn.Module, metaclass=Refusing):
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.log(torch.relu(self.body(x)) + 1 - SHIFT)  # LOG
+
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+during = []
+for step in range(1, 20):
+    loss = model(torch.randn(16, 8)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    during.append(torch.nn.Module.__dict__["__call__"])
+"""
+
+
+def test_a_top_level_class_that_refuses_the_wrapper_keeps_it_on_module(tmp_path):
+    w, ns = _run(tmp_path, REFUSING.replace("SHIFT", "0.0"))  # no internal error
+    assert all(c is not MODULE_CALL for c in ns["during"])
+    assert w.findings == []
+    assert torch.nn.Module.__dict__["__call__"] is MODULE_CALL
+    # a control: its NaN is localized to its module
+    w, _ = _run(tmp_path, REFUSING.replace("SHIFT", "(1e9 if step == 12 else 0.0)"))
+    [f] = [f for f in w.findings if f.code == "LRD104"]
+    assert f.evidence["step"] == 12
+    assert f.evidence["module"] == "model"

@@ -324,17 +324,23 @@ class NonFinite:
             if self._apply_calls is None:  # undone
                 return
             on = tracer.active
+            on_class = tracked_call if on else __call__
+            failed = False
+            for cls in self.patched:
+                have = cls.__dict__.get("__call__")
+                if have is not on_class and (have is None or have in ours):
+                    try:
+                        cls.__call__ = on_class  # type: ignore[method-assign]
+                    except (TypeError, AttributeError):  # a metaclass that refuses it
+                        failed = True
+            if failed and self.classes_on:  # the wrapper stays on torch.nn.Module for good
+                self.classes_on, self.classes_off, self.learned = False, True, None
             current = module_cls.__dict__.get("__call__")
             if current in ours or current is placed[0]:
                 want = tracked_call if on else original if self.classes_on else __call__
                 if current is not want:
                     module_cls.__call__ = want  # type: ignore[method-assign]
                 placed[0] = want
-            on_class = tracked_call if on else __call__
-            for cls in self.patched:
-                if cls.__dict__.get("__call__", on_class) in ours:
-                    if cls.__dict__.get("__call__") is not on_class:
-                        cls.__call__ = on_class  # type: ignore[method-assign]
 
         def unpatch_classes() -> None:
             self._apply_calls = None
