@@ -298,3 +298,19 @@ def test_a_top_level_class_that_refuses_the_wrapper_keeps_it_on_module(tmp_path)
     [f] = [f for f in w.findings if f.code == "LRD104"]
     assert f.evidence["step"] == 12
     assert f.evidence["module"] == "model"
+
+
+def test_backwards_that_make_events_learn_and_swap_the_same_way(tmp_path):
+    # a vector backward(gradient) makes a Backward event on every step (as a GPU loss does):
+    # the learning and the swap are counted there
+    source = (SWAPPED.replace("BAD", "40")
+              .replace("loss = model(torch.randn(16, 8)).pow(2).mean()",
+                       "loss = model(torch.randn(16, 8)).pow(2).mean(0)")
+              .replace("loss.backward()", "loss.backward(torch.ones_like(loss))"))
+    assert "mean(0)" in source and "ones_like" in source
+    w, ns = _run(tmp_path, source)
+    assert ns["patched"].index(True) + 1 == 32  # learned at step 32's backward()
+    [f] = [f for f in w.findings if f.code == "LRD104"]
+    assert f.evidence["step"] == 40
+    assert f.evidence["module"] == "student"
+    assert f.location.line == _line(source, "# LOG")
