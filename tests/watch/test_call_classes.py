@@ -314,3 +314,91 @@ def test_backwards_that_make_events_learn_and_swap_the_same_way(tmp_path):
     assert f.evidence["step"] == 40
     assert f.evidence["module"] == "student"
     assert f.location.line == _line(source, "# LOG")
+
+
+FX_TRACE = """
+import torch
+torch.manual_seed(0)
+inner = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU())
+model = torch.nn.Sequential(inner, torch.nn.Linear(8, 2), torch.nn.Softmax(dim=-1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    opt.zero_grad()
+    model(torch.randn(3, 4)).pow(2).mean().backward()
+    opt.step()
+patched = "__call__" in torch.nn.Sequential.__dict__
+
+
+class Leaves(torch.fx.Tracer):
+    # a Sequential kept as one call: what a user's tracer decides must still be asked
+    def is_leaf_module(self, m, name):
+        return isinstance(m, torch.nn.Sequential) or super().is_leaf_module(m, name)
+
+
+code = torch.fx.symbolic_trace(model).code
+leaf_code = torch.fx.GraphModule(model, Leaves().trace(model)).code
+"""
+
+
+def test_an_fx_trace_after_the_learning_sees_every_module_call_as_without_lrdoctor(tmp_path):
+    """torch.fx's tracer puts its own __call__ on torch.nn.Module while it traces; a class that
+    carries the wrapper must hand its calls to that one (not run the wrapper on proxies, which
+    put a node of lrdoctor's into the user's graph and raised inside the wrapper)."""
+    _, plain = _run(tmp_path, FX_TRACE, watched=False)
+    w, ns = _run(tmp_path, FX_TRACE)
+    assert ns["patched"]  # the wrapper sat on Sequential when the trace ran
+    assert ns["code"] == plain["code"]
+    assert ns["leaf_code"] == plain["leaf_code"]
+    # the user's tracer was asked about the inner Sequential, which it keeps as one call
+    assert 'getattr(self, "0")(input' in ns["leaf_code"]
+    assert not w.findings
+
+
+CHAINED = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+seen = []
+
+
+def step():
+    opt.zero_grad()
+    model(torch.randn(3, 4)).pow(2).mean().backward()
+    opt.step()
+
+
+for _ in range(5):
+    step()
+# another tool's wrapper, put on torch.nn.Module while lrdoctor sits on Sequential, chaining to
+# what it found there; then one that chains to the wrapper lrdoctor had put on Module
+found = torch.nn.Module.__call__
+def profiler(self, *args, **kwargs):
+    seen.append(type(self).__name__)
+    return found(self, *args, **kwargs)
+torch.nn.Module.__call__ = profiler
+for _ in range(3):
+    step()
+torch.nn.Module.__call__ = found
+chained_to = vars(torch.nn.Sequential).get("__call__", found)  # lrdoctor's, when watched
+def profiler2(self, *args, **kwargs):
+    seen.append("2:" + type(self).__name__)
+    return chained_to(self, *args, **kwargs)
+torch.nn.Module.__call__ = profiler2
+for _ in range(3):
+    step()
+torch.nn.Module.__call__ = found
+params = torch.cat([p.detach().flatten() for p in model.parameters()])
+"""
+
+
+def test_another_tools_module_call_wrapper_is_honoured_and_a_chain_back_does_not_recurse(tmp_path):
+    _, plain = _run(tmp_path, CHAINED, watched=False)
+    w, ns = _run(tmp_path, CHAINED)
+    assert torch.equal(ns["params"], plain["params"])
+    # every module call of the three steps reached the other tool's wrapper, Sequential's too
+    assert ns["seen"][:4] == ["Sequential", "Linear", "ReLU", "Linear"]
+    assert ns["seen"].count("Sequential") == 3
+    # a wrapper chaining back to lrdoctor's for the same module: no recursion, each call once
+    assert ns["seen"].count("2:Sequential") == 3
+    assert not w.findings
