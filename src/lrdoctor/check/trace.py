@@ -1590,6 +1590,10 @@ class Tracer:
                 if key is not None:
                     if _tracked(value) or _tracked(base.items.get(key)):
                         self.generation += 1
+                    # `optimizers["model"] = Adam(...)`: the entry that held one optimizer now
+                    # holds another, as a name rebound to a new optimizer does
+                    self.rebind_entry(base.items.get(key), value, target,
+                                      f"{dotted(target.value) or 'container'}[{key!r}]")
                     base.items[key] = value
                 else:
                     base.splat = True
@@ -1603,6 +1607,16 @@ class Tracer:
                 self.generation += 1
                 base.items.append(value)
 
+    def rebind_entry(self, previous: Any, value: Any, node: ast.AST, label: str) -> None:
+        """A container entry (a dict's key) that held one optimizer now holds another one."""
+        if (
+            isinstance(previous, Obj)
+            and isinstance(value, Obj)
+            and previous is not value
+            and previous.kind == value.kind == "optimizer"
+        ):
+            self.emit("rebind", value, node, old=previous, name=label, entry=True)
+
     def bind(self, store: dict[str, Any], key: str, label: str, value: Any,
              source: ast.expr | None, scope: Scope, node: ast.AST) -> None:
         if isinstance(value, Obj) and not value.name:
@@ -1615,6 +1629,12 @@ class Tracer:
             and previous.kind == value.kind == "optimizer"
         ):
             self.emit("rebind", value, node, old=previous, name=label)
+        if isinstance(previous, DictVal) and isinstance(value, DictVal) and previous is not value:
+            # `optimizers = build_optimizers(model, mode="sc")` where the dict held before had
+            # its optimizer under the same key: that entry's optimizer is replaced
+            for k, item in list(previous.items.items()):
+                if isinstance(k, (str, int)):
+                    self.rebind_entry(item, value.items.get(k), node, f"{label}[{k!r}]")
         if source is not None and store is scope.vars:
             scope.sources[key] = source
         if value is None and isinstance(source, ast.Call):

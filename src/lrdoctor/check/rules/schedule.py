@@ -1916,6 +1916,16 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if not any(e.order > r.order and _updates(e, new) for e in root):
             continue
+        # the name (or a container's entry) is one path to the optimizer among others: where
+        # the old one is still updated after the rebind (held under another name too), or
+        # earlier in the same pass of the loop the rebind is in (`current = opt_g ... step ...
+        # current = opt_d ... step` every iteration: the next pass updates it again), the
+        # schedule still reaches training
+        if any(_updates(e, old) and (
+                e.order > r.order
+                or r.loop is not None and e.order < r.order and e.in_loop(r.loop)
+        ) for e in root):
+            continue
         if any(e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
                and e.obj.optimizer is new for e in root):
             continue
