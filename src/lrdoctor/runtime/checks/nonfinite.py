@@ -68,9 +68,13 @@ RNG_RECHECK = 256  # top-level calls of a module between checks that it draws no
 # backward() calls; then it sits on those classes only (torch's own __call__ back on Module, so a
 # nested call of another class runs no lrdoctor code), and learns again, for one backward(),
 # after RELEARN_BACKWARDS more (at the next periodic optimizer step) or after two backward()
-# calls in a row that saw no recorded module call
+# calls in a row that saw no recorded module call. Each learning that finds no new class doubles
+# the wait, up to RELEARN_MAX: setting __call__ on torch.nn.Module makes CPython walk every
+# subclass of it and clear its method cache (~40 us with torch alone imported, ~170 us with
+# 3,000 module classes), so a long run that learns nothing new stops paying for it
 LEARN_BACKWARDS = 2
 RELEARN_BACKWARDS = ROUTINE_PERIOD
+RELEARN_MAX = 16 * ROUTINE_PERIOD
 
 
 def _float_params(opt: Any) -> list[Any]:
@@ -110,6 +114,7 @@ class NonFinite:
         self.learned: set[type] | None = set()
         self.learn_end = LEARN_BACKWARDS  # backwards() (see _backwards) that end the learning
         self.next_relearn = 0
+        self.relearn_gap = RELEARN_BACKWARDS  # backward() calls from one learning to the next
         self.patched: dict[type, None] = {}
         self.classes_on = False
         self.classes_off = False
@@ -457,13 +462,19 @@ class NonFinite:
             if not self._patchable(cls):
                 self.classes_on_off()
                 return
+        if self.patched and learned.issubset(self.patched):
+            # learned again and nothing new: wait twice as long for the next time
+            self.relearn_gap = min(2 * self.relearn_gap, RELEARN_MAX)
+        else:
+            self.relearn_gap = RELEARN_BACKWARDS
         for cls in learned:
             self.patched[cls] = None
         self.classes_on = True
         self.empty_backwards = 0
-        # learned again at the first optimizer step handed to this check at least half a
-        # period later: on a routine step that is the next periodic one (every ROUTINE_PERIOD)
-        self.next_relearn = self._backwards() + RELEARN_BACKWARDS // 2
+        # learned again at the first optimizer step handed to this check at least the gap
+        # less half a period later: on a routine step that is a periodic one (every
+        # ROUTINE_PERIOD)
+        self.next_relearn = self._backwards() + self.relearn_gap - RELEARN_BACKWARDS // 2
         self._apply_calls()
 
     def relearn(self, running: int = 0) -> None:
@@ -941,7 +952,7 @@ class NonFinite:
         if self._pre_handle is not None and not self._pre_hook_needed():
             self.disarm()
         if self.classes_on and self._backwards() >= self.next_relearn:
-            self.relearn()  # at least every RELEARN_BACKWARDS backward() calls
+            self.relearn()  # every relearn_gap backward() calls
         attempt = ev.attempt
         lrs = ev.lrs
         if (attempt.taken is True and not self.nan_trace and self.grad_culprit is None
