@@ -1327,9 +1327,17 @@ def _computed_from_validation(ctx: FileContext, e: Event, metric: ast.expr) -> b
     in a validation-end hook) is the validation loss, whatever its name."""
     if not isinstance(metric, ast.Name):
         return False
-    around = ctx.function_of(e.path, e.node)
+    around: ast.AST | None = ctx.function_of(e.path, e.node)
     if around is None:
-        return False
+        # a plateau stepped at a module's top level (a script's epoch loop): the module's own
+        # statements are where its metric is computed (`val_loss = valid(epoch)`); what the
+        # functions it defines assign to the same name are other variables
+        around = ctx.tree_of(e.path)
+        if around is None:
+            return False
+        scope = list(_own_statements(around))
+    else:
+        scope = list(ast.walk(around))
     parents = {child: parent for parent in ast.walk(around)
                for child in ast.iter_child_nodes(parent)}
 
@@ -1344,7 +1352,7 @@ def _computed_from_validation(ctx: FileContext, e: Event, metric: ast.expr) -> b
 
     values: list[ast.AST] = []
     added: list[bool] = []  # per value added into it: from validation data?
-    for node in ast.walk(around):
+    for node in scope:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == metric.id for t in node.targets
         ):
@@ -1364,11 +1372,25 @@ def _computed_from_validation(ctx: FileContext, e: Event, metric: ast.expr) -> b
             isinstance(t, ast.Name) and t.id == metric.id for t in ast.walk(node.target)
         ):
             return False  # a loop variable: what it holds is not read here
-    if any(isinstance(a, ast.arg) and a.arg == metric.id for a in ast.walk(around.args)):
+    if isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        isinstance(a, ast.arg) and a.arg == metric.id for a in ast.walk(around.args)
+    ):
         return False  # handed in by the caller
     if not values and not added:
         return False
     return all(_mentions_validation(v) for v in values) and all(added)
+
+
+def _own_statements(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of a module's own scope: the bodies of the functions, lambdas and classes
+    it defines are left out (their names are other variables)."""
+    todo = list(ast.iter_child_nodes(tree))
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
 
 
 def _empty(node: ast.AST) -> bool:
