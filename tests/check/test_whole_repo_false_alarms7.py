@@ -32,9 +32,9 @@ def codes(found: list[tuple[str, int, str]]) -> list[str]:
     return [code for _, _, code in found]
 
 
-# -- a plateau fed, at a script's top level, what an evaluation function returns ---------------
-# A flat script defines `fit_one_epoch()` and `valid()`, each of which computes its
-# own local `epoch_loss`, and only the evaluation one returns it. The epoch loop runs at module
+# -- a plateau fed, at a script's top level, what a validation function returns ----------------
+# A flat script defines `fit_one_epoch()` and `valid()`, each of which computes its own local
+# `epoch_loss`, and only the validation one returns it. The epoch loop runs at module
 # level: `epoch_loss = valid(epoch)` and then `plateau.step(epoch_loss)`. The name is
 # generic, but the value the module's own scope gives it comes from the validation function:
 # it is the held-out loss. The training function's local of the same name is another variable.
