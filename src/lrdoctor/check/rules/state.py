@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from lrdoctor.check import constants
+from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, function_around, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import project_constant
@@ -1027,6 +1027,11 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
         or [s for s in scheds if s.guessed and not _count_unused(s)]
     if known:
         scheds = known
+    if lost and all(s.guessed for s in lost) and _helper_restores_given_scheduler(ctx, e):
+        # known by name only, and the resume hands a scheduler by that kind of name to the
+        # very helper that restores the optimizer, which restores that parameter too
+        # (`load_optim(self.optimizer, lr_scheduler, sd)`): the stand-in is restored there
+        lost = []
     if lost and not any(
         ev.obj is not None and ev.obj.kind == "scheduler"
         and (ev.obj in scheds or ev.root == e.root and not (known and ev.obj.guessed))
@@ -1098,6 +1103,63 @@ def _alternatives(lost: list[Obj], s: Obj) -> list[Obj]:
 def _where(o: Obj, path: str) -> str:
     """``line 12`` in the reported file, ``train.py:12`` in another."""
     return f"line {o.line}" if o.path == path else f"{os.path.basename(o.path)}:{o.line}"
+
+
+def _helper_restores_given_scheduler(ctx: FileContext, e: Event) -> bool:
+    """The optimizer is restored by a module-level helper that also calls ``load_state_dict``
+    on another of its parameters (``if lr_scheduler is not None:
+    lr_scheduler.load_state_dict(sd["lr_scheduler"])``), and a call of that helper which hands
+    it the optimizer by the name it was bound to hands that parameter a value named as a
+    scheduler (not ``None``): the resume restores the scheduler it was given."""
+    node, optimizer = e.node, e.obj
+    if optimizer is None or not optimizer.name or not isinstance(node, ast.Call) \
+            or not isinstance(node.func, ast.Attribute) \
+            or not isinstance(node.func.value, ast.Name):
+        return False
+    tree = ctx.tree_of(e.path)
+    helper = function_around(tree, node) if tree is not None else None
+    if not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)) or tree is None \
+            or helper not in tree.body:
+        return False
+    params = [a.arg for a in [*helper.args.posonlyargs, *helper.args.args]]
+    own = node.func.value.id
+    if own not in params:
+        return False
+    restored = {
+        call.func.value.id for call in ast.walk(helper)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "load_state_dict" and isinstance(call.func.value, ast.Name)
+        and call.func.value.id in params and call.func.value.id != own
+    }
+    if not restored:
+        return False
+    trees = {ctx.path: ctx.tree}
+    if ctx.loader is not None:
+        trees.update({path: module.tree for path, module in ctx.loader.modules.items()
+                      if module is not None})
+
+    def given(call: ast.Call, name: str) -> ast.expr | None:
+        arg = next((k.value for k in call.keywords if k.arg == name), None)
+        index = params.index(name)
+        if arg is None and index < len(call.args) \
+                and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+            arg = call.args[index]
+        return arg
+
+    for module_tree in trees.values():
+        for call in ast.walk(module_tree):
+            if not isinstance(call, ast.Call) \
+                    or (dotted(call.func) or "").rsplit(".", 1)[-1] != helper.name:
+                continue
+            mine = given(call, own)
+            if mine is None or ast.unparse(mine) != optimizer.name:
+                continue
+            for name in restored:
+                arg = given(call, name)
+                text = dotted(arg) if arg is not None else None
+                if text and names.guess_kind_from_name(text) == "scheduler":
+                    return True
+    return False
 
 
 def _helper_call_site(ctx: FileContext, e: Event) -> tuple[str, ast.Call, str] | None:
