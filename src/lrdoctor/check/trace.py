@@ -397,7 +397,7 @@ class Tracer:
         found = {name: cls.find(name) for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS,
                                                    *_EPOCH_START_HOOKS, *_EPOCH_END_HOOKS)}
         if not any(found[name] is not None for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS)) \
-                and not _asks_for_schedulers(cls):
+                and not _asks_for_schedulers(cls) and not _steps_kept_scheduler(cls, found):
             return set()
         self.loop, self.conds = None, ()
         value = self.call_function(FuncVal(configure[0], configure[1].module, instance,
@@ -432,6 +432,15 @@ class Tracer:
             self.emit("opt_step", optimizer, step[0], lightning=True)
         run(_BATCH_END_HOOKS, batches)
         run(_EPOCH_END_HOOKS, epochs)
+        if cls.find("lr_scheduler_step") is None:
+            # Lightning steps each scheduler configure_optimizers returned itself, after every
+            # batch (`"interval": "step"`) or at the end of every epoch; an override of
+            # `lr_scheduler_step` is traced as that step instead (trace_scheduler_hooks)
+            for sched, interval in _configured(value):
+                if interval not in (None, "step", "epoch"):
+                    continue
+                self.loop, self.conds = (batches if interval == "step" else epochs), ()
+                self.emit("lightning_sched_step", sched, configure[0], interval=interval)
         self.loop, self.conds = None, ()
         return traced
 
@@ -3425,6 +3434,32 @@ def _asks_for_schedulers(cls: ClassInfo) -> bool:
                         and node.func.attr == "lr_schedulers" \
                         and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
                     return True
+    return False
+
+
+def _steps_kept_scheduler(cls: ClassInfo, found: dict[str, Any]) -> bool:
+    """``training_step`` or an epoch hook of ``cls`` calls ``self.<name>.step()`` with no
+    argument for an attribute ``configure_optimizers`` assigns: a scheduler kept on the
+    module and stepped by hand where Lightning calls that method."""
+    configure = cls.find("configure_optimizers")
+    if configure is None:
+        return False
+    kept = {target.attr for node in ast.walk(configure[0]) if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name) and target.value.id == "self"}
+    methods = [cls.find("training_step"), *(found.get(name) for name in (*_EPOCH_START_HOOKS,
+                                                                           *_EPOCH_END_HOOKS))]
+    for method in methods:
+        if method is None:
+            continue
+        for node in ast.walk(method[0]):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "step" and not node.args and not node.keywords \
+                    and isinstance(node.func.value, ast.Attribute) \
+                    and node.func.value.attr in kept \
+                    and isinstance(node.func.value.value, ast.Name) \
+                    and node.func.value.value.id == "self":
+                return True
     return False
 
 

@@ -1859,6 +1859,49 @@ def _stepped_by_the_engine_too(calls: list[Event], sched: Obj) -> Iterator[Diagn
 
 
 @rule("LRD012")
+def stepped_by_lightning_too(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler that ``configure_optimizers`` returns (automatic optimization) is stepped
+    by Lightning itself, after every batch (``"interval": "step"``) or at the end of every
+    epoch; the module's own ``scheduler.step()`` in ``training_step`` or one of its hooks,
+    on every pass, steps it a second time there."""
+    for events in ctx.events_by_root.values():
+        driven = [e for e in events if e.kind == "lightning_sched_step" and e.obj is not None
+                  and e.loop is not None]
+        if not driven:
+            continue
+        reported: set[int] = set()
+        for own in events:
+            if own.kind != "sched_step" or own.obj is None or own.info.get("engine") \
+                    or not _plain_step(own) or own.conds or own.loop is None \
+                    or own.obj.cls == "ReduceLROnPlateau" or id(own.node) in reported:
+                continue
+            lightning = next((d for d in driven if d.obj is own.obj), None)
+            if lightning is None or lightning.loop is None:
+                continue
+            mine, its = own.loop.granularity, lightning.loop.granularity
+            if mine not in ("batch", "epoch"):
+                continue
+            reported.add(id(own.node))
+            when_ = "after every batch (`\"interval\": \"step\"`)" if its == "batch" \
+                else "at the end of every epoch (its default interval)"
+            if mine == its:
+                how = f"two steps per {its} instead of one"
+            else:
+                how = "one step per batch plus one per epoch, ahead of either design"
+            yield Diagnostic.at(
+                "LRD012",
+                f"{own.obj.label} `{receiver(own)}` is returned from configure_optimizers "
+                f"(line {lightning.line}), so Lightning already steps it {when_}; stepping it "
+                f"here too ({'on every batch' if mine == 'batch' else 'once per epoch'}) "
+                f"advances it {how}: "
+                "drop this call, or set `self.automatic_optimization = False` to step it "
+                "by hand only",
+                own.path,
+                own.node,
+            )
+
+
+@rule("LRD012")
 def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic]:
     """A scheduler handed to SequentialLR / ChainedScheduler is stepped by it; stepping it
     directly as well (both on every pass of a loop) advances it twice, and moves a SequentialLR

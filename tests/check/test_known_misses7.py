@@ -1,0 +1,130 @@
+"""Known misses of `lrdoctor check` on real code (issue 7, fixes7), each fixed by what the
+code means, with a control that must still be reported (or stay silent).
+
+Programs written for these tests; no third-party code."""
+
+from __future__ import annotations
+
+from .helpers import codes, findings
+
+# 1. Lightning in automatic optimization steps every scheduler configure_optimizers returns,
+# after every batch (`"interval": "step"`) or at the end of every epoch (the default). A module
+# that steps the same scheduler by hand as well (through `self.lr_schedulers()` or an attribute
+# it kept) steps it twice. In manual optimization (`automatic_optimization = False`) Lightning
+# steps nothing; an `lr_scheduler_step` override is how Lightning steps it (traced as such).
+
+HEAD = """
+import torch
+import lightning.pytorch as pl
+
+
+class Regressor(pl.LightningModule):
+    def __init__(self, manual=False):
+        super().__init__()
+        self.net = torch.nn.Linear(8, 1)
+{init}
+    def training_step(self, batch, batch_idx):
+        out = self.net(batch).mean()
+{train}
+        return out
+{hooks}
+    def configure_optimizers(self):
+        opt = torch.optim.Adam(self.net.parameters(), lr=3e-4)
+{configure}
+"""
+
+
+def module(configure: str, train: str = "", hooks: str = "", init: str = "") -> str:
+    def indent(text: str, n: int) -> str:
+        return "\n".join(" " * n + line if line else line for line in text.strip("\n").splitlines())
+    return HEAD.format(init=indent(init, 8) if init else "", train=indent(train, 8) if train else "",
+                       hooks=indent(hooks, 4) if hooks else "", configure=indent(configure, 8))
+
+
+EPOCH_RETURN = """
+decay = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=50)
+return [opt], [decay]
+"""
+STEP_KEPT = """
+self.warm = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=2000)
+return {"optimizer": opt, "lr_scheduler": {"scheduler": self.warm, "interval": "step"}}
+"""
+EPOCH_END_BY_HAND = """
+def on_train_epoch_end(self):
+    self.lr_schedulers().step()
+"""
+
+
+def lrd012_lines(src: str) -> list[int]:
+    return [line for code, line in findings(src) if code == "LRD012"]
+
+
+def test_lightning_epoch_scheduler_also_stepped_at_epoch_end_is_a_double_step() -> None:
+    src = module(EPOCH_RETURN, hooks=EPOCH_END_BY_HAND)
+    lines = lrd012_lines(src)
+    assert len(lines) == 1
+    assert "self.lr_schedulers().step()" in src.splitlines()[lines[0] - 1]
+
+
+def test_lightning_step_scheduler_kept_on_self_and_stepped_in_training_step() -> None:
+    src = module(STEP_KEPT, train="self.warm.step()")
+    lines = lrd012_lines(src)
+    assert len(lines) == 1
+    assert "self.warm.step()" in src.splitlines()[lines[0] - 1]
+
+
+def test_lightning_epoch_scheduler_stepped_after_every_batch_by_hand() -> None:
+    hooks = """
+def on_train_batch_end(self, outputs, batch, batch_idx):
+    self.lr_schedulers().step()
+"""
+    assert len(lrd012_lines(module(EPOCH_RETURN, hooks=hooks))) == 1
+
+
+def test_lightning_step_interval_and_a_hand_step_at_epoch_end_is_still_double() -> None:
+    # per batch by Lightning plus one per epoch by hand: len(loader) + 1 steps an epoch,
+    # ahead of the horizon sized for len(loader) per epoch
+    hooks = """
+def on_train_epoch_end(self):
+    self.warm.step()
+"""
+    assert len(lrd012_lines(module(STEP_KEPT, hooks=hooks))) == 1
+
+
+def test_control_manual_optimization_steps_only_by_hand() -> None:
+    src = module(EPOCH_RETURN, hooks=EPOCH_END_BY_HAND, init="self.automatic_optimization = False")
+    assert "LRD012" not in codes(src)
+
+
+def test_control_scheduler_not_returned_from_configure_optimizers() -> None:
+    configure = """
+self.decay = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=50)
+return opt
+"""
+    hooks = """
+def on_train_epoch_end(self):
+    self.decay.step()
+"""
+    assert "LRD012" not in codes(module(configure, hooks=hooks))
+
+
+def test_control_lr_scheduler_step_override_and_a_guarded_hand_step() -> None:
+    override = """
+def lr_scheduler_step(self, scheduler, metric):
+    scheduler.step()
+"""
+    assert "LRD012" not in codes(module(EPOCH_RETURN, hooks=override))
+    guarded = """
+def on_train_batch_end(self, outputs, batch, batch_idx):
+    if self.trainer.is_last_batch:
+        self.lr_schedulers().step()
+"""
+    assert "LRD012" not in codes(module(EPOCH_RETURN, hooks=guarded))
+
+
+def test_control_lightning_batch_scheduler_without_step_interval_still_reported() -> None:
+    configure = """
+cycle = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=5000)
+return [opt], [cycle]
+"""
+    assert "LRD003" in codes(module(configure))
