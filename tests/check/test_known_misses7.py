@@ -128,3 +128,78 @@ cycle = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=5000)
 return [opt], [cycle]
 """
     assert "LRD003" in codes(module(configure))
+
+
+# 2. Optimizers and schedulers kept as the values of dicts, one per parameter group, each built
+# by a config object lrdoctor cannot see (`cfg.setup(params=...)`, `cfg.setup(optimizer=...)`):
+# the mapping's name says what it holds, and the scheduler is handed the optimizer the other
+# mapping holds under the same (unknown) key. Stepped in loops over `.items()` after
+# `scaler.step(opt)` for each, the schedulers advance on updates the scaler skipped.
+
+GROUPS = """
+import torch
+from torch.amp import GradScaler
+
+
+class GroupOptim:
+    def __init__(self, settings, groups):
+        self.optimizers = {}
+        self.schedulers = {}
+        for key, params in groups.items():
+            self.optimizers[key] = settings[key]["optim"].setup(params=params)
+            if settings[key]["sched"]:
+                self.schedulers[key] = settings[key]["sched"].setup(
+                    optimizer=self.optimizers[key], base_lr=settings[key]["optim"].lr)
+
+    def zero_all(self):
+        for opt in self.optimizers.values():
+            opt.zero_grad()
+
+    def step_all(self, scaler):
+        for _, opt in self.optimizers.items():
+            {step}
+
+    def sched_all(self):
+        for _, sched in self.schedulers.items():
+            sched.step()
+
+
+class Runner:
+    def __init__(self, settings, field, iters):
+        self.field = field
+        self.iters = iters
+        self.amp = settings.amp
+        self.scaler = GradScaler("cuda", enabled=self.amp)
+        self.groups = GroupOptim(settings.groups, field.param_groups())
+
+    def fit(self):
+        for it in range(self.iters):
+            self.groups.zero_all()
+            with torch.autocast("cuda", enabled=self.amp):
+                loss = self.field(it)
+            self.scaler.scale(loss).backward()
+            self.groups.step_all(self.scaler)
+            self.scaler.update()
+            self.groups.sched_all()
+"""
+
+
+def test_dict_held_schedulers_step_after_skippable_scaler_steps() -> None:
+    src = GROUPS.replace("{step}", "scaler.step(opt)")
+    found = findings(src)
+    assert any(code == "LRD005" and "sched.step()" in src.splitlines()[line - 1]
+               for code, line in found)
+
+
+def test_control_dict_held_schedulers_without_a_scaler_step() -> None:
+    # the optimizers stepped directly: no update is ever skipped
+    src = GROUPS.replace("{step}", "opt.step()").replace("self.scaler.scale(loss).backward()",
+                                                          "loss.backward()")
+    assert "LRD005" not in codes(src)
+
+
+def test_control_mapping_named_for_schedulers_built_without_an_optimizer() -> None:
+    # a builder not handed an optimizer makes no scheduler lrdoctor can tie to the update
+    src = GROUPS.replace("{step}", "scaler.step(opt)").replace(
+        "optimizer=self.optimizers[key], base_lr", "base_lr")
+    assert "LRD005" not in codes(src)

@@ -1595,6 +1595,14 @@ class Tracer:
             key = const_key(target.slice)
             for rec in self.recordings:
                 rec.mutate(base)
+            if isinstance(base, DictVal) and value is None and isinstance(source, ast.Call) \
+                    and isinstance(target.value, (ast.Name, ast.Attribute)):
+                # `self.schedulers[name] = cfg.setup(optimizer=self.optimizers[name])`: a
+                # builder lrdoctor cannot see, storing into a mapping whose name says what it
+                # holds (`schedulers`, `optimizers`): guessed as one such item would be
+                label = dotted(target.value) or ""
+                if label.endswith("s") and not label.endswith("ss"):
+                    value = self.guess_from_call(source, label[:-1], scope)
             if isinstance(base, DictVal):
                 if key is not None:
                     if _tracked(value) or _tracked(base.items.get(key)):
@@ -1819,6 +1827,18 @@ class Tracer:
                     found = self.optimizer_put_into(arg.id, call, scope)
                     if found is not None:
                         return found
+            if isinstance(arg, ast.Subscript) \
+                    and isinstance(arg.value, (ast.Name, ast.Attribute)):
+                # `optimizer=self.optimizers[name]`: the optimizer a mapping holds under the
+                # key, stored there earlier (in the same loop over the names)
+                value = self.eval_pure(arg, scope)
+                if isinstance(value, UnionVal):
+                    # a key not known here: one of what the mapping holds, when that is one
+                    # optimizer (`optimizers[name] = Adam(...)` earlier in the loop)
+                    held = {id(o): o for o in options(value) if isinstance(o, Obj)}
+                    value = next(iter(held.values())) if len(held) == 1 else None
+                if isinstance(value, Obj) and value.kind == "optimizer":
+                    return value
         return None
 
     def optimizer_put_into(self, name: str, call: ast.Call, scope: Scope) -> Obj | None:
