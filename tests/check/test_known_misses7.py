@@ -203,3 +203,59 @@ def test_control_mapping_named_for_schedulers_built_without_an_optimizer() -> No
     src = GROUPS.replace("{step}", "scaler.step(opt)").replace(
         "optimizer=self.optimizers[key], base_lr", "base_lr")
     assert "LRD005" not in codes(src)
+
+
+# 3. Ignite's filtered events: `Events.ITERATION_COMPLETED(every=n)` with a literal n fires on
+# every n-th batch, still a step per so many batches (a horizon sized in epochs collapses, just
+# n times later); every `len(loader)` iterations is the last batch of each epoch (once per
+# epoch); `once=`, `event_filter=` or an `every=` of a size not known here fire at times not
+# known here, so no loop level is read from them.
+
+IGNITE = """
+import torch
+from ignite.engine import Engine, Events
+
+
+def fit(model, train_loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = {sched}
+
+    def update(engine, batch):
+        optimizer.zero_grad()
+        model(batch).sum().backward()
+        optimizer.step()
+
+    trainer = Engine(update)
+
+    @trainer.on(Events.{event})
+    def advance(engine):
+        scheduler.step()
+
+    trainer.run(train_loader, max_epochs=epochs)
+"""
+EPOCH_SIZED = "torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[30, 60])"
+BATCH_SIZED = ("torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, "
+               "total_steps=epochs * len(train_loader))")
+
+
+def ignite(sched: str, event: str) -> list[str]:
+    return codes(IGNITE.format(sched=sched, event=event))
+
+
+def test_ignite_every_literal_iterations_is_still_per_batch() -> None:
+    assert "LRD002" in ignite(EPOCH_SIZED, "ITERATION_COMPLETED(every=20)")
+
+
+def test_ignite_every_len_loader_iterations_is_once_per_epoch() -> None:
+    assert "LRD002" not in ignite(EPOCH_SIZED, "ITERATION_COMPLETED(every=len(train_loader))")
+    assert "LRD003" in ignite(BATCH_SIZED, "ITERATION_COMPLETED(every=len(train_loader))")
+
+
+def test_control_ignite_once_or_a_filter_has_no_level() -> None:
+    assert "LRD002" not in ignite(EPOCH_SIZED, "ITERATION_COMPLETED(once=500)")
+    assert "LRD002" not in ignite(EPOCH_SIZED,
+                                  "ITERATION_COMPLETED(event_filter=lambda e, i: i % 9 == 0)")
+    assert "LRD002" not in ignite(EPOCH_SIZED, "ITERATION_COMPLETED(every=steps_per_epoch)")
+    # the plain events keep their levels
+    assert "LRD002" in ignite(EPOCH_SIZED, "ITERATION_COMPLETED")
+    assert "LRD003" in ignite(BATCH_SIZED, "EPOCH_COMPLETED(every=2)")

@@ -3136,11 +3136,33 @@ def _takes_positional(func: FuncVal, count: int) -> bool:
 
 
 def _ignite_event(node: ast.expr) -> str:
-    """``Events.EPOCH_STARTED`` (or ``Events.ITERATION_COMPLETED(every=10)``): the name."""
-    if isinstance(node, ast.Call):
-        node = node.func
+    """``Events.EPOCH_STARTED`` (or ``Events.ITERATION_COMPLETED(every=10)``): the name of
+    the level the handler runs at. A filtered event keeps its level when it fires every n-th
+    time for a literal n (every 10th batch is still a step per so many batches: sized in
+    batches, not epochs); every ``len(loader)`` iterations is once per epoch; ``once=``,
+    ``before=`` / ``after=`` and ``event_filter=``, or an ``every=`` of a size not known
+    here, fire at times lrdoctor cannot tell: no level ("")."""
+    call = node if isinstance(node, ast.Call) else None
+    if call is not None:
+        node = call.func
     name = node.attr if isinstance(node, ast.Attribute) else ""
-    return name if name in _IGNITE_EVENTS else ""
+    if name not in _IGNITE_EVENTS:
+        return ""
+    if call is None or not (call.args or call.keywords):
+        return name
+    every = call.keywords[0].value if len(call.keywords) == 1 and not call.args \
+        and call.keywords[0].arg == "every" else None
+    if every is None:
+        return ""
+    if isinstance(every, ast.Constant) and isinstance(every.value, int) \
+            and not isinstance(every.value, bool):
+        return name
+    if name.startswith("ITERATION_") and isinstance(every, ast.Call) \
+            and isinstance(every.func, ast.Name) and every.func.id == "len" \
+            and len(every.args) == 1 and not every.keywords \
+            and names.guess_kind_from_name(dotted(every.args[0]) or "") == "loader":
+        return "EPOCH_COMPLETED"  # the last batch of every epoch
+    return name if name.startswith("EPOCH_") else ""
 
 
 def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
