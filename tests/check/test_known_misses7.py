@@ -259,3 +259,14 @@ def test_control_ignite_once_or_a_filter_has_no_level() -> None:
     # the plain events keep their levels
     assert "LRD002" in ignite(EPOCH_SIZED, "ITERATION_COMPLETED")
     assert "LRD003" in ignite(BATCH_SIZED, "EPOCH_COMPLETED(every=2)")
+
+
+def test_control_mapping_named_for_something_else_guesses_nothing() -> None:
+    # a mapping of statistics filled by a call whose name mentions optimizers holds no optimizer
+    src = GROUPS.replace("{step}", "scaler.step(opt)").replace(
+        "self.optimizers[key] = settings[key][\"optim\"].setup(params=params)",
+        "self.optimizers[key] = settings[key][\"optim\"].setup(params=params)\n"
+        "            self.stats = {}\n"
+        "            self.stats[key] = summarize_optim_state(params)")
+    assert "LRD005" in codes(src)
+    assert all(code != "LRD014" for code in codes(src))

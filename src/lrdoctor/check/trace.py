@@ -1600,9 +1600,10 @@ class Tracer:
                 # `self.schedulers[name] = cfg.setup(optimizer=self.optimizers[name])`: a
                 # builder lrdoctor cannot see, storing into a mapping whose name says what it
                 # holds (`schedulers`, `optimizers`): guessed as one such item would be
-                label = dotted(target.value) or ""
-                if label.endswith("s") and not label.endswith("ss"):
-                    value = self.guess_from_call(source, label[:-1], scope)
+                label = (dotted(target.value) or "")[:-1]
+                if (dotted(target.value) or "").endswith("s") \
+                        and names.guess_kind_from_name(label) in ("optimizer", "scheduler"):
+                    value = self.guess_from_call(source, label, scope)
             if isinstance(base, DictVal):
                 if key is not None:
                     if _tracked(value) or _tracked(base.items.get(key)):
