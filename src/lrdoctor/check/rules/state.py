@@ -1105,26 +1105,61 @@ def _where(o: Obj, path: str) -> str:
     return f"line {o.line}" if o.path == path else f"{os.path.basename(o.path)}:{o.line}"
 
 
+def _restoring_helper(ctx: FileContext,
+                      e: Event) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[str], str] | None:
+    """The module-level helper whose ``obj.load_state_dict(...)`` restores the optimizer of
+    ``e`` through its own positional parameter ``obj``: (the helper, its positional
+    parameters, that parameter's name)."""
+    node, optimizer = e.node, e.obj
+    if optimizer is None or not optimizer.name or not isinstance(node, ast.Call) \
+            or not isinstance(node.func, ast.Attribute) \
+            or not isinstance(node.func.value, ast.Name):
+        return None
+    tree = ctx.tree_of(e.path)
+    helper = function_around(tree, node) if tree is not None else None
+    if not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)) or tree is None \
+            or helper not in tree.body:
+        return None
+    params = [a.arg for a in [*helper.args.posonlyargs, *helper.args.args]]
+    own = node.func.value.id
+    return (helper, params, own) if own in params else None
+
+
+def _helper_calls(ctx: FileContext, helper: ast.FunctionDef | ast.AsyncFunctionDef
+                  ) -> Iterator[tuple[str, ast.Call]]:
+    """The calls of ``helper`` (by its name) in the files read: (path, call)."""
+    trees = {ctx.path: ctx.tree}
+    if ctx.loader is not None:
+        trees.update({path: module.tree for path, module in ctx.loader.modules.items()
+                      if module is not None})
+    for path, module_tree in trees.items():
+        for call in ast.walk(module_tree):
+            if isinstance(call, ast.Call) \
+                    and (dotted(call.func) or "").rsplit(".", 1)[-1] == helper.name:
+                yield path, call
+
+
+def _given(call: ast.Call, params: list[str], name: str) -> ast.expr | None:
+    """What ``call`` hands the helper's parameter ``name`` (by keyword, or by position when no
+    starred argument comes before it)."""
+    arg = next((k.value for k in call.keywords if k.arg == name), None)
+    index = params.index(name)
+    if arg is None and index < len(call.args) \
+            and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+        arg = call.args[index]
+    return arg
+
+
 def _helper_restores_given_scheduler(ctx: FileContext, e: Event) -> bool:
     """The optimizer is restored by a module-level helper that also calls ``load_state_dict``
     on another of its parameters (``if lr_scheduler is not None:
     lr_scheduler.load_state_dict(sd["lr_scheduler"])``), and a call of that helper which hands
     it the optimizer by the name it was bound to hands that parameter a value named as a
     scheduler (not ``None``): the resume restores the scheduler it was given."""
-    node, optimizer = e.node, e.obj
-    if optimizer is None or not optimizer.name or not isinstance(node, ast.Call) \
-            or not isinstance(node.func, ast.Attribute) \
-            or not isinstance(node.func.value, ast.Name):
+    found = _restoring_helper(ctx, e)
+    if found is None or e.obj is None:
         return False
-    tree = ctx.tree_of(e.path)
-    helper = function_around(tree, node) if tree is not None else None
-    if not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)) or tree is None \
-            or helper not in tree.body:
-        return False
-    params = [a.arg for a in [*helper.args.posonlyargs, *helper.args.args]]
-    own = node.func.value.id
-    if own not in params:
-        return False
+    helper, params, own = found
     restored = {
         call.func.value.id for call in ast.walk(helper)
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
@@ -1133,32 +1168,15 @@ def _helper_restores_given_scheduler(ctx: FileContext, e: Event) -> bool:
     }
     if not restored:
         return False
-    trees = {ctx.path: ctx.tree}
-    if ctx.loader is not None:
-        trees.update({path: module.tree for path, module in ctx.loader.modules.items()
-                      if module is not None})
-
-    def given(call: ast.Call, name: str) -> ast.expr | None:
-        arg = next((k.value for k in call.keywords if k.arg == name), None)
-        index = params.index(name)
-        if arg is None and index < len(call.args) \
-                and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
-            arg = call.args[index]
-        return arg
-
-    for module_tree in trees.values():
-        for call in ast.walk(module_tree):
-            if not isinstance(call, ast.Call) \
-                    or (dotted(call.func) or "").rsplit(".", 1)[-1] != helper.name:
-                continue
-            mine = given(call, own)
-            if mine is None or ast.unparse(mine) != optimizer.name:
-                continue
-            for name in restored:
-                arg = given(call, name)
-                text = dotted(arg) if arg is not None else None
-                if text and names.guess_kind_from_name(text) == "scheduler":
-                    return True
+    for _, call in _helper_calls(ctx, helper):
+        mine = _given(call, params, own)
+        if mine is None or ast.unparse(mine) != e.obj.name:
+            continue
+        for name in restored:
+            arg = _given(call, params, name)
+            text = dotted(arg) if arg is not None else None
+            if text and names.guess_kind_from_name(text) == "scheduler":
+                return True
     return False
 
 
@@ -1168,40 +1186,19 @@ def _helper_call_site(ctx: FileContext, e: Event) -> tuple[str, ast.Call, str] |
     call, among two or more calls of the helper in the files read, whose argument is the
     optimizer by the name it was bound to (path, call, that argument). None for a helper
     called once (it serves the optimizer alone), or when no call or several calls pass it."""
-    node, optimizer = e.node, e.obj
-    if optimizer is None or not optimizer.name or not isinstance(node, ast.Call) \
-            or not isinstance(node.func, ast.Attribute) \
-            or not isinstance(node.func.value, ast.Name):
+    found = _restoring_helper(ctx, e)
+    if found is None or e.obj is None:
         return None
-    tree = ctx.tree_of(e.path)
-    helper = function_around(tree, node) if tree is not None else None
-    if not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)) or tree is None \
-            or helper not in tree.body:
-        return None
-    params = [a.arg for a in [*helper.args.posonlyargs, *helper.args.args]]
-    name = node.func.value.id
-    if name not in params:
-        return None
-    index = params.index(name)
-    trees = {ctx.path: ctx.tree}
-    if ctx.loader is not None:
-        trees.update({path: module.tree for path, module in ctx.loader.modules.items()
-                      if module is not None})
+    helper, params, name = found
+    optimizer_name = e.obj.name
     calls = 0
-    found: list[tuple[str, ast.Call, str]] = []
-    for path, module_tree in trees.items():
-        for call in ast.walk(module_tree):
-            if not isinstance(call, ast.Call) \
-                    or (dotted(call.func) or "").rsplit(".", 1)[-1] != helper.name:
-                continue
-            calls += 1
-            arg = next((k.value for k in call.keywords if k.arg == name), None)
-            if arg is None and index < len(call.args) \
-                    and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
-                arg = call.args[index]
-            if arg is not None and ast.unparse(arg) == optimizer.name:
-                found.append((path, call, optimizer.name))
-    return found[0] if calls >= 2 and len(found) == 1 else None
+    hits: list[tuple[str, ast.Call, str]] = []
+    for path, call in _helper_calls(ctx, helper):
+        calls += 1
+        arg = _given(call, params, name)
+        if arg is not None and ast.unparse(arg) == optimizer_name:
+            hits.append((path, call, optimizer_name))
+    return hits[0] if calls >= 2 and len(hits) == 1 else None
 
 
 # schedulers that compute the next LR from the current param_group['lr']: a manual write is
