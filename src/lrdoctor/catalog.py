@@ -377,7 +377,7 @@ Combine them: `SequentialLR(opt, [warmup, main], milestones=[n])` for hand-offs,
 SWA, step one or the other: `if epoch > swa_start: swa_scheduler.step()` / `else:
 scheduler.step()`.
 """,
-        "combine them with SequentialLR or ChainedScheduler",
+        "combine two schedulers with SequentialLR or ChainedScheduler; step each scheduler in one place only",
     ),
     Entry(
         "LRD013",
