@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
+import pytest
+
+from lrdoctor.catalog import CATALOG
 from lrdoctor.check.engine import check_source
+from lrdoctor.check.runner import check_files
 
 
 def findings(source: str, path: str = "train.py") -> list[tuple[str, int]]:
@@ -20,3 +25,23 @@ def codes(source: str) -> list[str]:
 
 def messages(source: str) -> list[str]:
     return [d.message for d in check_source(textwrap.dedent(source), "train.py").diagnostics]
+
+
+def check_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                  files: dict[str, str]) -> list[tuple[str, int, str]]:
+    """(path, line, code) of every finding for a project made of ``files`` (every code
+    selected, checked as ``lrdoctor check`` does from the project's root)."""
+    (tmp_path / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+    monkeypatch.chdir(tmp_path)
+    report = check_files(sorted(files), frozenset(CATALOG), jobs=1)
+    assert report.errors == []
+    return [(d.path, d.line, d.code) for d in report.diagnostics]
+
+
+def project_codes(found: list[tuple[str, int, str]]) -> list[str]:
+    """The codes of check_project's findings, in order."""
+    return [code for _, _, code in found]

@@ -8,25 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lrdoctor.catalog import CATALOG
-from lrdoctor.check.runner import check_files
-
-CODES = frozenset(CATALOG)
-
-
-def check_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                  files: dict[str, str]) -> list[tuple[str, int, str]]:
-    """(path, line, code) of every finding for a project made of ``files``."""
-    (tmp_path / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        target = tmp_path / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    report = check_files(sorted(files), CODES, jobs=1)
-    assert report.errors == []
-    return [(d.path, d.line, d.code) for d in report.diagnostics]
-
+from tests.check.helpers import check_project
 
 # -- a batch-sized schedule set to the epoch's index once per epoch ------------------------------
 # A text fine-tuning script builds a linear warm-up/decay whose horizon is the number of batches

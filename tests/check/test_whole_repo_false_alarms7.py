@@ -4,33 +4,9 @@ the training code, each next to a control that must stay as it is."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
-import pytest
-
-from lrdoctor.catalog import CATALOG
-from lrdoctor.check.runner import check_files
-
-CODES = frozenset(CATALOG)
-
-
-def check_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                  files: dict[str, str]) -> list[tuple[str, int, str]]:
-    """(path, line, code) of every finding for a project made of ``files``."""
-    (tmp_path / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        target = tmp_path / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    report = check_files(sorted(files), CODES, jobs=1)
-    assert report.errors == []
-    return [(d.path, d.line, d.code) for d in report.diagnostics]
-
-
-def codes(found: list[tuple[str, int, str]]) -> list[str]:
-    return [code for _, _, code in found]
-
+from tests.check.helpers import check_project
+from tests.check.helpers import project_codes as codes
 
 # -- a plateau fed, at a script's top level, what a validation function returns ----------------
 # A flat script defines `fit_one_epoch()` and `valid()`, each of which computes its own local
