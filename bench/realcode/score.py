@@ -132,6 +132,8 @@ def extract_from_mirrors(cases: list[Case], cache: Path, mirrors: Path) -> int:
     for case in cases:
         owner, name = (case.fetched_from or case.repo).split("/")
         gitdir = mirrors / f"{owner}+{name}" / "repo"
+        if (gitdir / ".git").is_dir():  # some snapshots are clones with a work tree
+            gitdir = gitdir / ".git"
         for path in missing_files(case, cache):
             dest = case.cache_dir(cache) / path
             out = subprocess.run(["git", "--git-dir", str(gitdir), "show", f"{case.commit}:{path}"],
