@@ -1486,7 +1486,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         # an always-on scaler first; otherwise the bug happens when the flag is on
         s, flag = min(scaler_steps, key=lambda pair: bool(pair[1]))
-        if any(_skip_guard(c, s) for c in e.conds):
+        if any(_skip_guard(c, s) for c in e.conds) or _leaves_on_skip(ctx, s, e):
             continue
         prefix = f"{when(flag)[0].upper()}{when(flag)[1:]}, " if flag else ""
         yield Diagnostic.at(
@@ -1571,6 +1571,68 @@ def _skip_guard(c: Cond, s: Event) -> bool:
     if any(d.key == c.key and d.branch == c.branch for d in s.conds):
         return bool(_identifier_words(c.meaning) & _FINITE_WORDS)
     return True
+
+
+def _leaves_on_skip(ctx: FileContext, s: Event, e: Event) -> bool:
+    """Whether, between the update ``s`` and the scheduler step ``e`` of one function, an
+    ``if`` that asks whether the update was skipped leaves before the step (``return``, or
+    ``continue`` / ``break`` of a loop that holds the step): the step is not reached after a
+    skip. The guard may sit in the AMP branch only (``if amp: scaler.step(opt); ...; if
+    scale_before != scaler.get_scale(): return`` ``else: opt.step()`` then the step): the
+    path that skips it makes no scaled update. The trace carries such a nested exit to the
+    statements after the outer ``if`` in neither branch, so it is read from the function (or
+    the script's top level)."""
+    if s.path != e.path or not isinstance(s.node, ast.expr) or not isinstance(e.node, ast.expr):
+        return False
+    tree = ctx.tree_of(e.path)
+    if tree is None:
+        return False
+    fn = function_around(tree, e.node)  # a function, or the script's top level
+    if function_around(tree, s.node) is not fn:
+        return False
+    after = s.node.end_lineno or s.node.lineno
+    before = e.node.lineno
+    if not after < before:
+        return False
+    for node, loops in _ifs_with_loops(fn):
+        if not (after < node.lineno and (node.end_lineno or node.lineno) < before):
+            continue
+        exit_ = _exit_of(node)
+        if exit_ is None or not _reads_the_scale(ast.unparse(node.test)):
+            continue
+        if isinstance(exit_, (ast.Continue, ast.Break)):
+            # the loop it leaves (or goes round) must hold the step too
+            if not loops or not (loops[-1].lineno <= before <= (loops[-1].end_lineno or 0)):
+                continue
+        return True
+    return False
+
+
+def _ifs_with_loops(fn: ast.AST) -> Iterator[tuple[ast.If, tuple[ast.stmt, ...]]]:
+    """Every ``if`` in the body of ``fn`` (not in a function or class it defines), with the
+    loops around it inside ``fn``, innermost last."""
+    stack: list[tuple[ast.AST, tuple[ast.stmt, ...]]] = [(fn, ())]
+    while stack:
+        node, loops = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                  ast.Lambda)):
+                continue
+            inner = loops
+            if isinstance(child, (ast.For, ast.AsyncFor, ast.While)):
+                inner = (*loops, child)
+            elif isinstance(child, ast.If):
+                yield child, loops
+            stack.append((child, inner))
+
+
+def _exit_of(node: ast.If) -> ast.stmt | None:
+    """The statement that leaves when the test of ``node`` holds: its body (with no
+    ``else``) ends in ``return``, ``continue`` or ``break``; None otherwise."""
+    if node.orelse or not node.body:
+        return None
+    last = node.body[-1]
+    return last if isinstance(last, (ast.Return, ast.Continue, ast.Break)) else None
 
 
 def _skip_fix_evidence(sched: Obj, s: Event, e: Event) -> dict[str, Any]:
