@@ -167,9 +167,16 @@ def read_bytes(path: str) -> bytes:
     return raw
 
 
+# a checkout made without `git lfs pull` holds a three-line pointer where the file should be
+_LFS_POINTER = "version https://git-lfs.github.com/spec/"
+_LFS_PROBLEM = "a Git LFS pointer, not the file itself; fetch it with `git lfs pull`"
+
+
 def read_python(path: str) -> str:
     """The text of a ``.py`` file, honouring a PEP 263 coding line; SourceError otherwise."""
     raw = read_bytes(path)
+    if raw.startswith(_LFS_POINTER.encode()):
+        raise SourceError(_LFS_PROBLEM)
     if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise SourceError("binary file (contains NUL bytes), not Python source")
     encoding = "utf-8"
@@ -205,6 +212,8 @@ def read_notebook(path: str) -> NotebookSource:
 def notebook_source(raw: str) -> NotebookSource:
     """Join a notebook's code cells into one source, blanking IPython-only lines."""
     raw = raw.removeprefix("\ufeff")
+    if raw.startswith(_LFS_POINTER):
+        raise SourceError(_LFS_PROBLEM)
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
