@@ -159,8 +159,61 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if at is not None and _built_apart(ctx, s, at):
             continue
+        if _range_test(s):
+            continue
         out.append(s)
     return out
+
+
+# an LR range test ("LR finder": fastai's `lr_find`, torch-lr-finder's `LRFinder`, Lightning's
+# `lr_find`), by the words projects use for it: `lr_finder`, `find_lr`, `lrfinder`, `lr_range_test`
+_RANGE_TEST = re.compile(r"lr_?find|find_?lr|range_?test")
+# a scheduler's own name may say it shorter (`finder_sched`): a scheduler is no finder of anything
+_RANGE_TEST_SCHEDULER = re.compile(r"finder|lr_?find|find_?lr|range_?test")
+
+
+def _range_test(s: Obj) -> bool:
+    """A scheduler built only for an LR range test: on the branch where a flag or mode that
+    names the test holds (`if args.lr_finder: sched = LambdaLR(opt, grow)`, the `else:` of `if
+    not args.find_lr:`), or bound to a name that says so (`scheduler_lrfinder`, `finder_sched`). The test
+    sweeps the LR over a short throwaway run to read a loss curve off it; nobody resumes one,
+    so its scheduler's state has no place in a checkpoint (the training run's schedulers, built
+    on the other branch, are judged as ever)."""
+    if _RANGE_TEST_SCHEDULER.search(s.name.lower()):
+        return True
+    return any(_holds_range_test(c.test, c.branch == 0) for c in s.built_under or ()
+               if c.test is not None and c.branch in (0, 1))
+
+
+def _holds_range_test(test: ast.expr, truth: bool) -> bool:
+    """``test`` with the outcome ``truth`` says the run is an LR range test."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _holds_range_test(test.operand, not truth)
+    if isinstance(test, ast.BoolOp):
+        # `if args.lr_finder and rank == 0:` taken: every part holds; `or` not taken: none does
+        if isinstance(test.op, ast.And) and truth or isinstance(test.op, ast.Or) and not truth:
+            return any(_holds_range_test(v, truth) for v in test.values)
+        return False
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return truth and bool(_RANGE_TEST.search(_last_name(test).lower()))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        # `if args.mode == "lr_find":` (or `in ("lr_find", ...)`) taken; `!=` not taken
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(test.left, ast.Constant):
+            right = test.left
+        words = [c.value for c in ast.walk(right)
+                 if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+        if not words or not all(_RANGE_TEST.search(w.lower()) for w in words):
+            return False
+        if isinstance(op, (ast.Eq, ast.In)):
+            return truth
+        if isinstance(op, (ast.NotEq, ast.NotIn)):
+            return not truth
+    return False
+
+
+def _last_name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 _UPDATE_KINDS = ("opt_step", "scaler_step", "backward", "scale_backward")
