@@ -217,14 +217,19 @@ def _plateau_fed_per_rank_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         if verdict is None:
             continue
         reduced = "never reduced across ranks"
-        if flow.now_and_then is not None:
+        if flow.thrown_away is not None:
+            reduced = (f"the value reduced across ranks at line {flow.thrown_away.lineno} "  # type: ignore[attr-defined]
+                       "is set back to a fresh count before this step reads it (this rank's "
+                       "own sum since then is what the step sees)")
+        elif flow.now_and_then is not None:
             guard = flow.now_and_then
             reduced = (f"reduced across ranks only under `if {ast.unparse(guard.test)}:` "
                        f"(line {guard.lineno}), for logging, not before this step")
         yield Diagnostic.at(
             "LRD013",
             f"ReduceLROnPlateau is stepped with `{ast.unparse(metric)}`, computed by each rank "
-            f"on its own shard ({verdict}) and {reduced}: each rank cuts its "
+            f"{'from its own order of the data' if _SHUFFLED_APART in verdict else 'on its own shard'}"
+            f" ({verdict}) and {reduced}: each rank cuts its "
             "LR at its own time, and DDP averages gradients the ranks apply with different LRs",
             e.path,
             node,
@@ -253,8 +258,12 @@ class _Flow:
                          for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
                          for alias in n.names}
         self.sharded = self._sharded_loaders()
+        # loaders that every rank shuffles whole, each in its own order: only where the
+        # processes' torch RNG is not seeded alike (see _ranks_shuffle_apart)
+        self.shuffled = self._shuffled_loaders() if self._ranks_shuffle_apart() else set()
         self.use: ast.AST | None = None
         self.now_and_then: ast.If | None = None  # a periodic reduction that did not count
+        self.thrown_away: ast.AST | None = None  # a reduction whose value is reset unread
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         current = self.parents.get(node)
@@ -271,6 +280,15 @@ class _Flow:
                     for t in _names(n.targets)}
         loaders: set[str] = set()
         for n in ast.walk(self.tree):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                    and n.func.attr == "set_epoch":
+                # `loader.sampler.set_epoch(epoch)`: the reshuffle a DistributedSampler needs
+                # each epoch; a loader built elsewhere (`make_loaders(..., distributed=True)`)
+                # whose sampler takes it shards the data by rank
+                held = n.func.value
+                if isinstance(held, ast.Attribute) and held.attr in ("sampler", "batch_sampler") \
+                        and isinstance(held.value, ast.Name):
+                    loaders.add(held.value.id)
             if not isinstance(n, ast.Assign) or not isinstance(n.value, ast.Call):
                 continue
             call = n.value
@@ -288,7 +306,7 @@ class _Flow:
         """How the metric is sharded ("the loop over `loader`..."), or None when it is
         reduced, not sharded, or comes from code this file does not show."""
         scope = self.scope_of(use)
-        self.use, self.now_and_then = use, None
+        self.use, self.now_and_then, self.thrown_away = use, None, None
         state = _Search()
         self._follow(metric, scope, state, depth=0)
         if state.reduced or state.unknown or not state.sharded_by:
@@ -316,8 +334,8 @@ class _Flow:
         if isinstance(call.func, ast.Attribute):
             if name in VALUE_METHODS or _root(call.func) not in self.imported:
                 return  # a method of a value (loss.item()) or of a local object (criterion)
-            if _root(call.func) in ("torch", "np", "numpy", "math", "F"):
-                return
+            if _root(call.func) in ("torch", "np", "numpy", "math", "F") or name[:1].isupper():
+                return  # (a class of an imported module, `optim.SGD(...)`: a constructor)
             state.unknown = True  # a function of an imported module: it may reduce
             return
         if not isinstance(call.func, ast.Name):
@@ -340,6 +358,8 @@ class _Flow:
             self._follow(ret.value, function, state, depth + 1)  # type: ignore[arg-type]
 
     def _name(self, name: str, scope: ast.AST, state: _Search, depth: int) -> None:
+        if name in self.imported:
+            return  # a module or a class (`torch`, `dist`): no value of a rank's own
         for node in ast.walk(scope):
             if scope is not self.tree and node is not scope and isinstance(
                     node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -349,11 +369,19 @@ class _Flow:
                     for arg in node.args for a in ast.walk(arg)):
                 if self._only_now_and_then(node):
                     continue
+                if self._discarded(node, name):
+                    self.thrown_away = self.thrown_away or node
+                    continue
                 state.reduced = True  # dist.all_reduce(total) reduces it in place
                 return
             value = _assigned(node, name)
             if value is None:
+                value = _appended(node, name)
+            if value is None:
                 continue
+            if self._reduces(value) and self._discarded(node, name):
+                self.thrown_away = self.thrown_away or node
+                continue  # `total = reduce(total); print(total); total = 0`
             if self._only_now_and_then(node) and any(
                     isinstance(n, ast.Call) and _last(n.func) in REDUCTIONS
                     for n in ast.walk(value)):
@@ -386,6 +414,47 @@ class _Flow:
             current = self.parents.get(current)
         return False
 
+    def _reduces(self, value: ast.expr) -> bool:
+        """``value`` calls a reduction, directly or through a function of this file."""
+        for n in ast.walk(value):
+            if not isinstance(n, ast.Call):
+                continue
+            if _last(n.func) in REDUCTIONS:
+                return True
+            function = self.functions.get(n.func.id) if isinstance(n.func, ast.Name) else None
+            if function is not None and any(isinstance(c, ast.Call) and _last(c.func) in REDUCTIONS
+                                            for c in ast.walk(function)):
+                return True
+        return False
+
+    def _discarded(self, node: ast.AST, name: str) -> bool:
+        """The value ``node`` reduces into ``name`` is thrown away before the step can read
+        it: a later statement of the same block (or of a block around it, within one pass of
+        the loop, the step not inside) sets ``name`` back to a fresh value (``total = 0``):
+        logging that reports the average across ranks, then starts counting again. What the
+        step reads is what this rank added since."""
+        statement = node
+        while not isinstance(statement, ast.stmt):
+            parent = self.parents.get(statement)
+            if parent is None:
+                return False
+            statement = parent
+        while True:
+            block = self.parents.get(statement)
+            if block is None or isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                   ast.Module, ast.For, ast.AsyncFor, ast.While)):
+                return False
+            if self.use is not None and any(n is self.use for n in ast.walk(block)):
+                return False  # the step runs in the same block: it may read the reduced value
+            for field in ("body", "orelse", "finalbody"):
+                stmts = getattr(block, field, None)
+                if not isinstance(stmts, list) or statement not in stmts:
+                    continue
+                later = stmts[stmts.index(statement) + 1:]
+                if any(_fresh(_assigned(s, name)) for s in later):
+                    return True
+            statement = block
+
     def _loop_over_sharded(self, node: ast.AST) -> str:
         current = self.parents.get(node)
         while current is not None and not isinstance(current, (ast.FunctionDef, ast.Module)):
@@ -393,8 +462,51 @@ class _Flow:
                 for n in ast.walk(current.iter):
                     if isinstance(n, ast.Name) and n.id in self.sharded:
                         return f"the loop over `{n.id}` at line {current.lineno}"
+                    if isinstance(n, ast.Name) and n.id in self.shuffled:
+                        return (f"the loop over `{n.id}` at line {current.lineno}, a loader with "
+                                f"no DistributedSampler {_SHUFFLED_APART} (shuffle=True, torch's "
+                                "RNG not seeded in the spawned workers)")
             current = self.parents.get(current)
         return ""
+
+    def _shuffled_loaders(self) -> set[str]:
+        """Names bound to ``DataLoader(..., shuffle=True)`` with no sampler of its own."""
+        out: set[str] = set()
+        for n in ast.walk(self.tree):
+            if not (isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                    and "loader" in _last(n.value.func).lower()):
+                continue
+            kws = {kw.arg: kw.value for kw in n.value.keywords}
+            if None in kws or "sampler" in kws or "batch_sampler" in kws:
+                continue
+            shuffle = kws.get("shuffle")
+            if isinstance(shuffle, ast.Constant) and shuffle.value is True:
+                out.update(_names(n.targets))
+        return out
+
+    def _ranks_shuffle_apart(self) -> bool:
+        """The worker processes start from torch RNG states of their own: ``mp.spawn`` runs
+        the worker in a fresh interpreter, and no call that seeds (``torch.manual_seed``,
+        ``seed_everything``, a project's ``set_seed``) runs there; a seed set in the function
+        that spawns them stays in the parent. Processes launched apart (torchrun) each run the
+        whole script, seeds included, so a seed anywhere counts; an unseeded torchrun script is
+        not judged (whether the launcher's processes share a seed is not in the file)."""
+        spawns = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)
+                  and _last(n.func) in ("spawn", "start_processes") and n.args]
+        if not spawns:
+            return False
+        parents = {id(self.scope_of(n)) for n in spawns}
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Call) and "seed" in _last(n.func).lower() \
+                    and _last(n.func) != "initial_seed" and id(self.scope_of(n)) not in parents:
+                # (module-level code runs again in each spawned interpreter, unless under
+                # `if __name__ == "__main__":`)
+                if self.scope_of(n) is not self.tree or not _under_main_guard(n, self.parents):
+                    return False
+        return True
+
+
+_SHUFFLED_APART = "that each process shuffles in its own order"
 
 
 class _Search:
@@ -403,6 +515,34 @@ class _Search:
         self.unknown = False
         self.sharded_by = ""
         self.visited: set[tuple[int, str]] = set()
+
+
+def _appended(node: ast.AST, name: str) -> ast.expr | None:
+    """What ``node`` adds to the list ``name`` (``losses.append(loss.item())``)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in ("append", "extend") and isinstance(node.func.value, ast.Name) \
+            and node.func.value.id == name and len(node.args) == 1:
+        return node.args[0]
+    return None
+
+
+def _under_main_guard(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """``node`` sits under ``if __name__ == "__main__":``."""
+    current = parents.get(node)
+    while current is not None:
+        if isinstance(current, ast.If) and "__main__" in ast.unparse(current.test):
+            return True
+        current = parents.get(current)
+    return False
+
+
+def _fresh(value: ast.expr | None) -> bool:
+    """A value that starts a count afresh: a number, or an empty list or dict."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+    if isinstance(value, (ast.List, ast.Dict, ast.Tuple)):
+        return not (value.keys if isinstance(value, ast.Dict) else value.elts)
+    return False
 
 
 def _periodic(test: ast.expr) -> bool:
