@@ -362,3 +362,16 @@ def test_losses_collected_in_a_list_and_gathered_are_silent():
         "    dist.all_reduce(mean)\n"
         "    plateau.step(mean.item() / dist.get_world_size())")
     assert "LRD013" not in codes(src)
+
+
+def test_validation_pass_over_a_shuffled_whole_set_is_silent():
+    # the model does not change during an evaluation pass: every rank's mean over the whole set
+    # is the same whatever the order
+    src = spawned().replace("""        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())""", """        with torch.no_grad():
+            losses.append(torch.nn.functional.mse_loss(model(x), y).item())""")
+    assert "optimizer.step()" not in src.split("def worker")[0]
+    assert "LRD013" not in codes(src)

@@ -462,12 +462,29 @@ class _Flow:
                 for n in ast.walk(current.iter):
                     if isinstance(n, ast.Name) and n.id in self.sharded:
                         return f"the loop over `{n.id}` at line {current.lineno}"
-                    if isinstance(n, ast.Name) and n.id in self.shuffled:
+                    if isinstance(n, ast.Name) and n.id in self.shuffled and self._trains(current):
+                        # (a model that learns as the loop goes makes each batch's loss depend
+                        # on the order; an evaluation pass over the whole set does not)
                         return (f"the loop over `{n.id}` at line {current.lineno}, a loader with "
                                 f"no DistributedSampler {_SHUFFLED_APART} (shuffle=True, torch's "
                                 "RNG not seeded in the spawned workers)")
             current = self.parents.get(current)
         return ""
+
+    def _trains(self, loop: ast.AST) -> bool:
+        """The loop updates the model: a ``backward()`` or ``step()`` in it, or in a function
+        of this file it calls."""
+        for n in ast.walk(loop):
+            if not isinstance(n, ast.Call):
+                continue
+            if _last(n.func) in ("backward", "step"):
+                return True
+            function = self.functions.get(n.func.id) if isinstance(n.func, ast.Name) else None
+            if function is not None and any(
+                    isinstance(c, ast.Call) and _last(c.func) in ("backward", "step")
+                    for c in ast.walk(function)):
+                return True
+        return False
 
     def _shuffled_loaders(self) -> set[str]:
         """Names bound to ``DataLoader(..., shuffle=True)`` with no sampler of its own."""
