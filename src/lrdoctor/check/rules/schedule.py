@@ -452,6 +452,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # an LR plot: `for epoch in range(n): sched.step(); lrs.append(...)`
             if _counts_passes_of(ctx, sched, h, loop):
                 continue  # `for _ in trange(n_iters): <batches>; sched.step()`, T_0=n_iters // 10
+            if _counts_items_of(ctx, sched, h, loop):
+                continue  # `for i, chunk in enumerate(collector)`, T_max=total // per_chunk
             if _chosen(e) and e.conds_inside(loop):
                 continue  # one of several schedulers, stepped per epoch only when a setting says
             calls = [c for c in ctx.same_root(e, "sched_step") if c.obj is sched and _plain_step(c)]
@@ -650,17 +652,7 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
     this loop, so the horizon is counted in the units the schedule is stepped in. A horizon
     that also multiplies in a count of batches (``n_iters * len(loader)``) is left to the
     rule."""
-    kind = SCHEDULERS.get(sched.cls)
-    if kind is None or not h.param:
-        return False
-    index = dict(kind.horizon_params).get(h.param)
-    if index is None:
-        return False
-    expr = sched.arg(h.param, index)
-    if isinstance(expr, ast.Name) and sched.scope is not None:
-        found = sched.scope.source_of(expr.id)
-        if found is not None:
-            expr = found[0]
+    expr = _horizon_expr(sched, h)
     bound = _loop_count(ctx, loop)
     if expr is None or bound is None:
         return False
@@ -678,6 +670,90 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
                     and not bound.endswith(text) and not text.startswith(bound + "."):
                 return False  # another count, of batches, takes part in it
     return shared
+
+
+def _horizon_expr(sched: Obj, h: Any) -> ast.expr | None:
+    """The expression a scheduler's horizon parameter was given, through one name bound to it
+    (``T_max=n_chunks`` with ``n_chunks = total // per_chunk``)."""
+    kind = SCHEDULERS.get(sched.cls)
+    if kind is None or not h.param:
+        return None
+    index = dict(kind.horizon_params).get(h.param)
+    if index is None:
+        return None
+    expr = sched.arg(h.param, index)
+    if isinstance(expr, ast.Name) and sched.scope is not None:
+        found = sched.scope.source_of(expr.id)
+        if found is not None:
+            expr = found[0]
+    return expr
+
+
+_ROUNDING = frozenset({"int", "round", "math.ceil", "math.floor"})
+_ITERATION_WRAPPERS = frozenset({"enumerate", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm",
+                                 "tqdm.notebook.tqdm"})
+
+
+def _counts_items_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
+    """The horizon is how many items the stepped loop's own iterable yields: the loop runs
+    over an object built from a total and a chunk size (``collector = Collector(env, policy,
+    frames_per_batch=f, total_frames=t)``, ``for i, chunk in enumerate(collector):``) and the
+    horizon divides that very total by that very chunk size (``T_max=t // f``). Its name says
+    batches, but they are the batches this loop iterates, so the schedule is stepped in the
+    units it is counted in. The chunk size alone, or a quotient with any number the iterable
+    was not built from (a count of minibatch updates), is left to the rule."""
+    expr = _horizon_expr(sched, h)
+    built = _iterable_built_by(ctx, loop)
+    if expr is None or built is None:
+        return False
+    while isinstance(expr, ast.Call) and (dotted(expr.func) or "") in _ROUNDING \
+            and len(expr.args) == 1 and not expr.keywords:
+        expr = expr.args[0]
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.FloorDiv, ast.Div))):
+        return False
+    scope = sched.scope
+    total, size = _spellings(expr.left, scope), _spellings(expr.right, scope)
+    given: set[str] = set()
+    for value in [*built.args, *(k.value for k in built.keywords)]:
+        given |= _spellings(value, scope)
+    return bool(total & given) and bool(size & given) and not total & size
+
+
+def _spellings(expr: ast.expr, scope: Any) -> set[str]:
+    """How a plain number setting is written: its own name or attribute chain, and for a name
+    bound once to a setting (``total_frames = cfg.total_frames``), that setting too."""
+    if not isinstance(expr, (ast.Name, ast.Attribute)):
+        return set()
+    text = dotted(expr)
+    found = {text} if text else set()
+    if isinstance(expr, ast.Name) and scope is not None:
+        source = scope.source_of(expr.id)
+        if source is not None and isinstance(source[0], (ast.Name, ast.Attribute)):
+            alias = dotted(source[0])
+            if alias:
+                found.add(alias)
+    return found
+
+
+def _iterable_built_by(ctx: FileContext, loop: Loop) -> ast.Call | None:
+    """The constructor call that built what a ``for`` loop iterates, through ``enumerate``,
+    ``tqdm`` and a name bound once around the loop (``for i, x in enumerate(collector)`` with
+    ``collector = Collector(...)``); None for a ``range`` or anything not built in sight."""
+    node = loop.node
+    if not isinstance(node, (ast.For, ast.AsyncFor)):
+        return None
+    over: ast.expr | None = node.iter
+    for _ in range(4):
+        if isinstance(over, ast.Call) and (dotted(over.func) or "") in _ITERATION_WRAPPERS \
+                and over.args:
+            over = over.args[0]
+        elif isinstance(over, ast.Name):
+            over = _bound_to(ctx.tree_of(loop.path), node, over.id)
+        else:
+            break
+    if not isinstance(over, ast.Call) or (dotted(over.func) or "") in _COUNTING_WRAPPERS:
+        return None
+    return over
 
 
 def _loop_count(ctx: FileContext, loop: Loop) -> str | None:
