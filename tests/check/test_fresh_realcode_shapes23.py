@@ -127,3 +127,53 @@ def test_collector_built_from_other_settings_is_reported() -> None:
     )
     assert "cfg.budget" in src
     assert [c for c, _ in findings("from rl_lib import cfg\n" + src)] == ["LRD003"]
+
+
+def test_a_fraction_of_the_chunk_count_is_silent() -> None:
+    src = _ppo("total_frames // frames_per_batch // 3").replace(
+        "CosineAnnealingLR(optim, total_frames // frames_per_batch // 3, 0.0)",
+        "StepLR(optim, total_frames // frames_per_batch // 3)").replace(
+        "import CosineAnnealingLR", "import StepLR")
+    assert "StepLR(optim" in src
+    assert findings(src) == []
+
+
+def test_twice_the_chunk_count_is_reported() -> None:
+    src = _ppo("(total_frames // frames_per_batch) * 2")
+    assert [c for c, _ in findings(src)] == ["LRD003"]
+
+
+def test_a_warmup_builder_sized_by_the_chunk_count_is_silent() -> None:
+    src = _ppo("x").replace(
+        "CosineAnnealingLR(optim, x, 0.0)",
+        "get_linear_schedule_with_warmup(optim, 5, total_frames // frames_per_batch)").replace(
+        "from torch.optim.lr_scheduler import CosineAnnealingLR",
+        "from transformers import get_linear_schedule_with_warmup")
+    assert "get_linear_schedule_with_warmup(optim, 5" in src
+    assert findings(src) == []
+
+
+_ROUNDS = """
+import torch
+from transformers import get_cosine_schedule_with_warmup
+
+
+def train(model, loader, n_rounds):
+    optim = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scheduler = get_cosine_schedule_with_warmup(optim, 2, {HORIZON})
+    for r in range(n_rounds):
+        for x, y in loader:
+            optim.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optim.step()
+        scheduler.step()
+"""
+
+
+def test_a_warmup_builder_sized_by_the_count_of_its_own_range_loop_is_silent() -> None:
+    assert findings(_ROUNDS.replace("{HORIZON}", "n_rounds")) == []
+
+
+def test_a_warmup_builder_sized_by_every_batch_of_the_rounds_is_reported() -> None:
+    src = _ROUNDS.replace("{HORIZON}", "n_rounds * len(loader)")
+    assert [c for c, _ in findings(src)] == ["LRD003"]

@@ -11,6 +11,7 @@ from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, function_around, granularity, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import (
+    HF_STEPS_INDEX,
     LITERAL_JUDGED,
     Horizon,
     horizon_of,
@@ -25,7 +26,7 @@ from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import derived_values, entry_values, first_values, holds_first
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import Const, DictVal, ExprVal, Obj, TupleVal, UnionVal
-from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
+from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS, recomputes_lr
 
 # a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
 SMALL_LITERAL = 200
@@ -674,11 +675,18 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
 
 def _horizon_expr(sched: Obj, h: Any) -> ast.expr | None:
     """The expression a scheduler's horizon parameter was given, through one name bound to it
-    (``T_max=n_chunks`` with ``n_chunks = total // per_chunk``)."""
-    kind = SCHEDULERS.get(sched.cls)
-    if kind is None or not h.param:
+    (``T_max=n_chunks`` with ``n_chunks = total // per_chunk``); for a Hugging Face builder,
+    its ``num_training_steps`` (or the warm-up its horizon is)."""
+    if not h.param:
         return None
-    index = dict(kind.horizon_params).get(h.param)
+    kind = SCHEDULERS.get(sched.cls)
+    if sched.cls in HF_WARMUP_BUILDERS:
+        index: int | None = HF_STEPS_INDEX.get(sched.cls, 2) \
+            if h.param == "num_training_steps" else 1
+    elif kind is None:
+        return None
+    else:
+        index = dict(kind.horizon_params).get(h.param)
     if index is None:
         return None
     expr = sched.arg(h.param, index)
@@ -706,10 +714,9 @@ def _counts_items_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
     built = _iterable_built_by(ctx, loop)
     if expr is None or built is None:
         return False
-    while isinstance(expr, ast.Call) and (dotted(expr.func) or "") in _ROUNDING \
-            and len(expr.args) == 1 and not expr.keywords:
-        expr = expr.args[0]
-    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.FloorDiv, ast.Div))):
+    expr = _whole_or_part(expr)
+    if expr is None or not (isinstance(expr, ast.BinOp)
+                            and isinstance(expr.op, (ast.FloorDiv, ast.Div))):
         return False
     scope = sched.scope
     total, size = _spellings(expr.left, scope), _spellings(expr.right, scope)
@@ -717,6 +724,37 @@ def _counts_items_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
     for value in [*built.args, *(k.value for k in built.keywords)]:
         given |= _spellings(value, scope)
     return bool(total & given) and bool(size & given) and not total & size
+
+
+def _whole_or_part(expr: ast.expr) -> ast.expr | None:
+    """The count inside a horizon that is that count or a part of it: ``int(n)``, ``n // 3``,
+    ``int(0.3 * n)``, ``math.ceil(n / 4)`` all give ``n``; a multiple (``n * 2``) gives None."""
+    for _ in range(8):
+        if isinstance(expr, ast.Call) and (dotted(expr.func) or "") in _ROUNDING \
+                and len(expr.args) == 1 and not expr.keywords:
+            expr = expr.args[0]
+            continue
+        if isinstance(expr, ast.BinOp):
+            right = _number_literal(expr.right)
+            left = _number_literal(expr.left)
+            if isinstance(expr.op, (ast.FloorDiv, ast.Div)) and right is not None and right >= 1:
+                expr = expr.left
+                continue
+            if isinstance(expr.op, ast.Mult) and (right is not None and 0 < right <= 1):
+                expr = expr.left
+                continue
+            if isinstance(expr.op, ast.Mult) and (left is not None and 0 < left <= 1):
+                expr = expr.right
+                continue
+        return expr
+    return None
+
+
+def _number_literal(expr: ast.expr) -> float | None:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) \
+            and not isinstance(expr.value, bool):
+        return float(expr.value)
+    return None
 
 
 def _spellings(expr: ast.expr, scope: Any) -> set[str]:
