@@ -1,6 +1,6 @@
-"""Per-step cost of the runtime watcher on a small CPU training loop with a ~0.5-1 ms step.
+"""Per-step cost of the runtime watcher on a small CPU training loop with a ~0.5 ms step.
 
-Trains the same small MLP (64-128-128-10, batch 64, AdamW, a per-batch OneCycleLR, a
+Trains the same small MLP (32-64-10, batch 8, AdamW, a per-batch OneCycleLR, a
 DataLoader; same seed, same data) plain and watched, in the same process. Every watched run is
 paired with a plain run next to it, in alternating order (plain first, then watched first:
 ABBA), so machine noise and warm caches hit both sides alike. The parameters of both runs of
@@ -48,7 +48,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 import lrdoctor
 
-BATCH = 64
+BATCH = 8
+FEATURES, HIDDEN, CLASSES = 32, 64, 10  # the MLP: FEATURES-HIDDEN-CLASSES
 # the whole-run estimate: CPU time of this thread (with one torch thread every op runs on it),
 # which does not count the time other processes on a shared machine take from us
 clock = time.thread_time
@@ -56,8 +57,18 @@ clock = time.thread_time
 
 def make_data(samples: int) -> TensorDataset:
     g = torch.Generator().manual_seed(1)
-    return TensorDataset(torch.randn(samples, 64, generator=g),
-                         torch.randint(0, 10, (samples,), generator=g))
+    return TensorDataset(torch.randn(samples, FEATURES, generator=g),
+                         torch.randint(0, CLASSES, (samples,), generator=g))
+
+
+def make_model(depth: int = 0) -> torch.nn.Module:
+    """The MLP every overhead bench trains (``depth`` more Linear + ReLU blocks in the middle:
+    2 more nested module calls each)."""
+    return torch.nn.Sequential(
+        torch.nn.Linear(FEATURES, HIDDEN), torch.nn.ReLU(),
+        *[m for _ in range(depth) for m in (torch.nn.Linear(HIDDEN, HIDDEN), torch.nn.ReLU())],
+        torch.nn.Linear(HIDDEN, CLASSES),
+    )
 
 
 def train(steps: int, data: TensorDataset,
@@ -67,10 +78,7 @@ def train(steps: int, data: TensorDataset,
     torch.manual_seed(0)
     loader = DataLoader(data, batch_size=BATCH, shuffle=True)
     epochs = -(-steps // len(loader))
-    model = torch.nn.Sequential(
-        torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128), torch.nn.ReLU(),
-        torch.nn.Linear(128, 10),
-    )
+    model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=steps)
     t0 = clock()

@@ -13,7 +13,7 @@ the same loop under ``torch.autocast("cpu", dtype=torch.float16)`` with
 ``torch.amp.GradScaler("cpu")`` (the scaler's path through the hooks). ``--clip`` clips the
 gradients each step, ``clip_grad_norm_(model.parameters(), 1.0)`` before the update (after
 ``scaler.unscale_(optimizer)`` with ``--amp``), as most real training loops do. ``--depth N``
-stacks N more Linear(128, 128) + ReLU blocks in the middle of the MLP (2N more nested module
+stacks N more Linear(HIDDEN, HIDDEN) + ReLU blocks in the middle of the MLP (2N more nested module
 calls a step): what lrdoctor costs per module call, as in a deep model.
 """
 
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from bench_overhead import BATCH, make_data
+from bench_overhead import BATCH, make_data, make_model
 from torch.utils.data import DataLoader
 
 import lrdoctor
@@ -38,11 +38,7 @@ def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False,
     """(totals per step, lrdoctor's bytecodes per step by function name)."""
     torch.manual_seed(0)
     loader = DataLoader(data, batch_size=BATCH, shuffle=True)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128), torch.nn.ReLU(),
-        *[m for _ in range(depth) for m in (torch.nn.Linear(128, 128), torch.nn.ReLU())],
-        torch.nn.Linear(128, 10),
-    )
+    model = make_model(depth)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=1000)
     scaler = torch.amp.GradScaler("cpu", enabled=amp)
@@ -103,7 +99,7 @@ def main() -> None:
     parser.add_argument("--clip", action="store_true",
                         help="clip_grad_norm_(model.parameters(), 1.0) each step (after unscale_ with --amp)")
     parser.add_argument("--depth", type=int, default=0,
-                        help="N more Linear(128, 128) + ReLU blocks in the model (2N more module calls)")
+                        help="N more Linear(HIDDEN, HIDDEN) + ReLU blocks in the model (2N more module calls)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     configs: dict[str, Callable[[], Any]] = {

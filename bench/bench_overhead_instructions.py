@@ -40,7 +40,7 @@ def child(config: str, steps: int) -> None:
     """Runs inside valgrind: warm up, then the counted steps inside sorted()."""
     sys.path.insert(0, str(HERE))
     import torch
-    from bench_overhead import BATCH, make_data
+    from bench_overhead import BATCH, make_data, make_model
     from torch.utils.data import DataLoader
 
     import lrdoctor
@@ -48,10 +48,7 @@ def child(config: str, steps: int) -> None:
     torch.set_num_threads(1)
     torch.manual_seed(0)
     loader = DataLoader(make_data(BATCH * (steps + WARMUP + 1)), batch_size=BATCH, shuffle=True)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128), torch.nn.ReLU(),
-        torch.nn.Linear(128, 10),
-    )
+    model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=steps + WARMUP + 10)
     watch = {

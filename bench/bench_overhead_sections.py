@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from bench_overhead import BATCH, CLASSES, FEATURES, make_model
 from torch.utils.data import DataLoader, TensorDataset
 
 import lrdoctor
@@ -30,7 +31,7 @@ STEPS = 300
 
 def run(model_kind: str, watch: Callable[[], Any] | None) -> list[float]:
     torch.manual_seed(0)
-    width, batch, classes = (4, 8, 2) if model_kind == "tiny" else (64, 64, 10)
+    width, batch, classes = (4, 8, 2) if model_kind == "tiny" else (FEATURES, BATCH, CLASSES)
     g = torch.Generator().manual_seed(1)
     data = TensorDataset(torch.randn(STEPS * batch, width, generator=g),
                          torch.randint(0, classes, (STEPS * batch,), generator=g))
@@ -38,8 +39,7 @@ def run(model_kind: str, watch: Callable[[], Any] | None) -> list[float]:
     if model_kind == "tiny":
         model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
     else:
-        model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128),
-                                    torch.nn.ReLU(), torch.nn.Linear(128, 10))
+        model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=STEPS + 1)
     w = watch().start() if watch is not None else None
