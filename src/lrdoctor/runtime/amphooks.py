@@ -96,6 +96,37 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
     def autograd_backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
         if _tls.depth:  # a backward run from inside a backward (checkpointing): not the user's
             return original_backward(tensors, *args, **kwargs)
+        # The common case first, the routine test below in fewer steps: backward() on one
+        # tensor that no scale() made (nothing scaled at all), no compiled optimizer step
+        # pending, nothing asked for every backward, and for NaN detection a finite CPU scalar
+        # loss with nothing armed. Anything else (or any doubt) takes the general path below,
+        # which decides the same way.
+        if type(tensors) is tensor_type and not scaled and not compiled_steps:
+            try:
+                nf = engine.loss_gate
+                if Backward in every_step or BackwardDone in every_step:
+                    routine = False
+                elif nf is None:
+                    routine = True
+                elif (not nf.eager_until and not nf.arm_backward and nf.flags.eager is not False
+                        and tensors.is_cpu and not tensors.ndim):
+                    value = tensors.item()
+                    routine = type(value) is float and value - value == 0.0  # not inf, not NaN
+                    if routine and engine.routine_backwards_done - nf.backwards_seen > 1:
+                        nf.relearn(1)  # see the general path
+                else:
+                    routine = False
+            except ScheduleError:
+                raise
+            except Exception:
+                routine = False  # the general path decides (and reports an internal error)
+            if routine:
+                _tls.depth = 1
+                try:
+                    return original_backward(tensors, *args, **kwargs)
+                finally:
+                    _tls.depth = 0
+                    engine.routine_backwards_done += 1
         # the Backward event, or for a routine scaled backward a tuple (its scaler,)
         ev: Any = None
         fast = False

@@ -1,0 +1,113 @@
+"""The backward() hook's common case (a finite CPU scalar loss, nothing scaled, nothing armed)
+is decided in a short path written first; everything else must reach the general path and be
+decided exactly as before: these tests hold on both sides of that split."""
+
+from __future__ import annotations
+
+import pytest
+
+import lrdoctor
+from lrdoctor.runtime.events import Backward
+
+torch = pytest.importorskip("torch")
+
+STEPS = 12
+
+
+def _train(loss_of, watch, steps: int = STEPS, backward=None, setup=None) -> None:
+    """A small CPU loop; ``loss_of(out, y, step)`` makes the tensor backward() is called on."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=100)
+    xs, ys = torch.randn(steps, 2, 4), torch.randn(steps, 2, 1)
+    with watch:
+        if setup is not None:
+            setup(watch.engine)
+        for i in range(steps):
+            opt.zero_grad()
+            loss = loss_of(model(xs[i]), ys[i], i)
+            if backward is None:
+                loss.backward()
+            else:
+                backward(loss)
+            opt.step()
+            sched.step()
+
+
+def _mse(out, y, step):
+    return torch.nn.functional.mse_loss(out, y)
+
+
+def _watch(**options):
+    messages: list[str] = []
+    return lrdoctor.watch(echo=messages.append, **options), messages
+
+
+def test_finite_cpu_scalar_losses_make_no_backward_event():
+    w, messages = _watch()
+    _train(_mse, w)
+    assert w.engine.routine_backwards_done == STEPS
+    assert not w.findings, w.report()
+    assert w.engine._internal_errors == 0, messages
+
+
+def test_a_subscribed_backward_handler_sees_every_backward():
+    w, messages = _watch()
+    seen: list[Backward] = []
+    _train(_mse, w, setup=lambda engine: engine.subscribe(Backward, seen.append))
+    assert len(seen) == STEPS
+    assert w.engine.routine_backwards_done == 0
+    assert w.engine._internal_errors == 0, messages
+
+
+def test_a_loss_with_one_element_but_one_dimension_takes_the_general_path():
+    # shape (1,), not a scalar: not the routine case, so each backward makes an event
+    w, messages = _watch()
+    _train(lambda out, y, i: torch.nn.functional.mse_loss(out, y).reshape(1), w)
+    assert w.engine.routine_backwards_done == 0
+    assert not w.findings, w.report()
+    assert w.engine._internal_errors == 0, messages
+
+
+def test_backward_called_on_a_one_tensor_list_is_routine_as_before():
+    w, messages = _watch()
+    _train(_mse, w, backward=lambda loss: torch.autograd.backward([loss]))
+    assert w.engine.routine_backwards_done == STEPS
+    assert w.engine._internal_errors == 0, messages
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_non_finite_loss_is_still_found_at_its_step(bad):
+    def loss_of(out, y, step):
+        loss = torch.nn.functional.mse_loss(out, y)
+        return loss * bad if step == 7 else loss
+
+    w, messages = _watch()
+    _train(loss_of, w)
+    assert "LRD104" in {f.code for f in w.findings}, w.report()
+    assert w.engine.routine_backwards_done < STEPS
+    assert w.engine._internal_errors == 0, messages
+
+
+def test_an_internal_error_in_the_routine_test_is_swallowed_and_training_goes_on():
+    from lrdoctor.runtime.numerics import FlagBook
+
+    class Broken(FlagBook):
+        @property
+        def eager(self):
+            raise RuntimeError("broken on purpose")
+
+        @eager.setter
+        def eager(self, value):
+            pass
+
+    def break_flags(engine):
+        engine.loss_gate.flags = Broken()
+
+    w, messages = _watch()
+    trained: list[int] = []
+    _train(lambda out, y, i: trained.append(i) or torch.nn.functional.mse_loss(out, y), w, setup=break_flags)
+    assert trained == list(range(STEPS))  # every step trained
+    assert w.engine._internal_errors >= 1
+    assert sum("internal error" in m for m in messages) == 1  # reported once
