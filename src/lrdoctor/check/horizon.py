@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from lrdoctor.check import constants, names
+from lrdoctor.check import constants, documented, names
 from lrdoctor.check.index import Scope, dotted, origin
 from lrdoctor.check.values import Const, ExprVal, FuncVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
@@ -263,6 +263,9 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
                 return ("literal", float(value.value))
         return _stated(expr, scope) or ("", None)
     if isinstance(expr, ast.Attribute):
+        declared = _declared_unit(expr, scope)
+        if declared:
+            return (declared, None)
         unit = _word_unit(expr.attr, echo)
         if unit:
             return (unit, None)
@@ -337,6 +340,21 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
         return _combine([unit_of(expr.body, scope, depth + 1, echo),
                          unit_of(expr.orelse, scope, depth + 1, echo)], max)
     return ("", None)
+
+
+def _declared_unit(expr: ast.Attribute, scope: Scope | None) -> str:
+    """``self.total_steps`` / ``self.hparams.total_steps`` where the class documents its
+    constructor parameter ``total_steps`` in a unit ("the total epochs of training"): the
+    author's statement outranks the word in the name."""
+    owner = scope.owner if scope is not None else None
+    if owner is None:
+        return ""
+    base = expr.value
+    if isinstance(base, ast.Attribute):
+        base = base.value
+    if not (isinstance(base, ast.Name) and base.id == "self"):
+        return ""
+    return documented.constructor_parameter_unit(owner, expr.attr)
 
 
 def _unit_picked_by_setting(expr: ast.expr, scope: Scope | None, depth: int) -> bool:

@@ -1,0 +1,93 @@
+"""The unit a class's own documentation states for one of its constructor parameters.
+
+A horizon kept as a hyperparameter (``self.hparams.total_steps``) is otherwise judged by its
+name alone, and names lie in both directions: ``total_steps`` documented as "the total
+epochs of training" counts epochs. Where the author wrote the unit down next to the
+parameter (reST ``:param total_steps: ...``, Google ``total_steps (int): ...``, numpy
+``total_steps : int`` and an indented description), that statement outranks the name.
+
+A description that speaks of both units ("optimizer steps over all epochs", "warm-up steps,
+i.e. the number of epochs") states neither: the name decides, as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from lrdoctor.check.index import ClassInfo
+
+_EPOCH_WORDS = frozenset({"epoch", "epochs"})
+_BATCH_WORDS = frozenset({"step", "steps", "iteration", "iterations", "iter", "iters",
+                          "batch", "batches", "update", "updates"})
+_TOKEN = re.compile(r"[a-z]+")
+_cache: dict[tuple[int, str], str] = {}
+
+
+def constructor_parameter_unit(cls: ClassInfo, name: str) -> str:
+    """``"epoch"`` / ``"batch"`` / ``""``: the unit the docstrings of ``cls`` (and of its
+    project base classes) state for the ``__init__`` parameter ``name``.
+
+    >>> # class M: def __init__(self, total_steps): ":param total_steps: total epochs"
+    >>> # constructor_parameter_unit(M, "total_steps") == "epoch"
+    """
+    key = (id(cls.node), name)
+    if key not in _cache:
+        _cache[key] = _find(cls, name)
+    return _cache[key]
+
+
+def _find(cls: ClassInfo, name: str) -> str:
+    for owner in cls.lineage():
+        init = owner.methods.get("__init__")
+        if init is None or name not in _parameters(init):
+            continue
+        for node in (init, owner.node):
+            text = ast.get_docstring(node)
+            if text:
+                description = _description(text, name)
+                if description is not None:
+                    return _unit(description)
+        return ""  # the class that takes the parameter documents no unit for it
+    return ""
+
+
+def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    args = fn.args
+    return {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+
+
+def _description(doc: str, name: str) -> str | None:
+    """The text documenting ``name`` (its line and the more indented lines after it), or
+    None when the docstring does not document it."""
+    head = re.compile(
+        rf"^(\s*)(?::param\s+(?:[\w\[\], .]+\s+)?)?\*{{0,2}}{re.escape(name)}\b\s*"
+        rf"(?:\([^)]*\))?\s*:(?!:)(.*)$"
+    )
+    lines = doc.splitlines()
+    for i, line in enumerate(lines):
+        match = head.match(line)
+        if match is None:
+            continue
+        indent = len(match.group(1))
+        parts = [match.group(2)]
+        for following in lines[i + 1:]:
+            stripped = following.strip()
+            if not stripped or stripped.startswith(":"):
+                break
+            if len(following) - len(following.lstrip()) <= indent:
+                break
+            parts.append(stripped)
+        return " ".join(parts)
+    return None
+
+
+def _unit(description: str) -> str:
+    tokens = set()
+    for word in _TOKEN.findall(description.lower().replace("_", " ")):
+        tokens.add(word)
+    epoch = bool(tokens & _EPOCH_WORDS)
+    batch = bool(tokens & _BATCH_WORDS)
+    if epoch == batch:
+        return ""
+    return "epoch" if epoch else "batch"
