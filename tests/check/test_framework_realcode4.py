@@ -93,6 +93,19 @@ def test_read_through_a_local_name(tmp_path: Path) -> None:
     assert "LRD003" not in _codes(tmp_path, init_doc=init_doc, horizon="total")
 
 
+def test_hparams_read_by_key(tmp_path: Path) -> None:
+    init_doc = '''
+    """
+    Parameters
+    ----------
+    total_steps : int
+        Number of epochs of the cosine.
+    """
+    '''
+    assert "LRD003" not in _codes(tmp_path, init_doc=init_doc,
+                                  horizon='self.hparams["total_steps"]')
+
+
 def test_undocumented_step_horizon_returned_per_epoch_is_still_reported(tmp_path: Path) -> None:
     assert _codes(tmp_path) == ["LRD003"]
 

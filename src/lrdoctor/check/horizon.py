@@ -324,6 +324,13 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
     if isinstance(expr, ast.UnaryOp):
         return unit_of(expr.operand, scope, depth + 1, echo)
     if isinstance(expr, ast.Subscript):
+        key = expr.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) \
+                and isinstance(expr.value, ast.Attribute):
+            # `self.hparams["total_steps"]`, read as `self.hparams.total_steps` is
+            declared = _declared_unit(ast.Attribute(expr.value, key.value, ast.Load()), scope)
+            if declared:
+                return (declared, None)
         for node in ast.walk(expr):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 unit = _word_unit(node.value, echo)
