@@ -21,7 +21,6 @@ _EPOCH_WORDS = frozenset({"epoch", "epochs"})
 _BATCH_WORDS = frozenset({"step", "steps", "iteration", "iterations", "iter", "iters",
                           "batch", "batches", "update", "updates"})
 _TOKEN = re.compile(r"[a-z]+")
-_cache: dict[tuple[int, str], str] = {}
 
 
 def constructor_parameter_unit(cls: ClassInfo, name: str) -> str:
@@ -31,13 +30,8 @@ def constructor_parameter_unit(cls: ClassInfo, name: str) -> str:
     >>> # class M: def __init__(self, total_steps): ":param total_steps: total epochs"
     >>> # constructor_parameter_unit(M, "total_steps") == "epoch"
     """
-    key = (id(cls.node), name)
-    if key not in _cache:
-        _cache[key] = _find(cls, name)
-    return _cache[key]
-
-
-def _find(cls: ClassInfo, name: str) -> str:
+    # not cached by node identity: a tree freed after one file's check can hand its id to
+    # another's; the look-up is rare (a horizon read from `self`) and cheap
     for owner in cls.lineage():
         init = owner.methods.get("__init__")
         if init is None or name not in _parameters(init):
