@@ -185,5 +185,18 @@ def test_own_trainer_documenting_the_horizon_in_epochs_steps_it_per_epoch(tmp_pa
     assert "LRD003" not in _loop_codes(tmp_path, "epochs over which the LR decays to zero")
 
 
+def test_attribute_converted_from_the_documented_argument_is_judged_by_its_own_source(
+        tmp_path: Path) -> None:
+    # `self.decay_steps = decay_steps * len(loader)`: the parameter is documented in epochs,
+    # the attribute the schedule reads counts batches
+    (tmp_path / ".git").mkdir()
+    source = _LOOP.format(described="epochs over which the LR decays to zero").replace(
+        "self.decay_steps = decay_steps", "self.decay_steps = decay_steps * len(loader)")
+    path = tmp_path / "fit.py"
+    path.write_text(source)
+    report = check_files([str(path)], CODES, jobs=1)
+    assert sorted(d.code for d in report.diagnostics) == ["LRD003"]
+
+
 def test_own_trainer_documenting_the_horizon_in_updates_is_reported(tmp_path: Path) -> None:
     assert _loop_codes(tmp_path, "updates over which the LR decays to zero") == ["LRD003"]

@@ -357,9 +357,15 @@ def _declared_unit(expr: ast.Attribute, scope: Scope | None) -> str:
     if owner is None:
         return ""
     base = expr.value
-    if isinstance(base, ast.Attribute):
-        base = base.value
-    if not (isinstance(base, ast.Name) and base.id == "self"):
+    if isinstance(base, ast.Name) and base.id == "self":
+        # `self.total = total` keeps the argument as given; `self.total = total * len(loader)`
+        # does not, and the parameter's documentation no longer describes the attribute
+        kept = next((c.self_assigns[expr.attr] for c in owner.lineage()
+                     if expr.attr in c.self_assigns), None)
+        if kept is not None and not (isinstance(kept, ast.Name) and kept.id == expr.attr):
+            return ""
+    elif not (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)
+              and base.value.id == "self"):
         return ""
     return documented.constructor_parameter_unit(owner, expr.attr)
 
