@@ -1267,7 +1267,8 @@ CHAINABLE = frozenset(
 @rule("LRD008")
 def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
     for w in ctx.program.events:
-        if w.kind != "lr_write" or w.obj is None or _restates_initial_lr(w):
+        if w.kind != "lr_write" or w.obj is None or _restates_initial_lr(w) \
+                or _clamps_current_lr(ctx, w):
             continue
         root = ctx.events_by_root.get(w.root, [])
         # a warm-up that writes the LR only in the branch where the scheduler does not step
@@ -1428,6 +1429,58 @@ def _in_window(w: Event) -> bool:
         if below:
             return True
     return False
+
+
+def _is_lr_read(node: ast.expr) -> bool:
+    """``group['lr']`` / ``opt.param_groups[0]["lr"]`` read as a value."""
+    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+        and node.slice.value == "lr"
+
+
+def _last_binding(around: ast.AST, name: str, line: int) -> ast.expr | None:
+    """What the last plain assignment to ``name`` before ``line`` in ``around`` binds."""
+    found: ast.Assign | None = None
+    for node in ast.walk(around):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name \
+                and node.lineno <= line and (found is None or node.lineno > found.lineno):
+            found = node
+    return found.value if found is not None else None
+
+
+def _clamps_current_lr(ctx: FileContext, w: Event) -> bool:
+    """The write holds the LR in force inside a bound: ``max(group['lr'], floor)`` or
+    ``min(ceiling, group['lr'])``, directly or through a name bound to it in the same function
+    (``lr = max(opt.param_groups[0]['lr'], 1e-6)``). The group's own current LR, read bare,
+    against values that do not read the LR: what trains is the schedule clamped to the bound,
+    which is what such code asks for, and a chainable scheduler that starts its next step from
+    the clamped value is clamped back. A decay inside the ``max`` (``max(g['lr'] * 0.5, c)``)
+    changes the LR every time and is not a clamp; nor is a ``max`` of settings alone."""
+    value = w.info.get("value")
+    if value is None:
+        return False
+    tree = _module_tree(ctx, w.path)
+    around = _enclosing_function(tree, w.line) if tree is not None else None
+    if isinstance(value, ast.Name) and around is not None:
+        value = _last_binding(around, value.id, w.line)
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+            and value.func.id in ("max", "min") and len(value.args) >= 2
+            and not value.keywords):
+        return False
+
+    def bare_read(arg: ast.expr) -> bool:
+        if _is_lr_read(arg):
+            return True
+        if isinstance(arg, ast.Name) and around is not None:
+            bound = _last_binding(around, arg.id, w.line)
+            return bound is not None and _is_lr_read(bound)
+        return False
+
+    reads = [a for a in value.args if bare_read(a)]
+    others = [a for a in value.args if not bare_read(a)]
+    return len(reads) == 1 and not any(
+        _is_lr_read(n) for a in others for n in ast.walk(a) if isinstance(n, ast.expr)
+    )
 
 
 def _restates_initial_lr(w: Event) -> bool:
