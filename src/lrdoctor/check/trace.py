@@ -3085,7 +3085,9 @@ def _training_loops(loops: list[Loop], events: list[Event]) -> list[Loop]:
     could not see built) whose header says nothing, in no batch loop, and whose own body runs
     a backward pass and an optimizer step on every iteration. ``for x in batches:`` and
     ``for i, x in enumerate(it):`` train on one batch per pass. A ``range`` loop or a ``while``
-    loop may be anything (a full-batch epoch loop), and stays what its header says."""
+    loop may be anything (a full-batch epoch loop), and stays what its header says; one whose
+    header says "iterations" (``while it < total_iters:``) but that only holds such a ``for``
+    (its own body steps nothing) leaves that ``for`` a batch loop."""
     stepped: set[int] = set()  # loops whose own body (not a nested loop) steps an optimizer
     backward: set[int] = set()  # loops with a backward pass in them, at any depth
     for e in events:
@@ -3101,8 +3103,15 @@ def _training_loops(loops: list[Loop], events: list[Event]) -> list[Loop]:
                 or loop.id not in backward or not isinstance(loop.node, (ast.For, ast.AsyncFor)) \
                 or _range_args(loop.node.iter) or loop.node.iter is None:
             continue
-        if any(a.hint == "batch" or a.iterates_loader for a in loop.ancestors() if a is not loop):
+        # an enclosing loop over a loader is the batch loop; one that is an iteration loop only
+        # by its header (`while it < total_iters:`) is the batch loop when it steps in its own
+        # body, and else the loop around the pass over the data (`for data in it:` steps)
+        if any(a.iterates_loader or (a.hint == "batch" and a.id in stepped)
+               for a in loop.ancestors() if a is not loop):
             continue
+        if isinstance(loop.node.iter, (ast.List, ast.Tuple)) and any(
+                a.hint == "batch" for a in loop.ancestors() if a is not loop):
+            continue  # `for opt in [g_opt, d_opt]:` inside the update loop: not over data
         found.append(loop)
     return found
 
