@@ -224,8 +224,8 @@ def collect_names(trees: dict[str, ast.Module]) -> CaseNames:
         for node in ast.walk(cls):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 cn.unsafe.add(node.name)
-                for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
-                    cn.unsafe.add(a.arg)
+                for param in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
+                    cn.unsafe.add(param.arg)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 cn.unsafe.add(node.attr)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -369,12 +369,14 @@ def wrap_loops(how: str) -> Callable[[dict[str, ast.Module]], bool]:
             if any(isinstance(n, ast.Name) and n.id in (how, "_k_") and
                    not isinstance(n.ctx, ast.Load) for n in ast.walk(tree)):
                 continue  # the builtin is rebound, or the index name is taken
-            for node in ast.walk(tree):
-                it = node.iter if isinstance(node, ast.For) else None
-                if it is None or (isinstance(it, ast.Call) and callee_name(it) in (
-                        "range", how)):
+            for loop in ast.walk(tree):
+                if not isinstance(loop, ast.For):
                     continue
-                if trains_itself(node):
+                it = loop.iter
+                if isinstance(it, ast.Call) and callee_name(it) in ("range", how):
+                    continue
+                if trains_itself(loop):
+                    node = loop
                     it = node.iter
                     fn = ast.Name(id=how, ctx=ast.Load())
                     node.iter = ast.Call(func=fn, args=[it], keywords=[])
@@ -413,15 +415,15 @@ def stores_and_loads(stmts: list[ast.stmt]) -> tuple[set[str], set[str]]:
             return
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
                              ast.GeneratorExp)):
-            for child in ast.iter_child_nodes(node):
-                visit(child, False)
+            for sub in ast.iter_child_nodes(node):
+                visit(sub, False)
             return
         if isinstance(node, (ast.Import, ast.ImportFrom)) and own_scope:
             stores.update(a.asname or a.name.split(".")[0] for a in node.names)
         if isinstance(node, ast.ExceptHandler) and node.name and own_scope:
             stores.add(node.name)
-        for child in ast.iter_child_nodes(node):
-            visit(child, own_scope)
+        for sub in ast.iter_child_nodes(node):
+            visit(sub, own_scope)
 
     for s in stmts:
         visit(s, True)
@@ -571,9 +573,11 @@ def move_loop_bodies(trees: dict[str, ast.Module]) -> bool:
                     changed = True
         # the helpers go before the first statement that is not an import or a docstring
         at = 0
-        while at < len(tree.body) and (isinstance(tree.body[at], (ast.Import, ast.ImportFrom))
-                                       or (isinstance(tree.body[at], ast.Expr)
-                                           and isinstance(tree.body[at].value, ast.Constant))):
+        while at < len(tree.body):
+            first = tree.body[at]
+            if not (isinstance(first, (ast.Import, ast.ImportFrom)) or (
+                    isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant))):
+                break
             at += 1
         tree.body[at:at] = new_defs
     return changed
@@ -656,11 +660,11 @@ def pass_through_dicts(trees: dict[str, ast.Module]) -> bool:
     functions: dict[str, list[ast.FunctionDef]] = {}
     classes: dict[str, list[ast.ClassDef]] = {}
     for tree in trees.values():
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef):
-                functions.setdefault(node.name, []).append(node)
-            elif isinstance(node, ast.ClassDef):
-                classes.setdefault(node.name, []).append(node)
+        for top in tree.body:
+            if isinstance(top, ast.FunctionDef):
+                functions.setdefault(top.name, []).append(top)
+            elif isinstance(top, ast.ClassDef):
+                classes.setdefault(top.name, []).append(top)
     imported_outside: set[str] = set()
     stems = {Path(p).stem for p in trees}
     for tree in trees.values():
