@@ -135,6 +135,9 @@ class ModuleInfo:
     # names of the methods this module calls as `self.name(...)`, found once per process (a
     # project module is read by the trace of every file that imports it)
     self_calls: frozenset[str] | None = field(default=None, repr=False)
+    # names it calls on a receiver that may be an instance of its own classes (see
+    # trace._own_method_calls), found once per process
+    own_calls: frozenset[str] | None = field(default=None, repr=False)
     # names whose torch import wins over a stand-in in another arm of the same `if`/`try`
     # (see build): a later binding of the name (the tracer re-reads the top level) keeps it
     pinned: dict[str, str] = field(default_factory=dict)

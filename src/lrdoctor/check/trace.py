@@ -320,9 +320,13 @@ class Tracer:
         # method (`reset()`, `setup()`) that the project's driver calls first
         placeholders = {k for k, v in instance.attrs.items()
                         if isinstance(v, Const) and v.value is None}
+        # a name called only on other objects (`self.model.train()`, a module's mode switch)
+        # leaves the class's own `train()` an entry point
+        own = _own_method_calls(cls.module) if cls.methods.keys() & called else frozenset()
         entries = [(method, cls) for name, method in cls.methods.items()
                    if not (name == "__init__" or name in hooks
-                           or (name in called and name != "configure_optimizers"))]
+                           or (name in called and name in own
+                               and name != "configure_optimizers"))]
         for method, owner in entries:
             self.loop = None
             self.conds = ()
@@ -4316,6 +4320,68 @@ def _given_parameters(call: ast.Call) -> bool:
         if "param" in last or text in ("torch.optim", "optim"):
             return True
     return False
+
+
+def _own_method_calls(module: ModuleInfo) -> frozenset[str]:
+    """Names ``module`` calls on a receiver that may be an instance of one of its own classes
+    (found once per module): ``self.name()``, ``super().name()``, ``Cls.name(self)``,
+    ``Cls(...).name()``, a variable or a ``self.attr`` bound to ``Cls(...)`` or annotated
+    ``Cls``, and plain ``name()``. A call on any other object (``self.model.train()``,
+    ``model.eval()`` with ``model`` a parameter, ``optimizer.step()``) calls a method of
+    that object's class, not of this module's."""
+    if module.own_calls is not None:
+        return module.own_calls
+    classes = set(module.classes)
+
+    def of_class(node: ast.expr | None) -> bool:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value.rsplit(".", 1)[-1] in classes
+        text = dotted(node) if node is not None else None
+        return text is not None and text.rsplit(".", 1)[-1] in classes
+
+    bound: set[str] = {"self", "cls", *classes}  # names that may hold an instance
+    bound_attrs: set[str] = set()  # `self.<attr>` that may hold one
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.withitem):
+            value = node.context_expr if isinstance(node, ast.withitem) else node.value
+            targets = ([node.optional_vars] if isinstance(node, ast.withitem)
+                       else node.targets if isinstance(node, ast.Assign) else [node.target])
+            made = isinstance(value, ast.Call) and of_class(value.func)
+            if isinstance(node, ast.AnnAssign) and of_class(node.annotation):
+                made = True
+            if not made:
+                continue
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    bound.add(target.id)
+                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self":
+                    bound_attrs.add(target.attr)
+        elif isinstance(node, ast.arg) and of_class(node.annotation):
+            bound.add(node.arg)
+    out: set[str] = set()
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name):
+            out.add(func.id)
+        elif isinstance(func, ast.Attribute):
+            recv = func.value
+            if isinstance(recv, ast.Name):
+                own = recv.id in bound
+            elif isinstance(recv, ast.Call):
+                own = (isinstance(recv.func, ast.Name) and recv.func.id == "super") \
+                    or of_class(recv.func)
+            elif isinstance(recv, ast.Attribute):
+                own = isinstance(recv.value, ast.Name) and recv.value.id == "self" \
+                    and recv.attr in bound_attrs
+            else:
+                own = False
+            if own:
+                out.add(func.attr)
+    module.own_calls = frozenset(out)
+    return module.own_calls
 
 
 def _called_names(tree: ast.Module, source: str | None = None) -> set[str]:
