@@ -5,7 +5,7 @@ Programs written for these tests; no third-party code."""
 
 from __future__ import annotations
 
-from .helpers import codes, messages
+from .helpers import codes, findings, messages
 
 # 1. A trainer library's own `train()` is its entry point. The same name called on another
 # object (`self.model.train()`, the module's mode switch; `model.eval()` on a parameter) does
@@ -140,3 +140,139 @@ def test_step_method_hidden_by_optimizer_step_is_still_judged() -> None:
     assert codes(wrong) == ["LRD002"]
     right = PER_BATCH_METHOD.format(after_update="pass", after_epoch="self.scheduler.step()")
     assert codes(right) == []
+
+
+TEMPLATE = """
+import torch
+
+
+class TrainerBase:
+    def __init__(self, config):
+        self.config = config
+
+    def setup_optimization(self):
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.config.lr)
+        self.scaler = torch.amp.GradScaler("cuda") if self.config.use_amp else None
+
+    def training_step(self, batch):
+        pass
+
+    def adjust_lr(self):
+        pass
+
+    def train(self):
+        self.setup_optimization()
+        self.model.train()
+        for it in range(self.config.iterations):
+            self.training_step(next(self.batches))
+            self.adjust_lr()
+
+
+class DiffusionTrainer(TrainerBase):
+    def setup_optimization(self):
+        super().setup_optimization()
+        self.scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(
+            self.optimizer, T_max=self.config.iterations)
+
+    def training_step(self, batch):
+        loss = self.model(batch).mean()
+        if self.scaler is not None:
+            self.scaler.scale(loss).backward()
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        else:
+            loss.backward()
+            self.optimizer.step()
+        self.optimizer.zero_grad()
+
+    def adjust_lr(self):
+        {adjust}
+"""
+
+
+def test_base_template_runs_the_subclass_overrides_it_calls() -> None:
+    # the base's own `train()` is an entry of the base (nothing steps there); traced again with
+    # the subclass's instance it runs the subclass's update and scheduler step
+    assert codes(TEMPLATE.format(adjust="self.scheduler.step()")) == ["LRD005"]
+
+
+def test_base_template_with_a_guarded_override_stays_silent() -> None:
+    guarded = ("if self.scaler is None or self.scaler.get_scale() >= self.scale_before:\n"
+               "            self.scheduler.step()")
+    src = TEMPLATE.format(adjust=guarded).replace(
+        "            self.scaler.step(self.optimizer)",
+        "            self.scale_before = self.scaler.get_scale()\n"
+        "            self.scaler.step(self.optimizer)")
+    assert codes(src) == []
+
+
+# 3. LRD002 is an epoch-sized horizon stepped per batch. A literal horizon is only guessed to
+# count epochs; one larger than the run's stated number of epochs cannot be an epoch count for
+# this run (read as epochs, the schedule would never get there), so the guess gives way.
+
+HF = """
+import argparse
+import torch
+from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default={epochs})
+args = parser.parse_args()
+
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+training_args = TrainingArguments(output_dir="out", {length}per_device_train_batch_size=32)
+optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max={t_max})
+trainer = Trainer(model=model, args=training_args, train_dataset=None,
+                  optimizers=(optimizer, scheduler))
+trainer.train()
+"""
+
+
+def hf(t_max: int, epochs: int = 50, length: str = "num_train_epochs=args.epochs, ") -> str:
+    return HF.format(t_max=t_max, epochs=epochs, length=length)
+
+
+def test_hf_literal_horizon_above_the_epoch_count_is_not_called_epochs() -> None:
+    assert codes(hf(t_max=100, epochs=50)) == []
+
+
+def test_hf_literal_horizon_within_the_epoch_count_is_still_reported() -> None:
+    assert codes(hf(t_max=20, epochs=50)) == ["LRD002"]
+    # the Trainer's default of 3 epochs when the arguments do not say
+    assert codes(hf(t_max=2, length="")) == ["LRD002"]
+
+
+def test_hf_literal_horizon_with_unknown_run_length_is_still_reported() -> None:
+    # max_steps decides the length; a `**config` may hold the epochs: nothing known
+    assert codes(hf(t_max=100, length="max_steps=5000, ")) == ["LRD002"]
+    assert codes(hf(t_max=100, length="**{'num_train_epochs': 50}, ")) == ["LRD002"]
+    assert codes(hf(t_max=100, length="num_train_epochs=args.epochs * 100, ")) == ["LRD002"]
+
+
+LOOP = """
+import torch
+
+model = torch.nn.Linear(8, 1)
+loader = torch.utils.data.DataLoader(torch.randn(256, 8), batch_size=16)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max={t_max})
+EPOCHS = {epochs}
+for epoch in range({over}):
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).pow(2).mean().backward()
+        optimizer.step()
+        scheduler.step()
+"""
+
+
+def test_loop_literal_horizon_above_the_epoch_count_is_not_called_epochs() -> None:
+    assert codes(LOOP.format(t_max=80, epochs=30, over="EPOCHS")) == []
+    assert codes(LOOP.format(t_max=80, epochs=30, over="5, EPOCHS * 2")) == []
+
+
+def test_loop_literal_horizon_within_the_epoch_count_is_still_reported() -> None:
+    assert findings(LOOP.format(t_max=30, epochs=30, over="EPOCHS")) == [("LRD002", 14)]
+    # an epoch count the file does not state: the literal is still read as epochs
+    assert codes(LOOP.format(t_max=80, epochs=30, over="int(input())")) == ["LRD002"]

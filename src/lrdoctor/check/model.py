@@ -72,6 +72,8 @@ class Loop:
     counters: frozenset[str] = frozenset()
     batch: bool = False  # iterates a data loader (or is an iteration loop by its header)
     contains_batch: bool = False  # an epoch loop: some batch loop runs inside it
+    # passes of `for _ in range(n)` when the file states n (a literal, a setting's default)
+    count: float | None = None
     id: int = field(default_factory=lambda: next(_ids))
 
     over_name: str = ""
@@ -330,8 +332,9 @@ class Program:
     # not pass, as (path, first line, last line): code offered to other callers
     skipped: frozenset[tuple[str, int, int]] = frozenset()
     # schedulers a Hugging Face Trainer steps after every optimizer step (handed to it in
-    # `optimizers=`, or built by its `create_scheduler`): (node, path, scheduler)
-    hf_stepped: tuple[tuple[ast.AST, str, Obj], ...] = ()
+    # `optimizers=`, or built by its `create_scheduler`): (node, path, scheduler, the run's
+    # epochs where its TrainingArguments state them)
+    hf_stepped: tuple[tuple[ast.AST, str, Obj, float | None], ...] = ()
 
     def of(self, kind: str, obj: Obj | None = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (obj is None or e.obj is obj)]

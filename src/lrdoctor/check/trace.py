@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lrdoctor.check import inert, names
-from lrdoctor.check.constants import attribute_stores, class_constant_of
+from lrdoctor.check.constants import attribute_stores, class_constant_of, resolve
 from lrdoctor.check.index import (
     ClassInfo,
     ModuleInfo,
@@ -159,7 +159,7 @@ class Tracer:
         self.configured: list[tuple[InstanceVal, Any]] = []
         # schedulers a Hugging Face Trainer steps after every optimizer step: (where it is
         # handed over or built, path, the scheduler)
-        self.hf_stepped: list[tuple[ast.AST, str, Obj]] = []
+        self.hf_stepped: list[tuple[ast.AST, str, Obj, float | None]] = []
         # Accelerate: the objects each accelerator (by its spelling) was handed to prepare or
         # to register for checkpointing, which its `save_state()` writes
         self.accelerated: dict[str, list[Obj]] = {}
@@ -251,17 +251,19 @@ class Tracer:
             frozenset(self.skipped), tuple(self.hf_stepped),
         )
 
-    def hf_schedulers(self, built: list[tuple[ast.AST, Any]]) -> None:
+    def hf_schedulers(self, built: list[tuple[ast.AST, Any]], epochs: float | None = None
+                      ) -> None:
         """Record the schedulers among ``built`` ((node, value) pairs) as stepped by a
         Hugging Face Trainer: once after every optimizer step (a ReduceLROnPlateau at each
-        evaluation, with its metric)."""
+        evaluation, with its metric). ``epochs``: the run's epochs, where its
+        ``TrainingArguments`` say (see hf_epochs)."""
         seen: set[int] = set()
         for node, value in built:
             for option in options(value) if isinstance(value, UnionVal) else [value]:
                 if isinstance(option, Obj) and option.kind == "scheduler" \
                         and option.id not in seen:
                     seen.add(option.id)
-                    self.hf_stepped.append((node, self.path, option))
+                    self.hf_stepped.append((node, self.path, option, epochs))
 
     def trace_scheduler_hooks(self) -> None:
         """Lightning calls ``lr_scheduler_step(scheduler, metric)`` for each scheduler that
@@ -497,8 +499,11 @@ class Tracer:
             for name, method in base.methods.items():
                 if name.startswith("__") or name in cls.methods or name in out:
                     continue
-                if id(method) in self.visited or name in self.self_called(base.module) \
-                        or name in self.self_called(self.module):
+                if name in self.self_called(base.module) or name in self.self_called(self.module):
+                    continue
+                if id(method) in self.visited and not _reaches_override(cls, method):
+                    # traced already (as an entry of the base itself), and nothing it runs
+                    # on itself is this class's own
                     continue
                 found = cls.find(name)
                 if found is not None and found[0] is method:
@@ -1500,6 +1505,7 @@ class Tracer:
                     over_name=over_name)
         loop.iterates_loader = loader
         loop.root = self.root
+        loop.count = _range_count(over, scope)
         if isinstance(stmt, ast.While):
             loop.counters = _while_counters(stmt)
         self.loops.append(loop)
@@ -2521,10 +2527,11 @@ class Tracer:
         if self.vendored_scheduler(cls):
             return self.library_call(f"torch.optim.lr_scheduler.{cls.name}", node, args, kwargs,
                                      scope)
-        self.hf_subclass_handed(cls, kwargs, node)
+        self.hf_subclass_handed(cls, kwargs, node, scope)
         return self.instantiate(cls, args, kwargs, node, complete, scope)
 
-    def hf_subclass_handed(self, cls: ClassInfo, kwargs: dict[str, Any], node: ast.Call) -> None:
+    def hf_subclass_handed(self, cls: ClassInfo, kwargs: dict[str, Any], node: ast.Call,
+                           scope: Scope) -> None:
         """``CustomTrainer(..., optimizers=(optimizer, scheduler))`` of the project's subclass
         of a Hugging Face Trainer (a custom ``compute_loss``, a sampler): the keywords reach the
         Trainer's own ``__init__``, and its training loop steps the scheduler after every
@@ -2543,7 +2550,7 @@ class Tracer:
         init = cls.find("__init__")
         if init is not None and not _forwards_keywords(init[0], "optimizers"):
             return
-        self.hf_schedulers([(node, handed.items[1])])
+        self.hf_schedulers([(node, handed.items[1])], _hf_epochs(node, scope))
 
     def vendored_scheduler(self, cls: ClassInfo) -> bool:
         """A copy of one of torch's schedulers kept in the project (``core/onecyclelr.py`` with
@@ -2605,7 +2612,7 @@ class Tracer:
             # scheduler it is handed after every optimizer step
             handed = kwargs["optimizers"].items
             if len(handed) == 2:
-                self.hf_schedulers([(node, handed[1])])
+                self.hf_schedulers([(node, handed[1])], _hf_epochs(node, scope))
         if last == "SkipAwareScheduler" and qual.split(".")[0] == "lrdoctor":
             # lrdoctor's wrapper is the scheduler it wraps, stepped only after real updates
             inner = args[0] if args else kwargs.get("scheduler")
@@ -4320,6 +4327,75 @@ def _given_parameters(call: ast.Call) -> bool:
         if "param" in last or text in ("torch.optim", "optim"):
             return True
     return False
+
+
+def _reaches_override(cls: ClassInfo, method: ast.FunctionDef | ast.AsyncFunctionDef,
+                      limit: int = 64) -> bool:
+    """Whether a base class's ``method`` calls on itself, directly or through the methods it
+    so calls, a method that ``cls`` defines: with the base's own instance it ran the base's
+    version (a `train()` template whose `setup_optimization()` / `training_step()` the
+    subclass overrides), with an instance of ``cls`` it runs another."""
+    seen: set[int] = set()
+    stack = [method]
+    while stack and len(seen) < limit:
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
+                name = node.func.attr
+                if name in cls.methods:
+                    return True
+                found = cls.find(name)
+                if found is not None:
+                    stack.append(found[0])
+    return False
+
+
+def _hf_epochs(trainer: ast.Call, scope: Scope) -> float | None:
+    """The epochs a Hugging Face Trainer call runs, when its ``TrainingArguments`` (written in
+    the call, or bound to a name of the same function) state them: ``num_train_epochs`` as
+    the file states it (3 when not given), None when ``max_steps`` is given (it decides the
+    length instead) or the arguments are not written out here."""
+    expr: ast.expr | None = next((kw.value for kw in trainer.keywords if kw.arg == "args"),
+                                 trainer.args[1] if len(trainer.args) > 1 else None)
+    where: Scope | None = scope
+    for _ in range(4):
+        if not isinstance(expr, ast.Name) or where is None:
+            break
+        found = where.source_of(expr.id)
+        if found is None:
+            return None
+        expr, where = found
+    if not (isinstance(expr, ast.Call)
+            and (dotted(expr.func) or "").rsplit(".", 1)[-1].endswith("TrainingArguments")):
+        return None
+    stated = {kw.arg: kw.value for kw in expr.keywords}
+    if None in stated or "max_steps" in stated or expr.args:
+        return None  # `**kwargs` or positional fields: not all of it is written here
+    if "num_train_epochs" not in stated:
+        return 3.0  # the Trainer's default
+    value = resolve(stated["num_train_epochs"], where)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None
+
+
+def _range_count(over: ast.expr | None, scope: Scope) -> float | None:
+    """How many passes ``for _ in range(stop)`` / ``range(start, stop)`` makes, when the file
+    states both ends (a literal, a constant, a setting's default); else None."""
+    if not (isinstance(over, ast.Call) and isinstance(over.func, ast.Name)
+            and over.func.id == "range" and 1 <= len(over.args) <= 2 and not over.keywords):
+        return None
+    if any(isinstance(a, ast.Starred) for a in over.args):
+        return None
+    ends = [resolve(a, scope) for a in over.args]
+    if len(ends) == 1:
+        ends.insert(0, 0)
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in ends):
+        return None
+    return max(float(ends[1]) - float(ends[0]), 0.0)
 
 
 def _own_method_calls(module: ModuleInfo) -> frozenset[str]:

@@ -344,9 +344,18 @@ def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
     h = horizon_of(sched)
     if h.unit == "epoch":
         return h
-    if loop.iterates_loader and loop.parent is not None and _small_literal(sched, h):
+    if loop.iterates_loader and loop.parent is not None and _small_literal(sched, h) \
+            and not _beyond_epochs(h, loop.parent.count):
         return h
     return None
+
+
+def _beyond_epochs(h: Horizon, epochs: float | None) -> bool:
+    """A literal horizon larger than the run's stated number of epochs: read as epochs, it
+    would never be reached in this run, so the guess that it counts epochs fails (LRD002 is an
+    epoch-sized horizon stepped per batch; this one may well count batches)."""
+    return h.unit == "literal" and h.value is not None and epochs is not None \
+        and 0 < epochs < h.value
 
 
 def _small_literal(sched: Obj, h: Horizon) -> bool:
@@ -478,13 +487,13 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
     or built by a Trainer subclass's ``create_scheduler``: the Trainer steps it after every
     optimizer step, so a horizon sized in epochs runs out within the first epoch."""
     seen = {e.obj.id for e in _sched_steps(ctx) if e.obj is not None}  # stepped by hand
-    for node, path, sched in ctx.program.hf_stepped:
+    for node, path, sched, epochs in ctx.program.hf_stepped:
         if sched.id in seen or sched.guessed or sched.origin == "timm" \
                 or sched.cls == "ReduceLROnPlateau" or sched.in_composite:
             continue
         seen.add(sched.id)
         h = horizon_of(sched)
-        if h.unit == "epoch" or _small_literal(sched, h):
+        if h.unit == "epoch" or (_small_literal(sched, h) and not _beyond_epochs(h, epochs)):
             yield Diagnostic.at(
                 "LRD002",
                 f"{label(sched, h)} (line {sched.line}) is the scheduler of a Hugging Face "

@@ -580,11 +580,21 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
     used_names = {o.name for o in uses if o.guessed and o.name}
     candidates = {s.id: s for s in _in_root(ctx, root, "scaler")}
     wanted = {o.id for o in optimizers or []}
+    # what each scaler was seen stepping: one that steps only other optimizers (a GAN's
+    # discriminator) is not this checkpoint's, though a trainer's methods traced with one
+    # instance put it in the same run
+    steps: dict[int, set[int | None]] = {}
     for e in ctx.program.events:
         stepped = e.info.get("optimizer")
+        if e.kind == "scaler_step" and e.obj is not None:
+            steps.setdefault(e.obj.id, set()).add(
+                stepped.id if isinstance(stepped, Obj) and not stepped.guessed else None)
         if e.kind == "scaler_step" and e.obj is not None and not e.obj.guessed \
                 and isinstance(stepped, Obj) and stepped.id in wanted:
             candidates.setdefault(e.obj.id, e.obj)
+    if wanted:
+        candidates = {k: s for k, s in candidates.items()
+                      if not steps.get(k) or None in steps[k] or steps[k] & wanted}
     found = [(s, flag) for s in candidates.values()
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
              and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at))]
