@@ -72,8 +72,6 @@ class Loop:
     counters: frozenset[str] = frozenset()
     batch: bool = False  # iterates a data loader (or is an iteration loop by its header)
     contains_batch: bool = False  # an epoch loop: some batch loop runs inside it
-    # passes of `for _ in range(n)` when the file states n (a literal, a setting's default)
-    count: float | None = None
     id: int = field(default_factory=lambda: next(_ids))
 
     over_name: str = ""

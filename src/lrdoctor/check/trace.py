@@ -1505,7 +1505,6 @@ class Tracer:
                     over_name=over_name)
         loop.iterates_loader = loader
         loop.root = self.root
-        loop.count = _range_count(over, scope)
         if isinstance(stmt, ast.While):
             loop.counters = _while_counters(stmt)
         self.loops.append(loop)
@@ -4380,22 +4379,6 @@ def _hf_epochs(trainer: ast.Call, scope: Scope) -> float | None:
     value = resolve(stated["num_train_epochs"], where)
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
         else None
-
-
-def _range_count(over: ast.expr | None, scope: Scope) -> float | None:
-    """How many passes ``for _ in range(stop)`` / ``range(start, stop)`` makes, when the file
-    states both ends (a literal, a constant, a setting's default); else None."""
-    if not (isinstance(over, ast.Call) and isinstance(over.func, ast.Name)
-            and over.func.id == "range" and 1 <= len(over.args) <= 2 and not over.keywords):
-        return None
-    if any(isinstance(a, ast.Starred) for a in over.args):
-        return None
-    ends = [resolve(a, scope) for a in over.args]
-    if len(ends) == 1:
-        ends.insert(0, 0)
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in ends):
-        return None
-    return max(float(ends[1]) - float(ends[0]), 0.0)
 
 
 def _own_method_calls(module: ModuleInfo) -> frozenset[str]:

@@ -344,16 +344,20 @@ def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
     h = horizon_of(sched)
     if h.unit == "epoch":
         return h
-    if loop.iterates_loader and loop.parent is not None and _small_literal(sched, h) \
-            and not _beyond_epochs(h, loop.parent.count):
+    if loop.iterates_loader and loop.parent is not None and _small_literal(sched, h):
+        # (a literal above the loop's epoch count is still read as epochs here: the
+        # catalog's own example, StepLR(step_size=7) over range(3), is that shape, and the
+        # per-batch decay does its damage whichever unit was meant)
         return h
     return None
 
 
 def _beyond_epochs(h: Horizon, epochs: float | None) -> bool:
-    """A literal horizon larger than the run's stated number of epochs: read as epochs, it
-    would never be reached in this run, so the guess that it counts epochs fails (LRD002 is an
-    epoch-sized horizon stepped per batch; this one may well count batches)."""
+    """A literal horizon larger than the run's stated number of epochs (a Hugging Face
+    Trainer's TrainingArguments): read as epochs, it would never be reached in this run, so
+    the guess that it counts epochs fails (LRD002 is an epoch-sized horizon stepped per
+    batch; this one may well count updates, and how many updates the run makes is not
+    known here, so nothing is said)."""
     return h.unit == "literal" and h.value is not None and epochs is not None \
         and 0 < epochs < h.value
 
