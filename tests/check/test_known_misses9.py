@@ -206,6 +206,44 @@ def test_base_template_with_a_guarded_override_stays_silent() -> None:
     assert codes(src) == []
 
 
+INIT_TEMPLATE = """
+import torch
+
+
+class TrainerBase:
+    def __init__(self, model, optimizer, loader):
+        self.model = model
+        self.optimizer = optimizer
+        self.loader = loader
+        self.scheduler = None
+
+    def train(self, epochs):
+        for epoch in range(epochs):
+            self.model.train()
+            for x in self.loader:
+                self.optimizer.zero_grad()
+                self.model(x).mean().backward()
+                self.optimizer.step()
+                if self.scheduler is not None:
+                    self.scheduler.step()
+
+
+class DecayingTrainer(TrainerBase):
+    def __init__(self, model, optimizer, loader):
+        super().__init__(model, optimizer, loader)
+        self.scheduler = {build}
+"""
+
+
+def test_base_template_runs_with_the_objects_a_subclass_init_builds() -> None:
+    # the subclass's own `__init__` makes another instance: the template is traced with it
+    wrong = INIT_TEMPLATE.format(build="torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)")
+    assert codes(wrong) == ["LRD002"]
+    right = INIT_TEMPLATE.format(
+        build="torch.optim.lr_scheduler.StepLR(optimizer, step_size=30 * len(loader))")
+    assert codes(right) == []
+
+
 # 3. LRD002 is an epoch-sized horizon stepped per batch. A literal horizon handed to a Hugging
 # Face Trainer is only guessed to count epochs; one larger than the run's stated number of
 # epochs cannot be an epoch count for this run (read as epochs, the schedule would never get

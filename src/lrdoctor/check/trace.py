@@ -324,7 +324,8 @@ class Tracer:
                         if isinstance(v, Const) and v.value is None}
         # a name called only on other objects (`self.model.train()`, a module's mode switch)
         # leaves the class's own `train()` an entry point
-        own = _own_method_calls(cls.module) if cls.methods.keys() & called else frozenset()
+        own = _own_method_calls(cls.module, self.source if cls.module is self.module else None) \
+            if cls.methods.keys() & called else frozenset()
         entries = [(method, cls) for name, method in cls.methods.items()
                    if not (name == "__init__" or name in hooks
                            or (name in called and name in own
@@ -4334,6 +4335,8 @@ def _reaches_override(cls: ClassInfo, method: ast.FunctionDef | ast.AsyncFunctio
     so calls, a method that ``cls`` defines: with the base's own instance it ran the base's
     version (a `train()` template whose `setup_optimization()` / `training_step()` the
     subclass overrides), with an instance of ``cls`` it runs another."""
+    if "__init__" in cls.methods:
+        return True  # the subclass's own `__init__` builds another instance
     seen: set[int] = set()
     stack = [method]
     while stack and len(seen) < limit:
@@ -4381,64 +4384,82 @@ def _hf_epochs(trainer: ast.Call, scope: Scope) -> float | None:
         else None
 
 
-def _own_method_calls(module: ModuleInfo) -> frozenset[str]:
+_DOT_CALL = re.compile(r"\.\s*([A-Za-z_]\w*)\s*\(")
+_RECEIVER_TAIL = re.compile(r"[A-Za-z_][\w.]*$")
+# what stands before a class's name where a name is bound to an instance of it: `x = `,
+# `self.x = `, `x: ` (an annotation), with a dotted prefix (`models.Trainer`) or a quote
+_BINDS_BEFORE = re.compile(r"(self\.)?\b([A-Za-z_]\w*)[ \t]*(?:(:)[ \t]*[\"']?|(?::[^=\n]*)?(?<![=!<>])=[ \t]*)"
+                           r"(?:\w+\.)*$")
+
+
+def _callee_before(text: str) -> str | None:
+    """The dotted name called by the call that ``text`` ends with (``text`` ends in ``)``):
+    ``self.scaler.scale`` for ``... self.scaler.scale(loss)``; "" when no name precedes its
+    ``(``, None when the ``(`` is not in ``text``."""
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        char = text[i]
+        if char == ")":
+            depth += 1
+        elif char == "(":
+            depth -= 1
+            if depth == 0:
+                tail = _RECEIVER_TAIL.search(text[:i].rstrip())
+                return tail.group(0) if tail is not None else ""
+    return None
+
+
+def _own_method_calls(module: ModuleInfo, source: str | None = None) -> frozenset[str]:
     """Names ``module`` calls on a receiver that may be an instance of one of its own classes
     (found once per module): ``self.name()``, ``super().name()``, ``Cls.name(self)``,
     ``Cls(...).name()``, a variable or a ``self.attr`` bound to ``Cls(...)`` or annotated
-    ``Cls``, and plain ``name()``. A call on any other object (``self.model.train()``,
-    ``model.eval()`` with ``model`` a parameter, ``optimizer.step()``) calls a method of
-    that object's class, not of this module's."""
+    ``Cls`` (a plain ``name()`` calls a function, never a method). A call on any other object
+    (``self.model.train()``, ``model.eval()`` with ``model`` a parameter, ``optimizer.step()``,
+    ``self.models[k].train()``) calls a method of that object's class, not of this module's.
+    Read from the source text (the tracer's other name scans do the same, at C speed); a
+    name in a string or comment only makes a method look called, as before."""
     if module.own_calls is not None:
         return module.own_calls
+    if source is None:
+        source = ast.unparse(module.tree)
     classes = set(module.classes)
-
-    def of_class(node: ast.expr | None) -> bool:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return node.value.rsplit(".", 1)[-1] in classes
-        text = dotted(node) if node is not None else None
-        return text is not None and text.rsplit(".", 1)[-1] in classes
-
     bound: set[str] = {"self", "cls", *classes}  # names that may hold an instance
     bound_attrs: set[str] = set()  # `self.<attr>` that may hold one
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign | ast.withitem):
-            value = node.context_expr if isinstance(node, ast.withitem) else node.value
-            targets = ([node.optional_vars] if isinstance(node, ast.withitem)
-                       else node.targets if isinstance(node, ast.Assign) else [node.target])
-            made = isinstance(value, ast.Call) and of_class(value.func)
-            if isinstance(node, ast.AnnAssign) and of_class(node.annotation):
-                made = True
-            if not made:
-                continue
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    bound.add(target.id)
-                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id == "self":
-                    bound_attrs.add(target.attr)
-        elif isinstance(node, ast.arg) and of_class(node.annotation):
-            bound.add(node.arg)
+    if classes:
+        alternatives = "|".join(re.escape(c) for c in sorted(classes))
+        for match in re.finditer(rf"\b(?:{alternatives})\b", source):
+            line = source.rfind("\n", max(0, match.start() - 200), match.start()) + 1
+            binds = _BINDS_BEFORE.search(source, line, match.start())
+            if binds is None or not (binds.group(3) or source[match.end():match.end() + 80]
+                                     .lstrip().startswith("(")):
+                continue  # an assignment binds an instance only when it calls the class
+            (bound_attrs if binds.group(1) else bound).add(binds.group(2))
+    methods = {name for cls in module.classes.values() for name in cls.methods}
     out: set[str] = set()
-    for node in ast.walk(module.tree):
-        if not isinstance(node, ast.Call):
+    for match in _DOT_CALL.finditer(source):
+        name = match.group(1)
+        if name not in methods or name in out:
             continue
-        func = node.func
-        if isinstance(func, ast.Name):
-            out.add(func.id)
-        elif isinstance(func, ast.Attribute):
-            recv = func.value
-            if isinstance(recv, ast.Name):
-                own = recv.id in bound
-            elif isinstance(recv, ast.Call):
-                own = (isinstance(recv.func, ast.Name) and recv.func.id == "super") \
-                    or of_class(recv.func)
-            elif isinstance(recv, ast.Attribute):
-                own = isinstance(recv.value, ast.Name) and recv.value.id == "self" \
-                    and recv.attr in bound_attrs
+        start = match.start()
+        before = source[source.rfind("\n", max(0, start - 200), start) + 1:start].rstrip()
+        if before.endswith(")"):
+            # `super().name()`, `Cls(...).name()`: ours; `scaler.scale(loss).backward()`: the
+            # result of another call (a call not read whole in view counts, as before)
+            callee = _callee_before(source[max(0, start - 400):start].rstrip())
+            own = callee is None or callee.rsplit(".", 1)[-1] in ("super", *classes)
+        elif before.endswith("]"):
+            own = False  # `self.models[k].train()`: an item of a collection
+        else:
+            tail = _RECEIVER_TAIL.search(before)
+            parts = tail.group(0).split(".") if tail is not None else []
+            if len(parts) == 1:
+                own = parts[0] in bound
+            elif len(parts) == 2 and parts[0] == "self":
+                own = parts[1] in bound_attrs
             else:
-                own = False
-            if own:
-                out.add(func.attr)
+                own = not parts  # no name before the dot: not read, counted as before
+        if own:
+            out.add(name)
     module.own_calls = frozenset(out)
     return module.own_calls
 
