@@ -8,8 +8,8 @@ from __future__ import annotations
 from .helpers import codes, findings, messages
 
 # 1. A trainer library's own `train()` is its entry point. The same name called on another
-# object (`self.model.train()`, the module's mode switch; `model.eval()` on a parameter) does
-# not call it, so it is traced with the trainer's own instance, after `__init__`, and not only
+# object (`self.model.train()` with no argument, the module's mode switch, where the trainer's
+# `train` takes a loader and epochs; `model.eval()` on a parameter) does not call it, so it is traced with the trainer's own instance, after `__init__`, and not only
 # as a template inherited by a subclass whose overrides hide the base's scheduler step.
 
 TRAINER = """

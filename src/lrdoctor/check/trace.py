@@ -4413,9 +4413,12 @@ def _own_method_calls(module: ModuleInfo, source: str | None = None) -> frozense
     """Names ``module`` calls on a receiver that may be an instance of one of its own classes
     (found once per module): ``self.name()``, ``super().name()``, ``Cls.name(self)``,
     ``Cls(...).name()``, a variable or a ``self.attr`` bound to ``Cls(...)`` or annotated
-    ``Cls`` (a plain ``name()`` calls a function, never a method). A call on any other object
-    (``self.model.train()``, ``model.eval()`` with ``model`` a parameter, ``optimizer.step()``,
-    ``self.models[k].train()``) calls a method of that object's class, not of this module's.
+    ``Cls`` (a plain ``name()`` calls a function, never a method). A variable bound to
+    anything else (``model.eval()`` with ``model`` a parameter, ``optimizer.step()``) holds
+    another class's object. An object the file does not say (``self.model``,
+    ``self.models[k]``, another call's result) may be ours, unless the call cannot reach our
+    method: ``self.model.train()`` with no argument where every ``train`` of the file's
+    classes takes some (a trainer's ``train(dataset, epochs)``).
     Read from the source text (the tracer's other name scans do the same, at C speed); a
     name in a string or comment only makes a method look called, as before."""
     if module.own_calls is not None:
@@ -4434,7 +4437,14 @@ def _own_method_calls(module: ModuleInfo, source: str | None = None) -> frozense
                                      .lstrip().startswith("(")):
                 continue  # an assignment binds an instance only when it calls the class
             (bound_attrs if binds.group(1) else bound).add(binds.group(2))
-    methods = {name for cls in module.classes.values() for name in cls.methods}
+    # the fewest arguments each method name takes (past `self`) among the file's classes
+    needs: dict[str, int] = {}
+    for info in module.classes.values():
+        for name, fn in info.methods.items():
+            given = fn.args.posonlyargs + fn.args.args
+            required = len(given) - len(fn.args.defaults) - 1
+            needs[name] = min(needs.get(name, required), max(required, 0))
+    methods = set(needs)
     out: set[str] = set()
     for match in _DOT_CALL.finditer(source):
         name = match.group(1)
@@ -4447,17 +4457,20 @@ def _own_method_calls(module: ModuleInfo, source: str | None = None) -> frozense
             # result of another call (a call not read whole in view counts, as before)
             callee = _callee_before(source[max(0, start - 400):start].rstrip())
             own = callee is None or callee.rsplit(".", 1)[-1] in ("super", *classes)
-        elif before.endswith("]"):
-            own = False  # `self.models[k].train()`: an item of a collection
         else:
-            tail = _RECEIVER_TAIL.search(before)
+            tail = _RECEIVER_TAIL.search(before) if not before.endswith("]") else None
             parts = tail.group(0).split(".") if tail is not None else []
             if len(parts) == 1:
                 own = parts[0] in bound
-            elif len(parts) == 2 and parts[0] == "self":
-                own = parts[1] in bound_attrs
+            elif len(parts) == 2 and parts[0] == "self" and parts[1] in bound_attrs:
+                own = True
             else:
-                own = not parts  # no name before the dot: not read, counted as before
+                # an object the file does not say (`self.model`, `self.models[k]`, `a.b`): it
+                # may be ours, unless the call cannot reach any of our methods of that name -
+                # `self.model.train()` with no argument, where ours takes some (the module's
+                # mode switch vs a trainer's `train(dataset, epochs)`)
+                bare = source[match.end():match.end() + 40].lstrip().startswith(")")
+                own = not (bare and needs[name] > 0)
         if own:
             out.add(name)
     module.own_calls = frozenset(out)

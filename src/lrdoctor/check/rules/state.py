@@ -583,18 +583,21 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
     # what each scaler was seen stepping: one that steps only other optimizers (a GAN's
     # discriminator) is not this checkpoint's, though a trainer's methods traced with one
     # instance put it in the same run
-    steps: dict[int, set[int | None]] = {}
+    # (by where it is built: a method traced on its own makes its own copy of the objects)
+    steps: dict[Any, set[Any]] = {}
     for e in ctx.program.events:
         stepped = e.info.get("optimizer")
         if e.kind == "scaler_step" and e.obj is not None:
-            steps.setdefault(e.obj.id, set()).add(
-                stepped.id if isinstance(stepped, Obj) and not stepped.guessed else None)
+            steps.setdefault(_site(e.obj), set()).add(
+                _site(stepped) if isinstance(stepped, Obj) and not stepped.guessed else None)
         if e.kind == "scaler_step" and e.obj is not None and not e.obj.guessed \
                 and isinstance(stepped, Obj) and stepped.id in wanted:
             candidates.setdefault(e.obj.id, e.obj)
     if wanted:
+        sites = {_site(o) for o in optimizers or []}
         candidates = {k: s for k, s in candidates.items()
-                      if not steps.get(k) or None in steps[k] or steps[k] & wanted}
+                      if not steps.get(_site(s)) or None in steps[_site(s)]
+                      or steps[_site(s)] & sites}
     found = [(s, flag) for s in candidates.values()
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
              and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at))]
