@@ -27,17 +27,19 @@ def messages(source: str) -> list[str]:
     return [d.message for d in check_source(textwrap.dedent(source), "train.py").diagnostics]
 
 
-def check_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                  files: dict[str, str]) -> list[tuple[str, int, str]]:
-    """(path, line, code) of every finding for a project made of ``files`` (every code
-    selected, checked as ``lrdoctor check`` does from the project's root)."""
+def check_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str],
+                  checked: list[str] | None = None) -> list[tuple[str, int, str]]:
+    """(path, line, code) of every finding for a project made of ``files`` (a `.git` marks
+    its root; every code selected; ``checked``, default every file, named to ``lrdoctor
+    check`` run from the project's root)."""
     (tmp_path / ".git").mkdir(parents=True)
     for name, text in files.items():
         target = tmp_path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(textwrap.dedent(text))
     monkeypatch.chdir(tmp_path)
-    report = check_files(sorted(files), frozenset(CATALOG), jobs=1)
+    report = check_files(sorted(files) if checked is None else checked, frozenset(CATALOG),
+                         jobs=1)
     assert report.errors == []
     return [(d.path, d.line, d.code) for d in report.diagnostics]
 

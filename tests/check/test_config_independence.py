@@ -10,24 +10,15 @@ can change (a class attribute stored elsewhere) stays unknown."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from lrdoctor.catalog import CATALOG
-from lrdoctor.check.runner import check_files
-
-CODES = frozenset(CATALOG)
+from .helpers import check_project
 
 
 def found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> set[str]:
-    (tmp_path / ".git").mkdir(parents=True)
-    (tmp_path / "train.py").write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    report = check_files(["train.py"], CODES, jobs=1)
-    assert report.errors == []
-    return {d.code for d in report.diagnostics}
+    return {code for _, _, code in check_project(tmp_path, monkeypatch, {"train.py": text})}
 
 
 # -- a cosine horizon sized in epochs, stepped per batch (LRD002), its T_max kept in a config --

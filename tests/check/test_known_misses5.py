@@ -10,26 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from lrdoctor.catalog import CATALOG
-from lrdoctor.check.runner import check_files
-
-from .helpers import codes, messages
-
-CODES = frozenset(CATALOG)
+from .helpers import check_project, codes, messages
 
 
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str],
             main: str = "train.py") -> list[str]:
     """Lays the files out as a project (a `.git` marks its root) and checks ``main``."""
-    (tmp_path / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        target = tmp_path / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    report = check_files([main], CODES, jobs=1)
-    assert report.errors == []
-    return [d.code for d in report.diagnostics]
+    return [code for _, _, code in check_project(tmp_path, monkeypatch, files, [main])]
 
 
 # 1. A scheduler built at a position stands only for the builds it can stand for. A choice of

@@ -8,27 +8,15 @@ must be reported), and a correct variant that must stay silent."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from lrdoctor.catalog import CATALOG
-from lrdoctor.check.runner import check_files
-
-CODES = frozenset(CATALOG)
+from .helpers import check_project
 
 
 def found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> set[str]:
-    (tmp_path / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    report = check_files(sorted(files), CODES, jobs=1)
-    assert report.errors == []
-    return {d.code for d in report.diagnostics}
+    return {code for _, _, code in check_project(tmp_path, monkeypatch, files)}
 
 
 # -- a registry of builders in another module ------------------------------------------------

@@ -3,29 +3,17 @@ each next to a control that must stay as it is."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from lrdoctor.catalog import CATALOG
-from lrdoctor.check.runner import check_files
-
-CODES = frozenset(CATALOG)
+from . import helpers
 
 
 def check_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                   files: dict[str, str]) -> list[tuple[str, str]]:
     """(path, code) of every finding for a project made of ``files``."""
-    (tmp_path / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        target = tmp_path / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    report = check_files(sorted(files), CODES, jobs=1)
-    assert report.errors == []
-    return [(d.path, d.code) for d in report.diagnostics]
+    return [(path, code) for path, _, code in helpers.check_project(tmp_path, monkeypatch, files)]
 
 
 # -- a resume offered by a library's API, never used by the callers in view ----------------------
