@@ -410,6 +410,16 @@ def dotted(node: ast.expr) -> str | None:
     return None
 
 
+def last_name(node: ast.AST) -> str:
+    """The last name of a Name/Attribute chain, or of the callee of a call (``b`` for
+    ``a.b`` and ``a.b(...)``); "" for anything else."""
+    while isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 class ModuleLoader:
     """Finds and indexes the project modules a file imports from (see ``project.py``)."""
 

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 
 from lrdoctor.check.context import FileContext
 from lrdoctor.check.diagnostic import Diagnostic
+from lrdoctor.check.index import last_name
 from lrdoctor.check.model import Event
 from lrdoctor.check.rules import rule
 
@@ -55,24 +56,14 @@ PLAIN_FUNCTIONS = frozenset({"float", "int", "len", "sum", "min", "max", "abs", 
                              "tensor", "as_tensor", "array", "stack", "cat", "sqrt", "exp", "log"})
 
 
-def _last(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Call):
-        return _last(node.func)
-    return ""
-
-
 def _is_rank(node: ast.AST) -> bool:
     """An expression whose value is this process's rank."""
     if isinstance(node, (ast.Name, ast.Attribute)):
-        word = _last(node).lower()
+        word = last_name(node).lower()
         return ("rank" in word and "ranks" not in word and "size" not in word
                 and "world" not in word) or word in ("process_index", "local_process_index")
     if isinstance(node, ast.Call):
-        name = _last(node.func)
+        name = last_name(node.func)
         if name in RANK_CALLS:
             return True
         if name in ("int", "str") and node.args:
@@ -137,7 +128,7 @@ def main_only(test: ast.expr | None) -> bool | None:
                 return True
         return None
     if isinstance(test, (ast.Name, ast.Attribute, ast.Call)):
-        name = _last(test)
+        name = last_name(test)
         if name in MAIN_PROCESS_FLAGS:
             return True
         if isinstance(test, (ast.Name, ast.Attribute)) and _is_rank(test):
@@ -237,7 +228,7 @@ def _plateau_fed_per_rank_metric(ctx: FileContext) -> Iterator[Diagnostic]:
 
 
 def _sets_up_process_group(tree: ast.Module) -> bool:
-    return any(isinstance(n, ast.Call) and _last(n.func) in PROCESS_GROUP_SETUP
+    return any(isinstance(n, ast.Call) and last_name(n.func) in PROCESS_GROUP_SETUP
                for n in ast.walk(tree))
 
 
@@ -276,7 +267,7 @@ class _Flow:
         """Names bound to a loader whose batches differ per rank: built with a
         DistributedSampler (directly or through a name), or returned by accelerator.prepare."""
         samplers = {t for n in ast.walk(self.tree) if isinstance(n, ast.Assign)
-                    and isinstance(n.value, ast.Call) and _last(n.value.func) in SHARDING_SAMPLERS
+                    and isinstance(n.value, ast.Call) and last_name(n.value.func) in SHARDING_SAMPLERS
                     for t in _names(n.targets)}
         loaders: set[str] = set()
         for n in ast.walk(self.tree):
@@ -292,12 +283,12 @@ class _Flow:
             if not isinstance(n, ast.Assign) or not isinstance(n.value, ast.Call):
                 continue
             call = n.value
-            if _last(call.func) == "prepare":
+            if last_name(call.func) == "prepare":
                 loaders.update(_names(n.targets))  # accelerator.prepare shards loaders
-            elif "loader" in _last(call.func).lower():
+            elif "loader" in last_name(call.func).lower():
                 for kw in call.keywords:
                     if kw.arg in ("sampler", "batch_sampler") and (
-                            isinstance(kw.value, ast.Call) and _last(kw.value.func) in SHARDING_SAMPLERS
+                            isinstance(kw.value, ast.Call) and last_name(kw.value.func) in SHARDING_SAMPLERS
                             or isinstance(kw.value, ast.Name) and kw.value.id in samplers):
                         loaders.update(_names(n.targets))
         return loaders
@@ -327,7 +318,7 @@ class _Flow:
                 self._name(node.id, scope, state, depth)
 
     def _call(self, call: ast.Call, scope: ast.AST, state: _Search, depth: int) -> None:
-        name = _last(call.func)
+        name = last_name(call.func)
         if name in REDUCTIONS:
             state.reduced = True
             return
@@ -348,7 +339,7 @@ class _Flow:
                 state.unknown = True  # an imported function (not a class): it may reduce
             return  # a constructor, or a local callable object (model, criterion)
         # a function of this file: what it returns, from what it loops over
-        if any(isinstance(n, ast.Call) and _last(n.func) in REDUCTIONS for n in ast.walk(function)):
+        if any(isinstance(n, ast.Call) and last_name(n.func) in REDUCTIONS for n in ast.walk(function)):
             state.reduced = True
             return
         for arg in [*call.args, *(k.value for k in call.keywords)]:
@@ -364,7 +355,7 @@ class _Flow:
             if scope is not self.tree and node is not scope and isinstance(
                     node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            if isinstance(node, ast.Call) and _last(node.func) in REDUCTIONS and any(
+            if isinstance(node, ast.Call) and last_name(node.func) in REDUCTIONS and any(
                     isinstance(a, ast.Name) and a.id == name
                     for arg in node.args for a in ast.walk(arg)):
                 if self._only_now_and_then(node):
@@ -383,7 +374,7 @@ class _Flow:
                 self.thrown_away = self.thrown_away or node
                 continue  # `total = reduce(total); print(total); total = 0`
             if self._only_now_and_then(node) and any(
-                    isinstance(n, ast.Call) and _last(n.func) in REDUCTIONS
+                    isinstance(n, ast.Call) and last_name(n.func) in REDUCTIONS
                     for n in ast.walk(value)):
                 continue  # `total = reduce(total)` to print it every N batches
             loop = self._loop_over_sharded(node)
@@ -419,10 +410,10 @@ class _Flow:
         for n in ast.walk(value):
             if not isinstance(n, ast.Call):
                 continue
-            if _last(n.func) in REDUCTIONS:
+            if last_name(n.func) in REDUCTIONS:
                 return True
             function = self.functions.get(n.func.id) if isinstance(n.func, ast.Name) else None
-            if function is not None and any(isinstance(c, ast.Call) and _last(c.func) in REDUCTIONS
+            if function is not None and any(isinstance(c, ast.Call) and last_name(c.func) in REDUCTIONS
                                             for c in ast.walk(function)):
                 return True
         return False
@@ -477,11 +468,11 @@ class _Flow:
         for n in ast.walk(loop):
             if not isinstance(n, ast.Call):
                 continue
-            if _last(n.func) in ("backward", "step"):
+            if last_name(n.func) in ("backward", "step"):
                 return True
             function = self.functions.get(n.func.id) if isinstance(n.func, ast.Name) else None
             if function is not None and any(
-                    isinstance(c, ast.Call) and _last(c.func) in ("backward", "step")
+                    isinstance(c, ast.Call) and last_name(c.func) in ("backward", "step")
                     for c in ast.walk(function)):
                 return True
         return False
@@ -491,7 +482,7 @@ class _Flow:
         out: set[str] = set()
         for n in ast.walk(self.tree):
             if not (isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
-                    and "loader" in _last(n.value.func).lower()):
+                    and "loader" in last_name(n.value.func).lower()):
                 continue
             kws = {kw.arg: kw.value for kw in n.value.keywords}
             if None in kws or "sampler" in kws or "batch_sampler" in kws:
@@ -509,13 +500,13 @@ class _Flow:
         whole script, seeds included, so a seed anywhere counts; an unseeded torchrun script is
         not judged (whether the launcher's processes share a seed is not in the file)."""
         spawns = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)
-                  and _last(n.func) in ("spawn", "start_processes") and n.args]
+                  and last_name(n.func) in ("spawn", "start_processes") and n.args]
         if not spawns:
             return False
         parents = {id(self.scope_of(n)) for n in spawns}
         for n in ast.walk(self.tree):
-            if isinstance(n, ast.Call) and "seed" in _last(n.func).lower() \
-                    and _last(n.func) != "initial_seed" and id(self.scope_of(n)) not in parents:
+            if isinstance(n, ast.Call) and "seed" in last_name(n.func).lower() \
+                    and last_name(n.func) != "initial_seed" and id(self.scope_of(n)) not in parents:
                 # (module-level code runs again in each spawned interpreter, unless under
                 # `if __name__ == "__main__":`)
                 if self.scope_of(n) is not self.tree or not _under_main_guard(n, self.parents):
@@ -614,14 +605,14 @@ def _lightning_plateau_on_unsynced_metric(ctx: FileContext) -> Iterator[Diagnost
     for cls in (n for n in ast.walk(ctx.tree) if isinstance(n, ast.ClassDef)):
         methods = [f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
         configure = next((f for f in methods if f.name == "configure_optimizers"), None)
-        if configure is None or not any(isinstance(n, ast.Call) and _last(n.func) == "ReduceLROnPlateau"
+        if configure is None or not any(isinstance(n, ast.Call) and last_name(n.func) == "ReduceLROnPlateau"
                                         for n in ast.walk(configure)):
             continue
         calls = [n for f in methods for n in ast.walk(f) if isinstance(n, ast.Call)]
-        if any(_last(c.func) in REDUCTIONS or _last(c.func) == "log_dict" for c in calls):
+        if any(last_name(c.func) in REDUCTIONS or last_name(c.func) == "log_dict" for c in calls):
             continue  # it gathers or logs a dict itself: the file does not say enough
         for monitor, line in _monitors(configure):
-            logs = [c for c in calls if _last(c.func) == "log" and isinstance(c.func, ast.Attribute)
+            logs = [c for c in calls if last_name(c.func) == "log" and isinstance(c.func, ast.Attribute)
                     and c.args and isinstance(c.args[0], ast.Constant) and c.args[0].value == monitor]
             if not logs or not all(_unsynced_value(c) for c in logs):
                 continue
@@ -639,7 +630,7 @@ def _lightning_plateau_on_unsynced_metric(ctx: FileContext) -> Iterator[Diagnost
 def _multi_process_trainer(tree: ast.Module) -> str | None:
     """``strategy='ddp'`` (or the setting that makes a Trainer of this file run several
     processes), None when no Trainer here says so."""
-    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _last(n.func) == "Trainer"):
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and last_name(n.func) == "Trainer"):
         for kw in call.keywords:
             value = _literal(kw.value)
             if kw.arg == "strategy" and isinstance(value, str) and any(

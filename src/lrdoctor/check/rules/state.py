@@ -12,7 +12,7 @@ from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, function_around, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import project_constant
-from lrdoctor.check.index import Scope, dotted
+from lrdoctor.check.index import Scope, dotted, last_name
 from lrdoctor.check.model import Event, Loop, built_apart, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
@@ -195,7 +195,7 @@ def _holds_range_test(test: ast.expr, truth: bool) -> bool:
             return any(_holds_range_test(v, truth) for v in test.values)
         return False
     if isinstance(test, (ast.Name, ast.Attribute)):
-        return truth and bool(_RANGE_TEST.search(_last_name(test).lower()))
+        return truth and bool(_RANGE_TEST.search(last_name(test).lower()))
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         # `if args.mode == "lr_find":` (or `in ("lr_find", ...)`) taken; `!=` not taken
         op, right = test.ops[0], test.comparators[0]
@@ -210,10 +210,6 @@ def _holds_range_test(test: ast.expr, truth: bool) -> bool:
         if isinstance(op, (ast.NotEq, ast.NotIn)):
             return not truth
     return False
-
-
-def _last_name(node: ast.expr) -> str:
-    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 _UPDATE_KINDS = ("opt_step", "scaler_step", "backward", "scale_backward")
