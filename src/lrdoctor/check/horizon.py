@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Any
 
 from lrdoctor.check import constants, documented, names
 from lrdoctor.check.index import Scope, dotted, origin
@@ -435,6 +436,12 @@ def project_horizons(sched: Obj) -> list[Horizon]:
     if sched.project is None or sched.via is None:
         return []
     cls, scope = sched.project
+    return class_horizons(cls, scope, sched.via)
+
+
+def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizon]:
+    """The horizons ``call`` gives the project's scheduler class ``cls`` (see
+    ``project_horizons``), read with the names of ``scope``, where the call is written."""
     init, get_lr = cls.find("__init__"), cls.find("get_lr")
     if init is None or get_lr is None:
         return []
@@ -455,7 +462,6 @@ def project_horizons(sched: Obj) -> list[Horizon]:
                  and isinstance(n.value, ast.Name) and n.value.id == "self"]
         if _COUNTERS & set(attrs):
             counted += [a for a in attrs if a in stored and a not in counted]
-    call = sched.via
     out = []
     for attr in counted:
         param = stored[attr]

@@ -1198,6 +1198,14 @@ class Tracer:
                         store[name] = obj
                     elif isinstance(obj, StateDictVal):
                         continue
+                    elif now is not obj and isinstance(now, Obj) and obj.kind == now.kind \
+                            == "scaler" and was.get(name) is not now \
+                            and _disabled_scaler(now) and not _disabled_scaler(obj):
+                        # `if amp: scaler = GradScaler() else: scaler = GradScaler(enabled=
+                        # False)`: the disabled one never scales nor skips, so what is done to
+                        # the name matters where the working one was built (the last branch
+                        # would otherwise win and the scaler read as off)
+                        store[name] = obj
                     elif now is not obj and obj.kind == "optimizer" and was.get(name) is not now \
                             and isinstance(now, (InstanceVal, ExprVal)):
                         # `if args.optim == "sgd": opt = SGD(...) else: opt = ProjectRMSprop(...)`:
@@ -2457,6 +2465,8 @@ class Tracer:
             unknown.torch_step = kind == "scheduler"
             return unknown
         instance = InstanceVal(cls)
+        if kind == "scheduler" and node is not None and scope is not None:
+            instance.built = (node, scope)
         if any(q.startswith("ignite.") and q.rsplit(".", 1)[-1] == "Engine"
                for q in self.qualified_bases(cls)):
             # `class Trainer(Engine)`: its `super().__init__(update)` names the process function
@@ -3591,6 +3601,13 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
                                                  exclusive=True)):
         return UnionVal(distinct, exclusive=True)
     return last
+
+
+def _disabled_scaler(scaler: Obj) -> bool:
+    """``GradScaler(enabled=False)``: a scaler switched off by a literal, which neither scales
+    nor skips a step."""
+    enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
+    return isinstance(enabled, ast.Constant) and not enabled.value
 
 
 def _chosen_scheduler(first: Any, other: Any) -> bool:

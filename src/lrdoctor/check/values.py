@@ -238,6 +238,9 @@ class InstanceVal:
     # an instance of a project subclass of Ignite's ``Engine``: the engine it is (its process
     # function is the one its ``__init__`` hands to ``super().__init__``)
     engine: EngineVal | None = None
+    # an instance of the project's own scheduler class with a step() of its own (a warm-up
+    # wrapper): the call that built it and the scope it was written in, to read its horizons
+    built: tuple[ast.Call, Any] | None = None
 
 
 

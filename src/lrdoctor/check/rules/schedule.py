@@ -14,6 +14,7 @@ from lrdoctor.check.horizon import (
     HF_STEPS_INDEX,
     LITERAL_JUDGED,
     Horizon,
+    class_horizons,
     horizon_of,
     label,
     literal_value,
@@ -25,7 +26,7 @@ from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import derived_values, entry_values, first_values, holds_first
 from lrdoctor.check.rules.scalers import scaler_switch, when
-from lrdoctor.check.values import Const, DictVal, ExprVal, Obj, TupleVal, UnionVal
+from lrdoctor.check.values import Const, DictVal, ExprVal, InstanceVal, Obj, TupleVal, UnionVal
 from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS, recomputes_lr
 
 # a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
@@ -483,6 +484,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
     yield from (diagnostic for diagnostic, _ in lightning)
+    yield from _lightning_project(ctx)
     yield from _hf_trainer_stepped(ctx)
 
 
@@ -985,9 +987,77 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
                 ), sched
 
 
+def _lightning_project(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler of the project's own class (a subclass of torch's base whose ``get_lr()``
+    sets the step count against the horizons its constructor stores) returned from
+    configure_optimizers without ``"interval": "step"``, built with horizons all sized in
+    batches (``total_epoch=self.num_train_steps``): Lightning steps it once per epoch, as it
+    would a built-in one. The class's own step() must still advance torch's count (it calls
+    ``super().step()``); a horizon sized in epochs, or none read, says nothing."""
+    for node, path, value in ctx.program.lightning:
+        found: list[tuple[Any, Any, ast.Call, str | None]] = []
+        for sched, interval in _lightning_schedulers(value):
+            if sched.project is not None and sched.via is not None \
+                    and not horizon_of(sched).unit:
+                found.append((sched.project[0], sched.project[1], sched.via, interval))
+        for instance, interval in _lightning_project_schedulers(value):
+            if instance.built is not None and _advances_torch_count(instance.info):
+                call, scope = instance.built
+                found.append((instance.info, scope, call, interval))
+        for cls, scope, call, interval in found:
+            if interval not in (None, "epoch"):
+                continue
+            horizons = class_horizons(cls, scope, call)
+            in_batches = [h for h in horizons if h.unit == "batch"]
+            if not in_batches or any(h.unit == "epoch" for h in horizons):
+                continue
+            h = next((h for h in in_batches if "warm" not in h.param.lower()), in_batches[0])
+            how = "without \"interval\": \"step\"" if interval is None else \
+                "with \"interval\": \"epoch\""
+            yield Diagnostic.at(
+                "LRD003",
+                f"{getattr(cls, 'name', '') or 'the scheduler'}({h.described}) (line "
+                f"{call.lineno}) is returned from configure_optimizers {how}: Lightning steps "
+                "it once per epoch, but its horizon is counted in batches; the schedule "
+                "advances one step per epoch and ends far from complete",
+                path,
+                node,
+            )
+
+
+def _advances_torch_count(cls: Any) -> bool:
+    """The step() of the project's scheduler class hands on to torch's (``super().step()``,
+    ``super(Warmup, self).step(epoch)``), which counts the position ``get_lr()`` reads."""
+    found = cls.find("step")
+    if found is None:
+        return True
+    for node in ast.walk(found[0]):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "step" and isinstance(node.func.value, ast.Call) \
+                and isinstance(node.func.value.func, ast.Name) \
+                and node.func.value.func.id == "super":
+            return True
+    return False
+
+
 def _lightning_schedulers(value: Any, depth: int = 0) -> Iterator[tuple[Obj, str | None]]:
     """(scheduler, interval) pairs from a configure_optimizers return value; interval is
     None when not given and "?" when not a literal."""
+    for sched, interval in _lightning_entries(value, depth):
+        if isinstance(sched, Obj):
+            yield sched, interval
+
+
+def _lightning_project_schedulers(value: Any) -> Iterator[tuple[InstanceVal, str | None]]:
+    """As ``_lightning_schedulers``, the instances of the project's own scheduler classes that
+    write a step() of their own (traced as instances, not as schedulers of known class)."""
+    for sched, interval in _lightning_entries(value):
+        if isinstance(sched, InstanceVal):
+            yield sched, interval
+
+
+def _lightning_entries(value: Any, depth: int = 0
+                       ) -> Iterator[tuple[Obj | InstanceVal, str | None]]:
     if depth > 4:
         return
     if isinstance(value, DictVal):
@@ -999,7 +1069,7 @@ def _lightning_schedulers(value: Any, depth: int = 0) -> Iterator[tuple[Obj, str
         items = value.items if isinstance(value, TupleVal) else value.options
         if (
             len(items) == 2
-            and isinstance(items[1], (TupleVal, Obj, DictVal))
+            and isinstance(items[1], (TupleVal, Obj, DictVal, InstanceVal))
             and not isinstance(items[0], DictVal)
         ):
             second = items[1]
@@ -1008,17 +1078,24 @@ def _lightning_schedulers(value: Any, depth: int = 0) -> Iterator[tuple[Obj, str
         else:
             for item in items:
                 if isinstance(item, DictVal):
-                    yield from _lightning_schedulers(item, depth + 1)
+                    yield from _lightning_entries(item, depth + 1)
 
 
-def _scheduler_entry(entry: Any, depth: int = 0) -> Iterator[tuple[Obj, str | None]]:
+def _is_scheduler(entry: Any) -> bool:
+    return isinstance(entry, Obj) and entry.kind == "scheduler" \
+        or isinstance(entry, InstanceVal) and entry.built is not None
+
+
+def _scheduler_entry(entry: Any, depth: int = 0
+                     ) -> Iterator[tuple[Obj | InstanceVal, str | None]]:
     if depth > 4:
         return
-    if isinstance(entry, Obj) and entry.kind == "scheduler":
+    if _is_scheduler(entry):
         yield entry, None
     elif isinstance(entry, DictVal):
         sched = entry.items.get("scheduler")
-        if not (isinstance(sched, Obj) and sched.kind == "scheduler") or entry.splat:
+        if not isinstance(sched, (Obj, InstanceVal)) or not _is_scheduler(sched) \
+                or entry.splat:
             return
         interval = entry.items.get("interval")
         if interval is None:
