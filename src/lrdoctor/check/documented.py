@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 
-from lrdoctor.check.index import ClassInfo
+from lrdoctor.check.index import ClassInfo, ModuleInfo
 
 _EPOCH_WORDS = frozenset({"epoch", "epochs"})
 _BATCH_WORDS = frozenset({"step", "steps", "iteration", "iterations", "iter", "iters",
@@ -85,3 +86,72 @@ def _unit(description: str) -> str:
     if epoch == batch:
         return ""
     return "epoch" if epoch else "batch"
+
+
+_helps: weakref.WeakKeyDictionary[ModuleInfo, dict[str, str]] = weakref.WeakKeyDictionary()
+_PARSER_CALLS = frozenset({"add_argument", "add_option", "DEFINE_integer", "DEFINE_float",
+                           "DEFINE_string", "DEFINE_multi_integer"})
+# what a help text counts in: stricter than a docstring's description, since option help is
+# terse and "step" there is most often the schedule's own word ("lr decay step", "step size")
+_HELP_EPOCH = frozenset({"epoch", "epochs"})
+_HELP_BATCH = frozenset({"iteration", "iterations", "iters", "batches", "updates", "steps"})
+
+
+def setting_help_unit(module: ModuleInfo, name: str, echo: bool = False) -> str:
+    """``"epoch"`` / ``"batch"`` / ``""``: the unit the ``help=`` text of the command-line
+    option ``name`` states, where ``module`` declares it (``add_argument("--total_steps",
+    help="number of training epochs")``: epochs, whatever the option's name says). ``echo``:
+    the option sizes a parameter whose own name is "step" (``step_size``, ``milestones``), so
+    "steps" in its help says nothing of the unit.
+
+    >>> # parser.add_argument("--max_iter", type=int, help="total training epochs")
+    >>> # setting_help_unit(module, "max_iter") == "epoch"
+    """
+    helps = _helps.get(module)
+    if helps is None:
+        helps = _helps[module] = _read_helps(module.tree)
+    text = helps.get(name)
+    if not text:
+        return ""
+    tokens = set(_TOKEN.findall(text.lower().replace("_", " ")))
+    epoch = bool(tokens & _HELP_EPOCH)
+    batch = bool(tokens & (_HELP_BATCH - {"steps"} if echo else _HELP_BATCH))
+    if epoch == batch:
+        return ""
+    return "epoch" if epoch else "batch"
+
+
+def _read_helps(tree: ast.Module) -> dict[str, str]:
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _PARSER_CALLS):
+            continue
+        dest = _option_dest(node)
+        text = next((k.value for k in node.keywords if k.arg == "help"), None)
+        if text is None and node.func.attr.startswith("DEFINE_") and len(node.args) > 2:
+            text = node.args[2]
+        if not dest or text is None:
+            continue
+        found.setdefault(dest, set()).add(" ".join(
+            part.value for part in ast.walk(text)
+            if isinstance(part, ast.Constant) and isinstance(part.value, str)))
+    # an option declared twice with different help (two parsers) is left out: which one
+    # holds is not known
+    return {dest: texts.pop() for dest, texts in found.items() if len(texts) == 1}
+
+
+def _option_dest(call: ast.Call) -> str:
+    for kw in call.keywords:
+        if kw.arg == "dest" and isinstance(kw.value, ast.Constant) \
+                and isinstance(kw.value.value, str):
+            return kw.value.value
+    flags = [a.value for a in call.args if isinstance(a, ast.Constant)
+             and isinstance(a.value, str)]
+    if isinstance(call.func, ast.Attribute) and call.func.attr.startswith("DEFINE_"):
+        return flags[0] if flags else ""
+    long = next((f for f in flags if f.startswith("--")), None)
+    if long is not None:
+        return long[2:].replace("-", "_")
+    plain = next((f for f in flags if not f.startswith("-")), None)
+    return plain or ""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lrdoctor.check import constants, documented, names
-from lrdoctor.check.index import Scope, dotted, origin
+from lrdoctor.check.index import ModuleInfo, Scope, dotted, origin
 from lrdoctor.check.values import Const, ExprVal, FuncVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
 
@@ -36,6 +36,11 @@ class Horizon:
     param: str = ""
     source: str = ""  # the argument as written
     value: float | None = None  # the literal value when there is one
+    # what the unit rests on, most trustworthy first: "flow" (what the value is computed
+    # from: `len(loader) * epochs`), "doc" (the author's own statement: a docstring, an
+    # argparse `help=`), "name" (a word in a name: `total_steps`, `num_epochs`), "literal",
+    # "design" (the class counts batches by design); "" when the unit is unknown
+    evidence: str = ""
 
     @property
     def described(self) -> str:
@@ -68,16 +73,16 @@ def horizon_of(sched: Obj) -> Horizon:
             default = DEFAULTS.get((sched.cls, param))
             if default is None or sched.has_kwargs_splat():
                 continue
-            found = Horizon("literal", param, str(default), float(default))
+            found = Horizon("literal", param, str(default), float(default), "literal")
         else:
-            unit, value = unit_of(expr, sched.scope, echo=param in ECHOED)
-            found = Horizon(unit, param, _src(expr), value)
+            unit, value, evidence = unit_evidence(expr, sched.scope, echo=param in ECHOED)
+            found = Horizon(unit, param, _src(expr), value, evidence)
         if found.unit == "batch":
             return found
         if found.unit == "epoch" or not best.unit:
             best = found
     if kind.design == "batch" and best.unit != "epoch":
-        return Horizon("batch", best.param, best.source, best.value)
+        return Horizon("batch", best.param, best.source, best.value, "design")
     return best
 
 
@@ -90,8 +95,8 @@ def _composite_horizon(sched: Obj, depth: int = 0) -> Horizon:
     found: list[Horizon] = []
     milestones = sched.arg("milestones", 2) if sched.cls == "SequentialLR" else None
     if milestones is not None:  # named first: the message quotes the first that decides
-        unit, value = unit_of(milestones, sched.scope)
-        found.append(Horizon(unit, "milestones", _src(milestones), value))
+        unit, value, evidence = unit_evidence(milestones, sched.scope)
+        found.append(Horizon(unit, "milestones", _src(milestones), value, evidence))
     for member in sched.members:
         kind = SCHEDULERS.get(member.cls)
         h = _composite_horizon(member, depth + 1) if kind is not None and kind.composite \
@@ -100,8 +105,8 @@ def _composite_horizon(sched: Obj, depth: int = 0) -> Horizon:
             # a member whose length cannot be read (`CosineAnnealingWarmRestarts(T_0=T_0)`):
             # the warm-up's name alone does not say what the whole schedule counts
             return Horizon("")
-        found.append(Horizon(h.unit, f"{member.cls}'s {h.param}", h.source, h.value)
-                     if h.param else h)
+        found.append(Horizon(h.unit, f"{member.cls}'s {h.param}", h.source, h.value,
+                             h.evidence) if h.param else h)
     units = {h.unit for h in found if h.unit in ("batch", "epoch")}
     if len(units) != 1:
         return Horizon("")
@@ -112,17 +117,18 @@ def _composite_horizon(sched: Obj, depth: int = 0) -> Horizon:
 def _onecycle_horizon(sched: Obj) -> Horizon:
     total = sched.arg("total_steps", 2)
     if total is not None and not (isinstance(total, ast.Constant) and total.value is None):
-        unit, value = unit_of(total, sched.scope)
+        unit, value, evidence = unit_evidence(total, sched.scope)
         if unit == "epoch":
-            return Horizon("epoch", "total_steps", _src(total), value)
-        return Horizon("batch", "total_steps", _src(total), value)
+            return Horizon("epoch", "total_steps", _src(total), value, evidence)
+        return Horizon("batch", "total_steps", _src(total), value,
+                       evidence if unit == "batch" else "design")
     per_epoch = sched.arg("steps_per_epoch", 4)
     if per_epoch is not None:
         unit, value = unit_of(per_epoch, sched.scope)
         if unit == "literal" and value == 1:
-            return Horizon("epoch", "steps_per_epoch", "1", 1.0)
-        return Horizon("batch", "steps_per_epoch", _src(per_epoch), value)
-    return Horizon("batch")
+            return Horizon("epoch", "steps_per_epoch", "1", 1.0, "literal")
+        return Horizon("batch", "steps_per_epoch", _src(per_epoch), value, "design")
+    return Horizon("batch", evidence="design")
 
 
 def _hf_horizon(sched: Obj) -> Horizon:
@@ -132,11 +138,11 @@ def _hf_horizon(sched: Obj) -> Horizon:
         param = "num_warmup_steps"
     expr = sched.arg(param, index)
     if expr is None:
-        return Horizon("batch", param)
-    unit, value = unit_of(expr, sched.scope)
+        return Horizon("batch", param, evidence="design")
+    unit, value, evidence = unit_evidence(expr, sched.scope)
     if unit == "epoch":
-        return Horizon("epoch", param, _src(expr), value)
-    return Horizon("batch", param, _src(expr), value)
+        return Horizon("epoch", param, _src(expr), value, evidence)
+    return Horizon("batch", param, _src(expr), value, evidence if unit == "batch" else "design")
 
 
 def _lambda_horizon(sched: Obj) -> Horizon:
@@ -161,7 +167,12 @@ def _lambda_horizon(sched: Obj) -> Horizon:
             return Horizon("")
         params = {a.arg for a in fn.args.args}
         body = fn
-    units = set()
+    where = sched.scope
+    if isinstance(expr, ast.Name) and where is not None \
+            and where.module.functions.get(expr.id) is body:
+        while where.parent is not None:  # a function of the module reads the module's names
+            where = where.parent
+    units: dict[str, str] = {}  # unit -> the most trustworthy evidence for it
     for node in ast.walk(body):
         # a name, an attribute, or the key a setting is read by (`config["warmup_steps"]`,
         # `cfg.get("warmup_steps", 10)`): the word that names what the value counts
@@ -170,9 +181,9 @@ def _lambda_horizon(sched: Obj) -> Horizon:
             if isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)) else ""
         )
         if word and word not in params:
-            unit = names.unit_of_word(word)
-            if unit:
-                units.add(unit)
+            unit, evidence = _factor_word_unit(node, word, where)
+            if unit and _RANK[evidence] < _RANK[units.get(unit, "")]:
+                units[unit] = evidence
     if "batch" in units and "epoch" in units \
             and {names.unit_of_word(p) for p in params} == {"epoch"}:
         # `def poly2(epoch): ... epoch < args.poly_step ... 1 - epoch / args.max_epoch`: the
@@ -180,10 +191,29 @@ def _lambda_horizon(sched: Obj) -> Horizon:
         # which one it counts is not known
         return Horizon("")
     if "batch" in units:
-        return Horizon("batch", "lr_lambda", _src(expr))
+        return Horizon("batch", "lr_lambda", _src(expr), evidence=units["batch"])
     if "epoch" in units:
-        return Horizon("epoch", "lr_lambda", _src(expr))
+        return Horizon("epoch", "lr_lambda", _src(expr), evidence=units["epoch"])
     return Horizon("")
+
+
+def _factor_word_unit(node: ast.AST, word: str, scope: Scope | None) -> tuple[str, str]:
+    """The unit a name read by an LR factor counts, and what says so: what the name is
+    computed from (``total_steps = args.epochs``, a value kept on ``self``) or the author's
+    statement (an argparse ``help=``) outranks the word (``total_steps``)."""
+    if scope is not None and isinstance(node, ast.expr) and not isinstance(node, ast.Call):
+        if isinstance(node, ast.Name):
+            # what it is assigned from, whatever says its unit there (`cycle = args.epochs`)
+            found = scope.source_of(node.id)
+            defined = unit_evidence(found[0], found[1], 1) if found is not None else _NONE
+            if defined[0] in ("batch", "epoch"):
+                return defined[0], defined[2]
+        else:
+            defined = unit_evidence(node, scope, 1)
+            if defined[0] in ("batch", "epoch") and defined[2] in ("flow", "doc"):
+                return defined[0], defined[2]
+    unit = names.unit_of_word(word)
+    return unit, "name" if unit else ""
 
 
 # parameters whose own name says "step": an argument named after them (`args.lr_step`,
@@ -213,16 +243,21 @@ def _word_unit(word: str, echo: bool) -> str:
     return "" if echo and _echo(word) else names.unit_of_word(word)
 
 
-def _stated(expr: ast.expr, scope: Scope | None) -> tuple[str, float | None] | None:
+# evidence kinds, most trustworthy first (see Horizon.evidence)
+_RANK = {"flow": 0, "doc": 1, "name": 2, "literal": 3, "design": 4, "": 5}
+_NONE: tuple[str, float | None, str] = ("", None, "")
+
+
+def _stated(expr: ast.expr, scope: Scope | None) -> tuple[str, float | None, str] | None:
     """The unit of the value the file states for a setting (an argparse default, a config
     constant), or None when it states none."""
     value = constants.resolve(expr, scope)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return ("literal", float(value))
+        return ("literal", float(value), "literal")
     if isinstance(value, (list, tuple)) and value and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
     ):
-        return ("literal", float(max(value)))
+        return ("literal", float(max(value)), "literal")
     return None
 
 
@@ -230,100 +265,120 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
             echo: bool = False) -> tuple[str, float | None]:
     """``("batch"|"epoch"|"literal"|"", literal value)`` for a horizon expression; ``echo``:
     a name that merely repeats the parameter's own word ("step") says nothing."""
+    unit, value, _ = unit_evidence(expr, scope, depth, echo)
+    return (unit, value)
+
+
+def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
+                  echo: bool = False) -> tuple[str, float | None, str]:
+    """``unit_of`` with what the unit rests on (see ``Horizon.evidence``). The evidence is
+    ranked: what a value is computed from (``n = args.epochs * len(loader)``) outranks what
+    the author wrote about it (a docstring, an argparse ``help=``), which outranks the word in
+    its name (``total_steps``, ``num_epochs``)."""
     if depth > 12:
-        return ("", None)
+        return _NONE
     if isinstance(expr, ast.Constant):
         if isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool):
-            return ("literal", float(expr.value))
-        return ("", None)
+            return ("literal", float(expr.value), "literal")
+        return _NONE
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
         # `milestones=[args.lr_step]`: each element echoes the parameter as the list does
-        results = [unit_of(e, scope, depth + 1, echo) for e in expr.elts]
+        results = [unit_evidence(e, scope, depth + 1, echo) for e in expr.elts]
         return _combine(results, max)
     if isinstance(expr, ast.Name):
         if _unit_picked_by_setting(expr, scope, depth):
             # `warmup_steps = warmup_epochs * len(loader) if per_batch else warmup_epochs`:
             # the name says steps, the setting decides
-            return ("", None)
+            return _NONE
         unit = _word_unit(expr.id, echo)
         if scope is not None:
             found = scope.source_of(expr.id)
             if found is not None:
                 # what the value is computed from outranks the name it is kept under:
                 # `cycle_step = args.epochs // args.snapshots` counts epochs, "step" or not
-                defined = unit_of(found[0], found[1], depth + 1, echo)
+                defined = unit_evidence(found[0], found[1], depth + 1, echo)
                 if defined[0] in ("batch", "epoch") or not unit:
                     return defined
         if unit:
-            return (unit, None)
+            return (unit, None, "name")
         if scope is not None:
             value = scope.lookup(expr.id)
             if isinstance(value, ExprVal):
-                return unit_of(value.node, value.scope, depth + 1, echo)
+                return unit_evidence(value.node, value.scope, depth + 1, echo)
             if isinstance(value, Const) and isinstance(value.value, (int, float)):
-                return ("literal", float(value.value))
-        return _stated(expr, scope) or ("", None)
+                return ("literal", float(value.value), "literal")
+        return _stated(expr, scope) or _NONE
     if isinstance(expr, ast.Attribute):
         declared = _declared_unit(expr, scope)
         if declared:
-            return (declared, None)
+            return (declared, None, "doc")
+        kept = _kept_on_self(expr, scope, depth, echo)
+        if kept is not None:
+            return kept
+        helped = _help_unit(expr, expr.attr, scope, echo) if _setting_holder(expr) else ""
+        if helped:
+            return (helped, None, "doc")
         unit = _word_unit(expr.attr, echo)
         if unit:
-            return (unit, None)
-        return _stated(expr, scope) or ("", None)
+            return (unit, None, "name")
+        return _stated(expr, scope) or _NONE
     if isinstance(expr, ast.Call) and constants.setting_name(expr):
         # `cfg.get("T_max", 10)`, `getattr(args, "T_max", 10)`: a setting read by its key, as
         # `cfg.T_max` is (its word, else the value the file states for it)
-        unit = _word_unit(constants.setting_name(expr), echo)
+        setting = constants.setting_name(expr)
+        helped = _help_unit(expr, setting, scope, echo)
+        if helped:
+            return (helped, None, "doc")
+        unit = _word_unit(setting, echo)
         if unit:
-            return (unit, None)
+            return (unit, None, "name")
         # the default it falls back to names its unit too (`params.get("milestones",
         # DECAY_ITERS)`)
         fallback = expr.args[2 if dotted(expr.func) == "getattr" else 1:]
-        default = unit_of(fallback[0], scope, depth + 1, echo) if fallback else ("", None)
+        default = unit_evidence(fallback[0], scope, depth + 1, echo) if fallback else _NONE
         if default[0] in ("batch", "epoch"):
             return default
-        return _stated(expr, scope) or ("", None)
+        return _stated(expr, scope) or _NONE
     if isinstance(expr, ast.Call):
         func = dotted(expr.func) or ""
         if func == "len" or func.endswith(".__len__"):
-            return ("batch", None)
+            return ("batch", None, "flow")
         unit = ""
         for word in names.words(func):
             unit = unit or names.unit_of_word(word)
         if unit == "batch":
-            return ("batch", None)
-        results = [unit_of(a, scope, depth + 1) for a in expr.args]
-        results += [unit_of(k.value, scope, depth + 1) for k in expr.keywords]
+            return ("batch", None, "name")
+        results = [unit_evidence(a, scope, depth + 1) for a in expr.args]
+        results += [unit_evidence(k.value, scope, depth + 1) for k in expr.keywords]
         combined = _combine(results, None)
         if combined[0] == "literal" and func not in ("int", "round", "math.ceil", "math.floor",
                                                      "float", "max", "min"):
-            return ("", None)
+            return _NONE
         if unit == "epoch" and combined[0] != "batch":
-            return ("epoch", None)
+            return ("epoch", None, "name")
         return combined
     if isinstance(expr, ast.BinOp):
-        left = unit_of(expr.left, scope, depth + 1)
-        right = unit_of(expr.right, scope, depth + 1)
+        left = unit_evidence(expr.left, scope, depth + 1)
+        right = unit_evidence(expr.right, scope, depth + 1)
         if "batch" in (left[0], right[0]):
-            return ("batch", None)
+            return ("batch", None, _best([left, right], "batch"))
         if "epoch" in (left[0], right[0]):
             # epochs * 100 is still epochs; epochs // 3 too. Epochs times a count of unknown
             # unit (`cfg.num_epochs * n`, `n` a parameter its caller gives len(loader)) is
             # not known to be epochs: most often it is the run's number of batches
             other = right if left[0] == "epoch" else left
             if isinstance(expr.op, ast.Mult) and other[0] == "":
-                return ("", None)
-            return ("epoch", None)
+                return _NONE
+            return ("epoch", None, _best([left, right], "epoch"))
         if left[0] == right[0] == "literal" and left[1] is not None and right[1] is not None:
             try:
                 value = _fold(expr.op, left[1], right[1])
             except (ArithmeticError, ValueError):
-                return ("", None)
-            return ("literal", value) if value is not None else ("", None)
-        return ("", None)
+                return _NONE
+            return ("literal", value, "literal") if value is not None else _NONE
+        return _NONE
     if isinstance(expr, ast.UnaryOp):
-        return unit_of(expr.operand, scope, depth + 1, echo)
+        return unit_evidence(expr.operand, scope, depth + 1, echo)
     if isinstance(expr, ast.Subscript):
         key = expr.slice
         if isinstance(key, ast.Constant) and isinstance(key.value, str) \
@@ -331,23 +386,108 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
             # `self.hparams["total_steps"]`, read as `self.hparams.total_steps` is
             declared = _declared_unit(ast.Attribute(expr.value, key.value, ast.Load()), scope)
             if declared:
-                return (declared, None)
+                return (declared, None, "doc")
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and scope is not None:
+            helped = _help_unit(expr, key.value, scope, echo)
+            if helped:
+                return (helped, None, "doc")
         for node in ast.walk(expr):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 unit = _word_unit(node.value, echo)
                 if unit:
-                    return (unit, None)
+                    return (unit, None, "name")
         stated = _stated(expr, scope)
         if stated is not None:
             return stated
-        return unit_of(expr.value, scope, depth + 1, echo) \
-            if isinstance(expr.value, ast.Attribute) else ("", None)
+        return unit_evidence(expr.value, scope, depth + 1, echo) \
+            if isinstance(expr.value, ast.Attribute) else _NONE
     if isinstance(expr, ast.IfExp):
         if _unit_picked_by_setting(expr, scope, depth):
-            return ("", None)
-        return _combine([unit_of(expr.body, scope, depth + 1, echo),
-                         unit_of(expr.orelse, scope, depth + 1, echo)], max)
-    return ("", None)
+            return _NONE
+        return _combine([unit_evidence(expr.body, scope, depth + 1, echo),
+                         unit_evidence(expr.orelse, scope, depth + 1, echo)], max)
+    return _NONE
+
+
+def _best(results: list[tuple[str, float | None, str]], unit: str) -> str:
+    """The most trustworthy evidence among ``results`` that give ``unit``."""
+    return min((r[2] for r in results if r[0] == unit), key=lambda e: _RANK.get(e, 5),
+               default="")
+
+
+def _help_unit(expr: ast.expr, setting: str, scope: Scope | None, echo: bool) -> str:
+    """The unit the ``help=`` of the command-line option ``setting`` states, declared in the
+    file that reads it or in the project module its options come from (``from opts import
+    parse_args`` ... ``args = parse_args()``, ``from config import args``)."""
+    if scope is None:
+        return ""
+    unit = documented.setting_help_unit(scope.module, setting, echo)
+    if unit:
+        return unit
+    parser = _parser_module(expr, scope)
+    return documented.setting_help_unit(parser, setting, echo) if parser is not None else ""
+
+
+def _parser_module(expr: ast.expr, scope: Scope) -> ModuleInfo | None:
+    """The project module that built the options object ``expr`` reads a setting of: the one
+    its holder is imported from, or the one that defines the function whose result it is
+    (``args = opts.parse()``, ``args = get_args()``); None when not known."""
+    holder: ast.expr = expr
+    for _ in range(8):  # `args.x`, `cfg.train["x"]`, `cfg.get("x")`, `getattr(args, "x")`
+        if isinstance(holder, (ast.Attribute, ast.Subscript)):
+            holder = holder.value
+        elif isinstance(holder, ast.Call) and isinstance(holder.func, ast.Attribute):
+            holder = holder.func.value
+        elif isinstance(holder, ast.Call) and dotted(holder.func) == "getattr" and holder.args:
+            holder = holder.args[0]
+        else:
+            break
+    if not isinstance(holder, ast.Name):
+        return None
+    module = scope.module
+    name = holder.id
+    found = scope.source_of(name)
+    if found is not None:
+        source, where = found
+        if not isinstance(source, ast.Call):
+            return None
+        called = dotted(source.func) or ""
+        module = where.module
+        first, _, rest = called.partition(".")
+        qual = module.imports.get(first)
+        if qual is None:
+            return None
+        qual = f"{qual}.{rest}" if rest else qual
+    else:
+        qual = module.imports.get(name)
+        if qual is None:
+            return None
+    if module.loader is None:
+        return None
+    other = module.loader.module_for(qual, module)
+    return other[0] if other is not None else None
+
+
+def _setting_holder(expr: ast.Attribute) -> bool:
+    """``args.total_steps``, ``self.args.total_steps``, ``cfg.train.epochs``: an attribute of
+    something other than ``self`` itself (whose attributes are the instance's own, not
+    settings a parser documents)."""
+    return not (isinstance(expr.value, ast.Name) and expr.value.id == "self")
+
+
+def _kept_on_self(expr: ast.Attribute, scope: Scope | None, depth: int,
+                  echo: bool) -> tuple[str, float | None, str] | None:
+    """``self.total_steps`` where the instance keeps a value computed in a known unit
+    (``self.total_steps = len(loader) * epochs`` in ``__init__``): what it is computed from
+    outranks the attribute's name. None when the instance keeps nothing known there."""
+    if scope is None or scope.self_val is None or not (
+            isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+        return None
+    value = scope.self_val.attrs.get(expr.attr)
+    if not isinstance(value, ExprVal) or value.node is expr:
+        return None
+    found = unit_evidence(value.node, value.scope, depth + 1, echo)
+    return found if found[0] in ("batch", "epoch") else None
 
 
 def _declared_unit(expr: ast.Attribute, scope: Scope | None) -> str:
@@ -383,20 +523,21 @@ def _unit_picked_by_setting(expr: ast.expr, scope: Scope | None, depth: int) -> 
     return units == {"batch", "epoch"}
 
 
-def _combine(results: list[tuple[str, float | None]], fold: object) -> tuple[str, float | None]:
-    units = {u for u, _ in results}
+def _combine(results: list[tuple[str, float | None, str]],
+             fold: object) -> tuple[str, float | None, str]:
+    units = {u for u, _, _ in results}
     if "batch" in units:
-        return ("batch", None)
+        return ("batch", None, _best(results, "batch"))
     if "epoch" in units:
-        return ("epoch", None)
+        return ("epoch", None, _best(results, "epoch"))
     if results and units == {"literal"}:
-        values = [v for _, v in results if v is not None]
+        values = [v for _, v, _ in results if v is not None]
         if fold is max and values:
-            return ("literal", max(values))
+            return ("literal", max(values), "literal")
         if len(values) == 1:
-            return ("literal", values[0])
-        return ("literal", max(values)) if values else ("", None)
-    return ("", None)
+            return ("literal", values[0], "literal")
+        return ("literal", max(values), "literal") if values else _NONE
+    return _NONE
 
 
 def _fold(op: ast.operator, a: float, b: float) -> float | None:
@@ -472,8 +613,8 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizo
             expr = call.args[index]
         if expr is None:
             continue
-        unit, value = unit_of(expr, scope)
-        out.append(Horizon(unit, param, _src(expr), value))
+        unit, value, evidence = unit_evidence(expr, scope)
+        out.append(Horizon(unit, param, _src(expr), value, evidence))
     return out
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from lrdoctor.check.context import FileContext, granularity
 from lrdoctor.check.diagnostic import Diagnostic
-from lrdoctor.check.horizon import HF_STEPS_INDEX
+from lrdoctor.check.horizon import HF_STEPS_INDEX, LITERAL_JUDGED, SMALL_LITERAL, unit_of
 from lrdoctor.check.index import Scope, dotted, origin
 from lrdoctor.check.model import Event
 from lrdoctor.check.rules import rule
@@ -177,3 +177,86 @@ def horizon_divided_by_batch_size_twice(ctx: FileContext) -> Iterator[Diagnostic
                           "step_line": e.line},
             )
             break
+
+
+# an epoch of at most this many optimizer updates is a training set of at most this many
+# batches: a handful of examples, not a training run; a run whose horizon is passed unless its
+# epochs are that small is stepped past its horizon
+FEW_UPDATES = 2
+
+
+@rule("LRD010")
+def trainer_steps_past_a_literal_horizon(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler handed to a Hugging Face Trainer (``optimizers=(optimizer, scheduler)``)
+    with a literal horizon (``CosineAnnealingLR(T_max=100)``) while the Trainer's arguments
+    state the epochs (``num_train_epochs=50``). The Trainer steps it after every optimizer
+    update, and every epoch makes at least one update, so the run takes at least ``epochs x
+    updates per epoch`` steps. How many updates an epoch makes depends on the data set, which
+    is not in the code; but when the horizon is passed as soon as an epoch has more than
+    FEW_UPDATES updates, only a training set of a few batches keeps it in bounds. A literal
+    horizon at or below the epoch count that LRD002 already reports as sized in epochs is left
+    to LRD002."""
+    by_hand = {e.obj.id for e in ctx.program.events
+               if e.kind == "sched_step" and e.obj is not None}
+    seen: set[int] = set()
+    for node, path, sched, epochs in ctx.program.hf_stepped:
+        if sched.id in seen or sched.id in by_hand or sched.guessed or sched.in_composite \
+                or epochs is None or epochs < 1:
+            continue
+        seen.add(sched.id)
+        horizon = _literal_horizon(sched)
+        if horizon is None:
+            continue
+        param, source, total = horizon
+        if total < 1 or total // epochs > FEW_UPDATES:
+            continue
+        if _reported_as_epochs(sched, total, epochs):
+            continue
+        most = int(total // epochs)
+        cls = sched.cls or "the scheduler"
+        past = f"so it is stepped past {param}={source} unless an epoch has at most {most} " \
+            f"update{'s' if most != 1 else ''} (a training set of a few batches)" if most else \
+            f"so it is stepped past {param}={source} within the first {total:g} epochs, " \
+            "whatever the data set"
+        target, at = (sched.path, sched.call) if sched.path and sched.call is not None \
+            else (path, node)
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls}({param}={source}) is the scheduler of a Hugging Face Trainer (line "
+            f"{getattr(node, 'lineno', 0)}), which steps it after every optimizer update; the "
+            f"run has {epochs:g} epochs of at least one update each, {past}: "
+            f"{_consequence(sched)}. Size the horizon from the Trainer's real number of updates "
+            f"(`num_update_steps_per_epoch * num_train_epochs`), or let the Trainer build the "
+            f"schedule (`lr_scheduler_type=...`)",
+            target,
+            at,
+            evidence={"horizon": source, "epochs": epochs, "trainer_line":
+                      getattr(node, "lineno", 0)},
+        )
+
+
+def _literal_horizon(sched: Obj) -> tuple[str, str, float] | None:
+    """``(parameter, as written, value)`` of the horizon that ends ``sched``'s schedule, when
+    the file states it as a number (a literal, or a name or setting the file assigns one)."""
+    if sched.cls == "OneCycleLR" and sched.arg("total_steps", 2) is None:
+        return None  # epochs * steps_per_epoch: not a literal the Trainer's epochs can meet
+    for param, expr in _horizon_args(sched):
+        if param == "steps_per_epoch":
+            continue
+        unit, value = unit_of(expr, sched.scope)
+        if unit == "literal" and value is not None:
+            return param, _short(expr), value
+        return None
+    return None
+
+
+def _reported_as_epochs(sched: Obj, total: float, epochs: float) -> bool:
+    """LRD002 reads a small literal horizon of the classes it judges that the run's epochs do
+    not exceed as sized in epochs (see rules/schedule.py's ``_hf_trainer_stepped``)."""
+    return sched.origin == "torch" and sched.cls in LITERAL_JUDGED \
+        and 0 < total <= SMALL_LITERAL and total <= epochs
+
+
+def _short(expr: ast.expr) -> str:
+    text = ast.unparse(expr)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -814,6 +814,8 @@ def _loop_count(ctx: FileContext, loop: Loop) -> str | None:
     ``range(n)``, ``range(start, n)``, ``trange(n)``, ``tqdm(range(n))``, also through a name
     bound by ``with trange(n) as t:`` or ``t = tqdm(range(n))`` in the function around it."""
     node = loop.node
+    if isinstance(node, ast.While):
+        return _while_bound(node, loop)
     if not isinstance(node, (ast.For, ast.AsyncFor)):
         return None
     over: ast.expr | None = node.iter
@@ -833,6 +835,23 @@ def _loop_count(ctx: FileContext, loop: Loop) -> str | None:
             return dotted(count) if isinstance(count, (ast.Name, ast.Attribute)) else None
         over = over.args[0]
     return None
+
+
+def _while_bound(node: ast.While, loop: Loop) -> str | None:
+    """The name a ``while`` loop's pass counter is compared against (``while epoch <
+    cfg.max_iter:`` with ``epoch += 1`` once per pass, or ``while cfg.max_iter > epoch:``):
+    the number of passes it makes, as ``range(n)``'s ``n`` is for a ``for`` loop."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, right, op = test.left, test.comparators[0], test.ops[0]
+    if isinstance(op, (ast.Lt, ast.LtE)) and dotted(left) in loop.counters:
+        bound = right
+    elif isinstance(op, (ast.Gt, ast.GtE)) and dotted(right) in loop.counters:
+        bound = left
+    else:
+        return None
+    return dotted(bound) if isinstance(bound, (ast.Name, ast.Attribute)) else None
 
 
 def _bound_to(tree: ast.Module | None, loop: ast.stmt, name: str) -> ast.expr | None:
