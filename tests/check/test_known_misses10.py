@@ -116,48 +116,7 @@ def test_a_help_text_that_only_echoes_the_parameter_says_no_unit() -> None:
     assert codes(ECHOED.format(help="decay the LR every this many iterations")) == ["LRD003"]
 
 
-# 2. A value the instance keeps, computed in a known unit, outranks the attribute's name:
-# `self.total_epochs = epochs * len(loader)` counts batches.
-
-KEPT = """
-import torch
-
-
-class Trainer:
-    def __init__(self, model, loader, epochs):
-        self.model = model
-        self.loader = loader
-        self.epochs = epochs
-        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-        self.total_epochs = {kept}
-        self.scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(
-            self.optimizer, T_max=self.total_epochs)
-
-    def fit(self):
-        for epoch in range(self.epochs):
-            for x in self.loader:
-                self.optimizer.zero_grad()
-                self.model(x).sum().backward()
-                self.optimizer.step()
-                self.scheduler.step()
-
-
-model = torch.nn.Linear(8, 1)
-loader = torch.utils.data.DataLoader(torch.randn(256, 8), batch_size=16)
-Trainer(model, loader, 10).fit()
-"""
-
-
-@pytest.mark.parametrize("kept", ["epochs * len(loader)", "len(self.loader) * self.epochs"])
-def test_an_attribute_named_epochs_holding_a_count_of_batches_is_silent(kept: str) -> None:
-    assert codes(KEPT.format(kept=kept)) == []
-
-
-def test_an_attribute_named_epochs_holding_the_epochs_is_still_lrd002() -> None:
-    assert codes(KEPT.format(kept="epochs")) == ["LRD002"]
-
-
-# 3. The count of the loop the scheduler steps in: a `while` loop's bound, like a `for` loop's
+# 2. The count of the loop the scheduler steps in: a `while` loop's bound, like a `for` loop's
 # `range(n)`, is the number of passes it makes, whatever the bound is called.
 
 WHILE = """
@@ -195,7 +154,7 @@ def test_a_batch_horizon_beside_another_while_bound_is_still_lrd003(test: str) -
     assert codes(WHILE.format(test=test)) == ["LRD003"]
 
 
-# 4. A literal horizon handed to a Hugging Face Trainer, which steps it after every update.
+# 3. A literal horizon handed to a Hugging Face Trainer, which steps it after every update.
 # Every epoch makes at least one update; when the horizon is passed as soon as an epoch has
 # more than two, only a training set of a couple of batches keeps it in bounds: LRD010.
 
@@ -273,7 +232,7 @@ def test_a_horizon_from_the_run_or_of_unknown_length_is_not_lrd010() -> None:
     assert "LRD010" not in codes(src)
 
 
-# 5. An LR factor (LambdaLR) reads its horizon from names: a name assigned from the epochs
+# 4. An LR factor (LambdaLR) reads its horizon from names: a name assigned from the epochs
 # counts epochs, whatever it is called.
 
 FACTOR = """
@@ -314,7 +273,7 @@ def test_a_factor_over_a_count_of_batches_is_still_lrd003(factor: str, name: str
     assert codes(FACTOR.format(total=total, factor=factor, name=name)) == ["LRD003"]
 
 
-# 6. The options are often declared in a module of their own; their help is read there.
+# 5. The options are often declared in a module of their own; their help is read there.
 
 OPTIONS = """
 import argparse

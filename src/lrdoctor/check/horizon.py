@@ -312,9 +312,6 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
         declared = _declared_unit(expr, scope)
         if declared:
             return (declared, None, "doc")
-        kept = _kept_on_self(expr, scope, depth, echo)
-        if kept is not None:
-            return kept
         helped = _help_unit(expr, expr.attr, scope, echo) if _setting_holder(expr) else ""
         if helped:
             return (helped, None, "doc")
@@ -473,21 +470,6 @@ def _setting_holder(expr: ast.Attribute) -> bool:
     something other than ``self`` itself (whose attributes are the instance's own, not
     settings a parser documents)."""
     return not (isinstance(expr.value, ast.Name) and expr.value.id == "self")
-
-
-def _kept_on_self(expr: ast.Attribute, scope: Scope | None, depth: int,
-                  echo: bool) -> tuple[str, float | None, str] | None:
-    """``self.total_steps`` where the instance keeps a value computed in a known unit
-    (``self.total_steps = len(loader) * epochs`` in ``__init__``): what it is computed from
-    outranks the attribute's name. None when the instance keeps nothing known there."""
-    if scope is None or scope.self_val is None or not (
-            isinstance(expr.value, ast.Name) and expr.value.id == "self"):
-        return None
-    value = scope.self_val.attrs.get(expr.attr)
-    if not isinstance(value, ExprVal) or value.node is expr:
-        return None
-    found = unit_evidence(value.node, value.scope, depth + 1, echo)
-    return found if found[0] in ("batch", "epoch") else None
 
 
 def _declared_unit(expr: ast.Attribute, scope: Scope | None) -> str:
