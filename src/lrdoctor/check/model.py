@@ -329,10 +329,11 @@ class Program:
     # branches the trace left out because a parameter kept the literal default its caller did
     # not pass, as (path, first line, last line): code offered to other callers
     skipped: frozenset[tuple[str, int, int]] = frozenset()
-    # schedulers a Hugging Face Trainer steps after every optimizer step (handed to it in
-    # `optimizers=`, or built by its `create_scheduler`): (node, path, scheduler, the run's
-    # epochs where its TrainingArguments state them)
-    hf_stepped: tuple[tuple[ast.AST, str, Obj, float | None], ...] = ()
+    # schedulers a library's trainer steps after every optimizer step: a Hugging Face
+    # Trainer (handed to it in `optimizers=`, or built by its `create_scheduler`) or
+    # detectron2's DefaultTrainer (built by its `build_lr_scheduler`): (node, path, scheduler,
+    # the run's epochs where its TrainingArguments state them, the trainer in words)
+    hf_stepped: tuple[tuple[ast.AST, str, Obj, float | None, str], ...] = ()
 
     def of(self, kind: str, obj: Obj | None = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (obj is None or e.obj is obj)]

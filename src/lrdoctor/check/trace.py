@@ -53,6 +53,7 @@ from lrdoctor.check.values import (
     ExprVal,
     FuncVal,
     IgniteCheckpoint,
+    IgniteLRStep,
     ImportRef,
     InstanceVal,
     ItemsVal,
@@ -159,7 +160,7 @@ class Tracer:
         self.configured: list[tuple[InstanceVal, Any]] = []
         # schedulers a Hugging Face Trainer steps after every optimizer step: (where it is
         # handed over or built, path, the scheduler)
-        self.hf_stepped: list[tuple[ast.AST, str, Obj, float | None]] = []
+        self.hf_stepped: list[tuple[ast.AST, str, Obj, float | None, str]] = []
         # Accelerate: the objects each accelerator (by its spelling) was handed to prepare or
         # to register for checkpointing, which its `save_state()` writes
         self.accelerated: dict[str, list[Obj]] = {}
@@ -251,19 +252,21 @@ class Tracer:
             frozenset(self.skipped), tuple(self.hf_stepped),
         )
 
-    def hf_schedulers(self, built: list[tuple[ast.AST, Any]], epochs: float | None = None
-                      ) -> None:
+    def hf_schedulers(self, built: list[tuple[ast.AST, Any]], epochs: float | None = None,
+                      trainer: str | None = None) -> None:
         """Record the schedulers among ``built`` ((node, value) pairs) as stepped by a
-        Hugging Face Trainer: once after every optimizer step (a ReduceLROnPlateau at each
-        evaluation, with its metric). ``epochs``: the run's epochs, where its
-        ``TrainingArguments`` say (see hf_epochs)."""
+        library's trainer (``trainer``, in words; a Hugging Face Trainer by default): once
+        after every optimizer step (the Trainer steps a ReduceLROnPlateau at each evaluation,
+        with its metric). ``epochs``: the run's epochs, where its ``TrainingArguments`` say
+        (see hf_epochs)."""
         seen: set[int] = set()
         for node, value in built:
             for option in options(value) if isinstance(value, UnionVal) else [value]:
                 if isinstance(option, Obj) and option.kind == "scheduler" \
                         and option.id not in seen:
                     seen.add(option.id)
-                    self.hf_stepped.append((node, self.path, option, epochs))
+                    self.hf_stepped.append((node, self.path, option, epochs,
+                                            trainer or _HF_TRAINER_WORDS))
 
     def trace_scheduler_hooks(self) -> None:
         """Lightning calls ``lr_scheduler_step(scheduler, metric)`` for each scheduler that
@@ -891,6 +894,15 @@ class Tracer:
                 built = [(node, value) for node, value in self.returns]
                 built.append((fn, fv.bound.attrs.get("lr_scheduler")))
                 self.hf_schedulers(built)
+            owner = fv.bound.info if isinstance(fv.bound, InstanceVal) else fv.cls
+            if fn.name == "build_lr_scheduler" and owner is not None \
+                    and _d2_trainer(owner, self.qualified_bases) \
+                    and not any(owner.find(m) for m in _D2_OWN_LOOPS):
+                # detectron2's DefaultTrainer steps what its `build_lr_scheduler` returns
+                # after every iteration (its LRScheduler hook), unless the subclass runs or
+                # hooks its own loop
+                self.hf_schedulers([(node, value) for node, value in self.returns],
+                                   trainer=_D2_TRAINER_WORDS)
             return _returned([v for _, v in self.returns])
         finally:
             self.stack.pop()
@@ -2206,6 +2218,14 @@ class Tracer:
             engine_of = receiver.engine  # a method the project's subclass inherits from Ignite
         if isinstance(engine_of, EngineVal):
             if method == "add_event_handler" and len(node.args) > 1 \
+                    and _torch_schedulers(args[1]):
+                # `trainer.add_event_handler(Events.ITERATION_STARTED, LRScheduler(sched))`:
+                # Ignite steps the wrapped torch scheduler whenever the event fires
+                event = _ignite_event(node.args[0])
+                if event:
+                    engine_of.handlers.setdefault(event, []).append(
+                        IgniteLRStep(args[1], _ignite_step_call(node), self.conds))
+            elif method == "add_event_handler" and len(node.args) > 1 \
                     and isinstance(args[1], (FuncVal, IgniteCheckpoint)):
                 event = _ignite_event(node.args[0])
                 handler: Any = args[1]
@@ -2342,6 +2362,10 @@ class Tracer:
         ``Engine``, whose attributes they read)."""
         def fire(event: str) -> None:
             for handler in list(engine.handlers.get(event, [])):
+                if isinstance(handler, IgniteLRStep):
+                    if event not in _IGNITE_LR_DEFERRED:
+                        self.ignite_lr_step(handler)
+                    continue
                 if isinstance(handler, IgniteCheckpoint):
                     if handler.to_save is not None and handler.node is not None:
                         self.emit("save", None, handler.node, value=handler.to_save)
@@ -2351,6 +2375,16 @@ class Tracer:
                 # arguments it was attached with
                 given = [this, *args] if _takes_positional(func, len(args) + 1) else list(args)
                 self.call_function(func, given, kwargs, site=True)
+
+        def fire_deferred(event: str) -> None:
+            # Ignite's LRScheduler sets the LR of the coming iteration (or epoch) when attached
+            # to its *_STARTED event (Ignite >= 0.4.9; earlier versions were attached to
+            # *_COMPLETED): either way one scheduler step per pass, taken between the updates
+            # of two passes, as a step after the update would be; the check of its order is
+            # Ignite's business, not a `step()` ahead of the optimizer's
+            for handler in list(engine.handlers.get(event, [])):
+                if isinstance(handler, IgniteLRStep):
+                    self.ignite_lr_step(handler)
 
         saved = self.loop
         fire("STARTED")
@@ -2375,11 +2409,29 @@ class Tracer:
                 self.emit("backward", None, node)
                 self.emit("opt_step", engine.optimizer, node)
             fire("ITERATION_COMPLETED")
+            fire_deferred("ITERATION_STARTED")
             self.loop = epochs
             fire("EPOCH_COMPLETED")
+            fire_deferred("EPOCH_STARTED")
         finally:
             self.loop = saved
         fire("COMPLETED")
+
+    def ignite_lr_step(self, handler: IgniteLRStep) -> None:
+        """One step of each torch scheduler an Ignite ``LRScheduler`` handler wraps (one option
+        of a choice per run), at the ``add_event_handler`` call that attached it."""
+        saved = self.conds
+        attached = tuple(c for c in handler.conds if c not in saved)
+        for option, picks in _union_leaves(handler.scheduler) \
+                if isinstance(handler.scheduler, UnionVal) else [(handler.scheduler, ())]:
+            if not (isinstance(option, Obj) and option.kind == "scheduler"):
+                continue
+            self.conds = (*saved, *attached, *(Cond(("<choice>", key, count), i, None, None)
+                                               for key, i, count in picks))
+            try:
+                self.emit("sched_step", option, handler.node, nargs=0, kwargs=[], ignite=True)
+            finally:
+                self.conds = saved
 
     def call_one_of(self, choices: list[Any], node: ast.Call, args: list[Any],
                     kwargs: dict[str, Any], scope: Scope) -> Any:
@@ -2677,6 +2729,14 @@ class Tracer:
                 # `optimizers=`; DeepSpeed's `initialize(model=..., optimizer=...)` both)
                 return None
             return values[0] if len(values) == 1 else TupleVal(values)
+        if qual.startswith("ignite.") and last in _IGNITE_LR_WRAPPERS:
+            # `LRScheduler(torch_scheduler)`: a handler whose state is the wrapped scheduler's
+            # (a checkpoint of it saves that scheduler) and which steps it where it is
+            # attached; `create_lr_scheduler_with_warmup(torch_scheduler, ...)` steps it after
+            # a warm-up of its own. Held as the scheduler itself (an Ignite scheduler of its
+            # own, `CosineAnnealingScheduler(...)`, is not one lrdoctor tracks)
+            inner = args[0] if args else kwargs.get("lr_scheduler")
+            return inner if _torch_schedulers(inner) else None
         if qual.startswith("ignite.") and last in ("ModelCheckpoint", "Checkpoint"):
             return IgniteCheckpoint(
                 (args[0] if args else kwargs.get("to_save")) if last == "Checkpoint" else None,
@@ -3150,6 +3210,31 @@ def _micro_batch_loop(loop: Loop, stepping: set[int]) -> bool:
 
 _IGNITE_EVENTS = frozenset({"STARTED", "EPOCH_STARTED", "ITERATION_STARTED",
                             "ITERATION_COMPLETED", "EPOCH_COMPLETED", "COMPLETED"})
+# Ignite's wrappers of a torch scheduler as an event handler
+_IGNITE_LR_WRAPPERS = frozenset({"LRScheduler", "create_lr_scheduler_with_warmup"})
+# events whose LRScheduler steps are taken where the pass ends (see run_engine)
+_IGNITE_LR_DEFERRED = frozenset({"ITERATION_STARTED", "EPOCH_STARTED"})
+
+
+def _ignite_step_call(node: ast.Call) -> ast.Call:
+    """``handler.step()`` at the place of ``engine.add_event_handler(event, handler)``: the
+    scheduler step Ignite takes for the handler, as the rules read a step (no epoch, no
+    metric), made once per call and kept on it."""
+    made: ast.Call | None = getattr(node, "_lrdoctor_ignite_step", None)
+    if made is None:
+        attribute = ast.copy_location(
+            ast.Attribute(value=node.args[1], attr="step", ctx=ast.Load()), node)
+        made = ast.copy_location(ast.Call(func=attribute, args=[], keywords=[]), node)
+        made.end_lineno, made.end_col_offset = node.end_lineno, node.end_col_offset
+        attribute.end_lineno, attribute.end_col_offset = node.end_lineno, node.end_col_offset
+        node._lrdoctor_ignite_step = made  # type: ignore[attr-defined]
+    return made
+
+
+def _torch_schedulers(value: Any) -> bool:
+    """Whether ``value`` is a torch scheduler lrdoctor tracks, or a choice of only such."""
+    found = options(value) if isinstance(value, UnionVal) else [value]
+    return bool(found) and all(isinstance(o, Obj) and o.kind == "scheduler" for o in found)
 
 
 def _takes_positional(func: FuncVal, count: int) -> bool:
@@ -3447,6 +3532,21 @@ _HF_SCHEDULER_BUILDERS = frozenset({"create_scheduler", "create_optimizer_and_sc
 _HF_TRAINING_LOOPS = ("train", "_inner_training_loop")
 # libraries whose `...Trainer` classes are (or derive from) transformers' Trainer
 _HF_TRAINER_ROOTS = frozenset({"transformers", "trl"})
+
+
+# the trainers in words, for the message of a scheduler they step
+_HF_TRAINER_WORDS = "a Hugging Face Trainer, which steps it after every optimizer step"
+_D2_TRAINER_WORDS = "detectron2's DefaultTrainer, which steps it after every iteration"
+_D2_TRAINERS = frozenset({"detectron2.engine.DefaultTrainer",
+                          "detectron2.engine.defaults.DefaultTrainer"})
+# a DefaultTrainer subclass that overrides one of these runs (or hooks) a loop of its own:
+# where and how often its scheduler is stepped is in that code
+_D2_OWN_LOOPS = ("train", "run_step", "build_hooks", "train_loop")
+
+
+def _d2_trainer(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:
+    """``cls`` derives from detectron2's ``DefaultTrainer`` (through the project's classes)."""
+    return any(q in _D2_TRAINERS for q in bases(cls))
 
 
 def _hf_trainer_class(qual: str) -> bool:

@@ -203,10 +203,10 @@ class EngineVal:
     process: FuncVal | None = None
     optimizer: Obj | None = None  # create_supervised_trainer's: stepped on every batch
     # per event: functions to call with the arguments given after them in
-    # `add_event_handler(event, fn, *args, **kwargs)`, or what an Ignite checkpoint handler
-    # saves there
-    handlers: dict[str, list[tuple[FuncVal, list[Any], dict[str, Any]] | IgniteCheckpoint]] = \
-        field(default_factory=dict)
+    # `add_event_handler(event, fn, *args, **kwargs)`, what an Ignite checkpoint handler
+    # saves there, or the torch scheduler an Ignite ``LRScheduler`` handler steps there
+    handlers: dict[str, list[tuple[FuncVal, list[Any], dict[str, Any]] | IgniteCheckpoint
+                             | IgniteLRStep]] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -216,6 +216,18 @@ class IgniteCheckpoint:
 
     to_save: Any = None
     node: ast.Call | None = None
+
+
+@dataclass(eq=False)
+class IgniteLRStep:
+    """Ignite's ``LRScheduler(torch_scheduler)`` (or ``create_lr_scheduler_with_warmup`` around
+    one) attached to an event: Ignite steps the wrapped scheduler each time the event fires.
+    ``scheduler``: the torch scheduler (or a choice of them); ``node``: the
+    ``add_event_handler`` call; ``conds``: the branches it was attached on."""
+
+    scheduler: Any
+    node: ast.Call
+    conds: tuple[Any, ...] = ()
 
 
 @dataclass(eq=False)

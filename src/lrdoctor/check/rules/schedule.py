@@ -493,7 +493,7 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
     or built by a Trainer subclass's ``create_scheduler``: the Trainer steps it after every
     optimizer step, so a horizon sized in epochs runs out within the first epoch."""
     seen = {e.obj.id for e in _sched_steps(ctx) if e.obj is not None}  # stepped by hand
-    for node, path, sched, epochs in ctx.program.hf_stepped:
+    for node, path, sched, epochs, trainer in ctx.program.hf_stepped:
         if sched.id in seen or sched.guessed or sched.origin == "timm" \
                 or sched.cls == "ReduceLROnPlateau" or sched.in_composite:
             continue
@@ -502,9 +502,9 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
         if h.unit == "epoch" or (_small_literal(sched, h) and not _beyond_epochs(h, epochs)):
             yield Diagnostic.at(
                 "LRD002",
-                f"{label(sched, h)} (line {sched.line}) is the scheduler of a Hugging Face "
-                f"Trainer, which steps it after every optimizer step, but its horizon "
-                f"({h.described}) is sized in epochs: {_epoch_consequence(sched, h)}",
+                f"{label(sched, h)} (line {sched.line}) is the scheduler of {trainer}, but "
+                f"its horizon ({h.described}) is sized in epochs: "
+                f"{_epoch_consequence(sched, h)}",
                 path,
                 node,
             )
