@@ -199,7 +199,8 @@ def trainer_steps_past_a_literal_horizon(ctx: FileContext) -> Iterator[Diagnosti
     by_hand = {e.obj.id for e in ctx.program.events
                if e.kind == "sched_step" and e.obj is not None}
     seen: set[int] = set()
-    for node, path, sched, epochs in ctx.program.hf_stepped:
+    for node, path, sched, epochs, _trainer in ctx.program.hf_stepped:
+        # `epochs` is read from TrainingArguments: None for other trainers (detectron2's)
         if sched.id in seen or sched.id in by_hand or sched.guessed or sched.in_composite \
                 or epochs is None or epochs < 1:
             continue
