@@ -39,6 +39,8 @@ from __future__ import annotations
 import argparse
 import ast
 import builtins
+import copy
+import keyword
 import os
 import re
 import sys
@@ -53,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import score  # noqa: E402  (the scorer beside this file: manifest, layout, CLI run)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
-from lrdoctor.check.names import guess_kind_from_name  # noqa: E402
+from lrdoctor.check.names import classify_constructor, guess_kind_from_name  # noqa: E402
 
 Sources = dict[str, str]  # case path -> Python source
 
@@ -744,6 +746,788 @@ def pass_through_dicts(trees: dict[str, ast.Module]) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
+# structure: classes, modules, factories, config objects, while loops (meta6)
+
+
+def insert_at(tree: ast.Module) -> int:
+    """Where new module-level statements go: after the docstring and the leading imports."""
+    at = 0
+    while at < len(tree.body):
+        first = tree.body[at]
+        if not (isinstance(first, (ast.Import, ast.ImportFrom)) or (
+                isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant))):
+            break
+        at += 1
+    return at
+
+
+def fresh_name(base: str, taken: set[str]) -> str:
+    n = 1
+    while f"{base}{n}" in taken:
+        n += 1
+    taken.add(f"{base}{n}")
+    return f"{base}{n}"
+
+
+def all_identifiers(trees: dict[str, ast.Module]) -> set[str]:
+    out: set[str] = set()
+    for tree in trees.values():
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name):
+                out.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                out.add(n.attr)
+            elif isinstance(n, ast.arg):
+                out.add(n.arg)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(n.name)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                out.update((a.asname or a.name).split(".")[0] for a in n.names)
+            elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+                out.add(n.value)
+    return out
+
+
+def free_names(nodes: list[ast.AST]) -> set[str] | None:
+    """Names the code reads from outside it (globals or enclosing locals); None when it does not
+    compile on its own (it yields, awaits, returns outside a function...)."""
+    import symtable
+    body = "\n".join(ast.unparse(n) for n in nodes)
+    src = "def _free_():\n" + "\n".join("    " + line for line in body.splitlines() or ["pass"])
+    try:
+        table = symtable.symtable(src, "<free>", "exec")
+    except SyntaxError:
+        return None
+    out: set[str] = set()
+
+    def visit(t: symtable.SymbolTable) -> None:
+        for s in t.get_symbols():
+            if s.is_global() or (s.is_free() and t.get_name() == "_free_"):
+                out.add(s.get_name())
+        for c in t.get_children():
+            visit(c)
+
+    visit(table)
+    out.discard("_free_")
+    return out
+
+
+def own_scope_nodes(fn: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's own scope (not of nested functions, classes, lambdas or
+    comprehensions)."""
+    def walk(node: ast.AST) -> Iterator[ast.AST]:
+        for child in ast.iter_child_nodes(node):
+            yield child
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                  ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                                  ast.GeneratorExp)):
+                continue
+            yield from walk(child)
+    yield from walk(fn)
+
+
+def module_bindings(tree: ast.Module) -> dict[str, list[ast.stmt]]:
+    """Module-level name -> the top-level statements that bind it (anywhere in them)."""
+    out: dict[str, list[ast.stmt]] = {}
+    for stmt in tree.body:
+        names: set[str] = set()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(stmt.name)
+        else:
+            for n in own_scope_nodes(ast.Module(body=[stmt], type_ignores=[])):
+                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                    names.add(n.id)
+                elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                    names.update((a.asname or a.name).split(".")[0] for a in n.names)
+                elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(n.name)
+                elif isinstance(n, ast.ExceptHandler) and n.name:
+                    names.add(n.name)
+        for name in names:
+            out.setdefault(name, []).append(stmt)
+    return out
+
+
+def declared_global(trees: dict[str, ast.Module]) -> set[str]:
+    return {g for t in trees.values() for n in ast.walk(t)
+            if isinstance(n, (ast.Global, ast.Nonlocal)) for g in n.names}
+
+
+def dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    return ""
+
+
+def constructed_kind(call: ast.expr) -> str:
+    """'scheduler' / 'optimizer' / 'scaler' for a call that builds one (by its callee)."""
+    if not isinstance(call, ast.Call):
+        return ""
+    name = dotted(call.func)
+    if not name:
+        return ""
+    got = classify_constructor(name)
+    return got[0] if got and got[0] in ("scheduler", "optimizer", "scaler") else ""
+
+
+# -- class: a module-level training function becomes a method of a class ----------------------
+
+OBJECT_KINDS = frozenset({"scheduler", "optimizer", "scaler", "loader"})
+_MODEL_NAME = re.compile(r"(^|_)(model|net|network)s?($|_)")
+
+
+def _binds_in_nested(fn: ast.FunctionDef, name: str) -> bool:
+    """`name` is bound in a scope nested in fn (a parameter, target or def there)."""
+    own = {id(n) for n in own_scope_nodes(fn)}
+    for n in ast.walk(fn):
+        if id(n) in own or n is fn:
+            continue
+        if isinstance(n, ast.arg) and n.arg == name:
+            return True
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            return True
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                n.name == name:
+            return True
+    return False
+
+
+def _own_bad_binds(fn: ast.FunctionDef) -> set[str]:
+    """Names fn's own scope binds in ways an attribute cannot be (import, def, except-as,
+    walrus, match capture)."""
+    bad: set[str] = set()
+    for n in own_scope_nodes(fn):
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            bad.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bad.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bad.add(n.name)
+        elif isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
+            bad.add(n.target.id)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            bad.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            bad.add(n.rest)
+    return bad
+
+
+class _ToSelf(ast.NodeTransformer):
+    def __init__(self, names: set[str]):
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.names:
+            return ast.copy_location(ast.Attribute(ast.Name("self", ast.Load()), node.id,
+                                                   node.ctx), node)
+        return node
+
+
+def _mangled(node: ast.AST) -> bool:
+    for n in ast.walk(node):
+        ident = (n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute)
+                 else n.arg if isinstance(n, ast.arg) else "")
+        if ident.startswith("__") and not ident.endswith("__"):
+            return True
+    return False
+
+
+def to_classes(trees: dict[str, ast.Module]) -> bool:
+    changed = False
+    taken = all_identifiers(trees)
+    globals_ = declared_global(trees)
+    for path, tree in trees.items():
+        for fn in list(tree.body):
+            if not isinstance(fn, ast.FunctionDef) or fn.decorator_list:
+                continue
+            if not has_training_call(fn) or _mangled(fn):
+                continue
+            if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.Global,
+                                  ast.Nonlocal)) for n in ast.walk(fn)):
+                continue
+            a = fn.args
+            params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+            params += [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+            if {"self", "run"} & set(params) or "self" in {
+                    n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}:
+                continue
+            bad = _own_bad_binds(fn)
+            if set(params) & bad or any(_binds_in_nested(fn, p) for p in params):
+                continue
+            kept = set(params)
+            for n in own_scope_nodes(fn):
+                if isinstance(n, ast.Assign):
+                    for t in n.targets:
+                        for x in ast.walk(t):
+                            if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
+                                kind = guess_kind_from_name(x.id)
+                                if kind in OBJECT_KINDS or _MODEL_NAME.search(x.id) or (
+                                        t is x and constructed_kind(n.value)):
+                                    kept.add(x.id)
+            kept = {k for k in kept if k in params or (
+                k not in bad and k not in globals_ and not _binds_in_nested(fn, k))}
+            cls_name = fresh_name("_Trainer", taken)
+            self_arg = ast.arg(arg="self")
+            init_args = copy.deepcopy(fn.args)
+            if init_args.posonlyargs:
+                init_args.posonlyargs.insert(0, self_arg)
+            else:
+                init_args.args.insert(0, self_arg)
+            init_body: list[ast.stmt] = [
+                ast.Assign([ast.Attribute(ast.Name("self", ast.Load()), p, ast.Store())],
+                           ast.Name(p, ast.Load())) for p in params] or [ast.Pass()]
+            init = ast.FunctionDef("__init__", init_args, init_body, [], None)
+            run_body = [_ToSelf(kept).visit(s) for s in fn.body]
+            run_args = ast.arguments(posonlyargs=[], args=[ast.arg(arg="self")], vararg=None,
+                                     kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+            run = ast.FunctionDef("run", run_args, run_body, [], fn.returns)
+            cls = ast.ClassDef(cls_name, [], [], [init, run], [])
+            # direct calls in this file become `_TrainerN(...).run()`; any other use keeps a
+            # module-level function of the old name that does the same
+            other_use = any(fn.name in all_identifiers({p: t}) for p, t in trees.items()
+                            if p != path)
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and \
+                        n.func.id == fn.name:
+                    n.func = ast.Attribute(ast.Call(ast.Name(cls_name, ast.Load()), n.args,
+                                                    n.keywords), "run", ast.Load())
+                    n.args, n.keywords = [], []
+            other_use = other_use or any(
+                isinstance(n, ast.Name) and n.id == fn.name for n in ast.walk(tree)) or any(
+                isinstance(n, ast.Constant) and n.value == fn.name for n in ast.walk(tree))
+            new: list[ast.stmt] = [cls]
+            if other_use:
+                shim_args = ast.arguments(posonlyargs=[], args=[], vararg=ast.arg("args"),
+                                          kwonlyargs=[], kw_defaults=[],
+                                          kwarg=ast.arg("kwargs"), defaults=[])
+                call = ast.Call(ast.Attribute(ast.Call(
+                    ast.Name(cls_name, ast.Load()),
+                    [ast.Starred(ast.Name("args", ast.Load()), ast.Load())],
+                    [ast.keyword(None, ast.Name("kwargs", ast.Load()))]), "run", ast.Load()),
+                    [], [])
+                new.append(ast.FunctionDef(fn.name, shim_args, [ast.Return(call)], [], None))
+            at = tree.body.index(fn)
+            tree.body[at:at + 1] = new
+            changed = True
+    return changed
+
+
+# -- module: training functions move into a module of their own ------------------------------
+
+_DRIVER_GUARD = re.compile(r"__name__\s*==\s*['\"]__main__['\"]")
+
+
+def _closure(tree: ast.Module, start: ast.stmt, bindings: dict[str, list[ast.stmt]],
+             globals_: set[str]) -> tuple[list[ast.stmt], dict[str, ast.stmt]] | None:
+    """(the top-level defs, classes and constant assignments `start` needs, the imports it
+    reads by name) or None when it reads a module-level name bound any other way."""
+    moved: list[ast.stmt] = []
+    imports: dict[str, ast.stmt] = {}
+    todo = [start]
+    while todo:
+        stmt = todo.pop()
+        if any(stmt is m for m in moved):
+            continue
+        moved.append(stmt)
+        free = free_names([stmt])
+        if free is None:
+            return None
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+            free.discard(stmt.name)
+        for name in sorted(free):
+            binders = bindings.get(name, [])
+            if not binders:
+                if name in BUILTINS and not name.startswith("__"):
+                    continue
+                return None
+            if len(binders) != 1 or name in globals_:
+                return None
+            b = binders[0]
+            if isinstance(b, (ast.Import, ast.ImportFrom)):
+                if any(a.name == "*" for a in b.names):
+                    return None
+                imports[name] = b
+            elif isinstance(b, (ast.FunctionDef, ast.ClassDef)):
+                todo.append(b)
+            elif isinstance(b, ast.Assign) and len(b.targets) == 1 and isinstance(
+                    b.targets[0], ast.Name) and not any(
+                    isinstance(n, ast.Call) for n in ast.walk(b.value)):
+                todo.append(b)
+            else:
+                return None
+    return moved, imports
+
+
+def _import_of(stmt: ast.stmt, names: set[str]) -> ast.stmt:
+    """The import statement cut down to the aliases that bind `names`."""
+    keep = [a for a in stmt.names if (a.asname or a.name).split(".")[0] in names]
+    if isinstance(stmt, ast.ImportFrom):
+        return ast.ImportFrom(stmt.module, copy.deepcopy(keep), stmt.level)
+    return ast.Import(copy.deepcopy(keep))
+
+
+def to_module(trees: dict[str, ast.Module]) -> bool:
+    changed = False
+    globals_ = declared_global(trees)
+    stems = {Path(p).stem for p in trees}
+    for path in list(trees):
+        tree = trees[path]
+        if Path(path).stem.startswith("_train_mod"):
+            continue
+        text = ast.unparse(ast.fix_missing_locations(tree))
+        if not compiles(text, path):
+            continue  # its functions would not compile in the new module either
+        driver = bool(_DRIVER_GUARD.search(text))
+        imported_by_others = any(
+            Path(path).stem in {(n.module or "").split(".")[-1] for n in ast.walk(t)
+                                if isinstance(n, ast.ImportFrom)} | {
+                a.name.split(".")[-1] for n in ast.walk(t) if isinstance(n, ast.Import)
+                for a in n.names}
+            for p, t in trees.items() if p != path)
+        relative = not driver and imported_by_others and Path(path).parent != Path(".")
+
+        def candidates(tree: ast.Module = tree) -> list[ast.FunctionDef]:
+            return [s for s in tree.body if isinstance(s, ast.FunctionDef)
+                    and has_training_call(s)]
+
+        bindings = module_bindings(tree)
+        plans = [(fn, _closure(tree, fn, bindings, globals_)) for fn in candidates()]
+        if not any(c is not None for _, c in plans):
+            # no training function to move: move the epoch loop's body (helper rewrite)
+            copy_tree = copy.deepcopy(tree)
+            if not move_loop_bodies({path: copy_tree}):
+                continue
+            tree = trees[path] = copy_tree
+            bindings = module_bindings(tree)
+            plans = [(fn, _closure(tree, fn, bindings, globals_)) for fn in candidates()
+                     if fn.name.startswith("_loop_body_")]
+        moved_ids: dict[int, ast.stmt] = {}
+        needed: dict[str, ast.stmt] = {}
+        for _fn, plan in plans:
+            if plan is None:
+                continue
+            stmts, imports = plan
+            for s in stmts:
+                moved_ids[id(s)] = s
+            needed.update(imports)
+        if not moved_ids:
+            continue
+        moved = [s for s in tree.body if id(s) in moved_ids]
+        mod_stem = "_train_mod"
+        k = 1
+        while mod_stem in stems:
+            k += 1
+            mod_stem = f"_train_mod{k}"
+        stems.add(mod_stem)
+        new_path = str(Path(path).parent / f"{mod_stem}.py")
+        header: list[ast.stmt] = [s for s in tree.body if isinstance(s, ast.ImportFrom)
+                                  and s.module == "__future__"]
+        done: set[int] = set()
+        for s in tree.body:  # the imports, in their original order
+            if isinstance(s, (ast.Import, ast.ImportFrom)) and id(s) not in done:
+                names = {n for n, b in needed.items() if b is s}
+                if names:
+                    header.append(_import_of(s, names))
+                    done.add(id(s))
+        trees[new_path] = ast.Module(body=header + copy.deepcopy(moved), type_ignores=[])
+        exported = []
+        for s in moved:
+            if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
+                exported.append(s.name)
+            else:
+                exported.append(s.targets[0].id)  # type: ignore[attr-defined]
+        imp = ast.ImportFrom(mod_stem, [ast.alias(n) for n in exported], 1 if relative else 0)
+        at = tree.body.index(moved[0])
+        tree.body = [s for s in tree.body if id(s) not in moved_ids]
+        tree.body.insert(at, imp)
+        changed = True
+    return changed
+
+
+# -- factory: constructions go through a project function ------------------------------------
+
+
+def _scopes(tree: ast.Module) -> Iterator[tuple[ast.AST, list[ast.stmt]]]:
+    """(scope, a statement block of its own) for the module and every function in it."""
+    def blocks(owner: ast.AST, stmts: list[ast.stmt]) -> Iterator[tuple[ast.AST, list[ast.stmt]]]:
+        yield owner, stmts
+        for s in stmts:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield from blocks(s, s.body)
+                continue
+            if isinstance(s, ast.ClassDef):
+                for m in s.body:
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        yield from blocks(m, m.body)
+                continue
+            for name in ("body", "orelse", "finalbody"):
+                inner = getattr(s, name, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    yield from blocks(owner, inner)
+            for h in getattr(s, "handlers", []):
+                yield from blocks(owner, h.body)
+            for c in getattr(s, "cases", []):
+                yield from blocks(owner, c.body)
+    yield from blocks(tree, tree.body)
+
+
+def _scope_locals(owner: ast.AST) -> set[str]:
+    if isinstance(owner, ast.Module):
+        return set()
+    assert isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef))
+    a = owner.args
+    out = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+    out |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+    stores, _ = stores_and_loads(owner.body)
+    return out | stores
+
+
+def _callee_at_module(call: ast.Call, owner: ast.AST, bindings: dict[str, list[ast.stmt]],
+                      globals_: set[str]) -> bool:
+    root = call.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    binders = bindings.get(root.id, [])
+    return (len(binders) == 1 and isinstance(binders[0], (ast.Import, ast.ImportFrom,
+                                                         ast.ClassDef, ast.FunctionDef))
+            and root.id not in _scope_locals(owner) and root.id not in globals_)
+
+
+def _plain_call(call: ast.Call) -> bool:
+    return not any(isinstance(x, ast.Starred) for x in call.args) and all(
+        k.arg is not None for k in call.keywords)
+
+
+SHORT = {"scheduler": "sched", "optimizer": "opt", "scaler": "scaler"}
+
+
+def to_factories(trees: dict[str, ast.Module]) -> bool:
+    changed = False
+    taken = all_identifiers(trees)
+    globals_ = declared_global(trees)
+    for tree in trees.values():
+        bindings = module_bindings(tree)
+        new_defs: list[ast.stmt] = []
+        for owner, block in list(_scopes(tree)):
+            if isinstance(owner, ast.AsyncFunctionDef):
+                continue
+            i = 0
+            while i < len(block):
+                s = block[i]
+                nxt = block[i + 1] if i + 1 < len(block) else None
+                if not (isinstance(s, ast.Assign) and len(s.targets) == 1
+                        and isinstance(s.value, ast.Call) and constructed_kind(s.value)
+                        and _plain_call(s.value)
+                        and _callee_at_module(s.value, owner, bindings, globals_)):
+                    i += 1
+                    continue
+                kind = constructed_kind(s.value)
+                # opt = Opt(...); sched = Sched(opt, ...)  ->  opt, sched = _build_N(...)
+                if (kind == "optimizer" and isinstance(nxt, ast.Assign)
+                        and isinstance(s.targets[0], ast.Name) and len(nxt.targets) == 1
+                        and isinstance(nxt.targets[0], ast.Name)
+                        and isinstance(nxt.value, ast.Call)
+                        and constructed_kind(nxt.value) == "scheduler"
+                        and _callee_at_module(nxt.value, owner, bindings, globals_)
+                        and s.targets[0].id in {n.id for n in ast.walk(nxt.value)
+                                                if isinstance(n, ast.Name)}
+                        and nxt.targets[0].id != s.targets[0].id):
+                    o, sc = s.targets[0].id, nxt.targets[0].id
+                    free = free_names([s.value, nxt.value])
+                    if free is not None:
+                        roots = {dotted(c.func).split(".")[0] for c in (s.value, nxt.value)}
+                        free -= roots | {o}
+                        params = sorted(n for n in free
+                                        if n not in BUILTINS or n in bindings
+                                        or n in _scope_locals(owner))
+                        name = fresh_name("_build_", taken)
+                        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params],
+                                             vararg=None, kwonlyargs=[], kw_defaults=[],
+                                             kwarg=None, defaults=[])
+                        body: list[ast.stmt] = [
+                            ast.Assign([ast.Name(o, ast.Store())], s.value),
+                            ast.Assign([ast.Name(sc, ast.Store())], nxt.value),
+                            ast.Return(ast.Tuple([ast.Name(o, ast.Load()),
+                                                  ast.Name(sc, ast.Load())], ast.Load()))]
+                        new_defs.append(ast.FunctionDef(name, args, body, [], None))
+                        call = ast.Call(ast.Name(name, ast.Load()),
+                                        [ast.Name(p, ast.Load()) for p in params], [])
+                        block[i:i + 2] = [ast.Assign([ast.Tuple(
+                            [ast.Name(o, ast.Store()), ast.Name(sc, ast.Store())], ast.Store())],
+                            call)]
+                        changed = True
+                        i += 1
+                        continue
+                call = s.value
+                name = fresh_name(f"_build_{SHORT[kind]}_", taken)
+                pos = [f"_p{j}" for j in range(len(call.args))]
+                kws = [k.arg for k in call.keywords if k.arg]
+                args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in pos],
+                                     vararg=None, kwonlyargs=[ast.arg(k) for k in kws],
+                                     kw_defaults=[None] * len(kws), kwarg=None, defaults=[])
+                inner = ast.Call(copy.deepcopy(call.func), [ast.Name(p, ast.Load()) for p in pos],
+                                 [ast.keyword(k, ast.Name(k, ast.Load())) for k in kws])
+                new_defs.append(ast.FunctionDef(name, args, [ast.Return(inner)], [], None))
+                call.func = ast.Name(name, ast.Load())
+                changed = True
+                i += 1
+        at = insert_at(tree)
+        tree.body[at:at] = new_defs
+    return changed
+
+
+# -- config: constructor literals, argparse defaults and loop bounds in one config object ----
+
+
+def _literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float, str, bool)) or node.value is None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _literal(node.operand)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(_literal(e) for e in node.elts)
+    return False
+
+
+def _argparse_defaults(trees: dict[str, ast.Module], tree: ast.Module) -> tuple[dict[str, ast.expr], set[str]]:
+    """(dest -> literal default, the namespace names) of the file's argparse parser; dests the
+    case writes to or sets defaults for elsewhere are left out."""
+    defaults: dict[str, ast.expr] = {}
+    dropped: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and callee_name(n) == "add_argument":
+            longs = [a.value for a in n.args if isinstance(a, ast.Constant)
+                     and isinstance(a.value, str)]
+            kw = {k.arg: k.value for k in n.keywords if k.arg}
+            dest = kw.get("dest")
+            if isinstance(dest, ast.Constant) and isinstance(dest.value, str):
+                name = dest.value
+            else:
+                opts = [x for x in longs if x.startswith("--")] or longs
+                if not opts:
+                    continue
+                name = opts[0].lstrip("-").replace("-", "_")
+            d = kw.get("default")
+            if d is not None and _literal(d) and "action" not in kw and "nargs" not in kw:
+                if name in defaults:
+                    dropped.add(name)
+                defaults[name] = d
+            else:
+                dropped.add(name)
+        elif isinstance(n, ast.Call) and callee_name(n) == "set_defaults":
+            dropped.update(k.arg for k in n.keywords if k.arg)
+    spaces = {"args"} if defaults else set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and \
+                callee_name(n.value) == "parse_args":
+            spaces.update(t.id for t in n.targets if isinstance(t, ast.Name))
+    for t in trees.values():
+        for n in ast.walk(t):
+            if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
+                dropped.add(n.attr)
+            elif isinstance(n, ast.Call) and callee_name(n) in ("setattr", "vars", "update"):
+                return {}, set()  # the namespace may be rewritten from a file or a dict
+            elif isinstance(n, ast.Attribute) and n.attr == "__dict__":
+                return {}, set()
+    return {k: v for k, v in defaults.items() if k not in dropped}, spaces
+
+
+def to_config(style: str) -> Callable[[dict[str, ast.Module]], bool]:
+    def apply(trees: dict[str, ast.Module]) -> bool:
+        taken = all_identifiers(trees)
+        if "_CFG" in taken:
+            return False
+        changed = False
+        for tree in trees.values():
+            changed |= _config_one(trees, tree, taken, style)
+        return changed
+    return apply
+
+
+def _config_one(trees: dict[str, ast.Module], tree: ast.Module, taken: set[str],
+                style: str) -> bool:
+    defaults, spaces = _argparse_defaults(trees, tree)
+    cfg = "_CFG"
+    values: dict[str, ast.expr] = {}
+
+    def read(key: str) -> ast.expr:
+        if style == "dict":
+            return ast.Subscript(ast.Name(cfg, ast.Load()), ast.Constant(key), ast.Load())
+        return ast.Attribute(ast.Name(cfg, ast.Load()), key, ast.Load())
+
+    def move(node: ast.expr, key: str) -> ast.expr | None:
+        """The config read replacing `node`, or None when it stays."""
+        if _literal(node):
+            value = node
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                node.value.id in spaces and node.attr in defaults:
+            value, key = defaults[node.attr], node.attr
+        else:
+            return None
+        if not key.isidentifier() or keyword.iskeyword(key):
+            return None
+        if key in values and ast.dump(values[key]) != ast.dump(value):
+            j = 2
+            while f"{key}_{j}" in values:
+                j += 1
+            key = f"{key}_{j}"
+        values[key] = copy.deepcopy(value)
+        return read(key)
+
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and constructed_kind(n):
+            kind = SHORT[constructed_kind(n)]
+            for j, a in enumerate(n.args):
+                if j == 0 and kind != "scaler":
+                    continue
+                new = move(a, f"{kind}_arg{j}")
+                if new is not None:
+                    n.args[j] = new
+            for k in n.keywords:
+                if k.arg:
+                    new = move(k.value, f"{kind}_{k.arg}")
+                    if new is not None:
+                        k.value = new
+        elif isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
+                callee_name(n.iter) == "range" and isinstance(n.iter.func, ast.Name) \
+                and has_training_call(n):
+            target = n.target.id if isinstance(n.target, ast.Name) else "loop"
+            for j, a in enumerate(n.iter.args):
+                if isinstance(a, ast.Constant) and a.value in (0, 1):
+                    continue
+                new = move(a, f"{target}_bound{j}")
+                if new is not None:
+                    n.iter.args[j] = new
+        elif isinstance(n, ast.While) and isinstance(n.test, ast.Compare) and \
+                has_training_call(n):
+            for j, a in enumerate(n.test.comparators):
+                new = move(a, f"loop_bound{j}")
+                if new is not None:
+                    n.test.comparators[j] = new
+    if not values:
+        return False
+    at = insert_at(tree)
+    keys = list(values)
+    new_stmts: list[ast.stmt]
+    if style == "dict":
+        new_stmts = [ast.Assign([ast.Name(cfg, ast.Store())], ast.Dict(
+            [ast.Constant(k) for k in keys], [values[k] for k in keys]))]
+    elif all(not any(isinstance(x, ast.List) for x in ast.walk(v))
+             for v in values.values()):
+        fields: list[ast.stmt] = []
+        for k in keys:
+            v = values[k]
+            ann = "tuple" if isinstance(v, ast.Tuple) else "object"
+            if isinstance(v, ast.Constant) and v.value is not None:
+                ann = type(v.value).__name__
+            elif isinstance(v, ast.UnaryOp):
+                ann = "float"
+            fields.append(ast.AnnAssign(ast.Name(k, ast.Store()),
+                                        ast.Name(ann, ast.Load()), v, 1))
+        cls = fresh_name("_Config", taken)
+        new_stmts = [
+            ast.Import([ast.alias("dataclasses", "_dc_")]),
+            ast.ClassDef(cls, [], [], fields, [ast.Attribute(
+                ast.Name("_dc_", ast.Load()), "dataclass", ast.Load())]),
+            ast.Assign([ast.Name(cfg, ast.Store())],
+                       ast.Call(ast.Name(cls, ast.Load()), [], []))]
+    else:
+        new_stmts = [
+            ast.Import([ast.alias("types", "_types_")]),
+            ast.Assign([ast.Name(cfg, ast.Store())], ast.Call(ast.Attribute(
+                ast.Name("_types_", ast.Load()), "SimpleNamespace", ast.Load()), [],
+                [ast.keyword(k, values[k]) for k in keys]))]
+    tree.body[at:at] = new_stmts
+    return True
+
+
+# -- while: `for i in range(a, b):` becomes a while loop with its own counter -----------------
+
+
+def to_while(trees: dict[str, ast.Module]) -> bool:
+    changed = False
+    taken = all_identifiers(trees)
+    for tree in trees.values():
+        for owner, block in list(_scopes(tree)):
+            for s in list(block):
+                if not (isinstance(s, ast.For) and isinstance(s.target, ast.Name)
+                        and isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
+                        and s.iter.func.id == "range" and not s.iter.keywords
+                        and 1 <= len(s.iter.args) <= 3 and _plain_call(s.iter)
+                        and has_training_call(s)):
+                    continue
+                args = s.iter.args
+                step: ast.expr = ast.Constant(1)
+                if len(args) == 3:
+                    if not (isinstance(args[2], ast.Constant) and isinstance(args[2].value, int)
+                            and args[2].value > 0):
+                        continue
+                    step = args[2]
+                start = args[0] if len(args) >= 2 else ast.Constant(0)
+                end = args[1] if len(args) >= 2 else args[0]
+                var = s.target.id
+                body_stores, _ = stores_and_loads(s.body)
+                if var in body_stores or not movable_jumps(s.body):
+                    continue
+                # the counter is read nowhere else in the scope (after a for it holds b - 1)
+                scope_nodes = (owner.body if isinstance(owner, ast.Module)
+                               else [owner])
+                inside = {id(n) for n in ast.walk(s)}
+                if any(isinstance(n, ast.Name) and n.id == var and id(n) not in inside
+                       for x in scope_nodes for n in ast.walk(x)):
+                    continue
+                pre: list[ast.stmt] = [ast.Assign([ast.Name(var, ast.Store())], start)]
+                simple = isinstance(end, ast.Constant) or (
+                    dotted(end) and dotted(end).split(".")[0] not in body_stores
+                    and not any(isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load)
+                                and n.attr == end.attr for x in s.body for n in ast.walk(x))
+                    if isinstance(end, ast.Attribute) else dotted(end)
+                    and dotted(end) not in body_stores)
+                if not simple:
+                    end_name = fresh_name("_end", taken)
+                    pre.append(ast.Assign([ast.Name(end_name, ast.Store())], end))
+                    end = ast.Name(end_name, ast.Load())
+                loop = ast.While(ast.Compare(ast.Name(var, ast.Load()), [ast.Lt()], [end]),
+                                 s.body + [ast.AugAssign(ast.Name(var, ast.Store()), ast.Add(),
+                                                         step)], s.orelse)
+                at = next(k for k, x in enumerate(block) if x is s)
+                block[at:at + 1] = pre + [loop]
+                changed = True
+    return changed
+
+
+def movable_jumps(body: list[ast.stmt]) -> bool:
+    """No `continue` of this loop (it would skip the counter's increment)."""
+    def visit(stmts: list[ast.stmt]) -> bool:
+        for s in stmts:
+            if isinstance(s, ast.Continue):
+                return False
+            if isinstance(s, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef,
+                              ast.AsyncFunctionDef, ast.ClassDef)):
+                if not visit(getattr(s, "orelse", [])):
+                    return False
+                continue
+            for name in ("body", "orelse", "finalbody"):
+                inner = getattr(s, name, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt) \
+                        and not visit(inner):
+                    return False
+            for h in getattr(s, "handlers", []):
+                if not visit(h.body):
+                    return False
+            for c in getattr(s, "cases", []):
+                if not visit(c.body):
+                    return False
+        return True
+    return visit(body)
+
+
+# ---------------------------------------------------------------------------------------------
 # the harness
 
 
@@ -762,10 +1546,18 @@ STEPS: dict[str, Callable[[dict[str, ast.Module]], bool]] = {
     "iter": wrap_loops("iter"),
     "helper": move_loop_bodies,
     "kwargs": pass_through_dicts,
+    "class": to_classes,
+    "module": to_module,
+    "factory": to_factories,
+    "config_dict": to_config("dict"),
+    "config_attr": to_config("attr"),
+    "while": to_while,
 }
 ALL_AT_ONCE = ["rename_scheduler", "rename_optimizer", "rename_scaler", "rename_loader",
                "rename_train_fn", "enumerate", "helper", "kwargs"]
-REWRITES = [*STEPS, "all"]
+# the structural rewrites one after the other (meta6)
+ALL_STRUCTURE = ["config_attr", "factory", "while", "class", "module"]
+REWRITES = [*STEPS, "all", "all_structure"]
 
 
 def compiles(text: str, path: str) -> bool:
@@ -783,12 +1575,13 @@ def rewrite_case(sources: Sources, rewrite: str) -> Sources | None:
     trees = parse_all(sources)
     if trees is None:
         return None
-    steps = ALL_AT_ONCE if rewrite == "all" else [rewrite]
+    steps = {"all": ALL_AT_ONCE, "all_structure": ALL_STRUCTURE}.get(rewrite, [rewrite])
     compiled = {p for p, text in sources.items() if compiles(text, p)}
     applied = False
     for step in steps:
         if STEPS[step](trees):
             applied = True
+            compiled |= set(trees) - set(sources)  # a module the rewrite added
             for path in compiled:
                 text = ast.unparse(ast.fix_missing_locations(trees[path]))
                 if not compiles(text, path):
