@@ -15,7 +15,7 @@ import weakref
 from typing import Any
 
 from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted
-from lrdoctor.check.values import Const
+from lrdoctor.check.values import Const, ExprVal
 
 _MISSING = object()
 _CONFIG_CLASS = re.compile(r"config|cfg|args|opt|setting|hparam|param|flag", re.IGNORECASE)
@@ -305,6 +305,13 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             found = scope.source_of(expr.id)
             if found is not None:
                 return _resolve(found[0], found[1], module, depth + 1)
+            # a parameter: the literal its caller passed, or the caller's expression (a
+            # setting such as `args.step_size` handed to a builder), read in the caller's scope
+            held = _held(scope, expr.id)
+            if isinstance(held, Const) and held.sure:
+                return held.value
+            if isinstance(held, ExprVal) and held.node is not expr:
+                return _resolve(held.node, held.scope, None, depth + 1)
         if module is not None:
             assigned = _module_constant(module, expr.id)
             if assigned is not None:
@@ -332,6 +339,16 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             fallback = expr.args[2 if dotted(expr.func) == "getattr" else 1]
             return _resolve(fallback, scope, module, depth + 1)
     return _MISSING
+
+
+def _held(scope: Scope, name: str) -> Any:
+    """What the innermost scope that binds ``name`` holds for it (None when none does)."""
+    inner: Scope | None = scope
+    while inner is not None:
+        if name in inner.vars:
+            return inner.vars[name]
+        inner = inner.parent
+    return None
 
 
 def _number(value: Any) -> bool:

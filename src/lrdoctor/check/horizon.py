@@ -14,7 +14,7 @@ from typing import Any
 
 from lrdoctor.check import constants, documented, names
 from lrdoctor.check.index import ModuleInfo, Scope, dotted, origin
-from lrdoctor.check.values import Const, ExprVal, FuncVal, Obj
+from lrdoctor.check.values import Const, ExprVal, FuncVal, InstanceVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
 
 # horizons up to this many steps, written as literals, are read as epochs
@@ -476,20 +476,28 @@ def _declared_unit(expr: ast.Attribute, scope: Scope | None) -> str:
     """``self.total_steps`` / ``self.hparams.total_steps`` where the class documents its
     constructor parameter ``total_steps`` in a unit ("the total epochs of training"): the
     author's statement outranks the word in the name."""
-    owner = scope.owner if scope is not None else None
-    if owner is None:
+    if scope is None:
         return ""
     base = expr.value
-    if isinstance(base, ast.Name) and base.id == "self":
+    root = base if isinstance(base, ast.Name) else base.value if (
+        isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)) else None
+    if root is None:
+        return ""
+    # the instance read is `self` in its own method, or the project's instance handed to a
+    # helper under any name (`def build_optim(module): ... module.hparams.total_steps`)
+    owner = scope.owner if root.id == "self" else None
+    if owner is None:
+        held = scope.lookup(root.id)
+        owner = held.info if isinstance(held, InstanceVal) else None
+    if owner is None:
+        return ""
+    if base is root:
         # `self.total = total` keeps the argument as given; `self.total = total * len(loader)`
         # does not, and the parameter's documentation no longer describes the attribute
         kept = next((c.self_assigns[expr.attr] for c in owner.lineage()
                      if expr.attr in c.self_assigns), None)
         if kept is not None and not (isinstance(kept, ast.Name) and kept.id == expr.attr):
             return ""
-    elif not (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)
-              and base.value.id == "self"):
-        return ""
     return documented.constructor_parameter_unit(owner, expr.attr)
 
 

@@ -2282,6 +2282,7 @@ class Tracer:
                 return built
             callee = next((o for o in options(callee) if o is not None), None)
         if isinstance(callee, FuncVal):
+            args, kwargs = self.known_by_source(callee, node, args, kwargs, scope)
             result = self.call_function(callee, args, kwargs, site=complete)
             if callee.fn.name == "configure_optimizers" and isinstance(callee.bound, InstanceVal) \
                     and not _manual_optimization(callee.bound.info):
@@ -2310,6 +2311,7 @@ class Tracer:
         if isinstance(callee, ImportRef):
             target = self.project_target(callee.qualname, scope.module)
             if isinstance(target, FuncVal):
+                args, kwargs = self.known_by_source(target, node, args, kwargs, scope)
                 return self.call_function(target, args, kwargs, site=complete)
             if isinstance(target, ClassVal):
                 return self.construct(target.info, args, kwargs, node, complete, scope)
@@ -2323,6 +2325,36 @@ class Tracer:
         if qual:
             return self.library_call(qual, node, args, kwargs, scope)
         return None
+
+    def known_by_source(self, fv: FuncVal, node: ast.Call, args: list[Any],
+                        kwargs: dict[str, Any], scope: Scope
+                        ) -> tuple[list[Any], dict[str, Any]]:
+        """The arguments of a call of the project's ``fv`` whose value is unknown, kept as
+        their source in the caller's scope (an ExprVal, as ``x = args.step_size`` keeps it):
+        a builder's ``step_size`` given ``args.step_size`` then reads as that setting.
+        Parameters whose name or annotation says what object they hold keep that guess."""
+        fn = fv.fn
+        if fv.preset is not None or len(args) != len(node.args) or any(
+                isinstance(a, ast.Starred) for a in node.args):
+            return args, kwargs
+        params = [*fn.args.posonlyargs, *fn.args.args]
+        if fv.bound is not None and params and not _is_static(fn):
+            params = params[1:]
+        by_name = {p.arg: p for p in [*params, *fn.args.kwonlyargs]}
+
+        def kept(param: ast.arg | None, value: Any, source: ast.expr) -> bool:
+            return value is None and param is not None and _setting_source(source) and not (
+                _annotated_kind(param.annotation, fv.module)
+                or names.guess_kind_from_name(param.arg))
+
+        new_args = [ExprVal(a, scope) if i < len(params) and kept(params[i], v, a) else v
+                    for i, (a, v) in enumerate(zip(node.args, args))]
+        new_kwargs = dict(kwargs)
+        for k in node.keywords:
+            if k.arg is not None and k.arg in kwargs and kept(by_name.get(k.arg), kwargs[k.arg],
+                                                              k.value):
+                new_kwargs[k.arg] = ExprVal(k.value, scope)
+        return new_args, new_kwargs
 
     def named_method_call(self, node: ast.Call, scope: Scope) -> ast.Call:
         """``getattr(hook, stage)(...)`` where ``stage`` holds a string known here (a runner
@@ -3907,6 +3939,15 @@ def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any
         tuple(key(params[i] if i < len(params) else None, a) for i, a in enumerate(args)),
         tuple(sorted((k, key(k, v)) for k, v in kwargs.items())),
     )
+
+
+def _setting_source(node: ast.expr) -> bool:
+    """An argument whose source says what it holds when its value is unknown: a setting
+    (``args.step_size``, ``cfg["epochs"]``), arithmetic on settings, ``len(loader)``."""
+    if isinstance(node, (ast.Attribute, ast.Subscript, ast.BinOp)):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id == "len"
 
 
 def _plain_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:

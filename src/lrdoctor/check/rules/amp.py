@@ -683,15 +683,17 @@ _ADAM = re.compile(r"\b(Adam|AdamW|Adamax|NAdam|RAdam|SparseAdam)\b")
 _LOG_OR_BCE = re.compile(r"\blog\(|\.log\(\)|BCELoss|binary_cross_entropy\(")
 
 
-def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST) -> set[str]:
+def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST, path: str = "") -> set[str]:
     """Names the optimizer's parameters come from, through intermediate lists
-    (``params = list(model.parameters())``, ``groups.append({"params": ...})``)."""
+    (``params = list(model.parameters())``, ``groups.append({"params": ...})``), and through
+    the parameter of a builder function the optimizer is made in (``def build(params): return
+    AdamW(params)`` called as ``build(model.parameters())`` in this file)."""
     owners: set[str] = set()
     seen: set[str] = set()
-    pending = [params]
-    body = ctx.body_around(at)  # the same function for every name followed
+    builder = ctx.function_of(path, at) if path and path != ctx.path else None
+    pending = [(params, builder or ctx.body_around(at))]
     while pending:
-        expr = pending.pop()
+        expr, body = pending.pop()
         receivers = {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Attribute)}
         callees = {id(n.func) for n in ast.walk(expr) if isinstance(n, ast.Call)}
         for n in ast.walk(expr):
@@ -703,8 +705,37 @@ def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST) -> set[str]:
                 # a list of parameters (or a model handed to a helper): follow what fills it
                 seen.add(n.id)
                 owners.add(n.id)
-                pending.extend(_feeds(body, n.id))
+                fed = _feeds(body, n.id)
+                pending.extend((x, body) for x in fed)
+                if not fed:
+                    pending.extend(_passed_for(ctx, body, n.id))
     return owners - {""}
+
+
+def _passed_for(ctx: FileContext, fn: ast.AST, name: str) -> list[tuple[ast.expr, ast.AST]]:
+    """What this file's calls of the plain function ``fn`` pass for its parameter ``name``,
+    each with the body the call sits in (a method's callers are not looked for: which class
+    a receiver is, the syntax does not tell)."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    index = next((i for i, a in enumerate(positional) if a.arg == name), None)
+    if index is None and name not in {a.arg for a in fn.args.kwonlyargs}:
+        return []
+    if positional and positional[0].arg in ("self", "cls"):
+        return []
+    out: list[tuple[ast.expr, ast.AST]] = []
+    for node in ast.walk(ctx.tree):
+        if not (isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1]
+                == fn.name):
+            continue
+        given = next((k.value for k in node.keywords if k.arg == name), None)
+        if given is None and index is not None and index < len(node.args) and not any(
+                isinstance(a, ast.Starred) for a in node.args[:index + 1]):
+            given = node.args[index]
+        if given is not None:
+            out.append((given, ctx.body_around(node)))
+    return out
 
 
 def _feeds(body: ast.AST, name: str) -> list[ast.expr]:
@@ -833,7 +864,7 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
         params = obj.arg("params", 0)
         if params is None:
             continue
-        owners = _param_owners(params, ctx, obj.call)
+        owners = _param_owners(params, ctx, obj.call, obj.path)
         for name in [*sorted(owners), "*"]:
             if name in halved and name not in exported:
                 exported[name] = _after_training(ctx, halved[name])
@@ -861,18 +892,71 @@ def _parameter_default(ctx: FileContext, obj: Obj, expr: ast.expr) -> float | No
     that function and nothing in the file passes the parameter by name (`def main(...,
     adam_epsilon: float = 1e-08)` run as `main(**config)`): the value the code uses unless a
     configuration the file does not show overrides it."""
-    if not isinstance(expr, ast.Name) or obj.call is None:
+    if obj.call is None:
         return None
     tree, fn = ctx.tree_of(obj.path), ctx.function_of(obj.path, obj.call)
     if tree is None or fn is None:
         return None
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
+            and expr.value.id == "self":
+        # `self.adam_epsilon`, kept as given by `__init__(self, ..., adam_epsilon=1e-8)`
+        init = _init_keeping(tree, fn, expr.attr)
+        return None if init is None else _default_reaching(ctx, tree, init, expr.attr, 0)
+    if not isinstance(expr, ast.Name):
+        return None
+    return _default_reaching(ctx, tree, fn, expr.id, 0)
+
+
+def _init_keeping(tree: ast.Module, method: ast.AST, attr: str) -> ast.FunctionDef | None:
+    """The ``__init__`` of the class around ``method`` when it is the one place the class sets
+    ``self.<attr>``, as ``self.<attr> = <attr>`` (the parameter kept as given)."""
+    cls = next((c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                and any(m is method for m in c.body)), None)
+    if cls is None:
+        return None
+    stores = [n for n in ast.walk(cls) if isinstance(n, ast.Attribute) and n.attr == attr
+              and not isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+              and n.value.id == "self"]
+    init = next((m for m in cls.body if isinstance(m, ast.FunctionDef)
+                 and m.name == "__init__"), None)
+    if init is None or len(stores) != 1:
+        return None
+    kept = any(isinstance(n, ast.Assign) and n.targets == [stores[0]]
+               and isinstance(n.value, ast.Name) and n.value.id == attr for n in ast.walk(init))
+    return init if kept else None
+
+
+def _default_reaching(ctx: FileContext, tree: ast.Module,
+                      fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
+                      depth: int) -> float | None:
+    """The literal default of ``fn``'s parameter ``name``; for a parameter without one (a
+    builder's `eps`), what every call of ``fn`` in this file passes for it: a number, or the
+    parameter of the calling function, followed the same way."""
     positional = [*fn.args.posonlyargs, *fn.args.args]
     pairs = list(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
     pairs += [(a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
-    default = next((d for a, d in pairs if a.arg == expr.id), None)
+    default = next((d for a, d in pairs if a.arg == name), None)
+    if default is None and depth < 3 and not any(
+            isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+                                              for t in n.targets) for n in ast.walk(fn)):
+        found: set[float] = set()
+        for given, body in _passed_for(ctx, fn, name):
+            if isinstance(given, ast.Constant) and isinstance(given.value, (int, float)) \
+                    and not isinstance(given.value, bool):
+                found.add(float(given.value))
+            elif isinstance(given, ast.Name) and isinstance(
+                    body, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                value = _default_reaching(ctx, ctx.tree, body, given.id, depth + 1)
+                if value is None:
+                    return None
+                found.add(value)
+            else:
+                return None
+        return found.pop() if len(found) == 1 else None
     if not isinstance(default, ast.Constant) or isinstance(default.value, bool) \
             or not isinstance(default.value, (int, float)):
         return None
+    expr = ast.Name(name, ast.Load())
     if any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id
                                               for t in n.targets) for n in ast.walk(fn)):
         return None  # rebound in the body: the default is not what reaches the optimizer

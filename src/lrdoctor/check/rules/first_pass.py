@@ -97,7 +97,7 @@ def entry_values(loops: list[Loop], tree: ast.AST | None, env: dict[str, Any],
     if tree is None or not loops:
         return
     for loop in loops:
-        block = _block_of(tree, loop.node)
+        block = block_of(tree, loop.node)
         if block is None:
             continue
         index = next(i for i, stmt in enumerate(block) if stmt is loop.node)
@@ -129,7 +129,7 @@ def _targets(node: ast.AST) -> list[ast.AST]:
     return []
 
 
-def _block_of(tree: ast.AST, stmt: ast.stmt) -> list[ast.stmt] | None:
+def block_of(tree: ast.AST, stmt: ast.stmt) -> list[ast.stmt] | None:
     for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)

@@ -24,7 +24,13 @@ from lrdoctor.check.horizon import (
 from lrdoctor.check.index import dotted
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.rules import rule
-from lrdoctor.check.rules.first_pass import derived_values, entry_values, first_values, holds_first
+from lrdoctor.check.rules.first_pass import (
+    block_of,
+    derived_values,
+    entry_values,
+    first_values,
+    holds_first,
+)
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import Const, DictVal, ExprVal, InstanceVal, Obj, TupleVal, UnionVal
 from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS, recomputes_lr
@@ -182,21 +188,23 @@ def _explicit_position_ahead(ctx: FileContext, e: Event, loop: Loop) -> int | No
     if arg is None:
         return None
     module = ctx.module if e.path == ctx.path else None
-    value = _first_number(arg, list(loop.ancestors()), module, 0)
+    value = _first_number(arg, list(loop.ancestors()), module, 0, ctx.tree_of(e.path))
     return value if isinstance(value, int) and value >= 1 else None
 
 
-def _first_number(expr: ast.expr, loops: list[Loop], module: Any, depth: int) -> int | None:
+def _first_number(expr: ast.expr, loops: list[Loop], module: Any, depth: int,
+                  tree: ast.AST | None = None) -> int | None:
     """The whole number ``expr`` holds on the first pass through ``loops`` (a loop variable of
-    ``range(start, n)`` holds ``start``; a setting, the default the file gives it)."""
+    ``range(start, n)`` holds ``start``, the counter of ``while epoch < n: ...; epoch += 1``
+    what the statement before the loop gives it; a setting, the default the file gives it)."""
     if depth > 6:
         return None
     if isinstance(expr, ast.Constant):
         value = expr.value
         return value if isinstance(value, int) and not isinstance(value, bool) else None
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult)):
-        left = _first_number(expr.left, loops, module, depth + 1)
-        right = _first_number(expr.right, loops, module, depth + 1)
+        left = _first_number(expr.left, loops, module, depth + 1, tree)
+        right = _first_number(expr.right, loops, module, depth + 1, tree)
         if left is None or right is None:
             return None
         if isinstance(expr.op, ast.Add):
@@ -211,8 +219,12 @@ def _first_number(expr: ast.expr, loops: list[Loop], module: Any, depth: int) ->
                 if isinstance(it, ast.Call) and (dotted(it.func) or "").rsplit(".", 1)[-1] \
                         in ("range", "trange") and it.args:
                     start = it.args[0] if len(it.args) > 1 else ast.Constant(0)
-                    return _first_number(start, loops, module, depth + 1)
+                    return _first_number(start, loops, module, depth + 1, tree)
                 return None
+            if isinstance(node, ast.While) and expr.id in lp.counters and tree is not None:
+                before = _bound_before(tree, node, expr.id)
+                return None if before is None else \
+                    _first_number(before, loops, module, depth + 1, tree)
     # a setting: `args.start_epoch`, `cfg["start_epoch"]`, `cfg.get("start_epoch", 0)`
     if isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) \
             and module is not None:
@@ -220,6 +232,24 @@ def _first_number(expr: ast.expr, loops: list[Loop], module: Any, depth: int) ->
             return None
         value = constants.resolve(expr, None, module)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return None
+
+
+def _bound_before(tree: ast.AST, loop: ast.stmt, name: str) -> ast.expr | None:
+    """The value of ``name = <expr>``, the statement nearest before ``loop`` in its block that
+    binds ``name``, when it is that plain assignment (None for any other binding)."""
+    block = block_of(tree, loop)
+    if block is None:
+        return None
+    index = next(i for i, stmt in enumerate(block) if stmt is loop)
+    for stmt in reversed(block[:index]):
+        if not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                   for n in ast.walk(stmt)):
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name):
+            return stmt.value
+        return None
     return None
 
 
