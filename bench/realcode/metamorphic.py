@@ -10,6 +10,7 @@ rewrite *added* on any dev case (a code neither found on the original nor expect
 there is a false alarm).
 
     python bench/realcode/metamorphic.py --lrdoctor /tmp/lrd.sh [--show] [--only kwargs,all]
+        [--only class,module,factory,config_dict,config_attr,while,all_structure]
 
 Rewrites (each applies only where its shape occurs and where meaning is kept; a rewritten file
 that does not compile where the original did aborts the run):
@@ -29,7 +30,38 @@ that does not compile where the original did aborts the run):
   read elsewhere come back as a tuple (at module level they are declared `global`);
 - kwargs: a call, as a whole statement, of the case's own function or class with two or more
   arguments passes them through a dict: `_kwN = dict(p1=a, p2=b)` then `f(**_kwN)`;
-- all: every rewrite above, one after the other.
+- all: every rewrite above, one after the other;
+
+structural rewrites (meta6: does the model hold when the code is laid out as real projects lay
+it out?):
+
+- class: a module-level function that runs a backward pass or a step (undecorated, no
+  yield/await/global, no name mangling, no parameter named `self`/`run`) becomes `class
+  _TrainerN` whose `__init__` (the function's own signature) stores every parameter on `self`,
+  and whose `run()` is the body with those parameters and the locals that hold an optimizer,
+  scheduler, scaler, loader (by name or by constructor) or model read as `self.<name>`; calls
+  in the file become `_TrainerN(...).run()`, and a function of the old name that does the same
+  stays where anything else uses the name (another file, a callback, a string);
+- module: the file's module-level training functions (or, where it has none that can move,
+  the `_loop_body_N` functions of the helper rewrite) move into `_train_mod.py` beside it, with
+  the top-level functions, classes and call-free constants they need and the imports they
+  read; the file imports them back (`from _train_mod import ...`; relative in a package module
+  another file imports); a function reading a module-level name bound any other way, a
+  `global`, `__file__`/`__name__`, or a star import stays;
+- factory: `x = <scheduler/optimizer/GradScaler constructor>(...)` (classify_constructor's
+  classes, the callee a module-level import) becomes `x = _build_<kind>_N(...)`, a module-level
+  function with one parameter per argument returning the construction; an optimizer built right
+  before a scheduler on it becomes `opt, sched = _build_N(<the names they read>)`;
+- config_dict / config_attr: literal arguments of those constructors (the optimizer/params
+  argument aside), argparse attributes with a literal default (`args.lr`; dests the case writes,
+  sets defaults for or rewrites through vars/setattr/__dict__ excluded) given to them, and the
+  bounds of `range` in loops that train and of `while` tests, move into a module-level `_CFG`:
+  a dict read `_CFG["k"]`, or a `@dataclass` instance (a `SimpleNamespace` when a value is a
+  list) read `_CFG.k`. (An argparse default stands for the run without flags.);
+- while: `for i in range(a, b[, step]):` whose body trains becomes `i = a` / `while i < b:
+  ...; i += step` (a bound the body could change goes into `_endN` first); skipped when the
+  body rebinds `i` or continues, or `i` is read outside the loop (a `for` leaves `b - 1`);
+- all_structure: config_attr, factory, while, class, module one after the other.
 
 Held-out cases are never read: this script tunes the checker, and tuning must not see them.
 """
