@@ -70,6 +70,7 @@ from lrdoctor.check.values import (
     flatten,
     is_loader,
     loop_members,
+    one_of_loaders,
     options,
     subscript,
 )
@@ -1514,7 +1515,8 @@ class Tracer:
         if targets is None:
             targets = frozenset(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name))
             stmt.target._lrdoctor_targets = targets  # type: ignore[attr-defined]
-        loader = is_loader(iterable)
+        # `for x, y in dataloaders[phase]:` over a dict of loaders is a loop over a loader too
+        loader = is_loader(iterable) or one_of_loaders(iterable)
         hint = "batch" if loader else _for_hint(stmt, targets, scope, self)
         name = iterable.name if isinstance(iterable, Obj) else ""
         self.exec_loop(stmt, scope, hint, stmt.iter, name, targets, loader)

@@ -340,3 +340,14 @@ def is_loader(value: Any) -> bool:
     if isinstance(value, TupleVal):
         return any(isinstance(v, Obj) and v.kind == "loader" for v in value.items)
     return False
+
+
+def one_of_loaders(value: Any) -> bool:
+    """``value`` is one of several data loaders, which one not decided here: the entry of a
+    dict of loaders picked by a key the code varies (``dataloaders[phase]`` over
+    ``{"train": DataLoader(...), "val": DataLoader(...)}`` or ``{x: DataLoader(...) for x in
+    phases}``). A loop over it runs over a loader's batches whichever entry it is."""
+    if not isinstance(value, UnionVal):
+        return False
+    found = options(value)
+    return bool(found) and all(isinstance(o, Obj) and o.kind == "loader" for o in found)
