@@ -145,9 +145,40 @@ def _hf_horizon(sched: Obj) -> Horizon:
     return Horizon("batch", param, _src(expr), value, evidence if unit == "batch" else "design")
 
 
+def ignores_first_argument(expr: ast.expr | None, scope: Scope | None) -> bool:
+    """Whether the LR function ``expr`` (a lambda, or a function of the module or of the
+    scope) never reads the step count a LambdaLR hands it: ``lambda _: lr_at(state["step"])``,
+    or a body that starts with ``del epoch`` and reads a counter of the program's own. Such a
+    factor does not depend on how often the scheduler is stepped."""
+    fn: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    if isinstance(expr, ast.Lambda):
+        fn = expr
+    elif isinstance(expr, ast.Name) and scope is not None:
+        found = scope.lookup(expr.id)
+        if isinstance(found, FuncVal) and found.preset is None and found.bound is None:
+            fn = found.fn
+        elif found is None:
+            fn = scope.module.functions.get(expr.id)
+    if fn is None:
+        return False
+    args = fn.args
+    if args.vararg is not None or args.kwarg is not None or not args.args:
+        return False
+    first = args.args[0].arg
+    body: list[ast.AST] = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+    # `del epoch  # unused` names the argument only to say it is not read
+    return not any(isinstance(node, ast.Name) and node.id == first
+                   and not isinstance(node.ctx, ast.Del)
+                   for part in body for node in ast.walk(part))
+
+
 def _lambda_horizon(sched: Obj) -> Horizon:
     expr = sched.arg("lr_lambda", 1)
     if expr is None:
+        return Horizon("")
+    if ignores_first_argument(expr, sched.scope):
+        # the factor follows a counter of the program's own (a trainer's timestamp read in
+        # the function), not the number of steps: how often it is stepped sizes nothing
         return Horizon("")
     body: ast.AST = expr
     params: set[str] = set()
@@ -248,6 +279,32 @@ _RANK = {"flow": 0, "doc": 1, "name": 2, "literal": 3, "design": 4, "": 5}
 _NONE: tuple[str, float | None, str] = ("", None, "")
 
 
+def _small_stated_echo(expr: ast.expr, word: str, scope: Scope | None
+                       ) -> tuple[str, float | None, str] | None:
+    """``StepLR(step_size=opt.lr_dc_step)`` with ``--lr_dc_step`` stated as 3: the name says
+    "step" only as the scheduler does (one ``scheduler.step()``), no other word of it names
+    a unit, and the value the file states is a small literal (decaying every 3 batches would
+    be no schedule at all): read it as that literal, not as batches."""
+    tokens = [t for t in word.lower().split("_") if t]
+    if not any(t.startswith("step") for t in tokens) or any(
+            names.unit_of_word(t) for t in tokens if not t.startswith("step")):
+        return None
+    stated = _stated(expr, scope)
+    if stated is None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        # `opt.lr_dc_step` in a model class handed the driver's parsed `opt`: the default is
+        # stated in the driver's parser
+        node, where = origin(expr.value, scope, 6, passed=True)
+        if where is not None and node is not expr.value:
+            default = constants.settings(where.module).get(expr.attr)
+            value = constants.resolve(default, None, where.module) if default is not None \
+                else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                stated = ("literal", float(value), "literal")
+    if stated is None or stated[1] is None or not 0 < stated[1] <= SMALL_LITERAL:
+        return None
+    return stated
+
+
 def _stated(expr: ast.expr, scope: Scope | None) -> tuple[str, float | None, str] | None:
     """The unit of the value the file states for a setting (an argparse default, a config
     constant), or None when it states none."""
@@ -316,6 +373,8 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
         if helped:
             return (helped, None, "doc")
         unit = _word_unit(expr.attr, echo)
+        if unit == "batch" and echo:
+            unit = "" if _small_stated_echo(expr, expr.attr, scope) else unit
         if unit:
             return (unit, None, "name")
         return _stated(expr, scope) or _NONE

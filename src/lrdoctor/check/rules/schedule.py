@@ -1726,6 +1726,8 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
                 # epoch-end hooks of an iteration-based runner): once every N batches, at a
                 # position counted in batches, not once per update
                 continue
+            if _steady_position(ctx, e, loop):
+                continue
             updates = _updates_around(ctx, e, loop)
             every = "every batch"
         else:
@@ -1752,6 +1754,35 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+def _steady_position(ctx: FileContext, e: Event, loop: Loop) -> bool:
+    """``scheduler.step(epoch)`` in the batch loop, where ``epoch`` is a position the loop's
+    passes do not change (a parameter, an outer loop's counter): every pass sets the schedule
+    to the same position, so a skipped update moves it no further than a real one. A position
+    the loop advances (``step(epoch + i / iters)``, ``step(self.iteration)`` with the counter
+    bumped in the loop or in the function that steps) is not steady."""
+    node = e.node
+    if _plain_step(e) or not isinstance(node, ast.Call) \
+            or len(node.args) + len(node.keywords) != 1:
+        return False
+    if node.keywords and node.keywords[0].arg != "epoch":
+        return False
+    arg = node.args[0] if node.args else node.keywords[0].value
+    words = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} \
+        | {n.attr for n in ast.walk(arg) if isinstance(n, ast.Attribute)}
+    if not words:
+        return False
+    moving = set(loop.targets | loop.counters)
+    tree = ctx.tree_of(e.path)
+    fn = function_around(tree, node) if tree is not None else None
+    for body in (loop.node, fn if fn is not tree else None):
+        for target in _assigned_in(body, loops=True) if body is not None else ():
+            # `data["epoch"] = epoch` stores into `data`; the key is no name of the position
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            moving |= _target_words(target)
+    return not words & moving
 
 
 def _paired_scaler_steps(ctx: FileContext, e: Event) -> list[Event]:

@@ -11,7 +11,7 @@ from typing import Any
 from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, function_around, receiver
 from lrdoctor.check.diagnostic import Diagnostic
-from lrdoctor.check.horizon import project_constant
+from lrdoctor.check.horizon import ignores_first_argument, project_constant
 from lrdoctor.check.index import Scope, dotted, last_name
 from lrdoctor.check.model import Event, Loop, built_apart, exclusive
 from lrdoctor.check.rules import rule
@@ -20,7 +20,6 @@ from lrdoctor.check.values import (
     Const,
     DictVal,
     ExprVal,
-    FuncVal,
     InstanceVal,
     Obj,
     StateDictVal,
@@ -250,28 +249,7 @@ def _count_unused(s: Obj) -> bool:
         return False
     given = s.arg("lr_lambda", 1)
     functions = given.elts if isinstance(given, (ast.List, ast.Tuple)) else [given]
-    return bool(functions) and all(_ignores_first_argument(f, s.scope) for f in functions)
-
-
-def _ignores_first_argument(expr: ast.expr | None, scope: Scope | None) -> bool:
-    fn: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    if isinstance(expr, ast.Lambda):
-        fn = expr
-    elif isinstance(expr, ast.Name) and scope is not None:
-        found = scope.lookup(expr.id)
-        if isinstance(found, FuncVal) and found.preset is None and found.bound is None:
-            fn = found.fn
-        elif found is None:
-            fn = scope.module.functions.get(expr.id)
-    if fn is None:
-        return False
-    args = fn.args
-    if args.vararg is not None or args.kwarg is not None or not args.args:
-        return False
-    first = args.args[0].arg
-    body: list[ast.AST] = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
-    return not any(isinstance(node, ast.Name) and node.id == first
-                   for part in body for node in ast.walk(part))
+    return bool(functions) and all(ignores_first_argument(f, s.scope) for f in functions)
 
 
 # where torch's schedulers take `last_epoch` by position (the optimizer is argument 0)
