@@ -187,3 +187,73 @@ def test_step_size_setting_named_in_iterations_is_still_reported_per_epoch(
         "model.py": _MODEL.replace("lr_dc_step", "lr_dc_iters"),
     })
     assert "LRD003" in project_codes(found)
+
+
+# -- LRD008: an LR range test of the trainer, beside the scheduler of its training -------------
+
+_RANGE_TEST = """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, loader):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        self.lr_scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=30)
+
+    def run_iteration(self):
+        x, y = next(self.loader)
+        self.optimizer.zero_grad()
+        loss = self.model(x).sub(y).pow(2).mean()
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+    def run_training(self, epochs):
+        for epoch in range(epochs):
+            for _ in range(250):
+                self.run_iteration()
+            self.lr_scheduler.step()
+
+    def {name}(self, num_iters=1000, init_value=1e-6, final_value=10.0):
+        mult = (final_value / init_value) ** (1 / num_iters)
+        lr = init_value
+        losses = []
+        for batch_num in range(1, num_iters + 1):
+            losses.append(self.run_iteration())
+            lr *= mult
+            self.optimizer.param_groups[0]["lr"] = lr
+        return losses
+"""
+
+
+def test_lr_range_test_method_beside_the_training_scheduler_is_quiet(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `find_lr` sweeps the LR over a throwaway run of its own; the StepLR is stepped only by
+    # `run_training`
+    found = check_project(tmp_path, monkeypatch, {
+        "trainer.py": _RANGE_TEST.replace("{name}", "find_lr"),
+    })
+    assert "LRD008" not in project_codes(found)
+
+
+def test_lr_written_by_another_method_of_the_trainer_is_still_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same write in a method of the training run competes with the StepLR
+    found = check_project(tmp_path, monkeypatch, {
+        "trainer.py": _RANGE_TEST.replace("{name}", "train_more"),
+    })
+    assert "LRD008" in project_codes(found)
+
+
+def test_range_test_that_steps_the_scheduler_itself_is_still_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a "finder" that also steps the training scheduler in its sweep fights it
+    found = check_project(tmp_path, monkeypatch, {
+        "trainer.py": _RANGE_TEST.replace("{name}", "find_lr").replace(
+            '            self.optimizer.param_groups[0]["lr"] = lr\n',
+            '            self.optimizer.param_groups[0]["lr"] = lr\n'
+            '            self.lr_scheduler.step()\n'),
+    })
+    assert "LRD008" in project_codes(found)

@@ -1288,6 +1288,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
                     w.node,
                 )
             continue
+        if _in_range_test(ctx, w, root, driver):
+            continue
         if driver.cls == "ReduceLROnPlateau" and _in_window(w):
             # ReduceLROnPlateau only scales the LR it finds: a warm-up written while a counter
             # is below its bound hands the LR over to it, as fairseq's and Transformer-XL's do
@@ -1304,6 +1306,24 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _in_range_test(ctx: FileContext, w: Event, root: list[Event], driver: Obj) -> bool:
+    """The write sweeps the LR in a function that names an LR range test (``def find_lr(self,
+    num_iters, init_value, final_value): ... lr *= mult; group["lr"] = lr``), and no step of
+    the scheduler happens in that function or what it calls: the test is a short run of its
+    own (beside the trainer's ``run_training``), not a schedule the scheduler competes with."""
+    tree = ctx.tree_of(w.path)
+    fn = function_around(tree, w.node) if tree is not None else None
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or not _RANGE_TEST.search(fn.name.lower()):
+        return False
+    start, end = fn.lineno, fn.end_lineno or fn.lineno
+    return not any(
+        e.kind == "sched_step" and e.obj is driver and (
+            e.path == w.path and start <= e.line <= end
+            or w.frame is not None and e.within(w.frame))
+        for e in root)
 
 
 def _rebuilt_over_the_write(root: list[Event], w: Event) -> Obj | None:
