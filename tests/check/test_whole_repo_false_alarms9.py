@@ -257,3 +257,51 @@ def test_range_test_that_steps_the_scheduler_itself_is_still_reported(
             '            self.lr_scheduler.step()\n'),
     })
     assert "LRD008" in project_codes(found)
+
+
+# -- LRD012: one helper that makes an update and steps the scheduler, called at two levels ----
+
+_PAIRED_HELPER = """
+import torch
+
+
+class ScheduleTest:
+    def setup(self, model):
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.sched = torch.optim.lr_scheduler.OneCycleLR(self.opt, max_lr=0.1, total_steps=400)
+
+    def step(self, scheduler):
+{update}
+        scheduler.step()
+
+    def run(self, cycle_len):
+        for _ in range(3):
+            self.step(self.sched)
+            for _ in range(cycle_len - 2):
+                self.opt.step()
+                self.sched.step()
+"""
+
+
+def test_helper_pairing_an_update_with_each_step_is_quiet_at_two_levels(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # every scheduler step, in the outer loop as in the inner one, follows an update of its
+    # own: one step per update
+    found = check_project(tmp_path, monkeypatch, {
+        "test_schedule.py": _PAIRED_HELPER.replace("{update}", "        self.opt.step()"),
+    })
+    assert "LRD012" not in project_codes(found)
+
+
+@pytest.mark.parametrize("update", [
+    "        pass",
+    "        if len(self.opt.param_groups) > 1:\n            self.opt.step()",
+])
+def test_outer_step_without_an_update_of_its_own_is_still_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, update: str) -> None:
+    # no update (or one only under a test of its own) before the outer step: once per update
+    # plus once per outer pass
+    found = check_project(tmp_path, monkeypatch, {
+        "test_schedule.py": _PAIRED_HELPER.replace("{update}", update),
+    })
+    assert "LRD012" in project_codes(found)

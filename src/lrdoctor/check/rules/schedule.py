@@ -2282,6 +2282,12 @@ def _two_levels(ctx: FileContext, calls: list[Event], sched: Obj) -> tuple[Event
             continue
         if outer.conds_inside(outer.loop):
             continue  # `if not per_batch:` / `if epoch > 0:`: not on every pass
+        if any(u.loop is outer.loop and u.frame is outer.frame and u.order < outer.order
+               and not u.conds_inside(outer.loop)
+               for u in ctx.updates_in(outer.loop, outer.root, sched.optimizer)):
+            # `def step(self, s): self.opt.step(); s.step()` called in the outer loop and in
+            # the inner one: each scheduler step follows an update of its own
+            continue
         for inner in calls:
             loop = inner.loop
             if inner is outer or loop is None or loop is outer.loop or loop.granularity != "batch":
