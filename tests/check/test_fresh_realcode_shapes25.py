@@ -76,8 +76,11 @@ class Trainer:
 def _trainer(first: str = "True", second: str = "False", per_epoch: bool = False,
              scaler_state: bool = False) -> str:
     step = "self.scheduler.step()"
+    source = _TRAINER
+    if per_epoch:  # a schedule stepped once per epoch is sized in epochs
+        source = source.replace("total = len(loader) * epochs", "total = epochs")
     return (
-        _TRAINER.replace("{FIRST}", first).replace("{SECOND}", second)
+        source.replace("{FIRST}", first).replace("{SECOND}", second)
         .replace("{PER_BATCH}", "" if per_epoch else f"            {step}")
         .replace("{PER_EPOCH}", f"        {step}" if per_epoch else "")
         .replace("{SCALER_STATE}", ',\n                    "scaler": self.scaler.state_dict()'
@@ -106,6 +109,13 @@ def test_scaler_disabled_on_both_branches_stays_silent() -> None:
 
 def test_saved_scaler_and_scheduler_stepped_per_epoch_stay_silent() -> None:
     assert codes(_trainer(per_epoch=True, scaler_state=True)) == []
+
+
+def test_a_schedule_sized_in_batches_stepped_per_epoch_is_still_lrd003() -> None:
+    # the factor's `total` is followed to `len(loader) * epochs` (batches)
+    source = _trainer(per_epoch=True, scaler_state=True).replace("total = epochs",
+                                                                   "total = len(loader) * epochs")
+    assert codes(source) == ["LRD003"]
 
 
 def test_module_level_choice_of_scaler_is_read_as_on_under_the_flag() -> None:
