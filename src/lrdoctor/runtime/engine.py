@@ -352,17 +352,14 @@ class Engine:
         flags.eager)."""
         handlers = self._every_step_handlers
         nf = self._loss_gate
-        try:
-            if Backward in handlers or BackwardDone in handlers:
-                gate = GATE_EVENT
-            elif nf is None:
-                gate = GATE_NONE
-            elif nf.eager_until or nf.arm_backward or nf.flags.eager is False:
-                gate = GATE_EVENT
-            else:
-                gate = GATE_LOSS
-        except Exception:  # the general path decides (and reports the internal error)
+        if Backward in handlers or BackwardDone in handlers:
             gate = GATE_EVENT
+        elif nf is None:
+            gate = GATE_NONE
+        elif nf.eager_until or nf.arm_backward or nf.flags.eager is False:
+            gate = GATE_EVENT
+        else:
+            gate = GATE_LOSS
         self.lane.gate = gate
 
     # ---- plumbing ---------------------------------------------------------------------------

@@ -325,7 +325,7 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
                 and ScalerUpdate not in every_step_handlers):
             try:
                 nf = engine.loss_gate
-                if nf is None or not nf._flags.due:  # (NonFinite.flags, read past its property)
+                if nf is None or not nf.flags.due:
                     amp = engine.scaled_gate
                     if amp is not None:
                         amp.updated(lane.scaler.key)  # type: ignore[union-attr]

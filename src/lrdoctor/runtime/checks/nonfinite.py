@@ -177,16 +177,6 @@ class NonFinite:
     # ---- the state the hooks read on every step, kept on the engine's lane (Engine.Lane) -----
 
     @property
-    def flags(self) -> FlagBook:
-        """The finiteness flags kept on a device (``flags.eager`` is part of Lane.gate)."""
-        return self._flags
-
-    @flags.setter
-    def flags(self, value: FlagBook) -> None:
-        self._flags = value
-        self.engine.regate()
-
-    @property
     def grads_checked(self) -> bool:
         """Whether gradients are checked before the next update (see before_step): then the
         gradient reaching each module output is kept for a backward replay."""
