@@ -1,7 +1,7 @@
 """Which hook costs what: the defaults with one piece of the watcher turned off at a time.
 
     .venv/bin/python bench/bench_overhead_pieces.py                      # timed, ABBA (bench_overhead.py's method)
-    .venv/bin/python bench/bench_overhead_pieces.py --rounds 300 --only defaults --only=-module
+    .venv/bin/python bench/bench_overhead_pieces.py --rounds 300 --only defaults --only -module
     .venv/bin/python bench/bench_overhead_pieces.py --instructions        # counted under valgrind
 
 Runs bench_overhead.py's loop (the MLP, AdamW, a per-batch OneCycleLR, a DataLoader) plain and

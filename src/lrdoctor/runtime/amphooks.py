@@ -13,14 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lrdoctor.runtime.callsite import _verdict, user_site, user_site_from
-from lrdoctor.runtime.engine import (
-    CLOSED,
-    EXPECT_ATTEMPT,
-    EXPECT_SCALED_ATTEMPT,
-    GATE_LOSS,
-    GATE_NONE,
-    Engine,
-)
+from lrdoctor.runtime.engine import CLOSED, EXPECT_ATTEMPT, EXPECT_SCALED_ATTEMPT, Engine
 from lrdoctor.runtime.events import Backward, BackwardDone, GradClip, ScalerUnscale
 from lrdoctor.runtime.hooks import _guard, _scaler_classes
 from lrdoctor.runtime.patching import Patcher
@@ -108,21 +101,21 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
         # pending, nothing asked for every backward, and for NaN detection a finite CPU scalar
         # loss with nothing armed. Anything else (or any doubt) takes the general path below,
         # which decides the same way.
-        # (Lane.gate, kept by Engine.regate, says in one read what the general path's test
-        # reads from the every-step handlers and NaN detection's state)
         if type(tensors) is tensor_type and not scaled and not compiled_steps:
             try:
-                gate = lane.gate
-                if gate == GATE_LOSS:
-                    if tensors.is_cpu and not tensors.ndim:
-                        value = tensors.item()
-                        routine = type(value) is float and value - value == 0.0  # not inf, not NaN
-                        if routine and lane.backwards - lane.nf_seen > 1:
-                            engine.loss_gate.relearn(1)  # see the general path
-                    else:
-                        routine = False
+                nf = engine.loss_gate
+                if Backward in every_step or BackwardDone in every_step:
+                    routine = False
+                elif nf is None:
+                    routine = True
+                elif (not nf.eager_until and not nf.arm_backward and nf.flags.eager is not False
+                        and tensors.is_cpu and not tensors.ndim):
+                    value = tensors.item()
+                    routine = type(value) is float and value - value == 0.0  # not inf, not NaN
+                    if routine and engine.routine_backwards_done - nf.backwards_seen > 1:
+                        nf.relearn(1)  # see the general path
                 else:
-                    routine = gate == GATE_NONE
+                    routine = False
             except ScheduleError:
                 raise
             except Exception:
@@ -133,7 +126,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                     return original_backward(tensors, *args, **kwargs)
                 finally:
                     _tls.depth = 0
-                    lane.backwards += 1  # engine.routine_backwards_done
+                    engine.routine_backwards_done += 1
         # the Backward event, or for a routine scaled backward a tuple (its scaler,)
         ev: Any = None
         fast = False
@@ -193,9 +186,9 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
         finally:
             _tls.depth = 0
             if fast:
-                lane.backwards += 1  # engine.routine_backwards_done
+                engine.routine_backwards_done += 1
             elif type(ev) is tuple:  # a routine scaled backward
-                lane.backwards += 1
+                engine.routine_backwards_done += 1
                 by = ev[0]
                 if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is by:
                     lane.phase = EXPECT_SCALED_ATTEMPT

@@ -25,8 +25,6 @@ from lrdoctor.runtime.callsite import display_path
 from lrdoctor.runtime.events import (
     _UNKNOWN,
     Attempt,
-    Backward,
-    BackwardDone,
     EpochStart,
     LoaderInfo,
     OptimizerInfo,
@@ -54,10 +52,6 @@ _TAKEN = Attempt(0, 0, True)
 # Lane.phase (the last three in a lane under GradScaler only)
 EXPECT_ATTEMPT, EXPECT_SCHEDULER_STEP, ATTEMPTS_OFF, CLOSED = 0, 1, 2, 3
 EXPECT_SCALED_ATTEMPT, EXPECT_UPDATE = 4, 5
-# Lane.gate: what a backward() on one tensor that no scale() made needs (amphooks): nothing
-# (no NaN check, no handler for every backward), NaN detection's read of a finite CPU scalar
-# loss, or the general path (events)
-GATE_NONE, GATE_LOSS, GATE_EVENT = 0, 1, 2
 
 
 class Lane:
@@ -79,23 +73,12 @@ class Lane:
     (-> EXPECT_SCHEDULER_STEP; counted, and told to the AMP check), then the scheduler step.
 
     This is what makes watching cheap: a routine step costs the hooks a few attribute reads,
-    and the tallies are kept in batches of up to ROUTINE_PERIOD steps, in a warm loop.
-
-    The lane is also the one per-step state object every hook reads on a routine step, open or
-    closed (the fields from ``fetch_now`` on): which iterator fed the latest batch, the routine
-    backward() count, what a backward() needs (``gate``), and NaN detection's state for its
-    module-call wrapper (``nf_*``, kept by NonFinite's properties of the same names). A hook
-    that runs once a step between torch's kernels finds its state cold in the caches: one
-    object read by all of them, instead of the engine's, the check's and per-hook objects,
-    touches fewer cache lines."""
+    and the tallies are kept in batches of up to ROUTINE_PERIOD steps, in a warm loop."""
 
     __slots__ = ("phase", "opt_ref", "opt", "sched_ref", "sched", "code",
                  "lasti", "lr", "peak", "floor", "left", "sched_left", "fetch", "loader",
                  "after_attempt", "budget", "lrs_after", "yielded", "scaler_ref", "scaler", "scale",
-                 "updates", "scaled_phase",
-                 "fetch_now", "yielded_now", "backwards", "gate",
-                 "busy", "delegated", "nf_placed", "nf_quick", "nf_learning", "nf_seen", "nf_strong",
-                 "nf_calls", "nf_done_calls")
+                 "updates", "scaled_phase")
 
     def __init__(self) -> None:
         self.phase = CLOSED
@@ -127,51 +110,6 @@ class Lane:
         # the phase in which the update scaler.step() makes is expected: EXPECT_SCALED_ATTEMPT
         # after the scaled backward (where the backward hook is installed), else EXPECT_ATTEMPT
         self.scaled_phase = EXPECT_SCALED_ATTEMPT
-        # -- the per-step state of every hook, lane open or closed (see above) --
-        self.fetch_now = 0  # Engine.last_fetch: id of the batch iterator that yielded last
-        self.yielded_now = 0  # Engine.last_yielded: batches it had yielded then
-        self.backwards = 0  # Engine.routine_backwards_done
-        self.gate = GATE_NONE  # see GATE_NONE (Engine.regate)
-        # NaN detection's module-call wrapper (NonFinite.install): a top-level call in progress,
-        # the module whose call was handed to another tool's __call__, what the wrapper last put
-        # on torch.nn.Module
-        self.busy = False
-        self.delegated: Any = None
-        self.nf_placed: Any = None
-        # NonFinite's state, read by its module-call wrapper: whether a top-level call is
-        # recorded as a tuple (no gradient kept, nothing armed), whether it learns the classes
-        # called at top level, the backward() count it last caught up with, whether a call
-        # keeps its outputs, the calls since the last backward() and those of the last one
-        self.nf_quick = False
-        self.nf_learning = False
-        self.nf_seen = 0
-        self.nf_strong = False
-        self.nf_calls: list[Any] = []
-        self.nf_done_calls: list[Any] = []
-
-
-class _Tokens(set):  # type: ignore[type-arg]
-    """Engine.every_step: adding a token first closes the lane (Engine.sync keeps the tallies
-    of the steps it took), and open_lane opens none while there is one, so a hook on the
-    lane's path never tests for one."""
-
-    __slots__ = ("_close",)
-
-    def __init__(self, close: Callable[[], None]) -> None:
-        super().__init__()
-        self._close = close
-
-    def add(self, token: Any) -> None:
-        self._close()
-        set.add(self, token)
-
-    def update(self, *others: Any) -> None:
-        self._close()
-        set.update(self, *others)
-
-    def __ior__(self, other: Any) -> Any:  # type: ignore[misc]
-        self._close()
-        return set.__ior__(self, other)
 
 
 def _noref() -> None:
@@ -261,14 +199,15 @@ class Engine:
         self._attempt_marks: dict[int, dict[int, int]] = {}
         # id(DataLoader iterator) -> its loader; last_fetch: id of the iterator that yielded last
         self._iter_owner: dict[int, LoaderInfo] = {}
-        self.lane = Lane()  # (also last_fetch, last_yielded, routine_backwards_done: kept there)
+        self.last_fetch = 0
+        self.last_yielded = 0  # batches that iterator had yielded then
         self._findings: dict[tuple[Any, ...], Finding] = {}
         self._handlers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
         # the handlers that are called on routine steps too (subscribe(every_step=True))
         self._every_step_handlers: dict[type, list[Callable[[Any], None]]] = {}
         # tokens of checks that want every step's event for now (a decision pending, a NaN
         # seen, float16 parameters...): while there is one, no step is routine
-        self.every_step: set[Any] = _Tokens(self.sync)
+        self.every_step: set[Any] = set()
         # tokens of checks that want every optimizer step made outside scaler.step() (a scaled
         # backward waiting for its scaler: LRD109); a step made by scaler.step() may be routine
         self.every_direct_step: set[Any] = set()
@@ -279,7 +218,8 @@ class Engine:
         # event for the every_step=False handlers; when it returns, routine_backwards_done is
         # counted up (the checks catch up from the count when they next need to, instead of
         # being called). None: every such backward() is routine
-        self._loss_gate: Any = None
+        self.loss_gate: Any = None
+        self.routine_backwards_done = 0
         # gradient clips that made no GradClip event: nothing to do for its handlers (amphooks)
         self.routine_clips = 0
         # the AMP check, told of each routine scaled backward (no Backward/BackwardDone event:
@@ -291,6 +231,7 @@ class Engine:
         self.compiled_steps: list[Any] = []
         # id(wrapper or wrapped object) -> (weak ref, the record of the optimizer it is)
         self._aliases: dict[int, tuple[Any, OptimizerInfo]] = {}
+        self.lane = Lane()
         # the optimizer whose last attempt was routine with nothing to call, and the batch
         # iterator and loader that fed it: a lane may open for it (open_lane)
         self._routine_opt: tuple[Any, OptimizerInfo, int, LoaderInfo | None] | None = None
@@ -303,65 +244,6 @@ class Engine:
         self.finished = False
         self.end: RunEnd | None = None
 
-    # ---- the per-step state, kept on the lane ----------------------------------------------
-
-    @property
-    def last_fetch(self) -> int:
-        """id of the batch iterator that yielded last (hooks.py's ``__next__``)."""
-        return self.lane.fetch_now
-
-    @last_fetch.setter
-    def last_fetch(self, value: int) -> None:
-        self.lane.fetch_now = value
-
-    @property
-    def last_yielded(self) -> int:
-        """Batches that iterator had yielded then."""
-        return self.lane.yielded_now
-
-    @last_yielded.setter
-    def last_yielded(self, value: int) -> None:
-        self.lane.yielded_now = value
-
-    @property
-    def routine_backwards_done(self) -> int:
-        """backward() calls that made no event (amphooks)."""
-        return self.lane.backwards
-
-    @routine_backwards_done.setter
-    def routine_backwards_done(self, value: int) -> None:
-        self.lane.backwards = value
-
-    @property
-    def loss_gate(self) -> Any:
-        """NaN detection, whose quick test of the loss decides (with no GradScaler scaling the
-        tensor) whether a backward() is routine (amphooks): then no Backward/BackwardDone
-        event for the every_step=False handlers; when it returns, routine_backwards_done is
-        counted up (the checks catch up from the count when they next need to, instead of
-        being called). None: every such backward() is routine."""
-        return self._loss_gate
-
-    @loss_gate.setter
-    def loss_gate(self, value: Any) -> None:
-        self._loss_gate = value
-        self.regate()
-
-    def regate(self) -> None:
-        """Keep Lane.gate: called whenever what it is made of changes (the every-step handlers
-        of Backward and BackwardDone, loss_gate, NaN detection's eager_until, arm_backward and
-        flags.eager)."""
-        handlers = self._every_step_handlers
-        nf = self._loss_gate
-        if Backward in handlers or BackwardDone in handlers:
-            gate = GATE_EVENT
-        elif nf is None:
-            gate = GATE_NONE
-        elif nf.eager_until or nf.arm_backward or nf.flags.eager is False:
-            gate = GATE_EVENT
-        else:
-            gate = GATE_LOSS
-        self.lane.gate = gate
-
     # ---- plumbing ---------------------------------------------------------------------------
 
     def subscribe(self, event_type: type, handler: Callable[[Any], None], every_step: bool = True) -> None:
@@ -373,7 +255,6 @@ class Engine:
         self._handlers[event_type].append(handler)
         if every_step:
             self._every_step_handlers[event_type] = self._every_step_handlers.get(event_type, []) + [handler]
-            self.regate()
 
     def unsubscribe(self, event_type: type, handler: Callable[[Any], None]) -> None:
         self.sync()
@@ -382,9 +263,6 @@ class Engine:
         if event_type in self._every_step_handlers:
             self._every_step_handlers[event_type] = [
                 h for h in self._every_step_handlers[event_type] if h != handler]
-            if not self._every_step_handlers[event_type]:
-                del self._every_step_handlers[event_type]
-            self.regate()
 
     def emit(self, event: Any) -> None:
         self.sync()

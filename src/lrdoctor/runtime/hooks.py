@@ -97,6 +97,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     is_compiling = compiling_test(torch)
     on_attempt = engine.on_attempt
     lane = engine.lane
+    every_step = engine.every_step
 
     def post(opt: Any, args: Any, kwargs: Any) -> None:
         if is_compiling():
@@ -112,14 +113,14 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
         # with the LR object the last step left, on a batch of the same iterator
         # (lane.opt_ref answers None while the lane is closed, also when another thread closed
         # it meanwhile)
-        # (no token in engine.every_step while it is open: see engine._Tokens)
         if (lane.phase == EXPECT_ATTEMPT and lane.opt_ref() is opt and lane.left
-                and lane.fetch_now == lane.fetch and not in_scaler_step and not compiled_steps):
+                and engine.last_fetch == lane.fetch and not in_scaler_step and not compiled_steps
+                and not every_step):
             try:
                 [group] = opt.param_groups  # ValueError: not one group (the general path)
                 if group["lr"] is lane.lr:
                     lane.left -= 1
-                    lane.yielded = lane.yielded_now
+                    lane.yielded = engine.last_yielded
                     lane.phase = lane.after_attempt
                     return
             except (ValueError, KeyError):
@@ -150,14 +151,14 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                     else:
                         taken, found_inf = None, value
                 elif (lane.phase == lane.scaled_phase and lane.opt_ref() is opt and lane.left
-                        and lane.fetch_now == lane.fetch):
+                        and engine.last_fetch == lane.fetch and not every_step):
                     # the lane under GradScaler: the update scaler.step() makes after the scaled
                     # backward (taken: a non-fused optimizer is called only then), trained with
                     # the LR object the last step left, on a batch of the same iterator
                     groups = opt.param_groups
                     if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is lane.lr:
                         lane.left -= 1
-                        lane.yielded = lane.yielded_now
+                        lane.yielded = engine.last_yielded
                         lane.phase = EXPECT_UPDATE
                         return
             engine.on_attempt(opt, taken, found_inf, in_scaler)
@@ -290,6 +291,7 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
 
     tensor_type = torch.Tensor
     lane = engine.lane
+    every_step = engine.every_step
     every_step_handlers = engine._every_step_handlers
 
     @functools.wraps(original)
@@ -321,7 +323,7 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
         # the lane under GradScaler (Engine.Lane): a routine update (Engine.on_scaler_update)
         # of its scaler after the update it counted, from the scale the lane started with
         if (lane.phase == EXPECT_UPDATE and lane.scaler_ref() is self and skipped is False
-                and type(before) is float and before == lane.scale
+                and type(before) is float and before == lane.scale and not every_step
                 and ScalerUpdate not in every_step_handlers):
             try:
                 nf = engine.loss_gate
@@ -481,6 +483,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
     compiled_steps = engine.compiled_steps
     on_scheduler_step = engine.on_scheduler_step
     lane = engine.lane
+    every_step = engine.every_step
     sites: dict[int, Any] = {}  # the user's lines that step schedulers (callsite.remember_site)
 
     @functools.wraps(original)
@@ -490,10 +493,9 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             return original(self, *args, **kwargs)
         # the lane (Engine.Lane): the step after a routine update, made from the very
         # instruction that made the step before, inside the horizon (lane.sched_ref answers
-        # None while the lane is closed, also when another thread closed it meanwhile; no
-        # token in engine.every_step while it is open: see engine._Tokens)
+        # None while the lane is closed, also when another thread closed it meanwhile)
         if (lane.phase == EXPECT_SCHEDULER_STEP and lane.sched_ref() is self and lane.sched_left
-                and not args and not kwargs and not compiled_steps):
+                and not args and not kwargs and not compiled_steps and not every_step):
             caller_frame = getframe(1)
             if caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code:
                 tls.depth = 1
@@ -619,16 +621,14 @@ def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
         return it
 
     compiled_steps = engine.compiled_steps
-    lane = engine.lane
 
     @functools.wraps(original_next)
     def __next__(self: Any) -> Any:
         if compiled_steps:
             _guard(engine, engine.drain_compiled)
         batch = original_next(self)
-        # Engine.last_fetch and last_yielded (what the lane's updates record), kept on the lane
-        lane.fetch_now = id(self)
-        lane.yielded_now = self._num_yielded
+        engine.last_fetch = id(self)
+        engine.last_yielded = self._num_yielded  # what the lane's updates record (Engine.Lane)
         return batch
 
     patcher.setattr(DataLoader, "__iter__", __iter__)

@@ -91,11 +91,6 @@ class NonFinite:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        # the state the hooks read on every step lives on the lane (see the properties below)
-        self.lane = engine.lane
-        self._grads_checked = self._arm_backward = False
-        self._eager_until = 0
-        self._learned: set[type] | None = None
         self.flags = FlagBook()
         self.tracer = Tracer()
         self.checker: Any = None
@@ -174,88 +169,6 @@ class NonFinite:
         engine.new_optimizer_callbacks.append(self._due)
         engine.subscribe(RunEnd, self.on_end)
 
-    # ---- the state the hooks read on every step, kept on the engine's lane (Engine.Lane) -----
-
-    @property
-    def grads_checked(self) -> bool:
-        """Whether gradients are checked before the next update (see before_step): then the
-        gradient reaching each module output is kept for a backward replay."""
-        return self._grads_checked
-
-    @grads_checked.setter
-    def grads_checked(self, value: bool) -> None:
-        self._grads_checked = value
-        self.lane.nf_quick = not value and not self._arm_backward
-
-    @property
-    def arm_backward(self) -> bool:
-        """An LRD106 localization armed for the next backward()."""
-        return self._arm_backward
-
-    @arm_backward.setter
-    def arm_backward(self, value: bool) -> None:
-        self._arm_backward = value
-        self.lane.nf_quick = not value and not self._grads_checked
-        self.engine.regate()
-
-    @property
-    def eager_until(self) -> int:
-        """Flags read at once up to this step (after a late, device, flag tripped); 0: none."""
-        return self._eager_until
-
-    @eager_until.setter
-    def eager_until(self, value: int) -> None:
-        self._eager_until = value
-        self.engine.regate()
-
-    @property
-    def learned(self) -> set[type] | None:
-        """The classes called at top level while learning them (see LEARN_BACKWARDS); None
-        while not learning."""
-        return self._learned
-
-    @learned.setter
-    def learned(self, value: set[type] | None) -> None:
-        self._learned = value
-        self.lane.nf_learning = value is not None
-
-    @property
-    def backwards_seen(self) -> int:
-        """engine.routine_backwards_done at the last sync_calls()."""
-        return self.lane.nf_seen
-
-    @backwards_seen.setter
-    def backwards_seen(self, value: int) -> None:
-        self.lane.nf_seen = value
-
-    @property
-    def strong_kept(self) -> bool:
-        """Some Call of self._calls holds its outputs (armed LRD106)."""
-        return self.lane.nf_strong
-
-    @strong_kept.setter
-    def strong_kept(self, value: bool) -> None:
-        self.lane.nf_strong = value
-
-    @property
-    def _calls(self) -> list[Any]:
-        """Top-level module calls since the last backward(): raw tuples (see install) or Calls;
-        read them through calls."""
-        return self.lane.nf_calls
-
-    @_calls.setter
-    def _calls(self, value: list[Any]) -> None:
-        self.lane.nf_calls = value
-
-    @property
-    def _done_calls(self) -> list[Any]:
-        """Those of the last finished backward() (read them through done_calls)."""
-        return self.lane.nf_done_calls
-
-    @_done_calls.setter
-    def _done_calls(self, value: list[Any]) -> None:
-        self.lane.nf_done_calls = value
-
     @staticmethod
     def _due(info: Any) -> None:
         """A new optimizer: no parameter check yet, so the one after PARAM_INTERVAL taken steps
@@ -278,14 +191,7 @@ class NonFinite:
         _ORIGINAL_CALL[:] = [original]
         patcher.on_undo(_ORIGINAL_CALL.clear)
         tracer, engine = self.tracer, self.engine
-        # the wrapper's state: the engine's per-step state object (Engine.Lane), where this
-        # check's properties keep what the wrapper reads. Lane.busy (a top-level module call
-        # is in progress) and Lane.delegated (which module's call was handed to another
-        # tool's __call__ on torch.nn.Module) are shared by all threads, not thread-local (see
-        # amphooks._Depth): a module called from another thread meanwhile counts as a nested
-        # call (nn.DataParallel's replicas are run that way)
-        st = engine.lane
-        st.busy, st.delegated = False, None
+        tls = _Busy()
         is_grad_enabled, get_rng_state = torch.is_grad_enabled, torch.get_rng_state
         cuda_ready = torch.cuda.is_initialized
         cuda_mod: Any = torch.cuda
@@ -322,26 +228,26 @@ class NonFinite:
         # Call only if a replay runs.
         def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
             cur = module_cls.__call__
-            if cur is not st.nf_placed:
+            if cur is not placed[0]:
                 # Sitting on this class (see learn_tick), with another __call__ put on
                 # torch.nn.Module since (torch.fx's tracer while it traces, a profiler): that
                 # one runs, as for a class we never touched; ours would hide the call from it.
                 # Should it come back to this wrapper for the same module, torch's own runs
-                if st.delegated is not self:
-                    before, st.delegated = st.delegated, self
+                if tls.delegated is not self:
+                    before, tls.delegated = tls.delegated, self
                     try:
                         return cur(self, *args, **kwargs)
                     finally:
-                        st.delegated = before
+                        tls.delegated = before
                 return original(self, *args, **kwargs)
-            if st.busy or not is_grad_enabled():
+            if tls.busy or not is_grad_enabled():
                 if direct and self._compiled_call_impl is None:
                     return self._call_impl(*args, **kwargs)
                 return original(self, *args, **kwargs)
-            st.busy = True
+            tls.busy = True
             try:
-                if st.nf_learning:  # learning which classes are called at top level
-                    check.learned.add(type(self))  # type: ignore[union-attr]
+                if check.learned is not None:  # learning which classes are called at top level
+                    check.learned.add(type(self))
                 dev = None
                 if direct and self._compiled_call_impl is None:
                     fwd, fargs = self._call_impl, args
@@ -372,7 +278,7 @@ class NonFinite:
                         rng = None
                         out = fwd(*fargs, **kwargs)
             finally:
-                st.busy = False
+                tls.busy = False
             try:
                 caller = getframe(1)
                 # the replay must compute in the same precision: autocast as it was for this call
@@ -381,27 +287,27 @@ class NonFinite:
                     for d in amp_devices:
                         if autocast_on(d):
                             amp += ((d, autocast_dtype(d)),)
-                if type(out) is tensor_type and st.nf_quick and id(self) in seen:
-                    # the common case: one output tensor, nothing armed (no gradient kept:
-                    # see grads_checked); ids only (a forward whose output is dropped must not
-                    # keep its graph alive here). A tensor with a grad_fn is a floating-point
-                    # (or complex) one
+                if (type(out) is tensor_type and not check.grads_checked and not check.arm_backward
+                        and id(self) in seen):
+                    # the common case: one output tensor, nothing armed; ids only (a forward
+                    # whose output is dropped must not keep its graph alive here). A tensor
+                    # with a grad_fn is a floating-point (or complex) one
                     fn = out.grad_fn
-                    done = st.backwards  # engine.routine_backwards_done
-                    if st.nf_seen != done:
+                    done = engine.routine_backwards_done
+                    if check.backwards_seen != done:
                         # a backward() returned since: this is a new step's first call. The
                         # last step's calls are let go now, not kept as done_calls: what reads
                         # them (the gradient and parameter checks) ran at its optimizer step,
                         # and its inputs (a batch on the GPU) must not outlive the step by more
                         # than they do without lrdoctor
-                        if done - st.nf_seen == 1 and not st.nf_strong:
-                            st.nf_done_calls, st.nf_calls = [], []
-                            st.nf_seen = done
-                            if st.nf_learning:
+                        if done - check.backwards_seen == 1 and not check.strong_kept:
+                            check._done_calls, check._calls = [], []
+                            check.backwards_seen = done
+                            if check.learned is not None:
                                 check.learn_tick()
                         else:
                             check.sync_calls()
-                    calls = st.nf_calls
+                    calls = check._calls
                     # the caller's line as its code and instruction (decoded if a Call is made)
                     # (and the id of the output's grad_fn, 0 for none)
                     calls.append((self, args, kwargs, rng, dev, caller.f_code, caller.f_lasti, amp,
@@ -426,7 +332,7 @@ class NonFinite:
             return tracer.call(original, self, args, kwargs)
 
         ours = (__call__, tracked_call)
-        st.nf_placed = __call__  # what apply_calls last put on torch.nn.Module
+        placed = [__call__]  # what apply_calls last put on torch.nn.Module
 
         def apply_calls() -> None:
             """Put the wrappers where the state says: tracked_call on torch.nn.Module and the
@@ -448,11 +354,11 @@ class NonFinite:
             if failed and self.classes_on:  # the wrapper stays on torch.nn.Module for good
                 self.classes_on, self.classes_off, self.learned = False, True, None
             current = module_cls.__dict__.get("__call__")
-            if current in ours or current is st.nf_placed:
+            if current in ours or current is placed[0]:
                 want = tracked_call if on else original if self.classes_on else __call__
                 if current is not want:
                     module_cls.__call__ = want  # type: ignore[method-assign]
-                st.nf_placed = want
+                placed[0] = want
 
         def unpatch_classes() -> None:
             self._apply_calls = None
@@ -709,7 +615,6 @@ class NonFinite:
             return True
         if self.eager_until and step <= self.eager_until:
             self.flags.eager = True
-            self.engine.regate()
         elif self.flags.eager and self.eager_until:
             self.flags.eager, self.eager_until = None, 0
         if self.flags.eager is not False and numerics.on_cpu(tensors[0]):
@@ -1301,6 +1206,19 @@ def _update_trace(opt: Any, p: Any) -> str | None:
         if name != "step" and is_float_tensor(value) and not all_finite(value):
             return name
     return None
+
+
+class _Busy:
+    """Whether a top-level module call is in progress (and which module's call the wrapper
+    handed to another tool's __call__ on torch.nn.Module). Shared by all threads, not
+    thread-local (see amphooks._Depth): a module called from another thread meanwhile counts
+    as a nested call (nn.DataParallel's replicas are run that way)."""
+
+    __slots__ = ("busy", "delegated")
+
+    def __init__(self) -> None:
+        self.busy = False
+        self.delegated: Any = None  # the module whose call was handed to another __call__
 
 
 def _names_and(words: Sequence[str]) -> str:
