@@ -111,3 +111,19 @@ def test_an_internal_error_in_the_routine_test_is_swallowed_and_training_goes_on
     assert trained == list(range(STEPS))  # every step trained
     assert w.engine._internal_errors >= 1
     assert sum("internal error" in m for m in messages) == 1  # reported once
+
+
+def test_an_unsubscribed_backward_handler_gives_the_common_case_back():
+    # a handler that leaves (a check done with its warm-up) must not keep every later
+    # backward() off the short path
+    w, messages = _watch()
+    seen: list[Backward] = []
+
+    def subscribe_then_leave(engine):
+        engine.subscribe(Backward, seen.append)
+        engine.unsubscribe(Backward, seen.append)
+
+    _train(_mse, w, setup=subscribe_then_leave)
+    assert seen == []
+    assert w.engine.routine_backwards_done == STEPS
+    assert w.engine._internal_errors == 0, messages

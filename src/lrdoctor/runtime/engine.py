@@ -261,8 +261,13 @@ class Engine:
         # a new list: an emit() in progress keeps iterating the one it started with
         self._handlers[event_type] = [h for h in self._handlers[event_type] if h != handler]
         if event_type in self._every_step_handlers:
-            self._every_step_handlers[event_type] = [
-                h for h in self._every_step_handlers[event_type] if h != handler]
+            kept = [h for h in self._every_step_handlers[event_type] if h != handler]
+            if kept:
+                self._every_step_handlers[event_type] = kept
+            else:
+                # the hooks' fast paths test membership (`Backward in every_step`): an emptied
+                # list left here would keep every later step off them for good
+                del self._every_step_handlers[event_type]
 
     def emit(self, event: Any) -> None:
         self.sync()
