@@ -42,7 +42,7 @@ def settings(module: ModuleInfo) -> dict[str, ast.expr]:
             if node.func.attr in ("add_argument", "add_option", "DEFINE_integer",
                                   "DEFINE_float", "DEFINE_bool", "DEFINE_boolean",
                                   "DEFINE_string"):
-                dest = _dest(node)
+                dest = option_dest(node)
                 default = next((k.value for k in node.keywords if k.arg == "default"), None)
                 if default is None and node.func.attr.startswith("DEFINE_") \
                         and len(node.args) > 1:
@@ -225,14 +225,16 @@ def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const |
     return Const(values[0].value, sure=True)
 
 
-def _dest(call: ast.Call) -> str:
+def option_dest(call: ast.Call) -> str:
+    """The name an argparse ``add_argument`` (or absl ``DEFINE_*``) call stores its value under:
+    ``dest=``, else the first long flag, else the positional name."""
     for kw in call.keywords:
         if kw.arg == "dest" and isinstance(kw.value, ast.Constant) \
                 and isinstance(kw.value.value, str):
             return kw.value.value
     flags = [a.value for a in call.args if isinstance(a, ast.Constant)
              and isinstance(a.value, str)]
-    if call.func.attr.startswith("DEFINE_"):  # type: ignore[attr-defined]
+    if isinstance(call.func, ast.Attribute) and call.func.attr.startswith("DEFINE_"):
         return flags[0] if flags else ""
     long = next((f for f in flags if f.startswith("--")), None)
     if long is not None:

@@ -16,6 +16,7 @@ import ast
 import re
 import weakref
 
+from lrdoctor.check.constants import option_dest
 from lrdoctor.check.index import ClassInfo, ModuleInfo
 
 _EPOCH_WORDS = frozenset({"epoch", "epochs"})
@@ -127,7 +128,7 @@ def _read_helps(tree: ast.Module) -> dict[str, str]:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr in _PARSER_CALLS):
             continue
-        dest = _option_dest(node)
+        dest = option_dest(node)
         text = next((k.value for k in node.keywords if k.arg == "help"), None)
         if text is None and node.func.attr.startswith("DEFINE_") and len(node.args) > 2:
             text = node.args[2]
@@ -139,19 +140,3 @@ def _read_helps(tree: ast.Module) -> dict[str, str]:
     # an option declared twice with different help (two parsers) is left out: which one
     # holds is not known
     return {dest: texts.pop() for dest, texts in found.items() if len(texts) == 1}
-
-
-def _option_dest(call: ast.Call) -> str:
-    for kw in call.keywords:
-        if kw.arg == "dest" and isinstance(kw.value, ast.Constant) \
-                and isinstance(kw.value.value, str):
-            return kw.value.value
-    flags = [a.value for a in call.args if isinstance(a, ast.Constant)
-             and isinstance(a.value, str)]
-    if isinstance(call.func, ast.Attribute) and call.func.attr.startswith("DEFINE_"):
-        return flags[0] if flags else ""
-    long = next((f for f in flags if f.startswith("--")), None)
-    if long is not None:
-        return long[2:].replace("-", "_")
-    plain = next((f for f in flags if not f.startswith("-")), None)
-    return plain or ""
