@@ -76,7 +76,7 @@ def horizon_of(sched: Obj) -> Horizon:
             found = Horizon("literal", param, str(default), float(default), "literal")
         else:
             unit, value, evidence = unit_evidence(expr, sched.scope, echo=param in ECHOED)
-            found = Horizon(unit, param, _src(expr), value, evidence)
+            found = Horizon(unit, param, short_source(expr), value, evidence)
         if found.unit == "batch":
             return found
         if found.unit == "epoch" or not best.unit:
@@ -96,7 +96,7 @@ def _composite_horizon(sched: Obj, depth: int = 0) -> Horizon:
     milestones = sched.arg("milestones", 2) if sched.cls == "SequentialLR" else None
     if milestones is not None:  # named first: the message quotes the first that decides
         unit, value, evidence = unit_evidence(milestones, sched.scope)
-        found.append(Horizon(unit, "milestones", _src(milestones), value, evidence))
+        found.append(Horizon(unit, "milestones", short_source(milestones), value, evidence))
     for member in sched.members:
         kind = SCHEDULERS.get(member.cls)
         h = _composite_horizon(member, depth + 1) if kind is not None and kind.composite \
@@ -119,15 +119,15 @@ def _onecycle_horizon(sched: Obj) -> Horizon:
     if total is not None and not (isinstance(total, ast.Constant) and total.value is None):
         unit, value, evidence = unit_evidence(total, sched.scope)
         if unit == "epoch":
-            return Horizon("epoch", "total_steps", _src(total), value, evidence)
-        return Horizon("batch", "total_steps", _src(total), value,
+            return Horizon("epoch", "total_steps", short_source(total), value, evidence)
+        return Horizon("batch", "total_steps", short_source(total), value,
                        evidence if unit == "batch" else "design")
     per_epoch = sched.arg("steps_per_epoch", 4)
     if per_epoch is not None:
         unit, value = unit_of(per_epoch, sched.scope)
         if unit == "literal" and value == 1:
             return Horizon("epoch", "steps_per_epoch", "1", 1.0, "literal")
-        return Horizon("batch", "steps_per_epoch", _src(per_epoch), value, "design")
+        return Horizon("batch", "steps_per_epoch", short_source(per_epoch), value, "design")
     return Horizon("batch", evidence="design")
 
 
@@ -141,8 +141,8 @@ def _hf_horizon(sched: Obj) -> Horizon:
         return Horizon("batch", param, evidence="design")
     unit, value, evidence = unit_evidence(expr, sched.scope)
     if unit == "epoch":
-        return Horizon("epoch", param, _src(expr), value, evidence)
-    return Horizon("batch", param, _src(expr), value, evidence if unit == "batch" else "design")
+        return Horizon("epoch", param, short_source(expr), value, evidence)
+    return Horizon("batch", param, short_source(expr), value, evidence if unit == "batch" else "design")
 
 
 def ignores_first_argument(expr: ast.expr | None, scope: Scope | None) -> bool:
@@ -222,9 +222,9 @@ def _lambda_horizon(sched: Obj) -> Horizon:
         # which one it counts is not known
         return Horizon("")
     if "batch" in units:
-        return Horizon("batch", "lr_lambda", _src(expr), evidence=units["batch"])
+        return Horizon("batch", "lr_lambda", short_source(expr), evidence=units["batch"])
     if "epoch" in units:
-        return Horizon("epoch", "lr_lambda", _src(expr), evidence=units["epoch"])
+        return Horizon("epoch", "lr_lambda", short_source(expr), evidence=units["epoch"])
     return Horizon("")
 
 
@@ -663,7 +663,7 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizo
         if expr is None:
             continue
         unit, value, evidence = unit_evidence(expr, scope)
-        out.append(Horizon(unit, param, _src(expr), value, evidence))
+        out.append(Horizon(unit, param, short_source(expr), value, evidence))
     return out
 
 
@@ -710,7 +710,8 @@ def _returns_base_lrs(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return dotted(value) == "self.base_lrs"
 
 
-def _src(expr: ast.expr) -> str:
+def short_source(expr: ast.expr) -> str:
+    """``expr`` as written, cut to 40 characters, for messages."""
     text = ast.unparse(expr)
     return text if len(text) <= 40 else text[:37] + "..."
 

@@ -18,7 +18,13 @@ from collections.abc import Iterator
 
 from lrdoctor.check.context import FileContext, granularity
 from lrdoctor.check.diagnostic import Diagnostic
-from lrdoctor.check.horizon import HF_STEPS_INDEX, LITERAL_JUDGED, SMALL_LITERAL, unit_of
+from lrdoctor.check.horizon import (
+    HF_STEPS_INDEX,
+    LITERAL_JUDGED,
+    SMALL_LITERAL,
+    short_source,
+    unit_of,
+)
 from lrdoctor.check.index import Scope, dotted, origin
 from lrdoctor.check.model import Event
 from lrdoctor.check.rules import rule
@@ -246,7 +252,7 @@ def _literal_horizon(sched: Obj) -> tuple[str, str, float] | None:
             continue
         unit, value = unit_of(expr, sched.scope)
         if unit == "literal" and value is not None:
-            return param, _short(expr), value
+            return param, short_source(expr), value
         return None
     return None
 
@@ -256,8 +262,3 @@ def _reported_as_epochs(sched: Obj, total: float, epochs: float) -> bool:
     not exceed as sized in epochs (see rules/schedule.py's ``_hf_trainer_stepped``)."""
     return sched.origin == "torch" and sched.cls in LITERAL_JUDGED \
         and 0 < total <= SMALL_LITERAL and total <= epochs
-
-
-def _short(expr: ast.expr) -> str:
-    text = ast.unparse(expr)
-    return text if len(text) <= 40 else text[:37] + "..."
