@@ -409,6 +409,9 @@ step schedulers on every rank: keep only logging and saving under the rank guard
         """
 After `optimizer = Adam(...)` is rebuilt (unfreezing layers, a new phase), a scheduler built on
 the old optimizer keeps changing the old optimizer's LR; the new one trains at a constant LR.
+The same happens when the helper that builds the scheduler calls the optimizer factory again
+(`CosineAnnealingLR(self.make_optimizer(), T_max=epochs)`): the schedule moves a second
+optimizer that nothing steps, while its `get_last_lr()` makes the logs look right.
 """,
         """
 Create a new scheduler for the new optimizer (or add param groups to the existing optimizer

@@ -2357,7 +2357,82 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+    yield from _second_instance(ctx)
     yield from _own_configure_optimizers(ctx)
+
+
+def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler built on its own instance of an optimizer whose builder is called twice
+    (``opt = self.make_optimizer()`` in ``fit()`` and again inside ``make_scheduler()``): the
+    loop steps the first instance, the schedule moves the LR of the second, which nothing
+    steps, so training runs at a constant LR.
+
+    Only for two instances of one constructor call, in one trace, where the scheduler's
+    instance was built while the scheduler was being built, is kept by no object, and nothing
+    in the file ever updates it; and the other instance is updated in the loop that steps the
+    scheduler. A schedule on an optimizer the trace merely lost sight of (stepped by a library,
+    kept as ``self.opt_d``) stays silent."""
+    steps = [e for e in ctx.program.events
+             if e.kind == "sched_step" and e.obj is not None and e.loop is not None]
+    if not steps:
+        return
+    # one pass over the events: where each object was built, which objects anything but
+    # their construction touches, and the optimizer updates of each trace
+    made_at: dict[int, Event] = {}
+    touched: set[int] = set()
+    updates: dict[int, list[tuple[Event, Obj]]] = {}
+    for x in ctx.program.events:
+        if x.obj is not None:
+            if x.kind == "create":
+                made_at.setdefault(x.obj.id, x)
+            else:
+                touched.add(x.obj.id)
+        if x.kind in ("opt_step", "scaler_step"):
+            stepped_obj = x.obj if x.kind == "opt_step" else x.info.get("optimizer")
+            if isinstance(stepped_obj, Obj):
+                touched.add(stepped_obj.id)
+                updates.setdefault(x.root, []).append((x, stepped_obj))
+    reported: set[int] = set()
+    for e in steps:
+        sched = e.obj
+        assert sched is not None and e.loop is not None
+        old = sched.optimizer
+        # kept by an object (`self.opt_d = ...`, held by a class): other methods may step it
+        if (old is None or old.guessed or old.held or "." in old.name or "[" in old.name
+                or sched.id in reported or old.id in touched):
+            continue
+        # a memoised factory (`@functools.cache`, `@lru_cache`, a project decorator) hands
+        # back its first instance: the trace, which runs the body on every call, cannot tell
+        if old.call is None or _decorated(ctx.function_of(old.path, old.call)):
+            continue
+        built, made = made_at.get(sched.id), made_at.get(old.id)
+        if built is None or made is None or built.frame is None or built.root != e.root \
+                or made.root != e.root or not made.within(built.frame):
+            continue
+        loops = list(e.loop.ancestors())
+        stepped = next((
+            u for u, other in updates.get(e.root, [])
+            if other is not old and other.call is old.call and not other.guessed
+            and any(u.in_loop(loop) for loop in loops)
+        ), None)
+        if stepped is None:
+            continue
+        reported.add(sched.id)
+        yield Diagnostic.at(
+            "LRD014",
+            f"`{receiver(e)}` ({sched.label}, line {sched.line}) drives its own {old.cls} "
+            f"(line {old.line}, built again when the scheduler was built), but the loop steps "
+            f"another instance from the same line (step at line {stepped.line}): the LR being "
+            "trained never changes; build the scheduler on the optimizer that is stepped",
+            e.path,
+            e.node,
+        )
+
+
+def _decorated(function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+    """The function has a decorator other than staticmethod/classmethod."""
+    return function is not None and any(
+        dotted(d) not in ("staticmethod", "classmethod") for d in function.decorator_list)
 
 
 def _updates(e: Event, optimizer: Obj | None) -> bool:
