@@ -166,6 +166,10 @@ class Tracer:
         # to register for checkpointing, which its `save_state()` writes
         self.accelerated: dict[str, list[Obj]] = {}
         self.accelerated_opaque: set[str] = set()
+        # the `with accelerator.accumulate(model):` blocks being traced, innermost last: the
+        # accelerator (built with gradient accumulation) whose prepared optimizers step only
+        # on the micro-batches it syncs; events inside carry it as info["accumulating"]
+        self.accumulating: list[RunnerVal] = []
         # LightningModule instances in manual optimization: (optimizers, schedulers) that
         # `self.optimizers()` / `self.lr_schedulers()` return
         self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
@@ -1081,11 +1085,19 @@ class Tracer:
         elif isinstance(stmt, ast.If):
             self.exec_if(stmt, scope)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            accumulating = None
             for item in stmt.items:
                 value = self.eval(item.context_expr, scope)
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, value, item.context_expr, scope)
-            self.exec_body(stmt.body, scope)
+                accumulating = accumulating or self.accumulate_block(item.context_expr, scope)
+            if accumulating is not None:
+                self.accumulating.append(accumulating)
+            try:
+                self.exec_body(stmt.body, scope)
+            finally:
+                if accumulating is not None:
+                    self.accumulating.pop()
         elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             self.exec_body(stmt.body, scope)  # type: ignore[attr-defined]
             for i, handler in enumerate(stmt.handlers):  # type: ignore[attr-defined]
@@ -2687,6 +2699,19 @@ class Tracer:
                 return "optimizer"
         return None
 
+    def accumulate_block(self, expr: ast.expr, scope: Scope) -> RunnerVal | None:
+        """The accelerator of ``with accelerator.accumulate(model):`` when it was built with
+        gradient accumulation (see RunnerVal.accumulation); None for any other context."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+                and expr.func.attr == "accumulate"
+                and isinstance(expr.func.value, (ast.Name, ast.Attribute))):
+            return None  # a receiver that is a call is not evaluated twice
+        runner = self.eval(expr.func.value, scope)
+        if isinstance(runner, RunnerVal) and runner.kind == "accelerator" \
+                and runner.accumulation is not None:
+            return runner
+        return None
+
     def guess_receiver(self, func: ast.Attribute, scope: Scope) -> Obj | None:
         recv = func.value
         if isinstance(recv, ast.Name):
@@ -2702,7 +2727,7 @@ class Tracer:
         last = qual.rsplit(".", 1)[-1]
         runner = _RUNNER_CLASSES.get(qual)
         if runner is not None:
-            return RunnerVal(runner)
+            return RunnerVal(runner, _accumulation_count(node) if runner == "accelerator" else None)
         if _hf_trainer_class(qual) and isinstance(kwargs.get("optimizers"), TupleVal):
             # `Trainer(..., optimizers=(optimizer, scheduler))`: the Trainer steps the
             # scheduler it is handed after every optimizer step
@@ -2746,6 +2771,9 @@ class Tracer:
                 for rec in self.recordings:
                     rec.spoiled = True  # what a later save holds depends on this call
                 self.accelerated.setdefault(base, []).extend(tracked)
+            if last == "prepare":
+                for o in tracked:
+                    o.prepared = True
             if registers:
                 if not values or len(tracked) < sum(len(options(v)) for v in values):
                     # `register_for_checkpointing(train_state)`: a holder of the objects
@@ -3044,10 +3072,25 @@ class Tracer:
             # the branches it was created on, to tell which option of a choice a call under
             # a test of the same setting can reach
             obj.built_under = self.conds
+        if self.accumulating:
+            info.setdefault("accumulating", self.accumulating[-1])
         self.events.append(
             Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
                   self.root, info, self.frame)
         )
+
+
+def _accumulation_count(call: ast.Call) -> ast.expr | None:
+    """What ``Accelerator(...)`` accumulates over: its ``gradient_accumulation_steps`` unless a
+    literal 1 (the default), or the ``gradient_accumulation_plugin`` it is handed."""
+    for kw in call.keywords:
+        if kw.arg == "gradient_accumulation_steps":
+            literal = isinstance(kw.value, ast.Constant) and kw.value.value == 1
+            return None if literal else kw.value
+        if kw.arg == "gradient_accumulation_plugin" and not (
+                isinstance(kw.value, ast.Constant) and kw.value.value is None):
+            return kw.value
+    return None
 
 
 _NO_EVENT = object()

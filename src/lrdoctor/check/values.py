@@ -48,6 +48,9 @@ class Obj:
     # step(): its class is unknown, but what step(epoch) does is torch's
     torch_step: bool = False
     skip_aware: bool = False  # wrapped in lrdoctor.SkipAwareScheduler: steps only on real updates
+    # handed to an Accelerator's prepare(): an optimizer that skips the steps accumulate()
+    # does not sync, a scheduler that skips them with it
+    prepared: bool = False
     via: ast.Call | None = None  # the project's builder call it came from, its class unknown
     # built from the project's own subclass of torch's scheduler base (one that keeps torch's
     # step()): that class and the scope of the call, to read its horizons from its get_lr()
@@ -182,6 +185,11 @@ class RunnerVal:
     ``self.acc.save(state, path)`` is ``accelerator.save``, whatever the attribute is called."""
 
     kind: str
+    # Accelerate: built with gradient accumulation (``gradient_accumulation_steps`` other than
+    # a literal 1, or a ``gradient_accumulation_plugin``), so inside ``accumulate()`` a
+    # prepared optimizer's step() does nothing on the micro-batches that do not sync; the
+    # count's spelling, to tell a schedule sized in micro-batches (``total * accum``)
+    accumulation: ast.expr | None = None
 
 
 @dataclass(eq=False)

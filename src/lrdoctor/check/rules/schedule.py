@@ -20,6 +20,7 @@ from lrdoctor.check.horizon import (
     literal_value,
     project_constant,
     project_horizons,
+    short_source,
 )
 from lrdoctor.check.index import dotted
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
@@ -32,7 +33,16 @@ from lrdoctor.check.rules.first_pass import (
     holds_first,
 )
 from lrdoctor.check.rules.scalers import scaler_switch, when
-from lrdoctor.check.values import Const, DictVal, ExprVal, InstanceVal, Obj, TupleVal, UnionVal
+from lrdoctor.check.values import (
+    Const,
+    DictVal,
+    ExprVal,
+    InstanceVal,
+    Obj,
+    RunnerVal,
+    TupleVal,
+    UnionVal,
+)
 from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS, recomputes_lr
 
 # a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
@@ -2613,18 +2623,23 @@ def _only_accumulation(cond: Cond) -> bool:
 _PER_UPDATE_WORDS = ("accum", "grad_acc", "update", "optimization", "optimizer_step")
 
 
-def _sized_in_micro_batches(sched: Obj, guard: Cond) -> bool:
+def _guard_counts(guard: Cond) -> set[str]:
+    """The accumulation count of a guard: the names its `%` divides by (`(i + 1) % accum`)."""
+    if guard.test is None:
+        return set()
+    return {node.right.id for node in ast.walk(guard.test) if isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mod) and isinstance(node.right, ast.Name)}
+
+
+def _sized_in_micro_batches(sched: Obj, guard_names: set[str]) -> bool:
     """The schedule's length is counted in loader batches (`epochs * len(loader)`, through
-    names and a builder's parameters) with no division by the accumulation count: stepped
-    every micro-batch it runs its whole course over training, as sized. Stepping it per
-    micro-batch is then a design, not a schedule running ahead of the updates."""
+    names and a builder's parameters) with no division by the accumulation count (spelled
+    by ``guard_names`` or by a name that says so): stepped every micro-batch it runs its
+    whole course over training, as sized. Stepping it per micro-batch is then a design, not
+    a schedule running ahead of the updates."""
     calls = [c for c in (sched.call, sched.via) if c is not None]
     if not calls or sched.scope is None:
         return False
-    # the accumulation count: what the guard's `%` divides by (`(i + 1) % accum`)
-    guard_names = {node.right.id for node in ast.walk(guard.test) if isinstance(node, ast.BinOp)
-                   and isinstance(node.op, ast.Mod) and isinstance(node.right, ast.Name)} \
-        if guard.test is not None else set()
     seen_len = False
     def tracked(arg: ast.expr) -> bool:  # the optimizer (or a model) handed in, not a length
         return isinstance(arg, ast.Name) and sched.scope is not None \
@@ -2667,6 +2682,24 @@ def _sized_in_micro_batches(sched: Obj, guard: Cond) -> bool:
                 if "per_epoch" in text or names.EPOCH_COUNT.search(text):
                     seen_len = True
     return seen_len
+
+
+def _unprepared_under_accumulate(sched: Obj, updates: list[Event]) -> RunnerVal | None:
+    """The accelerator when every update of the loop is a prepared optimizer's step() inside
+    its ``accumulate()`` (an accelerator built with gradient accumulation) and ``sched`` was
+    never handed to ``prepare()``: Accelerate then skips the optimizer's step on micro-batches
+    that do not sync, and steps a prepared scheduler with it, but a bare scheduler steps on
+    every call."""
+    if sched.prepared or not updates:
+        return None
+    found: RunnerVal | None = None
+    for u in updates:
+        acc = u.info.get("accumulating")
+        if u.kind != "opt_step" or u.obj is None or not u.obj.prepared \
+                or not isinstance(acc, RunnerVal) or (found is not None and acc is not found):
+            return None
+        found = acc
+    return found
 
 
 def _accumulation_count(node: ast.expr, guard_names: set[str]) -> bool:
@@ -2748,6 +2781,24 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         if any((c.key, c.branch) not in with_updates and not _tests_existence(c, e)
                for c in own):
             continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
+        accelerator = _unprepared_under_accumulate(sched, updates)
+        if accelerator is not None:
+            count = accelerator.accumulation
+            assert count is not None
+            counts = {count.id} if isinstance(count, ast.Name) else set()
+            if not _sized_in_micro_batches(sched, counts):
+                yield Diagnostic.at(
+                    "LRD017",
+                    f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, "
+                    f"but only the optimizer went through `prepare()`: inside `accumulate()` its "
+                    f"step() (line {updates[0].line}) updates once every "
+                    f"`{short_source(count)}` micro-batches, while this scheduler, not prepared, "
+                    "advances on each of them; pass it to `prepare()` too (or step it under "
+                    "`if accelerator.sync_gradients:`)",
+                    e.path,
+                    e.node,
+                )
+            continue
         guards = []
         for u in updates:
             guard = next((c for c in u.conds_inside(loop) if _accumulation(c.text)), None)
@@ -2756,7 +2807,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             guards.append((u, guard))
         else:
             u, guard = guards[0]
-            if _sized_in_micro_batches(sched, guard):
+            if _sized_in_micro_batches(sched, _guard_counts(guard)):
                 continue
             yield Diagnostic.at(
                 "LRD017",
