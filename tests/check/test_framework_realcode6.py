@@ -203,3 +203,20 @@ class MatteTrainer(AMPTrainer):
         self.grad_scaler.update()
 '''
     assert set(codes(source)) == {"LRD101"}
+
+
+def test_scheduler_prepared_where_the_trace_cannot_follow_is_silent() -> None:
+    # the scheduler goes through prepare() in a helper the trace does not enter (called on
+    # an object it does not know): spelled in a prepare() call of the file, it is not reported
+    source = _loop() + '''
+
+def wrap(acc, sched):
+    return acc.prepare(sched)
+
+
+def later(runner, warmup):
+    warmup = runner.helper.prepare(warmup)
+'''
+    assert codes(source) == []
+    starred = _loop(prepare="net, adam, batches = accelerator.prepare(*[net, adam, batches])")
+    assert codes(starred) == []

@@ -2702,6 +2702,24 @@ def _unprepared_under_accumulate(sched: Obj, updates: list[Event]) -> RunnerVal 
     return found
 
 
+def _prepare_may_take(tree: ast.Module, sched: Obj) -> bool:
+    """Some ``prepare()`` call of the file may hand ``sched`` over where the trace could not
+    follow it: an argument spelled as the scheduler is bound (``self.lr_scheduler``, or the
+    same last name), or a starred argument (``accelerator.prepare(*parts)``)."""
+    bound = sched.name.rsplit(".", 1)[-1]
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "prepare"):
+            continue
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(arg, ast.Starred):
+                return True
+            text = ast.unparse(arg)
+            if bound and (text == sched.name or text.rsplit(".", 1)[-1] == bound):
+                return True
+    return False
+
+
 def _accumulation_count(node: ast.expr, guard_names: set[str]) -> bool:
     """``node`` is the gradient accumulation count: the name the accumulation guard's ``%``
     divides by, or a name / attribute that says so (``args.grad_accum_steps``)."""
@@ -2782,7 +2800,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
                for c in own):
             continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
         accelerator = _unprepared_under_accumulate(sched, updates)
-        if accelerator is not None:
+        if accelerator is not None and not _prepare_may_take(ctx.tree, sched):
             count = accelerator.accumulation
             assert count is not None
             counts = {count.id} if isinstance(count, ast.Name) else set()
