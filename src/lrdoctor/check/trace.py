@@ -1657,6 +1657,14 @@ class Tracer:
                     self.rebind_entry(base.items.get(key), value, target,
                                       f"{dotted(target.value) or 'container'}[{key!r}]")
                     base.items[key] = value
+                elif _known_entry(value, target.slice, source):
+                    # `checkpoint[f"decoder_optimizer_{i}"] = opts[i].state_dict()` in a loop
+                    # over the decoders: the key is not known here, but what it holds is (a
+                    # tracked object's state, or the weights of a module the key names)
+                    if _tracked(value):
+                        self.generation += 1
+                    base.items[ast.unparse(target.slice)] = value if value is not None \
+                        else ExprVal(source, scope) if source is not None else None
                 else:
                     base.splat = True
                     if isinstance(value, Obj):
@@ -3940,6 +3948,50 @@ def _holds_object(value: Any) -> bool:
     if isinstance(value, UnionVal):
         return any(isinstance(o, Obj) for o in options(value))
     return isinstance(value, Obj)
+
+
+# words of a computed key that say nothing of what the entry holds
+_BARE_KEY_WORDS = frozenset({"", "state", "dict", "sd", "ckpt", "checkpoint", "params", "weights"})
+
+
+def _known_entry(value: Any, key: ast.expr, source: ast.expr | None) -> bool:
+    """Whether ``container[key] = value`` under a key computed at run time still says what the
+    entry holds: the state of a tracked object (``opts[i].state_dict()``, whichever of the
+    listed optimizers ``i`` picks), or a ``.state_dict()`` of something lrdoctor does not track
+    (a model) under an f-string key whose text names it (``f"decoder_{i}"``). A key and value
+    both unknown (``for k, v in extra.items(): ckpt[k] = v``) leave the container partly
+    unknown."""
+    if isinstance(value, (Obj, StateDictVal)):
+        return True
+    if isinstance(value, UnionVal):
+        return bool(value.options) and all(isinstance(o, (Obj, StateDictVal))
+                                           for o in value.options)
+    text = _key_text(key)
+    if value is not None or text is None:
+        return False
+    if not (isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute)
+            and source.func.attr == "state_dict" and not source.args):
+        return False
+    owner = dotted(source.func.value)
+    if owner is None or names.guess_kind_from_name(owner):
+        return False  # `sched.state_dict()` of a scheduler lrdoctor did not see built
+    return bool(set(re.split(r"[^a-z]+", text.lower())) - _BARE_KEY_WORDS)
+
+
+def _key_text(key: ast.expr) -> str | None:
+    """The literal text of a key formatted at run time (``f"decoder_{i}"``, ``"decoder_%d" %
+    i``, ``"decoder_{}".format(i)``); None for any other key."""
+    if isinstance(key, ast.JoinedStr):
+        return "".join(part.value for part in key.values
+                       if isinstance(part, ast.Constant) and isinstance(part.value, str))
+    if isinstance(key, ast.BinOp) and isinstance(key.op, ast.Mod) \
+            and isinstance(key.left, ast.Constant) and isinstance(key.left.value, str):
+        return key.left.value
+    if isinstance(key, ast.Call) and isinstance(key.func, ast.Attribute) \
+            and key.func.attr == "format" and isinstance(key.func.value, ast.Constant) \
+            and isinstance(key.func.value.value, str):
+        return key.func.value.value
+    return None
 
 
 def _tracked(value: Any) -> bool:

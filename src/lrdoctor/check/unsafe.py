@@ -214,6 +214,9 @@ def _leaves_loop(stmts: list[ast.stmt]) -> bool:
 
 
 def _move_after_update(file: _File, diag: Diagnostic) -> tuple[Edit, ...]:
+    if diag.evidence.get("before_loop"):
+        raise _NotApplicable("the step runs once before the training loop: remove it unless "
+                             "the shift is deliberate")
     call = file.call_at(diag.line, diag.col)
     stmt = _statement(file, call)
     parent, body = _block(file, stmt)

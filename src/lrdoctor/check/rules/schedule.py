@@ -122,8 +122,13 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
-        if sched.cls == "ReduceLROnPlateau" or e.loop is None or project_constant(sched):
+        if sched.cls == "ReduceLROnPlateau" or project_constant(sched):
             continue  # a constant schedule's first value is every value: nothing is skipped
+        if e.loop is None:
+            found = _step_before_training(ctx, e)
+            if found is not None:
+                yield found
+            continue
         loop = e.loop
         ahead = None if _plain_step(e) else _explicit_position_ahead(ctx, e, loop)
         if not _plain_step(e) and ahead is None:
@@ -154,6 +159,64 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.node,
                 evidence={"update_line": first.line, "update_path": first.path},
             )
+
+
+# the words of a test under which a step before training repositions a resumed schedule
+_RESUME_WORDS = re.compile(r"resum|ckpt|checkpoint|restor|load|start_epoch|start_iter|"
+                           r"last_epoch|pretrain|continue", re.I)
+
+
+def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
+    """``scheduler.step()`` run once, outside any loop, before the loop that makes the
+    optimizer's first update (``scheduler.step()`` right before ``for epoch in ...``): the
+    schedule advances before any update used its first value, the same shift as a step at the
+    top of the epoch loop (every milestone comes one step early). A step that repositions a
+    resumed schedule (under a resume test, after ``load_state_dict`` or ``last_epoch =``, on a
+    scheduler built with ``last_epoch=``), one after an update, one a scheduler class takes
+    on itself, and a second step of the same scheduler are not this shape."""
+    sched = e.obj
+    node = e.node
+    if sched is None or not _plain_step(e) or not isinstance(node, ast.Call) \
+            or not isinstance(node.func, ast.Attribute) or dotted(node.func.value) == "self":
+        return None
+    if any(c.key[0] != "<choice>" and _RESUME_WORDS.search(c.text) for c in e.conds):
+        return None
+    if sched.call is not None and any(k.arg == "last_epoch" and _not_minus_one(k.value)
+                                      for k in sched.call.keywords):
+        return None  # built where a resumed run left off (`last_epoch=start_epoch - 1`)
+    # what ran before it whenever it runs (a load under `if args.resume:` does not: a fresh run
+    # still steps the schedule before its first update)
+    here = {(c.key, c.branch) for c in e.conds}
+    if any(x.obj is sched and x.order < e.order
+           and x.kind in ("sched_step", "load_state", "set_last_epoch")
+           and all((c.key, c.branch) in here for c in x.conds if c.key[0] != "<choice>")
+           for x in ctx.events_by_root.get(e.root, [])):
+        return None
+    updates = [u for u in ctx.updates_in(None, e.root, sched.optimizer) if not exclusive(e, u)]
+    if any(u.order < e.order for u in updates):
+        return None
+    later = [u for u in updates if u.order > e.order and u.loop is not None]
+    if not later:
+        return None
+    first = min(later, key=lambda u: u.order)
+    what = "optimizer.step()" if first.kind == "opt_step" else "scaler.step(optimizer)"
+    assert first.loop is not None
+    return Diagnostic.at(
+        "LRD001",
+        f"`{receiver(e)}.step()` runs once before the training loop, before any {what} "
+        f"(first at line {first.line}, in {_loop_where(first.loop)}): the schedule advances "
+        "before any update used its first LR value, so every later value comes one step "
+        "early; remove it, or step only after the updates",
+        e.path,
+        node,
+        evidence={"update_line": first.line, "update_path": first.path, "before_loop": True},
+    )
+
+
+def _not_minus_one(expr: ast.expr) -> bool:
+    """Anything but the literal ``-1`` (torch's default: a fresh schedule)."""
+    return not (isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub)
+                and isinstance(expr.operand, ast.Constant) and expr.operand.value == 1)
 
 
 def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> bool:
@@ -1196,7 +1259,10 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         if narrowed and metric is None:
             continue  # only what it watches is judged for a plateau known by the test alone
         if metric is None:
-            if e.conds and any(_metric_step(other) for other in ctx.program.of("sched_step", sched)):
+            # (only a test the metric step is not under guards the call: the choice of the
+            # scheduler, or the `if __name__ == "__main__":` both sit in, is no guard)
+            if any(_metric_step(other) and _guarded_apart(e, other)
+                   for other in ctx.program.of("sched_step", sched)):
                 # the same plateau is stepped with a metric elsewhere: a metric-less call would
                 # raise the first time it ran, so this guarded one is a branch that never runs
                 # (`if step == "batch": scheduler.step()` with step = "epoch")
@@ -1268,6 +1334,13 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.path,
                 node,
             )
+
+
+def _guarded_apart(e: Event, other: Event) -> bool:
+    """Whether ``e`` runs under a test ``other`` is not under (the choice among schedulers
+    aside)."""
+    own = {(c.key, c.branch) for c in other.conds}
+    return any(c.key[0] != "<choice>" and (c.key, c.branch) not in own for c in e.conds)
 
 
 def _names_in_test(ctx: FileContext, e: Event) -> set[str]:
