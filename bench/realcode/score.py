@@ -72,6 +72,7 @@ class Case:
     uncertain: dict[str, str]  # code -> why it is not counted either way
     fetched_from: str = ""  # a fork whose snapshot holds this exact commit, if not the repo's own
     batch: str = ""  # the round that added the case (e.g. "fresh-2026-12"), to score it alone
+    note: str = ""
 
     def cache_dir(self, cache: Path) -> Path:
         owner, name = self.repo.split("/")
@@ -117,7 +118,8 @@ def load_manifest(path: Path = MANIFEST) -> list[Case]:
         if overlap:
             raise ManifestError(f"{where}: {sorted(overlap)} both expected and uncertain")
         cases.append(Case(cid, raw["repo"], raw["commit"], list(raw["paths"]), raw["split"],
-                          expected, uncertain, raw.get("fetched_from", ""), raw.get("batch", "")))
+                          expected, uncertain, raw.get("fetched_from", ""), raw.get("batch", ""),
+                          raw.get("note", "")))
     return cases
 
 
@@ -291,6 +293,33 @@ def default_lrdoctor() -> list[str]:
     return [found] if found else [sys.executable, "-m", "lrdoctor"]
 
 
+def print_labels(cases: list[Case], pattern: str) -> int:
+    """Print the dev cases matching ``pattern``; held-out matches are counted, never shown."""
+    try:
+        rx = re.compile(pattern, re.I)
+    except re.error as exc:
+        print(f"score.py: bad --labels pattern: {exc}", file=sys.stderr)
+        return 2
+    hidden = 0
+    for case in cases:
+        text = "\n".join([case.id, case.note, *(f"{e.code} {e.reason}" for e in case.expected),
+                          *(f"{c} {r}" for c, r in case.uncertain.items())])
+        if not rx.search(text):
+            continue
+        if case.split != "dev":
+            hidden += 1
+            continue
+        print(f"{case.id} [{case.batch or '-'}] {case.repo}@{case.commit[:10]}")
+        if case.note:
+            print(f"    note: {case.note}")
+        for e in case.expected:
+            print(f"    expected {e.code} at {', '.join(e.lines) or '?'}: {e.reason}")
+        for code, reason in case.uncertain.items():
+            print(f"    uncertain {code}: {reason}")
+    print(f"({hidden} held-out case(s) matched too; not shown)", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=["dev", "heldout", "all"], default="dev")
@@ -315,6 +344,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--numbers-only", action="store_true",
                     help="print the summary lines only, no case's misses or false alarms (to "
                     "compare builds without reading other cases' labels)")
+    ap.add_argument("--labels", metavar="REGEX",
+                    help="print the labels and notes of the dev cases whose id, note, codes or "
+                    "reasons match REGEX (case-insensitive), then exit; held-out cases are only "
+                    "counted (the way to learn how earlier cases were labelled without a grep "
+                    "over the manifest, which shows held-out labels too)")
     args = ap.parse_args(argv)
 
     try:
@@ -322,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ManifestError, tomllib.TOMLDecodeError, OSError) as exc:
         print(f"score.py: bad manifest: {exc}", file=sys.stderr)
         return 2
+    if args.labels is not None:
+        return print_labels(cases, args.labels)
     if args.extract_from_mirrors:
         return 1 if extract_from_mirrors(cases, args.cache, args.extract_from_mirrors) else 0
     if args.list_missing:

@@ -86,3 +86,25 @@ def test_numbers_only_prints_no_case(score, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "precision 0.00 (0/1)" in out  # the false alarm still counts
     assert "LRD002" not in out and case_id not in out
+
+
+def test_labels_lookup_shows_dev_cases_only(score, tmp_path, capsys):
+    # how earlier cases were labelled is looked up through the scorer, which never shows a
+    # held-out case (a grep over the manifest does)
+    def case_id(split):
+        return next(f"demo/plateau-{i}" for i in range(100) if score.split_for(f"demo/plateau-{i}") == split)
+
+    commit = "0" * 40
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text("".join(
+        f'[[case]]\nid = "{case_id(split)}"\nrepo = "demo/repo"\ncommit = "{commit}"\n'
+        f'paths = ["train.py"]\nsplit = "{split}"\nnote = "a {split} note on ReduceLROnPlateau"\n'
+        f'expected = [{{ code = "LRD007", reason = "the {split} reason" }}]\n\n'
+        for split in ("dev", "heldout")))
+    assert score.main(["--manifest", str(manifest), "--labels", "reducelronplateau"]) == 0
+    captured = capsys.readouterr()
+    assert case_id("dev") in captured.out and "the dev reason" in captured.out
+    assert "a dev note" in captured.out
+    assert case_id("heldout") not in captured.out and "heldout" not in captured.out
+    assert "1 held-out case(s) matched too" in captured.err
+    assert score.main(["--manifest", str(manifest), "--labels", "("]) == 2
