@@ -85,6 +85,9 @@ class Scope:
     parent: Scope | None = None  # the module scope for function scopes
     self_val: InstanceVal | None = None
     owner: ClassInfo | None = None  # the class whose method this is (for super())
+    # in a classmethod: its first parameter's name, the class it stands for (the subclass
+    # whose instance the trace runs, else the defining class) and that instance
+    cls_of: tuple[str, ClassInfo, InstanceVal | None] | None = None
     # the expression each name was last assigned from, to judge horizons from the source
     sources: dict[str, ast.expr] = field(default_factory=dict)
 

@@ -520,12 +520,16 @@ class Tracer:
         return out
 
     def self_called(self, module: ModuleInfo) -> frozenset[str]:
-        """Names of methods ``module`` calls as ``self.name(...)``."""
+        """Names of methods ``module`` calls as ``self.name(...)`` or, in a classmethod,
+        ``cls.name(...)``: a template's ``cls.resume(..., scaler=scaler)`` hands the method its
+        objects, so it is no entry point of its own in a subclass either (traced there with
+        no arguments, in the root of the template that builds the real objects, its
+        parameters' stand-ins read as a restore of nothing)."""
         if module.self_calls is None:
             module.self_calls = frozenset(
                 node.func.attr for node in ast.walk(module.tree)
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")
             )
         return module.self_calls
 
@@ -827,6 +831,10 @@ class Tracer:
             # (alternate constructors) added a held-out false alarm whose shape no public
             # repository here shows; bench/realcode/README, "Renames, second pass")
             scope.vars[params[0].arg] = None if classmethod else fv.bound
+            if classmethod:
+                of = fv.bound.info if fv.bound is not None else fv.cls
+                if of is not None:
+                    scope.cls_of = (params[0].arg, of, fv.bound)
             params = params[1:]
         for param in [*params, *fn.args.kwonlyargs]:
             self.bump(param.arg)
@@ -2134,6 +2142,9 @@ class Tracer:
                     return FuncVal(hit[0], hit[1].module, base.instance, hit[1])
             return None
         if base is None:
+            method = _class_method_of(node, scope)
+            if method is not None:
+                return method
             text = dotted(node)
             if text is not None and not text.startswith("self.") and "." in text:
                 kind = names.guess_kind_from_name(attr)
@@ -2188,6 +2199,8 @@ class Tracer:
             if isinstance(receiver, (InstanceVal, SuperVal, ClassVal, ImportRef)):
                 # the receiver is evaluated once: `Trainer(...).fit()` builds one trainer
                 callee = self.attribute_of(receiver, func, scope, depth)
+            elif receiver is None:
+                callee = _class_method_of(func, scope)  # `cls.resume(...)` in a classmethod
         else:
             callee = self.eval(func, scope, depth)
         args = []
@@ -4412,6 +4425,29 @@ def _branch_that_falls_through(stmt: ast.If) -> int | None:
     if body == orelse:
         return None
     return 1 if body else 0
+
+
+def _class_method_of(node: ast.Attribute, scope: Scope) -> FuncVal | None:
+    """``cls.resume`` in a classmethod: the class's (or the subclass's override of a)
+    classmethod or staticmethod by that name, so that ``cls.resume(..., scaler=scaler)`` runs
+    with the objects the template hands it. ``cls`` itself stays unknown (see trace_call):
+    only a method it names is followed, never an instance it would build."""
+    if not isinstance(node.value, ast.Name):
+        return None
+    inner: Scope | None = scope
+    while inner is not None:
+        if inner.cls_of is not None:
+            break
+        if node.value.id in inner.vars:
+            return None  # a comprehension's or closure's own name
+        inner = inner.parent
+    if inner is None or inner.cls_of is None or inner.cls_of[0] != node.value.id:
+        return None
+    _, info, instance = inner.cls_of
+    found = info.find(node.attr)
+    if found is None or not (_is_static(found[0]) or _is_classmethod(found[0])):
+        return None
+    return FuncVal(found[0], found[1].module, instance, found[1])
 
 
 def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
