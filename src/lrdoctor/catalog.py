@@ -267,13 +267,19 @@ Where it is found:
   scheduler drove it) with no scheduler state beside it; fp16 training arguments without
   scaler.pt; a scheduler whose `last_epoch` is ahead of its optimizer's updates.
 
+`ReduceLROnPlateau` is the mild case: its reductions live in the optimizer's LRs, so the LR
+comes back with the optimizer's state; what a resume loses is its best metric and its count of
+bad epochs, which restart, so the next reduction can come up to `patience` epochs late or early.
+`lrdoctor check` reports that as an info, not a warning, where the program resumes (it writes a
+checkpoint with the optimizer's state and loads one back into the optimizer) and neither saves
+nor restores the plateau's state; `lrdoctor run` and `lrdoctor ckpt` leave it out.
+
 Not reported: a scheduler never stepped yet (its state is a fresh one's); one the code
 positions itself on resume (built with `last_epoch=`, stepped with `step(epoch)`, or
-fast-forwarded before training); `ReduceLROnPlateau`, whose reductions live in the optimizer's
-LRs, restored with the optimizer (what it loses is its patience count, which does not move the
-schedule); weights-only saves. `lrdoctor check` also leaves out `ExponentialLR`, whose next LR is
-gamma times the one restored with the optimizer, and a `LambdaLR` whose function ignores the
-step count it is given (the LR follows a counter of the program's own, not the scheduler's).
+fast-forwarded before training); weights-only saves. `lrdoctor check` also leaves out
+`ExponentialLR`, whose next LR is gamma times the one restored with the optimizer, and a
+`LambdaLR` whose function ignores the step count it is given (the LR follows a counter of the
+program's own, not the scheduler's).
 """,
         """
 Save and restore `scheduler.state_dict()` and `scaler.state_dict()` next to the optimizer's,

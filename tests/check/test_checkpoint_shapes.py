@@ -4,6 +4,9 @@ lost state does not move the schedule (explicit step(epoch), ReduceLROnPlateau).
 
 from __future__ import annotations
 
+import textwrap
+
+from lrdoctor.check.engine import check_source
 from tests.check.helpers import codes, findings, messages
 
 AMP_LOOP = """
@@ -181,7 +184,10 @@ def test_plateau_scheduler_lost_state_is_not_a_schedule_restart() -> None:
         scheduler="torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)",
         step="scheduler.step(val_loss := 1.0)",
     )
-    assert "LRD007" not in codes(src)
+    # its lost best metric and patience count are an info since fixes11, never a warning
+    result = check_source(textwrap.dedent(src), "train.py")
+    assert [(d.code, d.severity) for d in result.diagnostics] == [("LRD007", "info")]
+    assert "the schedule restarts" not in result.diagnostics[0].message
 
 
 def test_resume_helper_called_without_the_saved_scaler_is_reported() -> None:

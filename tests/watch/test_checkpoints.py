@@ -221,6 +221,46 @@ def test_reduce_lr_on_plateau_left_out_is_silent(run):
     assert ran.codes == []
 
 
+PLATEAU_RESUME = """
+import os
+import torch
+
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=2)
+if os.path.exists("last.pt"):
+    ckpt = torch.load("last.pt")
+    optimizer.load_state_dict(ckpt["optimizer"])
+    {restore}
+for epoch in range(3):
+    optimizer.zero_grad(); model(torch.randn(8, 4)).sum().backward(); optimizer.step()
+    plateau.step(1.0)
+    torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                {saved}}}, "last.pt")
+"""
+
+
+def test_reduce_lr_on_plateau_never_loaded_on_resume_is_an_info(run):
+    # the LR it reached comes back with the optimizer; its best metric and patience count
+    # do not: an info (fixes11), at the optimizer's load, never a warning
+    source = PLATEAU_RESUME.format(restore="pass", saved="")
+    assert run(source).codes == []
+    ran = run(source)
+    hit = ran.only("LRD007")
+    assert hit.severity == "info", ran.watch.report()
+    assert "best metric and patience count restarted" in hit.message
+    assert "patience (2)" in hit.message
+    assert hit.location.line == ran.line_of('optimizer.load_state_dict(ckpt["optimizer"])')
+
+
+def test_reduce_lr_on_plateau_loaded_on_resume_is_silent(run):
+    source = PLATEAU_RESUME.format(restore='plateau.load_state_dict(ckpt["plateau"])',
+                                   saved='"plateau": plateau.state_dict()')
+    run(source)
+    assert run(source).codes == []
+
+
 def test_scheduler_rebuilt_at_its_position_on_resume_is_silent(run):
     # the schedule is a function of the restored epoch counter: nothing to save
     source = train(save=SAVE_NO_SCHEDULER, restore="pass").replace(

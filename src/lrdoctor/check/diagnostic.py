@@ -8,6 +8,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from lrdoctor.catalog import CATALOG
 from lrdoctor.findings import Finding, Location
 
 
@@ -34,6 +35,13 @@ class Diagnostic:
     edits: tuple[Edit, ...] = ()
     evidence: dict[str, Any] = field(default_factory=dict)
     cell: int | None = None
+    #: the catalog's severity for ``code`` unless a rule says otherwise for this finding (an
+    #: LRD007 about ReduceLROnPlateau's lost patience count is an info, not a warning)
+    severity: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.severity:
+            self.severity = CATALOG[self.code].severity
 
     @classmethod
     def at(cls, code: str, message: str, path: str, node: ast.AST, **kwargs: Any) -> Diagnostic:
@@ -60,6 +68,7 @@ class Diagnostic:
             self.code,
             self.message,
             Location(self.path, self.line, self.col, self.cell),
+            severity=self.severity,
             evidence=dict(self.evidence),
         )
 

@@ -30,7 +30,7 @@ def _paint(text: str, what: str, color: bool) -> str:
 
 
 def severity(d: Item) -> str:
-    return "error" if isinstance(d, Problem) else CATALOG[d.code].severity
+    return "error" if isinstance(d, Problem) else d.severity
 
 
 def name(d: Item) -> str:
@@ -104,7 +104,7 @@ def summary(diags: Sequence[Diagnostic], files: int, color: bool = False,
             return "No .py or .ipynb files to check."
         return f"All checks passed ({_n(files, 'file')} checked)."
     if diags:
-        by_severity = Counter(CATALOG[d.code].severity for d in diags)
+        by_severity = Counter(d.severity for d in diags)
         parts = [_n(n, sev) for sev, n in sorted(by_severity.items())]
         line = (f"Found {_n(len(diags), 'finding')} ({', '.join(parts)}) in "
                 f"{_n(checked, 'file')} checked.")

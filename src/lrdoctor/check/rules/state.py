@@ -74,13 +74,17 @@ def _in_root(ctx: FileContext, root: int, kind: str) -> list[Obj]:
 
 
 def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
-                     at: Event | None = None) -> list[Obj]:
+                     at: Event | None = None, plateau: bool = False) -> list[Obj]:
     """Schedulers whose lost state moves the schedule on resume: not timm's, not members of
     a composite, not those rebuilt on resume (``last_epoch=`` / ``.last_epoch = ...``), not a
     scheduler every call of which names its position (``step(epoch)``), not ReduceLROnPlateau
     (its LR lives in the optimizer state; only its patience counter would be lost) nor
     ExponentialLR (its next LR is gamma times the one in the optimizer state), not one
-    that lives only inside a call made per epoch (see ``_transient``)."""
+    that lives only inside a call made per epoch (see ``_transient``).
+
+    ``plateau``: the ReduceLROnPlateau schedulers that pass the same tests instead, the ones
+    whose best metric and patience count a resume loses (its argument is the metric, not a
+    position: ``step(val_loss, epoch)`` restores neither)."""
     # one constructor call is one scheduler of the program, also where separate traces (the
     # training method, a resume method that builds the objects again) each made their own
     rebuilt = {_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
@@ -139,7 +143,10 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             # dispatch lrdoctor cannot follow (`getattr(self, mode)(...)`), every such step
             # naming its position. A step there without one is what the resume loses.
             continue
-        if s.cls in ("ReduceLROnPlateau", "ExponentialLR") \
+        if plateau:
+            if s.cls != "ReduceLROnPlateau" or s.guessed or _site(s) not in stepped:
+                continue
+        elif s.cls in ("ReduceLROnPlateau", "ExponentialLR") \
                 or positioned.get(_site(s), bool(unbound)):
             # both only scale the LR they find: it is in the optimizer state, and an
             # ExponentialLR built afresh goes on from it exactly (gamma times the current LR)
@@ -625,7 +632,7 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in ctx.program.events:
         if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer" \
                 and not _copied_from_live(ctx, e):
-            yield from _check_resume(ctx, e, scaler_saved or not saves)
+            yield from _check_resume(ctx, e, scaler_saved or not saves, saves)
 
 
 def _lone_optimizer_state(e: Event) -> tuple[set[int], list[str]] | None:
@@ -1037,9 +1044,12 @@ def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
     return False
 
 
-def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Diagnostic]:
+def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
+                  saves: list[tuple[Event, tuple[set[int], list[str]]]]
+                  ) -> Iterator[Diagnostic]:
     """A resume that restores the optimizer but not the scheduler (or the GradScaler: when the
-    file saves it, or shows no save of its own; otherwise the save is what is reported)."""
+    file saves it, or shows no save of its own; otherwise the save is what is reported).
+    ``saves``: the checkpoints the program writes, with what each holds."""
     optimizer = e.obj
     tree = _module_tree(ctx, e.path)
     if tree is not None:
@@ -1097,6 +1107,7 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
         switched = f", {when(flag)}" if flag else ""
         missing.append(f"the GradScaler (`{scaler.name or 'scaler'}`{switched})")
     if not missing:
+        yield from _plateau_resume(ctx, e, tree, restored, saves)
         return
     consequence = []
     if scheds and missing[0].startswith("`"):
@@ -1125,6 +1136,44 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool) -> Iterator[Di
         e.path,
         e.node,
     )
+
+
+def _plateau_resume(ctx: FileContext, e: Event, tree: ast.Module | None,
+                    restored: list[Event],
+                    saves: list[tuple[Event, tuple[set[int], list[str]]]]
+                    ) -> Iterator[Diagnostic]:
+    """An info, not a warning: a resume that restores the optimizer from a checkpoint the
+    program writes with the optimizer's state, while the ReduceLROnPlateau stepped on that
+    optimizer is neither in the checkpoint nor restored. The LR it reached comes back with the
+    optimizer's param groups; its best metric and its count of bad epochs start over, so the
+    next reduction can come up to ``patience`` epochs early or late."""
+    optimizer = e.obj
+    if optimizer is None or tree is None or _reads_saved_scheduler_state(tree):
+        return
+    checkpoints = [(objs, words) for _, (objs, words) in saves
+                   if optimizer.id in objs or any("optim" in w for w in words)]
+    if not checkpoints:
+        return  # nothing of this program's own to resume from: not a resume path lrdoctor sees
+    if any(ev.obj.kind == "scheduler" and ev.root == e.root for ev in restored if ev.obj):
+        return
+    for s in _real_schedulers(ctx, e.root, optimizer, e, plateau=True):
+        if any(s.id in objs or any("sched" in w or "plateau" in w for w in words)
+               for objs, words in checkpoints):
+            continue
+        given = s.arg("patience", 3)
+        patience = ast.unparse(given) if given is not None else "10"
+        yield Diagnostic.at(
+            "LRD007",
+            f"`{receiver(e)}.load_state_dict(...)` restores the optimizer, and with it the LR "
+            f"that `{s.name or 'the scheduler'}` (ReduceLROnPlateau, {_where(s, e.path)}) "
+            f"reduced, but the plateau's own state is neither saved nor restored: its best metric and "
+            f"patience count restart, so the next reduction can come up to `patience` "
+            f"({patience}) epochs late or early",
+            e.path,
+            e.node,
+            severity="info",
+        )
+        return
 
 
 def _alternatives(lost: list[Obj], s: Obj) -> list[Obj]:

@@ -16,8 +16,9 @@ Two moments are judged, both off the per-step path:
 Silent, by semantics: a scheduler whose state equals a fresh one's (never stepped); a
 scheduler the code positions itself on resume (constructed with ``last_epoch=``, stepped with
 ``step(epoch)``); ``ReduceLROnPlateau`` (its LR reductions live in the optimizer's param groups,
-which the optimizer's state restores; what is lost is the patience count, and losing it does
-not move the schedule, so it is not LRD007); a state dict copied before saving (not the dict
+which the optimizer's state restores; what is lost is its best metric and patience count,
+which does not move the schedule: a resume that never loads it is an info-level LRD007 at its
+first step, a save without it nothing); a state dict copied before saving (not the dict
 the scheduler returned, but recognised by its keys: a scheduler-shaped dict in the checkpoint
 counts as the scheduler's state); weights-only saves.
 """
@@ -74,6 +75,8 @@ class _Resume:
     site: Site | None
     # scheduler id -> (weak ref, label): candidates found at the optimizer's next step
     candidates: dict[int, tuple[Any, str]] = field(default_factory=dict)
+    # the same for ReduceLROnPlateau schedulers never loaded: an info at their next step
+    plateaus: dict[int, tuple[Any, str]] = field(default_factory=dict)
     judged: bool = False
     # its first step went through a GradScaler: the scaler's first update then tells whether
     # the scaler started from scratch
@@ -124,6 +127,10 @@ class CheckpointState:
                 patcher.setattr(cls, "load_state_dict", self._wrap_scheduler_load(cls.__dict__["load_state_dict"]))
         if "__init__" in base.__dict__:
             patcher.setattr(base, "__init__", self._wrap_scheduler_init(base.__dict__["__init__"]))
+        if plateau is not None and plateau is not base and "__init__" in plateau.__dict__:
+            # torch 2's ReduceLROnPlateau does not call LRScheduler.__init__: a resume that
+            # never loads it is judged at its next step (an info, see _report_plateau_resume)
+            patcher.setattr(plateau, "__init__", self._wrap_scheduler_init(plateau.__dict__["__init__"]))
         for cls in _scaler_classes(torch):
             if "state_dict" in cls.__dict__:
                 patcher.setattr(cls, "state_dict", self._wrap_state_dict(cls.__dict__["state_dict"], "scaler"))
@@ -251,7 +258,7 @@ class CheckpointState:
         if not any(not r.judged for r in self.resumes):
             self._listening = False
             self.engine.unsubscribe(OptimizerStep, self.on_step)
-        if any(r.candidates for r in self.resumes) and not self._listening_schedulers:
+        if any(r.candidates or r.plateaus for r in self.resumes) and not self._listening_schedulers:
             self._listening_schedulers = True
             self.engine.subscribe(SchedulerStep, self.on_scheduler_step)
 
@@ -415,6 +422,10 @@ class CheckpointState:
         plateau = getattr(self._torch.optim.lr_scheduler, "ReduceLROnPlateau", None)
         for sched in self._schedulers_of(info):
             if plateau is not None and isinstance(sched, plateau):
+                if sched not in self.loaded:
+                    rec = self.engine.schedulers.get(id(sched))
+                    label = rec.label if rec is not None and rec.obj is sched else "ReduceLROnPlateau"
+                    resume.plateaus[id(sched)] = (weakref.ref(sched), label)
                 continue
             if sched in self.loaded or _last_epoch(sched) != 0:
                 continue  # restored, or positioned by the code (last_epoch=, fast-forward steps)
@@ -428,10 +439,16 @@ class CheckpointState:
     def _prune_resumes(self) -> None:
         """Drop the resumes with nothing left to judge."""
         self.resumes = [r for r in self.resumes
-                        if not r.judged or r.candidates or r.scaler_pending]
+                        if not r.judged or r.candidates or r.plateaus or r.scaler_pending]
 
     def on_scheduler_step(self, ev: SchedulerStep) -> None:
         for resume in self.resumes:
+            lost = resume.plateaus.pop(ev.scheduler.key, None)
+            if lost is not None:
+                sched = lost[0]()
+                if sched is not None and sched not in self.loaded:
+                    self._report_plateau_resume(resume, lost[1], sched)
+                continue
             entry = resume.candidates.pop(ev.scheduler.key, None)
             if entry is None:
                 continue
@@ -442,7 +459,7 @@ class CheckpointState:
             if not (ev.args or ev.kwargs):  # step(epoch) positions the schedule itself
                 self._report_resume(resume, label)
         self._prune_resumes()
-        if not any(r.candidates for r in self.resumes):
+        if not any(r.candidates or r.plateaus for r in self.resumes):
             self._listening_schedulers = False
             self.engine.unsubscribe(SchedulerStep, self.on_scheduler_step)
 
@@ -492,6 +509,26 @@ class CheckpointState:
                 evidence={"optimizer": resume.label, "optimizer_steps": resume.steps, "scheduler": label},
             ),
             key=("resume", resume.site, label),
+        )
+
+    def _report_plateau_resume(self, resume: _Resume, label: str, sched: Any) -> None:
+        """An info, not a warning: the LR the plateau reached came back with the optimizer's
+        param groups; its best metric and bad-epoch count did not."""
+        steps = f" trained for {resume.steps} steps" if resume.steps else " with trained state"
+        patience = getattr(sched, "patience", None)
+        self.engine.report(
+            Finding(
+                "LRD007",
+                f"optimizer.load_state_dict() restored {resume.label}{steps}, and with it the LR "
+                f"that {label} reduced, but {label} was never loaded: its best metric and patience "
+                f"count restarted, so its next reduction can come up to patience"
+                f"{f' ({patience})' if patience is not None else ''} epochs late or early",
+                location(resume.site),
+                severity="info",
+                evidence={"optimizer": resume.label, "optimizer_steps": resume.steps,
+                          "scheduler": label, "patience": patience},
+            ),
+            key=("resume-plateau", resume.site, label),
         )
 
     def on_end(self, ev: RunEnd) -> None:
