@@ -181,3 +181,103 @@ def test_plateau_is_still_no_warning_for_a_save_without_a_resume() -> None:
     src = plateau_program(restore="pass")
     assert findings(src) == []
 
+
+# 4. A factory picks the model class by a setting, one function-local import per branch
+# (`if kind == "sr": from .sr_model import SRModel as M` / `elif kind == "gan": from
+# .gan_model import GANModel as M`). When some option's module is not in view (a partial
+# checkout, an optional extra), it must not replace the option lrdoctor can read: the class it
+# can read stands for the choice. Here the base class's `update_learning_rate()` steps the
+# schedulers, and the driver calls it before `optimize_parameters()` in each iteration.
+
+FACTORY_PROJECT = {
+    "models/__init__.py": """
+        def create_model(opt):
+            kind = opt["model"]
+            if kind == "sr":
+                from .sr_model import SRModel as M
+            elif kind == "gan":
+                from .gan_model import GANModel as M
+            else:
+                raise NotImplementedError(kind)
+            return M(opt)
+        """,
+    "models/base.py": """
+        class Base:
+            def __init__(self, opt):
+                self.opt = opt
+                self.optimizers = []
+                self.schedulers = []
+
+            def update_learning_rate(self):
+                for s in self.schedulers:
+                    s.step()
+        """,
+    "models/sr_model.py": """
+        import torch
+        from .base import Base
+
+        class SRModel(Base):
+            def __init__(self, opt):
+                super().__init__(opt)
+                self.net = torch.nn.Linear(4, 4)
+                self.opt_g = torch.optim.Adam(self.net.parameters(), lr=2e-4)
+                self.optimizers.append(self.opt_g)
+                for o in self.optimizers:
+                    self.schedulers.append(
+                        torch.optim.lr_scheduler.MultiStepLR(o, [50000, 100000], 0.5))
+
+            def optimize_parameters(self, x):
+                self.opt_g.zero_grad()
+                self.net(x).abs().mean().backward()
+                self.opt_g.step()
+        """,
+    "train.py": """
+        import json
+        import sys
+        import torch
+        from models import create_model
+
+        opt = json.load(open(sys.argv[1]))
+        loader = torch.utils.data.DataLoader(torch.randn(64, 4), batch_size=8)
+        model = create_model(opt)
+        step = 0
+        for epoch in range(1000):
+            for x in loader:
+                step += 1
+                {first}
+                {second}
+        """,
+}
+
+
+def factory_project(first: str, second: str) -> dict[str, str]:
+    files = dict(FACTORY_PROJECT)
+    files["train.py"] = files["train.py"].replace("{first}", first).replace("{second}", second)
+    return files
+
+
+def test_scheduler_stepped_before_the_update_through_a_factory_choice(tmp_path, monkeypatch):
+    from .helpers import check_project
+
+    found = check_project(tmp_path, monkeypatch, factory_project(
+        "model.update_learning_rate()", "model.optimize_parameters(x)"))
+    assert ("models/base.py", 10, "LRD001") in found
+
+
+def test_scheduler_stepped_after_the_update_through_a_factory_choice_is_silent(
+        tmp_path, monkeypatch):
+    from .helpers import check_project
+
+    found = check_project(tmp_path, monkeypatch, factory_project(
+        "model.optimize_parameters(x)", "model.update_learning_rate()"))
+    assert found == []
+
+
+def test_factory_option_in_view_still_wins_when_it_comes_last(tmp_path, monkeypatch):
+    # both options readable: the trace keeps its usual reading (the last import bound)
+    from .helpers import check_project
+
+    files = factory_project("model.update_learning_rate()", "model.optimize_parameters(x)")
+    files["models/gan_model.py"] = files["models/sr_model.py"].replace("SRModel", "GANModel")
+    found = check_project(tmp_path, monkeypatch, files)
+    assert [code for _, _, code in found] == ["LRD001"]
