@@ -128,9 +128,6 @@ class Tracer:
         self.loop: Loop | None = None
         self.conds: tuple[Cond, ...] = ()
         self.stack: list[ast.AST] = []
-        # (module, name) -> (function, qualified name): the names imports inside functions
-        # bound last (see exec_import)
-        self._branch_imports: dict[tuple[int, str], tuple[ast.AST, str]] = {}
         self.given: list[set[str]] = []  # per traced call: the parameters its caller passed
         self.visited: set[int] = set()
         self.root = 0
@@ -1148,7 +1145,7 @@ class Tracer:
             # the module's top level was indexed before tracing (ModuleInfo.build), but not
             # what sits under `if __name__ == "__main__":` (a script's `from solver import
             # train`, chosen there by a setting): a name it binds is as global as any other
-            self.exec_import(stmt, scope)
+            scope.module.add_import(stmt)
         elif isinstance(stmt, ast.Match):
             self.eval(stmt.subject, scope)
             for i, case in enumerate(stmt.cases):
@@ -1159,38 +1156,6 @@ class Tracer:
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):
                     self.eval(child, scope)
-
-    def exec_import(self, stmt: ast.Import | ast.ImportFrom, scope: Scope) -> None:
-        """Bind what an import statement met in the trace names. A factory that picks a class
-        by a setting, one import per branch (``if kind == "sr": from .sr_model import SRModel
-        as M`` / ``elif kind == "gan": from .gan_model import GANModel as M``), binds one name
-        to options of one choice: an option lrdoctor cannot read (its file is not in view)
-        does not replace one it can, which stands for the choice (as for optimizers built per
-        branch, see exec_if)."""
-        module = scope.module
-        function = self.stack[-1] if self.stack else None
-        before = dict(module.imports)
-        module.add_import(stmt)
-        if function is None:
-            return
-        for alias in stmt.names:
-            if alias.name == "*":
-                continue
-            name = alias.asname or (alias.name if isinstance(stmt, ast.ImportFrom)
-                                    else alias.name.split(".")[0])
-            qual = module.imports.get(name)
-            if qual is None:
-                continue
-            old = before.get(name)
-            bound = self._branch_imports.get((id(module), name))
-            self._branch_imports[(id(module), name)] = (function, qual)
-            if old is None or old == qual or bound is None or bound != (function, old) \
-                    or "." not in old or "." not in qual:
-                continue
-            if self.project_target(qual, module) is None \
-                    and self.project_target(old, module) is not None:
-                module.imports[name] = old
-                self._branch_imports[(id(module), name)] = (function, old)
 
     def exec_by_class(self, body: list[ast.stmt], scope: Scope) -> None:
         """The branch a class test on a known scheduler chose: it runs every time the `if`
