@@ -272,7 +272,9 @@ comes back with the optimizer's state; what a resume loses is its best metric an
 bad epochs, which restart, so the next reduction can come up to `patience` epochs late or early.
 `lrdoctor check` reports that as an info, not a warning, where the program resumes (it writes a
 checkpoint with the optimizer's state and loads one back into the optimizer) and neither saves
-nor restores the plateau's state; `lrdoctor run` and `lrdoctor ckpt` leave it out.
+nor restores the plateau's state; `lrdoctor run` reports the same info at the optimizer's
+`load_state_dict()` when a plateau never loaded steps after the resume. A save without it is
+not reported, nor by `lrdoctor ckpt`.
 
 Not reported: a scheduler never stepped yet (its state is a fresh one's); one the code
 positions itself on resume (built with `last_epoch=`, stepped with `step(epoch)`, or
