@@ -87,6 +87,24 @@ def test_plateau_info_names_the_patience_given_by_a_setting() -> None:
     assert any("`patience` (args.patience)" in m for m in messages(src))
 
 
+def test_plateau_info_says_no_number_when_patience_comes_from_an_unknown_splat() -> None:
+    src = plateau_program(patience='**json.load(open("sched.json"))').replace(
+        "import torch", "import json\nimport torch")
+    [message] = [m for m in messages(src) if "patience count restart" in m]
+    assert "up to `patience` epochs late or early" in message
+
+
+def test_plateau_info_reads_patience_through_a_known_splat() -> None:
+    src = plateau_program(patience="**settings").replace(
+        "opt = torch.optim.Adam", "settings = dict(patience=16, factor=0.8)\nopt = torch.optim.Adam")
+    assert any("`patience` (16) epochs" in m for m in messages(src))
+
+
+def test_plateau_info_names_torch_default_patience() -> None:
+    src = plateau_program().replace('"min", 0.5, 3)', '"min")')
+    assert any("`patience` (10) epochs" in m for m in messages(src))
+
+
 @pytest.mark.parametrize("saved, restore", [
     # saved and restored
     ('"plateau": on_plateau.state_dict()',

@@ -1161,14 +1161,17 @@ def _plateau_resume(ctx: FileContext, e: Event, tree: ast.Module | None,
                for objs, words in checkpoints):
             continue
         given = s.arg("patience", 3)
-        patience = ast.unparse(given) if given is not None else "10"
+        # torch's default is 10; a `**kwargs` or `*args` handed to the constructor may set it
+        unknown = s.has_kwargs_splat() or any(isinstance(a, ast.Starred) for a in s.call.args) \
+            if s.call is not None else True
+        patience = f" ({ast.unparse(given)})" if given is not None else "" if unknown else " (10)"
         yield Diagnostic.at(
             "LRD007",
             f"`{receiver(e)}.load_state_dict(...)` restores the optimizer, and with it the LR "
             f"that `{s.name or 'the scheduler'}` (ReduceLROnPlateau, {_where(s, e.path)}) "
             f"reduced, but the plateau's own state is neither saved nor restored: its best metric and "
-            f"patience count restart, so the next reduction can come up to `patience` "
-            f"({patience}) epochs late or early",
+            f"patience count restart, so the next reduction can come up to `patience`"
+            f"{patience} epochs late or early",
             e.path,
             e.node,
             severity="info",
