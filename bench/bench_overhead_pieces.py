@@ -8,7 +8,9 @@ Runs bench_overhead.py's loop (the MLP, AdamW, a per-batch OneCycleLR, a DataLoa
 under ``lrdoctor.watch()`` (the defaults), and under the defaults with one of the five pieces a
 steady step runs taken out after the OFF_AT-th step (when the lane is open, see Engine.Lane):
 
-- ``-module``: the module-call wrapper (NonFinite's, recording the top-level call)
+- ``-module``: the module-call wrapper (NonFinite's, recording the top-level call; since
+  perf13's Design B it is on torch.nn.Module only for the first steps and once recording is
+  armed, so on a healthy run this row differs from the defaults by its stand-in alone)
 - ``-sched``: the scheduler-step wrapper (its lane path)
 - ``-backward``: the backward() hook (the loss read by NaN detection)
 - ``-post``: the optimizer step post-hook (its lane path)
@@ -80,12 +82,9 @@ def turn_off(w: Any, off: frozenset[str]) -> None:
         from lrdoctor.runtime.localize import _ORIGINAL_CALL
 
         nf = eng.loss_gate
-        nf._apply_calls = None  # nothing puts the wrapper back (relearning)
+        nf._apply_calls = None  # nothing puts the wrapper back (arming the recording)
         if torch.nn.Module.__dict__["__call__"] is not _ORIGINAL_CALL[0]:
             torch.nn.Module.__call__ = _ORIGINAL_CALL[0]  # type: ignore[method-assign]
-        for cls in nf.patched:
-            if "__call__" in cls.__dict__:
-                delattr(cls, "__call__")
     if "backward" in off:
         torch.autograd.backward = _undo_entry(w, torch.autograd, "backward")
     if "post" in off:

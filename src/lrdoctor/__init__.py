@@ -50,12 +50,16 @@ def __getattr__(name: str) -> Any:
 
 
 def watch(
-    strict: bool = False, nan_check: bool = True, nan_trace: bool = False, **options: Any
+    strict: bool = False, nan_check: bool = True, nan_trace: bool = False, nan_record: bool = False,
+    **options: Any
 ) -> Watch:
     """Watch training in this process (the engine of ``lrdoctor run``), as a context manager.
 
     ``strict=True`` raises :class:`ScheduleError` at the first error-level finding;
-    ``nan_check=False`` leaves out the NaN/inf detection; ``nan_trace=True`` checks every op.
+    ``nan_check=False`` leaves out the NaN/inf detection; ``nan_trace=True`` checks every op;
+    ``nan_record=True`` records the top-level module calls from the first step, so that the
+    first NaN made inside a module is named with its module (by default that is done when it
+    recurs).
     Importing lrdoctor does not import torch; starting to watch does.
 
     >>> with watch() as w:  # doctest: +SKIP
@@ -64,4 +68,5 @@ def watch(
     """
     from lrdoctor.runtime.session import Watch
 
-    return Watch(strict=strict, nan_check=nan_check, nan_trace=nan_trace, **options)
+    return Watch(strict=strict, nan_check=nan_check, nan_trace=nan_trace, nan_record=nan_record,
+                 **options)

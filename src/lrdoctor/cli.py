@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser = sub.add_parser(
         "run",
         help="run a training script under the runtime watcher",
-        usage="lrdoctor run [--json PATH] [--html PATH] [--strict] [-q] [--nan-trace | --no-nan-check] "
+        usage="lrdoctor run [--json PATH] [--html PATH] [--strict] [-q] [--nan-trace | --nan-record | --no-nan-check] "
         "[--run-dir DIR] [--run-id ID] [--rank-wait SECONDS] [--] (SCRIPT | -m MODULE) [ARGS...]",
         description=(
             "Run SCRIPT exactly as `python SCRIPT ARGS` would (same __main__, sys.argv, "
@@ -117,8 +117,16 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--nan-trace",
         action="store_true",
-        help="check every op of every step for NaN/inf from the start (slower; localization on a "
-        "trip is always on)",
+        help="check every op of every step for NaN/inf from the start (slower: names the op and "
+        "module of the first non-finite value, forward, backward or optimizer step)",
+    )
+    p.add_argument(
+        "--nan-record",
+        action="store_true",
+        help="record every top-level module call from the first step, so that the first NaN/inf "
+        "made inside a module is localized to its module and op (costs a little on every "
+        "module call; by default the first one is reported with its step and line, and calls "
+        "are recorded from then on, so a recurrence is localized)",
     )
     p.add_argument(
         "--no-nan-check",
@@ -227,6 +235,7 @@ def _main_run(argv: list[str]) -> int:
         quiet=args.quiet,
         nan_trace=args.nan_trace,
         nan_check=not args.no_nan_check,
+        nan_record=args.nan_record,
         run_dir=args.run_dir,
         run_id=args.run_id,
         rank_wait=args.rank_wait,

@@ -36,12 +36,12 @@ rng_after = torch.get_rng_state()
 """
 
 
-def _train(tmp_path, watched: bool, nan_trace: bool = False, **fmt):
+def _train(tmp_path, watched: bool, nan_trace: bool = False, nan_record: bool = False, **fmt):
     path = tmp_path / "loop.py"
     path.write_text(textwrap.dedent(LOOP.format(**fmt)))
     if not watched:
         return runpy.run_path(str(path), run_name="__main__"), None
-    w = lrdoctor.watch(echo=lambda m: None, nan_trace=nan_trace)
+    w = lrdoctor.watch(echo=lambda m: None, nan_trace=nan_trace, nan_record=nan_record)
     with w:
         ns = runpy.run_path(str(path), run_name="__main__")
     assert w.engine._internal_errors == 0
@@ -53,14 +53,17 @@ def _state(ns):
     return [t.detach().clone() for t in list(model.parameters()) + list(model.buffers())] + [ns["rng_after"]]
 
 
-@pytest.mark.parametrize("scaler, outlier, nan_trace", [
-    (True, True, False),  # trip + replay under GradScaler
-    (True, True, True),  # every op checked
-    (False, False, False),  # plain detection on a healthy run
+@pytest.mark.parametrize("scaler, outlier, nan_trace, nan_record", [
+    (True, True, False, False),  # trip under GradScaler: recording armed from then on
+    (True, True, False, True),  # trip + replay under GradScaler (calls recorded from the start)
+    (True, True, True, False),  # every op checked
+    (False, False, False, False),  # plain detection on a healthy run
 ])
-def test_training_is_bit_identical_with_detection_and_replay(tmp_path, scaler, outlier, nan_trace):
+def test_training_is_bit_identical_with_detection_and_replay(tmp_path, scaler, outlier, nan_trace,
+                                                             nan_record):
     plain, _ = _train(tmp_path, False, scaler=scaler, outlier=outlier)
-    seen, w = _train(tmp_path, True, nan_trace=nan_trace, scaler=scaler, outlier=outlier)
+    seen, w = _train(tmp_path, True, nan_trace=nan_trace, nan_record=nan_record, scaler=scaler,
+                     outlier=outlier)
     for a, b in zip(_state(plain), _state(seen)):  # the outlier leaves NaN in BatchNorm's stats
         torch.testing.assert_close(a, b, rtol=0, atol=0, equal_nan=True)
     assert plain["optimizer"].state_dict()["state"].keys() == seen["optimizer"].state_dict()["state"].keys()
@@ -70,8 +73,11 @@ def test_training_is_bit_identical_with_detection_and_replay(tmp_path, scaler, o
     if outlier:
         f = next(f for f in w.findings if f.code == "LRD104")
         assert f.evidence["step"] == 5
-        assert f.evidence["module"] == "model.0"  # the first Linear overflows float32
-        assert "float32's maximum" in f.evidence["reason"]
+        if nan_trace or nan_record:
+            assert f.evidence["module"] == "model.0"  # the first Linear overflows float32
+            assert "float32's maximum" in f.evidence["reason"]
+        else:  # a one-off on a step whose module calls were not recorded
+            assert "module" not in f.evidence and f.evidence["module_recorded"] is False
     else:
         assert w.findings == []
 
@@ -148,7 +154,7 @@ def test_replay_under_ddp_runs_the_wrapped_module_and_leaves_ddp_alone(tmp_path)
         store = tmp_path / f"store{int(watched)}"
         path.write_text(textwrap.dedent(DDP.format(store=store)))
         if watched:
-            w = lrdoctor.watch(echo=lambda m: None)
+            w = lrdoctor.watch(echo=lambda m: None, nan_record=True)  # the one-off is replayed
             with w:
                 ns = runpy.run_path(str(path), run_name="__main__")
             assert w.engine._internal_errors == 0

@@ -112,8 +112,6 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                         and tensors.is_cpu and not tensors.ndim):
                     value = tensors.item()
                     routine = type(value) is float and value - value == 0.0  # not inf, not NaN
-                    if routine and engine.routine_backwards_done - nf.backwards_seen > 1:
-                        nf.relearn(1)  # see the general path
                 else:
                     routine = False
             except ScheduleError:
@@ -164,11 +162,6 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                         and nf.flags.eager is not False and loss.is_cpu and not loss.ndim):
                     value = loss.item()
                     fast = type(value) is float and value - value == 0.0  # finite: not inf, not NaN
-                    if engine.routine_backwards_done - nf.backwards_seen > 1:
-                        # this backward() and the last saw no recorded module call: a class
-                        # first called at top level since the module-call wrapper left
-                        # torch.nn.Module? (NonFinite.relearn; a no-op unless it did)
-                        nf.relearn(1)
                 if fast and scaler is not None:
                     # a routine scaled backward: marked by ev, counted apart from the unscaled
                     # ones (their path pays nothing for it)

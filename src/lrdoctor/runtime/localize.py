@@ -742,9 +742,13 @@ def _recompute(name: str, node: Any) -> tuple[str, Any, list[Any]] | None:
     return None
 
 
-def walk_loss_graph(loss: Any, stop: set[int], max_nodes: int = 2000) -> Culprit | None:
+def walk_loss_graph(loss: Any, stop: set[int], max_nodes: int = 2000,
+                    inputs_known: bool = False) -> Culprit | None:
     """Check the loss's autograd graph down to the module outputs (``stop``: ids of their
-    grad_fn) for a node that turned finite saved inputs into a non-finite result."""
+    grad_fn) for a node that turned finite saved inputs into a non-finite result.
+    ``inputs_known``: only nodes that saved their inputs are judged (a walk with no module
+    output to stop at: a node that saved its result only, a ``tanh`` of a NaN, would look like
+    the origin)."""
     import torch
 
     root = getattr(loss, "grad_fn", None)
@@ -766,7 +770,8 @@ def walk_loss_graph(loss: Any, stop: set[int], max_nodes: int = 2000) -> Culprit
             rec = _recompute(m.group(1), node)
             if rec is not None:
                 op, result, ins = rec
-                if (isinstance(result, torch.Tensor) and not all_finite(result)
+                judged = not inputs_known or any(isinstance(t, torch.Tensor) for t in ins)
+                if (judged and isinstance(result, torch.Tensor) and not all_finite(result)
                         and all(all_finite(t) for t in ins if isinstance(t, torch.Tensor))):
                     func = getattr(torch.ops.aten, op, None)
                     reason, ev = explain(getattr(func, "default", None) or torch.ops.aten.log.default,

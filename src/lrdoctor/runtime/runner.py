@@ -112,7 +112,8 @@ def check_json_path(path: str) -> str | None:
 
 def run_target(target: str, args: list[str], *, is_module: bool = False,
                json_path: str | None = None, strict: bool = False, quiet: bool = False,
-               nan_trace: bool = False, nan_check: bool = True, run_dir: str | None = None,
+               nan_trace: bool = False, nan_check: bool = True, nan_record: bool = False,
+               run_dir: str | None = None,
                run_id: str | None = None, rank_wait: float = 5.0,
                html_path: str | None = None) -> int:
     if not is_module and not os.path.exists(target):
@@ -150,7 +151,7 @@ def run_target(target: str, args: list[str], *, is_module: bool = False,
     else:
         sys.path.insert(0, path0)
 
-    watch = Watch(strict=strict, nan_trace=nan_trace, nan_check=nan_check)
+    watch = Watch(strict=strict, nan_trace=nan_trace, nan_check=nan_check, nan_record=nan_record)
     # registered before the script runs, so it runs after the script's own atexit handlers
     atexit.register(_die_by_sigint)
     if job is not None:

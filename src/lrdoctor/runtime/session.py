@@ -31,10 +31,13 @@ class Watch:
 
     def __init__(self, strict: bool = False, echo: Callable[[str], None] | None = None,
                  checks: tuple[type, ...] | None = None, nan_trace: bool = False,
-                 nan_check: bool = True) -> None:
+                 nan_check: bool = True, nan_record: bool = False) -> None:
         self.strict = strict
         self.nan_trace = nan_trace  # check every op of every step for NaN/inf (slow)
-        self.nan_check = nan_check or nan_trace  # the always-on NaN/inf detection
+        # record every top-level module call from the start, so that a first NaN made inside a
+        # module is localized to it (by default recording starts after the first one)
+        self.nan_record = nan_record
+        self.nan_check = nan_check or nan_trace or nan_record  # the always-on NaN/inf detection
         self._echo = echo
         self._checks = checks
         self.engine: Any = None
@@ -102,6 +105,7 @@ class Watch:
         if self.engine is None:
             self.engine = Engine(strict=self.strict, echo=self._echo)
             self.engine.nan_trace = self.nan_trace
+            self.engine.nan_record = self.nan_record
         checks = ALL_CHECKS if self._checks is None else self._checks
         if not self.nan_check:
             checks = tuple(c for c in checks if c not in NONFINITE_CHECKS)

@@ -63,18 +63,18 @@ SKIP_RUN = 10  # consecutive GradScaler skips that make a finding
 PARAM_INTERVAL = ROUTINE_PERIOD
 EAGER_AFTER_TRIP = 64  # steps read at once after a late (device) flag tripped
 RNG_RECHECK = 256  # top-level calls of a module between checks that it draws no random numbers
-# The module-call wrapper first sits on torch.nn.Module (every call, nested ones included) and
-# learns which classes are called at top level with gradients enabled, for LEARN_BACKWARDS
-# backward() calls; then it sits on those classes only (torch's own __call__ back on Module, so a
-# nested call of another class runs no lrdoctor code), and learns again, for one backward(),
-# after RELEARN_BACKWARDS more (at the next periodic optimizer step) or after two backward()
-# calls in a row that saw no recorded module call. Each learning that finds no new class doubles
-# the wait, up to RELEARN_MAX: setting __call__ on torch.nn.Module makes CPython walk every
-# subclass of it and clear its method cache (~40 us with torch alone imported, ~170 us with
-# 3,000 module classes), so a long run that learns nothing new stops paying for it
+# The module-call wrapper (on torch.nn.Module) records the top-level module calls a replay needs
+# only while NaN detection may replay them: during the first LEARN_BACKWARDS backward() calls
+# (the models are named from them: tracer.roots, for the parameter names of findings), and for
+# good once recording is armed (record_calls): after a first non-finite loss, gradient or
+# parameter, with float16/bfloat16 parameters, while an LRD106 localization is armed, and under
+# --nan-trace or --nan-record. Otherwise torch's own __call__ sits there: a routine step runs no
+# lrdoctor code per module call, and a NaN made inside a module is localized at its recurrence
+# (the first occurrence is reported at once with its step and line; see bad_loss)
 LEARN_BACKWARDS = 2
-RELEARN_BACKWARDS = ROUTINE_PERIOD
-RELEARN_MAX = 16 * ROUTINE_PERIOD
+# appended to a first LRD104 whose module calls were not recorded (replaced once it recurs)
+NOT_RECORDED = ("; the module that made it is not named yet: module calls are recorded from now "
+                "on, so a recurrence is localized (--nan-record records them from the first step)")
 
 
 def _float_params(opt: Any) -> list[Any]:
@@ -106,23 +106,19 @@ class NonFinite:
         self.seen_opts: set[int] = set()
         self.seen_modules: set[int] = set()  # ids of the modules record() has looked at
         self.rng_use: dict[int, int] = {}  # see install()
-        # Where the module-call wrapper sits (see LEARN_BACKWARDS): learned is the set of classes
-        # called at top level while it sits on torch.nn.Module to learn them (None otherwise);
-        # patched, the classes it was put on (in order); classes_on, whether it sits on those
-        # only; classes_off, whether it stays on torch.nn.Module for good (a learned class with
-        # a __call__ of its own, --nan-trace, a check that needs every step)
-        self.learned: set[type] | None = set()
+        # Whether the module-call wrapper records (see LEARN_BACKWARDS): learning, during the
+        # first backward() calls; recording, for good (record_calls); neither: torch's own
+        # __call__ is on torch.nn.Module
+        self.learning = True
         self.learn_end = LEARN_BACKWARDS  # backwards() (see _backwards) that end the learning
-        self.next_relearn = 0
-        self.relearn_gap = RELEARN_BACKWARDS  # backward() calls from one learning to the next
-        self.patched: dict[type, None] = {}
-        self.classes_on = False
-        self.classes_off = False
+        self.recording = False
+        # the line of the first top-level call of a module with parameters (the model): with no
+        # call recorded, the loss code is looked for between it and backward()
+        self.model_site: Any = None
+        self.nan_record = False  # --nan-record: recording from the start (install)
         self.event_backwards = 0  # backward() calls that made an event (the others are counted
         # by engine.routine_backwards_done)
-        self.empty_backwards = 0  # backward() events in a row that saw no recorded module call
-        self._apply_calls: Any = None  # puts the wrappers where the state above says (install)
-        self._patchable: Any = lambda cls: False  # whether a class can take the wrapper (install)
+        self._apply_calls: Any = None  # puts the wrapper where the state above says (install)
         self.tensor_type = _tensor_type()
         # whether gradients are checked before the next update (see before_step): then the
         # gradient reaching each module output is kept for a backward replay
@@ -183,8 +179,11 @@ class NonFinite:
 
         install_amp_hooks(self.engine, patcher)
         self.nan_trace = bool(getattr(self.engine, "nan_trace", False))
+        self.nan_record = bool(getattr(self.engine, "nan_record", False))
         if self.nan_trace:
             self.every_step()
+        elif self.nan_record:
+            self.recording = True  # the wrapper is put on torch.nn.Module for good below
         self.checker = make_checker(self.tracer)
         module_cls = torch.nn.Module
         original = module_cls.__dict__["__call__"]
@@ -246,8 +245,6 @@ class NonFinite:
                 return original(self, *args, **kwargs)
             tls.busy = True
             try:
-                if check.learned is not None:  # learning which classes are called at top level
-                    check.learned.add(type(self))
                 dev = None
                 if direct and self._compiled_call_impl is None:
                     fwd, fargs = self._call_impl, args
@@ -303,10 +300,12 @@ class NonFinite:
                         if done - check.backwards_seen == 1 and not check.strong_kept:
                             check._done_calls, check._calls = [], []
                             check.backwards_seen = done
-                            if check.learned is not None:
+                            if check.learning:
                                 check.learn_tick()
                         else:
                             check.sync_calls()
+                        if not check.learning and not check.recording:
+                            return out  # the learning ended: this step's calls are not kept
                     calls = check._calls
                     # the caller's line as its code and instruction (decoded if a Call is made)
                     # (and the id of the output's grad_fn, 0 for none)
@@ -335,54 +334,22 @@ class NonFinite:
         placed = [__call__]  # what apply_calls last put on torch.nn.Module
 
         def apply_calls() -> None:
-            """Put the wrappers where the state says: tracked_call on torch.nn.Module and the
-            patched classes while the tracer is active; else the wrapper on the patched classes,
-            and on torch.nn.Module unless it sits on those classes only. A __call__ that is not
-            ours (another tool's, set after ours) is left alone."""
+            """Put on torch.nn.Module what the state says: tracked_call while the tracer is
+            active; else the wrapper while it learns or records, torch's own __call__ when it
+            does neither. A __call__ that is not ours (another tool's, set after ours) is left
+            alone."""
             if self._apply_calls is None:  # undone
                 return
-            on = tracer.active
-            on_class = tracked_call if on else __call__
-            failed = False
-            for cls in self.patched:
-                have = cls.__dict__.get("__call__")
-                if have is not on_class and (have is None or have in ours):
-                    try:
-                        cls.__call__ = on_class  # type: ignore[method-assign]
-                    except (TypeError, AttributeError):  # a metaclass that refuses it
-                        failed = True
-            if failed and self.classes_on:  # the wrapper stays on torch.nn.Module for good
-                self.classes_on, self.classes_off, self.learned = False, True, None
             current = module_cls.__dict__.get("__call__")
             if current in ours or current is placed[0]:
-                want = tracked_call if on else original if self.classes_on else __call__
+                want = (tracked_call if tracer.active
+                        else __call__ if self.recording or self.learning else original)
                 if current is not want:
                     module_cls.__call__ = want  # type: ignore[method-assign]
                 placed[0] = want
 
-        def unpatch_classes() -> None:
-            self._apply_calls = None
-            for cls in self.patched:
-                if cls.__dict__.get("__call__") in ours:
-                    delattr(cls, "__call__")
-            self.patched.clear()
-            self.classes_on = False
-
-        def patchable(cls: Any) -> bool:
-            """Whether the wrapper can sit on ``cls``: it runs torch.nn.Module's __call__ (no
-            class of its own defines one: putting the wrapper there would replace that)."""
-            if not (isinstance(cls, type) and issubclass(cls, module_cls)) or cls is module_cls:
-                return False
-            for k in cls.__mro__:
-                if k is module_cls:
-                    return True
-                if k.__dict__.get("__call__", __call__) not in ours:
-                    return False
-            return False
-
         self._apply_calls = apply_calls
-        self._patchable = patchable if direct else (lambda cls: False)
-        patcher.on_undo(unpatch_classes)
+        patcher.on_undo(lambda: setattr(self, "_apply_calls", None))
 
         def on_active(on: bool) -> None:
             apply_calls()
@@ -444,70 +411,41 @@ class NonFinite:
         return self.engine.routine_backwards_done + self.event_backwards
 
     def learn_tick(self) -> None:
-        """A backward() returned while learning: at the end of the learning, put the wrapper
-        on the classes called at top level (with torch's own __call__ back on torch.nn.Module),
-        or keep it on torch.nn.Module (for good if a class cannot take it)."""
-        if self.learned is None or self._backwards() < self.learn_end:
+        """A backward() returned while learning: at the end of the learning (once a top-level
+        call was recorded), torch's own __call__ goes back on torch.nn.Module unless recording
+        is armed."""
+        if not self.learning or self._backwards() < self.learn_end:
             return
-        learned, self.learned = self.learned, None
-        if (self.classes_off or self.nan_trace or self in self.engine.every_step
-                or self._apply_calls is None):
-            self.classes_on_off()
-            return
-        if not learned and not self.classes_on and not self.patched:
+        if not self.seen_modules:
             # no module call at top level yet (with gradients enabled): go on learning
-            self.learned, self.learn_end = set(), self._backwards() + LEARN_BACKWARDS
+            self.learn_end = self._backwards() + LEARN_BACKWARDS
             return
-        for cls in learned:
-            if not self._patchable(cls):
-                self.classes_on_off()
-                return
-        if self.patched and learned.issubset(self.patched):
-            # learned again and nothing new: wait twice as long for the next time
-            self.relearn_gap = min(2 * self.relearn_gap, RELEARN_MAX)
-        else:
-            self.relearn_gap = RELEARN_BACKWARDS
-        for cls in learned:
-            self.patched[cls] = None
-        self.classes_on = True
-        self.empty_backwards = 0
-        # learned again at the first optimizer step handed to this check at least the gap
-        # less half a period later: on a routine step that is a periodic one (every
-        # ROUTINE_PERIOD)
-        self.next_relearn = self._backwards() + self.relearn_gap - RELEARN_BACKWARDS // 2
-        self._apply_calls()
-
-    def relearn(self, running: int = 0) -> None:
-        """Put the wrapper back on torch.nn.Module for one backward() (after ``running``, 1 for
-        the one now running): a class first called at top level since the last learning is
-        learned (the classes patched stay patched)."""
-        if not self.classes_on or self.learned is not None:
-            return
-        self.classes_on = False
-        self.learned = set()
-        # up to the next backward(): the calls of the step after the one now ending
-        self.learn_end = self._backwards() + running + 1
-        if self._apply_calls is not None:
+        self.learning = False
+        if not self.recording and self._apply_calls is not None:
             self._apply_calls()
 
-    def classes_on_off(self) -> None:
-        """The wrapper stays on torch.nn.Module for good (every call, as when learning)."""
-        self.classes_off = True
-        self.learned = None
-        if self.classes_on:
-            self.classes_on = False
-            if self._apply_calls is not None:
-                self._apply_calls()
+    def record_calls(self) -> None:
+        """From now on every top-level module call is recorded (the wrapper on torch.nn.Module
+        for good): a non-finite value made inside a module is localized when it recurs."""
+        if self.recording:
+            return
+        self.recording = True
+        if self._apply_calls is not None:
+            self._apply_calls()
 
     def record(self, module: Any, args: Any, kwargs: Any, rng: Any, dev: Any, site: Any, out: Any,
                amp: tuple[tuple[str, Any], ...] = ()) -> None:
         self.sync_calls()
+        if not self.learning and not self.recording:
+            return  # the learning ended (sync_calls): this step's calls are not kept
         call = Call(module, args, kwargs, rng, dev, site, autocast=amp)
         key = id(module)
         if key not in self.seen_modules:  # once per module (a loss module has no parameters)
             self.seen_modules.add(key)
             if next(module.parameters(), None) is not None:
                 self.tracer.add_root(module, None)  # once per model: named while the user's frame is live
+                if self.model_site is None:
+                    self.model_site = site  # where the loss code starts (see localize_forward)
         if type(out) is self.tensor_type:  # the common case, without walking containers
             tensors = [out] if out.is_floating_point() else []
         else:
@@ -574,8 +512,7 @@ class NonFinite:
         call is seen (the module-call wrapper stays on torch.nn.Module)."""
         self.engine.every_step.add(self)
         self.arm()
-        if not self.classes_off:
-            self.classes_on_off()
+        self.record_calls()
 
     def arm(self) -> None:
         """Put the optimizer pre-hook (before_step) in place, if it is not."""
@@ -649,12 +586,6 @@ class NonFinite:
     def on_backward_done(self, ev: BackwardDone) -> None:
         self.event_backwards += 1
         self.sync_calls()
-        if self.classes_on:
-            # two backward() calls in a row with no recorded module call: a class first called
-            # at top level since the wrapper left torch.nn.Module (another model)
-            self.empty_backwards = 0 if self._calls else self.empty_backwards + 1
-            if self.empty_backwards >= 2:
-                self.relearn()
         self.after_backward()
 
     def sync_calls(self) -> None:
@@ -675,7 +606,7 @@ class NonFinite:
                 if type(call) is Call:
                     call.strong = None
         self._done_calls, self._calls = self._calls, []
-        if self.learned is not None:
+        if self.learning:
             self.learn_tick()
 
     def on_backward(self, ev: Backward) -> None:
@@ -700,6 +631,9 @@ class NonFinite:
     def bad_loss(self, step: int, ev: Backward | None, late: bool = False) -> None:
         self.bad_loss_steps.append(step)
         self.bad_loss_step = step
+        # this step's module calls were not recorded (routine steps record none: see
+        # LEARN_BACKWARDS); every_step() arms the recording for the next ones
+        recorded = bool(self.recording or self.nan_trace or self.calls)
         self.every_step()
         eng = self.engine
         first = not eng.has_finding("LRD104")
@@ -708,7 +642,7 @@ class NonFinite:
             self.tries += 1
             culprit = self.localize_forward(ev)
         if not first:
-            if culprit is not None:
+            if culprit is not None and self._localizes_first(culprit, recorded):
                 self._attach("LRD104", culprit, step)
             return
         kind = kind_of_nonfinite(ev.loss) if ev is not None else "non-finite"
@@ -721,20 +655,68 @@ class NonFinite:
             message += ": " + culprit.describe()
             evidence.update(_culprit_evidence(culprit))
             where = location(culprit.site) or where
-        elif ev is not None:
+        elif ev is not None and recorded:
             message += ": no op of this step produced it from finite values"
             if self.replay_errors:
                 evidence["replay_error"] = self.replay_errors[-1]
                 message += " that a replay could check (see the evidence)"
+        if ev is not None and not recorded and self._unlocalized(culprit):
+            # the op may be named (walking the loss's graph), the module that ran it is not:
+            # the next occurrence is localized from the calls recorded from now on
+            message += NOT_RECORDED
+            evidence["module_recorded"] = False
+            if where is not None:
+                evidence["first_line"] = f"{where.path}:{where.line}"
         eng.report(Finding("LRD104", message, where, evidence=evidence))
+
+    @staticmethod
+    def _unlocalized(culprit: Culprit | None) -> bool:
+        """Whether a culprit found without recorded module calls leaves the module unnamed: none,
+        an op of the loss's graph not spelled in the loss code, or a non-finite input that is
+        not a parameter."""
+        return (culprit is None or culprit.phase == "graph"
+                or (culprit.phase == "input" and culprit.op != "parameter"))
+
+    def _localizes_first(self, culprit: Culprit, recorded: bool) -> bool:
+        """Whether a recurrence's culprit may stand for the first occurrence. Not a non-finite
+        parameter when the first one was reported without its module: the first non-finite
+        loss's own update (no GradScaler) wrote NaN into the parameters, and later losses are
+        non-finite from them, not from the op that started it."""
+        f = self.engine._findings.get(("LRD104", None))
+        if f is not None and f.evidence.get("module_recorded") is False:
+            return recorded and not self._unlocalized(culprit) and culprit.op != "parameter"
+        return True
 
     def _needs_culprit(self, code: str) -> bool:
         f = self.engine._findings.get((code, None))
-        return f is not None and "op" not in f.evidence and "parameter" not in f.evidence
+        if f is None:
+            return False
+        if f.evidence.get("module_recorded") is False:
+            return "localized_at_step" not in f.evidence
+        return "op" not in f.evidence and "parameter" not in f.evidence
 
     def _attach(self, code: str, culprit: Culprit, step: int, key: Any = None) -> None:
         f = self.engine._findings.get((code, key))
-        if f is None or "op" in f.evidence:
+        if f is None or "localized_at_step" in f.evidence:
+            return
+        if f.evidence.get("module_recorded") is False:
+            # a first occurrence reported without its module: localized at this recurrence
+            evidence = dict(f.evidence, **_culprit_evidence(culprit), localized_at_step=step)
+            evidence.pop("module_recorded")
+            if culprit.node is None:
+                evidence.pop("autograd_node", None)  # the first walk's, not this culprit's
+            base = f.message.replace(NOT_RECORDED, "")
+            first_line = f.evidence.get("first_line")
+            if first_line and "step" in f.evidence:  # the finding will point at the culprit's line
+                at = f"at step {f.evidence['step']}"
+                base = base.replace(at, f"{at} ({first_line})", 1)
+            when = (f"at step {step}" if step != f.evidence.get("step")
+                    else "before the next optimizer step")  # none was taken since
+            self.engine.update_finding(
+                code, key, message=f"{base}; localized at its recurrence {when}: {culprit.describe()}",
+                evidence=evidence, location=location(culprit.site) or f.location)
+            return
+        if "op" in f.evidence:
             return
         evidence = dict(f.evidence, **_culprit_evidence(culprit), localized_at_step=step)
         self.engine.update_finding(code, key, message=f"{f.message}; at step {step}: {culprit.describe()}",
@@ -749,12 +731,24 @@ class NonFinite:
             culprit = self.checker.culprit or self.checker.bad_input
         elif self.calls:
             culprit = self._replay(self.calls)
+        if culprit is None and not self.calls:
+            # no module call recorded (a routine step): a non-finite parameter of the models
+            # named so far explains the loss before any op of the graph is judged
+            culprit = self._bad_parameter()
         if culprit is None or (culprit.phase == "input" and culprit.op != "parameter"):
             stop = {n for call in self.calls for n in call.output_nodes}
-            walked = walk_loss_graph(ev.tensor, stop)
+            walked = walk_loss_graph(ev.tensor, stop, inputs_known=not self.calls)
             if walked is not None:
-                last = self.calls[-1].site if self.calls else None
-                walked.site = find_source_line(walked.op, last, ev.site) or ev.site
+                last = self.calls[-1].site if self.calls else self.model_site
+                spelled = find_source_line(walked.op, last, ev.site)
+                if spelled is not None and not self.calls and not _in_caller_code(ev.frame, spelled):
+                    spelled = None  # spelled in a function defined there (a forward), not the loss code
+                if spelled is None and not self.calls:
+                    # no module call recorded: the walk went through the modules' ops too, and
+                    # the op is not spelled in the loss code: it ran in the loss computation
+                    # or in a module (named when it recurs)
+                    walked.phase = "graph"
+                walked.site = spelled or ev.site
                 culprit = walked
         if culprit is None:
             culprit = self._bad_parameter()
@@ -808,8 +802,10 @@ class NonFinite:
             self.bad_params(info.attempts, opt, info.label, None, since=since)
 
     def _bad_parameter(self) -> Culprit | None:
-        """A non-finite parameter of the modules this step called."""
-        for root in {id(c.module): c.module for c in self.calls}.values():
+        """A non-finite parameter of the modules this step called (of the models named so far
+        when its calls were not recorded)."""
+        modules = [c.module for c in self.calls] or [root for root, _ in self.tracer.roots]
+        for root in {id(m): m for m in modules}.values():
             for name, p in root.named_parameters():
                 if not all_finite(p):
                     qual = self.tracer.param_name(p) or name
@@ -951,8 +947,6 @@ class NonFinite:
     def on_optimizer_step(self, ev: OptimizerStep) -> None:
         if self._pre_handle is not None and not self._pre_hook_needed():
             self.disarm()
-        if self.classes_on and self._backwards() >= self.next_relearn:
-            self.relearn()  # every relearn_gap backward() calls
         attempt = ev.attempt
         lrs = ev.lrs
         if (attempt.taken is True and not self.nan_trace and self.grad_culprit is None
@@ -1117,6 +1111,7 @@ class NonFinite:
             # non-finite (kept until the run proves to be a collapse, dropped if it recovers)
             self.scale_tries += 1
             self.arm_backward = True
+            self.record_calls()  # the next step's calls, with their outputs (record())
         scaler = info.ref()
         backoff = getattr(scaler, "_backoff_factor", 0.5) if scaler is not None else 0.5
         before = ev.scale_before if isinstance(ev.scale_before, float) else None
@@ -1169,8 +1164,21 @@ class NonFinite:
             if spread:
                 extra += (f"; step {f.evidence.get('step')}'s update then wrote NaN into {spread} "
                           f"parameter tensor{'s' if spread != 1 else ''}")
-            if extra:
-                eng.update_finding("LRD104", None, message=f.message + extra,
+            message = f.message
+            if f.evidence.get("module_recorded") is False:
+                # never localized: not recurred (or no recurrence named it), and it will not now
+                if n == 1:
+                    again = "it did not recur"
+                elif self.spread.get(f.evidence.get("step", -1), 0):
+                    again = "later losses were non-finite from the parameters its update wrote NaN into"
+                else:
+                    again = "its recurrences did not name it either"
+                message = (message.replace(NOT_RECORDED, "") + f"; the module that made it is not named: "
+                           f"{again}, and module calls are recorded only after a first non-finite "
+                           f"value (`lrdoctor run --nan-record` or `watch(nan_record=True)` records "
+                           f"them from the first step)")
+            if extra or message != f.message:
+                eng.update_finding("LRD104", None, message=message + extra,
                                    evidence=dict(f.evidence, nonfinite_steps=n))
         for info in eng.scalers.values():
             f = eng._findings.get(("LRD106", info.key))
@@ -1195,6 +1203,20 @@ class NonFinite:
                 eng.update_finding("LRD106", info.key, message=f.message + tail,
                                    evidence=dict(f.evidence, longest_run=info.max_consecutive_skips,
                                                  last_scale=scale))
+
+
+def _in_caller_code(frame: Any, site: tuple[str, int]) -> bool:
+    """Whether ``site`` is a line of the code (function or module body, not the functions and
+    classes defined in it) of the user's frame at or above ``frame``: the one that called
+    ``backward()``."""
+    from lrdoctor.runtime.callsite import _verdict
+
+    while frame is not None and _verdict(frame.f_code) != 2:
+        frame = frame.f_back
+    if frame is None:
+        return True  # not known: as before
+    code = frame.f_code
+    return code.co_filename == site[0] and any(line == site[1] for _, _, line in code.co_lines())
 
 
 def _update_trace(opt: Any, p: Any) -> str | None:
