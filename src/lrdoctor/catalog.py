@@ -524,7 +524,11 @@ it the parameters are destroyed. The first op that produced the value is the pla
 """,
         """
 Look at the op and module named in the finding; usual fixes: compute in log space, clamp
-before log/division, keep reductions in float32.
+before log/division, keep reductions in float32. The first non-finite loss is reported at once
+with its step and line (and the op, where walking the loss's graph names one); module calls are
+recorded from then on, so a NaN made inside a module is named with its module when it recurs.
+To have the first occurrence named with its module, run `lrdoctor run --nan-record` (or
+`--nan-trace`, which checks every op).
 """,
         "fix the op named in the finding (log-space losses, clamps, float32 reductions)",
     ),

@@ -393,9 +393,11 @@ params = torch.cat([p.detach().flatten() for p in model.parameters()])
 """
 
 
-def test_another_tools_module_call_wrapper_is_honoured(tmp_path):
+@pytest.mark.parametrize("nan_record", [False, True])
+def test_another_tools_module_call_wrapper_is_honoured(tmp_path, nan_record):
+    # chaining to torch's own __call__ (after the learning) or to lrdoctor's wrapper (recording)
     _, plain = _run(tmp_path, CHAINED, watched=False)
-    w, ns = _run(tmp_path, CHAINED)
+    w, ns = _run(tmp_path, CHAINED, nan_record=nan_record)
     assert torch.equal(ns["params"], plain["params"])
     # every module call of the three steps reached the other tool's wrapper, once
     assert ns["seen"] == ["Sequential", "Linear", "ReLU", "Linear"] * 3

@@ -228,16 +228,10 @@ class NonFinite:
         def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
             cur = module_cls.__call__
             if cur is not placed[0]:
-                # Sitting on this class (see learn_tick), with another __call__ put on
-                # torch.nn.Module since (torch.fx's tracer while it traces, a profiler): that
-                # one runs, as for a class we never touched; ours would hide the call from it.
-                # Should it come back to this wrapper for the same module, torch's own runs
-                if tls.delegated is not self:
-                    before, tls.delegated = tls.delegated, self
-                    try:
-                        return cur(self, *args, **kwargs)
-                    finally:
-                        tls.delegated = before
+                # another tool's __call__ was put on torch.nn.Module after ours (torch.fx's
+                # tracer while it traces, a profiler) and chains to ours: torch's own runs, as
+                # it would without lrdoctor (ours would run on fx's proxies, or call that tool's
+                # wrapper a second time)
                 return original(self, *args, **kwargs)
             if tls.busy or not is_grad_enabled():
                 if direct and self._compiled_call_impl is None:
@@ -1231,16 +1225,14 @@ def _update_trace(opt: Any, p: Any) -> str | None:
 
 
 class _Busy:
-    """Whether a top-level module call is in progress (and which module's call the wrapper
-    handed to another tool's __call__ on torch.nn.Module). Shared by all threads, not
-    thread-local (see amphooks._Depth): a module called from another thread meanwhile counts
-    as a nested call (nn.DataParallel's replicas are run that way)."""
+    """Whether a top-level module call is in progress. Shared by all threads, not thread-local
+    (see amphooks._Depth): a module called from another thread meanwhile counts as a nested
+    call (nn.DataParallel's replicas are run that way)."""
 
-    __slots__ = ("busy", "delegated")
+    __slots__ = ("busy",)
 
     def __init__(self) -> None:
         self.busy = False
-        self.delegated: Any = None  # the module whose call was handed to another __call__
 
 
 def _names_and(words: Sequence[str]) -> str:
