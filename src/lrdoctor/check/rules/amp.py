@@ -628,14 +628,15 @@ def _project_builders(ctx: FileContext) -> dict[str, ast.Call]:
     return out
 
 
-def _half_targets(ctx: FileContext) -> dict[str, ast.Call]:
+def _half_casts(ctx: FileContext) -> dict[str, list[ast.Call]]:
     """Names of modules cast to float16 (``model.half()``, ``model = Net().to(torch.float16)``,
     ``model = build()`` where ``build`` returns a cast model, here or in a project module),
-    with the cast; ``"*"`` for ``torch.set_default_dtype(torch.float16)``."""
+    each with every cast of it in the order found; ``"*"`` for
+    ``torch.set_default_dtype(torch.float16)``."""
     tree, module = ctx.tree, ctx.module
-    out: dict[str, ast.Call] = {}
+    out: dict[str, list[ast.Call]] = {}
     if not any(w in ctx.source for w in _FP16_WORDS):
-        return _project_builders(ctx)
+        return {name: [call] for name, call in _project_builders(ctx).items()}
     returns_half = {name: positions for name, fn in module.functions.items()
                     if (positions := _returned_half(fn, module))}
     # `model.half().float()`: the chain is judged once, from its outermost call
@@ -646,26 +647,27 @@ def _half_targets(ctx: FileContext) -> dict[str, ast.Call]:
                 and _half_call(node, module):
             name = _base_name(node, module)
             if name:
-                out.setdefault(name, node)
+                out.setdefault(name, []).append(node)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             positions = {-1} if _half_call(node.value, module) else returns_half.get(
                 dotted(node.value.func) or "", set()
             )
             for name in _bound_to(node, positions):
-                out.setdefault(name, node.value)
+                out.setdefault(name, []).append(node.value)
         if (
             isinstance(node, ast.Call)
             and resolve(node.func, module) == "torch.set_default_dtype"
             and node.args
             and _is_half_dtype(node.args[0], module)
         ):
-            out.setdefault("*", node)
+            out.setdefault("*", []).append(node)
     for name, call in _project_builders(ctx).items():
-        out.setdefault(name, call)
+        out.setdefault(name, []).append(call)
     if any(q.split(".")[0] == "peft" for q in module.imports.values()):
         # a PEFT model trains adapters whose dtype the library chooses (float32 by default),
         # not the float16 weights it loaded
-        out = {name: call for name, call in out.items() if not _pretrained_load(call)}
+        out = {name: kept for name, calls in out.items()
+               if (kept := [call for call in calls if not _pretrained_load(call)])}
     return out
 
 
@@ -761,27 +763,34 @@ def _feeds(body: ast.AST, name: str) -> list[ast.expr]:
     return out
 
 
+def _training_test(ctx: FileContext) -> functools.partial[bool] | None:
+    """A test of whether a statement of this file trains: it holds an optimizer step, or
+    calls one of this file's functions that does; None when the file steps nothing."""
+    steps = [e.line for e in ctx.full_program.events
+             if e.kind in ("opt_step", "scaler_step") and e.path == ctx.path]
+    if not steps:
+        return None
+    stepping = frozenset(
+        name for name, fn in ctx.module.functions.items()
+        if any(fn.lineno <= line <= (fn.end_lineno or fn.lineno) for line in steps)
+    )
+    return functools.partial(_trains, tuple(steps), stepping)
+
+
+def _trains(steps: tuple[int, ...], stepping: frozenset[str], stmt: ast.stmt) -> bool:
+    end = stmt.end_lineno or stmt.lineno
+    if any(stmt.lineno <= line <= end for line in steps):
+        return True
+    return any(isinstance(n, ast.Call) and dotted(n.func) in stepping for n in ast.walk(stmt))
+
+
 def _after_training(ctx: FileContext, cast: ast.AST) -> bool:
     """The cast runs after the last optimizer step (an fp16 copy exported when training is
     over): in the body that holds it, steps (directly or through a call of this file's
     functions) come only in statements before it."""
-    steps = [e.line for e in ctx.full_program.events
-             if e.kind in ("opt_step", "scaler_step") and e.path == ctx.path]
-    if not steps:
+    trains = _training_test(ctx)
+    if trains is None:
         return False
-    stepping = {
-        name for name, fn in ctx.module.functions.items()
-        if any(fn.lineno <= line <= (fn.end_lineno or fn.lineno) for line in steps)
-    }
-
-    def trains(stmt: ast.stmt) -> bool:
-        end = stmt.end_lineno or stmt.lineno
-        if any(stmt.lineno <= line <= end for line in steps):
-            return True
-        return any(
-            isinstance(n, ast.Call) and dotted(n.func) in stepping for n in ast.walk(stmt)
-        )
-
     line = getattr(cast, "lineno", 0)
     for node in ast.walk(ctx.tree):
         for field in ("body", "orelse"):
@@ -801,6 +810,77 @@ def _after_training(ctx: FileContext, cast: ast.AST) -> bool:
                         and any(trains(s) for s in stmts[:i])
                         and not any(trains(s) for s in stmts[i + 1:])
                     )
+    return False
+
+
+_EXITS = frozenset({"sys.exit", "os._exit", "exit", "quit"})
+
+
+def _leaves(stmt: ast.stmt, module: ModuleInfo) -> bool:
+    """``stmt`` ends the function or the program: ``return``, ``raise``, ``sys.exit()``."""
+    if isinstance(stmt, (ast.Return, ast.Raise)):
+        return True
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and (
+        resolve(stmt.value.func, module) in _EXITS or dotted(stmt.value.func) in _EXITS
+    )
+
+
+def _loop_escape(stmts: list[ast.stmt]) -> bool:
+    """A ``break`` or ``continue`` in ``stmts`` that leaves a loop around them (one inside a
+    loop of their own stays there)."""
+    loops = (ast.For, ast.AsyncFor, ast.While)
+    pending: list[ast.AST] = list(stmts)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(node, (*loops, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                             ast.Lambda)):
+            if isinstance(node, loops):
+                pending.extend(node.orelse)  # a loop's `else` is outside the loop
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _leaving_branches(ctx: FileContext, cast: ast.AST) -> list[tuple[int, int]]:
+    """(first, last) lines of each ``if`` branch around ``cast`` that, from the statement
+    holding the cast on, always ends by leaving (``if args.export: model.half(); export(model);
+    return``): whatever runs after that ``if`` never sees the cast."""
+    line = getattr(cast, "lineno", 0)
+    out: list[tuple[int, int]] = []
+    for node in ast.walk(ctx.tree):
+        if not isinstance(node, ast.If):
+            continue
+        for stmts in (node.body, node.orelse):
+            if not stmts or not stmts[0].lineno <= line <= (stmts[-1].end_lineno or 0):
+                continue
+            at = next((i for i, stmt in enumerate(stmts)
+                       if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)), None)
+            if at is not None and _leaves(stmts[-1], ctx.module) \
+                    and not _loop_escape(stmts[at:-1]):
+                out.append((stmts[0].lineno, stmts[-1].end_lineno or stmts[-1].lineno))
+    return out
+
+
+def _cast_misses(ctx: FileContext, cast: ast.AST, obj: Obj) -> bool:
+    """The cast never reaches the parameters ``obj`` updates: it sits in a branch that
+    leaves the function or program (a float16 export mode before the training code), and
+    the optimizer is built after that branch, or before it in a branch that does not train."""
+    if obj.path != ctx.path or obj.call is None \
+            or ctx.body_around(cast) is not ctx.body_around(obj.call):
+        return False
+    made = obj.call.lineno
+    trains = _training_test(ctx)
+    for first, last in _leaving_branches(ctx, cast):
+        if first <= made <= last:
+            continue
+        if made > last:
+            return True
+        branch = [stmt for stmt in ast.walk(ctx.tree) if isinstance(stmt, ast.stmt)
+                  and first <= stmt.lineno and (stmt.end_lineno or stmt.lineno) <= last]
+        if trains is None or not any(trains(stmt) for stmt in branch):
+            return True
     return False
 
 
@@ -835,9 +915,10 @@ def _master_weight_wrapped(ctx: FileContext) -> set[str]:
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
     if "Adam" not in ctx.source or not _ADAM.search(ctx.source):
         return
-    halved = _half_targets(ctx)
-    if not halved:
+    casts = _half_casts(ctx)
+    if not casts:
         return
+    halved = {name: calls[0] for name, calls in casts.items()}
     wrapped = _master_weight_wrapped(ctx)
     exported: dict[str, bool] = {}
     seen: set[int] = set()
@@ -868,19 +949,25 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
         for name in [*sorted(owners), "*"]:
             if name in halved and name not in exported:
                 exported[name] = _after_training(ctx, halved[name])
-        hit = next((o for o in sorted(owners) if o in halved and not exported[o]), None) or (
+        # a cast made in a branch that leaves before this optimizer is built (an export
+        # mode) never reaches it; the first cast that does is the one to name
+        reaching = {o: cast for o in sorted(owners) if o in halved and not exported[o]
+                    and (cast := next((c for c in casts[o]
+                                       if not _cast_misses(ctx, c, obj)), None)) is not None}
+        hit = next(iter(reaching), None) or (
             "*" if "*" in halved and not exported["*"] else None
         )
         if hit is None:
             continue
+        cast = halved["*"] if hit == "*" else reaching[hit]
         where = "torch.set_default_dtype(torch.float16)" if hit == "*" else (
-            f"`{hit}` is loaded in float16" if _pretrained_load(halved[hit])
+            f"`{hit}` is loaded in float16" if _pretrained_load(cast)
             else f"`{hit}` is cast to float16"
         )
         yield Diagnostic.at(
             "LRD102",
             f"{obj.cls}(eps={eps:g}) updates float16 parameters ({where} at line "
-            f"{halved[hit].lineno}): eps rounds to 0 in float16, so a zero gradient gives "
+            f"{cast.lineno}): eps rounds to 0 in float16, so a zero gradient gives "
             "0/0 = NaN; keep float32 parameters under autocast or use eps=1e-4",
             obj.path,
             obj.call,
