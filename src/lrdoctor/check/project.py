@@ -391,3 +391,88 @@ def _local_imports(stmt: ast.Import | ast.ImportFrom) -> list[str]:
     scratch = ModuleInfo("", ast.Module(body=[], type_ignores=[]), {}, {}, {})
     scratch.add_import(stmt)
     return list(scratch.imports.values())
+
+
+# Lightning's Trainer classes, as a module's imports spell them out
+_LIGHTNING_TRAINERS = frozenset({
+    "pytorch_lightning.Trainer", "pytorch_lightning.trainer.Trainer",
+    "pytorch_lightning.trainer.trainer.Trainer", "lightning.Trainer",
+    "lightning.pytorch.Trainer", "lightning.pytorch.trainer.Trainer",
+    "lightning.pytorch.trainer.trainer.Trainer"})
+MAX_SCANNED_FILES = 2_000  # files a project-wide look for a Trainer reads at most
+
+
+def lightning_accumulation(module_path: str, class_name: str
+                           ) -> tuple[str, int, ast.expr] | None:
+    """Where the project builds a Lightning ``Trainer`` that accumulates gradients for the
+    LightningModule ``class_name`` (defined in ``module_path``): (file, line, the value given
+    as ``accumulate_grad_batches=``). A file counts when it names the class (it imports or
+    builds it) and calls a Lightning ``Trainer(...)`` whose ``accumulate_grad_batches`` is
+    anything but a literal 1 or None (``config.accumulate_grad_batches``, ``4``, a schedule
+    ``{0: 8, 4: 4}``). None when no such file is found (a Trainer built from a config file,
+    ``Trainer(**cfg)``, is not seen)."""
+    return _lightning_accumulation(os.path.abspath(module_path), class_name)
+
+
+@lru_cache(maxsize=64)
+def _lightning_accumulation(own: str, class_name: str) -> tuple[str, int, ast.expr] | None:
+    root = project_root(os.path.dirname(own))
+    word = re.compile(rf"\b{re.escape(class_name)}\b")
+    candidates = _mentioning_accumulation(root)
+    if own not in {path for path, _ in candidates}:
+        candidates += _mentioning_accumulation_in(own)
+    for path, text in candidates:
+        if not word.search(text):
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        # every import of the file, a driver's `if __name__ == "__main__":` block's included
+        info = ModuleInfo(path, ast.Module(body=[], type_ignores=[]), {}, {}, {})
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                info.add_import(node)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = dotted(node.func)
+            if name is None or info.qualify(name) not in _LIGHTNING_TRAINERS:
+                continue
+            for kw in node.keywords:
+                if kw.arg == "accumulate_grad_batches" and _accumulates(kw.value):
+                    return path, node.lineno, kw.value
+    return None
+
+
+@lru_cache(maxsize=16)
+def _mentioning_accumulation(root: str) -> tuple[tuple[str, str], ...]:
+    """The project's Python files (path, text) that mention ``accumulate_grad_batches``;
+    none when the project has too many files to scan."""
+    files = sorted(os.path.abspath(p) for paths in _project_python_files(root).values()
+                   for p in paths)
+    if len(files) > MAX_SCANNED_FILES:
+        return ()
+    return tuple(found for path in files for found in _mentioning_accumulation_in(path))
+
+
+def _mentioning_accumulation_in(path: str) -> tuple[tuple[str, str], ...]:
+    """((path, text),) when the file mentions ``accumulate_grad_batches``, else ()."""
+    try:
+        if os.path.getsize(path) > MAX_IMPORTED_BYTES:
+            return ()
+        text = read_python(path)
+    except (OSError, SourceError):
+        return ()
+    return ((path, text),) if "accumulate_grad_batches" in text else ()
+
+
+def _accumulates(value: ast.expr) -> bool:
+    """``accumulate_grad_batches=`` given something other than a literal 1 or None (or a
+    literal schedule whose counts are all 1)."""
+    if isinstance(value, ast.Constant):
+        return value.value not in (1, None) and not isinstance(value.value, bool)
+    if isinstance(value, ast.Dict):
+        counts = [v for v in value.values if v is not None]
+        return not all(isinstance(v, ast.Constant) and v.value == 1 for v in counts)
+    return True

@@ -444,7 +444,8 @@ class Tracer:
         self.loop, self.conds = batches, ()
         for optimizer in optimizers:
             # Lightning steps each configured optimizer once training_step has returned
-            self.emit("opt_step", optimizer, step[0], lightning=True)
+            self.emit("opt_step", optimizer, step[0], lightning=True,
+                      lightning_module=(cls.module.path, cls.name))
         run(_BATCH_END_HOOKS, batches)
         run(_EPOCH_END_HOOKS, epochs)
         if cls.find("lr_scheduler_step") is None:

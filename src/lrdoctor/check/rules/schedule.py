@@ -24,6 +24,7 @@ from lrdoctor.check.horizon import (
 )
 from lrdoctor.check.index import dotted
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
+from lrdoctor.check.project import display_path, lightning_accumulation
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import (
     block_of,
@@ -2840,6 +2841,61 @@ def _stepped_twice(ctx: FileContext) -> Iterator[tuple[Event, Event, Event]]:
             break
 
 
+_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _phase_window(cond: Cond) -> bool:
+    """A test that bounds a phase of training (``if warmup <= self.global_step < end:``,
+    either branch): ordering comparisons only, joined by ``and``, with no ``%`` and no call.
+    Whenever it holds, a step under it runs on every pass, not on a period of its own."""
+    test = cond.test
+    if test is None or any(isinstance(n, (ast.Call, ast.Await, ast.NamedExpr))
+                           or isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+                           for n in ast.walk(test)):
+        return False
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
+        else [test]
+    return all(isinstance(p, ast.Compare) and all(isinstance(op, _ORDERINGS) for op in p.ops)
+               for p in parts)
+
+
+def _stepped_per_lightning_micro_batch(e: Event, sched: Obj, loop: Loop, own: list[Cond],
+                                       updates: list[Event]) -> Diagnostic | None:
+    """A LightningModule in automatic optimization steps a scheduler it keeps by hand in a
+    batch hook (``on_train_batch_start``, ``training_step``, ...), which Lightning calls on
+    every batch, while the project builds its ``Trainer`` with ``accumulate_grad_batches``:
+    Lightning then steps the optimizer once every that many batches, and the scheduler runs
+    ahead of the updates. Silent when the step has a test of its own other than a choice of
+    option or a phase of training (``if (batch_idx + 1) % k == 0:``), when the schedule is
+    counted in loader batches (sized per micro-batch by design), or when no such Trainer is
+    found."""
+    if not updates or not all(u.kind == "opt_step" and u.info.get("lightning_module")
+                              for u in updates):
+        return None
+    if any(not (_tests_existence(c, e) or _picks_phase_or_option(c, loop, sched)
+                or _phase_window(c)) for c in own):
+        return None
+    if _contradicts_build(list(e.conds), sched) or _sized_in_micro_batches(sched, set()):
+        return None
+    module_path, class_name = updates[0].info["lightning_module"]
+    found = lightning_accumulation(module_path, class_name)
+    if found is None:
+        return None
+    where, line, value = found
+    return Diagnostic.at(
+        "LRD017",
+        f"`{receiver(e)}.step()` runs on every training batch Lightning hands `{class_name}`, "
+        f"but its Trainer ({display_path(where)}:{line}) accumulates gradients "
+        f"(`accumulate_grad_batches={short_source(value)}`), so the optimizer steps only once "
+        "every that many batches: the schedule advances once per micro-batch, faster than "
+        "the updates it is meant to follow; return it from `configure_optimizers` with "
+        "`\"interval\": \"step\"` (Lightning steps it per update) or step it in "
+        "`optimizer_step`",
+        e.path,
+        e.node,
+    )
+
+
 @rule("LRD017")
 def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
     for first, second, update in _stepped_twice(ctx):
@@ -2867,6 +2923,10 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         updates = ctx.updates_in(loop, e.root, sched.optimizer)
         if not updates:
+            continue
+        lightning = _stepped_per_lightning_micro_batch(e, sched, loop, own, updates)
+        if lightning is not None:
+            yield lightning
             continue
         with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
         if any((c.key, c.branch) not in with_updates and not _tests_existence(c, e)
