@@ -241,3 +241,14 @@ Trainer(accumulate_grad_batches=4).fit(Regressor(None))
 """
     files = _project(driver=driver)
     assert _lrd017(tmp_path, monkeypatch, files) == []
+
+
+def test_a_scheduler_lightning_steps_too_is_left_to_the_second_stepper_rule(tmp_path,
+                                                                            monkeypatch):
+    # returned from configure_optimizers (Lightning steps it at each epoch's end) and stepped
+    # by hand per batch as well: one diagnosis of the double stepping, not a second LRD017
+    ret = """        return [opt], [self.sched]"""
+    files = _project(ret=ret)
+    found = check_project(tmp_path, monkeypatch, files)
+    step_line = _line(files["models/regressor.py"], "self.sched.step()")
+    assert ("models/regressor.py", step_line, "LRD017") not in found

@@ -2859,19 +2859,23 @@ def _phase_window(cond: Cond) -> bool:
                for p in parts)
 
 
-def _stepped_per_lightning_micro_batch(e: Event, sched: Obj, loop: Loop, own: list[Cond],
-                                       updates: list[Event]) -> Diagnostic | None:
+def _stepped_per_lightning_micro_batch(ctx: FileContext, e: Event, sched: Obj, loop: Loop,
+                                       own: list[Cond], updates: list[Event]
+                                       ) -> Diagnostic | None:
     """A LightningModule in automatic optimization steps a scheduler it keeps by hand in a
     batch hook (``on_train_batch_start``, ``training_step``, ...), which Lightning calls on
     every batch, while the project builds its ``Trainer`` with ``accumulate_grad_batches``:
     Lightning then steps the optimizer once every that many batches, and the scheduler runs
     ahead of the updates. Silent when the step has a test of its own other than a choice of
     option or a phase of training (``if (batch_idx + 1) % k == 0:``), when the schedule is
-    counted in loader batches (sized per micro-batch by design), or when no such Trainer is
-    found."""
+    counted in loader batches (sized per micro-batch by design), when Lightning steps the
+    scheduler itself as well (returned from ``configure_optimizers``: reported as a second
+    stepper), or when no such Trainer is found."""
     if not updates or not all(u.kind == "opt_step" and u.info.get("lightning_module")
                               for u in updates):
         return None
+    if any(x.kind == "lightning_sched_step" and x.obj is sched for x in ctx.program.events):
+        return None  # Lightning steps it too: stepped_by_lightning_too's shape (LRD012)
     if any(not (_tests_existence(c, e) or _picks_phase_or_option(c, loop, sched)
                 or _phase_window(c)) for c in own):
         return None
@@ -2924,7 +2928,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         updates = ctx.updates_in(loop, e.root, sched.optimizer)
         if not updates:
             continue
-        lightning = _stepped_per_lightning_micro_batch(e, sched, loop, own, updates)
+        lightning = _stepped_per_lightning_micro_batch(ctx, e, sched, loop, own, updates)
         if lightning is not None:
             yield lightning
             continue
