@@ -4,11 +4,12 @@ checker already gets right on code of these shapes."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.check.helpers import check_project, project_codes
+from tests.check.helpers import check_project, messages, project_codes
 
 # -- a warm-up wrapper around Adam, stepped through GradScaler, its count saved --------------
 
@@ -221,3 +222,24 @@ def test_an_indexed_schedule_moved_on_skipped_scaler_updates_is_lrd005(
     program = _INDEXED_SCHEDULE.format(scaler_part=_THROUGH_SCALER)
     assert project_codes(check_project(tmp_path, monkeypatch, {"train.py": program})) \
         == ["LRD005"]
+
+
+# -- LRD005's message: PyTorch's warning is promised only for PyTorch's schedulers ------------
+
+def test_the_lrd005_message_of_a_scheduler_not_in_view_makes_no_pytorch_promise() -> None:
+    # wespeaker's case: the schedule is picked by name from the project's registry (its class
+    # unseen), so nothing says PyTorch would warn about its skipped steps
+    program = textwrap.dedent(_INDEXED_SCHEDULE.format(scaler_part=_THROUGH_SCALER))
+    found = [m for m in messages(program) if "GradScaler skips" in m]
+    assert len(found) == 1
+    assert "PyTorch warns" not in found[0]
+
+
+def test_the_lrd005_message_of_a_torch_scheduler_names_pytorch_s_warning() -> None:
+    program = textwrap.dedent(_INDEXED_SCHEDULE.format(scaler_part=_THROUGH_SCALER)).replace(
+        'build_schedule(config["scheduler"], optimizer, 150 * len(batches))',
+        "torch.optim.lr_scheduler.LambdaLR(optimizer, lambda it: min(1.0, (it + 1) / 6000))",
+    ).replace("scheduler.step((epoch - 1) * per_epoch + i)", "scheduler.step()")
+    found = [m for m in messages(program) if "GradScaler skips" in m]
+    assert len(found) == 1
+    assert "PyTorch warns" in found[0]

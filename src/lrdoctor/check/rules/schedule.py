@@ -1828,12 +1828,16 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         if any(_skip_guard(c, s) for c in e.conds) or _leaves_on_skip(ctx, s, e):
             continue
         prefix = f"{when(flag)[0].upper()}{when(flag)[1:]}, " if flag else ""
+        # only torch's schedulers (and the Hugging Face builders' LambdaLR) count optimizer
+        # steps and warn; a timm, project or unseen scheduler's skipped step goes unannounced
+        warns = sched.origin in ("torch", "hf") or sched.torch_step
         yield Diagnostic.at(
             "LRD005",
             f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
             f"optimizer step (`{receiver(s)}.step(...)`, line {s.line}): float16 AMP skips the "
-            "first steps, so the schedule runs ahead of the real updates (and PyTorch warns "
-            "that lr_scheduler.step() came before optimizer.step())",
+            "first steps, so the schedule runs ahead of the real updates"
+            + (" (and PyTorch warns that lr_scheduler.step() came before optimizer.step())"
+               if warns else ""),
             e.path,
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
