@@ -1828,20 +1828,27 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         if any(_skip_guard(c, s) for c in e.conds) or _leaves_on_skip(ctx, s, e):
             continue
         prefix = f"{when(flag)[0].upper()}{when(flag)[1:]}, " if flag else ""
-        # only torch's schedulers (and the Hugging Face builders' LambdaLR) count optimizer
-        # steps and warn; a timm, project or unseen scheduler's skipped step goes unannounced
-        warns = sched.origin in ("torch", "hf") or sched.torch_step
         yield Diagnostic.at(
             "LRD005",
             f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
             f"optimizer step (`{receiver(s)}.step(...)`, line {s.line}): float16 AMP skips the "
-            "first steps, so the schedule runs ahead of the real updates"
-            + (" (and PyTorch warns that lr_scheduler.step() came before optimizer.step())"
-               if warns else ""),
+            f"first steps, so the schedule runs ahead of the real updates{_torch_warning(sched)}",
             e.path,
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+def _torch_warning(sched: Obj) -> str:
+    """What PyTorch says about it: only torch's schedulers (the Hugging Face builders' LambdaLR
+    and the project's subclasses that keep torch's step() among them) count their optimizer's
+    steps and warn; a timm scheduler does not; one whose class is not in view may be either."""
+    warning = "lr_scheduler.step() came before optimizer.step()"
+    if sched.origin in ("torch", "hf") or sched.torch_step:
+        return f" (and PyTorch warns that {warning})"
+    if sched.origin or sched.project is not None:
+        return ""
+    return f" (if it is one of PyTorch's schedulers, PyTorch also warns that {warning})"
 
 
 def _steady_position(ctx: FileContext, e: Event, loop: Loop) -> bool:
