@@ -16,7 +16,7 @@ import weakref
 from collections import defaultdict
 from collections.abc import Callable
 from itertools import compress, count
-from operator import ne
+from operator import itemgetter, ne
 from typing import Any
 
 from lrdoctor import ScheduleError
@@ -76,8 +76,8 @@ class Lane:
     and the tallies are kept in batches of up to ROUTINE_PERIOD steps, in a warm loop."""
 
     __slots__ = ("phase", "opt_ref", "opt", "sched_ref", "sched", "code",
-                 "lasti", "lr", "peak", "floor", "left", "sched_left", "fetch", "loader",
-                 "after_attempt", "budget", "lrs_after", "yielded", "scaler_ref", "scaler", "scale",
+                 "lasti", "lr", "peak", "floor", "left", "fetch", "loader",
+                 "after_attempt", "budget", "lrs_after", "last_after", "yielded", "scaler_ref", "scaler", "scale",
                  "updates", "scaled_phase")
 
     def __init__(self) -> None:
@@ -92,13 +92,20 @@ class Lane:
         self.lasti = -1
         self.lr: Any = None  # the LR object in the param group now (compared by identity)
         self.peak = self.floor = 0.0  # the highest LR so far, COLLAPSE_RATIO of it
-        self.left = 0  # updates it may still take before the next periodic one
+        # updates it may still take before the next periodic one, and (with a scheduler) no
+        # more than the scheduler's horizon leaves steps: each scheduler step in the lane
+        # follows an update in the lane, so the lane's scheduler steps stay inside the horizon
+        # with no count of their own
+        self.left = 0
         self.budget = 0  # ... and when it opened: budget - left updates not tallied yet
-        self.sched_left = 0  # scheduler steps it may still take inside the horizon
         self.fetch: int | None = None  # id of the batch iterator that feeds it, and its loader
         self.loader: LoaderInfo | None = None
         self.after_attempt = EXPECT_SCHEDULER_STEP
-        self.lrs_after: list[Any] = []  # the LR each scheduler step in the lane left
+        # the LR each scheduler step in the lane left: floats (one param group, a routine LR),
+        # then, when a step left anything else (the lane's last step), that step's LRs as a
+        # tuple in last_after
+        self.lrs_after: list[float] = []
+        self.last_after: tuple[Any, ...] | None = None
         self.yielded = 0  # batches the iterator had yielded at the lane's last update
         # under GradScaler: the scaler whose scale() the backward, step() the update and
         # update() the end of each step made (weak; _noref otherwise), its record, the scale
@@ -829,22 +836,25 @@ class Engine:
         lane = self.lane
         lane.opt_ref, lane.opt = opt_ref, info
         lane.sched = sched
+        left = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
         if sched is not None:
             lane.sched_ref = _ref(sched_obj)
-            # with no horizon the lane needs no limit: each step's LR is checked to be above
-            # 0 (at least COLLAPSE_RATIO of the highest)
-            lane.sched_left = limit - 1 - sched.user_steps  # type: ignore[operator]
+            # the scheduler steps it may still take inside the horizon bound the updates (see
+            # Lane.left); with no horizon the lane needs no limit: each step's LR is checked to
+            # be above 0 (at least COLLAPSE_RATIO of the highest)
+            left = min(left, limit - 1 - sched.user_steps)  # type: ignore[operator]
             lane.after_attempt = EXPECT_SCHEDULER_STEP
         else:
-            lane.sched_ref, lane.sched_left = _noref, 0
+            lane.sched_ref = _noref
             lane.after_attempt = EXPECT_ATTEMPT
         lane.code, lane.lasti = code, lasti
         lane.lr = lr
         lane.peak = max(info.peak_lr, lr)
         lane.floor = lane.peak * COLLAPSE_RATIO
-        lane.left = lane.budget = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
+        lane.left = lane.budget = left
         lane.fetch, lane.loader = fetch, loader
         lane.lrs_after = []
+        lane.last_after = None
         lane.phase = EXPECT_ATTEMPT
 
     def _open_scaled_lane(self, sched_obj: Any, sched: SchedulerInfo | None, code: Any, lasti: int) -> None:
@@ -872,7 +882,7 @@ class Engine:
         lane = self.lane
         if lane.phase == CLOSED:
             return
-        lane.left = lane.budget = left
+        lane.left = lane.budget = min(left, lane.left)  # lane.left: within the horizon too
         lane.after_attempt = ATTEMPTS_OFF
         lane.scaler_ref, lane.scaler = update[0].ref, update[0]
         lane.scale = update[0].last_scale
@@ -891,9 +901,10 @@ class Engine:
             lane.scaler.updates += lane.updates
             lane.updates = 0
             lane.scaler_ref, lane.scaler = _noref, None
-        taken, after = lane.budget - lane.left, lane.lrs_after
+        taken, after, last_after = lane.budget - lane.left, lane.lrs_after, lane.last_after
         lane.budget = lane.left = 0
         lane.lrs_after = []
+        lane.last_after = None
         lane.opt_ref = lane.sched_ref = _noref
         info, sched = lane.opt, lane.sched
         if not taken or info is None:
@@ -902,8 +913,12 @@ class Engine:
         # the LRs the step before it left (the first with info.known_lrs), and, while the
         # scheduler kept up, is followed by its scheduler step i
         clock, n = self.clock, info.attempts
-        m = len(after) if sched is not None else 0  # taken or taken - 1 scheduler steps
-        left = after if m else []  # tuples (hooks.py)
+        left: list[Any] = []  # the LRs each scheduler step left, as tuples
+        if sched is not None:
+            left = list(zip(after))  # (in C: the routine floats, each a 1-tuple)
+            if last_after is not None:
+                left.append(last_after)
+        m = len(left)  # taken or taken - 1 scheduler steps
         used: list[Any] = [info.known_lrs]
         used += left[:taken - 1]
         history = info.lr_history
@@ -919,10 +934,11 @@ class Engine:
                     history.append(change)
                     if len(history) > LR_HISTORY_CAP:
                         del history[1::2]
-            peak = info.peak_lr
-            tops = [v[0] for _, v in changes if v[0] >= peak]
-            if tops:
-                info.peak_lr = max(tops)
+            # (every LR here is a routine float: a step that left anything else ends the lane's
+            # updates, so its LRs are never an update's; in C: the highest of them)
+            top = max(map(itemgetter(0), map(itemgetter(1), changes)))
+            if top >= info.peak_lr:
+                info.peak_lr = top
             info.last_lrs = changes[-1][1]
             info.lr_routine = True
         lrs = left[m - 1] if m else used[-1]
@@ -935,7 +951,7 @@ class Engine:
         clock += taken + m
         n += taken
         if sched is not None:
-            sched.steps_since_attempt = 1 if len(after) == taken else 0
+            sched.steps_since_attempt = 1 if m == taken else 0
         self.clock = clock
         info.attempts = n
         if n > self.most_attempts:

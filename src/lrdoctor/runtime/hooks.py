@@ -492,9 +492,10 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             # a composite stepping its children, or a subclass calling super().step()
             return original(self, *args, **kwargs)
         # the lane (Engine.Lane): the step after a routine update, made from the very
-        # instruction that made the step before, inside the horizon (lane.sched_ref answers
-        # None while the lane is closed, also when another thread closed it meanwhile)
-        if (lane.phase == EXPECT_SCHEDULER_STEP and lane.sched_ref() is self and lane.sched_left
+        # instruction that made the step before (lane.sched_ref answers None while the lane is
+        # closed, also when another thread closed it meanwhile); inside the horizon, since the
+        # lane takes no more updates than the horizon leaves steps (Engine.open_lane)
+        if (lane.phase == EXPECT_SCHEDULER_STEP and lane.sched_ref() is self
                 and not args and not kwargs and not compiled_steps and not every_step):
             caller_frame = getframe(1)
             if caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code:
@@ -514,18 +515,17 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                         lr = group["lr"]
                     except (ValueError, KeyError):  # not one group with an LR
                         lr = None
-                    lane.sched_left -= 1
                     # a finite float at least COLLAPSE_RATIO of the highest LR so far (NaN
-                    # compares false)
+                    # compares false), kept as the float itself (no tuple a step: Engine.sync)
                     if type(lr) is float and lr >= lane.floor and lr < INF:
-                        lane.lrs_after.append((lr,))
+                        lane.lrs_after.append(lr)
                         lane.lr = lr
                         lane.phase = EXPECT_ATTEMPT
                         if lr > lane.peak:
                             lane.peak = lr
                             lane.floor = lr * COLLAPSE_RATIO
                     else:  # the next update is not routine: it takes the general path
-                        lane.lrs_after.append((lr,) if type(lr) is float else lrs_of(self.optimizer))
+                        lane.last_after = (lr,) if type(lr) is float else lrs_of(self.optimizer)
                         lane.phase = ATTEMPTS_OFF
                 except Exception as exc:
                     engine.internal_error(exc)
