@@ -71,6 +71,10 @@ def _inf_grad_at(*steps: int) -> str:
 
 # name -> (setup, batch, epoch, codes that must be reported)
 SCRIPTS: dict[str, tuple[str, str, str, set[str]]] = {
+    # the end of the horizon inside a lane under GradScaler (its updates stop there too)
+    "cosine horizon ends inside a lane (T_max=90), trained past it": (
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=90)",
+        "train_batch(x, y); scheduler.step()", "pass", set()),
     "healthy, per-batch cosine": (COSINE, "train_batch(x, y); scheduler.step()", "pass", set()),
     "no scheduler": ("pass", "train_batch(x, y)", "pass", set()),
     "skipped steps at the start (huge init_scale), scheduler stepped on them": (

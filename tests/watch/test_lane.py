@@ -85,6 +85,29 @@ SCRIPTS = {
 
 COSINE200 = "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)"
 
+# the end of the horizon inside a lane (the lane takes no more updates than the horizon leaves
+# scheduler steps), at a periodic step, and an LR the lane cannot keep as a routine float
+SCRIPTS.update({
+    "cosine horizon ends inside a lane (T_max=90), trained past it": (
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=90)",
+        "train_batch(x, y); scheduler.step()", "pass"),
+    "cosine horizon ends at the periodic step (T_max=64)": (
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=64)",
+        "train_batch(x, y); scheduler.step()", "pass"),
+    "cosine horizon ends one step after the lane opens (T_max=7)": (
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=7)",
+        "train_batch(x, y); scheduler.step()", "pass"),
+    "StepLR per batch, horizon inside the second period (step_size=75)": (
+        "scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=75)",
+        "train_batch(x, y); scheduler.step()", "pass"),
+    "LR becomes NaN at step 70": (
+        "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: float('nan') if s >= 70 else 1.0)",
+        "train_batch(x, y); scheduler.step()", "pass"),
+    "LR becomes inf at step 50": (
+        "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: float('inf') if s >= 50 else 1.0)",
+        "train_batch(x, y); scheduler.step()", "pass"),
+})
+
 
 def _clipped(clip: str, when: str = "True") -> str:
     """A batch whose gradients are clipped by ``clip`` between backward() and step() when ``when``."""
@@ -108,7 +131,7 @@ SCRIPTS.update({
         "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=False)\n"
         "        optimizer.step(); scheduler.step()", "pass"),
 })
-LANE_USED = ("per-batch cosine", "no scheduler", "validation pass each epoch", "HF warm-up from 0",
+LANE_USED = ("per-batch cosine", "no scheduler", "cosine horizon ends inside a lane (T_max=90), trained past it", "validation pass each epoch", "HF warm-up from 0",
              "a custom scheduler class", "clip_grad_norm_ every step", "clip_grad_value_ every step")
 
 
@@ -132,6 +155,8 @@ def _plain(value):
                                   "shape", "kind")}
     if type(value).__name__ == "Attempt":
         return (value.index, value.taken)
+    if isinstance(value, float) and value != value:
+        return "nan"  # two runs' NaNs are distinct objects, and NaN != NaN
     return value
 
 
@@ -170,6 +195,27 @@ def test_the_lane_keeps_the_same_records_as_the_general_path(name, run_script, m
         assert lane_general < attempts / 4, (lane_general, attempts)
     if "clip" in name:  # and the clips made no event
         assert with_lane.watch.engine.routine_clips > 0
+
+
+def test_the_lane_hands_the_steps_from_the_horizon_on_to_the_checks(run_script, monkeypatch):
+    """CosineAnnealingLR(T_max=90) stepped 96 times: the lane opens again after the periodic
+    step at 64, takes the routine steps up to the horizon, and every scheduler step from the
+    90th on (not routine: past the horizon) reaches the engine's general path, where the
+    checks see it."""
+    general: list[int] = []
+    on_scheduler_step = Engine.on_scheduler_step
+
+    def counting(self, sched, *args, **kwargs):
+        result = on_scheduler_step(self, sched, *args, **kwargs)
+        general.append(self.schedulers[id(sched)].user_steps)
+        return result
+
+    monkeypatch.setattr(Engine, "on_scheduler_step", counting)
+    ran = run_script(_script("cosine horizon ends inside a lane (T_max=90), trained past it"))
+    (sched,) = ran.watch.engine.schedulers.values()
+    assert sched.horizon == 90 and sched.user_steps == EPOCHS * 16
+    assert set(range(90, EPOCHS * 16 + 1)) <= set(general), general
+    assert len([n for n in general if 70 <= n < 90]) < 5, general  # the lane took those
 
 
 def test_the_lane_is_used_and_the_report_reads_the_same(run_script):
