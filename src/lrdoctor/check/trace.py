@@ -1109,8 +1109,19 @@ class Tracer:
                     self.accumulating.pop()
         elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             self.exec_body(stmt.body, scope)  # type: ignore[attr-defined]
+            stores = [scope.vars] if scope.self_val is None else [scope.vars, scope.self_val.attrs]
             for i, handler in enumerate(stmt.handlers):  # type: ignore[attr-defined]
+                tracked = [{k: v for k, v in store.items() if isinstance(v, Obj)}
+                           for store in stores]
                 self.exec_branch(stmt, i + 2, None, handler.body, scope)
+                for store, held in zip(stores, tracked):
+                    for name, obj in held.items():
+                        now = store.get(name)
+                        if isinstance(now, Const) and now.value is None:
+                            # `try: sched.load_state_dict(...) except: sched = None`: as after
+                            # an `if` that binds None on one side, the name holds the object on
+                            # the path that keeps it (None has nothing to track)
+                            store[name] = obj
             self.exec_body(stmt.orelse, scope)  # type: ignore[attr-defined]
             self.exec_body(stmt.finalbody, scope)  # type: ignore[attr-defined]
         elif isinstance(stmt, ast.Return):
@@ -1210,6 +1221,7 @@ class Tracer:
                     self.exec_by_class(stmt.orelse, scope)
                 else:
                     self.exec_branch(stmt, 1, stmt.test, stmt.orelse, scope, decided)
+            second = [dict(store) if known is None else {} for store in stores]
             for store, projects_here, was in zip(stores, projects, before):
                 for name, instance in projects_here.items():
                     now = store.get(name)
@@ -1259,6 +1271,7 @@ class Tracer:
                         # of them, whichever the setting picks
                         rest = options(now) if isinstance(now, UnionVal) else [now]
                         store[name] = UnionVal([obj, *rest], exclusive=True)
+            _keep_the_scheduled_optimizer(stores, built, projects, second, before)
 
         for store, instances in zip(stores, held):
             for name, instance in instances.items():
@@ -3800,6 +3813,70 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
                                                  exclusive=True)):
         return UnionVal(distinct, exclusive=True)
     return last
+
+
+def _keep_the_scheduled_optimizer(stores: list[dict[str, Any]], built: list[dict[str, Any]],
+                                  projects: list[dict[str, Any]], second: list[dict[str, Any]],
+                                  before: list[dict[str, Any]]) -> None:
+    """``if cfg.opt == "adamw": opt = AdamW(...); sched = Warmup(opt, ...) else: opt = SGD(...);
+    sched = None``: after the ``if``, the scheduler name holds the scheduler of the branch that
+    built one (None has nothing to track), so the optimizer name holds the optimizer that
+    scheduler drives. Where the scheduler exists, that is the optimizer the program steps and
+    saves; the other branch's optimizer would leave the scheduler tied to an optimizer nothing
+    steps. Only when no scheduler after the ``if`` drives the other branch's optimizer.
+    (``built`` and ``projects``: what the first branch left in each store, torch objects and
+    instances of the project's classes; ``second``: what the other branch left; a scheduler
+    built on a project optimizer knows it by the name it was handed.)"""
+    first: dict[str, Any] = {}
+    for built_here, projects_here in zip(built, projects):
+        first.update(projects_here)
+        first.update(built_here)
+    other: dict[str, Any] = {}
+    for store, was in zip(second, before):
+        other.update((k, v) for k, v in store.items() if was.get(k) is not v)
+    after = [v for store in stores for v in store.values()]
+    driven: list[Any] = []  # the optimizers the surviving schedulers of either branch drive
+    for sched in [*first.values(), *other.values()]:
+        if not (isinstance(sched, Obj) and sched.kind == "scheduler"
+                and any(v is sched for v in after)):
+            continue
+        if sched.optimizer is not None:
+            driven.append(sched.optimizer)
+            continue
+        handed = _handed_optimizer(sched)
+        side = first if any(sched is v for v in first.values()) else other
+        if isinstance(handed, ast.Name) and handed.id in side:
+            driven.append(side[handed.id])
+    if not driven:
+        return
+    for store in stores:
+        for name, now in list(store.items()):
+            choices = [v for v in (first.get(name), other.get(name)) if v is not None]
+            if len(choices) < 2 or choices[0] is choices[1] or any(now is d for d in driven) \
+                    or not all(_optimizer_like(v) for v in choices):
+                continue
+            mine = next((v for v in choices if any(v is d for d in driven)), None)
+            if mine is not None:
+                store[name] = mine
+
+
+def _handed_optimizer(sched: Obj) -> ast.expr | None:
+    """The optimizer argument of the call that built ``sched`` (its first, or ``optimizer=``),
+    also for the project's scheduler class, whose call is kept as ``via``."""
+    call = sched.call or sched.via
+    if call is None:
+        return None
+    for kw in call.keywords:
+        if kw.arg == "optimizer":
+            return kw.value
+    first = call.args[0] if call.args else None
+    return None if isinstance(first, ast.Starred) else first
+
+
+def _optimizer_like(value: Any) -> bool:
+    """A torch optimizer, or an instance of the project's class with a ``step()``."""
+    return isinstance(value, Obj) and value.kind == "optimizer" \
+        or isinstance(value, InstanceVal) and value.info.find("step") is not None
 
 
 def _disabled_scaler(scaler: Obj) -> bool:

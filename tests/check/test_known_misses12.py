@@ -1,0 +1,339 @@
+"""Shapes earlier batches left as one-off that recur across repositories (issue 7, fixes12),
+each fixed by what the code means, with neighbours that must stay silent.
+
+Programs written for these tests; no third-party code."""
+
+from __future__ import annotations
+
+from .helpers import codes, findings, messages
+
+# 1. The project's own scheduler class, stepped by hand once per epoch. A subclass of torch's
+# LambdaLR hands its base a method of its own as the LR function; LambdaLR calls it with the
+# step count, so the attributes that method sets against its argument (`step < self.warmup`,
+# `self.total - step`) are the schedule's horizons, sized by what the constructor call passes.
+# Sized in batches (`len(loader) * epochs`) and stepped once per epoch, the warm-up and the decay
+# advance one step per epoch: LRD003, as for a built-in schedule of that size.
+
+LAMBDA_SUBCLASS = """
+import torch
+from torch import nn
+from torch.optim.lr_scheduler import LambdaLR
+
+
+class LinearWarmupDecay(LambdaLR):
+    def __init__(self, optimizer, warmup, total, last_epoch=-1):
+        self.warmup = warmup
+        self.total = total
+        super().__init__(optimizer, self.factor, last_epoch=last_epoch)
+
+    def factor(self, count):
+        if count < self.warmup:
+            return count / max(1, self.warmup)
+        return max(0.0, (self.total - count) / max(1, self.total - self.warmup))
+
+
+def fit(net, batches, n_epochs):
+    opt = torch.optim.AdamW(net.parameters(), lr=5e-5)
+    span = {span}
+    plan = LinearWarmupDecay(opt, {warmup}, span)
+    for ep in range(n_epochs):
+        for inputs, labels in batches:
+            nn.functional.cross_entropy(net(inputs), labels).backward()
+            opt.step()
+            opt.zero_grad()
+            {in_batch}
+        {in_epoch}
+"""
+
+
+def lambda_subclass(span: str = "len(batches) * n_epochs", warmup: str = "span // 10",
+                    in_batch: str = "", in_epoch: str = "plan.step()") -> str:
+    return LAMBDA_SUBCLASS.format(span=span, warmup=warmup, in_batch=in_batch,
+                                  in_epoch=in_epoch)
+
+
+def test_lambda_subclass_sized_in_batches_stepped_per_epoch_is_lrd003() -> None:
+    found = findings(lambda_subclass())
+    assert ("LRD003", 29) in found
+    text = " ".join(messages(lambda_subclass()))
+    assert "LinearWarmupDecay(total=span)" in text
+    assert "once per epoch" in text
+
+
+# the same bug laid out otherwise: a scheduler class with its own get_lr()-free layout, built in
+# a method, keyword arguments, the epoch loop in another method, the step a statement after a
+# validation pass
+CLASS_LAYOUT = """
+import torch
+from torch.optim import lr_scheduler
+
+
+class PolyDecay(lr_scheduler.LambdaLR):
+    def __init__(self, optimizer, max_iters, power=0.9):
+        self.max_iters = max_iters
+        self.power = power
+        super(PolyDecay, self).__init__(optimizer, lr_lambda=self.poly)
+
+    def poly(self, it):
+        return (1 - it / self.max_iters) ** self.power
+
+
+class Segmenter:
+    def __init__(self, net, train_loader, val_loader, cfg):
+        self.net = net
+        self.train_loader = train_loader
+        self.val_loader = val_loader
+        self.cfg = cfg
+        self.optimizer = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+        self.decay = PolyDecay(self.optimizer,
+                               max_iters={max_iters})
+
+    def one_epoch(self):
+        for img, mask in self.train_loader:
+            self.optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(self.net(img), mask).backward()
+            self.optimizer.step()
+            {in_batch}
+
+    def validate(self):
+        with torch.no_grad():
+            return sum(float(self.net(x).mean()) for x, _ in self.val_loader)
+
+    def run(self):
+        for epoch in range(self.cfg.epochs):
+            self.one_epoch()
+            self.validate()
+            {in_epoch}
+"""
+
+
+def class_layout(max_iters: str = "cfg.epochs * len(train_loader)", in_batch: str = "",
+                 in_epoch: str = "self.decay.step()") -> str:
+    return CLASS_LAYOUT.format(max_iters=max_iters, in_batch=in_batch, in_epoch=in_epoch)
+
+
+def test_poly_subclass_in_a_trainer_class_stepped_per_epoch_is_lrd003() -> None:
+    assert ("LRD003", 41) in findings(class_layout())
+
+
+def test_lambda_subclass_stepped_every_batch_is_silent() -> None:
+    assert "LRD003" not in codes(lambda_subclass(in_batch="plan.step()", in_epoch="pass"))
+    assert "LRD003" not in codes(class_layout(in_batch="self.decay.step()", in_epoch="pass"))
+
+
+def test_lambda_subclass_sized_in_epochs_stepped_per_epoch_is_silent() -> None:
+    assert "LRD003" not in codes(lambda_subclass(span="n_epochs", warmup="2"))
+    assert "LRD003" not in codes(class_layout(max_iters="cfg.epochs"))
+
+
+def test_lambda_subclass_with_a_phase_in_epochs_is_not_judged_per_epoch() -> None:
+    # a warm-up in epochs beside a decay in batches: which unit the class means is unclear
+    src = lambda_subclass(warmup="3")
+    src = src.replace("span = len(batches) * n_epochs", "span = len(batches) * n_epochs\n"
+                      "    warm_epochs = 3").replace("plan = LinearWarmupDecay(opt, 3, span)",
+                                                    "plan = LinearWarmupDecay(opt, warm_epochs, span)")
+    assert "LRD003" not in codes(src)
+
+
+def test_lambda_subclass_whose_step_does_not_reach_torch_is_silent() -> None:
+    # its own step() counts however it likes (no super().step()): nothing to judge
+    src = lambda_subclass().replace(
+        "    def factor(self, count):",
+        "    def step(self, epoch=None):\n"
+        "        self.last_epoch += 100\n\n"
+        "    def factor(self, count):")
+    assert "LRD003" not in codes(src)
+
+
+# 2. An optimizer chosen per branch of a setting, with a scheduler on one branch only
+# (`if cfg.opt == "adamw": opt = AdamW(...); sched = Warmup(opt) else: opt = SGD(...);
+# sched = None`). After the `if`, the scheduler name holds the branch's scheduler (None has
+# nothing to track), and the optimizer name must hold the optimizer that scheduler drives:
+# where the scheduler exists, that is the optimizer the loop steps. The last branch's optimizer
+# left the scheduler tied to nothing the loop steps, and LRD005 / LRD007 were lost.
+
+CHOICE_FUNCTION = """
+import torch
+from torch import nn
+
+
+def make_optim(net, kind, total):
+    if kind == "sgd":
+        optim = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+        sched = None
+    elif kind == "adamw":
+        optim = torch.optim.AdamW(net.parameters(), lr=3e-4)
+        sched = torch.optim.lr_scheduler.OneCycleLR(optim, max_lr=3e-4, total_steps=total)
+    else:
+        optim = torch.optim.Adam(net.parameters(), lr=1e-3)
+        sched = None
+    return optim, sched
+
+
+def run(net, loader, kind, epochs):
+    optim, sched = make_optim(net, kind, epochs * len(loader))
+    scaler = torch.amp.GradScaler("cuda")
+    for _ in range(epochs):
+        for x, y in loader:
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = nn.functional.mse_loss(net(x), y)
+            scaler.scale(loss).backward()
+            scaler.step(optim)
+            scaler.update()
+            optim.zero_grad()
+            if sched is not None:
+                sched.step()
+"""
+
+
+def test_scheduler_on_a_middle_branch_of_an_optimizer_choice_is_lrd005() -> None:
+    assert ("LRD005", 31) in findings(CHOICE_FUNCTION)
+
+
+PROJECT_OPTIMIZER = """
+import torch
+from torch.optim import Optimizer
+
+
+class ScaledSGD(Optimizer):
+    def __init__(self, params, lr=0.1):
+        super().__init__(params, dict(lr=lr))
+
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.data.add_(p.grad, alpha=-group["lr"])
+"""
+
+
+def test_project_optimizer_on_the_scheduled_branch_is_still_found() -> None:
+    # the scheduler knows its project optimizer only by the name it was handed
+    src = PROJECT_OPTIMIZER + CHOICE_FUNCTION.replace("import torch\nfrom torch import nn\n", "from torch import nn\n").replace(
+        "optim = torch.optim.AdamW(net.parameters(), lr=3e-4)",
+        "optim = ScaledSGD(net.parameters(), lr=3e-4)")
+    assert any(code == "LRD005" for code, _ in findings(src))
+
+
+def test_optimizer_choice_with_a_skip_aware_step_is_silent() -> None:
+    src = CHOICE_FUNCTION.replace(
+        "            scaler.step(optim)\n            scaler.update()\n",
+        "            before = scaler.get_scale()\n            scaler.step(optim)\n"
+        "            scaler.update()\n"
+        "            if scaler.get_scale() < before:\n                continue\n")
+    assert "LRD005" not in codes(src)
+
+
+# the same choice kept on a trainer class's attributes, an if/else, the scheduler saved nowhere:
+# the checkpoint names the scheduler it lacks
+CHOICE_TRAINER = """
+import torch
+
+
+def build(params, name, steps):
+    if name == "layerwise":
+        opt = torch.optim.AdamW(params, lr=1e-3)
+        sch = torch.optim.lr_scheduler.LinearLR(opt, 1.0, 0.0, total_iters=steps)
+    else:
+        opt = torch.optim.SGD(params, lr=0.1)
+        sch = None
+    return opt, sch
+
+
+class Runner:
+    def __init__(self, net, data, cfg):
+        self.net, self.data, self.cfg = net, data, cfg
+        self.opt, self.sch = build(net.parameters(), cfg.optim, cfg.epochs * len(data))
+
+    def save(self, epoch):
+        torch.save({"net": self.net.state_dict(), "opt": self.opt.state_dict(),
+                    "epoch": epoch}, "last.pt")
+
+    def go(self):
+        for epoch in range(self.cfg.epochs):
+            for x, y in self.data:
+                torch.nn.functional.l1_loss(self.net(x), y).backward()
+                self.opt.step()
+                self.opt.zero_grad()
+                if self.sch:
+                    self.sch.step()
+            self.save(epoch)
+"""
+
+
+def test_optimizer_chosen_on_a_trainer_names_the_scheduler_at_the_save() -> None:
+    found = findings(CHOICE_TRAINER)
+    assert ("LRD007", 21) in found
+    assert any("scheduler" in m for m in messages(CHOICE_TRAINER) if "checkpoint" in m)
+
+
+def test_optimizer_choice_whose_checkpoint_keeps_the_scheduler_is_silent() -> None:
+    src = CHOICE_TRAINER.replace(
+        '"epoch": epoch}', '"sch": self.sch.state_dict() if self.sch else None, "epoch": epoch}')
+    assert "LRD007" not in codes(src)
+
+
+def test_schedulers_on_both_branches_keep_the_last_optimizer_reading() -> None:
+    # each branch drives its own optimizer: nothing to prefer, the choice reads as before
+    src = CHOICE_FUNCTION.replace(
+        '        optim = torch.optim.Adam(net.parameters(), lr=1e-3)\n        sched = None',
+        '        optim = torch.optim.Adam(net.parameters(), lr=1e-3)\n'
+        '        sched = torch.optim.lr_scheduler.OneCycleLR(optim, max_lr=1e-3, total_steps=total)')
+    assert ("LRD005", 31) in findings(src)
+
+
+# 3. `try: sched.load_state_dict(state["sched"]) except: sched = None` in a resume: as after an
+# `if` that binds None on one side, the name still holds the scheduler on the path that keeps it
+# (None has nothing to track), so the loop's later `if sched: sched.step()` is still a step.
+
+TRY_RESUME = """
+import torch
+
+
+class Loop:
+    def __init__(self, net, data, epochs):
+        self.net, self.data, self.epochs = net, data, epochs
+        self.opt = torch.optim.AdamW(net.parameters(), lr=1e-4)
+        self.sched = torch.optim.lr_scheduler.OneCycleLR(self.opt, 1e-4,
+                                                         total_steps=epochs * len(data))
+        self.scaler = torch.amp.GradScaler("cuda")
+
+    def resume(self, path):
+        state = torch.load(path)
+        self.opt.load_state_dict(state["opt"])
+        try:
+            self.sched.load_state_dict(state["sched"])
+        except KeyError:
+            self.sched = None
+
+    def train(self, path=None):
+        if path:
+            self.resume(path)
+        for _ in range(self.epochs):
+            for x, y in self.data:
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = torch.nn.functional.mse_loss(self.net(x), y)
+                self.scaler.scale(loss).backward()
+                self.scaler.step(self.opt)
+                self.scaler.update()
+                self.opt.zero_grad()
+                if self.sched:
+                    self.sched.step()
+"""
+
+
+def test_scheduler_dropped_to_none_in_an_except_is_still_stepped() -> None:
+    assert ("LRD005", 33) in findings(TRY_RESUME)
+
+
+def test_scheduler_rebuilt_in_the_except_is_read_as_before() -> None:
+    src = TRY_RESUME.replace(
+        "            self.sched = None",
+        "            self.sched = torch.optim.lr_scheduler.OneCycleLR(\n"
+        "                self.opt, 1e-4, total_steps=self.epochs * len(self.data))")
+    assert ("LRD005", 34) in findings(src)
+    src_ok = TRY_RESUME.replace("                self.scaler.update()\n",
+                                "                self.scaler.update()\n"
+                                "                if self.scaler.get_scale() < 65536.0:\n"
+                                "                    continue\n")
+    assert "LRD005" not in codes(src_ok)
