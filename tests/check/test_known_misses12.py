@@ -337,3 +337,103 @@ def test_scheduler_rebuilt_in_the_except_is_read_as_before() -> None:
                                 "                if self.scaler.get_scale() < 65536.0:\n"
                                 "                    continue\n")
     assert "LRD005" not in codes(src_ok)
+
+
+# 4. Schedulers kept in a mapping and stepped in a loop over it, the class taken from torch's
+# scheduler module by a setting (`getattr(torch.optim.lr_scheduler, entry["type"])(opt, ...)`).
+# What is stored says what the mapping holds: it was read only when the mapping's name said
+# "schedulers", so the same program with the mapping called otherwise lost its LRD007.
+
+MAPPING_IN_A_CLASS = """
+import torch
+
+
+class Stages:
+    def __init__(self, net, conf):
+        self.net = net
+        self.opts = {}
+        self.plans = {}
+        for part, entry in conf["parts"].items():
+            opt = torch.optim.Adam(getattr(net, part).parameters(), lr=entry["lr"])
+            self.opts[part] = opt
+            self.plans[part] = getattr(torch.optim.lr_scheduler, entry["kind"])(opt, **entry["kw"])
+
+    def dump(self, path, epoch):
+        torch.save({"epoch": epoch, "net": self.net.state_dict(),
+                    "opts": {k: o.state_dict() for k, o in self.opts.items()}{extra}}, path)
+
+    def restore(self, path):
+        state = torch.load(path)
+        self.net.load_state_dict(state["net"])
+        for k, o in self.opts.items():
+            o.load_state_dict(state["opts"][k])
+        return state["epoch"] + 1
+
+    def fit(self, data, epochs, path=None):
+        first = self.restore(path) if path else 0
+        for epoch in range(first, epochs):
+            for x, y in data:
+                torch.nn.functional.mse_loss(self.net(x), y).backward()
+                for o in self.opts.values():
+                    o.step()
+                    o.zero_grad()
+            for p in self.plans.values():
+                p.step()
+            self.dump("last.pt", epoch)
+"""
+
+
+def test_schedulers_in_a_mapping_named_otherwise_are_missing_from_the_checkpoint() -> None:
+    src = MAPPING_IN_A_CLASS.replace("{extra}", "")
+    assert ("LRD007", 23) in findings(src)
+    assert any("self.plans" in m for m in messages(src))
+
+
+def test_schedulers_in_a_mapping_saved_with_the_checkpoint_are_silent() -> None:
+    src = MAPPING_IN_A_CLASS.replace(
+        "{extra}", ',\n                    "plans": {k: p.state_dict() for k, p in self.plans.items()}'
+    ).replace("        return state[\"epoch\"] + 1",
+              "        for k, p in self.plans.items():\n"
+              "            p.load_state_dict(state[\"plans\"][k])\n"
+              "        return state[\"epoch\"] + 1")
+    assert "LRD007" not in codes(src)
+
+
+MAPPING_IN_A_FUNCTION = """
+import torch
+from torch.optim import lr_scheduler
+
+
+def train(nets, data, settings, resume=None):
+    optim, plan = {}, {}
+    for key, net in nets.items():
+        optim[key] = torch.optim.SGD(net.parameters(), lr=settings.lr)
+        plan[key] = getattr(lr_scheduler, settings.schedule)(optim[key], **settings.schedule_args)
+    start = 0
+    if resume:
+        state = torch.load(resume)
+        for key in nets:
+            nets[key].load_state_dict(state["nets"][key])
+            optim[key].load_state_dict(state["optim"][key])
+        start = state["epoch"] + 1
+    for epoch in range(start, settings.epochs):
+        for batch in data:
+            for key, net in nets.items():
+                net(batch).mean().backward()
+                optim[key].step()
+                optim[key].zero_grad()
+        for key in plan:
+            plan[key].step()
+"""
+
+
+def test_schedulers_in_a_local_mapping_not_restored_on_resume() -> None:
+    found = findings(MAPPING_IN_A_FUNCTION)
+    assert any(code == "LRD007" for code, _ in found)
+
+
+def test_a_mapping_of_values_from_another_module_is_not_read_as_schedulers() -> None:
+    # a class taken from a module other than torch's scheduler module says nothing
+    src = MAPPING_IN_A_CLASS.replace("{extra}", "").replace(
+        "getattr(torch.optim.lr_scheduler, entry[\"kind\"])", "getattr(torch.nn, entry[\"kind\"])")
+    assert "LRD007" not in codes(src)

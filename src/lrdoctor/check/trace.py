@@ -1670,6 +1670,11 @@ class Tracer:
                 if (dotted(target.value) or "").endswith("s") \
                         and names.guess_kind_from_name(label) in ("optimizer", "scheduler"):
                     value = self.guess_from_call(source, label, scope)
+                elif self.picked_from_module(source, scope):
+                    # `self.s1[name] = getattr(torch.optim.lr_scheduler, entry["type"])(opt)`:
+                    # a class taken from torch's scheduler (or optimizer) module builds one,
+                    # whatever the mapping is called
+                    value = self.guess_from_call(source, dotted(target.value) or "", scope)
             if isinstance(base, DictVal):
                 if key is not None:
                     if _tracked(value) or _tracked(base.items.get(key)):
