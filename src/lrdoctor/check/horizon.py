@@ -617,7 +617,7 @@ def literal_value(expr: ast.expr | None, scope: Scope | None, depth: int = 0) ->
 _COUNTERS = frozenset({"last_epoch", "_step_count"})
 
 
-def project_horizons(sched: Obj, lambdas: bool = False) -> list[Horizon]:
+def project_horizons(sched: Obj) -> list[Horizon]:
     """The horizons of a scheduler built from the project's own subclass of torch's base (one
     that keeps torch's step()): the constructor parameters that ``__init__`` stores on the
     instance as they are and that ``get_lr()`` sets against the step count (``self.last_epoch
@@ -626,24 +626,14 @@ def project_horizons(sched: Obj, lambdas: bool = False) -> list[Horizon]:
     if sched.project is None or sched.via is None:
         return []
     cls, scope = sched.project
-    return class_horizons(cls, scope, sched.via, lambdas)
+    return class_horizons(cls, scope, sched.via)
 
 
-def class_horizons(cls: Any, scope: Scope | None, call: ast.Call,
-                   lambdas: bool = False) -> list[Horizon]:
+def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizon]:
     """The horizons ``call`` gives the project's scheduler class ``cls`` (see
-    ``project_horizons``), read with the names of ``scope``, where the call is written.
-    ``lambdas``: also read a LambdaLR subclass's own LR function (asked only where every
-    horizon must be in batches for a finding: a mix of units read from such a function, a
-    copied ``help=`` calling a step count "epochs", is no evidence of a bug)."""
-    init = cls.find("__init__")
-    if init is None:
-        return []
-    # what the position is compared with: `self.last_epoch` in get_lr(), or the step count
-    # LambdaLR hands the function the constructor gives it (`super().__init__(optimizer,
-    # self.lr_lambda)`, `def lr_lambda(self, step): if step < self.warmup_steps: ...`)
-    counting = _position_readers(cls, init[0], lambdas)
-    if not counting:
+    ``project_horizons``), read with the names of ``scope``, where the call is written."""
+    init, get_lr = cls.find("__init__"), cls.find("get_lr")
+    if init is None or get_lr is None:
         return []
     params = [a.arg for a in init[0].args.args[1:]]
     stored: dict[str, str] = {}
@@ -655,16 +645,13 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call,
                         and target.value.id == "self":
                     stored[target.attr] = node.value.id
     counted: list[str] = []
-    for fn, position in counting:
-        for node in ast.walk(fn):
-            if not isinstance(node, (ast.Compare, ast.BinOp)):
-                continue
-            attrs = [n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
-                     and isinstance(n.value, ast.Name) and n.value.id == "self"]
-            reads = _COUNTERS & set(attrs) if position is None else any(
-                isinstance(n, ast.Name) and n.id == position for n in ast.walk(node))
-            if reads:
-                counted += [a for a in attrs if a in stored and a not in counted]
+    for node in ast.walk(get_lr[0]):
+        if not isinstance(node, (ast.Compare, ast.BinOp)):
+            continue
+        attrs = [n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+                 and isinstance(n.value, ast.Name) and n.value.id == "self"]
+        if _COUNTERS & set(attrs):
+            counted += [a for a in attrs if a in stored and a not in counted]
     out = []
     for attr in counted:
         param = stored[attr]
@@ -678,34 +665,6 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call,
         unit, value, evidence = unit_evidence(expr, scope)
         out.append(Horizon(unit, param, short_source(expr), value, evidence))
     return out
-
-
-def _position_readers(cls: Any, init: ast.FunctionDef | ast.AsyncFunctionDef, lambdas: bool
-                      ) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]]:
-    """The methods of the project's scheduler class that read its position, each with the
-    name the position has there (None: torch's counters on ``self``): ``get_lr()``, and the
-    method ``__init__`` hands to its base as the LR function (LambdaLR and
-    MultiplicativeLR call it with the step count, their first argument after ``self``)."""
-    found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]] = []
-    get_lr = cls.find("get_lr")
-    if get_lr is not None:
-        found.append((get_lr[0], None))
-    for node in ast.walk(init) if lambdas else ():
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "__init__"):
-            continue
-        handed = [*node.args, *(kw.value for kw in node.keywords if kw.arg == "lr_lambda")]
-        for arg in handed:
-            if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name)
-                    and arg.value.id == "self"):
-                continue
-            method = cls.find(arg.attr)
-            if method is None or any(method[0] is fn for fn, _ in found):
-                continue
-            args = method[0].args.args
-            if len(args) >= 2 and args[0].arg == "self":
-                found.append((method[0], args[1].arg))
-    return found
 
 
 def project_constant(sched: Obj) -> bool:

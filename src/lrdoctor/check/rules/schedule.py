@@ -24,6 +24,7 @@ from lrdoctor.check.horizon import (
 )
 from lrdoctor.check.index import dotted
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
+from lrdoctor.check.position import built_at_a_position
 from lrdoctor.check.project import display_path, lightning_accumulation
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import (
@@ -182,8 +183,7 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
         return None
     if any(c.key[0] != "<choice>" and _RESUME_WORDS.search(c.text) for c in e.conds):
         return None
-    if sched.call is not None and any(k.arg == "last_epoch" and _not_minus_one(k.value)
-                                      for k in sched.call.keywords):
+    if built_at_a_position(sched):
         return None  # built where a resumed run left off (`last_epoch=start_epoch - 1`)
     # what ran before it whenever it runs (a load under `if args.resume:` does not: a fresh run
     # still steps the schedule before its first update)
@@ -212,12 +212,6 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
         node,
         evidence={"update_line": first.line, "update_path": first.path, "before_loop": True},
     )
-
-
-def _not_minus_one(expr: ast.expr) -> bool:
-    """Anything but the literal ``-1`` (torch's default: a fresh schedule)."""
-    return not (isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub)
-                and isinstance(expr.operand, ast.Constant) and expr.operand.value == 1)
 
 
 def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> bool:
@@ -565,11 +559,6 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             )
         elif gran == "epoch" and not plateau:
             h = horizon_of(sched)
-            if h.unit != "batch" and sched.project is not None:
-                # the project's own subclass of torch's base, stepped by hand: judged by the
-                # horizons its constructor stores and its position is set against, as when
-                # Lightning steps it (`_lightning_project`)
-                h = _project_batch_horizon(sched) or h
             if h.unit != "batch" or sched.id in from_config:
                 continue
             if _only_traces_the_schedule(ctx, e, loop):
@@ -586,7 +575,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # also stepped after every update: LRD012 says what happens
             yield Diagnostic.at(
                 "LRD003",
-                f"{_option_prefix(ctx, e)}{_project_label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
+                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
                 f"horizon is counted in batches: {_batch_consequence(sched)}",
                 e.path,
                 e.node,
@@ -1135,7 +1124,7 @@ def _lightning_project(ctx: FileContext) -> Iterator[Diagnostic]:
         for cls, scope, call, interval in found:
             if interval not in (None, "epoch"):
                 continue
-            horizons = class_horizons(cls, scope, call, lambdas=True)
+            horizons = class_horizons(cls, scope, call)
             in_batches = [h for h in horizons if h.unit == "batch"]
             if not in_batches or any(h.unit == "epoch" for h in horizons):
                 continue
@@ -1151,27 +1140,6 @@ def _lightning_project(ctx: FileContext) -> Iterator[Diagnostic]:
                 path,
                 node,
             )
-
-
-def _project_label(sched: Obj, h: Horizon) -> str:
-    """``label`` with the name of the project's scheduler class where torch's is unknown."""
-    cls = getattr(sched.project[0], "name", "") if sched.project and not sched.cls else ""
-    return f"{cls}({h.described})" if cls and h.param else label(sched, h)
-
-
-def _project_batch_horizon(sched: Obj) -> Horizon | None:
-    """The horizon, counted in batches, of a scheduler of the project's own class whose
-    horizons (see ``project_horizons``) are all read and none sized in epochs (the cosine
-    phase, not the warm-up, when there are both); None otherwise. Its step() must hand on to
-    torch's count, which is what positions the schedule."""
-    cls, _ = sched.project or (None, None)
-    if cls is None or not _advances_torch_count(cls):
-        return None
-    horizons = project_horizons(sched, lambdas=True)
-    in_batches = [h for h in horizons if h.unit == "batch"]
-    if not in_batches or any(h.unit == "epoch" for h in horizons):
-        return None
-    return next((h for h in in_batches if "warm" not in h.param.lower()), in_batches[0])
 
 
 def _advances_torch_count(cls: Any) -> bool:

@@ -14,6 +14,7 @@ from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import ignores_first_argument, project_constant
 from lrdoctor.check.index import Scope, dotted, last_name
 from lrdoctor.check.model import Event, Loop, built_apart, exclusive
+from lrdoctor.check.position import built_at_a_position, fresh_start, last_epoch_arg
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import (
@@ -118,7 +119,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     # scheduler state for them
     repositioned = [o for o in ctx.program.objects
                     if o.kind == "scheduler" and o.optimizer is not None
-                    and (_built_at_a_position(o) or _sized_from_resume(o))]
+                    and (built_at_a_position(o) or _sized_from_resume(o))]
     out = []
     candidates = {s.id: s for s in _in_root(ctx, root, "scheduler")}
     if optimizer is not None:
@@ -151,7 +152,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             # both only scale the LR they find: it is in the optimizer state, and an
             # ExponentialLR built afresh goes on from it exactly (gamma times the current LR)
             continue
-        if _built_at_a_position(s) or _sized_from_resume(s):
+        if built_at_a_position(s) or _sized_from_resume(s):
             continue
         if _positioned_through_splat(ctx, s):
             continue
@@ -259,15 +260,6 @@ def _count_unused(s: Obj) -> bool:
     return bool(functions) and all(ignores_first_argument(f, s.scope) for f in functions)
 
 
-# where torch's schedulers take `last_epoch` by position (the optimizer is argument 0)
-_LAST_EPOCH_INDEX = {
-    "StepLR": 3, "MultiStepLR": 3, "ExponentialLR": 2, "CosineAnnealingLR": 3, "LambdaLR": 2,
-    "MultiplicativeLR": 2, "ConstantLR": 3, "LinearLR": 4, "PolynomialLR": 3,
-    "CosineAnnealingWarmRestarts": 4, "CyclicLR": 12, "OneCycleLR": 13, "SequentialLR": 3,
-    "SWALR": 4,
-}
-
-
 def _stands_for(positioned: Obj, fresh: Obj) -> bool:
     """Whether a scheduler built at a position (``last_epoch=`` other than -1, or sized from
     the resumed epoch) is the resume's rebuild of ``fresh``, a scheduler of the same optimizer
@@ -287,22 +279,10 @@ def _stands_for(positioned: Obj, fresh: Obj) -> bool:
 _READ_BACK = re.compile(r"^(last_|start_|cur_|current_|global_|resume_)?(epoch|step|iter|iteration)$")
 
 
-def _last_epoch_arg(s: Obj) -> ast.expr | None:
-    """The ``last_epoch`` a scheduler was built with: by keyword, or by position for torch's
-    own classes. None when it was not given (or the object was not built by a call)."""
-    if s.call is None:
-        return None
-    value = s.arg("last_epoch", 99)
-    if value is None:
-        index = _LAST_EPOCH_INDEX.get(s.cls or "") if s.origin == "torch" else None
-        value = s.arg("last_epoch", index) if index is not None else None
-    return value
-
-
 def _position_read_back(s: Obj) -> bool:
     """``last_epoch=`` given a value read back from a checkpoint (``ckpt["epoch"]``,
     ``state.get("step")``) or a variable assigned from one."""
-    value = _last_epoch_arg(s)
+    value = last_epoch_arg(s)
     todo: list[tuple[ast.expr, Scope | None]] = [(value, s.scope)] if value is not None else []
     seen: set[str] = set()
     while todo:
@@ -325,24 +305,6 @@ def _position_read_back(s: Obj) -> bool:
                 if found is not None:
                     todo.append((found[0], found[1]))
     return False
-
-
-def _built_at_a_position(s: Obj) -> bool:
-    """Built with a ``last_epoch``: by keyword, or by position for torch's own classes
-    (``MultiStepLR(opt, steps, 0.1, begin_epoch - 1)``), where a literal -1 is the fresh
-    start and anything else the position a resume read back."""
-    value = _last_epoch_arg(s)
-    if value is None:
-        return False
-    fresh = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) \
-        and isinstance(value.operand, ast.Constant) and value.operand.value == 1
-    if not fresh and isinstance(value, ast.Name) and s.scope is not None:
-        # a builder's own `last_epoch=-1` parameter handed on to the constructor
-        # (`def warmup_cosine(optimizer, warmup, total, last_epoch=-1): return
-        # LambdaLR(optimizer, f, last_epoch)`) by a caller that did not give it: a fresh start
-        held = s.scope.vars.get(value.id)
-        fresh = isinstance(held, Const) and held.value == -1
-    return not fresh
 
 
 def _positioned_through_splat(ctx: FileContext, s: Obj) -> bool:
@@ -1035,8 +997,7 @@ def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
     for node in ast.walk(around):
         if not isinstance(node, ast.Assign):
             continue
-        fresh = isinstance(node.value, ast.UnaryOp) and isinstance(node.value.op, ast.USub) \
-            and isinstance(node.value.operand, ast.Constant)
+        fresh = fresh_start(node.value)
         for target in node.targets:
             if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
                     and target.slice.value == "last_epoch" and not fresh:
