@@ -3833,9 +3833,10 @@ def _keep_the_scheduled_optimizer(stores: list[dict[str, Any]], built: list[dict
     instances of the project's classes; ``second``: what the other branch left; a scheduler
     built on a project optimizer knows it by the name it was handed.)"""
     first: dict[str, Any] = {}
-    for built_here, projects_here in zip(built, projects):
+    for built_here, projects_here, was in zip(built, projects, before):
         first.update(projects_here)
-        first.update(built_here)
+        # (only what the branch bound: an object bound before the `if` is no choice of it)
+        first.update((k, v) for k, v in built_here.items() if was.get(k) is not v)
     other: dict[str, Any] = {}
     for store, was in zip(second, before):
         other.update((k, v) for k, v in store.items() if was.get(k) is not v)
