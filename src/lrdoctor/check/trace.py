@@ -3880,9 +3880,10 @@ def _handed_optimizer(sched: Obj) -> ast.expr | None:
 
 
 def _optimizer_like(value: Any) -> bool:
-    """A torch optimizer, or an instance of the project's class with a ``step()``."""
-    return isinstance(value, Obj) and value.kind == "optimizer" \
-        or isinstance(value, InstanceVal) and value.info.find("step") is not None
+    """An optimizer lrdoctor tracks. (An instance of the project's optimizer class is left
+    out: held by the name, the rules read the optimizer the scaler steps as unknown, and on
+    fphunt18's EasyNLP that tied the scaler to another program path's checkpoint.)"""
+    return isinstance(value, Obj) and value.kind == "optimizer"
 
 
 def _disabled_scaler(scaler: Obj) -> bool:
