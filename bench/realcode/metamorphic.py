@@ -967,7 +967,7 @@ def _mangled(node: ast.AST) -> bool:
     return False
 
 
-def to_classes(trees: dict[str, ast.Module]) -> bool:
+def to_classes(trees: dict[str, ast.Module], tuple_attrs: bool = False) -> bool:
     changed = False
     taken = all_identifiers(trees)
     globals_ = declared_global(trees)
@@ -997,7 +997,11 @@ def to_classes(trees: dict[str, ast.Module]) -> bool:
                             if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
                                 kind = guess_kind_from_name(x.id)
                                 if kind in OBJECT_KINDS or _MODEL_NAME.search(x.id) or (
-                                        t is x and constructed_kind(n.value)):
+                                        t is x and constructed_kind(n.value)) or (
+                                        tuple_attrs and isinstance(t, ast.Tuple)
+                                        and isinstance(n.value, ast.Call)
+                                        and isinstance(n.value.func, ast.Name)
+                                        and n.value.func.id.startswith("_build_")):
                                     kept.add(x.id)
             kept = {k for k in kept if k in params or (
                 k not in bad and k not in globals_ and not _binds_in_nested(fn, k))}
@@ -1101,7 +1105,7 @@ def _import_of(stmt: ast.stmt, names: set[str]) -> ast.stmt:
     return ast.Import(copy.deepcopy(keep))
 
 
-def to_module(trees: dict[str, ast.Module]) -> bool:
+def to_module(trees: dict[str, ast.Module], classes: bool = False) -> bool:
     changed = False
     globals_ = declared_global(trees)
     stems = {Path(p).stem for p in trees}
@@ -1121,9 +1125,9 @@ def to_module(trees: dict[str, ast.Module]) -> bool:
             for p, t in trees.items() if p != path)
         relative = not driver and imported_by_others and Path(path).parent != Path(".")
 
-        def candidates(tree: ast.Module = tree) -> list[ast.FunctionDef]:
-            return [s for s in tree.body if isinstance(s, ast.FunctionDef)
-                    and has_training_call(s)]
+        def candidates(tree: ast.Module = tree) -> list[ast.FunctionDef | ast.ClassDef]:
+            kinds = (ast.FunctionDef, ast.ClassDef) if classes else ast.FunctionDef
+            return [s for s in tree.body if isinstance(s, kinds) and has_training_call(s)]
 
         bindings = module_bindings(tree)
         plans = [(fn, _closure(tree, fn, bindings, globals_)) for fn in candidates()]
@@ -1560,6 +1564,402 @@ def movable_jumps(body: list[ast.stmt]) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
+# structure, second round (meta7): inheritance, registries, callbacks, attribute tuples,
+# packages
+
+_TRAINER_CLASS = re.compile(r"^_Trainer\d+$")
+
+
+def _generated_trainers(tree: ast.Module) -> list[ast.ClassDef]:
+    """The `class` rewrite's classes in this file (no base, `__init__` and `run` only)."""
+    return [s for s in tree.body if isinstance(s, ast.ClassDef) and _TRAINER_CLASS.match(s.name)
+            and not s.bases and [m.name for m in s.body if isinstance(m, ast.FunctionDef)]
+            == ["__init__", "run"]]
+
+
+def _attr_names(owner: ast.AST, name: str = "self") -> set[str]:
+    return {n.attr for n in ast.walk(owner) if isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name) and n.value.id == name}
+
+
+class _FromSelf(ast.NodeTransformer):
+    """`self.<x>` -> `x` for the given attributes."""
+
+    def __init__(self, names: set[str]):
+        self.names = names
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id == "self" and \
+                node.attr in self.names:
+            return ast.copy_location(ast.Name(node.attr, node.ctx), node)
+        self.generic_visit(node)
+        return node
+
+
+def _returns_in_scope(stmts: list[ast.stmt]) -> bool:
+    return any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await))
+               for n in own_scope_nodes(ast.Module(body=stmts, type_ignores=[])))
+
+
+def _split_trainer(tree: ast.Module, cls: ast.ClassDef, taken: set[str],
+                   globals_: set[str]) -> bool:
+    """`_TrainerN` -> `_BaseTrainerN` (run(), the epoch loop, virtual `self.train_epoch`) and
+    `_TrainerN(_BaseTrainerN)` (builds the objects in `__init__`, owns `train_epoch`)."""
+    init, run = [m for m in cls.body if isinstance(m, ast.FunctionDef)]
+    if "train_epoch" in _attr_names(cls) or _returns_in_scope(init.body):
+        return False
+    loops = list(epoch_loops(run.body))
+    if not loops:
+        return False
+    loop = loops[0]
+    path = blocks_to(run.body, loop)
+    if not path:
+        return False
+    idx = run.body.index(path[0][1])
+    work = copy.deepcopy(run)
+    helper = move_one(work, work.body, list(epoch_loops(work.body))[0], [0], set(taken))
+    if helper is None:
+        return False
+    # the helper reads `self` (the run's parameter): it becomes the method's own `self`
+    a = helper.args
+    a.args = [x for x in a.args if x.arg != "self"]
+    a.args.insert(0, ast.arg("self"))
+    helper.name = "train_epoch"
+    for n in ast.walk(work):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and \
+                n.func.id.startswith("_loop_body_"):
+            n.func = ast.Attribute(ast.Name("self", ast.Load()), "train_epoch", ast.Load())
+            n.args = [x for x in n.args if not (isinstance(x, ast.Name) and x.id == "self")]
+    # the set-up before the epoch loop moves into the subclass's __init__; the locals it binds
+    # that the rest reads become attributes
+    prefix = work.body[:idx]
+    rest = work.body[idx:]
+    if _returns_in_scope(prefix):
+        prefix, rest = [], work.body
+    pre_stores, _ = stores_and_loads(prefix)
+    _, rest_loads = stores_and_loads(rest)
+    _, helper_loads = stores_and_loads(helper.body)
+    crossing = pre_stores & (rest_loads | helper_loads)
+    bad = _own_bad_binds(work)
+    if crossing & (bad | globals_ | {"self", "super"}) or any(
+            _binds_in_nested(work, c) for c in crossing) or crossing & _attr_names(cls):
+        if not prefix:
+            return False
+        prefix, rest = [], work.body
+        crossing = set()
+    if crossing:
+        to_self = _ToSelf(crossing)
+        prefix = [to_self.visit(s) for s in prefix]
+        rest = [to_self.visit(s) for s in rest]
+        helper.body = [to_self.visit(s) for s in helper.body]
+    # objects stored once, unconditionally, at the top of the set-up go to super().__init__
+    params = {x.arg for x in init.args.posonlyargs + init.args.args + init.args.kwonlyargs}
+    counts: dict[str, int] = {}
+    for s in prefix:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and \
+                    n.value.id == "self" and not isinstance(n.ctx, ast.Load):
+                counts[n.attr] = counts.get(n.attr, 0) + 1
+    objects = []
+    for s in prefix:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1:
+            t = s.targets[0]
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and \
+                    t.value.id == "self" and counts.get(t.attr) == 1 and t.attr not in params \
+                    and t.attr not in crossing and (
+                        guess_kind_from_name(t.attr) in OBJECT_KINDS - {"loader"}
+                        or _MODEL_NAME.search(t.attr) or constructed_kind(s.value)) \
+                    and t.attr not in BUILTINS and not keyword.iskeyword(t.attr) \
+                    and t.attr not in {n.id for p in prefix for n in ast.walk(p)
+                                       if isinstance(n, ast.Name)}:
+                objects.append(t.attr)
+    if objects:
+        prefix = [_FromSelf(set(objects)).visit(s) for s in prefix]
+    base_name_ = fresh_name("_BaseTrainer", taken)
+    self_arg = ast.arg("self")
+    base_init = ast.FunctionDef("__init__", ast.arguments(
+        posonlyargs=[], args=[self_arg, *[ast.arg(o) for o in objects]], vararg=None,
+        kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        [ast.Assign([ast.Attribute(ast.Name("self", ast.Load()), o, ast.Store())],
+                    ast.Name(o, ast.Load())) for o in objects] or [ast.Pass()], [], None)
+    base_run = ast.FunctionDef("run", copy.deepcopy(run.args), rest, [], run.returns)
+    base = ast.ClassDef(base_name_, [], [], [base_init, base_run], [])
+    sup = ast.Expr(ast.Call(ast.Attribute(ast.Call(ast.Name("super", ast.Load()), [], []),
+                                          "__init__", ast.Load()),
+                            [ast.Name(o, ast.Load()) for o in objects], []))
+    init.body = [s for s in init.body if not isinstance(s, ast.Pass)] + prefix + [sup]
+    cls.bases = [ast.Name(base_name_, ast.Load())]
+    cls.body = [init, helper]
+    at = tree.body.index(cls)
+    tree.body.insert(at, base)
+    return True
+
+
+def to_inherit(trees: dict[str, ast.Module]) -> bool:
+    if not any(_generated_trainers(t) for t in trees.values()):
+        if not to_classes(trees):
+            return False
+    changed = False
+    taken = all_identifiers(trees)
+    globals_ = declared_global(trees)
+    for tree in trees.values():
+        for cls in _generated_trainers(tree):
+            changed |= _split_trainer(tree, cls, taken, globals_)
+    return changed
+
+
+# -- registry: the scheduler / optimizer class is looked up by a string ----------------------
+
+REGISTRY_NAMES = {"scheduler": "_SCHEDS", "optimizer": "_OPTIMS"}
+
+
+def to_registry(style: str) -> Callable[[dict[str, ast.Module]], bool]:
+    """dict: `_SCHEDS_N = {"steplr": StepLR}` after the import of the class, the construction
+    `_SCHEDS_N["steplr"](...)`; getattr: `lr_scheduler.StepLR(...)` ->
+    `getattr(lr_scheduler, "StepLR")(...)` (an attribute callee only)."""
+    def apply(trees: dict[str, ast.Module]) -> bool:
+        changed = False
+        taken = all_identifiers(trees)
+        globals_ = declared_global(trees)
+        if style == "getattr" and "getattr" in {n.id for t in trees.values()
+                                                for n in ast.walk(t) if isinstance(n, ast.Name)
+                                                and not isinstance(n.ctx, ast.Load)}:
+            return False
+        for tree in trees.values():
+            bindings = module_bindings(tree)
+            registries: dict[str, tuple[str, ast.stmt, ast.expr]] = {}  # callee -> (dict, binder)
+            for owner, block in list(_scopes(tree)):
+                for s in block:
+                    for call in [n for n in ast.walk(s) if isinstance(n, ast.Call)]:
+                        kind = constructed_kind(call)
+                        if kind not in REGISTRY_NAMES or not _callee_at_module(
+                                call, owner, bindings, globals_):
+                            continue
+                        if any(call in (x for x in ast.walk(b)) for b in
+                               [r[1] for r in registries.values()]):
+                            continue
+                        callee = dotted(call.func)
+                        if style == "getattr":
+                            if not isinstance(call.func, ast.Attribute):
+                                continue
+                            call.func = ast.Call(ast.Name("getattr", ast.Load()),
+                                                 [call.func.value, ast.Constant(call.func.attr)],
+                                                 [])
+                            changed = True
+                            continue
+                        root = callee.split(".")[0]
+                        if callee not in registries:
+                            name = fresh_name(REGISTRY_NAMES[kind] + "_", taken)
+                            registries[callee] = (name, bindings[root][0],
+                                                  copy.deepcopy(call.func))
+                        name = registries[callee][0]
+                        key = callee.split(".")[-1].lower()
+                        call.func = ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(key),
+                                                  ast.Load())
+                        changed = True
+            for callee, (name, binder, func) in registries.items():
+                key = callee.split(".")[-1].lower()
+                reg = ast.Assign([ast.Name(name, ast.Store())],
+                                 ast.Dict([ast.Constant(key)], [func]))
+                at = tree.body.index(binder) + 1
+                if at < insert_at(tree):
+                    at = insert_at(tree)  # after the leading imports, as real code puts it
+                tree.body.insert(at, reg)
+        return changed
+    return apply
+
+
+# -- callback: a step moves into a callback object called from the loop ----------------------
+
+def _receiver_kind(recv: ast.expr, assigned: dict[str, str]) -> str:
+    name = recv.attr if isinstance(recv, ast.Attribute) else (
+        recv.id if isinstance(recv, ast.Name) else "")
+    if not name:
+        return ""
+    return assigned.get(name) or (guess_kind_from_name(name) or "")
+
+
+def _kinds_assigned(tree: ast.Module) -> dict[str, str]:
+    """name / attribute -> kind, for the file's `x = <constructor>(...)` assignments."""
+    out: dict[str, str] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1:
+            kind = constructed_kind(n.value)
+            t = n.targets[0]
+            if kind:
+                if isinstance(t, ast.Name):
+                    out[t.id] = kind
+                elif isinstance(t, ast.Attribute):
+                    out[t.attr] = kind
+    return out
+
+
+def _enclosing_loops(path: list[tuple[list[ast.stmt], ast.stmt]]) -> list[ast.stmt]:
+    return [s for _, s in path[:-1] if isinstance(s, (ast.For, ast.While))]
+
+
+def to_callbacks(which: str) -> Callable[[dict[str, ast.Module]], bool]:
+    """`sched.step(...)` (which="scheduler"), or `optimizer.step()` / `scaler.update()`
+    (which="optimizer"), as a whole statement inside a function, becomes
+    `for cb in _cbs_N: cb.on_batch_end(...)` with `_cbs_N = [_CallbackN(sched)]` right before
+    the outermost loop around it (or right before it), where the receiver is a name bound
+    unconditionally before that loop and not rebound in it, or an attribute of `self` stored
+    only in `__init__` methods."""
+    def wanted(call: ast.Call, kind: str) -> bool:
+        if not isinstance(call.func, ast.Attribute):
+            return False
+        meth = call.func.attr
+        if which == "scheduler":
+            return kind == "scheduler" and meth == "step"
+        return (kind == "optimizer" and meth == "step") or (kind == "scaler" and meth == "update")
+
+    def apply(trees: dict[str, ast.Module]) -> bool:
+        changed = False
+        taken = all_identifiers(trees)
+        globals_ = declared_global(trees)
+        for tree in trees.values():
+            assigned = _kinds_assigned(tree)
+            attr_stores: dict[str, set[str]] = {}  # attribute -> names of functions storing it
+            for fn in ast.walk(tree):
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    for n in ast.walk(fn):
+                        if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
+                            attr_stores.setdefault(n.attr, set()).add(fn.name)
+                elif isinstance(fn, ast.Module):
+                    pass
+            module_attr_stores = {n.attr for s in tree.body if not isinstance(
+                s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                for n in ast.walk(s) if isinstance(n, ast.Attribute)
+                and not isinstance(n.ctx, ast.Load)}
+            new_classes: list[ast.stmt] = []
+            functions = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)]
+            for fn in [tree, *functions]:
+                if isinstance(fn, ast.Module):
+                    params: set[str] = set()
+                    locals_ = stores_and_loads(tree.body)[0]
+                else:
+                    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+                        continue
+                    a = fn.args
+                    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+                    params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+                    locals_ = _scope_locals(fn)
+                sites = [s for s in own_scope_nodes(fn) if isinstance(s, ast.Expr)
+                         and isinstance(s.value, ast.Call) and _plain_call(s.value)
+                         and isinstance(s.value.func, ast.Attribute)
+                         and wanted(s.value, _receiver_kind(s.value.func.value, assigned))  # type: ignore[attr-defined]
+                         ]
+                for site in sites:
+                    call = site.value
+                    assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                    recv = call.func.value
+                    path = blocks_to(fn.body, site)
+                    if not path:
+                        continue
+                    loops = _enclosing_loops(path)
+                    anchor = loops[0] if loops else site
+                    apath = blocks_to(fn.body, anchor)
+                    if not apath:
+                        continue
+                    if isinstance(recv, ast.Name):
+                        if recv.id in globals_ or _binds_in_nested(fn, recv.id):
+                            continue
+                        if recv.id in locals_ and recv.id not in bound_before(apath) | params:
+                            continue
+                        if loops and recv.id in stores_and_loads([anchor])[0]:
+                            continue
+                    elif isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) \
+                            and recv.value.id == "self" and "self" in params:
+                        if attr_stores.get(recv.attr, set()) - {"__init__"} or \
+                                recv.attr in module_attr_stores:
+                            continue
+                    else:
+                        continue
+                    cls_name = fresh_name("_Callback", taken)
+                    cbs = fresh_name("_cbs_", taken)
+                    cb = fresh_name("_cb_", taken)
+                    depth = len(loops)
+                    meth = "on_batch_end" if depth >= 2 else "on_epoch_end"
+                    pos = [f"_a{j}" for j in range(len(call.args))]
+                    kws = [k.arg for k in call.keywords if k.arg]
+                    target = ast.Attribute(ast.Name("self", ast.Load()), "target", ast.Load())
+                    method = ast.FunctionDef(meth, ast.arguments(
+                        posonlyargs=[], args=[ast.arg("self"), *[ast.arg(p) for p in pos]],
+                        vararg=None, kwonlyargs=[ast.arg(k) for k in kws],
+                        kw_defaults=[None] * len(kws), kwarg=None, defaults=[]),
+                        [ast.Expr(ast.Call(ast.Attribute(target, call.func.attr, ast.Load()),
+                                           [ast.Name(p, ast.Load()) for p in pos],
+                                           [ast.keyword(k, ast.Name(k, ast.Load()))
+                                            for k in kws]))], [], None)
+                    init = ast.FunctionDef("__init__", ast.arguments(
+                        posonlyargs=[], args=[ast.arg("self"), ast.arg("target")], vararg=None,
+                        kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+                        [ast.Assign([ast.Attribute(ast.Name("self", ast.Load()), "target",
+                                                   ast.Store())],
+                                    ast.Name("target", ast.Load()))], [], None)
+                    new_classes.append(ast.ClassDef(cls_name, [], [], [init, method], []))
+                    block, _ = path[-1]
+                    at = block.index(site)
+                    new_for = block[at] = ast.For(ast.Name(cb, ast.Store()), ast.Name(cbs, ast.Load()),
+                                        [ast.Expr(ast.Call(ast.Attribute(
+                                            ast.Name(cb, ast.Load()), meth, ast.Load()),
+                                            call.args, call.keywords))], [], None)
+                    make = ast.Assign([ast.Name(cbs, ast.Store())], ast.List(
+                        [ast.Call(ast.Name(cls_name, ast.Load()), [copy.deepcopy(recv)], [])],
+                        ast.Load()))
+                    ablock, astmt = apath[-1]
+                    if astmt is site:
+                        astmt = new_for
+                    ablock.insert(ablock.index(astmt), make)
+                    changed = True
+            at = insert_at(tree)
+            tree.body[at:at] = new_classes
+        return changed
+    return apply
+
+
+# -- attr_tuple: `opt, sched = _build_N(...)` stored on self in the class --------------------
+
+def to_classes_with_tuples(trees: dict[str, ast.Module]) -> bool:
+    return to_classes(trees, tuple_attrs=True)
+
+
+# -- package: the moved module becomes a package ---------------------------------------------
+
+def to_package(trees: dict[str, ast.Module]) -> bool:
+    before = set(trees)
+    if not to_module(trees, classes=True):
+        return False
+    stems = {Path(p).stem for p in trees} | {part for p in trees for part in Path(p).parts}
+    for new_path in sorted(set(trees) - before):
+        stem = Path(new_path).stem
+        if not stem.startswith("_train_mod"):
+            continue
+        pkg = stem.replace("_train_mod", "_train_pkg")
+        while pkg in stems:
+            pkg += "_"
+        stems.add(pkg)
+        tree = trees.pop(new_path)
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ImportFrom) and n.level:
+                n.level += 1  # one package deeper
+        exported = [s.name if isinstance(s, (ast.FunctionDef, ast.ClassDef))
+                    else s.targets[0].id  # type: ignore[attr-defined]
+                    for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]
+        parent = Path(new_path).parent
+        trees[str(parent / pkg / "core.py")] = tree
+        trees[str(parent / pkg / "__init__.py")] = ast.Module(body=[ast.ImportFrom(
+            "core", [ast.alias(e) for e in exported], 1)], type_ignores=[])
+        for path, other in trees.items():
+            if Path(path).parent != parent:
+                continue
+            for n in ast.walk(other):
+                if isinstance(n, ast.ImportFrom) and n.module == stem:
+                    n.module = pkg
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
 # the harness
 
 
@@ -1584,12 +1984,27 @@ STEPS: dict[str, Callable[[dict[str, ast.Module]], bool]] = {
     "config_dict": to_config("dict"),
     "config_attr": to_config("attr"),
     "while": to_while,
+    "inherit": to_inherit,
+    "registry": to_registry("dict"),
+    "registry_getattr": to_registry("getattr"),
+    "class_tuple": to_classes_with_tuples,
+    "callback": to_callbacks("scheduler"),
+    "callback_opt": to_callbacks("optimizer"),
+    "package": to_package,
 }
 ALL_AT_ONCE = ["rename_scheduler", "rename_optimizer", "rename_scaler", "rename_loader",
                "rename_train_fn", "enumerate", "helper", "kwargs"]
 # the structural rewrites one after the other (meta6)
 ALL_STRUCTURE = ["config_attr", "factory", "while", "class", "module"]
-REWRITES = [*STEPS, "all", "all_structure"]
+# meta7: the second round, and everything structural composed
+COMPOSED = {
+    "all": ALL_AT_ONCE,
+    "all_structure": ALL_STRUCTURE,
+    "attr_tuple": ["factory", "class_tuple"],
+    "all_structure2": ["config_attr", "factory", "registry", "while", "callback",
+                       "callback_opt", "class_tuple", "inherit", "package"],
+}
+REWRITES = [*(s for s in STEPS if s != "class_tuple"), *COMPOSED]
 
 
 def compiles(text: str, path: str) -> bool:
@@ -1607,7 +2022,7 @@ def rewrite_case(sources: Sources, rewrite: str) -> Sources | None:
     trees = parse_all(sources)
     if trees is None:
         return None
-    steps = {"all": ALL_AT_ONCE, "all_structure": ALL_STRUCTURE}.get(rewrite, [rewrite])
+    steps = COMPOSED.get(rewrite, [rewrite])
     compiled = {p for p, text in sources.items() if compiles(text, p)}
     applied = False
     for step in steps:
@@ -1642,6 +2057,7 @@ def findings_by_case(cases: list[score.Case], cache: Path, lrdoctor: list[str],
             if new is not None:
                 applied += 1
                 for p, text in new.items():
+                    (root / p).parent.mkdir(parents=True, exist_ok=True)
                     (root / p).write_text(text + "\n", encoding="utf-8")
                     if write is not None:
                         dest = write / rewrite / case.id / p

@@ -116,9 +116,18 @@ class Scope:
         settings = self.module.literal_settings.get(name)
         if settings is not None:
             # `CFG = {"scheduler": "step"}` of a module whose top level this trace did not
-            # run (a function of it called from another file): what it holds everywhere
-            return DictVal({k: Const(v, sure=True) for k, v in settings.items()})
+            # run (a function of it called from another file): what it holds everywhere;
+            # `SCHEDULERS = {"step": StepLR}`, a registry of classes, the classes
+            return DictVal({k: self.module.reference(v.text) if isinstance(v, ClassRef)
+                            else Const(v, sure=True) for k, v in settings.items()})
         return None
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    """A class (or function) named in a module-level registry dict: its dotted name there."""
+
+    text: str
 
 
 
@@ -186,6 +195,17 @@ class ModuleInfo:
         (``CFG = {"scheduler": "step", "epochs": 90}``): name -> the dict written out."""
         return _literal_settings(self.tree)
 
+    def reference(self, text: str) -> Any:
+        """What the dotted name ``text`` names at this module's top level: one of its
+        functions or classes, or an import (None when the module does not say)."""
+        if text in self.functions:
+            return FuncVal(self.functions[text], self)
+        if text in self.classes:
+            return ClassVal(self.classes[text])
+        if text.split(".")[0] in self.imports:
+            return ImportRef(self.qualify(text))
+        return None
+
     def qualify(self, text: str) -> str:
         """A dotted name as this module's imports spell it out (``lr_scheduler.StepLR`` after
         ``from torch.optim import lr_scheduler`` is ``torch.optim.lr_scheduler.StepLR``);
@@ -222,9 +242,19 @@ class ModuleInfo:
             self.imports[local] = self.pinned.get(local, qual)
 
 
+def _dotted_name(node: ast.expr) -> str:
+    """``StepLR``, ``lr_scheduler.StepLR``; "" for anything but a dotted name."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted_name(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    return ""
+
+
 def _literal_settings(tree: ast.Module) -> dict[str, dict[Any, Any]]:
     """See ModuleInfo.literal_settings: the only binding of the name is a top-level
-    ``NAME = {<constant>: <constant>, ...}``, and every other use of it reads an item
+    ``NAME = {<constant>: <constant or dotted name>, ...}``, and every other use of it reads an item
     (``NAME["k"]``, ``NAME.get("k")``): no store into it, no method that changes it, no
     ``global NAME``, never handed on (a callee could change it)."""
     found: dict[str, tuple[ast.Name, dict[Any, Any]]] = {}
@@ -234,11 +264,12 @@ def _literal_settings(tree: ast.Module) -> dict[str, dict[Any, Any]]:
                 and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Dict):
             items: dict[Any, Any] | None = {}
             for k, v in zip(stmt.value.keys, stmt.value.values):
+                ref = _dotted_name(v)
                 if not (isinstance(k, ast.Constant) and isinstance(k.value, (str, int))
-                        and isinstance(v, ast.Constant)) or items is None:
+                        and (isinstance(v, ast.Constant) or ref)) or items is None:
                     items = None
                     break
-                items[k.value] = v.value
+                items[k.value] = v.value if isinstance(v, ast.Constant) else ClassRef(ref)
             name = stmt.targets[0].id
             if items is not None and name not in found:
                 found[name] = (stmt.targets[0], items)

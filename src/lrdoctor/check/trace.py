@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lrdoctor.check import inert, names
-from lrdoctor.check.constants import attribute_stores, class_constant_of, resolve
+from lrdoctor.check.constants import attribute_stores, class_constant_of, resolve, settings
 from lrdoctor.check.index import (
     ClassInfo,
     ModuleInfo,
@@ -2127,7 +2127,7 @@ class Tracer:
             if source is not None and depth < MAX_EVAL_DEPTH // 2:
                 fallback = Scope({"self": base}, base.info.module, self.module_scope, base)
                 value = self.eval_pure(source, fallback)
-            if value is None:
+            if value is None and not _declared_plain_field(base.info, attr):
                 value = self.guess(f"self.{attr}")
             if value is not None:
                 if isinstance(value, Obj) and not value.name:
@@ -2167,6 +2167,10 @@ class Tracer:
             text = dotted(node)
             if text is not None and not text.startswith("self.") and "." in text:
                 kind = names.guess_kind_from_name(attr)
+                if kind and _numeric_setting(attr, scope.module):
+                    # `cfg.sched_T_max` where the file states `sched_T_max: int = 10`: a
+                    # number, whatever its name says
+                    return None
                 if kind and kind != "loader":
                     return self._guessed_obj(kind, text)
                 if kind == "loader":
@@ -4134,6 +4138,61 @@ def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any
         tuple(key(params[i] if i < len(params) else None, a) for i, a in enumerate(args)),
         tuple(sorted((k, key(k, v)) for k, v in kwargs.items())),
     )
+
+
+_PLAIN_TYPES = frozenset({"int", "float", "str", "bool", "list", "tuple", "List", "Tuple",
+                          "Sequence", "Literal"})
+
+
+def _plain_annotation(ann: ast.expr | None, depth: int = 0) -> bool:
+    """``int``, ``float``, ``List[int]``, ``Optional[float]``, ``int | None``: a plain value."""
+    if ann is None or depth > 4:
+        return False
+    if isinstance(ann, ast.Constant):
+        return ann.value is None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return _plain_annotation(ann.left, depth + 1) and _plain_annotation(ann.right, depth + 1)
+    if isinstance(ann, ast.Subscript):
+        root = ann.value
+        name = root.attr if isinstance(root, ast.Attribute) else (
+            root.id if isinstance(root, ast.Name) else "")
+        if name in ("Optional", "Union"):
+            inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+            return all(_plain_annotation(e, depth + 1) for e in inner)
+        return name in _PLAIN_TYPES
+    name = ann.attr if isinstance(ann, ast.Attribute) else (
+        ann.id if isinstance(ann, ast.Name) else "")
+    return name in _PLAIN_TYPES
+
+
+def _declared_plain_field(info: ClassInfo, attr: str) -> bool:
+    """The class (or a project base) declares ``attr`` in its body as a plain value: a field
+    annotated with a plain type (``sched_step_size: int = 7`` in a dataclass config) or bound
+    to a literal. Such an attribute holds a setting, whatever its name says
+    (``cfg.sched_step_size`` is a number, not a scheduler)."""
+    for cls in info.lineage():
+        for stmt in cls.node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                    and stmt.target.id == attr:
+                if _plain_annotation(stmt.annotation) or (
+                        isinstance(stmt.value, ast.Constant) and stmt.value.value is not None):
+                    return True
+            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) \
+                    and stmt.value.value is not None and any(
+                        isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
+                return True
+    return False
+
+
+def _numeric_setting(name: str, module: ModuleInfo) -> bool:
+    """The module states the setting ``name`` (an argparse default, a config class's field, a
+    config dict's key) as a number or a list of numbers."""
+    stated = settings(module).get(name)
+    if stated is None:
+        return False
+    items = stated.elts if isinstance(stated, (ast.List, ast.Tuple)) else [stated]
+    return bool(items) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) for e in items)
 
 
 def _setting_source(node: ast.expr) -> bool:

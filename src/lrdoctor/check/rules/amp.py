@@ -1037,6 +1037,16 @@ def _default_reaching(ctx: FileContext, tree: ast.Module,
                 if value is None:
                     return None
                 found.add(value)
+            elif isinstance(given, ast.Attribute) and isinstance(given.value, ast.Name) \
+                    and given.value.id == "self":
+                # `build(params, eps=self.adam_epsilon)` in a method: the attribute kept as
+                # given by `__init__(self, ..., adam_epsilon=1e-8)`
+                init = _init_keeping(ctx.tree, body, given.attr)
+                value = None if init is None else _default_reaching(
+                    ctx, ctx.tree, init, given.attr, depth + 1)
+                if value is None:
+                    return None
+                found.add(value)
             else:
                 return None
         return found.pop() if len(found) == 1 else None
