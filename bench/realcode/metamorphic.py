@@ -1832,7 +1832,14 @@ def to_callbacks(which: str) -> Callable[[dict[str, ast.Module]], bool]:
                 for n in ast.walk(s) if isinstance(n, ast.Attribute)
                 and not isinstance(n.ctx, ast.Load)}
             new_classes: list[ast.stmt] = []
-            functions = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)]
+            # a scheduler / optimizer class of the case's own (it defines `step`): its steps
+            # of the object it wraps stay, a library's contract rather than a training loop
+            wrappers = {id(m) for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                        and any(isinstance(m, ast.FunctionDef) and m.name in ("step", "get_lr")
+                                for m in c.body)
+                        for m in ast.walk(c) if isinstance(m, ast.FunctionDef)}
+            functions = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+                         and id(f) not in wrappers]
             for fn in [tree, *functions]:
                 if isinstance(fn, ast.Module):
                     params: set[str] = set()

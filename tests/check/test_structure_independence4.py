@@ -234,3 +234,107 @@ def test_registry_changed_at_run_time_is_not_read_as_written(tmp_path, monkeypat
     found = check_project(tmp_path, monkeypatch, {
         "engine/__init__.py": "", "engine/loop.py": loop, "main.py": REGISTRY_DRIVER})
     assert not [f for f in found if f[2] == "LRD002"]
+
+
+# -- a scheduler stepped by a callback object, under a test that it exists ------------------
+
+CALLBACK_LOOP = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+
+class SchedulerCallback:
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+
+    def on_batch_end(self):
+        self.scheduler.step()
+
+
+class Trainer:
+    def __init__(self, model, loader, optimizer, lr_scheduler=None):
+        self.model = model
+        self.loader = loader
+        self.optimizer = optimizer
+        self.lr_scheduler = lr_scheduler
+        self.callbacks = [SchedulerCallback(lr_scheduler)]
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+                if self.lr_scheduler is not None:
+                    for callback in self.callbacks:
+                        callback.on_batch_end()
+
+
+def main(model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = CosineAnnealingLR(optimizer, T_max=10)
+    Trainer(model, loader, optimizer, scheduler).fit(10)
+"""
+
+
+def test_callback_stepping_an_epoch_scheduler_per_batch_under_an_existence_test_is_found() -> None:
+    assert "LRD002" in codes(CALLBACK_LOOP)
+
+
+def test_callback_every_hundred_batches_is_a_period_of_its_own() -> None:
+    src = CALLBACK_LOOP.replace("for x, y in self.loader:", "for i, (x, y) in enumerate(self.loader):")
+    src = src.replace("if self.lr_scheduler is not None:", "if i % 100 == 99:")
+    assert "LRD002" not in codes(src)
+
+
+def test_callback_stepping_once_per_epoch_is_silent() -> None:
+    src = CALLBACK_LOOP.replace("""                self.optimizer.step()
+                if self.lr_scheduler is not None:
+                    for callback in self.callbacks:
+                        callback.on_batch_end()
+""", """                self.optimizer.step()
+            if self.lr_scheduler is not None:
+                for callback in self.callbacks:
+                    callback.on_batch_end()
+""")
+    assert "LRD002" not in codes(src)
+
+
+# -- a LightningModule's plateau built through a registry of classes -----------------------
+
+LIGHTNING_REGISTRY = """
+import torch
+import lightning.pytorch as pl
+from torch.optim.lr_scheduler import ReduceLROnPlateau, StepLR
+
+SCHEDULERS = {"plateau": ReduceLROnPlateau, "step": StepLR}
+
+
+class Forecaster(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+
+    def training_step(self, batch, batch_idx):
+        loss = self.net(batch).mean()
+        self.log("train_loss", loss)
+        return loss
+
+    def validation_step(self, batch, batch_idx):
+        self.log("val_loss", self.net(batch).mean())
+
+    def configure_optimizers(self):
+        optimizer = torch.optim.Adam(self.parameters(), lr=1e-3)
+        scheduler = SCHEDULERS["plateau"](optimizer, mode="min", patience=3)
+        return {"optimizer": optimizer,
+                "lr_scheduler": {"scheduler": scheduler, "monitor": "train_loss"}}
+"""
+
+
+def test_lightning_plateau_from_a_registry_watching_the_training_loss_is_found() -> None:
+    assert "LRD004" in codes(LIGHTNING_REGISTRY)
+
+
+def test_lightning_plateau_from_a_registry_watching_the_validation_loss_is_silent() -> None:
+    assert "LRD004" not in codes(LIGHTNING_REGISTRY.replace('"monitor": "train_loss"',
+                                                            '"monitor": "val_loss"'))

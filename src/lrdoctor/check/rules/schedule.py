@@ -1053,8 +1053,19 @@ def _tests_existence(cond: Cond, e: Event) -> bool:
             and isinstance(test.comparators[0], ast.Constant) \
             and test.comparators[0].value is None:
         test = test.left
-    return isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) \
-        and ast.unparse(test) == receiver(e)
+    if not isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)):
+        return False
+    text = ast.unparse(test)
+    # stepped under another name (`if scheduler is not None: for cb in callbacks:
+    # cb.on_batch_end()`, the callback stepping `self.target`): the test still asks whether
+    # the object exists when it names the scheduler as it was bound where it was built
+    if text == receiver(e):
+        return True
+    obj = e.obj
+    if obj is None or obj.guessed:
+        return False
+    held = {f"self.{attr}" for _, attr in obj.held}
+    return text == obj.name or text in held
 
 
 def _batch_consequence(sched: Obj) -> str:
@@ -1412,6 +1423,12 @@ def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnosti
         plateaus = [n for n in ast.walk(configure) if isinstance(n, ast.Call)
                     and (dotted(n.func) or "").rsplit(".", 1)[-1] == "ReduceLROnPlateau"
                     ] if configure is not None else []
+        if configure is not None and not plateaus:
+            # built through a name the syntax does not tell (`SCHEDULERS["plateau"](...)`):
+            # the plateau the traced configure_optimizers returns
+            traced = _returned_plateau(ctx, cls)
+            if traced is not None and traced.call is not None:
+                plateaus = [traced.call]
         if configure is None or not plateaus or all(_never_reduces(n) for n in plateaus):
             continue
         trained = {k for name, f in methods.items() if name in _TRAIN_HOOKS for k in _logged(f)}
