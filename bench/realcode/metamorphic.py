@@ -11,6 +11,8 @@ there is a false alarm).
 
     python bench/realcode/metamorphic.py --lrdoctor /tmp/lrd.sh [--show] [--only kwargs,all]
         [--only class,module,factory,config_dict,config_attr,while,all_structure]
+        [--only inherit,registry,registry_getattr,attr_tuple,callback,callback_opt,package,
+         all_structure2]
 
 Rewrites (each applies only where its shape occurs and where meaning is kept; a rewritten file
 that does not compile where the original did aborts the run):
@@ -61,7 +63,35 @@ it out?):
 - while: `for i in range(a, b[, step]):` whose body trains becomes `i = a` / `while i < b:
   ...; i += step` (a bound the body could change goes into `_endN` first); skipped when the
   body rebinds `i` or continues, or `i` is read outside the loop (a `for` leaves `b - 1`);
-- all_structure: config_attr, factory, while, class, module one after the other.
+- all_structure: config_attr, factory, while, class, module one after the other;
+
+structural rewrites, second round (meta7):
+
+- inherit: the `class` rewrite's `_TrainerN` split in two: `_BaseTrainerN` owns `run()` with
+  the epoch loop, which calls `self.train_epoch(...)` (virtual dispatch; the epoch loop's body
+  moved as the `helper` rewrite moves it, its rebound locals returned), and `_TrainerN
+  (_BaseTrainerN)` owns `train_epoch` and, in its `__init__`, the set-up before the epoch loop
+  (the locals it binds that the rest reads become attributes), building the objects it stores
+  once (optimizer, scheduler, scaler, model) as locals handed to `super().__init__(...)`, which
+  stores them; skipped where the set-up returns or the loop's body cannot move;
+- registry: a scheduler / optimizer construction whose class is a module-level import, class or
+  function goes through a module-level dict `_SCHEDS_N = {"steplr": StepLR}` (after the leading
+  imports, or after the import that binds it), `_SCHEDS_N["steplr"](opt, ...)`;
+  registry_getattr: an attribute callee instead as `getattr(lr_scheduler, "StepLR")(opt, ...)`;
+- attr_tuple: factory, then class where `opt, sched = _build_N(...)` stays a tuple stored on
+  attributes: `self.opt, self.sched = _build_N(...)`;
+- callback: `sched.step(...)` as a whole statement becomes `for _cb_N in _cbs_N:
+  _cb_N.on_batch_end(...)` (`on_epoch_end` at loop depth one) with `_cbs_N = [_CallbackN(sched)]`
+  built right before the outermost loop around the step (or right before it) and `_CallbackN`
+  stepping `self.target`; only where the receiver is a name bound unconditionally before that
+  loop and not rebound in it, or an attribute of `self` stored only in `__init__` methods, and
+  not inside a class of the case's own that defines `step` / `get_lr` (a scheduler wrapper);
+  callback_opt: the same for `optimizer.step()` and `scaler.update()`;
+- package: `module`, where a moved training function or class lands in `_train_pkg/core.py`
+  (relative imports one level deeper) re-exported by `_train_pkg/__init__.py`
+  (`from .core import ...`), the file importing `from _train_pkg import ...`;
+- all_structure2: config_attr, factory, registry, while, callback, callback_opt, class (tuples
+  on attributes), inherit, package one after the other.
 
 Held-out cases are never read: this script tunes the checker, and tuning must not see them.
 """
