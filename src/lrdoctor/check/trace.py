@@ -4140,8 +4140,8 @@ def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any
     )
 
 
-_PLAIN_TYPES = frozenset({"int", "float", "str", "bool", "list", "tuple", "List", "Tuple",
-                          "Sequence", "Literal"})
+_PLAIN_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "list", "tuple", "List",
+                                "Tuple", "Sequence", "Literal"})
 
 
 def _plain_annotation(ann: ast.expr | None, depth: int = 0) -> bool:
@@ -4159,10 +4159,10 @@ def _plain_annotation(ann: ast.expr | None, depth: int = 0) -> bool:
         if name in ("Optional", "Union"):
             inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
             return all(_plain_annotation(e, depth + 1) for e in inner)
-        return name in _PLAIN_TYPES
+        return name in _PLAIN_ANNOTATIONS
     name = ann.attr if isinstance(ann, ast.Attribute) else (
         ann.id if isinstance(ann, ast.Name) else "")
-    return name in _PLAIN_TYPES
+    return name in _PLAIN_ANNOTATIONS
 
 
 def _declared_plain_field(info: ClassInfo, attr: str) -> bool:
