@@ -613,6 +613,29 @@ Call `scaler.update()` once per iteration after all `scaler.step()` calls.
 """,
         "call scaler.update() after scaler.step()",
     ),
+    Entry(
+        "LRD111",
+        "fp16-backward-without-scaling",
+        "warning",
+        "S",
+        "The loss is computed under float16 autocast and back-propagated without a GradScaler.",
+        """
+Under float16 autocast the backward pass produces float16 gradients for every op autocast ran
+in float16. float16 cannot hold a magnitude below about 6e-8 (its smallest subnormal) and
+loses precision well above that: small gradients flush to zero, and the updates they carry are
+lost without any error or warning. Loss scaling (GradScaler) multiplies the loss before
+backward so those gradients stay representable, then unscales them before the update. bfloat16
+has float32's range and needs no scaling.
+""",
+        """
+Create `scaler = torch.amp.GradScaler("cuda")` once, then per step
+`scaler.scale(loss).backward()`, `scaler.step(optimizer)`, `scaler.update()` (with
+`scaler.unscale_(optimizer)` before any gradient clipping). Or autocast to `torch.bfloat16`
+where the hardware supports it.
+""",
+        "scale the loss with torch.amp.GradScaler, or autocast to torch.bfloat16",
+        ("https://pytorch.org/docs/stable/amp.html#gradient-scaling",),
+    ),
 ]
 
 CATALOG: dict[str, Entry] = {e.code: e for e in _ENTRIES}

@@ -1484,3 +1484,143 @@ def scaler_update_missing(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+# -- LRD111 -----------------------------------------------------------------------------------
+
+# Anything that scales a loss, or a framework that does it for the user: a file that names one
+# is left alone (its backward may be scaled on a path this rule does not follow)
+_SCALING = re.compile(
+    r"GradScaler|scale_loss|loss_scal|LossScal|\.scale\(|deepspeed|DeepSpeed|amp\.initialize"
+    r"|accelerate|Accelerator|lightning|Fabric|\bapex\b|[Ss]caler\b"
+)
+_FP16_NAMES = frozenset({"torch.float16", "torch.half"})
+
+
+def _fp16_autocast(node: ast.expr, module: ModuleInfo) -> tuple[bool, str | None]:
+    """(True, flag) for an autocast call that computes in float16 and may be enabled (``flag``:
+    the source of a non-constant ``enabled=``, else None); (False, None) otherwise. float16 is
+    the dtype when it is given as ``torch.float16`` / ``torch.half``, or when none is given and
+    the device is CUDA (``torch.cuda.amp.autocast()``, ``torch.autocast("cuda")``); a dtype or
+    device held in a variable is not guessed."""
+    if not isinstance(node, ast.Call) or not _autocast_state(node, module):
+        return False, None
+    qual = resolve(node.func, module)
+    legacy = qual == "torch.cuda.amp.autocast"
+    dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+    if dtype is None and not legacy and len(node.args) > 1:
+        dtype = node.args[1]
+    if dtype is None and legacy and len(node.args) > 1:
+        dtype = node.args[1]
+    if dtype is not None:
+        if resolve(dtype, module) not in _FP16_NAMES:
+            return False, None
+    elif not legacy:
+        device = next((k.value for k in node.keywords if k.arg == "device_type"), None)
+        if device is None and node.args:
+            device = node.args[0]
+        if not (isinstance(device, ast.Constant) and device.value == "cuda"):
+            return False, None
+    enabled = next((k.value for k in node.keywords if k.arg == "enabled"), None)
+    if enabled is None and legacy and node.args:
+        enabled = node.args[0]
+    elif enabled is None and not legacy and len(node.args) > 2:
+        enabled = node.args[2]
+    flag = None if enabled is None or isinstance(enabled, ast.Constant) else ast.unparse(enabled)
+    return True, flag
+
+
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of ``body``, not descending into nested functions, lambdas or classes."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                      ast.ClassDef)):
+                stack.append(child)
+
+
+def _assigned(nodes: Iterator[ast.AST] | list[ast.AST]) -> set[str]:
+    out: set[str] = set()
+    for node in nodes:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = [node.target]
+        for t in targets:
+            out |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return out
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+@rule("LRD111")
+def fp16_backward_without_scaling(ctx: FileContext) -> Iterator[Diagnostic]:
+    src = ctx.source
+    if "autocast" not in src or ".backward(" not in src or _SCALING.search(src):
+        return
+    module = ctx.module
+    bodies: list[list[ast.stmt]] = [ctx.tree.body]
+    bodies += [n.body for n in ast.walk(ctx.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for body in bodies:
+        own = list(_own_nodes(body))
+        regions = []  # (with statement, names assigned under it, enabled flag)
+        for node in own:
+            if not isinstance(node, (ast.With, ast.AsyncWith)):
+                continue
+            if any(isinstance(i.context_expr, ast.Call)
+                   and resolve(i.context_expr.func, module) in ("torch.no_grad", "torch.inference_mode")
+                   for i in node.items):
+                continue
+            for item in node.items:
+                fp16, flag = _fp16_autocast(item.context_expr, module)
+                if fp16:
+                    regions.append((node, _assigned(_own_nodes(node.body)), flag))
+                    break
+        if not regions:
+            continue
+        # the `if` statements each backward sits in (the names their tests read)
+        tests: dict[int, set[str]] = {}
+        for stmt in own:
+            if isinstance(stmt, ast.If):
+                read = _names(stmt.test)
+                for sub in _own_nodes(stmt.body + stmt.orelse):
+                    tests.setdefault(id(sub), set()).update(read)
+        for node in own:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "backward" and not node.args):
+                continue
+            loss = node.func.value
+            if isinstance(loss, ast.Call):
+                continue  # `scaler.scale(loss).backward()`, `self.compute().backward()`
+            used = _names(loss)
+            # the names the loss is made from where it was last assigned before the backward
+            for stmt in sorted((n for n in own if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+                if stmt.lineno < node.lineno \
+                        and _names(stmt.targets[0]) & used and isinstance(stmt.targets[0], ast.Name):
+                    used = used | _names(stmt.value)
+            for with_node, made, flag in regions:
+                if with_node.lineno > node.lineno or not (used & made):
+                    continue
+                if flag is not None and tests.get(id(node), set()) & _names(ast.parse(flag, mode="eval")):
+                    # `if args.amp: <scaled path> else: loss.backward()`: which backward runs
+                    # depends on the very flag that turns autocast on
+                    continue
+                when = f" when `{flag}` is on" if flag else ""
+                yield Diagnostic.at(
+                    "LRD111",
+                    f"the loss is computed under float16 autocast (line {with_node.lineno}) and "
+                    f"`{ast.unparse(node.func)}()` runs without a GradScaler{when}: gradients "
+                    "smaller than float16's smallest subnormal (6e-8) flush to zero, so small "
+                    "updates are lost silently; scale the loss (`scaler = torch.amp.GradScaler"
+                    "(\"cuda\")`, `scaler.scale(loss).backward()`, `scaler.step(optimizer)`, "
+                    "`scaler.update()`) or autocast to torch.bfloat16",
+                    ctx.path,
+                    node,
+                )
+                break
