@@ -2070,6 +2070,10 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         )
         if arg is None or (isinstance(arg, ast.Constant) and arg.value is None):
             continue  # `step(None)` is `step()`
+        if _contradicts_build(list(e.conds), sched):
+            continue  # built where `args.plateau` is False, stepped under `if args.plateau:`
+        if _dispatched_to_plateau(ctx, e):
+            continue  # `if use_plateau: s.step(score) else: s.step()`: the plateau's metric
         given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
         yield Diagnostic.at(
             "LRD006",
@@ -2080,6 +2084,34 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+def _dispatched_to_plateau(ctx: FileContext, e: Event) -> bool:
+    """``e`` passes an argument to a scheduler that, at this very call, may also be a
+    ReduceLROnPlateau (one of the schedulers a test chose between), and the same scheduler is
+    stepped without an argument at a call that never runs in the same pass as ``e`` (the other
+    branch of the test, or of a test on the same flag: ``if not self.warmup > 0:
+    s.step(score)`` / ``if self.warmup > 0: s.step()``). The code picks the call the way it
+    picked the scheduler: the argument is the metric the plateau needs, never an epoch given
+    to the other scheduler (which is stepped without one). Not where the tests the scheduler
+    was built under say this call runs with it (``if args.plateau: s.step() else:
+    s.step(loss)``, the other way round: an epoch given to the StepLR)."""
+    sched = e.obj
+    assert sched is not None
+    built = sched.built_under or ()
+    shared = {(c.key, c.branch) for c in built}
+    if built and any(c.test is not None and (c.key, c.branch) not in shared
+                     and holds_first(c, {}, None, built) is True for c in e.conds):
+        return False  # a test on what chose it says this call runs with this scheduler
+    steps = ctx.program.of("sched_step")
+    if not any(o.node is e.node and o.obj is not None and o.obj is not sched
+               and o.obj.cls == "ReduceLROnPlateau" for o in steps):
+        return False
+    return any(
+        o.obj is sched and o.node is not e.node and isinstance(o.node, ast.Call)
+        and not o.node.args and not o.node.keywords and _exclusive(e, o)
+        for o in steps
+    )
 
 
 def _names_the_class(cond: Cond) -> set[str]:
