@@ -2,7 +2,7 @@
 half): a scheduler chosen by a flag between a ReduceLROnPlateau and another schedule, stepped
 with the validation metric on one branch of a test on that flag and without an argument on
 the other. Each test is the general shape in our own words, next to the controls that must
-still be reported."""
+still be reported (a test on another flag, the dispatch the wrong way round, a copy rebound)."""
 
 from __future__ import annotations
 
@@ -82,6 +82,16 @@ def test_an_unguarded_metric_step_is_still_reported_for_the_other_scheduler() ->
     assert ("LRD006", 23) in got
 
 
+def test_a_metric_step_under_a_flag_that_did_not_choose_the_scheduler_is_reported() -> None:
+    # `args.use_metric` says nothing of which scheduler was built: with `--use_metric` and no
+    # `--plateau` the StepLR gets the loss as an epoch
+    src = _FLAG.replace("{TAIL}", _DISPATCHED.replace("if args.plateau", "if args.use_metric"))
+    src = src.replace('parser.add_argument("--plateau", action="store_true")',
+                      'parser.add_argument("--plateau", action="store_true")\n'
+                      'parser.add_argument("--use_metric", action="store_true")')
+    assert ("LRD006", 25) in findings(src)
+
+
 def test_an_epoch_under_a_flag_of_its_own_is_still_reported() -> None:
     # one StepLR, no plateau anywhere: `if args.explicit: s.step(epoch + 1) else: s.step()`
     src = """
@@ -159,6 +169,22 @@ def test_trainer_attribute_flag_dispatch_is_silent() -> None:
     src = _TRAINER.replace("{EPOCH_END}", "if not self.warmup_steps > 0:\n"
                                           "                self.scheduler.step(score)")
     assert "LRD006" not in codes(src)
+
+
+def test_trainer_dispatch_the_wrong_way_round_is_reported() -> None:
+    # the copy of the argument tested the way that built the warm-up: it gets the score
+    src = _TRAINER.replace("{EPOCH_END}", "if self.warmup_steps > 0:\n"
+                                          "                self.scheduler.step(score)")
+    assert ("LRD006", 30) in findings(src)
+
+
+def test_trainer_attribute_rebound_in_the_loop_is_not_read_as_the_argument() -> None:
+    # `self.warmup_steps = 0` in the loop's method: the attribute no longer holds the argument
+    src = _TRAINER.replace("for epoch in range(self.epochs):",
+                           "self.warmup_steps = 0\n        for epoch in range(self.epochs):")
+    src = src.replace("{EPOCH_END}", "if not self.warmup_steps > 0:\n"
+                                     "                self.scheduler.step(score)")
+    assert "LRD006" in codes(src)
 
 
 def test_trainer_metric_step_without_the_guard_is_reported() -> None:
