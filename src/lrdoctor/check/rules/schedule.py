@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -2070,6 +2071,10 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         )
         if arg is None or (isinstance(arg, ast.Constant) and arg.value is None):
             continue  # `step(None)` is `step()`
+        if _contradicts_build(list(e.conds), sched):
+            continue  # built where `args.plateau` is False, stepped under `if args.plateau:`
+        if _contradicts_copied_build(ctx, e):
+            continue  # built under `if warmup > 0:`, stepped under `if not self.warmup > 0:`
         given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
         yield Diagnostic.at(
             "LRD006",
@@ -2080,6 +2085,93 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+def _contradicts_copied_build(ctx: FileContext, e: Event) -> bool:
+    """The scheduler was built in a method under a test on one of its arguments (``if
+    warmup_steps > 0:``) that the same method copies to the instance (``self.warmup_steps =
+    warmup_steps``), and ``e``, a step of ``self.<scheduler>`` in a method of that instance,
+    sits under the same test on the copy (``if not self.warmup_steps > 0:``) that the build's
+    branch decides the other way: the call never runs with this scheduler."""
+    sched = e.obj
+    assert sched is not None
+    built = sched.built_under or ()
+    call = e.node
+    if not built or sched.call is None or not isinstance(call, ast.Call) \
+            or not isinstance(call.func, ast.Attribute) \
+            or not isinstance(call.func.value, ast.Attribute) \
+            or not isinstance(call.func.value.value, ast.Name) \
+            or call.func.value.value.id != "self":
+        return False
+    tree, here = ctx.tree_of(sched.path), ctx.tree_of(e.path)
+    if tree is None or here is None:
+        return False
+    copies = _instance_copies(function_around(tree, sched.call))
+    if not copies:
+        return False
+    stepping = function_around(here, call)
+    copies = {a: n for a, n in copies.items() if not _stores_attribute(stepping, a)}
+    shared = {(c.key, c.branch) for c in built}
+    for c in e.conds:
+        if c.test is None or (c.key, c.branch) in shared:
+            continue
+        test = _with_copies_undone(c.test, copies)
+        if test is c.test:
+            continue
+        if holds_first(Cond(c.key, c.branch, test, None), {}, None, built) is False:
+            return True
+    return False
+
+
+def _instance_copies(fn: ast.AST) -> dict[str, str]:
+    """``self.<attr> = <name>`` made once in ``fn`` from a name ``fn`` never rebinds (an
+    argument): {attr: name}."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}
+    stores: dict[str, list[ast.expr | None]] = {}
+    rebound: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            rebound.add(node.id)
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+            value = node.value if isinstance(node, ast.AnnAssign) else None
+        for t in targets:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) \
+                    and t.value.id == "self":
+                stores.setdefault(t.attr, []).append(value)
+    return {attr: v[0].id for attr, v in stores.items()
+            if len(v) == 1 and isinstance(v[0], ast.Name) and v[0].id not in rebound}
+
+
+def _stores_attribute(fn: ast.AST, attr: str) -> bool:
+    """``fn`` assigns ``self.<attr>``."""
+    return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del))
+               and n.attr == attr and isinstance(n.value, ast.Name) and n.value.id == "self"
+               for n in ast.walk(fn))
+
+
+def _with_copies_undone(test: ast.expr, copies: dict[str, str]) -> ast.expr:
+    """``test`` with each ``self.<attr>`` of ``copies`` read as the name it was copied from;
+    ``test`` itself when it reads none."""
+    if not any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+               and n.value.id == "self" and n.attr in copies for n in ast.walk(test)):
+        return test
+
+    class _Undo(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            if isinstance(node.value, ast.Name) and node.value.id == "self" \
+                    and node.attr in copies:
+                return ast.copy_location(ast.Name(copies[node.attr], ast.Load()), node)
+            return self.generic_visit(node)
+
+    out = _Undo().visit(copy.deepcopy(test))
+    assert isinstance(out, ast.expr)
+    return out
 
 
 def _names_the_class(cond: Cond) -> set[str]:
