@@ -174,3 +174,34 @@ def test_a_backward_before_the_block_is_silent() -> None:
         return loss
     """
     assert codes(source) == []
+
+
+def test_a_training_function_another_file_calls_keeps_its_finding(tmp_path, monkeypatch) -> None:
+    # main.py's trace enters train() with the objects it built, and findings about the loop
+    # are left to that trace; LRD111 is about train()'s own text, so train.py keeps it
+    from tests.check.helpers import check_project
+
+    found = check_project(tmp_path, monkeypatch, {
+        "main.py": """
+            import torch
+            from train import train
+
+            model = torch.nn.Linear(4, 2).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,)))] * 10
+            for epoch in range(3):
+                train(model, loader, optimizer)
+        """,
+        "train.py": """
+            import torch
+
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    with torch.autocast("cuda"):
+                        loss = torch.nn.functional.cross_entropy(model(x.cuda()), y.cuda())
+                    loss.backward()
+                    optimizer.step()
+        """,
+    })
+    assert [(path, code) for path, _, code in found] == [("train.py", "LRD111")]
