@@ -2495,6 +2495,14 @@ class Tracer:
             fire("ITERATION_STARTED")
             if engine.process is not None:
                 self.call_function(engine.process, [this, None], {}, site=True)
+            elif engine.scaler is not None:
+                # Ignite's AMP step: scaler.scale(loss).backward(), scaler.step(optimizer),
+                # scaler.update(), at the call that built the engine
+                at = engine.built or node
+                self.emit("scale_backward", engine.scaler, at)
+                self.emit("scaler_step", engine.scaler, _ignite_scaler_call(at, "step"),
+                          optimizer=engine.optimizer)
+                self.emit("scaler_update", engine.scaler, _ignite_scaler_call(at, "update"))
             elif engine.optimizer is not None:
                 self.emit("backward", None, node)
                 self.emit("opt_step", engine.optimizer, node)
@@ -2506,6 +2514,48 @@ class Tracer:
         finally:
             self.loop = saved
         fire("COMPLETED")
+
+    def ignite_scaler(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
+                      scope: Scope, owner: ast.AST) -> Obj | None:
+        """The GradScaler of ``create_supervised_trainer(..., amp_mode="amp", scaler=...)``:
+        Ignite builds ``GradScaler(enabled=True)`` for ``scaler=True`` (or steps the one it is
+        handed) and only under ``amp_mode="amp"``; without it, or with ``scaler=False``, the
+        engine steps the optimizer itself. The scaler is held as one built at the call,
+        enabled by what switches both arguments on (``if cfg.fp16: amp, scaler = "amp",
+        True``: ``cfg.fp16``)."""
+        given = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+        amp_node = given.get("amp_mode", node.args[9] if len(node.args) > 9 else None)
+        scaler_node = given.get("scaler", node.args[10] if len(node.args) > 10 else None)
+        if amp_node is None or scaler_node is None \
+                or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        amp_on = _switched_by(amp_node, owner, lambda v: v == "amp")
+        handed = kwargs.get("scaler", args[10] if len(args) > 10 else None)
+        if isinstance(handed, Obj) and handed.kind == "scaler":
+            return handed if amp_on is not False else None
+        scaler_on = _switched_by(scaler_node, owner, bool)
+        if amp_on is False or scaler_on is False:
+            return None
+        tests = [t for t in (amp_on, scaler_on) if isinstance(t, ast.expr)]
+        if len(tests) == 2 and ast.dump(tests[0]) == ast.dump(tests[1]):
+            tests = tests[:1]
+        enabled: ast.expr = ast.Constant(True) if not tests else tests[0] if len(tests) == 1 \
+            else ast.BoolOp(op=ast.And(), values=tests)
+        made: dict[str, ast.Call] | None = getattr(node, "_lrdoctor_ignite_scaler", None)
+        if made is None:
+            built = ast.copy_location(ast.Call(
+                func=ast.Name(id="GradScaler", ctx=ast.Load()), args=[],
+                keywords=[ast.keyword(arg="enabled", value=enabled)]), node)
+            ast.fix_missing_locations(built)
+            made = {"call": built}
+            node._lrdoctor_ignite_scaler = made  # type: ignore[attr-defined]
+        obj = Obj("scaler", "GradScaler", "torch", name="scaler", call=made["call"], scope=scope,
+                  path=self.path, line=node.lineno, col=node.col_offset + 1)
+        obj.order = self.next_order()
+        self.objects.append(obj)
+        self.created += 1
+        self.emit("create", obj, node)
+        return obj
 
     def ignite_lr_step(self, handler: IgniteLRStep) -> None:
         """One step of each torch scheduler an Ignite ``LRScheduler`` handler wraps (one option
@@ -2853,7 +2903,10 @@ class Tracer:
                 process = args[0] if args else kwargs.get("process_function")
                 return EngineVal(process if isinstance(process, FuncVal) else None)
             optimizer = args[1] if len(args) > 1 else kwargs.get("optimizer")
-            return EngineVal(None, optimizer if isinstance(optimizer, Obj) else None)
+            owner = self.stack[-1] if self.stack else self.module.tree
+            return EngineVal(None, optimizer if isinstance(optimizer, Obj) else None,
+                             scaler=self.ignite_scaler(node, args, kwargs, scope, owner),
+                             built=node)
         if last in names.ITER_WRAPPERS:
             for value in args:
                 if is_loader(value) or loop_members(value) is not None:
@@ -3350,6 +3403,86 @@ def _ignite_step_call(node: ast.Call) -> ast.Call:
         attribute.end_lineno, attribute.end_col_offset = node.end_lineno, node.end_col_offset
         node._lrdoctor_ignite_step = made  # type: ignore[attr-defined]
     return made
+
+
+def _ignite_scaler_call(node: ast.Call, method: str) -> ast.Call:
+    """``scaler.<method>(...)`` at the place of the ``create_supervised_trainer`` call whose
+    engine makes it on every batch, made once per call and kept on it."""
+    made: dict[str, ast.Call] = getattr(node, "_lrdoctor_ignite_scaler_calls", None) or {}
+    if method not in made:
+        attribute = ast.copy_location(ast.Attribute(
+            value=ast.copy_location(ast.Name(id="scaler", ctx=ast.Load()), node),
+            attr=method, ctx=ast.Load()), node)
+        call = ast.copy_location(ast.Call(func=attribute, args=[], keywords=[]), node)
+        for part in (call, attribute, attribute.value):
+            part.end_lineno, part.end_col_offset = node.end_lineno, node.end_col_offset
+        made[method] = call
+        node._lrdoctor_ignite_scaler_calls = made  # type: ignore[attr-defined]
+    return made[method]
+
+
+def _switched_by(expr: ast.expr, owner: ast.AST, on: Callable[[Any], bool]
+                 ) -> bool | ast.expr:
+    """Whether the argument ``expr`` turns a setting on (``on`` of its value): True or False
+    for a literal, or for a local name bound only to literals that all agree; for a name bound
+    to literals that disagree, the test of the ``if`` whose branches bind the two (``if
+    cfg.fp16: scaler = True`` ``else: scaler = False``: ``cfg.fp16``), else the name itself;
+    any other expression is a switch of the user's, itself."""
+    if isinstance(expr, ast.Constant):
+        return on(expr.value)
+    if not isinstance(expr, ast.Name):
+        return expr
+    bound: list[tuple[ast.stmt, Any]] = []
+    for stmt in ast.walk(owner):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
+                and stmt is not owner:
+            continue
+        pairs: list[tuple[ast.expr, ast.expr | None]] = []
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                pairs.extend(_bound_pairs(target, stmt.value))
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            pairs.append((stmt.target, None))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            targets = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) \
+                else [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+            pairs.extend((t, None) for t in targets)
+        for target, value in pairs:
+            if any(isinstance(n, ast.Name) and n.id == expr.id for n in ast.walk(target)):
+                if not (isinstance(target, ast.Name) and isinstance(value, ast.Constant)):
+                    return expr  # bound to something computed: a switch of its own
+                bound.append((stmt, on(value.value)))  # type: ignore[arg-type]
+    if not bound:
+        return expr  # a parameter or a global: a switch of the caller's
+    if all(v for _, v in bound) or not any(v for _, v in bound):
+        return bound[0][1]
+    for test in ast.walk(owner):
+        if not isinstance(test, ast.If) or not test.orelse:
+            continue
+        ons = [v for s, v in bound if _holds(test.body, s)]
+        offs = [v for s, v in bound if _holds(test.orelse, s)]
+        if len(ons) + len(offs) == len(bound) and ons and offs:
+            if all(ons) and not any(offs):
+                return test.test
+            if all(offs) and not any(ons):
+                return ast.UnaryOp(op=ast.Not(), operand=test.test)
+    return expr
+
+
+def _bound_pairs(target: ast.expr, value: ast.expr | None
+                 ) -> list[tuple[ast.expr, ast.expr | None]]:
+    """``a, b = "amp", True``: each name with the value it gets (None when unknown)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+                and not any(isinstance(e, ast.Starred) for e in target.elts):
+            return [p for t, v in zip(target.elts, value.elts) for p in _bound_pairs(t, v)]
+        return [(t, None) for t in target.elts]
+    return [(target, value)]
+
+
+def _holds(body: list[ast.stmt], stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is one of the statements of ``body`` or nested in them."""
+    return any(node is stmt for part in body for node in ast.walk(part))
 
 
 def _torch_schedulers(value: Any) -> bool:

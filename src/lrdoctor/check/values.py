@@ -210,6 +210,10 @@ class EngineVal:
 
     process: FuncVal | None = None
     optimizer: Obj | None = None  # create_supervised_trainer's: stepped on every batch
+    # create_supervised_trainer(amp_mode="amp", scaler=...)'s GradScaler: the update of every
+    # batch goes through its step(), which skips the optimizer step on inf/NaN gradients
+    scaler: Obj | None = None
+    built: ast.Call | None = None  # the create_supervised_trainer call, where its steps are
     # per event: functions to call with the arguments given after them in
     # `add_event_handler(event, fn, *args, **kwargs)`, what an Ignite checkpoint handler
     # saves there, or the torch scheduler an Ignite ``LRScheduler`` handler steps there
