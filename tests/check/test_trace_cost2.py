@@ -67,7 +67,7 @@ def test_a_closure_called_many_times_with_the_same_arguments_is_traced_once(
 
 
 def test_the_step_after_two_thousand_closure_calls_is_still_seen() -> None:
-    # traced at every call, the closure's 2,000 calls would spend the statement budget
+    # the replayed calls keep their place in the batch loop: the step after them is seen
     wrong = check_source(_closure_logger(2000, step_in_batch=True), "train.py")
     assert [d.code for d in wrong.diagnostics] == ["LRD002"]
     assert wrong.notes == []
