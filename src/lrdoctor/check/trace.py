@@ -4156,19 +4156,35 @@ def _closure_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any], site: boo
     outer: list[Any] = []
     scope = fv.closure
     while scope is not None:
-        level = [id(scope)]
+        level: list[Any] = [_Same(scope)]
         for name in reads:
             if name in scope.vars:
                 value = scope.vars[name]
                 level.append((name, ("const", type(value.value).__name__, repr(value.value),
                                      value.sure, value.by_class, value.defaulted)
-                              if isinstance(value, Const) else id(value),
+                              if isinstance(value, Const) else _Same(value),
                               id(scope.sources.get(name))))
             elif name in scope.sources:
                 level.append((name, "source", id(scope.sources[name])))
         outer.append(tuple(level))
         scope = scope.parent
     return (*_call_key(fv, args, kwargs), site, "closure", tuple(outer))
+
+
+class _Same:
+    """A key part equal only to another holding the same object: held, so its id is never reused while the
+    summary keyed on it lives."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
 
 
 _FREE_READS: dict[int, tuple[ast.AST, tuple[str, ...] | None]] = {}
@@ -4180,14 +4196,15 @@ def _free_reads(fn: ast.AST) -> tuple[str, ...] | None:
     cached = _FREE_READS.get(id(fn))
     if cached is not None and cached[0] is fn:
         return cached[1]
-    names: set[str] | None = set()
+    names: set[str] = set()
+    found: tuple[str, ...] | None = None
     for sub in ast.walk(fn):
         if isinstance(sub, (ast.Nonlocal, ast.Global)):
-            names = None
             break
         if isinstance(sub, ast.Name):
             names.add(sub.id)
-    found = None if names is None else tuple(sorted(names))
+    else:
+        found = tuple(sorted(names))
     _FREE_READS[id(fn)] = (fn, found)
     return found
 
