@@ -97,13 +97,37 @@ class FileContext:
         return out
 
 
+_DEFINITIONS: dict[int, tuple[ast.AST, list[ast.FunctionDef | ast.AsyncFunctionDef],
+                              list[ast.ClassDef]]] = {}
+
+
+def definitions_in(tree: ast.AST) -> tuple[list[ast.FunctionDef | ast.AsyncFunctionDef],
+                                           list[ast.ClassDef]]:
+    """The functions and the classes of ``tree``, each in ``ast.walk`` order: walked once
+    per tree, not once per question asked of it (the rules ask for the function around a
+    line at every event)."""
+    cached = _DEFINITIONS.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1], cached[2]
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    classes: list[ast.ClassDef] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append(node)
+        elif isinstance(node, ast.ClassDef):
+            classes.append(node)
+    if len(_DEFINITIONS) > 4096:
+        _DEFINITIONS.clear()
+    _DEFINITIONS[id(tree)] = (tree, functions, classes)
+    return functions, classes
+
+
 def function_around(tree: ast.AST, at: ast.AST) -> ast.AST:
     """The innermost function of ``tree`` whose lines hold ``at``, or ``tree`` itself."""
     line = getattr(at, "lineno", 0)
     body = tree
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.lineno <= line <= (node.end_lineno or node.lineno) \
+    for node in definitions_in(tree)[0]:
+        if node.lineno <= line <= (node.end_lineno or node.lineno) \
                 and node.lineno >= getattr(body, "lineno", 0):
             body = node
     return body

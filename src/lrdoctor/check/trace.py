@@ -684,15 +684,17 @@ class Tracer:
             return None
         if fv.preset is not None:
             args, kwargs = [*fv.preset[0], *args], {**fv.preset[1], **kwargs}
-        # a closure reads its enclosing function's names as they are at each call: not cached
-        key = None if root or fv.closure is not None else (*_call_key(fv, args, kwargs), site)
+        # a closure reads its enclosing function's names as they are at each call: its key
+        # adds what each name it reads is bound to there (None: one it rebinds, not cached)
+        key = None if root else (*_call_key(fv, args, kwargs), site) if fv.closure is None \
+            else _closure_key(fv, args, kwargs, site)
         if key is not None:
             known = self.summaries.get(key)
             if known is not None and known.generation == self.generation:
                 for rec in self.recordings:
                     rec.spoiled = True  # what the summarised call read is not known
                 return self.replay(known)
-            if fv.preset is None and fn.name != "configure_optimizers":
+            if fv.preset is None and fn.name != "configure_optimizers" and fv.closure is None:
                 given = inert.call_key(fv.bound, args, kwargs)
                 if given is not None:
                     memo = ((fn, fv.cls, site, given[0]), given[1])
@@ -4271,6 +4273,73 @@ def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any
         tuple(key(params[i] if i < len(params) else None, a) for i, a in enumerate(args)),
         tuple(sorted((k, key(k, v)) for k, v in kwargs.items())),
     )
+
+
+def _closure_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any], site: bool
+                 ) -> tuple[Any, ...] | None:
+    """The summary key of a call to a closure: the call's key, and for each name its body
+    reads, what that name is bound to in each enclosing scope, and the expression it was
+    last assigned from (horizons are judged from it). A tracked object counts by identity,
+    as an argument does (`generation` covers what is rebound inside it); a constant by its
+    value. None where the body rebinds an enclosing scope's name (``nonlocal``, ``global``):
+    such a call changes what later calls read, so it is traced each time."""
+    reads = _free_reads(fv.fn)
+    if reads is None:
+        return None
+    outer: list[Any] = []
+    scope = fv.closure
+    while scope is not None:
+        level: list[Any] = [_Same(scope)]
+        for name in reads:
+            if name in scope.vars:
+                value = scope.vars[name]
+                level.append((name, ("const", type(value.value).__name__, repr(value.value),
+                                     value.sure, value.by_class, value.defaulted)
+                              if isinstance(value, Const) else _Same(value),
+                              id(scope.sources.get(name))))
+            elif name in scope.sources:
+                level.append((name, "source", id(scope.sources[name])))
+        outer.append(tuple(level))
+        scope = scope.parent
+    return (*_call_key(fv, args, kwargs), site, "closure", tuple(outer))
+
+
+class _Same:
+    """A key part equal only to another holding the same object: held, so its id is never reused while the
+    summary keyed on it lives."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+
+_FREE_READS: dict[int, tuple[ast.AST, tuple[str, ...] | None]] = {}
+
+
+def _free_reads(fn: ast.AST) -> tuple[str, ...] | None:
+    """Every name a function's body (with what it nests) reads, sorted; None where it
+    declares one ``nonlocal`` or ``global``."""
+    cached = _FREE_READS.get(id(fn))
+    if cached is not None and cached[0] is fn:
+        return cached[1]
+    names: set[str] = set()
+    found: tuple[str, ...] | None = None
+    for sub in ast.walk(fn):
+        if isinstance(sub, (ast.Nonlocal, ast.Global)):
+            break
+        if isinstance(sub, ast.Name):
+            names.add(sub.id)
+    else:
+        found = tuple(sorted(names))
+    _FREE_READS[id(fn)] = (fn, found)
+    return found
 
 
 _PLAIN_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "list", "tuple", "List",

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, function_around, receiver
+from lrdoctor.check.context import FileContext, definitions_in, function_around, receiver
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import ignores_first_argument, project_constant
 from lrdoctor.check.index import Scope, dotted, last_name
@@ -669,9 +669,11 @@ def _from_own_snapshot(tree: ast.AST, function: ast.AST, expr: ast.expr) -> bool
         return False
     me = function.args.args[0].arg
     attrs = {a for node in ast.walk(expr) if (a := _self_root(node, me)) is not None}
-    owner = next((c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
-                  and any(f is function for f in c.body)), None)
-    if not attrs or owner is None:
+    if not attrs:
+        return False
+    owner = next((c for c in definitions_in(tree)[1] if any(f is function for f in c.body)),
+                 None)
+    if owner is None:
         return False
     filled: set[str] = set()
     for method in owner.body:
@@ -942,9 +944,8 @@ def _module_tree(ctx: FileContext, path: str) -> ast.Module | None:
 
 def _enclosing_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     found = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.lineno <= line <= (node.end_lineno or node.lineno) \
+    for node in definitions_in(tree)[0]:
+        if node.lineno <= line <= (node.end_lineno or node.lineno) \
                 and (found is None or node.lineno >= found.lineno):
             found = node
     return found
@@ -953,7 +954,23 @@ def _enclosing_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.As
 _SAVED_WORDS = re.compile(r"ckpt|checkpoint|state|saved|resume|restore|load")
 
 
+_READS_SAVED: dict[int, tuple[ast.Module, bool]] = {}
+
+
 def _reads_saved_scheduler_state(tree: ast.Module) -> bool:
+    """See _reads_saved_state_of: asked at each save and load event, answered once per
+    module."""
+    cached = _READS_SAVED.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    found = _reads_saved_state_of(tree)
+    if len(_READS_SAVED) > 4096:
+        _READS_SAVED.clear()
+    _READS_SAVED[id(tree)] = (tree, found)
+    return found
+
+
+def _reads_saved_state_of(tree: ast.Module) -> bool:
     """The module reads a scheduler's saved state back by some route of its own (``shift =
     saved.scheduler_dict["last_epoch"]`` to rebuild the schedule shifted, ``ckpt["scheduler"]``
     handed to a helper): the schedule is not simply lost, so lrdoctor stays silent. The plain
