@@ -205,3 +205,22 @@ def test_a_training_function_another_file_calls_keeps_its_finding(tmp_path, monk
         """,
     })
     assert [(path, code) for path, _, code in found] == [("train.py", "LRD111")]
+
+
+def test_an_autocast_block_under_a_switch_names_the_switch() -> None:
+    source = """
+    import torch
+
+    def train(model, loader, optimizer, cfg):
+        for x, y in loader:
+            if cfg.mixed_precision:
+                with torch.cuda.amp.autocast():
+                    loss = model(x.cuda()).mean()
+            else:
+                loss = model(x.cuda()).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    """
+    assert codes(source) == ["LRD111"]
+    assert "when `cfg.mixed_precision` is on" in [m for m in messages(source) if "GradScaler" in m][0]

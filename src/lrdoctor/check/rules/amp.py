@@ -1569,6 +1569,15 @@ def fp16_backward_without_scaling(ctx: FileContext) -> Iterator[Diagnostic]:
     bodies += [n.body for n in ast.walk(ctx.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for body in bodies:
         own = list(_own_nodes(body))
+        # the test of the innermost `if` whose body (not its `else`) holds each node: the switch
+        # of an autocast block written as `if args.amp: with autocast(): ...`
+        switch: dict[int, ast.expr] = {}
+        for stmt in own:
+            if isinstance(stmt, ast.If):
+                for sub in _own_nodes(stmt.body):
+                    inner = switch.get(id(sub))
+                    if inner is None or inner.lineno < stmt.test.lineno:
+                        switch[id(sub)] = stmt.test
         regions = []  # (with statement, names assigned under it, enabled flag)
         for node in own:
             if not isinstance(node, (ast.With, ast.AsyncWith)):
@@ -1580,6 +1589,8 @@ def fp16_backward_without_scaling(ctx: FileContext) -> Iterator[Diagnostic]:
             for item in node.items:
                 fp16, flag = _fp16_autocast(item.context_expr, module)
                 if fp16:
+                    if flag is None and id(node) in switch:
+                        flag = ast.unparse(switch[id(node)])
                     regions.append((node, _assigned(_own_nodes(node.body)), flag))
                     break
         if not regions:
