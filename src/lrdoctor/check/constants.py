@@ -15,6 +15,7 @@ import weakref
 from typing import Any
 
 from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.values import Const, ExprVal
 
 _MISSING = object()
@@ -162,14 +163,12 @@ def _record_class(node: ast.ClassDef) -> dict[str, ast.expr] | None:
     return stores
 
 
+@per_node
 def attribute_stores(tree: ast.AST) -> dict[str, int]:
     """How often each attribute name is stored (``x.name = ...``, ``x.name += ...``,
     ``del x.name``, ``setattr(x, "name", ...)``) anywhere in a module; a ``setattr`` /
     ``delattr`` with a computed name counts under ``"*"``, and every ``setattr`` / ``delattr``
     of an object named by a plain name once more under ``"@name"`` (whatever it sets)."""
-    cached = _ATTRIBUTE_STORES.get(id(tree))
-    if cached is not None and cached[0] is tree:
-        return cached[1]
     counts: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
@@ -183,13 +182,7 @@ def attribute_stores(tree: ast.AST) -> dict[str, int]:
             if isinstance(node.args[0], ast.Name):
                 held = "@" + node.args[0].id
                 counts[held] = counts.get(held, 0) + 1
-    if len(_ATTRIBUTE_STORES) > 4096:
-        _ATTRIBUTE_STORES.clear()
-    _ATTRIBUTE_STORES[id(tree)] = (tree, counts)
     return counts
-
-
-_ATTRIBUTE_STORES: dict[int, tuple[ast.AST, dict[str, int]]] = {}
 
 
 def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const | None:

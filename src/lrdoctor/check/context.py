@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, Loop, Program
 from lrdoctor.check.values import Obj
 
@@ -97,18 +98,12 @@ class FileContext:
         return out
 
 
-_DEFINITIONS: dict[int, tuple[ast.AST, list[ast.FunctionDef | ast.AsyncFunctionDef],
-                              list[ast.ClassDef]]] = {}
-
-
+@per_node
 def definitions_in(tree: ast.AST) -> tuple[list[ast.FunctionDef | ast.AsyncFunctionDef],
                                            list[ast.ClassDef]]:
     """The functions and the classes of ``tree``, each in ``ast.walk`` order: walked once
     per tree, not once per question asked of it (the rules ask for the function around a
     line at every event)."""
-    cached = _DEFINITIONS.get(id(tree))
-    if cached is not None and cached[0] is tree:
-        return cached[1], cached[2]
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     classes: list[ast.ClassDef] = []
     for node in ast.walk(tree):
@@ -116,21 +111,22 @@ def definitions_in(tree: ast.AST) -> tuple[list[ast.FunctionDef | ast.AsyncFunct
             functions.append(node)
         elif isinstance(node, ast.ClassDef):
             classes.append(node)
-    if len(_DEFINITIONS) > 4096:
-        _DEFINITIONS.clear()
-    _DEFINITIONS[id(tree)] = (tree, functions, classes)
     return functions, classes
+
+
+def function_at(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function of ``tree`` whose lines hold ``line``, or None."""
+    found = None
+    for node in definitions_in(tree)[0]:
+        if node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and (found is None or node.lineno >= found.lineno):
+            found = node
+    return found
 
 
 def function_around(tree: ast.AST, at: ast.AST) -> ast.AST:
     """The innermost function of ``tree`` whose lines hold ``at``, or ``tree`` itself."""
-    line = getattr(at, "lineno", 0)
-    body = tree
-    for node in definitions_in(tree)[0]:
-        if node.lineno <= line <= (node.end_lineno or node.lineno) \
-                and node.lineno >= getattr(body, "lineno", 0):
-            body = node
-    return body
+    return function_at(tree, getattr(at, "lineno", 0)) or tree
 
 
 def granularity(event: Event) -> tuple[str, Loop | None]:

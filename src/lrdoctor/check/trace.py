@@ -32,6 +32,7 @@ from lrdoctor.check.index import (
     Scope,
     dotted,
 )
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import (
     Cond,
     Event,
@@ -2543,15 +2544,14 @@ class Tracer:
             tests = tests[:1]
         enabled: ast.expr = ast.Constant(True) if not tests else tests[0] if len(tests) == 1 \
             else ast.BoolOp(op=ast.And(), values=tests)
-        made: dict[str, ast.Call] | None = getattr(node, "_lrdoctor_ignite_scaler", None)
-        if made is None:
+        built: ast.Call | None = getattr(node, "_lrdoctor_ignite_scaler", None)
+        if built is None:  # made once per call, so that every trace holds the same one
             built = ast.copy_location(ast.Call(
                 func=ast.Name(id="GradScaler", ctx=ast.Load()), args=[],
                 keywords=[ast.keyword(arg="enabled", value=enabled)]), node)
             ast.fix_missing_locations(built)
-            made = {"call": built}
-            node._lrdoctor_ignite_scaler = made  # type: ignore[attr-defined]
-        obj = Obj("scaler", "GradScaler", "torch", name="scaler", call=made["call"], scope=scope,
+            node._lrdoctor_ignite_scaler = built  # type: ignore[attr-defined]
+        obj = Obj("scaler", "GradScaler", "torch", name="scaler", call=built, scope=scope,
                   path=self.path, line=node.lineno, col=node.col_offset + 1)
         obj.order = self.next_order()
         self.objects.append(obj)
@@ -4320,26 +4320,17 @@ class _Same:
         return isinstance(other, _Same) and other.obj is self.obj
 
 
-_FREE_READS: dict[int, tuple[ast.AST, tuple[str, ...] | None]] = {}
-
-
+@per_node
 def _free_reads(fn: ast.AST) -> tuple[str, ...] | None:
     """Every name a function's body (with what it nests) reads, sorted; None where it
     declares one ``nonlocal`` or ``global``."""
-    cached = _FREE_READS.get(id(fn))
-    if cached is not None and cached[0] is fn:
-        return cached[1]
     names: set[str] = set()
-    found: tuple[str, ...] | None = None
     for sub in ast.walk(fn):
         if isinstance(sub, (ast.Nonlocal, ast.Global)):
-            break
+            return None
         if isinstance(sub, ast.Name):
             names.add(sub.id)
-    else:
-        found = tuple(sorted(names))
-    _FREE_READS[id(fn)] = (fn, found)
-    return found
+    return tuple(sorted(names))
 
 
 _PLAIN_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "list", "tuple", "List",
@@ -4452,8 +4443,6 @@ def _literal_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, C
     return out
 
 
-_STORES: dict[int, tuple[ast.AST, dict[str, int]]] = {}
-_TESTED: dict[int, tuple[ast.AST, frozenset[str]]] = {}
 
 
 def _dict_changed(owner: ast.AST, name: str) -> bool:
@@ -4602,11 +4591,9 @@ def _literal_items(expr: ast.expr) -> list[tuple[str, ast.expr]] | None:
     return None
 
 
+@per_node
 def _stores(node: ast.AST) -> dict[str, int]:
     """How often each name is bound in a function (or module) body."""
-    cached = _STORES.get(id(node))
-    if cached is not None and cached[0] is node:
-        return cached[1]
     counts: dict[str, int] = {}
     body = node.body if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) \
         else [node]
@@ -4628,17 +4615,12 @@ def _stores(node: ast.AST) -> dict[str, int]:
         ):
             continue  # no binding inside a plain expression
         stack.extend(ast.iter_child_nodes(sub))
-    if len(_STORES) > 4096:
-        _STORES.clear()
-    _STORES[id(node)] = (node, counts)
     return counts
 
 
+@per_node
 def _tested(fn: ast.AST) -> frozenset[str]:
     """Names a function's ``if`` tests read (its summary depends on their constant values)."""
-    cached = _TESTED.get(id(fn))
-    if cached is not None and cached[0] is fn:
-        return cached[1]
     names_read: set[str] = set()
     for sub in ast.walk(fn):
         if isinstance(sub, (ast.If, ast.IfExp, ast.While)):
@@ -4648,10 +4630,7 @@ def _tested(fn: ast.AST) -> frozenset[str]:
                 and isinstance(sub.args[1], ast.Name):
             # `getattr(hook, stage)()`: which method runs depends on the name's value
             names_read.add(sub.args[1].id)
-    if len(_TESTED) > 4096:
-        _TESTED.clear()
-    _TESTED[id(fn)] = (fn, frozenset(names_read))
-    return _TESTED[id(fn)][1]
+    return frozenset(names_read)
 
 
 _COMPARE = {

@@ -12,6 +12,7 @@ from lrdoctor.check import constants, names
 from lrdoctor.check.context import FileContext, function_around, receiver, scaler_disabled
 from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch
@@ -474,7 +475,6 @@ def _names_given_half(tree: ast.Module) -> frozenset[str]:
 
 
 _FUNCTIONS: dict[int, tuple[ast.Module, list[ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
-_ASSIGNED: dict[int, tuple[ast.AST, dict[str, list[ast.expr]]]] = {}
 
 
 def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -490,20 +490,15 @@ def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]
     return found
 
 
+@per_node
 def _assigned_in(fn: ast.AST) -> dict[str, list[ast.expr]]:
     """The values each plain name is assigned in ``fn`` (nested functions included), in
     ``ast.walk`` order."""
-    cached = _ASSIGNED.get(id(fn))
-    if cached is not None and cached[0] is fn:
-        return cached[1]
     found: dict[str, list[ast.expr]] = {}
     for stmt in ast.walk(fn):
         if isinstance(stmt, ast.Assign):
             for target_name in dict.fromkeys(t.id for t in stmt.targets if isinstance(t, ast.Name)):
                 found.setdefault(target_name, []).append(stmt.value)
-    if len(_ASSIGNED) > 4096:
-        _ASSIGNED.clear()
-    _ASSIGNED[id(fn)] = (fn, found)
     return found
 
 

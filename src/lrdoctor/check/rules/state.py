@@ -9,10 +9,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, definitions_in, function_around, receiver
+from lrdoctor.check.context import (
+    FileContext,
+    definitions_in,
+    function_around,
+    function_at,
+    receiver,
+)
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import ignores_first_argument, project_constant
 from lrdoctor.check.index import Scope, dotted, last_name
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, Loop, built_apart, exclusive
 from lrdoctor.check.position import built_at_a_position, fresh_start, last_epoch_arg
 from lrdoctor.check.rules import rule
@@ -942,35 +949,11 @@ def _module_tree(ctx: FileContext, path: str) -> ast.Module | None:
     return module.tree if module is not None else None
 
 
-def _enclosing_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    found = None
-    for node in definitions_in(tree)[0]:
-        if node.lineno <= line <= (node.end_lineno or node.lineno) \
-                and (found is None or node.lineno >= found.lineno):
-            found = node
-    return found
-
-
 _SAVED_WORDS = re.compile(r"ckpt|checkpoint|state|saved|resume|restore|load")
 
 
-_READS_SAVED: dict[int, tuple[ast.Module, bool]] = {}
-
-
+@per_node  # asked at each save and load event
 def _reads_saved_scheduler_state(tree: ast.Module) -> bool:
-    """See _reads_saved_state_of: asked at each save and load event, answered once per
-    module."""
-    cached = _READS_SAVED.get(id(tree))
-    if cached is not None and cached[0] is tree:
-        return cached[1]
-    found = _reads_saved_state_of(tree)
-    if len(_READS_SAVED) > 4096:
-        _READS_SAVED.clear()
-    _READS_SAVED[id(tree)] = (tree, found)
-    return found
-
-
-def _reads_saved_state_of(tree: ast.Module) -> bool:
     """The module reads a scheduler's saved state back by some route of its own (``shift =
     saved.scheduler_dict["last_epoch"]`` to rebuild the schedule shifted, ``ckpt["scheduler"]``
     handed to a helper): the schedule is not simply lost, so lrdoctor stays silent. The plain
@@ -1008,7 +991,7 @@ def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
     start_epoch``, ``sched_kwargs["last_epoch"] = epoch``) instead of restoring the scheduler's
     state: ``last_epoch`` is a scheduler's constructor argument and nothing else's, so the
     resume rebuilds the schedule at the resumed position (a literal -1 would be a fresh start)."""
-    around = _enclosing_function(tree, line)
+    around = function_at(tree, line)
     if around is None:
         return False
     for node in ast.walk(around):
@@ -1031,7 +1014,7 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
     optimizer = e.obj
     tree = _module_tree(ctx, e.path)
     if tree is not None:
-        around = _enclosing_function(tree, e.line)
+        around = function_at(tree, e.line)
         if around is not None and around.name == "configure_optimizers":
             # Lightning resumes from its own checkpoint, which holds the schedulers this hook
             # returns; an optimizer state loaded by hand here starts a new run from another
@@ -1497,7 +1480,7 @@ def _clamps_current_lr(ctx: FileContext, w: Event) -> bool:
     if value is None:
         return False
     tree = _module_tree(ctx, w.path)
-    around = _enclosing_function(tree, w.line) if tree is not None else None
+    around = function_at(tree, w.line) if tree is not None else None
     if isinstance(value, ast.Name) and around is not None:
         value = _last_binding(around, value.id, w.line)
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)

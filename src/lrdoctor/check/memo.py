@@ -1,0 +1,34 @@
+"""One cache for the many pure questions asked of one AST node (a module, a function)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# past this many entries a cache starts over: a check of a huge project would otherwise keep
+# every module's answers alive to the end
+LIMIT = 4096
+
+
+def per_node(question: Callable[[Any], T]) -> Callable[[Any], T]:
+    """``question(node)`` answered once per node: keyed by the node's identity, the node held
+    with its answer (so its id is not reused while the answer lives). For pure functions of a
+    tree that the rules and the tracer ask again and again (at every event, every call)."""
+    cache: dict[int, tuple[ast.AST, T]] = {}
+
+    @functools.wraps(question)
+    def answer(node: Any) -> T:
+        hit = cache.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        value = question(node)
+        if len(cache) > LIMIT:
+            cache.clear()
+        cache[id(node)] = (node, value)
+        return value
+
+    return answer
