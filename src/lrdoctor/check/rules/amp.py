@@ -9,7 +9,13 @@ import re
 from collections.abc import Iterator
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, function_around, receiver, scaler_disabled
+from lrdoctor.check.context import (
+    FileContext,
+    definitions_in,
+    function_around,
+    receiver,
+    scaler_disabled,
+)
 from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted
 from lrdoctor.check.memo import per_node
@@ -1097,6 +1103,26 @@ def _half_why(evidence: list[tuple[str | None, int]], scope: str | None) -> str:
     return ""
 
 
+# where each argument of an autocast call is given positionally: the legacy
+# `torch.cuda.amp.autocast(enabled, dtype, cache_enabled)`, and `torch.autocast(device_type,
+# dtype, enabled, cache_enabled)` (also as `torch.amp.autocast`)
+_AUTOCAST_POSITIONS = {
+    True: {"enabled": 0, "dtype": 1},
+    False: {"device_type": 0, "dtype": 1, "enabled": 2},
+}
+
+
+def _autocast_argument(node: ast.Call, qual: str, name: str) -> ast.expr | None:
+    """The argument ``name`` of the autocast call ``node`` (``qual``: what it resolves to),
+    given by keyword or by position; None when it is not given."""
+    given = next((k.value for k in node.keywords if k.arg == name), None)
+    if given is None:
+        at = _AUTOCAST_POSITIONS[qual == "torch.cuda.amp.autocast"].get(name)
+        if at is not None and len(node.args) > at:
+            given = node.args[at]
+    return given
+
+
 def _autocast_state(node: ast.expr, module: ModuleInfo) -> bool | None:
     """True for an autocast call that may be enabled, False for `autocast(enabled=False)`,
     None when ``node`` is no autocast call."""
@@ -1105,11 +1131,7 @@ def _autocast_state(node: ast.expr, module: ModuleInfo) -> bool | None:
     qual = resolve(node.func, module)
     if not (qual.endswith("autocast") and (qual.startswith("torch") or qual == "autocast")):
         return None
-    enabled = next((k.value for k in node.keywords if k.arg == "enabled"), None)
-    if enabled is None and qual == "torch.cuda.amp.autocast" and node.args:
-        enabled = node.args[0]
-    elif enabled is None and qual != "torch.cuda.amp.autocast" and len(node.args) > 2:
-        enabled = node.args[2]
+    enabled = _autocast_argument(node, qual, "enabled")
     if enabled is not None and constants.record_constant(
             enabled, module, function_around(module.tree, node)) is False:
         # `enabled=CFG.amp` with `class CFG: amp = False`, `cfg["amp"]` with `cfg = dict(amp=
@@ -1492,61 +1514,59 @@ _SCALING = re.compile(
 _FP16_NAMES = frozenset({"torch.float16", "torch.half"})
 
 
-def _fp16_autocast(node: ast.expr, module: ModuleInfo) -> tuple[bool, str | None]:
+def _fp16_autocast(node: ast.expr, module: ModuleInfo) -> tuple[bool, ast.expr | None]:
     """(True, flag) for an autocast call that computes in float16 and may be enabled (``flag``:
-    the source of a non-constant ``enabled=``, else None); (False, None) otherwise. float16 is
-    the dtype when it is given as ``torch.float16`` / ``torch.half``, or when none is given and
-    the device is CUDA (``torch.cuda.amp.autocast()``, ``torch.autocast("cuda")``); a dtype or
-    device held in a variable is not guessed."""
+    a non-constant ``enabled=``, else None); (False, None) otherwise. float16 is the dtype when
+    it is given as ``torch.float16`` / ``torch.half``, or when none is given and the device is
+    CUDA (``torch.cuda.amp.autocast()``, ``torch.autocast("cuda")``); a dtype or device held in
+    a variable is not guessed."""
     if not isinstance(node, ast.Call) or not _autocast_state(node, module):
         return False, None
     qual = resolve(node.func, module)
-    legacy = qual == "torch.cuda.amp.autocast"
-    dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
-    if dtype is None and not legacy and len(node.args) > 1:
-        dtype = node.args[1]
-    if dtype is None and legacy and len(node.args) > 1:
-        dtype = node.args[1]
+    dtype = _autocast_argument(node, qual, "dtype")
     if dtype is not None:
         if resolve(dtype, module) not in _FP16_NAMES:
             return False, None
-    elif not legacy:
-        device = next((k.value for k in node.keywords if k.arg == "device_type"), None)
-        if device is None and node.args:
-            device = node.args[0]
+    elif qual != "torch.cuda.amp.autocast":
+        device = _autocast_argument(node, qual, "device_type")
         if not (isinstance(device, ast.Constant) and device.value == "cuda"):
             return False, None
-    enabled = next((k.value for k in node.keywords if k.arg == "enabled"), None)
-    if enabled is None and legacy and node.args:
-        enabled = node.args[0]
-    elif enabled is None and not legacy and len(node.args) > 2:
-        enabled = node.args[2]
-    flag = None if enabled is None or isinstance(enabled, ast.Constant) else ast.unparse(enabled)
-    return True, flag
+    enabled = _autocast_argument(node, qual, "enabled")
+    return True, None if enabled is None or isinstance(enabled, ast.Constant) else enabled
 
 
-def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of ``body``, not descending into nested functions, lambdas or classes."""
-    stack: list[ast.AST] = list(body)
+_IfTests = tuple[tuple[ast.expr, bool], ...]
+
+
+def _scope_nodes(root: ast.AST) -> Iterator[tuple[ast.AST, _IfTests]]:
+    """The nodes of ``root``'s own scope (nested functions, lambdas and classes left out),
+    each with the tests of the ``if`` statements around it inside ``root``, outermost first,
+    each marked True where the node is in its body and False in its ``else``."""
+    stack: list[tuple[ast.AST, _IfTests]] = [(c, ()) for c in ast.iter_child_nodes(root)]
     while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                      ast.ClassDef)):
-                stack.append(child)
+        node, ifs = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node, ifs
+        if isinstance(node, ast.If):
+            stack.append((node.test, ifs))
+            stack.extend((c, (*ifs, (node.test, True))) for c in node.body)
+            stack.extend((c, (*ifs, (node.test, False))) for c in node.orelse)
+        else:
+            stack.extend((c, ifs) for c in ast.iter_child_nodes(node))
 
 
-def _assigned(nodes: Iterator[ast.AST] | list[ast.AST]) -> set[str]:
+def _assigned(root: ast.AST) -> set[str]:
+    """The plain names assigned in ``root``'s own scope."""
     out: set[str] = set()
-    for node in nodes:
+    for node, _ in _scope_nodes(root):
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = [node.target]
         for t in targets:
-            out |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+            out |= _names(t)
     return out
 
 
@@ -1560,21 +1580,11 @@ def fp16_backward_without_scaling(ctx: FileContext) -> Iterator[Diagnostic]:
     if "autocast" not in src or ".backward(" not in src or _SCALING.search(src):
         return
     module = ctx.module
-    bodies: list[list[ast.stmt]] = [ctx.tree.body]
-    bodies += [n.body for n in ast.walk(ctx.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for body in bodies:
-        own = list(_own_nodes(body))
-        # the test of the innermost `if` whose body (not its `else`) holds each node: the switch
-        # of an autocast block written as `if args.amp: with autocast(): ...`
-        switch: dict[int, ast.expr] = {}
-        for stmt in own:
-            if isinstance(stmt, ast.If):
-                for sub in _own_nodes(stmt.body):
-                    inner = switch.get(id(sub))
-                    if inner is None or inner.lineno < stmt.test.lineno:
-                        switch[id(sub)] = stmt.test
-        regions = []  # (with statement, names assigned under it, enabled flag)
-        for node in own:
+    scopes: list[ast.AST] = [ctx.tree, *definitions_in(ctx.tree)[0]]
+    for scope in scopes:
+        own = list(_scope_nodes(scope))
+        regions = []  # (with statement, names assigned under it, the switch that enables it)
+        for node, ifs in own:
             if not isinstance(node, (ast.With, ast.AsyncWith)):
                 continue
             if any(isinstance(i.context_expr, ast.Call)
@@ -1584,20 +1594,16 @@ def fp16_backward_without_scaling(ctx: FileContext) -> Iterator[Diagnostic]:
             for item in node.items:
                 fp16, flag = _fp16_autocast(item.context_expr, module)
                 if fp16:
-                    if flag is None and id(node) in switch:
-                        flag = ast.unparse(switch[id(node)])
-                    regions.append((node, _assigned(_own_nodes(node.body)), flag))
+                    if flag is None:
+                        # `if args.amp: with autocast(): ...`: the innermost `if` whose body
+                        # holds the block
+                        flag = next((test for test, in_body in reversed(ifs) if in_body), None)
+                    regions.append((node, _assigned(node), flag))
                     break
         if not regions:
             continue
-        # the `if` statements each backward sits in (the names their tests read)
-        tests: dict[int, set[str]] = {}
-        for stmt in own:
-            if isinstance(stmt, ast.If):
-                read = _names(stmt.test)
-                for sub in _own_nodes(stmt.body + stmt.orelse):
-                    tests.setdefault(id(sub), set()).update(read)
-        for node in own:
+        assignments = sorted((n for n, _ in own if isinstance(n, ast.Assign)), key=lambda n: n.lineno)
+        for node, ifs in own:
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr == "backward" and not node.args):
                 continue
@@ -1606,18 +1612,19 @@ def fp16_backward_without_scaling(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # `scaler.scale(loss).backward()`, `self.compute().backward()`
             used = _names(loss)
             # the names the loss is made from where it was last assigned before the backward
-            for stmt in sorted((n for n in own if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+            for stmt in assignments:
                 if stmt.lineno < node.lineno \
                         and _names(stmt.targets[0]) & used and isinstance(stmt.targets[0], ast.Name):
                     used = used | _names(stmt.value)
+            tested = {name for test, _ in ifs for name in _names(test)}
             for with_node, made, flag in regions:
                 if with_node.lineno > node.lineno or not (used & made):
                     continue
-                if flag is not None and tests.get(id(node), set()) & _names(ast.parse(flag, mode="eval")):
+                if flag is not None and tested & _names(flag):
                     # `if args.amp: <scaled path> else: loss.backward()`: which backward runs
                     # depends on the very flag that turns autocast on
                     continue
-                when = f" when `{flag}` is on" if flag else ""
+                when = f" when `{ast.unparse(flag)}` is on" if flag is not None else ""
                 yield Diagnostic.at(
                     "LRD111",
                     f"the loss is computed under float16 autocast (line {with_node.lineno}) and "
