@@ -335,8 +335,13 @@ class Tracer:
         # leaves the class's own `train()` an entry point
         own = _own_method_calls(cls.module, self.source if cls.module is self.module else None) \
             if cls.methods.keys() & called else frozenset()
+        # a hook a base class's template calls on itself (`after_train_epoch()` at the end of
+        # the base's epoch, `_train_batch()` in its batch loop) runs where the template runs
+        # it, traced below with this class's instance; traced first on its own, out of any
+        # loop, its scheduler step would read as one made before training
+        template = _template_hooks(cls)
         entries = [(method, cls) for name, method in cls.methods.items()
-                   if not (name == "__init__" or name in hooks
+                   if not (name == "__init__" or name in hooks or name in template
                            or (name in called and name in own
                                and name != "configure_optimizers"))]
         for method, owner in entries:
@@ -4943,6 +4948,27 @@ def _given_parameters(call: ast.Call) -> bool:
         if "param" in last or text in ("torch.optim", "optim"):
             return True
     return False
+
+
+def _template_hooks(cls: ClassInfo) -> frozenset[str]:
+    """Methods of ``cls`` that a method of a project base class, inherited by ``cls`` as it
+    is (not overridden), calls on ``self``: the base's template (``train()`` running
+    ``self.before_train()``, ``self._train_epoch()`` with ``self._train_batch(i, batch)`` in
+    its batch loop and ``self.after_train_epoch()`` after it) runs these overrides with an
+    instance of ``cls``. A method the template never reaches stays an entry point (and one
+    nothing traces at all is traced on its own at the end, see ``Tracer.run``)."""
+    out: set[str] = set()
+    for base in itertools.islice(cls.lineage(), 1, None):
+        for name, method in base.methods.items():
+            found = cls.find(name)
+            if found is None or found[0] is not method:
+                continue  # overridden: the base's version never runs for this class
+            for node in ast.walk(method):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" \
+                        and node.func.attr in cls.methods:
+                    out.add(node.func.attr)
+    return frozenset(out)
 
 
 def _reaches_override(cls: ClassInfo, method: ast.FunctionDef | ast.AsyncFunctionDef,
