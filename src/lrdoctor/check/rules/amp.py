@@ -48,6 +48,19 @@ def resolve(node: ast.expr, module: ModuleInfo) -> str:
 
 
 _OLD_AMP = ("torch.cuda.amp.GradScaler", "torch.cuda.amp.autocast")
+# the modules of torch.cuda.amp that define them (`from torch.cuda.amp.grad_scaler import
+# GradScaler`): the same deprecated classes, which warn the same way
+_OLD_AMP_HOMES = {
+    "torch.cuda.amp.grad_scaler.GradScaler": "torch.cuda.amp.GradScaler",
+    "torch.cuda.amp.autocast_mode.autocast": "torch.cuda.amp.autocast",
+}
+
+
+def _old_amp(qual: str) -> str:
+    """``torch.cuda.amp.GradScaler`` / ``torch.cuda.amp.autocast`` for any spelling of them
+    (also through the modules that define them), else ``""``."""
+    qual = _OLD_AMP_HOMES.get(qual, qual)
+    return qual if qual in _OLD_AMP else ""
 # every spelling that can reach torch.cuda.amp: `torch.cuda.amp.X`, `from torch.cuda.amp
 # import X`, `from torch.cuda import amp`, `import torch.cuda.amp as A`
 _OLD_AMP_TEXT = re.compile(
@@ -66,12 +79,11 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
     references: list[ast.expr] = []
     for node in ast.walk(ctx.tree):
         if isinstance(node, ast.Call):
-            qual = resolve(node.func, module)
-            if qual in _OLD_AMP:
+            qual = _old_amp(resolve(node.func, module))
+            if qual:
                 found.append((node, qual.rsplit(".", 1)[1]))
         elif isinstance(node, (ast.Attribute, ast.Name)) and isinstance(node.ctx, ast.Load):
-            qual = resolve(node, module)
-            if qual in _OLD_AMP:
+            if _old_amp(resolve(node, module)):
                 references.append(node)
     bound = _bound_references(ctx.tree, references)
     if os.path.basename(ctx.path) == "__init__.py":
@@ -93,27 +105,34 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
             continue  # the old-torch side of a version switch: it is the point
         calls.append((node, name))
     bare_refs = [r for r in references if id(r) not in callee_ids]
-    from_import = _from_import(ctx.tree)
-    imported_names = {
-        local for local, qual in module.imports.items()
-        if qual in _OLD_AMP
+    # names bound by the top-level `from torch.cuda.amp import ...` lines the fix rewrites;
+    # a call of any other name (bound by another import, or inside a function) keeps the old
+    # class, whose first positional parameter is not the device: its call is not rewritten
+    from_imports = _from_imports(ctx.tree)
+    fixable = {alias.asname or alias.name for stmt in from_imports for alias in stmt.names}
+    rewritten = {id(stmt) for stmt in from_imports}
+    bound_elsewhere = {
+        alias.asname or alias.name.split(".")[0]
+        for node in ast.walk(ctx.tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in rewritten
+        for alias in node.names
     }
-    import_fix_ok = bool(from_import) and not any(
-        isinstance(r, ast.Name) and r.id in imported_names for r in bare_refs
+    import_fix_ok = bool(fixable) and fixable.isdisjoint(bound_elsewhere) and not any(
+        isinstance(r, ast.Name) and r.id in fixable for r in bare_refs
     )
     fixes = {id(node): _call_fix(ctx.source, node, name, module) for node, name in calls}
-    if from_import is not None and imported_names:
-        import_fix_ok = import_fix_ok and all(
-            fixes[id(node)] is not None for node, _ in calls
-            if isinstance(node.func, ast.Name) and node.func.id in imported_names
-        )
+    import_fix_ok = import_fix_ok and all(
+        fixes[id(node)] is not None for node, _ in calls
+        if isinstance(node.func, ast.Name) and node.func.id in fixable
+    )
+    import_edits = tuple(e for stmt in from_imports for e in _import_edit(ctx.source, stmt))
     for node, name in calls:
         edits: tuple[Edit, ...] = ()
         fix = fixes[id(node)]
         if fix is not None:
             if isinstance(node.func, ast.Name):
-                if import_fix_ok and from_import is not None:
-                    edits = (*fix, *_import_edit(ctx.source, from_import))
+                if import_fix_ok and node.func.id in fixable:
+                    edits = (*fix, *import_edits)
             else:
                 edits = fix
         new = _new_spelling(name)
@@ -132,7 +151,7 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
     for ref in bound:
         if id(ref) in fallback or _head(ref) in guarded_names:
             continue
-        name = (resolve(ref, module) or "").rsplit(".", 1)[-1]
+        name = _old_amp(resolve(ref, module)).rsplit(".", 1)[-1]
         new = _new_spelling(name)
         yield Diagnostic.at(
             "LRD101",
@@ -158,7 +177,7 @@ def _reexported_old_amp(ctx: FileContext) -> Iterator[Diagnostic]:
         for alias in stmt.names:  # one finding per statement
             qual = f"{stmt.module}.{alias.name}"
             local = alias.asname or alias.name
-            if qual not in ("torch.cuda.amp", *_OLD_AMP) or (local in used
+            if (qual != "torch.cuda.amp" and not _old_amp(qual)) or (local in used
                                                              and local not in exported):
                 continue
             yield Diagnostic.at(
@@ -293,13 +312,16 @@ def _fallback_nodes(tree: ast.Module, module: ModuleInfo) -> set[int]:
     return out
 
 
-def _from_import(tree: ast.Module) -> ast.ImportFrom | None:
+def _from_imports(tree: ast.Module) -> list[ast.ImportFrom]:
+    """The top-level `from torch.cuda.amp import GradScaler, autocast` lines (none when one of
+    them also imports something else from there: that line cannot simply be rewritten)."""
+    out: list[ast.ImportFrom] = []
     for stmt in tree.body:
         if isinstance(stmt, ast.ImportFrom) and stmt.module == "torch.cuda.amp" and not stmt.level:
-            if all(a.name in ("GradScaler", "autocast") for a in stmt.names):
-                return stmt
-            return None
-    return None
+            if not all(a.name in ("GradScaler", "autocast") for a in stmt.names):
+                return []
+            out.append(stmt)
+    return out
 
 
 def _import_edit(source: str, stmt: ast.ImportFrom) -> tuple[Edit, ...]:
