@@ -156,6 +156,10 @@ class ModuleInfo:
     # the loader that finds the project modules this one imports from (set by whoever
     # builds it with one), to read a setting kept in another module (`from config import cfg`)
     loader: ModuleLoader | None = field(default=None, repr=False)
+    # directories the module puts on ``sys.path`` itself, written as literals at its top level
+    # (``sys.path.append('./Models/')`` before ``from model_v2 import build``): where its
+    # plain imports are looked up too, relative to where it may run from (see project.py)
+    path_dirs: tuple[str, ...] = ()
 
     @classmethod
     def build(cls, path: str, tree: ast.Module) -> ModuleInfo:
@@ -170,6 +174,8 @@ class ModuleInfo:
                 info.add_import(stmt)
             else:
                 _attach_method(stmt, info)
+                info.path_dirs += tuple(d for d in sys_path_additions(stmt)
+                                        if d not in info.path_dirs)
             if fallback and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
                                               ast.ClassDef)):
                 fallbacks.add(stmt.name)
@@ -353,6 +359,38 @@ def origin(expr: ast.expr, scope: Scope | None, depth: int, passed: bool = False
             break
         expr, scope = found
     return expr, scope
+
+
+def sys_path_additions(stmt: ast.stmt) -> list[str]:
+    """The directories a statement adds to ``sys.path`` when they are written out:
+    ``sys.path.append('./Models/')``, ``sys.path.insert(0, "../lib")``, ``sys.path.extend([...])``,
+    ``sys.path += [...]``, each a string or ``os.path.join`` of strings. A directory computed
+    any other way (``os.path.dirname(__file__)``, a setting) is not known here."""
+    added: list[ast.expr] = []
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+            and isinstance(stmt.value.func, ast.Attribute) \
+            and dotted(stmt.value.func.value) == "sys.path" and not stmt.value.keywords:
+        method, args = stmt.value.func.attr, stmt.value.args
+        if method == "append" and len(args) == 1:
+            added = [args[0]]
+        elif method == "insert" and len(args) == 2:
+            added = [args[1]]
+        elif method == "extend" and len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+            added = list(args[0].elts)
+    elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) \
+            and dotted(stmt.target) == "sys.path" and isinstance(stmt.value, (ast.List, ast.Tuple)):
+        added = list(stmt.value.elts)
+    return [d for d in map(_literal_dir, added) if d]
+
+
+def _literal_dir(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value or None
+    if isinstance(expr, ast.Call) and dotted(expr.func) == "os.path.join" and expr.args \
+            and not expr.keywords and all(isinstance(a, ast.Constant) and isinstance(a.value, str)
+                                          for a in expr.args):
+        return "/".join(a.value for a in expr.args) or None  # type: ignore[attr-defined]
+    return None
 
 
 def top_level(body: list[ast.stmt], fallback: bool = False) -> Iterator[tuple[ast.stmt, bool]]:

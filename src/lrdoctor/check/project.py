@@ -79,9 +79,12 @@ class ProjectLoader(ModuleLoader):
         return self._resolved[key]
 
     def _resolve(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
-        parts, roots = _import_roots(qualname, os.path.dirname(os.path.abspath(importer.path)))
+        importer_dir = os.path.dirname(os.path.abspath(importer.path))
+        parts, roots = _import_roots(qualname, importer_dir)
         if len(parts) < 2:
             return None
+        if importer.path_dirs and not qualname.startswith("."):
+            roots = roots + _sys_path_roots(importer_dir, importer.path_dirs)
         module_parts, attr = parts[:-1], parts[-1]
         for base in roots:
             path = self._module_file(base, module_parts)
@@ -112,12 +115,16 @@ class ProjectLoader(ModuleLoader):
         # (qualified name, directory it is resolved from, whether it names a whole module)
         pending: list[tuple[str, str, bool]] = [(q, importer_dir, False) for q in module.imports.values()]
         pending += [(_star_target(star), importer_dir, True) for star in module.star_imports]
+        # the directories the module itself puts on sys.path serve its own imports
+        added = tuple(_sys_path_roots(importer_dir, module.path_dirs))
+        own = {q for q, _, _ in pending}
         seen: set[tuple[str, str | None]] = set()
         while pending:
             if len(seen) >= MAX_NAME_VISITS:
                 return True
             qualname, base_dir, whole = pending.pop()
-            path, name = self._locate(qualname, base_dir)
+            path, name = self._locate(qualname, base_dir,
+                                      added if base_dir == importer_dir and qualname in own else ())
             if path is None:
                 continue
             if whole:
@@ -213,13 +220,17 @@ class ProjectLoader(ModuleLoader):
                     uses.append(_direct(path, ident))
         return False, list(dict.fromkeys(uses))
 
-    def _locate(self, qualname: str, importer_dir: str) -> tuple[str | None, str | None]:
+    def _locate(self, qualname: str, importer_dir: str, added: tuple[str, ...] = ()
+                ) -> tuple[str | None, str | None]:
         """The project file ``qualname`` is found in, and the name it is looked up by there
-        (None when ``qualname`` names the module itself)."""
+        (None when ``qualname`` names the module itself); ``added``: directories the importer
+        put on sys.path, searched after the usual roots."""
         if qualname.startswith("\0"):
             _, path, name = qualname.split("\0")
             return path, name or None
         parts, roots = _import_roots(qualname, importer_dir)
+        if added and not qualname.startswith("."):
+            roots = roots + list(added)
         candidates = [parts[:-1], parts] if len(parts) > 1 else [parts]
         for base in roots:
             for module_parts in candidates:
@@ -332,6 +343,23 @@ def _import_roots(qualname: str, importer_dir: str) -> tuple[list[str], list[str
     for _ in range(level - 1):
         base = os.path.dirname(base)
     return parts, [base]
+
+
+def _sys_path_roots(importer_dir: str, dirs: tuple[str, ...]) -> list[str]:
+    """The existing directories that the literal ``sys.path`` entries ``dirs`` of a module in
+    ``importer_dir`` name. A relative entry is read from the working directory at run time,
+    which the source does not fix: it is taken from the project root (``python
+    TRAIN/train.py`` run there, ``sys.path.append('./Models/')``) and from the module's own
+    directory (a script run where it lies)."""
+    out: list[str] = []
+    root = project_root(importer_dir)
+    for d in dirs:
+        bases = [""] if os.path.isabs(d) else [root, importer_dir]
+        for base in bases:
+            candidate = os.path.normpath(os.path.join(base, d))
+            if candidate not in out and os.path.isdir(candidate):
+                out.append(candidate)
+    return out
 
 
 def _roots(importer_dir: str) -> list[str]:
