@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -2127,8 +2128,9 @@ class Tracer:
             if attr in base.attrs:
                 return base.attrs[attr]
             found = base.info.find(attr)
-            if found is not None:
+            if found is not None and not (base.runner is not None and _runner_copy(found[1])):
                 # virtual dispatch: the subclass's override, else the base class's method
+                # (not the project's copy of Accelerator's: the library's, see construct)
                 return FuncVal(found[0], found[1].module, base, found[1])
             source = base.info.self_assigns.get(attr)
             value = None
@@ -2165,7 +2167,8 @@ class Tracer:
         if isinstance(base, SuperVal):
             for parent in base.owner.base_classes():
                 hit = parent.find(attr)
-                if hit is not None:
+                if hit is not None and not (base.instance.runner is not None
+                                            and _runner_copy(hit[1])):
                     return FuncVal(hit[0], hit[1].module, base.instance, hit[1])
             return None
         if base is None:
@@ -2272,6 +2275,14 @@ class Tracer:
             return TupleVal(list(args[0].items) if args else [])
         node = self.spelled_out(node, scope)
 
+        inherited = _runner_of(receiver) if callee is None and isinstance(
+            receiver, (InstanceVal, SuperVal)) else None
+        if inherited is not None:
+            # a method a project subclass of Accelerator / Fabric inherits: the library's
+            if method == "__init__" and inherited.kind == "accelerator":
+                # `super().__init__(gradient_accumulation_steps=n, ...)` in the subclass
+                inherited.accumulation = _accumulation_count(node)
+            receiver = inherited
         if isinstance(receiver, SuperVal) and method == "__init__" and callee is None \
                 and receiver.instance.engine is not None and receiver.instance.engine.process is None:
             # `super().__init__(self._update)` in a project subclass of Ignite's Engine: the
@@ -2666,12 +2677,21 @@ class Tracer:
         instance = InstanceVal(cls)
         if kind == "scheduler" and node is not None and scope is not None:
             instance.built = (node, scope)
+        runner = self.runner_base(cls)
+        if runner is not None:
+            # `class MyAccelerator(Accelerator)`: the methods it inherits are Accelerate's.
+            # What it accumulates over is read from the call only when no `__init__` of the
+            # project's stands between (else from its `super().__init__(...)`, see eval_call)
+            own_init = any(c.methods.get("__init__") is not None and _runner_copy(c) is None
+                           for c in cls.lineage())
+            counted = node if runner == "accelerator" and not own_init else None
+            instance.runner = RunnerVal(runner, _accumulation_count(counted) if counted else None)
         if any(q.startswith("ignite.") and q.rsplit(".", 1)[-1] == "Engine"
                for q in self.qualified_bases(cls)):
             # `class Trainer(Engine)`: its `super().__init__(update)` names the process function
             instance.engine = EngineVal()
         init = cls.find("__init__")
-        if init is not None:
+        if init is not None and not (instance.runner is not None and _runner_copy(init[1])):
             self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), args, kwargs,
                                site=complete and node is not None)
         if any(_tracked(v) for v in instance.attrs.values()):
@@ -2736,6 +2756,13 @@ class Tracer:
         if self.vendored_scheduler(cls):
             return self.library_call(f"torch.optim.lr_scheduler.{cls.name}", node, args, kwargs,
                                      scope)
+        runner = _runner_copy(cls)
+        if runner is not None:
+            # checking Accelerate's (or Lightning's) own repository: its examples and tests
+            # import the class from the project itself. Tracing its internals would see half of
+            # it (the GradScaler of its backward(), not the AcceleratedOptimizer that steps
+            # through that scaler): it is the library class lrdoctor knows
+            return RunnerVal(runner, _accumulation_count(node) if runner == "accelerator" else None)
         self.hf_subclass_handed(cls, kwargs, node, scope)
         return self.instantiate(cls, args, kwargs, node, complete, scope)
 
@@ -2789,6 +2816,20 @@ class Tracer:
         return any(qual in ("typing.TypedDict", "typing_extensions.TypedDict")
                    for qual in self.qualified_bases(cls))
 
+    def runner_base(self, cls: ClassInfo) -> str | None:
+        """"accelerator" / "fabric" when ``cls`` derives from Accelerate's ``Accelerator`` or
+        Lightning's ``Fabric`` (the library's, as its module imports it, or the project's own
+        copy of it), through the project's classes."""
+        for qual in self.qualified_bases(cls):
+            if qual in _RUNNER_CLASSES:
+                return _RUNNER_CLASSES[qual]
+        for base in cls.lineage():
+            if base is not cls:
+                copy = _runner_copy(base)
+                if copy is not None:
+                    return copy
+        return None
+
     def library_base(self, cls: ClassInfo) -> str | None:
         """"scheduler" / "optimizer" when ``cls`` derives from torch's LR scheduler or
         optimizer base (or from a scheduler lrdoctor knows), through the project's classes."""
@@ -2807,8 +2848,13 @@ class Tracer:
                 and expr.func.attr == "accumulate"
                 and isinstance(expr.func.value, (ast.Name, ast.Attribute))):
             return None  # a receiver that is a call is not evaluated twice
-        runner = self.eval(expr.func.value, scope)
-        if isinstance(runner, RunnerVal) and runner.kind == "accelerator" \
+        held = self.eval(expr.func.value, scope)
+        if isinstance(held, InstanceVal):
+            own = held.info.find("accumulate")
+            if own is not None and _runner_copy(own[1]) is None:
+                return None  # the project subclass's own accumulate()
+        runner = _runner_of(held)
+        if runner is not None and runner.kind == "accelerator" \
                 and runner.accumulation is not None:
             return runner
         return None
@@ -3184,6 +3230,33 @@ class Tracer:
         )
 
 
+def _runner_of(value: Any) -> RunnerVal | None:
+    """The Accelerator / Fabric ``value`` is: itself, an instance of a project subclass of
+    one, or ``super()`` in a method of such a subclass."""
+    if isinstance(value, RunnerVal):
+        return value
+    if isinstance(value, InstanceVal):
+        return value.runner
+    if isinstance(value, SuperVal):
+        return value.instance.runner
+    return None
+
+
+def _runner_copy(cls: ClassInfo) -> str | None:
+    """"accelerator" / "fabric" when ``cls`` is the project's own definition of one of
+    _RUNNER_CLASSES: the class of that name in the module of that dotted path (the repository
+    checked is the library, or holds a copy of it)."""
+    for qual, kind in _RUNNER_CLASSES.items():
+        module, _, name = qual.rpartition(".")
+        if cls.name != name:
+            continue
+        path = "/" + cls.module.path.replace(os.sep, "/")
+        stem = "/" + module.replace(".", "/")
+        if path.endswith((stem + ".py", stem + "/__init__.py")):
+            return kind
+    return None
+
+
 def _accumulation_count(call: ast.Call) -> ast.expr | None:
     """What ``Accelerator(...)`` accumulates over: its ``gradient_accumulation_steps`` unless a
     literal 1 (the default), or the ``gradient_accumulation_plugin`` it is handed."""
@@ -3209,7 +3282,9 @@ _RUNNER_CLASSES = {
     "accelerate.accelerator.Accelerator": "accelerator",
     "lightning.Fabric": "fabric",
     "lightning.fabric.Fabric": "fabric",
+    "lightning.fabric.fabric.Fabric": "fabric",
     "lightning_fabric.Fabric": "fabric",
+    "lightning_fabric.fabric.Fabric": "fabric",
 }
 _PLAIN = (Const, ExprVal, ImportRef, FuncVal, ClassVal)
 # keyword arguments of wrapping calls that carry the objects they hand back

@@ -265,6 +265,9 @@ class InstanceVal:
     # an instance of the project's own scheduler class with a step() of its own (a warm-up
     # wrapper): the call that built it and the scope it was written in, to read its horizons
     built: tuple[ast.Call, Any] | None = None
+    # an instance of a project subclass of Accelerate's ``Accelerator`` (or Lightning's
+    # ``Fabric``): the runner it is for the methods the project does not write itself
+    runner: RunnerVal | None = None
 
 
 

@@ -2579,10 +2579,15 @@ def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
     made_at: dict[int, Event] = {}
     touched: set[int] = set()
     updates: dict[int, list[tuple[Event, Obj]]] = {}
+    # (scheduler construction, optimizer) of every scheduler built
+    scheduled: set[tuple[int, int]] = set()
     for x in ctx.program.events:
         if x.obj is not None:
             if x.kind == "create":
                 made_at.setdefault(x.obj.id, x)
+                if x.obj.kind == "scheduler" and x.obj.optimizer is not None \
+                        and x.obj.call is not None:
+                    scheduled.add((id(x.obj.call), x.obj.optimizer.id))
             else:
                 touched.add(x.obj.id)
         if x.kind in ("opt_step", "scaler_step"):
@@ -2608,10 +2613,15 @@ def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
                 or made.root != e.root or not made.within(built.frame):
             continue
         loops = list(e.loop.ancestors())
+        # the other instance has a schedule of its own from the same line: the builder made
+        # an optimizer and its scheduler each time (`train_a()` then `train_b()` in one loop
+        # of the driver, each calling `make_optim_and_sched()`), two setups and not a second
+        # instance made for the scheduler
         stepped = next((
             u for u, other in updates.get(e.root, [])
             if other is not old and other.call is old.call and not other.guessed
             and any(u.in_loop(loop) for loop in loops)
+            and (sched.call is None or (id(sched.call), other.id) not in scheduled)
         ), None)
         if stepped is None:
             continue
