@@ -340,3 +340,57 @@ def test_helper_in_another_module_is_judged_by_its_caller(
                                                   "step_scheduler(plateau, val_loss)")
     assert [f for f in check_project(tmp_path / "right", monkeypatch, files)
             if f[2] == "LRD004"] == []
+
+
+# -- a scheduler wrapper that forwards `*args` / `**kwargs` -------------------------------
+
+WRAPPER = """
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+class SchedulerWrapper:
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+
+    def step(self, {params}):
+        self.scheduler.step({forward})
+
+
+def train(model, loader, val_loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    wrapper = SchedulerWrapper(ReduceLROnPlateau(optimizer, mode="{mode}"))
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = model(x, y)
+            loss.backward()
+            optimizer.step()
+        val_loss = sum(float(model(x, y)) for x, y in val_loader)
+        wrapper.step({metric})
+"""
+
+
+def wrapper(params: str, forward: str, metric: str, mode: str) -> str:
+    return WRAPPER.replace("{params}", params).replace("{forward}", forward).replace(
+        "{metric}", metric).replace("{mode}", mode)
+
+
+@pytest.mark.parametrize(("params", "forward", "metric"), [
+    ("*args, **kwargs", "*args, **kwargs", "val_loss"),
+    ("*args, **kwargs", "*args, **kwargs", "metrics=val_loss"),
+    ("**kwargs", "**kwargs", "metrics=val_loss"),
+    ("*args", "*args", "val_loss"),
+])
+def test_wrapper_forwarding_the_metric_is_judged_by_its_caller(params: str, forward: str,
+                                                              metric: str) -> None:
+    # the wrapper passes on what it is given: the plateau watches the validation loss
+    assert lrd004(wrapper(params, forward, metric, "min")) == []
+    assert lrd004(wrapper(params, forward, metric, "max")) == [11]
+
+
+def test_wrapper_forwarding_an_unknown_kwargs_is_not_called_metric_less() -> None:
+    # what `**kwargs` holds is not known here (no caller in view): no "without a metric"
+    source = wrapper("**kwargs", "**kwargs", "metrics=val_loss", "min").replace(
+        "        wrapper.step(metrics=val_loss)\n", "        pass\n")
+    assert lrd004(source) == []

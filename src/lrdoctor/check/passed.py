@@ -25,34 +25,69 @@ MAX_LEVELS = 8
 @dataclass(frozen=True)
 class Passed:
     """One spelling of a value: the expression, the file it is written in, and the node it is
-    read at (the event's call, or the call that passed it on)."""
+    read at (the event's call, or the call that passed it on). ``key``: the value is the item
+    ``key`` of the dict ``expr`` is, passed on as ``**expr`` (``scheduler.step(**kwargs)``
+    reads ``kwargs["metrics"]``). A ``*args`` expression stands for the first of its items."""
 
     expr: ast.expr
     path: str
     at: ast.AST
+    key: str | None = None
 
 
-def passed_chain(event: Event, expr: ast.expr) -> list[Passed]:
+def passed_chain(event: Event, expr: ast.expr, key: str | None = None) -> list[Passed]:
     """``expr`` as the event's call reads it, then, while it is a parameter of the function
-    the call runs in that the function never rebinds, the expression the traced call of that
-    function passed for it, outward. Stops at a parameter no known call filled (an entry
-    point, a library's call, ``*args``, a default)."""
-    chain = [Passed(expr, event.path, event.node)]
+    the call runs in that the function never rebinds (or its ``*args`` / ``**kwargs``
+    passed on whole), the expression the traced call of that function passed for it,
+    outward. Stops at a parameter no known call filled (an entry point, a library's call, a
+    default)."""
+    chain = [Passed(expr, event.path, event.node, key)]
     frame: Frame | None = event.frame
-    while isinstance(expr, ast.Name) and frame is not None and len(chain) <= MAX_LEVELS:
-        fn = frame.fn
-        at = chain[-1].at
-        if fn is None or frame.call is None or frame.path != chain[-1].path \
-                or not _holds(fn, at) or expr.id not in _parameters(fn) \
-                or expr.id in _rebound(fn):
+    while frame is not None and len(chain) <= MAX_LEVELS:
+        last = chain[-1]
+        fn, call = frame.fn, frame.call
+        if fn is None or call is None or frame.path != last.path or not _holds(fn, last.at):
             break
-        given = frame.argument(expr.id)
+        given = _given(frame, fn, call, last)
         if given is None:
             break
-        chain.append(Passed(given, frame.call_path, frame.call))
-        expr = given
+        chain.append(Passed(given[0], frame.call_path, call, given[1]))
         frame = frame.parent
     return chain
+
+
+def _given(frame: Frame, fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call,
+           wanted: Passed) -> tuple[ast.expr, str | None] | None:
+    """What ``call`` passed for ``wanted`` (a parameter of ``fn``, its ``*args``' first item
+    or an item of its ``**kwargs``), as (expression, key); None when it is not told."""
+    expr, a = wanted.expr, fn.args
+    if isinstance(expr, ast.Starred):
+        if wanted.key is not None or not isinstance(expr.value, ast.Name) \
+                or a.vararg is None or expr.value.id != a.vararg.arg \
+                or expr.value.id in _rebound(fn):
+            return None
+        # the first item of `*args`: the call's first argument past the named parameters
+        at = len([*a.posonlyargs, *a.args]) - frame.skipped
+        if at < 0 or at >= len(call.args) \
+                or any(isinstance(x, ast.Starred) for x in call.args[:at]):
+            return None
+        return call.args[at], None  # (itself `*more` passed on: followed the same way)
+    if not isinstance(expr, ast.Name) or expr.id in _rebound(fn):
+        return None
+    if wanted.key is not None:
+        if a.kwarg is None or expr.id != a.kwarg.arg:
+            return None
+        if wanted.key in _parameters(fn):
+            return None  # a keyword of that name binds the parameter, not `**kwargs`
+        for kw in call.keywords:
+            if kw.arg == wanted.key:
+                return kw.value, None
+        splats = [kw.value for kw in call.keywords if kw.arg is None]
+        return (splats[0], wanted.key) if len(splats) == 1 else None
+    if expr.id not in _parameters(fn):
+        return None
+    given = frame.argument(expr.id)
+    return None if given is None else (given, None)
 
 
 def _holds(fn: ast.FunctionDef | ast.AsyncFunctionDef, at: ast.AST) -> bool:

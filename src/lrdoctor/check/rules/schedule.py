@@ -1265,12 +1265,10 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         node = e.node
         assert isinstance(node, ast.Call)
-        metric = node.args[0] if node.args else next(
-            (k.value for k in node.keywords if k.arg == "metrics"), None
-        )
-        if narrowed and metric is None:
+        chain = _metric_chain(e)
+        if narrowed and chain is None:
             continue  # only what it watches is judged for a plateau known by the test alone
-        if metric is None:
+        if chain is None:
             # (only a test the metric step is not under guards the call: the choice of the
             # scheduler, or the `if __name__ == "__main__":` both sit in, is no guard)
             if any(_metric_step(other) and _guarded_apart(e, other)
@@ -1289,7 +1287,6 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if sched.call is not None and _never_reduces(sched.call):
             continue  # what it watches (and in which mode) never moves the LR
-        chain = passed_chain(e, metric)
         verdict, found = _watched_verdict(ctx, e, chain, validation, unit_tests, narrowed)
         if len(chain) > 1:
             followed.append((e, verdict, found))
@@ -1314,9 +1311,9 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     watched_at = _judged(chain)
     metric = watched_at.expr
     text = ast.unparse(metric)
+    inner = ast.unparse(chain[0].expr) + (f"[{chain[0].key!r}]" if chain[0].key else "")
     passed = "" if watched_at is chain[0] else (
-        f" (handed to `{ast.unparse(chain[0].expr)}` at line "
-        f"{getattr(watched_at.at, 'lineno', 0)})")
+        f" (handed to `{inner}` at line {getattr(watched_at.at, 'lineno', 0)})")
     kinds = {k for k in (_kind_of(p.expr) for p in chain) if k}
     lower = text.lower()
     mode_expr = sched.arg("mode", 1)
@@ -1665,7 +1662,29 @@ def _kind_of(metric: ast.expr) -> str:
 def _watched(e: Event) -> Passed:
     """The spelling of what a plateau step given a metric watches that says most about it
     (see _judged)."""
-    return _judged(passed_chain(e, _metric_of(e)))
+    return _judged(_metric_chain(e) or [Passed(_metric_of(e), e.path, e.node)])
+
+
+def _metric_chain(e: Event) -> list[Passed] | None:
+    """The metric a plateau step is given, as the step reads it and as its callers passed it
+    on (see passed_chain); None when it is given none. A step that forwards its function's
+    ``*args`` / ``**kwargs`` (a wrapper's ``step(self, *args, **kwargs)``) reads what the
+    callers put there: ``metrics=`` in ``**kwargs`` when ``*args`` is empty."""
+    node = e.node
+    if not isinstance(node, ast.Call):
+        return None
+    first = node.args[0] if node.args else next(
+        (k.value for k in node.keywords if k.arg == "metrics"), None)
+    splat = next((k.value for k in node.keywords if k.arg is None), None)
+    chain = passed_chain(e, first) if first is not None else None
+    if chain is not None and not (isinstance(chain[-1].expr, ast.Starred) and splat is not None):
+        return chain
+    if splat is None:
+        return None
+    by_key = passed_chain(e, splat, "metrics")
+    if chain is not None and by_key[-1].key is not None:
+        return chain  # nothing known of either: `*args` as it is written
+    return by_key
 
 
 def _judged(chain: list[Passed]) -> Passed:
@@ -1673,7 +1692,7 @@ def _judged(chain: list[Passed]) -> Passed:
     helper, ``val_loss`` where the helper is called), the outermost spelling whose words say
     what it is (a loss, an accuracy, a validation value); the step's own when none does."""
     for passed in reversed(chain):
-        if _kind_of(passed.expr) or _mentions_validation(passed.expr):
+        if passed.key is None and (_kind_of(passed.expr) or _mentions_validation(passed.expr)):
             return passed
     return chain[0]
 
