@@ -394,3 +394,38 @@ def test_wrapper_forwarding_an_unknown_kwargs_is_not_called_metric_less() -> Non
     source = wrapper("**kwargs", "**kwargs", "metrics=val_loss", "min").replace(
         "        wrapper.step(metrics=val_loss)\n", "        pass\n")
     assert lrd004(source) == []
+
+
+# -- a unit-test module: the validation value is looked for where the helper is called ----
+
+UNIT_TEST = """
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+def step_plateau(scheduler, metric):
+    scheduler.step(metric)
+
+
+def test_plateau_lowers_the_lr():
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    scheduler = ReduceLROnPlateau(optimizer, patience=0)
+    for epoch in range(3):
+        optimizer.zero_grad()
+        loss = model(torch.ones(1, 2)).sum()
+        loss.backward()
+        optimizer.step()
+        {validation}
+        step_plateau(scheduler, loss)
+"""
+
+
+def test_unit_test_handing_the_training_loss_while_it_validates_is_reported() -> None:
+    source = UNIT_TEST.replace("{validation}", "val_loss = float(model(torch.zeros(1, 2)))")
+    assert [line for code, line in findings(source, "test_sched.py") if code == "LRD004"] == [7]
+
+
+def test_unit_test_without_validation_is_silent() -> None:
+    source = UNIT_TEST.replace("{validation}", "pass")
+    assert [line for code, line in findings(source, "test_sched.py") if code == "LRD004"] == []

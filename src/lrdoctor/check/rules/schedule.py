@@ -1358,7 +1358,8 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
         # tests (or the library code they call) name is no validation of this loop's run
-        own = _names_in_test(ctx, e)
+        own = _names_in_test(ctx, e.path, e.node) | _names_in_test(
+            ctx, watched_at.path, watched_at.at)
         evidence = [n for n in evidence if n in own]
     if training and evidence and not _computed_from_validation(
         ctx, watched_at.path, watched_at.at, watched
@@ -1385,13 +1386,14 @@ def _guarded_apart(e: Event, other: Event) -> bool:
     return any(c.key[0] != "<choice>" and (c.key, c.branch) not in own for c in e.conds)
 
 
-def _names_in_test(ctx: FileContext, e: Event) -> set[str]:
+def _names_in_test(ctx: FileContext, path: str, at: ast.AST) -> set[str]:
     """The names a unit test's own function binds or calls (``val_loss``, ``self.val_acc``,
-    ``evaluate``), where the plateau step ``e`` is written."""
-    tree = ctx.tree_of(e.path)
+    ``evaluate``), where ``at`` (the plateau's step, or the call handing it its metric) is
+    written."""
+    tree = ctx.tree_of(path)
     if tree is None:
         return set()
-    around = function_around(tree, e.node)
+    around = function_around(tree, at)
     found: set[str] = set()
     for node in ast.walk(around):
         if isinstance(node, (ast.Name, ast.Attribute)):
