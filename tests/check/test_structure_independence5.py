@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from lrdoctor.catalog import CATALOG
+from lrdoctor.check.runner import check_files
+
 from .helpers import check_project, findings, messages
 
 
@@ -336,6 +339,10 @@ def test_helper_in_another_module_is_judged_by_its_caller(
     }
     found = check_project(tmp_path, monkeypatch, files)
     assert ("utils/schedule.py", 3, "LRD004") in found
+    report = check_files(["train.py"], frozenset(CATALOG), jobs=1)
+    assert [d.message for d in report.diagnostics if d.code == "LRD004"][0].startswith(
+        "ReduceLROnPlateau is stepped with the training loss `loss` (handed to `metric` at "
+        "train.py:27)")
     files["train.py"] = files["train.py"].replace("step_scheduler(plateau, loss)",
                                                   "step_scheduler(plateau, val_loss)")
     assert [f for f in check_project(tmp_path / "right", monkeypatch, files)

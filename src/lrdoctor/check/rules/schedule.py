@@ -1312,8 +1312,10 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     metric = watched_at.expr
     text = ast.unparse(metric)
     inner = ast.unparse(chain[0].expr) + (f"[{chain[0].key!r}]" if chain[0].key else "")
-    passed = "" if watched_at is chain[0] else (
-        f" (handed to `{inner}` at line {getattr(watched_at.at, 'lineno', 0)})")
+    line = getattr(watched_at.at, "lineno", 0)
+    place = f"line {line}" if watched_at.path == e.path else \
+        f"{display_path(watched_at.path)}:{line}"
+    passed = "" if watched_at is chain[0] else f" (handed to `{inner}` at {place})"
     kinds = {k for k in (_kind_of(p.expr) for p in chain) if k}
     lower = text.lower()
     mode_expr = sched.arg("mode", 1)
