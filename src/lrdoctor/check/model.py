@@ -143,9 +143,38 @@ class Event:
 
 @dataclass(eq=False)
 class Frame:
-    """One traced function call (module-level code has no frame)."""
+    """One traced function call (module-level code has no frame): the function, and where
+    known the call in the code that made it, so a rule can read what the caller passed for a
+    parameter (``step_plateau(scheduler, val_loss)`` hands ``val_loss`` to ``metric``)."""
 
     parent: Frame | None
+    fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    path: str = ""  # the file ``fn`` is written in
+    call: ast.Call | None = None  # the call that made it (None: an entry point, a library's)
+    call_path: str = ""  # the file ``call`` is written in
+    # how many of ``fn``'s leading positional parameters the call's own arguments do not
+    # fill (``self`` / ``cls``, arguments a functools.partial gave ahead)
+    skipped: int = 0
+
+    def argument(self, param: str) -> ast.expr | None:
+        """The expression the call passed for ``fn``'s parameter ``param``, or None (not
+        passed, passed through ``*xs`` / ``**kw``, or no call known)."""
+        call, fn = self.call, self.fn
+        if call is None or fn is None:
+            return None
+        positional = [p.arg for p in [*fn.args.posonlyargs, *fn.args.args]][self.skipped:]
+        starred = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)),
+                       len(call.args))
+        if param in positional:
+            at = positional.index(param)
+            if at < starred:
+                return call.args[at]
+            if starred < len(call.args):
+                return None  # where `*xs` ends is not known
+        for kw in call.keywords:
+            if kw.arg == param:
+                return kw.value
+        return None
 
 
 def exclusive(a: Event, b: Event) -> bool:

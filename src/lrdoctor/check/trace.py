@@ -669,11 +669,13 @@ class Tracer:
 
     def call_function(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
                       root: bool = False, site: bool = False,
-                      memo: tuple[Any, dict[str, InstanceVal]] | None = None) -> Any:
+                      memo: tuple[Any, dict[str, InstanceVal]] | None = None,
+                      call: ast.Call | None = None) -> Any:
         """Trace a call to the project's ``fv``. ``site``: made from a call in the code whose
         arguments are all known (no unresolved ``*xs`` / ``**kw``), so a parameter it does not
         pass holds its default; without one (an entry point) such a parameter is unknown.
-        ``memo``: how to keep an entry point's trace if it is inert (see inert.py)."""
+        ``memo``: how to keep an entry point's trace if it is inert (see inert.py). ``call``:
+        the call in the code that makes it, which the call's frame keeps (see Frame)."""
         fn = fv.fn
         if fn in self.stack:
             for rec in self.recordings:
@@ -700,7 +702,7 @@ class Tracer:
             if known is not None and known.generation == self.generation:
                 for rec in self.recordings:
                     rec.spoiled = True  # what the summarised call read is not known
-                return self.replay(known)
+                return self.replay(known, call)
             if fv.preset is None and fn.name != "configure_optimizers" and fv.closure is None:
                 given = inert.call_key(fv.bound, args, kwargs)
                 if given is not None:
@@ -717,7 +719,7 @@ class Tracer:
         events, loops = self.events, self.loops
         first_event, first_loop, created, cuts = len(events), len(loops), self.created, self.cuts
         caller = (self.loop, self.conds, self.frame)
-        result = self.trace_recorded(fv, args, kwargs, root, site, memo)
+        result = self.trace_recorded(fv, args, kwargs, root, site, memo, call)
         if key is not None and self.created == created and self.cuts == cuts:
             # what a call that builds no object did can be replayed at every later call with
             # the same objects: the cost of a helper is paid once, not once per call site
@@ -728,10 +730,11 @@ class Tracer:
 
     def trace_recorded(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
                        root: bool, site: bool,
-                       memo: tuple[Any, dict[str, InstanceVal]] | None) -> Any:
+                       memo: tuple[Any, dict[str, InstanceVal]] | None,
+                       call: ast.Call | None = None) -> Any:
         """Trace a call, keeping its trace when it is inert (see inert.py)."""
         if memo is None:
-            return self.trace_call(fv, args, kwargs, root, site)
+            return self.trace_call(fv, args, kwargs, root, site, call)
         # cut short by the call depth alone, it is kept for calls made at this same depth
         before = (len(self.events), len(self.objects), self.cuts - self.depth_cuts,
                   len(self.lightning), len(self.configured), self.guessed)
@@ -742,7 +745,7 @@ class Tracer:
             rec.hold(value)
         self.recordings.append(rec)
         try:
-            result = self.trace_call(fv, args, kwargs, root, site)
+            result = self.trace_call(fv, args, kwargs, root, site, call)
         finally:
             self.recordings.pop()
         after = (len(self.events), len(self.objects), self.cuts - self.depth_cuts,
@@ -822,7 +825,7 @@ class Tracer:
         return _NOT_KEPT
 
     def trace_call(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
-                   root: bool, site: bool = False) -> Any:
+                   root: bool, site: bool = False, call: ast.Call | None = None) -> Any:
         fn = fv.fn
         self.visited.add(id(fn))
         for rec in self.recordings:
@@ -835,7 +838,10 @@ class Tracer:
         classmethod = _is_classmethod(fn)
         scope = Scope({}, fv.module, outer, None if classmethod else fv.bound, owner=fv.cls)
         params = [*fn.args.posonlyargs, *fn.args.args]
+        # the leading parameters the call's own arguments do not fill
+        skipped = len(fv.preset[0]) if fv.preset is not None else 0
         if (fv.bound is not None or classmethod) and params and not _is_static(fn):
+            skipped += 1
             # (`Config.from_args(args)`: the arguments bind to the parameters after `cls`.
             # `cls` itself is left unknown: following `return cls(...)` into an instance
             # (alternate constructors) added a held-out false alarm whose shape no public
@@ -884,7 +890,8 @@ class Tracer:
         self.stack.append(fn)
         self.given.append({p.arg for p in params[:len(args)]} | set(kwargs))
         saved_frame = self.frame
-        self.frame = Frame(None if root else saved_frame)
+        self.frame = Frame(None if root else saved_frame, fn, fv.module.path,
+                           None if root else call, saved_path, skipped)
         cuts, saved_root = self.cuts, self.root_fn
         here = (self.path, fn.lineno)
         if root:
@@ -934,8 +941,9 @@ class Tracer:
             self.path, self.returns, self.cond_base = saved_path, saved_returns, saved_base
             self.root_fn = saved_root
 
-    def replay(self, summary: Summary) -> Any:
-        """Re-emit a traced call's events in the current loop, branches and call."""
+    def replay(self, summary: Summary, call: ast.Call | None = None) -> Any:
+        """Re-emit a traced call's events in the current loop, branches and call (``call``:
+        the call in the code that makes it this time)."""
         self.budget -= len(summary.events) + 1
         if self.budget <= 0:
             self.cut()
@@ -955,7 +963,11 @@ class Tracer:
                 return frames[id(old)]
             if old is None:
                 return self.frame
-            frames[id(old)] = Frame(frame_of(old.parent))
+            if old.parent is summary.frame:  # the called function's own frame: this call's
+                frames[id(old)] = replace(old, parent=self.frame, call=call,
+                                          call_path=self.path)
+            else:
+                frames[id(old)] = replace(old, parent=frame_of(old.parent))
             return frames[id(old)]
 
         inherited = len(summary.conds)
@@ -2360,7 +2372,7 @@ class Tracer:
             callee = next((o for o in options(callee) if o is not None), None)
         if isinstance(callee, FuncVal):
             args, kwargs = self.known_by_source(callee, node, args, kwargs, scope)
-            result = self.call_function(callee, args, kwargs, site=complete)
+            result = self.call_function(callee, args, kwargs, site=complete, call=node)
             if callee.fn.name == "configure_optimizers" and isinstance(callee.bound, InstanceVal) \
                     and not _manual_optimization(callee.bound.info):
                 # the project calls a LightningModule's hook itself: Lightning makes its own
@@ -2375,7 +2387,7 @@ class Tracer:
             found = callee.info.find("__call__")
             if found is not None:
                 return self.call_function(FuncVal(found[0], found[1].module, callee, found[1]),
-                                          args, kwargs, site=complete)
+                                          args, kwargs, site=complete, call=node)
         if args and isinstance(args[0], FuncVal) and (
             self.qualname(func, scope) == "functools.partial"
         ):
@@ -2389,7 +2401,7 @@ class Tracer:
             target = self.project_target(callee.qualname, scope.module)
             if isinstance(target, FuncVal):
                 args, kwargs = self.known_by_source(target, node, args, kwargs, scope)
-                return self.call_function(target, args, kwargs, site=complete)
+                return self.call_function(target, args, kwargs, site=complete, call=node)
             if isinstance(target, ClassVal):
                 return self.construct(target.info, args, kwargs, node, complete, scope)
 
@@ -2693,7 +2705,8 @@ class Tracer:
         init = cls.find("__init__")
         if init is not None and not (instance.runner is not None and _runner_copy(init[1])):
             self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), args, kwargs,
-                               site=complete and node is not None)
+                               site=complete and node is not None,
+                               call=node if isinstance(node, ast.Call) else None)
         if any(_tracked(v) for v in instance.attrs.values()):
             self.created += 1  # a call that builds a trainer returns a new one every time
         return instance
@@ -3097,7 +3110,8 @@ class Tracer:
                         # method runs as it would on that class alone
                         found = option.info.find(method)
                         got = _NO_EVENT if found is None else self.call_function(
-                            FuncVal(found[0], found[1].module, option, found[1]), args, kwargs)
+                            FuncVal(found[0], found[1].module, option, found[1]), args, kwargs,
+                            call=node)
                     else:
                         saved_project, self.project_option = self.project_option, with_project
                         try:

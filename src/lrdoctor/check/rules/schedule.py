@@ -25,6 +25,7 @@ from lrdoctor.check.horizon import (
 )
 from lrdoctor.check.index import dotted
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
+from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.position import built_at_a_position
 from lrdoctor.check.project import display_path, lightning_accumulation
 from lrdoctor.check.rules import rule
@@ -1252,6 +1253,10 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
         n for n in ctx.program.called_names  # validate(), evaluate(); not model.eval()
         if names.VALIDATION_WORDS.search(n.lower()) and n not in ("eval", "test")
     )
+    # per step followed out to what its callers passed: (the event, what its verdict is, the
+    # finding or None); one call of a helper that its callers give different values is
+    # judged only where they all agree
+    followed: list[tuple[Event, str, Diagnostic | None]] = []
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
@@ -1260,12 +1265,10 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         node = e.node
         assert isinstance(node, ast.Call)
-        metric = node.args[0] if node.args else next(
-            (k.value for k in node.keywords if k.arg == "metrics"), None
-        )
-        if narrowed and metric is None:
+        chain = _metric_chain(e)
+        if narrowed and chain is None:
             continue  # only what it watches is judged for a plateau known by the test alone
-        if metric is None:
+        if chain is None:
             # (only a test the metric step is not under guards the call: the choice of the
             # scheduler, or the `if __name__ == "__main__":` both sit in, is no guard)
             if any(_metric_step(other) and _guarded_apart(e, other)
@@ -1284,63 +1287,98 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if sched.call is not None and _never_reduces(sched.call):
             continue  # what it watches (and in which mode) never moves the LR
-        text = ast.unparse(metric)
-        lower = text.lower()
-        mode_expr = sched.arg("mode", 1)
-        # the mode as the file states it: a literal, or a setting holding one (`CFG.mode`)
-        stated = constants.resolve(mode_expr, sched.scope) if mode_expr is not None else None
-        mode = stated if isinstance(stated, str) else (
-            "min" if mode_expr is None and not sched.has_kwargs_splat() and not narrowed else None
+        verdict, found = _watched_verdict(ctx, e, chain, validation, unit_tests, narrowed)
+        if len(chain) > 1:
+            followed.append((e, verdict, found))
+        elif found is not None:
+            yield found
+    verdicts: dict[tuple[int, int], set[str]] = {}
+    for e, verdict, _ in followed:
+        verdicts.setdefault((id(e.node), id(e.obj)), set()).add(verdict)
+    for e, _, found in followed:
+        if found is not None and len(verdicts[id(e.node), id(e.obj)]) == 1:
+            yield found
+
+
+def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation: list[str],
+                     unit_tests: bool, narrowed: bool) -> tuple[str, Diagnostic | None]:
+    """What a plateau step given a metric watches, judged from ``chain`` (the metric as the
+    step reads it, then as each caller passed it): ("" , None) when it is fine, else the kind
+    of fault and its finding."""
+    sched = e.obj
+    assert sched is not None
+    node = e.node
+    watched_at = _judged(chain)
+    metric = watched_at.expr
+    text = ast.unparse(metric)
+    inner = ast.unparse(chain[0].expr) + (f"[{chain[0].key!r}]" if chain[0].key else "")
+    line = getattr(watched_at.at, "lineno", 0)
+    place = f"line {line}" if watched_at.path == e.path else \
+        f"{display_path(watched_at.path)}:{line}"
+    passed = "" if watched_at is chain[0] else f" (handed to `{inner}` at {place})"
+    kinds = {k for k in (_kind_of(p.expr) for p in chain) if k}
+    lower = text.lower()
+    mode_expr = sched.arg("mode", 1)
+    # the mode as the file states it: a literal, or a setting holding one (`CFG.mode`)
+    stated = constants.resolve(mode_expr, sched.scope) if mode_expr is not None else None
+    mode = stated if isinstance(stated, str) else (
+        "min" if mode_expr is None and not sched.has_kwargs_splat() and not narrowed else None
+    )
+    acc_like = bool(names.ACC_WORDS.search(lower))
+    loss_like = bool(names.LOSS_WORDS.search(lower))
+    chosen = mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode)
+    if chosen:
+        pass  # the mode fits the metric of the other branch of the setting
+    elif mode == "min" and acc_like and not loss_like and kinds == {"acc"}:
+        return "min-acc", Diagnostic.at(
+            "LRD004",
+            f"ReduceLROnPlateau (line {sched.line}) watches `{text}`{passed} with "
+            "mode='min', but it is an accuracy-like metric: the LR is cut whenever it "
+            "improves; use mode='max'",
+            e.path,
+            node,
         )
-        acc_like = bool(names.ACC_WORDS.search(lower))
-        loss_like = bool(names.LOSS_WORDS.search(lower))
-        chosen = mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode)
-        if chosen:
-            pass  # the mode fits the metric of the other branch of the setting
-        elif mode == "min" and acc_like and not loss_like:
-            yield Diagnostic.at(
-                "LRD004",
-                f"ReduceLROnPlateau (line {sched.line}) watches `{text}` with mode='min', but "
-                "it is an accuracy-like metric: the LR is cut whenever it improves; use "
-                "mode='max'",
-                e.path,
-                node,
-            )
-            continue
-        elif mode == "max" and loss_like and not acc_like:
-            yield Diagnostic.at(
-                "LRD004",
-                f"ReduceLROnPlateau (line {sched.line}) watches `{text}` with mode='max', but "
-                "it is a loss: the LR is cut whenever the loss goes down; use mode='min'",
-                e.path,
-                node,
-            )
-            continue
-        gran, loop = granularity(e)
-        if gran == "batch" and not any(not _accumulation(c.text) for c in e.conds_inside(loop)):
-            continue  # reported as LRD002 (patience counted in batches)
-        watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
-        evidence = validation
-        if _is_training_loss(watched) and evidence and unit_tests:
-            # each test of a unit-test module is a program of its own: what the module's other
-            # tests (or the library code they call) name is no validation of this loop's run
-            own = _names_in_test(ctx, e)
-            evidence = [n for n in evidence if n in own]
-        if _is_training_loss(watched) and evidence and not _computed_from_validation(
-            ctx, e, watched
-        ) and not any(
-            other is not e and exclusive(other, e) and _metric_step(other)
-            and not _is_training_loss(_aggregated(_metric_of(other)))
-            for other in ctx.program.of("sched_step", sched)
-        ):  # (a setting that picks the training or the validation loss is the user's choice)
-            yield Diagnostic.at(
-                "LRD004",
-                f"ReduceLROnPlateau is stepped with the training loss `{text}` while a "
-                f"validation metric exists (`{evidence[0]}`): it reacts to training noise, "
-                "not to generalisation; pass the validation metric",
-                e.path,
-                node,
-            )
+    elif mode == "max" and loss_like and not acc_like and kinds == {"loss"}:
+        return "max-loss", Diagnostic.at(
+            "LRD004",
+            f"ReduceLROnPlateau (line {sched.line}) watches `{text}`{passed} with "
+            "mode='max', but it is a loss: the LR is cut whenever the loss goes down; use "
+            "mode='min'",
+            e.path,
+            node,
+        )
+    elif (mode == "min" and acc_like and not loss_like) or (
+            mode == "max" and loss_like and not acc_like):
+        return "", None  # the callers' names disagree on what it is
+    gran, loop = granularity(e)
+    if gran == "batch" and not any(not _accumulation(c.text) for c in e.conds_inside(loop)):
+        return "", None  # reported as LRD002 (patience counted in batches)
+    watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
+    evidence = validation
+    training = _is_training_loss(watched) and not any(
+        _mentions_validation(p.expr) for p in chain)
+    if training and evidence and unit_tests:
+        # each test of a unit-test module is a program of its own: what the module's other
+        # tests (or the library code they call) name is no validation of this loop's run
+        own = _names_in_test(ctx, e.path, e.node) | _names_in_test(
+            ctx, watched_at.path, watched_at.at)
+        evidence = [n for n in evidence if n in own]
+    if training and evidence and not _computed_from_validation(
+        ctx, watched_at.path, watched_at.at, watched
+    ) and not any(
+        other is not e and exclusive(other, e) and _metric_step(other)
+        and not _is_training_loss(_aggregated(_watched(other).expr))
+        for other in ctx.program.of("sched_step", sched)
+    ):  # (a setting that picks the training or the validation loss is the user's choice)
+        return "training-loss", Diagnostic.at(
+            "LRD004",
+            f"ReduceLROnPlateau is stepped with the training loss `{text}`{passed} while a "
+            f"validation metric exists (`{evidence[0]}`): it reacts to training noise, "
+            "not to generalisation; pass the validation metric",
+            e.path,
+            node,
+        )
+    return "", None
 
 
 def _guarded_apart(e: Event, other: Event) -> bool:
@@ -1350,13 +1388,14 @@ def _guarded_apart(e: Event, other: Event) -> bool:
     return any(c.key[0] != "<choice>" and (c.key, c.branch) not in own for c in e.conds)
 
 
-def _names_in_test(ctx: FileContext, e: Event) -> set[str]:
+def _names_in_test(ctx: FileContext, path: str, at: ast.AST) -> set[str]:
     """The names a unit test's own function binds or calls (``val_loss``, ``self.val_acc``,
-    ``evaluate``), where the plateau step ``e`` is written."""
-    tree = ctx.tree_of(e.path)
+    ``evaluate``), where ``at`` (the plateau's step, or the call handing it its metric) is
+    written."""
+    tree = ctx.tree_of(path)
     if tree is None:
         return set()
-    around = function_around(tree, e.node)
+    around = function_around(tree, at)
     found: set[str] = set()
     for node in ast.walk(around):
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -1612,17 +1651,54 @@ def _logged(fn: ast.AST) -> Iterator[str]:
 
 def _metric_kind(e: Event) -> str:
     """"acc" / "loss" / "" for the metric a plateau step is given."""
-    node = e.node
-    if not isinstance(node, ast.Call):
+    if not _metric_step(e):
         return ""
-    metric = node.args[0] if node.args else next(
-        (k.value for k in node.keywords if k.arg == "metrics"), None
-    )
-    if metric is None:
-        return ""
+    return _kind_of(_watched(e).expr)
+
+
+def _kind_of(metric: ast.expr) -> str:
+    """"acc" / "loss" / "" for what an expression's words say it is."""
     lower = ast.unparse(metric).lower()
     acc, loss = bool(names.ACC_WORDS.search(lower)), bool(names.LOSS_WORDS.search(lower))
     return "acc" if acc and not loss else "loss" if loss and not acc else ""
+
+
+def _watched(e: Event) -> Passed:
+    """The spelling of what a plateau step given a metric watches that says most about it
+    (see _judged)."""
+    return _judged(_metric_chain(e) or [Passed(_metric_of(e), e.path, e.node)])
+
+
+def _metric_chain(e: Event) -> list[Passed] | None:
+    """The metric a plateau step is given, as the step reads it and as its callers passed it
+    on (see passed_chain); None when it is given none. A step that forwards its function's
+    ``*args`` / ``**kwargs`` (a wrapper's ``step(self, *args, **kwargs)``) reads what the
+    callers put there: ``metrics=`` in ``**kwargs`` when ``*args`` is empty."""
+    node = e.node
+    if not isinstance(node, ast.Call):
+        return None
+    first = node.args[0] if node.args else next(
+        (k.value for k in node.keywords if k.arg == "metrics"), None)
+    splat = next((k.value for k in node.keywords if k.arg is None), None)
+    chain = passed_chain(e, first) if first is not None else None
+    if chain is not None and not (isinstance(chain[-1].expr, ast.Starred) and splat is not None):
+        return chain
+    if splat is None:
+        return None
+    by_key = passed_chain(e, splat, "metrics")
+    if chain is not None and by_key[-1].key is not None:
+        return chain  # nothing known of either: `*args` as it is written
+    return by_key
+
+
+def _judged(chain: list[Passed]) -> Passed:
+    """Of a metric as the step reads it and as its callers passed it on (``metric`` in the
+    helper, ``val_loss`` where the helper is called), the outermost spelling whose words say
+    what it is (a loss, an accuracy, a validation value); the step's own when none does."""
+    for passed in reversed(chain):
+        if passed.key is None and (_kind_of(passed.expr) or _mentions_validation(passed.expr)):
+            return passed
+    return chain[0]
 
 
 def _metric_chosen_by_setting(ctx: FileContext, e: Event, mode: str) -> bool:
@@ -1670,18 +1746,20 @@ def _mentions_validation(node: ast.AST) -> bool:
     return False
 
 
-def _computed_from_validation(ctx: FileContext, e: Event, metric: ast.expr) -> bool:
-    """A metric with a generic name (`avg_loss`) that the function stepping the plateau
-    computes from validation results only (`avg_loss = mean(x["val_loss"] for x in outputs)`
-    in a validation-end hook) is the validation loss, whatever its name."""
+def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
+                              metric: ast.expr) -> bool:
+    """A metric with a generic name (`avg_loss`) that the function reading it at ``at`` (the
+    plateau's step, or the call that hands it to the step) computes from validation results
+    only (`avg_loss = mean(x["val_loss"] for x in outputs)` in a validation-end hook) is the
+    validation loss, whatever its name."""
     if not isinstance(metric, ast.Name):
         return False
-    around: ast.AST | None = ctx.function_of(e.path, e.node)
+    around: ast.AST | None = ctx.function_of(path, at)
     if around is None:
         # a plateau stepped at a module's top level (a script's epoch loop): the module's own
         # statements are where its metric is computed (`val_loss = valid(epoch)`); what the
         # functions it defines assign to the same name are other variables
-        around = ctx.tree_of(e.path)
+        around = ctx.tree_of(path)
         if around is None:
             return False
         scope = list(_own_statements(around))
