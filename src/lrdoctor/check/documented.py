@@ -119,7 +119,51 @@ def setting_help_unit(module: ModuleInfo, name: str, echo: bool = False) -> str:
     batch = bool(tokens & (_HELP_BATCH - {"steps"} if echo else _HELP_BATCH))
     if epoch == batch:
         return ""
+    if epoch and _default_outruns_the_epochs(module, name):
+        # `--lr_decay_step default=1e5 help="decay per N epochs"` beside `--epochs default=100`:
+        # a thousand runs' worth of epochs is a count of batches whose help was not updated;
+        # a help its own default contradicts states nothing
+        return ""
     return "epoch" if epoch else "batch"
+
+
+# the options that hold the run's number of epochs
+_EPOCH_COUNT_OPTIONS = frozenset({
+    "epochs", "epoch", "num_epochs", "n_epochs", "nepochs", "nepoch", "num_epoch", "n_epoch",
+    "max_epochs", "max_epoch", "total_epochs", "train_epochs", "nb_epochs", "epoch_num",
+    "num_train_epochs", "epochs_num",
+})
+_defaults: weakref.WeakKeyDictionary[ModuleInfo, dict[str, float]] = weakref.WeakKeyDictionary()
+
+
+def _default_outruns_the_epochs(module: ModuleInfo, name: str) -> bool:
+    """The option ``name``'s own literal default is at least ten times the literal default of
+    the run's epoch count declared in the same module: read as epochs it would outlast ten
+    whole runs."""
+    defaults = _defaults.get(module)
+    if defaults is None:
+        defaults = _defaults[module] = _read_defaults(module.tree)
+    own = defaults.get(name)
+    if own is None or name in _EPOCH_COUNT_OPTIONS:
+        return False
+    runs = {defaults[o] for o in _EPOCH_COUNT_OPTIONS if o in defaults}
+    # two different epoch counts: which one the run uses is not known
+    return len(runs) == 1 and 0 < (epochs := runs.pop()) and own >= 10 * epochs
+
+
+def _read_defaults(tree: ast.Module) -> dict[str, float]:
+    found: dict[str, set[float]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("add_argument", "add_option")):
+            continue
+        dest = option_dest(node)
+        value = next((k.value for k in node.keywords if k.arg == "default"), None)
+        if not dest or not isinstance(value, ast.Constant) \
+                or isinstance(value.value, bool) or not isinstance(value.value, (int, float)):
+            continue
+        found.setdefault(dest, set()).add(float(value.value))
+    return {dest: values.pop() for dest, values in found.items() if len(values) == 1}
 
 
 def _read_helps(tree: ast.Module) -> dict[str, str]:
