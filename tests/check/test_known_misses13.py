@@ -54,3 +54,70 @@ def test_help_in_epochs_without_an_epoch_count_keeps_lrd002() -> None:
         'parser.add_argument("--epochs", type=int, default=100, help="number of epochs to train")\n',
         "").replace("range(args.epochs)", "range(100)")
     assert "LRD002" in codes(source)
+
+
+# 2. `scaler.unscale_(optimizer)` under a flag of its own while the clip below it runs every
+# time: with the flag off and the GradScaler on, the clip sees scaled gradients. Silent where the
+# flag is what switches mixed precision on (`if cfg.apex:` with `GradScaler(enabled=cfg.apex)`),
+# where the clip is under the same test, and where the gate is about the update itself.
+
+GATED_UNSCALE = """
+import torch
+from torch import nn
+
+
+def train(config, model, loader, optimizer):
+    for epoch in range(config.epochs):
+        scaler = torch.cuda.amp.GradScaler(enabled=config.training.apex)
+        for step, (x, y) in enumerate(loader):
+            with torch.cuda.amp.autocast(enabled=config.training.apex):
+                loss = nn.functional.mse_loss(model(x), y)
+            scaler.scale(loss).backward()
+            if {gate}:
+                scaler.unscale_(optimizer)
+            {clip}torch.nn.utils.clip_grad_norm_(model.parameters(), config.training.max_norm)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+"""
+
+
+def _gated(gate: str, clip: str = "") -> list[str]:
+    return codes(GATED_UNSCALE.format(gate=gate, clip=clip))
+
+
+def test_unscale_under_its_own_flag_before_an_unconditional_clip_is_lrd108() -> None:
+    assert "LRD108" in _gated("config.training.unscale")
+
+
+def test_unscale_under_a_flag_read_by_key_is_lrd108() -> None:
+    assert "LRD108" in _gated('config["unscale_grads"]')
+
+
+def test_unscale_under_the_scalers_own_switch_is_silent() -> None:
+    # control: with the flag off the scaler is off too, and the clip sees true gradients
+    assert "LRD108" not in _gated("config.training.apex")
+
+
+def test_unscale_under_a_mixed_precision_flag_is_silent() -> None:
+    assert "LRD108" not in _gated("config.training.fp16")
+
+
+def test_unscale_and_clip_under_the_same_flag_are_silent() -> None:
+    source = GATED_UNSCALE.format(gate="config.training.unscale", clip="").replace(
+        "            torch.nn.utils.clip_grad_norm_",
+        "                torch.nn.utils.clip_grad_norm_")
+    assert "LRD108" not in codes(source)
+
+
+def test_unscale_on_the_accumulation_boundary_is_left_alone() -> None:
+    # control: a gate about the update (`sync_gradients`) is not a setting of its own
+    assert "LRD108" not in _gated("accelerator.sync_gradients")
+
+
+def test_unscale_under_a_comparison_is_left_alone() -> None:
+    assert "LRD108" not in _gated("(step + 1) % config.accum == 0")
+
+
+def test_unconditional_unscale_is_silent() -> None:
+    assert "LRD108" not in _gated("True")

@@ -1398,11 +1398,22 @@ def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
                      and not s.in_loop(clip.loop) and not exclusive(s, clip)]
         if not steps:
             continue
-        unscaled = any(
-            u.kind == "unscale" and b.order < u.order < clip.order and not exclusive(u, clip)
-            for u in around
-        )
-        if unscaled:
+        unscales = [u for u in around if u.kind == "unscale" and b.order < u.order < clip.order
+                    and not exclusive(u, clip)]
+        if unscales:
+            gate = _unscale_gate(unscales, clip, b)
+            if gate is not None:
+                u, flag = gate
+                yield Diagnostic.at(
+                    "LRD108",
+                    f"`{receiver(u)}.unscale_(...)` (line {u.line}) runs only when `{flag}`, but "
+                    f"the gradients are clipped here whether or not it ran: with `{flag}` off "
+                    f"and the GradScaler on, the clip sees gradients still multiplied by the "
+                    "scale (65536 at start) and the effective max norm is divided by it; "
+                    "unscale whenever the scaler is enabled, or clip under the same test",
+                    clip.path,
+                    clip.node,
+                )
             continue
         yield Diagnostic.at(
             "LRD108",
@@ -1413,6 +1424,74 @@ def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
             clip.path,
             clip.node,
         )
+
+
+# the words of a test that is about mixed precision, the scaler or the update itself, where
+# an unscale under it and an unconditional clip can both be right (`if args.amp:
+# scaler.unscale_(opt)` with `GradScaler(enabled=args.amp)`; `if accelerator.sync_gradients:`)
+_UNSCALE_GATE_EXEMPT = frozenset({
+    "amp", "fp16", "fp", "half", "mixed", "precision", "scaler", "scale", "scaling", "apex",
+    "autocast", "float16", "bf16", "cuda", "gpu", "device", "enabled", "enable", "sync",
+    "gradients", "accumulate", "accumulation", "accum", "boundary", "update", "step", "steps",
+    "last", "distributed", "ddp", "deepspeed", "tpu", "xla", "optimizer",
+})
+
+
+def _unscale_gate(unscales: list[Event], clip: Event, backward: Event) -> tuple[Event, str] | None:
+    """The unscale and the setting it alone is gated by, where every unscale before ``clip``
+    runs under a configuration flag (``if config.training.unscale:``) that the clip is not
+    under, that says nothing about mixed precision or the update, and that is not what switches
+    the GradScaler on; None otherwise. With the flag off and the scaler on, the clip runs on
+    scaled gradients."""
+    switch = scaler_switch(backward.obj)
+    if switch is None:
+        return None  # a scaler the file does not show built, or never enabled
+    # the names of the settings that switch the scaler (`args.amp` in `GradScaler(enabled=
+    # args.amp)`: "amp"), not the objects that hold them
+    switch_words = {w for name in names.words(switch.lower()) for w in name.split("_")} - {
+        w for t in re.findall(r"([a-z_][a-z0-9_]*)\.", switch.lower()) for w in t.split("_")}
+    shared = {c.key for c in clip.conds}
+    shared_facts = {(c.fact[0], c.fact[1]) for c in clip.conds if c.fact is not None}
+    found: tuple[Event, str] | None = None
+    for u in unscales:
+        own = [c for c in u.conds if c.key not in shared and not c.decided
+               and c.loop is clip.loop
+               and (c.fact is None or (c.fact[0], c.fact[1]) not in shared_facts)]
+        if len(own) != 1 or own[0].branch != 0:
+            return None  # unscaled on the clip's path, or under more than one choice
+        setting = _config_flag(own[0].test)
+        if setting is None:
+            return None
+        words = set(setting.lower().rsplit(".", 1)[-1].split("_"))
+        if words & _UNSCALE_GATE_EXEMPT or words & switch_words \
+                or set(names.words(receiver(u).lower())) & words:
+            return None
+        found = found or (u, setting)
+    return found
+
+
+def _config_flag(test: ast.expr | None) -> str | None:
+    """``config.training.unscale`` for a test that reads one setting of a configuration object
+    as it is (``args.x``, ``self.cfg.x``, ``cfg["x"]``, ``cfg.get("x")``); None for anything
+    else (a comparison, a local name, the instance's own attribute)."""
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) \
+            and test.func.attr == "get" and test.args and isinstance(test.args[0], ast.Constant) \
+            and isinstance(test.args[0].value, str):
+        holder = dotted(test.func.value)
+        return f"{holder}.{test.args[0].value}" if holder else None
+    if isinstance(test, ast.Subscript) and isinstance(test.slice, ast.Constant) \
+            and isinstance(test.slice.value, str):
+        holder = dotted(test.value)
+        return f"{holder}.{test.slice.value}" if holder else None
+    if not isinstance(test, ast.Attribute):
+        return None
+    text = dotted(test)
+    if not text:
+        return None
+    parts = text.split(".")
+    if parts[0] == "self" and len(parts) < 3:
+        return None  # `self.use_clip`: the instance's own state, set anywhere
+    return text
 
 
 def _alternatives(a: Event, b: Event) -> bool:
