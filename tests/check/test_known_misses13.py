@@ -121,3 +121,68 @@ def test_unscale_under_a_comparison_is_left_alone() -> None:
 
 def test_unconditional_unscale_is_silent() -> None:
     assert "LRD108" not in _gated("True")
+
+
+# 3. The pip package warmup_scheduler's GradualWarmupScheduler(optimizer, multiplier,
+# total_epoch, after_scheduler): a subclass of torch's scheduler base whose step(epoch) goes to
+# torch's deprecated step(epoch) (its own during the warm-up, the wrapped scheduler's with
+# `epoch - total_epoch` after it). `scheduler.step(epoch - 1)` is LRD006 (a warning); a plain
+# step(), a plateau after it, a metric handed to it and a project class of that name say
+# nothing.
+
+GRADUAL = """
+import torch
+from torch import nn
+{imports}
+
+
+def main(model, loader, n_epochs, warmup_epo):
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    after = {after}
+    scheduler = GradualWarmupScheduler(optimizer, multiplier=10, total_epoch=warmup_epo,
+                                       after_scheduler=after)
+    for epoch in range(1, n_epochs + 1):
+        {step}
+        for x, y in loader:
+            loss = nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+"""
+_PIP = "from warmup_scheduler import GradualWarmupScheduler"
+_COSINE = "torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, n_epochs - warmup_epo)"
+
+
+def _gradual(step: str, after: str = _COSINE, imports: str = _PIP) -> list[str]:
+    return codes(GRADUAL.format(step=step, after=after, imports=imports))
+
+
+def test_gradual_warmup_stepped_with_an_epoch_is_lrd006() -> None:
+    assert "LRD006" in _gradual("scheduler.step(epoch - 1)")
+
+
+def test_gradual_warmup_from_its_module_path_is_lrd006() -> None:
+    found = _gradual("scheduler.step(epoch)",
+                     imports="from warmup_scheduler.scheduler import GradualWarmupScheduler")
+    assert "LRD006" in found
+
+
+def test_gradual_warmup_stepped_plainly_is_silent() -> None:
+    # (its step at the top of the epoch is LRD001 on main already: not this rule's business)
+    assert "LRD006" not in _gradual("scheduler.step()")
+
+
+def test_gradual_warmup_before_a_plateau_is_silent() -> None:
+    # control: with a ReduceLROnPlateau after it, step(metrics=..., epoch) is its own path
+    plateau = "torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)"
+    assert "LRD006" not in _gradual("scheduler.step(epoch, metrics=0.0)", after=plateau)
+
+
+def test_gradual_warmup_handed_a_metric_is_silent() -> None:
+    # control: `scheduler.step(val_loss)` is written for a plateau option, not an epoch
+    assert "LRD006" not in _gradual("scheduler.step(val_loss)")
+
+
+def test_a_project_class_of_the_same_name_is_not_the_pip_package() -> None:
+    project = "from .lr import GradualWarmupScheduler"
+    assert "LRD006" not in _gradual("scheduler.step(epoch - 1)", imports=project)

@@ -58,7 +58,10 @@ for n, c in CH.items():
     V[f"{n}_checkpoint_without_scheduler_buggy"] = (["LRD007"], _O.format(choice=c, sched="StepLR(optimizer, 30)", batch="", epoch='''        scheduler.step()
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, "last.pt")'''))
 
-V["warmup_wrapper_around_a_chosen_scheduler_stepped_by_position_correct"] = ([], '''
+# the pip package's GradualWarmupScheduler hands step(epoch) to torch's deprecated
+# step(epoch) (fixes13), as torch's CosineAnnealingLR stepped the same way would be: LRD006,
+# a warning, and nothing on the chosen schedulers it owns
+V["warmup_wrapper_around_a_chosen_scheduler_stepped_by_position"] = (["LRD006"], '''
 import torch
 from warmup_scheduler import GradualWarmupScheduler
 

@@ -3010,6 +3010,8 @@ class Tracer:
                 kind = ("scheduler", last, "torch")
             else:
                 _wrapped_schedulers(args, kwargs)
+                if qual in _GRADUAL_WARMUP:
+                    return self._gradual_warmup(node, args, kwargs)
                 return None
         if kind[1] in names.LEGACY_HF_WARMUPS and not (
             "optimizer" in kwargs or (args and isinstance(args[0], Obj) and args[0].kind == "optimizer")
@@ -3050,6 +3052,28 @@ class Tracer:
             if obj.origin == "timm" and obj.cls in names.TIMM_SCHEDULER_BUILDERS:
                 return TupleVal([obj, None])
         self.emit("create", obj, node)
+        return obj
+
+    def _gradual_warmup(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+                        ) -> Obj | None:
+        """The pip package ``warmup_scheduler``'s ``GradualWarmupScheduler(optimizer,
+        multiplier, total_epoch, after_scheduler=None)``: a subclass of torch's scheduler base
+        that raises the LR over ``total_epoch`` of its own steps, then hands each step to
+        ``after_scheduler``. Given an epoch, its ``step(epoch)`` goes to torch's deprecated
+        ``step(epoch)`` (its own during the warm-up, the wrapped one's with ``epoch -
+        total_epoch`` after it), so it is judged as a scheduler of unknown class that keeps
+        torch's step(). With a ReduceLROnPlateau after it, ``step(metrics=..., epoch)`` is
+        its own plateau path: nothing is known then."""
+        after = kwargs.get("after_scheduler", args[3] if len(args) > 3 else None)
+        followers = options(after) if isinstance(after, UnionVal) else [after]
+        if not any(isinstance(v, Obj) and v.kind == "optimizer"
+                   for v in [args[0] if args else None, kwargs.get("optimizer")]):
+            return None
+        if any(not (isinstance(f, Obj) and f.kind == "scheduler" and f.origin == "torch"
+                    and f.cls != "ReduceLROnPlateau") for f in followers if f is not None):
+            return None  # a plateau, or a follower whose class is not known
+        obj = self.unknown_class("scheduler", node, args, kwargs)
+        obj.torch_step = True
         return obj
 
     def deepspeed_initialize(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
@@ -3643,6 +3667,11 @@ def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
         for option in options(value) if isinstance(value, UnionVal) else [value]:
             if isinstance(option, Obj) and option.kind == "scheduler":
                 option.in_composite = True
+
+
+# the pip package warmup_scheduler's warm-up wrapper (see Tracer._gradual_warmup)
+_GRADUAL_WARMUP = frozenset({"warmup_scheduler.GradualWarmupScheduler",
+                             "warmup_scheduler.scheduler.GradualWarmupScheduler"})
 
 
 # a comprehension over tracked objects is evaluated per object up to this many of them

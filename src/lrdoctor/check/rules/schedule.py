@@ -2149,20 +2149,37 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         )
         if arg is None or (isinstance(arg, ast.Constant) and arg.value is None):
             continue  # `step(None)` is `step()`
+        if not sched.cls and _reads_a_metric(arg):
+            # `if EXP: scheduler.step(val_loss)` on a scheduler of unknown class: a call
+            # written for a plateau option (built on another branch), not an epoch
+            continue
         if _contradicts_build(list(e.conds), sched):
             continue  # built where `args.plateau` is False, stepped under `if args.plateau:`
         if _contradicts_copied_build(ctx, e):
             continue  # built under `if warmup > 0:`, stepped under `if not self.warmup > 0:`
         given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
+        built = (dotted(sched.via.func) or "").rsplit(".", 1)[-1] \
+            if sched.via is not None and sched.project is None else ""
+        target = sched.cls or (
+            f"{built} (warmup_scheduler), which hands it on to torch's step(epoch)"
+            if built == "GradualWarmupScheduler"
+            else "a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()")
         yield Diagnostic.at(
             "LRD006",
-            f"`{receiver(e)}.step({given})` passes an epoch to "
-            f"{sched.cls or 'a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()'}"
+            f"`{receiver(e)}.step({given})` passes an epoch to {target}"
             ": the argument is deprecated and switches to the closed-form formula; drop it and "
             f"call `{receiver(e)}.step()` where it is called now",
             e.path,
             e.node,
         )
+
+
+def _reads_a_metric(arg: ast.expr) -> bool:
+    """``val_loss``, ``metrics["acc"]``, ``self.best_score``: a value named as a loss or a
+    score, never an epoch."""
+    text = ast.unparse(arg).lower()
+    return bool(names.LOSS_WORDS.search(text) or names.ACC_WORDS.search(text)) \
+        and "epoch" not in text
 
 
 def _contradicts_copied_build(ctx: FileContext, e: Event) -> bool:
