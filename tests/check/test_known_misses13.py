@@ -186,3 +186,59 @@ def test_gradual_warmup_handed_a_metric_is_silent() -> None:
 def test_a_project_class_of_the_same_name_is_not_the_pip_package() -> None:
     project = "from .lr import GradualWarmupScheduler"
     assert "LRD006" not in _gradual("scheduler.step(epoch - 1)", imports=project)
+
+
+# 4. After its warm-up, every step of that GradualWarmupScheduler is its follower's: the
+# wrapper stepped per batch steps an epoch-sized cosine per batch (LRD002), stepped per epoch
+# steps a batch-sized one per epoch (LRD003). Sized to match, it is silent.
+
+GRADUAL_STEPPED = """
+import torch
+from torch import nn
+from warmup_scheduler import GradualWarmupScheduler
+
+
+def main(model, loader, n_epochs, warmup):
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    cosine = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max={horizon})
+    scheduler = GradualWarmupScheduler(optimizer, multiplier=10, total_epoch=warmup,
+                                       after_scheduler=cosine)
+    for epoch in range(n_epochs):
+        for x, y in loader:
+            loss = nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+{step}
+"""
+_PER_BATCH = "            scheduler.step()"
+_PER_EPOCH = "        scheduler.step()"
+
+
+def _stepped(horizon: str, step: str) -> list[str]:
+    return codes(GRADUAL_STEPPED.format(horizon=horizon, step=step))
+
+
+def test_gradual_warmup_per_batch_over_an_epoch_sized_cosine_is_lrd002() -> None:
+    assert "LRD002" in _stepped("n_epochs - warmup", _PER_BATCH)
+
+
+def test_gradual_warmup_per_epoch_over_a_batch_sized_cosine_is_lrd003() -> None:
+    assert "LRD003" in _stepped("n_epochs * len(loader)", _PER_EPOCH)
+
+
+def test_gradual_warmup_per_batch_over_a_batch_sized_cosine_is_silent() -> None:
+    assert _stepped("n_epochs * len(loader)", _PER_BATCH) == []
+
+
+def test_gradual_warmup_per_epoch_over_an_epoch_sized_cosine_is_silent() -> None:
+    assert _stepped("n_epochs - warmup", _PER_EPOCH) == []
+
+
+def test_gradual_warmup_over_a_follower_of_unknown_class_is_left_alone() -> None:
+    # control: what an unknown library's scheduler counts in is not known
+    source = GRADUAL_STEPPED.format(horizon="n_epochs - warmup", step=_PER_BATCH).replace(
+        "torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=n_epochs - warmup)",
+        "somelib.CosineSchedule(optimizer, n_epochs - warmup)").replace(
+        "import torch\n", "import torch\nimport somelib\n")
+    assert "LRD002" not in codes(source)

@@ -3074,6 +3074,9 @@ class Tracer:
             return None  # a plateau, or a follower whose class is not known
         obj = self.unknown_class("scheduler", node, args, kwargs)
         obj.torch_step = True
+        # after `total_epoch` of its own steps every step is the follower's: the wrapper
+        # steps what it is given as often as it is stepped
+        obj.members = [f for f in followers if isinstance(f, Obj)]
         return obj
 
     def deepspeed_initialize(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any]

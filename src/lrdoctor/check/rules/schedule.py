@@ -488,7 +488,10 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None
-        if sched.guessed and sched.project is None or sched.in_composite:
+        handed = _handed_on_by_gradual_warmup(sched)
+        if handed is not None:
+            sched = handed  # judged by the schedule it hands every step to after the warm-up
+        elif sched.guessed and sched.project is None or sched.in_composite:
             continue
         plateau = sched.cls == "ReduceLROnPlateau"
         gran, loop = granularity(e)
@@ -2172,6 +2175,18 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+def _handed_on_by_gradual_warmup(sched: Obj) -> Obj | None:
+    """The one torch scheduler the pip package warmup_scheduler's ``GradualWarmupScheduler``
+    hands its steps to after its warm-up (``after_scheduler=``, see the trace's
+    ``_gradual_warmup``); None for anything else, or a follower chosen among several."""
+    if not sched.torch_step or sched.project is not None or sched.via is None \
+            or (dotted(sched.via.func) or "").rsplit(".", 1)[-1] != "GradualWarmupScheduler":
+        return None
+    if len(sched.members) != 1 or sched.members[0].guessed:
+        return None
+    return sched.members[0]
 
 
 def _reads_a_metric(arg: ast.expr) -> bool:
