@@ -1301,7 +1301,7 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
                     w.node,
                 )
             continue
-        if _in_range_test(ctx, w, root, driver):
+        if _in_range_test(ctx, w, root, driver) or _replaced_after_write(root, w, driver):
             continue
         if driver.cls == "ReduceLROnPlateau" and _in_window(w):
             # ReduceLROnPlateau only scales the LR it finds: a warm-up written while a counter
@@ -1319,6 +1319,39 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _replaced_after_write(root: list[Event], w: Event, driver: Obj) -> bool:
+    """The write restarts the LR for a new schedule: right after it, on every path that runs
+    the write, a new chainable scheduler is built on the same optimizer and bound to the name
+    the driver was stepped through (``group["lr"] = base_lr; scheduler = MultiStepLR(optimizer,
+    new_milestones)`` at the start of a second stage), and the driver takes no step in between.
+    The old schedule never steps again, and the new one (StepLR, MultiStepLR, ExponentialLR,
+    ...) starts from the LR it finds, the one written here: the two do not compete. A new
+    scheduler that recomputes the LR from its base values is not taken here (its constructor
+    overwrites the written value)."""
+    optimizer = w.obj
+    for c in root:
+        s = c.obj
+        if c.kind != "create" or s is None or s is driver or s.kind != "scheduler" \
+                or s.optimizer is not optimizer or s.guessed or s.origin != "torch" \
+                or s.cls not in CHAINABLE or not s.name or s.name != driver.name \
+                or c.order < w.order or not w.within(c.frame) or exclusive(c, w):
+            continue
+        # built whenever the write runs: in the loop around the write (or in no loop), under
+        # the branches the write is under, apart from those inside loops the build is not in
+        # (an `if` in the `for group in optimizer.param_groups:` around the write)
+        if c.loop is not None and not w.in_loop(c.loop):
+            continue
+        outer = set(c.loop.ancestors()) if c.loop is not None else set()
+        write_branches = {(k.key, k.branch) for k in w.conds if k.loop is None or k.loop in outer}
+        if write_branches != {(k.key, k.branch) for k in c.conds}:
+            continue
+        if any(e.kind == "sched_step" and e.obj is driver and w.order < e.order < c.order
+               and not exclusive(e, w) for e in root):
+            continue
+        return True
+    return False
 
 
 def _in_range_test(ctx: FileContext, w: Event, root: list[Event], driver: Obj) -> bool:
