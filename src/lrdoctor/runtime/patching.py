@@ -19,6 +19,14 @@ from typing import Any
 _MISSING = object()
 
 
+def _current(owner: Any, name: str) -> Any:
+    """What ``owner.__dict__`` holds at ``name`` now (_MISSING when nothing or no dict)."""
+    try:
+        return owner.__dict__.get(name, _MISSING)
+    except Exception:
+        return _MISSING
+
+
 class Patcher:
     def __init__(self) -> None:
         self._undo: list[tuple[Any, str, Any]] = []
@@ -43,6 +51,12 @@ class Patcher:
             h.remove()
         self._handles.clear()
         for owner, name, old in reversed(self._undo):
+            if old is not _MISSING and _current(owner, name) is old:
+                # already back (torch.nn.Module.__call__ once NaN detection's learning ended):
+                # setting it again changes nothing but costs a walk over every subclass
+                # (update_slot for a dunder) and invalidates their type versions, so the code
+                # that runs next on those classes takes CPython's slow attribute lookups again
+                continue
             if old is _MISSING:
                 try:
                     delattr(owner, name)
