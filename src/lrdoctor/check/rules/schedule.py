@@ -578,6 +578,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             pair = _two_levels(ctx, calls, sched)
             if pair is not None and pair[0] is e:
                 continue  # also stepped after every update: LRD012 says what happens
+            if _flushes_the_last_update(ctx, e, sched, loop, calls):
+                continue  # the leftover accumulated update after the batch loop, and its step
             yield Diagnostic.at(
                 "LRD003",
                 f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
@@ -775,6 +777,8 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
     bound = _loop_count(ctx, loop)
     if expr is None or bound is None:
         return False
+    if isinstance(expr, ast.Name):
+        expr = _handed_down(ctx, sched, expr, loop) or expr
     shared = False
     for node in ast.walk(expr):
         if isinstance(node, ast.Call):
@@ -789,6 +793,39 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
                     and not bound.endswith(text) and not text.startswith(bound + "."):
                 return False  # another count, of batches, takes part in it
     return shared
+
+
+def _handed_down(ctx: FileContext, sched: Obj, expr: ast.Name, loop: Loop) -> ast.expr | None:
+    """The count a horizon parameter was handed down from, when the scheduler is built in a
+    helper called (through helpers) from the function whose loop steps it:
+    ``def build(self, n): get_scheduler(..., num_training_steps=n)`` called as
+    ``self.build(total_steps)`` in the function whose loop is ``for i in range(total_steps):``
+    gives ``total_steps``. Followed only through parameters that their function does not
+    rebind, and only up to that loop's own function; None otherwise."""
+    built = next((c for c in ctx.program.events if c.kind == "create" and c.obj is sched), None)
+    target = ctx.function_of(loop.path, loop.node)
+    if built is None or target is None:
+        return None
+    frame, name = built.frame, expr.id
+    for _ in range(6):
+        if frame is None or frame.fn is None or frame.call is None:
+            return None
+        fn = frame.fn
+        params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+        if name not in params or any(
+                isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                for n in ast.walk(fn)):
+            return None
+        passed = frame.argument(name)
+        if passed is None:
+            return None
+        caller = frame.parent.fn if frame.parent is not None else None
+        if caller is target:
+            return passed
+        if not isinstance(passed, ast.Name):
+            return None
+        frame, name = frame.parent, passed.id
+    return None
 
 
 def _horizon_expr(sched: Obj, h: Any) -> ast.expr | None:
@@ -932,6 +969,14 @@ def _loop_count(ctx: FileContext, loop: Loop) -> str | None:
             return None
         if func.endswith("range"):
             count = over.args[1] if len(over.args) >= 2 else over.args[0]
+            if len(over.args) == 2 and isinstance(count, ast.BinOp) \
+                    and isinstance(count.op, ast.Add):
+                # `range(FIRST, total + FIRST)`: shifted by its start, `total` passes
+                start = ast.dump(over.args[0])
+                if ast.dump(count.right) == start:
+                    count = count.left
+                elif ast.dump(count.left) == start:
+                    count = count.right
             if isinstance(count, ast.Call) and (dotted(count.func) or "") in ("int", "round") \
                     and len(count.args) == 1:
                 count = count.args[0]
@@ -2582,6 +2627,41 @@ def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic
                 own.node,
             )
             break
+
+
+def _flushes_the_last_update(ctx: FileContext, e: Event, sched: Obj, loop: Loop,
+                             calls: list[Event]) -> bool:
+    """A step in the epoch loop that goes with an update of its own: after the batch loop,
+    ``if n % accum != 0: optimizer.step(); scheduler.step()`` applies the gradients the last,
+    incomplete accumulation left, and steps the schedule for that update, while the batch
+    loop steps it after every other update. The schedule is stepped once per update, so a
+    horizon counted in updates is right. Needs all of: a guard around the step; an update of
+    the same optimizer before it, in the same function, at the same loop level, under the
+    same guard; and a step of the same scheduler after the updates of a batch loop inside
+    this epoch loop. A step with no update of its own beside it is still the rule's."""
+    own = {(c.key, c.branch) for c in e.conds_inside(loop)}
+    if not own or sched.optimizer is None:
+        return False
+    paired = any(
+        u.loop is e.loop and u.frame is e.frame and u.order < e.order
+        and {(c.key, c.branch) for c in u.conds_inside(loop)} == own
+        for u in ctx.updates_in(loop, e.root, sched.optimizer)
+    )
+    if not paired:
+        return False
+    # (the guard inside the epoch loop may test the very count the batch loop's own guard
+    # tests, `n % accum != 0` after `n % accum == 0`: evaluated at another time, not
+    # exclusive; settings tested outside the epoch loop are)
+    outside = {c.key: c.branch for c in e.conds if c not in e.conds_inside(loop)}
+    for inner in calls:
+        at = inner.loop
+        if inner is e or at is None or at is loop or at.granularity != "batch" \
+                or loop not in at.ancestors() \
+                or any(outside.get(c.key, c.branch) != c.branch for c in inner.conds):
+            continue
+        if any(u.order < inner.order for u in ctx.updates_in(at, inner.root, sched.optimizer)):
+            return True
+    return False
 
 
 def _two_levels(ctx: FileContext, calls: list[Event], sched: Obj) -> tuple[Event, Event] | None:
