@@ -1902,11 +1902,29 @@ def _aggregated(metric: ast.expr) -> ast.expr:
     return metric
 
 
+# the parts of an identifier that name the training split, and those that name a loss-like
+# quantity other than "loss" itself (an error, a squared error, a likelihood, a perplexity)
+_TRAINING_PARTS = frozenset({"train", "training", "tr"})
+_ERROR_PARTS = frozenset({"err", "errs", "error", "errors", "mse", "rmse", "mae", "nll", "ppl",
+                          "perplexity", "wer", "cer"})
+
+
+def _names_training_error(word: str) -> bool:
+    """An identifier that names a training error, not a loss by that word: `train_err`,
+    `epoch_train_error`, `trainMSE`, `tr_nll` (its parts split at underscores and case
+    changes; `strain_error` names no training split, `trainValErr` is a validation value)."""
+    parts = {p.lower() for p in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", word)}
+    return bool(parts & _TRAINING_PARTS) and bool(parts & _ERROR_PARTS) and not any(
+        names.VALIDATION_WORDS.fullmatch(p) for p in parts)  # `trainValErr`: validation
+
+
 def _is_training_loss(metric: ast.expr) -> bool:
-    words = [w.lower() for w in names.words(ast.unparse(metric))]
+    written = names.words(ast.unparse(metric))
+    words = [w.lower() for w in written]
     if any(names.VALIDATION_WORDS.search(w) for w in words):
         return False
-    if any("train" in w and "loss" in w for w in words):
+    if any("train" in w and "loss" in w for w in words) or any(
+            _names_training_error(w) for w in written):  # (its case marks its parts)
         return True
     base = metric
     while isinstance(base, (ast.Call, ast.Attribute, ast.BinOp, ast.Subscript)):
