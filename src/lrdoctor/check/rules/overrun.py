@@ -26,7 +26,7 @@ from lrdoctor.check.horizon import (
     unit_of,
 )
 from lrdoctor.check.index import Scope, dotted, origin
-from lrdoctor.check.model import Event
+from lrdoctor.check.model import Event, Loop, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.values import Obj, UnionVal
 from lrdoctor.schedulers import SCHEDULERS
@@ -262,3 +262,92 @@ def _reported_as_epochs(sched: Obj, total: float, epochs: float) -> bool:
     not exceed as sized in epochs (see rules/schedule.py's ``_hf_trainer_stepped``)."""
     return sched.origin == "torch" and sched.cls in LITERAL_JUDGED \
         and 0 < total <= SMALL_LITERAL and total <= epochs
+
+
+def _range_count(loop: Loop) -> ast.expr | None:
+    """``n`` for an epoch loop written ``for epoch in range(n)`` or ``range(0, n)``: the
+    number of passes it makes."""
+    node = loop.node
+    if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.iter, ast.Call):
+        return None
+    call = node.iter
+    if dotted(call.func) != "range" or call.keywords or not 1 <= len(call.args) <= 2:
+        return None
+    if len(call.args) == 2 and not (isinstance(call.args[0], ast.Constant)
+                                    and call.args[0].value == 0):
+        return None
+    return call.args[-1]
+
+
+def _call_site(e: Event) -> tuple[int, int]:
+    """Which pass through the code made the call: the step's own node and the call that
+    entered the function holding it (two calls of one helper are two sites)."""
+    call = e.frame.call if e.frame is not None else None
+    return (id(e.node), id(call))
+
+
+@rule("LRD010")
+def epoch_horizon_stepped_at_several_sites(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A CosineAnnealingLR / PolynomialLR sized to the epoch loop's own count
+    (``T_max=args.epochs`` beside ``for epoch in range(args.epochs)``) and stepped in that
+    loop from more than one place per pass: typically a ``train(epoch, loader, partition)``
+    helper that steps the scheduler on entry and is called for the training, validation and
+    test passes. One of the steps runs on every pass, so the loop alone spends the whole
+    horizon; every other step that is not in an opposite branch of the same test adds to it,
+    and the schedule is stepped past its end. Silent when no step runs unconditionally in the
+    loop (``if partition == 'train': scheduler.step()`` is judged no further), when a step
+    passes a position (``step(epoch)`` sets the value, not the count), and when the horizon
+    is not written as the loop's count."""
+    steps: dict[tuple[int, int, int], list[Event]] = {}
+    for e in ctx.program.events:
+        if e.kind != "sched_step" or e.obj is None or e.obj.guessed or e.obj.in_composite:
+            continue
+        sched = e.obj
+        if sched.origin != "torch" or sched.cls not in ("CosineAnnealingLR", "PolynomialLR"):
+            continue
+        if e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        gran, loop = granularity(e)
+        if gran != "epoch" or loop is None:
+            continue
+        steps.setdefault((sched.id, loop.id, e.root), []).append(e)
+    for events in steps.values():
+        sites = {_call_site(e): e for e in events}
+        if len(sites) < 2:
+            continue
+        first = events[0]
+        owner, loop = first.obj, first.loop
+        if owner is None or loop is None:
+            continue
+        sched = owner
+        count = _range_count(loop)
+        if count is None:
+            continue
+        param, horizon = next(((param, expr) for param, expr in _horizon_args(sched)
+                               if param in ("T_max", "total_iters")), ("", None))
+        if horizon is None or not _same_value(horizon, sched.scope, count, sched.scope):
+            continue
+        every = [e for e in sites.values() if not e.conds_inside(loop)]
+        if not every:
+            continue
+        anchor = every[0]
+        extra = [e for e in sites.values() if e is not anchor and not exclusive(e, anchor)]
+        if not extra:
+            continue
+        per_pass = 1 + len(extra)
+        lines = sorted({e.frame.call.lineno if e.frame is not None and e.frame.call is not None
+                        else e.line for e in [anchor, *extra]})
+        where = ", ".join(str(n) for n in lines)
+        cls = sched.cls or "the scheduler"
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls}({param}={ast.unparse(horizon)}) is sized to the {ast.unparse(count)} passes of the "
+            f"epoch loop (line {loop.line}), but `{ast.unparse(first.node)}` (line "
+            f"{first.line}) runs up to {per_pass} times a pass (reached from lines {where}, "
+            f"evaluation passes included), so the schedule reaches its end early and is then "
+            f"stepped past it: {_consequence(sched)}. Step it once per epoch, outside the "
+            f"function that also serves evaluation, or size the horizon to the real count",
+            first.path,
+            first.node,
+            evidence={"horizon": ast.unparse(horizon), "sites": lines},
+        )
