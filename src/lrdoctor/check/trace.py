@@ -59,6 +59,7 @@ from lrdoctor.check.values import (
     ImportRef,
     InstanceVal,
     ItemsVal,
+    LibPartial,
     Obj,
     ParamGroupsVal,
     ParamGroupVal,
@@ -2397,6 +2398,16 @@ class Tracer:
             return replace(first, preset=([*preset[0], *args[1:]], {**preset[1], **kwargs}))
         if isinstance(callee, ClassVal):
             return self.construct(callee.info, args, kwargs, node, complete, scope)
+        if self.qualname(func, scope) == "functools.partial" and node.args \
+                and not any(isinstance(a, ast.Starred) for a in node.args) \
+                and all(k.arg is not None for k in node.keywords):
+            # `make = functools.partial(StepLR, step_size=30)`: a library class lrdoctor
+            # builds objects of, with arguments given ahead of the call that builds it
+            built_qual = self.qualname(node.args[0], scope)
+            if built_qual and names.classify_constructor(built_qual) is not None:
+                return LibPartial(built_qual, node, scope, (list(args[1:]), dict(kwargs)))
+        if isinstance(callee, LibPartial):
+            return self.call_partial(callee, node, args, kwargs, scope)
         if isinstance(callee, ImportRef):
             target = self.project_target(callee.qualname, scope.module)
             if isinstance(target, FuncVal):
@@ -2882,6 +2893,26 @@ class Tracer:
                 return obj
         return None
 
+    def call_partial(self, partial: LibPartial, node: ast.Call, args: list[Any],
+                     kwargs: dict[str, Any], scope: Scope) -> Any:
+        """Build what a `functools.partial` of a library class builds: one call whose
+        arguments are the partial's followed by the call's, as if written out in full. The
+        partial's arguments are read where the partial was made; when that is another scope
+        only literal ones are joined in (a name there may mean something else here), else
+        the object is left unknown."""
+        given = [*partial.node.args[1:], *(k.value for k in partial.node.keywords)]
+        if partial.scope is not scope and not all(isinstance(v, ast.Constant) for v in given):
+            return None
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        joined = ast.Call(func=partial.node.args[0],
+                          args=[*partial.node.args[1:], *node.args],
+                          keywords=[*partial.node.keywords, *node.keywords])
+        ast.copy_location(joined, node)
+        joined.end_lineno, joined.end_col_offset = node.end_lineno, node.end_col_offset
+        return self.library_call(partial.qualname, joined, [*partial.preset[0], *args],
+                                 {**partial.preset[1], **kwargs}, scope)
+
     def library_call(self, qual: str, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
                      scope: Scope) -> Any:
         last = qual.rsplit(".", 1)[-1]
@@ -3001,6 +3032,12 @@ class Tracer:
             return None
         if qual.startswith("torch.cuda.amp.") and last in ("GradScaler", "autocast"):
             pass  # reported by the syntactic rule; still a GradScaler below
+        if qual in ("types.SimpleNamespace", "argparse.Namespace") and not args:
+            # `state = SimpleNamespace(opt=optimizer, sched=scheduler)`: a record whose
+            # attributes are the objects it was given, read back as `state.sched.step()`
+            held = {k: v for k, v in kwargs.items() if isinstance(v, Obj)}
+            if held:
+                return ExprVal(node, scope, held)
         kind = names.classify_constructor(qual)
         if kind is None:
             if last == "get_constant_schedule" and qual.split(".")[0] in (

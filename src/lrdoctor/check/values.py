@@ -178,6 +178,19 @@ class FuncVal:
 
 
 @dataclass(eq=False)
+class LibPartial:
+    """``functools.partial(LibraryClass, *args, **kwargs)`` of a class lrdoctor builds objects
+    of (a scheduler, an optimizer, a GradScaler): calling it builds that object with the
+    arguments given ahead joined to those of the call (``node`` is the partial's own call,
+    ``scope`` the scope its arguments are read in)."""
+
+    qualname: str
+    node: ast.Call
+    scope: Any
+    preset: tuple[list[Any], dict[str, Any]]
+
+
+@dataclass(eq=False)
 class RunnerVal:
     """An instance of a library class that runs the training for the user and whose methods
     lrdoctor knows by the class, not by the name it is held under: Accelerate's
