@@ -276,3 +276,18 @@ def test_help_explains_formats_and_exit_codes(capsys: pytest.CaptureFixture[str]
     for needle in ("--format", "sarif", "--select", "--fix", "--diff", "# noqa: LRD002",
                    "[tool.lrdoctor]", "exit status"):
         assert needle in out
+
+
+def test_empty_notebook_is_checked_with_nothing_in_it(project: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    # a zero-byte .ipynb (a placeholder in a course repository) holds no code, as an empty .py
+    # file does: checked, no E902, exit 0; a notebook that is really broken is still reported
+    Path("placeholder.ipynb").write_text("")
+    Path("blank.ipynb").write_text("\n  \n")
+    code, out, err = run(capsys, "placeholder.ipynb", "blank.ipynb")
+    assert (code, err) == (0, "")
+    assert "All checks passed" in out and "2 files" in out
+    Path("broken.ipynb").write_text("{ not json")
+    code, out, err = run(capsys, "placeholder.ipynb", "broken.ipynb")
+    assert code == 1
+    assert "broken.ipynb" in out and "E902" in out and "placeholder.ipynb" not in out

@@ -212,6 +212,10 @@ def read_notebook(path: str) -> NotebookSource:
 def notebook_source(raw: str) -> NotebookSource:
     """Join a notebook's code cells into one source, blanking IPython-only lines."""
     raw = raw.removeprefix("\ufeff")
+    if not raw.strip():
+        # a zero-byte .ipynb (a placeholder committed before its content, a failed save) holds
+        # no code: checked, with nothing in it, like an empty .py file (ruff reads it so too)
+        return NotebookSource("")
     if raw.startswith(_LFS_POINTER):
         raise SourceError(_LFS_PROBLEM)
     try:
