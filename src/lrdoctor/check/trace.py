@@ -2389,23 +2389,21 @@ class Tracer:
             if found is not None:
                 return self.call_function(FuncVal(found[0], found[1].module, callee, found[1]),
                                           args, kwargs, site=complete, call=node)
-        if args and isinstance(args[0], FuncVal) and (
-            self.qualname(func, scope) == "functools.partial"
-        ):
-            # `step = functools.partial(train_step, model=model, scheduler=scheduler)`
-            first = args[0]
-            preset = first.preset or ([], {})
-            return replace(first, preset=([*preset[0], *args[1:]], {**preset[1], **kwargs}))
+        if node.args and self.qualname(func, scope) == "functools.partial":
+            if args and isinstance(args[0], FuncVal):
+                # `step = functools.partial(train_step, model=model, scheduler=scheduler)`
+                first = args[0]
+                preset = first.preset or ([], {})
+                return replace(first, preset=([*preset[0], *args[1:]], {**preset[1], **kwargs}))
+            if not any(isinstance(a, ast.Starred) for a in node.args) \
+                    and all(k.arg is not None for k in node.keywords):
+                # `make = functools.partial(StepLR, step_size=30)`: a library class lrdoctor
+                # builds objects of, with arguments given ahead of the call that builds it
+                built_qual = self.qualname(node.args[0], scope)
+                if built_qual and names.classify_constructor(built_qual) is not None:
+                    return LibPartial(built_qual, node, scope, (list(args[1:]), dict(kwargs)))
         if isinstance(callee, ClassVal):
             return self.construct(callee.info, args, kwargs, node, complete, scope)
-        if self.qualname(func, scope) == "functools.partial" and node.args \
-                and not any(isinstance(a, ast.Starred) for a in node.args) \
-                and all(k.arg is not None for k in node.keywords):
-            # `make = functools.partial(StepLR, step_size=30)`: a library class lrdoctor
-            # builds objects of, with arguments given ahead of the call that builds it
-            built_qual = self.qualname(node.args[0], scope)
-            if built_qual and names.classify_constructor(built_qual) is not None:
-                return LibPartial(built_qual, node, scope, (list(args[1:]), dict(kwargs)))
         if isinstance(callee, LibPartial):
             return self.call_partial(callee, node, args, kwargs, scope)
         if isinstance(callee, ImportRef):
