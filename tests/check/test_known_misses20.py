@@ -109,3 +109,42 @@ def test_ignite_param_scheduler_is_not_tracked():
         "from ignite.handlers import Checkpoint, DiskSaver",
         "from ignite.handlers import Checkpoint, DiskSaver, PiecewiseLinear"))
     assert not {"LRD001", "LRD002", "LRD003", "LRD007"} & set(found)
+
+
+SUBCLASS = """
+import torch
+from torch.amp import GradScaler, autocast
+from ignite.engine import Engine
+from ignite.contrib.engines.common import setup_common_training_handlers as attach_defaults
+
+
+class Runner(Engine):
+    def __init__(self, net, opt, mixed):
+        super().__init__(self.update)
+        self.net, self.opt = net, opt
+        self.scaler = GradScaler(enabled=mixed)
+
+    def update(self, engine, batch):
+        with autocast("cuda"):
+            loss = self.net(batch).sum()
+        self.opt.zero_grad()
+        self.scaler.scale(loss).backward()
+        self.scaler.step(self.opt)
+        self.scaler.update()
+
+
+def main(loader, mixed):
+    net = torch.nn.Linear(2, 2)
+    opt = torch.optim.Adam(net.parameters())
+    runner = Runner(net, opt, mixed)
+    attach_defaults(runner, to_save={{"net": net, "opt": opt{extra}}}, output_path="o")
+    runner.run(loader, max_epochs=3)
+"""
+
+
+def test_engine_subclass_and_imported_helper_without_the_scaler_is_reported():
+    assert "LRD007" in codes(SUBCLASS.format(extra=""))
+
+
+def test_engine_subclass_and_imported_helper_with_the_scaler_is_silent():
+    assert "LRD007" not in codes(SUBCLASS.format(extra=', "scaler": runner.scaler'))
