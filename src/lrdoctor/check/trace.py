@@ -2596,6 +2596,33 @@ class Tracer:
         self.emit("create", obj, node)
         return obj
 
+    def ignite_common_handlers(self, node: ast.Call, args: list[Any],
+                               kwargs: dict[str, Any]) -> None:
+        """Ignite's ``common.setup_common_training_handlers(trainer, train_sampler, to_save,
+        save_every_iters, output_path, lr_scheduler, ...)``: what it attaches to the trainer
+        that lrdoctor models. A torch scheduler is stepped after every iteration (a wrapping
+        ``LRScheduler`` handler, held as the scheduler it wraps, at the start of the next
+        one: the same step per iteration, after the update); ``to_save`` is written by a
+        ``Checkpoint`` every ``save_every_iters`` iterations."""
+        def given(position: int, name: str) -> Any:
+            return args[position] if len(args) > position else kwargs.get(name)
+
+        engine = given(0, "trainer")
+        if isinstance(engine, InstanceVal) and engine.engine is not None:
+            engine = engine.engine  # a project subclass of Engine
+        if not isinstance(engine, EngineVal):
+            return
+        scheduler = given(5, "lr_scheduler")
+        expr = node.args[5] if len(node.args) > 5 else next(
+            (kw.value for kw in node.keywords if kw.arg == "lr_scheduler"), None)
+        if expr is not None and _torch_schedulers(scheduler):
+            engine.handlers.setdefault("ITERATION_COMPLETED", []).append(
+                IgniteLRStep(scheduler, _ignite_step_call(node, expr), self.conds))
+        to_save = given(2, "to_save")
+        if to_save is not None:
+            engine.handlers.setdefault("ITERATION_COMPLETED", []).append(
+                IgniteCheckpoint(to_save, node))
+
     def ignite_lr_step(self, handler: IgniteLRStep) -> None:
         """One step of each torch scheduler an Ignite ``LRScheduler`` handler wraps (one option
         of a choice per run), at the ``add_event_handler`` call that attached it."""
@@ -2988,6 +3015,9 @@ class Tracer:
             # own, `CosineAnnealingScheduler(...)`, is not one lrdoctor tracks)
             inner = args[0] if args else kwargs.get("lr_scheduler")
             return inner if _torch_schedulers(inner) else None
+        if qual.startswith("ignite.") and last == "setup_common_training_handlers":
+            self.ignite_common_handlers(node, args, kwargs)
+            return None
         if qual.startswith("ignite.") and last in ("ModelCheckpoint", "Checkpoint"):
             return IgniteCheckpoint(
                 (args[0] if args else kwargs.get("to_save")) if last == "Checkpoint" else None,
@@ -3548,14 +3578,17 @@ _IGNITE_LR_WRAPPERS = frozenset({"LRScheduler", "create_lr_scheduler_with_warmup
 _IGNITE_LR_DEFERRED = frozenset({"ITERATION_STARTED", "EPOCH_STARTED"})
 
 
-def _ignite_step_call(node: ast.Call) -> ast.Call:
+def _ignite_step_call(node: ast.Call, handler: ast.expr | None = None) -> ast.Call:
     """``handler.step()`` at the place of ``engine.add_event_handler(event, handler)``: the
     scheduler step Ignite takes for the handler, as the rules read a step (no epoch, no
-    metric), made once per call and kept on it."""
+    metric), made once per call and kept on it. ``handler``: the expression of the scheduler
+    when it is not the call's second argument (``setup_common_training_handlers(...,
+    lr_scheduler=sched)``)."""
     made: ast.Call | None = getattr(node, "_lrdoctor_ignite_step", None)
     if made is None:
-        attribute = ast.copy_location(
-            ast.Attribute(value=node.args[1], attr="step", ctx=ast.Load()), node)
+        attribute = ast.copy_location(ast.Attribute(
+            value=node.args[1] if handler is None else handler, attr="step", ctx=ast.Load()),
+            node)
         made = ast.copy_location(ast.Call(func=attribute, args=[], keywords=[]), node)
         made.end_lineno, made.end_col_offset = node.end_lineno, node.end_col_offset
         attribute.end_lineno, attribute.end_col_offset = node.end_lineno, node.end_col_offset
