@@ -210,3 +210,43 @@ def test_oversized_yaml_is_not_read(tmp_path, monkeypatch):
     monkeypatch.setattr(yamlconf, "MAX_BYTES", 16)
     files = {"train.py": _program(SAFE_LOAD, PER_BATCH), "configs/train.yaml": CONFIG}
     assert _check(tmp_path, monkeypatch, files) == []
+
+
+LIGHTNING = """
+    import lightning as L
+    import torch
+    import yaml
+
+    with open("configs/train.yaml") as handle:
+        cfg = yaml.safe_load(handle)
+
+
+    class Model(L.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = torch.nn.Linear(4, 1)
+
+        def training_step(self, batch, index):
+            return self.net(batch).sum()
+
+        def configure_optimizers(self):
+            opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+            sched = torch.optim.lr_scheduler.OneCycleLR(
+                opt, max_lr=cfg["sched"]["max_lr"],
+                total_steps=self.trainer.estimated_stepping_batches)
+            return {"optimizer": opt,
+                    "lr_scheduler": {"scheduler": sched, "interval": cfg["sched"]["interval"]}}
+"""
+
+
+@pytest.mark.parametrize("interval, expected", [("epoch", ["LRD003"]), ("step", [])])
+def test_lightning_interval_from_yaml(tmp_path, monkeypatch, interval, expected):
+    files = {"train.py": LIGHTNING,
+             "configs/train.yaml": f"sched:\n  max_lr: 0.01\n  interval: {interval}\n"}
+    assert project_codes(_check(tmp_path, monkeypatch, files)) == expected
+
+
+def test_lightning_interval_without_pyyaml_stays_unknown(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "yaml", None)
+    files = {"train.py": LIGHTNING, "configs/train.yaml": "sched:\n  interval: epoch\n"}
+    assert _check(tmp_path, monkeypatch, files) == []

@@ -17,7 +17,7 @@ from typing import Any
 from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.values import Const, ExprVal
-from lrdoctor.check.yamlconf import origin_of, yaml_settings
+from lrdoctor.check.yamlconf import loaded_data, origin_of, yaml_settings
 
 _MISSING = object()
 _CONFIG_CLASS = re.compile(r"config|cfg|args|opt|setting|hparam|param|flag", re.IGNORECASE)
@@ -229,6 +229,12 @@ def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const |
         if stores.get(attr) or stores.get("*") or stores.get("@" + info.name):
             return None
     return Const(values[0].value, sure=True)
+
+
+def yaml_data(module: ModuleInfo, call: ast.Call) -> dict[str, Any] | None:
+    """The mapping the YAML loader ``call`` of ``module`` returns when the file it reads is
+    certain (see yamlconf.loaded_data); None otherwise."""
+    return loaded_data(module, call, lambda e: resolve(e, None, module))
 
 
 def yaml_origin(expr: ast.expr | None, module: ModuleInfo | None) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -22,7 +23,7 @@ MAX_BYTES = 256 * 1024  # a larger file is no hand-written training config
 MAX_NODES = 5000  # mappings and values read from one program's YAML (aliases can repeat them)
 MAX_DEFAULTS_DEPTH = 4  # nesting of Hydra `defaults:` lists followed
 
-_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load",
+LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load",
                       "omegaconf.OmegaConf.load"})
 _SUFFIXES = (".yaml", ".yml")
 
@@ -62,6 +63,35 @@ def yaml_settings(module: ModuleInfo, resolve: Callable[[ast.expr], Any]
     return out if budget[0] >= 0 else []
 
 
+def loaded_data(module: ModuleInfo, call: ast.Call, resolve: Callable[[ast.expr], Any]
+                ) -> dict[str, Any] | None:
+    """The mapping a YAML loader call of ``module`` returns (``yaml.safe_load(open(
+    "configs/train.yaml"))``, ``OmegaConf.load(args.config)``), when the file it reads is
+    certain; None otherwise (no PyYAML, a path chosen at run time, a file that does not
+    parse or holds no mapping, more than the budget)."""
+    found = _by_call.get(module)
+    if found is None:
+        found = {}
+        _by_call[module] = found
+        try:
+            import yaml  # noqa: F401  (optional: without it nothing is read)
+        except ImportError:
+            return None
+        budget = [MAX_NODES]
+        for where, _, data in _loaded(module, resolve, budget):
+            if isinstance(where, ast.Call):
+                found[id(where)] = (where, data)
+        if budget[0] < 0:
+            found.clear()
+    kept = found.get(id(call))
+    return kept[1] if kept is not None and kept[0] is call else None
+
+
+_by_call: weakref.WeakKeyDictionary[ModuleInfo, dict[int, tuple[ast.Call, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def _loaded(module: ModuleInfo, resolve: Callable[[ast.expr], Any], budget: list[int]
             ) -> Iterator[tuple[ast.AST, str, Any]]:
     """(the loading node, the file, its data) for each YAML file the module loads."""
@@ -69,7 +99,7 @@ def _loaded(module: ModuleInfo, resolve: Callable[[ast.expr], Any], budget: list
     for node in ast.walk(module.tree):
         if isinstance(node, ast.Call):
             func = module.qualify(dotted(node.func) or "")
-            if func not in _LOADERS or not node.args:
+            if func not in LOADERS or not node.args:
                 continue
             arg = node.args[0]
             if func != "omegaconf.OmegaConf.load":
