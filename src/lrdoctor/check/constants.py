@@ -17,6 +17,7 @@ from typing import Any
 from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.values import Const, ExprVal
+from lrdoctor.check.yamlconf import loaded_data, origin_of, yaml_settings
 
 _MISSING = object()
 _CONFIG_CLASS = re.compile(r"config|cfg|args|opt|setting|hparam|param|flag", re.IGNORECASE)
@@ -78,12 +79,24 @@ def settings(module: ModuleInfo) -> dict[str, ast.expr]:
                     add(stmt.target.id, _field_default(stmt.value, module))
             for attr, value in (_record_class(node) or {}).items():
                 add(attr, value)
-    out = {
+    out = _agreed(values)
+    # the YAML files the module loads: their paths are read from the settings above (this
+    # module's `settings` answers with those while its YAML is read), their values join them
+    # (a name the Python and a YAML file state differently is left out as well)
+    _settings[module] = out
+    for name, expr in yaml_settings(module, lambda e: resolve(e, None, module)):
+        add(name, expr)
+    out = _agreed(values)
+    _settings[module] = out
+    return out
+
+
+def _agreed(values: dict[str, list[ast.expr]]) -> dict[str, ast.expr]:
+    """The names all of whose stated values are the same expression, with that value."""
+    return {
         name: exprs[0] for name, exprs in values.items()
         if all(ast.dump(e) == ast.dump(exprs[0]) for e in exprs)
     }
-    _settings[module] = out
-    return out
 
 
 # library calls that build a record of settings from the mapping or keywords they are given
@@ -216,6 +229,22 @@ def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const |
         if stores.get(attr) or stores.get("*") or stores.get("@" + info.name):
             return None
     return Const(values[0].value, sure=True)
+
+
+def yaml_data(module: ModuleInfo, call: ast.Call) -> dict[str, Any] | None:
+    """The mapping the YAML loader ``call`` of ``module`` returns when the file it reads is
+    certain (see yamlconf.loaded_data); None otherwise."""
+    return loaded_data(module, call, lambda e: resolve(e, None, module))
+
+
+def yaml_origin(expr: ast.expr | None, module: ModuleInfo | None) -> str:
+    """The YAML file (relative to the project root) that states the value of the setting
+    ``expr`` reads (``cfg["step_size"]`` with ``step_size: 30`` in ``configs/train.yaml``
+    loaded by ``module``); "" when the value is written in Python or not known."""
+    name = setting_name(expr) if expr is not None else ""
+    if not name or module is None:
+        return ""
+    return origin_of(settings(module).get(name))
 
 
 def option_dest(call: ast.Call) -> str:

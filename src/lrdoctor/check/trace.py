@@ -25,7 +25,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lrdoctor.check import inert, names
-from lrdoctor.check.constants import attribute_stores, class_constant_of, resolve, settings
+from lrdoctor.check.constants import (
+    attribute_stores,
+    class_constant_of,
+    resolve,
+    settings,
+    yaml_data,
+)
 from lrdoctor.check.index import (
     ClassInfo,
     ModuleInfo,
@@ -77,6 +83,7 @@ from lrdoctor.check.values import (
     options,
     subscript,
 )
+from lrdoctor.check.yamlconf import LOADERS as YAML_LOADERS
 from lrdoctor.schedulers import SCHEDULERS
 
 # per file: a generated file must not trace forever; a file cut short says so in the output
@@ -2286,6 +2293,12 @@ class Tracer:
                 and not kwargs and (not args or isinstance(args[0], TupleVal)):
             # the builtin `list()` (an empty list to fill) or `list(items)`: a new sequence
             return TupleVal(list(args[0].items) if args else [])
+        if isinstance(callee, ImportRef) and callee.qualname in YAML_LOADERS:
+            # `cfg = yaml.safe_load(open("configs/train.yaml"))`: the file's mapping, its
+            # values the defaults the program runs with
+            data = yaml_data(scope.module, node)
+            if data is not None:
+                return _yaml_value(data)
         node = self.spelled_out(node, scope)
 
         inherited = _runner_of(receiver) if callee is None and isinstance(
@@ -5330,3 +5343,20 @@ def _step_arity(call: ast.Call) -> int:
     ``*args`` / ``**kwargs`` adds nothing it can be sure of)."""
     return sum(not isinstance(a, ast.Starred) for a in call.args) \
         + sum(kw.arg is not None for kw in call.keywords)
+
+
+def _yaml_value(data: Any, depth: int = 0) -> Any:
+    """A YAML file's data as the trace's values: mappings as dicts, lists as tuples, plain
+    values as constants (a Hydra interpolation or ``???``, filled in at run time, unknown)."""
+    if depth > 16:
+        return None
+    if isinstance(data, dict):
+        return DictVal({k: _yaml_value(v, depth + 1) for k, v in data.items()
+                        if isinstance(k, (str, int)) and not isinstance(k, bool)})
+    if isinstance(data, list):
+        return TupleVal([_yaml_value(v, depth + 1) for v in data[:256]])
+    if isinstance(data, str) and ("${" in data or data == "???"):
+        return None
+    if isinstance(data, (bool, int, float, str)) or data is None:
+        return Const(data)
+    return None

@@ -554,6 +554,9 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             h = problem
             size = f"its horizon of {int(h.value)} steps" if h.unit == "literal" and h.value \
                 else "its horizon"
+            stated_in = _yaml_origin(sched, h) if size != "its horizon" else ""
+            if stated_in:
+                size += f" (the default in {stated_in})"
             yield Diagnostic.at(
                 "LRD002",
                 f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped inside {_loop_where(loop)}, but {size} "
@@ -3304,3 +3307,15 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.path,
                 e.node,
             )
+
+
+def _yaml_origin(sched: Obj, h: Horizon) -> str:
+    """The YAML file that states the horizon's value when the argument reads a setting
+    loaded from one (``step_size=cfg["step_size"]``, ``step_size: 30`` in a config file the
+    program loads); "" otherwise."""
+    if sched.call is None or sched.scope is None or not h.param:
+        return ""
+    given = next((k.value for k in sched.call.keywords if k.arg == h.param), None)
+    if given is None:
+        given = next((a for a in sched.call.args if ast.unparse(a) == h.source), None)
+    return constants.yaml_origin(given, sched.scope.module)

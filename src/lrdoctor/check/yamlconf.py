@@ -1,0 +1,300 @@
+"""Settings a program reads from a YAML file of its own project: ``yaml.safe_load(open(
+"configs/train.yaml"))``, ``OmegaConf.load(args.config)`` with ``--config`` defaulting to a
+path, ``@hydra.main(config_path="conf", config_name="config")`` (with the ``defaults:`` list it
+composes). The file's values are defaults the user runs with, as an argparse default is.
+
+Data, never code: the file is parsed with PyYAML's safe loader when PyYAML is installed, and
+anything uncertain gives nothing (no PyYAML, a path chosen at run time, a file that is missing,
+too large or does not parse, a value Hydra would interpolate).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.project import project_root
+
+MAX_BYTES = 256 * 1024  # a larger file is no hand-written training config
+MAX_NODES = 5000  # mappings and values read from one program's YAML (aliases can repeat them)
+MAX_DEFAULTS_DEPTH = 4  # nesting of Hydra `defaults:` lists followed
+
+LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load",
+                      "omegaconf.OmegaConf.load"})
+_SUFFIXES = (".yaml", ".yml")
+
+_ORIGIN_ATTR = "_lrdoctor_yaml"  # set on a synthesized literal: the file it came from
+
+
+def origin_of(expr: ast.expr | None) -> str:
+    """The YAML file (as found, relative to the project root) a setting's value came from, or
+    "" for a value written in Python."""
+    return getattr(expr, _ORIGIN_ATTR, "") if expr is not None else ""
+
+
+def yaml_settings(module: ModuleInfo, resolve: Callable[[ast.expr], Any]
+                  ) -> list[tuple[str, ast.expr]]:
+    """(name, value) of every scalar (or list of scalars) in the YAML files ``module`` loads,
+    by its key's name at any depth (``optim: {step_size: 30}`` gives ``step_size``), as an
+    ``ast`` literal located at the loading call. ``resolve`` reads a path expression's value
+    as the module states it (a literal, a constant, an argparse default)."""
+    try:
+        import yaml  # noqa: F401  (optional: without it nothing is read)
+    except ImportError:
+        return []
+    out: list[tuple[str, ast.expr]] = []
+    budget = [MAX_NODES]
+    for where, path, data in _loaded(module, resolve, budget):
+        for name, value in _leaves(data, budget):
+            shown = _shown(value.path if isinstance(value, _Sourced) else path, module)
+            node = _literal(value.value if isinstance(value, _Sourced) else value)
+            if node is None:
+                continue
+            ast.copy_location(node, where)
+            for sub in ast.walk(node):
+                ast.copy_location(sub, where)
+            setattr(node, _ORIGIN_ATTR, shown)
+            out.append((name, node))
+    # past the budget a name stated twice may have been read once: nothing is certain
+    return out if budget[0] >= 0 else []
+
+
+def loaded_data(module: ModuleInfo, call: ast.Call, resolve: Callable[[ast.expr], Any]
+                ) -> dict[str, Any] | None:
+    """The mapping a YAML loader call of ``module`` returns (``yaml.safe_load(open(
+    "configs/train.yaml"))``, ``OmegaConf.load(args.config)``), when the file it reads is
+    certain; None otherwise (no PyYAML, a path chosen at run time, a file that does not
+    parse or holds no mapping, more than the budget)."""
+    found = _by_call.get(module)
+    if found is None:
+        found = {}
+        _by_call[module] = found
+        try:
+            import yaml  # noqa: F401  (optional: without it nothing is read)
+        except ImportError:
+            return None
+        budget = [MAX_NODES]
+        for where, _, data in _loaded(module, resolve, budget):
+            if isinstance(where, ast.Call):
+                found[id(where)] = (where, data)
+        if budget[0] < 0:
+            found.clear()
+    kept = found.get(id(call))
+    return kept[1] if kept is not None and kept[0] is call else None
+
+
+_by_call: weakref.WeakKeyDictionary[ModuleInfo, dict[int, tuple[ast.Call, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _loaded(module: ModuleInfo, resolve: Callable[[ast.expr], Any], budget: list[int]
+            ) -> Iterator[tuple[ast.AST, str, Any]]:
+    """(the loading node, the file, its data) for each YAML file the module loads."""
+    here = os.path.dirname(os.path.abspath(module.path))
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Call):
+            func = module.qualify(dotted(node.func) or "")
+            if func not in LOADERS or not node.args:
+                continue
+            arg = node.args[0]
+            if func != "omegaconf.OmegaConf.load":
+                arg = _opened(arg, module.tree)  # type: ignore[assignment]
+                if arg is None:
+                    continue
+            path = _path(arg, resolve, module, here)
+            data = _read(path) if path else None
+            if isinstance(data, dict):
+                yield node, path, data
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for dec in node.decorator_list:
+                if isinstance(dec, ast.Call) and module.qualify(dotted(dec.func) or "") \
+                        == "hydra.main":
+                    found = _hydra(dec, here, budget)
+                    if found is not None:
+                        yield dec, found[0], found[1]
+
+
+def _opened(arg: ast.expr, tree: ast.Module) -> ast.expr | None:
+    """The path of the file a YAML loader reads: ``open(p)``, ``open(p).read()``,
+    ``Path(p).read_text()``, or ``f`` / ``f.read()`` of the one ``with open(p) as f`` binding
+    ``f`` in the module."""
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) \
+            and arg.func.attr in ("read", "read_text") and not arg.args:
+        arg = arg.func.value
+    if isinstance(arg, ast.Call) and dotted(arg.func) in ("open", "io.open", "Path",
+                                                           "pathlib.Path") and arg.args:
+        return arg.args[0]
+    if isinstance(arg, ast.Name):
+        found = [item.context_expr for node in ast.walk(tree) if isinstance(node, ast.With)
+                 for item in node.items
+                 if isinstance(item.optional_vars, ast.Name)
+                 and item.optional_vars.id == arg.id]
+        binds = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == arg.id
+                    and isinstance(n.ctx, ast.Store))
+        if len(found) == 1 and binds == 1 and isinstance(found[0], ast.Call) \
+                and dotted(found[0].func) in ("open", "io.open") and found[0].args:
+            return found[0].args[0]
+    return None
+
+
+def _path(expr: ast.expr, resolve: Callable[[ast.expr], Any], module: ModuleInfo,
+          here: str) -> str:
+    """The one existing YAML file ``expr`` names, relative to the project root or to the
+    loading file's directory; "" when it names none for certain (both hold different files)."""
+    if isinstance(expr, ast.Call) and module.qualify(dotted(expr.func) or "") \
+            == "os.path.join" and expr.args and not expr.keywords:
+        parts = [resolve(a) for a in expr.args]
+        value: Any = os.path.join(*parts) if all(isinstance(p, str) for p in parts) else None
+    else:
+        value = resolve(expr)
+    if not isinstance(value, str) or not value.endswith(_SUFFIXES) or "\0" in value:
+        return ""
+    value = os.path.expanduser(value)
+    candidates = {os.path.realpath(os.path.join(base, value))
+                  for base in (project_root(here), here)}
+    found = [c for c in candidates if os.path.isfile(c)]
+    return found[0] if len(found) == 1 else ""
+
+
+def _read(path: str) -> Any:
+    """The data of a YAML file read with the safe loader; None when it cannot be read."""
+    try:
+        import yaml
+    except ImportError:
+        return None
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            return None
+        with open(path, encoding="utf-8") as handle:
+            return yaml.safe_load(handle)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError, RecursionError):
+        return None
+
+
+def _hydra(dec: ast.Call, here: str, budget: list[int]) -> tuple[str, dict[str, Any]] | None:
+    """The config ``@hydra.main(config_path=..., config_name=...)`` composes, with the groups
+    its ``defaults:`` list names that can be found (others are left out)."""
+    args: dict[str, ast.expr] = dict(zip(("config_path", "config_name"), dec.args))
+    args.update({k.arg: k.value for k in dec.keywords if k.arg})
+    path, name = args.get("config_path"), args.get("config_name")
+    if not (isinstance(path, ast.Constant) and isinstance(path.value, str)
+            and isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        return None
+    if path.value.startswith("pkg://"):
+        return None
+    base = os.path.realpath(os.path.join(here, path.value))
+    first = _config_file(base, name.value)
+    if not first:
+        return None
+    data = _compose(base, first, 0, budget)
+    return (first, data) if data is not None else None
+
+
+def _config_file(directory: str, name: str) -> str:
+    path = os.path.join(directory, name if name.endswith(_SUFFIXES) else name + ".yaml")
+    return path if os.path.isfile(path) else ""
+
+
+def _compose(base: str, path: str, depth: int, budget: list[int],
+             group: str = "") -> dict[str, Any] | None:
+    """A Hydra config file with its ``defaults:`` entries merged in: ``- group: option``
+    under the key ``group`` (a group's own defaults relative to it), ``- name`` at its own
+    level; ``_self_``, overrides, interpolated or missing options are skipped."""
+    data = _read(path)
+    if not isinstance(data, dict):
+        return None
+    own = {k: _sourced(v, path, budget) for k, v in data.items() if k != "defaults"}
+    defaults = data.get("defaults")
+    if not isinstance(defaults, list) or depth >= MAX_DEFAULTS_DEPTH:
+        return own
+    merged: dict[str, Any] = {}
+    for entry in defaults[:64]:
+        budget[0] -= 1
+        if budget[0] < 0:
+            break
+        if isinstance(entry, str):
+            if entry == "_self_" or "${" in entry:
+                continue
+            found = _config_file(os.path.join(base, group), entry)
+            sub = _compose(base, found, depth + 1, budget, group) if found else None
+            if sub is not None:
+                merged.update(sub)
+        elif isinstance(entry, dict) and len(entry) == 1:
+            (key, option), = entry.items()
+            if not isinstance(key, str) or not isinstance(option, str) or "${" in option \
+                    or key.startswith("override ") or option == "???":
+                continue
+            key = key.removeprefix("optional ").strip()
+            key = key.split("@", 1)[0]
+            sub_group = key[1:] if key.startswith("/") else os.path.join(group, key)
+            found = _config_file(os.path.join(base, sub_group), option)
+            sub = _compose(base, found, depth + 1, budget, sub_group) if found else None
+            if sub is not None:
+                merged[sub_group.rsplit("/", 1)[-1]] = sub
+    merged.update(own)
+    return merged
+
+
+class _Sourced:
+    """A value of a composed Hydra config with the file that states it."""
+
+    __slots__ = ("value", "path")
+
+    def __init__(self, value: Any, path: str) -> None:
+        self.value = value
+        self.path = path
+
+
+def _sourced(value: Any, path: str, budget: list[int], depth: int = 0) -> Any:
+    """``value`` with each of its leaves tagged with ``path`` (mappings kept as mappings;
+    past the budget or 16 levels, nothing: aliases can nest a mapping in itself)."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > 16:
+        return _Sourced(None, path) if not isinstance(value, dict) else {}
+    if isinstance(value, dict):
+        return {k: _sourced(v, path, budget, depth + 1) for k, v in value.items()}
+    return _Sourced(value, path)
+
+
+def _leaves(data: Any, budget: list[int]) -> Iterator[tuple[str, Any]]:
+    """(key, value) of every value in nested mappings that is no mapping itself."""
+    stack = [data]
+    while stack:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return
+        item = stack.pop()
+        for key, value in item.items():
+            if isinstance(value, dict):
+                stack.append(value)
+            elif isinstance(key, str):
+                yield key, value
+
+
+def _literal(value: Any) -> ast.expr | None:
+    """``value`` as an ``ast`` literal: a bool, number, string (not a Hydra interpolation or
+    its ``???``) or None, or a list of such; None for anything else."""
+    if isinstance(value, (bool, int, float)) or value is None:
+        return ast.Constant(value)
+    if isinstance(value, str):
+        return None if "${" in value or value == "???" else ast.Constant(value)
+    if isinstance(value, list) and len(value) <= 64:
+        items = [_literal(v) for v in value]
+        if all(isinstance(i, ast.Constant) for i in items):
+            return ast.List([i for i in items if i is not None], ast.Load())
+    return None
+
+
+def _shown(path: str, module: ModuleInfo) -> str:
+    """``path`` relative to the project root of the module that loads it."""
+    root = project_root(os.path.dirname(os.path.abspath(module.path)))
+    try:
+        rel = os.path.relpath(path, os.path.realpath(root))
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
