@@ -24,6 +24,7 @@ from lrdoctor.check.horizon import (
     short_source,
 )
 from lrdoctor.check.index import dotted
+from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.position import built_at_a_position
@@ -1403,8 +1404,8 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
         return "", None  # reported as LRD002 (patience counted in batches)
     watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
     evidence = validation
-    training = _is_training_loss(watched) and not any(
-        _mentions_validation(p.expr) for p in chain)
+    training = (_is_training_loss(watched) or _meter_of_training_loss(ctx, watched_at)) \
+        and not any(_mentions_validation(p.expr) for p in chain)
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
         # tests (or the library code they call) name is no validation of this loop's run
@@ -1427,6 +1428,13 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
             node,
         )
     return "", None
+
+
+def _meter_of_training_loss(ctx: FileContext, watched_at: Passed) -> bool:
+    """The metric is a meter's summary (`opt.losses.avg`) and every place of its file that
+    fills the meter fills it with the loss that place backpropagates."""
+    tree = ctx.tree_of(watched_at.path)
+    return tree is not None and holds_backpropagated_loss(tree, watched_at.expr, watched_at.at)
 
 
 def _guarded_apart(e: Event, other: Event) -> bool:
