@@ -3,13 +3,18 @@
 1. A plateau stepped with a meter's summary (`scheduler.step(cfg.tracker.avg)`) where the
    meter lives on a settings object and the training step fills it with the loss it
    backpropagates: that is the training loss, whatever the attribute is called (LRD004 when a
-   validation metric exists).
+   validation metric exists). The filling function may live in a module the script imports
+   it from.
 
 Programs written for these tests; no third-party code."""
 
 from __future__ import annotations
 
-from .helpers import codes
+from pathlib import Path
+
+import pytest
+
+from .helpers import check_project, codes, project_codes
 
 # 1. A settings namespace carries a running-average meter; `train_epoch` fills it with the
 #    number of the loss it backpropagates; the epoch loop evaluates and steps the plateau.
@@ -237,3 +242,72 @@ def test_a_trainer_meter_filled_with_another_number_is_silent() -> None:
         "        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1e9)\n"
         "        self.meter.add({recorded})")
     assert codes(script.format(recorded="norm.item()")) == []
+
+
+# The function that fills the meter lives in a module the script imports it from.
+
+ENGINE = """
+import torch
+
+
+def train_epoch(model, loader, optimizer, cfg):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        {fill}
+"""
+
+DRIVER = """
+import types
+import torch
+from meters import RunningMean
+from engine import train_epoch
+
+cfg = types.SimpleNamespace(epochs=20)
+cfg.tracker = RunningMean()
+model = torch.nn.Linear(8, 3)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=2)
+train_loader = [(torch.randn(16, 8), torch.randint(0, 3, (16,))) for _ in range(5)]
+val_loader = [(torch.randn(16, 8), torch.randint(0, 3, (16,))) for _ in range(2)]
+for epoch in range(cfg.epochs):
+    cfg.tracker = RunningMean()
+    train_epoch(model, train_loader, optimizer, cfg)
+    with torch.no_grad():
+        val_acc = sum((model(x).argmax(1) == y).float().mean().item() for x, y in val_loader)
+    scheduler.step(cfg.tracker.avg)
+"""
+
+METERS = """
+class RunningMean:
+    def __init__(self):
+        self.total, self.count = 0.0, 0
+
+    def update(self, value):
+        self.total += value
+        self.count += 1
+
+    @property
+    def avg(self):
+        return self.total / max(self.count, 1)
+"""
+
+
+def _engine_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fill: str) -> list[str]:
+    found = check_project(tmp_path, monkeypatch, {
+        "engine.py": ENGINE.format(fill=fill), "meters.py": METERS, "train.py": DRIVER,
+    }, checked=["train.py"])
+    return project_codes(found)
+
+
+def test_a_meter_filled_in_an_imported_training_function_is_lrd004(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _engine_codes(tmp_path, monkeypatch, "cfg.tracker.update(loss.item())") == ["LRD004"]
+
+
+def test_a_meter_filled_in_an_imported_function_with_another_number_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fill = "cfg.tracker.update(model(x).softmax(1).max(1).values.mean().item())"
+    assert _engine_codes(tmp_path, monkeypatch, fill) == []

@@ -20,6 +20,7 @@ with the values that were backpropagated holds the training loss.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from lrdoctor.check.index import dotted
 
@@ -43,24 +44,26 @@ def meter_read(metric: ast.expr) -> str | None:
     return None
 
 
-def holds_backpropagated_loss(tree: ast.AST, metric: ast.expr, at: ast.AST | None = None) -> bool:
-    """Whether the meter ``metric`` reads is filled, everywhere in ``tree`` that fills it, with
-    a value that the same function backpropagates (`loss.backward()`,
-    `scaler.scale(loss).backward()`, `accelerator.backward(loss)`). A meter on `self` is only
-    looked for in the class around ``at`` (where it is read)."""
+def holds_backpropagated_loss(tree: ast.AST, metric: ast.expr, at: ast.AST | None = None,
+                              imported: Sequence[ast.AST] = ()) -> bool:
+    """Whether the meter ``metric`` reads is filled, everywhere in ``tree`` (where it is read)
+    and in the ``imported`` modules that fills it, with a value that the same function
+    backpropagates (`loss.backward()`, `scaler.scale(loss).backward()`,
+    `accelerator.backward(loss)`). A meter on `self` is only looked for in the class around
+    ``at`` (where it is read)."""
     meter = meter_read(metric)
     if meter is None:
         return False
-    scope: ast.AST = tree
+    scopes: list[ast.AST] = [tree, *imported]
     if meter.startswith("self.") and at is not None:
         line = getattr(at, "lineno", 0)
         around = [c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
                   and c.lineno <= line <= (c.end_lineno or c.lineno)]
         if not around:
             return False
-        scope = around[-1]
+        scopes = [around[-1]]
     fills = 0
-    for func in ast.walk(scope):
+    for func in (f for scope in scopes for f in ast.walk(scope)):
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for value in _values_put_into(func, meter):

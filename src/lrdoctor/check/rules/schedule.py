@@ -1431,10 +1431,22 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
 
 
 def _meter_of_training_loss(ctx: FileContext, watched_at: Passed) -> bool:
-    """The metric is a meter's summary (`opt.losses.avg`) and every place of its file that
-    fills the meter fills it with the loss that place backpropagates."""
+    """The metric is a meter's summary (`opt.losses.avg`) and every place that fills the
+    meter, in its file or in the project modules that file imports names from (`from engine
+    import train_epoch`), fills it with the loss that place backpropagates."""
     tree = ctx.tree_of(watched_at.path)
-    return tree is not None and holds_backpropagated_loss(tree, watched_at.expr, watched_at.at)
+    if tree is None:
+        return False
+    module = ctx.module if watched_at.path == ctx.path else (
+        ctx.loader.modules.get(watched_at.path) if ctx.loader is not None else None)
+    imported: dict[str, ast.AST] = {}
+    if module is not None and ctx.loader is not None:
+        for qualname in module.imports.values():
+            found = ctx.loader.module_for(qualname, module)
+            if found is not None and found[0].path != module.path:
+                imported[found[0].path] = found[0].tree
+    return holds_backpropagated_loss(tree, watched_at.expr, watched_at.at,
+                                     list(imported.values()))
 
 
 def _guarded_apart(e: Event, other: Event) -> bool:
