@@ -24,6 +24,7 @@ from lrdoctor.check.horizon import (
     short_source,
 )
 from lrdoctor.check.index import dotted
+from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.position import built_at_a_position
@@ -1406,8 +1407,8 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
         return "", None  # reported as LRD002 (patience counted in batches)
     watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
     evidence = validation
-    training = _is_training_loss(watched) and not any(
-        _mentions_validation(p.expr) for p in chain)
+    training = (_is_training_loss(watched) or _meter_of_training_loss(ctx, watched_at)) \
+        and not any(_mentions_validation(p.expr) for p in chain)
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
         # tests (or the library code they call) name is no validation of this loop's run
@@ -1430,6 +1431,25 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
             node,
         )
     return "", None
+
+
+def _meter_of_training_loss(ctx: FileContext, watched_at: Passed) -> bool:
+    """The metric is a meter's summary (`opt.losses.avg`) and every place that fills the
+    meter, in its file or in the project modules that file imports names from (`from engine
+    import train_epoch`), fills it with the loss that place backpropagates."""
+    tree = ctx.tree_of(watched_at.path)
+    if tree is None:
+        return False
+    module = ctx.module if watched_at.path == ctx.path else (
+        ctx.loader.modules.get(watched_at.path) if ctx.loader is not None else None)
+    imported: dict[str, ast.AST] = {}
+    if module is not None and ctx.loader is not None:
+        for qualname in module.imports.values():
+            found = ctx.loader.module_for(qualname, module)
+            if found is not None and found[0].path != module.path:
+                imported[found[0].path] = found[0].tree
+    return holds_backpropagated_loss(tree, watched_at.expr, watched_at.at,
+                                     list(imported.values()))
 
 
 def _guarded_apart(e: Event, other: Event) -> bool:
