@@ -10,6 +10,7 @@ value the code does not state.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import weakref
 from typing import Any
@@ -478,6 +479,91 @@ def record_constant(expr: ast.expr | None, module: ModuleInfo,
     value = kept[0]
     return value.value if isinstance(value, ast.Constant) \
         and isinstance(value.value, (bool, int, float, str, type(None))) else _MISSING
+
+
+def record_literal(expr: ast.expr, module: ModuleInfo, function: ast.AST | None = None
+                   ) -> Const | None:
+    """The literal a config record states for ``expr`` (see record_constant) as a value a
+    test can be decided on (``if CONFIG["scheduler"] == "plateau":`` with ``CONFIG = {
+    "scheduler": "cosine", ...}``), or None. Stricter than record_constant: the record must
+    also be kept to itself, never bound to a second name nor handed to a function or class of
+    the project (either could store into it under another name); handing it to a library
+    (``wandb.init(config=CONFIG)``, ``print(CONFIG)``) reads it."""
+    known = _literals.setdefault(module, {})
+    hit = known.get(id(expr))
+    if hit is not None and hit[0] is expr:
+        return hit[1]
+    found: Const | None = None
+    value = record_constant(expr, module, function)
+    holder = _holder(expr)
+    if value is not _MISSING and isinstance(holder, ast.Name) and not _shared(module, holder.id):
+        found = Const(value, sure=True)
+    known[id(expr)] = (expr, found)
+    return found
+
+
+# record_literal's answers per module and read (asked at every trace of an `if`)
+_literals: weakref.WeakKeyDictionary[ModuleInfo, dict[int, tuple[ast.expr, Const | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@per_node
+def _loads_in(tree: ast.AST) -> dict[str, list[tuple[ast.Name, ast.AST | None]]]:
+    """Each name read in ``tree`` with the node that holds the read (for a keyword argument,
+    the call)."""
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword):
+            continue  # its value is mapped to the call below
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.Call):
+            for kw in node.keywords:
+                parents[id(kw.value)] = node
+    loads: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads.setdefault(node.id, []).append((node, parents.get(id(node))))
+    return loads
+
+
+def _shared(module: ModuleInfo, name: str) -> bool:
+    """Whether the module binds the object ``name`` holds to another name (``cfg = CONFIG``,
+    ``for c in (CONFIG,)``, a return, a default) or gives it to a call that may be the
+    project's (one of its functions or classes, a method, a callable held in a variable)."""
+    for node, up in _loads_in(module.tree).get(name, []):
+        if isinstance(up, ast.Subscript) and up.value is node:
+            if isinstance(up.ctx, ast.Del):
+                return True
+            continue  # an item of it: `CONFIG["lr"]`
+        if isinstance(up, ast.Attribute) and up.value is node:
+            if up.attr in _CHANGES_IN_PLACE:
+                return True
+            continue  # `CONFIG.get("lr")`, `cfg.lr` of a namespace
+        if isinstance(up, ast.Call) and node is not up.func and _library_call(up, module):
+            continue  # `wandb.init(config=CONFIG)`, `print(CONFIG)`
+        if isinstance(up, (ast.Compare, ast.FormattedValue, ast.Expr)):
+            continue
+        return True
+    return False
+
+
+_CHANGES_IN_PLACE = frozenset({"pop", "popitem", "clear", "update", "setdefault",
+                               "__setitem__", "__delitem__", "__setattr__", "__delattr__"})
+
+
+def _library_call(call: ast.Call, module: ModuleInfo) -> bool:
+    """Whether ``call`` calls a builtin or a name imported from outside the project."""
+    func = dotted(call.func) or ""
+    root = func.split(".")[0]
+    if not root or root in module.functions or root in module.classes:
+        return False
+    if root not in module.imports:
+        return "." not in func and hasattr(builtins, root)
+    if module.loader is None:
+        return True
+    return module.loader.module_for(module.imports[root] + func[len(root):], module) is None
 
 
 def _bound_names(function: ast.AST) -> set[str]:

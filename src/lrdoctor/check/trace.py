@@ -28,10 +28,12 @@ from lrdoctor.check import inert, names
 from lrdoctor.check.constants import (
     attribute_stores,
     class_constant_of,
+    record_literal,
     resolve,
     settings,
     yaml_data,
 )
+from lrdoctor.check.context import function_around
 from lrdoctor.check.index import (
     ClassInfo,
     ModuleInfo,
@@ -4859,7 +4861,23 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
             and expr.value.id == "self" and scope.self_val is not None \
             and scope.lookup("self") is scope.self_val:
         return scope.self_val.attrs.get(expr.attr)
+    if isinstance(expr, (ast.Subscript, ast.Attribute)) and isinstance(expr.value, ast.Name) \
+            and expr.value.id not in scope.module.imports and _global_name(expr.value.id, scope):
+        # `CONFIG["scheduler"]` / `cfg.scheduler` of a config record the module itself writes
+        # as literals and never changes: what a config class's constant is to `CFG.scheduler`.
+        # Not a settings module of the project (`import config` then `if config.checkpoint
+        # != "":`): its values are edited to switch the run's modes, resuming among them
+        return record_literal(expr, scope.module, function_around(scope.module.tree, expr))
     return None
+
+
+def _global_name(name: str, scope: Scope) -> bool:
+    """Whether ``name`` read in ``scope`` is the module's: no enclosing function binds it."""
+    while scope.parent is not None:
+        if name in scope.vars:
+            return False
+        scope = scope.parent
+    return True
 
 
 def _tests_a_default(test: ast.expr, scope: Scope) -> bool:
@@ -4905,7 +4923,7 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
             outcome = decisive
         elif all(p is not None for p in parts):
             outcome = not decisive
-    elif isinstance(test, (ast.Name, ast.Attribute)):
+    elif isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)):
         value = _literal_held(test, scope)
         if isinstance(value, Const) and value.sure and isinstance(
             value.value, (bool, int, str, type(None))
@@ -4921,7 +4939,8 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
         left, right = test.left, test.comparators[0]
         if isinstance(left, ast.Constant):
             left, right = right, left
-        if isinstance(left, (ast.Name, ast.Attribute)) and isinstance(right, ast.Constant):
+        if isinstance(left, (ast.Name, ast.Attribute, ast.Subscript)) \
+                and isinstance(right, ast.Constant):
             value = _literal_held(left, scope)
             literal = right.value
             if (isinstance(value, Const) and value.sure
