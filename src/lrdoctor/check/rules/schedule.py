@@ -1402,7 +1402,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     if gran == "batch" and not any(not _accumulation(c.text) for c in e.conds_inside(loop)):
         return "", None  # reported as LRD002 (patience counted in batches)
     watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
-    evidence = validation
+    evidence = _validation_of_run(ctx, e, validation)
     training = _is_training_loss(watched) and not any(
         _mentions_validation(p.expr) for p in chain)
     if training and evidence and unit_tests:
@@ -1427,6 +1427,25 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
             node,
         )
     return "", None
+
+
+def _validation_of_run(ctx: FileContext, e: Event, validation: list[str]) -> list[str]:
+    """The validation metrics that count for the run stepping ``e``: ``validation`` (every
+    name the program assigns that says validation), less those this run computes from
+    nothing. A trainer subclass made to train without validation overrides the per-batch
+    validation method its base's validation pass sums with an empty body: where each
+    validation value this run assigns is built in a call that bound what such a method
+    returns, the statements that assign them name no validation metric, whatever other
+    subclasses compute there. A name assigned anywhere else (or by a call the trace replayed
+    from its summary, whose assignments it does not list) still counts."""
+    sites = ctx.program.validation_sites
+    own = [s for s in sites if s[4] == e.root]
+    if not own or not all(s[5] for s in own):
+        return validation
+    hollow = {s[1:4] for s in own}
+    listed = {s[0] for s in sites}
+    return [n for n in validation if n not in listed or any(
+        s[0] == n and s[1:4] not in hollow for s in sites)]
 
 
 def _guarded_apart(e: Event, other: Event) -> bool:
