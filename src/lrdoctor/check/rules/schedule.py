@@ -2000,9 +2000,17 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         # an always-on scaler first; otherwise the bug happens when the flag is on
         s, flag = min(scaler_steps, key=lambda pair: bool(pair[1]))
-        if any(_skip_guard(c, s) for c in e.conds) or _leaves_on_skip(ctx, s, e):
+        guards = [c for c in e.conds if _skip_guard(c, s)]
+        off = [_off_by_default(ctx, c) for c in guards]
+        if not all(off) or _leaves_on_skip(ctx, s, e):
             continue
-        prefix = f"{when(flag)[0].upper()}{when(flag)[1:]}, " if flag else ""
+        # (a guard switched off by default guards nothing in the run as written)
+        parts = [when(flag)] if flag else []
+        parts += [f"`{setting}` is off (its default)" for setting in dict.fromkeys(off)]
+        if len(parts) > 1 or (parts and not flag):
+            parts[0] = parts[0] if flag else f"when {parts[0]}"
+        condition = " and ".join(parts)
+        prefix = f"{condition[0].upper()}{condition[1:]}, " if condition else ""
         yield Diagnostic.at(
             "LRD005",
             f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
@@ -2125,6 +2133,29 @@ def _skip_guard(c: Cond, s: Event) -> bool:
     if any(d.key == c.key and d.branch == c.branch for d in s.conds):
         return bool(_identifier_words(c.meaning) & _FINITE_WORDS)
     return True
+
+
+def _off_by_default(ctx: FileContext, c: Cond) -> str:
+    """The setting that switches off the skip guard ``c`` in the run as written, or "": the
+    step sits past `if check and not finite(...): continue` (the branch where the test fails)
+    and one of the test's `and` parts is a setting whose stated default is off (an argparse
+    `store_true` flag, `default=False`, a config field set to 0 / None), however it was
+    copied into the object the loop reads (`cfg.check_grads` for `--check-grads`). The test
+    then never holds, and the guard never leaves."""
+    test = c.test
+    if c.branch != 1 or not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And):
+        return ""
+    module = ctx.module if c.key[0] == ctx.path else (
+        ctx.loader.modules.get(c.key[0]) if ctx.loader is not None else None)
+    if module is None:
+        return ""
+    for part in test.values:
+        if not isinstance(part, (ast.Attribute, ast.Subscript, ast.Call)) \
+                or not constants.setting_name(part):
+            continue
+        if constants.known(part, None, module) and not constants.resolve(part, None, module):
+            return ast.unparse(part)
+    return ""
 
 
 def _leaves_on_skip(ctx: FileContext, s: Event, e: Event) -> bool:
