@@ -155,6 +155,10 @@ class Frame:
     # how many of ``fn``'s leading positional parameters the call's own arguments do not
     # fill (``self`` / ``cls``, arguments a functools.partial gave ahead)
     skipped: int = 0
+    # the call bound what a project function with an empty body returns (`part =
+    # self.check_batch(batch)` where the class's `check_batch` is `pass`): a value built here
+    # may be built from nothing
+    binds_nothing: bool = False
 
     def argument(self, param: str) -> ast.expr | None:
         """The expression the call passed for ``fn``'s parameter ``param``, or None (not
@@ -363,6 +367,11 @@ class Program:
     # detectron2's DefaultTrainer (built by its `build_lr_scheduler`): (node, path, scheduler,
     # the run's epochs where its TrainingArguments state them, the trainer in words)
     hf_stepped: tuple[tuple[ast.AST, str, Obj, float | None, str], ...] = ()
+    # each assignment of a name that says validation (`val_loss`, `self.state.valid_loss`)
+    # the trace ran: (the name, path, line, column, the root that ran it, whether the call it
+    # ran in bound what an empty method returns); assignments a replayed summary stands for
+    # are not among them
+    validation_sites: tuple[tuple[str, str, int, int, int, bool], ...] = ()
 
     def of(self, kind: str, obj: Obj | None = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (obj is None or e.obj is obj)]

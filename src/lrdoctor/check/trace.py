@@ -126,6 +126,10 @@ class Tracer:
         self.lightning: list[tuple[ast.AST, str, Any]] = []
         self.assigned_names: set[str] = set()
         self.called_names: set[str] = set()
+        self.validation_sites: list[tuple[str, str, int, int, int, bool]] = []
+        # per call in the code (by id) that went to project functions: whether every one of
+        # them has an empty body, as of the call's latest evaluation
+        self.nothing_calls: dict[int, bool] = {}
         self.order = 0
         self.budget = MAX_STATEMENTS
         self.truncated = False
@@ -266,7 +270,7 @@ class Tracer:
             self.assigned_names, self.called_names, self.truncated, frozenset(self.entered),
             tuple((path, line, end, frozenset(roots))
                   for (path, line), (end, roots) in self.reached.items()),
-            frozenset(self.skipped), tuple(self.hf_stepped),
+            frozenset(self.skipped), tuple(self.hf_stepped), tuple(self.validation_sites),
         )
 
     def hf_schedulers(self, built: list[tuple[ast.AST, Any]], epochs: float | None = None,
@@ -494,8 +498,15 @@ class Tracer:
         for rec in self.recordings:
             rec.versions[text] = rec.versions.get(text, 0) + 1
 
-    def assigned(self, name: str) -> None:
+    def assigned(self, name: str, target: ast.expr | None = None,
+                 source: ast.expr | None = None) -> None:
         self.assigned_names.add(name)
+        if target is not None and not _placeholder(source) \
+                and names.VALIDATION_WORDS.search(name.lower()):
+            self.validation_sites.append((
+                name, self.path, target.lineno, target.col_offset, self.root,
+                self.frame is not None and self.frame.binds_nothing,
+            ))
         for rec in self.recordings:
             rec.assigned.add(name)
 
@@ -687,6 +698,9 @@ class Tracer:
         ``memo``: how to keep an entry point's trace if it is inert (see inert.py). ``call``:
         the call in the code that makes it, which the call's frame keeps (see Frame)."""
         fn = fv.fn
+        if call is not None:
+            self.nothing_calls[id(call)] = self.nothing_calls.get(id(call), True) \
+                and _does_nothing(fn)
         if fn in self.stack:
             for rec in self.recordings:
                 if fn in self.stack[:rec.depth]:
@@ -1096,11 +1110,20 @@ class Tracer:
                         self.conds = saved
                     return
 
+    def bound_from(self, value: ast.expr) -> None:
+        """``value`` was just bound to a name: mark the current call when it is a call of a
+        function whose body does nothing."""
+        if self.frame is not None and isinstance(value, ast.Call) \
+                and self.nothing_calls.get(id(value), False):
+            self.frame.binds_nothing = True
+
     def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:
         if isinstance(stmt, ast.Expr):
             self.eval(stmt.value, scope)
         elif isinstance(stmt, ast.Assign):
+            self.nothing_calls.pop(id(stmt.value), None)
             value = self.eval(stmt.value, scope)
+            self.bound_from(stmt.value)
             for target in stmt.targets:
                 self.assign(target, value, stmt.value, scope)
         elif isinstance(stmt, ast.AnnAssign):
@@ -1112,7 +1135,9 @@ class Tracer:
                     value = self.annotated_obj(stmt, scope) or value
                 self.assign(stmt.target, value, stmt.value, scope)
         elif isinstance(stmt, ast.AugAssign):
+            self.nothing_calls.pop(id(stmt.value), None)
             self.eval(stmt.value, scope)
+            self.bound_from(stmt.value)
             text = dotted(stmt.target)
             if text is not None:
                 self.bump(text)
@@ -1615,7 +1640,7 @@ class Tracer:
             if text is not None:
                 self.bump(text)
         if isinstance(target, ast.Name):
-            self.assigned(target.id)
+            self.assigned(target.id, target, source)
             self.bind(scope.vars, target.id, target.id, value, source, scope, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items: list[Any] | None = None
@@ -1678,7 +1703,7 @@ class Tracer:
                 self.bind(base.attrs, target.attr, dotted(target) or target.attr, value, source,
                           scope, target)
             if isinstance(base, InstanceVal):
-                self.assigned(target.attr)
+                self.assigned(target.attr, target, source)
                 for held in options(value) if isinstance(value, UnionVal) else [value]:
                     if isinstance(held, Obj) and held.kind == "scheduler" \
                             and (base.info, target.attr) not in held.held:
@@ -5338,6 +5363,30 @@ def _own_method_calls(module: ModuleInfo, source: str | None = None) -> frozense
             out.add(name)
     module.own_calls = frozenset(out)
     return module.own_calls
+
+
+def _placeholder(source: ast.expr | None) -> bool:
+    """A literal a value starts from (`self.val_loss = 0.0`, `best_val = -1`, `None`)."""
+    if isinstance(source, ast.UnaryOp):
+        source = source.operand
+    return isinstance(source, ast.Constant)
+
+
+@per_node
+def _does_nothing(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A body of `pass`, a docstring, `...` or a bare `return` / `return None` (an abstract
+    method is a placeholder for its overrides, not a choice of nothing)."""
+    if any((dotted(d.func) if isinstance(d, ast.Call) else dotted(d)) in (
+            "abstractmethod", "abc.abstractmethod") for d in fn.decorator_list):
+        return False
+    return all(
+        isinstance(stmt, ast.Pass)
+        or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+        or (isinstance(stmt, ast.Return) and (
+            stmt.value is None
+            or (isinstance(stmt.value, ast.Constant) and stmt.value.value is None)))
+        for stmt in fn.body
+    )
 
 
 def _called_names(tree: ast.Module, source: str | None = None) -> set[str]:

@@ -1406,7 +1406,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     if gran == "batch" and not any(not _accumulation(c.text) for c in e.conds_inside(loop)):
         return "", None  # reported as LRD002 (patience counted in batches)
     watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
-    evidence = validation
+    evidence = _validation_of_run(ctx, e, validation)
     training = (_is_training_loss(watched) or _meter_of_training_loss(ctx, watched_at)) \
         and not any(_mentions_validation(p.expr) for p in chain)
     if training and evidence and unit_tests:
@@ -1450,6 +1450,25 @@ def _meter_of_training_loss(ctx: FileContext, watched_at: Passed) -> bool:
                 imported[found[0].path] = found[0].tree
     return holds_backpropagated_loss(tree, watched_at.expr, watched_at.at,
                                      list(imported.values()))
+
+
+def _validation_of_run(ctx: FileContext, e: Event, validation: list[str]) -> list[str]:
+    """The validation metrics that count for the run stepping ``e``: ``validation`` (every
+    name the program assigns that says validation), less those this run computes from
+    nothing. A trainer subclass made to train without validation overrides the per-batch
+    validation method its base's validation pass sums with an empty body: where each
+    validation value this run assigns is built in a call that bound what such a method
+    returns, the statements that assign them name no validation metric, whatever other
+    subclasses compute there. A name assigned anywhere else (or by a call the trace replayed
+    from its summary, whose assignments it does not list) still counts."""
+    sites = ctx.program.validation_sites
+    own = [s for s in sites if s[4] == e.root]
+    if not own or not all(s[5] for s in own):
+        return validation
+    hollow = {s[1:4] for s in own}
+    listed = {s[0] for s in sites}
+    return [n for n in validation if n not in listed or any(
+        s[0] == n and s[1:4] not in hollow for s in sites)]
 
 
 def _guarded_apart(e: Event, other: Event) -> bool:
@@ -2004,9 +2023,17 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         # an always-on scaler first; otherwise the bug happens when the flag is on
         s, flag = min(scaler_steps, key=lambda pair: bool(pair[1]))
-        if any(_skip_guard(c, s) for c in e.conds) or _leaves_on_skip(ctx, s, e):
+        guards = [c for c in e.conds if _skip_guard(c, s)]
+        off = [_off_by_default(ctx, c) for c in guards]
+        if not all(off) or _leaves_on_skip(ctx, s, e):
             continue
-        prefix = f"{when(flag)[0].upper()}{when(flag)[1:]}, " if flag else ""
+        # (a guard switched off by default guards nothing in the run as written)
+        parts = [when(flag)] if flag else []
+        parts += [f"`{setting}` is off (its default)" for setting in dict.fromkeys(off)]
+        if len(parts) > 1 or (parts and not flag):
+            parts[0] = parts[0] if flag else f"when {parts[0]}"
+        condition = " and ".join(parts)
+        prefix = f"{condition[0].upper()}{condition[1:]}, " if condition else ""
         yield Diagnostic.at(
             "LRD005",
             f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
@@ -2129,6 +2156,29 @@ def _skip_guard(c: Cond, s: Event) -> bool:
     if any(d.key == c.key and d.branch == c.branch for d in s.conds):
         return bool(_identifier_words(c.meaning) & _FINITE_WORDS)
     return True
+
+
+def _off_by_default(ctx: FileContext, c: Cond) -> str:
+    """The setting that switches off the skip guard ``c`` in the run as written, or "": the
+    step sits past `if check and not finite(...): continue` (the branch where the test fails)
+    and one of the test's `and` parts is a setting whose stated default is off (an argparse
+    `store_true` flag, `default=False`, a config field set to 0 / None), however it was
+    copied into the object the loop reads (`cfg.check_grads` for `--check-grads`). The test
+    then never holds, and the guard never leaves."""
+    test = c.test
+    if c.branch != 1 or not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And):
+        return ""
+    module = ctx.module if c.key[0] == ctx.path else (
+        ctx.loader.modules.get(c.key[0]) if ctx.loader is not None else None)
+    if module is None:
+        return ""
+    for part in test.values:
+        if not isinstance(part, (ast.Attribute, ast.Subscript, ast.Call)) \
+                or not constants.setting_name(part):
+            continue
+        if constants.known(part, None, module) and not constants.resolve(part, None, module):
+            return ast.unparse(part)
+    return ""
 
 
 def _leaves_on_skip(ctx: FileContext, s: Event, e: Event) -> bool:
