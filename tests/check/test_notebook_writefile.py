@@ -263,3 +263,34 @@ def test_fix_leaves_the_notebook_alone(tmp_path: Path, monkeypatch: pytest.Monke
     before = (tmp_path / nb).read_bytes()
     main(["--fix", "--unsafe-fixes", nb])
     assert (tmp_path / nb).read_bytes() == before
+
+
+RESUMED = """
+import torch
+from torch import nn, optim
+from utils import build_scheduler
+
+model = nn.Linear(2, 2)
+opt = optim.SGD(model.parameters(), lr=0.1)
+sched = build_scheduler(opt, 300)
+ckpt = torch.load("last.pt")
+opt.load_state_dict(ckpt["optimizer"])
+for epoch in range(ckpt["epoch"], 30):
+    for batch in range(10):
+        loss = model(torch.randn(4, 2)).sum()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        sched.step()
+"""
+
+
+def test_a_message_naming_a_written_file_says_its_cell(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = notebook(tmp_path, monkeypatch, written("%%writefile utils.py", HELPERS),
+                  written("%%writefile train.py", RESUMED))
+    report = check_files([nb], CODES, jobs=1)
+    [diag] = [d for d in report.diagnostics if d.code == "LRD007"]
+    assert (diag.cell, diag.line) == (3, 10)
+    # the scheduler is built at line 5 of utils.py, line 5 of cell 2 (after the magic line)
+    assert "(OneCycleLR, utils.py (cell 2, line 5))" in diag.message
