@@ -80,7 +80,10 @@ def check_notebook(path: str, notebook: NotebookSource, codes: frozenset[str] | 
     result.problems = problems
     result.errors = [str(p) for p in problems]
     result.notes = notes
+    # what the written files' traces entered (and left out there), for the files on disk they
+    # call into; `reached` stays the cells' own (it is matched against their findings' lines)
     result.entered = frozenset().union(*(r.entered for r in group))
+    result.skipped = frozenset().union(*(r.skipped for r in group))
     return result
 
 
