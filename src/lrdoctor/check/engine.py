@@ -58,6 +58,10 @@ def check_file(path: str, codes: frozenset[str] | None = None,
         if path.endswith(".ipynb"):
             notebook = read_notebook(path)
             text = notebook.text
+            if notebook.written:
+                from lrdoctor.check.written import check_notebook
+
+                return check_notebook(path, notebook, codes, result)
         else:
             text = read_python(path)
     except SourceError as exc:
@@ -68,9 +72,11 @@ def check_file(path: str, codes: frozenset[str] | None = None,
 
 def check_source(text: str, path: str, codes: frozenset[str] | None = None,
                  loader: ProjectLoader | None = None, notebook: NotebookSource | None = None,
-                 result: FileResult | None = None, tree: ast.Module | None = None) -> FileResult:
+                 result: FileResult | None = None, tree: ast.Module | None = None,
+                 place: bool = True) -> FileResult:
     """Check Python source ``text`` as if it were the file ``path`` (``tree``: its AST, when
-    the caller has parsed it already)."""
+    the caller has parsed it already; ``place``: False to leave a notebook's findings at
+    their lines of the joined source, for the caller to place)."""
     result = result or FileResult(path)
     result.lines = text.count("\n") + 1
     codes = frozenset(RULES) if codes is None else codes
@@ -131,7 +137,7 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
             continue
         if not source_line.isascii():
             _to_char_columns(diag, lines)
-        if notebook is not None and diag.path == path:
+        if place and notebook is not None and diag.path == path:
             notebook.place(diag)
         out.append(diag)
     result.diagnostics.extend(out)

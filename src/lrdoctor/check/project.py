@@ -282,13 +282,16 @@ class ProjectLoader(ModuleLoader):
             return self.sources[shown]
         if shown not in self._texts:
             try:
-                if os.path.getsize(path) > MAX_IMPORTED_BYTES:
-                    self._texts[shown] = None
-                else:
-                    self._texts[shown] = read_python(path)
+                self._texts[shown] = self._read(path)
             except (SourceError, ValueError, OSError):
                 self._texts[shown] = None
         return self._texts[shown]
+
+    def _read(self, path: str) -> str | None:
+        """The text of the project file ``path``; None when it is too large to follow."""
+        if os.path.getsize(path) > MAX_IMPORTED_BYTES:
+            return None
+        return read_python(path)
 
     def load(self, path: str) -> ModuleInfo | None:
         shown = display_path(path)
@@ -296,9 +299,9 @@ class ProjectLoader(ModuleLoader):
             return self.modules[shown]
         self.modules[shown] = None
         try:
-            if os.path.getsize(path) > MAX_IMPORTED_BYTES:
+            text = self._read(path)
+            if text is None:
                 return None
-            text = read_python(path)
             tree = ast.parse(text, filename=shown)
         except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError, OSError):
             return None
@@ -307,6 +310,27 @@ class ProjectLoader(ModuleLoader):
         self.modules[shown] = module
         self.sources[shown] = text
         return module
+
+
+class WrittenLoader(ProjectLoader):
+    """A project loader that also knows the files a notebook writes with ``%%writefile``
+    cells (absolute path -> text), where the notebook would write them: those take the place
+    of any file on disk at the same path, as they do once the notebook has run."""
+
+    def __init__(self, written: dict[str, str]) -> None:
+        super().__init__()
+        self.written = written
+
+    def _module_file(self, base: str, module_parts: list[str]) -> str | None:
+        stem = os.path.normpath(os.path.join(base, *module_parts))
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            if candidate in self.written:
+                return candidate
+        return super()._module_file(base, module_parts)
+
+    def _read(self, path: str) -> str | None:
+        text = self.written.get(os.path.abspath(path))
+        return text if text is not None else super()._read(path)
 
 
 def _module_assign(tree: ast.Module, name: str) -> ast.stmt | None:

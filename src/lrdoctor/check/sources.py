@@ -18,6 +18,7 @@ import bisect
 import json
 import os
 import re
+import shlex
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -83,6 +84,8 @@ class NotebookSource:
     text: str
     cell_starts: list[tuple[int, int]] = field(default_factory=list)  # (cell number, 1st line)
     cell_lines: dict[int, list[str]] = field(default_factory=dict)
+    # the Python files the notebook writes with `%%writefile x.py` cells, in the order written
+    written: list[WrittenFile] = field(default_factory=list)
 
     def locate(self, line: int) -> tuple[int, int]:
         """(cell number, line within the cell) for a line of the joined source."""
@@ -118,6 +121,83 @@ class NotebookSource:
 
     def _line_ref(self, match: re.Match[str]) -> str:
         return self.cell_line(int(match.group(1)))
+
+
+@dataclass
+class WrittenFile:
+    """A ``.py`` file a notebook writes from its ``%%writefile`` (or ``%%file``) cells: a
+    separate program (``!python train.py``), never part of the notebook's own code. ``source``
+    holds the file's text as those cells write it, with a map back to each cell's lines (the
+    magic line blank, so that line numbers match the cell's)."""
+
+    path: str  # where it is written, relative to the notebook's directory, normalised
+    source: NotebookSource
+    final: bool = True  # False: a later cell writes the file anew (without -a)
+
+
+def _written_target(head: str) -> tuple[str, bool] | None:
+    """(target, whether appended) of a ``%%writefile [-a] target`` line, as IPython reads it
+    (its arguments split like a shell's, one pair of quotes taken off the name); None for
+    another magic, a target named from a variable (``{path}``, ``$f``) or unclear arguments.
+
+    >>> _written_target('%%writefile -a "src/train.py"')
+    ('src/train.py', True)
+    """
+    name, _, rest = head[2:].strip().partition(" ")
+    if name not in ("writefile", "file"):
+        return None
+    try:
+        words = shlex.split(rest)
+    except ValueError:
+        return None
+    append = False
+    targets = []
+    for word in words:
+        if word in ("-a", "--append"):
+            append = True
+        elif word.startswith("-"):
+            return None
+        else:
+            targets.append(word)
+    if len(targets) != 1 or "{" in targets[0] or "$" in targets[0]:
+        return None
+    return targets[0], append
+
+
+def _written_path(target: str) -> str:
+    """Where a written file lies relative to the notebook: ``./src/train.py`` is
+    ``src/train.py``; an absolute target (Colab's ``/content/train.py``) keeps its
+    directories below the notebook's, so files written side by side stay side by side."""
+    return os.path.normpath(target).lstrip("/")
+
+
+def _write(written: list[WrittenFile], number: int, lines: list[str]) -> bool:
+    """Record the cell ``number`` (its ``lines``) when it writes a Python file; whether it
+    writes a file at all (its body is then never the notebook's own code)."""
+    lines, first = _leading_clean(lines)
+    if first == len(lines) or not lines[first].startswith("%%"):
+        return False
+    target = _written_target(lines[first])
+    if target is None:
+        return False
+    name, append = target
+    if not name.endswith(".py"):
+        return True
+    path = _written_path(name)
+    body = [""] * (first + 1) + lines[first + 1:]
+    earlier = next((w for w in reversed(written) if w.path == path), None)
+    if append and earlier is not None:
+        source = earlier.source
+        start = source.text.count("\n") + 1
+        source.text += "\n".join(body) + "\n"
+        source.cell_starts.append((number, start))
+        source.cell_lines[number] = lines
+        return True
+    if earlier is not None:
+        earlier.final = False
+    written.append(WrittenFile(path, NotebookSource("\n".join(body) + "\n", [(number, 1)],
+                                                    {number: lines})))
+    return True
 
 
 def _outside_code(message: str, change: Any) -> str:
@@ -238,7 +318,8 @@ def notebook_source(raw: str) -> NotebookSource:
         lines = "".join(_source_parts(cell)).splitlines()
         nb.cell_lines[number] = lines
         nb.cell_starts.append((number, line))
-        out.extend(_python_lines(lines))
+        out.extend([""] * len(lines) if _write(nb.written, number, lines) else
+                   _python_lines(lines))
         line += len(lines)
     nb.text = "\n".join(out) + ("\n" if out else "")
     return nb
