@@ -30,6 +30,10 @@ def batches(loader):
 
 def passed_on(loader):
     yield from loader
+
+
+def draw(iterator):
+    return next(iterator)
 """
 
 # (set-up at the top of the epoch body, the batch loop's header with the batch bound)
@@ -62,9 +66,10 @@ LOOPS = {
     "islice": ("pass", "for i, (x, y) in enumerate(itertools.islice(loader, 1000)):"),
     "enumerate_start": ("pass", "for i, (x, y) in enumerate(loader, start=1):"),
     "zip": ("pass", "for i, ((x, y), extra) in enumerate(zip(loader, loader)):"),
+    "cycle": ("pass", "for i, (x, y) in zip(range(len(loader)), itertools.cycle(loader)):"),
+    "helper_next": ("it = iter(loader)",
+                    "for i in range(len(loader)):\n            x, y = draw(it)"),
 }
-# the layouts main did not see as the loop over the loader's batches
-NEW = ["while_next", "range_len_next", "next_default", "walrus", "generator", "yield_from"]
 
 TRAIN = HEAD + """
 
