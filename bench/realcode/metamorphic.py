@@ -93,6 +93,13 @@ structural rewrites, second round (meta7):
 - all_structure2: config_attr, factory, registry, while, callback, callback_opt, class (tuples
   on attributes), inherit, package one after the other.
 
+structural rewrites, meta10 (the loop over batches spelled another way):
+
+- next_loop: `for T in E:` whose own body trains (E not a `range`; no `else`) becomes
+  `_itN = iter(E)` / `while True: try: T = next(_itN) except StopIteration: break` / body;
+- generator_loop: the same loops go over `_batchesN(E)`, a module-level generator function
+  `for item in items: yield item`.
+
 Held-out cases are never read: this script tunes the checker, and tuning must not see them.
 """
 
@@ -2000,6 +2007,64 @@ def to_package(trees: dict[str, ast.Module]) -> bool:
 # the harness
 
 
+def _batch_loops(block: list[ast.stmt]) -> list[ast.For]:
+    """The `for` loops of ``block`` (this block only) that train in their own body and go over
+    something other than a `range` (a counter, not a stream of batches), with no `else`."""
+    return [s for s in block
+            if isinstance(s, ast.For) and not s.orelse and trains_itself(s)
+            and not any(isinstance(n, ast.Call) and callee_name(n) in ("range", "trange")
+                        for n in ast.walk(s.iter))]
+
+
+def to_next_loops(trees: dict[str, ast.Module]) -> bool:
+    """meta10: `for T in E: body` becomes `_itN = iter(E)` / `while True: try: T = next(_itN)
+    except StopIteration: break` / `body` (a `continue` in the body still takes the next item,
+    a `break` still leaves the loop)."""
+    changed = False
+    taken = all_identifiers(trees)
+    for tree in trees.values():
+        if any(isinstance(n, ast.Name) and n.id in ("iter", "next", "StopIteration")
+               and not isinstance(n.ctx, ast.Load) for n in ast.walk(tree)):
+            continue  # a builtin it needs is rebound
+        for _owner, block in list(_scopes(tree)):
+            for s in _batch_loops(block):
+                it = fresh_name("_it", taken)
+                pre = ast.Assign([ast.Name(it, ast.Store())],
+                                 ast.Call(ast.Name("iter", ast.Load()), [s.iter], []))
+                draw = ast.Try(
+                    body=[ast.Assign([s.target], ast.Call(ast.Name("next", ast.Load()),
+                                                          [ast.Name(it, ast.Load())], []))],
+                    handlers=[ast.ExceptHandler(ast.Name("StopIteration", ast.Load()), None,
+                                                [ast.Break()])],
+                    orelse=[], finalbody=[])
+                s.body.insert(0, draw)  # (the same list: blocks nested in it stay found)
+                loop = ast.While(ast.Constant(True), s.body, [])
+                at = next(k for k, x in enumerate(block) if x is s)
+                block[at:at + 1] = [pre, loop]
+                changed = True
+    return changed
+
+
+def to_generator_loops(trees: dict[str, ast.Module]) -> bool:
+    """meta10: `for T in E:` becomes `for T in _batchesN(E):`, `_batchesN` a module-level
+    generator that yields each item of what it is given, one per pass of its own loop."""
+    changed = False
+    taken = all_identifiers(trees)
+    for tree in trees.values():
+        gen = ""
+        for _owner, block in list(_scopes(tree)):
+            for s in _batch_loops(block):
+                if not gen:
+                    gen = fresh_name("_batches", taken)
+                s.iter = ast.Call(ast.Name(gen, ast.Load()), [s.iter], [])
+                changed = True
+        if gen:
+            fn = ast.parse(f"def {gen}(items):\n    for item in items:\n        yield item\n")
+            at = insert_at(tree)
+            tree.body[at:at] = fn.body
+    return changed
+
+
 def identity(trees: dict[str, ast.Module]) -> bool:
     return True
 
@@ -2028,6 +2093,8 @@ STEPS: dict[str, Callable[[dict[str, ast.Module]], bool]] = {
     "callback": to_callbacks("scheduler"),
     "callback_opt": to_callbacks("optimizer"),
     "package": to_package,
+    "next_loop": to_next_loops,
+    "generator_loop": to_generator_loops,
 }
 ALL_AT_ONCE = ["rename_scheduler", "rename_optimizer", "rename_scaler", "rename_loader",
                "rename_train_fn", "enumerate", "helper", "kwargs"]

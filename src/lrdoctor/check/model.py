@@ -72,6 +72,10 @@ class Loop:
     counters: frozenset[str] = frozenset()
     batch: bool = False  # iterates a data loader (or is an iteration loop by its header)
     contains_batch: bool = False  # an epoch loop: some batch loop runs inside it
+    # the body draws the next item of a data loader's iterator (`batch = next(it)` with `it =
+    # iter(loader)` bound before): as a batch loop, one batch per pass, as `for b in loader` is.
+    # The iterator's text, "" when it draws none
+    draws_loader: str = ""
     id: int = field(default_factory=lambda: next(_ids))
 
     over_name: str = ""

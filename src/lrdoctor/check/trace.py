@@ -142,6 +142,8 @@ class Tracer:
         self.recordings: list[inert.Recording] = []
         self.inert: dict[Any, list[inert.Inert]] = getattr(self.loader, "inert", {})
         self.loop: Loop | None = None
+        # the loader (or dict entry of loaders) each loop over one iterates, by its statement
+        self.loop_loaders: dict[int, Any] = {}
         self.conds: tuple[Cond, ...] = ()
         self.stack: list[ast.AST] = []
         self.given: list[set[str]] = []  # per traced call: the parameters its caller passed
@@ -265,6 +267,14 @@ class Tracer:
                     loop, update_loops):
                 loop.batch = False
                 loop.contains_batch = True
+        for loop in self.loops:
+            # a batch loop (by its header, or by holding the updates) that takes its batches
+            # with `next(it)` from a loader's iterator, and runs no batch loop inside: it goes
+            # over that loader's batches, as `for batch in loader:` would
+            if loop.batch and loop.draws_loader and not loop.contains_batch:
+                loop.iterates_loader = True
+                if isinstance(loop.node, ast.While) and not loop.over_name:
+                    loop.over_name = f"next({loop.draws_loader})"
         return Program(
             self.path, self.events, self.objects, self.loops, self.lightning,
             self.assigned_names, self.called_names, self.truncated, frozenset(self.entered),
@@ -1146,7 +1156,14 @@ class Tracer:
             self.exec_for(stmt, scope)
         elif isinstance(stmt, ast.While):
             self.eval(stmt.test, scope)
-            self.exec_loop(stmt, scope, _while_hint(stmt), stmt.test, "", frozenset())
+            # `while (batch := next(it, None)) is not None:` draws from the loader's iterator
+            # on every pass as a `next(it)` in the body does
+            draws = next((ast.unparse(n.args[0]) for n in ast.walk(stmt.test)
+                          if isinstance(n, ast.Call) and dotted(n.func) == "next" and n.args
+                          and isinstance(n.args[0], (ast.Name, ast.Attribute))
+                          and is_loader(self.eval(n.args[0], scope))), "")
+            self.exec_loop(stmt, scope, _while_hint(stmt), stmt.test, "", frozenset(),
+                           draws=draws)
         elif isinstance(stmt, ast.If):
             self.exec_if(stmt, scope)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -1607,16 +1624,38 @@ class Tracer:
             stmt.target._lrdoctor_targets = targets  # type: ignore[attr-defined]
         # `for x, y in dataloaders[phase]:` over a dict of loaders is a loop over a loader too
         loader = is_loader(iterable) or one_of_loaders(iterable)
+        if loader:
+            self.loop_loaders[id(stmt)] = iterable
         hint = "batch" if loader else _for_hint(stmt, targets, scope, self)
         name = iterable.name if isinstance(iterable, Obj) else ""
         self.exec_loop(stmt, scope, hint, stmt.iter, name, targets, loader)
 
+    def yielded(self, node: ast.Yield | ast.YieldFrom, value: Any) -> None:
+        """A generator function that yields once per batch of a loader (`for b in loader:
+        yield b.to(device)`, or `yield from loader`) hands back an iterator over that loader's
+        batches: its call stands for the loader, as `(f(b) for b in loader)` does, so a loop
+        over it is a loop over the loader. A yield in a loop of its own inside the batch loop
+        (several items per batch) or outside any loop over a loader says nothing."""
+        if self.returns is None or not self.stack:
+            return
+        if isinstance(node, ast.YieldFrom):
+            if is_loader(value) or one_of_loaders(value):
+                self.returns.append((node, value))
+            return
+        loop, fn = self.loop, self.stack[-1]
+        if loop is None or id(loop.node) not in self.loop_loaders or loop.path != self.path \
+                or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or not fn.lineno <= loop.node.lineno <= (fn.end_lineno or fn.lineno):
+            return
+        self.returns.append((node, self.loop_loaders[id(loop.node)]))
+
     def exec_loop(self, stmt: ast.For | ast.AsyncFor | ast.While, scope: Scope, hint: str,
                   over: ast.expr, over_name: str, targets: frozenset[str],
-                  loader: bool = False) -> None:
+                  loader: bool = False, draws: str = "") -> None:
         loop = Loop(stmt, self.path, self.loop, hint, over, targets, stmt.lineno,
                     over_name=over_name)
         loop.iterates_loader = loader
+        loop.draws_loader = draws
         loop.root = self.root
         if isinstance(stmt, ast.While):
             loop.counters = _while_counters(stmt)
@@ -2114,6 +2153,9 @@ class Tracer:
             return value
         if isinstance(node, ast.Await):
             return self.eval(node.value, scope, depth + 1)
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            self.yielded(node, self.eval(node.value, scope, depth + 1))
+            return None
         if isinstance(node, ast.Lambda):
             # `make_sched = lambda opt: StepLR(opt, 30)` then `make_sched(optimizer)`: a
             # function whose body returns the expression (seeing the names of where it is
@@ -3072,6 +3114,15 @@ class Tracer:
             return EngineVal(None, optimizer if isinstance(optimizer, Obj) else None,
                              scaler=self.ignite_scaler(node, args, kwargs, scope, owner),
                              built=node)
+        if qual == "next" and args and is_loader(args[0]) and self.loop is not None \
+                and not isinstance(node.args[0], ast.Call):
+            # `batch = next(it)` on an iterator of a loader kept across passes (`it =
+            # iter(loader)`, an `iter(...)` made in the call itself restarts the loader: a
+            # sample batch); whether the loop is the batch loop is settled in `run`
+            self.loop.draws_loader = ast.unparse(node.args[0])
+            for rec in self.recordings:
+                rec.spoiled = True
+            return None
         if last in names.ITER_WRAPPERS:
             for value in args:
                 if is_loader(value) or loop_members(value) is not None:
@@ -5171,7 +5222,7 @@ def _while_hint(stmt: ast.While) -> str:
         unit = names.unit_of_word(word)
         if unit:
             return unit
-    for stmt_node in stmt.body:
+    for stmt_node in [stmt.test, *stmt.body]:
         for node in ast.walk(stmt_node):
             if isinstance(node, ast.Call):
                 name = dotted(node.func) or ""

@@ -1057,11 +1057,34 @@ def _last_batch_test(cond: Cond) -> bool:
         return name in ("is_last_batch", "last_batch", "is_last_step_in_epoch")
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
         sides = [test.left, test.comparators[0]]
-        return any(isinstance(n, ast.Call) and (dotted(n.func) or "") == "len"
-                   for side in sides for n in ast.walk(side)) and any(
-            isinstance(side, ast.BinOp) and isinstance(side.right, ast.Constant)
-            and side.right.value == 1 for side in sides)
+        if not any(isinstance(n, ast.Call) and (dotted(n.func) or "") == "len"
+                   for side in sides for n in ast.walk(side)):
+            return False
+        return any(isinstance(side, ast.BinOp) and isinstance(side.right, ast.Constant)
+                   and side.right.value == 1 for side in sides) or any(
+            isinstance(side, ast.Name) and side.id in _counted_from_one(cond.loop)
+            for side in sides)
     return False
+
+
+def _counted_from_one(loop: Loop | None) -> set[str]:
+    """The indexes that count the batches of ``loop`` (or of a loop around it) from 1:
+    `for i, batch in enumerate(loader, start=1):` has `i == len(loader)` on the last batch."""
+    out: set[str] = set()
+    for lp in loop.ancestors() if loop is not None else ():
+        node = lp.node
+        if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.iter, ast.Call) \
+                or dotted(node.iter.func) != "enumerate" \
+                or not isinstance(node.target, ast.Tuple) or not node.target.elts \
+                or not isinstance(node.target.elts[0], ast.Name):
+            continue
+        call = node.iter
+        start = call.args[1] if len(call.args) > 1 else next(
+            (k.value for k in call.keywords if k.arg == "start"), None)
+        if isinstance(start, ast.Constant) and start.value == 1 \
+                and not isinstance(start.value, bool):
+            out.add(node.target.elts[0].id)
+    return out
 
 
 def _option_prefix(ctx: FileContext, e: Event) -> str:
