@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lrdoctor.check import inert, names
+from lrdoctor.check import inert, names, unset
 from lrdoctor.check.constants import attribute_stores, class_constant_of, resolve, settings
 from lrdoctor.check.index import (
     ClassInfo,
@@ -4816,6 +4816,58 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
     return None
 
 
+def _unset_default(call: ast.Call, scope: Scope) -> Const | None:
+    """What ``getattr(self, "name", <literal>)`` gives (the literal) and ``hasattr(self,
+    "name")`` gives (False) when no code of the project can set ``name`` on the instance (see
+    unset.never_set): an opt-in switch nothing switches on. None when anything may set it, or
+    the instance's class takes attributes from a library base, a ``__getattr__``, a
+    metaclass or a decorator that could add it."""
+    func = call.func
+    if not isinstance(func, ast.Name) or func.id not in ("getattr", "hasattr") \
+            or call.keywords or scope.lookup(func.id) is not None:
+        return None
+    arity = 3 if func.id == "getattr" else 2
+    if len(call.args) != arity or not isinstance(call.args[0], ast.Name) \
+            or call.args[0].id != "self" or not isinstance(call.args[1], ast.Constant) \
+            or not isinstance(call.args[1].value, str) or not call.args[1].value.isidentifier():
+        return None
+    if arity == 3:
+        default = call.args[2]
+        if not isinstance(default, ast.Constant) \
+                or not isinstance(default.value, (bool, int, str, type(None))):
+            return None
+        given: object = default.value
+    else:
+        given = False
+    classes = [c for c in (scope.owner, scope.self_val.info if scope.self_val is not None
+                           and scope.lookup("self") is scope.self_val else None)
+               if c is not None]
+    if not classes or not all(_own_attributes_only(c) for c in classes):
+        return None
+    if not unset.never_set(scope.module.path, scope.module.tree, call.args[1].value):
+        return None
+    return Const(given, sure=True)
+
+
+def _own_attributes_only(info: ClassInfo) -> bool:
+    """Whether every attribute an instance of ``info`` can have comes from the project's own
+    code: each class of its lineage has project bases only (or ``object``), no metaclass, no
+    decorator but ``dataclass``, and no ``__getattr__`` / ``__getattribute__``."""
+    for cls in info.lineage():
+        node = cls.node
+        if node.keywords or any(b != "object" for b in cls.bases) \
+                and len(cls.base_classes()) != len([b for b in cls.bases if b != "object"]):
+            return False
+        if "" in cls.bases:
+            return False  # a base that is not a plain name (`Generic[T]`, a call)
+        if any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+               != "dataclass" for d in node.decorator_list):
+            return False
+        if "__getattr__" in cls.methods or "__getattribute__" in cls.methods:
+            return False
+    return True
+
+
 def _tests_a_default(test: ast.expr, scope: Scope) -> bool:
     """Whether ``test`` reads a parameter that holds the literal default its caller left."""
     for node in ast.walk(test):
@@ -4859,8 +4911,9 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
             outcome = decisive
         elif all(p is not None for p in parts):
             outcome = not decisive
-    elif isinstance(test, (ast.Name, ast.Attribute)):
-        value = _literal_held(test, scope)
+    elif isinstance(test, (ast.Name, ast.Attribute, ast.Call)):
+        value = _unset_default(test, scope) if isinstance(test, ast.Call) \
+            else _literal_held(test, scope)
         if isinstance(value, Const) and value.sure and isinstance(
             value.value, (bool, int, str, type(None))
         ):
@@ -4875,8 +4928,10 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
         left, right = test.left, test.comparators[0]
         if isinstance(left, ast.Constant):
             left, right = right, left
-        if isinstance(left, (ast.Name, ast.Attribute)) and isinstance(right, ast.Constant):
-            value = _literal_held(left, scope)
+        if isinstance(left, (ast.Name, ast.Attribute, ast.Call)) \
+                and isinstance(right, ast.Constant):
+            value = _unset_default(left, scope) if isinstance(left, ast.Call) \
+                else _literal_held(left, scope)
             literal = right.value
             if (isinstance(value, Const) and value.sure
                     and isinstance(value.value, (bool, int, str, type(None)))
