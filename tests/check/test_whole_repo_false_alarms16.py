@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.helpers import check_project, project_codes
+from tests.check.helpers import check_project, codes, project_codes
 
 # -- an opt-in switch that nothing in the project switches on ---------------------------------
 
@@ -197,3 +197,96 @@ def test_switch_on_another_object_is_reported(tmp_path: Path,
     # only the instance's own attributes are decided: `model` may be a library object
     guard = 'getattr(self.model, "schedule_on_valid", False)'
     assert "LRD006" in _project(tmp_path, monkeypatch, guard=guard)
+
+
+# -- milestones as a range whose stride is named "step" ----------------------------------------
+
+# An audio fine-tuning script (the SSAST shape): MultiStepLR decays every `lr_step` epochs from
+# epoch `decay_start` on, its milestones written as a range capped far beyond any run; it steps
+# once per epoch. "step" in the stride's name is a range's word for its stride, not a count of
+# batches. {milestones} is the milestones argument.
+_RANGE_MILESTONES = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--decay_start", type=int, default=10)
+parser.add_argument("--lr_step", type=int, default=5)
+parser.add_argument("--warmup_iters", type=int, default=2000)
+parser.add_argument("--max_iters", type=int, default=100000)
+parser.add_argument("--n_epochs", type=int, default=30)
+args = parser.parse_args()
+
+model = torch.nn.Linear(4, 1)
+loader = torch.utils.data.DataLoader(torch.randn(64, 4), batch_size=8)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, {milestones}, gamma=0.5)
+for epoch in range(args.n_epochs):
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).mean().backward()
+        optimizer.step()
+    scheduler.step()
+"""
+
+
+def test_range_milestones_with_a_stride_named_step_stepped_per_epoch_is_quiet() -> None:
+    src = _RANGE_MILESTONES.format(
+        milestones="list(range(args.decay_start, 1000, args.lr_step))")
+    assert "LRD003" not in codes(src)
+
+
+def test_range_milestones_between_iteration_counts_stepped_per_epoch_is_reported() -> None:
+    src = _RANGE_MILESTONES.format(
+        milestones="list(range(args.warmup_iters, args.max_iters, 5000))")
+    assert "LRD003" in codes(src)
+
+
+# -- a warm-up window tested together with a period, under ReduceLROnPlateau ------------------
+
+# A warm-up written every 50 updates while `global_step <= 1000`, the bound tested in one `and`
+# with the period (and a setting); ReduceLROnPlateau, stepped per epoch on the validation
+# score, only scales the LR it finds, so the warm-up hands over to it. {test} is the write's test.
+_PLATEAU_WARMUP = """
+import torch
+
+model = torch.nn.Linear(4, 1)
+loader = torch.utils.data.DataLoader(torch.randn(64, 4), batch_size=8)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="max", patience=1)
+base_lr = 1e-4
+warmup = True
+global_step = 0
+for epoch in range(30):
+    for x in loader:
+        if {test}:
+            for group in optimizer.param_groups:
+                group["lr"] = global_step / 1000 * base_lr
+        optimizer.zero_grad()
+        model(x).mean().backward()
+        optimizer.step()
+        global_step += 1
+    score = float(model(torch.randn(8, 4)).mean())
+    scheduler.step(score)
+"""
+
+
+def test_plateau_warm_up_window_joined_with_a_period_is_quiet() -> None:
+    src = _PLATEAU_WARMUP.format(test="global_step <= 1000 and global_step % 50 == 0")
+    assert "LRD008" not in codes(src)
+
+
+def test_plateau_warm_up_window_joined_with_a_setting_is_quiet() -> None:
+    src = _PLATEAU_WARMUP.format(
+        test="global_step <= 1000 and global_step % 50 == 0 and warmup == True")
+    assert "LRD008" not in codes(src)
+
+
+def test_plateau_write_when_either_test_holds_is_reported() -> None:
+    src = _PLATEAU_WARMUP.format(test="global_step <= 1000 or global_step % 50 == 0")
+    assert "LRD008" in codes(src)
+
+
+def test_plateau_write_past_a_bound_joined_with_a_period_is_reported() -> None:
+    src = _PLATEAU_WARMUP.format(test="global_step > 1000 and global_step % 50 == 0")
+    assert "LRD008" in codes(src)
