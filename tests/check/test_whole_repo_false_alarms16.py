@@ -290,3 +290,74 @@ def test_plateau_write_when_either_test_holds_is_reported() -> None:
 def test_plateau_write_past_a_bound_joined_with_a_period_is_reported() -> None:
     src = _PLATEAU_WARMUP.format(test="global_step > 1000 and global_step % 50 == 0")
     assert "LRD008" in codes(src)
+
+
+# -- the same switch read from a parsed command line ------------------------------------------
+
+# A script whose evaluation steps the schedule with the score only when
+# `getattr(args, "schedule_on_valid", False)`; the parser never declares that option.
+# {options} are extra lines after the parser is built, {parse} the parse call.
+_ARGS_SWITCH = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=3)
+{options}
+args = {parse}
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / 100))
+for epoch in range(args.epochs):
+    for x in [torch.randn(8, 4)]:
+        model(x).mean().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    score = float(model(torch.randn(8, 4)).mean())
+    if getattr(args, "schedule_on_valid", False):
+        scheduler.step(score)
+"""
+
+
+def _args_switch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: str = "",
+                 parse: str = "parser.parse_args()") -> list[str]:
+    source = _ARGS_SWITCH.format(options=options, parse=parse)
+    return project_codes(check_project(tmp_path, monkeypatch, {"train.py": source}))
+
+
+def test_option_the_parser_never_declares_is_quiet(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "LRD006" not in _args_switch(tmp_path, monkeypatch)
+
+
+def test_option_never_declared_parsed_known_is_quiet(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    parse = "parser.parse_known_args()[0]"
+    assert "LRD006" not in _args_switch(tmp_path, monkeypatch, parse=parse)
+
+
+def test_option_the_parser_declares_is_reported(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    options = 'parser.add_argument("--schedule-on-valid", action="store_true")'
+    assert "LRD006" in _args_switch(tmp_path, monkeypatch, options=options)
+
+
+def test_options_defaulted_from_a_config_spread_are_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    options = "import json\nparser.set_defaults(**json.load(open('defaults.json')))"
+    assert "LRD006" in _args_switch(tmp_path, monkeypatch, options=options)
+
+
+def test_options_parsed_into_a_given_namespace_are_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parse = "parser.parse_args(namespace=argparse.Namespace(schedule_on=True))"
+    assert "LRD006" in _args_switch(tmp_path, monkeypatch, parse=parse)
+
+
+def test_switch_on_a_config_that_is_not_a_parsed_command_line_is_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parse = "load_config()\nparser.parse_args()"
+    source = "def load_config():\n    return object()\n" + _ARGS_SWITCH.format(
+        options="", parse=parse)
+    assert "LRD006" in project_codes(check_project(tmp_path, monkeypatch, {"train.py": source}))

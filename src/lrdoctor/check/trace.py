@@ -4828,7 +4828,7 @@ def _unset_default(call: ast.Call, scope: Scope) -> Const | None:
         return None
     arity = 3 if func.id == "getattr" else 2
     if len(call.args) != arity or not isinstance(call.args[0], ast.Name) \
-            or call.args[0].id != "self" or not isinstance(call.args[1], ast.Constant) \
+            or not isinstance(call.args[1], ast.Constant) \
             or not isinstance(call.args[1].value, str) or not call.args[1].value.isidentifier():
         return None
     if arity == 3:
@@ -4839,14 +4839,39 @@ def _unset_default(call: ast.Call, scope: Scope) -> Const | None:
         given: object = default.value
     else:
         given = False
-    classes = [c for c in (scope.owner, scope.self_val.info if scope.self_val is not None
-                           and scope.lookup("self") is scope.self_val else None)
-               if c is not None]
-    if not classes or not all(_own_attributes_only(c) for c in classes):
+    if call.args[0].id == "self":
+        classes = [c for c in (scope.owner, scope.self_val.info if scope.self_val is not None
+                               and scope.lookup("self") is scope.self_val else None)
+                   if c is not None]
+        if not classes or not all(_own_attributes_only(c) for c in classes):
+            return None
+    elif not _parsed_options(call.args[0].id, scope):
         return None
     if not unset.never_set(scope.module.path, scope.module.tree, call.args[1].value):
         return None
     return Const(given, sure=True)
+
+
+def _parsed_options(name: str, scope: Scope) -> bool:
+    """Whether ``name`` was last bound, in this function or the module, to what an argparse
+    parser of the file parsed (``args = parser.parse_args()``, ``args, _ =
+    parser.parse_known_args()``, ``parser`` built as ``argparse.ArgumentParser(...)``): a
+    namespace whose attributes are the parser's options and what the project stores."""
+    found = scope.source_of(name)
+    if found is None:
+        return False
+    value, where = found
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
+            and value.slice.value == 0:
+        value = value.value  # `parser.parse_known_args()[0]`
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("parse_args", "parse_known_args")
+            and isinstance(value.func.value, ast.Name)
+            and len(value.args) < 2 and not value.keywords):  # no `namespace=` given
+        return False
+    built = where.source_of(value.func.value.id)
+    return built is not None and isinstance(built[0], ast.Call) \
+        and built[1].module.qualify(dotted(built[0].func) or "") == "argparse.ArgumentParser"
 
 
 def _own_attributes_only(info: ClassInfo) -> bool:

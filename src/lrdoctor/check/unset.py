@@ -9,8 +9,8 @@ project except as a plain read (``x.name``, ``getattr(x, "name", ...)``, ``hasat
 class attribute of that name, a keyword ``name=``, a dict key, an argparse option, a config
 file, a shell script, a docstring. It also counts as possibly set when any Python file of the
 project stores attributes by a computed name (``setattr(obj, key, value)``, ``__setattr__``,
-``obj.__dict__.update(cfg)``, ``vars(obj)[key] = ...``, ``exec``, a three-argument ``type``),
-since a config spread that way can carry any name; and when the project is too big to read.
+``obj.__dict__.update(cfg)``, ``vars(obj)[key] = ...``, ``exec``, a three-argument ``type``,
+``parser.set_defaults(**cfg)``), since a config spread that way can carry any name; and when the project is too big to read.
 Each project is read once per process; each name is then looked up in the texts kept.
 """
 
@@ -116,6 +116,10 @@ def _sets_by_computed_name(tree: ast.AST) -> bool:
                 and node.func.id == "type" and len(node.args) == 3 \
                 and not isinstance(node.args[2], ast.Dict):
             return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "set_defaults" \
+                and any(k.arg is None for k in node.keywords):
+            return True  # `parser.set_defaults(**cfg)`: options named by a config's keys
     return False
 
 
@@ -187,7 +191,7 @@ def _project_texts(root: str) -> _Project | None:
     return _Project(texts, frozenset(dynamic))
 
 
-_DYNAMIC_WORDS = re.compile(r"setattr|__dict__|\bvars\(|\bexec\b|\btype\(")
+_DYNAMIC_WORDS = re.compile(r"setattr|__dict__|\bvars\(|\bexec\b|\btype\(|set_defaults")
 
 
 def _may_set_by_name(text: str) -> bool:
