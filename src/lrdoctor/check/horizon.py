@@ -406,6 +406,10 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
             return ("batch", None, "name")
         results = [unit_evidence(a, scope, depth + 1) for a in expr.args]
         results += [unit_evidence(k.value, scope, depth + 1) for k in expr.keywords]
+        if func in _RANGES and len(expr.args) == 3 and results[2][2] == "name":
+            # `range(args.decay_start, 1000, args.lr_step)`: "step" is the word for a range's
+            # stride, whatever it counts; its name says nothing of the unit
+            results[2] = _NONE
         combined = _combine(results, None)
         if combined[0] == "literal" and func not in ("int", "round", "math.ceil", "math.floor",
                                                      "float", "max", "min"):
@@ -463,6 +467,9 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
         return _combine([unit_evidence(expr.body, scope, depth + 1, echo),
                          unit_evidence(expr.orelse, scope, depth + 1, echo)], max)
     return _NONE
+
+
+_RANGES = frozenset({"range", "np.arange", "numpy.arange", "torch.arange"})
 
 
 def _best(results: list[tuple[str, float | None, str]], unit: str) -> str:

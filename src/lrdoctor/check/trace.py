@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lrdoctor.check import inert, names
+from lrdoctor.check import inert, names, unset
 from lrdoctor.check.constants import (
     attribute_stores,
     class_constant_of,
@@ -4956,6 +4956,83 @@ def _global_name(name: str, scope: Scope) -> bool:
     return True
 
 
+def _unset_default(call: ast.Call, scope: Scope) -> Const | None:
+    """What ``getattr(self, "name", <literal>)`` gives (the literal) and ``hasattr(self,
+    "name")`` gives (False) when no code of the project can set ``name`` on the instance (see
+    unset.never_set): an opt-in switch nothing switches on. None when anything may set it, or
+    the instance's class takes attributes from a library base, a ``__getattr__``, a
+    metaclass or a decorator that could add it."""
+    func = call.func
+    if not isinstance(func, ast.Name) or func.id not in ("getattr", "hasattr") \
+            or call.keywords or scope.lookup(func.id) is not None:
+        return None
+    arity = 3 if func.id == "getattr" else 2
+    if len(call.args) != arity or not isinstance(call.args[0], ast.Name) \
+            or not isinstance(call.args[1], ast.Constant) \
+            or not isinstance(call.args[1].value, str) or not call.args[1].value.isidentifier():
+        return None
+    if arity == 3:
+        default = call.args[2]
+        if not isinstance(default, ast.Constant) \
+                or not isinstance(default.value, (bool, int, str, type(None))):
+            return None
+        given: object = default.value
+    else:
+        given = False
+    if call.args[0].id == "self":
+        classes = [c for c in (scope.owner, scope.self_val.info if scope.self_val is not None
+                               and scope.lookup("self") is scope.self_val else None)
+                   if c is not None]
+        if not classes or not all(_own_attributes_only(c) for c in classes):
+            return None
+    elif not _parsed_options(call.args[0].id, scope):
+        return None
+    if not unset.never_set(scope.module.path, scope.module.tree, call.args[1].value):
+        return None
+    return Const(given, sure=True)
+
+
+def _parsed_options(name: str, scope: Scope) -> bool:
+    """Whether ``name`` was last bound, in this function or the module, to what an argparse
+    parser of the file parsed (``args = parser.parse_args()``, ``args, _ =
+    parser.parse_known_args()``, ``parser`` built as ``argparse.ArgumentParser(...)``): a
+    namespace whose attributes are the parser's options and what the project stores."""
+    found = scope.source_of(name)
+    if found is None:
+        return False
+    value, where = found
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
+            and value.slice.value == 0:
+        value = value.value  # `parser.parse_known_args()[0]`
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("parse_args", "parse_known_args")
+            and isinstance(value.func.value, ast.Name)
+            and len(value.args) < 2 and not value.keywords):  # no `namespace=` given
+        return False
+    built = where.source_of(value.func.value.id)
+    return built is not None and isinstance(built[0], ast.Call) \
+        and built[1].module.qualify(dotted(built[0].func) or "") == "argparse.ArgumentParser"
+
+
+def _own_attributes_only(info: ClassInfo) -> bool:
+    """Whether every attribute an instance of ``info`` can have comes from the project's own
+    code: each class of its lineage has project bases only (or ``object``), no metaclass, no
+    decorator but ``dataclass``, and no ``__getattr__`` / ``__getattribute__``."""
+    for cls in info.lineage():
+        node = cls.node
+        if node.keywords or any(b != "object" for b in cls.bases) \
+                and len(cls.base_classes()) != len([b for b in cls.bases if b != "object"]):
+            return False
+        if "" in cls.bases:
+            return False  # a base that is not a plain name (`Generic[T]`, a call)
+        if any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+               != "dataclass" for d in node.decorator_list):
+            return False
+        if "__getattr__" in cls.methods or "__getattribute__" in cls.methods:
+            return False
+    return True
+
+
 def _tests_a_default(test: ast.expr, scope: Scope) -> bool:
     """Whether ``test`` reads a parameter that holds the literal default its caller left."""
     for node in ast.walk(test):
@@ -4999,8 +5076,9 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
             outcome = decisive
         elif all(p is not None for p in parts):
             outcome = not decisive
-    elif isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)):
-        value = _literal_held(test, scope)
+    elif isinstance(test, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+        value = _unset_default(test, scope) if isinstance(test, ast.Call) \
+            else _literal_held(test, scope)
         if isinstance(value, Const) and value.sure and isinstance(
             value.value, (bool, int, str, type(None))
         ):
@@ -5015,9 +5093,10 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
         left, right = test.left, test.comparators[0]
         if isinstance(left, ast.Constant):
             left, right = right, left
-        if isinstance(left, (ast.Name, ast.Attribute, ast.Subscript)) \
+        if isinstance(left, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) \
                 and isinstance(right, ast.Constant):
-            value = _literal_held(left, scope)
+            value = _unset_default(left, scope) if isinstance(left, ast.Call) \
+                else _literal_held(left, scope)
             literal = right.value
             if (isinstance(value, Const) and value.sure
                     and isinstance(value.value, (bool, int, str, type(None)))

@@ -1472,16 +1472,29 @@ def _batches_in(bound: ast.expr) -> str | None:
 
 
 def _in_window(w: Event) -> bool:
-    """The write runs only while something is below a bound (``if step < warmup_steps:``)."""
-    for c in w.conds_inside(w.loop):
-        test = c.test
-        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-            continue
-        op = type(test.ops[0])
-        below = op in (ast.Lt, ast.LtE) if c.branch == 0 else op in (ast.Gt, ast.GtE)
-        if below:
-            return True
-    return False
+    """The write runs only while something is below a bound (``if step < warmup_steps:``,
+    also as one of the tests an ``and`` joins: ``if step <= 1000 and step % 50 == 0:``)."""
+    return any(_holds_below(c.test, c.branch == 0) for c in w.conds_inside(w.loop)
+               if c.test is not None and c.branch in (0, 1))
+
+
+def _holds_below(test: ast.expr, truth: bool, depth: int = 0) -> bool:
+    """Whether ``test`` having the outcome ``truth`` means a comparison says something is
+    below a bound: ``a < b`` true, ``a > b`` false, either inside an ``and`` that holds, an
+    ``or`` that fails, or a ``not``."""
+    if depth > 8:
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _holds_below(test.operand, not truth, depth + 1)
+    if isinstance(test, ast.BoolOp):
+        # every operand of an `and` that holds holds; every operand of an `or` that fails fails
+        if isinstance(test.op, ast.And) == truth:
+            return any(_holds_below(v, truth, depth + 1) for v in test.values)
+        return False
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    op = type(test.ops[0])
+    return op in (ast.Lt, ast.LtE) if truth else op in (ast.Gt, ast.GtE)
 
 
 def _is_lr_read(node: ast.expr) -> bool:
