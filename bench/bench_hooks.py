@@ -238,7 +238,7 @@ def main() -> None:
         print(f"  {name:<14} {row}   (plain step {plain['sum'] / 1e3:.2f} us, "
               f"ratio {(plain['sum'] + added['sum']) / plain['sum']:.3f}"
               f"{f', {findings} findings' if findings else ''})")
-    print(f"  plain: " + "  ".join(f"{k} {plain[k] / 1e3:.2f}" for k in (*PIECES, "sum")))
+    print("  plain: " + "  ".join(f"{k} {plain[k] / 1e3:.2f}" for k in (*PIECES, "sum")))
     print(f"load average (1 min) {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, "
           f"{os.cpu_count()} CPUs, torch {torch.__version__}, Python {sys.version.split()[0]}")
 
