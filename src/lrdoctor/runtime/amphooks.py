@@ -7,6 +7,7 @@ check asks first, and undone with everything else.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import weakref
 from collections.abc import Callable
@@ -33,6 +34,25 @@ class _Depth:
 
 
 _tls = _Depth()
+
+# torch.autograd.backward's parameters, each with its default (``_REQUIRED``: none), in order,
+# every one positional-or-keyword: the wrapper that takes the same ones is used only then
+_REQUIRED = inspect.Parameter.empty
+_BACKWARD_PARAMS = (("tensors", _REQUIRED), ("grad_tensors", None), ("retain_graph", None),
+                    ("create_graph", False), ("grad_variables", None), ("inputs", None))
+_NO_KWARGS: dict[str, Any] = {}  # (never written to)
+
+
+def _has_params(fn: Any, expected: tuple[tuple[str, Any], ...]) -> bool:
+    """Whether ``fn`` takes exactly ``expected``: names, defaults (compared by identity) and
+    order, all positional-or-keyword; False when its signature cannot be read."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return len(params) == len(expected) and all(
+        p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name == name and p.default is default
+        for p, (name, default) in zip(params, expected))
 
 
 def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
@@ -92,39 +112,11 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
 
     # Only torch.autograd.backward is wrapped: Tensor.backward() calls it (looked up on the
     # module at call time), so one wrapper sees both, and the step pays one frame, not two.
-    @functools.wraps(original_backward)
-    def autograd_backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
-        if _tls.depth:  # a backward run from inside a backward (checkpointing): not the user's
-            return original_backward(tensors, *args, **kwargs)
-        # The common case first, the routine test below in fewer steps: backward() on one
-        # tensor that no scale() made (nothing scaled at all), no compiled optimizer step
-        # pending, nothing asked for every backward, and for NaN detection a finite CPU scalar
-        # loss with nothing armed. Anything else (or any doubt) takes the general path below,
-        # which decides the same way.
-        if type(tensors) is tensor_type and not scaled and not compiled_steps:
-            try:
-                nf = engine.loss_gate
-                if Backward in every_step or BackwardDone in every_step:
-                    routine = False
-                elif nf is None:
-                    routine = True
-                elif (not nf.eager_until and not nf.arm_backward and nf.flags.eager is not False
-                        and tensors.is_cpu and not tensors.ndim):
-                    value = tensors.item()
-                    routine = type(value) is float and value - value == 0.0  # not inf, not NaN
-                else:
-                    routine = False
-            except ScheduleError:
-                raise
-            except Exception:
-                routine = False  # the general path decides (and reports an internal error)
-            if routine:
-                _tls.depth = 1
-                try:
-                    return original_backward(tensors, *args, **kwargs)
-                finally:
-                    _tls.depth = 0
-                    engine.routine_backwards_done += 1
+
+    def general(tensors: Any, args: Any, kwargs: Any) -> Any:
+        """The wrapper's path for every backward() but the routine unscaled one it runs itself
+        (it decides that case the same way). Called from the wrapper: the caller of
+        backward() is two frames up."""
         # the Backward event, or for a routine scaled backward a tuple (its scaler,)
         ev: Any = None
         fast = False
@@ -167,7 +159,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                     # ones (their path pays nothing for it)
                     ev, fast = (scaler,), False
             if not fast and ev is None:
-                ev = Backward(tensor, scaler, loss, sys._getframe(1))
+                ev = Backward(tensor, scaler, loss, sys._getframe(2))
                 emit(ev)
         except ScheduleError:
             raise
@@ -188,7 +180,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                 amp = engine.scaled_gate
                 if amp is not None:
                     try:
-                        amp.scaled_backward(by, scaled_site(sys._getframe(1)))
+                        amp.scaled_backward(by, scaled_site(sys._getframe(2)))
                     except ScheduleError:
                         raise
                     except Exception as exc:
@@ -203,6 +195,58 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                     engine.internal_error(exc)
                 finally:
                     ev.frame = None  # the event must not keep the user's frame alive
+
+    # The wrapper takes torch's own parameters, so that the call it forwards is a plain one:
+    # with ``*args, **kwargs`` every backward() packed its arguments into a tuple and a dict
+    # (Tensor.backward passes ``inputs=`` by keyword) and unpacked them again for torch, which
+    # cost more than the rest of its routine path (bench/OVERHEAD.md, perf19). Used when
+    # torch.autograd.backward has exactly these parameters (every torch since 1.8); otherwise
+    # the wrapper forwards whatever it is given and leaves every backward() to general().
+    if _has_params(original_backward, _BACKWARD_PARAMS):
+
+        @functools.wraps(original_backward)
+        def autograd_backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
+                              create_graph: Any = False, grad_variables: Any = None, inputs: Any = None) -> Any:
+            if _tls.depth:  # a backward run from inside a backward (checkpointing): not the user's
+                return original_backward(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs)
+            # The common case first, general()'s routine test in fewer steps: backward() on one
+            # tensor that no scale() made (nothing scaled at all), no compiled optimizer step
+            # pending, nothing asked for every backward, and for NaN detection a finite CPU
+            # scalar loss with nothing armed. Anything else (or any doubt) takes general(),
+            # which decides the same way.
+            if type(tensors) is tensor_type and not scaled and not compiled_steps:
+                try:
+                    nf = engine.loss_gate
+                    if Backward in every_step or BackwardDone in every_step:
+                        routine = False
+                    elif nf is None:
+                        routine = True
+                    elif (not nf.eager_until and not nf.arm_backward and nf.flags.eager is not False
+                            and tensors.is_cpu and not tensors.ndim):
+                        value = tensors.item()
+                        routine = type(value) is float and value - value == 0.0  # not inf, not NaN
+                    else:
+                        routine = False
+                except ScheduleError:
+                    raise
+                except Exception:
+                    routine = False  # the general path decides (and reports an internal error)
+                if routine:
+                    _tls.depth = 1
+                    try:
+                        return original_backward(tensors, grad_tensors, retain_graph, create_graph,
+                                                 grad_variables, inputs)
+                    finally:
+                        _tls.depth = 0
+                        engine.routine_backwards_done += 1
+            return general(tensors, (grad_tensors, retain_graph, create_graph, grad_variables, inputs), _NO_KWARGS)
+    else:
+
+        @functools.wraps(original_backward)
+        def autograd_backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+            if _tls.depth:
+                return original_backward(tensors, *args, **kwargs)
+            return general(tensors, args, kwargs)
 
     patcher.setattr(torch.autograd, "backward", autograd_backward)
 
