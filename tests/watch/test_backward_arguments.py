@@ -63,7 +63,7 @@ CALLS = {
 }
 
 
-@pytest.mark.filterwarnings("ignore:Using backward\(\) with create_graph=True")
+@pytest.mark.filterwarnings(r"ignore:Using backward\(\) with create_graph=True")
 @pytest.mark.parametrize("how", list(CALLS))
 def test_every_argument_reaches_torch_as_given(how):
     expected, _ = _grads(CALLS[how], watched=False)
@@ -72,7 +72,7 @@ def test_every_argument_reaches_torch_as_given(how):
     assert w is not None and not w.findings, w.report()
 
 
-@pytest.mark.filterwarnings("ignore:Using backward\(\) with create_graph=True")
+@pytest.mark.filterwarnings(r"ignore:Using backward\(\) with create_graph=True")
 def test_create_graph_is_forwarded():
     got, _ = _grads(lambda loss, a, b: torch.autograd.backward(loss, create_graph=True), watched=True)
     assert got[0] is not None and got[0].grad_fn is not None  # a graph of the gradient was made
