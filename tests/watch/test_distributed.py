@@ -145,6 +145,42 @@ def test_a_rank_that_crashes_hard_is_named_missing_and_the_job_keeps_its_exit_co
     assert trace["status"] == "finished" and trace["report"]["optimizers"][0]["steps"] >= 12
 
 
+SIGTERM_WHILE_REPORTING = """
+    import os, signal, time
+    from lrdoctor.runtime import runner
+
+    events = []
+    class Watch:
+        def stop(self, *args, **kwargs):
+            events.append("stop")
+    runner._emit_report = lambda *args, **kwargs: events.append("report")
+    runner._die_by = lambda sig: events.append("die")
+    runner._die_by_from_thread = lambda sig: events.append("die from the thread")
+    runner._report_on_sigterm(Watch(), None, True, None)
+    runner._ending["reporting"] = True  # the script has ended: the main thread is reporting
+    os.kill(os.getpid(), signal.SIGTERM)  # torchrun stops the job meanwhile
+    time.sleep(1.6)  # longer than the thread's grace: a slow report on a loaded machine
+    print("while reporting:", events)
+    runner._ending["reported"] = True
+    runner._ending["reporting"] = False
+    time.sleep(0.5)
+    print("after:", events)
+"""
+
+
+def test_a_sigterm_during_rank_0s_report_waits_for_it_instead_of_ending_the_process_under_it():
+    # (the likely cause of the crash test's one failure in CI: the SIGTERM thread took a slow report
+    # for a blocked main thread, made a second one and ended the process before the first
+    # was printed)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(SIGTERM_WHILE_REPORTING)],
+                            capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "while reporting: []" in result.stdout
+    # once the report is out, the process only ends by SIGTERM: no second report
+    assert "after: ['die from the thread']" in result.stdout
+
+
 @pytest.mark.parametrize("kind", ["wrong", "right"])
 def test_catalog_examples_under_torchrun(tmp_path, kind):
     import lrdoctor

@@ -272,7 +272,11 @@ def _wait_for_threads() -> None:
         print(f"lrdoctor: could not wait for the script's threads: {exc}", file=sys.stderr)
 
 
-_ending = {"by_sigint": False, "reporting": False, "sigterm": False, "terminating": False}
+# how the process is ending: "reporting" while a report is being made, "reported" once one is
+# out (a SIGTERM after it only ends the process), "terminating" once a SIGTERM's handling has
+# begun (it ends the process, after the report if none is out)
+_ending = {"by_sigint": False, "reporting": False, "reported": False, "sigterm": False,
+           "terminating": False}
 
 
 def _die_by_sigint() -> None:
@@ -326,12 +330,14 @@ def _report_on_sigterm(watch: Watch, json_path: str | None, quiet: bool, job: _J
             if _ending["terminating"]:
                 return
             _ending["terminating"] = True
-        try:
-            _flush()
-            watch.stop(None, interrupted=True)
-            _emit_report(watch, json_path, quiet, job, None, terminated=True)
-        except BaseException:
-            pass
+            report = not _ending["reported"]  # else the report is out: only end the process
+        if report:
+            try:
+                _flush()
+                watch.stop(None, interrupted=True)
+                _emit_report(watch, json_path, quiet, job, None, terminated=True)
+            except BaseException:
+                pass
         if in_main_thread:
             _die_by(signal.SIGTERM)
         else:
@@ -392,8 +398,12 @@ def _wake_on_sigterm(on_blocked: Callable[[], None], grace_s: float = 1.0) -> No
                     return
                 if signal.SIGTERM not in data:
                     continue
+                # A main thread that is making its report (the script ended as the signal
+                # came) is not blocked: it ends by SIGTERM once the report is out, so wait for
+                # it rather than race it with a second report and end the process under it
                 deadline = time.monotonic() + grace_s
-                while time.monotonic() < deadline and not _ending["terminating"]:
+                while not _ending["terminating"] and (time.monotonic() < deadline
+                                                      or _ending["reporting"]):
                     time.sleep(0.02)
                 if not _ending["terminating"]:
                     on_blocked()
@@ -449,6 +459,7 @@ def _emit_report(watch: Watch, json_path: str | None, quiet: bool, job: _Job | N
             _emit_rank_report(watch, json_path, quiet, job, exit_code, terminated, html_path,
                               script)
     finally:
+        _ending["reported"] = True  # first: the SIGTERM thread must never see neither
         _ending["reporting"] = False
 
 
