@@ -1,7 +1,7 @@
 """A function that nothing in its own file calls is traced there as a root, its parameters
 guessed from their names. When another checked file calls it with arguments and traces it whole,
 that trace knows the objects, and the findings inside the function are its to make
-(runner._merge). The layout is the commonest in real projects: a driver script that builds
+(runner.merge_results). The layout is the commonest in real projects: a driver script that builds
 the optimizer and the schedule (and resumes them) and a trainer module that runs the loop."""
 
 from __future__ import annotations

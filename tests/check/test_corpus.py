@@ -72,10 +72,10 @@ def test_corpus_is_large_and_balanced() -> None:
 
 
 def test_parallel_check_of_the_whole_corpus_matches_the_serial_one() -> None:
-    from lrdoctor.check.runner import _check_parallel, _merge, _sizes
+    from lrdoctor.check.runner import _check_parallel, merge_results, _sizes
 
     files, _ = discover([str(CORPUS)])
     serial = check_files(files, frozenset(STATIC_CODES), jobs=1)
-    parallel = _merge(_check_parallel(files, _sizes(files), frozenset(STATIC_CODES), jobs=2))
+    parallel = merge_results(_check_parallel(files, _sizes(files), frozenset(STATIC_CODES), jobs=2))
     assert [d.to_dict() for d in parallel.diagnostics] == [d.to_dict() for d in serial.diagnostics]
     assert len(serial.diagnostics) == sum(len(expected(CORPUS / name)) for name in ENTRIES)

@@ -42,7 +42,7 @@ class FileResult:
         self.errors.append(str(problem))
     # said on stderr, not failures: a file whose model was cut short by the size limits
     notes: list[str] = field(default_factory=list)
-    # Program.entered and Program.reached of the file's trace (runner._merge)
+    # Program.entered and Program.reached of the file's trace (runner.merge_results)
     entered: frozenset[tuple[str, int]] = frozenset()
     reached: tuple[tuple[str, int, int, frozenset[tuple[str, int] | None]], ...] = ()
     skipped: frozenset[tuple[str, int, int]] = frozenset()  # Program.skipped

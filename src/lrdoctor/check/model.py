@@ -356,7 +356,7 @@ class Program:
     assigned_names: set[str]
     called_names: set[str]
     truncated: bool = False
-    # where this file's trace stands in for others (see runner._merge): the functions of
+    # where this file's trace stands in for others (see runner.merge_results): the functions of
     # other files it traced whole from a call that passed arguments, as (path, line of the
     # def); and the functions it traced (this file's, and other files' reached from a root of
     # this file), as (path, first line, last line, the roots that reached each: the line of

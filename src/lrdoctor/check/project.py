@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from lrdoctor.check.index import ModuleInfo, ModuleLoader, dotted, top_level
-from lrdoctor.check.sources import SourceError, read_python
+from lrdoctor.check.sources import SourceError, project_subdirs, read_python
 
 MAX_IMPORTED_BYTES = 2_000_000
 MAX_MODULES = 64  # project modules one file's trace follows (more: it says it was cut short)
@@ -401,9 +401,6 @@ def _roots(importer_dir: str) -> list[str]:
 
 
 MAX_INDEXED_FILES = 20_000  # a project with more Python files is not searched by suffix
-_SKIPPED_DIRS = ("site-packages", "node_modules", "__pycache__")
-
-
 @lru_cache(maxsize=16)
 def _project_python_files(root: str) -> dict[tuple[str, str], list[str]]:
     """The Python files below ``root`` (hidden directories, virtual environments and
@@ -413,8 +410,7 @@ def _project_python_files(root: str) -> dict[tuple[str, str], list[str]]:
     out: dict[tuple[str, str], list[str]] = {}
     count = 0
     for current, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS
-                   and not os.path.isfile(os.path.join(current, d, "pyvenv.cfg"))]
+        dirs[:] = project_subdirs(current, dirs)
         parent = os.path.basename(current)
         for f in files:
             if not f.endswith(".py"):

@@ -101,7 +101,7 @@ def check_files(paths: list[str], codes: frozenset[str], jobs: int | None = None
         results = _check_chunk(paths, codes, progress)
     else:
         results = _check_parallel(paths, sizes, codes, jobs, notes, progress)
-    report = _merge(results)
+    report = merge_results(results)
     report.notes[:0] = notes
     return report
 
@@ -139,7 +139,7 @@ def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
     return [by_index[i] for i in range(len(paths))]
 
 
-def _merge(results: Iterable[FileResult]) -> Report:
+def merge_results(results: Iterable[FileResult]) -> Report:
     results = list(results)
     report = Report()
     seen: set[tuple[str, str, int | None, int, int]] = set()

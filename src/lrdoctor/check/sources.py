@@ -110,7 +110,7 @@ class NotebookSource:
             if end_cell != diag.cell:  # a span never crosses cells; keep the start only
                 diag.end_line = diag.end_col = None
         diag.edits = ()  # notebooks are reported, never rewritten
-        diag.message = _outside_code(diag.message,
+        diag.message = outside_code(diag.message,
                                      lambda text: _LINE_REF.sub(self._line_ref, text))
         diag.evidence = {**diag.evidence}
         for key, value in list(diag.evidence.items()):
@@ -200,7 +200,7 @@ def _write(written: list[WrittenFile], number: int, lines: list[str]) -> bool:
     return True
 
 
-def _outside_code(message: str, change: Any) -> str:
+def outside_code(message: str, change: Any) -> str:
     """``change`` applied to the parts of ``message`` outside backtick code spans."""
     parts = message.split("`")
     return "`".join(change(part) if i % 2 == 0 else part for i, part in enumerate(parts))
@@ -603,6 +603,15 @@ def _excluded(path: str, rules: IgnoreRules) -> bool:
     return any(rules.ignored(d, is_dir=True) for d in reversed(parents)) or \
         rules.ignored(full, is_dir=False)
 
+
+def project_subdirs(parent: str, names: list[str]) -> list[str]:
+    """The subdirectories of ``parent`` that a walk of the project's own code enters (to find
+    the modules a file imports, or every place that could set a name), sorted: no hidden
+    directory, cache, installed packages or virtual environment (under any name). The walk of
+    the paths given to ``check`` (``_walk``) also honours exclusions and ``.gitignore``."""
+    return sorted(d for d in names
+                  if not d.startswith(".") and d not in SKIP_DIRS and not d.endswith(".egg-info")
+                  and not os.path.isfile(os.path.join(parent, d, "pyvenv.cfg")))
 
 def _walk(root: str, exclude: list[str], base: str | None,
           respect_gitignore: bool, notes: list[str] | None = None) -> Iterator[str]:

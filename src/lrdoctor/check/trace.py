@@ -1272,7 +1272,7 @@ class Tracer:
         decided = known is not None and not by_class and not defaulted
         if defaulted:
             # the caller left the option out: the branch it decides is not run here, but it
-            # is code the function offers to other callers (see runner._merge)
+            # is code the function offers to other callers (see runner.merge_results)
             left = stmt.body if known is False else stmt.orelse
             if left:
                 self.skipped.add((self.path, left[0].lineno,

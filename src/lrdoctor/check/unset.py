@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.project import project_root
-from lrdoctor.check.sources import SKIP_DIRS, SourceError, read_python
+from lrdoctor.check.sources import SourceError, project_subdirs, read_python
 
 MAX_FILES = 3_000  # files of a project read at most (more: every attribute may be set)
 MAX_TEXT_BYTES = 2 * 2**20  # a bigger non-Python file is data, not configuration
@@ -180,8 +180,7 @@ def _project_texts(root: str) -> _Project | None:
     texts: list[tuple[str, str]] = []
     dynamic: set[str] = set()
     for current, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
-                         and not os.path.isfile(os.path.join(current, d, "pyvenv.cfg")))
+        dirs[:] = project_subdirs(current, dirs)
         for f in sorted(files):
             path = os.path.join(current, f)
             if f.endswith(".py"):

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.engine import FileResult, check_source
 from lrdoctor.check.project import WrittenLoader, display_path
-from lrdoctor.check.runner import _merge
-from lrdoctor.check.sources import NotebookSource, WrittenFile, _outside_code
+from lrdoctor.check.runner import merge_results
+from lrdoctor.check.sources import NotebookSource, WrittenFile, outside_code
 
 
 def check_notebook(path: str, notebook: NotebookSource, codes: frozenset[str] | None,
@@ -43,7 +43,7 @@ def check_notebook(path: str, notebook: NotebookSource, codes: frozenset[str] | 
                            place=False) for w in notebook.written if w.final]
     # the written files are one project: a function that train.py calls with what it built is
     # that trace's to report, not the guess of utils.py traced alone (as for files on disk)
-    reports = [(_merge(group), sources)]
+    reports = [(merge_results(group), sources)]
     for w in notebook.written:
         if not w.final:  # an earlier version, run before the cell that rewrites it
             own = display_path(where(w))
@@ -51,7 +51,7 @@ def check_notebook(path: str, notebook: NotebookSource, codes: frozenset[str] | 
                                  WrittenLoader({**final, where(w): w.source.text}), w.source,
                                  place=False)
             group.append(alone)
-            reports.append((_merge([alone]), {**sources, own: w.source}))
+            reports.append((merge_results([alone]), {**sources, own: w.source}))
     diagnostics: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}
     problems: list[Problem] = []
     notes: list[str] = []
@@ -109,4 +109,4 @@ def _place(diag: Diagnostic, source: NotebookSource, sources: dict[str, Notebook
                     cell_line: Callable[[re.Match[str]], str] = cell_line) -> str:
             return pattern.sub(cell_line, text)
 
-        diag.message = _outside_code(diag.message, rewrite)
+        diag.message = outside_code(diag.message, rewrite)
