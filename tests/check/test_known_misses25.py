@@ -12,7 +12,8 @@ Programs written for these tests; no third-party code.
 2. A Lightning config ``{"interval": "step", "frequency": N}``: Lightning steps the scheduler
    after every N-th batch, not every batch; ``"frequency": len(train_loader)`` is once per
    epoch. A scheduler sized in epochs there is not stepped per batch, and nothing is said;
-   its twin with ``"frequency": 1`` (or none) still is (LRD002).
+   its twin with ``"frequency": 1`` (or none) still is (LRD002). A hand step beside it on
+   every batch is still a second stepper (LRD012), said with Lightning's actual pace.
 """
 
 from __future__ import annotations
@@ -170,3 +171,14 @@ def test_batch_sized_schedule_stepped_every_few_epochs_is_still_per_epoch() -> N
                   "total_steps=self.trainer.estimated_stepping_batches)",
         frequency="2", hook="").replace('"interval": "step", ', "")
     assert codes(source) == ["LRD003"]
+
+
+def test_hand_step_beside_lightning_every_few_batches_is_still_a_second_stepper() -> None:
+    # stepped by hand on every batch and by Lightning every tenth: LRD012, said as it is
+    source = EVERY_FEW_BATCHES.format(
+        scheduler=_STEPLR, frequency="10",
+        hook="\n    def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+             "        self.lr_schedulers().step()\n")
+    found = codes(source)
+    assert "LRD012" in found  # (and LRD002: StepLR(step_size=30) stepped by hand per batch)
+    assert "every `frequency`-th batch" in messages(source)[found.index("LRD012")]

@@ -488,9 +488,10 @@ class Tracer:
             # batch (`"interval": "step"`) or at the end of every epoch; an override of
             # `lr_scheduler_step` is traced as that step instead (trace_scheduler_hooks)
             for sched, interval in _configured(value):
-                if interval not in (None, "step", "epoch"):
+                if interval not in (None, "step", "epoch", EVERY_FEW_STEPS):
                     continue
-                self.loop, self.conds = (batches if interval == "step" else epochs), ()
+                # (every few batches: in the batch loop, the event saying how often)
+                self.loop, self.conds = (epochs if interval in (None, "epoch") else batches), ()
                 self.emit("lightning_sched_step", sched, configure[0], interval=interval)
         self.loop, self.conds = None, ()
         return traced

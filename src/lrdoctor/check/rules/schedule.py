@@ -39,6 +39,7 @@ from lrdoctor.check.rules.first_pass import (
 )
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import (
+    EVERY_FEW_STEPS,
     Const,
     DictVal,
     ExprVal,
@@ -2731,6 +2732,12 @@ def stepped_by_lightning_too(ctx: FileContext) -> Iterator[Diagnostic]:
                 how = f"two steps per {its} instead of one"
             else:
                 how = "one step per batch plus one per epoch, ahead of either design"
+            if lightning.info.get("interval") == EVERY_FEW_STEPS:
+                when_ = "after every `frequency`-th batch (`\"interval\": \"step\"` with a " \
+                    "\"frequency\")"
+                how = "one step per batch plus one more every `frequency` batches, ahead of " \
+                    "either design" if mine == "batch" else \
+                    "one step per epoch plus one every `frequency` batches, ahead of either design"
             yield Diagnostic.at(
                 "LRD012",
                 f"{own.obj.label} `{receiver(own)}` is returned from configure_optimizers "
