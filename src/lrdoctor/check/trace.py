@@ -55,6 +55,7 @@ from lrdoctor.check.model import (
 )
 from lrdoctor.check.project import MAX_MODULES  # project modules one file's trace follows
 from lrdoctor.check.values import (
+    EVERY_FEW_STEPS,
     ClassVal,
     Const,
     DeepSpeedEngineVal,
@@ -80,6 +81,7 @@ from lrdoctor.check.values import (
     const_key,
     flatten,
     is_loader,
+    lightning_interval,
     loop_members,
     one_of_loaders,
     options,
@@ -309,6 +311,8 @@ class Tracer:
                 continue
             fn, owner = hook
             for sched, interval in _configured(value):
+                if interval == EVERY_FEW_STEPS:
+                    continue  # every few batches: neither the batch loop's pace nor the epoch's
                 self._new_root()
                 epochs = Loop(fn, owner.module.path, None, "epoch", None, frozenset(),  # type: ignore[arg-type]
                               fn.lineno, over_name="Lightning's epochs", root=self.root)
@@ -484,9 +488,10 @@ class Tracer:
             # batch (`"interval": "step"`) or at the end of every epoch; an override of
             # `lr_scheduler_step` is traced as that step instead (trace_scheduler_hooks)
             for sched, interval in _configured(value):
-                if interval not in (None, "step", "epoch"):
+                if interval not in (None, "step", "epoch", EVERY_FEW_STEPS):
                     continue
-                self.loop, self.conds = (batches if interval == "step" else epochs), ()
+                # (every few batches: in the batch loop, the event saying how often)
+                self.loop, self.conds = (epochs if interval in (None, "epoch") else batches), ()
                 self.emit("lightning_sched_step", sched, configure[0], interval=interval)
         self.loop, self.conds = None, ()
         return traced
@@ -4045,12 +4050,9 @@ def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
         entry = value.items.get("lr_scheduler", value)
         if isinstance(entry, DictVal):
             sched = entry.items.get("scheduler")
-            interval = entry.items.get("interval")
-            if isinstance(sched, Obj) and sched.kind == "scheduler":
-                if interval is None:
-                    return [(sched, None)]
-                if isinstance(interval, Const) and isinstance(interval.value, str):
-                    return [(sched, interval.value)]
+            interval = lightning_interval(entry)
+            if isinstance(sched, Obj) and sched.kind == "scheduler" and interval != "?":
+                return [(sched, interval)]
             return []
         return _configured(entry, depth + 1) if entry is not value else []
     if isinstance(value, TupleVal):

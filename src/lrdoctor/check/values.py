@@ -379,3 +379,27 @@ def one_of_loaders(value: Any) -> bool:
         return False
     found = options(value)
     return bool(found) and all(isinstance(o, Obj) and o.kind == "loader" for o in found)
+
+
+# the interval of a Lightning scheduler config `{"interval": "step", "frequency": N}` whose
+# frequency is not 1 (or not known): Lightning steps it after every N-th batch, not every batch
+EVERY_FEW_STEPS = "step/frequency"
+
+
+def lightning_interval(entry: DictVal) -> str | None:
+    """When Lightning steps the scheduler of a config dict ``{"scheduler": s, ...}``: None
+    without an ``interval`` (once per epoch), its literal value (``"step"``, ``"epoch"``),
+    ``"?"`` for one not written as a literal, and ``EVERY_FEW_STEPS`` for ``"step"`` with a
+    ``frequency`` other than a literal 1: Lightning then steps it once every ``frequency``
+    batches (``"frequency": len(train_loader)`` is once per epoch), not after every batch."""
+    interval = entry.items.get("interval")
+    if interval is None:
+        return None
+    if not isinstance(interval, Const) or not isinstance(interval.value, str):
+        return "?"
+    if interval.value == "step" and "frequency" in entry.items:
+        freq = entry.items["frequency"]
+        if not (isinstance(freq, Const) and freq.value == 1
+                and not isinstance(freq.value, bool)):
+            return EVERY_FEW_STEPS
+    return str(interval.value)

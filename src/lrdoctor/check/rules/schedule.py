@@ -39,6 +39,7 @@ from lrdoctor.check.rules.first_pass import (
 )
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import (
+    EVERY_FEW_STEPS,
     Const,
     DictVal,
     ExprVal,
@@ -47,6 +48,7 @@ from lrdoctor.check.values import (
     RunnerVal,
     TupleVal,
     UnionVal,
+    lightning_interval,
 )
 from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS, recomputes_lr
 
@@ -407,6 +409,21 @@ def _gamma(sched: Obj, index: int, default: float) -> float | None:
     return None
 
 
+def _collapsing_gamma(sched: Obj) -> float | None:
+    """The gamma of an ExponentialLR that the file states at 0.98 or less: stepped after every
+    batch (or every update), it multiplies the LR by gamma each time, 2e-9x or less after 1000
+    steps, a decay meant per epoch. None for any other scheduler, or a gamma not stated."""
+    if sched.cls != "ExponentialLR":
+        return None
+    gamma = _gamma(sched, 1, 1.0)
+    return gamma if gamma is not None and 0 < gamma <= 0.98 else None
+
+
+def _per_step_decay(gamma: float, per: str, plural: str) -> str:
+    return f"the LR shrinks {gamma:g}x per {per} ({gamma ** 1000:.0e}x after 1000 {plural}); " \
+        "gamma is meant per epoch"
+
+
 def _gamma_text(sched: Obj) -> str:
     gamma = _gamma(sched, 2, 0.1)
     if gamma is not None:
@@ -509,17 +526,16 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                    if not _only_accumulation(c) and not _tests_existence(c, e)
                    and (c.key, c.branch) not in shared and not c.decided]
             if sched.cls == "ExponentialLR":
-                gamma = _gamma(sched, 1, 1.0)
+                gamma = _collapsing_gamma(sched)
                 # `if (it + 1) % 2000 == 0: scheduler.step()` with no update under the test:
                 # a decay every N batches by design, not gamma per batch
                 periodic = bool(own) or _periodic_of_its_own(ctx, e, loop)
-                if gamma is not None and 0 < gamma <= 0.98 and loop.iterates_loader \
+                if gamma is not None and loop.iterates_loader \
                         and loop.parent is not None and not periodic:
                     yield Diagnostic.at(
                         "LRD002",
                         f"ExponentialLR(gamma={gamma:g}) is stepped inside "
-                        f"{_loop_where(loop)}: the LR shrinks {gamma:g}x per batch "
-                        f"({gamma ** 1000:.0e}x after 1000 batches); gamma is meant per epoch",
+                        f"{_loop_where(loop)}: {_per_step_decay(gamma, 'batch', 'batches')}",
                         e.path,
                         e.node,
                     )
@@ -607,6 +623,16 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
                 or sched.cls == "ReduceLROnPlateau" or sched.in_composite:
             continue
         seen.add(sched.id)
+        gamma = _collapsing_gamma(sched)
+        if gamma is not None:
+            yield Diagnostic.at(
+                "LRD002",
+                f"ExponentialLR(gamma={gamma:g}) (line {sched.line}) is the scheduler of "
+                f"{trainer}: {_per_step_decay(gamma, 'update', 'updates')}",
+                path,
+                node,
+            )
+            continue
         h = horizon_of(sched)
         if h.unit == "epoch" or (_small_literal(sched, h) and not _beyond_epochs(h, epochs)):
             yield Diagnostic.at(
@@ -1181,6 +1207,17 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
                     path,
                     node,
                 ), sched
+            elif interval == "step" and _collapsing_gamma(sched) is not None:
+                gamma = _collapsing_gamma(sched)
+                assert gamma is not None
+                yield Diagnostic.at(
+                    "LRD002",
+                    f"ExponentialLR(gamma={gamma:g}) (line {sched.line}) is returned with "
+                    f"\"interval\": \"step\", so Lightning steps it every batch: "
+                    f"{_per_step_decay(gamma, 'batch', 'batches')}",
+                    path,
+                    node,
+                ), sched
             elif interval == "step" and (h.unit == "epoch" or _small_literal(sched, h)):
                 yield Diagnostic.at(
                     "LRD002",
@@ -1302,13 +1339,7 @@ def _scheduler_entry(entry: Any, depth: int = 0
         if not isinstance(sched, (Obj, InstanceVal)) or not _is_scheduler(sched) \
                 or entry.splat:
             return
-        interval = entry.items.get("interval")
-        if interval is None:
-            yield sched, None
-        elif isinstance(interval, Const) and isinstance(interval.value, str):
-            yield sched, interval.value
-        else:
-            yield sched, "?"
+        yield sched, lightning_interval(entry)
     elif isinstance(entry, TupleVal):
         for item in entry.items:
             yield from _scheduler_entry(item, depth + 1)
@@ -2701,6 +2732,12 @@ def stepped_by_lightning_too(ctx: FileContext) -> Iterator[Diagnostic]:
                 how = f"two steps per {its} instead of one"
             else:
                 how = "one step per batch plus one per epoch, ahead of either design"
+            if lightning.info.get("interval") == EVERY_FEW_STEPS:
+                when_ = "after every `frequency`-th batch (`\"interval\": \"step\"` with a " \
+                    "\"frequency\")"
+                how = "one step per batch plus one more every `frequency` batches, ahead of " \
+                    "either design" if mine == "batch" else \
+                    "one step per epoch plus one every `frequency` batches, ahead of either design"
             yield Diagnostic.at(
                 "LRD012",
                 f"{own.obj.label} `{receiver(own)}` is returned from configure_optimizers "
