@@ -19,6 +19,7 @@ from lrdoctor.check.horizon import (
     horizon_of,
     label,
     literal_value,
+    lr_factor,
     project_constant,
     project_horizons,
     short_source,
@@ -776,8 +777,16 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
     10``. Whatever its name says (iterations, steps), that count is the number of passes of
     this loop, so the horizon is counted in the units the schedule is stepped in. A horizon
     that also multiplies in a count of batches (``n_iters * len(loader)``) is left to the
-    rule."""
-    expr = _horizon_expr(sched, h)
+    rule. A LambdaLR's factor is read the same way: ``lambda update: 1 - update /
+    num_updates`` stepped once per pass of ``for update in range(num_updates):`` (a PPO
+    rollout loop around its epochs of minibatch updates) ends with that loop; its own
+    parameter, the step count it is handed, is not a count that takes part."""
+    expr: ast.AST | None = _horizon_expr(sched, h)
+    own: set[str] = set()
+    if expr is None and h.param == "lr_lambda":
+        factor = lr_factor(sched)
+        if factor is not None:
+            expr, own = factor
     bound = _loop_count(ctx, loop)
     if expr is None or bound is None:
         return False
@@ -785,6 +794,8 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
         expr = _handed_down(ctx, sched, expr, loop) or expr
     shared = False
     for node in ast.walk(expr):
+        if isinstance(node, ast.Name) and node.id in own:
+            continue
         if isinstance(node, ast.Call):
             func = dotted(node.func) or ""
             if func == "len" or func.endswith(".__len__"):
