@@ -126,3 +126,80 @@ def test_factor_over_the_runs_batches_stepped_per_epoch_is_still_lrd003() -> Non
 def test_factor_reading_the_epoch_count_times_the_loader_is_still_lrd003() -> None:
     # the loop's own count takes part, but so does a count of batches
     assert "LRD003" in codes(_EPOCHS.format(factor="lambda s: 1 - s / (epochs * len(loader))"))
+
+
+# -- a horizon divided by the size of one pass of the loop that steps it ------------------------
+
+# A PPO run counted in environment steps: `num_iterations` rollouts of `num_envs * n_steps`
+# steps each, and a schedule whose length is also given in environment steps and divided by
+# the same rollout size. {helper} builds the scheduler, {build} calls it, {count} is the
+# number of rollouts.
+_ROLLOUTS = """
+import torch
+from torch.optim.lr_scheduler import LinearLR
+
+{helper}
+
+def train(cfg, env, agent):
+    optimizer = torch.optim.Adam(agent.parameters(), lr=cfg.lr)
+    rollout_size = cfg.num_envs * cfg.n_steps
+    scheduler = {build}
+    num_iterations = {count}
+    for iteration in range(num_iterations):
+        rollout = env.collect(agent, cfg.n_steps)
+        for epoch in range(cfg.n_epochs):
+            for minibatch in rollout.minibatches(cfg.batch_size):
+                loss = agent.loss(minibatch)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        scheduler.step()
+"""
+
+_WARMUP_HELPER = """
+def warmup_schedule(optimizer, warmup_steps, num_envs, n_steps):
+    per_rollout = {size}
+    warmup_rollouts = max(1, warmup_steps // per_rollout)
+    return LinearLR(optimizer, start_factor=0.01, end_factor=1.0, total_iters=warmup_rollouts)
+"""
+
+
+def test_decay_over_the_timesteps_divided_by_the_rollout_size_is_not_lrd003() -> None:
+    src = _ROLLOUTS.format(
+        helper="",
+        build="LinearLR(optimizer, 1.0, 0.0, total_iters=cfg.total_timesteps // rollout_size)",
+        count="cfg.total_timesteps // (cfg.n_steps * cfg.num_envs)")
+    assert "LRD003" not in codes(src)
+
+
+def test_warmup_in_timesteps_turned_into_rollouts_by_a_helper_is_not_lrd003() -> None:
+    src = _ROLLOUTS.format(
+        helper=_WARMUP_HELPER.format(size="num_envs * n_steps"),
+        build="warmup_schedule(optimizer, cfg.warmup_steps, cfg.num_envs, cfg.n_steps)",
+        count="cfg.total_timesteps // rollout_size")
+    assert "LRD003" not in codes(src)
+
+
+def test_horizon_divided_by_the_minibatch_size_is_still_lrd003() -> None:
+    # counts minibatches of the whole run, stepped once per rollout
+    src = _ROLLOUTS.format(
+        helper="",
+        build="LinearLR(optimizer, 1.0, 0.0, total_iters=cfg.total_timesteps // cfg.batch_size)",
+        count="cfg.total_timesteps // rollout_size")
+    assert "LRD003" in codes(src)
+
+
+def test_helper_dividing_by_another_size_than_the_rollout_is_still_lrd003() -> None:
+    src = _ROLLOUTS.format(
+        helper=_WARMUP_HELPER.format(size="n_steps"),
+        build="warmup_schedule(optimizer, cfg.warmup_steps, cfg.num_envs, cfg.n_steps)",
+        count="cfg.total_timesteps // rollout_size")
+    assert "LRD003" in codes(src)
+
+
+def test_horizon_in_timesteps_with_a_rollout_count_of_unknown_make_is_still_lrd003() -> None:
+    src = _ROLLOUTS.format(
+        helper="",
+        build="LinearLR(optimizer, 1.0, 0.0, total_iters=cfg.total_timesteps // rollout_size)",
+        count="cfg.num_iterations")
+    assert "LRD003" in codes(src)
