@@ -203,3 +203,13 @@ def test_horizon_in_timesteps_with_a_rollout_count_of_unknown_make_is_still_lrd0
         build="LinearLR(optimizer, 1.0, 0.0, total_iters=cfg.total_timesteps // rollout_size)",
         count="cfg.num_iterations")
     assert "LRD003" in codes(src)
+
+
+def test_horizon_multiplying_in_the_update_epochs_before_dividing_is_still_lrd003() -> None:
+    # the same size divides it, but it counts every epoch of updates of every rollout
+    src = _ROLLOUTS.format(
+        helper="",
+        build="LinearLR(optimizer, 1.0, 0.0,"
+              " total_iters=cfg.total_timesteps * cfg.n_epochs // rollout_size)",
+        count="cfg.total_timesteps // rollout_size")
+    assert "LRD003" in codes(src)

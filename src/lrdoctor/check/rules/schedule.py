@@ -855,7 +855,8 @@ def _divided_like_its_loop(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> 
 def _size_divided_by(expr: ast.expr, bound: Any) -> tuple[str, ...] | None:
     """The factors, sorted, of what ``expr`` divides a count by (``total // (a * b)`` gives
     ``("a", "b")``), through rounding and ``max(1, ...)`` wrappers and names ``bound`` follows;
-    None when it is not such a quotient or the size is a literal alone."""
+    None when it is not such a quotient of one count (or a literal share of it) or the size
+    is a literal alone."""
     for _ in range(6):
         if isinstance(expr, ast.Name):
             found = bound(expr.id)
@@ -873,6 +874,12 @@ def _size_divided_by(expr: ast.expr, bound: Any) -> tuple[str, ...] | None:
             break
     if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.FloorDiv, ast.Div))):
         return None
+    whole = expr.left
+    if isinstance(whole, ast.BinOp) and isinstance(whole.op, ast.Mult) \
+            and _number_literal(whole.left) is not None:
+        whole = whole.right  # `0.1 * total_timesteps // size`: a share of one count
+    if not isinstance(whole, (ast.Name, ast.Attribute)) or dotted(whole) is None:
+        return None  # `timesteps * update_epochs // size` counts more than the passes
     factors: list[str] = []
     pending: list[ast.expr] = [expr.right]
     while pending and len(factors) < 8:
