@@ -172,6 +172,30 @@ def ignores_first_argument(expr: ast.expr | None, scope: Scope | None) -> bool:
                    for part in body for node in ast.walk(part))
 
 
+def lr_factor(sched: Obj) -> tuple[ast.AST, set[str]] | None:
+    """The code of a LambdaLR / MultiplicativeLR factor and the names of its own parameters:
+    a lambda's body, a function's definition (of the module, or defined next to the
+    scheduler), or the object a bound method is bound to; None when it cannot be found."""
+    expr = sched.arg("lr_lambda", 1)
+    if expr is None:
+        return None
+    if isinstance(expr, ast.Attribute):
+        # a bound method (`DecayAfter(n_epochs, offset, decay_epoch).step`): its name says how
+        # it is called, not what its horizon counts; the object it is bound to does
+        return expr.value, set()
+    if isinstance(expr, ast.Lambda):
+        return expr.body, {a.arg for a in expr.args.args}
+    if isinstance(expr, ast.Name) and sched.scope is not None:
+        # a function of the module, or one defined next to the scheduler (a closure over
+        # `warmup_steps` / `max_steps` inside configure_optimizers)
+        found = sched.scope.lookup(expr.id)
+        fn = found.fn if isinstance(found, FuncVal) else sched.scope.module.functions.get(expr.id)
+        if fn is None:
+            return None
+        return fn, {a.arg for a in fn.args.args}
+    return expr, set()
+
+
 def _lambda_horizon(sched: Obj) -> Horizon:
     expr = sched.arg("lr_lambda", 1)
     if expr is None:
@@ -180,24 +204,10 @@ def _lambda_horizon(sched: Obj) -> Horizon:
         # the factor follows a counter of the program's own (a trainer's timestamp read in
         # the function), not the number of steps: how often it is stepped sizes nothing
         return Horizon("")
-    body: ast.AST = expr
-    params: set[str] = set()
-    if isinstance(expr, ast.Attribute):
-        # a bound method (`DecayAfter(n_epochs, offset, decay_epoch).step`): its name says how
-        # it is called, not what its horizon counts; the object it is bound to does
-        body = expr.value
-    if isinstance(expr, ast.Lambda):
-        params = {a.arg for a in expr.args.args}
-        body = expr.body
-    elif isinstance(expr, ast.Name) and sched.scope is not None:
-        # a function of the module, or one defined next to the scheduler (a closure over
-        # `warmup_steps` / `max_steps` inside configure_optimizers)
-        found = sched.scope.lookup(expr.id)
-        fn = found.fn if isinstance(found, FuncVal) else sched.scope.module.functions.get(expr.id)
-        if fn is None:
-            return Horizon("")
-        params = {a.arg for a in fn.args.args}
-        body = fn
+    factor = lr_factor(sched)
+    if factor is None:
+        return Horizon("")
+    body, params = factor
     where = sched.scope
     if isinstance(expr, ast.Name) and where is not None \
             and where.module.functions.get(expr.id) is body:

@@ -19,6 +19,7 @@ from lrdoctor.check.horizon import (
     horizon_of,
     label,
     literal_value,
+    lr_factor,
     project_constant,
     project_horizons,
     short_source,
@@ -592,6 +593,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # `for _ in trange(n_iters): <batches>; sched.step()`, T_0=n_iters // 10
             if _counts_items_of(ctx, sched, h, loop):
                 continue  # `for i, chunk in enumerate(collector)`, T_max=total // per_chunk
+            if _divided_like_its_loop(ctx, sched, h, loop):
+                continue  # total_iters=warmup // rollout, `for it in range(total // rollout)`
             if _chosen(e) and e.conds_inside(loop):
                 continue  # one of several schedulers, stepped per epoch only when a setting says
             calls = [c for c in ctx.same_root(e, "sched_step") if c.obj is sched and _plain_step(c)]
@@ -802,8 +805,16 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
     10``. Whatever its name says (iterations, steps), that count is the number of passes of
     this loop, so the horizon is counted in the units the schedule is stepped in. A horizon
     that also multiplies in a count of batches (``n_iters * len(loader)``) is left to the
-    rule."""
-    expr = _horizon_expr(sched, h)
+    rule. A LambdaLR's factor is read the same way: ``lambda update: 1 - update /
+    num_updates`` stepped once per pass of ``for update in range(num_updates):`` (a PPO
+    rollout loop around its epochs of minibatch updates) ends with that loop; its own
+    parameter, the step count it is handed, is not a count that takes part."""
+    expr: ast.AST | None = _horizon_expr(sched, h)
+    own: set[str] = set()
+    if expr is None and h.param == "lr_lambda":
+        factor = lr_factor(sched)
+        if factor is not None:
+            expr, own = factor
     bound = _loop_count(ctx, loop)
     if expr is None or bound is None:
         return False
@@ -811,6 +822,8 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
         expr = _handed_down(ctx, sched, expr, loop) or expr
     shared = False
     for node in ast.walk(expr):
+        if isinstance(node, ast.Name) and node.id in own:
+            continue
         if isinstance(node, ast.Call):
             func = dotted(node.func) or ""
             if func == "len" or func.endswith(".__len__"):
@@ -823,6 +836,95 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
                     and not bound.endswith(text) and not text.startswith(bound + "."):
                 return False  # another count, of batches, takes part in it
     return shared
+
+
+def _divided_like_its_loop(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
+    """The horizon and the stepped loop's count are quotients by one and the same size: a PPO
+    run of ``num_iterations = total_timesteps // (num_envs * n_steps)`` rollouts, warmed up
+    over ``total_iters=warmup_steps // (num_envs * n_steps)``. Whatever the numerators count
+    (environment steps here), dividing both by the size of one pass makes them counts of
+    passes: the schedule is stepped in the units it is counted in. Names are followed to the
+    value they are bound to once (``rollout = num_envs * n_steps``), and a helper's parameters
+    to what its caller passed; the factors of the size are compared as written, in any order.
+    A quotient by a literal alone, or a horizon that reads ``len()``, is left to the rule."""
+    expr = _horizon_expr(sched, h)
+    count = _loop_count(ctx, loop)
+    tree = ctx.tree_of(loop.path)
+    if expr is None or count is None or "." in count or tree is None:
+        return False
+    frame = next((c.frame for c in ctx.program.events if c.kind == "create" and c.obj is sched),
+                 None)
+
+    def horizon_name(name: str) -> ast.expr | None:
+        if sched.scope is not None:
+            found = sched.scope.source_of(name)
+            if found is not None:
+                return found[0]
+        if frame is not None and frame.fn is not None and frame.call is not None \
+                and name in {a.arg for a in [*frame.fn.args.posonlyargs, *frame.fn.args.args,
+                                             *frame.fn.args.kwonlyargs]}:
+            return frame.argument(name)
+        return None
+
+    def loop_name(name: str) -> ast.expr | None:
+        return _bound_to(tree, loop.node, name)
+
+    counted = loop_name(count)
+    if counted is None:
+        return False
+    size = _size_divided_by(expr, horizon_name)
+    return size is not None and size == _size_divided_by(counted, loop_name) \
+        and not any(isinstance(n, ast.Call) and (dotted(n.func) or "") == "len"
+                    for n in ast.walk(expr))
+
+
+def _size_divided_by(expr: ast.expr, bound: Any) -> tuple[str, ...] | None:
+    """The factors, sorted, of what ``expr`` divides a count by (``total // (a * b)`` gives
+    ``("a", "b")``), through rounding and ``max(1, ...)`` wrappers and names ``bound`` follows;
+    None when it is not such a quotient of one count (or a literal share of it) or the size
+    is a literal alone."""
+    for _ in range(6):
+        if isinstance(expr, ast.Name):
+            found = bound(expr.id)
+            if found is None:
+                return None
+            expr = found
+        elif isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
+                and (dotted(expr.func) or "") in _ROUNDING:
+            expr = expr.args[0]
+        elif isinstance(expr, ast.Call) and (dotted(expr.func) or "") == "max" \
+                and len(expr.args) == 2 and not expr.keywords \
+                and _number_literal(expr.args[0]) is not None:
+            expr = expr.args[1]  # `max(1, n // size)`: at least one pass
+        else:
+            break
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.FloorDiv, ast.Div))):
+        return None
+    whole = expr.left
+    if isinstance(whole, ast.BinOp) and isinstance(whole.op, ast.Mult) \
+            and _number_literal(whole.left) is not None:
+        whole = whole.right  # `0.1 * total_timesteps // size`: a share of one count
+    if not isinstance(whole, (ast.Name, ast.Attribute)) or dotted(whole) is None:
+        return None  # `timesteps * update_epochs // size` counts more than the passes
+    factors: list[str] = []
+    pending: list[ast.expr] = [expr.right]
+    while pending and len(factors) < 8:
+        node = pending.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            pending += [node.left, node.right]
+            continue
+        if isinstance(node, ast.Name):
+            found = bound(node.id)
+            if found is not None and not isinstance(found, ast.Constant):
+                pending.append(found)
+                continue
+        text = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if text is None:
+            return None
+        factors.append(text)
+    if pending or not factors:
+        return None
+    return tuple(sorted(factors))
 
 
 def _handed_down(ctx: FileContext, sched: Obj, expr: ast.Name, loop: Loop) -> ast.expr | None:
