@@ -14,6 +14,7 @@ Directory walks honour ``.gitignore`` files and skip virtual environments and
 
 from __future__ import annotations
 
+import ast
 import bisect
 import json
 import os
@@ -268,13 +269,34 @@ def read_python(path: str) -> str:
     try:
         text = raw.decode(encoding)
     except LookupError:
-        raise SourceError(f"unknown encoding {encoding!r} in its coding line") from None
+        text = _plain_python_under_unknown_codec(raw, encoding)
     except UnicodeDecodeError as exc:
         raise SourceError(
             f"not valid {encoding} (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
             "declare its encoding with a `# -*- coding: ... -*-` line"
         ) from None
     return text.removeprefix("\ufeff")
+
+
+def _plain_python_under_unknown_codec(raw: bytes, encoding: str) -> str:
+    """The text of a file whose coding line names a codec this Python does not have.
+
+    Such codecs are installed by a package at run time; the common one, the ``future_fstrings``
+    backport, hands the source through unchanged on Python 3.6 and later, so the file is
+    plain UTF-8 Python and is checked as such. A codec that rewrites the source into Python
+    (a templating syntax) leaves a file that does not parse without it: that one stays
+    unchecked, and says why."""
+    unknown = f"unknown encoding {encoding!r} in its coding line"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SourceError(unknown) from None
+    try:
+        # a str source: the parser ignores its coding line, as the codec's own output would
+        ast.parse(text.removeprefix("\ufeff"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise SourceError(f"{unknown}, and the file is not plain Python without that codec") from None
+    return text
 
 
 def read_notebook_text(path: str) -> str:
