@@ -72,7 +72,7 @@ def test_corpus_is_large_and_balanced() -> None:
 
 
 def test_parallel_check_of_the_whole_corpus_matches_the_serial_one() -> None:
-    from lrdoctor.check.runner import _check_parallel, merge_results, _sizes
+    from lrdoctor.check.runner import _check_parallel, _sizes, merge_results
 
     files, _ = discover([str(CORPUS)])
     serial = check_files(files, frozenset(STATIC_CODES), jobs=1)
