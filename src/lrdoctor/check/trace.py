@@ -156,6 +156,9 @@ class Tracer:
         self.path = module.path
         self.returns: list[Any] | None = None
         self.guesses: dict[str, Obj] = {}
+        # the GradScaler a Hugging Face Trainer subclass inherits, per class (see
+        # hf_trainer_scaler); reset with each root, as guessed objects are
+        self.hf_scalers: dict[int, Obj] = {}
         self.instances: dict[str, InstanceVal] = {}
         # per-call summaries; valid while nothing a call could read outside its arguments (an
         # instance attribute, a module global, a container's items) was rebound to or from a
@@ -339,6 +342,7 @@ class Tracer:
         self.loop = None
         self.conds = ()
         self.guesses = {}
+        self.hf_scalers = {}
         self.summaries = {}  # they hold this root's guessed objects
 
     def trace_root_function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -2231,6 +2235,8 @@ class Tracer:
             if source is not None and depth < MAX_EVAL_DEPTH // 2:
                 fallback = Scope({"self": base}, base.info.module, self.module_scope, base)
                 value = self.eval_pure(source, fallback)
+            if value is None and attr == "scaler":
+                value = self.hf_trainer_scaler(base, node)
             if value is None and not _declared_plain_field(base.info, attr):
                 value = self.guess(f"self.{attr}")
             if value is not None:
@@ -2682,6 +2688,39 @@ class Tracer:
         self.created += 1
         self.emit("create", obj, node)
         return obj
+
+    def hf_trainer_scaler(self, instance: InstanceVal, node: ast.Attribute) -> Obj | None:
+        """``self.scaler`` read by the project's subclass of a Hugging Face Trainer that never
+        assigns it: the GradScaler the Trainer's own ``__init__`` builds (transformers 3.x and
+        4.x before Accelerate) when ``args.fp16`` selects native float16 AMP. A subclass that
+        copies the Trainer's old training loop steps it (``self.scaler.step(optimizer)``)
+        with the scheduler it steps beside it. Held as ``GradScaler(enabled=self.args.fp16)``
+        built at the class (one per class and root, as a guessed object is)."""
+        info = instance.info
+        if any("scaler" in cls.self_assigns for cls in info.lineage()) \
+                or not _hf_trainer(info, self.qualified_bases):
+            return None
+        made = self.hf_scalers.get(id(info))
+        if made is not None:
+            return made
+        flag = ast.Attribute(value=ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()),
+                                                 attr="args", ctx=ast.Load()),
+                             attr="fp16", ctx=ast.Load())
+        built: ast.Call | None = getattr(info.node, "_lrdoctor_hf_scaler", None)
+        if built is None:
+            built = ast.copy_location(ast.Call(
+                func=ast.Name(id="GradScaler", ctx=ast.Load()), args=[],
+                keywords=[ast.keyword(arg="enabled", value=flag)]), info.node)
+            ast.fix_missing_locations(built)
+            info.node._lrdoctor_hf_scaler = built  # type: ignore[attr-defined]
+        made = Obj("scaler", "GradScaler", "torch", name="self.scaler", call=built,
+                   path=self.path, line=node.lineno, col=node.col_offset + 1)
+        made.order = self.next_order()
+        self.hf_scalers[id(info)] = made
+        self.objects.append(made)
+        self.created += 1
+        self.emit("create", made, node)
+        return made
 
     def ignite_common_handlers(self, node: ast.Call, args: list[Any],
                                kwargs: dict[str, Any]) -> None:
