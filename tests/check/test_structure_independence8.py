@@ -1,7 +1,8 @@
 """The model of the program holds when the code is laid out as real projects lay it out, round
 11 (meta11): optimizer, scheduler and scaler kept in a ``@dataclass`` ``TrainState`` (or a
 ``NamedTuple`` config) handed around; the scheduler picked by a ``match`` statement; batches
-drawn through ``map(to_device, loader)``; Adam's eps kept on ``self`` or on a config record;
+drawn through ``map(to_device, loader)``; objects read through a ``@property`` or a
+``functools.cached_property``; Adam's eps kept on ``self`` or on a config record;
 ``functools.partial`` of a deprecated AMP class; a loss built by a one-line factory; and the
 layouts that already held (the training step as a ``functools.partial`` or a lambda handed to
 a runner, a ``contextlib.contextmanager`` helper, a dict of phase handlers, ``for s in
@@ -56,6 +57,19 @@ class TrainState:
 """
 
 # -- objects held by a dataclass's generated __init__ -----------------------------------------
+
+RECORD_LOOP = """
+def main(model, loader):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    state = {build}
+    for epoch in range(90):
+        for x, y in loader:
+            state.optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            state.optimizer.step()
+            [[state.scheduler.step()||pass]]
+        [[pass||state.scheduler.step()]]
+"""
 
 DATACLASS_STATE = {
     "positional, stepped per batch": ("LRD002", STATE + """
@@ -203,6 +217,76 @@ class Trainer:
 def main(model, loader):
     Trainer(model, 7).fit(loader, 90)
 """),
+    "NamedTuple state": ("LRD002", """
+class State(NamedTuple):
+    optimizer: object
+    scheduler: object
+""" + RECORD_LOOP.replace("{build}", "State(opt, StepLR(opt, step_size=30))")),
+    "dataclass built from a splatted dict": ("LRD002", """
+@dataclass
+class State:
+    optimizer: object
+    scheduler: object
+""" + RECORD_LOOP.replace(
+        "{build}", "State(**dict(optimizer=opt, scheduler=StepLR(opt, step_size=30)))")),
+    "frozen dataclass with slots": ("LRD002", """
+@dataclass(frozen=True, slots=True)
+class State:
+    optimizer: object
+    scheduler: object
+""" + RECORD_LOOP.replace("{build}", "State(opt, StepLR(opt, step_size=30))")),
+    "dataclass trainer with its own fit": ("LRD002", """
+@dataclass
+class Trainer:
+    model: torch.nn.Module
+    optimizer: object
+    scheduler: object
+
+    def fit(self, loader, epochs):
+        for epoch in range(epochs):
+            for x, y in loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+                [[self.scheduler.step()||pass]]
+            [[pass||self.scheduler.step()]]
+
+def main(model, loader):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    Trainer(model, opt, StepLR(opt, step_size=30)).fit(loader, 90)
+"""),
+    "dataclass state kept on the trainer": ("LRD002", STATE + """
+class Trainer:
+    def __init__(self, model, loader):
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.state = TrainState(model, opt, StepLR(opt, step_size=30))
+        self.loader = loader
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self.state.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.state.model(x), y).backward()
+                self.state.optimizer.step()
+                [[self.state.scheduler.step()||pass]]
+            [[pass||self.state.scheduler.step()]]
+"""),
+    "scaler field never updated": ("LRD110", """
+@dataclass
+class AmpState:
+    scaler: object
+
+def main(model, loader):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    amp = AmpState(scaler=torch.amp.GradScaler("cuda"))
+    for x, y in loader:
+        opt.zero_grad()
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        amp.scaler.scale(loss).backward()
+        amp.scaler.step(opt)
+        [[||amp.scaler.update()]]
+"""),
 }
 
 
@@ -315,6 +399,28 @@ def main(model, loader, epochs=10):
             [[pass||sched.step()]]
         [[sched.step()||pass]]
 """),
+    "interval kept on self, matched in the loops": ("LRD002", """
+class Trainer:
+    def __init__(self, model, loader):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scheduler = StepLR(self.optimizer, step_size=30)
+        self.interval = "[[step||epoch]]"
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+                match self.interval:
+                    case "step":
+                        self.scheduler.step()
+            match self.interval:
+                case "epoch":
+                    self.scheduler.step()
+"""),
     "class pattern with a guard": ("LRD002", """
 def build(opt, name, steps):
     match name:
@@ -389,6 +495,71 @@ def main(model, loader, epochs=90):
 ])
 def test_a_loop_over_map_of_the_loader_goes_over_its_batches(iterable: str) -> None:
     assert_twins("LRD002", "import itertools\n" + MAP_LOOP.replace("{iterable}", iterable))
+
+
+# -- objects read through a property ----------------------------------------------------------
+
+PROPERTY = """
+class Trainer:
+    def __init__(self, model, loader):
+        self.model = model
+        self.loader = loader
+{members}
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+                [[self.scheduler.step()||pass]]
+            [[pass||self.scheduler.step()]]
+"""
+
+PROPERTIES = {
+    "property": """
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self._scheduler = StepLR(self.optimizer, step_size=30)
+
+    @property
+    def scheduler(self):
+        return self._scheduler""",
+    "cached_property": """
+
+    @functools.cached_property
+    def optimizer(self):
+        return torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    @functools.cached_property
+    def scheduler(self):
+        return StepLR(self.optimizer, step_size=30)""",
+}
+
+
+@pytest.mark.parametrize("kind", list(PROPERTIES))
+def test_a_scheduler_read_through_a_property_is_the_one_it_returns(kind: str) -> None:
+    assert_twins("LRD002", PROPERTY.replace("{members}", PROPERTIES[kind]))
+
+
+def test_a_property_that_reads_itself_is_no_loop() -> None:
+    program = """
+class Trainer:
+    @property
+    def a(self):
+        return self.b
+
+    @property
+    def b(self):
+        return self.a
+
+    def fit(self, model, loader):
+        opt = torch.optim.SGD(model.parameters(), lr=self.a)
+        for x in loader:
+            opt.step()
+
+Trainer().fit(torch.nn.Linear(2, 2), [])
+"""
+    assert findings(HEAD + program) == []
 
 
 # -- Adam's eps held by an instance --------------------------------------------------------------
@@ -1107,6 +1278,101 @@ def main(model, data, epochs=8, batch_size=4):
             torch.nn.functional.mse_loss(model(x), y).backward()
             opt.step()
             sched.step()
+"""),
+    "dataclass config switching AMP, step past the scaler": ("LRD109", """
+@dataclass
+class Config:
+    amp: bool = True
+
+def main(model, loader, cfg=Config()):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cuda", enabled=cfg.amp)
+    for x, y in loader:
+        opt.zero_grad()
+        with torch.autocast("cuda", enabled=cfg.amp):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        [[opt.step()||scaler.step(opt)]]
+        scaler.update()
+"""),
+    "dataclass scaler field, clip before unscale": ("LRD108", """
+@dataclass
+class AmpState:
+    scaler: object
+    max_norm: float = 1.0
+
+def main(model, loader):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    amp = AmpState(torch.amp.GradScaler("cuda"))
+    for x, y in loader:
+        opt.zero_grad()
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        amp.scaler.scale(loss).backward()
+        [[||amp.scaler.unscale_(opt)]]
+        torch.nn.utils.clip_grad_norm_(model.parameters(), amp.max_norm)
+        amp.scaler.step(opt)
+        amp.scaler.update()
+"""),
+    "dataclass state under accumulation": ("LRD017", """
+@dataclass
+class State:
+    optimizer: object
+    scheduler: object
+    accum: int = 4
+
+def main(model, loader, epochs=3):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    state = State(opt, OneCycleLR(opt, max_lr=0.1, total_steps=epochs * len(loader) // 4))
+    for epoch in range(epochs):
+        for i, (x, y) in enumerate(loader):
+            (torch.nn.functional.mse_loss(model(x), y) / state.accum).backward()
+            if (i + 1) % state.accum == 0:
+                state.optimizer.step()
+                state.optimizer.zero_grad()
+                [[pass||state.scheduler.step()]]
+            [[state.scheduler.step()||pass]]
+"""),
+    "classmethod builder called on self": ("LRD003", """
+class Trainer:
+    def __init__(self, model, loader, epochs):
+        self.model = model
+        self.loader = loader
+        self.epochs = epochs
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scheduler = self.build_scheduler(self.optimizer, epochs * len(loader))
+
+    @classmethod
+    def build_scheduler(cls, opt, total):
+        return OneCycleLR(opt, max_lr=0.1, total_steps=total)
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+                [[pass||self.scheduler.step()]]
+            [[self.scheduler.step()||pass]]
+"""),
+    "autocast chosen by a partial or nullcontext": ("LRD005", """
+def main(model, loader, epochs=3, amp=True):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = OneCycleLR(opt, max_lr=0.1, total_steps=epochs * len(loader))
+    scaler = torch.amp.GradScaler("cuda", enabled=amp)
+    ctx = (functools.partial(torch.autocast, "cuda", dtype=torch.float16) if amp
+           else contextlib.nullcontext)
+    for epoch in range(epochs):
+        for x, y in loader:
+            opt.zero_grad()
+            with ctx():
+                loss = torch.nn.functional.mse_loss(model(x), y)
+            scaler.scale(loss).backward()
+            scale = scaler.get_scale()
+            scaler.step(opt)
+            scaler.update()
+            [[sched.step()||if scaler.get_scale() >= scale:
+                sched.step()]]
 """),
     "autocast as a forward decorator": ("LRD103", """
 class Net(torch.nn.Module):

@@ -2236,7 +2236,17 @@ class Tracer:
             if found is not None and not (base.runner is not None and _runner_copy(found[1])):
                 # virtual dispatch: the subclass's override, else the base class's method
                 # (not the project's copy of Accelerator's: the library's, see construct)
-                return FuncVal(found[0], found[1].module, base, found[1])
+                getter = FuncVal(found[0], found[1].module, base, found[1])
+                kind = _property_kind(found[0])
+                if kind is None:
+                    return getter
+                # `self.scheduler` read through `@property def scheduler(self): return
+                # self._scheduler`: the getter's value; a cached_property's is then kept on
+                # the instance (its first read stores it there)
+                value = self.call_function(getter, [], {}, site=True)
+                if kind == "cached" and value is not None:
+                    base.attrs[attr] = value
+                return value
             source = base.info.self_assigns.get(attr)
             value = None
             if source is not None and depth < MAX_EVAL_DEPTH // 2:
@@ -5256,6 +5266,18 @@ def _class_method_of(node: ast.Attribute, scope: Scope) -> FuncVal | None:
     if found is None or not (_is_static(found[0]) or _is_classmethod(found[0])):
         return None
     return FuncVal(found[0], found[1].module, instance, found[1])
+
+
+def _property_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """"plain" for a ``@property`` getter, "cached" for a ``@functools.cached_property``,
+    None for anything else (a method, a property's setter)."""
+    for deco in fn.decorator_list:
+        name = dotted(deco) if not isinstance(deco, ast.Call) else None
+        if name == "property":
+            return "plain"
+        if name is not None and name.rsplit(".", 1)[-1] == "cached_property":
+            return "cached"
+    return None
 
 
 def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
