@@ -17,7 +17,8 @@ from typing import Any
 
 from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted
 from lrdoctor.check.memo import per_node
-from lrdoctor.check.values import Const, ExprVal
+from lrdoctor.check.records import record_init
+from lrdoctor.check.values import Const, ExprVal, InstanceVal
 from lrdoctor.check.yamlconf import loaded_data, origin_of, yaml_settings
 
 _MISSING = object()
@@ -351,6 +352,18 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
                     if assigned is not None:
                         return _resolve(assigned, None, other, depth + 1)
         return _MISSING
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
+            and scope is not None:
+        # `eps=self.eps` in a method, `eps=cfg.eps` after `cfg = OptimConfig(eps=1e-8)`: the
+        # one literal the instance holds (`self.eps = eps` in `__init__`, a dataclass field
+        # given or left at its default, and no other store of the attribute in the module).
+        # Read from outside, only on a record: a class with behaviour states no value
+        instance = _held(scope, expr.value.id)
+        if isinstance(instance, InstanceVal) and (
+                instance is scope.self_val or _plain_record(instance.info)):
+            held = instance.attrs.get(expr.attr)
+            if isinstance(held, Const) and held.sure:
+                return held.value
     name = setting_name(expr)
     if name and module is not None:
         stated = settings(module).get(name)
@@ -364,6 +377,13 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             fallback = expr.args[2 if dotted(expr.func) == "getattr" else 1]
             return _resolve(fallback, scope, module, depth + 1)
     return _MISSING
+
+
+def _plain_record(cls: ClassInfo) -> bool:
+    """A dataclass or NamedTuple whose ``__init__`` Python writes, with no method of its own
+    but ``__post_init__``: its instances only hold what they are given."""
+    return record_init(cls) is not None and all(
+        name == "__post_init__" for c in cls.lineage() for name in c.methods)
 
 
 def _held(scope: Scope, name: str) -> Any:

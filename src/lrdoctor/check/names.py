@@ -42,6 +42,10 @@ LEGACY_HF_WARMUPS = frozenset(
     {"WarmupLinearSchedule", "WarmupCosineSchedule", "WarmupConstantSchedule",
      "WarmupCosineWithHardRestartsSchedule", "ConstantLRSchedule"}
 )
+# calls that go over their second argument one item at a time, handing back what a function
+# makes of each item (`map(to_device, loader)`) or the items it keeps: a loop over them runs
+# once per item of that argument at most
+ITEMWISE_CALLS = frozenset({"map", "filter", "itertools.starmap", "itertools.filterfalse"})
 # calls that hand back (an iterator over) their first argument: a loop over them iterates it
 ITER_WRAPPERS = frozenset(
     {

@@ -41,6 +41,7 @@ from lrdoctor.check.index import (
     Scope,
     dotted,
 )
+from lrdoctor.check.matchcase import match_as_if
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import (
     Cond,
@@ -54,6 +55,7 @@ from lrdoctor.check.model import (
     settings_disagree,
 )
 from lrdoctor.check.project import MAX_MODULES  # project modules one file's trace follows
+from lrdoctor.check.records import RecordInit, record_init
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
     ClassVal,
@@ -1242,8 +1244,13 @@ class Tracer:
             scope.module.add_import(stmt)
         elif isinstance(stmt, ast.Match):
             self.eval(stmt.subject, scope)
-            for i, case in enumerate(stmt.cases):
-                self.exec_branch(stmt, i, None, case.body, scope)
+            chain = match_as_if(stmt)
+            if chain is not None:
+                # the `if`/`elif` chain the cases amount to: a literal subject picks its case
+                self.exec_body(chain, scope)
+            else:
+                for i, case in enumerate(stmt.cases):
+                    self.exec_branch(stmt, i, None, case.body, scope)
         elif isinstance(stmt, ast.ClassDef):
             pass
         elif isinstance(stmt, (ast.Delete, ast.Raise, ast.Assert)):
@@ -2229,7 +2236,17 @@ class Tracer:
             if found is not None and not (base.runner is not None and _runner_copy(found[1])):
                 # virtual dispatch: the subclass's override, else the base class's method
                 # (not the project's copy of Accelerator's: the library's, see construct)
-                return FuncVal(found[0], found[1].module, base, found[1])
+                getter = FuncVal(found[0], found[1].module, base, found[1])
+                kind = _property_kind(found[0])
+                if kind is None:
+                    return getter
+                # `self.scheduler` read through `@property def scheduler(self): return
+                # self._scheduler`: the getter's value; a cached_property's is then kept on
+                # the instance (its first read stores it there)
+                value = self.call_function(getter, [], {}, site=True)
+                if kind == "cached" and value is not None:
+                    base.attrs[attr] = value
+                return value
             source = base.info.self_assigns.get(attr)
             value = None
             if source is not None and depth < MAX_EVAL_DEPTH // 2:
@@ -2864,14 +2881,55 @@ class Tracer:
                for q in self.qualified_bases(cls)):
             # `class Trainer(Engine)`: its `super().__init__(update)` names the process function
             instance.engine = EngineVal()
+        generated = record_init(cls)
         init = cls.find("__init__")
-        if init is not None and not (instance.runner is not None and _runner_copy(init[1])):
+        if generated is not None:
+            self.record_fields(instance, generated, args, kwargs, complete, node, scope)
+        elif init is not None and not (instance.runner is not None and _runner_copy(init[1])):
             self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), args, kwargs,
                                site=complete and node is not None,
                                call=node if isinstance(node, ast.Call) else None)
         if any(_tracked(v) for v in instance.attrs.values()):
             self.created += 1  # a call that builds a trainer returns a new one every time
         return instance
+
+    def record_fields(self, instance: InstanceVal, generated: RecordInit, args: list[Any],
+                      kwargs: dict[str, Any], complete: bool, node: ast.Call | None,
+                      scope: Scope | None) -> None:
+        """What a dataclass's (or NamedTuple's) generated ``__init__`` does: each argument
+        stored as the field of its name, as ``self.<field> = <argument>`` would store it, then
+        ``__post_init__`` run with the ``InitVar`` values. A value not known here is left
+        unstored: the field is read as the class declares it, as before."""
+        given = generated.bind(args, kwargs, complete)
+        if given is None:
+            return
+        if complete and node is not None:
+            # a call in the code that leaves a field out gives it the field's literal default,
+            # as a written `__init__` binds its parameters' literal defaults
+            for name, default in generated.defaults:
+                literal = _literal_default(default)
+                if name not in given and literal is not None:
+                    given[name] = literal
+        stores = attribute_stores(instance.info.module.tree)
+        for name, value in given.items():
+            if value is None or name in generated.init_only:
+                continue
+            self.assigned(name)
+            for held in options(value) if isinstance(value, UnionVal) else [value]:
+                if isinstance(held, Obj) and held.kind == "scheduler" \
+                        and (instance.info, name) not in held.held:
+                    held.held.append((instance.info, name))
+            self.bind(instance.attrs, name, f"self.{name}", value, None,
+                      scope or self.module_scope, node if node is not None else instance.info.node)
+            if isinstance(value, Const):
+                # one literal in every method, unless the module stores the attribute too
+                instance.attrs[name] = replace(value, sure=value.sure and not stores.get(name)
+                                               and "*" not in stores)
+        post_init = instance.info.find("__post_init__") if generated.post_init else None
+        if post_init is not None:
+            self.call_function(FuncVal(post_init[0], post_init[1].module, instance, post_init[1]),
+                               generated.init_values(given), {},
+                               site=complete and node is not None, call=node)
 
     @staticmethod
     def qualified_bases(cls: ClassInfo) -> Iterator[str]:
@@ -3167,6 +3225,10 @@ class Tracer:
             for rec in self.recordings:
                 rec.spoiled = True
             return None
+        if qual in names.ITEMWISE_CALLS and len(args) == 2 and not kwargs:
+            # `for x, y in map(to_device, loader):` goes over the loader's batches
+            items = args[1]
+            return items if is_loader(items) or loop_members(items) is not None else None
         if last in names.ITER_WRAPPERS:
             for value in args:
                 if is_loader(value) or loop_members(value) is not None:
@@ -4756,17 +4818,26 @@ def _literal_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, C
     constant a call that does not pass them binds (``sure``: nothing else reaches it)."""
     out: dict[str, Const] = {}
     for param, default in _defaulted(fn):
-        if isinstance(default, ast.Constant) and isinstance(
-            default.value, (bool, int, float, str, type(None))
-        ):
-            out[param.arg] = Const(default.value, sure=True, defaulted=True)
-        elif isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub) \
-                and isinstance(default.operand, ast.Constant) \
-                and isinstance(default.operand.value, (int, float)) \
-                and not isinstance(default.operand.value, bool):
-            # `last_epoch=-1`
-            out[param.arg] = Const(-default.operand.value, sure=True, defaulted=True)
+        value = _literal_default(default)
+        if value is not None:
+            out[param.arg] = value
     return out
+
+
+def _literal_default(default: ast.expr) -> Const | None:
+    """A default that is a literal (``None``, ``False``, ``1e-8``, ``-1``), as the constant a
+    call that leaves it out binds; None for any other expression."""
+    if isinstance(default, ast.Constant) and isinstance(
+        default.value, (bool, int, float, str, type(None))
+    ):
+        return Const(default.value, sure=True, defaulted=True)
+    if isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub) \
+            and isinstance(default.operand, ast.Constant) \
+            and isinstance(default.operand.value, (int, float)) \
+            and not isinstance(default.operand.value, bool):
+        # `last_epoch=-1`
+        return Const(-default.operand.value, sure=True, defaulted=True)
+    return None
 
 
 
@@ -5195,6 +5266,18 @@ def _class_method_of(node: ast.Attribute, scope: Scope) -> FuncVal | None:
     if found is None or not (_is_static(found[0]) or _is_classmethod(found[0])):
         return None
     return FuncVal(found[0], found[1].module, instance, found[1])
+
+
+def _property_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """"plain" for a ``@property`` getter, "cached" for a ``@functools.cached_property``,
+    None for anything else (a method, a property's setter)."""
+    for deco in fn.decorator_list:
+        name = dotted(deco) if not isinstance(deco, ast.Call) else None
+        if name == "property":
+            return "plain"
+        if name is not None and name.rsplit(".", 1)[-1] == "cached_property":
+            return "cached"
+    return None
 
 
 def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

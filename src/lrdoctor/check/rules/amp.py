@@ -85,7 +85,7 @@ def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
         elif isinstance(node, (ast.Attribute, ast.Name)) and isinstance(node.ctx, ast.Load):
             if _old_amp(resolve(node, module)):
                 references.append(node)
-    bound = _bound_references(ctx.tree, references)
+    bound = _bound_references(ctx.tree, references, module)
     if os.path.basename(ctx.path) == "__init__.py":
         yield from _reexported_old_amp(ctx)
     if not found and not bound:
@@ -202,12 +202,18 @@ def _dunder_all(tree: ast.Module) -> set[str]:
     return set()
 
 
-def _bound_references(tree: ast.Module, references: list[ast.expr]) -> list[ast.expr]:
+def _bound_references(tree: ast.Module, references: list[ast.expr],
+                      module: ModuleInfo) -> list[ast.expr]:
     """The bare references that are the value bound to a name or attribute: the whole value of
-    an assignment, or one arm of a conditional expression that is."""
+    an assignment, or one arm of a conditional expression that is; and the callable that a
+    ``functools.partial(torch.cuda.amp.autocast, ...)`` keeps to call later."""
     wanted = {id(r) for r in references}
     out: list[ast.expr] = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and id(node.args[0]) in wanted \
+                and resolve(node.func, module) == "functools.partial":
+            out.append(node.args[0])
+            continue
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
             continue
         values = [node.value]
@@ -1263,16 +1269,48 @@ class _Reach:
 
 def _bound_names(tree: ast.Module) -> dict[int, list[str]]:
     """The names each constructor call is bound to: ``criterion = nn.BCELoss()`` ->
-    ["criterion"], ``self.loss = ...`` -> ["loss"]."""
+    ["criterion"], ``self.loss = ...`` -> ["loss"]; also through a factory whose one
+    ``return`` hands back the call (``def make_loss(): return nn.BCELoss()`` ... ``criterion
+    = make_loss()``: the loss is bound to ``criterion``). A factory that may return something
+    else is not followed: which one a call gets is not known here."""
+    made = _factory_returns(tree)
     out: dict[int, list[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            callee = (dotted(node.value.func) or "").rsplit(".", 1)[-1]
             for target in node.targets:
-                if isinstance(target, ast.Name):
-                    out.setdefault(id(node.value), []).append(target.id)
-                elif isinstance(target, ast.Attribute):
-                    out.setdefault(id(node.value), []).append(target.attr)
+                name = target.id if isinstance(target, ast.Name) else (
+                    target.attr if isinstance(target, ast.Attribute) else None)
+                if name is None:
+                    continue
+                out.setdefault(id(node.value), []).append(name)
+                if callee in made:
+                    out.setdefault(id(made[callee]), []).append(name)
     return out
+
+
+def _factory_returns(tree: ast.Module) -> dict[str, ast.Call]:
+    """Functions (and methods) whose only ``return`` returns a call: name -> that call. A name
+    defined twice is left out."""
+    found: dict[str, ast.Call | None] = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        returns = [n for n in _own_nodes(fn) if isinstance(n, ast.Return)]
+        only = returns[0].value if len(returns) == 1 else None
+        found[fn.name] = only if isinstance(only, ast.Call) and fn.name not in found else None
+    return {name: call for name, call in found.items() if call is not None}
+
+
+def _own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """The nodes of ``fn``'s body, not those of the functions and classes defined in it."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                 ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def _is_prob_call(node: ast.expr, module: ModuleInfo) -> bool:
