@@ -36,6 +36,11 @@ def origin_of(expr: ast.expr | None) -> str:
     return getattr(expr, _ORIGIN_ATTR, "") if expr is not None else ""
 
 
+def tag_origin(expr: ast.expr, shown: str) -> None:
+    """Mark ``expr`` (a literal made from a YAML value) as stated in the file ``shown``."""
+    setattr(expr, _ORIGIN_ATTR, shown)
+
+
 def yaml_settings(module: ModuleInfo, resolve: Callable[[ast.expr], Any]
                   ) -> list[tuple[str, ast.expr]]:
     """(name, value) of every scalar (or list of scalars) in the YAML files ``module`` loads,
@@ -64,11 +69,13 @@ def yaml_settings(module: ModuleInfo, resolve: Callable[[ast.expr], Any]
 
 
 def loaded_data(module: ModuleInfo, call: ast.Call, resolve: Callable[[ast.expr], Any]
-                ) -> dict[str, Any] | None:
+                ) -> tuple[Any, str] | None:
     """The mapping a YAML loader call of ``module`` returns (``yaml.safe_load(open(
-    "configs/train.yaml"))``, ``OmegaConf.load(args.config)``), when the file it reads is
-    certain; None otherwise (no PyYAML, a path chosen at run time, a file that does not
-    parse or holds no mapping, more than the budget)."""
+    "configs/train.yaml"))``, ``OmegaConf.load(args.config)``), or the config a
+    ``@hydra.main(...)`` decorator (the call given) composes, with the file it was read from
+    (relative to the project root), when the file is certain; None otherwise (no PyYAML, a
+    path chosen at run time, a file that does not parse or holds no mapping, more than the
+    budget). A composed Hydra config holds its values as ``sourced(...)`` pairs."""
     found = _by_call.get(module)
     if found is None:
         found = {}
@@ -78,16 +85,24 @@ def loaded_data(module: ModuleInfo, call: ast.Call, resolve: Callable[[ast.expr]
         except ImportError:
             return None
         budget = [MAX_NODES]
-        for where, _, data in _loaded(module, resolve, budget):
+        for where, path, data in _loaded(module, resolve, budget):
             if isinstance(where, ast.Call):
-                found[id(where)] = (where, data)
+                found[id(where)] = (where, data, _shown(path, module))
         if budget[0] < 0:
             found.clear()
     kept = found.get(id(call))
-    return kept[1] if kept is not None and kept[0] is call else None
+    return (kept[1], kept[2]) if kept is not None and kept[0] is call else None
 
 
-_by_call: weakref.WeakKeyDictionary[ModuleInfo, dict[int, tuple[ast.Call, Any]]] = (
+def sourced(value: Any, module: ModuleInfo) -> tuple[Any, str] | None:
+    """(the value, the file stating it relative to the project root) of a value of a
+    composed Hydra config (see loaded_data); None for any other value."""
+    if isinstance(value, _Sourced):
+        return value.value, _shown(value.path, module)
+    return None
+
+
+_by_call: weakref.WeakKeyDictionary[ModuleInfo, dict[int, tuple[ast.Call, Any, str]]] = (
     weakref.WeakKeyDictionary()
 )
 

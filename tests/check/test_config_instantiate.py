@@ -1,0 +1,307 @@
+"""Objects built from a config (yaml2): Hydra's ``instantiate`` / ``call`` of a ``_target_``
+mapping, and the project's registries looked up by a key that is certain.
+
+``hydra.utils.instantiate(cfg.scheduler, optimizer=opt)`` where the YAML node says ``_target_:
+torch.optim.lr_scheduler.StepLR`` with ``step_size: 30`` builds that StepLR, exactly as the
+written call would; ``_partial_: true`` gives a partial the program calls later with the
+optimizer. A registry (``{"step": StepLR, ...}`` in another module) looked up with a literal,
+an argparse default or a YAML value gives that class; an uncertain key gives a scheduler of
+unknown class (order and AMP rules only). A value known only at run time (a Hydra
+interpolation, a key the program overwrites, ``**overrides`` at the call) stays unknown.
+
+Programs and configs written for these tests; no third-party code."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import check_project, project_codes
+
+HYDRA_MAIN = """
+    import hydra
+    import torch
+    from hydra.utils import instantiate
+
+
+    @hydra.main(config_path="conf", config_name="config", version_base=None)
+    def main(cfg):
+        model = torch.nn.Linear(4, 1)
+        loader = torch.utils.data.DataLoader(range(64), batch_size=8)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = {build}
+        for epoch in range(cfg.epochs):
+            for x in loader:
+                opt.zero_grad()
+                model(x.float().unsqueeze(1).expand(-1, 4)).sum().backward()
+                opt.step()
+                {batch_step}
+            {epoch_step}
+
+
+    if __name__ == "__main__":
+        main()
+"""
+PER_BATCH = {"batch_step": "sched.step()", "epoch_step": "pass"}
+PER_EPOCH = {"batch_step": "pass", "epoch_step": "sched.step()"}
+
+STEP_CONF = {
+    "conf/config.yaml": """
+        defaults:
+          - scheduler: step
+          - _self_
+        epochs: 90
+    """,
+    "conf/scheduler/step.yaml": """
+        _target_: torch.optim.lr_scheduler.StepLR
+        step_size: 30
+        gamma: 0.1
+    """,
+}
+ONECYCLE_CONF = {
+    "conf/config.yaml": """
+        defaults:
+          - model: net
+          - _self_
+        epochs: 10
+    """,
+    "conf/model/net.yaml": """
+        scheduler:
+          _target_: torch.optim.lr_scheduler.OneCycleLR
+          _partial_: true
+          max_lr: 0.1
+          total_steps: 8000
+    """,
+}
+
+
+def _check(tmp_path, monkeypatch, files, checked=("main.py",)):
+    return check_project(tmp_path, monkeypatch, files, list(checked))
+
+
+def _hydra(build: str, steps: dict[str, str]) -> str:
+    return HYDRA_MAIN.format(build=build, **steps)
+
+
+def test_yaml_configured_steplr_stepped_per_batch_is_reported(tmp_path, monkeypatch):
+    files = {"main.py": _hydra("instantiate(cfg.scheduler, optimizer=opt)", PER_BATCH),
+             **STEP_CONF}
+    assert project_codes(_check(tmp_path, monkeypatch, files)) == ["LRD002"]
+    from lrdoctor.catalog import CATALOG
+    from lrdoctor.check.runner import check_files
+    (diag,) = check_files(["main.py"], frozenset(CATALOG), jobs=1).diagnostics
+    assert "StepLR(step_size=30)" in diag.message
+    assert "the default in conf/scheduler/step.yaml" in diag.message
+
+
+def test_yaml_configured_steplr_stepped_per_epoch_is_silent(tmp_path, monkeypatch):
+    files = {"main.py": _hydra("instantiate(cfg.scheduler, optimizer=opt)", PER_EPOCH),
+             **STEP_CONF}
+    assert _check(tmp_path, monkeypatch, files) == []
+
+
+def test_hydra_call_of_the_config_is_the_same_build(tmp_path, monkeypatch):
+    files = {"main.py": _hydra("hydra.utils.call(cfg.scheduler, opt)", PER_BATCH),
+             **STEP_CONF}
+    assert project_codes(_check(tmp_path, monkeypatch, files)) == ["LRD002"]
+
+
+def test_partial_onecycle_called_with_the_optimizer_per_epoch_is_reported(
+        tmp_path, monkeypatch):
+    files = {"main.py": _hydra("instantiate(cfg.model.scheduler)(optimizer=opt)", PER_EPOCH),
+             **ONECYCLE_CONF}
+    assert project_codes(_check(tmp_path, monkeypatch, files)) == ["LRD003"]
+
+
+def test_partial_onecycle_called_with_the_optimizer_per_batch_is_silent(tmp_path, monkeypatch):
+    files = {"main.py": _hydra("instantiate(cfg.model.scheduler)(optimizer=opt)", PER_BATCH),
+             **ONECYCLE_CONF}
+    assert _check(tmp_path, monkeypatch, files) == []
+
+
+def test_interpolated_horizon_stays_unknown(tmp_path, monkeypatch):
+    # `T_max: ${epochs}` is filled in at run time: nothing is guessed
+    conf = {**STEP_CONF, "conf/scheduler/step.yaml": """
+        _target_: torch.optim.lr_scheduler.CosineAnnealingLR
+        T_max: ${epochs}
+    """}
+    files = {"main.py": _hydra("instantiate(cfg.scheduler, optimizer=opt)", PER_BATCH), **conf}
+    assert _check(tmp_path, monkeypatch, files) == []
+
+
+def test_interpolated_target_stays_unknown(tmp_path, monkeypatch):
+    conf = {**STEP_CONF, "conf/scheduler/step.yaml": """
+        _target_: ${scheduler_class}
+        step_size: 30
+    """}
+    files = {"main.py": _hydra("instantiate(cfg.scheduler, optimizer=opt)", PER_BATCH), **conf}
+    assert _check(tmp_path, monkeypatch, files) == []
+
+
+def test_a_key_the_program_overwrites_stays_unknown(tmp_path, monkeypatch):
+    # the YAML's 30 is replaced by a count of batches before the scheduler is built
+    build = "instantiate(cfg.scheduler, optimizer=opt)\n" \
+        "        cfg.scheduler.step_size = 30 * len(loader)"
+    program = _hydra("None", PER_BATCH).replace(
+        "        sched = None\n",
+        "        cfg.scheduler.step_size = 30 * len(loader)\n"
+        "        sched = instantiate(cfg.scheduler, optimizer=opt)\n")
+    assert build  # (the overwrite comes first, as real programs write it)
+    files = {"main.py": program, **STEP_CONF}
+    assert _check(tmp_path, monkeypatch, files) == []
+
+
+@pytest.mark.parametrize("build", [
+    "instantiate(cfg.scheduler, optimizer=opt, step_size=30 * len(loader))",
+    "instantiate(cfg.scheduler, optimizer=opt, **cfg.get('overrides', {}))",
+])
+def test_call_site_arguments_win_or_leave_it_unknown(tmp_path, monkeypatch, build):
+    files = {"main.py": _hydra(build, PER_BATCH), **STEP_CONF}
+    assert _check(tmp_path, monkeypatch, files) == []
+
+
+PY_DICT = """
+    import torch
+    from hydra.utils import instantiate
+
+
+    def train(model, loader, epochs=90):
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = instantiate({{"_target_": "torch.optim.lr_scheduler.StepLR", "step_size": {size}}},
+                            optimizer=opt)
+        for epoch in range(epochs):
+            for x, y in loader:
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+                sched.step()
+"""
+
+
+def test_python_dict_config_is_built_as_written(tmp_path, monkeypatch):
+    files = {"main.py": PY_DICT.format(size="7")}
+    assert project_codes(_check(tmp_path, monkeypatch, files)) == ["LRD002"]
+
+
+def test_python_dict_config_sized_in_batches_is_silent(tmp_path, monkeypatch):
+    files = {"main.py": PY_DICT.format(size="7 * len(loader)")}
+    assert _check(tmp_path, monkeypatch, files) == []
+
+
+SAFE_LOAD = """
+    import torch
+    import yaml
+    from hydra.utils import instantiate
+
+    cfg = yaml.safe_load(open("configs/train.yaml"))
+
+
+    def train(model, loader):
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = instantiate(cfg["sched"], optimizer=opt)
+        for epoch in range(cfg["epochs"]):
+            for x, y in loader:
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+                sched.step()
+"""
+
+
+@pytest.mark.parametrize("sched, expected", [
+    ("_target_: torch.optim.lr_scheduler.MultiStepLR\n  milestones: [30, 60]", ["LRD002"]),
+    ("_target_: torch.optim.lr_scheduler.MultiStepLR\n  milestones: [30000, 60000]", []),
+])
+def test_safe_loaded_config_built_by_instantiate(tmp_path, monkeypatch, sched, expected):
+    files = {"main.py": SAFE_LOAD,
+             "configs/train.yaml": f"epochs: 90\nsched:\n  {sched}\n"}
+    assert project_codes(_check(tmp_path, monkeypatch, files)) == expected
+
+
+# -- registries ------------------------------------------------------------------------------
+
+REGISTRY_MODULE = """
+    from torch.optim import lr_scheduler
+    from torch.optim.lr_scheduler import CosineAnnealingLR, StepLR
+
+    SCHEDULERS = {"step": StepLR, "cosine": CosineAnnealingLR, "plateau": lr_scheduler.ReduceLROnPlateau}
+"""
+REGISTRY_MAIN = """
+    import argparse
+
+    import torch
+
+    from pkg.schedulers import SCHEDULERS
+
+
+    def main():
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--sched", {sched_option})
+        parser.add_argument("--epochs", type=int, default=90)
+        args = parser.parse_args()
+        model = torch.nn.Linear(4, 1)
+        loader = torch.utils.data.DataLoader(range(64), batch_size=8)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = {lookup}(opt, step_size=30)
+        for epoch in range(args.epochs):
+            for x in loader:
+                opt.zero_grad()
+                model(x.float().unsqueeze(1).expand(-1, 4)).sum().backward()
+                opt.step()
+                scheduler.step()
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def _registry(lookup: str, sched_option: str = 'default="step"') -> dict[str, str]:
+    return {"main.py": REGISTRY_MAIN.format(lookup=lookup, sched_option=sched_option),
+            "pkg/__init__.py": "", "pkg/schedulers.py": REGISTRY_MODULE}
+
+
+@pytest.mark.parametrize("lookup", [
+    'SCHEDULERS["step"]', "SCHEDULERS[args.sched]", "SCHEDULERS.get(args.sched)",
+])
+def test_registry_in_another_module_with_a_certain_key_gives_its_class(
+        tmp_path, monkeypatch, lookup):
+    found = _check(tmp_path, monkeypatch, _registry(lookup))
+    assert project_codes(found) == ["LRD002"]
+
+
+def test_registry_entry_that_counts_batches_is_silent(tmp_path, monkeypatch):
+    files = _registry("SCHEDULERS[args.sched]")
+    files["main.py"] = files["main.py"].replace("step_size=30", "step_size=30 * len(loader)")
+    assert _check(tmp_path, monkeypatch, files) == []
+
+
+@pytest.mark.parametrize("sched_option", ['required=True', 'default="step", choices=None'])
+def test_registry_key_not_certain_is_no_known_class(tmp_path, monkeypatch, sched_option):
+    # the key is chosen on the command line: a scheduler of unknown class, whose horizon
+    # rules say nothing
+    files = _registry("SCHEDULERS[args.sched]", sched_option)
+    if "choices" in sched_option:
+        files["main.py"] = files["main.py"].replace(
+            "args = parser.parse_args()\n",
+            "args = parser.parse_args()\n        args.sched = input()\n")
+    assert _check(tmp_path, monkeypatch, files) == []
+
+
+def test_registry_key_not_certain_still_feeds_the_order_rule(tmp_path, monkeypatch):
+    # scheduler stepped before the optimizer in the first batch: LRD001 needs no class
+    files = _registry("SCHEDULERS[args.sched]", "required=True")
+    files["main.py"] = files["main.py"].replace(
+        "                opt.zero_grad()\n",
+        "                scheduler.step()\n                opt.zero_grad()\n",
+    ).replace("                opt.step()\n                scheduler.step()\n",
+              "                opt.step()\n")
+    assert project_codes(_check(tmp_path, monkeypatch, files)) == ["LRD001"]
+
+
+def test_registry_key_from_the_yaml_config(tmp_path, monkeypatch):
+    files = _registry("SCHEDULERS[cfg['sched']['name']]")
+    files["main.py"] = files["main.py"].replace(
+        "import argparse\n", "import argparse\n\n    import yaml\n"
+    ).replace("    def main():\n", "    cfg = yaml.safe_load(open('train.yaml'))\n\n\n    def main():\n")
+    files["train.yaml"] = "sched:\n  name: step\n"
+    assert project_codes(_check(tmp_path, monkeypatch, files)) == ["LRD002"]
