@@ -305,3 +305,106 @@ def test_registry_key_from_the_yaml_config(tmp_path, monkeypatch):
     ).replace("    def main():\n", "    cfg = yaml.safe_load(open('train.yaml'))\n\n\n    def main():\n")
     files["train.yaml"] = "sched:\n  name: step\n"
     assert project_codes(_check(tmp_path, monkeypatch, files)) == ["LRD002"]
+
+
+# -- registry objects (fvcore / detectron2 / mmengine style) -------------------------------------
+
+REGISTRY_CLASS = """
+    class Registry:
+        def __init__(self, name):
+            self._name = name
+            self._obj_map = {}
+
+        def register(self, obj=None, name=None):
+            if obj is None:
+                def deco(o):
+                    self._obj_map[name or o.__name__] = o
+                    return o
+                return deco
+            self._obj_map[name or obj.__name__] = obj
+
+        def get(self, name):
+            return self._obj_map[name]
+"""
+FILLED = """
+    import torch
+    from torch.optim.lr_scheduler import MultiStepLR, StepLR
+
+    from .registry import Registry
+
+    SCHEDULERS = Registry("scheduler")
+    SCHEDULERS.register(StepLR)
+    SCHEDULERS.register(MultiStepLR, name="multistep")
+
+
+    @SCHEDULERS.register()
+    def warm_step(optimizer, step_size):
+        return StepLR(optimizer, step_size=step_size)
+
+
+    def build_scheduler(optimizer):
+        return SCHEDULERS.get("multistep")(optimizer, milestones=[30, 60])
+"""
+OBJECT_MAIN = """
+    import argparse
+
+    import torch
+
+    from pkg.schedulers import SCHEDULERS, build_scheduler
+
+
+    def main():
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--sched", default="StepLR")
+        args = parser.parse_args()
+        model = torch.nn.Linear(4, 1)
+        loader = torch.utils.data.DataLoader(range(64), batch_size=8)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = {build}
+        for epoch in range(90):
+            for x in loader:
+                opt.zero_grad()
+                model(x.float().unsqueeze(1).expand(-1, 4)).sum().backward()
+                opt.step()
+                scheduler.step()
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def _object_registry(build: str, filled: str = FILLED) -> dict[str, str]:
+    return {"main.py": OBJECT_MAIN.format(build=build), "pkg/__init__.py": "",
+            "pkg/registry.py": REGISTRY_CLASS, "pkg/schedulers.py": filled}
+
+
+@pytest.mark.parametrize("build", [
+    "SCHEDULERS.get(args.sched)(opt, step_size=30)",
+    'SCHEDULERS.get("warm_step")(opt, step_size=30)',
+    "build_scheduler(opt)",
+])
+def test_registry_object_filled_in_its_module_gives_the_class(tmp_path, monkeypatch, build):
+    found = _check(tmp_path, monkeypatch, _object_registry(build))
+    assert project_codes(found) == ["LRD002"]
+
+
+@pytest.mark.parametrize("build", [
+    "SCHEDULERS.get(args.sched)(opt, step_size=30 * len(loader))",
+    'SCHEDULERS.get("cosine")(opt, step_size=30)',  # filed nowhere here: not known
+])
+def test_registry_object_silent_twins(tmp_path, monkeypatch, build):
+    assert _check(tmp_path, monkeypatch, _object_registry(build)) == []
+
+
+@pytest.mark.parametrize("filling", [
+    # filled in a loop: what is filed under which key is not known statically
+    "for _cls in (StepLR, MultiStepLR):\n    SCHEDULERS.register(_cls)\n",
+    # one key filed twice (the later one forced in): not known which holds
+    "SCHEDULERS.register(MultiStepLR, name='StepLR')\n",
+])
+def test_registry_object_filled_in_ways_not_understood_is_unknown(
+        tmp_path, monkeypatch, filling):
+    filled = FILLED + "\n" + "\n".join("    " + line for line in filling.splitlines()) + "\n"
+    files = _object_registry("SCHEDULERS.get(args.sched)(opt, step_size=30)", filled)
+    assert _check(tmp_path, monkeypatch, files) == []

@@ -57,6 +57,7 @@ from lrdoctor.check.model import (
     settings_disagree,
 )
 from lrdoctor.check.project import MAX_MODULES  # project modules one file's trace follows
+from lrdoctor.check.registry import registry_object_pairs
 from lrdoctor.check.values import (
     ClassVal,
     Const,
@@ -666,31 +667,46 @@ class Tracer:
             if attr in module.imports and depth < 4:
                 found = self.project_table(module.imports[attr], module, depth + 1)
             elif attr not in module.functions and attr not in module.classes:
-                pairs = _registry_pairs(module.tree, attr, module)
-                if pairs is not None and (module.path in self.followed
-                                          or len(self.followed) < MAX_MODULES):
-                    self.followed.add(module.path)
-                    found = DictVal({})
-                    for k, name in pairs:
-                        value: FuncVal | ClassVal | ImportRef | None = None
-                        if name in module.functions:
-                            value = FuncVal(module.functions[name], module)
-                        elif name in module.classes:
-                            value = ClassVal(module.classes[name])
-                            self.link(value.info)
-                        elif name in module.imports or "." in name:
-                            # an imported class or function: the project's own, else the
-                            # library's (`{"step": StepLR}` after `from torch.optim.lr_scheduler
-                            # import StepLR`, `{"step": lr_scheduler.StepLR}`)
-                            qual = module.qualify(name)
-                            value = self.project_target(qual, module) or ImportRef(qual)
-                        found.items[k] = value
+                found = self.table_in(module, attr)
         self._tables[key] = found
         if found is not None and target is not None:
             self._target_paths[key] = {target[0].path}
             for rec in self.recordings:
                 rec.followed.add(target[0].path)
         return found
+
+    def table_in(self, module: ModuleInfo, attr: str) -> DictVal | None:
+        """The registry ``attr`` of ``module`` (see project_table) as a dict of what it files
+        under each key; None when ``attr`` is no registry of it."""
+        pairs = _registry_pairs(module.tree, attr, module)
+        if pairs is None or not (module.path in self.followed
+                                 or len(self.followed) < MAX_MODULES):
+            return None
+        self.followed.add(module.path)
+        found = DictVal({})
+        for k, name in pairs:
+            value: FuncVal | ClassVal | ImportRef | None = None
+            if name in module.functions:
+                value = FuncVal(module.functions[name], module)
+            elif name in module.classes:
+                value = ClassVal(module.classes[name])
+                self.link(value.info)
+            elif name in module.imports or "." in name:
+                # an imported class or function: the project's own, else the library's
+                # (`{"step": StepLR}` after `from torch.optim.lr_scheduler import StepLR`,
+                # `{"step": lr_scheduler.StepLR}`)
+                qual = module.qualify(name)
+                value = self.project_target(qual, module) or ImportRef(qual)
+            found.items[k] = value
+        return found
+
+    def own_table(self, module: ModuleInfo, attr: str) -> DictVal | None:
+        """``table_in`` of the traced file's own registry object, once per trace."""
+        key = (id(module), "\0own\0" + attr)
+        if key not in self._tables:
+            self._tables[key] = None
+            self._tables[key] = self.table_in(module, attr)
+        return self._tables[key]
 
     def star_imported(self, name: str, module: ModuleInfo) -> FuncVal | ClassVal | None:
         """``build_optimizer`` after ``from solver.build import *``: the project's function or
@@ -2337,6 +2353,12 @@ class Tracer:
             if isinstance(receiver, ImportRef) and method == "get" and "." in receiver.qualname:
                 # `SCHEDULERS.get(name)` of a registry in another module of the project
                 receiver = self.project_table(receiver.qualname, scope.module) or receiver
+            elif method == "get" and isinstance(func.value, ast.Name) \
+                    and isinstance(receiver, (InstanceVal, type(None))) \
+                    and _global_name(func.value.id, scope) \
+                    and _registry_object(scope.module.tree, func.value.id):
+                # ... or of this module's own (`SCHEDULERS = Registry("scheduler")`)
+                receiver = self.own_table(scope.module, func.value.id) or receiver
             callee: Any = None
             if isinstance(receiver, (InstanceVal, SuperVal, ClassVal, ImportRef)):
                 # the receiver is evaluated once: `Trainer(...).fit()` builds one trainer
@@ -4834,6 +4856,8 @@ def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
     binds = [stmt for stmt in tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
              and any(isinstance(t, ast.Name) and t.id == name
                      for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))]
+    if len(binds) == 1 and _registry_object(tree, name):
+        return registry_object_pairs(tree, binds[0], name)
     if len(binds) != 1 or not isinstance(binds[0].value, ast.Dict):
         return None
     stmt = binds[0]
@@ -4884,6 +4908,28 @@ def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
 
 
 _NOT_REGISTERED = object()
+
+
+@per_node
+def _registry_objects(tree: ast.AST) -> frozenset[str]:
+    """Names a module binds once, at its top level, to a ``Registry(...)`` (fvcore,
+    detectron2, mmengine or the project's own copy; see check/registry.py)."""
+    assert isinstance(tree, ast.Module)
+    bound: dict[str, int] = {}
+    made: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            bound[name] = bound.get(name, 0) + 1
+            if isinstance(stmt.value, ast.Call) \
+                    and (dotted(stmt.value.func) or "").rsplit(".", 1)[-1] == "Registry":
+                made.add(name)
+    return frozenset(n for n in made if bound[n] == 1)
+
+
+def _registry_object(tree: ast.Module, name: str) -> bool:
+    return name in _registry_objects(tree)
 
 
 def _registered_under(deco: ast.expr, table: str, module: ModuleInfo) -> Any:
