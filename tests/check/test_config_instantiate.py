@@ -118,6 +118,32 @@ def test_partial_onecycle_called_with_the_optimizer_per_batch_is_silent(tmp_path
     assert _check(tmp_path, monkeypatch, files) == []
 
 
+def test_group_path_option_is_placed_under_its_path(tmp_path, monkeypatch):
+    # `- trainer/scheduler: multistep` in the defaults list lands at `cfg.trainer.scheduler`
+    conf = {
+        "conf/config.yaml": """
+            defaults:
+              - trainer: basic
+              - trainer/scheduler: multistep
+              - _self_
+            epochs: 45
+        """,
+        "conf/trainer/basic.yaml": """
+            optimizer:
+              lr: 0.001
+        """,
+        "conf/trainer/scheduler/multistep.yaml": """
+            _target_: torch.optim.lr_scheduler.MultiStepLR
+            milestones: [25]
+        """,
+    }
+    build = "instantiate(cfg.trainer.scheduler, opt)"
+    found = _check(tmp_path, monkeypatch, {"main.py": _hydra(build, PER_BATCH), **conf})
+    assert project_codes(found) == ["LRD002"]
+    found = _check(tmp_path / "twin", monkeypatch, {"main.py": _hydra(build, PER_EPOCH), **conf})
+    assert found == []
+
+
 def test_interpolated_horizon_stays_unknown(tmp_path, monkeypatch):
     # `T_max: ${epochs}` is filled in at run time: nothing is guessed
     conf = {**STEP_CONF, "conf/scheduler/step.yaml": """

@@ -245,14 +245,33 @@ def _compose(base: str, path: str, depth: int, budget: list[int],
                     or key.startswith("override ") or option == "???":
                 continue
             key = key.removeprefix("optional ").strip()
-            key = key.split("@", 1)[0]
+            if "@" in key:
+                continue  # `group@package`: placed elsewhere than its group says
             sub_group = key[1:] if key.startswith("/") else os.path.join(group, key)
             found = _config_file(os.path.join(base, sub_group), option)
             sub = _compose(base, found, depth + 1, budget, sub_group) if found else None
             if sub is not None:
-                merged[sub_group.rsplit("/", 1)[-1]] = sub
-    merged.update(own)
+                # Hydra places an option under its group's path: `- trainer/scheduler: step`
+                # at `trainer.scheduler`, relative to the file's own group (an absolute
+                # `/group` is placed the same way here, a simplification)
+                _merge_at(merged, key.strip("/").split("/"), sub)
+    _merge_at(merged, [], own)
     return merged
+
+
+def _merge_at(target: dict[str, Any], path: list[str], value: dict[str, Any]) -> None:
+    """Merge the mapping ``value`` into ``target`` at the key ``path`` (mappings merged key by
+    key, anything else replaced), as Hydra composes a config."""
+    for part in path:
+        inner = target.get(part)
+        if not isinstance(inner, dict):
+            inner = target[part] = {}
+        target = inner
+    for key, item in value.items():
+        if isinstance(item, dict) and isinstance(target.get(key), dict):
+            _merge_at(target, [key], item)
+        else:
+            target[key] = item
 
 
 class _Sourced:
