@@ -144,14 +144,30 @@ def test_group_path_option_is_placed_under_its_path(tmp_path, monkeypatch):
     assert found == []
 
 
-def test_interpolated_horizon_stays_unknown(tmp_path, monkeypatch):
-    # `T_max: ${epochs}` is filled in at run time: nothing is guessed
+@pytest.mark.parametrize("t_max, expected", [
+    ("${epochs}", ["LRD002"]),  # OmegaConf reads it in the composed config: 90
+    ("${oc.env:T_MAX}", []),  # a resolver, filled in at run time: nothing is guessed
+    ("${trainer.max_epochs}", []),  # no such value in the config
+])
+def test_interpolated_horizon(tmp_path, monkeypatch, t_max, expected):
+    conf = {**STEP_CONF, "conf/scheduler/step.yaml": f"""
+        _target_: torch.optim.lr_scheduler.CosineAnnealingLR
+        T_max: {t_max}
+    """}
+    files = {"main.py": _hydra("instantiate(cfg.scheduler, optimizer=opt)", PER_BATCH), **conf}
+    assert project_codes(_check(tmp_path, monkeypatch, files)) == expected
+
+
+def test_interpolated_value_the_program_overwrites_stays_unknown(tmp_path, monkeypatch):
     conf = {**STEP_CONF, "conf/scheduler/step.yaml": """
         _target_: torch.optim.lr_scheduler.CosineAnnealingLR
         T_max: ${epochs}
     """}
-    files = {"main.py": _hydra("instantiate(cfg.scheduler, optimizer=opt)", PER_BATCH), **conf}
-    assert _check(tmp_path, monkeypatch, files) == []
+    program = _hydra("None", PER_BATCH).replace(
+        "        sched = None\n",
+        "        cfg.epochs = cfg.epochs * len(loader)\n"
+        "        sched = instantiate(cfg.scheduler, optimizer=opt)\n")
+    assert _check(tmp_path, monkeypatch, {"main.py": program, **conf}) == []
 
 
 def test_interpolated_target_stays_unknown(tmp_path, monkeypatch):

@@ -90,7 +90,7 @@ from lrdoctor.check.values import (
     subscript,
 )
 from lrdoctor.check.yamlconf import LOADERS as YAML_LOADERS
-from lrdoctor.check.yamlconf import sourced
+from lrdoctor.check.yamlconf import UNRESOLVED, interpolated, sourced
 from lrdoctor.schedulers import SCHEDULERS
 
 # per file: a generated file must not trace forever; a file cut short says so in the output
@@ -2408,7 +2408,9 @@ class Tracer:
             # values the defaults the program runs with
             data = yaml_data(scope.module, node)
             if data is not None:
-                return _yaml_value(data[0], scope.module, data[1])
+                # OmegaConf resolves `${a.b}` against the whole file; PyYAML leaves it as text
+                root = data[0] if callee.qualname == "omegaconf.OmegaConf.load" else None
+                return _yaml_value(data[0], scope.module, data[1], root)
         if isinstance(callee, ImportRef) and callee.qualname in CONFIG_BUILDERS:
             # `hydra.utils.instantiate(cfg.scheduler, optimizer=opt)` of a `_target_` mapping
             built = self.config_built(node, args, kwargs, scope)
@@ -5672,11 +5674,14 @@ def _step_arity(call: ast.Call) -> int:
         + sum(kw.arg is not None for kw in call.keywords)
 
 
-def _yaml_value(data: Any, module: ModuleInfo, shown: str, depth: int = 0) -> Any:
+def _yaml_value(data: Any, module: ModuleInfo, shown: str, root: Any = None,
+                depth: int = 0) -> Any:
     """A YAML file's data as the trace's values: mappings as dicts (``shown``: the file that
-    states them, relative to the project root), lists as tuples, plain values as constants (a
-    Hydra interpolation or ``???``, filled in at run time, unknown). The values of a composed
-    Hydra config carry the file of their own (see yamlconf.sourced)."""
+    states them, relative to the project root), lists as tuples, plain values as constants.
+    ``root``: the whole config when OmegaConf reads it, to resolve an interpolation of
+    another of its values (``${trainer.max_epochs}``); any other (a resolver, ``???``, no
+    root) is filled in at run time: unknown. The values of a composed Hydra config carry the
+    file of their own (see yamlconf.sourced)."""
     if depth > 16:
         return None
     found = sourced(data, module)
@@ -5685,13 +5690,18 @@ def _yaml_value(data: Any, module: ModuleInfo, shown: str, depth: int = 0) -> An
     if isinstance(data, dict):
         stated = next((f[1] for v in data.values() if (f := sourced(v, module)) is not None),
                       shown)
-        return DictVal({k: _yaml_value(v, module, stated, depth + 1) for k, v in data.items()
+        return DictVal({k: _yaml_value(v, module, stated, root, depth + 1)
+                        for k, v in data.items()
                         if isinstance(k, (str, int)) and not isinstance(k, bool)},
                        config=stated)
     if isinstance(data, list):
-        return TupleVal([_yaml_value(v, module, shown, depth + 1) for v in data[:256]])
+        return TupleVal([_yaml_value(v, module, shown, root, depth + 1) for v in data[:256]])
     if isinstance(data, str) and ("${" in data or data == "???"):
-        return None
+        target = interpolated(data, root) if root is not None else UNRESOLVED
+        if target is UNRESOLVED or isinstance(target, dict) \
+                or set(re.findall(r"\w+", data)) & changed_keys(module.tree):
+            return None  # (or a value the program itself stores a new one into)
+        return _yaml_value(target, module, shown, None, depth + 1)
     if isinstance(data, (bool, int, float, str)) or data is None:
         return Const(data, config=True)
     return None
@@ -5704,7 +5714,7 @@ def _hydra_config(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleInfo
         if isinstance(dec, ast.Call) and module.qualify(dotted(dec.func) or "") == "hydra.main":
             found = yaml_data(module, dec)
             if found is not None:
-                return _yaml_value(found[0], module, found[1])
+                return _yaml_value(found[0], module, found[1], found[0])
     return None
 
 

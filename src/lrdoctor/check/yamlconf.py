@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -100,6 +101,31 @@ def sourced(value: Any, module: ModuleInfo) -> tuple[Any, str] | None:
     if isinstance(value, _Sourced):
         return value.value, _shown(value.path, module)
     return None
+
+
+_INTERPOLATION = re.compile(r"\$\{([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\}")
+UNRESOLVED = object()
+
+
+def interpolated(text: str, root: Any, depth: int = 0) -> Any:
+    """The value OmegaConf gives ``text`` when it is one absolute interpolation of another
+    value of the same config (``${trainer.max_epochs}``), read in ``root`` (the whole config as
+    composed or loaded); UNRESOLVED for anything else (a resolver such as ``${oc.env:X}``, a
+    relative ``${.x}``, text around it, a key that is missing, a chain over 8 long)."""
+    match = _INTERPOLATION.fullmatch(text.strip()) if isinstance(text, str) else None
+    if match is None or depth > 8:
+        return UNRESOLVED
+    node = root
+    for part in match.group(1).split("."):
+        if isinstance(node, _Sourced):
+            node = node.value
+        if not isinstance(node, dict) or part not in node:
+            return UNRESOLVED
+        node = node[part]
+    plain = node.value if isinstance(node, _Sourced) else node
+    if isinstance(plain, str) and "${" in plain:
+        return interpolated(plain, root, depth + 1)
+    return node
 
 
 _by_call: weakref.WeakKeyDictionary[ModuleInfo, dict[int, tuple[ast.Call, Any, str]]] = (
