@@ -317,15 +317,17 @@ def test_registry_entry_that_counts_batches_is_silent(tmp_path, monkeypatch):
     assert _check(tmp_path, monkeypatch, files) == []
 
 
-@pytest.mark.parametrize("sched_option", ['required=True', 'default="step", choices=None'])
-def test_registry_key_not_certain_is_no_known_class(tmp_path, monkeypatch, sched_option):
-    # the key is chosen on the command line: a scheduler of unknown class, whose horizon
-    # rules say nothing
+@pytest.mark.parametrize("sched_option, then", [
+    ("required=True", ""),
+    ('default="step"', "args.sched = input()"),
+    ('default="step"', "vars(args).update(overrides)"),
+])
+def test_registry_key_not_certain_is_no_known_class(tmp_path, monkeypatch, sched_option, then):
+    # the key is chosen on the command line, or the option replaced after parsing: a
+    # scheduler of unknown class, whose horizon rules say nothing
     files = _registry("SCHEDULERS[args.sched]", sched_option)
-    if "choices" in sched_option:
-        files["main.py"] = files["main.py"].replace(
-            "args = parser.parse_args()\n",
-            "args = parser.parse_args()\n        args.sched = input()\n")
+    files["main.py"] = files["main.py"].replace(
+        "args = parser.parse_args()\n", f"args = parser.parse_args()\n        {then}\n")
     assert _check(tmp_path, monkeypatch, files) == []
 
 

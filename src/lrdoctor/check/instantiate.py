@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lrdoctor.check.constants import attribute_stores
+from lrdoctor.check.index import dotted
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.values import Const, DictVal, TupleVal
 from lrdoctor.check.yamlconf import tag_origin
@@ -193,6 +194,11 @@ def changed_keys(tree: ast.AST) -> frozenset[str]:
                               and isinstance(first.value, str) else "*")
             elif method in ("merge_with", "merge_with_dotlist"):
                 found.add("*")
+            if method == "update" and (
+                    isinstance(node.func.value, ast.Call) and dotted(node.func.value.func) == "vars"
+                    or isinstance(node.func.value, ast.Attribute)
+                    and node.func.value.attr == "__dict__"):
+                found.add("*")  # `vars(args).update(cfg)`: any option may be replaced
     return frozenset(found)
 
 

@@ -5720,16 +5720,25 @@ def _hydra_config(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleInfo
 
 def _certain_key(expr: ast.expr, value: Any, scope: Scope) -> str | int | None:
     """The key ``expr`` (whose trace value is ``value``) looks a registry up by, when it is
-    certain: a literal held by a name bound once, or the value the file states for a setting
-    (an argparse default, a YAML value, a module constant); None otherwise."""
+    certain: a literal held by a name bound once, a value of the YAML config the program
+    loads, or the default of an argparse option nothing in the file changes; None
+    otherwise."""
     if isinstance(value, Const) and value.sure and isinstance(value.value, (str, int)) \
             and not isinstance(value.value, bool):
         return value.value
     if isinstance(value, Const) and value.config and isinstance(value.value, (str, int)) \
             and not isinstance(value.value, bool):
         return value.value  # `cfg.scheduler.name` of a YAML config the program loads
-    if isinstance(expr, ast.Attribute) and attribute_stores(scope.module.tree).get(expr.attr):
-        return None  # `args.sched = ...` somewhere: the stated default may not be in force
+    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+            and _parsed_options(expr.value.id, scope)):
+        return None
+    # an argparse option (`args.sched`): its default, unless the file stores into it
+    # (`args.sched = ...`, a `setattr` on it, `vars(args).update(cfg)`)
+    stores = attribute_stores(scope.module.tree)
+    changed = changed_keys(scope.module.tree)
+    if stores.get(expr.attr) or stores.get("*") or stores.get("@" + expr.value.id) \
+            or expr.attr in changed or "*" in changed:
+        return None
     stated = resolve(expr, scope)
     if isinstance(stated, (str, int)) and not isinstance(stated, bool):
         return stated
