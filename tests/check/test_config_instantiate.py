@@ -452,3 +452,69 @@ def test_registry_object_filled_in_ways_not_understood_is_unknown(
     filled = FILLED + "\n" + "\n".join("    " + line for line in filling.splitlines()) + "\n"
     files = _object_registry("SCHEDULERS.get(args.sched)(opt, step_size=30)", filled)
     assert _check(tmp_path, monkeypatch, files) == []
+
+
+# -- a project class named by the config, with the objects it is given built first -----------
+
+TRAINER = """
+    import torch
+
+
+    class Trainer:
+        def __init__(self, scheduler, epochs, optimizer):
+            self.make_scheduler = scheduler
+            self.make_optimizer = optimizer
+            self.epochs = epochs
+
+        def fit(self, model, loader):
+            opt = self.make_optimizer(params=model.parameters())
+            sched = self.make_scheduler(optimizer=opt)
+            for epoch in range(self.epochs):
+                for x in loader:
+                    opt.zero_grad()
+                    model(x.float().unsqueeze(1)).sum().backward()
+                    opt.step()
+                    {batch_step}
+                {epoch_step}
+"""
+DRIVER = """
+    import hydra
+    import torch
+    from hydra.utils import instantiate
+
+
+    @hydra.main(config_path="conf", config_name="config", version_base=None)
+    def main(cfg):
+        model = torch.nn.Linear(1, 1)
+        loader = torch.utils.data.DataLoader(range(64), batch_size=8)
+        trainer = instantiate(cfg.trainer)
+        trainer.fit(model, loader)
+
+
+    if __name__ == "__main__":
+        main()
+"""
+TRAINER_CONF = """
+    trainer:
+      _target_: mypkg.trainer.Trainer
+      epochs: 90
+      optimizer:
+        _target_: torch.optim.SGD
+        _partial_: true
+        lr: 0.1
+      scheduler:
+        _target_: torch.optim.lr_scheduler.StepLR
+        _partial_: true
+        step_size: 30
+"""
+
+
+@pytest.mark.parametrize("steps, expected", [(PER_BATCH, ["LRD002"]), (PER_EPOCH, [])])
+def test_driver_builds_the_trainer_its_config_names(tmp_path, monkeypatch, steps, expected):
+    # the driver has none of the words of a training loop and imports no project module:
+    # the loop is in the class the config's `_target_` names
+    files = {"main.py": DRIVER, "mypkg/__init__.py": "",
+             "mypkg/trainer.py": TRAINER.format(**steps), "conf/config.yaml": TRAINER_CONF}
+    found = _check(tmp_path, monkeypatch, files)
+    assert project_codes(found) == expected
+    assert all(path == "mypkg/trainer.py" for path, _, _ in found)
