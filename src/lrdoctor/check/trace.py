@@ -2263,8 +2263,11 @@ class Tracer:
                 base.attrs[attr] = value
             return value
         if isinstance(base, DictVal) and base.config and isinstance(base.items.get(attr), (
-                DictVal, Const, TupleVal)) and attr not in _DICT_METHODS:
-            return base.items[attr]  # OmegaConf's `cfg.scheduler` of a YAML config
+                DictVal, Const, TupleVal)) and attr not in _DICT_METHODS \
+                and attr not in changed_keys(scope.module.tree):
+            # OmegaConf's `cfg.scheduler` of a YAML config (unless the file stores its own
+            # value under that name)
+            return base.items[attr]
         if isinstance(base, ExprVal) and base.attrs and attr in base.attrs:
             return base.attrs[attr]  # `args.amp.step(optimizer)` after `args.amp = GradScaler()`
         if isinstance(base, Obj):
