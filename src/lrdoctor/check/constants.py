@@ -233,9 +233,10 @@ def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const |
     return Const(values[0].value, sure=True)
 
 
-def yaml_data(module: ModuleInfo, call: ast.Call) -> dict[str, Any] | None:
-    """The mapping the YAML loader ``call`` of ``module`` returns when the file it reads is
-    certain (see yamlconf.loaded_data); None otherwise."""
+def yaml_data(module: ModuleInfo, call: ast.Call) -> tuple[Any, str] | None:
+    """The mapping the YAML loader ``call`` of ``module`` returns (or the config its
+    ``@hydra.main(...)`` decorator composes), with its file, when the file it reads is certain
+    (see yamlconf.loaded_data); None otherwise."""
     return loaded_data(module, call, lambda e: resolve(e, None, module))
 
 
@@ -243,6 +244,8 @@ def yaml_origin(expr: ast.expr | None, module: ModuleInfo | None) -> str:
     """The YAML file (relative to the project root) that states the value of the setting
     ``expr`` reads (``cfg["step_size"]`` with ``step_size: 30`` in ``configs/train.yaml``
     loaded by ``module``); "" when the value is written in Python or not known."""
+    if origin_of(expr):
+        return origin_of(expr)  # a YAML value written into a call (see check/instantiate.py)
     name = setting_name(expr) if expr is not None else ""
     if not name or module is None:
         return ""

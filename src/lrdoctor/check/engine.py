@@ -25,6 +25,13 @@ TRIGGER = re.compile(
     r"step\(|schedul|GradScaler|autocast|cuda\.amp|get_lr|param_groups|configure_optimizers"
     r"|\.half\(|float16|BCELoss|binary_cross_entropy|load_state_dict|torch\.save\("
 )
+# a Hydra driver (`trainer = hydra.utils.instantiate(cfg.trainer); trainer.fit()`) whose loop
+# lives in the class its config names, in a module it need not import
+_HYDRA_BUILD = re.compile(r"\b(?:instantiate|call)\(")
+
+
+def _hydra_builds(text: str) -> bool:
+    return "hydra" in text and bool(_HYDRA_BUILD.search(text))
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
@@ -92,12 +99,15 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
         flow = bool(FLOW_TRIGGER.search(text))
         if not TRIGGER.search(text):
             # a driver with none of the words can still run a training loop written in the
-            # project modules it imports (`from engine import train_one_epoch`)
-            if not (module.imports and loader.imports_matching(module, FLOW_TRIGGER)):
+            # project modules it imports (`from engine import train_one_epoch`) or its Hydra
+            # config names
+            if not (module.imports and loader.imports_matching(module, FLOW_TRIGGER)) \
+                    and not _hydra_builds(text):
                 return result
             flow = True
         elif not flow and module.imports:
-            flow = loader.imports_matching(module, FLOW_TRIGGER)
+            flow = loader.imports_matching(module, FLOW_TRIGGER) \
+                or _hydra_builds(text)
         ctx = FileContext(path, text, tree, module, lambda: Tracer(module, loader, text).run(),
                           codes, flow, loader)
         found: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}

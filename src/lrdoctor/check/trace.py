@@ -41,6 +41,9 @@ from lrdoctor.check.index import (
     Scope,
     dotted,
 )
+from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
+from lrdoctor.check.instantiate import LOOKUPS as CONFIG_LOOKUPS
+from lrdoctor.check.instantiate import changed_keys, partial_node, target_expr, written_out
 from lrdoctor.check.matchcase import match_as_if
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import (
@@ -56,6 +59,7 @@ from lrdoctor.check.model import (
 )
 from lrdoctor.check.project import MAX_MODULES  # project modules one file's trace follows
 from lrdoctor.check.records import RecordInit, record_init
+from lrdoctor.check.registry import registry_object_pairs
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
     ClassVal,
@@ -90,6 +94,7 @@ from lrdoctor.check.values import (
     subscript,
 )
 from lrdoctor.check.yamlconf import LOADERS as YAML_LOADERS
+from lrdoctor.check.yamlconf import UNRESOLVED, interpolated, sourced
 from lrdoctor.schedulers import SCHEDULERS
 
 # per file: a generated file must not trace forever; a file cut short says so in the output
@@ -673,27 +678,46 @@ class Tracer:
             if attr in module.imports and depth < 4:
                 found = self.project_table(module.imports[attr], module, depth + 1)
             elif attr not in module.functions and attr not in module.classes:
-                pairs = _registry_pairs(module.tree, attr, module)
-                if pairs is not None and (module.path in self.followed
-                                          or len(self.followed) < MAX_MODULES):
-                    self.followed.add(module.path)
-                    found = DictVal({})
-                    for k, name in pairs:
-                        value: FuncVal | ClassVal | None = None
-                        if name in module.functions:
-                            value = FuncVal(module.functions[name], module)
-                        elif name in module.classes:
-                            value = ClassVal(module.classes[name])
-                            self.link(value.info)
-                        elif name in module.imports:
-                            value = self.project_target(module.imports[name], module)
-                        found.items[k] = value
+                found = self.table_in(module, attr)
         self._tables[key] = found
         if found is not None and target is not None:
             self._target_paths[key] = {target[0].path}
             for rec in self.recordings:
                 rec.followed.add(target[0].path)
         return found
+
+    def table_in(self, module: ModuleInfo, attr: str) -> DictVal | None:
+        """The registry ``attr`` of ``module`` (see project_table) as a dict of what it files
+        under each key; None when ``attr`` is no registry of it."""
+        pairs = _registry_pairs(module.tree, attr, module)
+        if pairs is None or not (module.path in self.followed
+                                 or len(self.followed) < MAX_MODULES):
+            return None
+        self.followed.add(module.path)
+        found = DictVal({})
+        for k, name in pairs:
+            value: FuncVal | ClassVal | ImportRef | None = None
+            if name in module.functions:
+                value = FuncVal(module.functions[name], module)
+            elif name in module.classes:
+                value = ClassVal(module.classes[name])
+                self.link(value.info)
+            elif name in module.imports or "." in name:
+                # an imported class or function: the project's own, else the library's
+                # (`{"step": StepLR}` after `from torch.optim.lr_scheduler import StepLR`,
+                # `{"step": lr_scheduler.StepLR}`)
+                qual = module.qualify(name)
+                value = self.project_target(qual, module) or ImportRef(qual)
+            found.items[k] = value
+        return found
+
+    def own_table(self, module: ModuleInfo, attr: str) -> DictVal | None:
+        """``table_in`` of the traced file's own registry object, once per trace."""
+        key = (id(module), "\0own\0" + attr)
+        if key not in self._tables:
+            self._tables[key] = None
+            self._tables[key] = self.table_in(module, attr)
+        return self._tables[key]
 
     def star_imported(self, name: str, module: ModuleInfo) -> FuncVal | ClassVal | None:
         """``build_optimizer`` after ``from solver.build import *``: the project's function or
@@ -910,6 +934,10 @@ class Tracer:
                 value = defaults.get(param.arg)
             if isinstance(value, Const) and value.sure and _stores(fn).get(param.arg):
                 value = Const(value.value)
+            if value is None and i == 0 and fn.decorator_list:
+                # `@hydra.main(config_path="conf", config_name="config") def main(cfg)`:
+                # Hydra calls it with the config it composes
+                value = _hydra_config(fn, fv.module)
             scope.vars[param.arg] = value if value is not None else (
                 None if param.arg in plain else self.guess_param(param, fv.module))
         for param in fn.args.kwonlyargs:
@@ -2130,11 +2158,12 @@ class Tracer:
                 # `SCHEDULERS["cosine"]` of a registry in another module
                 table = self.project_table(base.qualname, scope.module)
                 base = table or base
-            if isinstance(base, DictVal) and not base.open and const_key(node.slice) is None \
-                    and isinstance(index, Const) and index.sure \
-                    and isinstance(index.value, (str, int)) and index.value in base.items:
-                # `SCHEDULERS[cfg["scheduler"]]` with a setting that holds one literal
-                return base.items[index.value]
+            if isinstance(base, DictVal) and not base.open and const_key(node.slice) is None:
+                key = _certain_key(node.slice, index, scope)
+                if key is not None and key in base.items:
+                    # `SCHEDULERS[cfg["scheduler"]]` with a setting that holds one literal, or
+                    # `SCHEDULERS[args.sched]` with its argparse (or YAML) default
+                    return base.items[key]
             if table is not None and const_key(node.slice) is None:
                 # a key not known here picks one entry of the registry, not all of them: the
                 # only one, or one not known (never the first, as a guess)
@@ -2261,6 +2290,12 @@ class Tracer:
                     value.name = f"self.{attr}"
                 base.attrs[attr] = value
             return value
+        if isinstance(base, DictVal) and base.config and isinstance(base.items.get(attr), (
+                DictVal, Const, TupleVal)) and attr not in _DICT_METHODS \
+                and attr not in changed_keys(scope.module.tree):
+            # OmegaConf's `cfg.scheduler` of a YAML config (unless the file stores its own
+            # value under that name)
+            return base.items[attr]
         if isinstance(base, ExprVal) and base.attrs and attr in base.attrs:
             return base.attrs[attr]  # `args.amp.step(optimizer)` after `args.amp = GradScaler()`
         if isinstance(base, Obj):
@@ -2346,6 +2381,15 @@ class Tracer:
         if isinstance(func, ast.Attribute):
             receiver = self.eval(func.value, scope, depth)
             method = func.attr
+            if isinstance(receiver, ImportRef) and method == "get" and "." in receiver.qualname:
+                # `SCHEDULERS.get(name)` of a registry in another module of the project
+                receiver = self.project_table(receiver.qualname, scope.module) or receiver
+            elif method == "get" and isinstance(func.value, ast.Name) \
+                    and isinstance(receiver, (InstanceVal, type(None))) \
+                    and _global_name(func.value.id, scope) \
+                    and _registry_object(scope.module.tree, func.value.id):
+                # ... or of this module's own (`SCHEDULERS = Registry("scheduler")`)
+                receiver = self.own_table(scope.module, func.value.id) or receiver
             callee: Any = None
             if isinstance(receiver, (InstanceVal, SuperVal, ClassVal, ImportRef)):
                 # the receiver is evaluated once: `Trainer(...).fit()` builds one trainer
@@ -2395,7 +2439,20 @@ class Tracer:
             # values the defaults the program runs with
             data = yaml_data(scope.module, node)
             if data is not None:
-                return _yaml_value(data)
+                # OmegaConf resolves `${a.b}` against the whole file; PyYAML leaves it as text
+                root = data[0] if callee.qualname == "omegaconf.OmegaConf.load" else None
+                return _yaml_value(data[0], scope.module, data[1], root)
+        if isinstance(callee, ImportRef) and callee.qualname in CONFIG_BUILDERS:
+            # `hydra.utils.instantiate(cfg.scheduler, optimizer=opt)` of a `_target_` mapping
+            built = self.config_built(node, args, kwargs, scope)
+            if built is not _NO_EVENT:
+                return built
+        if isinstance(callee, ImportRef) and callee.qualname in CONFIG_LOOKUPS \
+                and len(args) == 1 and not kwargs and isinstance(args[0], Const) \
+                and isinstance(args[0].value, str) and target_expr(args[0].value) is not None:
+            # `hydra.utils.get_class("torch.optim.lr_scheduler.StepLR")`: the class named
+            found_target = self.project_target(args[0].value, scope.module)
+            return found_target if found_target is not None else ImportRef(args[0].value)
         node = self.spelled_out(node, scope)
 
         inherited = _runner_of(receiver) if callee is None and isinstance(
@@ -2533,6 +2590,53 @@ class Tracer:
         if qual:
             return self.library_call(qual, node, args, kwargs, scope)
         return None
+
+    def config_built(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
+                     scope: Scope, nested: bool = False) -> Any:
+        """What Hydra's ``instantiate(config, *args, **kwargs)`` (``node``) builds from a
+        config whose ``_target_`` is certain: the call written out (see check/instantiate.py)
+        and evaluated as if the program had made it. _NO_EVENT when the config is not
+        certain (the call is then an unknown one)."""
+        if "config" in kwargs:
+            config, rest = kwargs["config"], list(args)
+        else:
+            config, rest = (args[0] if args else None), list(args[1:])
+        given = {k: v for k, v in kwargs.items() if k != "config"}
+
+        def inner(value: DictVal, at: ast.Call) -> Any:
+            # a `_target_` mapping inside the config: Hydra builds it first, with no arguments
+            # of the call's own
+            built = self.config_built(at, [value], {}, scope, nested=True)
+            return None if built is _NO_EVENT else built
+
+        if nested:
+            bare = ast.Call(func=node.func, args=[ast.Constant(None)], keywords=[])
+            ast.copy_location(bare, node)
+            bare.end_lineno, bare.end_col_offset = node.end_lineno, node.end_col_offset
+            node = bare
+        written = written_out(node, config, rest, given, changed_keys(scope.module.tree), inner)
+        if written is None:
+            return _NO_EVENT
+        target = self.project_target(written.target, scope.module)
+        if written.partial:
+            if isinstance(target, FuncVal):
+                preset = target.preset or ([], {})
+                return replace(target, preset=([*preset[0], *written.args],
+                                               {**preset[1], **written.kwargs}))
+            if target is None and names.classify_constructor(written.target) is not None:
+                # `_partial_: true`: called later with the optimizer (Lightning's
+                # `self.hparams.scheduler(optimizer=optimizer)`)
+                return LibPartial(written.target, partial_node(written), scope,
+                                  (list(written.args), dict(written.kwargs)))
+            return None
+        if isinstance(target, FuncVal):
+            return self.call_function(target, written.args, written.kwargs, site=True,
+                                      call=written.call)
+        if isinstance(target, ClassVal):
+            return self.construct(target.info, written.args, written.kwargs, written.call,
+                                  True, scope)
+        return self.library_call(written.target, written.call, written.args, written.kwargs,
+                                 scope)
 
     def known_by_source(self, fv: FuncVal, node: ast.Call, args: list[Any],
                         kwargs: dict[str, Any], scope: Scope
@@ -3435,6 +3539,9 @@ class Tracer:
                 return None
             if method in ("get", "pop") and node.args:
                 key = const_key(node.args[0])
+                if key is None and not receiver.open:
+                    # `SCHEDULERS.get(args.sched)`: a key its setting's default states
+                    key = _certain_key(node.args[0], args[0] if args else None, scope)
                 if key is None:
                     return None
                 found = receiver.items.get(key)
@@ -4866,6 +4973,8 @@ def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
     binds = [stmt for stmt in tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
              and any(isinstance(t, ast.Name) and t.id == name
                      for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))]
+    if len(binds) == 1 and _registry_object(tree, name):
+        return registry_object_pairs(tree, binds[0], name)
     if len(binds) != 1 or not isinstance(binds[0].value, ast.Dict):
         return None
     stmt = binds[0]
@@ -4877,9 +4986,10 @@ def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
     pairs: list[tuple[Any, str]] = []
     for k, v in zip(literal.keys, literal.values):
         key = const_key(k) if k is not None else None
-        if key is None or not isinstance(v, ast.Name):
+        held = dotted(v)
+        if key is None or held is None or "." in held and held.split(".")[0] not in module.imports:
             return None
-        pairs.append((key, v.id))
+        pairs.append((key, held))
     # every other use of the name: a read of an item, or a decorator that registers into it
     decorated: list[ast.expr] = []
     factories: set[str] = set()
@@ -4915,6 +5025,28 @@ def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
 
 
 _NOT_REGISTERED = object()
+
+
+@per_node
+def _registry_objects(tree: ast.AST) -> frozenset[str]:
+    """Names a module binds once, at its top level, to a ``Registry(...)`` (fvcore,
+    detectron2, mmengine or the project's own copy; see check/registry.py)."""
+    assert isinstance(tree, ast.Module)
+    bound: dict[str, int] = {}
+    made: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            bound[name] = bound.get(name, 0) + 1
+            if isinstance(stmt.value, ast.Call) \
+                    and (dotted(stmt.value.func) or "").rsplit(".", 1)[-1] == "Registry":
+                made.add(name)
+    return frozenset(n for n in made if bound[n] == 1)
+
+
+def _registry_object(tree: ast.Module, name: str) -> bool:
+    return name in _registry_objects(tree)
 
 
 def _registered_under(deco: ast.expr, table: str, module: ModuleInfo) -> Any:
@@ -5156,6 +5288,8 @@ def _tests_a_default(test: ast.expr, scope: Scope) -> bool:
 
 
 _VIEW_METHODS = frozenset({"keys", "values", "items"})
+_DICT_METHODS = frozenset({"get", "pop", "items", "keys", "values", "update", "copy",
+                           "setdefault"})
 
 
 def _fresh_object(expr: ast.expr) -> bool:
@@ -5667,18 +5801,72 @@ def _step_arity(call: ast.Call) -> int:
         + sum(kw.arg is not None for kw in call.keywords)
 
 
-def _yaml_value(data: Any, depth: int = 0) -> Any:
-    """A YAML file's data as the trace's values: mappings as dicts, lists as tuples, plain
-    values as constants (a Hydra interpolation or ``???``, filled in at run time, unknown)."""
+def _yaml_value(data: Any, module: ModuleInfo, shown: str, root: Any = None,
+                depth: int = 0) -> Any:
+    """A YAML file's data as the trace's values: mappings as dicts (``shown``: the file that
+    states them, relative to the project root), lists as tuples, plain values as constants.
+    ``root``: the whole config when OmegaConf reads it, to resolve an interpolation of
+    another of its values (``${trainer.max_epochs}``); any other (a resolver, ``???``, no
+    root) is filled in at run time: unknown. The values of a composed Hydra config carry the
+    file of their own (see yamlconf.sourced)."""
     if depth > 16:
         return None
+    found = sourced(data, module)
+    if found is not None:
+        data, shown = found
     if isinstance(data, dict):
-        return DictVal({k: _yaml_value(v, depth + 1) for k, v in data.items()
-                        if isinstance(k, (str, int)) and not isinstance(k, bool)})
+        stated = next((f[1] for v in data.values() if (f := sourced(v, module)) is not None),
+                      shown)
+        return DictVal({k: _yaml_value(v, module, stated, root, depth + 1)
+                        for k, v in data.items()
+                        if isinstance(k, (str, int)) and not isinstance(k, bool)},
+                       config=stated)
     if isinstance(data, list):
-        return TupleVal([_yaml_value(v, depth + 1) for v in data[:256]])
+        return TupleVal([_yaml_value(v, module, shown, root, depth + 1) for v in data[:256]])
     if isinstance(data, str) and ("${" in data or data == "???"):
-        return None
+        target = interpolated(data, root) if root is not None else UNRESOLVED
+        if target is UNRESOLVED or isinstance(target, dict) \
+                or set(re.findall(r"\w+", data)) & changed_keys(module.tree):
+            return None  # (or a value the program itself stores a new one into)
+        return _yaml_value(target, module, shown, None, depth + 1)
     if isinstance(data, (bool, int, float, str)) or data is None:
-        return Const(data)
+        return Const(data, config=True)
+    return None
+
+
+def _hydra_config(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleInfo) -> Any:
+    """The config ``@hydra.main(...)`` over ``fn`` composes, as a trace value; None when it
+    has no such decorator or the config is not certain."""
+    for dec in fn.decorator_list:
+        if isinstance(dec, ast.Call) and module.qualify(dotted(dec.func) or "") == "hydra.main":
+            found = yaml_data(module, dec)
+            if found is not None:
+                return _yaml_value(found[0], module, found[1], found[0])
+    return None
+
+
+def _certain_key(expr: ast.expr, value: Any, scope: Scope) -> str | int | None:
+    """The key ``expr`` (whose trace value is ``value``) looks a registry up by, when it is
+    certain: a literal held by a name bound once, a value of the YAML config the program
+    loads, or the default of an argparse option nothing in the file changes; None
+    otherwise."""
+    if isinstance(value, Const) and value.sure and isinstance(value.value, (str, int)) \
+            and not isinstance(value.value, bool):
+        return value.value
+    if isinstance(value, Const) and value.config and isinstance(value.value, (str, int)) \
+            and not isinstance(value.value, bool):
+        return value.value  # `cfg.scheduler.name` of a YAML config the program loads
+    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+            and _parsed_options(expr.value.id, scope)):
+        return None
+    # an argparse option (`args.sched`): its default, unless the file stores into it
+    # (`args.sched = ...`, a `setattr` on it, `vars(args).update(cfg)`)
+    stores = attribute_stores(scope.module.tree)
+    changed = changed_keys(scope.module.tree)
+    if stores.get(expr.attr) or stores.get("*") or stores.get("@" + expr.value.id) \
+            or expr.attr in changed or "*" in changed:
+        return None
+    stated = resolve(expr, scope)
+    if isinstance(stated, (str, int)) and not isinstance(stated, bool):
+        return stated
     return None

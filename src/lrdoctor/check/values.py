@@ -96,6 +96,9 @@ class DictVal:
     splat: bool = False  # built with ** from something unknown
     # a function's `**kwargs`: a key it lacks may still be passed; it is guessed from its name
     open: bool = False
+    # a mapping read from a YAML config: the file (relative to the project root) that states
+    # it; its keys read as attributes too (OmegaConf's `cfg.scheduler`)
+    config: str = ""
 
 
 @dataclass(eq=False)
@@ -118,6 +121,8 @@ class Const:
     by_class: bool = False
     # the literal default of a parameter its caller left out (`checkpoint=None`)
     defaulted: bool = False
+    # a value of a YAML config the program loads (a default the user runs with)
+    config: bool = False
 
 
 @dataclass(eq=False)

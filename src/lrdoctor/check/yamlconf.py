@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -34,6 +35,11 @@ def origin_of(expr: ast.expr | None) -> str:
     """The YAML file (as found, relative to the project root) a setting's value came from, or
     "" for a value written in Python."""
     return getattr(expr, _ORIGIN_ATTR, "") if expr is not None else ""
+
+
+def tag_origin(expr: ast.expr, shown: str) -> None:
+    """Mark ``expr`` (a literal made from a YAML value) as stated in the file ``shown``."""
+    setattr(expr, _ORIGIN_ATTR, shown)
 
 
 def yaml_settings(module: ModuleInfo, resolve: Callable[[ast.expr], Any]
@@ -64,11 +70,13 @@ def yaml_settings(module: ModuleInfo, resolve: Callable[[ast.expr], Any]
 
 
 def loaded_data(module: ModuleInfo, call: ast.Call, resolve: Callable[[ast.expr], Any]
-                ) -> dict[str, Any] | None:
+                ) -> tuple[Any, str] | None:
     """The mapping a YAML loader call of ``module`` returns (``yaml.safe_load(open(
-    "configs/train.yaml"))``, ``OmegaConf.load(args.config)``), when the file it reads is
-    certain; None otherwise (no PyYAML, a path chosen at run time, a file that does not
-    parse or holds no mapping, more than the budget)."""
+    "configs/train.yaml"))``, ``OmegaConf.load(args.config)``), or the config a
+    ``@hydra.main(...)`` decorator (the call given) composes, with the file it was read from
+    (relative to the project root), when the file is certain; None otherwise (no PyYAML, a
+    path chosen at run time, a file that does not parse or holds no mapping, more than the
+    budget). A composed Hydra config holds its values as ``sourced(...)`` pairs."""
     found = _by_call.get(module)
     if found is None:
         found = {}
@@ -78,16 +86,49 @@ def loaded_data(module: ModuleInfo, call: ast.Call, resolve: Callable[[ast.expr]
         except ImportError:
             return None
         budget = [MAX_NODES]
-        for where, _, data in _loaded(module, resolve, budget):
+        for where, path, data in _loaded(module, resolve, budget):
             if isinstance(where, ast.Call):
-                found[id(where)] = (where, data)
+                found[id(where)] = (where, data, _shown(path, module))
         if budget[0] < 0:
             found.clear()
     kept = found.get(id(call))
-    return kept[1] if kept is not None and kept[0] is call else None
+    return (kept[1], kept[2]) if kept is not None and kept[0] is call else None
 
 
-_by_call: weakref.WeakKeyDictionary[ModuleInfo, dict[int, tuple[ast.Call, Any]]] = (
+def sourced(value: Any, module: ModuleInfo) -> tuple[Any, str] | None:
+    """(the value, the file stating it relative to the project root) of a value of a
+    composed Hydra config (see loaded_data); None for any other value."""
+    if isinstance(value, _Sourced):
+        return value.value, _shown(value.path, module)
+    return None
+
+
+_INTERPOLATION = re.compile(r"\$\{([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\}")
+UNRESOLVED = object()
+
+
+def interpolated(text: str, root: Any, depth: int = 0) -> Any:
+    """The value OmegaConf gives ``text`` when it is one absolute interpolation of another
+    value of the same config (``${trainer.max_epochs}``), read in ``root`` (the whole config as
+    composed or loaded); UNRESOLVED for anything else (a resolver such as ``${oc.env:X}``, a
+    relative ``${.x}``, text around it, a key that is missing, a chain over 8 long)."""
+    match = _INTERPOLATION.fullmatch(text.strip()) if isinstance(text, str) else None
+    if match is None or depth > 8:
+        return UNRESOLVED
+    node = root
+    for part in match.group(1).split("."):
+        if isinstance(node, _Sourced):
+            node = node.value
+        if not isinstance(node, dict) or part not in node:
+            return UNRESOLVED
+        node = node[part]
+    plain = node.value if isinstance(node, _Sourced) else node
+    if isinstance(plain, str) and "${" in plain:
+        return interpolated(plain, root, depth + 1)
+    return node
+
+
+_by_call: weakref.WeakKeyDictionary[ModuleInfo, dict[int, tuple[ast.Call, Any, str]]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -230,14 +271,33 @@ def _compose(base: str, path: str, depth: int, budget: list[int],
                     or key.startswith("override ") or option == "???":
                 continue
             key = key.removeprefix("optional ").strip()
-            key = key.split("@", 1)[0]
+            if "@" in key:
+                continue  # `group@package`: placed elsewhere than its group says
             sub_group = key[1:] if key.startswith("/") else os.path.join(group, key)
             found = _config_file(os.path.join(base, sub_group), option)
             sub = _compose(base, found, depth + 1, budget, sub_group) if found else None
             if sub is not None:
-                merged[sub_group.rsplit("/", 1)[-1]] = sub
-    merged.update(own)
+                # Hydra places an option under its group's path: `- trainer/scheduler: step`
+                # at `trainer.scheduler`, relative to the file's own group (an absolute
+                # `/group` is placed the same way here, a simplification)
+                _merge_at(merged, key.strip("/").split("/"), sub)
+    _merge_at(merged, [], own)
     return merged
+
+
+def _merge_at(target: dict[str, Any], path: list[str], value: dict[str, Any]) -> None:
+    """Merge the mapping ``value`` into ``target`` at the key ``path`` (mappings merged key by
+    key, anything else replaced), as Hydra composes a config."""
+    for part in path:
+        inner = target.get(part)
+        if not isinstance(inner, dict):
+            inner = target[part] = {}
+        target = inner
+    for key, item in value.items():
+        if isinstance(item, dict) and isinstance(target.get(key), dict):
+            _merge_at(target, [key], item)
+        else:
+            target[key] = item
 
 
 class _Sourced:
