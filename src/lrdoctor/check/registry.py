@@ -41,22 +41,33 @@ def registry_object_pairs(tree: ast.Module, bind: ast.Assign | ast.AnnAssign, na
             if filed is not None:
                 pairs.append(filed)
                 allowed |= {id(n) for n in ast.walk(top)}
-    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Global) and name in node.names:
-            return None
-        if not (isinstance(node, ast.Name) and node.id == name) or id(node) in allowed:
-            continue
-        up = parents.get(id(node))
-        if isinstance(node.ctx, ast.Load) and (
-                isinstance(up, ast.Subscript) and up.value is node and isinstance(up.ctx, ast.Load)
-                or isinstance(up, ast.Attribute) and up.attr in _LOOKUPS):
-            continue
+    if not only_looked_up(tree, name, allowed, _LOOKUPS):
         return None  # filled or handed on where its contents are not known here
     keys = [k for k, _ in pairs]
     if len(set(keys)) != len(keys):
         return None  # one key filed twice (`force=True`): which one holds is not known here
     return pairs
+
+
+def only_looked_up(tree: ast.Module, name: str, allowed: set[int], lookups: frozenset[str]
+                   ) -> bool:
+    """Whether the module-level table ``name`` is only read in ``tree``, outside the nodes whose
+    ids are in ``allowed`` (the ones that fill it): ``name[key]`` or ``name.<lookup>(...)`` for a
+    method in ``lookups``. A ``global`` statement for it, a store, or handing it on (an
+    argument, a return, another method) may change what it holds."""
+    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global) and name in node.names:
+            return False
+        if not (isinstance(node, ast.Name) and node.id == name) or id(node) in allowed:
+            continue
+        up = parents.get(id(node))
+        if isinstance(node.ctx, ast.Load) and (
+                isinstance(up, ast.Subscript) and up.value is node and isinstance(up.ctx, ast.Load)
+                or isinstance(up, ast.Attribute) and up.attr in lookups):
+            continue
+        return False
+    return True
 
 
 def _decorator_key(deco: ast.expr, registry: str, decorated: str) -> str | None:

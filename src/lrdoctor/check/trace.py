@@ -59,7 +59,7 @@ from lrdoctor.check.model import (
 )
 from lrdoctor.check.project import MAX_MODULES  # project modules one file's trace follows
 from lrdoctor.check.records import RecordInit, record_init
-from lrdoctor.check.registry import registry_object_pairs
+from lrdoctor.check.registry import only_looked_up, registry_object_pairs
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
     ClassVal,
@@ -4966,6 +4966,9 @@ def _dict_changed(owner: ast.AST, name: str) -> bool:
     return False
 
 
+_DICT_READS = frozenset({"get", "items", "keys", "values"})  # a dict registry's lookups
+
+
 def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
                     ) -> list[tuple[Any, str]] | None:
     """(key, name of the module's function or class) of a registry ``name`` of the module
@@ -5009,17 +5012,7 @@ def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
     allowed = {id(n) for d in decorated for n in ast.walk(d)}
     allowed |= {id(n) for f in factories for n in ast.walk(module.functions[f])}
     allowed.add(id(stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target))
-    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Global) and name in node.names:
-            return None
-        if not (isinstance(node, ast.Name) and node.id == name) or id(node) in allowed:
-            continue
-        up = parents.get(id(node))
-        if isinstance(node.ctx, ast.Load) and (
-                isinstance(up, ast.Subscript) and up.value is node and isinstance(up.ctx, ast.Load)
-                or isinstance(up, ast.Attribute) and up.attr in ("get", "items", "keys", "values")):
-            continue
+    if not only_looked_up(tree, name, allowed, _DICT_READS):
         return None  # changed, rebound or handed on: what it holds is not known here
     return pairs
 
