@@ -69,23 +69,19 @@ def count_calls(data: TensorDataset, watch: Callable[[], Any] | None,
     counts = {"py": 0, "C": 0, "lrd py": 0, "lrd C": 0}
     mine: dict[Any, bool] = {}
 
+    kinds = {"call": ("py", "lrd py"), "c_call": ("C", "lrd C")}
+
     def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call":
-            counts["py"] += 1
-            code = frame.f_code
-            own = mine.get(code)
-            if own is None:
-                own = mine[code] = code.co_filename.startswith(LRD_DIR)
-            if own:
-                counts["lrd py"] += 1
-        elif event == "c_call":
-            counts["C"] += 1
-            code = frame.f_code
-            own = mine.get(code)
-            if own is None:
-                own = mine[code] = code.co_filename.startswith(LRD_DIR)
-            if own:
-                counts["lrd C"] += 1
+        kind = kinds.get(event)
+        if kind is None:
+            return
+        counts[kind[0]] += 1
+        code = frame.f_code  # a C call counts as lrdoctor's when lrdoctor's code makes it
+        own = mine.get(code)
+        if own is None:
+            own = mine[code] = code.co_filename.startswith(LRD_DIR)
+        if own:
+            counts[kind[1]] += 1
 
     done = 0
     for x, y in loader:
