@@ -512,23 +512,17 @@ def record_literal(expr: ast.expr, module: ModuleInfo, function: ast.AST | None 
     also be kept to itself, never bound to a second name nor handed to a function or class of
     the project (either could store into it under another name); handing it to a library
     (``wandb.init(config=CONFIG)``, ``print(CONFIG)``) reads it."""
-    known = _literals.setdefault(module, {})
-    hit = known.get(id(expr))
-    if hit is not None and hit[0] is expr:
-        return hit[1]
-    found: Const | None = None
+    return _record_literal(expr, module, function)
+
+
+@per_node
+def _record_literal(expr: ast.expr, module: ModuleInfo, function: ast.AST | None
+                    ) -> Const | None:
     value = record_constant(expr, module, function)
     holder = _holder(expr)
     if value is not _MISSING and isinstance(holder, ast.Name) and not _shared(module, holder.id):
-        found = Const(value, sure=True)
-    known[id(expr)] = (expr, found)
-    return found
-
-
-# record_literal's answers per module and read (asked at every trace of an `if`)
-_literals: weakref.WeakKeyDictionary[ModuleInfo, dict[int, tuple[ast.expr, Const | None]]] = (
-    weakref.WeakKeyDictionary()
-)
+        return Const(value, sure=True)
+    return None
 
 
 @per_node

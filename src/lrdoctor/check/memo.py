@@ -14,21 +14,24 @@ T = TypeVar("T")
 LIMIT = 4096
 
 
-def per_node(question: Callable[[Any], T]) -> Callable[[Any], T]:
-    """``question(node)`` answered once per node: keyed by the node's identity, the node held
-    with its answer (so its id is not reused while the answer lives). For pure functions of a
-    tree that the rules and the tracer ask again and again (at every event, every call)."""
-    cache: dict[int, tuple[ast.AST, T]] = {}
+def per_node(question: Callable[..., T]) -> Callable[..., T]:
+    """``question(node, *rest)`` answered once per node (and per value of the hashable
+    ``rest``, when the question takes more than the node): keyed by the node's identity, the
+    node held with its answer (so its id is not reused while the answer lives). For pure
+    functions of a tree that the rules and the tracer ask again and again (at every event,
+    every call)."""
+    cache: dict[Any, tuple[ast.AST, T]] = {}
 
     @functools.wraps(question)
-    def answer(node: Any) -> T:
-        hit = cache.get(id(node))
+    def answer(node: Any, *rest: Any) -> T:
+        key = (id(node), *rest) if rest else id(node)
+        hit = cache.get(key)
         if hit is not None and hit[0] is node:
             return hit[1]
-        value = question(node)
+        value = question(node, *rest)
         if len(cache) > LIMIT:
             cache.clear()
-        cache[id(node)] = (node, value)
+        cache[key] = (node, value)
         return value
 
     return answer

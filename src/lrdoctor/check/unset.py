@@ -39,25 +39,15 @@ _READERS = frozenset({"print", "str", "repr", "dict", "len", "sorted", "list", "
                       "warning", "log", "write", "format", "items", "keys", "values"})
 
 
-_answers: dict[tuple[str, int, str], tuple[ast.AST, bool]] = {}
-
-
 def never_set(path: str, tree: ast.AST, name: str) -> bool:
     """Whether no code of the project that ``path`` (whose parsed text is ``tree``, the
     checked module) belongs to can set an attribute ``name`` (see the module's docstring).
     Answered once per module and name: a trace meets the same test at every call."""
-    key = (path, id(tree), name)
-    hit = _answers.get(key)
-    if hit is not None and hit[0] is tree:
-        return hit[1]
-    answer = _never_set(path, tree, name)
-    if len(_answers) > 4096:
-        _answers.clear()
-    _answers[key] = (tree, answer)
-    return answer
+    return _never_set(tree, path, name)
 
 
-def _never_set(path: str, tree: ast.AST, name: str) -> bool:
+@per_node
+def _never_set(tree: ast.AST, path: str, name: str) -> bool:
     if mentions_beyond_reads(tree, name) or sets_by_computed_name(tree):
         return False
     own = os.path.abspath(path)
