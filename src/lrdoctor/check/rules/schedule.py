@@ -595,6 +595,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # `for i, chunk in enumerate(collector)`, T_max=total // per_chunk
             if _divided_like_its_loop(ctx, sched, h, loop):
                 continue  # total_iters=warmup // rollout, `for it in range(total // rollout)`
+            if _paced_like_its_while(ctx, sched, h, loop):
+                continue  # `while global_step < total: ... global_step += rollout`, total // rollout
             if _chosen(e) and e.conds_inside(loop):
                 continue  # one of several schedulers, stepped per epoch only when a setting says
             calls = [c for c in ctx.same_root(e, "sched_step") if c.obj is sched and _plain_step(c)]
@@ -876,6 +878,105 @@ def _divided_like_its_loop(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> 
     return size is not None and size == _size_divided_by(counted, loop_name) \
         and not any(isinstance(n, ast.Call) and (dotted(n.func) or "") == "len"
                     for n in ast.walk(expr))
+
+
+def _paced_like_its_while(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
+    """The horizon is the number of passes of the ``while`` loop that steps it: a PPO
+    ``while global_step < total_timesteps:`` whose body advances ``global_step`` by the size of
+    one rollout (``global_step += num_envs`` once per pass of ``for step in range(num_steps):``,
+    or ``global_step += batch_size`` at the top of the body), with the horizon that very total
+    divided by that very size (``total_timesteps // (num_steps * num_envs)``, through names
+    bound once). Whatever the total counts (environment steps), the loop makes total / size
+    passes, so the schedule is stepped in the units it is counted in. A counter advanced
+    anywhere else in the body, under a branch, or by a size not written as a product of names
+    is left to the rule, as is a horizon with any other factor (minibatch updates)."""
+    node = loop.node
+    tree = ctx.tree_of(loop.path)
+    expr = _horizon_expr(sched, h)
+    if not isinstance(node, ast.While) or tree is None or expr is None:
+        return False
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    if isinstance(test.ops[0], (ast.Lt, ast.LtE)):
+        counter, total = test.left, test.comparators[0]
+    elif isinstance(test.ops[0], (ast.Gt, ast.GtE)):
+        counter, total = test.comparators[0], test.left
+    else:
+        return False
+    if not isinstance(counter, ast.Name) or not isinstance(total, (ast.Name, ast.Attribute)):
+        return False
+    name = counter.id
+    # every store into the counter in the body: exactly one `counter += X`, at the top of the
+    # body or at the top of a `for _ in range(m):` at the top of the body
+    stores = [n for n in ast.walk(ast.Module(body=node.body, type_ignores=[]))
+              if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    if len(stores) != 1:
+        return False
+    step: list[ast.expr] = []
+    for child in node.body:
+        inner: list[ast.stmt] = [child]
+        repeat: list[ast.expr] = []
+        if isinstance(child, ast.For) and not child.orelse:
+            over = child.iter
+            if not (isinstance(over, ast.Call) and dotted(over.func) == "range"
+                    and not over.keywords and (len(over.args) == 1 or (
+                        len(over.args) == 2 and _number_literal(over.args[0]) == 0))):
+                continue
+            inner, repeat = child.body, [over.args[-1]]
+        for stmt in inner:
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) \
+                    and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+                step = [*repeat, stmt.value]
+    if not step:
+        return False
+    frame = next((c.frame for c in ctx.program.events if c.kind == "create" and c.obj is sched),
+                 None)
+
+    def horizon_name(text: str) -> ast.expr | None:
+        if sched.scope is not None:
+            found = sched.scope.source_of(text)
+            if found is not None:
+                return found[0]
+        if frame is not None and frame.fn is not None and frame.call is not None \
+                and text in {a.arg for a in [*frame.fn.args.posonlyargs, *frame.fn.args.args,
+                                             *frame.fn.args.kwonlyargs]}:
+            return frame.argument(text)
+        return None
+
+    def loop_name(text: str) -> ast.expr | None:
+        return _bound_to(tree, node, text)
+
+    size = step[0] if len(step) == 1 else ast.BinOp(left=step[0], op=ast.Mult(), right=step[1])
+    pace = _size_divided_by(ast.BinOp(left=total, op=ast.FloorDiv(), right=size), loop_name)
+    horizon = _size_divided_by(expr, horizon_name)
+    if pace is None or horizon is None or pace != horizon:
+        return False
+    if any(isinstance(n, ast.Call) and (dotted(n.func) or "") == "len" for n in ast.walk(expr)):
+        return False
+    numerator = _dividend(expr, horizon_name)
+    return numerator is not None and (dotted(numerator) in _spellings(total, sched.scope)
+                                      or dotted(total) in _spellings(numerator, sched.scope))
+
+
+def _dividend(expr: ast.expr, bound: Any) -> ast.expr | None:
+    """The count a quotient horizon divides (``total`` of ``int(total // size)``), through
+    names ``bound`` follows and rounding wrappers."""
+    for _ in range(6):
+        if isinstance(expr, ast.Name):
+            found = bound(expr.id)
+            if found is None:
+                return None
+            expr = found
+        elif isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
+                and (dotted(expr.func) or "") in _ROUNDING:
+            expr = expr.args[0]
+        else:
+            break
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.FloorDiv, ast.Div)) \
+            and isinstance(expr.left, (ast.Name, ast.Attribute)):
+        return expr.left
+    return None
 
 
 def _size_divided_by(expr: ast.expr, bound: Any) -> tuple[str, ...] | None:
