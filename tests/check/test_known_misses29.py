@@ -9,9 +9,20 @@ Programs written for these tests; no third-party code.
    schedule is stepped in its own units (no LRD003), as the ``for update in
    range(num_updates):`` spelling already was. Its twins: a horizon that also counts the
    minibatch updates, and a counter advanced only under a branch, are still reported.
+2. Records that hold the optimizer / scheduler, built the ways real code builds them besides
+   ``@dataclass`` and ``class X(NamedTuple)``: ``collections.namedtuple("State", [...])`` (and
+   ``typing.NamedTuple("State", [("a", T), ...])``), an ``attrs`` class (``@attrs.define``,
+   ``@attr.s(auto_attribs=True)``), and a copy with some fields given anew
+   (``dataclasses.replace(state, scheduler=s)``, ``attrs.evolve``, ``state._replace(...)``).
+   Each stores its arguments as the fields of their names, so a scheduler stepped through
+   ``state.scheduler`` is the one built. Twins: the same record stepped once per epoch stays
+   silent; attrs classes whose ``__init__`` renames a field (``_private``) and a ``@attr.s``
+   class of ``attr.ib()`` attributes are not modelled (silent, as before).
 """
 
 from __future__ import annotations
+
+import pytest
 
 from .helpers import codes
 
@@ -103,3 +114,135 @@ def test_twin_horizon_divided_by_another_size_is_still_reported() -> None:
     source = PPO_WHOLE_ROLLOUT.format(size="num_envs",
                                       advance="        global_step += batch_size")
     assert codes(source) == ["LRD003"]
+
+
+# 2. Records: namedtuple, attrs, replace ------------------------------------------------
+
+RECORD_LOOP = """
+import collections
+import dataclasses
+import typing
+
+import attr
+import attrs
+import torch
+from torch.optim.lr_scheduler import StepLR
+
+{record}
+
+
+def train(loader, epochs):
+    model = torch.nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+{build}
+    for epoch in range(epochs):
+        for x, y in loader:
+            loss = torch.nn.functional.mse_loss(st.model(x), y)
+            st.optimizer.zero_grad()
+            loss.backward()
+            st.optimizer.step()
+{step}
+"""
+
+PER_BATCH = "            st.scheduler.step()"
+PER_EPOCH = "        st.scheduler.step()"
+
+NAMEDTUPLE_LIST = 'State = collections.namedtuple("State", ["model", "optimizer", "scheduler"])'
+NAMEDTUPLE_TEXT = 'State = collections.namedtuple("State", "model, optimizer scheduler")'
+TYPING_FUNCTIONAL = ('State = typing.NamedTuple("State", [("model", object), '
+                     '("optimizer", object), ("scheduler", object)])')
+ATTRS_DEFINE = """
+@attrs.define
+class State:
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: object = None
+"""
+ATTR_S = """
+@attr.s(auto_attribs=True)
+class State:
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: object = attr.ib(default=None)
+"""
+DATACLASS = """
+@dataclasses.dataclass
+class State:
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer = None
+    scheduler: object = None
+"""
+BUILD_ALL = "    st = State(model, opt, StepLR(opt, step_size=30))"
+
+
+@pytest.mark.parametrize("record", [NAMEDTUPLE_LIST, NAMEDTUPLE_TEXT, TYPING_FUNCTIONAL,
+                                    ATTRS_DEFINE, ATTR_S],
+                         ids=["namedtuple-list", "namedtuple-text", "typing-functional",
+                              "attrs-define", "attr-s-auto-attribs"])
+def test_record_class_holds_the_scheduler_it_is_given(record: str) -> None:
+    bad = RECORD_LOOP.format(record=record, build=BUILD_ALL, step=PER_BATCH)
+    assert codes(bad) == ["LRD002"]
+
+
+@pytest.mark.parametrize("record", [NAMEDTUPLE_LIST, TYPING_FUNCTIONAL, ATTRS_DEFINE],
+                         ids=["namedtuple", "typing-functional", "attrs-define"])
+def test_twin_record_stepped_per_epoch_is_silent(record: str) -> None:
+    good = RECORD_LOOP.format(record=record, build=BUILD_ALL, step=PER_EPOCH)
+    assert codes(good) == []
+
+
+REPLACED = """
+    st = State(model, opt)
+    st = {copy}(st, scheduler=StepLR(opt, step_size=30))"""
+
+
+@pytest.mark.parametrize(("record", "copy"), [(DATACLASS, "dataclasses.replace"),
+                                              (ATTRS_DEFINE, "attrs.evolve")],
+                         ids=["dataclasses-replace", "attrs-evolve"])
+def test_record_copied_with_a_new_scheduler(record: str, copy: str) -> None:
+    bad = RECORD_LOOP.format(record=record, build=REPLACED.format(copy=copy), step=PER_BATCH)
+    assert codes(bad) == ["LRD002"]
+    good = RECORD_LOOP.format(record=record, build=REPLACED.format(copy=copy), step=PER_EPOCH)
+    assert codes(good) == []
+
+
+def test_named_tuple_replace_method() -> None:
+    build = ("    st = State(model, opt, None)\n"
+             "    st = st._replace(scheduler=StepLR(opt, step_size=30))")
+    bad = RECORD_LOOP.format(record=NAMEDTUPLE_LIST, build=build, step=PER_BATCH)
+    assert codes(bad) == ["LRD002"]
+    good = RECORD_LOOP.format(record=NAMEDTUPLE_LIST, build=build, step=PER_EPOCH)
+    assert codes(good) == []
+
+
+def test_copy_keeps_the_fields_it_does_not_replace() -> None:
+    build = ("    st = State(model, opt, StepLR(opt, step_size=30))\n"
+             "    st = dataclasses.replace(st, model=model)")
+    bad = RECORD_LOOP.format(record=DATACLASS, build=build, step=PER_BATCH)
+    assert codes(bad) == ["LRD002"]
+
+
+ATTRS_PRIVATE = """
+@attrs.define
+class State:
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    _scheduler: object = None
+
+    @property
+    def scheduler(self):
+        return self._scheduler
+"""
+ATTR_IB = """
+@attr.s
+class State:
+    model = attr.ib()
+    optimizer = attr.ib()
+    scheduler = attr.ib(default=None)
+"""
+
+
+@pytest.mark.parametrize("record", [ATTRS_PRIVATE, ATTR_IB], ids=["private-field", "attr-ib"])
+def test_twin_attrs_shapes_not_modelled_stay_silent(record: str) -> None:
+    source = RECORD_LOOP.format(record=record, build=BUILD_ALL, step=PER_BATCH)
+    assert codes(source) == []

@@ -386,7 +386,8 @@ def _plain_record(cls: ClassInfo) -> bool:
     """A dataclass or NamedTuple whose ``__init__`` Python writes, with no method of its own
     but ``__post_init__``: its instances only hold what they are given."""
     return record_init(cls) is not None and all(
-        name == "__post_init__" for c in cls.lineage() for name in c.methods)
+        name in ("__post_init__", "__attrs_post_init__")
+        for c in cls.lineage() for name in c.methods)
 
 
 def _held(scope: Scope, name: str) -> Any:

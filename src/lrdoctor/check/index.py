@@ -30,6 +30,9 @@ class ClassInfo:
     # the base classes found in the project (set by the tracer, which can follow imports);
     # None until then: bases are looked up in the class's own module only
     parents: list[ClassInfo] | None = None
+    # the call that made the class (`collections.namedtuple("State", [...])`); None for a
+    # class statement
+    made_by: ast.expr | None = None
 
     @cached_property
     def self_assigns(self) -> dict[str, ast.expr]:
@@ -163,6 +166,8 @@ class ModuleInfo:
 
     @classmethod
     def build(cls, path: str, tree: ast.Module) -> ModuleInfo:
+        from lrdoctor.check.records import functional_record  # records reads ClassInfo
+
         info = cls(path, tree, {}, {}, {})
         fallbacks: set[str] = set()
         for stmt, fallback in top_level(tree.body):
@@ -173,6 +178,12 @@ class ModuleInfo:
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 info.add_import(stmt)
             else:
+                record = functional_record(stmt, info.qualify)
+                if record is not None and isinstance(stmt, ast.Assign):
+                    # `State = namedtuple("State", [...])`: the class it makes
+                    made = _class_info(record[1], info)
+                    made.made_by = stmt.value
+                    info.classes[record[0]] = made
                 _attach_method(stmt, info)
                 info.path_dirs += tuple(d for d in sys_path_additions(stmt)
                                         if d not in info.path_dirs)

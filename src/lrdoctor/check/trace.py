@@ -58,7 +58,12 @@ from lrdoctor.check.model import (
     settings_disagree,
 )
 from lrdoctor.check.project import MAX_MODULES  # project modules one file's trace follows
-from lrdoctor.check.records import RecordInit, record_init
+from lrdoctor.check.records import (
+    NAMED_TUPLE_FACTORIES,
+    RECORD_COPIES,
+    RecordInit,
+    record_init,
+)
 from lrdoctor.check.registry import only_looked_up, registry_object_pairs
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
@@ -2442,6 +2447,14 @@ class Tracer:
                 # OmegaConf resolves `${a.b}` against the whole file; PyYAML leaves it as text
                 root = data[0] if callee.qualname == "omegaconf.OmegaConf.load" else None
                 return _yaml_value(data[0], scope.module, data[1], root)
+        if isinstance(callee, ImportRef) and callee.qualname in NAMED_TUPLE_FACTORIES:
+            # `State = collections.namedtuple("State", [...])`: the class it makes (index.py)
+            made = next((c for c in scope.module.classes.values() if c.made_by is node), None)
+            if made is not None:
+                return ClassVal(made)
+        copied = self.record_copy(node, callee, receiver, method, args, kwargs, scope)
+        if copied is not None:
+            return copied
         if isinstance(callee, ImportRef) and callee.qualname in CONFIG_BUILDERS:
             # `hydra.utils.instantiate(cfg.scheduler, optimizer=opt)` of a `_target_` mapping
             built = self.config_built(node, args, kwargs, scope)
@@ -2997,6 +3010,33 @@ class Tracer:
             self.created += 1  # a call that builds a trainer returns a new one every time
         return instance
 
+    def record_copy(self, node: ast.Call, callee: Any, receiver: Any, method: str,
+                    args: list[Any], kwargs: dict[str, Any], scope: Scope) -> InstanceVal | None:
+        """``dataclasses.replace(state, scheduler=s)`` (``attrs.evolve``), ``state._replace(
+        scheduler=s)`` of a named tuple: a new record of the same class, built by its generated
+        ``__init__`` from the fields the old one holds with the keywords given in their place
+        (``__post_init__`` runs again, as it does at run time). None for anything else (a
+        class with a written ``__init__``, a keyword that is no field)."""
+        if isinstance(callee, ImportRef) and callee.qualname in RECORD_COPIES \
+                and len(args) == 1 and isinstance(args[0], InstanceVal):
+            old, tuple_copy = args[0], False
+        elif callee is None and method == "_replace" and isinstance(receiver, InstanceVal) \
+                and not args:
+            old, tuple_copy = receiver, True
+        else:
+            return None
+        generated = record_init(old.info)
+        if generated is None or generated.post_init == tuple_copy:
+            return None
+        fields = [f for f in [*generated.positional, *sorted(generated.keyword_only)]
+                  if f not in generated.init_only]
+        if any(k not in fields and k not in generated.init_only for k in kwargs):
+            return None  # a TypeError at run time (or `**changes`)
+        carried = {f: old.attrs[f] for f in fields if f in old.attrs and f not in kwargs}
+        built = self.instantiate(old.info, [], {**carried, **kwargs}, node, complete=False,
+                                 scope=scope)
+        return built if isinstance(built, InstanceVal) else None
+
     def record_fields(self, instance: InstanceVal, generated: RecordInit, args: list[Any],
                       kwargs: dict[str, Any], complete: bool, node: ast.Call | None,
                       scope: Scope | None) -> None:
@@ -3029,10 +3069,12 @@ class Tracer:
                 # one literal in every method, unless the module stores the attribute too
                 instance.attrs[name] = replace(value, sure=value.sure and not stores.get(name)
                                                and "*" not in stores)
-        post_init = instance.info.find("__post_init__") if generated.post_init else None
+        post_init = instance.info.find(generated.post_init_name) \
+            if generated.post_init else None
         if post_init is not None:
             self.call_function(FuncVal(post_init[0], post_init[1].module, instance, post_init[1]),
-                               generated.init_values(given), {},
+                               generated.init_values(given)
+                               if generated.post_init_name == "__post_init__" else [], {},
                                site=complete and node is not None, call=node)
 
     @staticmethod
