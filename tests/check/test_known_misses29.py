@@ -18,6 +18,17 @@ Programs written for these tests; no third-party code.
    ``state.scheduler`` is the one built. Twins: the same record stepped once per epoch stays
    silent; attrs classes whose ``__init__`` renames a field (``_private``) and a ``@attr.s``
    class of ``attr.ib()`` attributes are not modelled (silent, as before).
+3. ``getattr(self, f"_{phase}_epoch")()`` (``getattr(self, phase)()``, ``phase + "_epoch"``)
+   inside ``for phase in ("train", "val"):`` over literal strings: one pass of that loop
+   calls each method the phases name, in their order, so the batch loop in
+   ``_train_epoch`` is traced. Twins: the scheduler stepped once per epoch stays silent; a
+   phase that names no method of the class, or a loop that rebinds its target, is not
+   followed.
+4. A checkpoint dict built by a comprehension over known entries: ``{k: v.state_dict() for
+   k, v in parts.items()}`` of a dict (or a helper's ``**parts``) whose keys are all known,
+   and ``{name: getattr(self, name).state_dict() for name in ("model", "optimizer")}``: the
+   dict it builds, key by key, so LRD007 sees what is stored. Twins: the same with the
+   scheduler among the entries stays silent.
 """
 
 from __future__ import annotations
@@ -246,3 +257,156 @@ class State:
 def test_twin_attrs_shapes_not_modelled_stay_silent(record: str) -> None:
     source = RECORD_LOOP.format(record=record, build=BUILD_ALL, step=PER_BATCH)
     assert codes(source) == []
+
+
+# 3. getattr dispatch by phase ---------------------------------------------------------
+
+PHASES = """
+import torch
+from torch.optim.lr_scheduler import StepLR
+
+
+class Trainer:
+    def __init__(self, model, loader):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scheduler = StepLR(self.optimizer, step_size=30)
+
+    def {train}(self):
+        for x, y in self.loader:
+            loss = torch.nn.functional.mse_loss(self.model(x), y)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+{batch_step}
+
+    def {val}(self):
+        pass
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for phase in ("train", "val"):
+                getattr(self, {spelled})()
+{epoch_step}
+
+
+def make_loader():
+    return torch.utils.data.DataLoader(range(8), batch_size=2)
+
+
+if __name__ == "__main__":
+    Trainer(torch.nn.Linear(4, 2), make_loader()).fit(10)
+"""
+
+BATCH_STEP = "            self.scheduler.step()"
+EPOCH_STEP = "            self.scheduler.step()"
+
+
+@pytest.mark.parametrize(("train", "val", "spelled"), [
+    ("_train_epoch", "_val_epoch", 'f"_{phase}_epoch"'),
+    ("train", "val", "phase"),
+    ("train_epoch", "val_epoch", 'phase + "_epoch"'),
+], ids=["f-string", "plain", "concatenated"])
+def test_phase_dispatch_reaches_the_batch_loop(train: str, val: str, spelled: str) -> None:
+    bad = PHASES.format(train=train, val=val, spelled=spelled, batch_step=BATCH_STEP,
+                        epoch_step="")
+    assert codes(bad) == ["LRD002"]
+    good = PHASES.format(train=train, val=val, spelled=spelled, batch_step="",
+                         epoch_step=EPOCH_STEP)
+    assert codes(good) == []
+
+
+def test_twin_phase_naming_no_method_is_not_followed() -> None:
+    source = PHASES.format(train="_train_epoch", val="_valid_epoch",
+                           spelled='f"_{phase}_epoch"', batch_step=BATCH_STEP, epoch_step="")
+    assert codes(source) == []
+
+
+# 4. Checkpoint dicts built by comprehensions -----------------------------------------
+
+HELPER_SAVE = """
+import torch
+from torch.optim.lr_scheduler import StepLR
+
+
+def save_checkpoint(path, **parts):
+    torch.save({{name: part.state_dict() for name, part in parts.items()}}, path)
+
+
+def train(loader, epochs):
+    model = torch.nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = StepLR(opt, step_size=30)
+    for epoch in range(epochs):
+        for x, y in loader:
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        sched.step()
+        save_checkpoint("ckpt.pt", {given})
+"""
+
+LOCAL_SAVE = """
+import torch
+from torch.optim.lr_scheduler import StepLR
+
+
+def train(loader, epochs):
+    model = torch.nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = StepLR(opt, step_size=30)
+    parts = {{{parts}}}
+    for epoch in range(epochs):
+        for x, y in loader:
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        sched.step()
+        torch.save({{k: v.state_dict() for k, v in parts.items()}}, "ckpt.pt")
+"""
+
+NAMED_SAVE = """
+import torch
+from torch.optim.lr_scheduler import StepLR
+
+
+class Trainer:
+    def __init__(self, loader):
+        self.loader = loader
+        self.model = torch.nn.Linear(4, 2)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+        self.scheduler = StepLR(self.optimizer, step_size=30)
+
+    def save(self, path):
+        torch.save({{name: getattr(self, name).state_dict() for name in ({names})}}, path)
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            self.scheduler.step()
+            self.save("ckpt.pt")
+"""
+
+
+def test_helper_saving_its_keyword_parts_by_comprehension() -> None:
+    assert codes(HELPER_SAVE.format(given="model=model, optimizer=opt")) == ["LRD007"]
+    assert codes(HELPER_SAVE.format(
+        given="model=model, optimizer=opt, scheduler=sched")) == []
+
+
+def test_local_dict_saved_by_comprehension() -> None:
+    assert codes(LOCAL_SAVE.format(parts='"model": model, "optimizer": opt')) == ["LRD007"]
+    assert codes(LOCAL_SAVE.format(
+        parts='"model": model, "optimizer": opt, "scheduler": sched')) == []
+
+
+def test_named_attributes_saved_by_comprehension() -> None:
+    assert codes(NAMED_SAVE.format(names='"model", "optimizer"')) == ["LRD007"]
+    assert codes(NAMED_SAVE.format(names='"model", "optimizer", "scheduler"')) == []

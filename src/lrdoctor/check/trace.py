@@ -2241,6 +2241,9 @@ class Tracer:
             # holds (in a scope of its own); the dict holds such objects under keys not known
             # here (splat: a saved copy of it is partly unknown)
             gen = node.generators[0]
+            mapped = self.dict_comprehended(node, scope, depth)
+            if mapped is not None:
+                return mapped
             members = loop_members(self.eval(gen.iter, scope, depth + 1))
             inner_scope = Scope({}, scope.module, scope, scope.self_val, scope.owner)
             self.assign(gen.target, members, None, inner_scope)
@@ -2253,6 +2256,40 @@ class Tracer:
         for child in _expr_children(node):
             self.eval(child, scope, depth + 1)
         return None
+
+    def dict_comprehended(self, node: ast.DictComp, scope: Scope, depth: int) -> DictVal | None:
+        """``{k: v.state_dict() for k, v in parts.items()}`` over a dict whose keys are all
+        known (``parts = {"model": model, "optimizer": opt}``, a helper's ``**parts``), or
+        ``{name: ... for name in ("model", "optimizer")}`` over known items: the dict it
+        builds, key by key, each entry evaluated with the target bound to that item (in a
+        scope of its own, as Python does). None when the iterable or a key is not known."""
+        gen = node.generators[0]
+        over = gen.iter
+        pairs: list[Any] = []
+        if isinstance(over, ast.Call) and isinstance(over.func, ast.Attribute) \
+                and over.func.attr == "items" and not over.args and not over.keywords:
+            held = self.eval(over.func.value, scope, depth + 1)
+            if not isinstance(held, DictVal) or held.splat or held.open \
+                    or not 0 < len(held.items) <= _MAX_COMPREHENDED \
+                    or not all(isinstance(k, (str, int)) for k in held.items):
+                return None
+            pairs = [TupleVal([Const(k, sure=True), v]) for k, v in held.items.items()]
+        elif isinstance(over, (ast.Tuple, ast.List)) and 0 < len(over.elts) <= _MAX_COMPREHENDED \
+                and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                        for e in over.elts):
+            pairs = [Const(e.value, sure=True) for e in over.elts]  # type: ignore[union-attr]
+        else:
+            return None
+        built: dict[Any, Any] = {}
+        for item in pairs:
+            inner_scope = Scope({}, scope.module, scope, scope.self_val, scope.owner)
+            self.assign(gen.target, item, None, inner_scope)
+            key = self.eval(node.key, inner_scope, depth + 1)
+            if not (isinstance(key, Const) and isinstance(key.value, (str, int))) \
+                    or key.value in built:
+                return None
+            built[key.value] = self.eval(node.value, inner_scope, depth + 1)
+        return DictVal(built)
 
     def eval_attribute(self, node: ast.Attribute, scope: Scope, depth: int) -> Any:
         return self.attribute_of(self.eval(node.value, scope, depth), node, scope, depth)
@@ -2369,6 +2406,13 @@ class Tracer:
         return scope.module.qualify(text)
 
     def eval_call(self, node: ast.Call, scope: Scope, depth: int) -> Any:
+        dispatched = self.phase_method_calls(node, scope)
+        if dispatched is not None:
+            # `getattr(self, f"_{phase}_epoch")()` in `for phase in ("train", "val"):`: each
+            # method in the order of the phases (one pass of that loop runs them all)
+            for call in dispatched:
+                self.eval_call(call, scope, depth)
+            return None
         node = self.named_method_call(node, scope)
         func = node.func
         if isinstance(func, ast.Name) and func.id == "isinstance" and len(node.args) == 2 \
@@ -2680,6 +2724,65 @@ class Tracer:
                                                               k.value):
                 new_kwargs[k.arg] = ExprVal(k.value, scope)
         return new_args, new_kwargs
+
+    def phase_method_calls(self, node: ast.Call, scope: Scope) -> list[ast.Call] | None:
+        """``getattr(self, f"_{phase}_epoch")()`` (or ``getattr(self, phase)()``, ``getattr(
+        self, phase + "_step")()``) inside ``for phase in ("train", "val"):`` over literal
+        strings, whose target the loop does not store into otherwise: the calls of the methods
+        the phases name, in their order, when the receiver is an instance of the project's
+        whose class has every one of them; None for anything else."""
+        func = node.func
+        if not (isinstance(func, ast.Call) and isinstance(func.func, ast.Name)
+                and func.func.id == "getattr" and len(func.args) == 2
+                and not func.keywords and scope.lookup("getattr") is None
+                and not _bound(scope, "getattr")) or self.loop is None:
+            return None
+        spelled = func.args[1]
+        used = {n.id for n in ast.walk(spelled) if isinstance(n, ast.Name)}
+        if len(used) != 1 or isinstance(spelled, ast.Constant):
+            return None
+        (var,) = used
+        phases: list[str] | None = None
+        loop: Loop | None = self.loop
+        fn = self.stack[-1] if self.stack else None
+        while loop is not None and loop.path == self.path and fn is not None \
+                and fn.lineno <= loop.node.lineno <= (fn.end_lineno or fn.lineno):
+            stmt = loop.node
+            if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) \
+                    and stmt.target.id == var:
+                over = stmt.iter
+                if not (isinstance(over, (ast.Tuple, ast.List)) and over.elts and all(
+                        isinstance(e, ast.Constant) and isinstance(e.value, str)
+                        for e in over.elts)):
+                    return None
+                if any(isinstance(n, ast.Name) and n.id == var
+                       and isinstance(n.ctx, (ast.Store, ast.Del))
+                       for b in stmt.body for n in ast.walk(b)):
+                    return None
+                phases = [e.value for e in over.elts]  # type: ignore[attr-defined]
+                break
+            loop = loop.parent
+        if phases is None or len(phases) > _MAX_COMPREHENDED:
+            return None
+        receiver = self.eval(func.args[0], scope)
+        if not isinstance(receiver, InstanceVal):
+            return None
+        calls: list[ast.Call] = []
+        for phase in phases:
+            text = _spelled_with(spelled, var, phase)
+            if text is None or not text.isidentifier() or receiver.info.find(text) is None:
+                return None
+            attribute = ast.copy_location(
+                ast.Attribute(value=func.args[0], attr=text, ctx=ast.Load()), func)
+            call = ast.copy_location(
+                ast.Call(func=attribute, args=node.args, keywords=node.keywords), node)
+            calls.append(ast.fix_missing_locations(call))
+        made: dict[str, ast.Call] | None = getattr(node, "_lrdoctor_phases", None)
+        if made is None:
+            made = {}
+            node._lrdoctor_phases = made  # type: ignore[attr-defined]
+        # one node per name, kept on the call, so that every trace sees the same call sites
+        return [made.setdefault(c.func.attr, c) for c in calls]  # type: ignore[attr-defined]
 
     def named_method_call(self, node: ast.Call, scope: Scope) -> ast.Call:
         """``getattr(hook, stage)(...)`` where ``stage`` holds a string known here (a runner
@@ -4750,6 +4853,33 @@ def _known_entry(value: Any, key: ast.expr, source: ast.expr | None) -> bool:
     if owner is None or names.guess_kind_from_name(owner):
         return False  # `sched.state_dict()` of a scheduler lrdoctor did not see built
     return bool(set(re.split(r"[^a-z]+", text.lower())) - _BARE_KEY_WORDS)
+
+
+def _spelled_with(expr: ast.expr, var: str, value: str) -> str | None:
+    """The text ``expr`` spells when the name ``var`` holds ``value``: the name itself, an
+    f-string of literal parts and that name (``f"_{phase}_epoch"``), or a sum of literals
+    and it (``phase + "_step"``); None for anything else (a format spec, a conversion)."""
+    if isinstance(expr, ast.Name):
+        return value if expr.id == var else None
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value
+    if isinstance(expr, ast.JoinedStr):
+        parts: list[str] = []
+        for part in expr.values:
+            if isinstance(part, ast.FormattedValue):
+                if part.conversion != -1 or part.format_spec is not None:
+                    return None
+                inner = _spelled_with(part.value, var, value)
+            else:
+                inner = _spelled_with(part, var, value)
+            if inner is None:
+                return None
+            parts.append(inner)
+        return "".join(parts)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left, right = _spelled_with(expr.left, var, value), _spelled_with(expr.right, var, value)
+        return left + right if left is not None and right is not None else None
+    return None
 
 
 def _key_text(key: ast.expr) -> str | None:
