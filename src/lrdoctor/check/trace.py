@@ -2277,7 +2277,8 @@ class Tracer:
         elif isinstance(over, (ast.Tuple, ast.List)) and 0 < len(over.elts) <= _MAX_COMPREHENDED \
                 and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
                         for e in over.elts):
-            pairs = [Const(e.value, sure=True) for e in over.elts]  # type: ignore[union-attr]
+            pairs = [Const(e.value, sure=True) for e in over.elts  # type: ignore[attr-defined]
+                     ]
         else:
             return None
         built: dict[Any, Any] = {}
@@ -2745,7 +2746,9 @@ class Tracer:
         phases: list[str] | None = None
         loop: Loop | None = self.loop
         fn = self.stack[-1] if self.stack else None
-        while loop is not None and loop.path == self.path and fn is not None \
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        while loop is not None and loop.path == self.path \
                 and fn.lineno <= loop.node.lineno <= (fn.end_lineno or fn.lineno):
             stmt = loop.node
             if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) \
