@@ -29,13 +29,25 @@ Programs written for these tests; no third-party code.
    and ``{name: getattr(self, name).state_dict() for name in ("model", "optimizer")}``: the
    dict it builds, key by key, so LRD007 sees what is stored. Twins: the same with the
    scheduler among the entries stays silent.
+5. A LightningModule that keeps its ``__init__`` arguments with ``self.save_hyperparameters()``
+   and builds ``self.hparams.optimizer(params=...)`` / ``self.hparams.scheduler(optimizer=
+   ...)`` from partials it was given (lightning-hydra-template and its descendants; the
+   partials come from ``functools.partial`` or a Hydra config with ``_partial_: true``):
+   ``self.hparams`` holds the arguments by name (less ``ignore=[...]``; only those named when
+   it names some), and ``trainer.fit(model)`` runs that instance's ``configure_optimizers``
+   as Lightning does, so the scheduler the partial builds is judged. Twins: the same partial
+   with ``"interval": "step"``, a ReduceLROnPlateau partial, and a scheduler argument left
+   out by ``ignore`` stay silent.
 """
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
 import pytest
 
-from .helpers import codes
+from .helpers import check_project, codes, project_codes
 
 # 1. A PPO while loop paced by rollouts ------------------------------------------------
 
@@ -410,3 +422,172 @@ def test_local_dict_saved_by_comprehension() -> None:
 def test_named_attributes_saved_by_comprehension() -> None:
     assert codes(NAMED_SAVE.format(names='"model", "optimizer"')) == ["LRD007"]
     assert codes(NAMED_SAVE.format(names='"model", "optimizer", "scheduler"')) == []
+
+
+# 5. Lightning save_hyperparameters + partials ------------------------------------------
+
+LIT_PARTIALS = """
+import functools
+
+import lightning as L
+import torch
+
+
+class LitModel(L.LightningModule):
+    def __init__(self, net, optimizer, scheduler):
+        super().__init__()
+        self.save_hyperparameters({saved})
+        self.net = net
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.mse_loss(self.net(x), y)
+
+    def configure_optimizers(self):
+        optimizer = self.hparams.optimizer(params=self.parameters())
+        scheduler = self.hparams.scheduler(optimizer=optimizer)
+        return {{"optimizer": optimizer,
+                "lr_scheduler": {{"scheduler": scheduler, "interval": "{interval}"}}}}
+
+
+def main(dm):
+    model = LitModel(torch.nn.Linear(4, 2),
+                     optimizer=functools.partial(torch.optim.AdamW, lr=1e-3),
+                     scheduler=functools.partial({scheduler}))
+    L.Trainer(max_epochs=10).fit(model, dm)
+
+
+if __name__ == "__main__":
+    main(None)
+"""
+
+ONE_CYCLE = "torch.optim.lr_scheduler.OneCycleLR, max_lr=1e-3, total_steps=10000"
+
+
+@pytest.mark.parametrize("saved", ['logger=False, ignore=["net"]', "",
+                                   '"optimizer", "scheduler"'],
+                         ids=["ignore", "bare", "named"])
+def test_hparams_partial_built_in_configure_optimizers(saved: str) -> None:
+    bad = LIT_PARTIALS.format(saved=saved, interval="epoch", scheduler=ONE_CYCLE)
+    assert codes(bad) == ["LRD003"]
+    good = LIT_PARTIALS.format(saved=saved, interval="step", scheduler=ONE_CYCLE)
+    assert codes(good) == []
+
+
+def test_twin_plateau_partial_is_silent() -> None:
+    source = LIT_PARTIALS.format(
+        saved="", interval="epoch",
+        scheduler="torch.optim.lr_scheduler.ReduceLROnPlateau, mode='min', patience=3")
+    assert codes(source) == []
+
+
+def test_twin_scheduler_left_out_of_the_hyperparameters_is_not_read() -> None:
+    source = LIT_PARTIALS.format(saved='ignore=["scheduler"]', interval="epoch",
+                                 scheduler=ONE_CYCLE)
+    assert codes(source) == []
+
+
+HYDRA_TEMPLATE = {
+    "configs/train.yaml": """
+        defaults:
+          - _self_
+          - model: mnist
+          - trainer: default
+    """,
+    "configs/model/mnist.yaml": """
+        _target_: src.models.mnist_module.MNISTLitModule
+        optimizer:
+          _target_: torch.optim.Adam
+          _partial_: true
+          lr: 0.001
+        scheduler:
+          _target_: torch.optim.lr_scheduler.{scheduler}
+          _partial_: true
+        {options}
+        net:
+          _target_: torch.nn.Linear
+          in_features: 784
+          out_features: 10
+    """,
+    "configs/trainer/default.yaml": """
+        _target_: lightning.pytorch.trainer.Trainer
+        max_epochs: 10
+    """,
+    "src/__init__.py": "",
+    "src/models/__init__.py": "",
+    "src/models/mnist_module.py": """
+        import torch
+        from lightning import LightningModule
+
+
+        class MNISTLitModule(LightningModule):
+            def __init__(self, net, optimizer, scheduler):
+                super().__init__()
+                self.save_hyperparameters(logger=False)
+                self.net = net
+
+            def training_step(self, batch, batch_idx):
+                x, y = batch
+                return torch.nn.functional.cross_entropy(self.net(x), y)
+
+            def configure_optimizers(self):
+                optimizer = self.hparams.optimizer(params=self.trainer.model.parameters())
+                if self.hparams.scheduler is not None:
+                    scheduler = self.hparams.scheduler(optimizer=optimizer)
+                    return {
+                        "optimizer": optimizer,
+                        "lr_scheduler": {
+                            "scheduler": scheduler,
+                            "monitor": "val/loss",
+                            "interval": "epoch",
+                            "frequency": 1,
+                        },
+                    }
+                return {"optimizer": optimizer}
+    """,
+    "src/train.py": """
+        import hydra
+        from omegaconf import DictConfig
+
+
+        def train(cfg: DictConfig):
+            model = hydra.utils.instantiate(cfg.model)
+            trainer = hydra.utils.instantiate(cfg.trainer)
+            trainer.fit(model=model)
+
+
+        @hydra.main(version_base="1.3", config_path="../configs", config_name="train.yaml")
+        def main(cfg: DictConfig) -> None:
+            train(cfg)
+
+
+        if __name__ == "__main__":
+            main()
+    """,
+}
+
+
+PYTHON_FILES = sorted(name for name in HYDRA_TEMPLATE if name.endswith(".py"))
+
+
+def _template(scheduler: str, options: dict[str, object]) -> dict[str, str]:
+    files = dict(HYDRA_TEMPLATE)
+    lines = "\n".join(f"  {k}: {v}" for k, v in options.items())
+    model = files["configs/model/mnist.yaml"]
+    files["configs/model/mnist.yaml"] = model.replace("{scheduler}", scheduler).replace(
+        "        {options}", textwrap.indent(lines, "        "))
+    return files
+
+
+def test_hydra_template_partial_scheduler_per_epoch(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _template("OneCycleLR", {"max_lr": 0.01, "total_steps": 20000})
+    found = check_project(tmp_path, monkeypatch, files, PYTHON_FILES)
+    assert project_codes(found) == ["LRD003"]
+    assert found[0][0].endswith("mnist_module.py")
+
+
+def test_twin_hydra_template_plateau_is_silent(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _template("ReduceLROnPlateau", {"mode": "min", "factor": 0.1, "patience": 10})
+    assert check_project(tmp_path, monkeypatch, files, PYTHON_FILES) == []

@@ -2333,6 +2333,8 @@ class Tracer:
                     value.name = f"self.{attr}"
                 base.attrs[attr] = value
             return value
+        if isinstance(base, DictVal) and base.attribute_keys and attr in base.items:
+            return base.items[attr]  # `self.hparams.scheduler` of `save_hyperparameters()`
         if isinstance(base, DictVal) and base.config and isinstance(base.items.get(attr), (
                 DictVal, Const, TupleVal)) and attr not in _DICT_METHODS \
                 and attr not in changed_keys(scope.module.tree):
@@ -2446,6 +2448,9 @@ class Tracer:
                 callee = self.attribute_of(receiver, func, scope, depth)
             elif receiver is None:
                 callee = _class_method_of(func, scope)  # `cls.resume(...)` in a classmethod
+            elif isinstance(receiver, DictVal) and receiver.attribute_keys:
+                # `self.hparams.scheduler(optimizer=optimizer)`: the partial it holds
+                callee = receiver.items.get(method)
         else:
             callee = self.eval(func, scope, depth)
         args = []
@@ -2500,6 +2505,16 @@ class Tracer:
         copied = self.record_copy(node, callee, receiver, method, args, kwargs, scope)
         if copied is not None:
             return copied
+        if callee is None and method == "save_hyperparameters" \
+                and isinstance(receiver, InstanceVal) and scope.self_val is receiver \
+                and _lightning_module(receiver.info, self.qualified_bases):
+            kept = self.saved_hyperparameters(node, scope)
+            if kept is not None:
+                receiver.attrs["hparams"] = kept
+            return None
+        if callee is None and method == "fit" and not isinstance(receiver, (InstanceVal,
+                                                                           SuperVal)):
+            self.lightning_fit(node, args, kwargs)
         if isinstance(callee, ImportRef) and callee.qualname in CONFIG_BUILDERS:
             # `hydra.utils.instantiate(cfg.scheduler, optimizer=opt)` of a `_target_` mapping
             built = self.config_built(node, args, kwargs, scope)
@@ -3115,6 +3130,58 @@ class Tracer:
         if any(_tracked(v) for v in instance.attrs.values()):
             self.created += 1  # a call that builds a trainer returns a new one every time
         return instance
+
+    def saved_hyperparameters(self, node: ast.Call, scope: Scope) -> DictVal | None:
+        """What a LightningModule's ``self.save_hyperparameters()`` keeps in ``self.hparams``:
+        the arguments of the ``__init__`` it is called in, by parameter name (those named, when
+        it names some: ``save_hyperparameters("optimizer", "scheduler")``; less those in a
+        literal ``ignore=[...]``). None where that is not known (called outside ``__init__``,
+        a config object or container passed, names not written as literals)."""
+        fn = self.stack[-1] if self.stack else None
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name != "__init__":
+            return None
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]][1:]
+        named: list[str] = []
+        for arg in node.args:
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                return None  # `save_hyperparameters(cfg)`: a config object's entries
+            named.append(arg.value)
+        ignored: set[str] = set()
+        for kw in node.keywords:
+            if kw.arg is None:
+                return None
+            if kw.arg == "ignore":
+                value = kw.value
+                items = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) \
+                    else [value]
+                if not all(isinstance(i, ast.Constant) and isinstance(i.value, str)
+                           for i in items):
+                    return None
+                ignored |= {i.value for i in items}  # type: ignore[attr-defined]
+        kept = [p for p in (named or params) if p in params and p not in ignored]
+        return DictVal({p: scope.vars.get(p) for p in kept}, attribute_keys=True)
+
+    def lightning_fit(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any]) -> None:
+        """``trainer.fit(model, ...)`` of Lightning's Trainer (any receiver that is not the
+        project's own object) on an instance of a LightningModule built here: Lightning calls
+        that instance's ``configure_optimizers`` (the class is also traced on its own, with
+        what its ``__init__`` does without arguments; this call sees the arguments it was
+        built with, such as the partials ``self.hparams.scheduler(optimizer=...)`` calls)."""
+        model = kwargs.get("model", args[0] if args else None)
+        if not isinstance(model, InstanceVal) \
+                or not _lightning_module(model.info, self.qualified_bases) \
+                or _manual_optimization(model.info):
+            return
+        configure = model.info.find("configure_optimizers")
+        if configure is None:
+            return
+        saved = (self.loop, self.conds)
+        self.loop, self.conds = None, ()
+        try:
+            self.call_function(FuncVal(configure[0], configure[1].module, model, configure[1]),
+                               [], {}, site=True, call=node)
+        finally:
+            self.loop, self.conds = saved
 
     def record_copy(self, node: ast.Call, callee: Any, receiver: Any, method: str,
                     args: list[Any], kwargs: dict[str, Any], scope: Scope) -> InstanceVal | None:

@@ -99,6 +99,9 @@ class DictVal:
     # a mapping read from a YAML config: the file (relative to the project root) that states
     # it; its keys read as attributes too (OmegaConf's `cfg.scheduler`)
     config: str = ""
+    # its keys read as attributes too, and nothing else does: Lightning's ``self.hparams``
+    # (an AttributeDict of the ``__init__`` arguments ``save_hyperparameters()`` kept)
+    attribute_keys: bool = False
 
 
 @dataclass(eq=False)
