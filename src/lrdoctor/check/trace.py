@@ -1724,7 +1724,16 @@ class Tracer:
                 self.bump(text)
         if isinstance(target, ast.Name):
             self.assigned(target.id, target, source)
-            self.bind(scope.vars, target.id, target.id, value, source, scope, target)
+            store = scope.vars
+            if self.stack and scope.parent is not None \
+                    and target.id in _declared_global(self.stack[-1]):
+                # `global scheduler` then `scheduler = StepLR(...)` in an `init()`: the
+                # module's name is bound, which every function reading it then sees
+                module = scope
+                while module.parent is not None:
+                    module = module.parent
+                store = module.vars
+            self.bind(store, target.id, target.id, value, source, scope, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items: list[Any] | None = None
             if isinstance(value, TupleVal):
@@ -4813,6 +4822,22 @@ class _Same:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Same) and other.obj is self.obj
+
+
+@per_node
+def _declared_global(fn: ast.AST) -> frozenset[str]:
+    """The names a function's own body declares ``global`` (not those of the functions and
+    classes it defines, whose declarations are theirs)."""
+    declared: set[str] = set()
+    stack: list[ast.AST] = list(getattr(fn, "body", []))
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, ast.Global):
+            declared.update(sub.names)
+        elif not isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                  ast.Lambda, ast.expr)):
+            stack.extend(ast.iter_child_nodes(sub))
+    return frozenset(declared)
 
 
 @per_node
