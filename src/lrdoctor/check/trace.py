@@ -1212,10 +1212,23 @@ class Tracer:
             self.exec_if(stmt, scope)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             accumulating = None
+            managers: list[InstanceVal] = []
             for item in stmt.items:
                 value = self.eval(item.context_expr, scope)
+                source: ast.expr | None = item.context_expr
+                entered = value.info.find("__enter__") if isinstance(value, InstanceVal) \
+                    else None
+                if isinstance(value, InstanceVal) and entered is not None:
+                    # a project class's context manager: its `__enter__` runs on entry and
+                    # `as` binds what it returns (the optimizer it zeroed, itself), and its
+                    # `__exit__` runs after the block
+                    managers.append(value)
+                    value = self.call_function(
+                        FuncVal(entered[0], entered[1].module, value, entered[1]), [], {},
+                        site=True)
+                    source = None
                 if item.optional_vars is not None:
-                    self.assign(item.optional_vars, value, item.context_expr, scope)
+                    self.assign(item.optional_vars, value, source, scope)
                 accumulating = accumulating or self.accumulate_block(item.context_expr, scope)
             if accumulating is not None:
                 self.accumulating.append(accumulating)
@@ -1224,6 +1237,12 @@ class Tracer:
             finally:
                 if accumulating is not None:
                     self.accumulating.pop()
+            for manager in reversed(managers):
+                exited = manager.info.find("__exit__")
+                if exited is not None:
+                    self.call_function(
+                        FuncVal(exited[0], exited[1].module, manager, exited[1]),
+                        [Const(None, sure=True)] * 3, {}, site=True)
         elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             self.exec_body(stmt.body, scope)  # type: ignore[attr-defined]
             stores = [scope.vars] if scope.self_val is None else [scope.vars, scope.self_val.attrs]
@@ -1729,7 +1748,25 @@ class Tracer:
                 self.bump(text)
         if isinstance(target, ast.Name):
             self.assigned(target.id, target, source)
-            self.bind(scope.vars, target.id, target.id, value, source, scope, target)
+            store = scope.vars
+            if self.stack and scope.parent is not None:
+                declared = _declared(self.stack[-1])
+                if target.id in declared[0]:
+                    # `global scheduler` then `scheduler = StepLR(...)` in an `init()`: the
+                    # module's name is bound, which every function reading it then sees
+                    module = scope
+                    while module.parent is not None:
+                        module = module.parent
+                    store = module.vars
+                elif target.id in declared[1] and scope.parent.parent is not None:
+                    # `nonlocal sched` in a closure: the enclosing function's name (the
+                    # nearest that binds it)
+                    outer = scope.parent
+                    while outer.parent is not None and outer.parent.parent is not None \
+                            and target.id not in outer.vars:
+                        outer = outer.parent
+                    store = outer.vars
+            self.bind(store, target.id, target.id, value, source, scope, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items: list[Any] | None = None
             if isinstance(value, TupleVal):
@@ -5055,6 +5092,25 @@ class _Same:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Same) and other.obj is self.obj
+
+
+@per_node
+def _declared(fn: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    """The names a function's own body declares ``global``, and those it declares
+    ``nonlocal`` (not those of the functions and classes it defines, whose declarations are
+    theirs)."""
+    declared: tuple[set[str], set[str]] = (set(), set())
+    stack: list[ast.AST] = list(getattr(fn, "body", []))
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, ast.Global):
+            declared[0].update(sub.names)
+        elif isinstance(sub, ast.Nonlocal):
+            declared[1].update(sub.names)
+        elif not isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                  ast.Lambda, ast.expr)):
+            stack.extend(ast.iter_child_nodes(sub))
+    return frozenset(declared[0]), frozenset(declared[1])
 
 
 @per_node
