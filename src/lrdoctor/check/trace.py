@@ -1117,7 +1117,41 @@ class Tracer:
         kind = _annotated_kind(param.annotation, module)
         if kind:
             return self._guessed_obj(kind, param.arg)
-        return self.guess(param.arg)
+        guessed = self.guess(param.arg)
+        if guessed is None:
+            # `def prep(self, run_config: RunConfig)`: an instance of the project's class,
+            # whatever built it (its methods run on it; its `__init__` did not, so what that
+            # would have set stays unknown)
+            cls = self.annotated_class(param.annotation, module)
+            if cls is not None:
+                return InstanceVal(cls)
+        return guessed
+
+    def annotated_class(self, node: ast.expr | None, module: ModuleInfo) -> ClassInfo | None:
+        """The project class an annotation names (``RunConfig``, ``cfg.RunConfig``,
+        ``Optional[RunConfig]``, ``RunConfig | None``, ``"RunConfig"``), else None."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            found = [c for c in (self.annotated_class(node.left, module),
+                                 self.annotated_class(node.right, module)) if c is not None]
+            return found[0] if len(found) == 1 else None
+        if isinstance(node, ast.Subscript) and (dotted(node.value) or "").rsplit(".", 1)[-1] \
+                == "Optional":
+            return self.annotated_class(node.slice, module)
+        text = dotted(node) if node is not None else None
+        if not text:
+            return None
+        if text in module.classes:
+            self.link(module.classes[text])
+            return module.classes[text]
+        if text.partition(".")[0] not in module.imports:
+            return None
+        target = self.project_target(module.qualify(text), module)
+        return target.info if isinstance(target, ClassVal) else None
 
     def _guessed_obj(self, kind: str, name: str) -> Obj:
         self.guessed += 1
