@@ -1,7 +1,7 @@
 """Per-step cost of the runtime watcher on a small CPU training loop with a 0.5 ms step.
 
-Trains the same small model (Linear layers, AdamW, a per-batch OneCycleLR, a DataLoader; same
-seed, same data) plain and watched, in the same process.
+Trains the same small model (Linear layers, AdamW or SGD, a per-batch OneCycleLR, a DataLoader;
+same seed, same data) plain and watched, in the same process.
 
 The step is calibrated at the start (``--step-us``, 500): issue 8's target is a ratio on a
 0.5 ms step on the machine that runs the bench, and what a step of a given model costs varies
@@ -11,7 +11,10 @@ of models of 1, 2, 3, ... Linear layers (32 inputs, 64 hidden, 10 classes: 2 is 
 MLP) with batches of 1, takes the most layers whose step stays under the target, then the
 batch size (each sample adds the DataLoader's per-sample fetch and collation) that brings the
 step closest to it; it prints the shape it chose and the plain step it measured, and says so
-when even the smallest shape is above the target. ``--step-us 0`` trains the fixed MLP with
+when even the smallest shape is above the target. The optimizer is AdamW unless one Linear with
+batches of 1 is above the target with it: then the same search runs with plain SGD, the lighter
+rung (AdamW's per-parameter Python loop is a large share of so small a step), and the output
+names it; ``--optimizer`` picks one without calibrating. ``--step-us 0`` trains the fixed MLP with
 batches of 8 (this bench's loop until 2026-12-04; bench_overhead_calls/_instructions/_pieces/
 _sections train that one), ``--linears``/``--batch`` a shape of one's choosing. Every watched run is
 paired with a plain run next to it, in alternating order (plain first, then watched first:
@@ -120,11 +123,23 @@ def make_sized_model(linears: int) -> torch.nn.Module:
     return make_model(linears - 2)
 
 
+OPTIMIZERS = ("adamw", "sgd")  # the calibration's rungs, heaviest first (see calibrate)
+OPT_NAMES = {"adamw": "AdamW", "sgd": "SGD"}
+
+
+def make_optimizer(name: str, params: Any) -> torch.optim.Optimizer:
+    """AdamW (the bench's loop), or plain SGD: the lighter rung, for a machine where even one
+    Linear layer with AdamW's per-parameter Python loop is above the target step."""
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=1e-3)
+    return torch.optim.AdamW(params, lr=1e-3)
+
+
 def train(steps: int, data: TensorDataset, watch: Callable[[], Any] | None = None,
-          warmup: int = 0, linears: int = 2, batch: int = BATCH
+          warmup: int = 0, linears: int = 2, batch: int = BATCH, opt: str = "adamw",
           ) -> tuple[float, float, torch.Tensor, float, float]:
     """Train ``warmup`` untimed and then ``steps`` timed optimizer steps of a model of
-    ``linears`` Linear layers on batches of ``batch``; returns (loop CPU seconds, start+stop
+    ``linears`` Linear layers on batches of ``batch`` with optimizer ``opt``; returns (loop CPU seconds, start+stop
     seconds, parameters, median timed step, mean timed step without the preempted ones; the
     steps in wall-clock seconds)."""
     torch.manual_seed(0)
@@ -132,7 +147,7 @@ def train(steps: int, data: TensorDataset, watch: Callable[[], Any] | None = Non
     total = warmup + steps
     epochs = -(-total // len(loader))
     model = make_sized_model(linears)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    optimizer = make_optimizer(opt, model.parameters())
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=total)
     t0 = clock()
     w = watch().start() if watch is not None else None
@@ -171,23 +186,29 @@ def data_for(batch: int, total: int) -> TensorDataset:
     return make_data(max(20_000, batch * (total + 1)))
 
 
-def calibrate(target_us: float, runs: int = 5) -> tuple[int, int, float]:
-    """(Linear layers, batch size, measured plain step in us) of the shape whose plain step is
-    closest to ``target_us`` (see the module's docstring)."""
+def calibrate(target_us: float, runs: int = 5) -> tuple[int, int, str, float]:
+    """(Linear layers, batch size, optimizer, measured plain step in us) of the shape whose
+    plain step is closest to ``target_us`` (see the module's docstring)."""
     datasets: dict[int, TensorDataset] = {}
 
-    def step_us(linears: int, batch: int) -> float:
+    def step_us(linears: int, batch: int, opt: str) -> float:
         if batch not in datasets:
             datasets[batch] = data_for(batch, 60)
         return 1e6 * statistics.median(
-            train(30, datasets[batch], warmup=30, linears=linears, batch=batch)[3] for _ in range(runs))
+            train(30, datasets[batch], warmup=30, linears=linears, batch=batch, opt=opt)[3]
+            for _ in range(runs))
 
-    step_us(1, 1)  # first calls: lazy imports, allocator
-    linears, best = 1, step_us(1, 1)
-    if best >= target_us:
-        return 1, 1, best
+    # the optimizer: AdamW, or SGD where one Linear with batches of 1 is above the target
+    # with AdamW (its per-parameter Python loop is a large part of so small a step)
+    for opt in OPTIMIZERS:
+        step_us(1, 1, opt)  # first calls: lazy imports, allocator
+        linears, best = 1, step_us(1, 1, opt)
+        if best < target_us:
+            break
+    else:
+        return 1, 1, opt, best
     for n in range(2, 9):
-        t = step_us(n, 1)
+        t = step_us(n, 1, opt)
         if t > target_us:
             break
         linears, best = n, t
@@ -196,20 +217,20 @@ def calibrate(target_us: float, runs: int = 5) -> tuple[int, int, float]:
     lo, hi = 1, None
     while hi is None and lo < 512:
         b = lo * 2
-        tried[b] = step_us(linears, b)
+        tried[b] = step_us(linears, b, opt)
         if tried[b] > target_us:
             hi = b
         else:
             lo = b
     while hi is not None and hi - lo > 1:
         b = (lo + hi) // 2
-        tried[b] = step_us(linears, b)
+        tried[b] = step_us(linears, b, opt)
         if tried[b] > target_us:
             hi = b
         else:
             lo = b
     batch = min(tried, key=lambda b: abs(tried[b] - target_us))
-    return linears, batch, tried[batch]
+    return linears, batch, opt, tried[batch]
 
 
 def configurations() -> dict[str, Callable[[], Any] | None]:
@@ -247,6 +268,8 @@ def main() -> None:
                              "with batches of 8)")
     parser.add_argument("--linears", type=int, help="Linear layers of the model (no calibration)")
     parser.add_argument("--batch", type=int, help="batch size (no calibration; default 8 with --linears)")
+    parser.add_argument("--optimizer", choices=OPTIMIZERS,
+                        help="optimizer (no calibration; default adamw with --linears/--batch)")
     parser.add_argument("--cpu", type=int, help="bind the process to this CPU")
     parser.add_argument("--only", action="append", help="configuration name (repeatable)")
     args = parser.parse_args()
@@ -259,12 +282,13 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown configuration(s) {sorted(unknown)}; known: {', '.join(configs)}")
     load_before = os.getloadavg()[0]
-    if args.linears is not None or args.batch is not None:
+    opt = args.optimizer or "adamw"
+    if args.linears is not None or args.batch is not None or args.optimizer is not None:
         linears, batch = args.linears or 2, args.batch or BATCH
         shape = "chosen"
     elif args.step_us > 0:
         t0 = time.perf_counter()
-        linears, batch, calibrated = calibrate(args.step_us)
+        linears, batch, opt, calibrated = calibrate(args.step_us)
         shape = (f"calibrated to {args.step_us:.0f} us in {time.perf_counter() - t0:.0f} s: "
                  f"{calibrated:.0f} us then")
         if batch == 1 and linears == 1 and calibrated > args.step_us * 1.1:
@@ -274,7 +298,7 @@ def main() -> None:
     data = data_for(batch, args.warmup + args.steps)
 
     def run(watch: Callable[[], Any] | None = None) -> tuple[float, float, torch.Tensor, float, float]:
-        return train(args.steps, data, watch, args.warmup, linears, batch)
+        return train(args.steps, data, watch, args.warmup, linears, batch, opt)
 
     for _ in range(3):  # warm-up: allocator, first-call caches, lazy imports
         run()
@@ -306,7 +330,7 @@ def main() -> None:
     all_plain = [t * 1e6 for n in names for t in plain[n]]
     pq1, base, pq3 = quartiles(all_plain)
     print(f"plain step: {base:.0f} us (median; quartiles {pq1:.0f}-{pq3:.0f}) with {linears} Linear "
-          f"layer{'s' if linears > 1 else ''} and batches of {batch} ({shape}); {args.rounds} pairs of "
+          f"layer{'s' if linears > 1 else ''}, batches of {batch} and {OPT_NAMES[opt]} ({shape}); {args.rounds} pairs of "
           f"runs per configuration, {args.warmup} untimed + {args.steps} timed steps a run, "
           f"torch {torch.__version__}, 1 thread{f', CPU {args.cpu}' if args.cpu is not None else ''}")
     print(f"{'configuration':<24} {'ratio':>6}  {'quartiles':<12} {'added us/step':>13}  "

@@ -120,6 +120,8 @@ class NonFinite:
         # by engine.routine_backwards_done)
         self._apply_calls: Any = None  # puts the wrapper where the state above says (install)
         self.tensor_type = _tensor_type()
+        self.half_dtypes, self.float32 = _dtypes()  # (float16, bfloat16), float32
+        self.grad_mode = _grad_mode()  # (is_grad_enabled, set_grad_enabled), torch's C functions
         # whether gradients are checked before the next update (see before_step): then the
         # gradient reaching each module output is kept for a backward replay
         self.grads_checked = True
@@ -479,7 +481,10 @@ class NonFinite:
     def _params(self, opt: Any) -> list[Any]:
         """The optimizer's floating-point parameters (cached while its groups keep their size)."""
         groups = opt.param_groups
-        sig = (len(groups), sum(len(g["params"]) for g in groups))
+        n = 0
+        for g in groups:  # a loop, not sum() over a generator: no frame per group
+            n += len(g["params"])
+        sig = (len(groups), n)
         cached = self.param_cache.get(id(opt))
         if cached is None or cached[0] != sig or cached[1] is not opt:
             cached = (sig, opt, _float_params(opt))
@@ -492,9 +497,11 @@ class NonFinite:
         cached = self.low_precision.get(id(opt))
         if cached is not None and cached[0] is opt:
             return cached[1]
-        import torch
-
-        low = any(p.dtype in (torch.float16, torch.bfloat16) for p in self._params(opt))
+        low, half = False, self.half_dtypes
+        for p in self._params(opt):  # a loop, not any() over a generator: no frame per parameter
+            if p.dtype in half:
+                low = True
+                break
         self.low_precision[id(opt)] = (opt, low)
         if low:
             self.every_step()  # float16/bfloat16 parameters are checked after every update
@@ -549,10 +556,19 @@ class NonFinite:
         elif self.flags.eager and self.eager_until:
             self.flags.eager, self.eager_until = None, 0
         if self.flags.eager is not False and numerics.on_cpu(tensors[0]):
-            # reading is free on CPU: a Python sum of per-tensor sums, no stack
-            total, f32 = 0.0, _float32()
-            for t in tensors:
-                total += t.detach().sum(dtype=f32).item()
+            # reading is free on CPU: a Python sum of per-tensor sums, no stack (on so few
+            # elements torch.stack and one .item() cost more than an .item() per tensor), with
+            # gradient mode off instead of a detach() per tensor; a float32 tensor is summed
+            # as it is (sum(dtype=float32) of it is the same sum, with a keyword to parse)
+            total, f32 = 0.0, self.float32
+            enabled, set_enabled = self.grad_mode
+            was = enabled()
+            set_enabled(False)
+            try:
+                for t in tensors:
+                    total += (t.sum() if t.dtype is f32 else t.sum(dtype=f32)).item()
+            finally:
+                set_enabled(was)
             verdict: bool | None = math.isfinite(total)
         else:
             verdict = self.flags.add(Flag(step, what, sum_flag(tensors), context))
@@ -943,9 +959,10 @@ class NonFinite:
             self.disarm()
         attempt = ev.attempt
         lrs = ev.lrs
-        if (attempt.taken is True and not self.nan_trace and self.grad_culprit is None
-                and self.bad_loss_step != attempt.index and len(lrs) == 1 and type(lrs[0]) is float
-                and _isfinite_float(lrs[0])):
+        # one finite float LR (the common case; _finite_lrs below decides the others)
+        finite_lr = len(lrs) == 1 and type(lrs[0]) is float and _isfinite_float(lrs[0])
+        if (finite_lr and attempt.taken is True and not self.nan_trace and self.grad_culprit is None
+                and self.bad_loss_step != attempt.index):
             # the common case under GradScaler (whose steps are never routine): a taken update
             # with a finite LR and nothing tripped; its parameters are read every
             # PARAM_INTERVAL steps (below)
@@ -970,13 +987,14 @@ class NonFinite:
         # every step is checked where that does not hold (float16/bfloat16 parameters, gradients
         # found non-finite before this step, a non-finite LR); otherwise (and under GradScaler,
         # which checks the gradients itself) every PARAM_INTERVAL steps and at the end.
-        forced = (self.bad_loss_step == step or not _finite_lrs(ev.lrs)
+        forced = (self.bad_loss_step == step or (not finite_lr and not _finite_lrs(lrs))
                   or (self.grad_culprit is not None and self.grad_culprit[0] == step))
         if not forced and (ev.via_scaler or not self._low_precision(opt)):
             # every PARAM_INTERVAL-th step (the engine hands it over even when routine), and
             # after PARAM_INTERVAL taken steps (under GradScaler some of them are skipped)
             if step % PARAM_INTERVAL and ev.optimizer.taken < ev.optimizer.due_taken:
-                self._reset_trace()
+                if self.nan_trace:
+                    self._reset_trace()
                 return
             self.low_precision.pop(key, None)  # look at the dtypes again (a later .half())
             if self._low_precision(opt):
@@ -990,7 +1008,8 @@ class NonFinite:
         params = self._params(opt)
         if self._flag(step, "params", params, key) is False:
             self.bad_params(step, opt, ev.optimizer.label, ev, since=previous)
-        self._reset_trace()
+        if self.nan_trace:
+            self._reset_trace()
 
     def _reset_trace(self) -> None:
         if self.nan_trace and self.checker is not None:
@@ -1291,16 +1310,22 @@ def _tensor_type() -> Any:
     return torch.Tensor
 
 
+def _dtypes() -> tuple[tuple[Any, Any], Any]:
+    import torch
+
+    return (torch.float16, torch.bfloat16), torch.float32
+
+
+def _grad_mode() -> tuple[Any, Any]:
+    import torch
+
+    return torch.is_grad_enabled, torch._C._set_grad_enabled
+
+
 def _strided() -> Any:
     import torch
 
     return torch.strided
-
-
-def _float32() -> Any:
-    import torch
-
-    return torch.float32
 
 
 def _isfinite(p: Any) -> Any:
