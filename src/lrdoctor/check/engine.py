@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -32,6 +33,97 @@ _HYDRA_BUILD = re.compile(r"\b(?:instantiate|call)\(")
 
 def _hydra_builds(text: str) -> bool:
     return "hydra" in text and bool(_HYDRA_BUILD.search(text))
+
+
+# the opening of an f-string literal (f"", rf'', FR""" ...), not a name ending in f
+_FSTRING_OPEN = re.compile(r"(?<![\w'\"])(?:[rR][fF]|[fF][rR]?)('''|\"\"\"|['\"])")
+
+
+def _uses_pep701(text: str, start: int, quote: str) -> bool:
+    """Whether the f-string whose body starts at ``text[start]`` is complete by Python 3.12's
+    rules (PEP 701) and puts inside a replacement field what only 3.12+ accepts there: its own
+    quote, a backslash, a comment, or (single-quoted) a line break.
+
+    >>> _uses_pep701('{"-".join(a)}" rest', 0, '"')
+    True
+    >>> _uses_pep701("{a:>{w}} {d['k']}" + '" rest', 0, '"')
+    False
+    >>> _uses_pep701('{a"', 0, '"')
+    False
+    >>> _uses_pep701('{a}' + chr(10), 0, '"')
+    False
+    """
+    i, depth, n, newer = start, 0, len(text), False
+    single = len(quote) == 1
+    while i < n:
+        c = text[i]
+        if depth == 0:
+            if text.startswith(quote, i):
+                return newer  # the f-string ended
+            if c == "\n" and single:
+                return False  # a plain unterminated string
+            if c == "\\" or text.startswith("{{", i) or text.startswith("}}", i):
+                i += 2
+                continue
+            if c == "{":
+                depth = 1
+        elif c in "'\"":  # a string inside the field: 3.12 lets it reuse the quote
+            inner = text[i:i + 3] if text.startswith(c * 3, i) else c
+            close = text.find(inner, i + len(inner))
+            body = text[i + len(inner):close]
+            if close < 0 or (len(inner) == 1 and "\n" in body):
+                return False
+            newer = newer or inner[0] == quote[0] or "\\" in body
+            i = close + len(inner)
+            continue
+        elif c == "#":
+            newer = True
+            eol = text.find("\n", i)
+            i = n if eol < 0 else eol
+            continue
+        elif c == "\\" or (c == "\n" and single):
+            newer = True
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        i += 1
+    return False
+
+
+def _syntax_message(exc: SyntaxError, text: str) -> str:
+    """The parser's message, and where the cause is the interpreter's age rather than the code.
+
+    Python 3.12 (PEP 701) made f-strings ordinary grammar: the same quotes inside ``{}``, line
+    breaks, backslashes and comments there. lrdoctor parses with the interpreter it runs on, so
+    on 3.11 and older such code fails to parse; when an f-string on the failing lines uses one
+    of these, say so instead of only calling the code broken.
+    """
+    msg = f"syntax error: {exc.msg}"
+    if sys.version_info >= (3, 12) or not exc.lineno:
+        return msg
+    lines = text.splitlines(keepends=True)
+    # the error may be reported at the f-string's opening or inside its replacement field
+    first, last = max(exc.lineno - 3, 0), min(exc.end_lineno or exc.lineno, len(lines))
+    offset = sum(len(line) for line in lines[:first])
+    for line in lines[first:last]:
+        for match in _FSTRING_OPEN.finditer(line):
+            if _uses_pep701(text, offset + match.end(), match.group(1)):
+                version = f"{sys.version_info.major}.{sys.version_info.minor}"
+                return (f"{msg} (an f-string here puts quotes, a line break, a backslash or a"
+                        f" comment inside {{}}, which Python accepts from 3.12 on (PEP 701);"
+                        f" lrdoctor runs on Python {version}: run it on 3.12+ to check this)")
+        offset += len(line)
+    return msg
+    lines = text.splitlines()
+    # the error may be reported at the f-string's opening or inside its replacement field
+    first, last = max(exc.lineno - 3, 0), min(exc.end_lineno or exc.lineno, len(lines))
+    if any(_FSTRING_OPEN.search(line) for line in lines[first:last]):
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        msg += (f" (an f-string here: if it is written for Python 3.12+, with quotes, line"
+                f" breaks or backslashes inside {{}}, it is valid there; lrdoctor runs on"
+                f" Python {version}, run it on 3.12+ to check this)")
+    return msg
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
@@ -163,7 +255,7 @@ def _parse(text: str, path: str, notebook: NotebookSource | None,
     except SyntaxError as exc:
         if notebook is not None:
             return _parse_cells(notebook, path, result)
-        result.skip(Problem("E999", path, f"syntax error: {exc.msg} (file not checked)",
+        result.skip(Problem("E999", path, f"{_syntax_message(exc, text)} (file not checked)",
                             exc.lineno or 1, max(exc.offset or 1, 1)))
     except (ValueError, TypeError) as exc:
         result.skip(Problem("E999", path, f"cannot parse: {exc} (file not checked)"))
@@ -185,10 +277,11 @@ def _parse_cells(notebook: NotebookSource, path: str, result: FileResult) -> ast
                 warnings.simplefilter("ignore")
                 ast.parse(chunk)
         except (SyntaxError, ValueError) as exc:
-            msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+            msg = _syntax_message(exc, chunk) if isinstance(exc, SyntaxError) \
+                else f"syntax error: {exc}"
             line = exc.lineno if isinstance(exc, SyntaxError) and exc.lineno else 1
             col = exc.offset if isinstance(exc, SyntaxError) and exc.offset else 1
-            result.skip(Problem("E999", path, f"syntax error: {msg} (cell not checked)",
+            result.skip(Problem("E999", path, f"{msg} (cell not checked)",
                                 line, max(col, 1), number, whole_file=False))
             for i in range(first - 1, end - 1):
                 lines[i] = ""
