@@ -109,3 +109,58 @@ def test_per_batch_schedule_under_a_scaler_on_by_fixed_precision_is_reported(
 def test_per_batch_schedule_under_a_scaler_off_by_fixed_precision_stays_silent(
         enabled: str) -> None:
     assert codes(PER_BATCH_SCHEDULE.format(precision="64", enabled=enabled)) == []
+
+
+# A GAN's resume that restores one scheduler of two -------------------------------------
+#
+# Two optimizers, each with a scheduler of its own: a resume that restores both optimizers
+# but only the generator's scheduler leaves the discriminator's counting from 0 (its
+# milestones fire again). The restored `sched_g` drives `opt_g`, so it says nothing of
+# `opt_d`'s schedule. Its twin restores both and stays silent.
+
+GAN_RESUME = """
+import torch
+
+
+def train(G, D, loader, epochs, resume):
+    opt_g = torch.optim.Adam(G.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    opt_d = torch.optim.Adam(D.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    sched_g = torch.optim.lr_scheduler.MultiStepLR(opt_g, milestones=[100, 150], gamma=0.1)
+    sched_d = torch.optim.lr_scheduler.MultiStepLR(opt_d, milestones=[100, 150], gamma=0.1)
+    start = 0
+    if resume:
+        ck = torch.load("last.pt")
+        G.load_state_dict(ck["G"])
+        D.load_state_dict(ck["D"])
+        opt_g.load_state_dict(ck["opt_g"])
+        opt_d.load_state_dict(ck["opt_d"])
+        sched_g.load_state_dict(ck["sched_g"])
+{restore_d}        start = ck["epoch"] + 1
+    for epoch in range(start, epochs):
+        for real in loader:
+            fake = G(torch.randn(real.size(0), 128))
+            loss_d = D(fake.detach()).mean() - D(real).mean()
+            opt_d.zero_grad()
+            loss_d.backward()
+            opt_d.step()
+            loss_g = -D(fake).mean()
+            opt_g.zero_grad()
+            loss_g.backward()
+            opt_g.step()
+        sched_g.step()
+        sched_d.step()
+        torch.save({{"G": G.state_dict(), "D": D.state_dict(), "opt_g": opt_g.state_dict(),
+                    "opt_d": opt_d.state_dict(), "sched_g": sched_g.state_dict(),
+                    "sched_d": sched_d.state_dict(), "epoch": epoch}}, "last.pt")
+"""
+
+
+def test_gan_resume_that_restores_only_the_generator_scheduler_is_reported() -> None:
+    source = GAN_RESUME.format(restore_d="")
+    assert codes(source) == ["LRD007"]
+    assert "sched_d" in messages(source)[0]
+
+
+def test_gan_resume_that_restores_both_schedulers_stays_silent() -> None:
+    restore_d = '        sched_d.load_state_dict(ck["sched_d"])\n'
+    assert codes(GAN_RESUME.format(restore_d=restore_d)) == []
