@@ -61,13 +61,43 @@ def _fixed(scaler: Obj, flag: str) -> bool | None:
     negate = False
     while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         expr, negate = expr.operand, not negate
+    if isinstance(expr, ast.Compare):
+        outcome = _fixed_comparison(scaler, expr)
+        return None if outcome is None else outcome != negate
+    value = _fixed_literal(scaler, expr)
+    return None if value is None else bool(value.value) != negate
+
+
+def _fixed_literal(scaler: Obj, expr: ast.expr) -> Const | None:
+    """The literal a plain local name is bound to once where the scaler is built, else None."""
     if not isinstance(expr, ast.Name) or scaler.scope is None:
         return None
     value = scaler.scope.lookup(expr.id)
     if not (isinstance(value, Const) and value.sure
             and isinstance(value.value, (bool, int, str, type(None)))):
         return None
-    return bool(value.value) != negate
+    return value
+
+
+def _fixed_comparison(scaler: Obj, expr: ast.Compare) -> bool | None:
+    """``dtype == "float16"`` (or ``!=``, ``in``, ``not in`` a tuple of literals) where
+    ``dtype`` is a local name bound once to a literal: decided by that literal (``dtype =
+    "float16"`` switches the scaler on for good, ``dtype = "bfloat16"`` off); None when the
+    name may hold anything else (picked from the hardware, a setting)."""
+    if len(expr.ops) != 1:
+        return None
+    value = _fixed_literal(scaler, expr.left)
+    right = expr.comparators[0]
+    items = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+    if value is None or not all(isinstance(i, ast.Constant) for i in items):
+        return None
+    literals = [i.value for i in items if isinstance(i, ast.Constant)]
+    op = expr.ops[0]
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+        return (value.value == right.value) == isinstance(op, ast.Eq)
+    if isinstance(op, (ast.In, ast.NotIn)) and right is not items[0]:
+        return (value.value in literals) == isinstance(op, ast.In)
+    return None
 
 
 def _device_check(expr: ast.expr) -> bool:

@@ -1005,6 +1005,20 @@ def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
     return False
 
 
+def _drives_another_optimizer(sched: Obj, optimizer: Obj | None) -> bool:
+    """A scheduler built on an optimizer of its own that is not ``optimizer`` (a GAN's
+    ``sched_g`` on ``opt_g``, restored beside ``opt_d``): restoring it restores nothing of
+    ``optimizer``'s schedule. Identity is where each was built, as one constructor call is one
+    object of the program; a scheduler known by name only, or whose optimizer is not known,
+    may be ``optimizer``'s and still counts."""
+    other = sched.optimizer
+    if sched.guessed or optimizer is None or other is None or other.kind != "optimizer":
+        return False
+    if other.call is None or optimizer.call is None:
+        return False
+    return _site(other) != _site(optimizer)
+
+
 def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
                   saves: list[tuple[Event, tuple[set[int], list[str]]]]
                   ) -> Iterator[Diagnostic]:
@@ -1045,7 +1059,8 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
         lost = []
     if lost and not any(
         ev.obj is not None and ev.obj.kind == "scheduler"
-        and (ev.obj in scheds or ev.root == e.root and not (known and ev.obj.guessed))
+        and (ev.obj in scheds or ev.root == e.root and not (known and ev.obj.guessed)
+             and not _drives_another_optimizer(ev.obj, optimizer))
         for ev in restored
     ):
         s = lost[0]
