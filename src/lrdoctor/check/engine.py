@@ -115,15 +115,8 @@ def _syntax_message(exc: SyntaxError, text: str) -> str:
                         f" lrdoctor runs on Python {version}: run it on 3.12+ to check this)")
         offset += len(line)
     return msg
-    lines = text.splitlines()
-    # the error may be reported at the f-string's opening or inside its replacement field
-    first, last = max(exc.lineno - 3, 0), min(exc.end_lineno or exc.lineno, len(lines))
-    if any(_FSTRING_OPEN.search(line) for line in lines[first:last]):
-        version = f"{sys.version_info.major}.{sys.version_info.minor}"
-        msg += (f" (an f-string here: if it is written for Python 3.12+, with quotes, line"
-                f" breaks or backslashes inside {{}}, it is valid there; lrdoctor runs on"
-                f" Python {version}, run it on 3.12+ to check this)")
-    return msg
+
+
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
