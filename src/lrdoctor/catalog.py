@@ -248,7 +248,12 @@ the top of an epoch loop, where it would become LRD001).
         "under AMP), or a resume restores one without the other.",
         """
 Resuming from such a checkpoint restarts the schedule at its first value (warm-up again, LR
-back at its peak) and the GradScaler at 65536, which skips the first steps again.
+back at its peak) and the GradScaler at 65536, which skips the first steps again. A `StepLR` or
+`MultiStepLR` is the exception when the optimizer's state is restored: it only scales the LR it
+finds, and that LR comes back with the optimizer's param groups, so what restarts is its step
+count: each `StepLR` decay comes up to `step_size` steps late, and a `MultiStepLR` counts its
+milestones again from the resume (the next decay comes late, milestones already passed decay
+the LR again). `lrdoctor check` says which of the two happens.
 
 Where it is found:
 

@@ -44,7 +44,7 @@ def scaler_switch(scaler: Obj | None) -> str | None:
     fixed = _fixed(scaler, ast.unparse(enabled))
     if fixed is not None:
         return flag if fixed else None  # `enabled=use_amp` with `use_amp = False` once
-    if not _flag(enabled):
+    if not _flag(enabled) and not _parameter_compared(scaler, enabled):
         # `enabled=(dtype == "float16")` with dtype picked from the hardware: the file does
         # not say when float16 is in use, so it stays silent
         return None
@@ -98,6 +98,58 @@ def _fixed_comparison(scaler: Obj, expr: ast.Compare) -> bool | None:
     if isinstance(op, (ast.In, ast.NotIn)) and right is not items[0]:
         return (value.value in literals) == isinstance(op, ast.In)
     return None
+
+
+def _parameter_compared(scaler: Obj, expr: ast.expr) -> bool:
+    """``precision != "fp32"`` where ``precision`` is a parameter of the function that builds
+    the scaler and is never rebound there (``def setup(self, precision): self.scaler =
+    GradScaler(enabled=precision != "fp32")``): a setting its caller hands in, known only at
+    run time, as ``self.precision != "fp32"`` is. A local name compared (``dtype =
+    "bfloat16" if bf16_ok else "float16"``) is not one: it may be picked from the hardware."""
+    if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1
+            and isinstance(expr.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
+            and isinstance(expr.left, ast.Name)):
+        return False
+    right = expr.comparators[0]
+    items = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+    if not all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+        return False
+    function = _function_around(scaler)
+    if function is None:
+        return False
+    name = expr.left.id
+    given = function.args
+    if name not in {a.arg for a in given.posonlyargs + given.args + given.kwonlyargs}:
+        return False
+    for node in ast.walk(function):
+        if node is not function and isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+            targets = [node.target]
+        elif isinstance(node, ast.NamedExpr):
+            targets = [node.target]
+        if any(isinstance(n, ast.Name) and n.id == name
+               for t in targets for n in ast.walk(t)):
+            return False  # rebound: `precision = precision or pick_dtype()`
+    return True
+
+
+def _function_around(scaler: Obj) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function whose body holds the scaler's constructor call."""
+    if scaler.scope is None or scaler.call is None:
+        return None
+    line = scaler.call.lineno
+    found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for node in ast.walk(scaler.scope.module.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno < line <= (node.end_lineno or node.lineno) \
+                and (found is None or node.lineno > found.lineno):
+            found = node
+    return found
 
 
 def _device_check(expr: ast.expr) -> bool:

@@ -872,6 +872,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         return  # weights only: not meant to resume training
     optimizer = optimizers[0] if optimizers else None
     missing = []
+    named: list[Obj] = []  # the scheduler (or its alternatives) whose state is missing
     scheds = _real_schedulers(ctx, e.root, optimizer, e) if schedulers else []
     # a scheduler whose function ignores its step count loses nothing (see _count_unused);
     # it still counts as what a save holds, when one option of a choice is such a scheduler
@@ -882,11 +883,13 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             classes = _alternatives(lost, s)
             kind = f", {' or '.join(o.cls for o in classes if o.cls)}" if s.cls else ""
             missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
+            named = classes
     elif scheds:
         left = _left_out(e, scheds, objs, words)
         if left is not None and left in lost:
             kind = f", {left.cls}" if left.cls else ""
             missing.append(f"the second scheduler's (`{left.name}`{kind})")
+            named = [left]
     scalers = _scalers(ctx, e.root, e, optimizers)
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
@@ -894,7 +897,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         return
     consequence = []
     if scheds and "scheduler" in missing[0]:
-        consequence.append("the schedule restarts from its first value")
+        consequence.append(_restart(named))
     if len(missing) == 2 or "GradScaler" in missing[0]:
         consequence.append("the scale restarts at 65536 and skips steps again")
     if e.info.get("accelerate"):
@@ -915,6 +918,32 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         e.path,
         e.node,
     )
+
+
+def _restart(lost: list[Obj]) -> str:
+    """What a resume does to a schedule whose state is lost while the optimizer's is kept.
+    StepLR and MultiStepLR only scale the LR they find: it carries over in the optimizer's
+    param groups, and what restarts is their step count, so their decays come late (and a
+    MultiStepLR decays again at milestones already passed). Others compute the LR from the
+    step count and go back to its first value. ``lost``: the scheduler, or the alternatives
+    of a choice (the first reading only when every one is such a scheduler)."""
+    classes = {(o.origin, o.cls) for o in lost}
+    if len(classes) == 1 and not lost[0].guessed:
+        s = lost[0]
+        if s.origin == "torch" and s.cls == "StepLR":
+            size = s.arg("step_size", 1)
+            given = f" ({ast.unparse(size)})" if size is not None else ""
+            return ("the LR comes back with the optimizer's param groups but StepLR's step "
+                    f"count restarts at 0, so each later decay comes up to `step_size`{given} "
+                    "steps late")
+        if s.origin == "torch" and s.cls == "MultiStepLR":
+            marks = s.arg("milestones", 1)
+            given = f" (`{ast.unparse(marks)}`)" if marks is not None else ""
+            return ("the LR comes back with the optimizer's param groups but MultiStepLR's "
+                    f"step count restarts at 0, so its milestones{given} are counted again from "
+                    "the resume: the next decay comes late, and milestones already passed "
+                    "decay the LR again")
+    return "the schedule restarts from its first value"
 
 
 def _left_out(e: Event, scheds: list[Obj], objs: set[int], words: list[str]) -> Obj | None:
@@ -1036,6 +1065,7 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
             return
     restored = [ev for ev in ctx.program.events if ev.kind == "load_state" and ev.obj is not None]
     missing = []
+    named: list[Obj] = []  # the scheduler (or its alternatives) never restored
     scheds = _real_schedulers(ctx, e.root, optimizer, e)
     if scheds and tree is not None and _reads_saved_scheduler_state(tree):
         scheds = []
@@ -1068,6 +1098,7 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
             missing.append(f"`{s.name or 'the scheduler'}`")
         else:
             same = _alternatives(lost, s)
+            named = same
             if len(same) > 1:
                 options = " or ".join(f"{o.label} at {_where(o, e.path)}" for o in same)
             else:
@@ -1087,7 +1118,7 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
         return
     consequence = []
     if scheds and missing[0].startswith("`"):
-        consequence.append("the schedule restarts from its first value")
+        consequence.append(_restart(named))
     if len(missing) == 2 or missing[0].startswith("the GradScaler"):
         consequence.append("the scale restarts at 65536 and skips steps again")
     site = _helper_call_site(ctx, e)
