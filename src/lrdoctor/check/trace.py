@@ -100,7 +100,7 @@ from lrdoctor.check.values import (
 )
 from lrdoctor.check.yamlconf import LOADERS as YAML_LOADERS
 from lrdoctor.check.yamlconf import UNRESOLVED, interpolated, sourced
-from lrdoctor.schedulers import SCHEDULERS
+from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS
 
 # per file: a generated file must not trace forever; a file cut short says so in the output
 MAX_STATEMENTS = 200_000
@@ -158,6 +158,10 @@ class Tracer:
         self.loop: Loop | None = None
         # the loader (or dict entry of loaders) each loop over one iterates, by its statement
         self.loop_loaders: dict[int, Any] = {}
+        # the names of the loops running now that take, one at a time, every scheduler of a
+        # column (`for opt, sched in zip(optimizers, schedulers):`): each name with its scope
+        # and those schedulers (see restore_columns)
+        self.scheduler_columns: dict[str, tuple[Scope, UnionVal]] = {}
         self.conds: tuple[Cond, ...] = ()
         self.stack: list[ast.AST] = []
         self.given: list[set[str]] = []  # per traced call: the parameters its caller passed
@@ -1496,6 +1500,9 @@ class Tracer:
             return None
         store, key = where
         subject = store[key]
+        while isinstance(subject, UnionVal) and len(subject.options) == 1:
+            # `for s in [make_scheduler(cfg, opt)]:` the loop's one item: the name holds it
+            subject = subject.options[0]
         classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
         # (a `Const(None)` not sure to be None: a name set to None on one side of an `if` and
         # to a value lrdoctor cannot follow on the other, `self.s = make(cls) if cls else None`)
@@ -1522,6 +1529,9 @@ class Tracer:
             known = isinstance(option, Obj) and option.kind == "scheduler" and option.call \
                 and option.cls in SCHEDULERS
             taken = (option.cls in wanted) != negate if known else None
+            if taken is None and _builds_lambda_lr(option):
+                # `get_linear_schedule_with_warmup(...)`: a LambdaLR, whatever the setting
+                taken = ("LambdaLR" in wanted) != negate
             if taken is None:
                 # the project's own scheduler class: an instance of a torch class only when
                 # that class is among its ancestors (`WarmupMultiStepLR(_LRScheduler)` is
@@ -1699,6 +1709,59 @@ class Tracer:
         return ident if root == text else (ident, self.versions.get(text, 0))
 
     def exec_for(self, stmt: ast.For | ast.AsyncFor, scope: Scope) -> None:
+        columns = self.scheduler_column_names(stmt.target, stmt.iter, scope)
+        if not columns:
+            self.exec_for_body(stmt, scope)
+            return
+        saved = dict(self.scheduler_columns)
+        self.scheduler_columns.update(columns)
+        try:
+            self.exec_for_body(stmt, scope)
+        finally:
+            self.scheduler_columns = saved
+
+    def scheduler_column_names(self, target: ast.expr, over: ast.expr, scope: Scope
+                               ) -> dict[str, tuple[Scope, UnionVal]]:
+        """The names of a loop's tuple target that take every scheduler of a column, one per
+        pass: a `zip` argument that holds only schedulers (``for opt, sched in
+        zip(optimizers, schedulers)``, also under ``enumerate``), or one position of a literal
+        sequence of tuples (``for sched, key in ((sched_g, "g"), (sched_d, "d"))``) that holds
+        a scheduler in every row. Names are not bound by this: a ``load_state_dict`` on one of
+        them restores each of those schedulers (the loop runs once for each)."""
+        if not isinstance(target, ast.Tuple):
+            return {}
+        if isinstance(over, ast.Call) and dotted(over.func) == "enumerate" and len(over.args) == 1 \
+                and not over.keywords and len(target.elts) == 2:
+            return self.scheduler_column_names(target.elts[1], over.args[0], scope)
+        if any(isinstance(e, ast.Starred) for e in target.elts):
+            return {}
+        cells: list[list[ast.expr]] = []
+        if isinstance(over, ast.Call) and dotted(over.func) == "zip" \
+                and len(over.args) == len(target.elts) \
+                and not any(isinstance(a, ast.Starred) for a in over.args):
+            for arg in over.args:
+                members = loop_members(self.eval_pure(arg, scope))
+                cells.append([] if members is None else options(members))
+        elif isinstance(over, (ast.Tuple, ast.List)) and over.elts and all(
+                isinstance(row, (ast.Tuple, ast.List)) and len(row.elts) == len(target.elts)
+                and not any(isinstance(c, ast.Starred) for c in row.elts) for row in over.elts):
+            rows = [row.elts for row in over.elts if isinstance(row, (ast.Tuple, ast.List))]
+            for i in range(len(target.elts)):
+                found: list[Any] = []
+                for row in rows:
+                    value = self.eval_pure(row[i], scope)
+                    found.extend(options(value) if isinstance(value, UnionVal) else [value])
+                cells.append(found)
+        else:
+            return {}
+        columns: dict[str, tuple[Scope, UnionVal]] = {}
+        for elt, found in zip(target.elts, cells):
+            if isinstance(elt, ast.Name) and found and all(
+                    isinstance(o, Obj) and o.kind == "scheduler" for o in found):
+                columns[elt.id] = (scope, UnionVal(list(found)))
+        return columns
+
+    def exec_for_body(self, stmt: ast.For | ast.AsyncFor, scope: Scope) -> None:
         iterable = self.eval(stmt.iter, scope)
         members = loop_members(iterable)
         if members is not None:
@@ -2663,6 +2726,13 @@ class Tracer:
             # a tensor computed in place, whose backward pass this is
             self.emit("backward", None, node)
             return None
+        if method == "load_state_dict" and receiver is None and isinstance(func, ast.Attribute) \
+                and isinstance(func.value, ast.Name) and func.value.id in self.scheduler_columns \
+                and self.scheduler_columns[func.value.id][0] is scope:
+            # `sched.load_state_dict(...)` in a loop whose `sched` takes each scheduler of a
+            # column in turn: every one of them is restored
+            return self.method_event(self.scheduler_columns[func.value.id][1], method, node,
+                                     args, kwargs, scope)
         if method and receiver is None and method in _RECEIVER_METHODS \
                 and isinstance(func, ast.Attribute):
             guessed = self.guess_receiver(func, scope)
@@ -5753,6 +5823,14 @@ def _narrowed_name(target: ast.expr, scope: Scope) -> tuple[dict[str, Any], str]
             and target.attr in scope.self_val.attrs:
         return scope.self_val.attrs, target.attr
     return None
+
+
+def _builds_lambda_lr(option: Any) -> bool:
+    """A scheduler a Hugging Face warm-up builder (or a pytorch_transformers warm-up class)
+    made: always a LambdaLR. ``get_scheduler`` is left out: its name can pick a plateau."""
+    return isinstance(option, Obj) and option.kind == "scheduler" and option.origin == "hf" \
+        and option.cls != "get_scheduler" \
+        and (option.cls in HF_WARMUP_BUILDERS or option.cls in names.LEGACY_HF_WARMUPS)
 
 
 def _split_choice(store: dict[str, Any], key: str, subject: Any,
