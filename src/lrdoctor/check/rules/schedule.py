@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
@@ -854,19 +854,7 @@ def _divided_like_its_loop(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> 
     tree = ctx.tree_of(loop.path)
     if expr is None or count is None or "." in count or tree is None:
         return False
-    frame = next((c.frame for c in ctx.program.events if c.kind == "create" and c.obj is sched),
-                 None)
-
-    def horizon_name(name: str) -> ast.expr | None:
-        if sched.scope is not None:
-            found = sched.scope.source_of(name)
-            if found is not None:
-                return found[0]
-        if frame is not None and frame.fn is not None and frame.call is not None \
-                and name in {a.arg for a in [*frame.fn.args.posonlyargs, *frame.fn.args.args,
-                                             *frame.fn.args.kwonlyargs]}:
-            return frame.argument(name)
-        return None
+    horizon_name = _horizon_names(ctx, sched)
 
     def loop_name(name: str) -> ast.expr | None:
         return _bound_to(tree, loop.node, name)
@@ -930,19 +918,7 @@ def _paced_like_its_while(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> b
                 step = [*repeat, stmt.value]
     if not step:
         return False
-    frame = next((c.frame for c in ctx.program.events if c.kind == "create" and c.obj is sched),
-                 None)
-
-    def horizon_name(text: str) -> ast.expr | None:
-        if sched.scope is not None:
-            found = sched.scope.source_of(text)
-            if found is not None:
-                return found[0]
-        if frame is not None and frame.fn is not None and frame.call is not None \
-                and text in {a.arg for a in [*frame.fn.args.posonlyargs, *frame.fn.args.args,
-                                             *frame.fn.args.kwonlyargs]}:
-            return frame.argument(text)
-        return None
+    horizon_name = _horizon_names(ctx, sched)
 
     def loop_name(text: str) -> ast.expr | None:
         return _bound_to(tree, node, text)
@@ -1233,6 +1209,26 @@ def _while_bound(node: ast.While, loop: Loop) -> str | None:
     else:
         return None
     return dotted(bound) if isinstance(bound, (ast.Name, ast.Attribute)) else None
+
+
+def _horizon_names(ctx: FileContext, sched: Obj) -> Callable[[str], ast.expr | None]:
+    """What a name in a scheduler's horizon is bound to: in the scope the scheduler was built
+    in, else, for a parameter of the function that built it, what that call passed."""
+    frame = next((c.frame for c in ctx.program.events if c.kind == "create" and c.obj is sched),
+                 None)
+
+    def horizon_name(name: str) -> ast.expr | None:
+        if sched.scope is not None:
+            found = sched.scope.source_of(name)
+            if found is not None:
+                return found[0]
+        if frame is not None and frame.fn is not None and frame.call is not None \
+                and name in {a.arg for a in [*frame.fn.args.posonlyargs, *frame.fn.args.args,
+                                             *frame.fn.args.kwonlyargs]}:
+            return frame.argument(name)
+        return None
+
+    return horizon_name
 
 
 def _bound_to(tree: ast.Module | None, loop: ast.stmt, name: str) -> ast.expr | None:
