@@ -935,9 +935,10 @@ def _paced_like_its_while(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> b
                                       or dotted(total) in _spellings(numerator, sched.scope))
 
 
-def _dividend(expr: ast.expr, bound: Any) -> ast.expr | None:
-    """The count a quotient horizon divides (``total`` of ``int(total // size)``), through
-    names ``bound`` follows and rounding wrappers."""
+def _quotient_under(expr: ast.expr, bound: Any, through_max: bool) -> ast.expr | None:
+    """``expr`` with the names ``bound`` follows replaced by their values and rounding wrappers
+    (``int(...)``, ``math.ceil(...)``) taken off, and with ``through_max`` also ``max(1, ...)``
+    (at least one pass); None when a name is not followed."""
     for _ in range(6):
         if isinstance(expr, ast.Name):
             found = bound(expr.id)
@@ -947,8 +948,22 @@ def _dividend(expr: ast.expr, bound: Any) -> ast.expr | None:
         elif isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
                 and (dotted(expr.func) or "") in _ROUNDING:
             expr = expr.args[0]
+        elif through_max and isinstance(expr, ast.Call) and (dotted(expr.func) or "") == "max" \
+                and len(expr.args) == 2 and not expr.keywords \
+                and _number_literal(expr.args[0]) is not None:
+            expr = expr.args[1]
         else:
             break
+    return expr
+
+
+def _dividend(expr: ast.expr, bound: Any) -> ast.expr | None:
+    """The count a quotient horizon divides (``total`` of ``int(total // size)``), through
+    names ``bound`` follows and rounding wrappers."""
+    unwrapped = _quotient_under(expr, bound, through_max=False)
+    if unwrapped is None:
+        return None
+    expr = unwrapped
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.FloorDiv, ast.Div)) \
             and isinstance(expr.left, (ast.Name, ast.Attribute)):
         return expr.left
@@ -960,21 +975,10 @@ def _size_divided_by(expr: ast.expr, bound: Any) -> tuple[str, ...] | None:
     ``("a", "b")``), through rounding and ``max(1, ...)`` wrappers and names ``bound`` follows;
     None when it is not such a quotient of one count (or a literal share of it) or the size
     is a literal alone."""
-    for _ in range(6):
-        if isinstance(expr, ast.Name):
-            found = bound(expr.id)
-            if found is None:
-                return None
-            expr = found
-        elif isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
-                and (dotted(expr.func) or "") in _ROUNDING:
-            expr = expr.args[0]
-        elif isinstance(expr, ast.Call) and (dotted(expr.func) or "") == "max" \
-                and len(expr.args) == 2 and not expr.keywords \
-                and _number_literal(expr.args[0]) is not None:
-            expr = expr.args[1]  # `max(1, n // size)`: at least one pass
-        else:
-            break
+    unwrapped = _quotient_under(expr, bound, through_max=True)
+    if unwrapped is None:
+        return None
+    expr = unwrapped
     if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.FloorDiv, ast.Div))):
         return None
     whole = expr.left
