@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from lrdoctor.check.context import function_at
 from lrdoctor.check.index import dotted
 from lrdoctor.check.values import Const, Obj
 
@@ -88,7 +89,7 @@ def _fixed_comparison(scaler: Obj, expr: ast.Compare) -> bool | None:
         return None
     value = _fixed_literal(scaler, expr.left)
     right = expr.comparators[0]
-    items = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+    items = _items(right)
     if value is None or not all(isinstance(i, ast.Constant) for i in items):
         return None
     literals = [i.value for i in items if isinstance(i, ast.Constant)]
@@ -111,10 +112,12 @@ def _parameter_compared(scaler: Obj, expr: ast.expr) -> bool:
             and isinstance(expr.left, ast.Name)):
         return False
     right = expr.comparators[0]
-    items = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+    items = _items(right)
     if not all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
         return False
-    function = _function_around(scaler)
+    if scaler.scope is None or scaler.call is None:
+        return False
+    function = function_at(scaler.scope.module.tree, scaler.call.lineno)
     if function is None:
         return False
     name = expr.left.id
@@ -136,20 +139,6 @@ def _parameter_compared(scaler: Obj, expr: ast.expr) -> bool:
                for t in targets for n in ast.walk(t)):
             return False  # rebound: `precision = precision or pick_dtype()`
     return True
-
-
-def _function_around(scaler: Obj) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The innermost function whose body holds the scaler's constructor call."""
-    if scaler.scope is None or scaler.call is None:
-        return None
-    line = scaler.call.lineno
-    found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    for node in ast.walk(scaler.scope.module.tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.lineno < line <= (node.end_lineno or node.lineno) \
-                and (found is None or node.lineno > found.lineno):
-            found = node
-    return found
 
 
 def _device_check(expr: ast.expr) -> bool:
@@ -260,3 +249,8 @@ def _conditional_test(scaler: Obj) -> ast.expr | None:
             and isinstance(picked.operand, ast.UnaryOp) and isinstance(picked.operand.op, ast.Not):
         return picked.operand.operand
     return picked
+
+
+def _items(right: ast.expr) -> list[ast.expr]:
+    """What a comparison's right side lists (``in ("fp16", "float16")``), or itself alone."""
+    return right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
