@@ -247,13 +247,20 @@ the top of an epoch loop, where it would become LRD001).
         "A resumable checkpoint stores the optimizer but not the scheduler (or the GradScaler "
         "under AMP), or a resume restores one without the other.",
         """
-Resuming from such a checkpoint restarts the schedule at its first value (warm-up again, LR
-back at its peak) and the GradScaler at 65536, which skips the first steps again. A `StepLR` or
-`MultiStepLR` is the exception when the optimizer's state is restored: it only scales the LR it
-finds, and that LR comes back with the optimizer's param groups, so what restarts is its step
-count: each `StepLR` decay comes up to `step_size` steps late, and a `MultiStepLR` counts its
-milestones again from the resume (the next decay comes late, milestones already passed decay
-the LR again). `lrdoctor check` says which of the two happens.
+Resuming from such a checkpoint rebuilds the scheduler at step 0 and the GradScaler at 65536,
+which skips the first steps again. What that does to the LR depends on the class (each checked
+against torch, with the optimizer's state restored): a schedule computed from its step count
+(`LambdaLR` and the Hugging Face warm-ups, `OneCycleLR`, `CyclicLR`, warm restarts, custom
+classes) restarts from its first value: warm-up again, LR back at its peak. PyTorch's
+chainable schedulers scale the LR they find instead, and that LR comes back with the
+optimizer's param groups, so they replay their decays from there: each `StepLR` decay comes up
+to `step_size` steps late; a `MultiStepLR` counts its milestones again (milestones already
+passed decay the LR again); a `CosineAnnealingLR` bends a new cosine from the restored LR over
+`T_max` more steps and a `PolynomialLR` decays over `total_iters` again; a `LinearLR` warm-up
+multiplies the restored LR by its whole ramp again (ending `end_factor / start_factor` times
+above the plan), and a `ConstantLR` resumed after its phase divides the LR by `factor` once more.
+`lrdoctor check` and `lrdoctor run` say which happens; `lrdoctor ckpt` cannot tell the class from
+the file and says both.
 
 Where it is found:
 
@@ -283,8 +290,9 @@ not reported, nor by `lrdoctor ckpt`.
 
 Not reported: a scheduler never stepped yet (its state is a fresh one's); one the code
 positions itself on resume (built with `last_epoch=`, stepped with `step(epoch)`, or
-fast-forwarded before training); weights-only saves. `lrdoctor check` also leaves out
-`ExponentialLR`, whose next LR is gamma times the one restored with the optimizer, and a
+fast-forwarded before training); weights-only saves; `ExponentialLR`, whose next LR is gamma
+times the one restored with the optimizer, exactly as without the resume. `lrdoctor check` also
+leaves out a
 `LambdaLR` whose function ignores the step count it is given (the LR follows a counter of the
 program's own, not the scheduler's).
 """,

@@ -312,3 +312,56 @@ def recomputes_lr(cls: str) -> bool | None:
     if kind is None or kind.composite:
         return None
     return not kind.chainable
+
+
+def resumed_without_state(cls: str, args: dict[str, str] | None = None) -> str | None:
+    """What a resume does to a schedule whose scheduler state is lost while the optimizer's is
+    restored: the LR the run had reached comes back with the optimizer's param groups, and the
+    scheduler, built anew, counts from 0. ``args``: the constructor's arguments as the report
+    should show them (source text or values), where known. None when nothing moves.
+
+    Closed-form schedules (LambdaLR and the Hugging Face warm-ups, OneCycleLR, CyclicLR, the warm
+    restarts, unknown classes) compute the LR from their base values and the count, so they go
+    back to their first value. PyTorch's chainable ones scale the LR they find, so the restored
+    LR is their starting point: ExponentialLR goes on exactly; the others replay their ramp or
+    their decays from there (each checked against torch 2.13, resumed at step 5):
+
+    >>> resumed_without_state("ExponentialLR") is None
+    True
+    >>> resumed_without_state("LambdaLR")
+    'the schedule restarts from its first value'
+    >>> resumed_without_state("StepLR", {"step_size": "30"}).split(", so ")[1]
+    'each later decay comes up to `step_size` (`30`) steps late'
+    """
+    args = args or {}
+
+    def given(name: str) -> str:
+        value = args.get(name)
+        return f" (`{value}`)" if value is not None else ""
+
+    kept = f"the LR comes back with the optimizer's param groups but {cls}'s step count restarts at 0"
+    if cls == "ExponentialLR":
+        return None  # the next LR is gamma times the restored one, as it would have been
+    if cls == "StepLR":
+        return f"{kept}, so each later decay comes up to `step_size`{given('step_size')} steps late"
+    if cls == "MultiStepLR":
+        return (f"{kept}, so its milestones{given('milestones')} are counted again from the "
+                "resume: the next decay comes late, and milestones already passed decay the LR "
+                "again")
+    if cls == "CosineAnnealingLR":
+        return (f"{kept}, and its recursive form bends a new cosine from that LR: it decays "
+                f"over `T_max`{given('T_max')} steps again instead of finishing the planned "
+                "curve")
+    if cls == "PolynomialLR":
+        return (f"{kept}: it decays from that LR over `total_iters`{given('total_iters')} steps "
+                "again instead of finishing the planned decay")
+    if cls == "LinearLR":
+        return (f"{kept}, and it multiplies that LR by its whole ramp again (end_factor / "
+                "start_factor overall): a warm-up ends that many times above the planned LR")
+    if cls == "ConstantLR":
+        return (f"{kept}, and when the count reaches `total_iters`{given('total_iters')} again "
+                "it divides the LR by `factor` once more: resumed after the constant phase, "
+                "the LR ends 1/factor times above the plan")
+    if cls == "MultiplicativeLR":
+        return f"{kept}, so its factors `lr_lambda(epoch)` are taken from epoch 0 again"
+    return "the schedule restarts from its first value"

@@ -85,6 +85,9 @@ def test_checkpoint_without_the_scheduler_it_was_trained_with_is_lrd007(tmp_path
     (f,) = data["checkpoints"][0]["findings"]
     assert f["code"] == "LRD007" and f["severity"] == "warning" and f["path"] == str(path)
     assert "driven by an LR scheduler (its param groups carry initial_lr 0.01" in f["message"]
+    # the class is not in the file: both things a rebuilt scheduler can do are said
+    assert "restarts from its first value" in f["message"]
+    assert "replays its decays from the LR restored with the optimizer" in f["message"]
 
 
 def test_constant_lr_optimizer_without_scheduler_is_silent(tmp_path, capsys):

@@ -367,3 +367,50 @@ def test_resume_without_amp_has_no_scaler_finding(run):
     run(plain.replace("{restore}", "pass"))
     ran = run(plain.replace("{restore}", "pass"))
     assert ran.codes == [], ran.watch.report()
+
+
+# What the resume does depends on the class: PyTorch's chainable schedulers scale the LR that
+# comes back with the optimizer (tests/test_resume_effects.py checks each against torch).
+LAMBDA = "torch.optim.lr_scheduler.LambdaLR(optimizer, lambda epoch: 0.5 ** epoch)"
+
+
+def with_scheduler(built: str, **kw: str) -> str:
+    return train(**kw).replace(LAMBDA, built)
+
+
+def test_steplr_lost_says_the_lr_comes_back_and_decays_come_late(run):
+    steplr = "torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)"
+    saved = run(with_scheduler(steplr, save=SAVE_NO_SCHEDULER))
+    f = saved.only("LRD007")
+    assert "LR back to" not in f.message and "first value" not in f.message
+    assert "StepLR's step count restarts at 0" in f.message
+    assert "`step_size` (`3`) steps late" in f.message
+    resumed = run(with_scheduler(steplr, save=SAVE_NO_SCHEDULER, restore="pass"))
+    (g,) = [f for f in resumed.watch.findings if "load_state_dict" in f.message]
+    assert "first value" not in g.message and "steps late" in g.message
+
+
+def test_cosine_lost_says_a_new_cosine_starts_from_the_restored_lr(run):
+    cosine = "torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=4)"
+    run(with_scheduler(cosine, save=SAVE_NO_SCHEDULER))
+    resumed = run(with_scheduler(cosine, save=SAVE_NO_SCHEDULER, restore="pass"))
+    (g,) = [f for f in resumed.watch.findings if "load_state_dict" in f.message]
+    assert "new cosine from that LR" in g.message and "`T_max` (`4`)" in g.message
+
+
+def test_exponential_lost_moves_nothing_and_is_silent(run):
+    exponential = "torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.5)"
+    first = run(with_scheduler(exponential, save=SAVE_NO_SCHEDULER))
+    second = run(with_scheduler(exponential, save=SAVE_NO_SCHEDULER, restore="pass"))
+    assert first.codes == [] and second.codes == [], second.watch.report()
+    assert second.ns["lr"] == pytest.approx(0.01 * 0.5 ** 4)  # went on exactly
+
+
+def test_a_subclass_of_a_chainable_scheduler_keeps_the_general_wording(run):
+    # a subclass may compute its LR differently: only torch's own classes are read by name
+    sub = ("type('MyStep', (torch.optim.lr_scheduler.StepLR,), {})(optimizer, step_size=3, "
+           "gamma=0.5)")
+    run(with_scheduler(sub, save=SAVE_NO_SCHEDULER))
+    resumed = run(with_scheduler(sub, save=SAVE_NO_SCHEDULER, restore="pass"))
+    (g,) = [f for f in resumed.watch.findings if "load_state_dict" in f.message]
+    assert "from its first value" in g.message

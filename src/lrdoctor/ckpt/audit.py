@@ -302,8 +302,10 @@ def judge(audit: Audit) -> None:
             f"the optimizer state at {opt.where}{_steps_text(steps)} was driven by an LR scheduler "
             f"(its param groups carry initial_lr {_fmt(opt.info['initial_lrs'])}; LR now "
             f"{_fmt(opt.info['lrs'])}) but the checkpoint holds no scheduler state: a resume "
-            "restarts the schedule from its first value (unless the resume code rebuilds the "
-            "scheduler with last_epoch=)",
+            "rebuilds the scheduler at step 0 (unless the resume code passes last_epoch=): a "
+            "schedule computed from its step count (LambdaLR and the warm-ups, OneCycleLR) "
+            "restarts from its first value, and a chainable one (StepLR, MultiStepLR, "
+            "CosineAnnealingLR) replays its decays from the LR restored with the optimizer",
             location, evidence={"optimizer": opt.where, "steps": steps},
         ))
 

@@ -34,7 +34,7 @@ from lrdoctor.check.values import (
     TupleVal,
     UnionVal,
 )
-from lrdoctor.schedulers import recomputes_lr
+from lrdoctor.schedulers import SCHEDULERS, recomputes_lr, resumed_without_state
 
 
 def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool:
@@ -921,28 +921,23 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
 
 
 def _restart(lost: list[Obj]) -> str:
-    """What a resume does to a schedule whose state is lost while the optimizer's is kept.
-    StepLR and MultiStepLR only scale the LR they find: it carries over in the optimizer's
-    param groups, and what restarts is their step count, so their decays come late (and a
-    MultiStepLR decays again at milestones already passed). Others compute the LR from the
-    step count and go back to its first value. ``lost``: the scheduler, or the alternatives
-    of a choice (the first reading only when every one is such a scheduler)."""
+    """What a resume does to a schedule whose state is lost while the optimizer's is kept
+    (`schedulers.resumed_without_state`, checked against torch): closed-form schedules go back
+    to their first value, chainable ones replay their decays or ramp from the restored LR.
+    ``lost``: the scheduler, or the alternatives of a choice (the class's own reading only when
+    every one is the same known class)."""
     classes = {(o.origin, o.cls) for o in lost}
-    if len(classes) == 1 and not lost[0].guessed:
-        s = lost[0]
-        if s.origin == "torch" and s.cls == "StepLR":
-            size = s.arg("step_size", 1)
-            given = f" ({ast.unparse(size)})" if size is not None else ""
-            return ("the LR comes back with the optimizer's param groups but StepLR's step "
-                    f"count restarts at 0, so each later decay comes up to `step_size`{given} "
-                    "steps late")
-        if s.origin == "torch" and s.cls == "MultiStepLR":
-            marks = s.arg("milestones", 1)
-            given = f" (`{ast.unparse(marks)}`)" if marks is not None else ""
-            return ("the LR comes back with the optimizer's param groups but MultiStepLR's "
-                    f"step count restarts at 0, so its milestones{given} are counted again from "
-                    "the resume: the next decay comes late, and milestones already passed "
-                    "decay the LR again")
+    s = lost[0] if lost else None
+    if (s is not None and len(classes) == 1 and not s.guessed and s.origin == "torch"
+            and s.cls in SCHEDULERS):
+        shown = {}
+        for param, index in SCHEDULERS[s.cls].horizon_params:
+            value = s.arg(param, index)
+            if value is not None:
+                shown[param] = ast.unparse(value)
+        text = resumed_without_state(s.cls, shown)
+        if text is not None:
+            return text
     return "the schedule restarts from its first value"
 
 

@@ -40,6 +40,7 @@ from lrdoctor.runtime.engine import Engine, fmt_lrs, location, lrs_of
 from lrdoctor.runtime.events import OptimizerStep, RunEnd, ScalerUpdate, SchedulerStep, Site
 from lrdoctor.runtime.hooks import _all_subclasses, _guard, _scaler_classes, _scheduler_base
 from lrdoctor.runtime.patching import Patcher
+from lrdoctor.schedulers import SCHEDULERS, resumed_without_state
 from lrdoctor.statedicts import is_scaler_state, is_scheduler_state, optimizer_steps, walk
 
 _tls = threading.local()
@@ -54,6 +55,9 @@ class _Needed:
     last_epoch: int
     lrs: tuple[Any, ...]
     first_lrs: tuple[Any, ...]
+    # what a resume does to it (a chainable torch scheduler replays from the restored LR);
+    # None: it goes back to its first value
+    effect: str | None = None
 
 
 @dataclass
@@ -351,12 +355,15 @@ class CheckpointState:
         info = self.engine.schedulers.get(id(sched))
         if info is not None and info.obj is sched and self._step_has_epoch(info.last_site):
             return None  # positioned by step(epoch)
+        moves, effect = _resume_effect(sched)
+        if not moves:
+            return None  # ExponentialLR goes on from the restored LR exactly
         opt = getattr(sched, "optimizer", None)
         first = info.first_lrs if info is not None and info.first_lrs else None
         if first is None:
             first = tuple(getattr(sched, "base_lrs", ()) or ())
         return _Needed(id(sched), info.label if info is not None else type(sched).__name__,
-                       last_epoch, lrs_of(opt) if opt is not None else (), first)
+                       last_epoch, lrs_of(opt) if opt is not None else (), first, effect)
 
     def _judge_checkpoint(self) -> None:
         saves, self.saves = self.saves, []
@@ -381,7 +388,9 @@ class CheckpointState:
         for n in missing:
             what.append(f"{n.label}'s (last_epoch {n.last_epoch})")
             lr_change = ""
-            if fmt_lrs(n.first_lrs) != fmt_lrs(n.lrs):
+            if n.effect is not None:
+                lr_change = f" ({n.effect})"
+            elif fmt_lrs(n.first_lrs) != fmt_lrs(n.lrs):
                 lr_change = f" (LR back to {fmt_lrs(n.first_lrs)} from {fmt_lrs(n.lrs)})"
             consequences.append(f"restarts {n.label} from last_epoch 0{lr_change}")
         if scale:
@@ -429,6 +438,8 @@ class CheckpointState:
                 continue
             if sched in self.loaded or _last_epoch(sched) != 0:
                 continue  # restored, or positioned by the code (last_epoch=, fast-forward steps)
+            if not _resume_effect(sched)[0]:
+                continue  # ExponentialLR goes on from the restored LR exactly
             built = self.constructed.get(id(sched))
             if built is not None and built[0]() is sched and self._call_has(built[1], "last_epoch"):
                 continue
@@ -457,7 +468,7 @@ class CheckpointState:
             if sched is None or sched in self.loaded:
                 continue
             if not (ev.args or ev.kwargs):  # step(epoch) positions the schedule itself
-                self._report_resume(resume, label)
+                self._report_resume(resume, label, _resume_effect(sched)[1])
         self._prune_resumes()
         if not any(r.candidates or r.plateaus for r in self.resumes):
             self._listening_schedulers = False
@@ -497,14 +508,16 @@ class CheckpointState:
             key=("resume-scaler", resume.site),
         )
 
-    def _report_resume(self, resume: _Resume, label: str) -> None:
+    def _report_resume(self, resume: _Resume, label: str, effect: str | None) -> None:
         steps = f" trained for {resume.steps} steps" if resume.steps else " with trained state"
+        if effect is None:
+            effect = ("the resumed run replays the schedule from its first value (warm-up again, "
+                      "LR back at its peak) instead of continuing it")
         self.engine.report(
             Finding(
                 "LRD007",
                 f"optimizer.load_state_dict() restored {resume.label}{steps}, but {label} was never loaded and started "
-                f"from scratch (last_epoch 0): the resumed run replays the schedule from its first "
-                f"value (warm-up again, LR back at its peak) instead of continuing it",
+                f"from scratch (last_epoch 0): {effect}",
                 location(resume.site),
                 evidence={"optimizer": resume.label, "optimizer_steps": resume.steps, "scheduler": label},
             ),
@@ -536,8 +549,9 @@ class CheckpointState:
             self._judge_checkpoint()
         for resume in self.resumes:
             for ref, label in resume.candidates.values():
-                if ref() is not None:  # trained after the resume, the schedule never moved on
-                    self._report_resume(resume, label)
+                sched = ref()
+                if sched is not None:  # trained after the resume, the schedule never moved on
+                    self._report_resume(resume, label, _resume_effect(sched)[1])
         self.resumes = []
         self.returned.clear()
 
@@ -589,3 +603,27 @@ def _last_epoch(sched: Any) -> int | None:
 
 
 CHECKS = (CheckpointState,)
+
+
+def _resume_effect(sched: Any) -> tuple[bool, str | None]:
+    """Whether losing ``sched``'s state moves a resumed run's schedule, and how, when it is one
+    of PyTorch's chainable schedulers (they scale the LR restored with the optimizer; see
+    `schedulers.resumed_without_state`); (True, None) for the rest, which go back to their
+    first value. Only torch's own classes are read by name: a subclass may compute its LR
+    differently."""
+    cls = type(sched)
+    if cls.__module__ != "torch.optim.lr_scheduler" or cls.__name__ not in SCHEDULERS:
+        return True, None
+    shown = {}
+    for param, _ in SCHEDULERS[cls.__name__].horizon_params:
+        value = getattr(sched, param, None)
+        if param == "milestones" and value is not None:
+            value = sorted(value)
+        if value is not None and not callable(value):
+            shown[param] = str(value)
+    text = resumed_without_state(cls.__name__, shown)
+    if text is None:
+        return False, None
+    if text == resumed_without_state("LambdaLR"):
+        return True, None  # closed form: the caller says it with the LRs it knows
+    return True, text
