@@ -320,6 +320,22 @@ def print_labels(cases: list[Case], pattern: str) -> int:
     return 0
 
 
+def print_fetch_list(cases: list[Case], cache: Path) -> int:
+    """The snapshots still needed, most incomplete cases first (ties: held-out cases first, as
+    the held-out numbers are the ones a partial cache distorts most, then by name)."""
+    needed: dict[str, list[Case]] = {}
+    for case in cases:
+        if missing_files(case, cache):
+            needed.setdefault(case.fetched_from or case.repo, []).append(case)
+    order = sorted(needed, key=lambda r: (-len(needed[r]),
+                                          -sum(c.split == "heldout" for c in needed[r]), r))
+    for repo in order:
+        print(repo)
+    print(f"{len(order)} repositories to fetch for {sum(map(len, needed.values()))} case(s)",
+          file=sys.stderr)
+    return 1 if order else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=["dev", "heldout", "all"], default="dev")
@@ -330,6 +346,10 @@ def main(argv: list[str] | None = None) -> int:
                     "beside this Python, else on PATH)")
     ap.add_argument("--list-missing", action="store_true",
                     help="print the files that must be fetched into the cache, then exit")
+    ap.add_argument("--fetch-list", action="store_true",
+                    help="print the repositories to `fetch` for the cases still missing files, "
+                    "one `owner/name` a line, those that complete the most cases first (a "
+                    "session may fetch 500 repositories; the manifest names more), then exit")
     ap.add_argument("--extract-from-mirrors", nargs="?", const=DEFAULT_MIRRORS, type=Path,
                     metavar="DIR", help="fill the cache from snapshots fetched into DIR "
                     "(default %(const)s), then exit")
@@ -360,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
         return print_labels(cases, args.labels)
     if args.extract_from_mirrors:
         return 1 if extract_from_mirrors(cases, args.cache, args.extract_from_mirrors) else 0
+    if args.fetch_list:
+        return print_fetch_list(cases, args.cache)
     if args.list_missing:
         n = 0
         for case in cases:
