@@ -28,7 +28,7 @@ from lrdoctor.check.index import dotted
 from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
-from lrdoctor.check.position import built_at_a_position
+from lrdoctor.check.position import built_at_a_position, replays_to_resume
 from lrdoctor.check.project import display_path, lightning_accumulation
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import (
@@ -521,6 +521,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if _never_ends(sched):
             continue  # `CosineAnnealingLR(opt, T_max=int(1e10))`: a constant LR by design
+        if replays_to_resume(ctx, e):
+            continue  # `for _ in range(start_epoch * n): sched.step()`: a resume's fast-forward
         if gran == "batch":
             shared = _update_conds(ctx, e, loop)
             own = [c for c in e.conds_inside(loop)
