@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import check_project, codes
+from .helpers import check_project, codes, messages
 
 # 1. and 2. a helper module restores the optimizer and replays the schedule ---------------------
 
@@ -213,3 +213,52 @@ def test_a_comprehension_that_steps_in_the_batch_loop_is_still_per_batch() -> No
             [s.step() for s in schedulers]
     """
     assert codes(source) == ["LRD002"]
+
+
+# 3. LRD006 on a scheduler a setting picks names every class the call holds for ------------------
+
+CHOICE = """
+import argparse
+
+import torch
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--model", default="pointnet")
+args = ap.parse_args()
+model = torch.nn.Linear(3, 3)
+if args.model == "dgcnn":
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    scheduler = {first}
+else:
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=20, gamma=0.5)
+loader = [torch.randn(2, 3)] * 4
+for epoch in range(300):
+    scheduler.step({argument})
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).mean().backward()
+        optimizer.step()
+"""
+
+COSINE = "torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, 250, eta_min=1e-3)"
+SECOND_STEP = "torch.optim.lr_scheduler.StepLR(optimizer, step_size=50, gamma=0.1)"
+
+
+def test_lrd006_on_a_choice_names_both_classes() -> None:
+    # main: "passes an epoch to CosineAnnealingLR" although the default builds a StepLR
+    found = messages(CHOICE.format(first=COSINE, argument="epoch"))
+    assert len(found) == 1
+    assert "passes an epoch to CosineAnnealingLR or StepLR (whichever the setting picks)" \
+        in found[0]
+
+
+def test_lrd006_on_a_choice_of_one_class_names_it_once() -> None:
+    found = messages(CHOICE.format(first=SECOND_STEP, argument="epoch"))
+    assert len(found) == 1
+    assert "passes an epoch to StepLR: the argument is deprecated" in found[0]
+
+
+def test_no_epoch_no_lrd006_on_a_choice() -> None:
+    # `scheduler.step()` at the top of the epoch: before the updates (LRD001), no epoch given
+    assert codes(CHOICE.format(first=COSINE, argument="")) == ["LRD001"]

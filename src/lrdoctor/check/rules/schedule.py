@@ -2562,6 +2562,16 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             f"{built} (warmup_scheduler), which hands it on to torch's step(epoch)"
             if built == "GradualWarmupScheduler"
             else "a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()")
+        if sched.cls and _chosen(e):
+            # one call on a scheduler a setting picks (`StepLR` or `CosineAnnealingLR`): the
+            # finding is the call's, so it names every option's class it holds for
+            classes = sorted({o.obj.cls for o in _sched_steps(ctx)
+                              if o.node is e.node and o.obj is not None and o.obj.cls
+                              and o.obj.cls not in ("ReduceLROnPlateau",
+                                                    "CosineAnnealingWarmRestarts")
+                              and (o.obj.origin in ("torch", "hf") or o.obj.torch_step)})
+            if len(classes) > 1:
+                target = f"{' or '.join(classes)} (whichever the setting picks)"
         yield Diagnostic.at(
             "LRD006",
             f"`{receiver(e)}.step({given})` passes an epoch to {target}"
