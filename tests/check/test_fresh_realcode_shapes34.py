@@ -14,6 +14,11 @@ Programs written for these tests; no third-party code.
    range(n)]``) was not traced at all, so the resume looked like it lost the schedule (a
    false LRD007). A list or set comprehension used as a statement now runs as the ``for``
    loop it stands for.
+3. LRD006 on one ``step(epoch)`` over a scheduler a setting picks named only the first class
+   built; it names every option's class.
+4. Full-graph training (``for epoch in range(total_steps): ... optimizer.step();
+   scheduler.step()``, no batch loop inside) makes one update per pass: a warm-up counted in
+   steps and stepped there is stepped per update, not "once per epoch" (a false LRD003).
 """
 
 from __future__ import annotations
@@ -262,3 +267,67 @@ def test_lrd006_on_a_choice_of_one_class_names_it_once() -> None:
 def test_no_epoch_no_lrd006_on_a_choice() -> None:
     # `scheduler.step()` at the top of the epoch: before the updates (LRD001), no epoch given
     assert codes(CHOICE.format(first=COSINE, argument="")) == ["LRD001"]
+
+
+# 4. full-graph training: each pass of the "epoch" loop is one update ----------------------------
+
+FULL_GRAPH = """
+import torch
+
+model = torch.nn.Linear(3, 3)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+warmup_steps = 100
+total_steps = 10000
+scheduler = torch.optim.lr_scheduler.LambdaLR(
+    optimizer, lambda s: min(1.0, (s + 1) / warmup_steps) * max(0.0, 1 - s / total_steps))
+graph = torch.randn(50, 3)
+{body}
+"""
+
+ONE_UPDATE_PER_PASS = """for epoch in range(total_steps):
+    loss = model(graph).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()"""
+
+UPDATES_IN_AN_INNER_LOOP = """chunks = [graph[i::8] for i in range(8)]
+for epoch in range(100):
+    for chunk in chunks:
+        loss = model(chunk).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    scheduler.step()"""
+
+
+def test_full_graph_epoch_loop_steps_a_step_sized_schedule_per_update() -> None:
+    # main: LRD003 ("stepped once per epoch, ... counted in batches"): every epoch is one update
+    assert codes(FULL_GRAPH.format(body=ONE_UPDATE_PER_PASS)) == []
+
+
+def test_updates_in_an_inner_loop_keep_lrd003() -> None:
+    # the twin: eight updates per epoch, the warm-up stepped once per epoch
+    assert codes(FULL_GRAPH.format(body=UPDATES_IN_AN_INNER_LOOP)) == ["LRD003"]
+
+
+def test_a_whole_epoch_accumulated_into_one_update_keeps_lrd003() -> None:
+    # one update per epoch, but the OneCycleLR is sized in loader batches
+    source = """
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    epochs = 50
+    model = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loader = DataLoader(TensorDataset(torch.randn(64, 3), torch.randn(64, 1)), batch_size=8)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, max_lr=1e-2, total_steps=epochs * len(loader))
+    for epoch in range(epochs):
+        optimizer.zero_grad()
+        for x, y in loader:
+            (torch.nn.functional.mse_loss(model(x), y) / len(loader)).backward()
+        optimizer.step()
+        scheduler.step()
+    """
+    assert codes(source) == ["LRD003"]

@@ -591,6 +591,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue
             if _only_traces_the_schedule(ctx, e, loop):
                 continue  # an LR plot: `for epoch in range(n): sched.step(); lrs.append(...)`
+            if _one_update_per_pass(ctx, e, loop):
+                continue  # full-graph training: each pass of `for epoch in ...` is one update
             if _counts_passes_of(ctx, sched, h, loop):
                 continue  # `for _ in trange(n_iters): <batches>; sched.step()`, T_0=n_iters // 10
             if _counts_items_of(ctx, sched, h, loop):
@@ -1275,6 +1277,20 @@ def _only_traces_the_schedule(ctx: FileContext, e: Event, loop: Loop) -> bool:
             if name not in _RECORDING_CALLS:
                 return False
     return True
+
+
+def _one_update_per_pass(ctx: FileContext, e: Event, loop: Loop) -> bool:
+    """The loop that steps the scheduler makes its updates in its own body, one pass one
+    update, and runs no batch loop inside (full-batch training on a graph or a small table:
+    ``for epoch in range(n): loss = model(graph); loss.backward(); opt.step();
+    sched.step()``): stepping once per pass is stepping once per update, whatever unit the
+    horizon's names suggest. Not when a data loader's loop runs inside it (a whole epoch of
+    batches accumulated into one update), or when some update sits in a nested loop."""
+    if loop.contains_batch:
+        return False
+    updates = [u for u in ctx.events_by_root.get(e.root, [])
+               if u.kind in ("opt_step", "scaler_step") and u.in_loop(loop)]
+    return bool(updates) and all(u.loop is loop for u in updates)
 
 
 def _last_batch_test(cond: Cond) -> bool:
