@@ -9,8 +9,16 @@ training) and LRD007 (a schedule left out of a checkpoint) both ask this questio
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING, Any
 
+from lrdoctor.check.model import Event, Loop
 from lrdoctor.check.values import Const, Obj
+
+if TYPE_CHECKING:
+    from lrdoctor.check.context import FileContext
+
+# the events that update the model: a loop holding none of them trains nothing
+UPDATE_KINDS = ("opt_step", "scaler_step", "backward", "scale_backward")
 
 # where torch's schedulers take `last_epoch` by position (the optimizer is argument 0)
 LAST_EPOCH_INDEX = {
@@ -56,3 +64,44 @@ def built_at_a_position(s: Obj) -> bool:
         held = s.scope.vars.get(value.id)
         fresh = isinstance(held, Const) and held.value == -1
     return not fresh
+
+
+def built_site(obj: Obj) -> Any:
+    """Where an object is built (its identity when lrdoctor did not see it built)."""
+    return (obj.path, obj.line, obj.col) if obj.call is not None else obj.id
+
+
+def trains_in(loop: Loop, events: list[Event]) -> bool:
+    """Whether one of a root's ``events`` updates the model inside ``loop``."""
+    return any(u.kind in UPDATE_KINDS and u.in_loop(loop) for u in events)
+
+
+def fast_forwarded(ctx: FileContext) -> set[Any]:
+    """Schedulers a resume positions by replaying their steps (``for _ in range(start_epoch):
+    scheduler.step()``, or the same loop written as a comprehension): stepped in a loop that
+    trains nothing, while another loop steps them between updates. Their sites
+    (`built_site`)."""
+    replayed: set[Any] = set()
+    training: set[Any] = set()
+    for events in ctx.events_by_root.values():
+        for e in events:
+            if e.kind != "sched_step" or e.obj is None:
+                continue
+            if e.loop is None:
+                # a method that steps and then runs its batch loop (`def train(self):
+                # self.scheduler.step(); for batch in loader: ...`), called per epoch by a
+                # driver this file does not hold: it steps where the updates are
+                if any(u.kind in UPDATE_KINDS for u in events):
+                    training.add(built_site(e.obj))
+                continue
+            (training if trains_in(e.loop, events) else replayed).add(built_site(e.obj))
+    return replayed & training
+
+
+def replays_to_resume(ctx: FileContext, e: Event) -> bool:
+    """The scheduler step ``e`` is a resume's fast-forward: its loop trains nothing, and the
+    scheduler is stepped between updates elsewhere (`fast_forwarded`). How often such a loop
+    runs says where the run resumes, not how often the schedule advances in training."""
+    if e.loop is None or e.obj is None or trains_in(e.loop, ctx.events_by_root.get(e.root, [])):
+        return False
+    return built_site(e.obj) in fast_forwarded(ctx)

@@ -1211,6 +1211,13 @@ class Tracer:
 
     def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:
         if isinstance(stmt, ast.Expr):
+            loop = _comprehension_as_for(stmt)
+            if loop is not None:
+                # `[scheduler.step() for _ in range(n)]` written as a statement, for the
+                # element's effects: the loop it stands for, its target in a scope of its
+                # own (as Python gives a comprehension)
+                self.exec_for(loop, Scope({}, scope.module, scope, scope.self_val, scope.owner))
+                return
             self.eval(stmt.value, scope)
         elif isinstance(stmt, ast.Assign):
             self.nothing_calls.pop(id(stmt.value), None)
@@ -5196,6 +5203,25 @@ class _Same:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Same) and other.obj is self.obj
+
+
+@per_node
+def _comprehension_as_for(stmt: ast.Expr) -> ast.For | None:
+    """A list or set comprehension used as a statement (its list thrown away), with one
+    synchronous ``for`` clause, as the loop it runs: ``[sched.step() for _ in range(n)]`` is
+    ``for _ in range(n): sched.step()`` (its ``if`` clauses as nested ``if`` statements). The
+    loop carries the comprehension's position. None for any other statement."""
+    comp = stmt.value
+    if not isinstance(comp, (ast.ListComp, ast.SetComp)) or len(comp.generators) != 1:
+        return None
+    gen = comp.generators[0]
+    if gen.is_async:
+        return None
+    body: list[ast.stmt] = [ast.copy_location(ast.Expr(value=comp.elt), comp.elt)]
+    for test in reversed(gen.ifs):
+        body = [ast.copy_location(ast.If(test=test, body=body, orelse=[]), test)]
+    loop = ast.For(target=gen.target, iter=gen.iter, body=body, orelse=[], type_comment=None)
+    return ast.copy_location(loop, stmt)
 
 
 @per_node

@@ -28,7 +28,7 @@ from lrdoctor.check.index import dotted
 from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
-from lrdoctor.check.position import built_at_a_position
+from lrdoctor.check.position import built_at_a_position, replays_to_resume
 from lrdoctor.check.project import display_path, lightning_accumulation
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import (
@@ -521,6 +521,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if _never_ends(sched):
             continue  # `CosineAnnealingLR(opt, T_max=int(1e10))`: a constant LR by design
+        if replays_to_resume(ctx, e):
+            continue  # `for _ in range(start_epoch * n): sched.step()`: a resume's fast-forward
         if gran == "batch":
             shared = _update_conds(ctx, e, loop)
             own = [c for c in e.conds_inside(loop)
@@ -589,6 +591,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue
             if _only_traces_the_schedule(ctx, e, loop):
                 continue  # an LR plot: `for epoch in range(n): sched.step(); lrs.append(...)`
+            if _one_update_per_pass(ctx, e, loop):
+                continue  # full-graph training: each pass of `for epoch in ...` is one update
             if _counts_passes_of(ctx, sched, h, loop):
                 continue  # `for _ in trange(n_iters): <batches>; sched.step()`, T_0=n_iters // 10
             if _counts_items_of(ctx, sched, h, loop):
@@ -1273,6 +1277,20 @@ def _only_traces_the_schedule(ctx: FileContext, e: Event, loop: Loop) -> bool:
             if name not in _RECORDING_CALLS:
                 return False
     return True
+
+
+def _one_update_per_pass(ctx: FileContext, e: Event, loop: Loop) -> bool:
+    """The loop that steps the scheduler makes its updates in its own body, one pass one
+    update, and runs no batch loop inside (full-batch training on a graph or a small table:
+    ``for epoch in range(n): loss = model(graph); loss.backward(); opt.step();
+    sched.step()``): stepping once per pass is stepping once per update, whatever unit the
+    horizon's names suggest. Not when a data loader's loop runs inside it (a whole epoch of
+    batches accumulated into one update), or when some update sits in a nested loop."""
+    if loop.contains_batch:
+        return False
+    updates = [u for u in ctx.events_by_root.get(e.root, [])
+               if u.kind in ("opt_step", "scaler_step") and u.in_loop(loop)]
+    return bool(updates) and all(u.loop is loop for u in updates)
 
 
 def _last_batch_test(cond: Cond) -> bool:
@@ -2560,6 +2578,16 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             f"{built} (warmup_scheduler), which hands it on to torch's step(epoch)"
             if built == "GradualWarmupScheduler"
             else "a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()")
+        if sched.cls and _chosen(e):
+            # one call on a scheduler a setting picks (`StepLR` or `CosineAnnealingLR`): the
+            # finding is the call's, so it names every option's class it holds for
+            classes = sorted({o.obj.cls for o in _sched_steps(ctx)
+                              if o.node is e.node and o.obj is not None and o.obj.cls
+                              and o.obj.cls not in ("ReduceLROnPlateau",
+                                                    "CosineAnnealingWarmRestarts")
+                              and (o.obj.origin in ("torch", "hf") or o.obj.torch_step)})
+            if len(classes) > 1:
+                target = f"{' or '.join(classes)} (whichever the setting picks)"
         yield Diagnostic.at(
             "LRD006",
             f"`{receiver(e)}.step({given})` passes an epoch to {target}"

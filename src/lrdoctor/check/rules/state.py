@@ -21,7 +21,14 @@ from lrdoctor.check.horizon import ignores_first_argument, project_constant
 from lrdoctor.check.index import Scope, dotted, last_name
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, Loop, built_apart, exclusive
-from lrdoctor.check.position import built_at_a_position, fresh_start, last_epoch_arg
+from lrdoctor.check.position import (
+    built_at_a_position,
+    built_site,
+    fast_forwarded,
+    fresh_start,
+    last_epoch_arg,
+    trains_in,
+)
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import (
@@ -95,8 +102,8 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     position: ``step(val_loss, epoch)`` restores neither)."""
     # one constructor call is one scheduler of the program, also where separate traces (the
     # training method, a resume method that builds the objects again) each made their own
-    rebuilt = {_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
-    rebuilt |= _fast_forwarded(ctx)
+    rebuilt = {built_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
+    rebuilt |= fast_forwarded(ctx)
     rebuilt |= _moved_to_position(ctx)
     positioned: dict[Any, bool] = {}
     # a scheduler picked from several by a setting and handed to the function that steps it
@@ -111,7 +118,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     for e in ctx.program.events:
         if e.kind == "sched_step" and e.obj is not None:
             explicit = bool(e.info.get("nargs")) or "epoch" in (e.info.get("kwargs") or [])
-            site = _site(e.obj)
+            site = built_site(e.obj)
             positioned[site] = positioned.get(site, True) and explicit
             if e.obj.guessed and e.root == root:
                 unbound = (True if unbound is None else unbound) and explicit
@@ -119,7 +126,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
                 apart = (True if apart is None else apart) and explicit
     if unbound is None:
         unbound = apart
-    stepped = {_site(e.obj) for e in ctx.program.events
+    stepped = {built_site(e.obj) for e in ctx.program.events
                if e.kind in ("sched_step", "sched_step_update") and e.obj is not None}
     # optimizers whose resume builds a scheduler at the resumed position (`if resume: ...
     # sched = A(opt, ..., start_epoch) else: sched = A(opt, ...)`): a checkpoint needs no
@@ -138,13 +145,13 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
                     and e.obj.optimizer is optimizer:
                 candidates.setdefault(e.obj.id, e.obj)
     for s in candidates.values():
-        if s.origin == "timm" or s.in_composite or _site(s) in rebuilt:
+        if s.origin == "timm" or s.in_composite or built_site(s) in rebuilt:
             continue
-        if s.guessed and _site(s) not in stepped:
+        if s.guessed and built_site(s) not in stepped:
             # a scheduler of unknown class (a parameter named `scheduler`, a project class or
             # builder lrdoctor cannot read) that this program never steps: nothing to judge
             continue
-        if _site(s) not in stepped and unbound is None and _held_steps(s) is not False:
+        if built_site(s) not in stepped and unbound is None and _held_steps(s) is not False:
             # never stepped in this trace, under its own identity or as a stand-in: its state
             # is a fresh one's as far as lrdoctor can see; or a project's trainer holds it
             # (`self.lr_scheduler = lr_scheduler`) and steps it in a method reached through a
@@ -152,10 +159,10 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             # naming its position. A step there without one is what the resume loses.
             continue
         if plateau:
-            if s.cls != "ReduceLROnPlateau" or s.guessed or _site(s) not in stepped:
+            if s.cls != "ReduceLROnPlateau" or s.guessed or built_site(s) not in stepped:
                 continue
         elif s.cls in ("ReduceLROnPlateau", "ExponentialLR") \
-                or positioned.get(_site(s), bool(unbound)):
+                or positioned.get(built_site(s), bool(unbound)):
             # both only scale the LR they find: it is in the optimizer state, and an
             # ExponentialLR built afresh goes on from it exactly (gamma times the current LR)
             continue
@@ -164,7 +171,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
         if _positioned_through_splat(ctx, s):
             continue
         if s.optimizer is not None and any(
-                o.optimizer is not None and _site(o.optimizer) == _site(s.optimizer)
+                o.optimizer is not None and built_site(o.optimizer) == built_site(s.optimizer)
                 and _stands_for(o, s) for o in repositioned):
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
@@ -224,9 +231,6 @@ def _holds_range_test(test: ast.expr, truth: bool) -> bool:
         if isinstance(op, (ast.NotEq, ast.NotIn)):
             return not truth
     return False
-
-
-_UPDATE_KINDS = ("opt_step", "scaler_step", "backward", "scale_backward")
 
 
 def _held_steps(s: Obj) -> bool | None:
@@ -349,32 +353,6 @@ def _names_last_epoch(value: ast.expr) -> bool:
     return False
 
 
-def _trains_in(loop: Loop, events: list[Event]) -> bool:
-    """Whether one of a root's ``events`` updates the model inside ``loop``."""
-    return any(u.kind in _UPDATE_KINDS and u.in_loop(loop) for u in events)
-
-
-def _fast_forwarded(ctx: FileContext) -> set[Any]:
-    """Schedulers a resume positions by replaying their steps (``for _ in range(start_epoch):
-    scheduler.step()``): stepped in a loop that trains nothing, while another loop steps them
-    between updates."""
-    replayed: set[Any] = set()
-    training: set[Any] = set()
-    for events in ctx.events_by_root.values():
-        for e in events:
-            if e.kind != "sched_step" or e.obj is None:
-                continue
-            if e.loop is None:
-                # a method that steps and then runs its batch loop (`def train(self):
-                # self.scheduler.step(); for batch in loader: ...`), called per epoch by a
-                # driver this file does not hold: it steps where the updates are
-                if any(u.kind in _UPDATE_KINDS for u in events):
-                    training.add(_site(e.obj))
-                continue
-            (training if _trains_in(e.loop, events) else replayed).add(_site(e.obj))
-    return replayed & training
-
-
 def _moved_to_position(ctx: FileContext) -> set[Any]:
     """Schedulers a resume moves to where the run starts with one step that names the
     position (``if args.start_epoch: scheduler.step(args.start_epoch)``), outside the loops
@@ -390,15 +368,10 @@ def _moved_to_position(ctx: FileContext) -> set[Any]:
                 (k.value for k in e.node.keywords if k.arg == "epoch"), None)
             if given is None or isinstance(given, ast.Constant):
                 continue  # `step()`, `step(None)`, `step(0)`: no position of a resumed run
-            if e.loop is not None and _trains_in(e.loop, events):
+            if e.loop is not None and trains_in(e.loop, events):
                 continue  # a step of the training itself
-            moved.add(_site(e.obj))
+            moved.add(built_site(e.obj))
     return moved
-
-
-def _site(obj: Obj) -> Any:
-    """Where an object is built (its identity when lrdoctor did not see it built)."""
-    return (obj.path, obj.line, obj.col) if obj.call is not None else obj.id
 
 
 def _built_apart(ctx: FileContext, sched: Obj, at: Event) -> bool:
@@ -538,16 +511,16 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
     for e in ctx.program.events:
         stepped = e.info.get("optimizer")
         if e.kind == "scaler_step" and e.obj is not None:
-            steps.setdefault(_site(e.obj), set()).add(
-                _site(stepped) if isinstance(stepped, Obj) and not stepped.guessed else None)
+            steps.setdefault(built_site(e.obj), set()).add(
+                built_site(stepped) if isinstance(stepped, Obj) and not stepped.guessed else None)
         if e.kind == "scaler_step" and e.obj is not None and not e.obj.guessed \
                 and isinstance(stepped, Obj) and stepped.id in wanted:
             candidates.setdefault(e.obj.id, e.obj)
     if wanted:
-        sites = {_site(o) for o in optimizers or []}
+        sites = {built_site(o) for o in optimizers or []}
         candidates = {k: s for k, s in candidates.items()
-                      if not steps.get(_site(s)) or None in steps[_site(s)]
-                      or steps[_site(s)] & sites}
+                      if not steps.get(built_site(s)) or None in steps[built_site(s)]
+                      or steps[built_site(s)] & sites}
     found = [(s, flag) for s in candidates.values()
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
              and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at))]
@@ -1040,7 +1013,7 @@ def _drives_another_optimizer(sched: Obj, optimizer: Obj | None) -> bool:
         return False
     if other.call is None or optimizer.call is None:
         return False
-    return _site(other) != _site(optimizer)
+    return built_site(other) != built_site(optimizer)
 
 
 def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
