@@ -177,15 +177,23 @@ def lay_out(case: Case, cache: Path, root: Path) -> None:
 
 def run_lrdoctor(lrdoctor: list[str], cwd: str, targets: list[str],
                  timeout: int) -> tuple[list[dict], str]:
-    """(findings as JSON objects, error text) of one `lrdoctor check --format json` run."""
+    """(findings as JSON objects, error text) of one `lrdoctor check --format json` run. A run
+    where lrdoctor failed on some files (exit 2, "internal error" on stderr) still prints the
+    findings of the others: both come back, so one bad file does not fail every case."""
     proc = subprocess.run([*lrdoctor, "check", "--format", "json", "--exit-zero", *targets],
                           cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    if proc.returncode not in (0, 1):
-        return [], (proc.stderr or proc.stdout).strip()[-400:] or f"exit {proc.returncode}"
     try:
-        return json.loads(proc.stdout or "[]"), ""
+        raw = json.loads(proc.stdout or "[]")
     except json.JSONDecodeError:
+        raw = None
+    if proc.returncode in (0, 1) and raw is not None:
+        return raw, ""
+    error = (proc.stderr or proc.stdout).strip()[-4000:] or f"exit {proc.returncode}"
+    if proc.returncode == 2 and isinstance(raw, list):
+        return raw, error
+    if raw is None and proc.returncode in (0, 1):
         return [], f"not JSON: {proc.stdout[:200]!r}"
+    return [], error[-400:]
 
 
 def to_finding(raw: dict, prefix: str = "") -> Finding:
@@ -212,14 +220,23 @@ def run_all(cases: list[Case], cache: Path, lrdoctor: list[str]) -> list[Outcome
         for case, name in zip(cases, dirs):
             lay_out(case, cache, Path(tmp, name))
         raw, error = run_lrdoctor(lrdoctor, tmp, dirs, timeout=600)
-    if error:
+    if error and not raw:
         return [Outcome(case, error=error) for case in cases]
+    # lrdoctor failed on some files: those cases are errors, the others are scored
+    failed: dict[str, str] = {}
+    for line in error.splitlines():
+        where = line.removeprefix("lrdoctor: ")
+        if where.startswith("case") and "internal error" in where:
+            failed.setdefault(where.split(os.sep, 1)[0], where)
     found: dict[str, list[Finding]] = {name: [] for name in dirs}
     for f in raw:
         name = os.path.normpath(f["path"]).split(os.sep)[0]
         if name in found:
             found[name].append(to_finding(f, prefix=name))
-    return [Outcome(case, found[name]) for case, name in zip(cases, dirs)]
+    if error and not failed:
+        return [Outcome(case, error=error) for case in cases]
+    return [Outcome(case, error=failed[name]) if name in failed else Outcome(case, found[name])
+            for case, name in zip(cases, dirs)]
 
 
 @dataclass
