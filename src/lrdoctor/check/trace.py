@@ -2764,9 +2764,13 @@ class Tracer:
             return result
         if isinstance(callee, InstanceVal):
             # `scaler(loss, optimizer, scheduler)`: calling an instance of a project class
-            # runs that class's own `__call__` (a library base's, such as nn.Module's, is not
-            # in the project and is left alone)
+            # runs that class's own `__call__`; a library base's is not in the project, except
+            # torch's Module.__call__, which runs the project class's `forward` (a trainer
+            # written as an nn.Module: `trainer(batch)` back-propagates, `trainer.update()`
+            # steps)
             found = callee.info.find("__call__")
+            if found is None and any(q in _TORCH_MODULE for q in self.qualified_bases(callee.info)):
+                found = callee.info.find("forward")
             if found is not None:
                 return self.call_function(FuncVal(found[0], found[1].module, callee, found[1]),
                                           args, kwargs, site=complete, call=node)
@@ -4741,6 +4745,10 @@ def _steps_kept_scheduler(cls: ClassInfo, found: dict[str, Any]) -> bool:
                     and node.func.value.value.id == "self":
                 return True
     return False
+
+
+# torch's module base as project files import it
+_TORCH_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
 def _lightning_module(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:
