@@ -3832,6 +3832,19 @@ class Tracer:
                 if receiver.scheduler is not None:
                     self.emit("sched_step", receiver.scheduler, node, nargs=0, kwargs=[],
                               engine=True)
+            elif method == "save_checkpoint":
+                # `engine.save_checkpoint(dir, tag, client_state={...})` writes the engine's
+                # optimizer, the scheduler handed to `initialize(lr_scheduler=...)` and what
+                # `client_state` holds, and nothing else (a client state the file does not
+                # show is left alone)
+                given = len(node.args) > 2 or any(k.arg == "client_state" for k in node.keywords)
+                state = kwargs.get("client_state", args[2] if len(args) > 2 else None)
+                if not given or isinstance(state, DictVal):
+                    kept: list[Any] = [o for o in (receiver.optimizer, receiver.scheduler)
+                                       if o is not None]
+                    if given:
+                        kept.append(state)
+                    self.emit("save", None, node, value=TupleVal(kept), deepspeed=True)
             return None
         if isinstance(receiver, UnionVal):
             result: Any = _NO_EVENT
