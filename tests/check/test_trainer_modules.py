@@ -170,3 +170,65 @@ def test_a_model_called_in_the_loop_adds_nothing() -> None:
                 scheduler.step()
     """
     assert codes(source) == []
+
+
+# a scheduler built anew on every pass of the loop that steps it --------------------------
+# Following `trainer(...)` into forward() placed a forward that builds its own optimizer and
+# scheduler on each call in the batch loop. The same shape written inline or in a function
+# was already read as one scheduler stepped every batch; each pass builds and steps a new one.
+
+REBUILT = """
+import torch
+{define}
+
+def run(cfg, loader, net):
+    {before}for epoch in range(cfg.epochs):
+        for x in loader:
+{body}
+"""
+
+BUILD_AND_STEP = """            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1)
+            sched.step()"""
+
+HELPER = '''
+
+def build_and_step(net):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1)
+    sched.step()
+'''
+
+
+def test_scheduler_built_and_stepped_in_the_loop_body_is_silent() -> None:
+    assert codes(REBUILT.format(define="", before="", body=BUILD_AND_STEP)) == []
+
+
+def test_scheduler_built_and_stepped_in_a_function_called_per_batch_is_silent() -> None:
+    source = REBUILT.format(define=HELPER, before="", body="            build_and_step(net)")
+    assert codes(source) == []
+
+
+def test_scheduler_built_before_the_loop_and_stepped_per_batch_is_still_reported() -> None:
+    before = ("opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+              "    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1)\n    ")
+    assert codes(REBUILT.format(define="", before=before, body="            sched.step()")) \
+        == ["LRD002"]
+
+
+def test_scheduler_built_in_an_outer_loop_and_stepped_per_batch_is_still_reported() -> None:
+    # a new scheduler per fold, each stepped every batch of the folds' epochs
+    source = """
+    import torch
+
+
+    def run(cfg, loader, net):
+        for fold in range(cfg.folds):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30)
+            for epoch in range(cfg.epochs):
+                for x in loader:
+                    opt.step()
+                    sched.step()
+    """
+    assert codes(source) == ["LRD002"]

@@ -498,6 +498,16 @@ def _small_literal(sched: Obj, h: Horizon) -> bool:
     return gamma is None or gamma < 0.95 or (gamma < 1 and gamma ** (1000 / h.value) < 0.01)
 
 
+def _built_each_pass(ctx: FileContext, e: Event, sched: Obj, loop: Loop) -> bool:
+    """Every construction of ``sched`` in the trace that steps it (``e``) runs inside
+    ``loop``: each pass builds a new scheduler (`opt = SGD(...); sched = StepLR(opt, 1);
+    sched.step()` in the loop body, or in a function or module ``forward`` it calls), so no
+    scheduler is stepped once per pass of that loop."""
+    built = [c for c in ctx.events_by_root.get(e.root, [])
+             if c.kind == "create" and c.obj is sched and c.order < e.order]
+    return bool(built) and all(c.loop is not None and c.in_loop(loop) for c in built)
+
+
 @rule("LRD002", "LRD003")
 def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
     # a Lightning config is reported where it is fixed (configure_optimizers' interval), not a
@@ -516,6 +526,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
         gran, loop = granularity(e)
         if loop is None or not gran:
             continue
+        if _built_each_pass(ctx, e, sched, loop):
+            continue  # a new scheduler every pass of the loop, each stepped once
         if not plateau and not _plain_step(e) \
                 and not (gran == "epoch" and _steps_to_the_epoch_count(e, loop)):
             continue
