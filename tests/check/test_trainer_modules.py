@@ -232,3 +232,21 @@ def test_scheduler_built_in_an_outer_loop_and_stepped_per_batch_is_still_reporte
                     sched.step()
     """
     assert codes(source) == ["LRD002"]
+
+
+def test_scheduler_built_lazily_on_the_first_pass_is_still_reported() -> None:
+    source = """
+    import torch
+
+
+    def run(cfg, loader, net):
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        sched = None
+        for epoch in range(cfg.epochs):
+            for x in loader:
+                opt.step()
+                if sched is None:
+                    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30)
+                sched.step()
+    """
+    assert codes(source) == ["LRD002"]

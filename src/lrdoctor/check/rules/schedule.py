@@ -505,7 +505,26 @@ def _built_each_pass(ctx: FileContext, e: Event, sched: Obj, loop: Loop) -> bool
     scheduler is stepped once per pass of that loop."""
     built = [c for c in ctx.events_by_root.get(e.root, [])
              if c.kind == "create" and c.obj is sched and c.order < e.order]
-    return bool(built) and all(c.loop is not None and c.in_loop(loop) for c in built)
+    # (built under no test inside the loop: `if sched is None: sched = StepLR(...)` builds
+    # one on the first pass only)
+    return bool(built) and all(c.loop is not None and c.in_loop(loop)
+                               and not c.conds_inside(loop) and _bound_afresh(ctx, c)
+                               for c in built)
+
+
+def _bound_afresh(ctx: FileContext, built: Event) -> bool:
+    """The construction ``built`` is assigned to plain local names of a function that is not
+    an accessor (no decorator: a ``cached_property`` builds once, on first read), so each run
+    of it makes a new object; not when it is stored on an object (``self.sched = ...``, kept
+    across calls) or returned."""
+    tree = ctx.tree_of(built.path)
+    if tree is None or not isinstance(built.node, ast.Call):
+        return False
+    fn = function_around(tree, built.node)
+    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.decorator_list:
+        return False
+    return any(isinstance(node, ast.Assign) and node.value is built.node
+               and all(isinstance(t, ast.Name) for t in node.targets) for node in ast.walk(fn))
 
 
 @rule("LRD002", "LRD003")
