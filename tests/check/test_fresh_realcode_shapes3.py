@@ -243,8 +243,9 @@ def test_wrapper_that_steps_only_after_a_real_update_is_silent() -> None:
 
 
 def test_module_call_is_not_traced_as_a_call_method() -> None:
-    # nn.Module's __call__ belongs to torch: `model(x)` on a module class with a forward()
-    # that builds an optimizer is not run as if it were the project's __call__
+    # `net(x)` runs the module's forward() (torch's Module.__call__, followed since rcnew51);
+    # this forward builds a new optimizer and scheduler on every call and steps each once, so
+    # no scheduler is stepped once per batch (see tests/check/test_trainer_modules.py)
     source = """
     import torch
 

@@ -2771,9 +2771,13 @@ class Tracer:
             return result
         if isinstance(callee, InstanceVal):
             # `scaler(loss, optimizer, scheduler)`: calling an instance of a project class
-            # runs that class's own `__call__` (a library base's, such as nn.Module's, is not
-            # in the project and is left alone)
+            # runs that class's own `__call__`; a library base's is not in the project, except
+            # torch's Module.__call__, which runs the project class's `forward` (a trainer
+            # written as an nn.Module: `trainer(batch)` back-propagates, `trainer.update()`
+            # steps)
             found = callee.info.find("__call__")
+            if found is None and any(q in _TORCH_MODULE for q in self.qualified_bases(callee.info)):
+                found = callee.info.find("forward")
             if found is not None:
                 return self.call_function(FuncVal(found[0], found[1].module, callee, found[1]),
                                           args, kwargs, site=complete, call=node)
@@ -3835,6 +3839,19 @@ class Tracer:
                 if receiver.scheduler is not None:
                     self.emit("sched_step", receiver.scheduler, node, nargs=0, kwargs=[],
                               engine=True)
+            elif method == "save_checkpoint":
+                # `engine.save_checkpoint(dir, tag, client_state={...})` writes the engine's
+                # optimizer, the scheduler handed to `initialize(lr_scheduler=...)` and what
+                # `client_state` holds, and nothing else (a client state the file does not
+                # show is left alone)
+                given = len(node.args) > 2 or any(k.arg == "client_state" for k in node.keywords)
+                state = kwargs.get("client_state", args[2] if len(args) > 2 else None)
+                if not given or isinstance(state, DictVal):
+                    kept: list[Any] = [o for o in (receiver.optimizer, receiver.scheduler)
+                                       if o is not None]
+                    if given:
+                        kept.append(state)
+                    self.emit("save", None, node, value=TupleVal(kept), deepspeed=True)
             return None
         if isinstance(receiver, UnionVal):
             result: Any = _NO_EVENT
@@ -4748,6 +4765,10 @@ def _steps_kept_scheduler(cls: ClassInfo, found: dict[str, Any]) -> bool:
                     and node.func.value.value.id == "self":
                 return True
     return False
+
+
+# torch's module base as project files import it
+_TORCH_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
 def _lightning_module(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:

@@ -498,6 +498,35 @@ def _small_literal(sched: Obj, h: Horizon) -> bool:
     return gamma is None or gamma < 0.95 or (gamma < 1 and gamma ** (1000 / h.value) < 0.01)
 
 
+def _built_each_pass(ctx: FileContext, e: Event, sched: Obj, loop: Loop) -> bool:
+    """Every construction of ``sched`` in the trace that steps it (``e``) runs inside
+    ``loop``: each pass builds a new scheduler (`opt = SGD(...); sched = StepLR(opt, 1);
+    sched.step()` in the loop body, or in a function or module ``forward`` it calls), so no
+    scheduler is stepped once per pass of that loop."""
+    built = [c for c in ctx.events_by_root.get(e.root, [])
+             if c.kind == "create" and c.obj is sched and c.order < e.order]
+    # (built under no test inside the loop: `if sched is None: sched = StepLR(...)` builds
+    # one on the first pass only)
+    return bool(built) and all(c.loop is not None and c.in_loop(loop)
+                               and not c.conds_inside(loop) and _bound_afresh(ctx, c)
+                               for c in built)
+
+
+def _bound_afresh(ctx: FileContext, built: Event) -> bool:
+    """The construction ``built`` is assigned to plain local names of a function that is not
+    an accessor (no decorator: a ``cached_property`` builds once, on first read), so each run
+    of it makes a new object; not when it is stored on an object (``self.sched = ...``, kept
+    across calls) or returned."""
+    tree = ctx.tree_of(built.path)
+    if tree is None or not isinstance(built.node, ast.Call):
+        return False
+    fn = function_around(tree, built.node)
+    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.decorator_list:
+        return False
+    return any(isinstance(node, ast.Assign) and node.value is built.node
+               and all(isinstance(t, ast.Name) for t in node.targets) for node in ast.walk(fn))
+
+
 @rule("LRD002", "LRD003")
 def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
     # a Lightning config is reported where it is fixed (configure_optimizers' interval), not a
@@ -516,6 +545,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
         gran, loop = granularity(e)
         if loop is None or not gran:
             continue
+        if _built_each_pass(ctx, e, sched, loop):
+            continue  # a new scheduler every pass of the loop, each stepped once
         if not plateau and not _plain_step(e) \
                 and not (gran == "epoch" and _steps_to_the_epoch_count(e, loop)):
             continue

@@ -698,7 +698,8 @@ def _contents(ctx: FileContext, e: Event) -> tuple[set[int], list[str]] | None:
     objs: set[int] = set()
     words: list[str] = []
     value = e.info.get("value")
-    if isinstance(value, DictVal) or isinstance(value, TupleVal) and e.info.get("accelerate"):
+    if isinstance(value, DictVal) or isinstance(value, TupleVal) and (
+            e.info.get("accelerate") or e.info.get("deepspeed")):
         return (objs, words) if _saved(value, objs, words) else None
     node: ast.expr | None = None
     scope: Scope | None = None
@@ -880,6 +881,19 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             f"`{receiver(e)}.save_state()` stores what went through `prepare()` (the optimizer) "
             f"but not {' or '.join(missing)}, which was neither prepared nor registered with "
             f"`register_for_checkpointing()`: on resume {' and '.join(consequence)}",
+            e.path,
+            e.node,
+        )
+        return
+    if e.info.get("deepspeed"):
+        # `engine.save_checkpoint()` writes the engine's own optimizer and scheduler and the
+        # client state
+        yield Diagnostic.at(
+            "LRD007",
+            f"`{receiver(e)}.save_checkpoint()` stores the engine's optimizer but not "
+            f"{' or '.join(missing)}: it writes only what was handed to "
+            f"`deepspeed.initialize()` and what `client_state` holds; on resume "
+            f"{' and '.join(consequence)}",
             e.path,
             e.node,
         )
