@@ -114,6 +114,49 @@ def test_plain_loop_twin_with_the_drop_stays_silent() -> None:
     assert codes(plain) == []
 
 
+TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, net, batches, cfg):
+        self.net = net
+        self.batches = batches
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.05)
+        self.sched = torch.optim.lr_scheduler.OneCycleLR(
+            self.opt, max_lr=0.05, epochs=cfg.epochs, steps_per_epoch=len(batches))
+        self.scaler = torch.amp.GradScaler("cuda")
+        if cfg.constant_lr:
+            self.sched = None
+        self.epochs = cfg.epochs
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            for inputs, targets in self.batches:
+                self.opt.zero_grad()
+                with torch.autocast("cuda"):
+                    loss = torch.nn.functional.mse_loss(self.net(inputs), targets)
+                self.scaler.scale(loss).backward()
+                self.scaler.step(self.opt)
+{after_step}
+"""
+
+
+def test_attribute_dropped_on_one_path_still_steps_after_skipped_updates() -> None:
+    after = """                self.scaler.update()
+                if self.sched is not None:
+                    self.sched.step()"""
+    assert "LRD005" in codes(TRAINER.format(after_step=after))
+
+
+def test_attribute_dropped_on_one_path_twin_steps_only_after_real_updates() -> None:
+    after = """                scale = self.scaler.get_scale()
+                self.scaler.update()
+                if self.sched is not None and self.scaler.get_scale() >= scale:
+                    self.sched.step()"""
+    assert "LRD005" not in codes(TRAINER.format(after_step=after))
+
+
 RESUME = """
 import torch
 from torch.utils.data import DataLoader
