@@ -14,6 +14,13 @@ Programs written for these tests; no third-party code.
    binds the name itself (``BCELoss = lossbank.SoftBCEWithLogits()``, or a function of its
    own) calls what it bound; when that is ``nn.BCELoss()``, the constructor is reported
    where it is built.
+3. Found while probing the batch's shapes with bugs written in: an LR factor a factory made
+   and kept on ``self`` (``self.lf = one_cycle(1, lrf, self.steps)`` then ``LambdaLR(opt,
+   lr_lambda=self.lf)``) was read as a bound method, so its horizon was unknown (a missed
+   LRD003 when stepped per epoch). And a factory parameter whose name says no unit
+   (``def cosine(horizon)``) is read from the argument the factory was called with
+   (``cosine(epochs * len(batches))`` counts batches); a parameter named for its unit
+   (``num_training_steps``) keeps that reading.
 """
 
 from __future__ import annotations
@@ -270,3 +277,100 @@ def test_bare_bceloss_from_a_star_import_is_still_bceloss() -> None:
     source = OWN_LOSS.format(imports="from torch.nn import *", binding="",
                              call="BCELoss()(torch.sigmoid(pred), target)")
     assert "LRD103" in codes(source)
+
+
+# 3. an LR factor a factory made, kept on `self` or in a name -------------------------------
+
+HELD_FACTOR = """
+import math
+import torch
+
+
+def cosine_factor(horizon):
+    return lambda x: (1 + math.cos(x * math.pi / horizon)) / 2
+
+
+class Trainer:
+    def __init__(self, net, batches, cfg):
+        self.net = net
+        self.batches = batches
+        self.total = cfg.total_steps
+        self.epochs = math.ceil(self.total / len(batches))
+        self.factor = cosine_factor({horizon})
+        self.opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+        self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lr_lambda=self.factor)
+
+    def train(self):
+        for epoch in range(self.epochs):
+            for inputs, targets in self.batches:
+                self.opt.zero_grad()
+                torch.nn.functional.cross_entropy(self.net(inputs), targets).backward()
+                self.opt.step()
+{step}
+"""
+
+PER_BATCH = "                self.sched.step()"
+PER_EPOCH = "            self.sched.step()"
+
+
+def test_factor_held_on_self_sized_in_batches_stepped_per_epoch() -> None:
+    assert "LRD003" in codes(HELD_FACTOR.format(horizon="self.total", step=PER_EPOCH))
+
+
+def test_factor_held_on_self_sized_in_batches_twin_stepped_per_batch() -> None:
+    assert codes(HELD_FACTOR.format(horizon="self.total", step=PER_BATCH)) == []
+
+
+def test_factor_held_on_self_sized_in_epochs_stepped_per_batch() -> None:
+    assert "LRD002" in codes(HELD_FACTOR.format(horizon="cfg.epochs", step=PER_BATCH))
+
+
+def test_factor_held_on_self_sized_in_epochs_twin_stepped_per_epoch() -> None:
+    assert codes(HELD_FACTOR.format(horizon="cfg.epochs", step=PER_EPOCH)) == []
+
+
+LOCAL_FACTOR = """
+import math
+import torch
+from torch.utils.data import DataLoader
+
+
+def cosine_factor(horizon):
+    return lambda x: (1 + math.cos(x * math.pi / horizon)) / 2
+
+
+def train(net, data, epochs):
+    batches = DataLoader(data, batch_size=16)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    factor = cosine_factor({horizon})
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
+    for epoch in range(epochs):
+        for inputs, targets in batches:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(net(inputs), targets).backward()
+            opt.step()
+        sched.step()
+"""
+
+
+def test_factory_parameter_given_batches_stepped_per_epoch() -> None:
+    # the parameter's name says nothing; the call hands it the number of batches
+    assert "LRD003" in codes(LOCAL_FACTOR.format(horizon="epochs * len(batches)"))
+
+
+def test_factory_parameter_given_epochs_twin_stepped_per_epoch() -> None:
+    assert codes(LOCAL_FACTOR.format(horizon="epochs")) == []
+
+
+def test_factory_parameter_named_steps_given_epochs_is_not_read_as_batches() -> None:
+    # `def cosine_factor(steps)` handed the epoch count: the parameter's name and the argument
+    # disagree, so neither sizes the schedule (a false LRD003 on main)
+    source = LOCAL_FACTOR.replace("def cosine_factor(horizon):", "def cosine_factor(steps):") \
+        .replace("math.pi / horizon", "math.pi / steps")
+    assert codes(source.format(horizon="epochs")) == []
+
+
+def test_factory_parameter_named_steps_given_batches_is_still_batches() -> None:
+    source = LOCAL_FACTOR.replace("def cosine_factor(horizon):", "def cosine_factor(steps):") \
+        .replace("math.pi / horizon", "math.pi / steps")
+    assert "LRD003" in codes(source.format(horizon="epochs * len(batches)"))
