@@ -180,6 +180,11 @@ def lr_factor(sched: Obj) -> tuple[ast.AST, set[str]] | None:
     if expr is None:
         return None
     if isinstance(expr, ast.Attribute):
+        held = _held_factor(expr, sched.scope)
+        if held is not None:
+            # `self.lf = one_cycle(1, lrf, self.steps)` then `LambdaLR(opt, lr_lambda=self.lf)`:
+            # the function the instance keeps, read as when it is held in a local name
+            return held, {a.arg for a in held.args.args}
         # a bound method (`DecayAfter(n_epochs, offset, decay_epoch).step`): its name says how
         # it is called, not what its horizon counts; the object it is bound to does
         return expr.value, set()
@@ -194,6 +199,19 @@ def lr_factor(sched: Obj) -> tuple[ast.AST, set[str]] | None:
             return None
         return fn, {a.arg for a in fn.args.args}
     return expr, set()
+
+
+def _held_factor(expr: ast.Attribute, scope: Scope | None
+                 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function (a lambda or a closure a factory returned, not a bound method) that
+    ``self.<name>`` holds where ``expr`` reads it, or None."""
+    if scope is None or scope.self_val is None or not (
+            isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+        return None
+    held = scope.self_val.attrs.get(expr.attr)
+    if isinstance(held, FuncVal) and held.bound is None and held.preset is None:
+        return held.fn
+    return None
 
 
 def _lambda_horizon(sched: Obj) -> Horizon:
@@ -213,6 +231,10 @@ def _lambda_horizon(sched: Obj) -> Horizon:
             and where.module.functions.get(expr.id) is body:
         while where.parent is not None:  # a function of the module reads the module's names
             where = where.parent
+    closure = _factor_closure(expr, sched.scope)
+    made = sched.scope.source_of(expr.id) \
+        if isinstance(expr, ast.Name) and sched.scope is not None else None
+    made_by = made[0] if made is not None else None
     units: dict[str, str] = {}  # unit -> the most trustworthy evidence for it
     for node in ast.walk(body):
         # a name, an attribute, or the key a setting is read by (`config["warmup_steps"]`,
@@ -222,7 +244,8 @@ def _lambda_horizon(sched: Obj) -> Horizon:
             if isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)) else ""
         )
         if word and word not in params:
-            unit, evidence = _factor_word_unit(node, word, where)
+            unit, evidence = _closure_word_unit(node, closure, made_by, sched.scope) \
+                or _factor_word_unit(node, word, where)
             if unit and _RANK[evidence] < _RANK[units.get(unit, "")]:
                 units[unit] = evidence
     if "batch" in units and "epoch" in units \
@@ -236,6 +259,62 @@ def _lambda_horizon(sched: Obj) -> Horizon:
     if "epoch" in units:
         return Horizon("epoch", "lr_lambda", short_source(expr), evidence=units["epoch"])
     return Horizon("")
+
+
+def _factor_closure(expr: ast.expr, scope: Scope | None) -> Scope | None:
+    """The scope of the factory call that made the LR factor ``expr`` names (``lf =
+    cosine(epochs)``, ``self.lf = one_cycle(1, lrf, self.steps)``): where the factory's
+    parameters are bound to what the caller handed it; None for anything else."""
+    held: Any = None
+    if isinstance(expr, ast.Name) and scope is not None:
+        held = scope.lookup(expr.id)
+    elif isinstance(expr, ast.Attribute) and _held_factor(expr, scope) is not None:
+        held = scope.self_val.attrs.get(expr.attr)  # type: ignore[union-attr]
+    return held.closure if isinstance(held, FuncVal) and held.bound is None else None
+
+
+def _closure_word_unit(node: ast.AST, closure: Scope | None, made_by: ast.expr | None,
+                       where: Scope | None) -> tuple[str, str] | None:
+    """The unit of a factory parameter the factor reads (``def cosine(horizon): return
+    lambda x: ... x / horizon``), from the argument the factory was called with
+    (``cosine(args.epochs)`` counts epochs): the value the call bound it to, or the argument
+    written in the call ``made_by`` (read in ``where``) when that value is not known. When
+    the parameter's own name says one unit (``steps``) and the argument another, neither is
+    trusted (``("", "")``: a generic name, or an argument whose help text was copied from
+    another option). None when the argument says nothing: the name is read as before."""
+    if closure is None or not isinstance(node, ast.Name) or node.id not in closure.vars:
+        return None
+    bound = closure.vars[node.id]
+    found = _NONE
+    if isinstance(bound, ExprVal):
+        found = unit_evidence(bound.node, bound.scope, 1)
+    elif isinstance(made_by, ast.Call):
+        argument = _argument_for(made_by, node.id, where)
+        if argument is not None:
+            found = unit_evidence(argument, where, 1)
+    if found[0] not in ("batch", "epoch"):
+        return None
+    own = names.unit_of_word(node.id)
+    if own in ("batch", "epoch") and own != found[0]:
+        return ("", "")
+    return found[0], found[2]
+
+
+def _argument_for(call: ast.Call, param: str, scope: Scope | None) -> ast.expr | None:
+    """What ``call`` (of a function of the module) passes for its parameter ``param``."""
+    if scope is None or not isinstance(call.func, ast.Name):
+        return None
+    fn = scope.module.functions.get(call.func.id)
+    if fn is None:
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
+    positional = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+    if param in positional and positional.index(param) < len(call.args):
+        argument = call.args[positional.index(param)]
+        return None if isinstance(argument, ast.Starred) else argument
+    return None
 
 
 def _factor_word_unit(node: ast.AST, word: str, scope: Scope | None) -> tuple[str, str]:

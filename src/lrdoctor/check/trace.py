@@ -1378,6 +1378,8 @@ class Tracer:
         narrowed = self.isinstance_narrowing(stmt.test, scope) if known is None else None
         held = [{k: v for k, v in store.items() if isinstance(v, InstanceVal)}
                 if known is None else {} for store in stores]
+        held_objects = [{k: v for k, v in store.items() if isinstance(v, Obj)}
+                        if known is None else {} for store in stores]
         # a test on the class of a known scheduler is decided before the run: the branch it
         # takes runs every time the `if` does, under no condition of its own
         by_class = known is not None and self.isinstance_outcome(stmt.test, scope) is not None
@@ -1402,6 +1404,14 @@ class Tracer:
             projects = [{k: v for k, v in store.items() if isinstance(v, InstanceVal)
                          and was.get(k) is not v} if known is None else {}
                         for store, was in zip(stores, before)]
+            for store, was in zip(stores, before):
+                for name, obj in was.items():
+                    now = store.get(name)
+                    if isinstance(obj, Obj) and isinstance(now, Const) and now.value is None:
+                        # `if extend: scheduler = None else: scheduler.last_epoch = n`: the
+                        # `else` runs on the path where the first branch did not drop the
+                        # object, so what it does to the name it does to that object
+                        store[name] = obj
             with _narrowed(narrowed, 1):
                 if by_class:
                     self.exec_by_class(stmt.orelse, scope)
@@ -1468,6 +1478,16 @@ class Tracer:
                 if now is not instance and isinstance(now, (ExprVal, type(None))) \
                         and _rebinds_on_one_side(stmt, name, store is scope.vars):
                     store[name] = instance
+        for store, objects in zip(stores, held_objects):
+            for name, obj in objects.items():
+                # `scheduler = OneCycleLR(...)` then `if extend: scheduler = None`: on the
+                # other path the name still holds the object, and what is done to it after the
+                # `if` (under `if scheduler is not None:`) is done to that object (None has
+                # nothing to track), as when the object is built in one branch of the `if`
+                now = store.get(name)
+                if now is not obj and isinstance(now, Const) and now.value is None \
+                        and _rebinds_on_one_side(stmt, name, store is scope.vars):
+                    store[name] = obj
 
     def isinstance_narrowing(self, test: ast.expr, scope: Scope
                              ) -> tuple[dict[str, Any], str, Any, Any] | None:

@@ -1343,6 +1343,11 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
     for node in ast.walk(ctx.tree):
         if isinstance(node, ast.Assign) and _is_prob_call(node.value, module):
             prob_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    # names the file binds itself: a bare `BCELoss(...)` that no import gives is a call of
+    # what the file bound to that name (`BCELoss = lossbank.SoftBCEWithLogits()`, a function
+    # of its own), not torch's class; when it holds `nn.BCELoss()`, that constructor is
+    # reported where it is built
+    own_names = {*_assigned_in(ctx.tree), *module.functions, *module.classes}
     for node in ast.walk(ctx.tree):
         if not isinstance(node, ast.Call):
             continue
@@ -1356,7 +1361,8 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
             why = _half_why(half, _scope_of(node.lineno, scopes))
         if not why:
             continue
-        if last == "BCELoss" and (qual.startswith(("torch", "nn.")) or qual == "BCELoss"):
+        if last == "BCELoss" and (qual.startswith(("torch", "nn.")) or (
+                qual == "BCELoss" and "BCELoss" not in own_names)):
             yield Diagnostic.at(
                 "LRD103",
                 f"BCELoss takes probabilities, and this file runs in float16 ({why}): a "
