@@ -1210,7 +1210,16 @@ class Tracer:
             self.frame.binds_nothing = True
 
     def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:
-        if isinstance(stmt, ast.Expr):
+        stored = _literal_setattr(stmt, scope)
+        if stored is not None:
+            # `setattr(self, "scheduler", StepLR(...))`: the store `self.scheduler = ...`
+            # it is, with the name written out
+            target, source = stored
+            self.nothing_calls.pop(id(source), None)
+            value = self.eval(source, scope)
+            self.bound_from(source)
+            self.assign(target, value, source, scope)
+        elif isinstance(stmt, ast.Expr):
             self.eval(stmt.value, scope)
         elif isinstance(stmt, ast.Assign):
             self.nothing_calls.pop(id(stmt.value), None)
@@ -4925,6 +4934,25 @@ def _periodic_skip(stmt: ast.stmt) -> bool:
                     for n in ast.walk(stmt.test))
         stmt._lrdoctor_periodic = found  # type: ignore[attr-defined]
     return bool(found)
+
+
+def _literal_setattr(stmt: ast.stmt, scope: Scope) -> tuple[ast.Attribute, ast.expr] | None:
+    """``setattr(obj, "name", value)`` as a statement, with Python's own ``setattr`` and a
+    literal identifier: the target ``obj.name`` (a node made once and kept on the call) and
+    the value stored there; None for anything else."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "setattr" and len(call.args) == 3 and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)
+            and call.args[1].value.isidentifier() and not _bound(scope, "setattr")):
+        return None
+    made: ast.Attribute | None = getattr(call, "_lrdoctor_setattr", None)
+    if made is None:
+        made = ast.copy_location(ast.Attribute(value=call.args[0], attr=call.args[1].value,
+                                               ctx=ast.Store()), call)
+        call._lrdoctor_setattr = made  # type: ignore[attr-defined]
+    return made, call.args[2]
 
 
 def _bound(scope: Scope, name: str) -> bool:
