@@ -1252,11 +1252,11 @@ class Tracer:
         if stored is not None:
             # `setattr(self, "scheduler", StepLR(...))`: the store `self.scheduler = ...`
             # it is, with the name written out
-            target, source = stored
-            self.nothing_calls.pop(id(source), None)
-            value = self.eval(source, scope)
-            self.bound_from(source)
-            self.assign(target, value, source, scope)
+            attribute, stored_value = stored
+            self.nothing_calls.pop(id(stored_value), None)
+            value = self.eval(stored_value, scope)
+            self.bound_from(stored_value)
+            self.assign(attribute, value, stored_value, scope)
         elif isinstance(stmt, ast.Expr):
             self.eval(stmt.value, scope)
         elif isinstance(stmt, ast.Assign):
