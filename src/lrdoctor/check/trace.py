@@ -40,6 +40,7 @@ from lrdoctor.check.index import (
     ModuleLoader,
     Scope,
     dotted,
+    literal_setattr,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
 from lrdoctor.check.instantiate import LOOKUPS as CONFIG_LOOKUPS
@@ -4975,22 +4976,19 @@ def _periodic_skip(stmt: ast.stmt) -> bool:
 
 
 def _literal_setattr(stmt: ast.stmt, scope: Scope) -> tuple[ast.Attribute, ast.expr] | None:
-    """``setattr(obj, "name", value)`` as a statement, with Python's own ``setattr`` and a
-    literal identifier: the target ``obj.name`` (a node made once and kept on the call) and
-    the value stored there; None for anything else."""
-    call = stmt.value if isinstance(stmt, ast.Expr) else None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-            and call.func.id == "setattr" and len(call.args) == 3 and not call.keywords
-            and not any(isinstance(a, ast.Starred) for a in call.args)
-            and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)
-            and call.args[1].value.isidentifier() and not _bound(scope, "setattr")):
+    """``setattr(obj, "name", value)`` (index.literal_setattr) with Python's own
+    ``setattr``: the target ``obj.name`` (a node made once and kept on the call) and the value
+    stored there; None for anything else."""
+    stored = literal_setattr(stmt)
+    if stored is None or _bound(scope, "setattr"):
         return None
+    obj, name, value = stored
+    call = stmt.value  # type: ignore[attr-defined]
     made: ast.Attribute | None = getattr(call, "_lrdoctor_setattr", None)
     if made is None:
-        made = ast.copy_location(ast.Attribute(value=call.args[0], attr=call.args[1].value,
-                                               ctx=ast.Store()), call)
-        call._lrdoctor_setattr = made  # type: ignore[attr-defined]
-    return made, call.args[2]
+        made = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Store()), call)
+        call._lrdoctor_setattr = made
+    return made, value
 
 
 def _bound(scope: Scope, name: str) -> bool:
