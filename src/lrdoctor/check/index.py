@@ -427,6 +427,22 @@ def _is_main_guard(stmt: ast.If) -> bool:
     )
 
 
+def literal_setattr(stmt: ast.stmt) -> tuple[ast.expr, str, ast.expr] | None:
+    """``setattr(obj, "name", value)`` as a statement, its name a literal identifier: (the
+    object, the name, the value), the store ``obj.name = value`` it amounts to (with Python's
+    own ``setattr``: the caller checks the name is not rebound); None for anything else."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "setattr" and len(call.args) == 3 and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args)):
+        return None
+    obj, key, value = call.args
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)
+            and key.value.isidentifier()):
+        return None
+    return obj, key.value, value
+
+
 def _attach_method(stmt: ast.stmt, info: ModuleInfo) -> None:
     """``setattr(Trainer, "fit", fit)`` / ``Trainer.fit = fit`` at the top level, on a class
     and a function the module defined before (a notebook writes a class in one cell and its
@@ -435,11 +451,9 @@ def _attach_method(stmt: ast.stmt, info: ModuleInfo) -> None:
     cls_node: ast.expr | None = None
     name: object = None
     fn_node: ast.expr | None = None
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
-            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "setattr" \
-            and len(stmt.value.args) == 3 and not stmt.value.keywords:
-        cls_node, key, fn_node = stmt.value.args
-        name = key.value if isinstance(key, ast.Constant) else None
+    stored = literal_setattr(stmt)
+    if stored is not None:
+        cls_node, name, fn_node = stored
     elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
             and isinstance(stmt.targets[0], ast.Attribute):
         cls_node, name, fn_node = stmt.targets[0].value, stmt.targets[0].attr, stmt.value

@@ -40,6 +40,7 @@ from lrdoctor.check.index import (
     ModuleLoader,
     Scope,
     dotted,
+    literal_setattr,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
 from lrdoctor.check.instantiate import LOOKUPS as CONFIG_LOOKUPS
@@ -180,6 +181,8 @@ class Tracer:
         # instance attribute, a module global, a container's items) was rebound to or from a
         # tracked object: `generation` counts those rebinds
         self.summaries: dict[tuple[Any, ...], Summary] = {}
+        # a decorated function's wrapper, by the function and its closure (see decorated)
+        self.decorations: dict[tuple[int, int], tuple[Scope | None, FuncVal | None]] = {}
         self.generation = 0
         self.created = 0  # objects built so far: a call that builds one is never replayed
         # Program.entered / Program.reached; the function of this file traced as the current
@@ -360,6 +363,7 @@ class Tracer:
         self.guesses = {}
         self.hf_scalers = {}
         self.summaries = {}  # they hold this root's guessed objects
+        self.decorations = {}  # the wrappers hold this root's objects
 
     def trace_root_function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef,
                             instance: InstanceVal | None) -> None:
@@ -752,6 +756,12 @@ class Tracer:
         ``memo``: how to keep an entry point's trace if it is inert (see inert.py). ``call``:
         the call in the code that makes it, which the call's frame keeps (see Frame)."""
         fn = fv.fn
+        if not root and fn.decorator_list and not fv.undecorated:
+            wrapper = self.decorated(fv)
+            if wrapper is not None:
+                # `@scheduled(sched) def train_epoch(): ...`: the call runs the wrapper a
+                # decorator of the project returned, which calls the function itself
+                return self.call_function(wrapper, args, kwargs, site=site, call=call)
         if call is not None:
             self.nothing_calls[id(call)] = self.nothing_calls.get(id(call), True) \
                 and _does_nothing(fn)
@@ -805,6 +815,35 @@ class Tracer:
                 events[first_event:], loops[first_loop:], *caller, result, self.generation,
             )
         return result
+
+    def decorated(self, fv: FuncVal) -> FuncVal | None:
+        """The wrapper a plain function's decorators make of it, where every decorator is a
+        function of the project (``@timed``, ``@scheduled(sched)``) that returns a function
+        (a closure over the one decorated, or that one itself): applied innermost first, as
+        Python does when the ``def`` runs. None (the function is called as written) when
+        one is not the project's (``@torch.no_grad()``, ``@functools.wraps(f)``), when one
+        gives back anything but a function, and for methods."""
+        if fv.bound is not None or fv.cls is not None or fv.preset is not None:
+            return None
+        key = (id(fv.fn), id(fv.closure))
+        if key in self.decorations:
+            return self.decorations[key][1]
+        # (the closure kept with the key, so that its id is not reused; None while the
+        # decorators run: a decorator that decorates with itself stops there)
+        self.decorations[key] = (fv.closure, None)
+        module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
+        where = fv.closure if fv.closure is not None else module_scope
+        current: Any = replace(fv, undecorated=True)
+        for deco in reversed(fv.fn.decorator_list):
+            maker = self.eval(deco, where)
+            if not isinstance(maker, FuncVal) or maker.bound is not None:
+                return None
+            current = self.call_function(maker, [current], {}, site=True)
+            if not isinstance(current, FuncVal):
+                return None
+        wrapper = None if current.fn is fv.fn else current
+        self.decorations[key] = (fv.closure, wrapper)
+        return wrapper
 
     def trace_recorded(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
                        root: bool, site: bool,
@@ -1210,7 +1249,16 @@ class Tracer:
             self.frame.binds_nothing = True
 
     def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:
-        if isinstance(stmt, ast.Expr):
+        stored = _literal_setattr(stmt, scope)
+        if stored is not None:
+            # `setattr(self, "scheduler", StepLR(...))`: the store `self.scheduler = ...`
+            # it is, with the name written out
+            attribute, stored_value = stored
+            self.nothing_calls.pop(id(stored_value), None)
+            value = self.eval(stored_value, scope)
+            self.bound_from(stored_value)
+            self.assign(attribute, value, stored_value, scope)
+        elif isinstance(stmt, ast.Expr):
             loop = _comprehension_as_for(stmt)
             if loop is not None:
                 # `[scheduler.step() for _ in range(n)]` written as a statement, for the
@@ -4973,6 +5021,22 @@ def _periodic_skip(stmt: ast.stmt) -> bool:
                     for n in ast.walk(stmt.test))
         stmt._lrdoctor_periodic = found  # type: ignore[attr-defined]
     return bool(found)
+
+
+def _literal_setattr(stmt: ast.stmt, scope: Scope) -> tuple[ast.Attribute, ast.expr] | None:
+    """``setattr(obj, "name", value)`` (index.literal_setattr) with Python's own
+    ``setattr``: the target ``obj.name`` (a node made once and kept on the call) and the value
+    stored there; None for anything else."""
+    stored = literal_setattr(stmt)
+    if stored is None or _bound(scope, "setattr"):
+        return None
+    obj, name, value = stored
+    call = stmt.value  # type: ignore[attr-defined]
+    made: ast.Attribute | None = getattr(call, "_lrdoctor_setattr", None)
+    if made is None:
+        made = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Store()), call)
+        call._lrdoctor_setattr = made
+    return made, value
 
 
 def _bound(scope: Scope, name: str) -> bool:

@@ -181,6 +181,9 @@ class FuncVal:
     closure: Scope | None = None
     # `functools.partial(f, *args, **kwargs)`: the arguments given ahead of the call
     preset: tuple[list[Any], dict[str, Any]] | None = None
+    # the function as written, its decorators already applied (the value a project
+    # decorator's wrapper calls): a call runs its own body
+    undecorated: bool = False
 
 
 

@@ -1709,7 +1709,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
             mode == "max" and loss_like and not acc_like):
         return "", None  # the callers' names disagree on what it is
     gran, loop = granularity(e)
-    if gran == "batch" and not any(not _accumulation(c.text) for c in e.conds_inside(loop)):
+    if gran == "batch" and not any(not _accumulation(c.meaning) for c in e.conds_inside(loop)):
         return "", None  # reported as LRD002 (patience counted in batches)
     watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
     evidence = _validation_of_run(ctx, e, validation)
@@ -3418,7 +3418,7 @@ def _only_accumulation(cond: Cond) -> bool:
     test = cond.test
     if cond.branch == 0 and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return all(_accumulation(ast.unparse(v)) for v in test.values)
-    return _accumulation(cond.text)
+    return _accumulation(cond.meaning)
 
 
 _PER_UPDATE_WORDS = ("accum", "grad_acc", "update", "optimization", "optimizer_step")
@@ -3428,8 +3428,9 @@ def _guard_counts(guard: Cond) -> set[str]:
     """The accumulation count of a guard: the names its `%` divides by (`(i + 1) % accum`)."""
     if guard.test is None:
         return set()
-    return {node.right.id for node in ast.walk(guard.test) if isinstance(node, ast.BinOp)
-            and isinstance(node.op, ast.Mod) and isinstance(node.right, ast.Name)}
+    return {node.right.id for part in (guard.test, *guard.origins) for node in ast.walk(part)
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+            and isinstance(node.right, ast.Name)}
 
 
 def _sized_in_micro_batches(sched: Obj, guard_names: set[str]) -> bool:
@@ -3562,7 +3563,7 @@ def _stepped_twice(ctx: FileContext) -> Iterator[tuple[Event, Event, Event]]:
             if any((c.key, c.branch) not in shared and not _tests_existence(c, e)
                    for e in (first, second) for c in e.conds_inside(loop)):
                 continue  # a guard of its own: not every pass through the loop
-            if any(_accumulation(c.text) for u in updates for c in u.conds_inside(loop)):
+            if any(_accumulation(c.meaning) for u in updates for c in u.conds_inside(loop)):
                 continue  # accumulation: the rule below judges micro-batches
             yield first, second, updates[0]
             break
@@ -3650,7 +3651,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         if gran != "batch" or loop is None:
             continue
         own = e.conds_inside(loop)
-        if any(_accumulation(c.text) for c in own):
+        if any(_accumulation(c.meaning) for c in own):
             continue
         updates = ctx.updates_in(loop, e.root, sched.optimizer)
         if not updates:
@@ -3683,7 +3684,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         guards = []
         for u in updates:
-            guard = next((c for c in u.conds_inside(loop) if _accumulation(c.text)), None)
+            guard = next((c for c in u.conds_inside(loop) if _accumulation(c.meaning)), None)
             if guard is None:
                 break
             guards.append((u, guard))
