@@ -133,3 +133,58 @@ def test_epoch_step_under_a_record_nobody_reads_is_reported() -> None:
     src = _WARNS_TEST.format(block="with warnings.catch_warnings(record=True) as caught:",
                              after="pass")
     assert "LRD006" in codes(src)
+
+
+# -- a loop named for epochs whose every pass is one update ------------------------------------
+
+# A sampler trained by gradient steps on freshly drawn batches: the outer loop runs `--epochs`
+# passes, each calling a step function that draws one batch, backpropagates and steps the
+# optimizer once; a LambdaLR cuts the LR tenfold after `--step_point` passes. {loop} is the body
+# of the outer loop before the scheduler's step.
+_PASSES = """
+import argparse
+
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=25000)
+parser.add_argument("--step_point", type=int, default=7000)
+args = parser.parse_args()
+
+
+def train_step(model, optimizer, batch):
+    optimizer.zero_grad()
+    loss = model.loss(batch)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def main(model, sampler, loader):
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    factor = lambda iteration: 0.1 if iteration >= args.step_point else 1.0
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda=factor)
+    for i in range(args.epochs + 1):
+        {loop}
+        scheduler.step()
+"""
+
+
+def test_iteration_factor_stepped_once_per_pass_that_makes_one_update_is_quiet() -> None:
+    src = _PASSES.format(loop="train_step(model, optimizer, sampler.sample())")
+    assert "LRD003" not in codes(src)
+
+
+def test_iteration_factor_stepped_once_per_pass_over_a_loader_is_reported() -> None:
+    src = _PASSES.format(loop="for batch in loader:\n"
+                              "            train_step(model, optimizer, batch)")
+    assert "LRD003" in codes(src)
+
+
+def test_iteration_factor_stepped_after_a_helper_that_loops_over_batches_is_reported() -> None:
+    src = _PASSES.replace(
+        "def main(", "def train_epoch(model, optimizer, loader):\n"
+        "    for batch in loader:\n"
+        "        train_step(model, optimizer, batch)\n\n\ndef main(").format(
+        loop="train_epoch(model, optimizer, loader)")
+    assert "LRD003" in codes(src)
