@@ -640,6 +640,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # also stepped after every update: LRD012 says what happens
             if _flushes_the_last_update(ctx, e, sched, loop, calls):
                 continue  # the leftover accumulated update after the batch loop, and its step
+            if _one_update_per_pass(ctx, e, loop):
+                continue  # `for i in trange(args.epochs): train_step(...); sched.step()`
             yield Diagnostic.at(
                 "LRD003",
                 f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
@@ -834,6 +836,19 @@ _RECORDING_CALLS = frozenset({"step", "get_last_lr", "get_lr", "append", "print"
 
 _COUNTING_WRAPPERS = frozenset({"range", "trange", "tqdm", "tqdm.tqdm", "tqdm.trange",
                                  "tqdm.auto.tqdm", "tqdm.auto.trange", "enumerate"})
+
+
+def _one_update_per_pass(ctx: FileContext, e: Event, loop: Loop) -> bool:
+    """The loop the scheduler steps in is called an epoch loop by its header alone (`for i in
+    trange(args.epochs + 1)`, no batch loop inside) and each of its passes makes the
+    optimizer's update itself, in no loop of its own (`train_step(...)` drawing one batch and
+    stepping once): its passes are the updates, so a horizon counted in updates is stepped
+    in its own unit, whatever the count is called."""
+    if loop.contains_batch or loop.batch:
+        return False
+    updates = [s for s in ctx.same_root(e, "opt_step")
+               if s.loop is not None and loop in s.loop.ancestors()]
+    return bool(updates) and all(s.loop is loop for s in updates)
 
 
 def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
@@ -2174,13 +2189,17 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         return False
 
     values: list[ast.AST] = []
-    added: list[bool] = []  # per value added into it: from validation data?
+    added: list[bool] = []  # per value added into it (or unpacked into it): from validation data?
     for node in scope:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == metric.id for t in node.targets
         ):
             if not _empty(node.value):  # `losses = []`: where the values come from is below
                 values.append(node.value)
+        elif isinstance(node, ast.Assign) and any(
+            _unpacks_into(t, metric.id) for t in node.targets
+        ):
+            added.append(_unpacked_from_validation(node, metric.id))
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
                 and node.target.id == metric.id and node.value is not None:
             if isinstance(node, ast.AugAssign):
@@ -2202,6 +2221,39 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
     if not values and not added:
         return False
     return all(_mentions_validation(v) for v in values) and all(added)
+
+
+def _unpacks_into(target: ast.expr, name: str) -> bool:
+    """``target`` is a tuple or list of names that ``name`` is one of (`loss, cm = ...`)."""
+    return isinstance(target, (ast.Tuple, ast.List)) and any(
+        isinstance(t, ast.Name) and t.id == name for t in target.elts)
+
+
+def _unpacked_from_validation(node: ast.Assign, name: str) -> bool:
+    """Whether the part of ``node``'s value unpacked into ``name`` comes from validation data:
+    the matching item of a literal tuple (`loss, n = val_loss, len(val_set)`), or a value
+    unpacked whole (`loss, cm = evaluate(test_loader, model)`) that reads validation data and
+    nothing named as training (`tr, va = run(train_loader, val_loader)` can be either)."""
+    value = node.value
+    for target in node.targets:
+        if _unpacks_into(target, name) and isinstance(target, (ast.Tuple, ast.List)) \
+                and isinstance(value, (ast.Tuple, ast.List)) \
+                and len(value.elts) == len(target.elts) \
+                and not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)):
+            index = next(i for i, t in enumerate(target.elts)
+                         if isinstance(t, ast.Name) and t.id == name)
+            return _mentions_validation(value.elts[index])
+    return _mentions_validation(value) and not _mentions_training(value)
+
+
+def _mentions_training(node: ast.AST) -> bool:
+    """The expression reads something named as training (`train_loader`, `trainset`)."""
+    return any(
+        w.lower().startswith("train")
+        for sub in ast.walk(node)
+        if isinstance(sub, (ast.Name, ast.Attribute))
+        for w in names.words(sub.id if isinstance(sub, ast.Name) else sub.attr)
+    )
 
 
 def _own_statements(tree: ast.AST) -> Iterator[ast.AST]:
@@ -2602,6 +2654,8 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             continue  # built where `args.plateau` is False, stepped under `if args.plateau:`
         if _contradicts_copied_build(ctx, e):
             continue  # built under `if warmup > 0:`, stepped under `if not self.warmup > 0:`
+        if _expects_a_warning(ctx, e):
+            continue  # a test that the deprecated call warns: it is made on purpose
         given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
         built = (dotted(sched.via.func) or "").rsplit(".", 1)[-1] \
             if sched.via is not None and sched.project is None else ""
@@ -2627,6 +2681,41 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+# context managers that fail unless their body warns: pytest's, unittest's
+_WARNING_EXPECTED = frozenset({"warns", "deprecated_call", "assertWarns", "assertWarnsRegex"})
+
+
+def _expects_a_warning(ctx: FileContext, e: Event) -> bool:
+    """The call sits in a block that expects a warning from its body: `with pytest.warns(...)`,
+    `pytest.deprecated_call()`, `self.assertWarns(...)`, or `warnings.catch_warnings(record=True)
+    as w` whose record `w` the function then reads (`assert len(w) == 1`). Such code checks
+    that the call warns (a test of the deprecation), it does not train with it; a
+    `catch_warnings()` that only silences the warning still runs the deprecated path."""
+    tree = ctx.tree_of(e.path)
+    if tree is None:
+        return False
+    fn = function_around(tree, e.node)
+    for block in ast.walk(fn):
+        if not isinstance(block, (ast.With, ast.AsyncWith)) or not any(
+                e.node in ast.walk(stmt) for stmt in block.body):
+            continue
+        for item in block.items:
+            call = item.context_expr
+            if not isinstance(call, ast.Call):
+                continue
+            name = (dotted(call.func) or "").rsplit(".", 1)[-1]
+            if name in _WARNING_EXPECTED:
+                return True
+            record = next((k.value for k in call.keywords if k.arg == "record"), None)
+            if name == "catch_warnings" and isinstance(record, ast.Constant) \
+                    and record.value is True and isinstance(item.optional_vars, ast.Name):
+                caught = item.optional_vars.id
+                if any(isinstance(n, ast.Name) and n.id == caught and isinstance(n.ctx, ast.Load)
+                       for n in ast.walk(fn)):
+                    return True
+    return False
 
 
 def _handed_on_by_gradual_warmup(sched: Obj) -> Obj | None:
