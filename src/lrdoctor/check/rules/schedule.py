@@ -640,8 +640,6 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # also stepped after every update: LRD012 says what happens
             if _flushes_the_last_update(ctx, e, sched, loop, calls):
                 continue  # the leftover accumulated update after the batch loop, and its step
-            if _one_update_per_pass(ctx, e, loop):
-                continue  # `for i in trange(args.epochs): train_step(...); sched.step()`
             yield Diagnostic.at(
                 "LRD003",
                 f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
@@ -836,19 +834,6 @@ _RECORDING_CALLS = frozenset({"step", "get_last_lr", "get_lr", "append", "print"
 
 _COUNTING_WRAPPERS = frozenset({"range", "trange", "tqdm", "tqdm.tqdm", "tqdm.trange",
                                  "tqdm.auto.tqdm", "tqdm.auto.trange", "enumerate"})
-
-
-def _one_update_per_pass(ctx: FileContext, e: Event, loop: Loop) -> bool:
-    """The loop the scheduler steps in is called an epoch loop by its header alone (`for i in
-    trange(args.epochs + 1)`, no batch loop inside) and each of its passes makes the
-    optimizer's update itself, in no loop of its own (`train_step(...)` drawing one batch and
-    stepping once): its passes are the updates, so a horizon counted in updates is stepped
-    in its own unit, whatever the count is called."""
-    if loop.contains_batch or loop.batch:
-        return False
-    updates = [s for s in ctx.same_root(e, "opt_step")
-               if s.loop is not None and loop in s.loop.ancestors()]
-    return bool(updates) and all(s.loop is loop for s in updates)
 
 
 def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
@@ -1330,9 +1315,11 @@ def _one_update_per_pass(ctx: FileContext, e: Event, loop: Loop) -> bool:
     update, and runs no batch loop inside (full-batch training on a graph or a small table:
     ``for epoch in range(n): loss = model(graph); loss.backward(); opt.step();
     sched.step()``): stepping once per pass is stepping once per update, whatever unit the
-    horizon's names suggest. Not when a data loader's loop runs inside it (a whole epoch of
+    horizon's names suggest; the same when each pass calls a helper that draws one batch and
+    steps once (``for i in trange(args.epochs): train_step(...); sched.step()``: an epoch loop
+    by its header alone). Not when a data loader's loop runs inside it (a whole epoch of
     batches accumulated into one update), or when some update sits in a nested loop."""
-    if loop.contains_batch:
+    if loop.contains_batch or loop.batch:
         return False
     updates = [u for u in ctx.events_by_root.get(e.root, [])
                if u.kind in ("opt_step", "scaler_step") and u.in_loop(loop)]
