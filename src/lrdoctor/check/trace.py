@@ -5576,10 +5576,20 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
             and expr.value.id == "self" and scope.self_val is not None \
             and scope.lookup("self") is scope.self_val:
         return scope.self_val.attrs.get(expr.attr)
-    if isinstance(expr, (ast.Subscript, ast.Attribute)) and isinstance(expr.value, ast.Name) \
-            and expr.value.id not in scope.module.imports and _global_name(expr.value.id, scope):
-        # `CONFIG["scheduler"]` / `cfg.scheduler` of a config record the module itself writes
-        # as literals and never changes: what a config class's constant is to `CFG.scheduler`.
+    getter = isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+        and expr.func.attr == "get"
+    root = expr
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and getter:
+        root = expr.func.value
+    while isinstance(root, (ast.Subscript, ast.Attribute)):
+        root = root.value
+    if (getter or isinstance(expr, (ast.Subscript, ast.Attribute))) \
+            and isinstance(root, ast.Name) \
+            and root.id not in scope.module.imports and _global_name(root.id, scope):
+        # `CONFIG["scheduler"]` / `cfg.scheduler` / `CONFIG.get("scheduler")` (also read from
+        # a nested record: `CONFIG["sched"]["name"]`, `cfg.sched.name`) of a config record the
+        # module itself writes as literals and never changes: what a config class's constant
+        # is to `CFG.scheduler`.
         # Not a settings module of the project (`import config` then `if config.checkpoint
         # != "":`): its values are edited to switch the run's modes, resuming among them
         return record_literal(expr, scope.module, function_around(scope.module.tree, expr))
@@ -5699,6 +5709,13 @@ def _fresh_object(expr: ast.expr) -> bool:
             and expr.func.attr in _VIEW_METHODS and not expr.args and not expr.keywords)
 
 
+def _tested_value(expr: ast.expr, scope: Scope) -> object:
+    """What a test reads: a name or a setting (see _literal_held), or the value of a call
+    that reads one (``getattr(self, "name", <literal>)``, ``CONFIG.get("scheduler")``)."""
+    found = _unset_default(expr, scope) if isinstance(expr, ast.Call) else None
+    return found if found is not None else _literal_held(expr, scope)
+
+
 def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
     """The outcome of a test on a name that can only hold one literal (``step = "epoch"`` ...
     ``if step == "batch":``), else None."""
@@ -5718,8 +5735,7 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
         elif all(p is not None for p in parts):
             outcome = not decisive
     elif isinstance(test, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
-        value = _unset_default(test, scope) if isinstance(test, ast.Call) \
-            else _literal_held(test, scope)
+        value = _tested_value(test, scope)
         if isinstance(value, Const) and value.sure and isinstance(
             value.value, (bool, int, str, type(None))
         ):
@@ -5736,8 +5752,7 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
             left, right = right, left
         if isinstance(left, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) \
                 and isinstance(right, ast.Constant):
-            value = _unset_default(left, scope) if isinstance(left, ast.Call) \
-                else _literal_held(left, scope)
+            value = _tested_value(left, scope)
             literal = right.value
             if (isinstance(value, Const) and value.sure
                     and isinstance(value.value, (bool, int, str, type(None)))
