@@ -241,3 +241,47 @@ def test_notebook_nested_config_cell(tmp_path: Path, monkeypatch: pytest.MonkeyP
     cells = [c % name if "%s" in c else c for c in NOTEBOOK_CELLS]
     found = check_project(tmp_path, monkeypatch, {"train.ipynb": notebook(*cells)})
     assert ("LRD002" in project_codes(found)) is reported
+
+
+# a record built from a dict the module binds (`EasyDict(defaults)`, `SimpleNamespace(**d)`) --
+
+SPLAT = """
+from types import SimpleNamespace
+
+import torch
+from easydict import EasyDict
+from torch import nn
+
+defaults = {{"train": {{"epochs": 90}}, "sched": {{"size": 30}}}}
+{change}cfg = {build}
+
+
+def main():
+    model = nn.Linear(8, 2)
+    loader = torch.utils.data.DataLoader(torch.randn(256, 8), batch_size=16)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size={size})
+    for epoch in range({epochs}):
+        for x in loader:
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+            sched.step()
+
+
+main()
+"""
+
+
+@pytest.mark.parametrize(("build", "size", "epochs"), [
+    ("EasyDict(defaults)", "cfg.sched.size", "cfg.train.epochs"),
+    ("SimpleNamespace(**defaults)", 'cfg.sched["size"]', 'cfg.train["epochs"]'),
+])
+def test_record_built_from_a_module_dict_states_its_nested_values(
+        build: str, size: str, epochs: str) -> None:
+    source = SPLAT.format(change="", build=build, size=size, epochs=epochs)
+    assert codes(source) == ["LRD002"]
+    # the dict changed in place before the record is built: its value is not known
+    changed = SPLAT.format(change='defaults["sched"]["size"] = 3000\n', build=build,
+                           size=size, epochs=epochs)
+    assert codes(changed) == []

@@ -114,7 +114,8 @@ _DATACLASS = frozenset({"dataclass", "dataclasses.dataclass"})
 
 def _record_items(value: ast.expr, module: ModuleInfo) -> list[tuple[str, ast.expr]]:
     """(key, expression) of a dict literal, or of a record built by one of _RECORD_BUILDERS
-    from a dict literal (positional or ``**``) and keywords."""
+    from a dict literal (positional or ``**``; or a name the module binds once to one and
+    never changes: ``SimpleNamespace(**defaults)``, ``EasyDict(defaults)``) and keywords."""
     if isinstance(value, ast.Dict):
         return [(k.value, v) for k, v in zip(value.keys, value.values)
                 if isinstance(k, ast.Constant) and isinstance(k.value, str)]
@@ -125,6 +126,8 @@ def _record_items(value: ast.expr, module: ModuleInfo) -> list[tuple[str, ast.ex
         return []
     out: list[tuple[str, ast.expr]] = []
     for part in [*value.args, *(k.value for k in value.keywords if k.arg is None)]:
+        if isinstance(part, ast.Name) and not _mutated(module.tree, part.id):
+            part = _module_constant(module, part.id) or part
         out += _record_items(part, module) if isinstance(part, ast.Dict) else []
     out += [(k.arg, k.value) for k in value.keywords if k.arg is not None]
     return out
@@ -822,6 +825,37 @@ def _updated(tree: ast.AST, holder: str, name: str) -> bool:
                 and isinstance(node.args[0], ast.Name) and node.args[0].id == holder:
             return True
     return False
+
+
+@per_node
+def _mutated_names(tree: ast.AST) -> frozenset[str]:
+    """The names whose objects ``tree`` changes in place: an item or attribute stored or
+    deleted (``d["train"]["amp"] = ...``), or a method that changes a mapping called on it
+    or on what it holds (``d.update(...)``, ``d["train"].pop("amp")``)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _CHANGES_IN_PLACE:
+            targets = [ast.Subscript(value=node.func.value, slice=ast.Constant(None))]
+        for target in targets:
+            if isinstance(target, (ast.Subscript, ast.Attribute)):
+                root = target.value
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if isinstance(root, ast.Name):
+                    found.add(root.id)
+    return frozenset(found)
+
+
+def _mutated(tree: ast.AST, name: str) -> bool:
+    return name in _mutated_names(tree)
 
 
 def _rooted_at(expr: ast.expr, holder: str) -> bool:
