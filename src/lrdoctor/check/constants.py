@@ -846,11 +846,9 @@ def _mutated_names(tree: ast.AST) -> frozenset[str]:
             targets = [ast.Subscript(value=node.func.value, slice=ast.Constant(None))]
         for target in targets:
             if isinstance(target, (ast.Subscript, ast.Attribute)):
-                root = target.value
-                while isinstance(root, (ast.Subscript, ast.Attribute)):
-                    root = root.value
-                if isinstance(root, ast.Name):
-                    found.add(root.id)
+                root = read_root(target)
+                if root is not None:
+                    found.add(root)
     return frozenset(found)
 
 
@@ -858,11 +856,17 @@ def _mutated(tree: ast.AST, name: str) -> bool:
     return name in _mutated_names(tree)
 
 
-def _rooted_at(expr: ast.expr, holder: str) -> bool:
-    """``holder`` itself, or an item or attribute read from it (``holder["train"]``)."""
+def read_root(expr: ast.expr) -> str | None:
+    """The name an item or attribute is read from, through any nesting (``cfg`` of
+    ``cfg["train"].amp``; the name itself for a name); None when it is read from no name."""
     while isinstance(expr, (ast.Attribute, ast.Subscript)):
         expr = expr.value
-    return isinstance(expr, ast.Name) and expr.id == holder
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _rooted_at(expr: ast.expr, holder: str) -> bool:
+    """``holder`` itself, or an item or attribute read from it (``holder["train"]``)."""
+    return read_root(expr) == holder
 
 
 def _module_constant(module: ModuleInfo, name: str) -> ast.expr | None:

@@ -28,6 +28,7 @@ from lrdoctor.check import inert, names, unset
 from lrdoctor.check.constants import (
     attribute_stores,
     class_constant_of,
+    read_root,
     record_literal,
     resolve,
     settings,
@@ -5611,14 +5612,10 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
         return scope.self_val.attrs.get(expr.attr)
     getter = isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
         and expr.func.attr == "get"
-    root = expr
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and getter:
-        root = expr.func.value
-    while isinstance(root, (ast.Subscript, ast.Attribute)):
-        root = root.value
-    if (getter or isinstance(expr, (ast.Subscript, ast.Attribute))) \
-            and isinstance(root, ast.Name) \
-            and root.id not in scope.module.imports and _global_name(root.id, scope):
+    root = read_root(expr.func.value) if isinstance(expr, ast.Call) \
+        and isinstance(expr.func, ast.Attribute) and getter else read_root(expr)
+    if (getter or isinstance(expr, (ast.Subscript, ast.Attribute))) and root is not None \
+            and root not in scope.module.imports and _global_name(root, scope):
         # `CONFIG["scheduler"]` / `cfg.scheduler` / `CONFIG.get("scheduler")` (also read from
         # a nested record: `CONFIG["sched"]["name"]`, `cfg.sched.name`) of a config record the
         # module itself writes as literals and never changes: what a config class's constant
