@@ -1940,9 +1940,10 @@ class Tracer:
             if isinstance(base, InstanceVal):
                 self.bind(base.attrs, target.attr, f"self.{target.attr}", value, source, scope,
                           target)
-            elif isinstance(base, ClassVal):
+            elif isinstance(base, ClassVal) and not isinstance(value, FuncVal):
                 # `Runner.scheduler = StepLR(...)`: the class's attribute, which its instances
-                # read as `self.scheduler` until they store one of their own
+                # read as `self.scheduler` until they store one of their own (a function
+                # stored there is a method the class index already attaches)
                 self.bind(self.class_attrs.setdefault(id(base.info), {}), target.attr,
                           f"{base.info.name}.{target.attr}", value, source, scope, target)
         elif isinstance(target, ast.Subscript):
