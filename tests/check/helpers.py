@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -47,3 +48,13 @@ def check_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[s
 def project_codes(found: list[tuple[str, int, str]]) -> list[str]:
     """The codes of check_project's findings, in order."""
     return [code for _, _, code in found]
+
+
+def notebook(*cells: str) -> str:
+    """An ``.ipynb`` file's text with one code cell per argument (dedented)."""
+    return json.dumps({
+        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
+                   "outputs": [], "source": textwrap.dedent(c).strip("\n").splitlines(True)}
+                  for c in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    })

@@ -114,7 +114,8 @@ _DATACLASS = frozenset({"dataclass", "dataclasses.dataclass"})
 
 def _record_items(value: ast.expr, module: ModuleInfo) -> list[tuple[str, ast.expr]]:
     """(key, expression) of a dict literal, or of a record built by one of _RECORD_BUILDERS
-    from a dict literal (positional or ``**``) and keywords."""
+    from a dict literal (positional or ``**``; or a name the module binds once to one and
+    never changes: ``SimpleNamespace(**defaults)``, ``EasyDict(defaults)``) and keywords."""
     if isinstance(value, ast.Dict):
         return [(k.value, v) for k, v in zip(value.keys, value.values)
                 if isinstance(k, ast.Constant) and isinstance(k.value, str)]
@@ -125,9 +126,24 @@ def _record_items(value: ast.expr, module: ModuleInfo) -> list[tuple[str, ast.ex
         return []
     out: list[tuple[str, ast.expr]] = []
     for part in [*value.args, *(k.value for k in value.keywords if k.arg is None)]:
+        if isinstance(part, ast.Name) and not _mutated(module.tree, part.id):
+            part = _module_constant(module, part.id) or part
         out += _record_items(part, module) if isinstance(part, ast.Dict) else []
     out += [(k.arg, k.value) for k in value.keywords if k.arg is not None]
     return out
+
+
+def _nested_items(value: ast.expr, module: ModuleInfo, depth: int = 0
+                  ) -> list[tuple[str, ast.expr]]:
+    """The items of a record (see _record_items) and those of the records nested in it, at
+    any depth (``{"train": {"amp": True}}`` and ``SimpleNamespace(train=SimpleNamespace(amp=
+    True))`` state ``train`` and ``amp``): a setting is known by its last key, read at one
+    level or more (``cfg["train"]["amp"]``, ``cfg.train.amp``)."""
+    items = _record_items(value, module)
+    if depth < 4:
+        for _, inner in list(items):
+            items += _nested_items(inner, module, depth + 1)
+    return items
 
 
 def _field_default(value: ast.expr, module: ModuleInfo) -> ast.expr:
@@ -271,8 +287,9 @@ def option_dest(call: ast.Call) -> str:
 
 
 def setting_name(expr: ast.expr) -> str:
-    """``lr_step`` for ``args.lr_step``, ``cfg["lr_step"]``, ``cfg.get("lr_step", 30)``,
-    ``getattr(args, "lr_step", 30)``; "" for anything else."""
+    """``lr_step`` for ``args.lr_step``, ``cfg["lr_step"]``, ``cfg.get("lr_step", 30)``
+    (``cfg["sched"].get("lr_step")``), ``getattr(args, "lr_step", 30)``; "" for anything
+    else."""
     if isinstance(expr, ast.Attribute):
         return expr.attr
     if isinstance(expr, ast.Subscript):
@@ -282,7 +299,8 @@ def setting_name(expr: ast.expr) -> str:
     if isinstance(expr, ast.Call) and expr.args:
         func = dotted(expr.func) or ""
         first = expr.args[1] if func == "getattr" and len(expr.args) > 1 else expr.args[0]
-        if (func == "getattr" or func.endswith(".get")) and isinstance(first, ast.Constant) \
+        getter = isinstance(expr.func, ast.Attribute) and expr.func.attr == "get"
+        if (func == "getattr" or getter) and isinstance(first, ast.Constant) \
                 and isinstance(first.value, str):
             return first.value
     return ""
@@ -368,6 +386,13 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             if isinstance(held, Const) and held.sure:
                 return held.value
     name = setting_name(expr)
+    root, path = _setting_path(expr)
+    if name and path and isinstance(root, ast.Name) and module is not None:
+        # `cfg["sched"]["step_size"]`, `cfg.sched.step_size`: read through the records the
+        # holder's own binding nests
+        nested = _nested_setting(expr, root, path, scope, module)
+        if nested is not None:
+            return _resolve(nested[0], nested[1], nested[2], depth + 1)
     if name and module is not None:
         stated = settings(module).get(name)
         if stated is not None:
@@ -451,6 +476,18 @@ def _holder(expr: ast.expr) -> ast.expr | None:
     return None
 
 
+def _setting_path(expr: ast.expr) -> tuple[ast.expr | None, tuple[str, ...]]:
+    """What a setting is first read from and the keys of the records nested in it on the
+    way: (``cfg``, ("train",)) for ``cfg["train"]["amp"]``, ``cfg.train.amp``,
+    ``cfg["train"].get("amp")``; (``cfg``, ()) for ``cfg.amp``."""
+    holder = _holder(expr)
+    path: list[str] = []
+    while isinstance(holder, (ast.Attribute, ast.Subscript)) and setting_name(holder):
+        path.insert(0, setting_name(holder))
+        holder = holder.value
+    return holder, tuple(path)
+
+
 def _imported_setting(expr: ast.expr, name: str, scope: Scope | None, module: ModuleInfo
                       ) -> tuple[ast.expr, ModuleInfo] | None:
     """The setting ``name`` read from a config object another module of the project binds
@@ -461,12 +498,13 @@ def _imported_setting(expr: ast.expr, name: str, scope: Scope | None, module: Mo
     with the module that holds it. None where the value can change: the attribute stored in
     either module (``cfg.lr = ...``, a ``setattr`` by a computed name), the holder updated
     (``cfg.update(...)``, ``cfg[key] = ...``), or the name bound in the reading function."""
-    holder = _holder(expr)
+    holder, path = _setting_path(expr)
     if not isinstance(holder, ast.Name) or holder.id not in module.imports:
         return None
     if scope is not None and holder.id in _local_names(scope):
         return None
-    return _record_setting(expr, holder, name, module, _imported_binding(module, holder.id))
+    return _record_setting(expr, holder, name, module, _imported_binding(module, holder.id),
+                           path)
 
 
 def record_constant(expr: ast.expr | None, module: ModuleInfo,
@@ -481,12 +519,12 @@ def record_constant(expr: ast.expr | None, module: ModuleInfo,
     if expr is None:
         return _MISSING
     name = setting_name(expr)
-    holder = _holder(expr)
+    holder, path = _setting_path(expr)
     if not name or not isinstance(holder, ast.Name):
         return _MISSING
     if function is not None and holder.id in _bound_names(function):
         return _MISSING
-    if isinstance(expr, ast.Attribute) and holder.id in module.classes:
+    if isinstance(expr, ast.Attribute) and holder.id in module.classes and not path:
         found = class_constant_of(module.classes[holder.id], name, module)
         return _MISSING if found is None else found.value
     if holder.id in module.imports:
@@ -495,7 +533,7 @@ def record_constant(expr: ast.expr | None, module: ModuleInfo,
         bound = (module, holder.id)
     else:
         return _MISSING
-    kept = _record_setting(expr, holder, name, module, bound)
+    kept = _record_setting(expr, holder, name, module, bound, path)
     if kept is None:
         return _MISSING
     # the literal written in the record itself (`dict(amp=args.amp)` states no value: the
@@ -520,16 +558,30 @@ def record_literal(expr: ast.expr, module: ModuleInfo, function: ast.AST | None 
 def _record_literal(expr: ast.expr, module: ModuleInfo, function: ast.AST | None
                     ) -> Const | None:
     value = record_constant(expr, module, function)
-    holder = _holder(expr)
-    if value is not _MISSING and isinstance(holder, ast.Name) and not _shared(module, holder.id):
+    holder, _ = _setting_path(expr)
+    if value is not _MISSING and isinstance(holder, ast.Name) \
+            and not _shared(module, holder.id, _sections(module, holder.id)):
         return Const(value, sure=True)
     return None
 
 
+def _sections(module: ModuleInfo, name: str) -> frozenset[str]:
+    """The keys of the record ``name`` holds (at any depth) whose values are records
+    themselves (``"train"`` of ``{"train": {"amp": True}}``)."""
+    bound = _imported_binding(module, name) if name in module.imports else (module, name)
+    if bound is None:
+        return frozenset()
+    where, attr = bound
+    record = _module_constant(where, attr)
+    if record is None:
+        return frozenset()
+    return frozenset(key for key, value in _nested_items(record, where)
+                     if _record_items(value, where))
+
+
 @per_node
-def _loads_in(tree: ast.AST) -> dict[str, list[tuple[ast.Name, ast.AST | None]]]:
-    """Each name read in ``tree`` with the node that holds the read (for a keyword argument,
-    the call)."""
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    """The node that holds each node of ``tree`` (for a keyword argument, the call)."""
     parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword):
@@ -539,6 +591,14 @@ def _loads_in(tree: ast.AST) -> dict[str, list[tuple[ast.Name, ast.AST | None]]]
         if isinstance(node, ast.Call):
             for kw in node.keywords:
                 parents[id(kw.value)] = node
+    return parents
+
+
+@per_node
+def _loads_in(tree: ast.AST) -> dict[str, list[tuple[ast.Name, ast.AST | None]]]:
+    """Each name read in ``tree`` with the node that holds the read (for a keyword argument,
+    the call)."""
+    parents = _parents(tree)
     loads: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -546,25 +606,35 @@ def _loads_in(tree: ast.AST) -> dict[str, list[tuple[ast.Name, ast.AST | None]]]
     return loads
 
 
-def _shared(module: ModuleInfo, name: str) -> bool:
-    """Whether the module binds the object ``name`` holds to another name (``cfg = CONFIG``,
-    ``for c in (CONFIG,)``, a return, a default) or gives it to a call that may be the
-    project's (one of its functions or classes, a method, a callable held in a variable)."""
+def _shared(module: ModuleInfo, name: str, sections: frozenset[str] = frozenset()) -> bool:
+    """Whether the module binds the object ``name`` holds, or one of the records nested in it
+    under the keys ``sections``, to another name (``cfg = CONFIG``, ``train = CONFIG[
+    "train"]``, ``for c in (CONFIG,)``, a return, a default) or gives it to a call that may
+    be the project's (one of its functions or classes, a method, a callable held in a
+    variable)."""
+    parents = _parents(module.tree)
     for node, up in _loads_in(module.tree).get(name, []):
-        if isinstance(up, ast.Subscript) and up.value is node:
-            if isinstance(up.ctx, ast.Del):
-                return True
-            continue  # an item of it: `CONFIG["lr"]`
-        if isinstance(up, ast.Attribute) and up.value is node:
-            if up.attr in _CHANGES_IN_PLACE:
-                return True
-            continue  # `CONFIG.get("lr")`, `cfg.lr` of a namespace
-        if isinstance(up, ast.Call) and node is not up.func and _library_call(up, module):
-            continue  # `wandb.init(config=CONFIG)`, `print(CONFIG)`
-        if isinstance(up, (ast.Compare, ast.FormattedValue, ast.Expr)):
-            continue
-        return True
+        read: ast.expr = node
+        while isinstance(up, (ast.Subscript, ast.Attribute)) and up.value is read \
+                and not isinstance(up.ctx, ast.Del) and setting_name(up) in sections:
+            # `CONFIG["train"]`: a record of its own, judged as CONFIG is
+            read, up = up, parents.get(id(up))
+        if _shares(read, up, module):
+            return True
     return False
+
+
+def _shares(node: ast.expr, up: ast.AST | None, module: ModuleInfo) -> bool:
+    """Whether ``up`` (the node holding the record read by ``node``) hands the record on or
+    changes it (see _shared)."""
+    if isinstance(up, ast.Subscript) and up.value is node:
+        return isinstance(up.ctx, ast.Del)  # an item of it (`CONFIG["lr"]`), or a deletion
+    if isinstance(up, ast.Attribute) and up.value is node:
+        # `CONFIG.get("lr")`, `cfg.lr` of a namespace; `CONFIG.update(...)` changes it
+        return up.attr in _CHANGES_IN_PLACE
+    if isinstance(up, ast.Call) and node is not up.func and _library_call(up, module):
+        return False  # `wandb.init(config=CONFIG)`, `print(CONFIG)`
+    return not isinstance(up, (ast.Compare, ast.FormattedValue, ast.Expr))
 
 
 _CHANGES_IN_PLACE = frozenset({"pop", "popitem", "clear", "update", "setdefault",
@@ -596,10 +666,52 @@ def _bound_names(function: ast.AST) -> set[str]:
     return names
 
 
+def _nested_setting(expr: ast.expr, root: ast.Name, path: tuple[str, ...], scope: Scope | None,
+                    module: ModuleInfo) -> tuple[ast.expr, Scope | None, ModuleInfo] | None:
+    """The value the record bound to ``root`` holds at ``path`` under the setting ``expr``
+    reads (``cfg["sched"]["step_size"]`` with ``cfg = {"sched": {"step_size": 30}}``, in the
+    function or at the top level of the module or of the project module it is imported from),
+    with the scope and module to read it in; None when it is not written out or may change
+    (see _record_setting)."""
+    name = setting_name(expr)
+    if scope is not None:
+        found = scope.source_of(root.id)
+        if found is not None:
+            record, where = found
+            value = _nested_value(record, (*path, name), where.module)
+            if value is None or _changed_in(where.module, root.id, name, path):
+                return None
+            return value, where, where.module
+        if root.id in _local_names(scope):
+            return None  # a parameter, or a local value the trace does not keep the source of
+    if root.id in module.imports:
+        bound = _imported_binding(module, root.id)
+    elif _module_constant(module, root.id) is not None:
+        bound = (module, root.id)
+    else:
+        return None
+    kept = _record_setting(expr, root, name, module, bound, path)
+    return None if kept is None else (kept[0], None, kept[1])
+
+
+def _nested_value(record: ast.expr, keys: tuple[str, ...], module: ModuleInfo
+                  ) -> ast.expr | None:
+    """What a record written out (see _record_items) holds under ``keys``, one key per
+    level of nesting (``("sched", "step_size")``); None when it is not written out."""
+    value: ast.expr | None = record
+    for key in keys:
+        value = dict(_record_items(value, module)).get(key) if value is not None else None
+    return value
+
+
 def _record_setting(expr: ast.expr, holder: ast.Name, name: str, module: ModuleInfo,
-                    bound: tuple[ModuleInfo, str] | None) -> tuple[ast.expr, ModuleInfo] | None:
+                    bound: tuple[ModuleInfo, str] | None, path: tuple[str, ...] = ()
+                    ) -> tuple[ast.expr, ModuleInfo] | None:
     """The setting ``name`` of the record ``bound`` (its module and top-level name) that
-    ``module`` reads through ``holder`` (see _imported_setting)."""
+    ``module`` reads through ``holder`` and the keys ``path`` of the records nested in it
+    (see _imported_setting)."""
+    if path and (bound is None or bound[1] in bound[0].classes):
+        return None  # nested records are read from records written as values only
     if bound is None and isinstance(expr, ast.Attribute) and module.loader is not None \
             and holder.id in module.imports:
         # `import config` then `config.EPOCHS`: that module's one top-level assignment
@@ -626,6 +738,12 @@ def _record_setting(expr: ast.expr, holder: ast.Name, name: str, module: ModuleI
         record = _module_constant(other, attr)
         if record is None:
             return None
+        if path:
+            # `cfg["train"]["amp"]`: the record written as the value of "train"
+            inner = _nested_value(record, path, other)
+            if inner is None:
+                return None
+            record = inner
         items = dict(_record_items(record, other))
         if not items and isinstance(record, ast.Call) and not record.args \
                 and not record.keywords and isinstance(record.func, ast.Name) \
@@ -641,12 +759,24 @@ def _record_setting(expr: ast.expr, holder: ast.Name, name: str, module: ModuleI
     if value is None:
         return None
     for where in {id(other): other, id(module): module}.values():
-        stores = attribute_stores(where.tree)
-        held = attr if where is other else holder.id
-        if stores.get(name, 0) > (own if where is other else 0) or stores.get("*") \
-                or stores.get("@" + held) or _updated(where.tree, held, name):
+        if _changed_in(where, attr if where is other else holder.id, name, path,
+                       own if where is other else 0):
             return None
     return value, other
+
+
+def _changed_in(where: ModuleInfo, held: str, name: str, path: tuple[str, ...] = (),
+                own: int = 0) -> bool:
+    """Whether ``where`` may change the setting ``name`` of the record named ``held`` (or of
+    the record nested in it at ``path``): more stores of an attribute ``name`` than the
+    record class's ``own``, a ``setattr`` by a computed name or on ``held``, the record
+    updated in place, a nested record replaced (``cfg.sched = ...``, ``cfg["sched"] =
+    {...}``)."""
+    stores = attribute_stores(where.tree)
+    if stores.get(name, 0) > own or stores.get("*") or stores.get("@" + held) \
+            or _updated(where.tree, held, name):
+        return True
+    return any(stores.get(key) or _updated(where.tree, held, key) for key in path)
 
 
 def _own_stores(node: ast.ClassDef, name: str) -> int:
@@ -676,25 +806,67 @@ def _class_setting(node: ast.ClassDef, name: str, module: ModuleInfo) -> ast.exp
 
 
 def _updated(tree: ast.AST, holder: str, name: str) -> bool:
-    """Whether ``holder`` is changed in place anywhere in the module: ``holder.update(...)``,
-    ``holder[key] = ...`` by a computed key or by ``name``, ``vars(holder)...``."""
+    """Whether ``holder`` or a record nested in it is changed in place anywhere in the
+    module: ``holder.update(...)``, ``holder["train"].update(...)``, ``holder[key] = ...``
+    (``holder["train"][key] = ...``) by a computed key or by ``name``, ``vars(holder)...``."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("update", "merge_from_file", "merge_from_list",
                                        "setdefault", "__setattr__", "__setitem__") \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == holder:
+                and _rooted_at(node.func.value, holder):
             return True
         if isinstance(node, (ast.Assign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
-                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) \
-                        and t.value.id == holder and not (
+                if isinstance(t, ast.Subscript) and _rooted_at(t.value, holder) and not (
                             isinstance(t.slice, ast.Constant) and t.slice.value != name):
                     return True
         if isinstance(node, ast.Call) and dotted(node.func) == "vars" and node.args \
                 and isinstance(node.args[0], ast.Name) and node.args[0].id == holder:
             return True
     return False
+
+
+@per_node
+def _mutated_names(tree: ast.AST) -> frozenset[str]:
+    """The names whose objects ``tree`` changes in place: an item or attribute stored or
+    deleted (``d["train"]["amp"] = ...``), or a method that changes a mapping called on it
+    or on what it holds (``d.update(...)``, ``d["train"].pop("amp")``)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _CHANGES_IN_PLACE:
+            targets = [ast.Subscript(value=node.func.value, slice=ast.Constant(None))]
+        for target in targets:
+            if isinstance(target, (ast.Subscript, ast.Attribute)):
+                root = read_root(target)
+                if root is not None:
+                    found.add(root)
+    return frozenset(found)
+
+
+def _mutated(tree: ast.AST, name: str) -> bool:
+    return name in _mutated_names(tree)
+
+
+def read_root(expr: ast.expr) -> str | None:
+    """The name an item or attribute is read from, through any nesting (``cfg`` of
+    ``cfg["train"].amp``; the name itself for a name); None when it is read from no name."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _rooted_at(expr: ast.expr, holder: str) -> bool:
+    """``holder`` itself, or an item or attribute read from it (``holder["train"]``)."""
+    return read_root(expr) == holder
 
 
 def _module_constant(module: ModuleInfo, name: str) -> ast.expr | None:

@@ -28,6 +28,7 @@ from lrdoctor.check import inert, names, unset
 from lrdoctor.check.constants import (
     attribute_stores,
     class_constant_of,
+    read_root,
     record_literal,
     resolve,
     settings,
@@ -159,10 +160,10 @@ class Tracer:
         self.loop: Loop | None = None
         # the loader (or dict entry of loaders) each loop over one iterates, by its statement
         self.loop_loaders: dict[int, Any] = {}
-        # the names of the loops running now that take, one at a time, every scheduler of a
-        # column (`for opt, sched in zip(optimizers, schedulers):`): each name with its scope
-        # and those schedulers (see restore_columns)
-        self.scheduler_columns: dict[str, tuple[Scope, UnionVal]] = {}
+        # the names of the loops running now that take, one at a time, every optimizer,
+        # scheduler or scaler of a column (`for opt, sched in zip(optimizers, schedulers):`):
+        # each name with its scope and those objects (see column_names)
+        self.columns: dict[str, tuple[Scope, UnionVal]] = {}
         self.conds: tuple[Cond, ...] = ()
         self.stack: list[ast.AST] = []
         self.given: list[set[str]] = []  # per traced call: the parameters its caller passed
@@ -223,6 +224,10 @@ class Tracer:
         # per attribute name: the setting every assignment the trace saw copied into it (""
         # once two assignments disagree or one is not a plain setting read)
         self.setting_copies: dict[str, str] = {}
+        # what the program stored on the project's classes themselves (`Runner.scheduler =
+        # StepLR(...)`), by the class: read back through the class and through every instance
+        # that has no attribute of its own by that name
+        self.class_attrs: dict[int, dict[str, Any]] = {}
         self.cond_base = 0  # how many branches the current function was entered under
         # inside a branch that a class test on a known scheduler chose (`if isinstance(sched,
         # CyclicLR): self.per_batch = True`): what it stores follows from that scheduler's class
@@ -1784,30 +1789,31 @@ class Tracer:
         return ident if root == text else (ident, self.versions.get(text, 0))
 
     def exec_for(self, stmt: ast.For | ast.AsyncFor, scope: Scope) -> None:
-        columns = self.scheduler_column_names(stmt.target, stmt.iter, scope)
+        columns = self.column_names(stmt.target, stmt.iter, scope)
         if not columns:
             self.exec_for_body(stmt, scope)
             return
-        saved = dict(self.scheduler_columns)
-        self.scheduler_columns.update(columns)
+        saved = dict(self.columns)
+        self.columns.update(columns)
         try:
             self.exec_for_body(stmt, scope)
         finally:
-            self.scheduler_columns = saved
+            self.columns = saved
 
-    def scheduler_column_names(self, target: ast.expr, over: ast.expr, scope: Scope
-                               ) -> dict[str, tuple[Scope, UnionVal]]:
-        """The names of a loop's tuple target that take every scheduler of a column, one per
-        pass: a `zip` argument that holds only schedulers (``for opt, sched in
-        zip(optimizers, schedulers)``, also under ``enumerate``), or one position of a literal
-        sequence of tuples (``for sched, key in ((sched_g, "g"), (sched_d, "d"))``) that holds
-        a scheduler in every row. Names are not bound by this: a ``load_state_dict`` on one of
-        them restores each of those schedulers (the loop runs once for each)."""
+    def column_names(self, target: ast.expr, over: ast.expr, scope: Scope
+                     ) -> dict[str, tuple[Scope, UnionVal]]:
+        """The names of a loop's tuple target that take every object of a column, one per
+        pass, all schedulers, all optimizers or all scalers: a `zip` argument that holds only
+        those (``for opt, sched in zip(optimizers, schedulers)``, also under ``enumerate``),
+        or one position of a literal sequence of tuples (``for sched, key in ((sched_g, "g"),
+        (sched_d, "d"))``) that holds one in every row. Names are not bound by this: a
+        ``load_state_dict`` on one of them restores each of those objects (the loop runs
+        once for each)."""
         if not isinstance(target, ast.Tuple):
             return {}
         if isinstance(over, ast.Call) and dotted(over.func) == "enumerate" and len(over.args) == 1 \
                 and not over.keywords and len(target.elts) == 2:
-            return self.scheduler_column_names(target.elts[1], over.args[0], scope)
+            return self.column_names(target.elts[1], over.args[0], scope)
         if any(isinstance(e, ast.Starred) for e in target.elts):
             return {}
         cells: list[list[ast.expr]] = []
@@ -1831,8 +1837,9 @@ class Tracer:
             return {}
         columns: dict[str, tuple[Scope, UnionVal]] = {}
         for elt, found in zip(target.elts, cells):
-            if isinstance(elt, ast.Name) and found and all(
-                    isinstance(o, Obj) and o.kind == "scheduler" for o in found):
+            kinds = {o.kind if isinstance(o, Obj) else None for o in found}
+            if isinstance(elt, ast.Name) and len(kinds) == 1 \
+                    and kinds <= {"scheduler", "optimizer", "scaler"}:
                 columns[elt.id] = (scope, UnionVal(list(found)))
         return columns
 
@@ -1999,14 +2006,21 @@ class Tracer:
                     rec.spoiled = True  # a value given to the call is changed
                 self.bind(base.attrs, target.attr, dotted(target) or target.attr, value, source,
                           scope, target)
-            if isinstance(base, InstanceVal):
+            if isinstance(base, (InstanceVal, ClassVal)):
                 self.assigned(target.attr, target, source)
                 for held in options(value) if isinstance(value, UnionVal) else [value]:
                     if isinstance(held, Obj) and held.kind == "scheduler" \
                             and (base.info, target.attr) not in held.held:
                         held.held.append((base.info, target.attr))
+            if isinstance(base, InstanceVal):
                 self.bind(base.attrs, target.attr, f"self.{target.attr}", value, source, scope,
                           target)
+            elif isinstance(base, ClassVal) and not isinstance(value, FuncVal):
+                # `Runner.scheduler = StepLR(...)`: the class's attribute, which its instances
+                # read as `self.scheduler` until they store one of their own (a function
+                # stored there is a method the class index already attaches)
+                self.bind(self.class_attrs.setdefault(id(base.info), {}), target.attr,
+                          f"{base.info.name}.{target.attr}", value, source, scope, target)
         elif isinstance(target, ast.Subscript):
             if self.lr_write_target(target, scope, target, source):
                 return
@@ -2513,6 +2527,9 @@ class Tracer:
                     rec.read(base, prefix, attr)
             if attr in base.attrs:
                 return base.attrs[attr]
+            stored = self.class_attr(base.info, attr)
+            if stored is not None:
+                return stored
             found = base.info.find(attr)
             if found is not None and not (base.runner is not None and _runner_copy(found[1])):
                 # virtual dispatch: the subclass's override, else the base class's method
@@ -2566,6 +2583,9 @@ class Tracer:
                 return ImportRef(f"{base.qualname}.{attr}")
             base = target  # `engine.Trainer.__init__(self, ...)`
         if isinstance(base, ClassVal):
+            stored = self.class_attr(base.info, attr)
+            if stored is not None:
+                return stored
             found = base.info.find(attr)
             if found is not None:
                 return FuncVal(found[0], found[1].module, None, found[1])
@@ -2592,6 +2612,21 @@ class Tracer:
                     return self._guessed_obj(kind, text)
                 if kind == "loader":
                     return self._guessed_obj(kind, text)
+        return None
+
+    def class_attr(self, info: ClassInfo, attr: str) -> Any:
+        """What the program stored as ``attr`` on ``info`` or the nearest project base class
+        that has one (``Runner.scheduler = ...``), else None."""
+        for cls in info.lineage():
+            stored = self.class_attrs.setdefault(id(cls), {})
+            if attr not in stored:
+                # `class Runner: schedulers = {}`: one container the class and all its
+                # instances share, built when the class body ran (None: no such container)
+                registry = _class_registry(cls, attr)
+                stored[attr] = None if registry is None \
+                    else self.eval_pure(registry, Scope({}, cls.module))
+            if stored[attr] is not None:
+                return stored[attr]
         return None
 
     def eval_pure(self, node: ast.expr, scope: Scope) -> Any:
@@ -2802,11 +2837,11 @@ class Tracer:
             self.emit("backward", None, node)
             return None
         if method == "load_state_dict" and receiver is None and isinstance(func, ast.Attribute) \
-                and isinstance(func.value, ast.Name) and func.value.id in self.scheduler_columns \
-                and self.scheduler_columns[func.value.id][0] is scope:
-            # `sched.load_state_dict(...)` in a loop whose `sched` takes each scheduler of a
-            # column in turn: every one of them is restored
-            return self.method_event(self.scheduler_columns[func.value.id][1], method, node,
+                and isinstance(func.value, ast.Name) and func.value.id in self.columns \
+                and self.columns[func.value.id][0] is scope:
+            # `sched.load_state_dict(...)` (`opt.load_state_dict(...)`) in a loop whose `sched`
+            # takes each scheduler (optimizer) of a column in turn: every one is restored
+            return self.method_event(self.columns[func.value.id][1], method, node,
                                      args, kwargs, scope)
         if method and receiver is None and method in _RECEIVER_METHODS \
                 and isinstance(func, ast.Attribute):
@@ -5707,14 +5742,41 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
             and expr.value.id == "self" and scope.self_val is not None \
             and scope.lookup("self") is scope.self_val:
         return scope.self_val.attrs.get(expr.attr)
-    if isinstance(expr, (ast.Subscript, ast.Attribute)) and isinstance(expr.value, ast.Name) \
-            and expr.value.id not in scope.module.imports and _global_name(expr.value.id, scope):
-        # `CONFIG["scheduler"]` / `cfg.scheduler` of a config record the module itself writes
-        # as literals and never changes: what a config class's constant is to `CFG.scheduler`.
+    getter = isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+        and expr.func.attr == "get"
+    root = read_root(expr.func.value) if isinstance(expr, ast.Call) \
+        and isinstance(expr.func, ast.Attribute) and getter else read_root(expr)
+    if (getter or isinstance(expr, (ast.Subscript, ast.Attribute))) and root is not None \
+            and root not in scope.module.imports and _global_name(root, scope):
+        # `CONFIG["scheduler"]` / `cfg.scheduler` / `CONFIG.get("scheduler")` (also read from
+        # a nested record: `CONFIG["sched"]["name"]`, `cfg.sched.name`) of a config record the
+        # module itself writes as literals and never changes: what a config class's constant
+        # is to `CFG.scheduler`.
         # Not a settings module of the project (`import config` then `if config.checkpoint
         # != "":`): its values are edited to switch the run's modes, resuming among them
         return record_literal(expr, scope.module, function_around(scope.module.tree, expr))
     return None
+
+
+def _class_registry(info: ClassInfo, attr: str) -> ast.expr | None:
+    """The empty container the class body binds ``attr`` to, once and to nothing else
+    (``schedulers = {}``, ``hooks = []``, ``registry = dict()``): a registry its methods fill."""
+    found: list[ast.expr] = []
+    for stmt in info.node.body:
+        if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
+            found.append(stmt.value)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                and stmt.target.id == attr and stmt.value is not None:
+            found.append(stmt.value)
+    if len(found) != 1:
+        return None
+    value = found[0]
+    empty = isinstance(value, ast.Dict) and not value.keys \
+        or isinstance(value, ast.List) and not value.elts \
+        or isinstance(value, ast.Call) and dotted(value.func) in ("dict", "list") \
+        and not value.args and not value.keywords
+    return value if empty else None
 
 
 def _global_name(name: str, scope: Scope) -> bool:
@@ -5830,6 +5892,13 @@ def _fresh_object(expr: ast.expr) -> bool:
             and expr.func.attr in _VIEW_METHODS and not expr.args and not expr.keywords)
 
 
+def _tested_value(expr: ast.expr, scope: Scope) -> object:
+    """What a test reads: a name or a setting (see _literal_held), or the value of a call
+    that reads one (``getattr(self, "name", <literal>)``, ``CONFIG.get("scheduler")``)."""
+    found = _unset_default(expr, scope) if isinstance(expr, ast.Call) else None
+    return found if found is not None else _literal_held(expr, scope)
+
+
 def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
     """The outcome of a test on a name that can only hold one literal (``step = "epoch"`` ...
     ``if step == "batch":``), else None."""
@@ -5849,8 +5918,7 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
         elif all(p is not None for p in parts):
             outcome = not decisive
     elif isinstance(test, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
-        value = _unset_default(test, scope) if isinstance(test, ast.Call) \
-            else _literal_held(test, scope)
+        value = _tested_value(test, scope)
         if isinstance(value, Const) and value.sure and isinstance(
             value.value, (bool, int, str, type(None))
         ):
@@ -5867,8 +5935,7 @@ def _constant_outcome(test: ast.expr, scope: Scope) -> bool | None:
             left, right = right, left
         if isinstance(left, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) \
                 and isinstance(right, ast.Constant):
-            value = _unset_default(left, scope) if isinstance(left, ast.Call) \
-                else _literal_held(left, scope)
+            value = _tested_value(left, scope)
             literal = right.value
             if (isinstance(value, Const) and value.sure
                     and isinstance(value.value, (bool, int, str, type(None)))

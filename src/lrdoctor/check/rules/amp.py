@@ -13,6 +13,7 @@ from lrdoctor.check.context import (
     FileContext,
     definitions_in,
     function_around,
+    function_at,
     receiver,
     scaler_disabled,
 )
@@ -794,23 +795,51 @@ def _feeds(body: ast.AST, name: str) -> list[ast.expr]:
 
 def _training_test(ctx: FileContext) -> functools.partial[bool] | None:
     """A test of whether a statement of this file trains: it holds an optimizer step, or
-    calls one of this file's functions that does; None when the file steps nothing."""
-    steps = [e.line for e in ctx.full_program.events
-             if e.kind in ("opt_step", "scaler_step") and e.path == ctx.path]
-    if not steps:
-        return None
+    calls one of this file's functions that does, or a method that does (``trainer.fit()``,
+    its class here or in a project module, stepping itself or through its own methods:
+    ``self.train_epoch()``); None when the program steps nothing."""
+    events = [e for e in ctx.full_program.events if e.kind in ("opt_step", "scaler_step")]
+    steps = [e.line for e in events if e.path == ctx.path]
     stepping = frozenset(
         name for name, fn in ctx.module.functions.items()
         if any(fn.lineno <= line <= (fn.end_lineno or fn.lineno) for line in steps)
     )
-    return functools.partial(_trains, tuple(steps), stepping)
+    methods: set[str] = set()
+    trees: dict[int, ast.Module] = {}
+    for e in events:
+        tree = ctx.tree_of(e.path)
+        fn = function_at(tree, e.line) if tree is not None else None
+        if tree is not None and fn is not None:
+            methods.add(fn.name)
+            trees[id(tree)] = tree
+    if not steps and not methods:
+        return None
+    # a method that calls a stepping method of its own class trains as well
+    classes = [c for tree in trees.values() for c in definitions_in(tree)[1]]
+    for _ in range(4):
+        more = {fn.name for c in classes for fn in c.body
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and fn.name not in methods and any(
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                    and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"
+                    and n.func.attr in methods for n in ast.walk(fn))}
+        if not more:
+            break
+        methods |= more
+    return functools.partial(_trains, tuple(steps), stepping, frozenset(methods))
 
 
-def _trains(steps: tuple[int, ...], stepping: frozenset[str], stmt: ast.stmt) -> bool:
+def _trains(steps: tuple[int, ...], stepping: frozenset[str], methods: frozenset[str],
+            stmt: ast.stmt) -> bool:
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return False  # defining a function or class runs none of its steps
     end = stmt.end_lineno or stmt.lineno
     if any(stmt.lineno <= line <= end for line in steps):
         return True
-    return any(isinstance(n, ast.Call) and dotted(n.func) in stepping for n in ast.walk(stmt))
+    return any(isinstance(n, ast.Call) and (
+        dotted(n.func) in stepping
+        or isinstance(n.func, ast.Attribute) and n.func.attr in methods
+    ) for n in ast.walk(stmt))
 
 
 def _after_training(ctx: FileContext, cast: ast.AST) -> bool:
