@@ -13,7 +13,9 @@ unless ``client_state`` carries its state. The save was not read as a checkpoint
 
 from __future__ import annotations
 
-from .helpers import codes, messages
+import pytest
+
+from .helpers import check_project, codes, messages
 
 EPOCH_SCHEDULER = """
 import deepspeed
@@ -118,3 +120,127 @@ def test_no_scheduler_is_silent() -> None:
         "    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)\n",
         "")
     assert codes(source) == []
+
+
+# The engine scales fp16 losses itself and saves its scale with its own checkpoint; a torch
+# GradScaler in the same program serves the path without DeepSpeed (used only in the `else`
+# of the same flag): the engine's save owes it nothing (a whole-repository scan found this
+# reported on the first merge, where the scaler came from a set-up helper in another module).
+TWO_PATHS = """
+import deepspeed
+import torch
+
+
+def setup(config, net):
+    optimizer = torch.optim.AdamW(net.parameters(), lr=1e-4)
+    scaler = torch.amp.GradScaler("cuda", enabled=config.fp16)
+    if hasattr(config, "deepspeed") and config.deepspeed.enable:
+        model, optimizer, _, _ = deepspeed.initialize(model=net, optimizer=optimizer,
+                                                      config=config.ds)
+    else:
+        model = net
+    return model, optimizer, scaler
+
+
+def train_one_epoch(model, optimizer, scaler, loader, config, epoch):
+    for step, (x, y) in enumerate(loader):
+        if step and step % 1000 == 0:
+            if hasattr(config, "deepspeed") and config.deepspeed.enable:
+                model.save_checkpoint("out", tag=f"e{epoch}", client_state={"epoch": epoch})
+            else:
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                            "scaler": scaler.state_dict()}, "last.pt")
+        if hasattr(config, "deepspeed") and config.deepspeed.enable:
+            loss = model(x, y)
+            model.backward(loss)
+            model.step()
+        else:
+            with torch.autocast("cuda", dtype=torch.float16, enabled=config.fp16):
+                loss = model(x, y)
+            optimizer.zero_grad()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+
+
+def main(config, net, loader):
+    model, optimizer, scaler = setup(config, net)
+    for epoch in range(10):
+        train_one_epoch(model, optimizer, scaler, loader, config, epoch)
+"""
+
+
+def test_engine_save_owes_nothing_to_the_scaler_of_the_path_without_deepspeed() -> None:
+    assert "LRD007" not in codes(TWO_PATHS)
+
+
+def test_engine_save_in_an_epoch_function_traced_on_its_own() -> None:
+    # the epoch function alone (its caller in another module): the scaler is a parameter
+    alone = TWO_PATHS[:TWO_PATHS.index("def setup(")] + TWO_PATHS[
+        TWO_PATHS.index("def train_one_epoch("):TWO_PATHS.index("def main(")]
+    assert "LRD007" not in codes(alone)
+
+
+def test_control_the_plain_save_without_the_scaler_is_still_reported() -> None:
+    source = TWO_PATHS.replace('\n                            "scaler": scaler.state_dict()}', "}")
+    found = [m for m in messages(source) if "GradScaler" in m]
+    assert len(found) == 1 and "this checkpoint stores the optimizer state" in found[0]
+
+
+SETUP_MODULE = """
+import deepspeed
+import torch
+
+
+def setup(config, net):
+    if hasattr(config, "deepspeed") and config.deepspeed.enable:
+        scaler = None
+        model, optimizer, _, _ = deepspeed.initialize(model=net, config=config.ds)
+    else:
+        model = net
+        optimizer = torch.optim.AdamW(net.parameters(), lr=1e-4)
+        scaler = torch.amp.GradScaler("cuda", enabled=config.fp16)
+    return model, optimizer, scaler
+"""
+
+
+def test_engine_save_with_the_scaler_built_by_a_setup_module(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    driver = ("from utils import setup\n"
+              + TWO_PATHS[TWO_PATHS.index("import deepspeed"):TWO_PATHS.index("def setup(")]
+              + TWO_PATHS[TWO_PATHS.index("def train_one_epoch("):])
+    found = check_project(tmp_path, monkeypatch, {"utils.py": SETUP_MODULE, "train.py": driver})
+    assert [f for f in found if f[2] == "LRD007"] == []
+
+
+ONE_PATH = """
+import deepspeed
+import torch
+
+
+def train_one_epoch(model, optimizer, scaler, loader, config, epoch):
+    for step, (x, y) in enumerate(loader):
+        if step and step % 1000 == 0:
+            model.save_checkpoint("out", tag=f"e{epoch}", client_state={"epoch": epoch})
+        with torch.autocast("cuda", dtype=torch.float16, enabled=config.fp16):
+            loss = model(x, y)
+        optimizer.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+
+
+def main(config, net, loader):
+    optimizer = torch.optim.AdamW(net.parameters(), lr=1e-4)
+    scaler = torch.amp.GradScaler("cuda", enabled=config.fp16)
+    model, optimizer, _, _ = deepspeed.initialize(model=net, optimizer=optimizer, config=config.ds)
+    for epoch in range(10):
+        train_one_epoch(model, optimizer, scaler, loader, config, epoch)
+"""
+
+
+def test_the_engines_save_is_not_judged_by_a_torch_scaler() -> None:
+    # the engine scales fp16 itself; a torch GradScaler stepping the engine's optimizer is a
+    # misuse of its own, not a state the engine's checkpoint should hold (reported on the first
+    # merge: the same reading gave InternVideo's two-path trainer a false LRD007)
+    assert "LRD007" not in codes(ONE_PATH)

@@ -864,7 +864,10 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             kind = f", {left.cls}" if left.cls else ""
             missing.append(f"the second scheduler's (`{left.name}`{kind})")
             named = [left]
-    scalers = _scalers(ctx, e.root, e, optimizers)
+    # a DeepSpeed engine scales fp16 losses itself (its config's `fp16` section) and saves that
+    # scale in its own checkpoint: a torch GradScaler beside it serves the program's other,
+    # non-DeepSpeed path (`if ds: engine.backward(loss) else: scaler.scale(loss).backward()`)
+    scalers = [] if e.info.get("deepspeed") else _scalers(ctx, e.root, e, optimizers)
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
     if not missing:
