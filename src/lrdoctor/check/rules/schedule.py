@@ -601,6 +601,22 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue
             problem = _per_batch_problem(sched, loop)
             if problem is None:
+                outer = _sized_to_an_outer_loop(ctx, e, sched, loop)
+                if outer is not None:
+                    whole = horizon_of(sched)
+                    yield Diagnostic.at(
+                        "LRD002",
+                        f"{_option_prefix(ctx, e)}{label(sched, whole)} is stepped after every "
+                        f"update, in {_loop_where(loop)}, but its horizon is the number of "
+                        f"passes of the loop at line {outer.line} around it "
+                        f"(`{_loop_count(ctx, outer)}`): every pass of that loop makes several "
+                        "updates, so the schedule ends after a fraction of the run and stays "
+                        "at its final value for the rest",
+                        e.path,
+                        e.node,
+                        evidence={"horizon": whole.source, "loop_line": loop.line,
+                                  "outer_loop_line": outer.line},
+                    )
                 continue
             h = problem
             size = f"its horizon of {int(h.value)} steps" if h.unit == "literal" and h.value \
@@ -834,6 +850,39 @@ _RECORDING_CALLS = frozenset({"step", "get_last_lr", "get_lr", "append", "print"
 
 _COUNTING_WRAPPERS = frozenset({"range", "trange", "tqdm", "tqdm.tqdm", "tqdm.trange",
                                  "tqdm.auto.tqdm", "tqdm.auto.trange", "enumerate"})
+
+
+def _sized_to_an_outer_loop(ctx: FileContext, e: Event, sched: Obj, loop: Loop) -> Loop | None:
+    """The loop around ``loop`` whose count is the scheduler's horizon, when the scheduler is
+    stepped after every update of ``loop``, several updates a pass of that outer loop: a PPO
+    ``LinearLR(total_iters=num_updates)`` stepped after every minibatch of every update epoch
+    of ``for update in range(num_updates):`` runs out after 1 / (epochs * minibatches) of the
+    run. The horizon must be that loop's own bound, written as the same name (or handed down
+    to the builder under another); a horizon that multiplies in anything else (a count of
+    batches) is not this. Not when the scheduler's loop itself is bounded by the same count, or
+    when ``loop`` runs once a pass by its header (``for x in [batch]``)."""
+    if not _plain_step(e) or sched.cls not in SCHEDULERS and sched.cls not in HF_WARMUP_BUILDERS:
+        return None
+    h = horizon_of(sched)
+    expr = _horizon_expr(sched, h)
+    if isinstance(expr, ast.Name):
+        expr = _handed_down(ctx, sched, expr, loop) or expr
+    text = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+    if text is None or _loop_count(ctx, loop) == text:
+        return None
+    node = loop.node
+    if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.List, ast.Tuple)) \
+            and len(node.iter.elts) <= 1:
+        return None
+    if any(isinstance(stmt, ast.Break) for stmt in getattr(node, "body", [])):
+        return None  # one batch a pass: `for batch in loader: ...; break`
+    outer = loop.parent
+    while outer is not None:
+        # a `for` over a range only: `while step < max_steps:` counts updates, not passes
+        if isinstance(outer.node, (ast.For, ast.AsyncFor)) and _loop_count(ctx, outer) == text:
+            return outer
+        outer = outer.parent
+    return None
 
 
 def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
