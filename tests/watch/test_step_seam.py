@@ -6,6 +6,7 @@ torch's profiler must still find its own code called, and an optimizer class wit
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import pytest
@@ -26,6 +27,16 @@ for epoch in range(5):
         train_batch(x, y)
         scheduler.step()
 """
+
+
+@pytest.fixture(autouse=True)
+def _no_class_left_over():
+    """An optimizer class a test script defined lives on in Optimizer.__subclasses__() until it
+    is collected, and one with its own _optimizer_step_code turns the seam off for the next
+    watch: each test starts without them."""
+    gc.collect()
+    yield
+    gc.collect()
 
 
 def _attempts(ran) -> int:
@@ -80,6 +91,23 @@ def test_a_class_with_its_own_step_code_defined_while_watching_is_still_seen(run
     assert ran.ns["optimizer"].own_calls == 5 * 16  # its own method still runs, once a step
 
 
+@pytest.mark.parametrize("scheduler", ["", "scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=7)"])
+def test_a_class_whose_step_code_calls_supers_has_each_step_counted_once(run_script, scheduler):
+    ran = run_script(PRELUDE + f"""
+class Mine(torch.optim.SGD):
+    def _optimizer_step_code(self):
+        self.own_calls = getattr(self, 'own_calls', 0) + 1
+        super()._optimizer_step_code()
+optimizer = Mine(model.parameters(), lr=0.1)
+{scheduler}
+for epoch in range(5):
+    for x, y in loader:
+        train_batch(x, y)
+""")
+    assert ran.ns["optimizer"].own_calls == 5 * 16
+    assert _attempts(ran) == 5 * 16
+
+
 def test_a_class_with_its_own_step_code_defined_before_watching_is_still_seen(run_script):
     class Own(torch.optim.SGD):
         def _optimizer_step_code(self):
@@ -92,9 +120,7 @@ def test_a_class_with_its_own_step_code_defined_before_watching_is_still_seen(ru
         ran = run_script(LOOP.replace("OPT", "torch.optim.SGD(model.parameters(), lr=0.1)"))
         assert _attempts(ran) == 5 * 16
     finally:
-        del Own  # (a subclass lives on in __subclasses__ until collected)
-        import gc
-        gc.collect()
+        del Own  # (collected by the fixture)
 
 
 def test_under_a_profiler_torchs_own_step_code_is_called_and_steps_are_counted(run_script):

@@ -229,19 +229,16 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
 
     def own_seam(opt: Any) -> None:
         """An optimizer whose class has an _optimizer_step_code of its own (not torch's, not
-        ours) would step unseen: its steps are seen by a global post-hook instead, which
-        leaves every other optimizer to the seam."""
-        if seam is None or getattr(type(opt), "_optimizer_step_code", post) is post or hooked:
+        ours) would step unseen, or seen twice if its method calls super()'s: the watch goes
+        back to torch's no-op and a global step post-hook, for good (steps seen so far were
+        each seen once)."""
+        nonlocal seam, profiler
+        if seam is None or getattr(type(opt), "_optimizer_step_code", post) is post:
             return
+        opt_cls._optimizer_step_code = seam  # (the patcher's undo finds it back)
+        seam, profiler = None, _NO_PROFILER
+        patcher.handle(register_optimizer_step_post_hook(post))
 
-        def fallback(opt: Any, args: Any, kwargs: Any) -> None:
-            if getattr(type(opt), "_optimizer_step_code", None) is not post:
-                post(opt, args, kwargs)
-
-        hooked.append(fallback)
-        patcher.handle(register_optimizer_step_post_hook(fallback))
-
-    hooked: list[Any] = []
     for name in ("load_state_dict", "add_param_group"):
         original = opt_cls.__dict__[name]
 
