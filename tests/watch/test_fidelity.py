@@ -110,6 +110,7 @@ def _torch_surface():
         "DataLoader.__iter__": DataLoader.__dict__["__iter__"],
         "_BaseDataLoaderIter.__next__": _BaseDataLoaderIter.__dict__["__next__"],
         "Optimizer.load_state_dict": torch.optim.Optimizer.__dict__["load_state_dict"],
+        "Optimizer._optimizer_step_code": torch.optim.Optimizer.__dict__["_optimizer_step_code"],
         "LRScheduler.__init_subclass__": sched.LRScheduler.__dict__.get("__init_subclass__"),
         "GradScaler.step": torch.amp.GradScaler.__dict__["step"],
         "GradScaler.update": torch.amp.GradScaler.__dict__["update"],

@@ -21,6 +21,7 @@ argument, a return value or any state that training reads.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 import threading
@@ -77,6 +78,41 @@ def compiling_test(torch: Any) -> Callable[[], bool]:
     return getattr(torch.compiler, "is_dynamo_compiling", None) or torch.compiler.is_compiling
 
 
+class _NoProfiler:
+    """Stands for torch.autograd.profiler where the step is seen by a post-hook."""
+
+    _is_profiler_enabled = False
+
+
+_NO_PROFILER = _NoProfiler()
+_NOOP_OPS = frozenset({"RESUME", "NOP", "CACHE", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST"})
+
+
+def _step_seam(torch: Any) -> Callable[[Any], None] | None:
+    """torch's ``Optimizer._optimizer_step_code`` when it is the no-op every optimizer's wrapped
+    ``step()`` calls after the update and before the step post-hooks (torch >= 1.13: "an entry
+    point for the profiler"), a plain function of ``self`` alone that does nothing; else None
+    (the step is then seen by a global step post-hook)."""
+    import dis
+    import types
+
+    base = torch.optim.Optimizer
+    fn = base.__dict__.get("_optimizer_step_code")
+    if not isinstance(fn, types.FunctionType) or any(
+            "_optimizer_step_code" in cls.__dict__ for cls in _all_subclasses(base) if cls is not base):
+        return None  # (a class with one of its own: see own_seam)
+    code = fn.__code__
+    if (code.co_argcount != 1 or code.co_kwonlyargcount or code.co_varnames != ("self",)
+            or code.co_names or code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE
+                                                 | inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)):
+        return None
+    try:
+        ops = {ins.opname for ins in dis.get_instructions(fn)}
+    except Exception:
+        return None
+    return fn if ops <= _NOOP_OPS else None
+
+
 def install(engine: Engine, patcher: Patcher) -> None:
     import torch
 
@@ -99,7 +135,24 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     lane = engine.lane
     every_step = engine.every_step
 
-    def post(opt: Any, args: Any, kwargs: Any) -> None:
+    # Where the step is seen (see _step_seam): in place of torch's own no-op
+    # Optimizer._optimizer_step_code, which every optimizer's wrapped step() calls right after
+    # the update (the step then runs no frame more than unwatched), or else as a global step
+    # post-hook. ``profiler``: torch.autograd.profiler, whose flag says when a profiler is on
+    # (torch's Python tracer then needs its own code object called: see below)
+    seam = _step_seam(torch)
+    profiler: Any = sys.modules.get("torch.autograd.profiler") if seam is not None else None
+    if profiler is None or not isinstance(getattr(profiler, "_is_profiler_enabled", None), bool):
+        seam, profiler = None, _NO_PROFILER
+
+    def post(self: Any, args: Any = None, kwargs: Any = None) -> None:
+        # ``self``: the optimizer that has just stepped (named so for torch's profiler, which
+        # reads the optimizer of an _optimizer_step_code frame from its ``self``)
+        opt = self
+        if profiler._is_profiler_enabled:
+            # a profiler is on: torch's Python tracer recognises the optimizer step by its own
+            # no-op's code object, which is called as it is without lrdoctor
+            seam(self)  # type: ignore[misc]
         if is_compiling():
             # torch.compile is tracing a function that steps the optimizer: anything more than
             # this append would break the user's graph. The append is replayed each time the
@@ -167,9 +220,25 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
         except Exception as exc:
             engine.internal_error(exc)
 
-    patcher.handle(register_optimizer_step_post_hook(post))
-
     opt_cls = torch.optim.Optimizer
+    if seam is not None:
+        post.__name__ = post.__qualname__ = "_optimizer_step_code"
+        patcher.setattr(opt_cls, "_optimizer_step_code", post)
+    else:
+        patcher.handle(register_optimizer_step_post_hook(post))
+
+    def own_seam(opt: Any) -> None:
+        """An optimizer whose class has an _optimizer_step_code of its own (not torch's, not
+        ours) would step unseen, or seen twice if its method calls super()'s: the watch goes
+        back to torch's no-op and a global step post-hook, for good (steps seen so far were
+        each seen once)."""
+        nonlocal seam, profiler
+        if seam is None or getattr(type(opt), "_optimizer_step_code", post) is post:
+            return
+        opt_cls._optimizer_step_code = seam  # (the patcher's undo finds it back)
+        seam, profiler = None, _NO_PROFILER
+        patcher.handle(register_optimizer_step_post_hook(post))
+
     for name in ("load_state_dict", "add_param_group"):
         original = opt_cls.__dict__[name]
 
@@ -179,6 +248,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                 result = original(self, *args, **kwargs)
                 if name == "add_param_group" and id(self) not in engine.optimizers:
                     # the constructor adds the first group: remember where it was built
+                    _guard(engine, own_seam, self)
                     _guard(engine, engine.on_optimizer_created, self, user_site(3))
                 else:
                     _guard(engine, engine.on_lrs_replaced, self)
