@@ -338,10 +338,14 @@ def _factor_word_unit(node: ast.AST, word: str, scope: Scope | None) -> tuple[st
 
 # parameters whose own name says "step": an argument named after them (`args.lr_step`,
 # `step_size=step`, `milestones=args.lr_steps`) only echoes the parameter, it does not say the
-# horizon counts batches
+# horizon counts batches; nor does one named after the class (`cfg.multi_lr_decay_step` for a
+# MultiStepLR's milestones, `milestone_steps`: StepLR's "steps" are its decays, per epoch as
+# often as not)
 ECHOED = frozenset({"step_size", "milestones"})
 _ECHO_TOKENS = frozenset({"lr", "step", "steps", "size", "stepsize", "decay", "sched",
-                          "scheduler", "schedule"})
+                          "scheduler", "schedule", "multi", "multistep", "milestone",
+                          "milestones"})
+_DECAY_TOKENS = frozenset({"multi", "multistep", "milestone", "milestones", "decay"})
 
 
 def _echo(word: str) -> bool:
@@ -349,6 +353,12 @@ def _echo(word: str) -> bool:
     if not tokens or not any(t.startswith("step") for t in tokens):
         return False
     if all(t in _ECHO_TOKENS for t in tokens):
+        return True
+    # named after the decays and qualified by what it belongs to (`multi_lr_decay_step_gen`,
+    # `lr_decay_step_disc` for a GAN's two schedulers), no qualifier naming a unit
+    extra = [t for t in tokens if t not in _ECHO_TOKENS]
+    if len(extra) == 1 and any(t in _DECAY_TOKENS for t in tokens) \
+            and not names.unit_of_word(extra[0]):
         return True
     # the parameter's whole name qualified by what it belongs to (`cfg["g_optimizer_step_size"]`,
     # `args.decoder_stepsize`): still an echo, unless the qualifier names a unit itself
