@@ -602,8 +602,13 @@ Call `scaler.unscale_(optimizer)` before clipping.
         "The loss is scaled for backward, but `optimizer.step()` is called instead of "
         "`scaler.step(optimizer)`.",
         """
-The gradients are multiplied by the scale (65536 by default) and never divided back: every
-update is 65536 times too large, and inf gradients are stepped into the parameters.
+The gradients are multiplied by the scale (65536 by default) and never divided back, and the
+inf/NaN gradients GradScaler exists to catch (float16 overflow) are stepped into the
+parameters instead of skipped. With SGD and other optimizers that step along the gradient,
+every update is 65536 times too large. Adam, AdamW, RMSprop, Adagrad and the like divide by
+the gradients' running size, so their updates come out about right and the run can look
+healthy until the first overflow turns the weights to NaN; a gradient clip before the step
+then clips gradients 65536 times too large.
 """,
         """
 Use `scaler.step(optimizer)` followed by `scaler.update()`.

@@ -71,6 +71,19 @@ def test_optimizer_step_instead_of_scaler_step_is_reported(run_script):
     f = ran.only("LRD109")
     assert "65536 times too large" in f.message
     assert "LRD110" not in ran.codes
+    # AdamW divides by the gradients' running size: its updates are not 65536x, the infs are
+    assert "AdamW divides by the gradients' running size" in f.message
+    assert "every update is" not in f.message
+
+
+def test_optimizer_step_instead_of_scaler_step_with_sgd_says_every_update_is_too_large(run_script):
+    source = _loop("""
+        optimizer.step()  # STEP
+    """).replace("torch.optim.AdamW(model.parameters(), lr=1e-3)",
+                 "torch.optim.SGD(model.parameters(), lr=1e-3)")
+    ran = run_script(source)
+    f = ran.only("LRD109")
+    assert "every update is 65536 times too large" in f.message
 
 
 def test_scaler_step_without_update_is_reported(run_script):

@@ -24,6 +24,7 @@ from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch
 from lrdoctor.check.values import Obj
+from lrdoctor.optimizers import unscaled_update
 
 FP16_SMALLEST_SUBNORMAL = 5.96e-8
 
@@ -1615,12 +1616,17 @@ def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
             "LRD109",
             f"the loss is scaled for backward (`{receiver(b)}.scale(...)`, line {b.line}) but "
             f"`{receiver(step)}.step()` is called directly: the gradients are never unscaled, "
-            f"so every update is the scale (65536) times too large and inf gradients are "
-            f"applied; use `{receiver(b)}.step({receiver(step)})` and "
-            f"`{receiver(b)}.update()`",
+            f"so {unscaled_update(_optimizer_class(step), 'the scale (65536) times')}; use "
+            f"`{receiver(b)}.step({receiver(step)})` and `{receiver(b)}.update()`",
             step.path,
             step.node,
         )
+
+
+def _optimizer_class(step: Event) -> str | None:
+    """The class of the optimizer ``step`` steps, where it is known (built in view)."""
+    opt = step.obj
+    return opt.cls if opt is not None and not opt.guessed and opt.cls else None
 
 
 def _twin_scaler_step(scope: list[Event], step: Event) -> Event | None:

@@ -13,6 +13,7 @@ import weakref
 from typing import Any
 
 from lrdoctor.findings import Finding
+from lrdoctor.optimizers import ADAPTIVE, unscaled_update
 from lrdoctor.runtime.amphooks import install_amp_hooks
 from lrdoctor.runtime.engine import Engine, location
 from lrdoctor.runtime.events import (
@@ -29,8 +30,7 @@ from lrdoctor.runtime.numerics import eps_vanishes
 from lrdoctor.runtime.patching import Patcher
 
 # optimizers whose eps is added to a denominator built from squared gradients
-EPS_IN_DENOMINATOR = frozenset({"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "SparseAdam", "Adagrad",
-                                "RMSprop", "Adadelta"})
+EPS_IN_DENOMINATOR = ADAPTIVE
 
 
 def _scale_text(scaler: Any) -> str:
@@ -189,8 +189,8 @@ class AmpMisuse:
                 Finding(
                     "LRD109",
                     f"{ev.optimizer.label}.step() was called directly after scaler.scale(loss).backward() "
-                    f"(at {fmt_site(site)}): the update used gradients {times} too large, and "
-                    f"inf/NaN gradients are applied instead of skipped",
+                    f"(at {fmt_site(site)}): the gradients were never unscaled, so "
+                    f"{unscaled_update(type(opt).__name__, times)}",
                     location(ev.site),
                     evidence={"optimizer": ev.optimizer.label, "scale": float(scale) if scale else None},
                 ),
