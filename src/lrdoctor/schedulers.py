@@ -314,22 +314,26 @@ def recomputes_lr(cls: str) -> bool | None:
     return not kind.chainable
 
 
+# Schedulers that go on exactly from the LR restored with the optimizer when their own state is
+# lost (the next LR is gamma times the current one): a lost state moves nothing.
+RESUME_UNMOVED = frozenset({"ExponentialLR"})
+RESTARTS = "the schedule restarts from its first value"
+
+
 def resumed_without_state(cls: str, args: dict[str, str] | None = None) -> str | None:
     """What a resume does to a schedule whose scheduler state is lost while the optimizer's is
-    restored: the LR the run had reached comes back with the optimizer's param groups, and the
-    scheduler, built anew, counts from 0. ``args``: the constructor's arguments as the report
-    should show them (source text or values), where known. None when nothing moves.
+    restored, for PyTorch's chainable schedulers: they scale the LR they find, so the LR the run
+    had reached (back with the optimizer's param groups) is where the scheduler, built anew and
+    counting from 0, starts; they replay their ramp or their decays from there. None for the
+    rest: closed-form schedules (LambdaLR and the Hugging Face warm-ups, OneCycleLR, CyclicLR,
+    the warm restarts, unknown classes) compute the LR from their base values and the count and
+    go back to their first value (RESTARTS); RESUME_UNMOVED ones lose nothing. ``args``: the
+    constructor's arguments as the report should show them (source text or values), where
+    known. Each case was checked against torch 2.13, resumed at step 5
+    (tests/test_resume_effects.py):
 
-    Closed-form schedules (LambdaLR and the Hugging Face warm-ups, OneCycleLR, CyclicLR, the warm
-    restarts, unknown classes) compute the LR from their base values and the count, so they go
-    back to their first value. PyTorch's chainable ones scale the LR they find, so the restored
-    LR is their starting point: ExponentialLR goes on exactly; the others replay their ramp or
-    their decays from there (each checked against torch 2.13, resumed at step 5):
-
-    >>> resumed_without_state("ExponentialLR") is None
+    >>> resumed_without_state("LambdaLR") is None
     True
-    >>> resumed_without_state("LambdaLR")
-    'the schedule restarts from its first value'
     >>> resumed_without_state("StepLR", {"step_size": "30"}).split(", so ")[1]
     'each later decay comes up to `step_size` (`30`) steps late'
     """
@@ -340,8 +344,6 @@ def resumed_without_state(cls: str, args: dict[str, str] | None = None) -> str |
         return f" (`{value}`)" if value is not None else ""
 
     kept = f"the LR comes back with the optimizer's param groups but {cls}'s step count restarts at 0"
-    if cls == "ExponentialLR":
-        return None  # the next LR is gamma times the restored one, as it would have been
     if cls == "StepLR":
         return f"{kept}, so each later decay comes up to `step_size`{given('step_size')} steps late"
     if cls == "MultiStepLR":
@@ -364,4 +366,4 @@ def resumed_without_state(cls: str, args: dict[str, str] | None = None) -> str |
                 "the LR ends 1/factor times above the plan")
     if cls == "MultiplicativeLR":
         return f"{kept}, so its factors `lr_lambda(epoch)` are taken from epoch 0 again"
-    return "the schedule restarts from its first value"
+    return None

@@ -41,7 +41,13 @@ from lrdoctor.check.values import (
     TupleVal,
     UnionVal,
 )
-from lrdoctor.schedulers import SCHEDULERS, recomputes_lr, resumed_without_state
+from lrdoctor.schedulers import (
+    RESTARTS,
+    RESUME_UNMOVED,
+    SCHEDULERS,
+    recomputes_lr,
+    resumed_without_state,
+)
 
 
 def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool:
@@ -161,7 +167,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
         if plateau:
             if s.cls != "ReduceLROnPlateau" or s.guessed or built_site(s) not in stepped:
                 continue
-        elif s.cls in ("ReduceLROnPlateau", "ExponentialLR") \
+        elif s.cls == "ReduceLROnPlateau" or s.cls in RESUME_UNMOVED \
                 or positioned.get(built_site(s), bool(unbound)):
             # both only scale the LR they find: it is in the optimizer state, and an
             # ExponentialLR built afresh goes on from it exactly (gamma times the current LR)
@@ -918,17 +924,15 @@ def _restart(lost: list[Obj]) -> str:
     every one is the same known class)."""
     classes = {(o.origin, o.cls) for o in lost}
     s = lost[0] if lost else None
-    if (s is not None and len(classes) == 1 and not s.guessed and s.origin == "torch"
-            and s.cls in SCHEDULERS):
-        shown = {}
-        for param, index in SCHEDULERS[s.cls].horizon_params:
-            value = s.arg(param, index)
-            if value is not None:
-                shown[param] = ast.unparse(value)
-        text = resumed_without_state(s.cls, shown)
-        if text is not None:
-            return text
-    return "the schedule restarts from its first value"
+    if (s is None or len(classes) != 1 or s.guessed or s.origin != "torch"
+            or s.cls not in SCHEDULERS):
+        return RESTARTS
+    shown = {}
+    for param, index in SCHEDULERS[s.cls].horizon_params:
+        value = s.arg(param, index)
+        if value is not None:
+            shown[param] = ast.unparse(value)
+    return resumed_without_state(s.cls, shown) or RESTARTS
 
 
 def _left_out(e: Event, scheds: list[Obj], objs: set[int], words: list[str]) -> Obj | None:

@@ -40,7 +40,7 @@ from lrdoctor.runtime.engine import Engine, fmt_lrs, location, lrs_of
 from lrdoctor.runtime.events import OptimizerStep, RunEnd, ScalerUpdate, SchedulerStep, Site
 from lrdoctor.runtime.hooks import _all_subclasses, _guard, _scaler_classes, _scheduler_base
 from lrdoctor.runtime.patching import Patcher
-from lrdoctor.schedulers import SCHEDULERS, resumed_without_state
+from lrdoctor.schedulers import RESUME_UNMOVED, SCHEDULERS, resumed_without_state
 from lrdoctor.statedicts import is_scaler_state, is_scheduler_state, optimizer_steps, walk
 
 _tls = threading.local()
@@ -609,21 +609,19 @@ def _resume_effect(sched: Any) -> tuple[bool, str | None]:
     """Whether losing ``sched``'s state moves a resumed run's schedule, and how, when it is one
     of PyTorch's chainable schedulers (they scale the LR restored with the optimizer; see
     `schedulers.resumed_without_state`); (True, None) for the rest, which go back to their
-    first value. Only torch's own classes are read by name: a subclass may compute its LR
-    differently."""
+    first value (the caller says so with the LRs it knows). Only torch's own classes are read
+    by name: a subclass may compute its LR differently."""
     cls = type(sched)
-    if cls.__module__ != "torch.optim.lr_scheduler" or cls.__name__ not in SCHEDULERS:
+    name = cls.__name__
+    if cls.__module__ != "torch.optim.lr_scheduler" or name not in SCHEDULERS:
         return True, None
+    if name in RESUME_UNMOVED:
+        return False, None
     shown = {}
-    for param, _ in SCHEDULERS[cls.__name__].horizon_params:
+    for param, _ in SCHEDULERS[name].horizon_params:
         value = getattr(sched, param, None)
         if param == "milestones" and value is not None:
             value = sorted(value)
         if value is not None and not callable(value):
             shown[param] = str(value)
-    text = resumed_without_state(cls.__name__, shown)
-    if text is None:
-        return False, None
-    if text == resumed_without_state("LambdaLR"):
-        return True, None  # closed form: the caller says it with the LRs it knows
-    return True, text
+    return True, resumed_without_state(name, shown)
