@@ -527,13 +527,7 @@ def record_constant(expr: ast.expr | None, module: ModuleInfo,
     if isinstance(expr, ast.Attribute) and holder.id in module.classes and not path:
         found = class_constant_of(module.classes[holder.id], name, module)
         return _MISSING if found is None else found.value
-    if holder.id in module.imports:
-        bound = _imported_binding(module, holder.id)
-    elif _module_constant(module, holder.id) is not None:
-        bound = (module, holder.id)
-    else:
-        return _MISSING
-    kept = _record_setting(expr, holder, name, module, bound, path)
+    kept = _top_level_setting(expr, holder, name, module, path)
     if kept is None:
         return _MISSING
     # the literal written in the record itself (`dict(amp=args.amp)` states no value: the
@@ -684,14 +678,21 @@ def _nested_setting(expr: ast.expr, root: ast.Name, path: tuple[str, ...], scope
             return value, where, where.module
         if root.id in _local_names(scope):
             return None  # a parameter, or a local value the trace does not keep the source of
-    if root.id in module.imports:
-        bound = _imported_binding(module, root.id)
-    elif _module_constant(module, root.id) is not None:
-        bound = (module, root.id)
+    kept = _top_level_setting(expr, root, name, module, path)
+    return None if kept is None else (kept[0], None, kept[1])
+
+
+def _top_level_setting(expr: ast.expr, holder: ast.Name, name: str, module: ModuleInfo,
+                       path: tuple[str, ...]) -> tuple[ast.expr, ModuleInfo] | None:
+    """_record_setting for a record bound at the top level of ``module``, or of the project
+    module it is imported from; None when ``holder`` is neither."""
+    if holder.id in module.imports:
+        bound = _imported_binding(module, holder.id)
+    elif _module_constant(module, holder.id) is not None:
+        bound = (module, holder.id)
     else:
         return None
-    kept = _record_setting(expr, root, name, module, bound, path)
-    return None if kept is None else (kept[0], None, kept[1])
+    return _record_setting(expr, holder, name, module, bound, path)
 
 
 def _nested_value(record: ast.expr, keys: tuple[str, ...], module: ModuleInfo
