@@ -355,7 +355,9 @@ def print_fetch_list(cases: list[Case], cache: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=["dev", "heldout", "all"], default="dev")
+    ap.add_argument("--split", choices=["dev", "heldout", "all"],
+                    help="the cases to score (default dev); with --fetch-list, the cases "
+                    "whose repositories to list (default all)")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                     help="where the fetched files are (default %(default)s)")
     ap.add_argument("--manifest", type=Path, default=MANIFEST)
@@ -398,7 +400,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.extract_from_mirrors:
         return 1 if extract_from_mirrors(cases, args.cache, args.extract_from_mirrors) else 0
     if args.fetch_list:
-        return print_fetch_list(cases, args.cache)
+        return print_fetch_list([c for c in cases if args.split in (None, "all", c.split)],
+                                args.cache)
+    args.split = args.split or "dev"
     if args.list_missing:
         n = 0
         for case in cases:
