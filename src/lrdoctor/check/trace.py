@@ -1392,6 +1392,18 @@ class Tracer:
             # what sits under `if __name__ == "__main__":` (a script's `from solver import
             # train`, chosen there by a setting): a name it binds is as global as any other
             scope.module.add_import(stmt)
+            if scope.parent is not None and isinstance(stmt, ast.ImportFrom):
+                # inside a function the name is the function's own, bound where the import
+                # runs: `if name == "sr": from .sr import SRModel as M` / `elif ...: from .gan
+                # import GANModel as M` binds M on each branch (the module's table of imports
+                # keeps only the last); the project's classes and functions are bound here
+                for alias in stmt.names:
+                    local = alias.asname or alias.name
+                    if alias.name == "*":
+                        continue
+                    target = self.project_target(scope.module.imports[local], scope.module)
+                    if target is not None:
+                        scope.vars[local] = target
         elif isinstance(stmt, ast.Match):
             self.eval(stmt.subject, scope)
             chain = match_as_if(stmt)
@@ -1457,6 +1469,9 @@ class Tracer:
             projects = [{k: v for k, v in store.items() if isinstance(v, InstanceVal)
                          and was.get(k) is not v} if known is None else {}
                         for store, was in zip(stores, before)]
+            chosen = [{k: v for k, v in store.items() if _project_choice(v)
+                       and was.get(k) is not v} if known is None else {}
+                      for store, was in zip(stores, before)]
             for store, was in zip(stores, before):
                 for name, obj in was.items():
                     now = store.get(name)
@@ -1521,6 +1536,18 @@ class Tracer:
                         rest = options(now) if isinstance(now, UnionVal) else [now]
                         store[name] = UnionVal([obj, *rest], exclusive=True)
             _keep_the_scheduled_optimizer(stores, built, projects, second, before)
+            for store, first, was in zip(stores, chosen, before):
+                for name, value in first.items():
+                    now = store.get(name)
+                    if now is not value and was.get(name) is not now \
+                            and _project_choice(now) and _project_choice(value) \
+                            and len({id(o.info) for o in (value, *(
+                                options(now) if isinstance(now, UnionVal) else [now]))}) > 1:
+                        # `if opt.model == "sr": M = SRModel` / `else: M = GANModel` (an import
+                        # on each branch, an instance built on each): one of them, whichever
+                        # the setting picks; a call on it is a call on that one
+                        rest = options(now) if isinstance(now, UnionVal) else [now]
+                        store[name] = UnionVal([value, *rest], exclusive=True)
 
         for store, instances in zip(stores, held):
             for name, instance in instances.items():
@@ -2861,6 +2888,11 @@ class Tracer:
             built = self.call_one_of(options(callee), node, args, kwargs, scope)
             if built is not _NO_EVENT:
                 return built
+            if callee.exclusive and _project_choice(callee):
+                # one of the project's classes, chosen by a setting (`M(opt)` after `from .sr
+                # import SRModel as M` on one branch, `from .gan import GANModel as M` on
+                # another): each builds its own instance, on its own branch of that choice
+                return self.construct_one_of(callee, node, args, kwargs, complete, scope)
             callee = next((o for o in options(callee) if o is not None), None)
         if isinstance(callee, FuncVal):
             args, kwargs = self.known_by_source(callee, node, args, kwargs, scope)
@@ -3274,6 +3306,26 @@ class Tracer:
                 self.emit("sched_step", option, handler.node, nargs=0, kwargs=[], ignite=True)
             finally:
                 self.conds = saved
+
+    def construct_one_of(self, choice: UnionVal, node: ast.Call, args: list[Any],
+                         kwargs: dict[str, Any], complete: str, scope: Scope) -> Any:
+        """Instances of each project class of an exclusive choice, each built under the
+        condition that the choice picked it (as a method called on such a choice runs)."""
+        saved = self.conds
+        built: list[Any] = []
+        for option, picks in _union_leaves(choice):
+            if not isinstance(option, ClassVal):
+                continue
+            self.conds = (*saved, *(Cond(("<choice>", key, count), i, None, None)
+                                    for key, i, count in picks))
+            try:
+                built.append(self.construct(option.info, args, kwargs, node, complete, scope))
+            finally:
+                self.conds = saved
+        instances = [b for b in built if isinstance(b, InstanceVal)]
+        if len(instances) == len(built) and len(instances) > 1:
+            return UnionVal(instances, exclusive=True)
+        return built[-1] if built else None
 
     def call_one_of(self, choices: list[Any], node: ast.Call, args: list[Any],
                     kwargs: dict[str, Any], scope: Scope) -> Any:
@@ -4702,6 +4754,17 @@ def _holds_loop(stmt: ast.For | ast.AsyncFor) -> bool:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
         stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _project_choice(value: Any) -> bool:
+    """A project class or an instance of one, or an exclusive choice among them (of more
+    than one class): what a setting picks between in `if`/`elif` branches."""
+    if isinstance(value, (ClassVal, InstanceVal)):
+        return True
+    if isinstance(value, UnionVal) and value.exclusive and value.options:
+        kinds = {type(o) for o in options(value)}
+        return len(kinds) == 1 and kinds <= {ClassVal, InstanceVal}
     return False
 
 
