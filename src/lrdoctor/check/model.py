@@ -292,10 +292,19 @@ _NEGATED = {ast.GtE: ast.Lt, ast.LtE: ast.Gt, ast.NotEq: ast.Eq, ast.IsNot: ast.
 def flag_of(test: ast.expr) -> tuple[str, bool, list[str]] | None:
     """(the flag's source, whether ``test`` asserts it, the names it reads) for a test on one
     flag: a name, an attribute, a subscript with a constant key, ``not`` of one, or one
-    comparison; None for anything else (``a and b``, calls)."""
+    comparison; an ``and``/``or`` of such tests is one flag too (``hasattr(cfg, "deepspeed")
+    and cfg.deepspeed.enable`` tested twice with nothing rebound between has one outcome);
+    None for anything else (other calls)."""
     truth = True
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, truth = test.operand, not truth
+    if isinstance(test, ast.BoolOp):
+        parts = [flag_of(v) for v in test.values]
+        if any(p is None for p in parts):
+            return None
+        texts = [("" if p[1] else "not ") + p[0] for p in parts if p is not None]
+        names = [name for p in parts if p is not None for name in p[2]]
+        return f"{type(test.op).__name__}({', '.join(texts)})", truth, names
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         op = test.ops[0]
         positive = _NEGATED.get(type(op))
@@ -313,6 +322,9 @@ def flag_of(test: ast.expr) -> tuple[str, bool, list[str]] | None:
         if text is not None:
             return text, truth, read
     return None
+
+
+_PURE_TESTS = frozenset({"hasattr", "isinstance", "callable"})
 
 
 def _plain(node: ast.expr, read: list[str], depth: int = 0) -> str | None:
@@ -335,6 +347,16 @@ def _plain(node: ast.expr, read: list[str], depth: int = 0) -> str | None:
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
         base = _plain(node.value, read, depth + 1)
         return None if base is None else f"{base}[{node.slice.value!r}]"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in _PURE_TESTS and not node.keywords and node.args:
+        # `hasattr(cfg, "deepspeed")`: a builtin whose answer only its arguments decide
+        args = [_plain(a, read, depth + 1) for a in node.args]
+        if any(a is None for a in args):
+            return None
+        if node.func.id == "hasattr" and len(node.args) == 2 \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            read.append(f"{args[0]}.{node.args[1].value}")  # an attribute set between counts
+        return f"{node.func.id}({', '.join(a for a in args if a is not None)})"
     if isinstance(node, ast.BinOp):
         left = _plain(node.left, read, depth + 1)
         right = _plain(node.right, read, depth + 1)

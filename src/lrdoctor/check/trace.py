@@ -1541,13 +1541,12 @@ class Tracer:
                     now = store.get(name)
                     if now is not value and was.get(name) is not now \
                             and _project_choice(now) and _project_choice(value) \
-                            and len({id(o.info) for o in (value, *(
-                                options(now) if isinstance(now, UnionVal) else [now]))}) > 1:
+                            and len({id(o.info) for o in _leaves_of(value) + _leaves_of(now)
+                                     }) > 1:
                         # `if opt.model == "sr": M = SRModel` / `else: M = GANModel` (an import
                         # on each branch, an instance built on each): one of them, whichever
                         # the setting picks; a call on it is a call on that one
-                        rest = options(now) if isinstance(now, UnionVal) else [now]
-                        store[name] = UnionVal([value, *rest], exclusive=True)
+                        store[name] = UnionVal([value, *_leaves_of(now)], exclusive=True)
 
         for store, instances in zip(stores, held):
             for name, instance in instances.items():
@@ -4766,6 +4765,10 @@ def _project_choice(value: Any) -> bool:
         kinds = {type(o) for o in options(value)}
         return len(kinds) == 1 and kinds <= {ClassVal, InstanceVal}
     return False
+
+
+def _leaves_of(value: Any) -> list[Any]:
+    return options(value) if isinstance(value, UnionVal) else [value]
 
 
 def _union_leaves(value: UnionVal, limit: int = 64) -> list[tuple[Any, _Picks]]:
