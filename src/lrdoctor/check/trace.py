@@ -1401,9 +1401,9 @@ class Tracer:
                     local = alias.asname or alias.name
                     if alias.name == "*":
                         continue
-                    target = self.project_target(scope.module.imports[local], scope.module)
-                    if target is not None:
-                        scope.vars[local] = target
+                    bound = self.project_target(scope.module.imports[local], scope.module)
+                    if bound is not None:
+                        scope.vars[local] = bound
         elif isinstance(stmt, ast.Match):
             self.eval(stmt.subject, scope)
             chain = match_as_if(stmt)
@@ -3307,7 +3307,7 @@ class Tracer:
                 self.conds = saved
 
     def construct_one_of(self, choice: UnionVal, node: ast.Call, args: list[Any],
-                         kwargs: dict[str, Any], complete: str, scope: Scope) -> Any:
+                         kwargs: dict[str, Any], complete: bool, scope: Scope) -> Any:
         """Instances of each project class of an exclusive choice, each built under the
         condition that the choice picked it (as a method called on such a choice runs)."""
         saved = self.conds
