@@ -1759,6 +1759,24 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     elif (mode == "min" and acc_like and not loss_like) or (
             mode == "max" and loss_like and not acc_like):
         return "", None  # the callers' names disagree on what it is
+    elif mode in ("min", "max") and not kinds and not acc_like and not loss_like:
+        kept = _direction_kept(ctx, chain)  # the words say nothing: how the program keeps it
+        if kept is not None and (kept[0] == "higher") == (mode == "min"):
+            better, test, kept_path = kept
+            at = f"line {test.lineno}" if kept_path == e.path else \
+                f"{display_path(kept_path)}:{test.lineno}"
+            cut = "improves" if better == "higher" else "goes down, which is better"
+            built = f"line {sched.line}" if sched.path in ("", e.path) else \
+                f"{display_path(sched.path)}:{sched.line}"
+            return f"{mode}-kept", Diagnostic.at(
+                "LRD004",
+                f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
+                f"mode='{mode}', but the program keeps its best value with "
+                f"`{ast.unparse(test.test)}` ({at}): {better} is better, so the LR is cut "
+                f"whenever it {cut}; use mode='{'max' if mode == 'min' else 'min'}'",
+                e.path,
+                node,
+            )
     gran, loop = granularity(e)
     if gran == "batch" and not any(not _accumulation(c.meaning) for c in e.conds_inside(loop)):
         return "", None  # reported as LRD002 (patience counted in batches)
@@ -1788,6 +1806,45 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
             node,
         )
     return "", None
+
+
+def _direction_kept(ctx: FileContext, chain: list[Passed]) -> tuple[str, ast.If, str] | None:
+    """Which way the program itself says a metric is better: a test in the function that reads
+    it (as the step reads it, or as a caller passed it on) that stores it as the new best
+    (``if metric > best: best = metric`` says higher; ``if metric < best: best = metric`` or
+    ``if best > metric: ...`` says lower). ("higher" | "lower", the test, its file), or None
+    when no such test is written, or tests keep it both ways."""
+    found: dict[str, tuple[ast.If, str]] = {}
+    for passed in chain:
+        if passed.key is not None or not isinstance(passed.expr, (ast.Name, ast.Attribute)):
+            continue
+        tree = ctx.tree_of(passed.path)
+        if tree is None:
+            continue
+        text = ast.unparse(passed.expr)
+        for node in ast.walk(function_around(tree, passed.at)):
+            if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare) \
+                    or len(node.test.ops) != 1:
+                continue
+            op = node.test.ops[0]
+            if not isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)):
+                continue
+            left, right = node.test.left, node.test.comparators[0]
+            if ast.unparse(left) == text:
+                best, higher = right, isinstance(op, (ast.Gt, ast.GtE))
+            elif ast.unparse(right) == text:
+                best, higher = left, isinstance(op, (ast.Lt, ast.LtE))
+            else:
+                continue
+            kept = ast.unparse(best)
+            if any(isinstance(s, ast.Assign) and ast.unparse(s.value) == text
+                   and any(ast.unparse(target) == kept for target in s.targets)
+                   for s in node.body):
+                found.setdefault("higher" if higher else "lower", (node, passed.path))
+    if len(found) != 1:
+        return None
+    (better, (test, path)), = found.items()
+    return better, test, path
 
 
 def _meter_of_training_loss(ctx: FileContext, watched_at: Passed) -> bool:
