@@ -3754,6 +3754,24 @@ def _stepped_twice(ctx: FileContext) -> Iterator[tuple[Event, Event, Event]]:
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
+def _every_pass(cond: Cond) -> bool:
+    """A period of one written out (``if step % 1 == 0:``, ``if not i % 1:``): the test holds
+    on every pass of a counter, so the update under it is no accumulation."""
+    test = cond.test
+    if cond.branch != 0 or test is None:
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        mod = test.operand
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0:
+        mod = test.left
+    else:
+        return False
+    return isinstance(mod, ast.BinOp) and isinstance(mod.op, ast.Mod) \
+        and isinstance(mod.right, ast.Constant) and type(mod.right.value) is int \
+        and mod.right.value == 1
+
+
 def _phase_window(cond: Cond) -> bool:
     """A test that bounds a phase of training (``if warmup <= self.global_step < end:``,
     either branch): ordering comparisons only, joined by ``and``, with no ``%`` and no call.
@@ -3866,7 +3884,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         guards = []
         for u in updates:
-            guard = next((c for c in u.conds_inside(loop) if _accumulation(c.meaning)), None)
+            guard = next((c for c in u.conds_inside(loop)
+                          if _accumulation(c.meaning) and not _every_pass(c)), None)
             if guard is None:
                 break
             guards.append((u, guard))
