@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from lrdoctor.catalog import CATALOG
+from lrdoctor.check.runner import check_files
+
 from .helpers import check_project, codes, messages, notebook, project_codes
 
 # a trainer module driven from a notebook, the plateau built in the notebook ----------------------
@@ -88,6 +91,16 @@ def test_default_min_mode_on_a_score_kept_with_greater_than(
     found = _project(tmp_path, monkeypatch, ">", "valid_metric")
     assert project_codes(found) == ["LRD004"]
     assert found[0][0].endswith("trainer.py")
+
+
+def test_the_notebook_line_is_named_by_cell(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # the finding is in the module; the plateau it names is built in the notebook's cell 2
+    _project(tmp_path, monkeypatch, ">", "valid_metric")
+    report = check_files(["notebooks/train.ipynb"], frozenset(CATALOG), jobs=1)
+    (found,) = report.diagnostics
+    assert "ReduceLROnPlateau (notebooks/train.ipynb (cell 2, line 4))" in found.message
+    assert "(line 28)" in found.message  # the module's own line stays as it is
 
 
 def test_the_negated_score_is_right_for_min_mode(

@@ -1735,13 +1735,15 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     )
     acc_like = bool(names.ACC_WORDS.search(lower))
     loss_like = bool(names.LOSS_WORDS.search(lower))
+    built = f"line {sched.line}" if sched.path in ("", e.path) else \
+        f"{display_path(sched.path)}:{sched.line}"  # where the plateau is built
     chosen = mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode)
     if chosen:
         pass  # the mode fits the metric of the other branch of the setting
     elif mode == "min" and acc_like and not loss_like and kinds == {"acc"}:
         return "min-acc", Diagnostic.at(
             "LRD004",
-            f"ReduceLROnPlateau (line {sched.line}) watches `{text}`{passed} with "
+            f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
             "mode='min', but it is an accuracy-like metric: the LR is cut whenever it "
             "improves; use mode='max'",
             e.path,
@@ -1750,7 +1752,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     elif mode == "max" and loss_like and not acc_like and kinds == {"loss"}:
         return "max-loss", Diagnostic.at(
             "LRD004",
-            f"ReduceLROnPlateau (line {sched.line}) watches `{text}`{passed} with "
+            f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
             "mode='max', but it is a loss: the LR is cut whenever the loss goes down; use "
             "mode='min'",
             e.path,
@@ -1766,8 +1768,6 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
             at = f"line {test.lineno}" if kept_path == e.path else \
                 f"{display_path(kept_path)}:{test.lineno}"
             cut = "improves" if better == "higher" else "goes down, which is better"
-            built = f"line {sched.line}" if sched.path in ("", e.path) else \
-                f"{display_path(sched.path)}:{sched.line}"
             return f"{mode}-kept", Diagnostic.at(
                 "LRD004",
                 f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
