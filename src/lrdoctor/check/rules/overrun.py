@@ -366,6 +366,11 @@ def _plus_literal(expr: ast.expr) -> tuple[ast.expr, int]:
     return expr, 0
 
 
+def _int_literal(expr: ast.expr) -> int | None:
+    value = expr.value if isinstance(expr, ast.Constant) else None
+    return value if type(value) is int else None
+
+
 def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
     """``(x, k)`` when an epoch loop makes ``x + k`` passes: ``for e in range(x + k)``,
     ``range(1, x + 1)`` (x passes), ``range(c, n)`` with an integer literal ``c``."""
@@ -432,10 +437,9 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             continue
         loop_base, loop_extra = passes
         horizon_base, horizon_extra = _plus_literal(epochs)
-        if all(isinstance(b, ast.Constant) and type(b.value) is int
-               for b in (loop_base, horizon_base)):
-            assert isinstance(loop_base, ast.Constant) and isinstance(horizon_base, ast.Constant)
-            extra = loop_base.value + loop_extra - horizon_base.value - horizon_extra
+        loop_count, horizon_count = _int_literal(loop_base), _int_literal(horizon_base)
+        if loop_count is not None and horizon_count is not None:
+            extra = loop_count + loop_extra - horizon_count - horizon_extra
         elif _same_value(loop_base, sched.scope, horizon_base, sched.scope) \
                 or ast.dump(loop_base) == ast.dump(horizon_base):
             extra = loop_extra - horizon_extra
@@ -444,6 +448,7 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         if extra <= 0:
             continue
         node = epoch_loop.node
+        assert isinstance(node, (ast.For, ast.AsyncFor))  # (_passes read its `range(...)`)
         if sched.path == epoch_loop.path and sched.call is not None \
                 and node.lineno <= sched.call.lineno <= (node.end_lineno or node.lineno):
             continue  # rebuilt every pass
