@@ -267,16 +267,24 @@ def _reported_as_epochs(sched: Obj, total: float, epochs: float) -> bool:
 def _range_count(loop: Loop) -> ast.expr | None:
     """``n`` for an epoch loop written ``for epoch in range(n)`` or ``range(0, n)``: the
     number of passes it makes."""
+    call = _range_call(loop)
+    if call is None:
+        return None
+    if len(call.args) == 2 and not (isinstance(call.args[0], ast.Constant)
+                                    and call.args[0].value == 0):
+        return None
+    return call.args[-1]
+
+
+def _range_call(loop: Loop) -> ast.Call | None:
+    """The ``range(n)`` / ``range(start, n)`` call a ``for`` loop iterates, or None."""
     node = loop.node
     if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.iter, ast.Call):
         return None
     call = node.iter
     if dotted(call.func) != "range" or call.keywords or not 1 <= len(call.args) <= 2:
         return None
-    if len(call.args) == 2 and not (isinstance(call.args[0], ast.Constant)
-                                    and call.args[0].value == 0):
-        return None
-    return call.args[-1]
+    return call
 
 
 def _call_site(e: Event) -> tuple[int, int]:
@@ -374,11 +382,8 @@ def _int_literal(expr: ast.expr) -> int | None:
 def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
     """``(x, k)`` when an epoch loop makes ``x + k`` passes: ``for e in range(x + k)``,
     ``range(1, x + 1)`` (x passes), ``range(c, n)`` with an integer literal ``c``."""
-    node = loop.node
-    if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.iter, ast.Call):
-        return None
-    call = node.iter
-    if dotted(call.func) != "range" or call.keywords or not 1 <= len(call.args) <= 2:
+    call = _range_call(loop)
+    if call is None:
         return None
     start = 0
     if len(call.args) == 2:
