@@ -234,6 +234,8 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
             _to_char_columns(diag, lines)
         if place and notebook is not None and diag.path == path:
             notebook.place(diag)
+        elif place and notebook is not None:
+            notebook.name_cells(diag, display_path(path))
         out.append(diag)
     result.diagnostics.extend(out)
     return result

@@ -123,6 +123,16 @@ class NotebookSource:
     def _line_ref(self, match: re.Match[str]) -> str:
         return self.cell_line(int(match.group(1)))
 
+    def name_cells(self, diag: Diagnostic, shown: str) -> None:
+        """A finding in another file (a module the notebook imports) whose message names a
+        line of this notebook as ``shown:45`` (a line of the joined cells) says
+        ``shown (cell 4, line 14)`` instead."""
+        if f"{shown}:" not in diag.message:
+            return
+        pattern = re.compile(rf"(?<![\w./]){re.escape(shown)}:(\d+)\b")
+        diag.message = outside_code(diag.message, lambda text: pattern.sub(
+            lambda m: f"{shown} ({self.cell_line(int(m.group(1)))})", text))
+
 
 @dataclass
 class WrittenFile:

@@ -267,16 +267,24 @@ def _reported_as_epochs(sched: Obj, total: float, epochs: float) -> bool:
 def _range_count(loop: Loop) -> ast.expr | None:
     """``n`` for an epoch loop written ``for epoch in range(n)`` or ``range(0, n)``: the
     number of passes it makes."""
+    call = _range_call(loop)
+    if call is None:
+        return None
+    if len(call.args) == 2 and not (isinstance(call.args[0], ast.Constant)
+                                    and call.args[0].value == 0):
+        return None
+    return call.args[-1]
+
+
+def _range_call(loop: Loop) -> ast.Call | None:
+    """The ``range(n)`` / ``range(start, n)`` call a ``for`` loop iterates, or None."""
     node = loop.node
     if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.iter, ast.Call):
         return None
     call = node.iter
     if dotted(call.func) != "range" or call.keywords or not 1 <= len(call.args) <= 2:
         return None
-    if len(call.args) == 2 and not (isinstance(call.args[0], ast.Constant)
-                                    and call.args[0].value == 0):
-        return None
-    return call.args[-1]
+    return call
 
 
 def _call_site(e: Event) -> tuple[int, int]:
@@ -350,4 +358,119 @@ def epoch_horizon_stepped_at_several_sites(ctx: FileContext) -> Iterator[Diagnos
             first.path,
             first.node,
             evidence={"horizon": ast.unparse(horizon), "sites": lines},
+        )
+
+
+def _plus_literal(expr: ast.expr) -> tuple[ast.expr, int]:
+    """``(x, k)`` for ``x + k`` / ``k + x`` / ``x - k`` with an integer literal ``k``; ``(expr,
+    0)`` otherwise."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+        left, right = expr.left, expr.right
+        if isinstance(right, ast.Constant) and type(right.value) is int:
+            return left, right.value if isinstance(expr.op, ast.Add) else -right.value
+        if isinstance(expr.op, ast.Add) and isinstance(left, ast.Constant) \
+                and type(left.value) is int:
+            return right, left.value
+    return expr, 0
+
+
+def _int_literal(expr: ast.expr) -> int | None:
+    value = expr.value if isinstance(expr, ast.Constant) else None
+    return value if type(value) is int else None
+
+
+def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
+    """``(x, k)`` when an epoch loop makes ``x + k`` passes: ``for e in range(x + k)``,
+    ``range(1, x + 1)`` (x passes), ``range(c, n)`` with an integer literal ``c``."""
+    call = _range_call(loop)
+    if call is None:
+        return None
+    start = 0
+    if len(call.args) == 2:
+        first = call.args[0]
+        if not (isinstance(first, ast.Constant) and type(first.value) is int):
+            return None
+        start = first.value
+    base, k = _plus_literal(call.args[-1])
+    return base, k - start
+
+
+def _leaves_early(loop: Loop) -> bool:
+    """A ``break`` or ``return`` in the loop's own body (not in a loop or function inside it):
+    the loop may stop before its count (early stopping)."""
+    todo: list[ast.AST] = list(loop.node.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Break, ast.Return)):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            todo.extend(n for n in ast.walk(node) if isinstance(n, ast.Return))
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+@rule("LRD010")
+def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic]:
+    """OneCycleLR(epochs=E, steps_per_epoch=len(loader)) stepped after every batch of that
+    loader in an epoch loop that runs more passes than E (``for epoch in range(E + 1)``): its
+    ``E * len(loader)`` steps are spent before the last pass, and OneCycleLR raises at the next
+    step. Only counts written as the same expression plus integer literals are compared
+    (``range(1, E + 1)`` is E passes); a loop that may leave early (a ``break``), a step under
+    a test, or a scheduler built inside the epoch loop is left alone."""
+    seen: set[int] = set()
+    for e, sched in _batch_steps(ctx):
+        if sched.id in seen or sched.origin != "torch" or sched.cls != "OneCycleLR" \
+                or sched.arg("total_steps", 2) is not None:
+            continue
+        epochs, per_epoch = sched.arg("epochs", 3), sched.arg("steps_per_epoch", 4)
+        batch_loop = e.loop
+        if epochs is None or per_epoch is None or batch_loop is None:
+            continue
+        epoch_loop = batch_loop.parent
+        if epoch_loop is None or epoch_loop.path != batch_loop.path or e.conds_inside(epoch_loop):
+            continue
+        found = _len_of_loader(per_epoch, sched.scope)
+        over = batch_loop.over_node
+        if found is None or over is None or not any(
+                ast.dump(n) == ast.dump(found[1].args[0]) for n in ast.walk(over)):
+            continue  # not stepped per batch of the loader its steps_per_epoch counts
+        passes = _passes(epoch_loop)
+        if passes is None:
+            continue
+        loop_base, loop_extra = passes
+        horizon_base, horizon_extra = _plus_literal(epochs)
+        loop_count, horizon_count = _int_literal(loop_base), _int_literal(horizon_base)
+        if loop_count is not None and horizon_count is not None:
+            extra = loop_count + loop_extra - horizon_count - horizon_extra
+        elif _same_value(loop_base, sched.scope, horizon_base, sched.scope) \
+                or ast.dump(loop_base) == ast.dump(horizon_base):
+            extra = loop_extra - horizon_extra
+        else:
+            continue
+        if extra <= 0:
+            continue
+        node = epoch_loop.node
+        assert isinstance(node, (ast.For, ast.AsyncFor))  # (_passes read its `range(...)`)
+        if sched.path == epoch_loop.path and sched.call is not None \
+                and node.lineno <= sched.call.lineno <= (node.end_lineno or node.lineno):
+            continue  # rebuilt every pass
+        if _leaves_early(epoch_loop) or _leaves_early(batch_loop):
+            continue
+        seen.add(sched.id)
+        more = "one pass more" if extra == 1 else f"{extra} passes more"
+        yield Diagnostic.at(
+            "LRD010",
+            f"OneCycleLR(epochs={ast.unparse(epochs)}) (line {sched.line}) is stepped after "
+            f"every batch of `{ast.unparse(found[1].args[0])}` (line {e.line}), but the epoch "
+            f"loop (line {epoch_loop.line}) runs over `{ast.unparse(node.iter)}`, {more} than "
+            f"the epochs it was sized for: its epochs * steps_per_epoch steps are spent before "
+            f"the last pass, and {_consequence(sched)}. Give OneCycleLR the loop's count of "
+            f"epochs",
+            e.path,
+            e.node,
+            evidence={"epochs": ast.unparse(epochs), "loop_line": epoch_loop.line,
+                      "step_line": e.line},
         )

@@ -1735,13 +1735,15 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     )
     acc_like = bool(names.ACC_WORDS.search(lower))
     loss_like = bool(names.LOSS_WORDS.search(lower))
+    built = f"line {sched.line}" if sched.path in ("", e.path) else \
+        f"{display_path(sched.path)}:{sched.line}"  # where the plateau is built
     chosen = mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode)
     if chosen:
         pass  # the mode fits the metric of the other branch of the setting
     elif mode == "min" and acc_like and not loss_like and kinds == {"acc"}:
         return "min-acc", Diagnostic.at(
             "LRD004",
-            f"ReduceLROnPlateau (line {sched.line}) watches `{text}`{passed} with "
+            f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
             "mode='min', but it is an accuracy-like metric: the LR is cut whenever it "
             "improves; use mode='max'",
             e.path,
@@ -1750,7 +1752,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     elif mode == "max" and loss_like and not acc_like and kinds == {"loss"}:
         return "max-loss", Diagnostic.at(
             "LRD004",
-            f"ReduceLROnPlateau (line {sched.line}) watches `{text}`{passed} with "
+            f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
             "mode='max', but it is a loss: the LR is cut whenever the loss goes down; use "
             "mode='min'",
             e.path,
@@ -1759,6 +1761,22 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
     elif (mode == "min" and acc_like and not loss_like) or (
             mode == "max" and loss_like and not acc_like):
         return "", None  # the callers' names disagree on what it is
+    elif mode in ("min", "max") and not kinds and not acc_like and not loss_like:
+        kept = _direction_kept(ctx, chain)  # the words say nothing: how the program keeps it
+        if kept is not None and (kept[0] == "higher") == (mode == "min"):
+            better, test, kept_path = kept
+            at = f"line {test.lineno}" if kept_path == e.path else \
+                f"{display_path(kept_path)}:{test.lineno}"
+            cut = "improves" if better == "higher" else "goes down, which is better"
+            return f"{mode}-kept", Diagnostic.at(
+                "LRD004",
+                f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
+                f"mode='{mode}', but the program keeps its best value with "
+                f"`{ast.unparse(test.test)}` ({at}): {better} is better, so the LR is cut "
+                f"whenever it {cut}; use mode='{'max' if mode == 'min' else 'min'}'",
+                e.path,
+                node,
+            )
     gran, loop = granularity(e)
     if gran == "batch" and not any(not _accumulation(c.meaning) for c in e.conds_inside(loop)):
         return "", None  # reported as LRD002 (patience counted in batches)
@@ -1788,6 +1806,45 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation
             node,
         )
     return "", None
+
+
+def _direction_kept(ctx: FileContext, chain: list[Passed]) -> tuple[str, ast.If, str] | None:
+    """Which way the program itself says a metric is better: a test in the function that reads
+    it (as the step reads it, or as a caller passed it on) that stores it as the new best
+    (``if metric > best: best = metric`` says higher; ``if metric < best: best = metric`` or
+    ``if best > metric: ...`` says lower). ("higher" | "lower", the test, its file), or None
+    when no such test is written, or tests keep it both ways."""
+    found: dict[str, tuple[ast.If, str]] = {}
+    for passed in chain:
+        if passed.key is not None or not isinstance(passed.expr, (ast.Name, ast.Attribute)):
+            continue
+        tree = ctx.tree_of(passed.path)
+        if tree is None:
+            continue
+        text = ast.unparse(passed.expr)
+        for node in ast.walk(function_around(tree, passed.at)):
+            if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare) \
+                    or len(node.test.ops) != 1:
+                continue
+            op = node.test.ops[0]
+            if not isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)):
+                continue
+            left, right = node.test.left, node.test.comparators[0]
+            if ast.unparse(left) == text:
+                best, higher = right, isinstance(op, (ast.Gt, ast.GtE))
+            elif ast.unparse(right) == text:
+                best, higher = left, isinstance(op, (ast.Lt, ast.LtE))
+            else:
+                continue
+            kept = ast.unparse(best)
+            if any(isinstance(s, ast.Assign) and ast.unparse(s.value) == text
+                   and any(ast.unparse(target) == kept for target in s.targets)
+                   for s in node.body):
+                found.setdefault("higher" if higher else "lower", (node, passed.path))
+    if len(found) != 1:
+        return None
+    (better, (test, path)), = found.items()
+    return better, test, path
 
 
 def _meter_of_training_loss(ctx: FileContext, watched_at: Passed) -> bool:
@@ -3697,6 +3754,24 @@ def _stepped_twice(ctx: FileContext) -> Iterator[tuple[Event, Event, Event]]:
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
+def _every_pass(cond: Cond) -> bool:
+    """A period of one written out (``if step % 1 == 0:``, ``if not i % 1:``): the test holds
+    on every pass of a counter, so the update under it is no accumulation."""
+    test = cond.test
+    if cond.branch != 0 or test is None:
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        mod = test.operand
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0:
+        mod = test.left
+    else:
+        return False
+    return isinstance(mod, ast.BinOp) and isinstance(mod.op, ast.Mod) \
+        and isinstance(mod.right, ast.Constant) and type(mod.right.value) is int \
+        and mod.right.value == 1
+
+
 def _phase_window(cond: Cond) -> bool:
     """A test that bounds a phase of training (``if warmup <= self.global_step < end:``,
     either branch): ordering comparisons only, joined by ``and``, with no ``%`` and no call.
@@ -3809,7 +3884,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         guards = []
         for u in updates:
-            guard = next((c for c in u.conds_inside(loop) if _accumulation(c.meaning)), None)
+            guard = next((c for c in u.conds_inside(loop)
+                          if _accumulation(c.meaning) and not _every_pass(c)), None)
             if guard is None:
                 break
             guards.append((u, guard))
