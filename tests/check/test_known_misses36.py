@@ -106,6 +106,50 @@ def test_an_evaluation_before_training_and_every_epoch_is_still_evidence() -> No
     assert codes(plateau(before=call, inside=call)) == ["LRD004"]
 
 
+def test_a_validation_loader_the_epoch_loop_hands_to_an_evaluation_is_still_evidence() -> None:
+    # the result is bound to a name that says nothing; the loader, built before the run,
+    # is what the run's passes evaluate on
+    source = plateau(before="val_set = val_loader.dataset\n    loader_for_val = val_loader",
+                     inside="metrics = evaluate(model, loader_for_val)")
+    assert codes(source) == ["LRD004"]
+    (message,) = messages(source)
+    assert "(`loader_for_val`)" in message
+
+
+INLINE_PASS = """
+import numpy as np
+import torch
+
+
+def train(model, train_set, test_set, epochs=50):
+    training_loader = torch.utils.data.DataLoader(train_set, batch_size=8, shuffle=True)
+    test_loader = torch.utils.data.DataLoader(test_set, batch_size=8)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=3)
+    for epoch in range(epochs):
+        model.train()
+        losses = []
+        for x, y in training_loader:
+            optimizer.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            optimizer.step()
+            losses.append(float(loss))
+        scheduler.step(np.mean(losses))
+        model.eval()
+        with torch.no_grad():
+            held = [float(torch.nn.functional.mse_loss(model(x), y)) for x, y in test_loader]
+            for x, y in test_loader:
+                print(model(x).shape)
+        print(np.mean(held))
+"""
+
+
+def test_a_pass_over_a_test_loader_inside_the_epoch_loop_is_still_evidence() -> None:
+    # nothing the pass computes is named as validation: the loader it goes over is
+    assert codes(INLINE_PASS) == ["LRD004"]
+
+
 HOOKS = """
 import torch
 

@@ -1860,7 +1860,16 @@ def _during_run(ctx: FileContext, e: Event, found: list[str]) -> list[str]:
     where: dict[str, list[tuple[int, Loop | None]]] = {}
     for name, root, loop in ctx.program.validation_runs:
         where.setdefault(name, []).append((root, loop))
-    return [n for n in found if n not in where or any(
+    # what the run's passes read (`evaluate(model, val_loader)` in the epoch loop), and go
+    # over in the functions they call (`for data in test_generator:`): a validation pass
+    # over a loader built before the run
+    read = [run.node, *(loop.over_node for loop in ctx.program.loops
+                        if loop.over_node is not None and loop is not run
+                        and any(a is run for a in loop.ancestors()))]
+    used = {text for tree in read for node in ast.walk(tree)
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load)
+            for text in (dotted(node) or "", getattr(node, "attr", ""))}
+    return [n for n in found if n not in where or n in used or any(
         loop is None or any(a.batch or a.iterates_loader for a in loop.ancestors())
         if root != e.root else loop is not None and any(a is run for a in loop.ancestors())
         for root, loop in where[n])]
