@@ -2458,7 +2458,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         scaler_steps = [
             (s, flag) for s in updates
             if s.kind == "scaler_step" and not _exclusive(s, e)
-            and (flag := _scaler_switch_of(ctx, s)) is not None
+            and (flag := scaler_switch(s.obj)) is not None
         ]
         if not scaler_steps:
             continue
@@ -2484,29 +2484,6 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
-
-
-def _scaler_switch_of(ctx: FileContext, s: Event) -> str | None:
-    """`scaler_switch` of the scaler ``s`` steps, or where it is known by name alone, of
-    those the run builds (`_switch_of_those_built`)."""
-    flag = scaler_switch(s.obj)
-    return flag if flag is not None else _switch_of_those_built(ctx, s)
-
-
-def _switch_of_those_built(ctx: FileContext, s: Event) -> str | None:
-    """The switch of the GradScaler a ``scaler.step(...)`` (``s``) steps where the trace knows
-    that scaler by its name alone (a parameter: `def epoch(self, loader, optimizer=None,
-    scaler=None)`) and the same run builds GradScalers, all switched alike (the model's own
-    `get_optimizer()` handing back `AdamW(...), GradScaler()`): the one handed in is one of
-    them. None when the run builds none, or builds them switched differently."""
-    if s.obj is None or not s.obj.guessed or s.obj.kind != "scaler":
-        return None
-    built = [c.obj for c in ctx.program.of("create")
-             if c.root == s.root and c.obj is not None and c.obj.kind == "scaler"]
-    switches = {scaler_switch(b) for b in built}
-    if len(switches) != 1:
-        return None
-    return switches.pop()
 
 
 def _torch_warning(sched: Obj) -> str:
