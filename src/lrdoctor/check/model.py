@@ -398,6 +398,9 @@ class Program:
     # ran in bound what an empty method returns); assignments a replayed summary stands for
     # are not among them
     validation_sites: tuple[tuple[str, str, int, int, int, bool], ...] = ()
+    # where each name that says validation was bound or called, replayed summaries included:
+    # (the name, the root that ran it, the loop it ran in, None outside any loop)
+    validation_runs: tuple[tuple[str, int, Loop | None], ...] = ()
 
     def of(self, kind: str, obj: Obj | None = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (obj is None or e.obj is obj)]

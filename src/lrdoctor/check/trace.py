@@ -143,6 +143,8 @@ class Tracer:
         self.assigned_names: set[str] = set()
         self.called_names: set[str] = set()
         self.validation_sites: list[tuple[str, str, int, int, int, bool]] = []
+        self.validation_runs: list[tuple[str, int, Loop | None]] = []
+        self.validation_seen: set[tuple[str, int, int | None]] = set()
         # per call in the code (by id) that went to project functions: whether every one of
         # them has an empty body, as of the call's latest evaluation
         self.nothing_calls: dict[int, bool] = {}
@@ -310,6 +312,7 @@ class Tracer:
             tuple((path, line, end, frozenset(roots))
                   for (path, line), (end, roots) in self.reached.items()),
             frozenset(self.skipped), tuple(self.hf_stepped), tuple(self.validation_sites),
+            tuple(self.validation_runs),
         )
 
     def hf_schedulers(self, built: list[tuple[ast.AST, Any]], epochs: float | None = None,
@@ -545,6 +548,7 @@ class Tracer:
     def assigned(self, name: str, target: ast.expr | None = None,
                  source: ast.expr | None = None) -> None:
         self.assigned_names.add(name)
+        self.validation_run(name)
         if target is not None and not _placeholder(source) \
                 and names.VALIDATION_WORDS.search(name.lower()):
             self.validation_sites.append((
@@ -554,8 +558,18 @@ class Tracer:
         for rec in self.recordings:
             rec.assigned.add(name)
 
+    def validation_run(self, name: str) -> None:
+        """Where a name that says validation is bound or called: in which root and loop (what
+        LRD004 asks of a validation metric: is it computed in the run that steps the
+        plateau)."""
+        key = (name, self.root, self.loop.id if self.loop is not None else None)
+        if key not in self.validation_seen and names.VALIDATION_WORDS.search(name.lower()):
+            self.validation_seen.add(key)
+            self.validation_runs.append((name, self.root, self.loop))
+
     def called(self, name: str) -> None:
         self.called_names.add(name)
+        self.validation_run(name)
         for rec in self.recordings:
             rec.called.add(name)
 
@@ -941,6 +955,8 @@ class Tracer:
                 self.versions[name] = self.versions.get(name, 0) + n
             self.assigned_names |= known.assigned
             self.called_names |= known.called
+            for name in sorted(known.assigned | known.called):
+                self.validation_run(name)  # bound (called) here too, by the call it stands for
             self.visited |= known.visited
             self.followed |= known.followed
             return inert.give_back(known.result, held)
@@ -3869,7 +3885,14 @@ class Tracer:
             return None
         if last in ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads") and (
             qual.startswith("torch.") or qual in ("clip_grad_norm_", "clip_grad_value_")
+            or last != "clip_grads" and isinstance(node.func, ast.Attribute)
         ):
+            # torch's functions, and the same clip spelled as a library object's method: an
+            # FSDP-wrapped model's `model.clip_grad_norm_(max_norm)`, Accelerate's
+            # `accelerator.clip_grad_norm_(params, max_norm)`, an engine's
+            # `engine.clip_grad_norm(max_norm)` (a project's own method of that name is traced
+            # as project code, never reaches here). Each clips the gradients as they are: those
+            # a GradScaler of the program's own scaled are still multiplied by its scale
             self.emit("clip", None, node)
             return None
         if last == "set_default_dtype":

@@ -21,6 +21,7 @@ from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, exclusive
+from lrdoctor.check.project import display_path
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch
 from lrdoctor.check.values import Obj
@@ -922,6 +923,30 @@ def _leaving_branches(ctx: FileContext, cast: ast.AST) -> list[tuple[int, int]]:
     return out
 
 
+def _handed_after(ctx: FileContext, obj: Obj, name: str, cast: ast.AST) -> bool:
+    """For an optimizer built in another module of the project (a trainer class's
+    `AdamW(self.model.parameters())`): this file hands the module it casts, ``name``, to that
+    class (or to the function that builds it) after the cast, in the same body (`model =
+    Net().half()` then `Trainer(model)`). A model cast for export once the trainer has run, or
+    one never handed to it, is not the one it updates. Always true for an optimizer of this
+    file (its own tests of reach apply)."""
+    if obj.path == ctx.path or obj.call is None:
+        return True
+    tree, fn = ctx.tree_of(obj.path), ctx.function_of(obj.path, obj.call)
+    if tree is None or fn is None:
+        return False
+    builders = {fn.name} | {cls.name for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef)
+                            and any(item is fn for item in cls.body)}
+    body = ctx.body_around(cast)
+    for node in ast.walk(body):
+        if isinstance(node, ast.Call) and node.lineno > getattr(cast, "lineno", 0) \
+                and (dotted(node.func) or "").rsplit(".", 1)[-1] in builders \
+                and ctx.body_around(node) is body \
+                and any(dotted(a) == name for a in [*node.args, *(k.value for k in node.keywords)]):
+            return True
+    return False
+
+
 def _cast_misses(ctx: FileContext, cast: ast.AST, obj: Obj) -> bool:
     """The cast never reaches the parameters ``obj`` updates: it sits in a branch that
     leaves the function or program (a float16 export mode before the training code), and
@@ -972,10 +997,14 @@ def _master_weight_wrapped(ctx: FileContext) -> set[str]:
 
 @rule("LRD102")
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
-    if "Adam" not in ctx.source or not _ADAM.search(ctx.source):
-        return
     casts = _half_casts(ctx)
     if not casts:
+        return
+    if not _ADAM.search(ctx.source) and not any(
+            o.kind == "optimizer" and o.cls in names.ADAM_FAMILY and o.path != ctx.path
+            for o in ctx.full_program.objects):
+        # (an Adam built in a project module this file's run reaches: a trainer class's
+        # `AdamW(self.model.parameters())` handed the model this file casts)
         return
     halved = {name: calls[0] for name, calls in casts.items()}
     wrapped = _master_weight_wrapped(ctx)
@@ -1012,7 +1041,8 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
         # mode) never reaches it; the first cast that does is the one to name
         reaching = {o: cast for o in sorted(owners) if o in halved and not exported[o]
                     and (cast := next((c for c in casts[o]
-                                       if not _cast_misses(ctx, c, obj)), None)) is not None}
+                                       if not _cast_misses(ctx, c, obj)
+                                       and _handed_after(ctx, obj, o, c)), None)) is not None}
         hit = next(iter(reaching), None) or (
             "*" if "*" in halved and not exported["*"] else None
         )
@@ -1023,10 +1053,12 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
             f"`{hit}` is loaded in float16" if _pretrained_load(cast)
             else f"`{hit}` is cast to float16"
         )
+        at = f"line {cast.lineno}" if obj.path == ctx.path else \
+            f"{display_path(ctx.path)}:{cast.lineno}"
         yield Diagnostic.at(
             "LRD102",
-            f"{obj.cls}(eps={eps:g}) updates float16 parameters ({where} at line "
-            f"{cast.lineno}): eps rounds to 0 in float16, so a zero gradient gives "
+            f"{obj.cls}(eps={eps:g}) updates float16 parameters ({where} at {at}): eps rounds "
+            "to 0 in float16, so a zero gradient gives "
             "0/0 = NaN; keep float32 parameters under autocast or use eps=1e-4",
             obj.path,
             obj.call,

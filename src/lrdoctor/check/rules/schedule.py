@@ -1658,7 +1658,8 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
     validation = sorted(
         (n for n in ctx.program.assigned_names if names.VALIDATION_WORDS.search(n.lower())),
         key=lambda n: (not (names.LOSS_WORDS.search(n) or names.ACC_WORDS.search(n)), n),
-    ) or sorted(
+    )
+    validation_calls = sorted(
         n for n in ctx.program.called_names  # validate(), evaluate(); not model.eval()
         if names.VALIDATION_WORDS.search(n.lower()) and n not in ("eval", "test")
     )
@@ -1696,7 +1697,8 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if sched.call is not None and _never_reduces(sched.call):
             continue  # what it watches (and in which mode) never moves the LR
-        verdict, found = _watched_verdict(ctx, e, chain, validation, unit_tests, narrowed)
+        verdict, found = _watched_verdict(ctx, e, chain, (validation, validation_calls),
+                                          unit_tests, narrowed)
         if len(chain) > 1:
             followed.append((e, verdict, found))
         elif found is not None:
@@ -1709,8 +1711,9 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             yield found
 
 
-def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed], validation: list[str],
-                     unit_tests: bool, narrowed: bool) -> tuple[str, Diagnostic | None]:
+def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
+                     validation: tuple[list[str], list[str]], unit_tests: bool, narrowed: bool
+                     ) -> tuple[str, Diagnostic | None]:
     """What a plateau step given a metric watches, judged from ``chain`` (the metric as the
     step reads it, then as each caller passed it): ("" , None) when it is fine, else the kind
     of fault and its finding."""
@@ -1866,23 +1869,67 @@ def _meter_of_training_loss(ctx: FileContext, watched_at: Passed) -> bool:
                                      list(imported.values()))
 
 
-def _validation_of_run(ctx: FileContext, e: Event, validation: list[str]) -> list[str]:
-    """The validation metrics that count for the run stepping ``e``: ``validation`` (every
-    name the program assigns that says validation), less those this run computes from
-    nothing. A trainer subclass made to train without validation overrides the per-batch
-    validation method its base's validation pass sums with an empty body: where each
-    validation value this run assigns is built in a call that bound what such a method
-    returns, the statements that assign them name no validation metric, whatever other
-    subclasses compute there. A name assigned anywhere else (or by a call the trace replayed
-    from its summary, whose assignments it does not list) still counts."""
+def _validation_of_run(ctx: FileContext, e: Event, validation: tuple[list[str], list[str]]
+                       ) -> list[str]:
+    """The validation metrics that count for the run stepping ``e``: of ``validation`` (every
+    name the program assigns that says validation, then every such function it calls), those
+    the run computes while it trains (`_during_run`), less those it computes from nothing. A
+    trainer subclass made to train without validation overrides the per-batch validation
+    method its base's validation pass sums with an empty body: where each validation value
+    this run assigns is built in a call that bound what such a method returns, the
+    statements that assign them name no validation metric, whatever other subclasses compute
+    there. A name assigned anywhere else (or by a call the trace replayed from its summary,
+    whose assignments it does not list) still counts. The functions called count where no
+    name assigned during the run does."""
+    assigned, calls = validation
+    if not assigned:
+        return _during_run(ctx, e, calls)
     sites = ctx.program.validation_sites
     own = [s for s in sites if s[4] == e.root]
-    if not own or not all(s[5] for s in own):
-        return validation
-    hollow = {s[1:4] for s in own}
-    listed = {s[0] for s in sites}
-    return [n for n in validation if n not in listed or any(
-        s[0] == n and s[1:4] not in hollow for s in sites)]
+    # the statements this run ran only in such a call
+    hollow = {s[1:4] for s in own if s[5]} - {s[1:4] for s in own if not s[5]}
+    if hollow:
+        listed = {s[0] for s in sites}
+        assigned = [n for n in assigned if n not in listed or any(
+            s[0] == n and s[1:4] not in hollow for s in sites)]
+        if not assigned:
+            return []
+    return _during_run(ctx, e, assigned) or _during_run(ctx, e, calls)
+
+
+def _during_run(ctx: FileContext, e: Event, found: list[str]) -> list[str]:
+    """Of ``found`` (names that say validation), those bound or called while the run that
+    steps ``e`` trains: in a pass of the loop the plateau steps in (its epoch loop, where it
+    steps in a batch loop), or in another trace (a hook a framework calls) outside any loop or
+    in a pass over data. A name this same trace binds only outside that loop, before
+    training (an `att_val` parsed from a data file's header, the `val_loader` built for
+    later) or after it (a test metric computed once training is over), or another trace
+    binds in loops over no data (a sampler's `val = randint(...)` index), is no metric the
+    plateau could have watched instead. Nothing is left out of a trace cut short."""
+    run = next((loop for loop in e.loop.ancestors() if loop.granularity != "batch"),
+               None) if e.loop is not None else None
+    if run is None:
+        run = e.loop
+        while run is not None and run.parent is not None:
+            run = run.parent  # a loop of updates alone: the outermost one
+    if run is None or ctx.program.truncated:
+        return found
+    where: dict[str, list[tuple[int, Loop | None]]] = {}
+    for name, root, loop in ctx.program.validation_runs:
+        where.setdefault(name, []).append((root, loop))
+    # what the run's passes read (`evaluate(model, val_loader)` in the epoch loop), and go
+    # over in the functions they call (`for data in test_generator:`): a validation pass
+    # over a loader built before the run
+    read = [run.node, *(loop.over_node for loop in ctx.program.loops
+                        if loop.over_node is not None and loop is not run
+                        and any(a is run for a in loop.ancestors()))]
+    used = {text for tree in read for node in ast.walk(tree)
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load)
+            for text in (dotted(node) or "", getattr(node, "attr", ""))}
+    return [n for n in found if n not in where or n in used or any(
+        loop is None or any(a.batch or a.iterates_loader for a in loop.ancestors())
+        if root != e.root else loop is not None and any(a is run for a in loop.ancestors())
+        for root, loop in where[n])]
 
 
 def _guarded_apart(e: Event, other: Event) -> bool:

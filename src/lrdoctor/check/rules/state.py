@@ -124,6 +124,12 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     for e in ctx.program.events:
         if e.kind == "sched_step" and e.obj is not None:
             explicit = bool(e.info.get("nargs")) or "epoch" in (e.info.get("kwargs") or [])
+            if e.obj.guessed and (e.info.get("nargs") or 0) >= 2:
+                # `scheduler.step(val_metric, epoch)` on a scheduler known by name alone: the
+                # plateau's signature (torch's other schedulers take the epoch first and
+                # alone); an epoch given there leaves its best value and patience count as
+                # they were, so the step names no position its state could be rebuilt from
+                explicit = False
             site = built_site(e.obj)
             positioned[site] = positioned.get(site, True) and explicit
             if e.obj.guessed and e.root == root:
