@@ -1288,7 +1288,14 @@ class Tracer:
                 self.assign(stmt.target, value, stmt.value, scope)
         elif isinstance(stmt, ast.AugAssign):
             self.nothing_calls.pop(id(stmt.value), None)
-            self.eval(stmt.value, scope)
+            grown = self.eval(stmt.value, scope)
+            if isinstance(stmt.op, ast.BitOr) and isinstance(stmt.target, ast.Name):
+                # `ckpt |= {"scheduler": ...}`: the dict grows in place, as `update()` does
+                held = scope.lookup(stmt.target.id)
+                if isinstance(held, DictVal):
+                    self.grow_dict(held, [grown] if isinstance(grown, DictVal) else [])
+                    if not isinstance(grown, DictVal):
+                        held.splat = True
             self.bound_from(stmt.value)
             text = dotted(stmt.target)
             if text is not None:
@@ -2402,6 +2409,22 @@ class Tracer:
                 if isinstance(key, str):
                     found = self.guess(key)  # `kwargs["scheduler"]`
             return found
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            # `base | {"optimizer": ...}`: a new dict with the items of both, the right's last
+            # (partly unknown where one side is not a dict known here)
+            left = self.eval(node.left, scope, depth + 1)
+            right = self.eval(node.right, scope, depth + 1)
+            if not isinstance(left, DictVal) and not isinstance(right, DictVal):
+                return None
+            merged = DictVal({})
+            for side in (left, right):
+                if isinstance(side, DictVal):
+                    merged.items.update(side.items)
+                    merged.splat = merged.splat or side.splat
+                    merged.open = merged.open or side.open
+                else:
+                    merged.splat = True
+            return merged
         if isinstance(node, ast.IfExp):
             self.eval(node.test, scope, depth + 1)
             body = self.eval(node.body, scope, depth + 1)
@@ -4011,14 +4034,7 @@ class Tracer:
             return None
         if isinstance(receiver, DictVal):
             if method == "update":
-                for rec in self.recordings:
-                    rec.mutate(receiver)
-                self.generation += 1
-                for a in args:
-                    if isinstance(a, DictVal):
-                        receiver.items.update(a.items)
-                for k, v in kwargs.items():
-                    receiver.items[k] = v
+                self.grow_dict(receiver, [a for a in args if isinstance(a, DictVal)], kwargs)
                 return None
             if method in ("get", "pop") and node.args:
                 key = const_key(node.args[0])
@@ -4103,6 +4119,20 @@ class Tracer:
                 return _NO_EVENT
             return None
         return _NO_EVENT
+
+    def grow_dict(self, receiver: DictVal, others: list[DictVal],
+                  kwargs: dict[str, Any] | None = None) -> None:
+        """``d.update(other, k=v)`` / ``d |= other``: the dict itself gains the items (every
+        name bound to it sees them)."""
+        for rec in self.recordings:
+            rec.mutate(receiver)
+        self.generation += 1
+        for other in others:
+            receiver.items.update(other.items)
+            receiver.splat = receiver.splat or other.splat
+            receiver.open = receiver.open or other.open
+        for k, v in (kwargs or {}).items():
+            receiver.items[k] = v
 
     # -- events --------------------------------------------------------------------------
 

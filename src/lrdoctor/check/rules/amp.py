@@ -1219,6 +1219,11 @@ class _Reach:
             ):
                 starts.extend(node.body)
                 self.first_line = self.first_line or node.lineno
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                entered = self._entered_on_stack(node, held)
+                if entered is not None:
+                    starts.extend(node.body[entered + 1:])
+                    self.first_line = self.first_line or node.body[entered].lineno
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
                 _autocast_state(d, self.module) for d in node.decorator_list
             ):
@@ -1245,6 +1250,24 @@ class _Reach:
                     if text:
                         held.add(text)
         return held
+
+    def _entered_on_stack(self, node: ast.With | ast.AsyncWith, held: set[str]) -> int | None:
+        """``with contextlib.ExitStack() as stack:`` whose body enters an enabled autocast
+        (``stack.enter_context(torch.autocast(...))``, a statement of the block itself): the
+        index of that statement, the rest of the block running under it; else None."""
+        stacks = {
+            item.optional_vars.id for item in node.items
+            if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call)
+            and resolve(item.context_expr.func, self.module).endswith("ExitStack")
+        }
+        for i, stmt in enumerate(node.body):
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                    and call.func.attr == "enter_context" and len(call.args) == 1 \
+                    and isinstance(call.func.value, ast.Name) and call.func.value.id in stacks \
+                    and self._enabled(call.args[0], held):
+                return i
+        return None
 
     def _enabled(self, expr: ast.expr, held: set[str]) -> bool:
         state = _autocast_state(expr, self.module)
@@ -1282,6 +1305,11 @@ class _Reach:
                 self.called_names.add(func.attr)
                 if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
                     targets.extend(self.methods.get(func.attr, []))
+                elif isinstance(func.value, ast.Name) and func.value.id in self.module.classes:
+                    # `Losses.bce(logits, y)`: the method of the file's own class it names
+                    method = self.module.classes[func.value.id].methods.get(func.attr)
+                    if method is not None:
+                        targets.append(method)
                 if func.attr not in self.methods and not resolve(func, self.module).startswith(
                     ("torch", "F.", "np.", "math.")
                 ):
