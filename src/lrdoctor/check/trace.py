@@ -65,6 +65,7 @@ from lrdoctor.check.records import (
     RECORD_COPIES,
     RecordInit,
     record_init,
+    tuple_fields,
 )
 from lrdoctor.check.registry import only_looked_up, registry_object_pairs
 from lrdoctor.check.values import (
@@ -1961,6 +1962,12 @@ class Tracer:
                 items = [None, UnionVal(list(value.source.items.values()))]
             elif isinstance(value, UnionVal) and all(isinstance(o, TupleVal) for o in value.options):
                 items = None
+            elif isinstance(value, InstanceVal):
+                # `opt, sched = build(model)` returning `Parts(opt, sched)`, a named tuple: its
+                # fields, in order
+                fields = tuple_fields(value.info)
+                if fields is not None and len(fields) == len(target.elts):
+                    items = [value.attrs.get(f) for f in fields]
             sources: list[ast.expr | None] = (
                 list(source.elts) if isinstance(source, (ast.Tuple, ast.List)) else []
             )
@@ -2403,6 +2410,12 @@ class Tracer:
                 # a key not known here picks one entry of the registry, not all of them: the
                 # only one, or one not known (never the first, as a guess)
                 return next(iter(table.items.values())) if len(table.items) == 1 else None
+            if isinstance(base, InstanceVal) and isinstance(const_key(node.slice), int):
+                # `parts[1]` of a named tuple: the field at that place
+                fields = tuple_fields(base.info)
+                at = const_key(node.slice)
+                if fields is not None and 0 <= at < len(fields):
+                    return base.attrs.get(fields[at])
             found = subscript(base, node.slice)
             if found is None and isinstance(base, DictVal) and base.open:
                 key = const_key(node.slice)
