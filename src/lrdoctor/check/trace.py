@@ -1906,7 +1906,8 @@ class Tracer:
 
     def exec_loop(self, stmt: ast.For | ast.AsyncFor | ast.While, scope: Scope, hint: str,
                   over: ast.expr, over_name: str, targets: frozenset[str],
-                  loader: bool = False, draws: str = "") -> None:
+                  loader: bool = False, draws: str = "",
+                  each: Callable[[], Any] | None = None) -> None:
         loop = Loop(stmt, self.path, self.loop, hint, over, targets, stmt.lineno,
                     over_name=over_name)
         loop.iterates_loader = loader
@@ -1921,10 +1922,33 @@ class Tracer:
         saved = self.loop
         self.loop = loop
         try:
-            self.exec_body(stmt.body, scope)
+            if each is not None:
+                each()  # what one pass runs, where it is not the statement's own body
+            else:
+                self.exec_body(stmt.body, scope)
         finally:
             self.loop = saved
         self.exec_body(stmt.orelse, scope)
+
+    def call_per_item(self, node: ast.Call, fn: FuncVal, items: Any, before: list[Any],
+                      scope: Scope) -> None:
+        """``map(f, loader)`` / ``functools.reduce(f, loader, init)``: ``f`` runs once per item
+        (``before``: the arguments ahead of the item, reduce's running value), in a loop over
+        the loader's batches located at the call, as ``for b in loader: f(b)`` would run it; over
+        the objects a loop goes over (``map(set_lr, opt.param_groups)``) it runs once with any
+        of them. Over anything else it is not run: what it goes over is not known here."""
+        members = loop_members(items)
+        if members is not None:
+            self.call_function(fn, [*before, members], {}, site=True, call=node)
+            return
+        if not (is_loader(items) or one_of_loaders(items)):
+            return
+        loop = _per_item_loop(node)
+        over = node.args[1]
+        self.exec_loop(loop, scope, "batch", over,
+                       items.name if isinstance(items, Obj) else "", frozenset(), True,
+                       each=lambda: self.call_function(fn, [*before, None], {}, site=True,
+                                                       call=node))
 
     # -- assignment ----------------------------------------------------------------------
 
@@ -3835,9 +3859,18 @@ class Tracer:
             for rec in self.recordings:
                 rec.spoiled = True
             return None
+        if qual == "functools.reduce" and 2 <= len(args) <= 3 and not kwargs \
+                and isinstance(args[0], FuncVal) and len(node.args) == len(args):
+            # `functools.reduce(train_batch, loader, 0.0)`: the function runs on every batch
+            self.call_per_item(node, args[0], args[1], [args[2] if len(args) == 3 else None],
+                               scope)
+            return None
         if qual in names.ITEMWISE_CALLS and len(args) == 2 and not kwargs:
-            # `for x, y in map(to_device, loader):` goes over the loader's batches
+            # `for x, y in map(to_device, loader):` goes over the loader's batches; `map(
+            # train_batch, loader)` runs the function on each of them
             items = args[1]
+            if qual == "map" and isinstance(args[0], FuncVal) and len(node.args) == 2:
+                self.call_per_item(node, args[0], items, [], scope)
             return items if is_loader(items) or loop_members(items) is not None else None
         if last in names.ITER_WRAPPERS:
             for value in args:
@@ -5386,6 +5419,16 @@ class _Same:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Same) and other.obj is self.obj
+
+
+@per_node
+def _per_item_loop(call: ast.Call) -> ast.For:
+    """The loop ``map(f, items)`` / ``functools.reduce(f, items, ...)`` runs: ``for _ in
+    items: <the call>``, located at the call."""
+    loop = ast.For(target=ast.Name(id="_", ctx=ast.Store()), iter=call.args[1],
+                   body=[ast.copy_location(ast.Expr(value=call), call)], orelse=[],
+                   type_comment=None)
+    return ast.copy_location(loop, call)
 
 
 @per_node
