@@ -5197,7 +5197,34 @@ def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ..
             out.append(found[0])
             if depth > 1:
                 out.extend(_origins(found[0], found[1], depth - 1))
+    for node in ast.walk(test):
+        returned = _predicate_returns(node, scope) if isinstance(node, ast.Call) else None
+        if returned is not None:
+            # `if self.should_update(i):` with `return (i + 1) % self.accum == 0`: the test
+            # reads as the expression the function returns
+            out.append(returned)
     return tuple(out)
+
+
+def _predicate_returns(call: ast.Call, scope: Scope) -> ast.expr | None:
+    """The expression a call of the project's own function or method (a name, or a method
+    through ``self``) returns, where its body is that one ``return`` (after a docstring);
+    None for anything else."""
+    fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    if isinstance(call.func, ast.Name):
+        found = scope.lookup(call.func.id)
+        fn = found.fn if isinstance(found, FuncVal) else None
+    elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+            and call.func.value.id == "self" and scope.self_val is not None:
+        hit = scope.self_val.info.find(call.func.attr)
+        fn = hit[0] if hit is not None else None
+    if fn is None:
+        return None
+    body = [stmt for stmt in fn.body if not (
+        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    return None
 
 
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
