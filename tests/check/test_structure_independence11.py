@@ -408,8 +408,8 @@ _XFAIL_REASONS = {
         "no value for a library's `ExitStack()` (it is not the project's context manager, "
         "whose `__exit__` meta12 runs), so the callbacks it holds are never run. Modelling it "
         "takes a value for the stack that records `callback`/`push` and runs them, last first, "
-        "where the block ends (an exception path aside); no real case of the benchmark steps a "
-        "scheduler so, and a wrong guess of when they run would move steps between loops"),
+        "where the block ends (an exception path aside), for a shape rarely written to step "
+        "a scheduler; a wrong guess of when they run would move steps between loops"),
 }
 
 
