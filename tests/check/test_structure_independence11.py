@@ -8,7 +8,8 @@ caller's autocast, and the rest of a ``with contextlib.ExitStack() as stack:`` b
 ``map(f, loader)`` and ``functools.reduce(f, loader, init)``, which run ``f`` on every batch
 (over ``opt.param_groups``, on each group); a test that calls the project's one-return
 predicate (``if self.should_update(i):`` returning ``(i + 1) % self.accum == 0``), read as
-what it returns. And the layouts that already held, kept here so that they keep holding:
+what it returns; ``stack.callback(sched.step)`` in ``with contextlib.ExitStack() as stack:``,
+run as the block exits. And the layouts that already held, kept here so that they keep holding:
 train steps as ``@staticmethod`` / ``@classmethod``, a batch function defined inside the
 epoch loop, ``__enter__`` stepping at the top of the epoch, ``getattr(torch.optim.
 lr_scheduler, "StepLR")`` and ``getattr(torch.optim, "Adam")`` with literal names, ``while``
@@ -18,9 +19,6 @@ the batch, ``trange``/``tqdm``, checkpoints built with ``**`` merges, a resume t
 named-tuple field or a metrics dict, ``param_group.update(lr=...)``, two schedulers kept in a
 list, a dataclass or built by ``getattr``, a scheduler behind a property or in a plain dict
 state; and notebooks whose loop, scheduler and training functions sit in different cells.
-
-One pair stays wrong (``xfail(strict=True)``, the reason at it): a scheduler stepped by an
-``ExitStack`` callback at the end of each batch.
 
 Each program is written once with its two twins inline, ``[[wrong||right]]``: the wrong twin
 must be reported with the pair's code, the right twin must give no finding at all."""
@@ -380,9 +378,9 @@ def test_guards_stay_silent(name: str) -> None:
     assert findings(HEAD + GUARDS[name]) == []
 
 
-# -- left wrong ----------------------------------------------------------------------------------
+# -- an ExitStack's callbacks run as its block exits --------------------------------------------
 
-XFAIL = {
+EXIT_STACK = {
     'ExitStack callback steps at the end of each batch': ('LRD002', """
 def main(model, loader):
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -400,25 +398,31 @@ def main(model, loader):
                 torch.nn.functional.mse_loss(model(x), y).backward()
                 opt.step()]]
 """),
+    'ExitStack callback steps one-cycle once per epoch': ('LRD003', """
+from contextlib import ExitStack
+
+def main(model, loader, epochs=10):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = OneCycleLR(opt, max_lr=0.1, epochs=epochs, steps_per_epoch=len(loader))
+    for epoch in range(epochs):
+        [[with ExitStack() as stack:
+            stack.callback(sched.step)
+            for x, y in loader:
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                opt.step()||for x, y in loader:
+            with ExitStack() as stack:
+                stack.callback(sched.step)
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                opt.step()]]
+"""),
 }
 
-_XFAIL_REASONS = {
-    'ExitStack callback steps at the end of each batch': (
-        "`stack.callback(f)` registers `f` to run when the `with` block exits; the trace keeps "
-        "no value for a library's `ExitStack()` (it is not the project's context manager, "
-        "whose `__exit__` meta12 runs), so the callbacks it holds are never run. Modelling it "
-        "takes a value for the stack that records `callback`/`push` and runs them, last first, "
-        "where the block ends (an exception path aside), for a shape rarely written to step "
-        "a scheduler; a wrong guess of when they run would move steps between loops"),
-}
 
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_XFAIL_REASONS[n]))
-    for n in XFAIL
-])
-def test_layouts_left_wrong(name: str) -> None:
-    assert_twins(*XFAIL[name])
+@pytest.mark.parametrize("name", list(EXIT_STACK))
+def test_an_exit_stack_s_callbacks_run_as_its_block_exits(name: str) -> None:
+    assert_twins(*EXIT_STACK[name])
 
 
 # -- layouts that already held ---------------------------------------------------------------

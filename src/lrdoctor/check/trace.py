@@ -1349,6 +1349,10 @@ class Tracer:
                     self.call_function(
                         FuncVal(exited[0], exited[1].module, manager, exited[1]),
                         [Const(None, sure=True)] * 3, {}, site=True)
+            for deferred in reversed(_exit_stack_callbacks(stmt, scope.module)):
+                # `stack.callback(sched.step)` in `with contextlib.ExitStack() as stack:`:
+                # the call it registered runs as the block exits, the last registered first
+                self.eval(deferred, scope)
         elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             self.exec_body(stmt.body, scope)  # type: ignore[attr-defined]
             stores = [scope.vars] if scope.self_val is None else [scope.vars, scope.self_val.attrs]
@@ -5446,6 +5450,32 @@ class _Same:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Same) and other.obj is self.obj
+
+
+def _exit_stack_callbacks(stmt: ast.With | ast.AsyncWith, module: ModuleInfo) -> list[ast.Call]:
+    """The calls ``with contextlib.ExitStack() as stack:`` runs as it exits: one per
+    ``stack.callback(f, *args, **kwargs)`` statement of the block itself, as ``f(*args,
+    **kwargs)`` (a call made once and kept on the statement, located at it), in the order
+    they were registered."""
+    made: list[ast.Call] | None = getattr(stmt, "_lrdoctor_exit_calls", None)
+    if made is not None:
+        return made
+    stacks = {
+        item.optional_vars.id for item in stmt.items
+        if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call)
+        and module.qualify(dotted(item.context_expr.func) or "") == "contextlib.ExitStack"
+    }
+    made = []
+    for sub in stmt.body if stacks else []:
+        call = sub.value if isinstance(sub, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                and call.func.attr == "callback" and isinstance(call.func.value, ast.Name) \
+                and call.func.value.id in stacks and call.args \
+                and not isinstance(call.args[0], ast.Starred):
+            made.append(ast.copy_location(
+                ast.Call(func=call.args[0], args=call.args[1:], keywords=call.keywords), call))
+    stmt._lrdoctor_exit_calls = made  # type: ignore[union-attr]
+    return made
 
 
 @per_node
