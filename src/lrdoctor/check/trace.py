@@ -41,6 +41,7 @@ from lrdoctor.check.index import (
     ModuleLoader,
     Scope,
     dotted,
+    exit_stack_calls,
     literal_setattr,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
@@ -5458,23 +5459,11 @@ def _exit_stack_callbacks(stmt: ast.With | ast.AsyncWith, module: ModuleInfo) ->
     **kwargs)`` (a call made once and kept on the statement, located at it), in the order
     they were registered."""
     made: list[ast.Call] | None = getattr(stmt, "_lrdoctor_exit_calls", None)
-    if made is not None:
-        return made
-    stacks = {
-        item.optional_vars.id for item in stmt.items
-        if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call)
-        and module.qualify(dotted(item.context_expr.func) or "") == "contextlib.ExitStack"
-    }
-    made = []
-    for sub in stmt.body if stacks else []:
-        call = sub.value if isinstance(sub, ast.Expr) else None
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
-                and call.func.attr == "callback" and isinstance(call.func.value, ast.Name) \
-                and call.func.value.id in stacks and call.args \
-                and not isinstance(call.args[0], ast.Starred):
-            made.append(ast.copy_location(
-                ast.Call(func=call.args[0], args=call.args[1:], keywords=call.keywords), call))
-    stmt._lrdoctor_exit_calls = made  # type: ignore[union-attr]
+    if made is None:
+        made = [ast.copy_location(ast.Call(func=call.args[0], args=call.args[1:],
+                                           keywords=call.keywords), call)
+                for _, call in exit_stack_calls(stmt, module, "callback")]
+        stmt._lrdoctor_exit_calls = made  # type: ignore[union-attr]
     return made
 
 

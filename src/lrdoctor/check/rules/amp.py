@@ -18,7 +18,7 @@ from lrdoctor.check.context import (
     scaler_disabled,
 )
 from lrdoctor.check.diagnostic import Diagnostic, Edit
-from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.index import ModuleInfo, dotted, exit_stack_calls
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.rules import rule
@@ -1255,19 +1255,8 @@ class _Reach:
         """``with contextlib.ExitStack() as stack:`` whose body enters an enabled autocast
         (``stack.enter_context(torch.autocast(...))``, a statement of the block itself): the
         index of that statement, the rest of the block running under it; else None."""
-        stacks = {
-            item.optional_vars.id for item in node.items
-            if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call)
-            and resolve(item.context_expr.func, self.module).endswith("ExitStack")
-        }
-        for i, stmt in enumerate(node.body):
-            call = stmt.value if isinstance(stmt, ast.Expr) else None
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
-                    and call.func.attr == "enter_context" and len(call.args) == 1 \
-                    and isinstance(call.func.value, ast.Name) and call.func.value.id in stacks \
-                    and self._enabled(call.args[0], held):
-                return i
-        return None
+        return next((i for i, call in exit_stack_calls(node, self.module, "enter_context")
+                     if len(call.args) == 1 and self._enabled(call.args[0], held)), None)
 
     def _enabled(self, expr: ast.expr, held: set[str]) -> bool:
         state = _autocast_state(expr, self.module)
