@@ -443,6 +443,27 @@ def literal_setattr(stmt: ast.stmt) -> tuple[ast.expr, str, ast.expr] | None:
     return obj, key.value, value
 
 
+def exit_stack_calls(stmt: ast.With | ast.AsyncWith, module: ModuleInfo, method: str
+                     ) -> list[tuple[int, ast.Call]]:
+    """``with contextlib.ExitStack() as stack:``: (the index in the block, the call) of each
+    ``stack.<method>(...)`` statement of the block itself (``enter_context``, ``callback``),
+    in order; empty where no item binds an ExitStack."""
+    stacks = {
+        item.optional_vars.id for item in stmt.items
+        if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call)
+        and module.qualify(dotted(item.context_expr.func) or "") == "contextlib.ExitStack"
+    }
+    found: list[tuple[int, ast.Call]] = []
+    for i, sub in enumerate(stmt.body if stacks else []):
+        call = sub.value if isinstance(sub, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                and call.func.attr == method and isinstance(call.func.value, ast.Name) \
+                and call.func.value.id in stacks and call.args \
+                and not isinstance(call.args[0], ast.Starred):
+            found.append((i, call))
+    return found
+
+
 def _attach_method(stmt: ast.stmt, info: ModuleInfo) -> None:
     """``setattr(Trainer, "fit", fit)`` / ``Trainer.fit = fit`` at the top level, on a class
     and a function the module defined before (a notebook writes a class in one cell and its

@@ -124,6 +124,15 @@ def record_init(cls: ClassInfo) -> RecordInit | None:
     )
 
 
+def tuple_fields(cls: ClassInfo) -> tuple[str, ...] | None:
+    """The fields of a named tuple class, in order: what unpacking an instance gives, item by
+    item (``opt, sched = Parts(opt, sched)``); None for any other class."""
+    if not any(cls.module.qualify(base) in _NAMED_TUPLES for base in cls.bases):
+        return None
+    generated = record_init(cls)
+    return generated.positional if generated is not None else None
+
+
 def _dataclass_options(cls: ClassInfo) -> dict[str, Any] | None:
     """The literal keyword options of ``cls``'s ``@dataclass`` decorator (``{}`` when it is
     bare); None when ``cls`` is not decorated as one."""

@@ -41,6 +41,7 @@ from lrdoctor.check.index import (
     ModuleLoader,
     Scope,
     dotted,
+    exit_stack_calls,
     literal_setattr,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
@@ -65,6 +66,7 @@ from lrdoctor.check.records import (
     RECORD_COPIES,
     RecordInit,
     record_init,
+    tuple_fields,
 )
 from lrdoctor.check.registry import only_looked_up, registry_object_pairs
 from lrdoctor.check.values import (
@@ -1304,7 +1306,14 @@ class Tracer:
                 self.assign(stmt.target, value, stmt.value, scope)
         elif isinstance(stmt, ast.AugAssign):
             self.nothing_calls.pop(id(stmt.value), None)
-            self.eval(stmt.value, scope)
+            grown = self.eval(stmt.value, scope)
+            if isinstance(stmt.op, ast.BitOr) and isinstance(stmt.target, ast.Name):
+                # `ckpt |= {"scheduler": ...}`: the dict grows in place, as `update()` does
+                held = scope.lookup(stmt.target.id)
+                if isinstance(held, DictVal):
+                    self.grow_dict(held, [grown] if isinstance(grown, DictVal) else [])
+                    if not isinstance(grown, DictVal):
+                        held.splat = True
             self.bound_from(stmt.value)
             text = dotted(stmt.target)
             if text is not None:
@@ -1357,6 +1366,10 @@ class Tracer:
                     self.call_function(
                         FuncVal(exited[0], exited[1].module, manager, exited[1]),
                         [Const(None, sure=True)] * 3, {}, site=True)
+            for deferred in reversed(_exit_stack_callbacks(stmt, scope.module)):
+                # `stack.callback(sched.step)` in `with contextlib.ExitStack() as stack:`:
+                # the call it registered runs as the block exits, the last registered first
+                self.eval(deferred, scope)
         elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             self.exec_body(stmt.body, scope)  # type: ignore[attr-defined]
             stores = [scope.vars] if scope.self_val is None else [scope.vars, scope.self_val.attrs]
@@ -1940,7 +1953,8 @@ class Tracer:
 
     def exec_loop(self, stmt: ast.For | ast.AsyncFor | ast.While, scope: Scope, hint: str,
                   over: ast.expr, over_name: str, targets: frozenset[str],
-                  loader: bool = False, draws: str = "") -> None:
+                  loader: bool = False, draws: str = "",
+                  each: Callable[[], Any] | None = None) -> None:
         loop = Loop(stmt, self.path, self.loop, hint, over, targets, stmt.lineno,
                     over_name=over_name)
         loop.iterates_loader = loader
@@ -1955,10 +1969,33 @@ class Tracer:
         saved = self.loop
         self.loop = loop
         try:
-            self.exec_body(stmt.body, scope)
+            if each is not None:
+                each()  # what one pass runs, where it is not the statement's own body
+            else:
+                self.exec_body(stmt.body, scope)
         finally:
             self.loop = saved
         self.exec_body(stmt.orelse, scope)
+
+    def call_per_item(self, node: ast.Call, fn: FuncVal, items: Any, before: list[Any],
+                      scope: Scope) -> None:
+        """``map(f, loader)`` / ``functools.reduce(f, loader, init)``: ``f`` runs once per item
+        (``before``: the arguments ahead of the item, reduce's running value), in a loop over
+        the loader's batches located at the call, as ``for b in loader: f(b)`` would run it; over
+        the objects a loop goes over (``map(set_lr, opt.param_groups)``) it runs once with any
+        of them. Over anything else it is not run: what it goes over is not known here."""
+        members = loop_members(items)
+        if members is not None:
+            self.call_function(fn, [*before, members], {}, site=True, call=node)
+            return
+        if not (is_loader(items) or one_of_loaders(items)):
+            return
+        loop = _per_item_loop(node)
+        over = node.args[1]
+        self.exec_loop(loop, scope, "batch", over,
+                       items.name if isinstance(items, Obj) else "", frozenset(), True,
+                       each=lambda: self.call_function(fn, [*before, None], {}, site=True,
+                                                       call=node))
 
     # -- assignment ----------------------------------------------------------------------
 
@@ -1996,6 +2033,12 @@ class Tracer:
                 items = [None, UnionVal(list(value.source.items.values()))]
             elif isinstance(value, UnionVal) and all(isinstance(o, TupleVal) for o in value.options):
                 items = None
+            elif isinstance(value, InstanceVal):
+                # `opt, sched = build(model)` returning `Parts(opt, sched)`, a named tuple: its
+                # fields, in order
+                fields = tuple_fields(value.info)
+                if fields is not None and len(fields) == len(target.elts):
+                    items = [value.attrs.get(f) for f in fields]
             sources: list[ast.expr | None] = (
                 list(source.elts) if isinstance(source, (ast.Tuple, ast.List)) else []
             )
@@ -2438,12 +2481,34 @@ class Tracer:
                 # a key not known here picks one entry of the registry, not all of them: the
                 # only one, or one not known (never the first, as a guess)
                 return next(iter(table.items.values())) if len(table.items) == 1 else None
+            if isinstance(base, InstanceVal) and isinstance(const_key(node.slice), int):
+                # `parts[1]` of a named tuple: the field at that place
+                fields = tuple_fields(base.info)
+                at = const_key(node.slice)
+                if fields is not None and 0 <= at < len(fields):
+                    return base.attrs.get(fields[at])
             found = subscript(base, node.slice)
             if found is None and isinstance(base, DictVal) and base.open:
                 key = const_key(node.slice)
                 if isinstance(key, str):
                     found = self.guess(key)  # `kwargs["scheduler"]`
             return found
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            # `base | {"optimizer": ...}`: a new dict with the items of both, the right's last
+            # (partly unknown where one side is not a dict known here)
+            left = self.eval(node.left, scope, depth + 1)
+            right = self.eval(node.right, scope, depth + 1)
+            if not isinstance(left, DictVal) and not isinstance(right, DictVal):
+                return None
+            merged = DictVal({})
+            for side in (left, right):
+                if isinstance(side, DictVal):
+                    merged.items.update(side.items)
+                    merged.splat = merged.splat or side.splat
+                    merged.open = merged.open or side.open
+                else:
+                    merged.splat = True
+            return merged
         if isinstance(node, ast.IfExp):
             self.eval(node.test, scope, depth + 1)
             body = self.eval(node.body, scope, depth + 1)
@@ -3866,9 +3931,18 @@ class Tracer:
             for rec in self.recordings:
                 rec.spoiled = True
             return None
+        if qual == "functools.reduce" and 2 <= len(args) <= 3 and not kwargs \
+                and isinstance(args[0], FuncVal) and len(node.args) == len(args):
+            # `functools.reduce(train_batch, loader, 0.0)`: the function runs on every batch
+            self.call_per_item(node, args[0], args[1], [args[2] if len(args) == 3 else None],
+                               scope)
+            return None
         if qual in names.ITEMWISE_CALLS and len(args) == 2 and not kwargs:
-            # `for x, y in map(to_device, loader):` goes over the loader's batches
+            # `for x, y in map(to_device, loader):` goes over the loader's batches; `map(
+            # train_batch, loader)` runs the function on each of them
             items = args[1]
+            if qual == "map" and isinstance(args[0], FuncVal) and len(node.args) == 2:
+                self.call_per_item(node, args[0], items, [], scope)
             return items if is_loader(items) or loop_members(items) is not None else None
         if last in names.ITER_WRAPPERS:
             for value in args:
@@ -4085,14 +4159,7 @@ class Tracer:
             return None
         if isinstance(receiver, DictVal):
             if method == "update":
-                for rec in self.recordings:
-                    rec.mutate(receiver)
-                self.generation += 1
-                for a in args:
-                    if isinstance(a, DictVal):
-                        receiver.items.update(a.items)
-                for k, v in kwargs.items():
-                    receiver.items[k] = v
+                self.grow_dict(receiver, [a for a in args if isinstance(a, DictVal)], kwargs)
                 return None
             if method in ("get", "pop") and node.args:
                 key = const_key(node.args[0])
@@ -4177,6 +4244,20 @@ class Tracer:
                 return _NO_EVENT
             return None
         return _NO_EVENT
+
+    def grow_dict(self, receiver: DictVal, others: list[DictVal],
+                  kwargs: dict[str, Any] | None = None) -> None:
+        """``d.update(other, k=v)`` / ``d |= other``: the dict itself gains the items (every
+        name bound to it sees them)."""
+        for rec in self.recordings:
+            rec.mutate(receiver)
+        self.generation += 1
+        for other in others:
+            receiver.items.update(other.items)
+            receiver.splat = receiver.splat or other.splat
+            receiver.open = receiver.open or other.open
+        for k, v in (kwargs or {}).items():
+            receiver.items[k] = v
 
     # -- events --------------------------------------------------------------------------
 
@@ -5210,7 +5291,34 @@ def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ..
             out.append(found[0])
             if depth > 1:
                 out.extend(_origins(found[0], found[1], depth - 1))
+    for node in ast.walk(test):
+        returned = _predicate_returns(node, scope) if isinstance(node, ast.Call) else None
+        if returned is not None:
+            # `if self.should_update(i):` with `return (i + 1) % self.accum == 0`: the test
+            # reads as the expression the function returns
+            out.append(returned)
     return tuple(out)
+
+
+def _predicate_returns(call: ast.Call, scope: Scope) -> ast.expr | None:
+    """The expression a call of the project's own function or method (a name, or a method
+    through ``self``) returns, where its body is that one ``return`` (after a docstring);
+    None for anything else."""
+    fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    if isinstance(call.func, ast.Name):
+        found = scope.lookup(call.func.id)
+        fn = found.fn if isinstance(found, FuncVal) else None
+    elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+            and call.func.value.id == "self" and scope.self_val is not None:
+        hit = scope.self_val.info.find(call.func.attr)
+        fn = hit[0] if hit is not None else None
+    if fn is None:
+        return None
+    body = [stmt for stmt in fn.body if not (
+        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    return None
 
 
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -5432,6 +5540,30 @@ class _Same:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Same) and other.obj is self.obj
+
+
+def _exit_stack_callbacks(stmt: ast.With | ast.AsyncWith, module: ModuleInfo) -> list[ast.Call]:
+    """The calls ``with contextlib.ExitStack() as stack:`` runs as it exits: one per
+    ``stack.callback(f, *args, **kwargs)`` statement of the block itself, as ``f(*args,
+    **kwargs)`` (a call made once and kept on the statement, located at it), in the order
+    they were registered."""
+    made: list[ast.Call] | None = getattr(stmt, "_lrdoctor_exit_calls", None)
+    if made is None:
+        made = [ast.copy_location(ast.Call(func=call.args[0], args=call.args[1:],
+                                           keywords=call.keywords), call)
+                for _, call in exit_stack_calls(stmt, module, "callback")]
+        stmt._lrdoctor_exit_calls = made  # type: ignore[union-attr]
+    return made
+
+
+@per_node
+def _per_item_loop(call: ast.Call) -> ast.For:
+    """The loop ``map(f, items)`` / ``functools.reduce(f, items, ...)`` runs: ``for _ in
+    items: <the call>``, located at the call."""
+    loop = ast.For(target=ast.Name(id="_", ctx=ast.Store()), iter=call.args[1],
+                   body=[ast.copy_location(ast.Expr(value=call), call)], orelse=[],
+                   type_comment=None)
+    return ast.copy_location(loop, call)
 
 
 @per_node

@@ -18,7 +18,7 @@ from lrdoctor.check.context import (
     scaler_disabled,
 )
 from lrdoctor.check.diagnostic import Diagnostic, Edit
-from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.index import ModuleInfo, dotted, exit_stack_calls
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.project import display_path
@@ -1251,6 +1251,11 @@ class _Reach:
             ):
                 starts.extend(node.body)
                 self.first_line = self.first_line or node.lineno
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                entered = self._entered_on_stack(node, held)
+                if entered is not None:
+                    starts.extend(node.body[entered + 1:])
+                    self.first_line = self.first_line or node.body[entered].lineno
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
                 _autocast_state(d, self.module) for d in node.decorator_list
             ):
@@ -1277,6 +1282,13 @@ class _Reach:
                     if text:
                         held.add(text)
         return held
+
+    def _entered_on_stack(self, node: ast.With | ast.AsyncWith, held: set[str]) -> int | None:
+        """``with contextlib.ExitStack() as stack:`` whose body enters an enabled autocast
+        (``stack.enter_context(torch.autocast(...))``, a statement of the block itself): the
+        index of that statement, the rest of the block running under it; else None."""
+        return next((i for i, call in exit_stack_calls(node, self.module, "enter_context")
+                     if len(call.args) == 1 and self._enabled(call.args[0], held)), None)
 
     def _enabled(self, expr: ast.expr, held: set[str]) -> bool:
         state = _autocast_state(expr, self.module)
@@ -1314,6 +1326,11 @@ class _Reach:
                 self.called_names.add(func.attr)
                 if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
                     targets.extend(self.methods.get(func.attr, []))
+                elif isinstance(func.value, ast.Name) and func.value.id in self.module.classes:
+                    # `Losses.bce(logits, y)`: the method of the file's own class it names
+                    method = self.module.classes[func.value.id].methods.get(func.attr)
+                    if method is not None:
+                        targets.append(method)
                 if func.attr not in self.methods and not resolve(func, self.module).startswith(
                     ("torch", "F.", "np.", "math.")
                 ):
