@@ -27,7 +27,23 @@ for epoch in range({EPOCHS}):
     EPOCH
 """
 
+# 52 batches an epoch (the last of one sample): the periodic steps fall inside an epoch, where
+# the lane opens again right after them (with 16 a periodic step ends an epoch)
+ODD = "loader = DataLoader(data, batch_size=5, shuffle=True)\n"
+
 SCRIPTS = {
+    "per-batch cosine, periodic steps inside an epoch": (
+        ODD + "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=400)",
+        "train_batch(x, y); scheduler.step()", "pass"),
+    "no scheduler, periodic steps inside an epoch": (ODD, "train_batch(x, y)", "pass"),
+    "NaN written into a weight at step 70, right after a periodic step": (
+        ODD + "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=400)",
+        "train_batch(x, y); scheduler.step()\n"
+        "        if step == 70:\n"
+        "            with torch.no_grad(): model.weight[0, 0] = float('nan')", "pass"),
+    "OneCycleLR, periodic steps inside an epoch": (
+        ODD + "scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=400)",
+        "train_batch(x, y); scheduler.step()", "pass"),
     "per-batch cosine": ("scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)",
                          "train_batch(x, y); scheduler.step()", "pass"),
     "StepLR stepped per batch": ("scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=7)",
@@ -131,7 +147,9 @@ SCRIPTS.update({
         "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=False)\n"
         "        optimizer.step(); scheduler.step()", "pass"),
 })
-LANE_USED = ("per-batch cosine", "no scheduler", "cosine horizon ends inside a lane (T_max=90), trained past it", "validation pass each epoch", "HF warm-up from 0",
+LANE_USED = ("per-batch cosine", "no scheduler", "per-batch cosine, periodic steps inside an epoch",
+             "no scheduler, periodic steps inside an epoch", "OneCycleLR, periodic steps inside an epoch",
+             "cosine horizon ends inside a lane (T_max=90), trained past it", "validation pass each epoch", "HF warm-up from 0",
              "a custom scheduler class", "clip_grad_norm_ every step", "clip_grad_value_ every step")
 
 
@@ -216,6 +234,27 @@ def test_the_lane_hands_the_steps_from_the_horizon_on_to_the_checks(run_script, 
     assert sched.horizon == 90 and sched.user_steps == EPOCHS * 16
     assert set(range(90, EPOCHS * 16 + 1)) <= set(general), general
     assert len([n for n in general if 70 <= n < 90]) < 5, general  # the lane took those
+
+
+@pytest.mark.parametrize("name", [n for n in SCRIPTS if n.endswith("periodic steps inside an epoch")])
+def test_the_lane_opens_again_right_after_a_periodic_step(name, run_script, monkeypatch):
+    """The periodic step (every ROUTINE_PERIOD-th) goes to every check; when it is routine
+    otherwise, the lane opens after it, so the step after it is a lane step (it was a
+    general-path step of its own, which cost the mean step time as much as the periodic
+    one's bookkeeping)."""
+    general: list[int] = []
+    on_attempt = Engine.on_attempt
+
+    def counting(self, opt, *args, **kwargs):
+        result = on_attempt(self, opt, *args, **kwargs)
+        general.append(self.optimizers[id(opt)].attempts)  # (the lane's steps tallied first)
+        return result
+
+    monkeypatch.setattr(Engine, "on_attempt", counting)
+    run_script(_script(name))
+    periodic = [n for n in range(ROUTINE_PERIOD, EPOCHS * 52 + 1, ROUTINE_PERIOD)]
+    assert len(periodic) == 4 and all(n in general for n in periodic), general
+    assert not [n for n in general if n - 1 in periodic], general
 
 
 def test_the_lane_is_used_and_the_report_reads_the_same(run_script):

@@ -572,11 +572,14 @@ class Engine:
             # for every step, and made by scaler.step() before the taken count that a check
             # wants to see, or outside it with no check asking for such steps (the rest is
             # decided below)
-            routine = (n > ROUTINE_AFTER and n % ROUTINE_PERIOD and not self.every_step
+            routine = (n > ROUTINE_AFTER and not self.every_step
                        and (info.taken < info.due_taken if via_scaler else not self.every_direct_step))
         else:
             self._count(info, prev, taken)
             routine = False
+        # a periodic step (every ROUTINE_PERIOD-th) is handed to every check; when it is
+        # routine otherwise, the lane may open after it (see below)
+        periodic = not n % ROUTINE_PERIOD
         if lrs != info.last_lrs:
             if info.first_lrs is None:
                 info.first_lrs = lrs
@@ -610,9 +613,13 @@ class Engine:
             else:
                 for sched in info.schedulers:
                     if sched.steps_since_attempt < 2 and not sched.multi_step_runs:
-                        sched.steps_since_attempt = 0
+                        if not periodic:  # (the handlers of a periodic step read the count)
+                            sched.steps_since_attempt = 0
                     else:
                         routine = False
+        steady = routine
+        if periodic:
+            routine = False
         # the loader that fed this step: feeding_loader(), inlined
         fetch: int | None = self.last_fetch
         loader = self._iter_owner.get(fetch)  # type: ignore[arg-type]
@@ -658,6 +665,18 @@ class Engine:
                 self._routine_opt = (_ref(opt), info, fetch, loader)
                 if not self.schedulers:
                     self.open_lane(None, None, None, -1)
+        elif (steady and fetch is not None and not via_scaler and taken is True
+              and not self.every_step and not self.every_direct_step and info.collapse_at is None
+              and not self._every_step_handlers.get(OptimizerStep)):
+            # a periodic step, routine otherwise, whose handlers asked for nothing more (no
+            # check asks for every step now): the next step would be a routine one that no
+            # handler sees, so the lane may open after this one, as after that one (the same
+            # tallies: a taken attempt no handler reads again is _TAKEN, as the lane's sync
+            # and a routine step leave it)
+            info.last_attempt = _TAKEN
+            self._routine_opt = (_ref(opt), info, fetch, loader)
+            if not self.schedulers:
+                self.open_lane(None, None, None, -1)
         else:
             self._routine_opt = None
 
@@ -913,19 +932,37 @@ class Engine:
         # the LRs the step before it left (the first with info.known_lrs), and, while the
         # scheduler kept up, is followed by its scheduler step i
         clock, n = self.clock, info.attempts
-        left: list[Any] = []  # the LRs each scheduler step left, as tuples
-        if sched is not None:
-            left = list(zip(after))  # (in C: the routine floats, each a 1-tuple)
-            if last_after is not None:
-                left.append(last_after)
-        m = len(left)  # taken or taken - 1 scheduler steps
-        used: list[Any] = [info.known_lrs]
-        used += left[:taken - 1]
         history = info.lr_history
         last = info.last_lrs
-        # the LR history: the updates whose LRs differ from the update before them (in C:
-        # each update's number and LRs, kept where they differ from the ones before)
-        changes = list(compress(zip(count(n + 1), used), map(ne, used, [last] + used[:-1])))
+        known = info.known_lrs
+        if sched is not None and last_after is None and type(known) is tuple and len(known) == 1:
+            # the common case: every LR of the lane's updates is a routine float (finite:
+            # the hooks test it), the first the one-float tuple known_lrs, the others the
+            # floats the scheduler steps left. The LR history below, with the floats compared
+            # as they are and a 1-tuple made only for an LR that changed (a tuple of one
+            # finite float differs from another exactly when the floats differ)
+            m = len(after)  # taken or taken - 1 scheduler steps
+            floats = [known[0]]
+            floats += after[:taken - 1]
+            marks = [known != last]
+            marks += map(ne, floats[1:], floats)
+            changes = list(zip(compress(count(n + 1), marks), zip(compress(floats, marks))))
+            if marks[0] and changes:
+                changes[0] = (n + 1, known)
+            lrs = (after[-1],) if m else known
+        else:
+            left: list[Any] = []  # the LRs each scheduler step left, as tuples
+            if sched is not None:
+                left = list(zip(after))  # (in C: the routine floats, each a 1-tuple)
+                if last_after is not None:
+                    left.append(last_after)
+            m = len(left)  # taken or taken - 1 scheduler steps
+            used: list[Any] = [known]
+            used += left[:taken - 1]
+            # the LR history: the updates whose LRs differ from the update before them (in C:
+            # each update's number and LRs, kept where they differ from the ones before)
+            changes = list(compress(zip(count(n + 1), used), map(ne, used, [last] + used[:-1])))
+            lrs = left[m - 1] if m else used[-1]
         if changes:
             if len(history) + len(changes) <= LR_HISTORY_CAP:
                 history += changes
@@ -941,7 +978,6 @@ class Engine:
                 info.peak_lr = top
             info.last_lrs = changes[-1][1]
             info.lr_routine = True
-        lrs = left[m - 1] if m else used[-1]
         if m:
             # the scheduler's steps: clock ticks alternate update, scheduler step
             sched.user_steps += m  # type: ignore[union-attr]
