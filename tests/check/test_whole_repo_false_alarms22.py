@@ -16,14 +16,23 @@ Programs written for these tests; no third-party code.
    other branch) decides both ``if``s alike: the scheduler never steps beside the replaced
    optimizer (LRD014 said it drove a stale one).
 
+5. A file using Python 3.12's type parameter syntax (PEP 695: ``type Alias = ...``, ``def
+   f[T](...)``, ``class Box[T]:``) cannot be parsed by an older interpreter running lrdoctor:
+   it stays E999, but the message names the cause, as for PEP 701's f-strings
+   (test_whole_repo_false_alarms18.py). A real syntax error keeps the parser's message alone.
+
 Each has a control that must still be reported.
 """
 
 from __future__ import annotations
 
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
+
+from lrdoctor.check.engine import check_source
 
 from .helpers import check_project, codes
 
@@ -328,3 +337,35 @@ def test_a_schedule_stepped_only_where_its_optimizer_was_kept_is_not_stale(test:
                                   'hasattr(cfg, "swa") or cfg.swa.enable', "cfg.frozen"])
 def test_control_a_schedule_stepped_under_another_test_is_still_stale(test: str) -> None:
     assert codes(SWITCHED.replace("STEPPED", test)) == ["LRD014"]
+
+
+# -- 5. Python 3.12's type parameter syntax --------------------------------------------------
+
+
+def _e999(source: str) -> list[str]:
+    result = check_source(textwrap.dedent(source), "helpers.py")
+    return [p.message for p in result.problems if p.code == "E999"]
+
+
+@pytest.mark.parametrize("statement", [
+    "type PathLike = str | os.PathLike[str]",
+    "def release_cache[**P, R](fn: Callable[P, R]) -> Callable[P, R]:\n    return fn",
+    "class Pair[T]:\n    pass",
+    "async def gather_all[T](items: list[T]) -> list[T]:\n    return items",
+])
+def test_type_parameter_syntax_is_named_as_a_newer_python_form(statement: str) -> None:
+    messages = _e999(f"import os\nfrom typing import Callable\n\n\n{statement}\n")
+    if sys.version_info >= (3, 12):
+        assert messages == []
+        return
+    assert len(messages) == 1 and "PEP 695" in messages[0] and "3.12" in messages[0], messages
+
+
+@pytest.mark.parametrize("statement", [
+    "types = [int, str\nkind = types[0]",
+    "def broken(x:\n    return x",
+    "class Pair[T:\n    pass",
+])
+def test_control_a_real_syntax_error_keeps_the_parsers_message(statement: str) -> None:
+    messages = _e999(f"import os\n\n\n{statement}\n")
+    assert len(messages) == 1 and "PEP 695" not in messages[0], messages
