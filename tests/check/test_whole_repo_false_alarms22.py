@@ -21,6 +21,12 @@ Programs written for these tests; no third-party code.
    it stays E999, but the message names the cause, as for PEP 701's f-strings
    (test_whole_repo_false_alarms18.py). A real syntax error keeps the parser's message alone.
 
+6. A LightningModule's batch-start hook stepping a schedule only while Lightning's
+   ``self.global_step`` is past a bound: the first pass trains with the schedule's first value
+   and each later step comes before its update, as ``if epoch > 0: scheduler.step()`` at the
+   top of an epoch does (LRD001 took Lightning's counter for a setting). A guard on a setting
+   alone, or none, is still LRD001.
+
 Each has a control that must still be reported.
 """
 
@@ -369,3 +375,50 @@ def test_type_parameter_syntax_is_named_as_a_newer_python_form(statement: str) -
 def test_control_a_real_syntax_error_keeps_the_parsers_message(statement: str) -> None:
     messages = _e999(f"import os\n\n\n{statement}\n")
     assert len(messages) == 1 and "PEP 695" not in messages[0], messages
+
+
+# -- 6. a step guarded by Lightning's own counter --------------------------------------------
+
+HOOKED = """
+import pytorch_lightning as pl
+import torch
+from torch import nn
+
+
+class Regressor(pl.LightningModule):
+    def __init__(self, flat_steps, decay_steps):
+        super().__init__()
+        self.net = nn.Linear(4, 1)
+        self.flat_steps = flat_steps
+        self.decay_steps = decay_steps
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return nn.functional.mse_loss(self.net(x), y)
+
+    def on_train_batch_start(self, batch, batch_idx):
+        if GUARD:
+            self.decay.step()
+
+    def configure_optimizers(self):
+        optimizer = torch.optim.Adam(self.parameters(), lr=1e-3)
+        self.decay = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=self.decay_steps)
+        return optimizer
+
+
+def main(loader):
+    pl.Trainer(max_epochs=3).fit(Regressor(1000, 4000), loader)
+"""
+
+
+@pytest.mark.parametrize("guard", [
+    "self.flat_steps <= self.global_step < self.flat_steps + self.decay_steps",
+    "self.trainer.global_step >= self.flat_steps",
+])
+def test_a_step_past_a_bound_of_lightnings_counter_skips_no_value(guard: str) -> None:
+    assert codes(HOOKED.replace("GUARD", guard)) == []
+
+
+@pytest.mark.parametrize("guard", ["self.decay_steps > 0", "True"])
+def test_control_a_step_under_a_setting_or_none_is_still_lrd001(guard: str) -> None:
+    assert codes(HOOKED.replace("GUARD", guard)) == ["LRD001"]
