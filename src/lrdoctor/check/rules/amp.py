@@ -1542,13 +1542,11 @@ def _bound_rescaled(ctx: FileContext, clip: Event) -> bool:
     call = clip.node
     if not isinstance(call, ast.Call):
         return False
-    bound = call.args[1] if len(call.args) > 1 else next(
-        (k.value for k in call.keywords if k.arg in ("max_norm", "clip_value")), None)
-    if bound is None:
-        return False
+    # the bound is the second argument of torch's function and the first of a library object's
+    # method (`model.clip_grad_norm_(max_norm)`); the parameters never hold the scale
+    factors = [*call.args, *(k.value for k in call.keywords if k.arg in ("max_norm", "clip_value"))]
     tree = ctx.tree_of(clip.path)
     around = function_at(tree, clip.line) if tree is not None else None
-    factors = [bound]
     seen: set[str] = set()
     while factors:
         factor = factors.pop()
