@@ -3362,12 +3362,10 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # (`fit()` calling `self.rebuild()` then `self.train_epoch()`); not to a sibling method
         # traced later by coincidence of source order
         scope = r.frame.parent if r.frame is not None and r.frame.parent is not None else r.frame
-        # a step on a path the rebind never takes (`if swa: optimizer = SGD(...)` here, `if
-        # not swa: scheduler.step()` there) drives the optimizer that path keeps
         stale = [
             e for e in root
             if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
-            and e.order > r.order and e.within(scope) and not exclusive(e, r)
+            and e.order > r.order and e.within(scope)
         ]
         if not stale:
             continue
