@@ -129,6 +129,17 @@ def function_around(tree: ast.AST, at: ast.AST) -> ast.AST:
     return function_at(tree, getattr(at, "lineno", 0)) or tree
 
 
+def last_binding(around: ast.AST, name: str, line: int) -> ast.expr | None:
+    """What the last plain assignment to ``name`` before ``line`` in ``around`` binds."""
+    found: ast.Assign | None = None
+    for node in ast.walk(around):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name \
+                and node.lineno <= line and (found is None or node.lineno > found.lineno):
+            found = node
+    return found.value if found is not None else None
+
+
 def granularity(event: Event) -> tuple[str, Loop | None]:
     """("batch" | "epoch" | "", loop): how often the call runs, judged from its innermost loop."""
     loop = event.loop

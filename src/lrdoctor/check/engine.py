@@ -91,25 +91,37 @@ def _uses_pep701(text: str, start: int, quote: str) -> bool:
     return False
 
 
+# a statement only Python 3.12+ parses (PEP 695): `type Alias = ...`, `def f[T](...)`,
+# `class Box[T]:`
+_PEP695 = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[[^\]\n]*\]\s*)?=|"
+                     r"(?:async\s+)?def\s+[A-Za-z_]\w*\s*\[[^\]\n]*\]\s*\(|"
+                     r"class\s+[A-Za-z_]\w*\s*\[[^\]\n]*\]\s*[(:])")
+
+
 def _syntax_message(exc: SyntaxError, text: str) -> str:
     """The parser's message, and where the cause is the interpreter's age rather than the code.
 
     Python 3.12 (PEP 701) made f-strings ordinary grammar: the same quotes inside ``{}``, line
-    breaks, backslashes and comments there. lrdoctor parses with the interpreter it runs on, so
-    on 3.11 and older such code fails to parse; when an f-string on the failing lines uses one
-    of these, say so instead of only calling the code broken.
+    breaks, backslashes and comments there; and (PEP 695) added type parameter lists
+    (``def f[T](x: T)``, ``class Box[T]:``) and the ``type Alias = ...`` statement. lrdoctor
+    parses with the interpreter it runs on, so on 3.11 and older such code fails to parse;
+    when the failing lines use one of these, say so instead of only calling the code broken.
     """
     msg = f"syntax error: {exc.msg}"
     if sys.version_info >= (3, 12) or not exc.lineno:
         return msg
     lines = text.splitlines(keepends=True)
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    if exc.lineno <= len(lines) and _PEP695.match(lines[exc.lineno - 1]):
+        return (f"{msg} (a type parameter list or a `type` alias statement here, which Python"
+                f" accepts from 3.12 on (PEP 695); lrdoctor runs on Python {version}: run it on"
+                f" 3.12+ to check this)")
     # the error may be reported at the f-string's opening or inside its replacement field
     first, last = max(exc.lineno - 3, 0), min(exc.end_lineno or exc.lineno, len(lines))
     offset = sum(len(line) for line in lines[:first])
     for line in lines[first:last]:
         for match in _FSTRING_OPEN.finditer(line):
             if _uses_pep701(text, offset + match.end(), match.group(1)):
-                version = f"{sys.version_info.major}.{sys.version_info.minor}"
                 return (f"{msg} (an f-string here puts quotes, a line break, a backslash or a"
                         f" comment inside {{}}, which Python accepts from 3.12 on (PEP 701);"
                         f" lrdoctor runs on Python {version}: run it on 3.12+ to check this)")

@@ -1486,12 +1486,21 @@ class Tracer:
             if left:
                 self.skipped.add((self.path, left[0].lineno,
                                   max(n.end_lineno or n.lineno for n in left)))
+        # `if "model" not in ckpt: ckpt = {"model": ckpt}` (no `else`): on the path that skips
+        # the body the name keeps what it held, a value whose contents are not known here, so
+        # after the `if` they are still not known (the literal's keys are not all it can hold)
+        unknown = [{k: v for k, v in store.items() if isinstance(v, ExprVal)}
+                   if known is None and not stmt.orelse else {} for store in stores]
         if known is not False:
             with _narrowed(narrowed, 0):
                 if by_class:
                     self.exec_by_class(stmt.body, scope)
                 else:
                     self.exec_branch(stmt, 0, stmt.test, stmt.body, scope, decided)
+        for store, unknown_here in zip(stores, unknown):
+            for name, kept in unknown_here.items():
+                if isinstance(store.get(name), DictVal):
+                    store[name] = kept
         if stmt.orelse and known is not True:
             built = [{k: v for k, v in store.items() if isinstance(v, (Obj, StateDictVal))}
                      if known is None else {} for store in stores]
@@ -2831,6 +2840,18 @@ class Tracer:
             self.called(func.id)
         elif method:
             self.called(method)
+        if isinstance(func, ast.Name) and func.id == "getattr" and callee is None \
+                and len(node.args) in (2, 3) and not node.keywords \
+                and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str) \
+                and isinstance(args[0], (InstanceVal, ExprVal)) and args[0].attrs \
+                and node.args[1].value in args[0].attrs:
+            # the builtin `getattr(self.trainer, "scaler", None)` on an object that holds the
+            # attribute (an instance, or a namespace the program stored it on): the same
+            # object as `self.trainer.scaler` (a default only stands in for an attribute the
+            # object lacks)
+            return self.attribute_of(args[0], ast.Attribute(
+                value=node.args[0], attr=node.args[1].value, ctx=ast.Load()), scope, depth)
         if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
                 and len(args) <= 1:
             # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as

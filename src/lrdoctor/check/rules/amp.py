@@ -14,6 +14,7 @@ from lrdoctor.check.context import (
     definitions_in,
     function_around,
     function_at,
+    last_binding,
     receiver,
     scaler_disabled,
 )
@@ -21,6 +22,7 @@ from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted, exit_stack_calls
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, exclusive
+from lrdoctor.check.passed import passed_chain
 from lrdoctor.check.project import display_path
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import scaler_switch
@@ -1519,7 +1521,7 @@ def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
             steps = [s for s in around
                      if s.kind == "scaler_step" and s.order > clip.order
                      and not s.in_loop(clip.loop) and not exclusive(s, clip)]
-        if not steps:
+        if not steps or _bound_rescaled(ctx, clip):
             continue
         unscales = [u for u in around if u.kind == "unscale" and b.order < u.order < clip.order
                     and not exclusive(u, clip)]
@@ -1547,6 +1549,46 @@ def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
             clip.path,
             clip.node,
         )
+
+
+def _bound_rescaled(ctx: FileContext, clip: Event) -> bool:
+    """The clip's bound is multiplied by the scaler's current scale: ``clip_grad_norm_(params,
+    max_norm * scaler.get_scale())``, through a name the function binds to it, or a parameter
+    a caller fills with it (``clip(model, max_norm, scale=scaler.get_scale())``). Scaled
+    gradients clipped at the scaled bound are the true gradients clipped at the true bound."""
+    call = clip.node
+    if not isinstance(call, ast.Call):
+        return False
+    # the bound is the second argument of torch's function and the first of a library object's
+    # method (`model.clip_grad_norm_(max_norm)`); the parameters never hold the scale
+    factors = [*call.args, *(k.value for k in call.keywords if k.arg in ("max_norm", "clip_value"))]
+    tree = ctx.tree_of(clip.path)
+    around = function_at(tree, clip.line) if tree is not None else None
+    seen: set[str] = set()
+    while factors:
+        factor = factors.pop()
+        if isinstance(factor, ast.BinOp) and isinstance(factor.op, ast.Mult):
+            factors += [factor.left, factor.right]
+            continue
+        if not isinstance(factor, ast.Name):
+            if _reads_scale(factor):
+                return True
+            continue
+        if factor.id in seen:
+            continue  # `norm = norm * 2`
+        seen.add(factor.id)
+        bound_to = last_binding(around, factor.id, clip.line) if around is not None else None
+        if bound_to is not None:
+            factors.append(bound_to)
+        elif any(_reads_scale(p.expr) for p in passed_chain(clip, factor)[1:]):
+            return True
+    return False
+
+
+def _reads_scale(expr: ast.expr) -> bool:
+    """``scaler.get_scale()``: the GradScaler's current scale."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+        and expr.func.attr == "get_scale" and not expr.args and not expr.keywords
 
 
 # the words of a test that is about mixed precision, the scaler or the update itself, where

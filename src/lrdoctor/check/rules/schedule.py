@@ -220,6 +220,10 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
     )
 
 
+# what Lightning counts from pass to pass of the loops it runs a module's hooks in
+_LIGHTNING_COUNTERS = frozenset({"global_step", "current_epoch"})
+
+
 def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> bool:
     """True when a guard of the scheduler step may be false on the loop's first pass (``if
     epoch > 0``, ``if epoch > start_epoch``, or a threshold the file does not state). A guard
@@ -233,6 +237,10 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
     # what changes from pass to pass: the loop variables, and the names the loops rebind
     # (`iteration = epoch * len(loader) + i`, `global_step += 1`)
     loop_vars = {v for lp in loops for v in lp.targets} | _rebound_in(loop)
+    if any(isinstance(lp.node, (ast.FunctionDef, ast.AsyncFunctionDef)) for lp in loops):
+        # Lightning's loops, stood at a hook of the module: the counters Lightning advances
+        # between passes (`self.global_step`, `self.trainer.current_epoch`) are theirs
+        loop_vars |= _LIGHTNING_COUNTERS
     env = first_values(loops)
     module = ctx.module if e.path == ctx.path else None
     # `it = epoch * len(loader) + i`: its first value, where the loop variables tell it

@@ -14,6 +14,7 @@ from lrdoctor.check.context import (
     definitions_in,
     function_around,
     function_at,
+    last_binding,
     receiver,
 )
 from lrdoctor.check.diagnostic import Diagnostic
@@ -1544,17 +1545,6 @@ def _is_lr_read(node: ast.expr) -> bool:
         and node.slice.value == "lr"
 
 
-def _last_binding(around: ast.AST, name: str, line: int) -> ast.expr | None:
-    """What the last plain assignment to ``name`` before ``line`` in ``around`` binds."""
-    found: ast.Assign | None = None
-    for node in ast.walk(around):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name \
-                and node.lineno <= line and (found is None or node.lineno > found.lineno):
-            found = node
-    return found.value if found is not None else None
-
-
 def _clamps_current_lr(ctx: FileContext, w: Event) -> bool:
     """The write holds the LR in force inside a bound: ``max(group['lr'], floor)`` or
     ``min(ceiling, group['lr'])``, directly or through a name bound to it in the same function
@@ -1569,7 +1559,7 @@ def _clamps_current_lr(ctx: FileContext, w: Event) -> bool:
     tree = _module_tree(ctx, w.path)
     around = function_at(tree, w.line) if tree is not None else None
     if isinstance(value, ast.Name) and around is not None:
-        value = _last_binding(around, value.id, w.line)
+        value = last_binding(around, value.id, w.line)
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
             and value.func.id in ("max", "min") and len(value.args) >= 2
             and not value.keywords):
@@ -1579,7 +1569,7 @@ def _clamps_current_lr(ctx: FileContext, w: Event) -> bool:
         if _is_lr_read(arg):
             return True
         if isinstance(arg, ast.Name) and around is not None:
-            bound = _last_binding(around, arg.id, w.line)
+            bound = last_binding(around, arg.id, w.line)
             return bound is not None and _is_lr_read(bound)
         return False
 
