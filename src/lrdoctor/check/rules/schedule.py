@@ -28,6 +28,7 @@ from lrdoctor.check.index import dotted
 from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
+from lrdoctor.check.passed import _holds as holds_line
 from lrdoctor.check.position import built_at_a_position, replays_to_resume
 from lrdoctor.check.project import display_path, lightning_accumulation
 from lrdoctor.check.rules import rule
@@ -3767,11 +3768,6 @@ def _own_counter(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     return ""
 
 
-def _inside(node: ast.AST, fn: ast.AST) -> bool:
-    start, end = getattr(fn, "lineno", 0), getattr(fn, "end_lineno", 0) or 0
-    return start <= getattr(node, "lineno", -1) <= end
-
-
 def _counting_lr_writers(ctx: FileContext
                          ) -> Iterator[tuple[ast.Call, Event, Loop, str, list[Cond]]]:
     """(the call, an LR write it made, the batch loop around the call, the counter, the
@@ -3792,7 +3788,7 @@ def _counting_lr_writers(ctx: FileContext
         if not counter:
             continue
         loop = w.loop
-        while loop is not None and loop.path == frame.path and _inside(loop.node, frame.fn):
+        while loop is not None and loop.path == frame.path and holds_line(frame.fn, loop.node):
             loop = loop.parent  # a loop over the param groups inside the method
         if loop is None or loop.granularity != "batch":
             continue
@@ -3801,7 +3797,8 @@ def _counting_lr_writers(ctx: FileContext
             continue
         seen.add(key)
         own = [c for c in w.conds_inside(loop)
-               if not (c.key[0] == frame.path and _inside(ast.Pass(lineno=c.key[1]), frame.fn))]
+               if not (c.key[0] == frame.path and c.test is not None
+                        and holds_line(frame.fn, c.test))]
         yield frame.call, w, loop, counter, own
 
 
