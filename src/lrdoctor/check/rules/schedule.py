@@ -28,6 +28,7 @@ from lrdoctor.check.index import dotted
 from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
+from lrdoctor.check.passed import _holds as holds_line
 from lrdoctor.check.position import built_at_a_position, replays_to_resume
 from lrdoctor.check.project import display_path, lightning_accumulation
 from lrdoctor.check.rules import rule
@@ -3883,6 +3884,54 @@ def _stepped_per_lightning_micro_batch(ctx: FileContext, e: Event, sched: Obj, l
     )
 
 
+def _own_counter(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """The attribute a method advances on every call (``self.n_steps += 1`` in its body, not
+    under a test of its own): a hand-written scheduler's step count. "" when it has none."""
+    if not fn.args.args:
+        return ""
+    me = fn.args.args[0].arg
+    for stmt in fn.body:
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) \
+                and isinstance(stmt.target, ast.Attribute) \
+                and isinstance(stmt.target.value, ast.Name) and stmt.target.value.id == me:
+            return stmt.target.attr
+    return ""
+
+
+def _counting_lr_writers(ctx: FileContext
+                         ) -> Iterator[tuple[ast.Call, Event, Loop, str, list[Cond]]]:
+    """(the call, an LR write it made, the batch loop around the call, the counter, the
+    conditions the call runs under inside that loop): a method of the project's own, called
+    on an object, that advances a counter of its own on every call and writes the optimizer's
+    LR (a hand-written scheduler: ``Noam.step()`` with ``self.n += 1`` and ``group['lr'] =
+    f(self.n)``). Each call advances the schedule by one, whatever the class is called; a
+    function handed the position (``adjust_lr(opt, epoch + i / n)``) advances nothing."""
+    seen: set[tuple[int, int]] = set()
+    stepped = {id(e.node) for e in ctx.program.events if e.kind == "sched_step"}
+    for w in ctx.program.events:
+        frame = w.frame
+        if w.kind != "lr_write" or w.obj is None or frame is None or frame.fn is None \
+                or frame.call is None or not isinstance(frame.call.func, ast.Attribute) \
+                or id(frame.call) in stepped:
+            continue
+        counter = _own_counter(frame.fn)
+        if not counter:
+            continue
+        loop = w.loop
+        while loop is not None and loop.path == frame.path and holds_line(frame.fn, loop.node):
+            loop = loop.parent  # a loop over the param groups inside the method
+        if loop is None or loop.granularity != "batch":
+            continue
+        key = (id(frame.call), loop.id)
+        if key in seen:
+            continue
+        seen.add(key)
+        own = [c for c in w.conds_inside(loop)
+               if not (c.key[0] == frame.path and c.test is not None
+                        and holds_line(frame.fn, c.test))]
+        yield frame.call, w, loop, counter, own
+
+
 @rule("LRD017")
 def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
     for first, second, update in _stepped_twice(ctx):
@@ -3956,6 +4005,31 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.path,
                 e.node,
             )
+    for call, w, loop, counter, own in _counting_lr_writers(ctx):
+        if any(_accumulation(c.meaning) for c in own):
+            continue
+        updates = ctx.updates_in(loop, w.root, w.obj)
+        if not updates:
+            continue
+        with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
+        if any((c.key, c.branch) not in with_updates for c in own):
+            continue  # a guard of its own: not every micro-batch
+        found = [next((c for c in u.conds_inside(loop) if _accumulation(c.meaning)), None)
+                 for u in updates]
+        if any(g is None for g in found):
+            continue
+        guard = found[0]
+        assert guard is not None
+        method = ast.unparse(call.func)
+        yield Diagnostic.at(
+            "LRD017",
+            f"`{method}()` runs every micro-batch in {_loop_where(loop)}, but the optimizer "
+            f"steps only when `{_holds(guard)}` (line {updates[0].line}): each call advances "
+            f"its own count (`{counter}`) and writes the LR from it, so the schedule advances "
+            "once per micro-batch, faster than the updates it is meant to follow",
+            loop.path,
+            call,
+        )
 
 
 def _yaml_origin(sched: Obj, h: Horizon) -> str:
