@@ -716,6 +716,7 @@ def _pretrained_load(call: ast.expr) -> bool:
 
 _FP16_WORDS = ("half", "float16", "fp16", "dtype")
 _ADAM = re.compile(r"\b(Adam|AdamW|Adamax|NAdam|RAdam|SparseAdam)\b")
+_HANDED_CAST = re.compile(r"\.half\(\)|torch\.float16|torch\.half\b")
 _LOG_OR_BCE = re.compile(r"\blog\(|\.log\(\)|BCELoss|binary_cross_entropy\(")
 
 
@@ -999,14 +1000,21 @@ def _master_weight_wrapped(ctx: FileContext) -> set[str]:
 
 @rule("LRD102")
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
+    adam_here = "Adam" in ctx.source and _ADAM.search(ctx.source) is not None
+    if not adam_here and not _HANDED_CAST.search(ctx.source):
+        # neither an Adam here nor, for one built in another module, a cast here written out
+        # (`.half()`, `.to(torch.float16)`): the cheap tests first, as this rule runs on every
+        # file
+        return
+    if not adam_here and not any(
+            o.kind == "optimizer" and o.cls in names.ADAM_FAMILY and o.path != ctx.path
+            for o in ctx.program.objects):
+        # (an Adam built in a project module this file's run reaches: a trainer class's
+        # `AdamW(self.model.parameters())` handed the model this file casts; a run that
+        # steps nothing has none, and its program is not traced)
+        return
     casts = _half_casts(ctx)
     if not casts:
-        return
-    if not _ADAM.search(ctx.source) and not any(
-            o.kind == "optimizer" and o.cls in names.ADAM_FAMILY and o.path != ctx.path
-            for o in ctx.full_program.objects):
-        # (an Adam built in a project module this file's run reaches: a trainer class's
-        # `AdamW(self.model.parameters())` handed the model this file casts)
         return
     halved = {name: calls[0] for name, calls in casts.items()}
     wrapped = _master_weight_wrapped(ctx)
