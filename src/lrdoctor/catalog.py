@@ -465,7 +465,9 @@ Use `scheduler.get_last_lr()` or read `optimizer.param_groups[i]['lr']`
         """
 With gradient accumulation the optimizer steps every k micro-batches; a scheduler stepped every
 micro-batch runs k times faster than the updates: warm-ups end early, decays come k times too
-soon, and OneCycleLR crashes past its total steps. The same happens to a `ReduceLROnPlateau`
+soon, and OneCycleLR crashes past its total steps. A hand-written scheduler (a class of the
+project whose `step()` advances its own counter and writes the LR from it) stepped every
+micro-batch runs ahead the same way. The same happens to a `ReduceLROnPlateau`
 passed to `accelerator.prepare`: Accelerate steps a prepared scheduler once per process for each
 call, so under N processes every evaluation counts N times toward its patience and the LR is
 cut N times too early.
