@@ -291,3 +291,57 @@ def test_each_class_runs_alone_on_its_branch() -> None:
                              1)
     assert bug != TWO_ORDERS
     assert codes(bug) == ["LRD001"]
+
+
+ATTRIBUTES = """
+import argparse
+
+import torch
+
+
+class A:
+    def __init__(self):
+        self.net = torch.nn.Linear(4, 4)
+        self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=30)
+
+
+class B:
+    def __init__(self):
+        self.net = torch.nn.Linear(4, 4)
+        self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=30)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", default="a")
+    args = ap.parse_args()
+    loader = torch.utils.data.DataLoader(torch.randn(64, 4), batch_size=8)
+    if args.arch == "a":
+        model = A()
+    else:
+        model = B()
+    for epoch in range(90):
+        for x in loader:
+            model.optimizer.zero_grad()
+            model.net(x).pow(2).mean().backward()
+            model.optimizer.step()
+            BATCH
+        EPOCH
+
+
+main()
+"""
+
+
+def test_attributes_of_a_choice_of_instances_are_still_tracked() -> None:
+    # `model.scheduler` / `model.optimizer` read on the choice: a StepLR sized in epochs (30
+    # of 90) stepped every batch decays 8 times an epoch
+    bug = ATTRIBUTES.replace("BATCH", "model.scheduler.step()").replace("EPOCH", "pass")
+    assert codes(bug) == ["LRD002"]
+
+
+def test_attributes_of_a_choice_of_instances_stepped_per_epoch_are_right() -> None:
+    right = ATTRIBUTES.replace("BATCH", "pass").replace("EPOCH", "model.scheduler.step()")
+    assert codes(right) == []

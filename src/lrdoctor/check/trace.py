@@ -2636,6 +2636,17 @@ class Tracer:
 
     def attribute_of(self, base: Any, node: ast.Attribute, scope: Scope, depth: int) -> Any:
         attr = node.attr
+        if isinstance(base, UnionVal) and base.exclusive and base.options \
+                and all(isinstance(o, InstanceVal) for o in base.options):
+            # an attribute of one of the project's classes picked by a setting (`model.
+            # scheduler` after `model = A()` / `model = B()` on two branches): what the last
+            # option that has it holds, as when the last branch's instance stood for the
+            # choice (its methods are called on each option: method_event)
+            for option in reversed(base.options):
+                found = self.attribute_of(option, node, scope, depth)
+                if found is not None:
+                    return found
+            return None
         if isinstance(base, InstanceVal):
             for rec in self.recordings:
                 prefix = rec.path_of(base)
