@@ -3412,8 +3412,7 @@ class Tracer:
                 if isinstance(handler.scheduler, UnionVal) else [(handler.scheduler, ())]:
             if not (isinstance(option, Obj) and option.kind == "scheduler"):
                 continue
-            self.conds = (*saved, *attached, *(Cond(("<choice>", key, count), i, None, None)
-                                               for key, i, count in picks))
+            self.conds = (*saved, *attached, *_choice_conds(picks))
             try:
                 self.emit("sched_step", option, handler.node, nargs=0, kwargs=[], ignite=True)
             finally:
@@ -3428,8 +3427,7 @@ class Tracer:
         for option, picks in _union_leaves(choice):
             if not isinstance(option, ClassVal):
                 continue
-            self.conds = (*saved, *(Cond(("<choice>", key, count), i, None, None)
-                                    for key, i, count in picks))
+            self.conds = (*saved, *_choice_conds(picks))
             try:
                 built.append(self.construct(option.info, args, kwargs, node, complete, scope))
             finally:
@@ -4158,8 +4156,7 @@ class Tracer:
                     # option built under `elif opt.lr_policy == "step":`
                     continue
                 # (the key also says how many options the choice has)
-                self.conds = (*saved, *(Cond(("<choice>", key, count), i, None, None)
-                                        for key, i, count in picks))
+                self.conds = (*saved, *_choice_conds(picks))
                 try:
                     if isinstance(option, InstanceVal):
                         # the project's own scheduler class on one branch of the choice: its
@@ -4901,6 +4898,12 @@ def _project_choice(value: Any) -> bool:
         kinds = {type(o) for o in options(value)}
         return len(kinds) == 1 and kinds <= {ClassVal, InstanceVal}
     return False
+
+
+def _choice_conds(picks: _Picks) -> tuple[Cond, ...]:
+    """The branches a union's option sits on: one per exclusive choice on the way to it (see
+    _union_leaves), keyed by the choice and its number of options."""
+    return tuple(Cond(("<choice>", key, count), i, None, None) for key, i, count in picks)
 
 
 def _leaves_of(value: Any) -> list[Any]:
