@@ -80,6 +80,9 @@ class Loop:
 
     over_name: str = ""
     root: int = 0  # the trace it was entered in
+    # how many passes a `for _ in range(...)` loop makes, when its bounds are numbers where it
+    # runs (`range(5)`, `range(self.n_epochs)` with the instance built with 5); None otherwise
+    passes: int | None = None
 
     @property
     def over(self) -> str:

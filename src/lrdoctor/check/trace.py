@@ -1939,7 +1939,25 @@ class Tracer:
             self.loop_loaders[id(stmt)] = iterable
         hint = "batch" if loader else _for_hint(stmt, targets, scope, self)
         name = iterable.name if isinstance(iterable, Obj) else ""
-        self.exec_loop(stmt, scope, hint, stmt.iter, name, targets, loader)
+        self.exec_loop(stmt, scope, hint, stmt.iter, name, targets, loader,
+                       passes=None if loader else self.range_passes(stmt.iter, scope))
+
+    def range_passes(self, over: ast.expr, scope: Scope) -> int | None:
+        """The number of passes of a loop over ``range(n)`` / ``range(a, b)`` whose bounds are
+        integers where it runs (literals, or names and attributes bound to them); None for any
+        other loop (a step, a bound that is not known)."""
+        if not isinstance(over, ast.Call) or dotted(over.func) != "range" or over.keywords \
+                or not 1 <= len(over.args) <= 2 \
+                or any(isinstance(a, ast.Starred) for a in over.args):
+            return None
+        bounds = []
+        for arg in over.args:
+            value = self.eval_pure(arg, scope)
+            number = value.value if isinstance(value, Const) else None
+            if type(number) is not int:
+                return None
+            bounds.append(number)
+        return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
 
     def yielded(self, node: ast.Yield | ast.YieldFrom, value: Any) -> None:
         """A generator function that yields once per batch of a loader (`for b in loader:
@@ -1963,9 +1981,9 @@ class Tracer:
     def exec_loop(self, stmt: ast.For | ast.AsyncFor | ast.While, scope: Scope, hint: str,
                   over: ast.expr, over_name: str, targets: frozenset[str],
                   loader: bool = False, draws: str = "",
-                  each: Callable[[], Any] | None = None) -> None:
+                  each: Callable[[], Any] | None = None, passes: int | None = None) -> None:
         loop = Loop(stmt, self.path, self.loop, hint, over, targets, stmt.lineno,
-                    over_name=over_name)
+                    over_name=over_name, passes=passes)
         loop.iterates_loader = loader
         loop.draws_loader = draws
         loop.root = self.root

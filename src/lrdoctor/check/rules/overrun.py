@@ -22,6 +22,7 @@ from lrdoctor.check.horizon import (
     HF_STEPS_INDEX,
     LITERAL_JUDGED,
     SMALL_LITERAL,
+    literal_value,
     short_source,
     unit_of,
 )
@@ -473,4 +474,85 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             e.node,
             evidence={"epochs": ast.unparse(epochs), "loop_line": epoch_loop.line,
                       "step_line": e.line},
+        )
+
+
+def _reset_inside(ctx: FileContext, sched: Obj, loop: Loop) -> bool:
+    """Whether ``sched`` is built, restored or repositioned during a pass of ``loop`` (a
+    scheduler rebuilt per fold starts its schedule over), or its optimizer built or its LR
+    written there."""
+    for e in ctx.program.events:
+        if e.root != loop.root or not e.in_loop(loop):
+            continue
+        if e.obj is sched and e.kind in ("create", "load_state", "set_last_epoch", "rebind"):
+            return True
+        if sched.optimizer is not None and e.obj is sched.optimizer \
+                and e.kind in ("create", "load_state", "lr_write", "rebind"):
+            return True
+    return False
+
+
+@rule("LRD010")
+def horizon_spent_again_by_an_outer_loop(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A CosineAnnealingLR / PolynomialLR / OneCycleLR(total_steps=...) built once, outside a
+    loop that runs a counted loop again on every pass (folds, rounds of an alternating
+    trainer, a ``trainer.fit()`` called in a loop), and stepped once per pass of the inner
+    loop: the schedule is not started over, so it takes outer passes x inner passes steps.
+    Reported when that product is larger than the horizon: both loops run over ``range``
+    bounds that are numbers where they run, and the horizon is a number or the inner loop's
+    own count (``T_max=epochs`` beside ``for epoch in range(epochs)``, with at least two outer
+    passes). Silent when either loop may leave early (``break``, ``return``), the step is
+    under a test inside the outer loop or passes a position, or the scheduler (or its
+    optimizer) is rebuilt, restored or has its LR written during an outer pass."""
+    seen: set[int] = set()
+    for e in ctx.program.events:
+        if e.kind != "sched_step" or e.obj is None or e.obj.guessed or e.obj.in_composite:
+            continue
+        sched = e.obj
+        if sched.id in seen or sched.origin != "torch" or sched.cls not in _ENDING:
+            continue
+        if sched.cls == "OneCycleLR" and sched.arg("total_steps", 2) is None:
+            continue
+        if e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        inner = e.loop
+        outer = inner.parent if inner is not None else None
+        if inner is None or outer is None or outer.passes is None or outer.passes < 2:
+            continue
+        if e.conds_inside(outer) or _leaves_early(inner) or _leaves_early(outer):
+            continue
+        param, horizon = next(((p, x) for p, x in _horizon_args(sched)
+                               if p != "steps_per_epoch"), ("", None))
+        if horizon is None:
+            continue
+        total = literal_value(horizon, sched.scope)
+        count = _range_count(inner)
+        if total is not None and inner.passes is not None:
+            steps = outer.passes * inner.passes
+            if steps <= total:
+                continue
+            per_pass = f"{inner.passes}"
+        elif count is not None and _same_value(horizon, sched.scope, count, sched.scope):
+            steps, per_pass = 0, ast.unparse(count)
+        else:
+            continue
+        if _reset_inside(ctx, sched, outer):
+            continue
+        seen.add(sched.id)
+        cls = sched.cls or "the scheduler"
+        spent = f"{outer.passes} x {per_pass} = {steps} steps" if steps else \
+            f"{outer.passes} x {per_pass} steps"
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls}({param}={short_source(horizon)}) is built once (line {sched.line}) and "
+            f"stepped once per pass of the loop over `{inner.over}` (line {inner.line}), "
+            f"which runs again on each of the {outer.passes} passes of the loop over "
+            f"`{outer.over}` (line {outer.line}) without the schedule being started over: "
+            f"{spent}, past its "
+            f"horizon, so {_consequence(sched)}. Build the scheduler inside the outer loop, or "
+            f"size {param} to the whole run",
+            e.path,
+            e.node,
+            evidence={"horizon": short_source(horizon), "outer_passes": outer.passes,
+                      "inner_line": inner.line, "outer_line": outer.line},
         )
