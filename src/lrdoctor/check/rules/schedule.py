@@ -3554,6 +3554,14 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             e for e in root
             if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
             and e.order > r.order and e.within(scope)
+            # a step in the same call as the replacement, on a branch it never takes with it
+            # (`if args.swa: optimizer = SGD(...)`, then `if not args.swa: scheduler.step()`):
+            # on the replacement's path the old scheduler does not step. Not where a loop
+            # holds both (the next pass may take the other branch after the replacement),
+            # nor across calls (a setting rebound between two functions' tests is judged as
+            # the flags' versions say, see test_compound_flag_branches)
+            and not (e.frame is r.frame and exclusive(e, r)
+                     and not (r.loop is not None and e.in_loop(r.loop)))
         ]
         if not stale:
             continue
