@@ -249,9 +249,6 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
         # Lightning's loops, stood at a hook of the module: the counters Lightning advances
         # between passes (`self.global_step`, `self.trainer.current_epoch`) are theirs
         loop_vars |= _LIGHTNING_COUNTERS
-    # a counter the function holding the step advances itself (`self.steps += 1` in the
-    # `train_step()` each pass calls), and the names it reads it into
-    loop_vars |= _counted_by_stepping_function(ctx, e, loop)
     env = first_values(loops)
     module = ctx.module if e.path == ctx.path else None
     # `it = epoch * len(loader) + i`: its first value, where the loop variables tell it
@@ -267,37 +264,6 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
         if holds_first(c, env, module, built) is not True:
             return True
     return False
-
-
-def _counted_by_stepping_function(ctx: FileContext, e: Event, loop: Loop) -> set[str]:
-    """The counters that the function holding the step ``e`` advances itself, where that
-    function is called from the passes of ``loop`` (not the function the loop is written
-    in): an attribute of ``self`` it adds to or takes from (``self.steps += 1`` at the end
-    of a ``train_step()`` that ``while self.steps < total: self.train_step()`` calls), and
-    the names it binds from one (``steps = int(self.steps.item())``). Such a counter holds
-    another value on every pass, as a loop's own variable does, so a guard on it
-    (``if steps < warmup: <manual warm-up> else: scheduler.step()``) may keep the step off
-    the first pass. Its first value is not known here (a resume may set it): such a guard
-    is judged as a threshold the file does not state."""
-    fn = ctx.function_of(e.path, e.node)
-    if fn is None or loop.path == e.path \
-            and fn.lineno <= loop.line <= (fn.end_lineno or fn.lineno):
-        return set()
-    counters = {n.target.attr for n in ast.walk(fn)
-                if isinstance(n, ast.AugAssign) and isinstance(n.op, (ast.Add, ast.Sub))
-                and isinstance(n.target, ast.Attribute)
-                and isinstance(n.target.value, ast.Name) and n.target.value.id == "self"}
-    if not counters:
-        return set()
-    out = set(counters)
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name) and any(
-                    isinstance(m, ast.Attribute) and m.attr in counters
-                    and isinstance(m.value, ast.Name) and m.value.id == "self"
-                    for m in ast.walk(node.value)):
-            out.add(node.targets[0].id)
-    return out
 
 
 def _explicit_position_ahead(ctx: FileContext, e: Event, loop: Loop) -> int | None:
