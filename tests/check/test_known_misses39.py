@@ -277,3 +277,12 @@ def train(model, loader, cfg, epochs=10):
     # the twin: the flag is left on by the warm-up's branch
     twin = source.replace("        per_batch = False\n", "        print(per_batch)\n")
     assert [c for c, _ in findings(twin) if c == "LRD006"] == ["LRD006"]
+
+
+def test_both_options_that_reach_the_call_are_named(tmp_path, monkeypatch) -> None:
+    # the warm-up's branch leaves the flag on: the call runs with either scheduler, and the
+    # finding names both (it named the first option only)
+    _, (message,) = fitter(tmp_path, monkeypatch, after_build="self.cfg.logged = False")
+    assert ("passes an epoch to CosineAnnealingLR or a subclass of "
+            "torch.optim.lr_scheduler.LRScheduler that keeps its step() (whichever the "
+            "setting picks)") in message

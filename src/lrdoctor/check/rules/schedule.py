@@ -2834,6 +2834,8 @@ def _exclusive(a: Event, b: Event) -> bool:
 
 @rule("LRD006")
 def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
+    # per call: (its first event, the epoch argument, what each scheduler it runs with is)
+    reached: dict[int, tuple[Event, ast.expr, list[str]]] = {}
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None and isinstance(e.node, ast.Call)
@@ -2866,23 +2868,22 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             # `if cfg.per_batch: sched.step(epoch + i / n)`: never this scheduler
         if _expects_a_warning(ctx, e):
             continue  # a test that the deprecated call warns: it is made on purpose
-        given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
         built = (dotted(sched.via.func) or "").rsplit(".", 1)[-1] \
             if sched.via is not None and sched.project is None else ""
         target = sched.cls or (
             f"{built} (warmup_scheduler), which hands it on to torch's step(epoch)"
             if built == "GradualWarmupScheduler"
             else "a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()")
-        if sched.cls and _chosen(e):
-            # one call on a scheduler a setting picks (`StepLR` or `CosineAnnealingLR`): the
-            # finding is the call's, so it names every option's class it holds for
-            classes = sorted({o.obj.cls for o in _sched_steps(ctx)
-                              if o.node is e.node and o.obj is not None and o.obj.cls
-                              and o.obj.cls not in ("ReduceLROnPlateau",
-                                                    "CosineAnnealingWarmRestarts")
-                              and (o.obj.origin in ("torch", "hf") or o.obj.torch_step)})
-            if len(classes) > 1:
-                target = f"{' or '.join(classes)} (whichever the setting picks)"
+        # one call on a scheduler a setting picks (`StepLR` or `CosineAnnealingLR`): the
+        # finding is the call's, so it names every option it holds for (and only those)
+        found = reached.setdefault(id(e.node), (e, arg, []))
+        if target not in found[2]:
+            found[2].append(target)
+    for e, arg, targets in reached.values():
+        assert isinstance(e.node, ast.Call)
+        given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
+        target = targets[0] if len(targets) == 1 else \
+            f"{' or '.join(sorted(targets))} (whichever the setting picks)"
         yield Diagnostic.at(
             "LRD006",
             f"`{receiver(e)}.step({given})` passes an epoch to {target}"
