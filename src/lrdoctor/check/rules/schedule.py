@@ -3045,36 +3045,30 @@ def _guard_turned_off_with_build(ctx: FileContext, e: Event) -> bool:
 
 
 def _constants_set_after(tree: ast.AST, line: int) -> dict[str, tuple[ast.expr, object]]:
-    """The flags (a name or a dotted attribute) the block holding the statement at ``line``
-    sets to a literal (True, False, None, a number or a string) after that statement, at the
-    block's own level: {flag: (the target, the value)}; a flag set twice there is left
-    out."""
-    for node in ast.walk(tree):
-        for block in (getattr(node, "body", None), getattr(node, "orelse", None)):
-            if not isinstance(block, list):
-                continue
-            at = next((i for i, stmt in enumerate(block) if isinstance(stmt, ast.stmt)
-                       and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)), None)
-            if at is None or isinstance(block[at], (ast.If, ast.For, ast.While, ast.With,
-                                                     ast.Try, ast.FunctionDef, ast.ClassDef,
-                                                     ast.AsyncFunctionDef, ast.AsyncFor,
-                                                     ast.AsyncWith)):
-                continue  # not the innermost block: the statement holds a block itself
-            out: dict[str, tuple[ast.expr, object]] = {}
-            twice: set[str] = set()
-            for stmt in block[at + 1:]:
-                if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                        and isinstance(stmt.value, ast.Constant)):
-                    continue
-                target = stmt.targets[0]
-                flag = dotted(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
-                if flag is None:
-                    continue
-                if flag in out:
-                    twice.add(flag)
-                out[flag] = (target, stmt.value.value)
-            return {k: v for k, v in out.items() if k not in twice}
-    return {}
+    """The flags (a name or a dotted attribute) the block holding the simple statement at
+    ``line`` sets to a literal (True, False, None, a number or a string) after that
+    statement, at the block's own level: {flag: (the target, the value)}; a flag set twice
+    there is left out."""
+    stmt = next((n for n in ast.walk(tree) if isinstance(n, ast.stmt)
+                 and not hasattr(n, "body") and n.lineno <= line <= (n.end_lineno or n.lineno)),
+                None)
+    block = block_of(tree, stmt) if stmt is not None else None
+    if stmt is None or block is None:
+        return {}
+    out: dict[str, tuple[ast.expr, object]] = {}
+    twice: set[str] = set()
+    for later in block[block.index(stmt) + 1:]:
+        if not (isinstance(later, ast.Assign) and len(later.targets) == 1
+                and isinstance(later.value, ast.Constant)):
+            continue
+        target = later.targets[0]
+        flag = dotted(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+        if flag is None:
+            continue
+        if flag in out:
+            twice.add(flag)
+        out[flag] = (target, later.value.value)
+    return {k: v for k, v in out.items() if k not in twice}
 
 
 def _instance_copies(fn: ast.AST) -> dict[str, str]:
