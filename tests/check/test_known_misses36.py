@@ -93,7 +93,9 @@ def test_a_validation_loss_computed_inline_every_epoch_is_still_evidence() -> No
     source = plateau(inside=inside)
     assert codes(source) == ["LRD004"]
     (message,) = messages(source)
-    assert "(`val_loss`)" in message
+    # (devmiss22: the message also gives the line where the run binds it)
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "val_loss = sum" in text)
+    assert f"(`val_loss`, line {line})" in message
 
 
 def test_an_evaluation_every_epoch_is_still_evidence() -> None:
@@ -113,7 +115,10 @@ def test_a_validation_loader_the_epoch_loop_hands_to_an_evaluation_is_still_evid
                      inside="metrics = evaluate(model, loader_for_val)")
     assert codes(source) == ["LRD004"]
     (message,) = messages(source)
-    assert "(`loader_for_val`)" in message
+    # (devmiss22: and where the run reads it, the evaluation's call)
+    line = next(i for i, text in enumerate(source.splitlines(), 1)
+                if "metrics = evaluate(model, loader_for_val)" in text)
+    assert f"(`loader_for_val`, line {line})" in message
 
 
 INLINE_PASS = """

@@ -9,7 +9,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.context import FileContext, function_around, granularity, receiver
+from lrdoctor.check.context import (
+    FileContext,
+    definitions_in,
+    function_around,
+    function_at,
+    granularity,
+    receiver,
+)
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import (
     HF_STEPS_INDEX,
@@ -1809,10 +1816,11 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         and not _is_training_loss(_aggregated(_watched(other).expr))
         for other in ctx.program.of("sched_step", sched)
     ):  # (a setting that picks the training or the validation loss is the user's choice)
+        cited, where = _cited_validation(ctx, e, evidence)
         return "training-loss", Diagnostic.at(
             "LRD004",
             f"ReduceLROnPlateau is stepped with the training loss `{text}`{passed} while a "
-            f"validation metric exists (`{evidence[0]}`): it reacts to training noise, "
+            f"validation metric exists (`{cited}`{where}): it reacts to training noise, "
             "not to generalisation; pass the validation metric",
             e.path,
             node,
@@ -1906,6 +1914,61 @@ def _validation_of_run(ctx: FileContext, e: Event, validation: tuple[list[str], 
     return _during_run(ctx, e, assigned) or _during_run(ctx, e, calls)
 
 
+def _cited_validation(ctx: FileContext, e: Event, evidence: list[str]) -> tuple[str, str]:
+    """Which of ``evidence`` (the validation names that count for the run stepping ``e``,
+    metric-worded ones first) a finding names, and where (", line N", or "" when not known).
+    A value that says loss or accuracy comes first; then what a loop inside a pass of the run
+    goes over (`for data in tqdm(validation_generator):`, the validation pass itself), cited
+    at that loop; then the rest as they come. A count or a setting that merely says
+    validation (`len_validation_generator`, `val_interval`) is no metric to point the user
+    at while the pass itself is there. A name is cited where the run binds it, else where
+    the run reads it (`evaluate(model, loader_for_val)`), else where it is bound."""
+    metric = [n for n in evidence if names.LOSS_WORDS.search(n) or names.ACC_WORDS.search(n)]
+    run = _run_loop(e)
+    if not metric and run is not None:
+        for loop in ctx.program.loops:
+            if loop is run or loop.over_node is None \
+                    or not any(a is run for a in loop.ancestors()):
+                continue
+            over = {dotted(n) for n in ast.walk(loop.over_node)
+                    if isinstance(n, (ast.Name, ast.Attribute))}
+            gone_over = next((n for n in evidence if n in over), None)
+            if gone_over is not None:
+                return gone_over, _cited_line(e, loop.path, loop.line)
+    cited = (metric or evidence)[0]
+    sites = sorted((s[4] != e.root, s[1] != e.path, s[2], s[1])
+                   for s in ctx.program.validation_sites if s[0] == cited)
+    if run is not None:
+        first, last = run.line, run.node.end_lineno or run.line
+        inside = [s for s in sites if s[3] == run.path and first <= s[2] <= last]
+        if inside:
+            return cited, _cited_line(e, run.path, inside[0][2])
+        read = sorted(node.lineno for node in ast.walk(run.node)
+                      if isinstance(node, (ast.Name, ast.Attribute))
+                      and isinstance(node.ctx, ast.Load) and dotted(node) == cited)
+        if read:
+            return cited, _cited_line(e, run.path, read[0])
+    if not sites:
+        return cited, ""
+    return cited, _cited_line(e, sites[0][3], sites[0][2])
+
+
+def _cited_line(e: Event, path: str, line: int) -> str:
+    return f", line {line}" if path == e.path else f", {display_path(path)}:{line}"
+
+
+def _run_loop(e: Event) -> Loop | None:
+    """The loop whose passes are the run that steps ``e``: the innermost loop around the step
+    that is not a batch loop (its epoch loop), else the outermost loop of updates."""
+    run = next((loop for loop in e.loop.ancestors() if loop.granularity != "batch"),
+               None) if e.loop is not None else None
+    if run is None:
+        run = e.loop
+        while run is not None and run.parent is not None:
+            run = run.parent  # a loop of updates alone: the outermost one
+    return run
+
+
 def _during_run(ctx: FileContext, e: Event, found: list[str]) -> list[str]:
     """Of ``found`` (names that say validation), those bound or called while the run that
     steps ``e`` trains: in a pass of the loop the plateau steps in (its epoch loop, where it
@@ -1915,12 +1978,7 @@ def _during_run(ctx: FileContext, e: Event, found: list[str]) -> list[str]:
     later) or after it (a test metric computed once training is over), or another trace
     binds in loops over no data (a sampler's `val = randint(...)` index), is no metric the
     plateau could have watched instead. Nothing is left out of a trace cut short."""
-    run = next((loop for loop in e.loop.ancestors() if loop.granularity != "batch"),
-               None) if e.loop is not None else None
-    if run is None:
-        run = e.loop
-        while run is not None and run.parent is not None:
-            run = run.parent  # a loop of updates alone: the outermost one
+    run = _run_loop(e)
     if run is None or ctx.program.truncated:
         return found
     where: dict[str, list[tuple[int, Loop | None]]] = {}
@@ -2776,6 +2834,8 @@ def _exclusive(a: Event, b: Event) -> bool:
 
 @rule("LRD006")
 def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
+    # per call: (its first event, the epoch argument, what each scheduler it runs with is)
+    reached: dict[int, tuple[Event, ast.expr, list[str]]] = {}
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None and isinstance(e.node, ast.Call)
@@ -2803,25 +2863,27 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             continue  # built where `args.plateau` is False, stepped under `if args.plateau:`
         if _contradicts_copied_build(ctx, e):
             continue  # built under `if warmup > 0:`, stepped under `if not self.warmup > 0:`
+        if _guard_turned_off_with_build(ctx, e):
+            continue  # `if cfg.warm_up: sched = Warmup(...); cfg.per_batch = False`, then
+            # `if cfg.per_batch: sched.step(epoch + i / n)`: never this scheduler
         if _expects_a_warning(ctx, e):
             continue  # a test that the deprecated call warns: it is made on purpose
-        given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
         built = (dotted(sched.via.func) or "").rsplit(".", 1)[-1] \
             if sched.via is not None and sched.project is None else ""
         target = sched.cls or (
             f"{built} (warmup_scheduler), which hands it on to torch's step(epoch)"
             if built == "GradualWarmupScheduler"
             else "a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()")
-        if sched.cls and _chosen(e):
-            # one call on a scheduler a setting picks (`StepLR` or `CosineAnnealingLR`): the
-            # finding is the call's, so it names every option's class it holds for
-            classes = sorted({o.obj.cls for o in _sched_steps(ctx)
-                              if o.node is e.node and o.obj is not None and o.obj.cls
-                              and o.obj.cls not in ("ReduceLROnPlateau",
-                                                    "CosineAnnealingWarmRestarts")
-                              and (o.obj.origin in ("torch", "hf") or o.obj.torch_step)})
-            if len(classes) > 1:
-                target = f"{' or '.join(classes)} (whichever the setting picks)"
+        # one call on a scheduler a setting picks (`StepLR` or `CosineAnnealingLR`): the
+        # finding is the call's, so it names every option it holds for (and only those)
+        found = reached.setdefault(id(e.node), (e, arg, []))
+        if target not in found[2]:
+            found[2].append(target)
+    for e, arg, targets in reached.values():
+        assert isinstance(e.node, ast.Call)
+        given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
+        target = targets[0] if len(targets) == 1 else \
+            f"{' or '.join(sorted(targets))} (whichever the setting picks)"
         yield Diagnostic.at(
             "LRD006",
             f"`{receiver(e)}.step({given})` passes an epoch to {target}"
@@ -2921,6 +2983,92 @@ def _contradicts_copied_build(ctx: FileContext, e: Event) -> bool:
         if holds_first(Cond(c.key, c.branch, test, None), {}, None, built) is False:
             return True
     return False
+
+
+def _guard_turned_off_with_build(ctx: FileContext, e: Event) -> bool:
+    """The branch that builds the scheduler of ``e`` goes on to set a flag to a constant
+    (``self.cfg.per_batch = False`` right after ``self.scheduler = Warmup(...)`` under ``if
+    cfg.warm_up:``), and ``e`` runs only where that flag holds the other way (``if
+    self.cfg.per_batch: self.scheduler.step(...)``): the step never runs with this scheduler.
+    The flag must be spelled the same in both places, within one function, or as an
+    attribute of ``self`` within the methods of one class, and nothing there may set it back
+    (the only other store allowed is its first value, set before the build in the build's
+    function, outside any loop)."""
+    sched = e.obj
+    assert sched is not None
+    if not sched.built_under or not sched.line:
+        return False
+    tree, here = ctx.tree_of(sched.path), ctx.tree_of(e.path)
+    if tree is None or here is None or sched.path != e.path:
+        return False
+    set_after = _constants_set_after(tree, sched.line)
+    if not set_after:
+        return False
+    build_fn = function_at(tree, sched.line)
+    step_fn = function_at(tree, e.line)
+    if build_fn is None or step_fn is None:
+        return False
+    if build_fn is step_fn:
+        scope: ast.AST = build_fn
+    else:
+        scope = next((c for c in definitions_in(tree)[1]
+                      if c.lineno <= min(build_fn.lineno, step_fn.lineno)
+                      and max(build_fn.end_lineno or 0, step_fn.end_lineno or 0)
+                      <= (c.end_lineno or 0)
+                      and build_fn in c.body and step_fn in c.body), tree)
+        if scope is tree:
+            return False  # two functions of no one class: `cfg` may be two objects
+    for c in e.conds:
+        test, truth = c.test, c.branch == 0
+        if test is None or c.branch not in (0, 1):
+            continue
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, truth = test.operand, not truth
+        flag = dotted(test) if isinstance(test, (ast.Name, ast.Attribute)) else None
+        if flag is None or flag not in set_after or bool(set_after[flag][1]) == truth:
+            continue
+        if scope is not build_fn and not flag.startswith("self."):
+            continue
+        # other stores: only the flag's first value, set before the build in the same
+        # function, outside any loop that would come back to it
+        before = [n for n in ast.walk(scope)
+                  if isinstance(n, (ast.Name, ast.Attribute))
+                  and isinstance(n.ctx, (ast.Store, ast.Del)) and dotted(n) == flag
+                  and n is not set_after[flag][0]]
+        if all(n.lineno < sched.line and function_at(tree, n.lineno) is build_fn
+               for n in before) and not (before and any(
+                   isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+                   and loop.lineno <= sched.line <= (loop.end_lineno or 0)
+                   for loop in ast.walk(build_fn))):
+            return True
+    return False
+
+
+def _constants_set_after(tree: ast.AST, line: int) -> dict[str, tuple[ast.expr, object]]:
+    """The flags (a name or a dotted attribute) the block holding the simple statement at
+    ``line`` sets to a literal (True, False, None, a number or a string) after that
+    statement, at the block's own level: {flag: (the target, the value)}; a flag set twice
+    there is left out."""
+    stmt = next((n for n in ast.walk(tree) if isinstance(n, ast.stmt)
+                 and not hasattr(n, "body") and n.lineno <= line <= (n.end_lineno or n.lineno)),
+                None)
+    block = block_of(tree, stmt) if stmt is not None else None
+    if stmt is None or block is None:
+        return {}
+    out: dict[str, tuple[ast.expr, object]] = {}
+    twice: set[str] = set()
+    for later in block[block.index(stmt) + 1:]:
+        if not (isinstance(later, ast.Assign) and len(later.targets) == 1
+                and isinstance(later.value, ast.Constant)):
+            continue
+        target = later.targets[0]
+        flag = dotted(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+        if flag is None:
+            continue
+        if flag in out:
+            twice.add(flag)
+        out[flag] = (target, later.value.value)
+    return {k: v for k, v in out.items() if k not in twice}
 
 
 def _instance_copies(fn: ast.AST) -> dict[str, str]:
@@ -3367,6 +3515,14 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             e for e in root
             if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
             and e.order > r.order and e.within(scope)
+            # a step in the same call as the replacement, on a branch it never takes with it
+            # (`if args.swa: optimizer = SGD(...)`, then `if not args.swa: scheduler.step()`):
+            # on the replacement's path the old scheduler does not step. Not where a loop
+            # holds both (the next pass may take the other branch after the replacement),
+            # nor across calls (a setting rebound between two functions' tests is judged as
+            # the flags' versions say, see test_compound_flag_branches)
+            and not (e.frame is r.frame and exclusive(e, r)
+                     and not (r.loop is not None and e.in_loop(r.loop)))
         ]
         if not stale:
             continue
