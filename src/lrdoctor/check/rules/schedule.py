@@ -948,7 +948,7 @@ def _factor_divided_by_an_outer_count(ctx: FileContext, e: Event, sched: Obj,
             continue
         if not any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(div.left)):
             continue  # not the step count divided
-        right = div.right
+        right: ast.expr = div.right
         if isinstance(right, ast.Name) and right.id in own:
             continue
         if isinstance(right, ast.Name):
