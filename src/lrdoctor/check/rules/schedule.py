@@ -896,13 +896,19 @@ def _sized_to_an_outer_loop(ctx: FileContext, e: Event, sched: Obj, loop: Loop) 
     text = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
     if text is None or _loop_count(ctx, loop) == text:
         return None
+    if _runs_once_a_pass(loop):
+        return None
+    return _outer_loop_counting(ctx, loop, text)
+
+
+def _runs_once_a_pass(loop: Loop) -> bool:
+    """``loop`` runs its body once a pass by its header (``for x in [batch]:``) or breaks out
+    after the first item (``for batch in loader: ...; break``)."""
     node = loop.node
     if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.List, ast.Tuple)) \
             and len(node.iter.elts) <= 1:
-        return None
-    if any(isinstance(stmt, ast.Break) for stmt in getattr(node, "body", [])):
-        return None  # one batch a pass: `for batch in loader: ...; break`
-    return _outer_loop_counting(ctx, loop, text)
+        return True
+    return any(isinstance(stmt, ast.Break) for stmt in getattr(node, "body", []))
 
 
 def _outer_loop_counting(ctx: FileContext, loop: Loop, text: str) -> Loop | None:
@@ -933,13 +939,7 @@ def _factor_divided_by_an_outer_count(ctx: FileContext, e: Event, sched: Obj,
     if factor is None:
         return None
     body, own = factor
-    if not own:
-        return None
-    node = loop.node
-    if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.List, ast.Tuple)) \
-            and len(node.iter.elts) <= 1:
-        return None
-    if any(isinstance(stmt, ast.Break) for stmt in getattr(node, "body", [])):
+    if not own or _runs_once_a_pass(loop):
         return None
     inner = _loop_count(ctx, loop)
     for div in ast.walk(body):
