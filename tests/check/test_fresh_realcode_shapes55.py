@@ -8,7 +8,8 @@ loader:``), stepped after every update, is told the number of updates but sized 
 of passes of that outer loop: its cosine is over after ``n_rounds`` updates and then turns
 back up (LRD002). lrdoctor missed it when the factor also reads a warm-up counted in updates
 (the horizon reader takes the update unit then, and nothing compared the cosine's divisor with
-the loop around). Silent: the divisor multiplied by the batches of a pass, a divisor that is
+the loop around). The divisor is read as written, through a helper's parameter to what its
+caller handed it, or through the one name bound to it where the scheduler is built. Silent: the divisor multiplied by the batches of a pass, a divisor that is
 no loop's count, the step taken once per pass of the outer loop, a batch loop that runs once a
 pass, and a factor that divides something other than its step count by the outer count.
 """
@@ -140,3 +141,36 @@ def test_factor_built_in_a_helper_handed_the_outer_count_is_reported() -> None:
 
 def test_factor_built_in_a_helper_handed_a_count_of_updates_is_silent() -> None:
     assert _lrd002(HANDED.format(horizon="passes * len(feed)")) == []
+
+
+# the divisor through one name bound where the scheduler is built -------------------------------
+
+BOUND = """
+import math
+
+import torch
+from torch.utils.data import DataLoader
+
+
+def fit(net, samples, cycles=60):
+    feed = DataLoader(samples, batch_size=16, shuffle=True)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    span = {span}
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda n: min(1.0, (n + 1) / 100) * 0.5 * (1.0 + math.cos(math.pi * n / span)))
+    for c in range(cycles):
+        for x, y in feed:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+            sched.step()
+"""
+
+
+def test_divisor_bound_to_the_outer_count_is_reported() -> None:
+    source = BOUND.format(span="cycles")
+    assert _lrd002(source) == [_line_of(source, "sched.step()")]
+
+
+def test_divisor_bound_to_a_count_of_updates_is_silent() -> None:
+    assert _lrd002(BOUND.format(span="cycles * len(feed)")) == []

@@ -930,8 +930,9 @@ def _factor_divided_by_an_outer_count(ctx: FileContext, e: Event, sched: Obj,
     inside ``for epoch in range(args.max_epoch): for batch in loader:``): the factor is told
     the number of updates but sized by the number of passes of that outer loop, so that part
     of the schedule is over after one pass's worth of updates per unit. The divisor must be
-    that loop's own bound, as written (a count of batches multiplied in, ``args.max_epoch *
-    len(loader)``, is another divisor); the warm-up beside it, sized in updates, does not
+    that loop's own bound, as written, handed down to the helper that builds the scheduler, or
+    through the one name bound to it there (a count of batches multiplied in, ``args.max_epoch
+    * len(loader)``, is another divisor); the warm-up beside it, sized in updates, does not
     matter. Not when ``loop`` itself runs that many passes, nor when it runs once a pass."""
     if sched.cls != "LambdaLR" or not _plain_step(e):
         return None
@@ -952,7 +953,11 @@ def _factor_divided_by_an_outer_count(ctx: FileContext, e: Event, sched: Obj,
         if isinstance(right, ast.Name) and right.id in own:
             continue
         if isinstance(right, ast.Name):
-            right = _handed_down(ctx, sched, right, loop) or right
+            handed = _handed_down(ctx, sched, right, loop)
+            # (or the one name bound to it where the scheduler is built: `total = args.epochs`)
+            bound = sched.scope.source_of(right.id) if handed is None \
+                and sched.scope is not None else None
+            right = handed or (bound[0] if bound is not None else right)
         text = dotted(right) if isinstance(right, (ast.Name, ast.Attribute)) else None
         if text is None or text == inner:
             continue
