@@ -633,6 +633,23 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         evidence={"horizon": whole.source, "loop_line": loop.line,
                                   "outer_loop_line": outer.line},
                     )
+                    continue
+                divided = _factor_divided_by_an_outer_count(ctx, e, sched, loop)
+                if divided is not None:
+                    outer, count = divided
+                    yield Diagnostic.at(
+                        "LRD002",
+                        f"{_option_prefix(ctx, e)}{label(sched, horizon_of(sched))} is stepped "
+                        f"after every update, in {_loop_where(loop)}, but its factor divides "
+                        f"the step count by `{count}`, the number of passes of the loop at line "
+                        f"{outer.line} around it: every pass of that loop makes several updates, "
+                        "so that part of the schedule runs its course within a fraction of the "
+                        "run (a cosine over it turns back up and repeats)",
+                        e.path,
+                        e.node,
+                        evidence={"horizon": count, "loop_line": loop.line,
+                                  "outer_loop_line": outer.line},
+                    )
                 continue
             h = problem
             size = f"its horizon of {int(h.value)} steps" if h.unit == "literal" and h.value \
@@ -886,18 +903,74 @@ def _sized_to_an_outer_loop(ctx: FileContext, e: Event, sched: Obj, loop: Loop) 
     text = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
     if text is None or _loop_count(ctx, loop) == text:
         return None
+    if _runs_once_a_pass(loop):
+        return None
+    return _outer_loop_counting(ctx, loop, text)
+
+
+def _runs_once_a_pass(loop: Loop) -> bool:
+    """``loop`` runs its body once a pass by its header (``for x in [batch]:``) or breaks out
+    after the first item (``for batch in loader: ...; break``)."""
     node = loop.node
     if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.List, ast.Tuple)) \
             and len(node.iter.elts) <= 1:
-        return None
-    if any(isinstance(stmt, ast.Break) for stmt in getattr(node, "body", [])):
-        return None  # one batch a pass: `for batch in loader: ...; break`
+        return True
+    return any(isinstance(stmt, ast.Break) for stmt in getattr(node, "body", []))
+
+
+def _outer_loop_counting(ctx: FileContext, loop: Loop, text: str) -> Loop | None:
+    """The ``for`` loop around ``loop`` that runs ``text`` passes (``for epoch in
+    range(text):``); None when none does."""
     outer = loop.parent
     while outer is not None:
         # a `for` over a range only: `while step < max_steps:` counts updates, not passes
         if isinstance(outer.node, (ast.For, ast.AsyncFor)) and _loop_count(ctx, outer) == text:
             return outer
         outer = outer.parent
+    return None
+
+
+def _factor_divided_by_an_outer_count(ctx: FileContext, e: Event, sched: Obj,
+                                      loop: Loop) -> tuple[Loop, str] | None:
+    """A LambdaLR stepped after every update of ``loop`` whose factor divides its own step
+    count by the count of a loop around ``loop`` (``0.5 * (1 + cos(pi * s / args.max_epoch))``
+    inside ``for epoch in range(args.max_epoch): for batch in loader:``): the factor is told
+    the number of updates but sized by the number of passes of that outer loop, so that part
+    of the schedule is over after one pass's worth of updates per unit. The divisor must be
+    that loop's own bound, as written, handed down to the helper that builds the scheduler, or
+    through the one name bound to it there (a count of batches multiplied in, ``args.max_epoch
+    * len(loader)``, is another divisor); the warm-up beside it, sized in updates, does not
+    matter. Not when ``loop`` itself runs that many passes, nor when it runs once a pass."""
+    if sched.cls != "LambdaLR" or not _plain_step(e):
+        return None
+    factor = lr_factor(sched)
+    if factor is None:
+        return None
+    body, own = factor
+    if not own or _runs_once_a_pass(loop):
+        return None
+    inner = _loop_count(ctx, loop)
+    for div in ast.walk(body):
+        if not isinstance(div, ast.BinOp) or not isinstance(div.op, (ast.Div, ast.FloorDiv)) \
+                or not isinstance(div.right, (ast.Name, ast.Attribute)):
+            continue
+        if not any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(div.left)):
+            continue  # not the step count divided
+        right: ast.expr = div.right
+        if isinstance(right, ast.Name) and right.id in own:
+            continue
+        if isinstance(right, ast.Name):
+            handed = _handed_down(ctx, sched, right, loop)
+            # (or the one name bound to it where the scheduler is built: `total = args.epochs`)
+            bound = sched.scope.source_of(right.id) if handed is None \
+                and sched.scope is not None else None
+            right = handed or (bound[0] if bound is not None else right)
+        text = dotted(right) if isinstance(right, (ast.Name, ast.Attribute)) else None
+        if text is None or text == inner:
+            continue
+        outer = _outer_loop_counting(ctx, loop, text)
+        if outer is not None:
+            return outer, text
     return None
 
 
