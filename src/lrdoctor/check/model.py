@@ -80,6 +80,8 @@ class Loop:
 
     over_name: str = ""
     root: int = 0  # the trace it was entered in
+    # the names where the loop's header is read (a function's, with its call's arguments)
+    scope: Any = None
 
     @property
     def over(self) -> str:
