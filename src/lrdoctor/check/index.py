@@ -4,6 +4,7 @@ names are looked up in while tracing."""
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -170,6 +171,8 @@ class ModuleInfo:
 
         info = cls(path, tree, {}, {}, {})
         fallbacks: set[str] = set()
+        # top-level names bound once so far, for the sys.path entries built from them
+        bound: dict[str, ast.expr | None] = {}
         for stmt, fallback in top_level(tree.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 info.functions[stmt.name] = stmt
@@ -185,8 +188,16 @@ class ModuleInfo:
                     made.made_by = stmt.value
                     info.classes[record[0]] = made
                 _attach_method(stmt, info)
-                info.path_dirs += tuple(d for d in sys_path_additions(stmt)
+                info.path_dirs += tuple(d for d in sys_path_additions(stmt, info, bound)
                                         if d not in info.path_dirs)
+                if isinstance(stmt, ast.Assign):
+                    for target in stmt.targets:
+                        for node in ast.walk(target):
+                            if isinstance(node, ast.Name):
+                                # a name bound twice is left out: which value holds is not known
+                                single = len(stmt.targets) == 1 and target is node
+                                bound[node.id] = stmt.value if single and node.id not in bound \
+                                    else None
             if fallback and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
                                               ast.ClassDef)):
                 fallbacks.add(stmt.name)
@@ -372,11 +383,15 @@ def origin(expr: ast.expr, scope: Scope | None, depth: int, passed: bool = False
     return expr, scope
 
 
-def sys_path_additions(stmt: ast.stmt) -> list[str]:
+def sys_path_additions(stmt: ast.stmt, module: ModuleInfo | None = None,
+                       bound: dict[str, ast.expr | None] | None = None) -> list[str]:
     """The directories a statement adds to ``sys.path`` when they are written out:
     ``sys.path.append('./Models/')``, ``sys.path.insert(0, "../lib")``, ``sys.path.extend([...])``,
-    ``sys.path += [...]``, each a string or ``os.path.join`` of strings. A directory computed
-    any other way (``os.path.dirname(__file__)``, a setting) is not known here."""
+    ``sys.path += [...]``, each a string or ``os.path.join`` of strings; with the ``module``
+    the statement is in, also a directory read from its own file (``os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), '..', 'lib')``, ``Path(__file__).parent /
+    'lib'``, through the top-level names ``bound`` before it), as an absolute path. A
+    directory computed any other way (a setting, the environment) is not known here."""
     added: list[ast.expr] = []
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
             and isinstance(stmt.value.func, ast.Attribute) \
@@ -391,7 +406,8 @@ def sys_path_additions(stmt: ast.stmt) -> list[str]:
     elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) \
             and dotted(stmt.target) == "sys.path" and isinstance(stmt.value, (ast.List, ast.Tuple)):
         added = list(stmt.value.elts)
-    return [d for d in map(_literal_dir, added) if d]
+    out = [_literal_dir(e) or _file_dir(e, module, bound or {}) for e in added]
+    return [d for d in out if d]
 
 
 def _literal_dir(expr: ast.expr) -> str | None:
@@ -402,6 +418,69 @@ def _literal_dir(expr: ast.expr) -> str | None:
                                           for a in expr.args):
         return "/".join(a.value for a in expr.args) or None  # type: ignore[attr-defined]
     return None
+
+
+# what keeps a path's place (``os.path.abspath(p)`` of an absolute ``p`` is ``p``, normalised)
+_SAME_DIR = frozenset({"os.path.abspath", "os.path.realpath", "os.path.normpath",
+                       "os.path.expanduser", "str", "os.fspath"})
+_PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"})
+
+
+def _file_dir(expr: ast.expr, module: ModuleInfo | None, bound: dict[str, ast.expr | None],
+              depth: int = 0) -> str | None:
+    """The absolute path ``expr`` names when it is built from the module's own ``__file__``
+    (see ``sys_path_additions``), or None."""
+    if module is None or depth > 12:
+        return None
+    if isinstance(expr, ast.Name):
+        if expr.id == "__file__":
+            return os.path.abspath(module.path)
+        given = bound.get(expr.id)
+        return _file_dir(given, module, bound, depth + 1) if given is not None else None
+    if isinstance(expr, ast.Constant):
+        return None  # a relative literal: only as a part joined to a known directory
+    if isinstance(expr, ast.Attribute):
+        if expr.attr in ("parent", "absolute", "resolve"):
+            base = _file_dir(expr.value, module, bound, depth + 1)
+            return os.path.dirname(base) if base and expr.attr == "parent" else base
+        return None
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) \
+            and expr.value.attr == "parents" and isinstance(expr.slice, ast.Constant) \
+            and type(expr.slice.value) is int and expr.slice.value >= 0:
+        base = _file_dir(expr.value.value, module, bound, depth + 1)
+        if base is None:
+            return None
+        for _ in range(expr.slice.value + 1):
+            base = os.path.dirname(base)
+        return base
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        return _joined(expr.left, [expr.right], module, bound, depth)
+    if not isinstance(expr, ast.Call) or expr.keywords:
+        return None
+    func = expr.func
+    if isinstance(func, ast.Attribute) and func.attr in ("resolve", "absolute") and not expr.args:
+        return _file_dir(func.value, module, bound, depth + 1)
+    name = module.qualify(dotted(func) or "")
+    if name == "os.path.join" and expr.args:
+        return _joined(expr.args[0], expr.args[1:], module, bound, depth)
+    if len(expr.args) != 1:
+        return None
+    inner = _file_dir(expr.args[0], module, bound, depth + 1)
+    if inner is None:
+        return None
+    if name == "os.path.dirname":
+        return os.path.dirname(inner)
+    return os.path.normpath(inner) if name in _SAME_DIR or name in _PATH_CLASSES else None
+
+
+def _joined(first: ast.expr, rest: list[ast.expr], module: ModuleInfo,
+            bound: dict[str, ast.expr | None], depth: int) -> str | None:
+    """``first`` (a directory read from the file) joined with the literal parts ``rest``."""
+    base = _file_dir(first, module, bound, depth + 1)
+    parts = [a.value for a in rest if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if base is None or len(parts) != len(rest):
+        return None
+    return os.path.normpath(os.path.join(base, *parts))
 
 
 def top_level(body: list[ast.stmt], fallback: bool = False) -> Iterator[tuple[ast.stmt, bool]]:

@@ -83,6 +83,8 @@ class Loop:
     # how many passes a `for _ in range(...)` loop makes, when its bounds are numbers where it
     # runs (`range(5)`, `range(self.n_epochs)` with the instance built with 5); None otherwise
     passes: int | None = None
+    # the names where the loop's header is read (a function's, with its call's arguments)
+    scope: Any = None
 
     @property
     def over(self) -> str:

@@ -1987,6 +1987,7 @@ class Tracer:
         loop.iterates_loader = loader
         loop.draws_loader = draws
         loop.root = self.root
+        loop.scope = scope
         if isinstance(stmt, ast.While):
             loop.counters = _while_counters(stmt)
         self.loops.append(loop)

@@ -46,6 +46,7 @@ from lrdoctor.check.rules.first_pass import (
     first_values,
     holds_first,
 )
+from lrdoctor.check.rules.overrun import _plus_literal, _range_call
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
@@ -485,6 +486,74 @@ def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
         # catalog's own example, StepLR(step_size=7) over range(3), is that shape, and the
         # per-batch decay does its damage whichever unit was meant)
         return h
+    if loop.iterates_loader and _within_the_epochs(sched, h, loop):
+        return h
+    return None
+
+
+def _within_the_epochs(sched: Obj, h: Horizon, loop: Loop) -> bool:
+    """A literal horizon too large for ``_small_literal`` to read as epochs (``MultiStepLR(
+    milestones=[150, 250])``) that an epoch loop around ``loop`` reaches: the loop's count, as
+    the code states it (a literal, a name or setting assigned one, a parameter its caller
+    fills with one), is at least the horizon, so the schedule fits the run counted in epochs
+    and, stepped every batch, ends within its first epochs. A horizon above the epoch count
+    may count iterations and is left alone, as is one whose decay per step is gentle."""
+    if h.unit != "literal" or sched.cls not in LITERAL_JUDGED or h.value is None \
+            or h.value <= 0 or not _steep(sched, h):
+        return False
+    outer = loop.parent
+    while outer is not None:
+        count = _stated_passes(outer)
+        if count is not None:
+            return h.value <= count
+        outer = outer.parent
+    return False
+
+
+def _stated_passes(loop: Loop) -> float | None:
+    """The epoch count of ``for e in range(n)`` / ``range(start, n)`` as the code states it:
+    ``n`` (less a literal ``start``) read as a number where the loop's header is written; None
+    for other loops or a count the code does not state. A start that is not a literal (a
+    resumed run's ``start_epoch + 1``) leaves ``n``, the run's last epoch."""
+    if loop.passes is not None:  # bounds the trace knew where the loop ran
+        return float(loop.passes)
+    call = _range_call(loop)
+    if call is None or loop.scope is None:
+        return None
+    base, k = _plus_literal(call.args[-1])
+    stop = _stated_number(base, loop.scope)
+    if stop is None:
+        return None
+    start = _number_literal(call.args[0]) if len(call.args) == 2 else None
+    return stop + k - (start or 0.0)
+
+
+def _stated_number(expr: ast.expr, scope: Any, depth: int = 0) -> float | None:
+    """The number ``expr`` stands for where ``scope`` reads it (see ``constants.resolve``),
+    through the parameters its callers fill, and for ``holder.attr`` the literal the function
+    writing the read stores in it just before (``settings.num_epochs = 300`` then
+    ``trainer.train(settings.num_epochs)``), when the module stores that attribute nowhere
+    else."""
+    value = constants.resolve(expr, scope)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if scope is None or depth > 4:
+        return None
+    if isinstance(expr, ast.Name):
+        held = scope.lookup(expr.id)
+        if isinstance(held, ExprVal) and held.node is not expr:
+            return _stated_number(held.node, held.scope, depth + 1)
+        return None
+    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):
+        return None
+    tree = scope.module.tree
+    if constants.attribute_stores(tree).get(expr.attr) != 1:
+        return None
+    text = dotted(expr)
+    for node in ast.walk(function_around(tree, expr)):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and dotted(node.targets[0]) == text and node.lineno < expr.lineno:
+            return _number_literal(node.value)
     return None
 
 
@@ -507,11 +576,17 @@ def _small_literal(sched: Obj, h: Horizon) -> bool:
         or not 0 < h.value <= SMALL_LITERAL
     ):
         return False
-    # a gentle per-step decay is a plausible design; one that divides the LR by more than 100
-    # every 1000 batches (`StepLR(step_size=10, gamma=0.95)`) is not, whatever its gamma
+    return _steep(sched, h)
+
+
+def _steep(sched: Obj, h: Horizon) -> bool:
+    """Not a gentle per-step decay: a gentle one is a plausible design; one that divides the
+    LR by more than 100 every 1000 batches (`StepLR(step_size=10, gamma=0.95)`) is not,
+    whatever its gamma."""
     gamma = _gamma(sched, 2, 0.1) if sched.cls == "StepLR" else None
     # (a gamma of 1 or more never divides the LR: not computed, it could overflow)
-    return gamma is None or gamma < 0.95 or (gamma < 1 and gamma ** (1000 / h.value) < 0.01)
+    return gamma is None or gamma < 0.95 or (
+        gamma < 1 and h.value is not None and gamma ** (1000 / h.value) < 0.01)
 
 
 def _built_each_pass(ctx: FileContext, e: Event, sched: Obj, loop: Loop) -> bool:
