@@ -1,0 +1,94 @@
+"""False alarms of fphunt33's whole-repository hunt (bench/realcode/FPHUNT.md), by shape.
+
+Programs written for these tests; no third-party code.
+
+1. A project class that holds its scheduler in an attribute, the class picked by a nested
+   ``if`` (``if decay > 0: (if kind == 1: StepLR elif ...: MultiStepLR) else: None``), and
+   restores, steps and saves it through methods of its own: after the outer ``if`` the
+   attribute holds the choice made on the branch that built it (None has nothing to track),
+   as a single scheduler built there already did, so the wrapper's ``load()`` restores it
+   (LRD007 said it never was: the ``else``'s None replaced the choice). A resume that never
+   calls the wrapper's ``load()`` is still reported.
+
+Each has a control that must still be reported.
+"""
+
+from __future__ import annotations
+
+from .helpers import codes, messages
+
+# -- 1. a scheduler choice held by a wrapper, None on the other branch -----------------------
+
+WRAPPED_CHOICE = """
+import torch
+
+
+class LRPolicy:
+    def __init__(self, optimizer, cfg):
+        if cfg.decay > 0:
+            if cfg.kind == 1:
+                self.sched = torch.optim.lr_scheduler.StepLR(optimizer, step_size=5, gamma=cfg.decay)
+            elif cfg.kind == 2:
+                self.sched = torch.optim.lr_scheduler.MultiStepLR(optimizer, [30, 60], gamma=cfg.decay)
+            else:
+                self.sched = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg.epochs)
+            self.active = True
+        else:
+            self.sched = None
+            self.active = False
+
+    def on(self):
+        return self.active
+
+    def load(self, state):
+        if self.on():
+            self.sched.load_state_dict(state)
+
+    def state(self):
+        if self.on():
+            return self.sched.state_dict()
+        return None
+
+    def advance(self):
+        if self.on():
+            self.sched.step()
+
+
+class Optim:
+    def __init__(self, model, cfg):
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.policy = LRPolicy(self.optimizer, cfg)
+
+
+def resume(ckpt, model, optimizer, policy):
+    model.load_state_dict(ckpt["weights"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    if "lr" in ckpt and policy.on():
+        RESTORE
+
+
+def train(cfg, model, loader):
+    holder = Optim(model, cfg)
+    optimizer = holder.optimizer
+    policy = holder.policy
+    if cfg.resume:
+        resume(torch.load(cfg.resume), model, optimizer, policy)
+    for epoch in range(cfg.epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            optimizer.step()
+        policy.advance()
+        torch.save({"weights": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "lr": policy.state()}, "last.pt")
+"""
+
+
+def test_a_wrapper_restores_the_scheduler_it_chose_in_a_nested_if() -> None:
+    assert codes(WRAPPED_CHOICE.replace("RESTORE", 'policy.load(ckpt["lr"])')) == []
+
+
+def test_control_a_resume_that_skips_the_wrapper_restore_is_still_reported() -> None:
+    found = messages(WRAPPED_CHOICE.replace("RESTORE", "pass"))
+    assert any("restores the optimizer" in m and "never restored" in m for m in found)
