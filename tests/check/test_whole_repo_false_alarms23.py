@@ -9,6 +9,10 @@ Programs written for these tests; no third-party code.
    as a single scheduler built there already did, so the wrapper's ``load()`` restores it
    (LRD007 said it never was: the ``else``'s None replaced the choice). A resume that never
    calls the wrapper's ``load()`` is still reported.
+2. A resume that hands values read back from the checkpoint to a method of the project's
+   scheduler (``scheduler.setstate({"epoch": ckpt["epoch"], "iters": ckpt["iters"]})``) puts
+   that scheduler back at the saved position by a route of its own (LRD007 said it was never
+   restored). The same method given a literal and a setting is still reported.
 
 Each has a control that must still be reported.
 """
@@ -92,3 +96,44 @@ def test_a_wrapper_restores_the_scheduler_it_chose_in_a_nested_if() -> None:
 def test_control_a_resume_that_skips_the_wrapper_restore_is_still_reported() -> None:
     found = messages(WRAPPED_CHOICE.replace("RESTORE", "pass"))
     assert any("restores the optimizer" in m and "never restored" in m for m in found)
+
+
+# -- 2. a project scheduler repositioned from the checkpoint by a method of its own ----------
+
+REPOSITIONED = """
+import torch
+
+from segkit import build_scheduler
+
+
+def main(cfg, model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=0.9)
+    scheduler = build_scheduler(optimizer=optimizer, cfg=cfg)
+    start_epoch = 1
+    if cfg.resume:
+        ckpt = torch.load(cfg.resume)
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        start_epoch = ckpt["epoch"] + 1
+        scheduler.setstate(POSITION)
+    for epoch in range(start_epoch, cfg.epochs + 1):
+        for x, y in loader:
+            scheduler.update_lr()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            scheduler.step()
+        state = scheduler.state()
+        state["model"] = model.state_dict()
+        torch.save(state, "last.pth")
+"""
+
+
+def test_a_scheduler_handed_the_saved_position_is_restored() -> None:
+    position = '{"epoch": ckpt["epoch"], "iters": ckpt.get("iters", 0)}'
+    assert codes(REPOSITIONED.replace("POSITION", position)) == []
+
+
+def test_control_a_scheduler_handed_a_fresh_position_is_still_reported() -> None:
+    position = '{"epoch": 0, "iters": cfg.warmup_iters}'
+    assert codes(REPOSITIONED.replace("POSITION", position)) == ["LRD007"]
