@@ -13,6 +13,11 @@ Programs written for these tests; no third-party code.
    scheduler (``scheduler.setstate({"epoch": ckpt["epoch"], "iters": ckpt["iters"]})``) puts
    that scheduler back at the saved position by a route of its own (LRD007 said it was never
    restored). The same method given a literal and a setting is still reported.
+3. A program (a test) that runs the training function several times (a smoke run, a first
+   run, a resumed run): a GradScaler built in the smoke run's one-batch helper is not a scaler
+   the later runs' checkpoints leave out (LRD007 said it was: the runs are separate calls of
+   the function, written at separate places). A scaler the training function builds itself,
+   used across its epochs, is still reported when its checkpoint leaves it out.
 
 Each has a control that must still be reported.
 """
@@ -137,3 +142,65 @@ def test_a_scheduler_handed_the_saved_position_is_restored() -> None:
 def test_control_a_scheduler_handed_a_fresh_position_is_still_reported() -> None:
     position = '{"epoch": 0, "iters": cfg.warmup_iters}'
     assert codes(REPOSITIONED.replace("POSITION", position)) == ["LRD007"]
+
+
+# -- 3. a scaler of another run of the same training function --------------------------------
+
+RUNS = """
+import torch
+
+
+def one_epoch(model, loader, optimizer, amp, given):
+    scaler = SCALER
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda", enabled=amp):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+
+
+def one_batch(model, loader, optimizer, amp):
+    x, y = next(iter(loader))
+    scaler = torch.amp.GradScaler("cuda", enabled=amp)
+    with torch.autocast("cuda", enabled=amp):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+
+def fit(cfg, model, loader, smoke=False, resume=None):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    if smoke:
+        one_batch(model, loader, optimizer, cfg.amp)
+        return None
+    shared = torch.amp.GradScaler("cuda", enabled=cfg.amp)
+    start = 1
+    if resume is not None:
+        ckpt = torch.load(resume)
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        start = ckpt["epoch"] + 1
+    for epoch in range(start, cfg.epochs + 1):
+        one_epoch(model, loader, optimizer, cfg.amp, shared)
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "epoch": epoch}, "last.pt")
+    return "last.pt"
+
+
+def test_workflow(cfg, model, loader):
+    fit(cfg, model, loader, smoke=True)
+    last = fit(cfg, model, loader)
+    fit(cfg, model, loader, resume=last)
+"""
+
+
+def test_a_scaler_of_another_run_is_not_left_out() -> None:
+    # each epoch makes its own scaler; the only other one is the smoke run's
+    assert codes(RUNS.replace("SCALER", 'torch.amp.GradScaler("cuda", enabled=amp)')) == []
+
+
+def test_control_the_runs_own_scaler_is_still_left_out() -> None:
+    assert codes(RUNS.replace("SCALER", "given")) == ["LRD007"]

@@ -536,8 +536,32 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
                       or steps[built_site(s)] & sites}
     found = [(s, flag) for s in candidates.values()
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
-             and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at))]
+             and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at)
+                  and not _another_run(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
+
+
+def _another_run(ctx: FileContext, obj: Obj, at: Event) -> bool:
+    """``obj`` was built in one call of a function and the checkpoint ``at`` happens in
+    another call of that same function, written elsewhere (a test that runs
+    ``run(cfg, smoke=True)``, then ``run(cfg)``, then ``run(cfg, resume=last)``): two runs of
+    the training, and what the first one built is nothing the other saves or restores."""
+    created = next((e for e in ctx.program.events if e.kind == "create" and e.obj is obj), None)
+    if created is None:
+        return False
+    calls: dict[int, set[int]] = {}
+    frame = created.frame
+    while frame is not None:
+        if frame.fn is not None and frame.call is not None:
+            calls.setdefault(id(frame.fn), set()).add(id(frame.call))
+        frame = frame.parent
+    frame = at.frame
+    while frame is not None:
+        if frame.fn is not None and frame.call is not None and id(frame.fn) in calls \
+                and id(frame.call) not in calls[id(frame.fn)]:
+            return True
+        frame = frame.parent
+    return False
 
 
 def _built_apart_from(ctx: FileContext, obj: Obj, at: Event) -> bool:
