@@ -18,6 +18,12 @@ Programs written for these tests; no third-party code.
    the later runs' checkpoints leave out (LRD007 said it was: the runs are separate calls of
    the function, written at separate places). A scaler the training function builds itself,
    used across its epochs, is still reported when its checkpoint leaves it out.
+4. A scheduler built on a project class that wraps a library's sharded optimizer (its
+   optimizer unknown to lrdoctor), stepped right after ``self.optimizer.step()``, with a second
+   (prompt-tuning) torch optimizer stepped later in the same pass: the update the scheduler
+   follows is its own optimizer's, which lrdoctor could not model, not the second optimizer's
+   (LRD001 said the step came before an update). The scheduler stepped before its own
+   optimizer is still reported.
 
 Each has a control that must still be reported.
 """
@@ -204,3 +210,52 @@ def test_a_scaler_of_another_run_is_not_left_out() -> None:
 
 def test_control_the_runs_own_scaler_is_still_left_out() -> None:
     assert codes(RUNS.replace("SCALER", "given")) == ["LRD007"]
+
+
+# -- 4. an update lrdoctor cannot model, right before the step -------------------------------
+
+TWO_OPTIMIZERS = """
+import torch
+from shardlib import ZeroOptimizer
+
+
+class ShardedAdam(ZeroOptimizer):
+    def __init__(self, model, params, **defaults):
+        super().__init__(torch.optim.Adam(params), model, **defaults)
+
+
+class Tuner:
+    def __init__(self, cfg, model, prompt):
+        self.cfg = cfg
+        self.model = model
+        self.optimizer = ShardedAdam(model, model.parameters(), initial_scale=32)
+        self.lr_scheduler = torch.optim.lr_scheduler.OneCycleLR(
+            self.optimizer, max_lr=cfg.lr, total_steps=cfg.steps)
+        self.optimizer_pt = torch.optim.AdamW([prompt], lr=cfg.lr_pt)
+        self.lr_scheduler_pt = torch.optim.lr_scheduler.OneCycleLR(
+            self.optimizer_pt, max_lr=cfg.lr_pt, total_steps=cfg.steps)
+
+    def train_one_step(self, x):
+        loss = self.model(x).mean()
+        self.optimizer.backward(loss)
+        ORDER
+        self.optimizer.zero_grad()
+        self.optimizer_pt.step()
+        self.lr_scheduler_pt.step()
+        self.optimizer_pt.zero_grad()
+
+    def train(self, loader):
+        for epoch in range(self.cfg.epochs):
+            for x in loader:
+                self.train_one_step(x)
+"""
+
+
+def test_a_step_after_an_update_lrdoctor_cannot_model_is_in_order() -> None:
+    order = "self.optimizer.step()\n        self.lr_scheduler.step()"
+    assert codes(TWO_OPTIMIZERS.replace("ORDER", order)) == []
+
+
+def test_control_a_step_before_its_own_optimizer_is_still_reported() -> None:
+    order = "self.lr_scheduler.step()\n        self.optimizer.step()"
+    assert codes(TWO_OPTIMIZERS.replace("ORDER", order)) == ["LRD001"]
