@@ -1502,7 +1502,8 @@ class Tracer:
                 if isinstance(store.get(name), DictVal):
                     store[name] = kept
         if stmt.orelse and known is not True:
-            built = [{k: v for k, v in store.items() if isinstance(v, (Obj, StateDictVal))}
+            built = [{k: v for k, v in store.items() if isinstance(v, (Obj, StateDictVal))
+                      or _scheduler_choice(v)}
                      if known is None else {} for store in stores]
             projects = [{k: v for k, v in store.items() if isinstance(v, InstanceVal)
                          and was.get(k) is not v} if known is None else {}
@@ -1544,7 +1545,10 @@ class Tracer:
                         # also `if args.fp16: amp_state = scaler.state_dict() else:
                         # amp_state = None`: what a checkpoint then stores is that state
                         store[name] = obj
-                    elif isinstance(obj, StateDictVal):
+                    elif not isinstance(obj, Obj):
+                        # a state dict, or a choice of schedulers made in a nested `if` (`if
+                        # decay > 0: (one scheduler per `kind`) else: s = None`): the choice
+                        # is kept over None as a single object is, and nothing more
                         continue
                     elif now is not obj and isinstance(now, Obj) and obj.kind == now.kind \
                             == "scaler" and was.get(name) is not now \
@@ -5236,6 +5240,13 @@ def _disabled_scaler(scaler: Obj) -> bool:
     nor skips a step."""
     enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
     return isinstance(enabled, ast.Constant) and not enabled.value
+
+
+def _scheduler_choice(value: Any) -> bool:
+    """An exclusive choice of schedulers (one per branch of a setting's ``if`` / ``elif``
+    chain), every option a scheduler object."""
+    return isinstance(value, UnionVal) and value.exclusive and bool(value.options) and all(
+        isinstance(o, Obj) and o.kind == "scheduler" for o in options(value))
 
 
 def _chosen_scheduler(first: Any, other: Any) -> bool:

@@ -154,7 +154,7 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # returns early, the update after it) is not the one the step runs before
         updates = [u for u in ctx.updates_in(loop, e.root, sched.optimizer)
                    if not exclusive(e, u)]
-        if not updates:
+        if not updates or _unmodelled_update_before(ctx, e, updates):
             continue
         first = min(updates, key=lambda u: u.order)
         if e.order < first.order and not _skips_first_pass(ctx, e, first, loop) \
@@ -176,6 +176,40 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.node,
                 evidence={"update_line": first.line, "update_path": first.path},
             )
+
+
+def _unmodelled_update_before(ctx: FileContext, e: Event, updates: list[Event]) -> bool:
+    """The scheduler's optimizer is not known (a project class wrapping a library's sharded
+    optimizer: ``self.optimizer = ShardedAdam(model, params)``), and the block that steps it
+    calls ``.step()`` on something named as an optimizer just before, a call lrdoctor could not
+    model as an update (``self.optimizer.step(); self.lr_scheduler.step()``): the update that
+    scheduler follows is that one, not a later update of another optimizer in the same pass."""
+    sched = e.obj
+    if sched is None or sched.optimizer is not None or not isinstance(e.node, ast.Call):
+        return False
+    tree = ctx.tree_of(e.path)
+    around = function_around(tree, e.node) if tree is not None else None
+    if around is None:
+        return False
+    modelled = {id(u.node) for u in updates}
+    for node in ast.walk(around):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            index = next((i for i, stmt in enumerate(block)
+                          if isinstance(stmt, ast.Expr) and stmt.value is e.node), None)
+            if index is None:
+                continue
+            for stmt in block[:index]:
+                call = stmt.value if isinstance(stmt, ast.Expr) else None
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                        and call.func.attr == "step" and not call.args and not call.keywords \
+                        and id(call) not in modelled \
+                        and names.guess_kind_from_name(dotted(call.func.value) or "") \
+                        == "optimizer":
+                    return True
+    return False
 
 
 # the words of a test under which a step before training repositions a resumed schedule

@@ -536,8 +536,32 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
                       or steps[built_site(s)] & sites}
     found = [(s, flag) for s in candidates.values()
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
-             and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at))]
+             and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at)
+                  and not _another_run(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
+
+
+def _another_run(ctx: FileContext, obj: Obj, at: Event) -> bool:
+    """``obj`` was built in one call of a function and the checkpoint ``at`` happens in
+    another call of that same function, written elsewhere (a test that runs
+    ``run(cfg, smoke=True)``, then ``run(cfg)``, then ``run(cfg, resume=last)``): two runs of
+    the training, and what the first one built is nothing the other saves or restores."""
+    created = next((e for e in ctx.program.events if e.kind == "create" and e.obj is obj), None)
+    if created is None:
+        return False
+    calls: dict[int, set[int]] = {}
+    frame = created.frame
+    while frame is not None:
+        if frame.fn is not None and frame.call is not None:
+            calls.setdefault(id(frame.fn), set()).add(id(frame.call))
+        frame = frame.parent
+    frame = at.frame
+    while frame is not None:
+        if frame.fn is not None and frame.call is not None and id(frame.fn) in calls \
+                and id(frame.call) not in calls[id(frame.fn)]:
+            return True
+        frame = frame.parent
+    return False
 
 
 def _built_apart_from(ctx: FileContext, obj: Obj, at: Event) -> bool:
@@ -1030,6 +1054,44 @@ def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
     return False
 
 
+def _checkpoint_names(node: ast.AST) -> set[str]:
+    """The names whose items ``node`` reads: ``ckpt`` in ``ckpt["optimizer"]`` or
+    ``ckpt.get("optimizer")``."""
+    out: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+            out.add(sub.value.id)
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                and sub.func.attr == "get" and isinstance(sub.func.value, ast.Name):
+            out.add(sub.func.value.id)
+    return out
+
+
+def _hands_saved_position(tree: ast.Module, e: Event, scheds: list[Obj]) -> bool:
+    """The function that restores the optimizer from a checkpoint also hands values read
+    from that checkpoint to a method of the scheduler other than ``step`` and
+    ``load_state_dict`` (which the trace models): ``scheduler.setstate({"epoch":
+    ckpt["epoch"], "iters": ckpt["iters"]})`` puts a project's scheduler back at the saved
+    position by a route of its own. A method given values from elsewhere (a literal, a
+    setting) restores nothing."""
+    around = function_at(tree, e.line)
+    if around is None or not isinstance(e.node, ast.Call):
+        return False
+    sources = set().union(*(_checkpoint_names(a) for a in
+                            [*e.node.args, *(k.value for k in e.node.keywords)]))
+    held = {s.name for s in scheds if s.name}
+    if not sources or not held:
+        return False
+    for node in ast.walk(around):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr not in ("step", "load_state_dict") \
+                and dotted(node.func.value) in held \
+                and any(_checkpoint_names(a) & sources
+                        for a in [*node.args, *(k.value for k in node.keywords)]):
+            return True
+    return False
+
+
 def _drives_another_optimizer(sched: Obj, optimizer: Obj | None) -> bool:
     """A scheduler built on an optimizer of its own that is not ``optimizer`` (a GAN's
     ``sched_g`` on ``opt_g``, restored beside ``opt_d``): restoring it restores nothing of
@@ -1066,6 +1128,8 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
     if scheds and tree is not None and _reads_saved_scheduler_state(tree):
         scheds = []
     if scheds and tree is not None and _resume_sets_last_epoch(tree, e.line):
+        scheds = []
+    if scheds and tree is not None and _hands_saved_position(tree, e, scheds):
         scheds = []
     # a helper's `if scheduler is not None: scheduler.load_state_dict(...)` traced with the
     # parameter left out loads a stand-in known by name only: it restores none of the
