@@ -258,9 +258,12 @@ class Tally:
         return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
 
 
-def judge(outcome: Outcome) -> tuple[Tally, Tally, list[str], list[str]]:
-    """(main tally, LRD101 tally, misses, false alarms) of one case."""
+def judge(outcome: Outcome, by_code: dict[str, Tally] | None = None,
+          ) -> tuple[Tally, Tally, list[str], list[str]]:
+    """(main tally, LRD101 tally, misses, false alarms) of one case; with ``by_code``, also
+    adds the case's counts to the tally of each code."""
     main, trivial = Tally(), Tally()
+    per_code = by_code if by_code is not None else {}
     misses: list[str] = []
     alarms: list[str] = []
     found: dict[str, list[Finding]] = {}
@@ -273,20 +276,27 @@ def judge(outcome: Outcome) -> tuple[Tally, Tally, list[str], list[str]]:
     expected = {e.code: e for e in outcome.case.expected}
     for code, e in sorted(expected.items()):
         tally = trivial if code == TRIVIAL else main
+        mine = per_code.setdefault(code, Tally())
         if code in found:
             tally.tp += 1
+            mine.tp += 1
             if e.lines:
                 tally.line_known += 1
+                mine.line_known += 1
                 where = {f"{f.path}:{f.line}" for f in found[code]}
-                tally.line_hit += bool(where & set(e.lines))
+                hit = bool(where & set(e.lines))
+                tally.line_hit += hit
+                mine.line_hit += hit
         else:
             tally.fn += 1
+            mine.fn += 1
             at = f" at {', '.join(e.lines)}" if e.lines else ""
             misses.append(f"{code}{at}: {e.reason}")
     for code, fs in sorted(found.items()):
         if code in expected or code in outcome.case.uncertain:
             continue
         (trivial if code == TRIVIAL else main).fp += 1
+        per_code.setdefault(code, Tally()).fp += 1
         for f in fs:
             alarms.append(f"{code} at {f.path}:{f.line}: {f.message}")
     return main, trivial, misses, alarms
@@ -380,6 +390,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="parallel processes with --per-case")
     ap.add_argument("--batch", metavar="NAME",
                     help="score only the cases whose `batch` field is NAME (a round of new cases)")
+    ap.add_argument("--by-code", action="store_true",
+                    help="also print the summary line of each code, per split (counts only, "
+                    "no case: allowed for held-out, to see where recall is lost)")
     ap.add_argument("--numbers-only", action="store_true",
                     help="print the summary lines only, no case's misses or false alarms (to "
                     "compare builds without reading other cases' labels)")
@@ -430,6 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
 
     per_split: dict[str, tuple[Tally, Tally]] = {}
+    codes: dict[str, dict[str, Tally]] = {}  # split -> code -> counts (--by-code)
     details: list[str] = []
     errors = 0
     for outcome in outcomes:
@@ -438,7 +452,8 @@ def main(argv: list[str] | None = None) -> int:
             errors += 1
             details.append(f"{case.id} [{case.split}]: lrdoctor failed: {outcome.error}")
             continue
-        main_t, triv_t, misses, alarms = judge(outcome)
+        main_t, triv_t, misses, alarms = judge(
+            outcome, codes.setdefault(case.split, {}) if args.by_code else None)
         for key in (case.split, "all"):
             m, t = per_split.setdefault(key, (Tally(), Tally()))
             m.add(main_t)
@@ -458,6 +473,9 @@ def main(argv: list[str] | None = None) -> int:
             m, t = per_split[key]
             print(summary_line(f"{key}", m))
             print(summary_line(f"{key} (LRD101 only)", t))
+    for key, per in sorted(codes.items()):
+        for code, tally in sorted(per.items()):
+            print(summary_line(f"{key} {code}", tally))
     if details:
         print()
         print("\n".join(details))
