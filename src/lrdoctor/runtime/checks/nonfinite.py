@@ -25,6 +25,7 @@ from lrdoctor.runtime.amphooks import install_amp_hooks
 from lrdoctor.runtime.callsite import display_path, remember_site
 from lrdoctor.runtime.engine import ROUTINE_PERIOD, Engine, location
 from lrdoctor.runtime.events import (
+    Attempt,
     Backward,
     BackwardDone,
     EpochStart,
@@ -1010,6 +1011,36 @@ class NonFinite:
             self.bad_params(step, opt, ev.optimizer.label, ev, since=previous)
         if self.nan_trace:
             self._reset_trace()
+
+    def lane_check(self, info: Any) -> None:
+        """on_optimizer_step for the periodic step of a lane that stays open through it
+        (Engine.lane_period): a taken update outside GradScaler, trained with the finite
+        float LR its last scheduler step left, already tallied. In the common case (a float32
+        optimizer looked at before, nothing tripped or traced, no pre-hook in place) this is
+        the parameter check that on_optimizer_step makes on such a step, without the event;
+        otherwise on_optimizer_step itself is called with the event the general path makes."""
+        step = info.attempts
+        key = info.key
+        lp = self.low_precision.get(key)
+        opt = info.ref()
+        if (self._pre_handle is not None or self.nan_trace or self.grad_culprit is not None
+                or self.bad_loss_step == step or lp is None or lp[1] is not False or lp[0] is not opt
+                or opt is None):
+            self.on_optimizer_step(self._lane_event(info))
+            return
+        self.low_precision.pop(key, None)  # look at the dtypes again (a later .half())
+        if self._low_precision(opt):
+            self.plain_opts.pop(key, None)  # its gradients are checked from the next step
+        info.due_taken = info.taken + PARAM_INTERVAL
+        previous = self.last_checked.get(key, 0)
+        self.last_checked[key] = step
+        if self._flag(step, "params", self._params(opt), key) is False:
+            self.bad_params(step, opt, info.label, self._lane_event(info), since=previous)
+
+    def _lane_event(self, info: Any) -> OptimizerStep:
+        """The event the general path makes of the tallied update ``info.attempts`` (taken,
+        outside GradScaler, its LRs the known ones)."""
+        return OptimizerStep(info, Attempt(info.attempts, self.engine.clock, True), info.known_lrs, False)
 
     def _reset_trace(self) -> None:
         if self.nan_trace and self.checker is not None:
