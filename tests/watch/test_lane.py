@@ -232,6 +232,14 @@ PERIODIC = {
     "a new scheduler replaces the first at step 128, periodic steps at epoch ends": (
         COSINE400, "train_batch(x, y); scheduler.step()\n"
         "        if step == 128: scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2)", "pass"),
+    "model.half() after step 100, seen at the periodic step 128": (
+        ODD + COSINE400, "if step > 100: x, y = x.half(), y.half()\n"
+        "        train_batch(x, y); scheduler.step()\n"
+        "        if step == 100: model.half()", "pass"),
+    "model.to(torch.bfloat16) after step 64, seen at the periodic step 128": (
+        ODD + COSINE400, "if step > 64: x, y = x.bfloat16(), y.bfloat16()\n"
+        "        train_batch(x, y); scheduler.step()\n"
+        "        if step == 64: model.to(torch.bfloat16)", "pass"),
     "per-batch cosine, trained into a second loader pass at step 64 (epoch end)": (
         COSINE400, "train_batch(x, y); scheduler.step()", "pass"),
 }
@@ -414,6 +422,30 @@ def test_the_periodic_parameter_check_kept_by_the_lane_finds_what_it_found(name,
         finding.message
     line = script.splitlines().index("        optimizer.step(); scheduler.step()") + 1
     assert str(finding.location).endswith(f"train.py:{line}")  # the user's optimizer.step()
+
+
+@pytest.mark.parametrize("name", [n for n in PERIODIC if n.startswith("model.")])
+def test_a_later_cast_to_low_precision_is_seen_at_the_next_periodic_step(name, run_script, monkeypatch):
+    """float16/bfloat16 parameters are checked after every update: a model cast after the
+    start is seen at the next periodic parameter check (the dtypes looked at again, here by
+    the check's own read when the lane keeps the periodic step), which then watches every
+    step (the lane closes)."""
+    kept: list[int] = []
+    lane_period = Engine.lane_period
+
+    def keeping(self, opt):
+        result = lane_period(self, opt)
+        if result:
+            kept.append(self.optimizers[id(opt)].attempts)
+        return result
+
+    monkeypatch.setattr(Engine, "lane_period", keeping)
+    ran = run_script(_script(name))
+    assert kept == [64, 128], kept  # kept by the lane, and 128 saw the cast (the lane then closed)
+    nf = ran.watch.engine.loss_gate
+    (opt,) = ran.watch.engine.optimizers.values()
+    assert nf.low_precision[opt.key][1] is True and nf in ran.watch.engine.every_step
+    assert nf.last_checked[opt.key] == EPOCHS * 52  # every step from then on
 
 
 @pytest.mark.parametrize("back_at", [31, 131])
