@@ -164,6 +164,15 @@ def _bad_grad(step: int, value: str) -> str:
             "        optimizer.step(); scheduler.step()")
 
 
+def _drop(at: int) -> str:
+    """A scheduler of its own class (no horizon: the lane takes its steps) whose LR falls to
+    1e-9 of the base LR from its step ``at`` on (the update ``at + 1`` trains with it)."""
+    return ("class Drop(torch.optim.lr_scheduler.LRScheduler):\n"
+            "    def get_lr(self):\n"
+            f"        return [base * (1.0 if self.last_epoch < {at} else 1e-9) for base in self.base_lrs]\n"
+            "scheduler = Drop(optimizer)")
+
+
 LOW_HIGH_LOW = (
     "class LowHighLow(torch.optim.lr_scheduler.LRScheduler):\n"
     "    def get_lr(self):\n"
@@ -178,12 +187,8 @@ PERIODIC = {
     "NaN written at step 129, right after a periodic step": (ODD + COSINE400, _bad_grad(129, "nan"), "pass", UNUSED),
     "NaN written at step 60, periodic steps at epoch ends": (COSINE400, _bad_grad(60, "nan"), "pass", UNUSED),
     "LR collapse after a rise, back to the LR of the first steps (step 131)": (ODD + LOW_HIGH_LOW, "train_batch(x, y); scheduler.step()", "pass"),
-    "LR collapse at the periodic step 64": (
-        ODD + "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0 if s < 63 else 1e-9)",
-        "train_batch(x, y); scheduler.step()", "pass"),
-    "LR collapse right after the periodic step 64": (
-        ODD + "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0 if s < 64 else 1e-9)",
-        "train_batch(x, y); scheduler.step()", "pass"),
+    "LR collapse at the periodic step 128": (ODD + _drop(127), "train_batch(x, y); scheduler.step()", "pass"),
+    "LR collapse right after the periodic step 128": (ODD + _drop(128), "train_batch(x, y); scheduler.step()", "pass"),
     "StepLR stepped per batch (periodic steps inside an epoch)": (
         ODD + "scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2)",
         "train_batch(x, y); scheduler.step()", "pass"),
