@@ -43,8 +43,10 @@ from lrdoctor.schedulers import describe, kind_of, runtime_horizon
 COLLAPSE_RATIO = 1e-6
 LR_HISTORY_CAP = 20_000
 # Routine steps (see Engine.on_attempt) are not handed to the checks that subscribed with
-# every_step=False; the first ROUTINE_AFTER attempts of each optimizer and every
-# ROUTINE_PERIOD-th one always are (a check's periodic work: NaN detection's parameter check)
+# every_step=False; the first ROUTINE_AFTER attempts of each optimizer always are, and so is
+# every ROUTINE_PERIOD-th one that takes the general path. The only periodic work of a check,
+# NaN detection's parameter check, is called directly on a periodic step that the lane keeps
+# (Engine.lane_period): for every other every_step=False handler such a step is routine
 ROUTINE_AFTER = 4
 ROUTINE_PERIOD = 64
 # OptimizerInfo.last_attempt of a taken attempt that no handler saw (never changed)

@@ -60,7 +60,8 @@ from lrdoctor.runtime.patching import Patcher
 MAX_CALLS = 8  # top-level module calls kept per step (a model, a criterion, ...)
 SKIP_RUN = 10  # consecutive GradScaler skips that make a finding
 # float32 parameters (and all under GradScaler): taken steps between parameter checks; the
-# engine hands this check every ROUTINE_PERIOD-th step for it
+# engine hands this check every ROUTINE_PERIOD-th step for it (as an event on the general path,
+# or, when the lane keeps that step, by a call to lane_check)
 PARAM_INTERVAL = ROUTINE_PERIOD
 EAGER_AFTER_TRIP = 64  # steps read at once after a late (device) flag tripped
 RNG_RECHECK = 256  # top-level calls of a module between checks that it draws no random numbers
