@@ -295,8 +295,11 @@ def _snapshot(watch) -> dict:
     }
 
 
-def _nan_state(nf) -> dict:
-    """What NaN detection keeps between steps (the parameter checks made, what they found)."""
+def _nan_state(nf) -> dict | None:
+    """What NaN detection keeps between steps (the parameter checks made, what they found);
+    None without NaN detection."""
+    if nf is None:
+        return None
     return {
         "last_checked": sorted(nf.last_checked.values()),
         "known_bad": len(nf.known_bad),
