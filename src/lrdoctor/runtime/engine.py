@@ -43,8 +43,10 @@ from lrdoctor.schedulers import describe, kind_of, runtime_horizon
 COLLAPSE_RATIO = 1e-6
 LR_HISTORY_CAP = 20_000
 # Routine steps (see Engine.on_attempt) are not handed to the checks that subscribed with
-# every_step=False; the first ROUTINE_AFTER attempts of each optimizer and every
-# ROUTINE_PERIOD-th one always are (a check's periodic work: NaN detection's parameter check)
+# every_step=False; the first ROUTINE_AFTER attempts of each optimizer always are, and so is
+# every ROUTINE_PERIOD-th one that takes the general path. The only periodic work of a check,
+# NaN detection's parameter check, is called directly on a periodic step that the lane keeps
+# (Engine.lane_period): for every other every_step=False handler such a step is routine
 ROUTINE_AFTER = 4
 ROUTINE_PERIOD = 64
 # OptimizerInfo.last_attempt of a taken attempt that no handler saw (never changed)
@@ -66,6 +68,12 @@ class Lane:
     reads its records) syncs first, so nothing ever reads a tally the lane still holds.
     A step the lane does not recognise takes the general path, which syncs.
 
+    The optimizer's periodic step (every ROUTINE_PERIOD-th) does not close it: the hook hands
+    it to Engine.lane_period, which keeps the tallies so far (the records are then exactly
+    what the general path would have made them, this step included), calls NaN detection's
+    parameter check, the one thing a check does on a periodic step that is routine otherwise,
+    and leaves the lane open for the next period.
+
     Under GradScaler (``scaler`` set) the lane is for one scaler too, and a step is the
     scaled backward (EXPECT_ATTEMPT -> EXPECT_SCALED_ATTEMPT: the next update must come from
     scaler.step()), the update scaler.step() makes (-> EXPECT_UPDATE; the unscale_ inside it
@@ -78,7 +86,7 @@ class Lane:
     __slots__ = ("phase", "opt_ref", "opt", "sched_ref", "sched", "code",
                  "lasti", "lr", "peak", "floor", "left", "fetch", "loader",
                  "after_attempt", "budget", "lrs_after", "last_after", "yielded", "scaler_ref", "scaler", "scale",
-                 "updates", "scaled_phase")
+                 "updates", "scaled_phase", "periodic", "lead")
 
     def __init__(self) -> None:
         self.phase = CLOSED
@@ -117,6 +125,12 @@ class Lane:
         # the phase in which the update scaler.step() makes is expected: EXPECT_SCALED_ATTEMPT
         # after the scaled backward (where the backward hook is installed), else EXPECT_ATTEMPT
         self.scaled_phase = EXPECT_SCALED_ATTEMPT
+        # whether the update after its last allowed one is the optimizer's periodic step (the
+        # lane's budget ran out at the period, not at the horizon), which the lane then keeps
+        # (Engine.lane_period); and whether the steps not tallied yet start with the scheduler
+        # step of an update already tallied (1 after lane_period; 0: they start with an update)
+        self.periodic = False
+        self.lead = 0
 
 
 def _noref() -> None:
@@ -856,12 +870,15 @@ class Engine:
         lane.opt_ref, lane.opt = opt_ref, info
         lane.sched = sched
         left = ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD
+        periodic = True
         if sched is not None:
             lane.sched_ref = _ref(sched_obj)
             # the scheduler steps it may still take inside the horizon bound the updates (see
             # Lane.left); with no horizon the lane needs no limit: each step's LR is checked to
             # be above 0 (at least COLLAPSE_RATIO of the highest)
-            left = min(left, limit - 1 - sched.user_steps)  # type: ignore[operator]
+            within = limit - 1 - sched.user_steps  # type: ignore[operator]
+            if within < left:
+                left, periodic = within, False
             lane.after_attempt = EXPECT_SCHEDULER_STEP
         else:
             lane.sched_ref = _noref
@@ -871,6 +888,8 @@ class Engine:
         lane.peak = max(info.peak_lr, lr)
         lane.floor = lane.peak * COLLAPSE_RATIO
         lane.left = lane.budget = left
+        lane.periodic = periodic
+        lane.lead = 0
         lane.fetch, lane.loader = fetch, loader
         lane.lrs_after = []
         lane.last_after = None
@@ -902,6 +921,7 @@ class Engine:
         if lane.phase == CLOSED:
             return
         lane.left = lane.budget = min(left, lane.left)  # lane.left: within the horizon too
+        lane.periodic = False  # (its periodic step takes the general path)
         lane.after_attempt = ATTEMPTS_OFF
         lane.scaler_ref, lane.scaler = update[0].ref, update[0]
         lane.scale = update[0].last_scale
@@ -920,49 +940,66 @@ class Engine:
             lane.scaler.updates += lane.updates
             lane.updates = 0
             lane.scaler_ref, lane.scaler = _noref, None
-        taken, after, last_after = lane.budget - lane.left, lane.lrs_after, lane.last_after
+        lane.opt_ref = lane.sched_ref = _noref
+        self._fold(lane)
         lane.budget = lane.left = 0
+
+    def _fold(self, lane: Lane) -> None:
+        """Keep the tallies of the steps the lane took since it opened or last folded (its
+        updates, each followed by its scheduler step while the scheduler kept up, after the
+        scheduler step of an update already tallied if ``lane.lead``), exactly as
+        on_attempt and on_scheduler_step keep them for routine steps; the lane then holds
+        none."""
+        taken, after, last_after, lead = lane.budget - lane.left, lane.lrs_after, lane.last_after, lane.lead
+        lane.budget = lane.left
         lane.lrs_after = []
         lane.last_after = None
-        lane.opt_ref = lane.sched_ref = _noref
+        lane.lead = 0
         info, sched = lane.opt, lane.sched
-        if not taken or info is None:
+        if info is None or not (taken or (lead and (after or last_after is not None))):
             return
         # In bulk, with the same result as taking the steps one by one: update i trains with
-        # the LRs the step before it left (the first with info.known_lrs), and, while the
-        # scheduler kept up, is followed by its scheduler step i
+        # the LRs the step before it left (the first with info.known_lrs, or, after a lead
+        # scheduler step, with what that step left), and, while the scheduler kept up, is
+        # followed by its scheduler step
         clock, n = self.clock, info.attempts
         history = info.lr_history
         last = info.last_lrs
         known = info.known_lrs
         if sched is not None and last_after is None and type(known) is tuple and len(known) == 1:
             # the common case: every LR of the lane's updates is a routine float (finite:
-            # the hooks test it), the first the one-float tuple known_lrs, the others the
-            # floats the scheduler steps left. The LR history below, with the floats compared
-            # as they are and a 1-tuple made only for an LR that changed (a tuple of one
-            # finite float differs from another exactly when the floats differ)
-            m = len(after)  # taken or taken - 1 scheduler steps
-            floats = [known[0]]
-            floats += after[:taken - 1]
-            marks = [known != last]
+            # the hooks test it), the first the one-float tuple known_lrs (unless a lead
+            # scheduler step left another), the others the floats the scheduler steps left.
+            # The LR history below, with the floats compared as they are and a 1-tuple made
+            # only for an LR that changed (a tuple of one finite float differs from another
+            # exactly when the floats differ)
+            m = len(after)  # taken - 1 + lead or taken + lead scheduler steps
+            if lead:
+                floats = after[:taken]
+                first: tuple[Any, ...] = (floats[0],) if taken else known
+            else:
+                floats = [known[0]]
+                floats += after[:taken - 1]
+                first = known
+            marks = [first != last]
             marks += map(ne, floats[1:], floats)
             changes = list(zip(compress(count(n + 1), marks), zip(compress(floats, marks))))
-            if marks[0] and changes:
+            if marks[0] and changes and not lead:
                 changes[0] = (n + 1, known)
-            lrs = (after[-1],) if m else known
+            lrs: Any = (after[-1],) if m else known
         else:
             left: list[Any] = []  # the LRs each scheduler step left, as tuples
             if sched is not None:
                 left = list(zip(after))  # (in C: the routine floats, each a 1-tuple)
                 if last_after is not None:
                     left.append(last_after)
-            m = len(left)  # taken or taken - 1 scheduler steps
-            used: list[Any] = [known]
-            used += left[:taken - 1]
+            m = len(left)  # taken - 1 + lead or taken + lead scheduler steps
+            used: list[Any] = [] if lead else [known]
+            used += left[:taken - 1 + lead]
             # the LR history: the updates whose LRs differ from the update before them (in C:
             # each update's number and LRs, kept where they differ from the ones before)
             changes = list(compress(zip(count(n + 1), used), map(ne, used, [last] + used[:-1])))
-            lrs = left[m - 1] if m else used[-1]
+            lrs = left[m - 1] if m else known
         if changes:
             if len(history) + len(changes) <= LR_HISTORY_CAP:
                 history += changes
@@ -979,22 +1016,26 @@ class Engine:
             info.last_lrs = changes[-1][1]
             info.lr_routine = True
         if m:
-            # the scheduler's steps: clock ticks alternate update, scheduler step
+            # the scheduler's steps: clock ticks alternate update, scheduler step (scheduler
+            # step, update after a lead one)
             sched.user_steps += m  # type: ignore[union-attr]
-            sched.last_clock = clock + 2 * m  # type: ignore[union-attr]
+            sched.last_clock = clock + 2 * m - lead  # type: ignore[union-attr]
             sched.last_lrs = lrs  # type: ignore[union-attr]
-            sched.step_marks.add_consecutive(n + 1, m)  # type: ignore[union-attr]
+            sched.step_marks.add_consecutive(n + 1 - lead, m)  # type: ignore[union-attr]
         clock += taken + m
-        n += taken
         if sched is not None:
-            sched.steps_since_attempt = 1 if m == taken else 0
+            # 1: the last step was a scheduler step, after the last update
+            sched.steps_since_attempt = 1 if m == taken + lead else 0
         self.clock = clock
+        info.known_lrs = lrs
+        if not taken:
+            return
+        n += taken
         info.attempts = n
         if n > self.most_attempts:
             self.most_attempts = n
         info.taken += taken
         info.last_attempt = _TAKEN
-        info.known_lrs = lrs
         loader = lane.loader
         if loader is not None:
             # the iterator itself may be gone by now (its pass ended): the count at the last
@@ -1002,6 +1043,62 @@ class Engine:
             loader.batches = lane.yielded
             loader.attempts_in_iteration += taken
             self.last_batch_loader = loader
+
+    def lane_period(self, opt: Any) -> bool:
+        """The periodic step (every ROUTINE_PERIOD-th) of the optimizer the lane is open for,
+        an update the lane would take otherwise (its budget ran out at the period: see
+        Lane.periodic), seen by the step hook. The lane counts it and keeps its tallies
+        (_fold: every record is then what the general path makes of the steps so far, this
+        one included), and stays open for the next period. The general path would hand this
+        step to every check; a step that is routine in every other respect has, for each
+        every_step=False handler, nothing to do (see on_attempt) but NaN detection's periodic
+        parameter check, which is called here directly (NonFinite.lane_check). When that
+        check asks for every step (a NaN found), the lane closes. False: the step is not
+        such a step (nothing was done: it takes the general path)."""
+        lane = self.lane
+        info = lane.opt
+        if (lane.phase != EXPECT_ATTEMPT or lane.opt_ref() is not opt or not lane.periodic or lane.left
+                or info is None or lane.scaler is not None
+                or self.every_step or self.every_direct_step or self._in_scaler_step
+                or self.compiled_steps or self.last_fetch != lane.fetch or info.collapse_at is not None):
+            return False
+        groups = opt.param_groups
+        if type(groups) is not list or len(groups) != 1 or groups[0].get("lr") is not lane.lr:
+            return False
+        sched = lane.sched
+        left = ROUTINE_PERIOD - 1
+        periodic = True
+        if sched is not None:
+            limit = self.routine_limit(sched)
+            if limit is None:
+                return False
+            # the scheduler step of this update and the next period's, each after an update
+            # of the lane, all inside the horizon (user_steps < limit: Engine.on_scheduler_step)
+            within = limit - 2 - (sched.user_steps + len(lane.lrs_after))
+            if within < 0:
+                return False
+            if within < left:
+                left, periodic = within, False
+        # this update, counted as the hook counts one, then everything tallied
+        lane.budget += 1
+        lane.yielded = self.last_yielded
+        lane.phase = lane.after_attempt
+        self._fold(lane)
+        lane.left = lane.budget = left
+        lane.periodic = periodic
+        if sched is not None:
+            lane.lead = 1  # (the lane waits for this update's scheduler step)
+        gate = self.loss_gate
+        if gate is not None:
+            try:
+                gate.lane_check(info)
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                self.internal_error(exc)
+        if self.every_step or self.every_direct_step:
+            self.sync()  # (nothing to tally: only closed)
+        return True
 
     def on_internal_scheduler_step(self, sched: Any) -> None:
         """A step made by PyTorch itself (construction, a composite stepping its children)."""

@@ -132,6 +132,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     compiled_steps = engine.compiled_steps
     is_compiling = compiling_test(torch)
     on_attempt = engine.on_attempt
+    lane_period = engine.lane_period
     lane = engine.lane
     every_step = engine.every_step
 
@@ -187,6 +188,10 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             if compiled_steps:
                 engine.drain_compiled()
             if not in_scaler_step:  # the common case: no GradScaler step in progress
+                # the lane's last update of a period: the periodic step it keeps open through
+                # (Engine.lane_period), unless that step needs the general path
+                if lane.phase == EXPECT_ATTEMPT and lane.opt_ref() is opt and lane_period(opt):
+                    return
                 on_attempt(opt, True, None, False)
                 return
             key = id(opt)

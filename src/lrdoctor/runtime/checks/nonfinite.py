@@ -25,6 +25,7 @@ from lrdoctor.runtime.amphooks import install_amp_hooks
 from lrdoctor.runtime.callsite import display_path, remember_site
 from lrdoctor.runtime.engine import ROUTINE_PERIOD, Engine, location
 from lrdoctor.runtime.events import (
+    Attempt,
     Backward,
     BackwardDone,
     EpochStart,
@@ -59,7 +60,8 @@ from lrdoctor.runtime.patching import Patcher
 MAX_CALLS = 8  # top-level module calls kept per step (a model, a criterion, ...)
 SKIP_RUN = 10  # consecutive GradScaler skips that make a finding
 # float32 parameters (and all under GradScaler): taken steps between parameter checks; the
-# engine hands this check every ROUTINE_PERIOD-th step for it
+# engine hands this check every ROUTINE_PERIOD-th step for it (as an event on the general path,
+# or, when the lane keeps that step, by a call to lane_check)
 PARAM_INTERVAL = ROUTINE_PERIOD
 EAGER_AFTER_TRIP = 64  # steps read at once after a late (device) flag tripped
 RNG_RECHECK = 256  # top-level calls of a module between checks that it draws no random numbers
@@ -126,6 +128,7 @@ class NonFinite:
         # gradient reaching each module output is kept for a backward replay
         self.grads_checked = True
         self.param_cache: dict[int, tuple[Any, Any, list[Any]]] = {}
+        self.read_float32 = False  # see _flag
         self.low_precision: dict[int, tuple[Any, bool]] = {}  # id(optimizer) -> (it, any float16/bf16)
         # id(optimizer) -> it, for optimizers seen with float32 parameters only: their
         # gradients are not read before a step unless something tripped (see before_step)
@@ -549,6 +552,10 @@ class NonFinite:
     # ---- flags --------------------------------------------------------------------------------
 
     def _flag(self, step: int, what: str, tensors: list[Any], context: Any = None) -> bool | None:
+        """Whether ``tensors`` are all finite (None: not known yet, a device flag kept for
+        drain()); ``read_float32`` says afterwards whether they were read here, on the CPU, and
+        every one was float32."""
+        self.read_float32 = False
         if not tensors:
             return True
         if self.eager_until and step <= self.eager_until:
@@ -561,15 +568,21 @@ class NonFinite:
             # gradient mode off instead of a detach() per tensor; a float32 tensor is summed
             # as it is (sum(dtype=float32) of it is the same sum, with a keyword to parse)
             total, f32 = 0.0, self.float32
+            others = 0
             enabled, set_enabled = self.grad_mode
             was = enabled()
             set_enabled(False)
             try:
                 for t in tensors:
-                    total += (t.sum() if t.dtype is f32 else t.sum(dtype=f32)).item()
+                    if t.dtype is f32:
+                        total += t.sum().item()
+                    else:
+                        total += t.sum(dtype=f32).item()
+                        others += 1
             finally:
                 set_enabled(was)
             verdict: bool | None = math.isfinite(total)
+            self.read_float32 = not others
         else:
             verdict = self.flags.add(Flag(step, what, sum_flag(tensors), context))
         if verdict is False:
@@ -989,6 +1002,7 @@ class NonFinite:
         # which checks the gradients itself) every PARAM_INTERVAL steps and at the end.
         forced = (self.bad_loss_step == step or (not finite_lr and not _finite_lrs(lrs))
                   or (self.grad_culprit is not None and self.grad_culprit[0] == step))
+        rescan = False
         if not forced and (ev.via_scaler or not self._low_precision(opt)):
             # every PARAM_INTERVAL-th step (the engine hands it over even when routine), and
             # after PARAM_INTERVAL taken steps (under GradScaler some of them are skipped)
@@ -996,20 +1010,54 @@ class NonFinite:
                 if self.nan_trace:
                     self._reset_trace()
                 return
-            self.low_precision.pop(key, None)  # look at the dtypes again (a later .half())
-            if self._low_precision(opt):
-                self.plain_opts.pop(key, None)  # its gradients are checked from the next step
+            rescan = True
+        self._check_params(step, opt, ev.optimizer, rescan, ev)
+        if self.nan_trace:
+            self._reset_trace()
+
+    def _check_params(self, step: int, opt: Any, info: Any, rescan: bool, ev: OptimizerStep | None) -> None:
+        """The parameter check after update ``step`` of ``opt`` (record ``info``); ``rescan``:
+        look at the dtypes again (a later ``.half()``: the optimizer's parameters are then
+        checked after every update, its gradients before it), which the check's own read
+        answers when it read every parameter on the CPU as float32. ``ev``: the step's event
+        (None: made by Engine.lane_period's keeping, only if something is found)."""
         # the parameters are checked again after PARAM_INTERVAL more taken steps: the engine
         # hands that step over even when it is routine otherwise (under GradScaler, after
         # skipped steps)
-        ev.optimizer.due_taken = ev.optimizer.taken + PARAM_INTERVAL
+        key = info.key
+        info.due_taken = info.taken + PARAM_INTERVAL
         previous = self.last_checked.get(key, 0)
         self.last_checked[key] = step
-        params = self._params(opt)
-        if self._flag(step, "params", params, key) is False:
-            self.bad_params(step, opt, ev.optimizer.label, ev, since=previous)
-        if self.nan_trace:
-            self._reset_trace()
+        verdict = self._flag(step, "params", self._params(opt), key)
+        if rescan and not self.read_float32:
+            self.low_precision.pop(key, None)
+            if self._low_precision(opt):
+                self.plain_opts.pop(key, None)  # its gradients are checked from the next step
+        if verdict is False:
+            self.bad_params(step, opt, info.label, ev or self._lane_event(info), since=previous)
+
+    def lane_check(self, info: Any) -> None:
+        """on_optimizer_step for the periodic step of a lane that stays open through it
+        (Engine.lane_period): a taken update outside GradScaler, trained with the finite
+        float LR its last scheduler step left, already tallied. In the common case (a float32
+        optimizer looked at before, nothing tripped or traced, no pre-hook in place) this is
+        the parameter check that on_optimizer_step makes on such a step, without the event;
+        otherwise on_optimizer_step itself is called with the event the general path makes."""
+        step = info.attempts
+        key = info.key
+        lp = self.low_precision.get(key)
+        opt = info.ref()
+        if (self._pre_handle is not None or self.nan_trace or self.grad_culprit is not None
+                or self.bad_loss_step == step or lp is None or lp[1] is not False or lp[0] is not opt
+                or opt is None):
+            self.on_optimizer_step(self._lane_event(info))
+            return
+        self._check_params(step, opt, info, True, None)
+
+    def _lane_event(self, info: Any) -> OptimizerStep:
+        """The event the general path makes of the tallied update ``info.attempts`` (taken,
+        outside GradScaler, its LRs the known ones)."""
+        return OptimizerStep(info, Attempt(info.attempts, self.engine.clock, True), info.known_lrs, False)
 
     def _reset_trace(self) -> None:
         if self.nan_trace and self.checker is not None:

@@ -923,15 +923,20 @@ class LRCollapse(Check):
         self.collapse_epoch: dict[int, int] = {}
         self.peak: dict[int, tuple[float, ...]] = {}  # optimizer key -> highest LR per group
         self.reference: dict[int, tuple[float, ...]] = {}  # the peak the LR fell from
-        self.last: dict[int, tuple[Any, ...]] = {}  # LRs at the previous step (skip if unchanged)
+        # the LRs at the last step seen, and the highest LR the run had reached then (skip a
+        # step where neither changed: it would find what the last one found)
+        self.last: dict[int, tuple[tuple[Any, ...], float]] = {}
 
     def on_opt(self, ev: OptimizerStep) -> None:
         opt = ev.optimizer
         key = opt.key
         lrs = ev.lrs
-        if self.last.get(key) == lrs:
+        # (with the peak: routine steps this check does not see may have raised it since, and
+        # a fall back to the LR of the last step seen is then a fall from the new peak)
+        seen = (lrs, opt.peak_lr)
+        if self.last.get(key) == seen:
             return  # the common case: the LR did not change since the last step
-        self.last[key] = lrs
+        self.last[key] = seen
         values = tuple(_num(v) for v in lrs)
         peak = self.peak.get(key)
         if peak is None or len(peak) != len(values):
