@@ -1460,7 +1460,28 @@ class Tracer:
 
     def if_outcome(self, stmt: ast.If, scope: Scope) -> bool | None:
         known = self.isinstance_outcome(stmt.test, scope)
+        if known is None:
+            known = self.none_outcome(stmt.test, scope)
         return _constant_outcome(stmt.test, scope) if known is None else known
+
+    def none_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
+        """The outcome of ``x is None`` / ``x is not None`` (or ``not`` of it) when ``x``
+        holds an object a constructor built here, unconditionally (``save(path, state,
+        sched)`` into ``def save(path, state, scheduler=None): if scheduler is not None:``):
+        such an object is never None, so the other branch does not run for this caller."""
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value is None
+                and isinstance(test.left, (ast.Name, ast.Attribute))):
+            return None
+        value = self.eval_pure(test.left, scope)
+        if not isinstance(value, Obj) or value.guessed or value.conditional:
+            return None
+        return isinstance(test.ops[0], ast.IsNot) != negate
 
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
         self.eval(stmt.test, scope)
