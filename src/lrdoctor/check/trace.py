@@ -1321,6 +1321,11 @@ class Tracer:
             self.lr_write_target(stmt.target, scope, stmt)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.exec_for(stmt, scope)
+        elif isinstance(stmt, ast.While) and (passes := _restarted_passes(stmt)) is not None:
+            # `while True: try: batch = next(it) except StopIteration: it = iter(loader)`: the
+            # handler runs once per pass over the loader, between the passes
+            self.eval(stmt.test, scope)
+            self.exec_loop(passes, scope, "", stmt.test, "", frozenset())
         elif isinstance(stmt, ast.While):
             self.eval(stmt.test, scope)
             # `while (batch := next(it, None)) is not None:` draws from the loader's iterator
@@ -5620,6 +5625,38 @@ def _per_item_loop(call: ast.Call) -> ast.For:
                    body=[ast.copy_location(ast.Expr(value=call), call)], orelse=[],
                    type_comment=None)
     return ast.copy_location(loop, call)
+
+
+@per_node
+def _restarted_passes(stmt: ast.While) -> ast.While | None:
+    """A ``while`` loop whose body draws ``next(it)`` in a ``try`` whose ``except
+    StopIteration:`` handler binds ``it`` again (``it = iter(loader)``, a new pass over the
+    loader) as the loop it is: a loop over passes (the ``while``'s test, the handler's
+    statements once per pass, after it) around a loop over the batches of one pass (the rest
+    of the body, the ``try`` taking its normal path). None for any other loop."""
+    for i, child in enumerate(stmt.body):
+        if not isinstance(child, ast.Try):
+            continue
+        drawn = {dotted(n.args[0]) for n in ast.walk(ast.Module(body=child.body, type_ignores=[]))
+                 if isinstance(n, ast.Call) and dotted(n.func) == "next" and n.args
+                 and isinstance(n.args[0], (ast.Name, ast.Attribute))} - {None}
+        handler = next((h for h in child.handlers if h.type is not None and any(
+            isinstance(t, ast.Name) and t.id == "StopIteration"
+            for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]))), None)
+        if handler is None or not drawn:
+            continue
+        rebound = {dotted(t) for n in handler.body if isinstance(n, ast.Assign)
+                   for t in n.targets}
+        if not drawn & rebound:
+            continue
+        batches = ast.copy_location(ast.While(
+            test=ast.Constant(value=True),
+            body=[*stmt.body[:i], *child.body, *child.orelse, *child.finalbody,
+                  *stmt.body[i + 1:]],
+            orelse=[]), child)
+        return ast.copy_location(ast.While(test=stmt.test, body=[batches, *handler.body],
+                                           orelse=stmt.orelse), stmt)
+    return None
 
 
 @per_node
