@@ -385,6 +385,20 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             held = instance.attrs.get(expr.attr)
             if isinstance(held, Const) and held.sure:
                 return held.value
+            if held is None and expr.attr not in instance.attrs \
+                    and instance is not scope.self_val and module is not None:
+                # `def main(cfg: TrainConfig = TrainConfig())` with the record class imported
+                # from the project's config module: a field no one gave a value holds the
+                # class's default, read as in its own module (as the module's own record
+                # classes are read, through settings())
+                info = instance.info
+                value = _class_setting(info.node, expr.attr, info.module)
+                if value is not None and not any(
+                        _changed_in(where, held_as, expr.attr, (), own)
+                        for where, held_as, own in (
+                            (info.module, info.name, _own_stores(info.node, expr.attr)),
+                            (module, expr.value.id, 0))):
+                    return _resolve(value, None, info.module, depth + 1)
     name = setting_name(expr)
     root, path = _setting_path(expr)
     if name and path and isinstance(root, ast.Name) and module is not None:
