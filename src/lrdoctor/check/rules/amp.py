@@ -413,6 +413,10 @@ def _is_half_dtype(expr: ast.expr, module: ModuleInfo, depth: int = 0) -> bool:
         return False
     if resolve(expr, module) in ("torch.float16", "torch.half"):
         return True
+    if isinstance(expr, ast.IfExp):
+        # `torch.float16 if args.fp16 else torch.float32`: float16 whenever the switch is on
+        return _is_half_dtype(expr.body, module, depth + 1) \
+            or _is_half_dtype(expr.orelse, module, depth + 1)
     if isinstance(expr, ast.Name):
         bound = constants.module_assignment(module, expr.id)
         if bound is None:
@@ -1803,6 +1807,14 @@ def _fp16_autocast(node: ast.expr, module: ModuleInfo) -> tuple[bool, ast.expr |
         return False, None
     qual = resolve(node.func, module)
     dtype = _autocast_argument(node, qual, "dtype")
+    switch: ast.expr | None = None  # the test that picks float16 for a dtype held in a name
+    if isinstance(dtype, ast.Name):
+        # `dtype = torch.float16 if args.fp16 else torch.float32`, the function's one
+        # assignment of the name: float16 when its test holds, a wider type otherwise
+        chosen = _local_assignment(module, dtype)
+        if isinstance(chosen, ast.IfExp) and resolve(chosen.body, module) in _FP16_NAMES \
+                and resolve(chosen.orelse, module) in _WIDE_DTYPES:
+            dtype, switch = chosen.body, chosen.test
     if dtype is not None:
         if resolve(dtype, module) not in _FP16_NAMES:
             return False, None
@@ -1811,7 +1823,9 @@ def _fp16_autocast(node: ast.expr, module: ModuleInfo) -> tuple[bool, ast.expr |
         if not (isinstance(device, ast.Constant) and device.value == "cuda"):
             return False, None
     enabled = _autocast_argument(node, qual, "enabled")
-    return True, None if enabled is None or isinstance(enabled, ast.Constant) else enabled
+    if enabled is None or isinstance(enabled, ast.Constant):
+        return True, switch
+    return True, enabled
 
 
 _IfTests = tuple[tuple[ast.expr, bool], ...]
