@@ -46,7 +46,26 @@ def resolve(node: ast.expr, module: ModuleInfo) -> str:
     imported = module.imports.get(head)
     if imported is None:
         return text
+    imported = _relayed(imported, module)
     return f"{imported}.{rest}" if rest else imported
+
+
+def _relayed(qual: str, module: ModuleInfo, depth: int = 0) -> str:
+    """What a name imported from a project module stands for when that module imports it in
+    turn (``from amp import GradScaler`` with ``from torch.cuda.amp import GradScaler`` in the
+    project's ``amp.py``): the library's name, followed through such relays; ``qual`` itself
+    for a name the module defines, or one from no project module."""
+    loader = module.loader
+    if loader is None or depth > 3 or qual.split(".")[0] in _LIBRARIES:
+        return qual
+    found = loader.module_for(qual, module)
+    if found is None:
+        return qual
+    other, attr = found
+    inner = other.imports.get(attr)
+    if inner is None or attr in other.functions or attr in other.classes:
+        return qual
+    return _relayed(inner, other, depth + 1)
 
 
 # -- LRD101 ------------------------------------------------------------------------------------
@@ -77,9 +96,12 @@ _OLD_AMP_TEXT = re.compile(
 def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
     # `from torch.cuda import amp` + `amp.GradScaler()` never spells "cuda.amp": the cheap
     # test must not miss it
-    if not _OLD_AMP_TEXT.search(ctx.source):
-        return
     module = ctx.module
+    if not _OLD_AMP_TEXT.search(ctx.source) and not any(
+            _old_amp(_relayed(qual, module)) for qual in module.imports.values()):
+        # (names the project's own module imports from torch.cuda.amp and this file imports
+        # from it: `from amp import GradScaler` is torch.cuda.amp's class all the same)
+        return
     found: list[tuple[ast.Call, str]] = []
     references: list[ast.expr] = []
     for node in ast.walk(ctx.tree):
