@@ -1707,3 +1707,198 @@ OTHERS = {
 @pytest.mark.parametrize("name", list(OTHERS))
 def test_other_codes_across_modules_hold(name: str, tmp_path, monkeypatch) -> None:
     assert_project_twins(tmp_path, monkeypatch, *OTHERS[name])
+
+
+# -- guards: the same layouts, correct, must stay silent -------------------------------------
+
+GUARDS = {
+    'a loss module function called after the autocast block': {
+        "losses.py": """
+            import torch
+
+
+            def nll(logits, target):
+                probs = torch.softmax(logits.float(), dim=-1)
+                return torch.nn.functional.nll_loss(torch.log(probs), target)
+            """,
+        "train.py": """
+            import torch
+
+            from losses import nll
+
+
+            def main(model, loader):
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                scaler = torch.amp.GradScaler("cuda")
+                for x, y in loader:
+                    opt.zero_grad()
+                    with torch.autocast("cuda", dtype=torch.float16):
+                        logits = model(x)
+                    loss = nll(logits, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+            """,
+    },
+    'a loss module function that turns autocast off around its log': {
+        "losses.py": """
+            import torch
+
+
+            def nll(logits, target):
+                with torch.autocast("cuda", enabled=False):
+                    probs = torch.softmax(logits.float(), dim=-1)
+                    return torch.nn.functional.nll_loss(torch.log(probs), target)
+            """,
+        "train.py": """
+            import torch
+
+            from losses import nll
+
+
+            def main(model, loader):
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                scaler = torch.amp.GradScaler("cuda")
+                for x, y in loader:
+                    opt.zero_grad()
+                    with torch.autocast("cuda", dtype=torch.float16):
+                        loss = nll(model(x), y)
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+            """,
+    },
+    'the flag picks bfloat16 or float32 for autocast, no scaler': {
+        "train.py": """
+            import torch
+
+
+            def main(model, loader, bf16=True):
+                dtype = torch.bfloat16 if bf16 else torch.float32
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in loader:
+                    opt.zero_grad()
+                    with torch.autocast("cuda", dtype=dtype, enabled=bf16):
+                        loss = torch.nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    opt.step()
+            """,
+    },
+    'the flag picks float16 for autocast, the backward scaled under the same flag': {
+        "train.py": """
+            import torch
+
+
+            def main(model, loader, fp16=True):
+                dtype = torch.float16 if fp16 else torch.float32
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                scaler = torch.amp.GradScaler("cuda", enabled=fp16)
+                for x, y in loader:
+                    opt.zero_grad()
+                    with torch.autocast("cuda", dtype=dtype, enabled=fp16):
+                        loss = torch.nn.functional.mse_loss(model(x), y)
+                    if fp16:
+                        scaler.scale(loss).backward()
+                        scaler.step(opt)
+                        scaler.update()
+                    else:
+                        loss.backward()
+                        opt.step()
+            """,
+    },
+    'the flag picks bfloat16 or float32 for the model, default Adam eps': {
+        "train.py": """
+            import torch
+
+
+            def main(model, loader, bf16=True):
+                dtype = torch.bfloat16 if bf16 else torch.float32
+                model = model.to(dtype)
+                opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.mse_loss(model(x.to(dtype)), y.to(dtype)).backward()
+                    opt.step()
+            """,
+    },
+    'the save helper is handed None when no scheduler is used': {
+        "ckpt.py": """
+            import torch
+
+
+            def save(path, state, scheduler=None):
+                if scheduler is not None:
+                    torch.save({**state, "scheduler": scheduler.state_dict()}, path)
+                else:
+                    torch.save(state, path)
+            """,
+        "train.py": """
+            import torch
+
+            from ckpt import save
+
+
+            def main(model, loader, epochs=20):
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        torch.nn.functional.mse_loss(model(x), y).backward()
+                        opt.step()
+                    save("last.pt", {"model": model.state_dict(), "optimizer": opt.state_dict()},
+                         None)
+            """,
+    },
+    'the project module relays torch.amp, not torch.cuda.amp': {
+        "amp_utils.py": """
+            from torch.amp import GradScaler, autocast
+            """,
+        "train.py": """
+            import torch
+
+            from amp_utils import GradScaler, autocast
+
+
+            def main(model, loader):
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                scaler = GradScaler("cuda")
+                for x, y in loader:
+                    opt.zero_grad()
+                    with autocast("cuda", dtype=torch.float16):
+                        loss = torch.nn.functional.mse_loss(model(x), y)
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+            """,
+    },
+    'an iterator restarted on StopIteration, the per-batch scheduler stepped per batch': {
+        "train.py": """
+            import torch
+
+
+            def main(model, loader, max_steps=10000):
+                opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+                sched = torch.optim.lr_scheduler.LinearLR(opt, start_factor=1.0, end_factor=0.01,
+                                                          total_iters=max_steps)
+                it = iter(loader)
+                for step in range(max_steps):
+                    try:
+                        x, y = next(it)
+                    except StopIteration:
+                        it = iter(loader)
+                        x, y = next(it)
+                    opt.zero_grad()
+                    torch.nn.functional.mse_loss(model(x), y).backward()
+                    opt.step()
+                    sched.step()
+            """,
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(GUARDS))
+def test_guards_stay_silent(name: str, tmp_path, monkeypatch) -> None:
+    files = GUARDS[name]
+    assert project_codes(check_project(
+        tmp_path, monkeypatch, files,
+        checked=sorted(n for n in files if n.endswith(".py")))) == []

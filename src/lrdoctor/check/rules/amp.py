@@ -6,7 +6,7 @@ import ast
 import functools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lrdoctor.check import constants, names
 from lrdoctor.check.context import (
@@ -1271,12 +1271,15 @@ class _Reach:
     (also through a context held in a variable, and autocast-decorated functions), and what
     they call in this file (functions by name, methods through ``self``, the file's module
     ``forward`` methods when the block calls a model), leaving out nested
-    ``autocast(enabled=False)`` blocks."""
+    ``autocast(enabled=False)`` blocks. A function the block calls by a name imported from a
+    project module (``from losses import nll``) runs under it too: its body is reached (what
+    it calls in turn is not followed), kept in ``foreign`` with its module."""
 
     def __init__(self, ctx: FileContext) -> None:
         self.module = ctx.module
         self.tree = ctx.tree
         self.nodes: set[int] = set()
+        self.foreign: list[tuple[ModuleInfo, ast.FunctionDef | ast.AsyncFunctionDef]] = []
         self.called_names: set[str] = set()
         self.first_line = 0
         held = self._held_contexts()
@@ -1356,6 +1359,8 @@ class _Reach:
                 fn = self.module.functions.get(func.id)
                 if fn is not None:
                     targets.append(fn)
+                elif func.id in self.module.imports:
+                    self._reach_imported(func.id)
                 elif func.id not in self.module.classes:
                     targets.extend(self.methods.get("forward", []))
             elif isinstance(func, ast.Attribute):
@@ -1377,12 +1382,36 @@ class _Reach:
                     more.extend(fn.body)
         return more
 
+    def _reach_imported(self, name: str) -> None:
+        loader = self.module.loader
+        qual = self.module.imports[name]
+        if loader is None or qual.split(".")[0] in _LIBRARIES:
+            return
+        found = loader.module_for(qual, self.module)
+        fn = found[0].functions.get(found[1]) if found is not None else None
+        if fn is None or id(fn) in self.done:
+            return
+        self.done.add(id(fn))
+        other = found[0]  # type: ignore[index]
+        self.foreign.append((other, fn))
+        stack: list[ast.AST] = list(fn.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                 ast.Lambda)) or (
+                    isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                        _autocast_state(item.context_expr, other) is False
+                        for item in node.items)):
+                continue
+            self.nodes.add(id(node))
+            stack.extend(ast.iter_child_nodes(node))
+
     def covers(self, node: ast.AST, bound_to: list[str]) -> bool:
         """``node`` runs under autocast, or it builds a loss bound to a name called there."""
         return id(node) in self.nodes or any(name in self.called_names for name in bound_to)
 
 
-def _bound_names(tree: ast.Module) -> dict[int, list[str]]:
+def _bound_names(tree: ast.AST) -> dict[int, list[str]]:
     """The names each constructor call is bound to: ``criterion = nn.BCELoss()`` ->
     ["criterion"], ``self.loss = ...`` -> ["loss"]; also through a factory whose one
     ``return`` hands back the call (``def make_loss(): return nn.BCELoss()`` ... ``criterion
@@ -1404,7 +1433,7 @@ def _bound_names(tree: ast.Module) -> dict[int, list[str]]:
     return out
 
 
-def _factory_returns(tree: ast.Module) -> dict[str, ast.Call]:
+def _factory_returns(tree: ast.AST) -> dict[str, ast.Call]:
     """Functions (and methods) whose only ``return`` returns a call: name -> that call. A name
     defined twice is left out."""
     found: dict[str, ast.Call | None] = {}
@@ -1445,25 +1474,42 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
     src = ctx.source
     if "autocast" not in src and ".half()" not in src:
         return
-    if not _LOG_OR_BCE.search(src):
-        return
-    half = _half_evidence(ctx)
+    logs_here = _LOG_OR_BCE.search(src) is not None
+    if not logs_here and not any(q.split(".")[0] not in _LIBRARIES
+                                 for q in ctx.module.imports.values()):
+        return  # no log here, and no function of the project imported to compute one
     reach = _Reach(ctx) if "autocast" in src else None
-    if not half and (reach is None or not reach.first_line):
+    if logs_here:
+        half = _half_evidence(ctx)
+        if half or (reach is not None and reach.first_line):
+            scopes = _top_level_scope(ctx.tree)
+            yield from _unsafe_logs(
+                ctx.tree, ctx.module, ctx.path, reach,
+                lambda node: _half_why(half, _scope_of(node.lineno, scopes)))
+    if reach is None or not reach.first_line:
         return
-    scopes = _top_level_scope(ctx.tree)
-    bound = _bound_names(ctx.tree)
-    module = ctx.module
+    for other, fn in reach.foreign:
+        # a loss function of another project module, called under this file's autocast
+        yield from _unsafe_logs(fn, other, other.path, reach, lambda node: "",
+                                f"{display_path(ctx.path)}:{reach.first_line}")
+
+
+def _unsafe_logs(tree: ast.AST, module: ModuleInfo, path: str, reach: _Reach | None,
+                 why_else: Callable[[ast.Call], str], at: str = "") -> Iterator[Diagnostic]:
+    """LRD103 for the calls of ``tree`` (a file, or a function of ``module`` a file's autocast
+    reaches) that run in float16: under ``reach`` (the autocast at ``at``, by default its line
+    in this file), else for the reason ``why_else`` gives (the file's half casts)."""
+    bound = _bound_names(tree)
     prob_names: set[str] = set()
-    for node in ast.walk(ctx.tree):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and _is_prob_call(node.value, module):
             prob_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     # names the file binds itself: a bare `BCELoss(...)` that no import gives is a call of
     # what the file bound to that name (`BCELoss = lossbank.SoftBCEWithLogits()`, a function
     # of its own), not torch's class; when it holds `nn.BCELoss()`, that constructor is
     # reported where it is built
-    own_names = {*_assigned_in(ctx.tree), *module.functions, *module.classes}
-    for node in ast.walk(ctx.tree):
+    own_names = {*_assigned_in(module.tree), *module.functions, *module.classes}
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         qual = resolve(node.func, module)
@@ -1471,9 +1517,9 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
         if last not in ("BCELoss", "binary_cross_entropy", "log", "log2", "log10", "log_"):
             continue
         if reach is not None and reach.first_line and reach.covers(node, bound.get(id(node), [])):
-            why = f"autocast (line {reach.first_line})"
+            why = f"autocast ({at or f'line {reach.first_line}'})"
         else:
-            why = _half_why(half, _scope_of(node.lineno, scopes))
+            why = why_else(node)
         if not why:
             continue
         if last == "BCELoss" and (qual.startswith(("torch", "nn.")) or (
@@ -1483,7 +1529,7 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
                 f"BCELoss takes probabilities, and this file runs in float16 ({why}): a "
                 "probability that rounds to 0 or 1 gives log(0) = -inf; use BCEWithLogitsLoss on "
                 "the logits",
-                ctx.path,
+                path,
                 node,
             )
         elif last == "binary_cross_entropy" and (qual.startswith(("torch", "F."))):
@@ -1491,7 +1537,7 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
                 "LRD103",
                 f"binary_cross_entropy on probabilities in float16 ({why}): a probability that "
                 "rounds to 0 or 1 gives log(0) = -inf; use binary_cross_entropy_with_logits",
-                ctx.path,
+                path,
                 node,
             )
         else:
@@ -1505,7 +1551,7 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
                     "LRD103",
                     f"`{_short(node)}` takes the log of probabilities in float16 ({why}): they "
                     "round to 0 and the log is -inf; use F.logsigmoid / F.log_softmax on logits",
-                    ctx.path,
+                    path,
                     node,
                 )
 
