@@ -956,7 +956,8 @@ def _handed_after(ctx: FileContext, obj: Obj, name: str, cast: ast.AST) -> bool:
     """For an optimizer built in another module of the project (a trainer class's
     `AdamW(self.model.parameters())`): this file hands the module it casts, ``name``, to that
     class (or to the function that builds it) after the cast, in the same body (`model =
-    Net().half()` then `Trainer(model)`). A model cast for export once the trainer has run, or
+    Net().half()` then `Trainer(model)`, or its parameters: `make_optimizer(model.parameters(),
+    ...)`). A model cast for export once the trainer has run, or
     one never handed to it, is not the one it updates. Always true for an optimizer of this
     file (its own tests of reach apply)."""
     if obj.path == ctx.path or obj.call is None:
@@ -971,9 +972,19 @@ def _handed_after(ctx: FileContext, obj: Obj, name: str, cast: ast.AST) -> bool:
         if isinstance(node, ast.Call) and node.lineno > getattr(cast, "lineno", 0) \
                 and (dotted(node.func) or "").rsplit(".", 1)[-1] in builders \
                 and ctx.body_around(node) is body \
-                and any(dotted(a) == name for a in [*node.args, *(k.value for k in node.keywords)]):
+                and any(dotted(a) == name or _parameters_of(a, ctx.module) == name
+                        for a in [*node.args, *(k.value for k in node.keywords)]):
             return True
     return False
+
+
+def _parameters_of(arg: ast.expr, module: ModuleInfo) -> str:
+    """``model`` for ``model.parameters()`` / ``model.named_parameters()`` handed to a
+    builder (`make_optimizer(model.parameters(), ...)`), else ""."""
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) \
+            and arg.func.attr in ("parameters", "named_parameters"):
+        return _base_name(arg.func.value, module)
+    return ""
 
 
 def _cast_misses(ctx: FileContext, cast: ast.AST, obj: Obj) -> bool:
