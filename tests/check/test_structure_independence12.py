@@ -1893,6 +1893,59 @@ GUARDS = {
                     sched.step()
             """,
     },
+    'a trainer module casts its model, the driver passes a float16-safe eps': {
+        "learner.py": """
+            import torch
+
+
+            class Learner:
+                def __init__(self, model, lr, eps=1e-8):
+                    self.model = model.half()
+                    self.opt = torch.optim.Adam(self.model.parameters(), lr=lr, eps=eps)
+
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.opt.zero_grad()
+                        torch.nn.functional.mse_loss(self.model(x.half()), y.half()).backward()
+                        self.opt.step()
+            """,
+        "run.py": """
+            from learner import Learner
+
+
+            def main(model, loader):
+                Learner(model, lr=1e-3, eps=1e-4).fit(loader)
+            """,
+    },
+    'a trainer module exports a float16 copy in a method of its own': {
+        "learner.py": """
+            import torch
+
+
+            class Learner:
+                def __init__(self, model, lr):
+                    self.model = model
+                    self.opt = torch.optim.Adam(self.model.parameters(), lr=lr)
+
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.opt.zero_grad()
+                        torch.nn.functional.mse_loss(self.model(x), y).backward()
+                        self.opt.step()
+
+                def export(self, path):
+                    torch.save(self.model.half().state_dict(), path)
+            """,
+        "run.py": """
+            from learner import Learner
+
+
+            def main(model, loader):
+                learner = Learner(model, lr=1e-3)
+                learner.fit(loader)
+                learner.export("model_fp16.pt")
+            """,
+    },
 }
 
 

@@ -1038,18 +1038,38 @@ def _master_weight_wrapped(ctx: FileContext) -> set[str]:
 @rule("LRD102")
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
     adam_here = "Adam" in ctx.source and _ADAM.search(ctx.source) is not None
-    if not adam_here and not _HANDED_CAST.search(ctx.source):
-        # neither an Adam here nor, for one built in another module, a cast here written out
-        # (`.half()`, `.to(torch.float16)`): the cheap tests first, as this rule runs on every
-        # file
+    if adam_here or _HANDED_CAST.search(ctx.source):
+        # (neither an Adam here nor, for one built in another module, a cast here written
+        # out (`.half()`, `.to(torch.float16)`): the cheap tests first, as this rule runs on
+        # every file)
+        if adam_here or any(
+                o.kind == "optimizer" and o.cls in names.ADAM_FAMILY and o.path != ctx.path
+                for o in ctx.program.objects):
+            # (an Adam built in a project module this file's run reaches: a trainer
+            # class's `AdamW(self.model.parameters())` handed the model this file casts; a
+            # run that steps nothing has none, and its program is not traced)
+            yield from _fp16_adam_eps(ctx)
+    if ctx.loader is None or not ctx.module.imports:
         return
-    if not adam_here and not any(
-            o.kind == "optimizer" and o.cls in names.ADAM_FAMILY and o.path != ctx.path
-            for o in ctx.program.objects):
-        # (an Adam built in a project module this file's run reaches: a trainer class's
-        # `AdamW(self.model.parameters())` handed the model this file casts; a run that
-        # steps nothing has none, and its program is not traced)
-        return
+    # an Adam of a project module this file's run reaches, updating a model that module
+    # casts itself (`self.model = model.half()` then `Adam(self.model.parameters())` in a
+    # trainer class the driver builds): judged in that module, with this run's values (the
+    # module's own trace leaves its findings to this one, which entered it)
+    for path in sorted({o.path for o in ctx.program.objects if o.kind == "optimizer"
+                        and o.cls in names.ADAM_FAMILY and o.path != ctx.path}):
+        module, source = ctx.loader.modules.get(path), ctx.loader.sources.get(path, "")
+        if module is None or not _HANDED_CAST.search(source):
+            continue
+        there = FileContext(path, source, module.tree, module, ctx.build, ctx.codes, True,
+                            ctx.loader)
+        there.__dict__["full_program"] = ctx.full_program
+        yield from (d for d in _fp16_adam_eps(there, beside=True) if d.path == path)
+
+
+def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnostic]:
+    """LRD102 for the Adam-family optimizers of the program whose parameters ``ctx``'s file
+    casts to float16 (``beside``: only by a cast written before the optimizer in the body
+    that builds it, where the order of the two is plain)."""
     casts = _half_casts(ctx)
     if not casts:
         return
@@ -1089,7 +1109,9 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
         reaching = {o: cast for o in sorted(owners) if o in halved and not exported[o]
                     and (cast := next((c for c in casts[o]
                                        if not _cast_misses(ctx, c, obj)
-                                       and _handed_after(ctx, obj, o, c)), None)) is not None}
+                                       and _handed_after(ctx, obj, o, c)
+                                       and (not beside or _before_in_body(ctx, c, obj))),
+                                      None)) is not None}
         hit = next(iter(reaching), None) or (
             "*" if "*" in halved and not exported["*"] else None
         )
@@ -1110,6 +1132,13 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
             obj.path,
             obj.call,
         )
+
+
+def _before_in_body(ctx: FileContext, cast: ast.AST, obj: Obj) -> bool:
+    """The cast comes before the optimizer's constructor in the function that builds it."""
+    return obj.call is not None and obj.path == ctx.path \
+        and ctx.function_of(ctx.path, cast) is ctx.function_of(ctx.path, obj.call) \
+        and getattr(cast, "lineno", 0) < obj.call.lineno
 
 
 def _parameter_default(ctx: FileContext, obj: Obj, expr: ast.expr) -> float | None:
