@@ -10,9 +10,23 @@ an OmegaConf config (``cfg.train.lr``); the train step in a helper module called
 saved by a helper module through ``torch.save({**state, ...})`` and resumed by another; AMP
 switched by ``dtype = torch.float16 if args.fp16 else torch.float32``.
 
+Eleven pairs were wrong on main (e167e6a), two of them false alarms on the correct twin;
+all are fixed, by the semantics: ``x is None`` / ``x is not None`` decided for an object a
+constructor built (a save helper's ``else`` branch the caller never takes); a ``while`` loop
+whose ``except StopIteration:`` handler restarts the loader's iterator read as a loop over
+passes around the batches of one pass; a field of an imported record-class instance no one
+gave a value read as the class's default; a dtype picked by a switch (``torch.float16 if
+args.fp16 else torch.float32``) float16 when the switch is on (LRD102, LRD111); a name a
+project module relays from a library standing for the library's name (LRD101); a loss
+function of another project module called under autocast reached by LRD103; a builder of
+another module handed ``model.parameters()``, an Adam a trainer module builds right after
+casting its model, and an argparse default of the module whose function parses the command
+line (LRD102).
+
 Each project is written once with its two twins inline, ``[[wrong||right]]`` (in any of its
 files): the wrong twin must be reported with the pair's code, the right twin must give no
-finding at all."""
+finding at all; the guards at the end, correct programs in the same layouts, must give
+none."""
 
 from __future__ import annotations
 
@@ -1699,6 +1713,120 @@ OTHERS = {
                         torch.nn.functional.mse_loss(model(x), y).backward()
                         opt.step()
                     [[sched.step()||pass]]
+            """,
+    }),
+    'the args namespace unpacked into a trainer of another module by **vars(args)': ('LRD002', {
+        "trainer.py": """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, loader, lr=0.1, epochs=90, step_size=30, **unused):
+                    self.model, self.loader, self.epochs = model, loader, epochs
+                    self.opt = torch.optim.SGD(model.parameters(), lr=lr)
+                    self.sched = torch.optim.lr_scheduler.StepLR(self.opt, step_size=step_size)
+
+                def fit(self):
+                    for epoch in range(self.epochs):
+                        for x, y in self.loader:
+                            self.opt.zero_grad()
+                            torch.nn.functional.mse_loss(self.model(x), y).backward()
+                            self.opt.step()
+                            [[self.sched.step()||pass]]
+                        [[pass||self.sched.step()]]
+            """,
+        "main.py": """
+            import argparse
+
+            from trainer import Trainer
+
+
+            def main(model, loader):
+                p = argparse.ArgumentParser()
+                p.add_argument("--lr", type=float, default=0.1)
+                p.add_argument("--epochs", type=int, default=90)
+                p.add_argument("--step_size", type=int, default=30)
+                p.add_argument("--seed", type=int, default=0)
+                args = p.parse_args()
+                Trainer(model, loader, **vars(args)).fit()
+            """,
+    }),
+    'base class setup() unpacks what the subclass configure method returns': ('LRD003', {
+        "base.py": """
+            import torch
+
+
+            class BaseTrainer:
+                def __init__(self, model, loader, epochs):
+                    self.model, self.loader, self.epochs = model, loader, epochs
+                    self.optimizer, self.scheduler = self.configure_optimizers()
+
+                def configure_optimizers(self):
+                    raise NotImplementedError
+
+                def fit(self):
+                    for epoch in range(self.epochs):
+                        for x, y in self.loader:
+                            self.optimizer.zero_grad()
+                            torch.nn.functional.mse_loss(self.model(x), y).backward()
+                            self.optimizer.step()
+                            [[pass||self.scheduler.step()]]
+                        [[self.scheduler.step()||pass]]
+            """,
+        "detector.py": """
+            import torch
+
+            from base import BaseTrainer
+
+
+            class DetectorTrainer(BaseTrainer):
+                def configure_optimizers(self):
+                    opt = torch.optim.SGD(self.model.parameters(), lr=0.02, momentum=0.9)
+                    total = self.epochs * len(self.loader)
+                    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / total)
+                    return opt, sched
+
+
+            def main(model, loader):
+                DetectorTrainer(model, loader, 12).fit()
+            """,
+    }),
+    'base loop steps the scheduler per epoch, a subclass hook steps it per batch too': ('LRD012', {
+        "base.py": """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, loader, opt, sched):
+                    self.model, self.loader, self.opt, self.sched = model, loader, opt, sched
+
+                def after_step(self):
+                    pass
+
+                def fit(self, epochs):
+                    for epoch in range(epochs):
+                        for x, y in self.loader:
+                            self.opt.zero_grad()
+                            torch.nn.functional.mse_loss(self.model(x), y).backward()
+                            self.opt.step()
+                            self.after_step()
+                        self.sched.step()
+            """,
+        "warm.py": """
+            import torch
+
+            from base import Trainer
+
+
+            class WarmupTrainer(Trainer):
+                def after_step(self):
+                    [[self.sched.step()||pass]]
+
+
+            def main(model, loader):
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=100)
+                WarmupTrainer(model, loader, opt, sched).fit(100)
             """,
     }),
 }

@@ -1056,7 +1056,8 @@ class Tracer:
                 # on an instance its caller here built)
                 self.entered.add((self.path, fn.lineno))
             if fn.name == "configure_optimizers" and isinstance(fv.bound, InstanceVal) \
-                    and not _manual_optimization(fv.bound.info):
+                    and not _manual_optimization(fv.bound.info) \
+                    and not _without_framework(fv.bound.info):
                 for node, value in self.returns:
                     self.lightning.append((node, self.path, value))
                     self.configured.append((fv.bound, value))
@@ -5103,6 +5104,28 @@ def _steps_kept_scheduler(cls: ClassInfo, found: dict[str, Any]) -> bool:
 
 # torch's module base as project files import it
 _TORCH_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+
+
+def _without_framework(cls: ClassInfo) -> bool:
+    """Every class ``cls`` derives from is the project's own (read here) or torch's
+    ``nn.Module``: no framework (Lightning) calls its methods, so a ``configure_optimizers``
+    of it is the project's method, called where the project calls it (a base trainer's
+    ``self.optimizer, self.scheduler = self.configure_optimizers()``)."""
+    seen: set[int] = set()
+    stack = [cls]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen or len(seen) > 16:
+            return False
+        seen.add(id(current))
+        parents = current.base_classes()
+        names = {p.name for p in parents}
+        for base in current.bases:
+            if base.rsplit(".", 1)[-1] not in names and base != "object" \
+                    and current.module.qualify(base) not in _TORCH_MODULE:
+                return False  # a library's class: it could be anything
+        stack.extend(parents)
+    return True
 
 
 def _lightning_module(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:
