@@ -1472,7 +1472,7 @@ class Tracer:
 
     def none_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``x is None`` / ``x is not None`` (or ``not`` of it) when ``x``
-        holds an object a constructor built here, unconditionally (``save(path, state,
+        holds an object a constructor built, on no branch (``save(path, state,
         sched)`` into ``def save(path, state, scheduler=None): if scheduler is not None:``):
         such an object is never None, so the other branch does not run for this caller."""
         negate = False
@@ -1485,8 +1485,9 @@ class Tracer:
                 and isinstance(test.left, (ast.Name, ast.Attribute))):
             return None
         value = self.eval_pure(test.left, scope)
-        if not isinstance(value, Obj) or value.guessed or value.conditional:
-            return None
+        if not isinstance(value, Obj) or value.guessed or value.conditional \
+                or value.built_under:
+            return None  # (one built on a branch may be None on the others)
         return isinstance(test.ops[0], ast.IsNot) != negate
 
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
