@@ -385,6 +385,20 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             held = instance.attrs.get(expr.attr)
             if isinstance(held, Const) and held.sure:
                 return held.value
+            if held is None and expr.attr not in instance.attrs \
+                    and instance is not scope.self_val and module is not None:
+                # `def main(cfg: TrainConfig = TrainConfig())` with the record class imported
+                # from the project's config module: a field no one gave a value holds the
+                # class's default, read as in its own module (as the module's own record
+                # classes are read, through settings())
+                info = instance.info
+                value = _class_setting(info.node, expr.attr, info.module)
+                if value is not None and not any(
+                        _changed_in(where, held_as, expr.attr, (), own)
+                        for where, held_as, own in (
+                            (info.module, info.name, _own_stores(info.node, expr.attr)),
+                            (module, expr.value.id, 0))):
+                    return _resolve(value, None, info.module, depth + 1)
     name = setting_name(expr)
     root, path = _setting_path(expr)
     if name and path and isinstance(root, ast.Name) and module is not None:
@@ -397,7 +411,8 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
         stated = settings(module).get(name)
         if stated is not None:
             return _resolve(stated, None, module, depth + 1)
-        kept = _imported_setting(expr, name, scope, module)
+        kept = _imported_setting(expr, name, scope, module) or _parsed_setting(
+            name, root, scope, module)
         if kept is not None:
             return _resolve(kept[0], None, kept[1], depth + 1)
         if isinstance(expr, ast.Call) and len(expr.args) > (2 if dotted(expr.func) == "getattr"
@@ -703,6 +718,39 @@ def _nested_value(record: ast.expr, keys: tuple[str, ...], module: ModuleInfo
     for key in keys:
         value = dict(_record_items(value, module)).get(key) if value is not None else None
     return value
+
+
+_COPIES = frozenset({"copy.deepcopy", "copy.copy", "deepcopy", "vars"})
+
+
+def _parsed_setting(name: str, holder: ast.expr | None, scope: Scope | None,
+                    module: ModuleInfo) -> tuple[ast.expr, ModuleInfo] | None:
+    """The setting ``name`` of the command line another module of the project parses: the
+    holder was bound (in the reading function, maybe through ``copy.deepcopy(args)`` or
+    ``vars(args)``) to what a function imported from that module returns, and that function
+    calls ``parse_args()``; the parser's default there (its settings()), with that module."""
+    if scope is None or not isinstance(holder, ast.Name) or module.loader is None:
+        return None
+    source: ast.expr | None = holder
+    for _ in range(4):
+        if isinstance(source, ast.Call) and len(source.args) == 1 \
+                and dotted(source.func) in _COPIES:
+            source = source.args[0]
+        if not isinstance(source, ast.Name):
+            break
+        found = scope.source_of(source.id)
+        source = found[0] if found is not None else None
+    if not (isinstance(source, ast.Call) and isinstance(source.func, ast.Name)
+            and source.func.id in module.imports):
+        return None
+    target = module.loader.module_for(module.imports[source.func.id], module)
+    fn = target[0].functions.get(target[1]) if target is not None else None
+    if fn is None or not any(isinstance(n, ast.Attribute) and n.attr in (
+            "parse_args", "parse_known_args") for n in ast.walk(fn)):
+        return None
+    other = target[0]  # type: ignore[index]
+    stated = settings(other).get(name)
+    return None if stated is None else (stated, other)
 
 
 def _record_setting(expr: ast.expr, holder: ast.Name, name: str, module: ModuleInfo,

@@ -1056,7 +1056,8 @@ class Tracer:
                 # on an instance its caller here built)
                 self.entered.add((self.path, fn.lineno))
             if fn.name == "configure_optimizers" and isinstance(fv.bound, InstanceVal) \
-                    and not _manual_optimization(fv.bound.info):
+                    and not _manual_optimization(fv.bound.info) \
+                    and not _without_framework(fv.bound.info):
                 for node, value in self.returns:
                     self.lightning.append((node, self.path, value))
                     self.configured.append((fv.bound, value))
@@ -1321,6 +1322,11 @@ class Tracer:
             self.lr_write_target(stmt.target, scope, stmt)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.exec_for(stmt, scope)
+        elif isinstance(stmt, ast.While) and (passes := _restarted_passes(stmt)) is not None:
+            # `while True: try: batch = next(it) except StopIteration: it = iter(loader)`: the
+            # handler runs once per pass over the loader, between the passes
+            self.eval(stmt.test, scope)
+            self.exec_loop(passes, scope, "", stmt.test, "", frozenset())
         elif isinstance(stmt, ast.While):
             self.eval(stmt.test, scope)
             # `while (batch := next(it, None)) is not None:` draws from the loader's iterator
@@ -1460,7 +1466,29 @@ class Tracer:
 
     def if_outcome(self, stmt: ast.If, scope: Scope) -> bool | None:
         known = self.isinstance_outcome(stmt.test, scope)
+        if known is None:
+            known = self.none_outcome(stmt.test, scope)
         return _constant_outcome(stmt.test, scope) if known is None else known
+
+    def none_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
+        """The outcome of ``x is None`` / ``x is not None`` (or ``not`` of it) when ``x``
+        holds an object a constructor built, on no branch (``save(path, state,
+        sched)`` into ``def save(path, state, scheduler=None): if scheduler is not None:``):
+        such an object is never None, so the other branch does not run for this caller."""
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value is None
+                and isinstance(test.left, (ast.Name, ast.Attribute))):
+            return None
+        value = self.eval_pure(test.left, scope)
+        if not isinstance(value, Obj) or value.guessed or value.conditional \
+                or value.built_under:
+            return None  # (one built on a branch may be None on the others)
+        return isinstance(test.ops[0], ast.IsNot) != negate
 
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
         self.eval(stmt.test, scope)
@@ -5102,6 +5130,28 @@ def _steps_kept_scheduler(cls: ClassInfo, found: dict[str, Any]) -> bool:
 _TORCH_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
+def _without_framework(cls: ClassInfo) -> bool:
+    """Every class ``cls`` derives from is the project's own (read here) or torch's
+    ``nn.Module``: no framework (Lightning) calls its methods, so a ``configure_optimizers``
+    of it is the project's method, called where the project calls it (a base trainer's
+    ``self.optimizer, self.scheduler = self.configure_optimizers()``)."""
+    seen: set[int] = set()
+    stack = [cls]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen or len(seen) > 16:
+            return False
+        seen.add(id(current))
+        parents = current.base_classes()
+        names = {p.name for p in parents}
+        for base in current.bases:
+            if base.rsplit(".", 1)[-1] not in names and base != "object" \
+                    and current.module.qualify(base) not in _TORCH_MODULE:
+                return False  # a library's class: it could be anything
+        stack.extend(parents)
+    return True
+
+
 def _lightning_module(cls: ClassInfo, bases: Callable[[ClassInfo], Iterator[str]]) -> bool:
     """``cls`` derives from Lightning's LightningModule (through the project's classes)."""
     return any(q.split(".")[0] in ("pytorch_lightning", "lightning")
@@ -5629,6 +5679,38 @@ def _per_item_loop(call: ast.Call) -> ast.For:
                    body=[ast.copy_location(ast.Expr(value=call), call)], orelse=[],
                    type_comment=None)
     return ast.copy_location(loop, call)
+
+
+@per_node
+def _restarted_passes(stmt: ast.While) -> ast.While | None:
+    """A ``while`` loop whose body draws ``next(it)`` in a ``try`` whose ``except
+    StopIteration:`` handler binds ``it`` again (``it = iter(loader)``, a new pass over the
+    loader) as the loop it is: a loop over passes (the ``while``'s test, the handler's
+    statements once per pass, after it) around a loop over the batches of one pass (the rest
+    of the body, the ``try`` taking its normal path). None for any other loop."""
+    for i, child in enumerate(stmt.body):
+        if not isinstance(child, ast.Try):
+            continue
+        drawn = {dotted(n.args[0]) for n in ast.walk(ast.Module(body=child.body, type_ignores=[]))
+                 if isinstance(n, ast.Call) and dotted(n.func) == "next" and n.args
+                 and isinstance(n.args[0], (ast.Name, ast.Attribute))} - {None}
+        handler = next((h for h in child.handlers if h.type is not None and any(
+            isinstance(t, ast.Name) and t.id == "StopIteration"
+            for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]))), None)
+        if handler is None or not drawn:
+            continue
+        rebound = {dotted(t) for n in handler.body if isinstance(n, ast.Assign)
+                   for t in n.targets}
+        if not drawn & rebound:
+            continue
+        batches = ast.copy_location(ast.While(
+            test=ast.Constant(value=True),
+            body=[*stmt.body[:i], *child.body, *child.orelse, *child.finalbody,
+                  *stmt.body[i + 1:]],
+            orelse=[]), child)
+        return ast.copy_location(ast.While(test=stmt.test, body=[batches, *handler.body],
+                                           orelse=stmt.orelse), stmt)
+    return None
 
 
 @per_node

@@ -6,7 +6,7 @@ import ast
 import functools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lrdoctor.check import constants, names
 from lrdoctor.check.context import (
@@ -46,7 +46,26 @@ def resolve(node: ast.expr, module: ModuleInfo) -> str:
     imported = module.imports.get(head)
     if imported is None:
         return text
+    imported = _relayed(imported, module)
     return f"{imported}.{rest}" if rest else imported
+
+
+def _relayed(qual: str, module: ModuleInfo, depth: int = 0) -> str:
+    """What a name imported from a project module stands for when that module imports it in
+    turn (``from amp import GradScaler`` with ``from torch.cuda.amp import GradScaler`` in the
+    project's ``amp.py``): the library's name, followed through such relays; ``qual`` itself
+    for a name the module defines, or one from no project module."""
+    loader = module.loader
+    if loader is None or depth > 3 or qual.split(".")[0] in _LIBRARIES:
+        return qual
+    found = loader.module_for(qual, module)
+    if found is None:
+        return qual
+    other, attr = found
+    inner = other.imports.get(attr)
+    if inner is None or attr in other.functions or attr in other.classes:
+        return qual
+    return _relayed(inner, other, depth + 1)
 
 
 # -- LRD101 ------------------------------------------------------------------------------------
@@ -77,9 +96,12 @@ _OLD_AMP_TEXT = re.compile(
 def deprecated_cuda_amp(ctx: FileContext) -> Iterator[Diagnostic]:
     # `from torch.cuda import amp` + `amp.GradScaler()` never spells "cuda.amp": the cheap
     # test must not miss it
-    if not _OLD_AMP_TEXT.search(ctx.source):
-        return
     module = ctx.module
+    if not _OLD_AMP_TEXT.search(ctx.source) and not any(
+            _old_amp(_relayed(qual, module)) for qual in module.imports.values()):
+        # (names the project's own module imports from torch.cuda.amp and this file imports
+        # from it: `from amp import GradScaler` is torch.cuda.amp's class all the same)
+        return
     found: list[tuple[ast.Call, str]] = []
     references: list[ast.expr] = []
     for node in ast.walk(ctx.tree):
@@ -413,6 +435,10 @@ def _is_half_dtype(expr: ast.expr, module: ModuleInfo, depth: int = 0) -> bool:
         return False
     if resolve(expr, module) in ("torch.float16", "torch.half"):
         return True
+    if isinstance(expr, ast.IfExp):
+        # `torch.float16 if args.fp16 else torch.float32`: float16 whenever the switch is on
+        return _is_half_dtype(expr.body, module, depth + 1) \
+            or _is_half_dtype(expr.orelse, module, depth + 1)
     if isinstance(expr, ast.Name):
         bound = constants.module_assignment(module, expr.id)
         if bound is None:
@@ -930,7 +956,8 @@ def _handed_after(ctx: FileContext, obj: Obj, name: str, cast: ast.AST) -> bool:
     """For an optimizer built in another module of the project (a trainer class's
     `AdamW(self.model.parameters())`): this file hands the module it casts, ``name``, to that
     class (or to the function that builds it) after the cast, in the same body (`model =
-    Net().half()` then `Trainer(model)`). A model cast for export once the trainer has run, or
+    Net().half()` then `Trainer(model)`, or its parameters: `make_optimizer(model.parameters(),
+    ...)`). A model cast for export once the trainer has run, or
     one never handed to it, is not the one it updates. Always true for an optimizer of this
     file (its own tests of reach apply)."""
     if obj.path == ctx.path or obj.call is None:
@@ -945,9 +972,19 @@ def _handed_after(ctx: FileContext, obj: Obj, name: str, cast: ast.AST) -> bool:
         if isinstance(node, ast.Call) and node.lineno > getattr(cast, "lineno", 0) \
                 and (dotted(node.func) or "").rsplit(".", 1)[-1] in builders \
                 and ctx.body_around(node) is body \
-                and any(dotted(a) == name for a in [*node.args, *(k.value for k in node.keywords)]):
+                and any(dotted(a) == name or _parameters_of(a, ctx.module) == name
+                        for a in [*node.args, *(k.value for k in node.keywords)]):
             return True
     return False
+
+
+def _parameters_of(arg: ast.expr, module: ModuleInfo) -> str:
+    """``model`` for ``model.parameters()`` / ``model.named_parameters()`` handed to a
+    builder (`make_optimizer(model.parameters(), ...)`), else ""."""
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) \
+            and arg.func.attr in ("parameters", "named_parameters"):
+        return _base_name(arg.func.value, module)
+    return ""
 
 
 def _cast_misses(ctx: FileContext, cast: ast.AST, obj: Obj) -> bool:
@@ -1001,18 +1038,38 @@ def _master_weight_wrapped(ctx: FileContext) -> set[str]:
 @rule("LRD102")
 def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
     adam_here = "Adam" in ctx.source and _ADAM.search(ctx.source) is not None
-    if not adam_here and not _HANDED_CAST.search(ctx.source):
-        # neither an Adam here nor, for one built in another module, a cast here written out
-        # (`.half()`, `.to(torch.float16)`): the cheap tests first, as this rule runs on every
-        # file
+    if adam_here or _HANDED_CAST.search(ctx.source):
+        # (neither an Adam here nor, for one built in another module, a cast here written
+        # out (`.half()`, `.to(torch.float16)`): the cheap tests first, as this rule runs on
+        # every file)
+        if adam_here or any(
+                o.kind == "optimizer" and o.cls in names.ADAM_FAMILY and o.path != ctx.path
+                for o in ctx.program.objects):
+            # (an Adam built in a project module this file's run reaches: a trainer
+            # class's `AdamW(self.model.parameters())` handed the model this file casts; a
+            # run that steps nothing has none, and its program is not traced)
+            yield from _fp16_adam_eps(ctx)
+    if ctx.loader is None or not ctx.module.imports:
         return
-    if not adam_here and not any(
-            o.kind == "optimizer" and o.cls in names.ADAM_FAMILY and o.path != ctx.path
-            for o in ctx.program.objects):
-        # (an Adam built in a project module this file's run reaches: a trainer class's
-        # `AdamW(self.model.parameters())` handed the model this file casts; a run that
-        # steps nothing has none, and its program is not traced)
-        return
+    # an Adam of a project module this file's run reaches, updating a model that module
+    # casts itself (`self.model = model.half()` then `Adam(self.model.parameters())` in a
+    # trainer class the driver builds): judged in that module, with this run's values (the
+    # module's own trace leaves its findings to this one, which entered it)
+    for path in sorted({o.path for o in ctx.program.objects if o.kind == "optimizer"
+                        and o.cls in names.ADAM_FAMILY and o.path != ctx.path}):
+        module, source = ctx.loader.modules.get(path), ctx.loader.sources.get(path, "")
+        if module is None or not _HANDED_CAST.search(source):
+            continue
+        there = FileContext(path, source, module.tree, module, ctx.build, ctx.codes, True,
+                            ctx.loader)
+        there.__dict__["full_program"] = ctx.full_program
+        yield from (d for d in _fp16_adam_eps(there, beside=True) if d.path == path)
+
+
+def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnostic]:
+    """LRD102 for the Adam-family optimizers of the program whose parameters ``ctx``'s file
+    casts to float16 (``beside``: only by a cast written before the optimizer in the body
+    that builds it, where the order of the two is plain)."""
     casts = _half_casts(ctx)
     if not casts:
         return
@@ -1052,7 +1109,9 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
         reaching = {o: cast for o in sorted(owners) if o in halved and not exported[o]
                     and (cast := next((c for c in casts[o]
                                        if not _cast_misses(ctx, c, obj)
-                                       and _handed_after(ctx, obj, o, c)), None)) is not None}
+                                       and _handed_after(ctx, obj, o, c)
+                                       and (not beside or _before_in_body(ctx, c, obj))),
+                                      None)) is not None}
         hit = next(iter(reaching), None) or (
             "*" if "*" in halved and not exported["*"] else None
         )
@@ -1073,6 +1132,13 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
             obj.path,
             obj.call,
         )
+
+
+def _before_in_body(ctx: FileContext, cast: ast.AST, obj: Obj) -> bool:
+    """The cast comes before the optimizer's constructor in the function that builds it."""
+    return obj.call is not None and obj.path == ctx.path \
+        and ctx.function_of(ctx.path, cast) is ctx.function_of(ctx.path, obj.call) \
+        and getattr(cast, "lineno", 0) < obj.call.lineno
 
 
 def _parameter_default(ctx: FileContext, obj: Obj, expr: ast.expr) -> float | None:
@@ -1245,12 +1311,15 @@ class _Reach:
     (also through a context held in a variable, and autocast-decorated functions), and what
     they call in this file (functions by name, methods through ``self``, the file's module
     ``forward`` methods when the block calls a model), leaving out nested
-    ``autocast(enabled=False)`` blocks."""
+    ``autocast(enabled=False)`` blocks. A function the block calls by a name imported from a
+    project module (``from losses import nll``) runs under it too: its body is reached (what
+    it calls in turn is not followed), kept in ``foreign`` with its module."""
 
     def __init__(self, ctx: FileContext) -> None:
         self.module = ctx.module
         self.tree = ctx.tree
         self.nodes: set[int] = set()
+        self.foreign: list[tuple[ModuleInfo, ast.FunctionDef | ast.AsyncFunctionDef]] = []
         self.called_names: set[str] = set()
         self.first_line = 0
         held = self._held_contexts()
@@ -1330,6 +1399,8 @@ class _Reach:
                 fn = self.module.functions.get(func.id)
                 if fn is not None:
                     targets.append(fn)
+                elif func.id in self.module.imports:
+                    self._reach_imported(func.id)
                 elif func.id not in self.module.classes:
                     targets.extend(self.methods.get("forward", []))
             elif isinstance(func, ast.Attribute):
@@ -1351,12 +1422,36 @@ class _Reach:
                     more.extend(fn.body)
         return more
 
+    def _reach_imported(self, name: str) -> None:
+        loader = self.module.loader
+        qual = self.module.imports[name]
+        if loader is None or qual.split(".")[0] in _LIBRARIES:
+            return
+        found = loader.module_for(qual, self.module)
+        fn = found[0].functions.get(found[1]) if found is not None else None
+        if fn is None or id(fn) in self.done:
+            return
+        self.done.add(id(fn))
+        other = found[0]  # type: ignore[index]
+        self.foreign.append((other, fn))
+        stack: list[ast.AST] = list(fn.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                 ast.Lambda)) or (
+                    isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                        _autocast_state(item.context_expr, other) is False
+                        for item in node.items)):
+                continue
+            self.nodes.add(id(node))
+            stack.extend(ast.iter_child_nodes(node))
+
     def covers(self, node: ast.AST, bound_to: list[str]) -> bool:
         """``node`` runs under autocast, or it builds a loss bound to a name called there."""
         return id(node) in self.nodes or any(name in self.called_names for name in bound_to)
 
 
-def _bound_names(tree: ast.Module) -> dict[int, list[str]]:
+def _bound_names(tree: ast.AST) -> dict[int, list[str]]:
     """The names each constructor call is bound to: ``criterion = nn.BCELoss()`` ->
     ["criterion"], ``self.loss = ...`` -> ["loss"]; also through a factory whose one
     ``return`` hands back the call (``def make_loss(): return nn.BCELoss()`` ... ``criterion
@@ -1378,7 +1473,7 @@ def _bound_names(tree: ast.Module) -> dict[int, list[str]]:
     return out
 
 
-def _factory_returns(tree: ast.Module) -> dict[str, ast.Call]:
+def _factory_returns(tree: ast.AST) -> dict[str, ast.Call]:
     """Functions (and methods) whose only ``return`` returns a call: name -> that call. A name
     defined twice is left out."""
     found: dict[str, ast.Call | None] = {}
@@ -1419,25 +1514,42 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
     src = ctx.source
     if "autocast" not in src and ".half()" not in src:
         return
-    if not _LOG_OR_BCE.search(src):
-        return
-    half = _half_evidence(ctx)
+    logs_here = _LOG_OR_BCE.search(src) is not None
+    if not logs_here and not any(q.split(".")[0] not in _LIBRARIES
+                                 for q in ctx.module.imports.values()):
+        return  # no log here, and no function of the project imported to compute one
     reach = _Reach(ctx) if "autocast" in src else None
-    if not half and (reach is None or not reach.first_line):
+    if logs_here:
+        half = _half_evidence(ctx)
+        if half or (reach is not None and reach.first_line):
+            scopes = _top_level_scope(ctx.tree)
+            yield from _unsafe_logs(
+                ctx.tree, ctx.module, ctx.path, reach,
+                lambda node: _half_why(half, _scope_of(node.lineno, scopes)))
+    if reach is None or not reach.first_line:
         return
-    scopes = _top_level_scope(ctx.tree)
-    bound = _bound_names(ctx.tree)
-    module = ctx.module
+    for other, fn in reach.foreign:
+        # a loss function of another project module, called under this file's autocast
+        yield from _unsafe_logs(fn, other, other.path, reach, lambda node: "",
+                                f"{display_path(ctx.path)}:{reach.first_line}")
+
+
+def _unsafe_logs(tree: ast.AST, module: ModuleInfo, path: str, reach: _Reach | None,
+                 why_else: Callable[[ast.Call], str], at: str = "") -> Iterator[Diagnostic]:
+    """LRD103 for the calls of ``tree`` (a file, or a function of ``module`` a file's autocast
+    reaches) that run in float16: under ``reach`` (the autocast at ``at``, by default its line
+    in this file), else for the reason ``why_else`` gives (the file's half casts)."""
+    bound = _bound_names(tree)
     prob_names: set[str] = set()
-    for node in ast.walk(ctx.tree):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and _is_prob_call(node.value, module):
             prob_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     # names the file binds itself: a bare `BCELoss(...)` that no import gives is a call of
     # what the file bound to that name (`BCELoss = lossbank.SoftBCEWithLogits()`, a function
     # of its own), not torch's class; when it holds `nn.BCELoss()`, that constructor is
     # reported where it is built
-    own_names = {*_assigned_in(ctx.tree), *module.functions, *module.classes}
-    for node in ast.walk(ctx.tree):
+    own_names = {*_assigned_in(module.tree), *module.functions, *module.classes}
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         qual = resolve(node.func, module)
@@ -1445,9 +1557,9 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
         if last not in ("BCELoss", "binary_cross_entropy", "log", "log2", "log10", "log_"):
             continue
         if reach is not None and reach.first_line and reach.covers(node, bound.get(id(node), [])):
-            why = f"autocast (line {reach.first_line})"
+            why = f"autocast ({at or f'line {reach.first_line}'})"
         else:
-            why = _half_why(half, _scope_of(node.lineno, scopes))
+            why = why_else(node)
         if not why:
             continue
         if last == "BCELoss" and (qual.startswith(("torch", "nn.")) or (
@@ -1457,7 +1569,7 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
                 f"BCELoss takes probabilities, and this file runs in float16 ({why}): a "
                 "probability that rounds to 0 or 1 gives log(0) = -inf; use BCEWithLogitsLoss on "
                 "the logits",
-                ctx.path,
+                path,
                 node,
             )
         elif last == "binary_cross_entropy" and (qual.startswith(("torch", "F."))):
@@ -1465,7 +1577,7 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
                 "LRD103",
                 f"binary_cross_entropy on probabilities in float16 ({why}): a probability that "
                 "rounds to 0 or 1 gives log(0) = -inf; use binary_cross_entropy_with_logits",
-                ctx.path,
+                path,
                 node,
             )
         else:
@@ -1479,7 +1591,7 @@ def unsafe_log(ctx: FileContext) -> Iterator[Diagnostic]:
                     "LRD103",
                     f"`{_short(node)}` takes the log of probabilities in float16 ({why}): they "
                     "round to 0 and the log is -inf; use F.logsigmoid / F.log_softmax on logits",
-                    ctx.path,
+                    path,
                     node,
                 )
 
@@ -1803,6 +1915,14 @@ def _fp16_autocast(node: ast.expr, module: ModuleInfo) -> tuple[bool, ast.expr |
         return False, None
     qual = resolve(node.func, module)
     dtype = _autocast_argument(node, qual, "dtype")
+    switch: ast.expr | None = None  # the test that picks float16 for a dtype held in a name
+    if isinstance(dtype, ast.Name):
+        # `dtype = torch.float16 if args.fp16 else torch.float32`, the function's one
+        # assignment of the name: float16 when its test holds, a wider type otherwise
+        chosen = _local_assignment(module, dtype)
+        if isinstance(chosen, ast.IfExp) and resolve(chosen.body, module) in _FP16_NAMES \
+                and resolve(chosen.orelse, module) in _WIDE_DTYPES:
+            dtype, switch = chosen.body, chosen.test
     if dtype is not None:
         if resolve(dtype, module) not in _FP16_NAMES:
             return False, None
@@ -1811,7 +1931,9 @@ def _fp16_autocast(node: ast.expr, module: ModuleInfo) -> tuple[bool, ast.expr |
         if not (isinstance(device, ast.Constant) and device.value == "cuda"):
             return False, None
     enabled = _autocast_argument(node, qual, "enabled")
-    return True, None if enabled is None or isinstance(enabled, ast.Constant) else enabled
+    if enabled is None or isinstance(enabled, ast.Constant):
+        return True, switch
+    return True, enabled
 
 
 _IfTests = tuple[tuple[ast.expr, bool], ...]
