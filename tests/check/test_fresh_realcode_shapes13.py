@@ -51,9 +51,16 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 """
 
+PATHS_FROM_SETTING = """
+import os
+import sys
+
+sys.path.insert(0, os.environ["CODE_ROOT"])
+"""
+
 
 def _project(tmp_path: Path, body: str, *, twin: bool = False,
-             package: bool = False) -> list[tuple[str, str, int]]:
+             package: bool = False, known: bool = False) -> list[tuple[str, str, int]]:
     (tmp_path / ".git").mkdir()
     (tmp_path / "tools").mkdir()
     (tmp_path / "lib" / "core").mkdir(parents=True)
@@ -68,7 +75,9 @@ def _project(tmp_path: Path, body: str, *, twin: bool = False,
         (tmp_path / "legacy" / "core").mkdir(parents=True)
         (tmp_path / "legacy" / "core" / "__init__.py").write_text("")
         (tmp_path / "legacy" / "core" / "epoch_loop.py").write_text(textwrap.dedent(EPOCH_LOOP))
-    (tmp_path / "tools" / "_paths.py").write_text(PATHS)
+    # with a twin, `_paths` reads its entry from a setting: the dotted path is then only found
+    # by its suffix (a `lib/` entry read from the file decides it: paths2)
+    (tmp_path / "tools" / "_paths.py").write_text(PATHS_FROM_SETTING if twin and not known else PATHS)
     (tmp_path / "tools" / "train.py").write_text(DRIVER.format(body=body))
     result = check_file(str(tmp_path / "tools" / "train.py"))
     assert result.errors == []
@@ -92,6 +101,11 @@ def test_step_after_that_epoch_function_is_fine(tmp_path: Path) -> None:
 def test_an_ambiguous_dotted_path_is_not_guessed(tmp_path: Path) -> None:
     # two `core/epoch_loop.py` in the project: which one the added path picks is not known
     assert _project(tmp_path, STEP_FIRST, twin=True) == []
+
+
+def test_the_entry_the_imported_module_adds_decides_between_twins(tmp_path: Path) -> None:
+    # `_paths` puts `lib/` first on sys.path: `core.epoch_loop` is lib's, not legacy's
+    assert _project(tmp_path, STEP_FIRST, twin=True, known=True) == [("LRD001", "train.py", 11)]
 
 
 # -- both orders offered under opposite tests --------------------------------------------------

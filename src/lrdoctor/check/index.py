@@ -173,6 +173,7 @@ class ModuleInfo:
         fallbacks: set[str] = set()
         # top-level names bound once so far, for the sys.path entries built from them
         bound: dict[str, ast.expr | None] = {}
+        dead: set[int] | None = None  # statements in an arm that never runs, read when needed
         for stmt, fallback in top_level(tree.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 info.functions[stmt.name] = stmt
@@ -188,8 +189,11 @@ class ModuleInfo:
                     made.made_by = stmt.value
                     info.classes[record[0]] = made
                 _attach_method(stmt, info)
-                info.path_dirs += tuple(d for d in sys_path_additions(stmt, info, bound)
-                                        if d not in info.path_dirs)
+                added = sys_path_additions(stmt, info, bound)
+                if added and dead is None:
+                    dead = _switched_off(tree)
+                if added and dead is not None and id(stmt) not in dead:
+                    info.path_dirs += tuple(d for d in added if d not in info.path_dirs)
                 if isinstance(stmt, ast.Assign):
                     for target in stmt.targets:
                         for node in ast.walk(target):
@@ -392,6 +396,37 @@ def sys_path_additions(stmt: ast.stmt, module: ModuleInfo | None = None,
     os.path.dirname(os.path.abspath(__file__)), '..', 'lib')``, ``Path(__file__).parent /
     'lib'``, through the top-level names ``bound`` before it), as an absolute path. A
     directory computed any other way (a setting, the environment) is not known here."""
+    added = _added_exprs(stmt)
+    if not added and module is not None:
+        added = _helper_added(stmt, module)
+    out = [_literal_dir(e) or _file_dir(e, module, bound or {}) for e in added]
+    return [d for d in out if d]
+
+
+def _helper_added(stmt: ast.stmt, module: ModuleInfo) -> list[ast.expr]:
+    """The arguments a top-level call of a small helper of the module puts on ``sys.path``
+    (``def add_path(path): if path not in sys.path: sys.path.insert(0, path)`` then
+    ``add_path(lib_path)``): what the helper adds when it is one of its parameters, read as
+    the argument the call gives it. One level: a helper calling another is not followed."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args)):
+        return []
+    helper = module.functions.get(call.func.id)
+    if helper is None or helper.args.vararg or helper.args.kwonlyargs:
+        return []
+    params = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+    given = dict(zip(params, call.args))
+    out: list[ast.expr] = []
+    for inner in ast.walk(helper):
+        if isinstance(inner, ast.stmt) and inner is not helper:
+            out += [given[e.id] for e in _added_exprs(inner)
+                    if isinstance(e, ast.Name) and e.id in given]
+    return out
+
+
+def _added_exprs(stmt: ast.stmt) -> list[ast.expr]:
+    """The expressions a ``sys.path`` statement adds (see ``sys_path_additions``)."""
     added: list[ast.expr] = []
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
             and isinstance(stmt.value.func, ast.Attribute) \
@@ -406,8 +441,7 @@ def sys_path_additions(stmt: ast.stmt, module: ModuleInfo | None = None,
     elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) \
             and dotted(stmt.target) == "sys.path" and isinstance(stmt.value, (ast.List, ast.Tuple)):
         added = list(stmt.value.elts)
-    out = [_literal_dir(e) or _file_dir(e, module, bound or {}) for e in added]
-    return [d for d in out if d]
+    return added
 
 
 def _literal_dir(expr: ast.expr) -> str | None:
@@ -495,6 +529,44 @@ def top_level(body: list[ast.stmt], fallback: bool = False) -> Iterator[tuple[as
             yield from top_level(stmt.body, fallback)
             for handler in stmt.handlers:
                 yield from top_level(handler.body, True)
+
+
+def _switched_off(tree: ast.Module) -> set[int]:
+    """The ids of the top-level statements (see ``top_level``) in the arm of an ``if`` that
+    never runs: its test a literal (``if False:``, ``if not 1:``) or a name the module binds
+    once, to a literal (``USE_LIB = False`` ... ``if USE_LIB:``)."""
+    stores: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores.setdefault(node.id, []).append(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                stores.setdefault(name, []).extend([node, node])
+    literal: dict[str, object] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Constant) \
+                and len(stores.get(stmt.targets[0].id, [])) == 1:
+            literal[stmt.targets[0].id] = stmt.value.value
+
+    def outcome(test: ast.expr) -> bool | None:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = outcome(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.Constant):
+            return bool(test.value)
+        if isinstance(test, ast.Name) and test.id in literal:
+            return bool(literal[test.id])
+        return None
+
+    dead: set[int] = set()
+    for stmt, _ in top_level(tree.body):
+        if isinstance(stmt, ast.If) and not _is_main_guard(stmt):
+            known = outcome(stmt.test)
+            arm = stmt.body if known is False else stmt.orelse if known is True else []
+            for off, _ in top_level(arm):
+                dead.add(id(off))
+    return dead
 
 
 def _is_main_guard(stmt: ast.If) -> bool:

@@ -57,6 +57,7 @@ class ProjectLoader(ModuleLoader):
         self._texts: dict[str, str | None] = {}
         self._matches: dict[tuple[str, str], bool] = {}
         self._name_hits: dict[tuple[str, str, str], tuple[bool, list[str]]] = {}
+        self._roots_added: dict[tuple[str, str], tuple[str, ...]] = {}
         # inherited entry points found inert, per (method, class) (see trace._Inert)
         self.inert: dict[tuple[int, int], Any] = {}
 
@@ -70,6 +71,7 @@ class ProjectLoader(ModuleLoader):
             self._texts.clear()
             self._matches.clear()
             self._name_hits.clear()
+            self._roots_added.clear()
             self.inert.clear()
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
@@ -93,11 +95,59 @@ class ProjectLoader(ModuleLoader):
                 if module is not None:
                     return module, attr
         path = self._added_path_file(qualname, roots, module_parts)
+        if path is None and not qualname.startswith("."):
+            for base in self.imported_path_roots(importer):
+                path = self._module_file(base, module_parts)
+                if path is not None:
+                    break
         if path is not None:
             module = self.load(path)
             if module is not None:
                 return module, attr
         return None
+
+    def imported_path_roots(self, importer: ModuleInfo) -> tuple[str, ...]:
+        """The existing directories that the project modules ``importer`` imports put on
+        ``sys.path`` when they run (``import _init_paths`` whose top level does
+        ``add_path(osp.join(this_dir, '..', 'lib'))``): where its own plain imports are also
+        found. Each imported module is the one the usual roots find; only its own additions
+        count (one level), and a module whose text never names ``sys.path`` is not parsed."""
+        key = ("<imported sys.path>", importer.path)
+        if key not in self._roots_added:
+            self._roots_added[key] = ()  # an import cycle back to the importer adds nothing
+            importer_dir = os.path.dirname(os.path.abspath(importer.path))
+            own = os.path.abspath(importer.path)
+            out: list[str] = []
+            for qualname in dict.fromkeys(importer.imports.values()):
+                if qualname.startswith(("\0", ".")):
+                    continue
+                for path in self._imported_files(qualname, importer_dir):
+                    if os.path.abspath(path) == own or "sys.path" not in (self._text(path) or ""):
+                        continue
+                    module = self.load(path)
+                    if module is not None and module.path_dirs:
+                        added = _sys_path_roots(os.path.dirname(os.path.abspath(path)),
+                                                module.path_dirs)
+                        out += [d for d in added if d not in out]
+            self._roots_added[key] = tuple(out)
+        return self._roots_added[key]
+
+    def _imported_files(self, qualname: str, importer_dir: str) -> list[str]:
+        """The project files an absolute import of ``qualname`` runs, found from the usual
+        roots: the module (``import _init_paths``), or for ``from tools import add_path`` the
+        package ``tools`` and, when it does not define the name, its submodule."""
+        path, name = self._locate(qualname, importer_dir)
+        if path is None:
+            return []
+        files = [path]
+        if name is not None and os.path.basename(path) == "__init__.py":
+            package = self.load(path)
+            if package is not None and name not in package.functions \
+                    and name not in package.classes and name not in package.imports:
+                sub = self._module_file(os.path.dirname(path), [name])
+                if sub is not None:
+                    files.append(sub)
+        return files
 
     def imports_matching(self, module: ModuleInfo, pattern: re.Pattern[str]) -> bool:
         """Whether code that ``module`` imports from the project matches ``pattern``.
@@ -117,6 +167,7 @@ class ProjectLoader(ModuleLoader):
         pending += [(_star_target(star), importer_dir, True) for star in module.star_imports]
         # the directories the module itself puts on sys.path serve its own imports
         added = tuple(_sys_path_roots(importer_dir, module.path_dirs))
+        added += tuple(d for d in self.imported_path_roots(module) if d not in added)
         own = {q for q, _, _ in pending}
         seen: set[tuple[str, str | None]] = set()
         while pending:
