@@ -406,3 +406,209 @@ for epoch in range(start_epoch, args.epochs):
                 "scheduler": scheduler.state_dict(), "epoch": epoch}, "last.pth")
 """
     assert lrd007(src) != []
+
+
+# ---- more resumes that position the scheduler (silent) and checkpoints that lose it ----
+
+PROBE_HEAD = """import argparse
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--resume", default="")
+parser.add_argument("--epochs", type=int, default=90)
+args = parser.parse_args()
+loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8)
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+
+def train_one_epoch(sched=None):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        if sched is not None:
+            sched.step()
+"""
+
+SILENT = {
+    "helper_last_epoch": """
+
+def load_checkpoint(path, model, optimizer):
+    ckpt = torch.load(path)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    return ckpt["epoch"] + 1
+
+
+start_epoch = load_checkpoint(args.resume, model, optimizer) if args.resume else 0
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 30, 0.1, last_epoch=start_epoch - 1)
+for epoch in range(start_epoch, args.epochs):
+    train_one_epoch()
+    scheduler.step()
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, "last.pth")
+""",
+    "set_last_epoch": """scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 0.95 ** e)
+start_epoch = 0
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    start_epoch = ckpt["epoch"] + 1
+    scheduler.last_epoch = start_epoch
+for epoch in range(start_epoch, args.epochs):
+    train_one_epoch()
+    scheduler.step()
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, "last.pth")
+""",
+    "ff_iters": """total = args.epochs * len(loader)
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=total)
+start_epoch = 0
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    start_epoch = ckpt["epoch"] + 1
+    for _ in range(start_epoch * len(loader)):
+        scheduler.step()
+for epoch in range(start_epoch, args.epochs):
+    train_one_epoch(scheduler)
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, "last.pth")
+""",
+    "kwargs_last_epoch": """start_epoch = 0
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    start_epoch = ckpt["epoch"] + 1
+iters = len(loader)
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(
+    optimizer, T_max=args.epochs * iters, last_epoch=start_epoch * iters - 1)
+for epoch in range(start_epoch, args.epochs):
+    train_one_epoch(scheduler)
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, "last.pth")
+""",
+    "build_fn_last_epoch": """
+
+def build_scheduler(opt, epochs, last_epoch=-1):
+    return torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs, last_epoch=last_epoch)
+
+
+start_epoch = 0
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    start_epoch = ckpt["epoch"] + 1
+scheduler = build_scheduler(optimizer, args.epochs, last_epoch=start_epoch - 1)
+for epoch in range(start_epoch, args.epochs):
+    train_one_epoch()
+    scheduler.step()
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, "last.pth")
+""",
+    "hf_ff": """from transformers import get_linear_schedule_with_warmup
+total = args.epochs * len(loader)
+scheduler = get_linear_schedule_with_warmup(optimizer, 100, total)
+global_step = 0
+start_epoch = 0
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    global_step = ckpt["global_step"]
+    start_epoch = global_step // len(loader)
+    for _ in range(global_step):
+        scheduler.step()
+for epoch in range(start_epoch, args.epochs):
+    train_one_epoch(scheduler)
+    global_step += len(loader)
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "global_step": global_step}, "last.pth")
+""",
+    "step_epoch_fraction": """scheduler = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=10)
+start_epoch = 0
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    start_epoch = ckpt["epoch"] + 1
+iters = len(loader)
+for epoch in range(start_epoch, args.epochs):
+    for i, (x, y) in enumerate(loader):
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        scheduler.step(epoch + i / iters)
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, "last.pth")
+""",
+}
+
+REPORTED = {
+    "imagenet_helper": """import shutil
+
+
+def save_checkpoint(state, is_best, filename="checkpoint.pth.tar"):
+    torch.save(state, filename)
+    if is_best:
+        shutil.copyfile(filename, "model_best.pth.tar")
+
+
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
+start_epoch = 0
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["state_dict"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    start_epoch = ckpt["epoch"]
+best = 1e9
+for epoch in range(start_epoch, args.epochs):
+    train_one_epoch()
+    scheduler.step()
+    loss = 0.0
+    is_best = loss < best
+    save_checkpoint({"epoch": epoch + 1, "state_dict": model.state_dict(),
+                     "optimizer": optimizer.state_dict(), "best": best}, is_best)
+""",
+    "scaler_config_on": """cfg = {"amp": True}
+scaler = torch.amp.GradScaler("cuda", enabled=cfg["amp"])
+start = 0
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    start = ckpt["epoch"] + 1
+for epoch in range(start, args.epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda", enabled=cfg["amp"]):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, "last.pth")
+""",
+    "pieces_update": """scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, [30, 60])
+start = 0
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    start = ckpt["epoch"] + 1
+for epoch in range(start, args.epochs):
+    train_one_epoch()
+    scheduler.step()
+    ckpt = {"model": model.state_dict(), "epoch": epoch}
+    ckpt.update(optimizer=optimizer.state_dict())
+    torch.save(ckpt, "last.pth")
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SILENT))
+def test_resume_that_positions_the_scheduler_itself_is_silent(name: str) -> None:
+    assert lrd007(PROBE_HEAD + SILENT[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(REPORTED))
+def test_checkpoint_and_resume_that_lose_the_state_are_reported(name: str) -> None:
+    assert lrd007(PROBE_HEAD + REPORTED[name]) != []
