@@ -167,14 +167,22 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             told = "" if ahead is None else (
                 f" and is told position {ahead} on the first pass, so position 0 is never "
                 "trained with")
+            # the scheduler's own optimizer, stepped right after it by a call lrdoctor could
+            # not model, is the update it runs before (not another optimizer's, later)
+            own = _own_unmodelled_update(ctx, e, updates)
+            line, path = (own.lineno, e.path) if own is not None else (first.line, first.path)
+            place = _cited_line(e, path, line).removeprefix(", ")
+            if own is not None:
+                what = f"`{ast.unparse(own)}`"
+                place += ", the update of its own optimizer"
             yield Diagnostic.at(
                 "LRD001",
-                f"`{called}` runs before {what} (line {first.line}) in each "
+                f"`{called}` runs before {what} ({place}) in each "
                 f"iteration of {_loop_where(loop)}{told}: the schedule advances before any "
                 "update used its first LR value",
                 e.path,
                 e.node,
-                evidence={"update_line": first.line, "update_path": first.path},
+                evidence={"update_line": line, "update_path": path},
             )
 
 
@@ -184,13 +192,23 @@ def _unmodelled_update_before(ctx: FileContext, e: Event, updates: list[Event]) 
     calls ``.step()`` on something named as an optimizer just before, a call lrdoctor could not
     model as an update (``self.optimizer.step(); self.lr_scheduler.step()``): the update that
     scheduler follows is that one, not a later update of another optimizer in the same pass."""
+    return bool(_unmodelled_updates(ctx, e, updates)[0])
+
+
+def _unmodelled_updates(ctx: FileContext, e: Event,
+                        updates: list[Event]) -> tuple[list[ast.Call], list[ast.Call]]:
+    """For a scheduler whose optimizer is not known, the ``.step()`` calls with no argument on
+    something named as an optimizer that the trace did not model as updates, in the block
+    that steps the scheduler: (those before the step, those after it)."""
     sched = e.obj
+    before: list[ast.Call] = []
+    after: list[ast.Call] = []
     if sched is None or sched.optimizer is not None or not isinstance(e.node, ast.Call):
-        return False
+        return before, after
     tree = ctx.tree_of(e.path)
     around = function_around(tree, e.node) if tree is not None else None
     if around is None:
-        return False
+        return before, after
     modelled = {id(u.node) for u in updates}
     for node in ast.walk(around):
         for field in ("body", "orelse", "finalbody"):
@@ -201,15 +219,43 @@ def _unmodelled_update_before(ctx: FileContext, e: Event, updates: list[Event]) 
                           if isinstance(stmt, ast.Expr) and stmt.value is e.node), None)
             if index is None:
                 continue
-            for stmt in block[:index]:
+            for i, stmt in enumerate(block):
                 call = stmt.value if isinstance(stmt, ast.Expr) else None
-                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                if i != index and isinstance(call, ast.Call) \
+                        and isinstance(call.func, ast.Attribute) \
                         and call.func.attr == "step" and not call.args and not call.keywords \
                         and id(call) not in modelled \
                         and names.guess_kind_from_name(dotted(call.func.value) or "") \
                         == "optimizer":
-                    return True
-    return False
+                    (before if i < index else after).append(call)
+    return before, after
+
+
+def _own_unmodelled_update(ctx: FileContext, e: Event, updates: list[Event]) -> ast.Call | None:
+    """The update after ``e``, in the block that steps the scheduler, of the optimizer the
+    scheduler was built on, when lrdoctor could not model it (see _unmodelled_updates): the
+    call of ``.step()`` on the expression handed to the scheduler's constructor
+    (``OneCycleLR(self.optimizer, ...)``, then ``self.optimizer.step()``), both in one class
+    of the reported file (or both outside any class)."""
+    sched = e.obj
+    if sched is None or sched.call is None or sched.path != e.path:
+        return None
+    given = sched.call.args[0] if sched.call.args else next(
+        (k.value for k in sched.call.keywords if k.arg == "optimizer"), None)
+    tree = ctx.tree_of(e.path)
+    if given is None or tree is None:
+        return None
+    text = ast.unparse(given)
+
+    def owner(node: ast.AST) -> ast.ClassDef | None:
+        return next((c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                     and c.lineno <= getattr(node, "lineno", 0) <= (c.end_lineno or 0)
+                     and any(n is node for n in ast.walk(c))), None)
+
+    built_in = owner(sched.call)
+    return next((call for call in _unmodelled_updates(ctx, e, updates)[1]
+                 if isinstance(call.func, ast.Attribute)
+                 and ast.unparse(call.func.value) == text and owner(call) is built_in), None)
 
 
 # the words of a test under which a step before training repositions a resumed schedule
@@ -3066,10 +3112,16 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
         target = targets[0] if len(targets) == 1 else \
             f"{' or '.join(sorted(targets))} (whichever the setting picks)"
+        # what the call hands over is whatever `arg` holds (a validation loss, sometimes):
+        # the scheduler takes it as its epoch position, which is what the message says
+        value = f"`{ast.unparse(arg)}`"
+        if _reads_a_metric(arg):
+            value += " (a loss or score, not an epoch count)"
         yield Diagnostic.at(
             "LRD006",
-            f"`{receiver(e)}.step({given})` passes an epoch to {target}"
-            ": the argument is deprecated and switches to the closed-form formula; drop it and "
+            f"`{receiver(e)}.step({given})` hands {value} to {target}, which takes it as its "
+            "epoch position: the argument is deprecated and switches to the closed-form "
+            "formula; drop it and "
             f"call `{receiver(e)}.step()` where it is called now",
             e.path,
             e.node,
