@@ -2182,7 +2182,13 @@ def _cited_validation(ctx: FileContext, e: Event, evidence: list[str]) -> tuple[
 
 
 def _cited_line(e: Event, path: str, line: int) -> str:
-    return f", line {line}" if path == e.path else f", {display_path(path)}:{line}"
+    return f", {_line_at(path, line, e.path)}"
+
+
+def _line_at(path: str | None, line: int | None, here: str) -> str:
+    """``line 12`` for a line of the reported file ``here``, ``utils/sched.py:12`` for a line
+    of another file (a bare line number there would read as one of the reported file)."""
+    return f"line {line}" if not path or path == here else f"{display_path(path)}:{line}"
 
 
 def _run_loop(e: Event) -> Loop | None:
@@ -3775,19 +3781,50 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         if any(e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
                and e.obj.optimizer is new for e in root):
             continue
-        e = stale[0]
-        sched = e.obj
-        assert sched is not None
+        # one step per option of a scheduler choice: a constant option (`LambdaLR(opt,
+        # lambda _: 1.0)`) loses nothing when left on the old optimizer, the others lose
+        # their schedule; only those are named, and none left is no finding
+        losing: list[Obj] = []
+        for x in stale:
+            if x.obj is not None and x.obj not in losing and not _constant_factor(x.obj):
+                losing.append(x.obj)
+        if not losing:
+            continue
+        e = next(x for x in stale if x.obj is losing[0])
+        here = e.path
+        drivers = f"{losing[0].label}, {_line_at(losing[0].path, losing[0].line, here)}" \
+            if len(losing) == 1 else " or ".join(
+                f"{o.label} at {_line_at(o.path, o.line, here)}" for o in losing
+            ) + ", whichever the setting picks"
         yield Diagnostic.at(
             "LRD014",
-            f"`{receiver(e)}` ({sched.label}, line {sched.line}) still drives the optimizer "
-            f"built at line {old.line}, but `{r.info['name']}` was replaced at line {r.line} "
-            "and the new optimizer is the one being stepped: it trains at a constant LR",
+            f"`{receiver(e)}` ({drivers}) still drives the optimizer built at "
+            f"{_line_at(old.path, old.line, here)}, but `{r.info['name']}` was replaced at "
+            f"{_line_at(r.path, r.line, here)} and the new optimizer is the one being stepped: "
+            "it trains at a constant LR",
             e.path,
             e.node,
         )
     yield from _second_instance(ctx)
     yield from _own_configure_optimizers(ctx)
+
+
+def _constant_factor(sched: Obj) -> bool:
+    """A LambdaLR or MultiplicativeLR built on a ``lambda`` whose body is a number
+    (``LambdaLR(opt, lambda step: 1.0)``), or the project's constant scheduler: every position
+    has the same LR, so the schedule has nothing to lose."""
+    if project_constant(sched):
+        return True
+    call = sched.call
+    if sched.cls not in ("LambdaLR", "MultiplicativeLR") or call is None:
+        return False
+    given = call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "lr_lambda"), None)
+    if sched.cls == "MultiplicativeLR":
+        return isinstance(given, ast.Lambda) and isinstance(given.body, ast.Constant) \
+            and given.body.value == 1
+    return isinstance(given, ast.Lambda) and isinstance(given.body, ast.Constant) \
+        and type(given.body.value) in (int, float)
 
 
 def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
