@@ -123,12 +123,15 @@ def _plain_step(e: Event) -> bool:
     return not e.info.get("nargs") and not e.info.get("kwargs")
 
 
-def _loop_where(loop: Loop) -> str:
+def _loop_where(loop: Loop, here: str = "") -> str:
+    """The loop and its line; given the reported file ``here``, a loop of another file (the
+    step in a helper, the loop in its caller) carries its path."""
+    at = _line_at(loop.path, loop.line, here or loop.path)
     if loop.granularity == "batch":
-        return f"the batch loop over `{loop.over}` (line {loop.line})"
+        return f"the batch loop over `{loop.over}` ({at})"
     if loop.granularity == "epoch":
-        return f"the epoch loop (line {loop.line})"
-    return f"the loop over `{loop.over}` (line {loop.line})"
+        return f"the epoch loop ({at})"
+    return f"the loop over `{loop.over}` ({at})"
 
 
 # -- LRD001 ------------------------------------------------------------------------------------
@@ -178,8 +181,8 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD001",
                 f"`{called}` runs before {what} ({place}) in each "
-                f"iteration of {_loop_where(loop)}{told}: the schedule advances before any "
-                "update used its first LR value",
+                f"iteration of {_loop_where(loop, e.path)}{told}: the schedule advances "
+                "before any update used its first LR value",
                 e.path,
                 e.node,
                 evidence={"update_line": line, "update_path": path},
@@ -300,7 +303,8 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
     return Diagnostic.at(
         "LRD001",
         f"`{receiver(e)}.step()` runs once before the training loop, before any {what} "
-        f"(first at line {first.line}, in {_loop_where(first.loop)}): the schedule advances "
+        f"(first at {_line_at(first.path, first.line, e.path)}, in "
+        f"{_loop_where(first.loop, e.path)}): the schedule advances "
         "before any update used its first LR value, so every later value comes one step "
         "early; remove it, or step only after the updates",
         e.path,
@@ -3896,9 +3900,10 @@ def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
         reported.add(sched.id)
         yield Diagnostic.at(
             "LRD014",
-            f"`{receiver(e)}` ({sched.label}, line {sched.line}) drives its own {old.cls} "
-            f"(line {old.line}, built again when the scheduler was built), but the loop steps "
-            f"another instance from the same line (step at line {stepped.line}): the LR being "
+            f"`{receiver(e)}` ({sched.label}, {_line_at(sched.path, sched.line, e.path)}) "
+            f"drives its own {old.cls} ({_line_at(old.path, old.line, e.path)}, built again "
+            "when the scheduler was built), but the loop steps another instance from the same "
+            f"line (step at {_line_at(stepped.path, stepped.line, e.path)}): the LR being "
             "trained never changes; build the scheduler on the optimizer that is stepped",
             e.path,
             e.node,
@@ -3937,15 +3942,17 @@ def _own_configure_optimizers(ctx: FileContext) -> Iterator[Diagnostic]:
         e = steps[0]
         sched = e.obj
         assert sched is not None
+        here = sched.path if sched.call is not None and sched.path else e.path
         yield Diagnostic.at(
             "LRD014",
-            f"`{receiver(e)}` ({sched.label}, line {sched.line}) drives the optimizer returned by "
-            f"this module's own call to configure_optimizers() (line {r.line}); Lightning calls "
+            f"`{receiver(e)}` ({sched.label}, {_line_at(sched.path, sched.line, here)}) drives "
+            "the optimizer returned by this module's own call to configure_optimizers() "
+            f"({_line_at(r.path, r.line, here)}); Lightning calls "
             "configure_optimizers() itself and steps the optimizer of its call, so this schedule "
             "never changes the LR being trained: return the scheduler from "
             "configure_optimizers() instead",
             # at the scheduler's constructor, where the wrong optimizer is handed over
-            sched.path if sched.call is not None and sched.path else e.path,
+            here,
             sched.call if sched.call is not None and sched.path else e.node,
         )
 
