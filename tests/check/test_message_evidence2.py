@@ -155,3 +155,42 @@ def test_lrd001_cites_the_update_of_the_schedulers_own_optimizer() -> None:
         f"`self.lr_scheduler.step()` runs before `self.optimizer.step()` (line {own}, the "
         "update of its own optimizer) in each iteration of the batch loop")
     assert f"line {line_of(source, 'self.optimizer_pt.step()')}" not in message
+
+
+# -- the loop of another file ------------------------------------------------------------------
+
+STEP_HELPER = """
+import torch
+
+
+def train_step(model, optimizer, scheduler, x, y):
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    scheduler.step()
+    optimizer.step()
+"""
+
+CALLER = """
+import torch
+
+from steps import train_step
+
+
+def train(model, loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, max_lr=0.1, total_steps=epochs * len(loader))
+    for epoch in range(epochs):
+        for x, y in loader:
+            train_step(model, optimizer, scheduler, x, y)
+"""
+
+
+def test_lrd001_gives_the_callers_loop_with_its_file(tmp_path, monkeypatch) -> None:
+    found = check_project(tmp_path, monkeypatch, {"steps.py": STEP_HELPER, "train.py": CALLER})
+    assert found == [("steps.py", line_of(STEP_HELPER, "scheduler.step()"), "LRD001")]
+    (message,) = [d.message for d in check_files(["steps.py", "train.py"], frozenset(CATALOG),
+                                                 jobs=1).diagnostics]
+    assert f"(line {line_of(STEP_HELPER, 'optimizer.step()')}) in each iteration of the batch " \
+        f"loop over `loader` (train.py:{line_of(CALLER, 'for x, y in loader')})" in message
