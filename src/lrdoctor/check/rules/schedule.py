@@ -875,7 +875,8 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
         if gamma is not None:
             yield Diagnostic.at(
                 "LRD002",
-                f"ExponentialLR(gamma={gamma:g}) (line {sched.line}) is the scheduler of "
+                f"ExponentialLR(gamma={gamma:g}) ({_line_at(sched.path, sched.line, path)}) is the "
+                "scheduler of "
                 f"{trainer}: {_per_step_decay(gamma, 'update', 'updates')}",
                 path,
                 node,
@@ -885,7 +886,8 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
         if h.unit == "epoch" or (_small_literal(sched, h) and not _beyond_epochs(h, epochs)):
             yield Diagnostic.at(
                 "LRD002",
-                f"{label(sched, h)} (line {sched.line}) is the scheduler of {trainer}, but "
+                f"{label(sched, h)} ({_line_at(sched.path, sched.line, path)}) is the scheduler of "
+                f"{trainer}, but "
                 f"its horizon ({h.described}) is sized in epochs: "
                 f"{_epoch_consequence(sched, h)}",
                 path,
@@ -1752,7 +1754,8 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
                     "with \"interval\": \"epoch\""
                 yield Diagnostic.at(
                     "LRD003",
-                    f"{label(sched, h)} (line {sched.line}) is returned from "
+                    f"{label(sched, h)} ({_line_at(sched.path, sched.line, path)}) is returned "
+                    "from "
                     f"configure_optimizers {how}: Lightning steps it once per epoch, but its "
                     f"horizon is counted in batches; {_batch_consequence(sched)}",
                     path,
@@ -1763,7 +1766,8 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
                 assert gamma is not None
                 yield Diagnostic.at(
                     "LRD002",
-                    f"ExponentialLR(gamma={gamma:g}) (line {sched.line}) is returned with "
+                    f"ExponentialLR(gamma={gamma:g}) ({_line_at(sched.path, sched.line, path)}) is "
+                    "returned with "
                     f"\"interval\": \"step\", so Lightning steps it every batch: "
                     f"{_per_step_decay(gamma, 'batch', 'batches')}",
                     path,
@@ -1772,7 +1776,8 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
             elif interval == "step" and (h.unit == "epoch" or _small_literal(sched, h)):
                 yield Diagnostic.at(
                     "LRD002",
-                    f"{label(sched, h)} (line {sched.line}) is returned with \"interval\": "
+                    f"{label(sched, h)} ({_line_at(sched.path, sched.line, path)}) is returned "
+                    "with \"interval\": "
                     f"\"step\", so Lightning steps it every batch, but its horizon "
                     f"({h.described}) is sized in epochs: {_epoch_consequence(sched, h)}",
                     path,
@@ -3454,8 +3459,10 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 opt = a.optimizer.name if a.optimizer and a.optimizer.name else "the optimizer"
                 yield Diagnostic.at(
                     "LRD012",
-                    f"{a.cls} `{receiver(x)}` (line {a.line}) and {b.cls} `{receiver(y)}` "
-                    f"(line {b.line}) both step `{opt}` independently: {why}",
+                    f"{a.cls} `{receiver(x)}` ({_line_at(a.path, a.line, later.path)}) and {b.cls} "
+                    f"`{receiver(y)}` "
+                    f"({_line_at(b.path, b.line, later.path)}) both step `{opt}` independently: "
+                    f"{why}",
                     later.path,
                     later.node,
                 )
@@ -3490,8 +3497,9 @@ def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | N
     opt = swa.optimizer.name if swa.optimizer and swa.optimizer.name else "the optimizer"
     return Diagnostic.at(
         "LRD012",
-        f"SWALR `{receiver(x)}` (line {swa.line}) and {other.cls} `{receiver(y)}` (line "
-        f"{other.line}) both step `{opt}`: once SWA starts, SWALR holds the LR at swa_lr, but "
+        f"SWALR `{receiver(x)}` ({_line_at(swa.path, swa.line, later.path)}) and {other.cls} "
+        f"`{receiver(y)}` ({_line_at(other.path, other.line, later.path)}) both step "
+        f"`{opt}`: once SWA starts, SWALR holds the LR at swa_lr, but "
         f"`{receiver(y)}.step()` still runs on every pass and moves it away, so the SWA epochs "
         "train with neither schedule; step one or the other (`if epoch > swa_start: "
         f"{receiver(x)}.step()` / `else: {receiver(y)}.step()`)",
@@ -3585,7 +3593,8 @@ def _stepped_by_the_engine_too(calls: list[Event], sched: Obj) -> Iterator[Diagn
             yield Diagnostic.at(
                 "LRD012",
                 f"{sched.label} `{receiver(own)}` was handed to deepspeed.initialize, so "
-                f"`{receiver(engine)}.step()` (line {engine.line}) already steps it after every "
+                f"`{receiver(engine)}.step()` ({_line_at(engine.path, engine.line, own.path)}) "
+                "already steps it after every "
                 "update; stepping it here too advances it two steps per update: drop this "
                 "call or do not hand the scheduler to DeepSpeed",
                 own.path,
@@ -3633,7 +3642,8 @@ def stepped_by_lightning_too(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD012",
                 f"{own.obj.label} `{receiver(own)}` is returned from configure_optimizers "
-                f"(line {lightning.line}), so Lightning already steps it {when_}; stepping it "
+                f"({_line_at(lightning.path, lightning.line, own.path)}), so Lightning already "
+                f"steps it {when_}; stepping it "
                 f"here too ({'on every batch' if mine == 'batch' else 'once per epoch'}) "
                 f"advances it {how}: "
                 "drop this call, or set `self.automatic_optimization = False` to step it "
@@ -3662,9 +3672,12 @@ def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic
             member = own.obj
             yield Diagnostic.at(
                 "LRD012",
-                f"{member.cls} `{receiver(own)}` (line {member.line}) is one of the schedulers "
-                f"of {composite.cls} `{receiver(c)}` (line {composite.line}), whose step() "
-                f"(line {c.line}) already steps it; stepping it here as well advances it twice "
+                f"{member.cls} `{receiver(own)}` ({_line_at(member.path, member.line, own.path)}) "
+                "is one of the schedulers "
+                f"of {composite.cls} `{receiver(c)}` "
+                f"({_line_at(composite.path, composite.line, own.path)}), whose step() "
+                f"({_line_at(c.path, c.line, own.path)}) already steps it; stepping it here as "
+                "well advances it twice "
                 f"(or moves it before its turn): step only the {composite.cls}",
                 own.path,
                 own.node,
@@ -4373,8 +4386,10 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         assert loop is not None
         yield Diagnostic.at(
             "LRD017",
-            f"`{receiver(second)}.step()` runs here and again at line {first.line} in one pass "
-            f"through {_loop_where(loop)}, while its optimizer steps once (line {update.line}): "
+            f"`{receiver(second)}.step()` runs here and again at "
+            f"{_line_at(first.path, first.line, second.path)} in one pass "
+            f"through {_loop_where(loop, second.path)}, while its optimizer steps once "
+            f"({_line_at(update.path, update.line, second.path)}): "
             "the schedule advances twice per update (one sized in updates is spent halfway "
             "through training)",
             second.path,
@@ -4434,7 +4449,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD017",
                 f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, but "
-                f"the optimizer steps only when `{_holds(guard)}` (line {u.line}): the schedule "
+                f"the optimizer steps only when `{_holds(guard)}` "
+                f"({_line_at(u.path, u.line, e.path)}): the schedule "
                 "advances once per micro-batch, faster than the updates it is meant to follow",
                 e.path,
                 e.node,
