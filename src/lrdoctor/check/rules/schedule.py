@@ -37,7 +37,7 @@ from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import _holds as holds_line
 from lrdoctor.check.position import built_at_a_position, replays_to_resume
-from lrdoctor.check.project import display_path, lightning_accumulation
+from lrdoctor.check.project import display_path, lightning_accumulation, line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import (
     block_of,
@@ -126,7 +126,7 @@ def _plain_step(e: Event) -> bool:
 def _loop_where(loop: Loop, here: str = "") -> str:
     """The loop and its line; given the reported file ``here``, a loop of another file (the
     step in a helper, the loop in its caller) carries its path."""
-    at = _line_at(loop.path, loop.line, here or loop.path)
+    at = line_at(loop.path, loop.line, here or loop.path)
     if loop.granularity == "batch":
         return f"the batch loop over `{loop.over}` ({at})"
     if loop.granularity == "epoch":
@@ -303,7 +303,7 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
     return Diagnostic.at(
         "LRD001",
         f"`{receiver(e)}.step()` runs once before the training loop, before any {what} "
-        f"(first at {_line_at(first.path, first.line, e.path)}, in "
+        f"(first at {line_at(first.path, first.line, e.path)}, in "
         f"{_loop_where(first.loop, e.path)}): the schedule advances "
         "before any update used its first LR value, so every later value comes one step "
         "early; remove it, or step only after the updates",
@@ -875,7 +875,7 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
         if gamma is not None:
             yield Diagnostic.at(
                 "LRD002",
-                f"ExponentialLR(gamma={gamma:g}) ({_line_at(sched.path, sched.line, path)}) is the "
+                f"ExponentialLR(gamma={gamma:g}) ({line_at(sched.path, sched.line, path)}) is the "
                 "scheduler of "
                 f"{trainer}: {_per_step_decay(gamma, 'update', 'updates')}",
                 path,
@@ -886,7 +886,7 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
         if h.unit == "epoch" or (_small_literal(sched, h) and not _beyond_epochs(h, epochs)):
             yield Diagnostic.at(
                 "LRD002",
-                f"{label(sched, h)} ({_line_at(sched.path, sched.line, path)}) is the scheduler of "
+                f"{label(sched, h)} ({line_at(sched.path, sched.line, path)}) is the scheduler of "
                 f"{trainer}, but "
                 f"its horizon ({h.described}) is sized in epochs: "
                 f"{_epoch_consequence(sched, h)}",
@@ -1754,7 +1754,7 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
                     "with \"interval\": \"epoch\""
                 yield Diagnostic.at(
                     "LRD003",
-                    f"{label(sched, h)} ({_line_at(sched.path, sched.line, path)}) is returned "
+                    f"{label(sched, h)} ({line_at(sched.path, sched.line, path)}) is returned "
                     "from "
                     f"configure_optimizers {how}: Lightning steps it once per epoch, but its "
                     f"horizon is counted in batches; {_batch_consequence(sched)}",
@@ -1766,7 +1766,7 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
                 assert gamma is not None
                 yield Diagnostic.at(
                     "LRD002",
-                    f"ExponentialLR(gamma={gamma:g}) ({_line_at(sched.path, sched.line, path)}) is "
+                    f"ExponentialLR(gamma={gamma:g}) ({line_at(sched.path, sched.line, path)}) is "
                     "returned with "
                     f"\"interval\": \"step\", so Lightning steps it every batch: "
                     f"{_per_step_decay(gamma, 'batch', 'batches')}",
@@ -1776,7 +1776,7 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
             elif interval == "step" and (h.unit == "epoch" or _small_literal(sched, h)):
                 yield Diagnostic.at(
                     "LRD002",
-                    f"{label(sched, h)} ({_line_at(sched.path, sched.line, path)}) is returned "
+                    f"{label(sched, h)} ({line_at(sched.path, sched.line, path)}) is returned "
                     "with \"interval\": "
                     f"\"step\", so Lightning steps it every batch, but its horizon "
                     f"({h.described}) is sized in epochs: {_epoch_consequence(sched, h)}",
@@ -2191,13 +2191,7 @@ def _cited_validation(ctx: FileContext, e: Event, evidence: list[str]) -> tuple[
 
 
 def _cited_line(e: Event, path: str, line: int) -> str:
-    return f", {_line_at(path, line, e.path)}"
-
-
-def _line_at(path: str | None, line: int | None, here: str) -> str:
-    """``line 12`` for a line of the reported file ``here``, ``utils/sched.py:12`` for a line
-    of another file (a bare line number there would read as one of the reported file)."""
-    return f"line {line}" if not path or path == here else f"{display_path(path)}:{line}"
+    return f", {line_at(path, line, e.path)}"
 
 
 def _run_loop(e: Event) -> Loop | None:
@@ -3459,9 +3453,9 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 opt = a.optimizer.name if a.optimizer and a.optimizer.name else "the optimizer"
                 yield Diagnostic.at(
                     "LRD012",
-                    f"{a.cls} `{receiver(x)}` ({_line_at(a.path, a.line, later.path)}) and {b.cls} "
+                    f"{a.cls} `{receiver(x)}` ({line_at(a.path, a.line, later.path)}) and {b.cls} "
                     f"`{receiver(y)}` "
-                    f"({_line_at(b.path, b.line, later.path)}) both step `{opt}` independently: "
+                    f"({line_at(b.path, b.line, later.path)}) both step `{opt}` independently: "
                     f"{why}",
                     later.path,
                     later.node,
@@ -3497,8 +3491,8 @@ def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | N
     opt = swa.optimizer.name if swa.optimizer and swa.optimizer.name else "the optimizer"
     return Diagnostic.at(
         "LRD012",
-        f"SWALR `{receiver(x)}` ({_line_at(swa.path, swa.line, later.path)}) and {other.cls} "
-        f"`{receiver(y)}` ({_line_at(other.path, other.line, later.path)}) both step "
+        f"SWALR `{receiver(x)}` ({line_at(swa.path, swa.line, later.path)}) and {other.cls} "
+        f"`{receiver(y)}` ({line_at(other.path, other.line, later.path)}) both step "
         f"`{opt}`: once SWA starts, SWALR holds the LR at swa_lr, but "
         f"`{receiver(y)}.step()` still runs on every pass and moves it away, so the SWA epochs "
         "train with neither schedule; step one or the other (`if epoch > swa_start: "
@@ -3593,7 +3587,7 @@ def _stepped_by_the_engine_too(calls: list[Event], sched: Obj) -> Iterator[Diagn
             yield Diagnostic.at(
                 "LRD012",
                 f"{sched.label} `{receiver(own)}` was handed to deepspeed.initialize, so "
-                f"`{receiver(engine)}.step()` ({_line_at(engine.path, engine.line, own.path)}) "
+                f"`{receiver(engine)}.step()` ({line_at(engine.path, engine.line, own.path)}) "
                 "already steps it after every "
                 "update; stepping it here too advances it two steps per update: drop this "
                 "call or do not hand the scheduler to DeepSpeed",
@@ -3642,7 +3636,7 @@ def stepped_by_lightning_too(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD012",
                 f"{own.obj.label} `{receiver(own)}` is returned from configure_optimizers "
-                f"({_line_at(lightning.path, lightning.line, own.path)}), so Lightning already "
+                f"({line_at(lightning.path, lightning.line, own.path)}), so Lightning already "
                 f"steps it {when_}; stepping it "
                 f"here too ({'on every batch' if mine == 'batch' else 'once per epoch'}) "
                 f"advances it {how}: "
@@ -3672,11 +3666,11 @@ def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic
             member = own.obj
             yield Diagnostic.at(
                 "LRD012",
-                f"{member.cls} `{receiver(own)}` ({_line_at(member.path, member.line, own.path)}) "
+                f"{member.cls} `{receiver(own)}` ({line_at(member.path, member.line, own.path)}) "
                 "is one of the schedulers "
                 f"of {composite.cls} `{receiver(c)}` "
-                f"({_line_at(composite.path, composite.line, own.path)}), whose step() "
-                f"({_line_at(c.path, c.line, own.path)}) already steps it; stepping it here as "
+                f"({line_at(composite.path, composite.line, own.path)}), whose step() "
+                f"({line_at(c.path, c.line, own.path)}) already steps it; stepping it here as "
                 "well advances it twice "
                 f"(or moves it before its turn): step only the {composite.cls}",
                 own.path,
@@ -3809,15 +3803,15 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         e = next(x for x in stale if x.obj is losing[0])
         here = e.path
-        drivers = f"{losing[0].label}, {_line_at(losing[0].path, losing[0].line, here)}" \
+        drivers = f"{losing[0].label}, {line_at(losing[0].path, losing[0].line, here)}" \
             if len(losing) == 1 else " or ".join(
-                f"{o.label} at {_line_at(o.path, o.line, here)}" for o in losing
+                f"{o.label} at {line_at(o.path, o.line, here)}" for o in losing
             ) + ", whichever the setting picks"
         yield Diagnostic.at(
             "LRD014",
             f"`{receiver(e)}` ({drivers}) still drives the optimizer built at "
-            f"{_line_at(old.path, old.line, here)}, but `{r.info['name']}` was replaced at "
-            f"{_line_at(r.path, r.line, here)} and the new optimizer is the one being stepped: "
+            f"{line_at(old.path, old.line, here)}, but `{r.info['name']}` was replaced at "
+            f"{line_at(r.path, r.line, here)} and the new optimizer is the one being stepped: "
             "it trains at a constant LR",
             e.path,
             e.node,
@@ -3913,10 +3907,10 @@ def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
         reported.add(sched.id)
         yield Diagnostic.at(
             "LRD014",
-            f"`{receiver(e)}` ({sched.label}, {_line_at(sched.path, sched.line, e.path)}) "
-            f"drives its own {old.cls} ({_line_at(old.path, old.line, e.path)}, built again "
+            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, e.path)}) "
+            f"drives its own {old.cls} ({line_at(old.path, old.line, e.path)}, built again "
             "when the scheduler was built), but the loop steps another instance from the same "
-            f"line (step at {_line_at(stepped.path, stepped.line, e.path)}): the LR being "
+            f"line (step at {line_at(stepped.path, stepped.line, e.path)}): the LR being "
             "trained never changes; build the scheduler on the optimizer that is stepped",
             e.path,
             e.node,
@@ -3958,9 +3952,9 @@ def _own_configure_optimizers(ctx: FileContext) -> Iterator[Diagnostic]:
         here = sched.path if sched.call is not None and sched.path else e.path
         yield Diagnostic.at(
             "LRD014",
-            f"`{receiver(e)}` ({sched.label}, {_line_at(sched.path, sched.line, here)}) drives "
+            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, here)}) drives "
             "the optimizer returned by this module's own call to configure_optimizers() "
-            f"({_line_at(r.path, r.line, here)}); Lightning calls "
+            f"({line_at(r.path, r.line, here)}); Lightning calls "
             "configure_optimizers() itself and steps the optimizer of its call, so this schedule "
             "never changes the LR being trained: return the scheduler from "
             "configure_optimizers() instead",
@@ -4387,9 +4381,9 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         yield Diagnostic.at(
             "LRD017",
             f"`{receiver(second)}.step()` runs here and again at "
-            f"{_line_at(first.path, first.line, second.path)} in one pass "
+            f"{line_at(first.path, first.line, second.path)} in one pass "
             f"through {_loop_where(loop, second.path)}, while its optimizer steps once "
-            f"({_line_at(update.path, update.line, second.path)}): "
+            f"({line_at(update.path, update.line, second.path)}): "
             "the schedule advances twice per update (one sized in updates is spent halfway "
             "through training)",
             second.path,
@@ -4450,7 +4444,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 "LRD017",
                 f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, but "
                 f"the optimizer steps only when `{_holds(guard)}` "
-                f"({_line_at(u.path, u.line, e.path)}): the schedule "
+                f"({line_at(u.path, u.line, e.path)}): the schedule "
                 "advances once per micro-batch, faster than the updates it is meant to follow",
                 e.path,
                 e.node,
