@@ -254,14 +254,15 @@ def test_lrd006_on_a_choice_names_both_classes() -> None:
     # main: "passes an epoch to CosineAnnealingLR" although the default builds a StepLR
     found = messages(CHOICE.format(first=COSINE, argument="epoch"))
     assert len(found) == 1
-    assert "passes an epoch to CosineAnnealingLR or StepLR (whichever the setting picks)" \
-        in found[0]
+    assert "hands `epoch` to CosineAnnealingLR or StepLR (whichever the setting picks), " \
+        "which takes it as its epoch position" in found[0]
 
 
 def test_lrd006_on_a_choice_of_one_class_names_it_once() -> None:
     found = messages(CHOICE.format(first=SECOND_STEP, argument="epoch"))
     assert len(found) == 1
-    assert "passes an epoch to StepLR: the argument is deprecated" in found[0]
+    assert "hands `epoch` to StepLR, which takes it as its epoch position: the argument is " \
+        "deprecated" in found[0]
 
 
 def test_no_epoch_no_lrd006_on_a_choice() -> None:

@@ -216,7 +216,7 @@ def fitter(tmp_path, monkeypatch, after_build: str = "self.cfg.per_batch = False
 def test_the_option_that_reaches_the_call_is_named(tmp_path, monkeypatch) -> None:
     found, (message,) = fitter(tmp_path, monkeypatch)
     assert ("train.py", line_of(FITTER, "self.scheduler.step(epoch + step"), "LRD006") in found
-    assert "passes an epoch to CosineAnnealingLR:" in message
+    assert "to CosineAnnealingLR, which takes it as its epoch position:" in message
 
 
 def test_an_option_whose_branch_turns_the_call_off_is_no_finding(tmp_path, monkeypatch) -> None:
@@ -283,6 +283,6 @@ def test_both_options_that_reach_the_call_are_named(tmp_path, monkeypatch) -> No
     # the warm-up's branch leaves the flag on: the call runs with either scheduler, and the
     # finding names both (it named the first option only)
     _, (message,) = fitter(tmp_path, monkeypatch, after_build="self.cfg.logged = False")
-    assert ("passes an epoch to CosineAnnealingLR or a subclass of "
+    assert ("to CosineAnnealingLR or a subclass of "
             "torch.optim.lr_scheduler.LRScheduler that keeps its step() (whichever the "
             "setting picks)") in message

@@ -46,6 +46,12 @@ def display_path(path: str) -> str:
     return absolute if rel.startswith("..") else rel
 
 
+def line_at(path: str | None, line: int | None, here: str) -> str:
+    """``line 12`` for a line of the reported file ``here``, ``utils/sched.py:12`` for a line
+    of another file (a bare line number there would read as one of the reported file)."""
+    return f"line {line}" if not path or path == here else f"{display_path(path)}:{line}"
+
+
 class ProjectLoader(ModuleLoader):
     """Resolves qualified names to modules of the project the checked file belongs to."""
 

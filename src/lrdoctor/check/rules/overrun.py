@@ -28,6 +28,7 @@ from lrdoctor.check.horizon import (
 )
 from lrdoctor.check.index import Scope, dotted, origin
 from lrdoctor.check.model import Event, Loop, exclusive
+from lrdoctor.check.project import line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.values import Obj, UnionVal
 from lrdoctor.schedulers import SCHEDULERS
@@ -171,7 +172,8 @@ def horizon_divided_by_batch_size_twice(ctx: FileContext) -> Iterator[Diagnostic
             path, node = (where.module.path, division) if where is not None else (e.path, e.node)
             yield Diagnostic.at(
                 "LRD010",
-                f"{cls}({param}=...) is stepped after every batch (line {e.line}), but its "
+                f"{cls}({param}=...) is stepped after every batch "
+                f"({line_at(e.path, e.line, path)}), but its "
                 f"horizon divides `{ast.unparse(division.left)}` - already a number of batches - "
                 f"by the loader's batch size `{ast.unparse(divisor)}` again "
                 f"(`{ast.unparse(division)}`): it is about batch_size times too short, so the "
@@ -351,8 +353,9 @@ def epoch_horizon_stepped_at_several_sites(ctx: FileContext) -> Iterator[Diagnos
         yield Diagnostic.at(
             "LRD010",
             f"{cls}({param}={ast.unparse(horizon)}) is sized to the {ast.unparse(count)} passes of the "
-            f"epoch loop (line {loop.line}), but `{ast.unparse(first.node)}` (line "
-            f"{first.line}) runs up to {per_pass} times a pass (reached from lines {where}, "
+            f"epoch loop ({line_at(loop.path, loop.line, first.path)}), but "
+            f"`{ast.unparse(first.node)}` (line {first.line}) runs up to {per_pass} times a pass "
+            f"(reached from lines {where}, "
             f"evaluation passes included), so the schedule reaches its end early and is then "
             f"stepped past it: {_consequence(sched)}. Step it once per epoch, outside the "
             f"function that also serves evaluation, or size the horizon to the real count",
@@ -464,9 +467,10 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         more = "one pass more" if extra == 1 else f"{extra} passes more"
         yield Diagnostic.at(
             "LRD010",
-            f"OneCycleLR(epochs={ast.unparse(epochs)}) (line {sched.line}) is stepped after "
-            f"every batch of `{ast.unparse(found[1].args[0])}` (line {e.line}), but the epoch "
-            f"loop (line {epoch_loop.line}) runs over `{ast.unparse(node.iter)}`, {more} than "
+            f"OneCycleLR(epochs={ast.unparse(epochs)}) ({line_at(sched.path, sched.line, e.path)}) "
+            f"is stepped after every batch of `{ast.unparse(found[1].args[0])}` (line {e.line}), "
+            f"but the epoch loop ({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs "
+            f"over `{ast.unparse(node.iter)}`, {more} than "
             f"the epochs it was sized for: its epochs * steps_per_epoch steps are spent before "
             f"the last pass, and {_consequence(sched)}. Give OneCycleLR the loop's count of "
             f"epochs",
@@ -544,10 +548,12 @@ def horizon_spent_again_by_an_outer_loop(ctx: FileContext) -> Iterator[Diagnosti
             f"{outer.passes} x {per_pass} steps"
         yield Diagnostic.at(
             "LRD010",
-            f"{cls}({param}={short_source(horizon)}) is built once (line {sched.line}) and "
-            f"stepped once per pass of the loop over `{inner.over}` (line {inner.line}), "
-            f"which runs again on each of the {outer.passes} passes of the loop over "
-            f"`{outer.over}` (line {outer.line}) without the schedule being started over: "
+            f"{cls}({param}={short_source(horizon)}) is built once "
+            f"({line_at(sched.path, sched.line, e.path)}) and stepped once per pass of the loop "
+            f"over `{inner.over}` ({line_at(inner.path, inner.line, e.path)}), which runs again "
+            f"on each of the {outer.passes} passes of the loop over `{outer.over}` "
+            f"({line_at(outer.path, outer.line, e.path)}) without the schedule being started "
+            "over: "
             f"{spent}, past its "
             f"horizon, so {_consequence(sched)}. Build the scheduler inside the outer loop, or "
             f"size {param} to the whole run",

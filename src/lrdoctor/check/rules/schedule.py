@@ -37,7 +37,7 @@ from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import _holds as holds_line
 from lrdoctor.check.position import built_at_a_position, replays_to_resume
-from lrdoctor.check.project import display_path, lightning_accumulation
+from lrdoctor.check.project import display_path, lightning_accumulation, line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import (
     block_of,
@@ -123,12 +123,15 @@ def _plain_step(e: Event) -> bool:
     return not e.info.get("nargs") and not e.info.get("kwargs")
 
 
-def _loop_where(loop: Loop) -> str:
+def _loop_where(loop: Loop, here: str = "") -> str:
+    """The loop and its line; given the reported file ``here``, a loop of another file (the
+    step in a helper, the loop in its caller) carries its path."""
+    at = line_at(loop.path, loop.line, here or loop.path)
     if loop.granularity == "batch":
-        return f"the batch loop over `{loop.over}` (line {loop.line})"
+        return f"the batch loop over `{loop.over}` ({at})"
     if loop.granularity == "epoch":
-        return f"the epoch loop (line {loop.line})"
-    return f"the loop over `{loop.over}` (line {loop.line})"
+        return f"the epoch loop ({at})"
+    return f"the loop over `{loop.over}` ({at})"
 
 
 # -- LRD001 ------------------------------------------------------------------------------------
@@ -167,14 +170,22 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             told = "" if ahead is None else (
                 f" and is told position {ahead} on the first pass, so position 0 is never "
                 "trained with")
+            # the scheduler's own optimizer, stepped right after it by a call lrdoctor could
+            # not model, is the update it runs before (not another optimizer's, later)
+            own = _own_unmodelled_update(ctx, e, updates)
+            line, path = (own.lineno, e.path) if own is not None else (first.line, first.path)
+            place = _cited_line(e, path, line).removeprefix(", ")
+            if own is not None:
+                what = f"`{ast.unparse(own)}`"
+                place += ", the update of its own optimizer"
             yield Diagnostic.at(
                 "LRD001",
-                f"`{called}` runs before {what} (line {first.line}) in each "
-                f"iteration of {_loop_where(loop)}{told}: the schedule advances before any "
-                "update used its first LR value",
+                f"`{called}` runs before {what} ({place}) in each "
+                f"iteration of {_loop_where(loop, e.path)}{told}: the schedule advances "
+                "before any update used its first LR value",
                 e.path,
                 e.node,
-                evidence={"update_line": first.line, "update_path": first.path},
+                evidence={"update_line": line, "update_path": path},
             )
 
 
@@ -184,13 +195,23 @@ def _unmodelled_update_before(ctx: FileContext, e: Event, updates: list[Event]) 
     calls ``.step()`` on something named as an optimizer just before, a call lrdoctor could not
     model as an update (``self.optimizer.step(); self.lr_scheduler.step()``): the update that
     scheduler follows is that one, not a later update of another optimizer in the same pass."""
+    return bool(_unmodelled_updates(ctx, e, updates)[0])
+
+
+def _unmodelled_updates(ctx: FileContext, e: Event,
+                        updates: list[Event]) -> tuple[list[ast.Call], list[ast.Call]]:
+    """For a scheduler whose optimizer is not known, the ``.step()`` calls with no argument on
+    something named as an optimizer that the trace did not model as updates, in the block
+    that steps the scheduler: (those before the step, those after it)."""
     sched = e.obj
+    before: list[ast.Call] = []
+    after: list[ast.Call] = []
     if sched is None or sched.optimizer is not None or not isinstance(e.node, ast.Call):
-        return False
+        return before, after
     tree = ctx.tree_of(e.path)
     around = function_around(tree, e.node) if tree is not None else None
     if around is None:
-        return False
+        return before, after
     modelled = {id(u.node) for u in updates}
     for node in ast.walk(around):
         for field in ("body", "orelse", "finalbody"):
@@ -201,15 +222,43 @@ def _unmodelled_update_before(ctx: FileContext, e: Event, updates: list[Event]) 
                           if isinstance(stmt, ast.Expr) and stmt.value is e.node), None)
             if index is None:
                 continue
-            for stmt in block[:index]:
+            for i, stmt in enumerate(block):
                 call = stmt.value if isinstance(stmt, ast.Expr) else None
-                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                if i != index and isinstance(call, ast.Call) \
+                        and isinstance(call.func, ast.Attribute) \
                         and call.func.attr == "step" and not call.args and not call.keywords \
                         and id(call) not in modelled \
                         and names.guess_kind_from_name(dotted(call.func.value) or "") \
                         == "optimizer":
-                    return True
-    return False
+                    (before if i < index else after).append(call)
+    return before, after
+
+
+def _own_unmodelled_update(ctx: FileContext, e: Event, updates: list[Event]) -> ast.Call | None:
+    """The update after ``e``, in the block that steps the scheduler, of the optimizer the
+    scheduler was built on, when lrdoctor could not model it (see _unmodelled_updates): the
+    call of ``.step()`` on the expression handed to the scheduler's constructor
+    (``OneCycleLR(self.optimizer, ...)``, then ``self.optimizer.step()``), both in one class
+    of the reported file (or both outside any class)."""
+    sched = e.obj
+    if sched is None or sched.call is None or sched.path != e.path:
+        return None
+    given = sched.call.args[0] if sched.call.args else next(
+        (k.value for k in sched.call.keywords if k.arg == "optimizer"), None)
+    tree = ctx.tree_of(e.path)
+    if given is None or tree is None:
+        return None
+    text = ast.unparse(given)
+
+    def owner(node: ast.AST) -> ast.ClassDef | None:
+        return next((c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                     and c.lineno <= getattr(node, "lineno", 0) <= (c.end_lineno or 0)
+                     and any(n is node for n in ast.walk(c))), None)
+
+    built_in = owner(sched.call)
+    return next((call for call in _unmodelled_updates(ctx, e, updates)[1]
+                 if isinstance(call.func, ast.Attribute)
+                 and ast.unparse(call.func.value) == text and owner(call) is built_in), None)
 
 
 # the words of a test under which a step before training repositions a resumed schedule
@@ -254,7 +303,8 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
     return Diagnostic.at(
         "LRD001",
         f"`{receiver(e)}.step()` runs once before the training loop, before any {what} "
-        f"(first at line {first.line}, in {_loop_where(first.loop)}): the schedule advances "
+        f"(first at {line_at(first.path, first.line, e.path)}, in "
+        f"{_loop_where(first.loop, e.path)}): the schedule advances "
         "before any update used its first LR value, so every later value comes one step "
         "early; remove it, or step only after the updates",
         e.path,
@@ -825,7 +875,8 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
         if gamma is not None:
             yield Diagnostic.at(
                 "LRD002",
-                f"ExponentialLR(gamma={gamma:g}) (line {sched.line}) is the scheduler of "
+                f"ExponentialLR(gamma={gamma:g}) ({line_at(sched.path, sched.line, path)}) is the "
+                "scheduler of "
                 f"{trainer}: {_per_step_decay(gamma, 'update', 'updates')}",
                 path,
                 node,
@@ -835,7 +886,8 @@ def _hf_trainer_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
         if h.unit == "epoch" or (_small_literal(sched, h) and not _beyond_epochs(h, epochs)):
             yield Diagnostic.at(
                 "LRD002",
-                f"{label(sched, h)} (line {sched.line}) is the scheduler of {trainer}, but "
+                f"{label(sched, h)} ({line_at(sched.path, sched.line, path)}) is the scheduler of "
+                f"{trainer}, but "
                 f"its horizon ({h.described}) is sized in epochs: "
                 f"{_epoch_consequence(sched, h)}",
                 path,
@@ -1702,7 +1754,8 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
                     "with \"interval\": \"epoch\""
                 yield Diagnostic.at(
                     "LRD003",
-                    f"{label(sched, h)} (line {sched.line}) is returned from "
+                    f"{label(sched, h)} ({line_at(sched.path, sched.line, path)}) is returned "
+                    "from "
                     f"configure_optimizers {how}: Lightning steps it once per epoch, but its "
                     f"horizon is counted in batches; {_batch_consequence(sched)}",
                     path,
@@ -1713,7 +1766,8 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
                 assert gamma is not None
                 yield Diagnostic.at(
                     "LRD002",
-                    f"ExponentialLR(gamma={gamma:g}) (line {sched.line}) is returned with "
+                    f"ExponentialLR(gamma={gamma:g}) ({line_at(sched.path, sched.line, path)}) is "
+                    "returned with "
                     f"\"interval\": \"step\", so Lightning steps it every batch: "
                     f"{_per_step_decay(gamma, 'batch', 'batches')}",
                     path,
@@ -1722,7 +1776,8 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
             elif interval == "step" and (h.unit == "epoch" or _small_literal(sched, h)):
                 yield Diagnostic.at(
                     "LRD002",
-                    f"{label(sched, h)} (line {sched.line}) is returned with \"interval\": "
+                    f"{label(sched, h)} ({line_at(sched.path, sched.line, path)}) is returned "
+                    "with \"interval\": "
                     f"\"step\", so Lightning steps it every batch, but its horizon "
                     f"({h.described}) is sized in epochs: {_epoch_consequence(sched, h)}",
                     path,
@@ -2136,7 +2191,7 @@ def _cited_validation(ctx: FileContext, e: Event, evidence: list[str]) -> tuple[
 
 
 def _cited_line(e: Event, path: str, line: int) -> str:
-    return f", line {line}" if path == e.path else f", {display_path(path)}:{line}"
+    return f", {line_at(path, line, e.path)}"
 
 
 def _run_loop(e: Event) -> Loop | None:
@@ -3066,10 +3121,16 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
         target = targets[0] if len(targets) == 1 else \
             f"{' or '.join(sorted(targets))} (whichever the setting picks)"
+        # what the call hands over is whatever `arg` holds (a validation loss, sometimes):
+        # the scheduler takes it as its epoch position, which is what the message says
+        value = f"`{ast.unparse(arg)}`"
+        if _reads_a_metric(arg):
+            value += " (a loss or score, not an epoch count)"
         yield Diagnostic.at(
             "LRD006",
-            f"`{receiver(e)}.step({given})` passes an epoch to {target}"
-            ": the argument is deprecated and switches to the closed-form formula; drop it and "
+            f"`{receiver(e)}.step({given})` hands {value} to {target}, which takes it as its "
+            "epoch position: the argument is deprecated and switches to the closed-form "
+            "formula; drop it and "
             f"call `{receiver(e)}.step()` where it is called now",
             e.path,
             e.node,
@@ -3392,8 +3453,10 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 opt = a.optimizer.name if a.optimizer and a.optimizer.name else "the optimizer"
                 yield Diagnostic.at(
                     "LRD012",
-                    f"{a.cls} `{receiver(x)}` (line {a.line}) and {b.cls} `{receiver(y)}` "
-                    f"(line {b.line}) both step `{opt}` independently: {why}",
+                    f"{a.cls} `{receiver(x)}` ({line_at(a.path, a.line, later.path)}) and {b.cls} "
+                    f"`{receiver(y)}` "
+                    f"({line_at(b.path, b.line, later.path)}) both step `{opt}` independently: "
+                    f"{why}",
                     later.path,
                     later.node,
                 )
@@ -3428,8 +3491,9 @@ def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | N
     opt = swa.optimizer.name if swa.optimizer and swa.optimizer.name else "the optimizer"
     return Diagnostic.at(
         "LRD012",
-        f"SWALR `{receiver(x)}` (line {swa.line}) and {other.cls} `{receiver(y)}` (line "
-        f"{other.line}) both step `{opt}`: once SWA starts, SWALR holds the LR at swa_lr, but "
+        f"SWALR `{receiver(x)}` ({line_at(swa.path, swa.line, later.path)}) and {other.cls} "
+        f"`{receiver(y)}` ({line_at(other.path, other.line, later.path)}) both step "
+        f"`{opt}`: once SWA starts, SWALR holds the LR at swa_lr, but "
         f"`{receiver(y)}.step()` still runs on every pass and moves it away, so the SWA epochs "
         "train with neither schedule; step one or the other (`if epoch > swa_start: "
         f"{receiver(x)}.step()` / `else: {receiver(y)}.step()`)",
@@ -3523,7 +3587,8 @@ def _stepped_by_the_engine_too(calls: list[Event], sched: Obj) -> Iterator[Diagn
             yield Diagnostic.at(
                 "LRD012",
                 f"{sched.label} `{receiver(own)}` was handed to deepspeed.initialize, so "
-                f"`{receiver(engine)}.step()` (line {engine.line}) already steps it after every "
+                f"`{receiver(engine)}.step()` ({line_at(engine.path, engine.line, own.path)}) "
+                "already steps it after every "
                 "update; stepping it here too advances it two steps per update: drop this "
                 "call or do not hand the scheduler to DeepSpeed",
                 own.path,
@@ -3571,7 +3636,8 @@ def stepped_by_lightning_too(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD012",
                 f"{own.obj.label} `{receiver(own)}` is returned from configure_optimizers "
-                f"(line {lightning.line}), so Lightning already steps it {when_}; stepping it "
+                f"({line_at(lightning.path, lightning.line, own.path)}), so Lightning already "
+                f"steps it {when_}; stepping it "
                 f"here too ({'on every batch' if mine == 'batch' else 'once per epoch'}) "
                 f"advances it {how}: "
                 "drop this call, or set `self.automatic_optimization = False` to step it "
@@ -3600,9 +3666,12 @@ def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic
             member = own.obj
             yield Diagnostic.at(
                 "LRD012",
-                f"{member.cls} `{receiver(own)}` (line {member.line}) is one of the schedulers "
-                f"of {composite.cls} `{receiver(c)}` (line {composite.line}), whose step() "
-                f"(line {c.line}) already steps it; stepping it here as well advances it twice "
+                f"{member.cls} `{receiver(own)}` ({line_at(member.path, member.line, own.path)}) "
+                "is one of the schedulers "
+                f"of {composite.cls} `{receiver(c)}` "
+                f"({line_at(composite.path, composite.line, own.path)}), whose step() "
+                f"({line_at(c.path, c.line, own.path)}) already steps it; stepping it here as "
+                "well advances it twice "
                 f"(or moves it before its turn): step only the {composite.cls}",
                 own.path,
                 own.node,
@@ -3723,19 +3792,50 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         if any(e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
                and e.obj.optimizer is new for e in root):
             continue
-        e = stale[0]
-        sched = e.obj
-        assert sched is not None
+        # one step per option of a scheduler choice: a constant option (`LambdaLR(opt,
+        # lambda _: 1.0)`) loses nothing when left on the old optimizer, the others lose
+        # their schedule; only those are named, and none left is no finding
+        losing: list[Obj] = []
+        for x in stale:
+            if x.obj is not None and x.obj not in losing and not _constant_factor(x.obj):
+                losing.append(x.obj)
+        if not losing:
+            continue
+        e = next(x for x in stale if x.obj is losing[0])
+        here = e.path
+        drivers = f"{losing[0].label}, {line_at(losing[0].path, losing[0].line, here)}" \
+            if len(losing) == 1 else " or ".join(
+                f"{o.label} at {line_at(o.path, o.line, here)}" for o in losing
+            ) + ", whichever the setting picks"
         yield Diagnostic.at(
             "LRD014",
-            f"`{receiver(e)}` ({sched.label}, line {sched.line}) still drives the optimizer "
-            f"built at line {old.line}, but `{r.info['name']}` was replaced at line {r.line} "
-            "and the new optimizer is the one being stepped: it trains at a constant LR",
+            f"`{receiver(e)}` ({drivers}) still drives the optimizer built at "
+            f"{line_at(old.path, old.line, here)}, but `{r.info['name']}` was replaced at "
+            f"{line_at(r.path, r.line, here)} and the new optimizer is the one being stepped: "
+            "it trains at a constant LR",
             e.path,
             e.node,
         )
     yield from _second_instance(ctx)
     yield from _own_configure_optimizers(ctx)
+
+
+def _constant_factor(sched: Obj) -> bool:
+    """A LambdaLR or MultiplicativeLR built on a ``lambda`` whose body is a number
+    (``LambdaLR(opt, lambda step: 1.0)``), or the project's constant scheduler: every position
+    has the same LR, so the schedule has nothing to lose."""
+    if project_constant(sched):
+        return True
+    call = sched.call
+    if sched.cls not in ("LambdaLR", "MultiplicativeLR") or call is None:
+        return False
+    given = call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "lr_lambda"), None)
+    if sched.cls == "MultiplicativeLR":
+        return isinstance(given, ast.Lambda) and isinstance(given.body, ast.Constant) \
+            and given.body.value == 1
+    return isinstance(given, ast.Lambda) and isinstance(given.body, ast.Constant) \
+        and type(given.body.value) in (int, float)
 
 
 def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
@@ -3807,9 +3907,10 @@ def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
         reported.add(sched.id)
         yield Diagnostic.at(
             "LRD014",
-            f"`{receiver(e)}` ({sched.label}, line {sched.line}) drives its own {old.cls} "
-            f"(line {old.line}, built again when the scheduler was built), but the loop steps "
-            f"another instance from the same line (step at line {stepped.line}): the LR being "
+            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, e.path)}) "
+            f"drives its own {old.cls} ({line_at(old.path, old.line, e.path)}, built again "
+            "when the scheduler was built), but the loop steps another instance from the same "
+            f"line (step at {line_at(stepped.path, stepped.line, e.path)}): the LR being "
             "trained never changes; build the scheduler on the optimizer that is stepped",
             e.path,
             e.node,
@@ -3848,15 +3949,17 @@ def _own_configure_optimizers(ctx: FileContext) -> Iterator[Diagnostic]:
         e = steps[0]
         sched = e.obj
         assert sched is not None
+        here = sched.path if sched.call is not None and sched.path else e.path
         yield Diagnostic.at(
             "LRD014",
-            f"`{receiver(e)}` ({sched.label}, line {sched.line}) drives the optimizer returned by "
-            f"this module's own call to configure_optimizers() (line {r.line}); Lightning calls "
+            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, here)}) drives "
+            "the optimizer returned by this module's own call to configure_optimizers() "
+            f"({line_at(r.path, r.line, here)}); Lightning calls "
             "configure_optimizers() itself and steps the optimizer of its call, so this schedule "
             "never changes the LR being trained: return the scheduler from "
             "configure_optimizers() instead",
             # at the scheduler's constructor, where the wrong optimizer is handed over
-            sched.path if sched.call is not None and sched.path else e.path,
+            here,
             sched.call if sched.call is not None and sched.path else e.node,
         )
 
@@ -4277,8 +4380,10 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         assert loop is not None
         yield Diagnostic.at(
             "LRD017",
-            f"`{receiver(second)}.step()` runs here and again at line {first.line} in one pass "
-            f"through {_loop_where(loop)}, while its optimizer steps once (line {update.line}): "
+            f"`{receiver(second)}.step()` runs here and again at "
+            f"{line_at(first.path, first.line, second.path)} in one pass "
+            f"through {_loop_where(loop, second.path)}, while its optimizer steps once "
+            f"({line_at(update.path, update.line, second.path)}): "
             "the schedule advances twice per update (one sized in updates is spent halfway "
             "through training)",
             second.path,
@@ -4338,7 +4443,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD017",
                 f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, but "
-                f"the optimizer steps only when `{_holds(guard)}` (line {u.line}): the schedule "
+                f"the optimizer steps only when `{_holds(guard)}` "
+                f"({line_at(u.path, u.line, e.path)}): the schedule "
                 "advances once per micro-batch, faster than the updates it is meant to follow",
                 e.path,
                 e.node,
