@@ -29,6 +29,7 @@ from lrdoctor.check.horizon import (
     lr_factor,
     project_constant,
     project_horizons,
+    project_recomputes,
     short_source,
 )
 from lrdoctor.check.index import dotted
@@ -3356,7 +3357,9 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
         for e in events:
             s = e.obj
             if (
-                e.kind == "sched_step" and s is not None and not s.guessed
+                e.kind == "sched_step" and s is not None
+                # the project's own subclass of torch's base is judged by what its get_lr reads
+                and (not s.guessed or project_recomputes(s) is not None)
                 and s.optimizer is not None and s.origin != "timm" and not s.in_composite
                 and not s.members
             ):
@@ -3376,7 +3379,7 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 if why is None:
                     continue
                 if "ReduceLROnPlateau" in (a.cls, b.cls) and not (
-                        recomputes_lr(a.cls) or recomputes_lr(b.cls)):
+                        _recomputes(a) or _recomputes(b)):
                     continue  # a plateau only cuts the LR in place: it composes with the other
                 pair = next(
                     ((x, y) for x in steps[a] for y in steps[b]
@@ -3392,7 +3395,8 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 opt = a.optimizer.name if a.optimizer and a.optimizer.name else "the optimizer"
                 yield Diagnostic.at(
                     "LRD012",
-                    f"{a.cls} `{receiver(x)}` (line {a.line}) and {b.cls} `{receiver(y)}` "
+                    f"{_class_of(a)} `{receiver(x)}` (line {a.line}) and {_class_of(b)} "
+                    f"`{receiver(y)}` "
                     f"(line {b.line}) both step `{opt}` independently: {why}",
                     later.path,
                     later.node,
@@ -3440,15 +3444,15 @@ def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | N
 
 def _why_competing(a: Obj, b: Obj) -> str | None:
     """What goes wrong when ``a`` and ``b`` step one optimizer back to back, or None."""
-    ra, rb = recomputes_lr(a.cls), recomputes_lr(b.cls)
+    ra, rb = _recomputes(a), _recomputes(b)
     if ra is None or rb is None:
         return None  # a class lrdoctor does not know: it may well be chainable
     if ra or rb:
         eraser = a if ra else b
         other = b if ra else a
         return (
-            f"{eraser.cls} recomputes the LR from its base value at every step, erasing "
-            f"what {other.cls} did; combine them with SequentialLR or ChainedScheduler"
+            f"{_class_of(eraser)} recomputes the LR from its base value at every step, erasing "
+            f"what {_class_of(other)} did; combine them with SequentialLR or ChainedScheduler"
         )
     for decay, warmup in ((a, b), (b, a)):
         after = _sized_after(decay, warmup)
@@ -3459,6 +3463,21 @@ def _why_competing(a: Obj, b: Obj) -> str | None:
                 "hand over with SequentialLR(..., milestones=[warm-up length])"
             )
     return None  # chainable schedulers stepped together are a ChainedScheduler
+
+
+def _class_of(sched: Obj) -> str:
+    """The scheduler's class for messages: the torch or library class, else the project's
+    own class it was built from, else the name it is bound to."""
+    if sched.cls:
+        return sched.cls
+    return sched.project[0].name if sched.project is not None else sched.label
+
+
+def _recomputes(sched: Obj) -> bool | None:
+    """recomputes_lr for the class, or for the project's own subclass of torch's scheduler
+    base what its get_lr() reads (see project_recomputes)."""
+    known = recomputes_lr(sched.cls)
+    return known if known is not None else project_recomputes(sched)
 
 
 def _sized_after(decay: Obj, warmup: Obj) -> str | None:
@@ -3601,9 +3620,9 @@ def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic
             yield Diagnostic.at(
                 "LRD012",
                 f"{member.cls} `{receiver(own)}` (line {member.line}) is one of the schedulers "
-                f"of {composite.cls} `{receiver(c)}` (line {composite.line}), whose step() "
+                f"of {_class_of(composite)} `{receiver(c)}` (line {composite.line}), whose step() "
                 f"(line {c.line}) already steps it; stepping it here as well advances it twice "
-                f"(or moves it before its turn): step only the {composite.cls}",
+                f"(or moves it before its turn): step only the {_class_of(composite)}",
                 own.path,
                 own.node,
             )
