@@ -3381,10 +3381,17 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 if "ReduceLROnPlateau" in (a.cls, b.cls) and not (
                         _recomputes(a) or _recomputes(b)):
                     continue  # a plateau only cuts the LR in place: it composes with the other
+                # both on every pass; or the one that recomputes the LR on every pass and the
+                # other only on some (`if epoch >= warmup_epochs: decay.step()` beside a
+                # warm-up LambdaLR that is never stopped): each decay is erased at the
+                # eraser's next step all the same
+                ra, rb = _recomputes(a), _recomputes(b)
                 pair = next(
                     ((x, y) for x in steps[a] for y in steps[b]
                      if x.loop is not None and y.loop is not None and _share_a_loop(x, y)
-                     and _unconditional(x) and _unconditional(y) and not exclusive(x, y)),
+                     and (_unconditional(x) and (_unconditional(y) or bool(ra))
+                          or _unconditional(y) and bool(rb))
+                     and not exclusive(x, y)),
                     None,
                 )
                 if pair is None:
