@@ -793,6 +793,28 @@ def project_constant(sched: Obj) -> bool:
     return closed is None or _returns_base_lrs(closed[0])
 
 
+def project_recomputes(sched: Obj) -> bool | None:
+    """For a scheduler built from the project's own subclass of torch's scheduler base that
+    keeps torch's ``step()``: True when its ``get_lr()`` computes every LR from
+    ``self.base_lrs`` and never reads the LR already in the param groups (the WarmUpLR of the
+    pytorch-cifar100 lineage: ``base_lr * self.last_epoch / self.total_iters``), so each step
+    overwrites whatever another scheduler of the optimizer did since (as LambdaLR does); False
+    when it reads the param groups (PyTorch's chainable form); None when it is not such a
+    class or its ``get_lr()`` reads neither."""
+    if sched.project is None:
+        return None
+    cls = sched.project[0]
+    if cls.find("step") is not None:
+        return None  # a step() of the project's own: what it writes is not get_lr()'s
+    found = cls.find("get_lr")
+    if found is None:
+        return None
+    texts = {dotted(n) for n in ast.walk(found[0]) if isinstance(n, ast.Attribute)}
+    if any(t is not None and t.endswith("param_groups") for t in texts):
+        return False
+    return True if "self.base_lrs" in texts else None
+
+
 def _returns_base_lrs(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """The method's body (past a docstring) is one ``return`` of ``self.base_lrs``, a copy of
     it (``list(self.base_lrs)``) or a comprehension that yields each base LR unchanged."""

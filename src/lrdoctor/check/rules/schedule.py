@@ -29,6 +29,7 @@ from lrdoctor.check.horizon import (
     lr_factor,
     project_constant,
     project_horizons,
+    project_recomputes,
     short_source,
 )
 from lrdoctor.check.index import dotted
@@ -3417,7 +3418,9 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
         for e in events:
             s = e.obj
             if (
-                e.kind == "sched_step" and s is not None and not s.guessed
+                e.kind == "sched_step" and s is not None
+                # the project's own subclass of torch's base is judged by what its get_lr reads
+                and (not s.guessed or project_recomputes(s) is not None)
                 and s.optimizer is not None and s.origin != "timm" and not s.in_composite
                 and not s.members
             ):
@@ -3437,12 +3440,19 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 if why is None:
                     continue
                 if "ReduceLROnPlateau" in (a.cls, b.cls) and not (
-                        recomputes_lr(a.cls) or recomputes_lr(b.cls)):
+                        _recomputes(a) or _recomputes(b)):
                     continue  # a plateau only cuts the LR in place: it composes with the other
+                # both on every pass; or the one that recomputes the LR on every pass and the
+                # other only on some (`if epoch >= warmup_epochs: decay.step()` beside a
+                # warm-up LambdaLR that is never stopped): each decay is erased at the
+                # eraser's next step all the same
+                ra, rb = _recomputes(a), _recomputes(b)
                 pair = next(
                     ((x, y) for x in steps[a] for y in steps[b]
                      if x.loop is not None and y.loop is not None and _share_a_loop(x, y)
-                     and _unconditional(x) and _unconditional(y) and not exclusive(x, y)),
+                     and (_unconditional(x) and (_unconditional(y) or bool(ra))
+                          or _unconditional(y) and bool(rb))
+                     and not exclusive(x, y)),
                     None,
                 )
                 if pair is None:
@@ -3453,8 +3463,8 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 opt = a.optimizer.name if a.optimizer and a.optimizer.name else "the optimizer"
                 yield Diagnostic.at(
                     "LRD012",
-                    f"{a.cls} `{receiver(x)}` ({line_at(a.path, a.line, later.path)}) and {b.cls} "
-                    f"`{receiver(y)}` "
+                    f"{_class_of(a)} `{receiver(x)}` ({line_at(a.path, a.line, later.path)}) "
+                    f"and {_class_of(b)} `{receiver(y)}` "
                     f"({line_at(b.path, b.line, later.path)}) both step `{opt}` independently: "
                     f"{why}",
                     later.path,
@@ -3504,15 +3514,15 @@ def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | N
 
 def _why_competing(a: Obj, b: Obj) -> str | None:
     """What goes wrong when ``a`` and ``b`` step one optimizer back to back, or None."""
-    ra, rb = recomputes_lr(a.cls), recomputes_lr(b.cls)
+    ra, rb = _recomputes(a), _recomputes(b)
     if ra is None or rb is None:
         return None  # a class lrdoctor does not know: it may well be chainable
     if ra or rb:
         eraser = a if ra else b
         other = b if ra else a
         return (
-            f"{eraser.cls} recomputes the LR from its base value at every step, erasing "
-            f"what {other.cls} did; combine them with SequentialLR or ChainedScheduler"
+            f"{_class_of(eraser)} recomputes the LR from its base value at every step, erasing "
+            f"what {_class_of(other)} did; combine them with SequentialLR or ChainedScheduler"
         )
     for decay, warmup in ((a, b), (b, a)):
         after = _sized_after(decay, warmup)
@@ -3523,6 +3533,21 @@ def _why_competing(a: Obj, b: Obj) -> str | None:
                 "hand over with SequentialLR(..., milestones=[warm-up length])"
             )
     return None  # chainable schedulers stepped together are a ChainedScheduler
+
+
+def _class_of(sched: Obj) -> str:
+    """The scheduler's class for messages: the torch or library class, else the project's
+    own class it was built from, else the name it is bound to."""
+    if sched.cls:
+        return sched.cls
+    return sched.project[0].name if sched.project is not None else sched.label
+
+
+def _recomputes(sched: Obj) -> bool | None:
+    """recomputes_lr for the class, or for the project's own subclass of torch's scheduler
+    base what its get_lr() reads (see project_recomputes)."""
+    known = recomputes_lr(sched.cls)
+    return known if known is not None else project_recomputes(sched)
 
 
 def _sized_after(decay: Obj, warmup: Obj) -> str | None:
@@ -3668,11 +3693,11 @@ def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic
                 "LRD012",
                 f"{member.cls} `{receiver(own)}` ({line_at(member.path, member.line, own.path)}) "
                 "is one of the schedulers "
-                f"of {composite.cls} `{receiver(c)}` "
+                f"of {_class_of(composite)} `{receiver(c)}` "
                 f"({line_at(composite.path, composite.line, own.path)}), whose step() "
                 f"({line_at(c.path, c.line, own.path)}) already steps it; stepping it here as "
                 "well advances it twice "
-                f"(or moves it before its turn): step only the {composite.cls}",
+                f"(or moves it before its turn): step only the {_class_of(composite)}",
                 own.path,
                 own.node,
             )
