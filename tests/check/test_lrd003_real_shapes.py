@@ -1,0 +1,349 @@
+"""LRD003 in the shapes real training code writes: a schedule counted in batches
+(OneCycleLR over epochs * len(loader), CyclicLR, a Hugging Face warm-up to
+num_training_steps = len(loader) * epochs) stepped once per epoch, through a helper, an
+epoch-end hook, a callback or a trainer method, is reported; a schedule sized in epochs
+(OneCycleLR(epochs=E, steps_per_epoch=1), total_steps=epochs, num_training_steps=num_epochs,
+warm-ups in epochs, timm's t_initial=epochs) stepped per epoch, or a batch-sized one stepped
+per batch inside a helper, is silent.
+
+A builder's parameter is read by what its caller fills it with, as an assignment is by its
+value: `make_scheduler(opt, 2, args.epochs)` into a parameter named `num_training_steps` sizes
+the schedule in epochs, `build(opt, n_epochs * len(loader))` into one named `epochs` in
+batches."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.check.helpers import codes
+
+HEAD = '''
+import argparse
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from torch.optim.lr_scheduler import OneCycleLR, CosineAnnealingLR, CyclicLR, LambdaLR
+data = TensorDataset(torch.randn(512, 16), torch.randn(512, 1))
+loader = DataLoader(data, batch_size=16, shuffle=True)
+model = torch.nn.Linear(16, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+def train_batches():
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+'''
+
+SILENT = {
+    "onecycle_spe1": """
+epochs = 30
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=1)
+for epoch in range(epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "onecycle_total_epochs": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=40)
+args = parser.parse_args()
+scheduler = OneCycleLR(optimizer, max_lr=0.1, total_steps=args.epochs)
+for epoch in range(args.epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "onecycle_total_neutral": """
+cfg = {"num_epochs": 50, "lr": 0.1}
+n = cfg["num_epochs"]
+scheduler = OneCycleLR(optimizer, max_lr=cfg["lr"], total_steps=n, pct_start=0.2)
+for epoch in range(n):
+    train_batches()
+    scheduler.step()
+""",
+    "hf_cosine_epochs": """
+from transformers import get_cosine_schedule_with_warmup
+warmup_epochs, num_epochs = 3, 60
+scheduler = get_cosine_schedule_with_warmup(optimizer, num_warmup_steps=warmup_epochs, num_training_steps=num_epochs)
+for epoch in range(num_epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "hf_linear_positional": """
+from transformers import get_linear_schedule_with_warmup
+class Cfg:
+    max_epochs = 20
+    warmup_epochs = 2
+cfg = Cfg()
+scheduler = get_linear_schedule_with_warmup(optimizer, cfg.warmup_epochs, cfg.max_epochs)
+for epoch in range(cfg.max_epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "total_steps_is_epochs": """
+from transformers import get_cosine_schedule_with_warmup
+num_epochs = 100
+total_steps = num_epochs  # the schedule advances once per epoch
+scheduler = get_cosine_schedule_with_warmup(optimizer, num_warmup_steps=5, num_training_steps=total_steps)
+for epoch in range(num_epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "timm": """
+from timm.scheduler import CosineLRScheduler
+epochs = 100
+scheduler = CosineLRScheduler(optimizer, t_initial=epochs, warmup_t=5, warmup_lr_init=1e-5)
+for epoch in range(epochs):
+    train_batches()
+    scheduler.step(epoch + 1)
+""",
+    "helper_per_batch": """
+def train_one_epoch(model, loader, optimizer, scheduler):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        scheduler.step()
+epochs = 10
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=len(loader))
+for epoch in range(epochs):
+    train_one_epoch(model, loader, optimizer, scheduler)
+""",
+    "lambda_warmup_epochs": """
+warmup_epochs, epochs = 5, 90
+scheduler = LambdaLR(optimizer, lambda e: min(1.0, (e + 1) / warmup_epochs))
+for epoch in range(epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "cosine_tmax_epochs": """
+def main(num_epochs=200):
+    scheduler = CosineAnnealingLR(optimizer, T_max=num_epochs, eta_min=1e-6)
+    for epoch in range(num_epochs):
+        train_batches()
+        scheduler.step()
+main()
+""",
+    "onecycle_total_steps_kw_epochs": """
+def build(optimizer, epochs):
+    return OneCycleLR(optimizer, max_lr=0.05, total_steps=epochs, anneal_strategy="cos")
+def fit(epochs=25):
+    scheduler = build(optimizer, epochs)
+    for epoch in range(epochs):
+        train_batches()
+        scheduler.step()
+fit()
+""",
+    "cyclic_epochs": """
+epochs = 60
+scheduler = CyclicLR(optimizer, base_lr=1e-4, max_lr=1e-2, step_size_up=epochs // 6, cycle_momentum=True)
+for epoch in range(epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "trainer_helper_per_batch": """
+class Trainer:
+    def __init__(self, model, loader, epochs):
+        self.model, self.loader, self.epochs = model, loader, epochs
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        self.scheduler = OneCycleLR(self.optimizer, max_lr=1e-3, epochs=epochs, steps_per_epoch=len(loader))
+    def _step(self, loss):
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        self.scheduler.step()
+    def train_epoch(self):
+        for x, y in self.loader:
+            self._step(torch.nn.functional.mse_loss(self.model(x), y))
+    def fit(self):
+        for epoch in range(self.epochs):
+            self.train_epoch()
+Trainer(model, loader, 5).fit()
+""",
+    "hf_num_training_steps_epochs_attr": """
+from transformers import get_linear_schedule_with_warmup
+parser = argparse.ArgumentParser()
+parser.add_argument("--n_epochs", type=int, default=10)
+parser.add_argument("--warmup", type=int, default=1, help="warm-up length in epochs")
+args = parser.parse_args()
+scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=args.warmup, num_training_steps=args.n_epochs)
+for epoch in range(args.n_epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "param_named_steps": """
+from transformers import get_cosine_schedule_with_warmup
+def make_scheduler(optimizer, num_warmup_steps, num_training_steps):
+    return get_cosine_schedule_with_warmup(optimizer, num_warmup_steps, num_training_steps)
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=30)
+args = parser.parse_args()
+scheduler = make_scheduler(optimizer, 2, args.epochs)
+for epoch in range(args.epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "iter_loop": """
+total_iters = 10000
+scheduler = OneCycleLR(optimizer, max_lr=0.1, total_steps=total_iters)
+it = iter(loader)
+for step in range(total_iters):
+    try:
+        x, y = next(it)
+    except StopIteration:
+        it = iter(loader)
+        x, y = next(it)
+    optimizer.zero_grad()
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+    scheduler.step()
+""",
+    "iter_loop_epochs_named": """
+max_steps = 5000
+scheduler = OneCycleLR(optimizer, max_lr=0.1, total_steps=max_steps)
+step = 0
+def cycle(dl):
+    while True:
+        for b in dl:
+            yield b
+data_iter = cycle(loader)
+while step < max_steps:
+    x, y = next(data_iter)
+    optimizer.zero_grad()
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+    scheduler.step()
+    step += 1
+""",
+    "hf_epochs_warmup_ratio": """
+from transformers import get_linear_schedule_with_warmup
+num_train_epochs = 40
+scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=int(0.1 * num_train_epochs), num_training_steps=num_train_epochs)
+for epoch in range(num_train_epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "onecycle_builder_total_steps": """
+def build_scheduler(optimizer, total_steps, max_lr=0.1):
+    return OneCycleLR(optimizer, max_lr=max_lr, total_steps=total_steps, pct_start=0.3)
+parser = argparse.ArgumentParser()
+parser.add_argument("--num_epochs", type=int, default=24)
+args = parser.parse_args()
+scheduler = build_scheduler(optimizer, args.num_epochs)
+for epoch in range(args.num_epochs):
+    train_batches()
+    scheduler.step()
+""",
+}
+
+REPORTED = {
+    "onecycle_helper": """
+def adjust_learning_rate(scheduler):
+    scheduler.step()
+epochs = 20
+scheduler = OneCycleLR(optimizer, max_lr=0.1, total_steps=epochs * len(loader))
+for epoch in range(epochs):
+    train_batches()
+    adjust_learning_rate(scheduler)
+""",
+    "hf_epoch_end_hook": """
+from transformers import get_linear_schedule_with_warmup
+class Trainer:
+    def __init__(self, epochs):
+        self.epochs = epochs
+        self.scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=100, num_training_steps=len(loader) * epochs)
+    def on_epoch_end(self, epoch):
+        self.scheduler.step()
+    def fit(self):
+        for epoch in range(self.epochs):
+            train_batches()
+            self.on_epoch_end(epoch)
+Trainer(10).fit()
+""",
+    "cyclic_per_epoch": """
+epochs = 50
+scheduler = CyclicLR(optimizer, base_lr=1e-4, max_lr=1e-2, step_size_up=4 * len(loader))
+for epoch in range(epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "onecycle_callback": """
+class LRCallback:
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+    def on_epoch_end(self):
+        self.scheduler.step()
+epochs = 15
+scheduler = OneCycleLR(optimizer, max_lr=0.1, total_steps=epochs * len(loader))
+callbacks = [LRCallback(scheduler)]
+for epoch in range(epochs):
+    train_batches()
+    for cb in callbacks:
+        cb.on_epoch_end()
+""",
+    "trainer_after_loop": """
+class Trainer:
+    def __init__(self, loader, epochs):
+        self.loader, self.epochs = loader, epochs
+        self.scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=len(loader))
+    def train_epoch(self):
+        for x, y in self.loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+        self.scheduler.step()
+    def fit(self):
+        for epoch in range(self.epochs):
+            self.train_epoch()
+Trainer(loader, 8).fit()
+""",
+    "cyclic_default": """
+epochs = 30
+scheduler = CyclicLR(optimizer, base_lr=1e-4, max_lr=1e-2)
+for epoch in range(epochs):
+    train_batches()
+    val = 0.0
+    scheduler.step()
+""",
+    "hf_total_named": """
+from transformers import get_cosine_schedule_with_warmup
+epochs = 5
+num_training_steps = epochs * len(loader)
+scheduler = get_cosine_schedule_with_warmup(optimizer, int(0.1 * num_training_steps), num_training_steps)
+def train(epoch):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+for epoch in range(epochs):
+    train(epoch)
+    scheduler.step()
+""",
+    "param_named_epochs_filled_steps": """
+from transformers import get_cosine_schedule_with_warmup
+def make_scheduler(optimizer, warmup_epochs, epochs):
+    return get_cosine_schedule_with_warmup(optimizer, warmup_epochs, epochs)
+n_epochs = 30
+scheduler = make_scheduler(optimizer, 2, n_epochs * len(loader))
+for epoch in range(n_epochs):
+    train_batches()
+    scheduler.step()
+""",
+    "onecycle_builder_epochs_param": """
+def build_scheduler(optimizer, epochs, max_lr=0.1):
+    return OneCycleLR(optimizer, max_lr=max_lr, total_steps=epochs, pct_start=0.3)
+n_epochs = 24
+scheduler = build_scheduler(optimizer, n_epochs * len(loader))
+for epoch in range(n_epochs):
+    train_batches()
+    scheduler.step()
+""",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SILENT))
+def test_epoch_sized_or_per_batch_is_silent(shape: str) -> None:
+    found = codes(HEAD + SILENT[shape])
+    assert "LRD003" not in found and "LRD002" not in found
+
+
+@pytest.mark.parametrize("shape", sorted(REPORTED))
+def test_batch_sized_stepped_per_epoch_is_reported(shape: str) -> None:
+    assert "LRD003" in codes(HEAD + REPORTED[shape])
