@@ -347,3 +347,155 @@ def test_epoch_sized_or_per_batch_is_silent(shape: str) -> None:
 @pytest.mark.parametrize("shape", sorted(REPORTED))
 def test_batch_sized_stepped_per_epoch_is_reported(shape: str) -> None:
     assert "LRD003" in codes(HEAD + REPORTED[shape])
+
+
+LIGHTNING_SILENT = {
+    "manual_opt": """
+import torch
+import pytorch_lightning as pl
+from torch.optim.lr_scheduler import OneCycleLR
+class M(pl.LightningModule):
+    def __init__(self, steps_per_epoch, epochs=10):
+        super().__init__()
+        self.automatic_optimization = False
+        self.net = torch.nn.Linear(4, 1)
+        self.steps_per_epoch, self.epochs = steps_per_epoch, epochs
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+        sch = self.lr_schedulers()
+        loss = self.net(batch[0]).pow(2).mean()
+        opt.zero_grad()
+        self.manual_backward(loss)
+        opt.step()
+        sch.step()
+        return loss
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        sched = OneCycleLR(opt, max_lr=1e-3, epochs=self.epochs, steps_per_epoch=self.steps_per_epoch)
+        return [opt], [sched]
+""",
+    "interval_var": """
+import torch
+import pytorch_lightning as pl
+from torch.optim.lr_scheduler import OneCycleLR
+class M(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        sched = OneCycleLR(opt, max_lr=1e-3, total_steps=self.trainer.estimated_stepping_batches)
+        config = {"scheduler": sched}
+        config["interval"] = "step"
+        return {"optimizer": opt, "lr_scheduler": config}
+""",
+    "interval_dict_call": """
+import torch
+import pytorch_lightning as pl
+from transformers import get_cosine_schedule_with_warmup
+class M(pl.LightningModule):
+    def __init__(self, interval="step"):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+        self.interval = interval
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        total = self.trainer.estimated_stepping_batches
+        sched = get_cosine_schedule_with_warmup(opt, int(0.05 * total), total)
+        return [opt], [dict(scheduler=sched, interval=self.interval, frequency=1)]
+""",
+    "epochs_hf": """
+import torch
+import pytorch_lightning as pl
+from transformers import get_cosine_schedule_with_warmup
+class M(pl.LightningModule):
+    def __init__(self, warmup_epochs=2):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+        self.warmup_epochs = warmup_epochs
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        sched = get_cosine_schedule_with_warmup(opt, self.warmup_epochs, self.trainer.max_epochs)
+        return [opt], [sched]
+""",
+    "helper_dict": """
+import torch
+import pytorch_lightning as pl
+from torch.optim.lr_scheduler import OneCycleLR
+def scheduler_config(sched, interval="step"):
+    return {"scheduler": sched, "interval": interval, "frequency": 1}
+class M(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        sched = OneCycleLR(opt, max_lr=1e-3, total_steps=self.trainer.estimated_stepping_batches)
+        return [opt], [scheduler_config(sched)]
+""",
+    "hparams_interval": """
+import torch
+import pytorch_lightning as pl
+from transformers import get_linear_schedule_with_warmup
+class M(pl.LightningModule):
+    def __init__(self, lr=1e-3, warmup_steps=500, scheduler_interval="step"):
+        super().__init__()
+        self.save_hyperparameters()
+        self.net = torch.nn.Linear(4, 1)
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr)
+        sched = get_linear_schedule_with_warmup(opt, self.hparams.warmup_steps, self.trainer.estimated_stepping_batches)
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": self.hparams.scheduler_interval}}
+""",
+    "epochs_onecycle": """
+import torch
+import pytorch_lightning as pl
+from torch.optim.lr_scheduler import OneCycleLR
+class M(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        sched = OneCycleLR(opt, max_lr=1e-3, total_steps=self.trainer.max_epochs)
+        return [opt], [sched]
+""",
+    "list_of_dict": """
+import torch
+import pytorch_lightning as pl
+from torch.optim.lr_scheduler import CyclicLR
+class M(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+    def configure_optimizers(self):
+        opt = torch.optim.SGD(self.parameters(), lr=1e-3, momentum=0.9)
+        sched = CyclicLR(opt, base_lr=1e-4, max_lr=1e-2, step_size_up=2000)
+        schedulers = [{"scheduler": sched, "name": "cyclic", "interval": "step", "frequency": 1}]
+        return [opt], schedulers
+""",
+}
+
+LIGHTNING_REPORTED = """
+import torch
+import pytorch_lightning as pl
+from torch.optim.lr_scheduler import OneCycleLR
+class M(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        sched = OneCycleLR(opt, max_lr=1e-3, total_steps=self.trainer.estimated_stepping_batches)
+        return {"optimizer": opt, "lr_scheduler": sched}
+"""
+
+
+@pytest.mark.parametrize("shape", sorted(LIGHTNING_SILENT))
+def test_lightning_step_interval_or_epoch_sized_is_silent(shape: str) -> None:
+    found = codes(LIGHTNING_SILENT[shape])
+    assert "LRD003" not in found and "LRD002" not in found
+
+
+def test_lightning_batch_sized_without_interval_is_reported() -> None:
+    assert "LRD003" in codes(LIGHTNING_REPORTED)
