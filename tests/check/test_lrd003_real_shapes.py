@@ -499,3 +499,144 @@ def test_lightning_step_interval_or_epoch_sized_is_silent(shape: str) -> None:
 
 def test_lightning_batch_sized_without_interval_is_reported() -> None:
     assert "LRD003" in codes(LIGHTNING_REPORTED)
+
+
+# batch loops real code writes without iterating a DataLoader by name: the step inside is per
+# batch, whatever the loop looks like
+PER_BATCH_LOOPS = {
+    "prefetcher_while": """
+class DataPrefetcher:
+    def __init__(self, loader):
+        self.it = iter(loader)
+    def next(self):
+        try:
+            return next(self.it)
+        except StopIteration:
+            return None
+epochs = 10
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=len(loader))
+for epoch in range(epochs):
+    prefetcher = DataPrefetcher(loader)
+    batch = prefetcher.next()
+    while batch is not None:
+        x, y = batch
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        scheduler.step()
+        batch = prefetcher.next()
+""",
+    "range_len_next": """
+epochs = 10
+steps_per_epoch = len(loader)
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=steps_per_epoch)
+for epoch in range(epochs):
+    it = iter(loader)
+    for i in range(steps_per_epoch):
+        x, y = next(it)
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        scheduler.step()
+""",
+    "log_every": """
+class MetricLogger:
+    def log_every(self, iterable, print_freq, header=None):
+        for i, obj in enumerate(iterable):
+            yield obj
+            if i % print_freq == 0:
+                print(header, i)
+def train_one_epoch(model, data_loader, optimizer, lr_scheduler, epoch):
+    metric_logger = MetricLogger()
+    for x, y in metric_logger.log_every(data_loader, 10, f"Epoch {epoch}"):
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        lr_scheduler.step()
+epochs = 10
+lr_scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=len(loader))
+for epoch in range(epochs):
+    train_one_epoch(model, loader, optimizer, lr_scheduler, epoch)
+""",
+    "manual_slices": """
+X, Y = torch.randn(1024, 16), torch.randn(1024, 1)
+batch_size = 32
+epochs = 20
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=len(X) // batch_size)
+for epoch in range(epochs):
+    perm = torch.randperm(len(X))
+    for i in range(0, len(X), batch_size):
+        idx = perm[i:i + batch_size]
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(X[idx]), Y[idx]).backward()
+        optimizer.step()
+        scheduler.step()
+""",
+    "pbar_zip": """
+from tqdm import tqdm
+epochs = 10
+unlabeled = DataLoader(data, batch_size=16)
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=min(len(loader), len(unlabeled)))
+for epoch in range(epochs):
+    pbar = tqdm(zip(loader, unlabeled), total=min(len(loader), len(unlabeled)))
+    for (x, y), (u, _) in pbar:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        scheduler.step()
+""",
+    "iteration_based_epoch_word": """
+num_iters = 20000
+scheduler = OneCycleLR(optimizer, max_lr=0.1, total_steps=num_iters)
+loader_iter = iter(loader)
+for epoch in range(num_iters):
+    try:
+        x, y = next(loader_iter)
+    except StopIteration:
+        loader_iter = iter(loader)
+        x, y = next(loader_iter)
+    optimizer.zero_grad()
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+    scheduler.step()
+""",
+    "dataset_batches": """
+class Batcher:
+    def __init__(self, X, Y, bs):
+        self.X, self.Y, self.bs = X, Y, bs
+    def __len__(self):
+        return (len(self.X) + self.bs - 1) // self.bs
+    def __iter__(self):
+        for i in range(0, len(self.X), self.bs):
+            yield self.X[i:i + self.bs], self.Y[i:i + self.bs]
+train_batches_ = Batcher(torch.randn(1024, 16), torch.randn(1024, 1), 32)
+epochs = 10
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=len(train_batches_))
+for epoch in range(epochs):
+    for x, y in train_batches_:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        scheduler.step()
+""",
+    "gradient_accum_epoch_end": """
+from transformers import get_linear_schedule_with_warmup
+accum = 4
+epochs = 3
+scheduler = get_linear_schedule_with_warmup(optimizer, 10, epochs * len(loader) // accum)
+for epoch in range(epochs):
+    for i, (x, y) in enumerate(loader):
+        loss = torch.nn.functional.mse_loss(model(x), y) / accum
+        loss.backward()
+        if (i + 1) % accum == 0 or i + 1 == len(loader):
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+""",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PER_BATCH_LOOPS))
+def test_stepped_in_a_batch_loop_of_another_shape_is_silent(shape: str) -> None:
+    found = codes(HEAD + PER_BATCH_LOOPS[shape])
+    assert "LRD003" not in found and "LRD002" not in found
