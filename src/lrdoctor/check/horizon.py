@@ -455,6 +455,13 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
                 defined = unit_evidence(found[0], found[1], depth + 1, echo)
                 if defined[0] in ("batch", "epoch") or not unit:
                     return defined
+            elif unit:
+                # `def make(opt, num_training_steps)` called `make(opt, args.epochs)`: what
+                # the caller fills the parameter with outranks its name, as an assignment's
+                # value does
+                filled = _filled_with(expr, scope, depth, echo)
+                if filled[0] in ("batch", "epoch"):
+                    return filled
         if unit:
             return (unit, None, "name")
         if scope is not None:
@@ -851,3 +858,15 @@ def label(sched: Obj, horizon: Horizon | None = None) -> str:
     if horizon.param and horizon.source:
         return f"{cls}({horizon.described})"
     return cls
+
+
+
+def _filled_with(expr: ast.Name, scope: Scope, depth: int,
+                 echo: bool) -> tuple[str, float | None, str]:
+    """The unit of what the caller fills the parameter ``expr`` with, where the scope binds
+    it to the caller's argument (not to an assignment of its own): ``num_training_steps``
+    filled with ``args.epochs`` counts epochs."""
+    value = scope.lookup(expr.id)
+    if not isinstance(value, ExprVal) or value.node is expr:
+        return _NONE
+    return unit_evidence(value.node, value.scope, depth + 1, echo)
