@@ -788,15 +788,10 @@ def project_constant(sched: Obj) -> bool:
     skipped, a step on a skipped update, its state left out of a checkpoint). Such a scheduler
     still writes the LR on every step, so it still fights a manual write or another
     scheduler."""
-    if sched.project is None:
+    found = _inherited_step_get_lr(sched)
+    if found is None or not _returns_base_lrs(found[1]):
         return False
-    cls = sched.project[0]
-    if cls.find("step") is not None:
-        return False  # a step() of the project's own: what it writes is not get_lr()'s
-    found = cls.find("get_lr")
-    if found is None or not _returns_base_lrs(found[0]):
-        return False
-    closed = cls.find("_get_closed_form_lr")
+    closed = found[0].find("_get_closed_form_lr")
     return closed is None or _returns_base_lrs(closed[0])
 
 
@@ -808,18 +803,27 @@ def project_recomputes(sched: Obj) -> bool | None:
     overwrites whatever another scheduler of the optimizer did since (as LambdaLR does); False
     when it reads the param groups (PyTorch's chainable form); None when it is not such a
     class or its ``get_lr()`` reads neither."""
+    found = _inherited_step_get_lr(sched)
+    if found is None:
+        return None
+    texts = {dotted(n) for n in ast.walk(found[1]) if isinstance(n, ast.Attribute)}
+    if any(t is not None and t.endswith("param_groups") for t in texts):
+        return False
+    return True if "self.base_lrs" in texts else None
+
+
+def _inherited_step_get_lr(sched: Obj) -> tuple[Any, ast.FunctionDef | ast.AsyncFunctionDef] \
+        | None:
+    """(class, its ``get_lr``) of a scheduler built from the project's own subclass of torch's
+    scheduler base that keeps torch's ``step()`` (which writes what ``get_lr()`` returns);
+    None for other schedulers, or a class with a ``step()`` of its own."""
     if sched.project is None:
         return None
     cls = sched.project[0]
     if cls.find("step") is not None:
         return None  # a step() of the project's own: what it writes is not get_lr()'s
     found = cls.find("get_lr")
-    if found is None:
-        return None
-    texts = {dotted(n) for n in ast.walk(found[0]) if isinstance(n, ast.Attribute)}
-    if any(t is not None and t.endswith("param_groups") for t in texts):
-        return False
-    return True if "self.base_lrs" in texts else None
+    return None if found is None else (cls, found[0])
 
 
 def _returns_base_lrs(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
