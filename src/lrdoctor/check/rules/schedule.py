@@ -4060,7 +4060,8 @@ def _inside_step_context(ctx: FileContext, e: Event) -> bool:
     function = ctx.function_of(e.path, e.node)
     if function is None:
         return False
-    if function.name in ("get_lr", "_get_closed_form_lr") and function.args.args:
+    if function.name in ("get_lr", "_get_closed_form_lr") and function.args.args \
+            and _method_of_a_scheduler(ctx, e.path, function):
         # a scheduler class computing its own LR from the one it wraps (a warm-up that hands
         # over to a cosine): its get_lr() runs inside its step(), as the wrapped one's would
         return True
@@ -4069,6 +4070,30 @@ def _inside_step_context(ctx: FileContext, e: Event) -> bool:
         and isinstance(node.ctx, ast.Store)
         for node in ast.walk(function)
     )
+
+
+def _method_of_a_scheduler(ctx: FileContext, path: str,
+                           function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``function`` is a method of a scheduler class: one that derives from a
+    scheduler (torch's base, a torch scheduler, a library's scheduler class) or steps itself
+    (a wrapper with a step() of its own, in its class or a project base). A trainer's
+    ``def get_lr(self): return self.lr_scheduler.get_lr()[0]``, read for its log, is no
+    scheduler computing its next value; a method outside any class (or in a file not read)
+    counts as one, as before."""
+    module = ctx.module if path == ctx.path else (
+        ctx.loader.modules.get(path) if ctx.loader is not None else None)
+    if module is None:
+        return True
+    cls = next((c for c in module.classes.values() if function in c.node.body), None)
+    if cls is None:
+        return True
+    for current in cls.lineage():
+        if "step" in current.methods or any(
+                last in SCHEDULERS or "Scheduler" in last
+                for last in (current.module.qualify(b).rsplit(".", 1)[-1]
+                             for b in current.bases)):
+            return True
+    return False
 
 
 # -- LRD017 ------------------------------------------------------------------------------------
