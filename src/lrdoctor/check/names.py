@@ -164,8 +164,11 @@ def words(text: str) -> list[str]:
     return _IDENT.findall(text)
 
 
+# (the short words stand alone between letters, not between underscores: `val_map`,
+# `mean_iou`, `val_r2`, `val_cer` say them; `heatmap`, `cancer` do not)
 ACC_WORDS = re.compile(
-    r"acc|accuracy|top1|top5|f1|auc|bleu|rouge|\bmap\b|miou|\biou\b|dice|precision|recall|\br2\b"
+    r"acc|accuracy|top1|top5|f1|auc|bleu|rouge|(?<![a-z])map(?![a-z])|miou|(?<![a-z])iou(?![a-z])"
+    r"|dice|precision|recall|(?<![a-z0-9])r2(?![a-z0-9])|psnr|ssim"
 )
-LOSS_WORDS = re.compile(r"loss|err|error|perplexity|ppl|wer|\bcer\b|mse|mae|rmse|nll")
+LOSS_WORDS = re.compile(r"loss|err|error|perplexity|ppl|wer|(?<![a-z])cer(?![a-z])|mse|mae|rmse|nll")
 VALIDATION_WORDS = re.compile(r"(^|_)(val|valid|validation|eval|evaluation|test|dev)(_|$|\d)")
