@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.check.helpers import codes
+from tests.check.helpers import codes, messages
 
 HEADER = """import torch
 from torch.utils.data import DataLoader, TensorDataset
@@ -396,3 +396,96 @@ def test_control_short_word_inside_a_word_says_nothing(name: str) -> None:
     # `heatmap` is no mAP and `cancer` no character error rate: neither mode is judged
     for mode in ("min", "max"):
         assert "LRD004" not in codes(HEADER + WATCHED.format(mode=mode, name=name))
+
+
+# the index of the epoch loop handed to a plateau's step() (the `scheduler.step(epoch)` of
+# old StepLR code): step(x) reads x as the metric, and a counter only grows
+EPOCH_INDEX = {
+    "range_loop": """
+scheduler = ReduceLROnPlateau(optimizer, mode="min", patience=3)
+for epoch in range(epochs):
+    train_one_epoch(model, train_loader, optimizer)
+    val_loss, val_acc = evaluate(model, val_loader)
+    scheduler.step(epoch)
+""",
+    "max_mode": """
+scheduler = ReduceLROnPlateau(optimizer, mode="max", patience=3)
+for epoch in range(1, epochs + 1):
+    train_one_epoch(model, train_loader, optimizer)
+    scheduler.step(epoch)
+""",
+    "through_a_function": """
+def run_epoch(model, optimizer, scheduler, epoch):
+    train_one_epoch(model, train_loader, optimizer)
+    scheduler.step(epoch)
+
+scheduler = ReduceLROnPlateau(optimizer, patience=3)
+for epoch in range(epochs):
+    run_epoch(model, optimizer, scheduler, epoch)
+""",
+    "while_counter": """
+scheduler = ReduceLROnPlateau(optimizer, patience=3)
+epoch = 0
+while epoch < epochs:
+    epoch += 1
+    train_one_epoch(model, train_loader, optimizer)
+    scheduler.step(epoch)
+""",
+    "chosen_by_a_setting": """
+import sys
+if sys.argv[1] == "plateau":
+    scheduler = ReduceLROnPlateau(optimizer, patience=3)
+else:
+    scheduler = StepLR(optimizer, step_size=10)
+for epoch in range(epochs):
+    train_one_epoch(model, train_loader, optimizer)
+    scheduler.step(epoch)
+""",
+}
+
+EPOCH_INDEX_CORRECT = {
+    "metric_named_like_a_counter": """
+scheduler = ReduceLROnPlateau(optimizer, patience=3)
+for epoch in range(epochs):
+    train_one_epoch(model, train_loader, optimizer)
+    epoch_loss, _ = evaluate(model, val_loader)
+    scheduler.step(epoch_loss)
+""",
+    "index_rebound_to_the_metric": """
+scheduler = ReduceLROnPlateau(optimizer, patience=3)
+for i in range(epochs):
+    train_one_epoch(model, train_loader, optimizer)
+    i, _ = evaluate(model, val_loader)
+    scheduler.step(i)
+""",
+    "loop_over_metrics": """
+scheduler = ReduceLROnPlateau(optimizer, patience=3)
+history = [0.9, 0.8, 0.85]
+for val_loss in history:
+    scheduler.step(val_loss)
+""",
+    "epoch_keyword_beside_the_metric": """
+scheduler = ReduceLROnPlateau(optimizer, patience=3)
+for epoch in range(epochs):
+    train_one_epoch(model, train_loader, optimizer)
+    val_loss, _ = evaluate(model, val_loader)
+    scheduler.step(val_loss, epoch)
+""",
+    "step_lr_given_the_epoch": """
+scheduler = StepLR(optimizer, step_size=10)
+for epoch in range(epochs):
+    train_one_epoch(model, train_loader, optimizer)
+    scheduler.step(epoch)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EPOCH_INDEX))
+def test_plateau_watching_the_epoch_index_is_reported(name: str) -> None:
+    found = messages(HEADER + EPOCH_INDEX[name])
+    assert any(m.startswith("ReduceLROnPlateau is stepped with `epoch`, the index") for m in found)
+
+
+@pytest.mark.parametrize("name", sorted(EPOCH_INDEX_CORRECT))
+def test_control_plateau_given_a_metric_is_left_alone(name: str) -> None:
+    assert "LRD004" not in codes(HEADER + EPOCH_INDEX_CORRECT[name])

@@ -1951,6 +1951,20 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if sched.call is not None and _never_reduces(sched.call):
             continue  # what it watches (and in which mode) never moves the LR
+        counted = None if narrowed else _pass_index_watched(e, chain)
+        if counted is not None:
+            passed, loop = counted
+            yield Diagnostic.at(
+                "LRD004",
+                f"ReduceLROnPlateau is stepped with `{ast.unparse(passed.expr)}`, the index of "
+                f"the loop at {line_at(loop.path, loop.line, e.path)}: step(x) of a plateau "
+                "reads x as the metric to watch, not as an epoch, and a counter that only "
+                "grows is never an improvement in mode='min' (the LR is cut every `patience` "
+                "passes) and always one in mode='max' (never cut); pass the validation metric",
+                e.path,
+                node,
+            )
+            continue
         verdict, found = _watched_verdict(ctx, e, chain, (validation, validation_calls),
                                           unit_tests, narrowed)
         if len(chain) > 1:
@@ -1963,6 +1977,34 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
     for e, _, found in followed:
         if found is not None and len(verdicts[id(e.node), id(e.obj)]) == 1:
             yield found
+
+
+def _pass_index_watched(e: Event, chain: list[Passed]) -> tuple[Passed, Loop] | None:
+    """The plateau step's metric, as the step reads it or as a caller passed it on, is the
+    index of a loop the step runs in (`for epoch in range(n): ... scheduler.step(epoch)`, a
+    `while` loop's counter) that the loop's body never rebinds: (that spelling, the loop),
+    else None. A loop over values (`for loss in losses`) is no index."""
+    for passed in chain:
+        if passed.key is not None or not isinstance(passed.expr, ast.Name):
+            continue
+        name = passed.expr.id
+        line = getattr(passed.at, "lineno", 0)
+        for loop in e.loop.ancestors() if e.loop is not None else ():
+            if loop.path != passed.path \
+                    or not loop.node.lineno <= line <= (loop.node.end_lineno or 0):
+                continue
+            over = loop.node.iter if isinstance(loop.node, (ast.For, ast.AsyncFor)) else None
+            counts = isinstance(loop.node, (ast.For, ast.AsyncFor)) \
+                and isinstance(loop.node.target, ast.Name) and loop.node.target.id == name \
+                and isinstance(over, ast.Call) and isinstance(over.func, ast.Name) \
+                and over.func.id == "range"
+            rebound = any(isinstance(n, ast.Name) and n.id == name
+                          and isinstance(n.ctx, ast.Store) and not isinstance(up, ast.AugAssign)
+                          for statement in loop.node.body for up in ast.walk(statement)
+                          for n in ast.iter_child_nodes(up))
+            if (counts or name in loop.counters) and not rebound:
+                return passed, loop
+    return None
 
 
 def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
