@@ -348,6 +348,70 @@ trainer = Trainer(model, optimizer, scheduler)
 for epoch in range(epochs):
     print(trainer.train_epoch(epoch))
 """,
+    "tuple_ret": """
+def build_optim(model, lr, milestones):
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=milestones, gamma=0.1)
+    return opt, sched
+
+def main():
+    opt, sched = build_optim(model, 0.1, [5, 10])
+    for epoch in range(epochs):
+        for x, y in loader:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+        sched.step()
+        print(f"lr: {sched.get_lr()}")
+main()
+""",
+    "template": """
+class BaseTrainer:
+    def __init__(self):
+        self.optimizer = self.build_optimizer()
+        self.scheduler = self.build_scheduler(self.optimizer)
+    def build_optimizer(self):
+        raise NotImplementedError
+    def build_scheduler(self, optimizer):
+        raise NotImplementedError
+    def train(self):
+        for epoch in range(epochs):
+            for x, y in loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                self.optimizer.step()
+            self.scheduler.step()
+            self.log(epoch)
+    def log(self, epoch):
+        print("epoch", epoch, "lr", self.scheduler.get_lr()[0])
+
+class MyTrainer(BaseTrainer):
+    def build_optimizer(self):
+        return torch.optim.SGD(model.parameters(), lr=0.1)
+    def build_scheduler(self, optimizer):
+        return torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.1)
+
+if __name__ == "__main__":
+    MyTrainer().train()
+""",
+    "hook": """
+class LRLogger:
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+    def on_epoch_end(self, epoch):
+        print("lr", self.scheduler.get_lr()[0])
+
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10)
+callbacks = [LRLogger(scheduler)]
+for epoch in range(epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+    for cb in callbacks:
+        cb.on_epoch_end(epoch)
+""",
 }
 
 CORRECT = {
