@@ -489,3 +489,52 @@ def test_plateau_watching_the_epoch_index_is_reported(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(EPOCH_INDEX_CORRECT))
 def test_control_plateau_given_a_metric_is_left_alone(name: str) -> None:
     assert "LRD004" not in codes(HEADER + EPOCH_INDEX_CORRECT[name])
+
+
+# the metric is what a function of the module returns (`scheduler.step(validate(...))`): the
+# words of its `return` say what it is
+RETURNED = """
+def validate(model, loader):
+    model.eval()
+    correct, total = 0, 0.0
+    with torch.no_grad():
+        for x, y in loader:
+            out = model(x)
+            correct += (out.argmax(1) == y).sum().item()
+            total += torch.nn.functional.cross_entropy(out, y).item()
+    accuracy = 100.0 * correct / len(loader.dataset)
+    val_loss = total / len(loader)
+    {returns}
+
+scheduler = ReduceLROnPlateau(optimizer, {mode}patience=3)
+for epoch in range(epochs):
+    train_one_epoch(model, train_loader, optimizer)
+    {stepped}
+"""
+
+DIRECT = "scheduler.step(validate(model, val_loader))"
+BOUND = "result = validate(model, val_loader)\n    scheduler.step(result)"
+
+
+@pytest.mark.parametrize(("returns", "mode", "stepped"), [
+    ("return accuracy", "", DIRECT),
+    ("return accuracy", "mode='min', ", BOUND),
+    ("return val_loss", "mode='max', ", DIRECT),
+])
+def test_mode_against_what_the_function_returns_is_reported(returns: str, mode: str,
+                                                            stepped: str) -> None:
+    source = HEADER + RETURNED.format(returns=returns, mode=mode, stepped=stepped)
+    assert "LRD004" in codes(source)
+
+
+@pytest.mark.parametrize(("returns", "mode", "stepped"), [
+    ("return accuracy", "mode='max', ", DIRECT),
+    ("return val_loss", "", BOUND),
+    ("return val_loss, accuracy", "", "scheduler.step(validate(model, val_loader)[1])"),
+    ("if accuracy > 50:\n        return val_loss\n    return accuracy", "", DIRECT),
+    ("return correct", "", DIRECT),
+])
+def test_control_mode_fitting_or_unknown_returned_metric_is_left_alone(
+        returns: str, mode: str, stepped: str) -> None:
+    source = HEADER + RETURNED.format(returns=returns, mode=mode, stepped=stepped)
+    assert "LRD004" not in codes(source)

@@ -15,6 +15,7 @@ from lrdoctor.check.context import (
     function_around,
     function_at,
     granularity,
+    last_binding,
     receiver,
 )
 from lrdoctor.check.diagnostic import Diagnostic
@@ -2026,6 +2027,12 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     passed = "" if watched_at is chain[0] else f" (handed to `{inner}` at {place})"
     kinds = {k for k in (_kind_of(p.expr) for p in chain) if k}
     lower = text.lower()
+    if not kinds and not names.ACC_WORDS.search(lower) and not names.LOSS_WORDS.search(lower):
+        # `scheduler.step(validate(model, loader))`: the words of what the function returns
+        said = _returned_text(ctx, watched_at)
+        if said is not None:
+            kinds = {k for k in [_kind_of(said)] if k}
+            lower = ast.unparse(said).lower()
     mode_expr = sched.arg("mode", 1)
     # the mode as the file states it: a literal, or a setting holding one (`CFG.mode`)
     stated = constants.resolve(mode_expr, sched.scope) if mode_expr is not None else None
@@ -2106,6 +2113,33 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
             node,
         )
     return "", None
+
+
+def _returned_text(ctx: FileContext, watched_at: Passed) -> ast.expr | None:
+    """What a metric returned by a function of its own module says it is: the metric is a call
+    of a module-level function (`validate(model, loader)`), or a name the function around
+    bound last to such a call (`result = validate(...)`), and every `return` of that function
+    returns one expression, the same words each time (`return accuracy`). None otherwise."""
+    tree = ctx.tree_of(watched_at.path)
+    module = ctx.module if watched_at.path == ctx.path else (
+        ctx.loader.modules.get(watched_at.path) if ctx.loader is not None else None)
+    if tree is None or module is None or watched_at.key is not None:
+        return None
+    metric: ast.expr | None = watched_at.expr
+    if isinstance(metric, ast.Name):
+        metric = last_binding(function_around(tree, watched_at.at), metric.id,
+                              getattr(watched_at.at, "lineno", 0))
+    if not (isinstance(metric, ast.Call) and isinstance(metric.func, ast.Name)):
+        return None
+    function = module.functions.get(metric.func.id)
+    if function is None:
+        return None
+    returned = [n.value for n in ast.walk(function) if isinstance(n, ast.Return)
+                and function_around(function, n) is function]
+    if not returned or any(r is None or isinstance(r, ast.Tuple) for r in returned):
+        return None
+    kinds = {_kind_of(r) for r in returned if r is not None}
+    return returned[0] if len(kinds) == 1 and "" not in kinds else None
 
 
 def _direction_kept(ctx: FileContext, chain: list[Passed]) -> tuple[str, ast.If, str] | None:
