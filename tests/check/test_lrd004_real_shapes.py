@@ -538,3 +538,48 @@ def test_control_mode_fitting_or_unknown_returned_metric_is_left_alone(
         returns: str, mode: str, stepped: str) -> None:
     source = HEADER + RETURNED.format(returns=returns, mode=mode, stepped=stepped)
     assert "LRD004" not in codes(source)
+
+
+# a LightningModule's plateau and the monitor its configure_optimizers names
+LIGHTNING = """
+import torch
+import pytorch_lightning as pl
+
+
+class Net(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(16, 4)
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = torch.nn.functional.cross_entropy(self.layer(x), y)
+        self.log("train_loss", loss)
+        return loss
+
+    def validation_step(self, batch, batch_idx):
+        x, y = batch
+        out = self.layer(x)
+        self.log("val_loss", torch.nn.functional.cross_entropy(out, y))
+        self.log("val_acc", (out.argmax(1) == y).float().mean())
+
+    def configure_optimizers(self):
+        opt = torch.optim.Adam(self.parameters(), lr=1e-3)
+        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, {mode}patience=3)
+        return {{"optimizer": opt, "lr_scheduler": {{"scheduler": sched, "monitor": "{monitor}"}}}}
+"""
+
+
+@pytest.mark.parametrize(("mode", "monitor"), [
+    ("", "val_acc"), ("mode='min', ", "val_acc"), ("mode='max', ", "val_loss"),
+])
+def test_lightning_monitor_against_the_mode_is_reported(mode: str, monitor: str) -> None:
+    assert "LRD004" in codes(LIGHTNING.format(mode=mode, monitor=monitor))
+
+
+@pytest.mark.parametrize(("mode", "monitor"), [
+    ("mode='max', ", "val_acc"), ("", "val_loss"), ("mode='min', ", "val_loss"),
+    ("**{'mode': 'max'}, ", "val_acc"),
+])
+def test_control_lightning_monitor_fitting_the_mode_is_left_alone(mode: str, monitor: str) -> None:
+    assert "LRD004" not in codes(LIGHTNING.format(mode=mode, monitor=monitor))
