@@ -2461,7 +2461,8 @@ def lightning_plateau_mode(ctx: FileContext) -> Iterator[Diagnostic]:
         if given is None and any(k.arg is None for k in call.keywords):
             continue  # `**cfg` may carry the mode
         mode = "min" if given is None else (
-            given.value if isinstance(given, ast.Constant) else None)
+            given.value if isinstance(given, ast.Constant) and isinstance(given.value, str)
+            else None)
         kind = _kind_of(monitor)
         if (mode, kind) not in (("min", "acc"), ("max", "loss")):
             continue
