@@ -2432,53 +2432,6 @@ def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnosti
 
 
 @rule("LRD004")
-def lightning_plateau_mode(ctx: FileContext) -> Iterator[Diagnostic]:
-    """A ``configure_optimizers`` that builds one ReduceLROnPlateau and names the one value
-    Lightning hands it (``"monitor": "val_acc"``) in a mode that contradicts what the name
-    says: an accuracy-like value watched with mode='min' (the default), a loss with 'max'."""
-    if "monitor" not in ctx.source:
-        return
-    for info in ctx.module.classes.values():
-        configure = next((f for f in info.node.body if isinstance(
-            f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "configure_optimizers"),
-            None)
-        if configure is None:
-            continue
-        plateaus = [n for n in ast.walk(configure) if isinstance(n, ast.Call)
-                    and (dotted(n.func) or "").rsplit(".", 1)[-1] == "ReduceLROnPlateau"]
-        monitors = [value for node in ast.walk(configure) if isinstance(node, ast.Dict)
-                    for key, value in zip(node.keys, node.values)
-                    if isinstance(key, ast.Constant) and key.value == "monitor"]
-        if len(plateaus) != 1 or len(monitors) != 1 or _never_reduces(plateaus[0]):
-            continue
-        call, monitor = plateaus[0], monitors[0]
-        if not (isinstance(monitor, ast.Constant) and isinstance(monitor.value, str)):
-            continue
-        given = next((k.value for k in call.keywords if k.arg == "mode"), None)
-        if given is None and len(call.args) > 1 \
-                and not any(isinstance(a, ast.Starred) for a in call.args[:2]):
-            given = call.args[1]
-        if given is None and any(k.arg is None for k in call.keywords):
-            continue  # `**cfg` may carry the mode
-        mode = "min" if given is None else (
-            given.value if isinstance(given, ast.Constant) and isinstance(given.value, str)
-            else None)
-        kind = _kind_of(monitor)
-        if (mode, kind) not in (("min", "acc"), ("max", "loss")):
-            continue
-        better = "max" if mode == "min" else "min"
-        what = "an accuracy-like metric: the LR is cut whenever it improves" if kind == "acc" \
-            else "a loss: the LR is cut whenever the loss goes down"
-        yield Diagnostic.at(
-            "LRD004",
-            f"ReduceLROnPlateau (line {call.lineno}) watches `{monitor.value}` (the monitor "
-            f"Lightning hands it) with mode='{mode}', but it is {what}; use mode='{better}'",
-            ctx.path,
-            monitor,
-        )
-
-
-@rule("LRD004")
 def lightning_scheduler_step_without_metric(ctx: FileContext) -> Iterator[Diagnostic]:
     """A LightningModule that overrides ``lr_scheduler_step(self, scheduler, ..., metric)`` hands
     every scheduler its ``configure_optimizers`` returns to that hook. When one of them is a
