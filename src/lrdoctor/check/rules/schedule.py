@@ -3717,12 +3717,21 @@ def _flushes_the_last_update(ctx: FileContext, e: Event, sched: Obj, loop: Loop,
     own = {(c.key, c.branch) for c in e.conds_inside(loop)}
     if not own or sched.optimizer is None:
         return False
-    paired = any(
-        u.loop is e.loop and u.frame is e.frame and u.order < e.order
-        and {(c.key, c.branch) for c in u.conds_inside(loop)} == own
+    # (the update may be written twice under that guard, `if fp16: scaler.step(opt) else:
+    # opt.step()`: an `if` and its `else` that each update make an update whichever runs)
+    extras = [
+        {(c.key, c.branch) for c in u.conds_inside(loop)} - own
         for u in ctx.updates_in(loop, e.root, sched.optimizer)
-    )
-    if not paired:
+        if u.loop is e.loop and u.frame is e.frame and u.order < e.order
+        and own <= {(c.key, c.branch) for c in u.conds_inside(loop)}
+    ]
+    branches: dict[tuple[str, int, int], set[int]] = {}
+    for extra in extras:
+        if len(extra) == 1:
+            key, branch = next(iter(extra))
+            branches.setdefault(key, set()).add(branch)
+    if not any(not extra for extra in extras) \
+            and not any({0, 1} <= taken for taken in branches.values()):
         return False
     # (the guard inside the epoch loop may test the very count the batch loop's own guard
     # tests, `n % accum != 0` after `n % accum == 0`: evaluated at another time, not

@@ -1509,8 +1509,23 @@ def _rebuilt_over_the_write(root: list[Event], w: Event) -> Obj | None:
             or e.kind == "sched_step" and e.obj is s)]
         if any(e.within(c.frame) or c.loop is not None and e.in_loop(c.loop) for e in later):
             continue
+        if _trained_next_pass(root, w, c, optimizer):
+            continue
         return s
     return None
+
+
+def _trained_next_pass(root: list[Event], w: Event, built: Event, optimizer: Obj) -> bool:
+    """The write sits in a loop (the epoch loop) that also updates ``optimizer`` and that
+    the scheduler's construction ``built`` is outside of: the loop's next pass trains on the
+    value written, before any new scheduler is built (a later call of the whole training
+    function, which builds its own, comes after the run the write served)."""
+    if w.loop is None:
+        return False
+    return any(
+        e.kind == "opt_step" and e.obj is optimizer and not exclusive(e, w)
+        and any(e.in_loop(loop) and not built.in_loop(loop) for loop in w.loop.ancestors())
+        for e in root)
 
 
 def _after_warm_up_epochs(step: Event, w: Event) -> bool:
