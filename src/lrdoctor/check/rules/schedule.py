@@ -1169,10 +1169,35 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
             text = dotted(node)
             if text == bound:
                 shared = True
+            elif isinstance(node, ast.Name) and _named_count_of(sched, node, bound, loop):
+                shared = True
+            elif isinstance(node, ast.Name) and _within_passes(sched, node, loop):
+                continue  # `warm_up_iter = 10` in a run of `range(80)` passes: a number
             elif text is not None and names.unit_of_word(text.rsplit(".", 1)[-1]) == "batch" \
                     and not bound.endswith(text) and not text.startswith(bound + "."):
                 return False  # another count, of batches, takes part in it
     return shared
+
+
+def _named_count_of(sched: Obj, name: ast.Name, bound: str, loop: Loop) -> bool:
+    """``name`` is assigned, where the scheduler is built, an expression of the loop's own
+    count (``T_max = iter_max // 1`` for ``for epoch in range(iter_max):``) with no count of
+    batches in it: the count of passes under another name."""
+    found = sched.scope.source_of(name.id) if sched.scope is not None else None
+    if found is None:
+        return False
+    nodes = list(ast.walk(found[0]))
+    return any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == bound for n in nodes) \
+        and not any(isinstance(n, ast.Call) for n in nodes)
+
+
+def _within_passes(sched: Obj, name: ast.Name, loop: Loop) -> bool:
+    """``name`` stands for a number the code states (``warm_up_iter = 10``) no larger than the
+    passes the loop makes as written (``range(80)``): whatever its name says, it fits a count
+    of those passes."""
+    value = _stated_number(name, sched.scope) if sched.scope is not None else None
+    passes = _stated_passes(loop)
+    return value is not None and passes is not None and 0 <= value <= passes
 
 
 def _divided_like_its_loop(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
