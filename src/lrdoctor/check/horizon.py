@@ -795,6 +795,20 @@ def project_constant(sched: Obj) -> bool:
     return closed is None or _returns_base_lrs(closed[0])
 
 
+def reads_no_position(sched: Obj) -> bool:
+    """Built from the project's own subclass of torch's scheduler base that keeps torch's
+    ``step()`` and whose ``get_lr()`` reads neither the step count (``self.last_epoch``,
+    ``self._step_count``) nor the LR in the param groups: each step writes the value the
+    object was built for (``base_lr * (1 - self.cur_iter / self.max_iter) ** 0.9`` with
+    ``cur_iter`` handed to the constructor), whatever position it stands at."""
+    found = _inherited_step_get_lr(sched)
+    if found is None:
+        return False
+    texts = {dotted(n) for n in ast.walk(found[1]) if isinstance(n, ast.Attribute)}
+    return not any(t is not None and (t.endswith(("last_epoch", "_step_count", "param_groups"))
+                                      or t == "self.optimizer") for t in texts)
+
+
 def project_recomputes(sched: Obj) -> bool | None:
     """For a scheduler built from the project's own subclass of torch's scheduler base that
     keeps torch's ``step()``: True when its ``get_lr()`` computes every LR from

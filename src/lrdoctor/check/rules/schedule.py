@@ -30,6 +30,7 @@ from lrdoctor.check.horizon import (
     project_constant,
     project_horizons,
     project_recomputes,
+    reads_no_position,
     short_source,
 )
 from lrdoctor.check.index import dotted
@@ -151,6 +152,8 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                 yield found
             continue
         loop = e.loop
+        if _built_each_pass(ctx, e, sched, loop) and reads_no_position(sched):
+            continue  # a new scheduler every pass, set by what its constructor is handed
         ahead = None if _plain_step(e) else _explicit_position_ahead(ctx, e, loop)
         if not _plain_step(e) and ahead is None:
             continue
