@@ -22,6 +22,11 @@ Programs written for these tests; no third-party code.
    its constructor stores), built anew on every batch and stepped before the update: the step
    writes that same value, nothing advances (LRD001 said the schedule advanced before the
    update). One whose ``get_lr()`` reads ``self.last_epoch`` is still reported.
+5. A warm-up written on the batches while a running count is below its bound, under a
+   MultiStepLR stepped once per epoch whose first milestone is epoch 20: the chainable form
+   leaves the LR it finds alone until then, so the warm-up trains and the first drop starts
+   from its end (LRD008 said neither the manual LR nor the schedule trains). A write on every
+   fifth batch of the run, or a first milestone at epoch 1, is still reported.
 
 Each has a control that must still be reported.
 """
@@ -255,3 +260,47 @@ def test_a_scheduler_built_each_batch_for_its_position_advances_nothing() -> Non
 def test_control_one_that_reads_its_step_count_is_still_reported() -> None:
     found = messages(BUILT_PER_BATCH.replace("POSITION", "self.last_epoch"))
     assert any("runs before optimizer.step()" in m for m in found)
+
+
+# -- 5. a warm-up on the first batches under a per-epoch MultiStepLR ---------------------------
+
+WARMED_UP = """
+import torch
+
+
+def train(args, model, loader):
+    optimizer = torch.optim.Adam(model.parameters(), args.lr)
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, MILESTONES, gamma=0.5)
+    seen, epoch = 0, 0
+    while epoch < args.n_epochs:
+        for x, y in loader:
+            ramp = 100
+            if WINDOW:
+                for group in optimizer.param_groups:
+                    group["lr"] = (seen / ramp) * args.lr
+            loss = (model(x) - y).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            seen += 1
+        scheduler.step()
+        epoch += 1
+"""
+
+
+def test_a_warm_up_before_the_first_milestone_epoch_hands_over() -> None:
+    source = WARMED_UP.replace("MILESTONES", "list(range(20, 100, 5))") \
+        .replace("WINDOW", "seen <= ramp and seen % 5 == 0")
+    assert "LRD008" not in codes(source)
+
+
+def test_control_a_write_on_every_fifth_batch_of_the_run_is_still_reported() -> None:
+    source = WARMED_UP.replace("MILESTONES", "list(range(20, 100, 5))") \
+        .replace("WINDOW", "seen % 5 == 0")
+    assert any("drives the same optimizer" in m for m in messages(source))
+
+
+def test_control_a_milestone_after_the_first_epoch_is_still_reported() -> None:
+    source = WARMED_UP.replace("MILESTONES", "[1, 30, 60]") \
+        .replace("WINDOW", "seen <= ramp and seen % 5 == 0")
+    assert any("drives the same optimizer" in m for m in messages(source))

@@ -14,6 +14,7 @@ from lrdoctor.check.context import (
     definitions_in,
     function_around,
     function_at,
+    granularity,
     last_binding,
     receiver,
 )
@@ -1417,6 +1418,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
                  and not exclusive(e, w)]
         if steps and all(_after_warm_up_epochs(s, w) for s in steps):
             continue
+        if _warm_up_before_the_first_drop(w, driver, steps):
+            continue
         yield Diagnostic.at(
             "LRD008",
             f"param_group['lr'] is written here while {driver.label} `{driver.name}` (line "
@@ -1590,6 +1593,42 @@ def _batches_in(bound: ast.expr) -> str | None:
                 and per_epoch.func.id == "len" and len(per_epoch.args) == 1:
             return ast.dump(epochs)
     return None
+
+
+def _warm_up_before_the_first_drop(w: Event, driver: Obj, steps: list[Event]) -> bool:
+    """A warm-up written on the batches while a counter is below its bound (``if step <
+    warmup:``), under a MultiStepLR or StepLR stepped only once per epoch whose first change
+    comes after the first epoch (its milestones, or its step_size, stated as numbers of 2 or
+    more): the chainable form leaves the LR it finds in place on every step before that, so
+    the warm-up's value trains and the schedule's first drop starts from where it ends."""
+    if driver.cls not in ("MultiStepLR", "StepLR") or not steps or w.loop is None \
+            or w.loop.granularity != "batch" or not _in_window_around(w):
+        return False
+    if any(granularity(e)[0] != "epoch" for e in steps):
+        return False
+    expr = driver.arg("milestones" if driver.cls == "MultiStepLR" else "step_size", 1)
+    if expr is None:
+        return False
+    if isinstance(expr, ast.Call) and dotted(expr.func) in ("list", "tuple", "sorted") \
+            and len(expr.args) == 1:
+        expr = expr.args[0]  # `list(range(20, 100, 5))`
+    if isinstance(expr, ast.Call) and dotted(expr.func) == "range" and len(expr.args) >= 2:
+        expr = expr.args[0]  # its first milestone
+    value = constants.resolve(expr, driver.scope)
+    if isinstance(value, (list, tuple, range)):
+        firsts = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        return len(firsts) == len(value) > 0 and min(firsts) >= 2
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 2
+
+
+def _in_window_around(w: Event) -> bool:
+    """``_in_window`` over every test the write is under inside its batch loop, the loop over
+    the param groups around the write included."""
+    loop = w.loop
+    while loop is not None and loop.granularity != "batch":
+        loop = loop.parent
+    return any(_holds_below(c.test, c.branch == 0) for c in w.conds_inside(loop)
+               if c.test is not None and c.branch in (0, 1))
 
 
 def _in_window(w: Event) -> bool:
