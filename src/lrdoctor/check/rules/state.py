@@ -59,10 +59,11 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
         if value.splat:
             return False
         for key, item in value.items.items():
-            if isinstance(item, Const):
+            if isinstance(item, Const) or _kept_count(item):
                 # `"optimizer": None  # to reduce file size`: nothing of it is saved; and a
                 # setting (`"optimizer": "adamw"` of a config dict saved with the run) is a
-                # literal, never an object's state
+                # literal, never an object's state; nor is a count the program keeps itself
+                # (`"schedule_index": schedule_index`), whatever its key is named
                 continue
             words.append(str(key).lower())
             if not _saved(item, objs, words, depth + 1):
@@ -83,6 +84,84 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
     elif isinstance(value, ExprVal):
         words.append(ast.unparse(value.node).lower())
     return True
+
+
+def _kept_count(item: Any) -> bool:
+    """A saved value that is a number the program counts itself: the name it is saved from
+    (or read back into, ``stage = ckpt["schedule_stage"]``) is only ever bound to a numeric
+    literal, advanced by ``+=``/``-=``, or read back from a checkpoint, and is never handed
+    as such to a call (``range(stage)``, ``StepLR(..., last_epoch=stage)`` would position a
+    schedule with it). Its key may name the schedule; its value is no scheduler's state."""
+    if not isinstance(item, ExprVal):
+        return False
+    node = item.node
+    tree = item.scope.module.tree
+    if isinstance(node, ast.Name):
+        name = node.id
+    elif _count_value(node) and not isinstance(node, ast.Constant):
+        name = _read_back_into(tree, node) or ""
+    else:
+        return False
+    return bool(name) and _counter(function_around(tree, node), name)
+
+
+@per_node  # asked for each read of a saved entry
+def _read_back_into(tree: ast.Module, read: ast.expr) -> str | None:
+    """The plain name a read of a saved entry (``ckpt["key"]``, or ``int(ckpt["key"])`` and
+    the subscript inside it) is assigned to, alone: ``n = ckpt["key"]``."""
+    for node in ast.walk(function_around(tree, read)):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and _count_value(node.value) and (
+                    node.value is read or isinstance(node.value, ast.Call)
+                    and node.value.args[0] is read):
+            return node.targets[0].id
+    return None
+
+
+def _counter(around: ast.AST, name: str) -> bool:
+    """``name`` is a number ``around`` keeps: bound only to numeric literals and to reads of a
+    saved entry (``ckpt["k"]``, ``int(ckpt["k"])``), advanced only by ``+=``/``-=``; never
+    passed itself as an argument of a call nor handed on whole to another binding
+    (``sched.last_epoch = n``): used only in arithmetic, tests and indexing."""
+    for node in ast.walk(around):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            if not isinstance(node.op, (ast.Add, ast.Sub)):
+                return False
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node.value, ast.Name) and node.value.id == name:
+                return False
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                if len(targets) != 1 or not _count_value(node.value):
+                    return False
+            elif any(isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store)
+                     for t in targets for sub in ast.walk(t)):
+                return False  # unpacked or bound in a tuple: not followed
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.NamedExpr)) and any(
+            isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store)
+            for sub in ast.walk(node.target if not isinstance(node, ast.With)
+                                else ast.Tuple([i.optional_vars for i in node.items
+                                                if i.optional_vars is not None], ast.Load()))
+        ):
+            return False
+        elif isinstance(node, ast.Call) and any(
+            isinstance(arg, ast.Name) and arg.id == name
+            for arg in [*node.args, *(k.value for k in node.keywords)]
+        ):
+            return False
+    return True
+
+
+def _count_value(value: ast.expr | None) -> bool:
+    """A numeric literal, or a saved entry read back (``ckpt["k"]``, ``int(ckpt["k"])``)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+            and value.func.id in ("int", "float") and len(value.args) == 1:
+        value = value.args[0]
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+    return isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
+        and isinstance(value.slice.value, str)
 
 
 def _in_root(ctx: FileContext, root: int, kind: str) -> list[Obj]:
@@ -1021,17 +1100,23 @@ def _reads_saved_scheduler_state(tree: ast.Module) -> bool:
                 and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
             key = node.slice.value.lower()
             # `saved["scheduler"]`, `ckpt["lr_scheduler_state"]`; not a setting such as
-            # `config["scheduler"] == "cosine"`
+            # `config["scheduler"] == "cosine"`, nor a count read back into the program's own
+            # counter (`stage = ckpt["schedule_stage"]`, advanced by `stage += 1`)
             if "sched" in key and (
                 "state" in key or "dict" in key
                 or _SAVED_WORDS.search(ast.unparse(node.value).lower())
-            ):
+            ) and not _counter_read(tree, node):
                 return True
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             attr = node.attr.lower()
             if "sched" in attr and ("state" in attr or "dict" in attr) and attr != "state_dict":
                 return True
     return False
+
+
+def _counter_read(tree: ast.Module, read: ast.Subscript) -> bool:
+    name = _read_back_into(tree, read)
+    return name is not None and _counter(function_around(tree, read), name)
 
 
 def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
