@@ -129,3 +129,38 @@ def test_the_scheduler_state_under_a_schedule_key_is_silent() -> None:
                   "    scheduler.load_state_dict(sched_state)",
                   "pass", '"sched_state": scheduler.state_dict(), ')
     assert lrd007(src) == []
+
+
+def test_the_count_read_by_a_lambdalr_factor_is_silent() -> None:
+    # the LambdaLR's factor reads the restored count: the program positions the warm-up itself
+    src = HEAD.replace(
+        "scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[30, 60])\n", ""
+    ) + """
+sched_step = 0
+start_epoch = 0
+if args.resume:
+    checkpoint = torch.load(args.resume)
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    sched_step = checkpoint["sched_step"]
+    start_epoch = checkpoint["epoch"]
+scheduler = torch.optim.lr_scheduler.LambdaLR(
+    optimizer, lambda s: min(1.0, (s + sched_step + 1) / 500))
+for epoch in range(start_epoch, args.epochs):
+    train_one_epoch()
+    scheduler.step()
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "sched_step": sched_step + epoch + 1, "epoch": epoch + 1}, "last.pth")
+"""
+    assert lrd007(src) == []
+
+
+def test_the_count_logged_and_tested_is_still_a_count() -> None:
+    # printing it, formatting it and testing it position nothing: the MultiStepLR is lost
+    src = program("schedule_index = 1", 'schedule_index = checkpoint["schedule_index"]',
+                  "if epoch in (30, 60) and schedule_index < 3:\n"
+                  "        schedule_index += 1\n"
+                  "        print(f'stage {schedule_index}')\n"
+                  "        print('stage', schedule_index)",
+                  '"schedule_index": schedule_index, ')
+    assert len(lrd007(src)) == 2

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
+from lrdoctor.check.constants import _parents
 from lrdoctor.check.context import (
     FileContext,
     definitions_in,
@@ -119,10 +120,13 @@ def _read_back_into(tree: ast.Module, read: ast.expr) -> str | None:
 
 
 def _counter(around: ast.AST, name: str) -> bool:
-    """``name`` is a number ``around`` keeps: bound only to numeric literals and to reads of a
-    saved entry (``ckpt["k"]``, ``int(ckpt["k"])``), advanced only by ``+=``/``-=``; never
-    passed itself as an argument of a call nor handed on whole to another binding
-    (``sched.last_epoch = n``): used only in arithmetic, tests and indexing."""
+    """``name`` is a number ``around`` only counts and stores: bound only to numeric literals
+    and to reads of a saved entry (``ckpt["k"]``, ``int(ckpt["k"])``), advanced only by
+    ``+=``/``-=``, and read only where nothing can take a schedule's position from it: a
+    test, a value of a dict literal (the checkpoint), a formatted string or ``print``. Read
+    anywhere else (``range(n)``, ``last_epoch=n - 1``, ``sched.last_epoch = n``, a lambda a
+    LambdaLR calls) it may position a schedule, and it is not taken as a mere count."""
+    parents = _parents(around)
     for node in ast.walk(around):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
                 and node.target.id == name:
@@ -130,27 +134,48 @@ def _counter(around: ast.AST, name: str) -> bool:
                 return False
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if isinstance(node.value, ast.Name) and node.value.id == name:
-                return False
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 if len(targets) != 1 or not _count_value(node.value):
                     return False
             elif any(isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store)
                      for t in targets for sub in ast.walk(t)):
                 return False  # unpacked or bound in a tuple: not followed
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.NamedExpr)) and any(
-            isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store)
-            for sub in ast.walk(node.target if not isinstance(node, ast.With)
-                                else ast.Tuple([i.optional_vars for i in node.items
-                                                if i.optional_vars is not None], ast.Load()))
-        ):
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return False
-        elif isinstance(node, ast.Call) and any(
-            isinstance(arg, ast.Name) and arg.id == name
-            for arg in [*node.args, *(k.value for k in node.keywords)]
-        ):
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.NamedExpr, ast.withitem)):
+            bound = node.optional_vars if isinstance(node, ast.withitem) else node.target
+            if bound is not None and any(isinstance(sub, ast.Name) and sub.id == name
+                                         for sub in ast.walk(bound)):
+                return False
+        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) \
+                and not _only_counted(node, parents):
             return False
     return True
+
+
+def _only_counted(read: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """Where ``read`` is used, nothing takes a position from it (see ``_counter``)."""
+    node: ast.AST = read
+    while True:
+        parent = parents.get(id(node))
+        if parent is None or isinstance(parent, (ast.Lambda, ast.FunctionDef,
+                                                 ast.AsyncFunctionDef, ast.ClassDef)):
+            return False
+        if isinstance(parent, (ast.Compare, ast.BoolOp, ast.JoinedStr)):
+            return True
+        if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) \
+                and node is parent.test:
+            return True
+        if isinstance(parent, ast.Dict) and node in parent.values:
+            return True
+        if isinstance(parent, ast.AugAssign):
+            return isinstance(parent.target, ast.Name) and parent.target.id == read.id
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) \
+                and parent.func.id == "print":
+            return True
+        if isinstance(parent, (ast.stmt, ast.Call)):
+            return False
+        node = parent
 
 
 def _count_value(value: ast.expr | None) -> bool:
