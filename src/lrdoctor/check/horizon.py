@@ -535,6 +535,13 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
             other = right if left[0] == "epoch" else left
             if isinstance(expr.op, ast.Mult) and other[0] == "":
                 return _NONE
+            if isinstance(expr.op, ast.Mult) and other[0] == "literal" \
+                    and other[1] is not None and other[1] >= 10:
+                # `args.epochs * 100`: the updates per epoch written as a number (a fixed
+                # loader length) as likely as a multiple of epochs; whether one epoch holds
+                # the whole schedule depends on a length nobody stated (`epochs * 2`, a few
+                # cycles of epochs, stays epochs)
+                return _NONE
             return ("epoch", None, _best([left, right], "epoch"))
         if left[0] == right[0] == "literal" and left[1] is not None and right[1] is not None:
             try:
