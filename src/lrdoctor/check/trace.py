@@ -450,7 +450,19 @@ class Tracer:
         traced = {"configure_optimizers"}
         self._new_root()
         epochs, batches = self.lightning_loops(step)
-        self.loop = batches
+        # the hooks Lightning calls before training_step: at the start of every epoch, then
+        # of every batch (`self.lr_schedulers().step()` in on_train_epoch_start runs before
+        # the epoch's first update)
+        for names_, loop in ((_EPOCH_START_HOOKS, epochs), (_BATCH_START_HOOKS, batches)):
+            for name in names_:
+                hook = cls.find(name)
+                if hook is None:
+                    continue
+                self.loop, self.conds = loop, ()
+                self.call_function(FuncVal(hook[0], hook[1].module, instance, hook[1]), [], {},
+                                   root=True)
+                traced.add(name)
+        self.loop, self.conds = batches, ()
         self.call_function(FuncVal(step[0], step[1].module, instance, step[1]), [], {}, root=True)
         traced.add("training_step")
         for name in _EPOCH_END_HOOKS:
