@@ -362,6 +362,73 @@ def main():
 if __name__ == "__main__":
     main()
 """,
+    # a registry's build_optimizer (not importable here) called again for the new stage
+    "registry_builder_called_again": """from mmcv.runner import build_optimizer
+cfg = dict(type="SGD", lr=0.01)
+optimizer = build_optimizer(model, cfg)
+scheduler = StepLR(optimizer, step_size=5, gamma=0.1)
+for epoch in range(epochs):
+    if epoch == freeze_epochs:
+        optimizer = build_optimizer(model, dict(type="SGD", lr=0.001))
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+""",
+    # the project's optimizer factory called again for the new stage
+    "choice_factory_called_again": """import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--optim", default="adam")
+args = parser.parse_args()
+
+
+def get_optimizer(name, params, lr):
+    if name == "adam":
+        return torch.optim.Adam(params, lr=lr)
+    return torch.optim.SGD(params, lr=lr, momentum=0.9)
+
+
+optimizer = get_optimizer(args.optim, model[2].parameters(), 1e-3)
+scheduler = StepLR(optimizer, step_size=5, gamma=0.1)
+for epoch in range(epochs):
+    if epoch == freeze_epochs:
+        optimizer = get_optimizer(args.optim, model.parameters(), 1e-4)
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+""",
+    # a trainer's resume() rebuilds self.optimizer, called from the `__main__` block before fit()
+    "trainer_resume_rebuilds_optimizer": """class Trainer:
+    def __init__(self, model, loader):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        self.scheduler = StepLR(self.optimizer, step_size=5, gamma=0.5)
+
+    def resume(self, path):
+        state = torch.load(path)
+        self.model.load_state_dict(state["model"])
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=state["lr"])
+
+    def fit(self):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+            self.scheduler.step()
+
+
+if __name__ == "__main__":
+    import sys
+    t = Trainer(model, loader)
+    if len(sys.argv) > 1:
+        t.resume(sys.argv[1])
+    t.fit()
+""",
 }
 
 CORRECT = {
