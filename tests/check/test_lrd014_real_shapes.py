@@ -429,6 +429,19 @@ if __name__ == "__main__":
         t.resume(sys.argv[1])
     t.fit()
 """,
+    # the optimizer class taken from torch.optim by a setting, built again over every parameter
+    "class_from_torch_optim_again": """optimizer_class = getattr(torch.optim, "AdamW")
+optimizer = optimizer_class(model[2].parameters(), lr=1e-3)
+scheduler = CosineAnnealingLR(optimizer, T_max=epochs)
+for epoch in range(epochs):
+    if epoch == freeze_epochs:
+        optimizer = optimizer_class(model.parameters(), lr=1e-4)
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+""",
 }
 
 CORRECT = {
@@ -717,6 +730,69 @@ finetune(model, loader, 1e-3)
 for p in model.parameters():
     p.requires_grad = True
 finetune(model, loader, 1e-4)
+""",
+    # the class from torch.optim built again, and the scheduler with it
+    "class_from_torch_optim_with_scheduler": """optimizer_class = getattr(torch.optim, "AdamW")
+optimizer = optimizer_class(model[2].parameters(), lr=1e-3)
+scheduler = CosineAnnealingLR(optimizer, T_max=epochs)
+for epoch in range(epochs):
+    if epoch == freeze_epochs:
+        optimizer = optimizer_class(model.parameters(), lr=1e-4)
+        scheduler = CosineAnnealingLR(optimizer, T_max=epochs - freeze_epochs)
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+""",
+    # a project wrapper handed the optimizer (and the parameters): the same param_groups
+    "project_wrapper_of_the_optimizer": """from project_optim import GradientCentralization
+optimizer_class = getattr(torch.optim, "AdamW")
+optimizer = optimizer_class(model.parameters(), lr=1e-3)
+scheduler = CosineAnnealingLR(optimizer, T_max=epochs)
+optimizer = GradientCentralization(optimizer, model.parameters())
+for epoch in range(epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+""",
+    # Lookahead wraps the optimizer the scheduler drives and shares its param_groups
+    "lookahead_on_the_base": """from torch_optimizer import Lookahead
+base = torch.optim.Adam(model.parameters(), lr=1e-3)
+scheduler = StepLR(base, step_size=5, gamma=0.5)
+optimizer = Lookahead(base, k=5, alpha=0.5)
+for epoch in range(epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+""",
+    # the same, the wrapper bound to the optimizer's name
+    "lookahead_rebinds_the_name": """from torch_optimizer import Lookahead
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+scheduler = StepLR(optimizer, step_size=5, gamma=0.5)
+optimizer = Lookahead(optimizer, k=5, alpha=0.5)
+for epoch in range(epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+""",
+    # torchcontrib's SWA wraps the optimizer, its param_groups are the wrapped one's
+    "torchcontrib_swa_wrapper": """from torchcontrib.optim import SWA
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = StepLR(optimizer, step_size=5, gamma=0.5)
+optimizer = SWA(optimizer, swa_start=10, swa_freq=5, swa_lr=0.05)
+for epoch in range(epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
 """,
 }
 

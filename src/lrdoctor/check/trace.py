@@ -2260,6 +2260,14 @@ class Tracer:
             scope.sources[key] = source
         if value is None and isinstance(source, ast.Call):
             value = self.guess_from_call(source, label, scope)
+            if isinstance(previous, Obj) and isinstance(value, Obj) \
+                    and previous.kind == value.kind == "optimizer" \
+                    and _given_parameters(source) \
+                    and self.optimizer_argument(source, scope) is None:
+                # `optimizer = optimizer_class(model.parameters(), lr=1e-4)` with the class
+                # taken from torch.optim by a setting: a new optimizer over the parameters
+                # (not a wrapper around the old one, which is handed the optimizer)
+                self.emit("rebind", value, node, old=previous, name=label)
         if value is None and source is not None:
             value = ExprVal(source, scope)
         if isinstance(value, Const) and value.sure:
