@@ -387,6 +387,91 @@ train({"epochs": 25})
 
 Trainer(model, optimizer, scheduler, loader).train()
 """,
+    # a callback's on_epoch_begin() run at the top of the epoch
+    "callback_epoch_begin": """class LRCallback:
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+
+    def on_epoch_begin(self, epoch):
+        self.scheduler.step()
+
+    def on_epoch_end(self, epoch):
+        pass
+
+
+callbacks = [LRCallback(scheduler)]
+for epoch in range(epochs):
+    for cb in callbacks:
+        cb.on_epoch_begin(epoch)
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    for cb in callbacks:
+        cb.on_epoch_end(epoch)
+""",
+    # the update in the model's own train_step(batch, optimizer)
+    "model_train_step_method": """class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def train_step(self, batch, optimizer):
+        x, y = batch
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(self(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+
+net = Net()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+sched = MultiStepLR(opt, milestones=[5, 10], gamma=0.1)
+for epoch in range(epochs):
+    sched.step()
+    for batch in loader:
+        net.train_step(batch, opt)
+""",
+    # a scheduler prepared by accelerate, stepped at the top of the epoch
+    "accelerate_prepared_scheduler": """from accelerate import Accelerator
+accelerator = Accelerator(gradient_accumulation_steps=4)
+model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
+for epoch in range(epochs):
+    scheduler.step()
+    for x, y in loader:
+        with accelerator.accumulate(model):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            accelerator.backward(loss)
+            optimizer.step()
+            optimizer.zero_grad()
+""",
+    # the update in a trainer's _optimizer_step() helper
+    "trainer_optimizer_step_helper": """class Trainer:
+    def __init__(self, model, loader):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        self.scheduler = StepLR(self.optimizer, step_size=3, gamma=0.5)
+
+    def _optimizer_step(self, loss):
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+
+    def run(self):
+        for epoch in range(epochs):
+            self.scheduler.step()
+            for x, y in self.loader:
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                self._optimizer_step(loss)
+
+
+Trainer(model, loader).run()
+""",
 }
 
 CORRECT = {
