@@ -35,7 +35,7 @@ from lrdoctor.check.horizon import (
 )
 from lrdoctor.check.index import dotted
 from lrdoctor.check.meters import holds_backpropagated_loss
-from lrdoctor.check.model import Cond, Event, Loop, exclusive
+from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import _holds as holds_line
 from lrdoctor.check.position import built_at_a_position, replays_to_resume
@@ -3820,10 +3820,11 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # second never replaces the first, whichever the setting picks is the one stepped
         if any(e.kind == "create" and e.obj is old and exclusive(e, r) for e in root):
             continue
-        # the rebuild matters to what runs after it in the same function, or in its caller
-        # (`fit()` calling `self.rebuild()` then `self.train_epoch()`); not to a sibling method
-        # traced later by coincidence of source order
-        scope = r.frame.parent if r.frame is not None and r.frame.parent is not None else r.frame
+        # the rebuild matters to what runs after it in the same function, or in its callers
+        # (`fit()` calling `self.rebuild()` then `self.train_epoch()`, module-level code
+        # calling `learn.unfreeze()` then `learn.fit(10)`); not to a sibling method traced
+        # later by coincidence of source order
+        scope = _calling_scope(r.frame)
         stale = [
             e for e in root
             if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
@@ -3880,6 +3881,18 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         )
     yield from _second_instance(ctx)
     yield from _own_configure_optimizers(ctx)
+
+
+def _calling_scope(frame: Frame | None) -> Frame | None:
+    """The outermost call that the code of ``frame`` runs in: up the callers while a call in
+    the code made the frame, to the entry point's frame, or to module-level code (None, every
+    event of the trace) when the chain of calls starts there. What a function does is done
+    for whatever its callers run afterwards."""
+    while frame is not None and frame.call is not None:
+        if frame.parent is None:
+            return None  # called from module-level code
+        frame = frame.parent
+    return frame
 
 
 def _constant_factor(sched: Obj) -> bool:
