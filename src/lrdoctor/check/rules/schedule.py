@@ -2356,6 +2356,104 @@ def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnosti
 
 
 @rule("LRD004")
+def lightning_plateau_mode_against_monitor(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A ReduceLROnPlateau returned from ``configure_optimizers`` with the name of the value
+    Lightning feeds it (``"monitor": "val_acc"``): a mode that cuts the LR when that value
+    gets better. The monitored name says what the value is, as a variable's name does in a
+    hand-written loop; when the module logs that name with a value whose words disagree, or
+    negated (``self.log("val_auc", -auc)``), the name is not trusted."""
+    if "ReduceLROnPlateau" not in ctx.source and ctx.source.isascii():
+        return
+    seen: set[tuple[int, str]] = set()
+    for node, path, value in ctx.program.lightning:
+        if path != ctx.path:
+            continue
+        for sched, monitor in _lightning_monitored(value):
+            if sched.cls != "ReduceLROnPlateau" or sched.call is None \
+                    or (sched.id, monitor) in seen or _never_reduces(sched.call):
+                continue
+            seen.add((sched.id, monitor))
+            mode_expr = sched.arg("mode", 1)
+            stated = constants.resolve(mode_expr, sched.scope) if mode_expr is not None else None
+            mode = stated if isinstance(stated, str) else (
+                "min" if mode_expr is None and not sched.has_kwargs_splat() else None)
+            kind = _kind_of(ast.Constant(monitor))
+            if not (mode == "min" and kind == "acc" or mode == "max" and kind == "loss"):
+                continue
+            if not _logged_as(ctx, node, monitor, kind):
+                continue
+            better = "improves" if kind == "acc" else "goes down"
+            fix = "max" if mode == "min" else "min"
+            what = "an accuracy-like metric" if kind == "acc" else "a loss"
+            at = sched.call if sched.path in ("", path) else node
+            yield Diagnostic.at(
+                "LRD004",
+                f"ReduceLROnPlateau ({line_at(sched.path, sched.line, path)}) is returned from "
+                f"configure_optimizers to watch `{monitor}` with mode='{mode}', but the name "
+                f"says it is {what}: Lightning cuts the LR whenever it {better}; use "
+                f"mode='{fix}'",
+                path,
+                at,
+            )
+
+
+def _lightning_monitored(value: Any, depth: int = 0,
+                         monitor: str | None = None) -> Iterator[tuple[Obj, str]]:
+    """(scheduler, monitored name) pairs from a configure_optimizers return value: a scheduler
+    config ``{"scheduler": s, "monitor": "val_acc"}``, or ``{"optimizer": o, "lr_scheduler":
+    s, "monitor": "val_acc"}`` with the name beside it. Only a literal name counts."""
+    if depth > 4:
+        return
+    if isinstance(value, DictVal):
+        if value.splat:
+            return
+        name = value.items.get("monitor")
+        here = name.value if isinstance(name, Const) and isinstance(name.value, str) \
+            else monitor if name is None else None
+        sched = value.items.get("scheduler", value.items.get("lr_scheduler"))
+        if isinstance(sched, Obj) and sched.kind == "scheduler":
+            if here is not None:
+                yield sched, here
+        elif isinstance(sched, DictVal):
+            yield from _lightning_monitored(sched, depth + 1, here)
+        elif isinstance(sched, (TupleVal, UnionVal)):
+            yield from _lightning_monitored(sched, depth + 1, here)
+    elif isinstance(value, (TupleVal, UnionVal)):
+        for item in value.items if isinstance(value, TupleVal) else value.options:
+            yield from _lightning_monitored(item, depth + 1, monitor)
+
+
+def _logged_as(ctx: FileContext, at: ast.AST, monitor: str, kind: str) -> bool:
+    """False when the class whose ``configure_optimizers`` returns at ``at`` logs ``monitor``
+    with a value whose words say the other kind, or negated (``-auc``): then the name does not
+    say which way the value is better."""
+    line = getattr(at, "lineno", 0)
+    for info in ctx.module.classes.values():
+        cls = info.node
+        end = getattr(cls, "end_lineno", None) or cls.lineno
+        if not cls.lineno <= line <= end:
+            continue
+        for call in ast.walk(cls):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                    and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
+                continue
+            logged: ast.expr | None = None
+            if call.func.attr == "log" and len(call.args) > 1 \
+                    and isinstance(call.args[0], ast.Constant) and call.args[0].value == monitor:
+                logged = call.args[1]
+            elif call.func.attr == "log_dict" and call.args and isinstance(call.args[0], ast.Dict):
+                logged = next((v for k, v in zip(call.args[0].keys, call.args[0].values)
+                               if isinstance(k, ast.Constant) and k.value == monitor), None)
+            if logged is None:
+                continue
+            if isinstance(logged, ast.UnaryOp) and isinstance(logged.op, ast.USub):
+                return False
+            if _kind_of(logged) not in ("", kind):
+                return False
+    return True
+
+
+@rule("LRD004")
 def lightning_scheduler_step_without_metric(ctx: FileContext) -> Iterator[Diagnostic]:
     """A LightningModule that overrides ``lr_scheduler_step(self, scheduler, ..., metric)`` hands
     every scheduler its ``configure_optimizers`` returns to that hook. When one of them is a
