@@ -132,3 +132,78 @@ def test_monitor_not_written_as_a_literal_is_silent() -> None:
 def test_a_plateau_that_never_reduces_is_silent() -> None:
     source = _source("", '"val_acc"').replace("factor=0.5", "factor=1.0")
     assert _lrd004(source) == []
+
+
+# -- LRD014: a builder of (optimizer, scheduler) whose new scheduler is dropped ------------------
+#
+# Fine-tuning stages rebuild the optimizer with the project's builder of both objects. When
+# the second stage keeps only the optimizer (``optimizer, _ = build(...)``) and hands the first
+# stage's scheduler on, that scheduler still drives the first optimizer while the new one trains
+# at a constant LR. lrdoctor saw a scheduler built on the new optimizer and took it for the one
+# in use, although nothing ever steps it.
+
+STAGES = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+loader = DataLoader(TensorDataset(torch.randn(64, 8), torch.randn(64, 1)), batch_size=8)
+model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Linear(8, 1))
+
+
+class Holder:
+    pass
+
+
+holder = Holder()
+
+
+def build(params, lr):
+    opt = torch.optim.AdamW(params, lr=lr)
+    sch = torch.optim.lr_scheduler.StepLR(opt, step_size=2)
+    return opt, sch
+
+
+def run(model, optimizer, scheduler, epochs):
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            optimizer.step()
+        scheduler.step()
+
+
+optimizer, scheduler = build(model[1].parameters(), 1e-3)
+run(model, optimizer, scheduler, 3)
+{second}
+run(model, optimizer, {stage_two}, 5)
+"""
+
+
+def _stages(second: str, stage_two: str = "scheduler") -> str:
+    return STAGES.format(second=second, stage_two=stage_two)
+
+
+def _lrd014(source: str) -> list[int]:
+    return [line for code, line in findings(source) if code == "LRD014"]
+
+
+def test_second_stage_dropping_its_new_scheduler_is_reported() -> None:
+    source = _stages("optimizer, _ = build(model.parameters(), 1e-4)")
+    step = next(n for n, line in enumerate(textwrap.dedent(source).splitlines(), 1)
+                if line.strip() == "scheduler.step()")
+    assert _lrd014(source) == [step]
+
+
+def test_second_stage_keeping_its_new_scheduler_is_silent() -> None:
+    assert _lrd014(_stages("optimizer, scheduler = build(model.parameters(), 1e-4)")) == []
+
+
+def test_new_scheduler_handed_to_the_second_stage_is_silent() -> None:
+    source = _stages("optimizer, fresh = build(model.parameters(), 1e-4)", stage_two="fresh")
+    assert _lrd014(source) == []
+
+
+def test_new_scheduler_kept_by_an_instance_is_silent() -> None:
+    source = _stages("optimizer, holder.sched = build(model.parameters(), 1e-4)")
+    assert _lrd014(source) == []

@@ -3912,8 +3912,11 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                 or r.loop is not None and e.order < r.order and e.in_loop(r.loop)
         ) for e in root):
             continue
+        # a scheduler built for the new optimizer takes over, unless nothing ever steps it
+        # while the old one keeps stepping (`optimizer, _ = make_optimizer_and_schedule(...)`
+        # keeps only the optimizer): then the new optimizer still trains at a constant LR
         if any(e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
-               and e.obj.optimizer is new for e in root):
+               and e.obj.optimizer is new and not _dropped(ctx, e.obj, root) for e in root):
             continue
         # one step per option of a scheduler choice: a constant option (`LambdaLR(opt,
         # lambda _: 1.0)`) loses nothing when left on the old optimizer, the others lose
@@ -4044,6 +4047,20 @@ def _decorated(function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
     """The function has a decorator other than staticmethod/classmethod."""
     return function is not None and any(
         dotted(d) not in ("staticmethod", "classmethod") for d in function.decorator_list)
+
+
+def _dropped(ctx: FileContext, sched: Obj, root: list[Event]) -> bool:
+    """A scheduler nothing can step: no step of it anywhere in the program (by the loop or by
+    Lightning), not kept by an instance, not handed to an Accelerator, not in what a
+    configure_optimizers returns, not one of a composite's members."""
+    if sched.held or sched.prepared or sched.in_composite:
+        return False
+    if any(e.obj is sched and e.kind in ("sched_step", "lightning_sched_step", "load_state",
+                                         "set_last_epoch", "save")
+           for e in ctx.program.events):
+        return False
+    return not any(sched is s for _, _, value in ctx.program.lightning
+                   for s, _ in _lightning_schedulers(value))
 
 
 def _updates(e: Event, optimizer: Obj | None) -> bool:
