@@ -2433,18 +2433,8 @@ def _logged_as(ctx: FileContext, at: ast.AST, monitor: str, kind: str) -> bool:
         end = getattr(cls, "end_lineno", None) or cls.lineno
         if not cls.lineno <= line <= end:
             continue
-        for call in ast.walk(cls):
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                    and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
-                continue
-            logged: ast.expr | None = None
-            if call.func.attr == "log" and len(call.args) > 1 \
-                    and isinstance(call.args[0], ast.Constant) and call.args[0].value == monitor:
-                logged = call.args[1]
-            elif call.func.attr == "log_dict" and call.args and isinstance(call.args[0], ast.Dict):
-                logged = next((v for k, v in zip(call.args[0].keys, call.args[0].values)
-                               if isinstance(k, ast.Constant) and k.value == monitor), None)
-            if logged is None:
+        for name, logged in _logged_values(cls):
+            if name != monitor or logged is None:
                 continue
             if isinstance(logged, ast.UnaryOp) and isinstance(logged.op, ast.USub):
                 return False
@@ -2590,17 +2580,24 @@ def _isinstance_of(test: ast.expr, param: str) -> set[str] | None:
 
 def _logged(fn: ast.AST) -> Iterator[str]:
     """The names ``self.log("name", ...)`` / ``self.log_dict({"name": ...})`` log in ``fn``."""
+    for name, _ in _logged_values(fn):
+        yield name
+
+
+def _logged_values(fn: ast.AST) -> Iterator[tuple[str, ast.expr | None]]:
+    """(name, value logged under it) for each ``self.log`` / ``self.log_dict({...})`` in ``fn``;
+    the value is None when the call does not pass one by position."""
     for node in ast.walk(fn):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"):
             continue
         if node.func.attr == "log" and node.args and isinstance(node.args[0], ast.Constant) \
                 and isinstance(node.args[0].value, str):
-            yield node.args[0].value
+            yield node.args[0].value, node.args[1] if len(node.args) > 1 else None
         elif node.func.attr == "log_dict" and node.args and isinstance(node.args[0], ast.Dict):
-            for key in node.args[0].keys:
+            for key, value in zip(node.args[0].keys, node.args[0].values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    yield key.value
+                    yield key.value, value
 
 
 def _metric_kind(e: Event) -> str:
