@@ -385,6 +385,14 @@ def test_epochs_alone_or_times_a_literal_stays_an_epoch_horizon() -> None:
     assert "LRD002" in codes(EPOCHS_TIMES_A_COUNT.format(total="cfg.num_epochs * 2"))
 
 
+def test_epochs_times_a_written_count_of_updates_is_not_known_to_be_epochs() -> None:
+    # `epochs * 100`: a hundred updates an epoch written as a number (a fixed loader length) as
+    # likely as a hundred epochs' worth; no error on a per-batch step (it was one: "the whole
+    # schedule passes within the first epoch", on a run that is right with 100 batches)
+    assert "LRD002" not in codes(EPOCHS_TIMES_A_COUNT.format(total="cfg.num_epochs * 100"))
+    assert "LRD002" not in codes(EPOCHS_TIMES_A_COUNT.format(total="500 * cfg.num_epochs"))
+
+
 # -- a classmethod's first parameter is its class ---------------------------------------------
 
 _CLASSMETHOD_BUILDER = """

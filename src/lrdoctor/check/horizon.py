@@ -535,6 +535,13 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
             other = right if left[0] == "epoch" else left
             if isinstance(expr.op, ast.Mult) and other[0] == "":
                 return _NONE
+            if isinstance(expr.op, ast.Mult) and other[0] == "literal" \
+                    and other[1] is not None and other[1] >= 10:
+                # `args.epochs * 100`: the updates per epoch written as a number (a fixed
+                # loader length) as likely as a multiple of epochs; whether one epoch holds
+                # the whole schedule depends on a length nobody stated (`epochs * 2`, a few
+                # cycles of epochs, stays epochs)
+                return _NONE
             return ("epoch", None, _best([left, right], "epoch"))
         if left[0] == right[0] == "literal" and left[1] is not None and right[1] is not None:
             try:
@@ -793,6 +800,20 @@ def project_constant(sched: Obj) -> bool:
         return False
     closed = found[0].find("_get_closed_form_lr")
     return closed is None or _returns_base_lrs(closed[0])
+
+
+def reads_no_position(sched: Obj) -> bool:
+    """Built from the project's own subclass of torch's scheduler base that keeps torch's
+    ``step()`` and whose ``get_lr()`` reads neither the step count (``self.last_epoch``,
+    ``self._step_count``) nor the LR in the param groups: each step writes the value the
+    object was built for (``base_lr * (1 - self.cur_iter / self.max_iter) ** 0.9`` with
+    ``cur_iter`` handed to the constructor), whatever position it stands at."""
+    found = _inherited_step_get_lr(sched)
+    if found is None:
+        return False
+    texts = {dotted(n) for n in ast.walk(found[1]) if isinstance(n, ast.Attribute)}
+    return not any(t is not None and (t.endswith(("last_epoch", "_step_count", "param_groups"))
+                                      or t == "self.optimizer") for t in texts)
 
 
 def project_recomputes(sched: Obj) -> bool | None:

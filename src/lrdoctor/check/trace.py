@@ -450,7 +450,19 @@ class Tracer:
         traced = {"configure_optimizers"}
         self._new_root()
         epochs, batches = self.lightning_loops(step)
-        self.loop = batches
+        # the hooks Lightning calls before training_step: at the start of every epoch, then
+        # of every batch (`self.lr_schedulers().step()` in on_train_epoch_start runs before
+        # the epoch's first update)
+        for names_, loop in ((_EPOCH_START_HOOKS, epochs), (_BATCH_START_HOOKS, batches)):
+            for name in names_:
+                hook = cls.find(name)
+                if hook is None:
+                    continue
+                self.loop, self.conds = loop, ()
+                self.call_function(FuncVal(hook[0], hook[1].module, instance, hook[1]), [], {},
+                                   root=True)
+                traced.add(name)
+        self.loop, self.conds = batches, ()
         self.call_function(FuncVal(step[0], step[1].module, instance, step[1]), [], {}, root=True)
         traced.add("training_step")
         for name in _EPOCH_END_HOOKS:
@@ -2248,6 +2260,14 @@ class Tracer:
             scope.sources[key] = source
         if value is None and isinstance(source, ast.Call):
             value = self.guess_from_call(source, label, scope)
+            if isinstance(previous, Obj) and isinstance(value, Obj) \
+                    and previous.kind == value.kind == "optimizer" \
+                    and _given_parameters(source) \
+                    and self.optimizer_argument(source, scope) is None:
+                # `optimizer = optimizer_class(model.parameters(), lr=1e-4)` with the class
+                # taken from torch.optim by a setting: a new optimizer over the parameters
+                # (not a wrapper around the old one, which is handed the optimizer)
+                self.emit("rebind", value, node, old=previous, name=label)
         if value is None and source is not None:
             value = ExprVal(source, scope)
         if isinstance(value, Const) and value.sure:

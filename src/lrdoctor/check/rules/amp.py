@@ -25,7 +25,7 @@ from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.passed import passed_chain
 from lrdoctor.check.project import display_path
 from lrdoctor.check.rules import rule
-from lrdoctor.check.rules.scalers import scaler_switch
+from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import Obj
 from lrdoctor.optimizers import unscaled_update
 
@@ -1660,9 +1660,14 @@ def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
                     clip.node,
                 )
             continue
+        # a scaler switched by a flag (`if cfg.use_amp: scaler = GradScaler()`): the clip sees
+        # scaled gradients exactly when the flag is on, so the message says when, as LRD005's does
+        switch = scaler_switch(b.obj)
+        condition = when(switch) if switch else ""
+        prefix = f"{condition[0].upper()}{condition[1:]}, g" if condition else "g"
         yield Diagnostic.at(
             "LRD108",
-            f"gradients are clipped here while still multiplied by the GradScaler's scale "
+            f"{prefix}radients are clipped here while still multiplied by the GradScaler's scale "
             f"(`{receiver(b)}.scale(...).backward()` at line {b.line}): the effective max norm "
             f"is divided by the scale (65536 at start); call `{receiver(b)}.unscale_(optimizer)` "
             "before clipping",

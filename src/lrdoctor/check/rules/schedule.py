@@ -31,11 +31,12 @@ from lrdoctor.check.horizon import (
     project_constant,
     project_horizons,
     project_recomputes,
+    reads_no_position,
     short_source,
 )
 from lrdoctor.check.index import dotted
 from lrdoctor.check.meters import holds_backpropagated_loss
-from lrdoctor.check.model import Cond, Event, Loop, exclusive
+from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import _holds as holds_line
 from lrdoctor.check.position import built_at_a_position, replays_to_resume
@@ -152,6 +153,8 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                 yield found
             continue
         loop = e.loop
+        if _built_each_pass(ctx, e, sched, loop) and reads_no_position(sched):
+            continue  # a new scheduler every pass, set by what its constructor is handed
         ahead = None if _plain_step(e) else _explicit_position_ahead(ctx, e, loop)
         if not _plain_step(e) and ahead is None:
             continue
@@ -1170,10 +1173,35 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
             text = dotted(node)
             if text == bound:
                 shared = True
+            elif isinstance(node, ast.Name) and _named_count_of(sched, node, bound, loop):
+                shared = True
+            elif isinstance(node, ast.Name) and _within_passes(sched, node, loop):
+                continue  # `warm_up_iter = 10` in a run of `range(80)` passes: a number
             elif text is not None and names.unit_of_word(text.rsplit(".", 1)[-1]) == "batch" \
                     and not bound.endswith(text) and not text.startswith(bound + "."):
                 return False  # another count, of batches, takes part in it
     return shared
+
+
+def _named_count_of(sched: Obj, name: ast.Name, bound: str, loop: Loop) -> bool:
+    """``name`` is assigned, where the scheduler is built, an expression of the loop's own
+    count (``T_max = iter_max // 1`` for ``for epoch in range(iter_max):``) with no count of
+    batches in it: the count of passes under another name."""
+    found = sched.scope.source_of(name.id) if sched.scope is not None else None
+    if found is None:
+        return False
+    nodes = list(ast.walk(found[0]))
+    return any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == bound for n in nodes) \
+        and not any(isinstance(n, ast.Call) for n in nodes)
+
+
+def _within_passes(sched: Obj, name: ast.Name, loop: Loop) -> bool:
+    """``name`` stands for a number the code states (``warm_up_iter = 10``) no larger than the
+    passes the loop makes as written (``range(80)``): whatever its name says, it fits a count
+    of those passes."""
+    value = _stated_number(name, sched.scope) if sched.scope is not None else None
+    passes = _stated_passes(loop)
+    return value is not None and passes is not None and 0 <= value <= passes
 
 
 def _divided_like_its_loop(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
@@ -2432,6 +2460,94 @@ def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnosti
 
 
 @rule("LRD004")
+def lightning_plateau_mode_against_monitor(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A ReduceLROnPlateau returned from ``configure_optimizers`` with the name of the value
+    Lightning feeds it (``"monitor": "val_acc"``): a mode that cuts the LR when that value
+    gets better. The monitored name says what the value is, as a variable's name does in a
+    hand-written loop; when the module logs that name with a value whose words disagree, or
+    negated (``self.log("val_auc", -auc)``), the name is not trusted."""
+    if "ReduceLROnPlateau" not in ctx.source and ctx.source.isascii():
+        return
+    seen: set[tuple[int, str]] = set()
+    for node, path, value in ctx.program.lightning:
+        if path != ctx.path:
+            continue
+        for sched, monitor in _lightning_monitored(value):
+            if sched.cls != "ReduceLROnPlateau" or sched.call is None \
+                    or (sched.id, monitor) in seen or _never_reduces(sched.call):
+                continue
+            seen.add((sched.id, monitor))
+            mode_expr = sched.arg("mode", 1)
+            stated = constants.resolve(mode_expr, sched.scope) if mode_expr is not None else None
+            mode = stated if isinstance(stated, str) else (
+                "min" if mode_expr is None and not sched.has_kwargs_splat() else None)
+            kind = _kind_of(ast.Constant(monitor))
+            if not (mode == "min" and kind == "acc" or mode == "max" and kind == "loss"):
+                continue
+            if not _logged_as(ctx, node, monitor, kind):
+                continue
+            better = "improves" if kind == "acc" else "goes down"
+            fix = "max" if mode == "min" else "min"
+            what = "an accuracy-like metric" if kind == "acc" else "a loss"
+            at = sched.call if sched.path in ("", path) else node
+            yield Diagnostic.at(
+                "LRD004",
+                f"ReduceLROnPlateau ({line_at(sched.path, sched.line, path)}) is returned from "
+                f"configure_optimizers to watch `{monitor}` with mode='{mode}', but the name "
+                f"says it is {what}: Lightning cuts the LR whenever it {better}; use "
+                f"mode='{fix}'",
+                path,
+                at,
+            )
+
+
+def _lightning_monitored(value: Any, depth: int = 0,
+                         monitor: str | None = None) -> Iterator[tuple[Obj, str]]:
+    """(scheduler, monitored name) pairs from a configure_optimizers return value: a scheduler
+    config ``{"scheduler": s, "monitor": "val_acc"}``, or ``{"optimizer": o, "lr_scheduler":
+    s, "monitor": "val_acc"}`` with the name beside it. Only a literal name counts."""
+    if depth > 4:
+        return
+    if isinstance(value, DictVal):
+        if value.splat:
+            return
+        name = value.items.get("monitor")
+        here = name.value if isinstance(name, Const) and isinstance(name.value, str) \
+            else monitor if name is None else None
+        sched = value.items.get("scheduler", value.items.get("lr_scheduler"))
+        if isinstance(sched, Obj) and sched.kind == "scheduler":
+            if here is not None:
+                yield sched, here
+        elif isinstance(sched, DictVal):
+            yield from _lightning_monitored(sched, depth + 1, here)
+        elif isinstance(sched, (TupleVal, UnionVal)):
+            yield from _lightning_monitored(sched, depth + 1, here)
+    elif isinstance(value, (TupleVal, UnionVal)):
+        for item in value.items if isinstance(value, TupleVal) else value.options:
+            yield from _lightning_monitored(item, depth + 1, monitor)
+
+
+def _logged_as(ctx: FileContext, at: ast.AST, monitor: str, kind: str) -> bool:
+    """False when the class whose ``configure_optimizers`` returns at ``at`` logs ``monitor``
+    with a value whose words say the other kind, or negated (``-auc``): then the name does not
+    say which way the value is better."""
+    line = getattr(at, "lineno", 0)
+    for info in ctx.module.classes.values():
+        cls = info.node
+        end = getattr(cls, "end_lineno", None) or cls.lineno
+        if not cls.lineno <= line <= end:
+            continue
+        for name, logged in _logged_values(cls):
+            if name != monitor or logged is None:
+                continue
+            if isinstance(logged, ast.UnaryOp) and isinstance(logged.op, ast.USub):
+                return False
+            if _kind_of(logged) not in ("", kind):
+                return False
+    return True
+
+
+@rule("LRD004")
 def lightning_scheduler_step_without_metric(ctx: FileContext) -> Iterator[Diagnostic]:
     """A LightningModule that overrides ``lr_scheduler_step(self, scheduler, ..., metric)`` hands
     every scheduler its ``configure_optimizers`` returns to that hook. When one of them is a
@@ -2568,17 +2684,24 @@ def _isinstance_of(test: ast.expr, param: str) -> set[str] | None:
 
 def _logged(fn: ast.AST) -> Iterator[str]:
     """The names ``self.log("name", ...)`` / ``self.log_dict({"name": ...})`` log in ``fn``."""
+    for name, _ in _logged_values(fn):
+        yield name
+
+
+def _logged_values(fn: ast.AST) -> Iterator[tuple[str, ast.expr | None]]:
+    """(name, value logged under it) for each ``self.log`` / ``self.log_dict({...})`` in ``fn``;
+    the value is None when the call does not pass one by position."""
     for node in ast.walk(fn):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"):
             continue
         if node.func.attr == "log" and node.args and isinstance(node.args[0], ast.Constant) \
                 and isinstance(node.args[0].value, str):
-            yield node.args[0].value
+            yield node.args[0].value, node.args[1] if len(node.args) > 1 else None
         elif node.func.attr == "log_dict" and node.args and isinstance(node.args[0], ast.Dict):
-            for key in node.args[0].keys:
+            for key, value in zip(node.args[0].keys, node.args[0].values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    yield key.value
+                    yield key.value, value
 
 
 def _metric_kind(e: Event) -> str:
@@ -3793,12 +3916,21 @@ def _flushes_the_last_update(ctx: FileContext, e: Event, sched: Obj, loop: Loop,
     own = {(c.key, c.branch) for c in e.conds_inside(loop)}
     if not own or sched.optimizer is None:
         return False
-    paired = any(
-        u.loop is e.loop and u.frame is e.frame and u.order < e.order
-        and {(c.key, c.branch) for c in u.conds_inside(loop)} == own
+    # (the update may be written twice under that guard, `if fp16: scaler.step(opt) else:
+    # opt.step()`: an `if` and its `else` that each update make an update whichever runs)
+    extras = [
+        {(c.key, c.branch) for c in u.conds_inside(loop)} - own
         for u in ctx.updates_in(loop, e.root, sched.optimizer)
-    )
-    if not paired:
+        if u.loop is e.loop and u.frame is e.frame and u.order < e.order
+        and own <= {(c.key, c.branch) for c in u.conds_inside(loop)}
+    ]
+    branches: dict[tuple[str, int, int], set[int]] = {}
+    for extra in extras:
+        if len(extra) == 1:
+            key, branch = next(iter(extra))
+            branches.setdefault(key, set()).add(branch)
+    if not any(not extra for extra in extras) \
+            and not any({0, 1} <= taken for taken in branches.values()):
         return False
     # (the guard inside the epoch loop may test the very count the batch loop's own guard
     # tests, `n % accum != 0` after `n % accum == 0`: evaluated at another time, not
@@ -3859,10 +3991,11 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # second never replaces the first, whichever the setting picks is the one stepped
         if any(e.kind == "create" and e.obj is old and exclusive(e, r) for e in root):
             continue
-        # the rebuild matters to what runs after it in the same function, or in its caller
-        # (`fit()` calling `self.rebuild()` then `self.train_epoch()`); not to a sibling method
-        # traced later by coincidence of source order
-        scope = r.frame.parent if r.frame is not None and r.frame.parent is not None else r.frame
+        # the rebuild matters to what runs after it in the same function, or in its callers
+        # (`fit()` calling `self.rebuild()` then `self.train_epoch()`, module-level code
+        # calling `learn.unfreeze()` then `learn.fit(10)`); not to a sibling method traced
+        # later by coincidence of source order
+        scope = _calling_scope(r.frame)
         stale = [
             e for e in root
             if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
@@ -3890,8 +4023,11 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                 or r.loop is not None and e.order < r.order and e.in_loop(r.loop)
         ) for e in root):
             continue
+        # a scheduler built for the new optimizer takes over, unless nothing ever steps it
+        # while the old one keeps stepping (`optimizer, _ = make_optimizer_and_schedule(...)`
+        # keeps only the optimizer): then the new optimizer still trains at a constant LR
         if any(e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
-               and e.obj.optimizer is new for e in root):
+               and e.obj.optimizer is new and not _dropped(ctx, e.obj, root) for e in root):
             continue
         # one step per option of a scheduler choice: a constant option (`LambdaLR(opt,
         # lambda _: 1.0)`) loses nothing when left on the old optimizer, the others lose
@@ -3919,6 +4055,18 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         )
     yield from _second_instance(ctx)
     yield from _own_configure_optimizers(ctx)
+
+
+def _calling_scope(frame: Frame | None) -> Frame | None:
+    """The outermost call that the code of ``frame`` runs in: up the callers while a call in
+    the code made the frame, to the entry point's frame, or to module-level code (None, every
+    event of the trace) when the chain of calls starts there. What a function does is done
+    for whatever its callers run afterwards."""
+    while frame is not None and frame.call is not None:
+        if frame.parent is None:
+            return None  # called from module-level code
+        frame = frame.parent
+    return frame
 
 
 def _constant_factor(sched: Obj) -> bool:
@@ -4022,6 +4170,20 @@ def _decorated(function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
     """The function has a decorator other than staticmethod/classmethod."""
     return function is not None and any(
         dotted(d) not in ("staticmethod", "classmethod") for d in function.decorator_list)
+
+
+def _dropped(ctx: FileContext, sched: Obj, root: list[Event]) -> bool:
+    """A scheduler nothing can step: no step of it anywhere in the program (by the loop or by
+    Lightning), not kept by an instance, not handed to an Accelerator, not in what a
+    configure_optimizers returns, not one of a composite's members."""
+    if sched.held or sched.prepared or sched.in_composite:
+        return False
+    if any(e.obj is sched and e.kind in ("sched_step", "lightning_sched_step", "load_state",
+                                         "set_last_epoch", "save")
+           for e in ctx.program.events):
+        return False
+    return not any(sched is s for _, _, value in ctx.program.lightning
+                   for s, _ in _lightning_schedulers(value))
 
 
 def _updates(e: Event, optimizer: Obj | None) -> bool:

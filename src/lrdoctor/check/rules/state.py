@@ -9,11 +9,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
+from lrdoctor.check.constants import _parents
 from lrdoctor.check.context import (
     FileContext,
     definitions_in,
     function_around,
     function_at,
+    granularity,
     last_binding,
     receiver,
 )
@@ -59,10 +61,11 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
         if value.splat:
             return False
         for key, item in value.items.items():
-            if isinstance(item, Const):
+            if isinstance(item, Const) or _kept_count(item):
                 # `"optimizer": None  # to reduce file size`: nothing of it is saved; and a
                 # setting (`"optimizer": "adamw"` of a config dict saved with the run) is a
-                # literal, never an object's state
+                # literal, never an object's state; nor is a count the program keeps itself
+                # (`"schedule_index": schedule_index`), whatever its key is named
                 continue
             words.append(str(key).lower())
             if not _saved(item, objs, words, depth + 1):
@@ -83,6 +86,108 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
     elif isinstance(value, ExprVal):
         words.append(ast.unparse(value.node).lower())
     return True
+
+
+def _kept_count(item: Any) -> bool:
+    """A saved value that is a number the program counts itself: the name it is saved from
+    (or read back into, ``stage = ckpt["schedule_stage"]``) is only ever bound to a numeric
+    literal, advanced by ``+=``/``-=``, or read back from a checkpoint, and is never handed
+    as such to a call (``range(stage)``, ``StepLR(..., last_epoch=stage)`` would position a
+    schedule with it). Its key may name the schedule; its value is no scheduler's state."""
+    if not isinstance(item, ExprVal):
+        return False
+    node = item.node
+    tree = item.scope.module.tree
+    if isinstance(node, ast.Name):
+        name = node.id
+    elif _count_value(node) and not isinstance(node, ast.Constant):
+        name = _read_back_into(tree, node) or ""
+    else:
+        return False
+    return bool(name) and _counter(function_around(tree, node), name)
+
+
+@per_node  # asked for each read of a saved entry
+def _read_back_into(tree: ast.Module, read: ast.expr) -> str | None:
+    """The plain name a read of a saved entry (``ckpt["key"]``, or ``int(ckpt["key"])`` and
+    the subscript inside it) is assigned to, alone: ``n = ckpt["key"]``."""
+    for node in ast.walk(function_around(tree, read)):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and _count_value(node.value) and (
+                    node.value is read or isinstance(node.value, ast.Call)
+                    and node.value.args[0] is read):
+            return node.targets[0].id
+    return None
+
+
+def _counter(around: ast.AST, name: str) -> bool:
+    """``name`` is a number ``around`` only counts and stores: bound only to numeric literals
+    and to reads of a saved entry (``ckpt["k"]``, ``int(ckpt["k"])``), advanced only by
+    ``+=``/``-=``, and read only where nothing can take a schedule's position from it: a
+    test, a value of a dict literal (the checkpoint), a formatted string or ``print``. Read
+    anywhere else (``range(n)``, ``last_epoch=n - 1``, ``sched.last_epoch = n``, a lambda a
+    LambdaLR calls) it may position a schedule, and it is not taken as a mere count."""
+    parents = _parents(around)
+    for node in ast.walk(around):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            if not isinstance(node.op, (ast.Add, ast.Sub)):
+                return False
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                if len(targets) != 1 or not _count_value(node.value):
+                    return False
+            elif any(isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store)
+                     for t in targets for sub in ast.walk(t)):
+                return False  # unpacked or bound in a tuple: not followed
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.NamedExpr, ast.withitem)):
+            bound = node.optional_vars if isinstance(node, ast.withitem) else node.target
+            if bound is not None and any(isinstance(sub, ast.Name) and sub.id == name
+                                         for sub in ast.walk(bound)):
+                return False
+        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) \
+                and not _only_counted(node, parents):
+            return False
+    return True
+
+
+def _only_counted(read: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """Where ``read`` is used, nothing takes a position from it (see ``_counter``)."""
+    node: ast.AST = read
+    while True:
+        parent = parents.get(id(node))
+        if parent is None or isinstance(parent, (ast.Lambda, ast.FunctionDef,
+                                                 ast.AsyncFunctionDef, ast.ClassDef)):
+            return False
+        if isinstance(parent, (ast.Compare, ast.BoolOp, ast.JoinedStr)):
+            return True
+        if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) \
+                and node is parent.test:
+            return True
+        if isinstance(parent, ast.Dict) and node in parent.values:
+            return True
+        if isinstance(parent, ast.AugAssign):
+            return isinstance(parent.target, ast.Name) and parent.target.id == read.id
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) \
+                and parent.func.id == "print":
+            return True
+        if isinstance(parent, (ast.stmt, ast.Call)):
+            return False
+        node = parent
+
+
+def _count_value(value: ast.expr | None) -> bool:
+    """A numeric literal, or a saved entry read back (``ckpt["k"]``, ``int(ckpt["k"])``)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+            and value.func.id in ("int", "float") and len(value.args) == 1:
+        value = value.args[0]
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+    return isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
+        and isinstance(value.slice.value, str)
 
 
 def _in_root(ctx: FileContext, root: int, kind: str) -> list[Obj]:
@@ -1021,17 +1126,23 @@ def _reads_saved_scheduler_state(tree: ast.Module) -> bool:
                 and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
             key = node.slice.value.lower()
             # `saved["scheduler"]`, `ckpt["lr_scheduler_state"]`; not a setting such as
-            # `config["scheduler"] == "cosine"`
+            # `config["scheduler"] == "cosine"`, nor a count read back into the program's own
+            # counter (`stage = ckpt["schedule_stage"]`, advanced by `stage += 1`)
             if "sched" in key and (
                 "state" in key or "dict" in key
                 or _SAVED_WORDS.search(ast.unparse(node.value).lower())
-            ):
+            ) and not _counter_read(tree, node):
                 return True
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             attr = node.attr.lower()
             if "sched" in attr and ("state" in attr or "dict" in attr) and attr != "state_dict":
                 return True
     return False
+
+
+def _counter_read(tree: ast.Module, read: ast.Subscript) -> bool:
+    name = _read_back_into(tree, read)
+    return name is not None and _counter(function_around(tree, read), name)
 
 
 def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
@@ -1417,6 +1528,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
                  and not exclusive(e, w)]
         if steps and all(_after_warm_up_epochs(s, w) for s in steps):
             continue
+        if _warm_up_before_the_first_drop(w, driver, steps):
+            continue
         yield Diagnostic.at(
             "LRD008",
             f"param_group['lr'] is written here while {driver.label} `{driver.name}` (line "
@@ -1509,8 +1622,23 @@ def _rebuilt_over_the_write(root: list[Event], w: Event) -> Obj | None:
             or e.kind == "sched_step" and e.obj is s)]
         if any(e.within(c.frame) or c.loop is not None and e.in_loop(c.loop) for e in later):
             continue
+        if _trained_next_pass(root, w, c, optimizer):
+            continue
         return s
     return None
+
+
+def _trained_next_pass(root: list[Event], w: Event, built: Event, optimizer: Obj) -> bool:
+    """The write sits in a loop (the epoch loop) that also updates ``optimizer`` and that
+    the scheduler's construction ``built`` is outside of: the loop's next pass trains on the
+    value written, before any new scheduler is built (a later call of the whole training
+    function, which builds its own, comes after the run the write served)."""
+    if w.loop is None:
+        return False
+    return any(
+        e.kind == "opt_step" and e.obj is optimizer and not exclusive(e, w)
+        and any(e.in_loop(loop) and not built.in_loop(loop) for loop in w.loop.ancestors())
+        for e in root)
 
 
 def _after_warm_up_epochs(step: Event, w: Event) -> bool:
@@ -1575,6 +1703,42 @@ def _batches_in(bound: ast.expr) -> str | None:
                 and per_epoch.func.id == "len" and len(per_epoch.args) == 1:
             return ast.dump(epochs)
     return None
+
+
+def _warm_up_before_the_first_drop(w: Event, driver: Obj, steps: list[Event]) -> bool:
+    """A warm-up written on the batches while a counter is below its bound (``if step <
+    warmup:``), under a MultiStepLR or StepLR stepped only once per epoch whose first change
+    comes after the first epoch (its milestones, or its step_size, stated as numbers of 2 or
+    more): the chainable form leaves the LR it finds in place on every step before that, so
+    the warm-up's value trains and the schedule's first drop starts from where it ends."""
+    if driver.cls not in ("MultiStepLR", "StepLR") or not steps or w.loop is None \
+            or w.loop.granularity != "batch" or not _in_window_around(w):
+        return False
+    if any(granularity(e)[0] != "epoch" for e in steps):
+        return False
+    expr = driver.arg("milestones" if driver.cls == "MultiStepLR" else "step_size", 1)
+    if expr is None:
+        return False
+    if isinstance(expr, ast.Call) and dotted(expr.func) in ("list", "tuple", "sorted") \
+            and len(expr.args) == 1:
+        expr = expr.args[0]  # `list(range(20, 100, 5))`
+    if isinstance(expr, ast.Call) and dotted(expr.func) == "range" and len(expr.args) >= 2:
+        expr = expr.args[0]  # its first milestone
+    value = constants.resolve(expr, driver.scope)
+    if isinstance(value, (list, tuple, range)):
+        firsts = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        return len(firsts) == len(value) > 0 and min(firsts) >= 2
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 2
+
+
+def _in_window_around(w: Event) -> bool:
+    """``_in_window`` over every test the write is under inside its batch loop, the loop over
+    the param groups around the write included."""
+    loop = w.loop
+    while loop is not None and loop.granularity != "batch":
+        loop = loop.parent
+    return any(_holds_below(c.test, c.branch == 0) for c in w.conds_inside(loop)
+               if c.test is not None and c.branch in (0, 1))
 
 
 def _in_window(w: Event) -> bool:
