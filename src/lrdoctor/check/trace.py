@@ -19,7 +19,7 @@ import ast
 import itertools
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -453,28 +453,27 @@ class Tracer:
         # the hooks Lightning calls before training_step: at the start of every epoch, then
         # of every batch (`self.lr_schedulers().step()` in on_train_epoch_start runs before
         # the epoch's first update)
-        for names_, loop in ((_EPOCH_START_HOOKS, epochs), (_BATCH_START_HOOKS, batches)):
-            for name in names_:
-                hook = cls.find(name)
-                if hook is None:
-                    continue
-                self.loop, self.conds = loop, ()
-                self.call_function(FuncVal(hook[0], hook[1].module, instance, hook[1]), [], {},
-                                   root=True)
-                traced.add(name)
-        self.loop, self.conds = batches, ()
-        self.call_function(FuncVal(step[0], step[1].module, instance, step[1]), [], {}, root=True)
-        traced.add("training_step")
-        for name in _EPOCH_END_HOOKS:
+        traced |= self._run_hooks(cls, instance, _EPOCH_START_HOOKS, epochs)
+        traced |= self._run_hooks(cls, instance, _BATCH_START_HOOKS, batches)
+        traced |= self._run_hooks(cls, instance, ("training_step",), batches)
+        traced |= self._run_hooks(cls, instance, _EPOCH_END_HOOKS, epochs)
+        self.loop, self.conds = None, ()
+        return traced
+
+    def _run_hooks(self, cls: ClassInfo, instance: InstanceVal, hooks: Iterable[str],
+                   loop: Loop | None) -> set[str]:
+        """Trace each of the class's ``hooks`` it defines, in order, as run inside ``loop``
+        (a new root each, as Lightning calls them); the names of those it found."""
+        found = set()
+        for name in hooks:
             hook = cls.find(name)
             if hook is None:
                 continue
-            self.loop, self.conds = epochs, ()
+            self.loop, self.conds = loop, ()
             self.call_function(FuncVal(hook[0], hook[1].module, instance, hook[1]), [], {},
                                root=True)
-            traced.add(name)
-        self.loop, self.conds = None, ()
-        return traced
+            found.add(name)
+        return found
 
     def trace_automatic_hooks(self, cls: ClassInfo, instance: InstanceVal) -> set[str]:
         """A LightningModule in automatic optimization whose own hooks run around its
