@@ -247,6 +247,9 @@ PERIODIC = {
         "        if step == 64: model.to(torch.bfloat16)", "pass"),
     "per-batch cosine, trained into a second loader pass at step 64 (epoch end)": (
         COSINE400, "train_batch(x, y); scheduler.step()", "pass"),
+    "warm-up in steps of 3 equal LRs, the peak rising through the periodic steps 64-192": (
+        ODD + "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s // 3 + 1) / 70))",
+        "train_batch(x, y); scheduler.step()", "pass"),
 }
 SCRIPTS.update(PERIODIC)
 LANE_USED = ("per-batch cosine", "no scheduler", "per-batch cosine, periodic steps inside an epoch",

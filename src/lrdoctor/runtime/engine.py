@@ -986,6 +986,9 @@ class Engine:
             changes = list(zip(compress(count(n + 1), marks), zip(compress(floats, marks))))
             if marks[0] and changes and not lead:
                 changes[0] = (n + 1, known)
+            # the highest LR of the changes, read from the floats (the same floats in the same
+            # order: no pass over the tuples just made)
+            top: Any = max(compress(floats, marks)) if changes else None
             lrs: Any = (after[-1],) if m else known
         else:
             left: list[Any] = []  # the LRs each scheduler step left, as tuples
@@ -999,6 +1002,7 @@ class Engine:
             # the LR history: the updates whose LRs differ from the update before them (in C:
             # each update's number and LRs, kept where they differ from the ones before)
             changes = list(compress(zip(count(n + 1), used), map(ne, used, [last] + used[:-1])))
+            top = None
             lrs = left[m - 1] if m else known
         if changes:
             if len(history) + len(changes) <= LR_HISTORY_CAP:
@@ -1010,7 +1014,8 @@ class Engine:
                         del history[1::2]
             # (every LR here is a routine float: a step that left anything else ends the lane's
             # updates, so its LRs are never an update's; in C: the highest of them)
-            top = max(map(itemgetter(0), map(itemgetter(1), changes)))
+            if top is None:
+                top = max(map(itemgetter(0), map(itemgetter(1), changes)))
             if top >= info.peak_lr:
                 info.peak_lr = top
             info.last_lrs = changes[-1][1]
