@@ -64,8 +64,15 @@ class FileContext:
         """The parsed file ``path``: this one, or a project module read while tracing it."""
         if path == self.path:
             return self.tree
-        module = self.loader.modules.get(path) if self.loader is not None else None
+        module = self.module_of(path)
         return module.tree if module is not None else None
+
+    def module_of(self, path: str) -> ModuleInfo | None:
+        """The module index of the file ``path``: this one, or a project module read while
+        tracing it; None for a file not read."""
+        if path == self.path:
+            return self.module
+        return self.loader.modules.get(path) if self.loader is not None else None
 
     def body_around(self, at: ast.AST) -> ast.AST:
         """The innermost function whose lines hold ``at``, or the module."""

@@ -2149,8 +2149,7 @@ def _returned_text(ctx: FileContext, watched_at: Passed) -> ast.expr | None:
     bound last to such a call (`result = validate(...)`), and every `return` of that function
     returns one expression, the same words each time (`return accuracy`). None otherwise."""
     tree = ctx.tree_of(watched_at.path)
-    module = ctx.module if watched_at.path == ctx.path else (
-        ctx.loader.modules.get(watched_at.path) if ctx.loader is not None else None)
+    module = ctx.module_of(watched_at.path)
     if tree is None or module is None or watched_at.key is not None:
         return None
     metric: ast.expr | None = watched_at.expr
@@ -2216,8 +2215,7 @@ def _meter_of_training_loss(ctx: FileContext, watched_at: Passed) -> bool:
     tree = ctx.tree_of(watched_at.path)
     if tree is None:
         return False
-    module = ctx.module if watched_at.path == ctx.path else (
-        ctx.loader.modules.get(watched_at.path) if ctx.loader is not None else None)
+    module = ctx.module_of(watched_at.path)
     imported: dict[str, ast.AST] = {}
     if module is not None and ctx.loader is not None:
         for qualname in module.imports.values():
@@ -3170,8 +3168,7 @@ def _off_by_default(ctx: FileContext, c: Cond) -> str:
     test = c.test
     if c.branch != 1 or not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And):
         return ""
-    module = ctx.module if c.key[0] == ctx.path else (
-        ctx.loader.modules.get(c.key[0]) if ctx.loader is not None else None)
+    module = ctx.module_of(c.key[0])
     if module is None:
         return ""
     for part in test.values:
@@ -4318,8 +4315,7 @@ def _method_of_a_scheduler(ctx: FileContext, path: str,
     ``def get_lr(self): return self.lr_scheduler.get_lr()[0]``, read for its log, is no
     scheduler computing its next value; a method outside any class (or in a file not read)
     counts as one, as before."""
-    module = ctx.module if path == ctx.path else (
-        ctx.loader.modules.get(path) if ctx.loader is not None else None)
+    module = ctx.module_of(path)
     if module is None:
         return True
     cls = next((c for c in module.classes.values() if function in c.node.body), None)

@@ -507,8 +507,7 @@ def _runs_once(ctx: FileContext, loop: Loop) -> bool:
     if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.iter, ast.Call) \
             or dotted(node.iter.func) != "range" or not 1 <= len(node.iter.args) <= 2:
         return False
-    module = ctx.module if loop.path == ctx.path else (
-        ctx.loader.modules.get(loop.path) if ctx.loader is not None else None)
+    module = ctx.module_of(loop.path)
     if module is None:
         return False
     bounds = [constants.resolve(a, None, module) for a in node.iter.args]
