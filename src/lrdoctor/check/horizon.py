@@ -808,10 +808,9 @@ def reads_no_position(sched: Obj) -> bool:
     ``self._step_count``) nor the LR in the param groups: each step writes the value the
     object was built for (``base_lr * (1 - self.cur_iter / self.max_iter) ** 0.9`` with
     ``cur_iter`` handed to the constructor), whatever position it stands at."""
-    found = _inherited_step_get_lr(sched)
-    if found is None:
+    texts = _get_lr_reads(sched)
+    if texts is None:
         return False
-    texts = {dotted(n) for n in ast.walk(found[1]) if isinstance(n, ast.Attribute)}
     return not any(t is not None and (t.endswith(("last_epoch", "_step_count", "param_groups"))
                                       or t == "self.optimizer") for t in texts)
 
@@ -824,13 +823,22 @@ def project_recomputes(sched: Obj) -> bool | None:
     overwrites whatever another scheduler of the optimizer did since (as LambdaLR does); False
     when it reads the param groups (PyTorch's chainable form); None when it is not such a
     class or its ``get_lr()`` reads neither."""
-    found = _inherited_step_get_lr(sched)
-    if found is None:
+    texts = _get_lr_reads(sched)
+    if texts is None:
         return None
-    texts = {dotted(n) for n in ast.walk(found[1]) if isinstance(n, ast.Attribute)}
     if any(t is not None and t.endswith("param_groups") for t in texts):
         return False
     return True if "self.base_lrs" in texts else None
+
+
+def _get_lr_reads(sched: Obj) -> set[str | None] | None:
+    """The attributes (dotted) the ``get_lr()`` of a scheduler built from the project's own
+    subclass of torch's scheduler base that keeps torch's ``step()`` reads; None for other
+    schedulers (see ``_inherited_step_get_lr``)."""
+    found = _inherited_step_get_lr(sched)
+    if found is None:
+        return None
+    return {dotted(n) for n in ast.walk(found[1]) if isinstance(n, ast.Attribute)}
 
 
 def _inherited_step_get_lr(sched: Obj) -> tuple[Any, ast.FunctionDef | ast.AsyncFunctionDef] \
@@ -883,7 +891,6 @@ def label(sched: Obj, horizon: Horizon | None = None) -> str:
     if horizon.param and horizon.source:
         return f"{cls}({horizon.described})"
     return cls
-
 
 
 def _filled_with(expr: ast.Name, scope: Scope, depth: int,
