@@ -589,7 +589,7 @@ def _sections(module: ModuleInfo, name: str) -> frozenset[str]:
 
 
 @per_node
-def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+def parent_map(tree: ast.AST) -> dict[int, ast.AST]:
     """The node that holds each node of ``tree`` (for a keyword argument, the call)."""
     parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
@@ -607,7 +607,7 @@ def _parents(tree: ast.AST) -> dict[int, ast.AST]:
 def _loads_in(tree: ast.AST) -> dict[str, list[tuple[ast.Name, ast.AST | None]]]:
     """Each name read in ``tree`` with the node that holds the read (for a keyword argument,
     the call)."""
-    parents = _parents(tree)
+    parents = parent_map(tree)
     loads: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -621,7 +621,7 @@ def _shared(module: ModuleInfo, name: str, sections: frozenset[str] = frozenset(
     "train"]``, ``for c in (CONFIG,)``, a return, a default) or gives it to a call that may
     be the project's (one of its functions or classes, a method, a callable held in a
     variable)."""
-    parents = _parents(module.tree)
+    parents = parent_map(module.tree)
     for node, up in _loads_in(module.tree).get(name, []):
         read: ast.expr = node
         while isinstance(up, (ast.Subscript, ast.Attribute)) and up.value is read \

@@ -46,7 +46,7 @@ def passed_chain(event: Event, expr: ast.expr, key: str | None = None) -> list[P
     while frame is not None and len(chain) <= MAX_LEVELS:
         last = chain[-1]
         fn, call = frame.fn, frame.call
-        if fn is None or call is None or frame.path != last.path or not _holds(fn, last.at):
+        if fn is None or call is None or frame.path != last.path or not function_holds(fn, last.at):
             break
         given = _given(frame, fn, call, last)
         if given is None:
@@ -90,7 +90,7 @@ def _given(frame: Frame, fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.C
     return None if given is None else (given, None)
 
 
-def _holds(fn: ast.FunctionDef | ast.AsyncFunctionDef, at: ast.AST) -> bool:
+def function_holds(fn: ast.FunctionDef | ast.AsyncFunctionDef, at: ast.AST) -> bool:
     line = getattr(at, "lineno", 0)
     return fn.lineno <= line <= (fn.end_lineno or fn.lineno)
 

@@ -270,7 +270,7 @@ def _reported_as_epochs(sched: Obj, total: float, epochs: float) -> bool:
 def _range_count(loop: Loop) -> ast.expr | None:
     """``n`` for an epoch loop written ``for epoch in range(n)`` or ``range(0, n)``: the
     number of passes it makes."""
-    call = _range_call(loop)
+    call = range_call(loop)
     if call is None:
         return None
     if len(call.args) == 2 and not (isinstance(call.args[0], ast.Constant)
@@ -279,7 +279,7 @@ def _range_count(loop: Loop) -> ast.expr | None:
     return call.args[-1]
 
 
-def _range_call(loop: Loop) -> ast.Call | None:
+def range_call(loop: Loop) -> ast.Call | None:
     """The ``range(n)`` / ``range(start, n)`` call a ``for`` loop iterates, or None."""
     node = loop.node
     if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.iter, ast.Call):
@@ -365,7 +365,7 @@ def epoch_horizon_stepped_at_several_sites(ctx: FileContext) -> Iterator[Diagnos
         )
 
 
-def _plus_literal(expr: ast.expr) -> tuple[ast.expr, int]:
+def plus_literal(expr: ast.expr) -> tuple[ast.expr, int]:
     """``(x, k)`` for ``x + k`` / ``k + x`` / ``x - k`` with an integer literal ``k``; ``(expr,
     0)`` otherwise."""
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
@@ -386,7 +386,7 @@ def _int_literal(expr: ast.expr) -> int | None:
 def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
     """``(x, k)`` when an epoch loop makes ``x + k`` passes: ``for e in range(x + k)``,
     ``range(1, x + 1)`` (x passes), ``range(c, n)`` with an integer literal ``c``."""
-    call = _range_call(loop)
+    call = range_call(loop)
     if call is None:
         return None
     start = 0
@@ -395,7 +395,7 @@ def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
         if not (isinstance(first, ast.Constant) and type(first.value) is int):
             return None
         start = first.value
-    base, k = _plus_literal(call.args[-1])
+    base, k = plus_literal(call.args[-1])
     return base, k - start
 
 
@@ -445,7 +445,7 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         if passes is None:
             continue
         loop_base, loop_extra = passes
-        horizon_base, horizon_extra = _plus_literal(epochs)
+        horizon_base, horizon_extra = plus_literal(epochs)
         loop_count, horizon_count = _int_literal(loop_base), _int_literal(horizon_base)
         if loop_count is not None and horizon_count is not None:
             extra = loop_count + loop_extra - horizon_count - horizon_extra

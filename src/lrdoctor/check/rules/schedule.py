@@ -38,7 +38,7 @@ from lrdoctor.check.index import dotted
 from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
-from lrdoctor.check.passed import _holds as holds_line
+from lrdoctor.check.passed import function_holds as holds_line
 from lrdoctor.check.position import built_at_a_position, replays_to_resume
 from lrdoctor.check.project import display_path, lightning_accumulation, line_at
 from lrdoctor.check.rules import rule
@@ -49,7 +49,7 @@ from lrdoctor.check.rules.first_pass import (
     first_values,
     holds_first,
 )
-from lrdoctor.check.rules.overrun import _plus_literal, _range_call
+from lrdoctor.check.rules.overrun import plus_literal, range_call
 from lrdoctor.check.rules.scalers import scaler_switch, when
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
@@ -606,10 +606,10 @@ def _stated_passes(loop: Loop) -> float | None:
     resumed run's ``start_epoch + 1``) leaves ``n``, the run's last epoch."""
     if loop.passes is not None:  # bounds the trace knew where the loop ran
         return float(loop.passes)
-    call = _range_call(loop)
+    call = range_call(loop)
     if call is None or loop.scope is None:
         return None
-    base, k = _plus_literal(call.args[-1])
+    base, k = plus_literal(call.args[-1])
     stop = _stated_number(base, loop.scope)
     if stop is None:
         return None

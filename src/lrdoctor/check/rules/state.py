@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
-from lrdoctor.check.constants import _parents
+from lrdoctor.check.constants import parent_map
 from lrdoctor.check.context import (
     FileContext,
     definitions_in,
@@ -127,7 +127,7 @@ def _counter(around: ast.AST, name: str) -> bool:
     test, a value of a dict literal (the checkpoint), a formatted string or ``print``. Read
     anywhere else (``range(n)``, ``last_epoch=n - 1``, ``sched.last_epoch = n``, a lambda a
     LambdaLR calls) it may position a schedule, and it is not taken as a mere count."""
-    parents = _parents(around)
+    parents = parent_map(around)
     for node in ast.walk(around):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
                 and node.target.id == name:
