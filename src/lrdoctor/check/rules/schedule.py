@@ -833,6 +833,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             h = horizon_of(sched)
             if h.unit != "batch" or sched.id in from_config:
                 continue
+            if _steps_named_after_epoch_positions(e, sched, h, loop):
+                continue  # `step_size=cfg["lr_dc_step"]`, stepped `sched.step(epoch=epoch)`
             if _only_traces_the_schedule(ctx, e, loop):
                 continue  # an LR plot: `for epoch in range(n): sched.step(); lrs.append(...)`
             if _one_update_per_pass(ctx, e, loop):
@@ -948,6 +950,37 @@ def _number(expr: ast.expr, scope: Any, depth: int) -> float | None:
                 and not isinstance(value.value, bool):
             return float(value.value)
     return None
+
+
+def _steps_named_after_epoch_positions(e: Event, sched: Obj, h: Horizon, loop: Loop) -> bool:
+    """``StepLR(opt, step_size=cfg["lr_dc_step"])`` stepped ``sched.step(epoch=epoch)`` with the
+    epoch loop's own index: the horizon is read as batches only from the word "step" in a
+    setting's name, and a scheduler's steps are whatever the program steps it by; this one is
+    set to the epoch's index on every step, so its steps are epochs. Only for a horizon whose
+    unit rests on such names alone (not on what it is computed from, nor on another unit word:
+    ``iters``, ``batches_per_epoch``), and a class not counted in batches by design
+    (OneCycleLR, CyclicLR)."""
+    kind = SCHEDULERS.get(sched.cls)
+    if h.evidence != "name" or kind is None or kind.design == "batch" \
+            or not _steps_to_the_epoch_count(e, loop):
+        return False
+    try:
+        source = ast.parse(h.source, mode="eval").body
+    except SyntaxError:
+        return False
+    words = [n.id for n in ast.walk(source) if isinstance(n, ast.Name)]
+    words += [n.attr for n in ast.walk(source) if isinstance(n, ast.Attribute)]
+    words += [n.value for n in ast.walk(source)
+              if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    counted = [w for w in words if names.unit_of_word(w)]
+    if not counted:
+        return False
+    for word in counted:
+        tokens = [t for t in word.lower().split("_") if t]
+        if not any(t.startswith("step") for t in tokens) or any(
+                names.unit_of_word(t) for t in tokens if not t.startswith("step")):
+            return False
+    return True
 
 
 def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:

@@ -1519,6 +1519,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if _in_range_test(ctx, w, root, driver) or _replaced_after_write(root, w, driver):
             continue
+        if _writes_the_schedule_back(ctx, w, root, driver):
+            continue
         if driver.cls == "ReduceLROnPlateau" and _in_window(w):
             # ReduceLROnPlateau only scales the LR it finds: a warm-up written while a counter
             # is below its bound hands the LR over to it, as fairseq's and Transformer-XL's do
@@ -1537,6 +1539,100 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _writes_the_schedule_back(ctx: FileContext, w: Event, root: list[Event], driver: Obj) -> bool:
+    """The value written is the driver's own ``get_last_lr()``: directly, through a name or a
+    ``self.`` attribute the same function assigned it to last, or through a method of the
+    same class (``self.lr = self.current_lr(it)``) that returns it whenever the scheduler is
+    set (``if self.scheduler: return self.scheduler.get_last_lr()[0]``). The chainable step
+    goes on from the value it set itself, so the schedule is what trains. A value of the
+    program's own, or another scheduler's LR, is still a write that competes."""
+    value = w.info.get("value")
+    tree = _module_tree(ctx, w.path)
+    if value is None or tree is None:
+        return False
+    around = function_at(tree, w.line)
+    if around is None:
+        return False
+    receivers = {driver.name} if driver.name else set()
+    for e in root:
+        if e.kind == "sched_step" and e.obj is driver and isinstance(e.node, ast.Call) \
+                and isinstance(e.node.func, ast.Attribute):
+            receivers.add(dotted(e.node.func.value) or "")
+    receivers.discard("")
+    if not receivers:
+        return False
+    for _ in range(3):
+        bound: ast.expr | None = None
+        if isinstance(value, ast.Name):
+            bound = last_binding(around, value.id, w.line)
+        elif isinstance(value, ast.Attribute) and dotted(value):
+            bound = _attribute_bound_before(around, dotted(value) or "", w.line)
+        if bound is None:
+            break
+        value = bound
+    if _reads_last_lr_of(value, receivers):
+        return True
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
+        method = _method_of_class_around(tree, around, value.func.attr)
+        return method is not None and _returns_last_lr_when_set(method, receivers)
+    return False
+
+
+def _attribute_bound_before(around: ast.AST, name: str, line: int) -> ast.expr | None:
+    """What the last ``self.x = ...`` before ``line`` in ``around`` assigns."""
+    found: ast.Assign | None = None
+    for node in ast.walk(around):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and dotted(node.targets[0]) == name and node.lineno < line \
+                and (found is None or node.lineno > found.lineno):
+            found = node
+    return found.value if found is not None else None
+
+
+def _reads_last_lr_of(value: ast.expr, receivers: set[str]) -> bool:
+    """``sched.get_last_lr()[0]`` / ``sched.get_last_lr()`` with ``sched`` one of ``receivers``."""
+    if isinstance(value, ast.Subscript):
+        value = value.value
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        and value.func.attr == "get_last_lr" and dotted(value.func.value) in receivers
+
+
+def _method_of_class_around(tree: ast.Module, around: ast.AST, name: str
+                            ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef) and any(item is around for item in cls.body):
+            for item in cls.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
+                    return item
+    return None
+
+
+def _returns_last_lr_when_set(method: ast.FunctionDef | ast.AsyncFunctionDef,
+                              receivers: set[str]) -> bool:
+    """The method's first statement (after a docstring) returns the scheduler's last LR, either
+    unconditionally or under a test that holds whenever the scheduler is set (``if sched:``,
+    ``if sched is not None:``)."""
+    body = [s for s in method.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not body:
+        return False
+    first = body[0]
+    if isinstance(first, ast.Return):
+        return first.value is not None and _reads_last_lr_of(first.value, receivers)
+    if not isinstance(first, ast.If):
+        return False
+    test = first.test
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        test = test.left
+    if dotted(test) not in receivers or not first.body:
+        return False
+    ret = first.body[0]
+    return isinstance(ret, ast.Return) and ret.value is not None \
+        and _reads_last_lr_of(ret.value, receivers)
 
 
 def _replaced_after_write(root: list[Event], w: Event, driver: Obj) -> bool:
