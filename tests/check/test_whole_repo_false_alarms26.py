@@ -14,10 +14,20 @@ Programs written for these tests; no third-party code.
    the value it set itself, the schedule is what trains (LRD008 said neither did). A write of
    a value of the program's own (a manual cosine) beside the scheduler is still reported.
 
+3. (wording) A file saved as UTF-16 (a byte-order mark first, as Windows PowerShell's ``>``
+   writes): not checked, as before, but the note said to declare the encoding in a coding
+   line, which Python cannot read in such a file; it now says to save it as UTF-8.
+
 Each has a control that must still be reported.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lrdoctor.check.sources import SourceError, read_python
 
 from .helpers import codes
 
@@ -153,3 +163,20 @@ def test_lr_of_another_scheduler_written_back_is_still_reported() -> None:
         "            return self.scheduler.get_last_lr()[0]\n",
         "            return self.probe.get_last_lr()[0]\n")
     assert "LRD008" in codes(other)
+
+
+# -- 3. a UTF-16 file ------------------------------------------------------------------------------
+
+
+def test_utf16_file_says_save_it_as_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_bytes("import torch\nprint(torch.__version__)\n".encode("utf-16"))
+    with pytest.raises(SourceError, match="UTF-16.*save it as UTF-8"):
+        read_python(str(path))
+
+
+def test_latin1_file_still_says_declare_the_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_bytes(b"import torch\nname = 'caf\xe9'\n")
+    with pytest.raises(SourceError, match="coding"):
+        read_python(str(path))

@@ -270,6 +270,12 @@ def read_python(path: str) -> str:
         raise SourceError(_LFS_PROBLEM)
     if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise SourceError("binary file (contains NUL bytes), not Python source")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # what Windows PowerShell's `>` writes: Python itself cannot run such a file, and no
+        # coding line helps (it is read before the text can be decoded)
+        raise SourceError("UTF-16 text (it starts with a UTF-16 byte-order mark): Python reads "
+                          "source only as UTF-8 or an 8-bit encoding a coding line names; "
+                          "save it as UTF-8")
     encoding = "utf-8"
     for line in raw.split(b"\n", 2)[:2]:
         match = re.match(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", line)
