@@ -14,7 +14,11 @@ Programs written for these tests; no third-party code.
    the value it set itself, the schedule is what trains (LRD008 said neither did). A write of
    a value of the program's own (a manual cosine) beside the scheduler is still reported.
 
-3. (wording) A file saved as UTF-16 (a byte-order mark first, as Windows PowerShell's ``>``
+3. (wording) LRD006 on ``scheduler.step(epoch=epoch)`` at the top of the epoch, before the
+   epoch's updates, said to drop the argument and call ``step()`` "where it is called now":
+   a bare step there moves to position 1 before any update (LRD001's shape). It now says to
+   step after the optimizer steps of each pass; a step after the updates keeps the old advice.
+4. (wording) A file saved as UTF-16 (a byte-order mark first, as Windows PowerShell's ``>``
    writes): not checked, as before, but the note said to declare the encoding in a coding
    line, which Python cannot read in such a file; it now says to save it as UTF-8.
 
@@ -29,7 +33,7 @@ import pytest
 
 from lrdoctor.check.sources import SourceError, read_python
 
-from .helpers import codes
+from .helpers import codes, messages
 
 # -- 1. a scheduler stepped to the epoch's index, its horizon named like a step -----------------
 
@@ -68,6 +72,19 @@ def test_step_size_named_like_a_step_stepped_to_the_epoch_index_is_silent() -> N
 
 def test_step_to_the_epoch_index_keeps_the_deprecation_note() -> None:
     assert "LRD006" in codes(POSITIONED)
+
+
+def test_deprecation_note_before_the_updates_says_to_step_after_them() -> None:
+    note = next(m for m in messages(POSITIONED) if "deprecated" in m)
+    assert "after the optimizer steps" in note and "skip the first LR value" in note
+
+
+def test_deprecation_note_after_the_updates_says_where_it_is_called_now() -> None:
+    after = POSITIONED.replace("        self.scheduler.step(epoch=epoch)\n", "").replace(
+        "            self.optimizer.step()\n",
+        "            self.optimizer.step()\n        self.scheduler.step(epoch)\n")
+    note = next(m for m in messages(after) if "deprecated" in m)
+    assert "where it is called now" in note and "after the optimizer steps" not in note
 
 
 def test_plain_step_per_epoch_with_a_step_named_size_is_still_reported() -> None:
@@ -165,7 +182,7 @@ def test_lr_of_another_scheduler_written_back_is_still_reported() -> None:
     assert "LRD008" in codes(other)
 
 
-# -- 3. a UTF-16 file ------------------------------------------------------------------------------
+# -- 4. a UTF-16 file ------------------------------------------------------------------------------
 
 
 def test_utf16_file_says_save_it_as_utf8(tmp_path: Path) -> None:

@@ -3356,15 +3356,30 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         value = f"`{ast.unparse(arg)}`"
         if _reads_a_metric(arg):
             value += " (a loss or score, not an epoch count)"
+        where = "where it is called now"
+        if _before_the_updates_of_its_pass(ctx, e):
+            # `sched.step(epoch=epoch)` at the top of the epoch hands position 0 to the first
+            # pass; a bare step() there would move to position 1 before any update (LRD001)
+            where = ("after the optimizer steps of each pass instead (a bare step() where it "
+                     "is called now, before them, would skip the first LR value)")
         yield Diagnostic.at(
             "LRD006",
             f"`{receiver(e)}.step({given})` hands {value} to {target}, which takes it as its "
             "epoch position: the argument is deprecated and switches to the closed-form "
             "formula; drop it and "
-            f"call `{receiver(e)}.step()` where it is called now",
+            f"call `{receiver(e)}.step()` {where}",
             e.path,
             e.node,
         )
+
+
+def _before_the_updates_of_its_pass(ctx: FileContext, e: Event) -> bool:
+    """The step runs before every update of its scheduler's optimizer in each pass of its loop."""
+    sched = e.obj
+    if e.loop is None or sched is None:
+        return False
+    updates = [u for u in ctx.updates_in(e.loop, e.root, sched.optimizer) if not exclusive(e, u)]
+    return bool(updates) and e.order < min(u.order for u in updates)
 
 
 # context managers that fail unless their body warns: pytest's, unittest's
