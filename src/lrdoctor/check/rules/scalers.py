@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 
 from lrdoctor.check.context import function_at
-from lrdoctor.check.index import dotted
+from lrdoctor.check.index import dotted, last_name
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.values import Const, Obj
 
 ALWAYS = ""
@@ -254,3 +255,75 @@ def _conditional_test(scaler: Obj) -> ast.expr | None:
 def _items(right: ast.expr) -> list[ast.expr]:
     """What a comparison's right side lists (``in ("fp16", "float16")``), or itself alone."""
     return right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+
+
+# how far the imports of the module that builds a scaler are followed to see how the program
+# casts (the model's own module is usually one or two imports away from the training script)
+_CAST_IMPORT_DEPTH = 3
+_CAST_MODULES = 64
+
+
+def never_skips(scaler: Obj | None) -> bool:
+    """A GradScaler that cannot skip an update: every autocast region of its program casts to
+    bfloat16, and nothing there runs in float16. bfloat16 has float32's exponent range, so
+    gradients multiplied by the scale (65536 at first) do not overflow and the scaler never
+    finds an inf to skip: a scheduler stepped after ``scaler.step()`` stays in step with the
+    updates (LRD005), and a checkpoint without the scaler loses nothing a resumed run needs
+    (LRD007). Its scaling still multiplies the gradients, so clipping them before
+    ``unscale_()`` stays a bug (LRD108). The program is the scaler's module and the project
+    modules it imports, followed a few imports deep; one autocast of another or an unknown
+    dtype (``autocast("cuda")`` is float16), a ``.half()``, or a float16 dtype or "fp16"
+    setting named anywhere there, and the scaler may skip as usual. So may one whose program
+    shows no autocast at all (the cast may be made where lrdoctor does not look)."""
+    if scaler is None or scaler.scope is None:
+        return False
+    first = scaler.scope.module
+    seen = {id(first)}
+    todo = [(first, 0)]
+    bfloat16 = False
+    while todo:
+        module, depth = todo.pop()
+        casts = _casts(module.tree)
+        if "other" in casts:
+            return False
+        bfloat16 = bfloat16 or "bfloat16" in casts
+        if depth >= _CAST_IMPORT_DEPTH or module.loader is None:
+            continue
+        for qualname in sorted(set(module.imports.values())):
+            found = module.loader.module_for(qualname, module)
+            if found is None or id(found[0]) in seen:
+                continue
+            if len(seen) >= _CAST_MODULES:
+                return False  # too large a program to vouch for
+            seen.add(id(found[0]))
+            todo.append((found[0], depth + 1))
+    return bfloat16
+
+
+_FLOAT16_NAMES = frozenset({"float16", "half"})
+_FLOAT16_WORDS = frozenset({"float16", "fp16", "16-mixed", "half"})
+
+
+@per_node
+def _casts(tree: ast.AST) -> frozenset[str]:
+    """What the module casts to: "bfloat16" for an autocast region with a literal bfloat16
+    dtype, "other" for any other enabled autocast, a ``.half()`` call, a float16 dtype
+    (``torch.float16``, ``torch.half``) or a precision setting written "fp16"/"float16"."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and last_name(node.func) == "autocast":
+            enabled = next((k.value for k in node.keywords if k.arg == "enabled"), None)
+            if isinstance(enabled, ast.Constant) and enabled.value is False:
+                continue
+            dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+            if dtype is None and len(node.args) >= 2:
+                dtype = node.args[1]
+            found.add("bfloat16" if isinstance(dtype, ast.Attribute) and dtype.attr == "bfloat16"
+                      else "other")
+        elif isinstance(node, ast.Attribute) and node.attr in _FLOAT16_NAMES \
+                and isinstance(node.value, (ast.Name, ast.Attribute)):
+            found.add("other")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value.lower() in _FLOAT16_WORDS:
+            found.add("other")
+    return frozenset(found)

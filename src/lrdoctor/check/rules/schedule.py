@@ -50,7 +50,7 @@ from lrdoctor.check.rules.first_pass import (
     holds_first,
 )
 from lrdoctor.check.rules.overrun import plus_literal, range_call
-from lrdoctor.check.rules.scalers import scaler_switch, when
+from lrdoctor.check.rules.scalers import never_skips, scaler_switch, when
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
     Const,
@@ -3050,7 +3050,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         scaler_steps = [
             (s, flag) for s in updates
             if s.kind == "scaler_step" and not _exclusive(s, e)
-            and (flag := scaler_switch(s.obj)) is not None
+            and (flag := scaler_switch(s.obj)) is not None and not never_skips(s.obj)
         ]
         if not scaler_steps:
             continue

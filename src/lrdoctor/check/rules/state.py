@@ -33,7 +33,7 @@ from lrdoctor.check.position import (
     trains_in,
 )
 from lrdoctor.check.rules import rule
-from lrdoctor.check.rules.scalers import scaler_switch, when
+from lrdoctor.check.rules.scalers import never_skips, scaler_switch, when
 from lrdoctor.check.values import (
     Const,
     DictVal,
@@ -640,6 +640,7 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
                       or steps[built_site(s)] & sites}
     found = [(s, flag) for s in candidates.values()
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
+             and not never_skips(s)
              and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at)
                   and not _another_run(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
