@@ -25,9 +25,12 @@ _BATCH_WORDS = frozenset({"step", "steps", "iteration", "iterations", "iter", "i
 _TOKEN = re.compile(r"[a-z]+")
 
 
-def constructor_parameter_unit(cls: ClassInfo, name: str) -> str:
+def constructor_parameter_unit(cls: ClassInfo, name: str, echo: bool = False) -> str:
     """``"epoch"`` / ``"batch"`` / ``""``: the unit the docstrings of ``cls`` (and of its
-    project base classes) state for the ``__init__`` parameter ``name``.
+    project base classes) state for the ``__init__`` parameter ``name``. ``echo``: the value
+    sizes a parameter whose own name is "step" (``step_size``, ``milestones``), so "step(s)"
+    in the description ("steps to decay the learning rate") is the schedule's own word, as in
+    an option's help (setting_help_unit).
 
     >>> # class M: def __init__(self, total_steps): ":param total_steps: total epochs"
     >>> # constructor_parameter_unit(M, "total_steps") == "epoch"
@@ -43,7 +46,7 @@ def constructor_parameter_unit(cls: ClassInfo, name: str) -> str:
             if text:
                 description = _description(text, name)
                 if description is not None:
-                    return _unit(description)
+                    return _unit(description, echo)
         return ""  # the class that takes the parameter documents no unit for it
     return ""
 
@@ -78,12 +81,12 @@ def _description(doc: str, name: str) -> str | None:
     return None
 
 
-def _unit(description: str) -> str:
+def _unit(description: str, echo: bool = False) -> str:
     tokens = set()
     for word in _TOKEN.findall(description.lower().replace("_", " ")):
         tokens.add(word)
     epoch = bool(tokens & _EPOCH_WORDS)
-    batch = bool(tokens & _BATCH_WORDS)
+    batch = bool(tokens & (_BATCH_WORDS - {"step", "steps"} if echo else _BATCH_WORDS))
     if epoch == batch:
         return ""
     return "epoch" if epoch else "batch"

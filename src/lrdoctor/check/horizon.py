@@ -472,7 +472,7 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
                 return ("literal", float(value.value), "literal")
         return _stated(expr, scope) or _NONE
     if isinstance(expr, ast.Attribute):
-        declared = _declared_unit(expr, scope)
+        declared = _declared_unit(expr, scope, echo)
         if declared:
             return (declared, None, "doc")
         helped = _help_unit(expr, expr.attr, scope, echo) if _setting_holder(expr) else ""
@@ -557,7 +557,7 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
         if isinstance(key, ast.Constant) and isinstance(key.value, str) \
                 and isinstance(expr.value, ast.Attribute):
             # `self.hparams["total_steps"]`, read as `self.hparams.total_steps` is
-            declared = _declared_unit(ast.Attribute(expr.value, key.value, ast.Load()), scope)
+            declared = _declared_unit(ast.Attribute(expr.value, key.value, ast.Load()), scope, echo)
             if declared:
                 return (declared, None, "doc")
         if isinstance(key, ast.Constant) and isinstance(key.value, str) and scope is not None:
@@ -651,10 +651,12 @@ def _setting_holder(expr: ast.Attribute) -> bool:
     return not (isinstance(expr.value, ast.Name) and expr.value.id == "self")
 
 
-def _declared_unit(expr: ast.Attribute, scope: Scope | None) -> str:
+def _declared_unit(expr: ast.Attribute, scope: Scope | None, echo: bool = False) -> str:
     """``self.total_steps`` / ``self.hparams.total_steps`` where the class documents its
     constructor parameter ``total_steps`` in a unit ("the total epochs of training"): the
-    author's statement outranks the word in the name."""
+    author's statement outranks the word in the name. ``echo``: the value sizes a parameter
+    whose own name is "step" (a MultiStepLR's milestones): "steps to decay the learning rate"
+    then describes the schedule's own steps, not a unit."""
     if scope is None:
         return ""
     base = expr.value
@@ -677,7 +679,7 @@ def _declared_unit(expr: ast.Attribute, scope: Scope | None) -> str:
                      if expr.attr in c.self_assigns), None)
         if kept is not None and not (isinstance(kept, ast.Name) and kept.id == expr.attr):
             return ""
-    return documented.constructor_parameter_unit(owner, expr.attr)
+    return documented.constructor_parameter_unit(owner, expr.attr, echo)
 
 
 def _unit_picked_by_setting(expr: ast.expr, scope: Scope | None, depth: int) -> bool:
