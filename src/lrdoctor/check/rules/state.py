@@ -298,7 +298,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if at is not None and _built_apart(ctx, s, at):
             continue
-        if _range_test(s):
+        if _range_test(s) or _undone_trial(ctx, s):
             continue
         out.append(s)
     return out
@@ -322,6 +322,56 @@ def _range_test(s: Obj) -> bool:
         return True
     return any(_holds_range_test(c.test, c.branch == 0) for c in s.built_under or ()
                if c.test is not None and c.branch in (0, 1))
+
+
+def _undone_trial(ctx: FileContext, s: Obj) -> bool:
+    """A scheduler kept in a local name of a function that, after building it, puts back the
+    optimizer state it saved on the way in (``saved = deepcopy(opt.state_dict())``, a sweep of
+    LRs, then ``opt.load_state_dict(saved)``): an LR range test or any trial run that the
+    function undoes before it returns. The scheduler does not outlive the call (it is not
+    returned or stored elsewhere), so a checkpoint has no state of it to keep. A load of
+    anything else (a checkpoint read from disk) is a resume, and the scheduler is judged."""
+    if s.call is None or not s.name or "." in s.name or not s.path:
+        return False
+    given = s.call.args[0] if s.call.args else next(
+        (k.value for k in s.call.keywords if k.arg == "optimizer"), None)
+    optimizer = dotted(given) if given is not None else None
+    tree = _module_tree(ctx, s.path)
+    if not optimizer or tree is None:
+        return False
+    fn = function_at(tree, s.call.lineno)
+    if fn is None:
+        return False
+    # the names the function keeps the optimizer's own state in before building the scheduler
+    # (`saved = deepcopy(opt.state_dict())`, `saved = {"optimizer": opt.state_dict(), ...}`)
+    kept: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and node.lineno < s.call.lineno \
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                        and c.func.attr == "state_dict" and dotted(c.func.value) == optimizer
+                        for c in ast.walk(node.value)):
+            kept.add(node.targets[0].id)
+    if not kept:
+        return False  # a load from elsewhere (a checkpoint) is a resume, not an undo
+    restored = False
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None \
+                and any(isinstance(n, ast.Name) and n.id == s.name for n in ast.walk(node.value)):
+            return False  # handed back to the caller
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Name) \
+                and node.value.id == s.name:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(not isinstance(t, ast.Name) for t in targets):
+                return False  # kept on an object or in a container
+        if isinstance(node, ast.Global) and s.name in node.names:
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "load_state_dict" and node.lineno > s.call.lineno \
+                and dotted(node.func.value) == optimizer and node.args \
+                and any(isinstance(n, ast.Name) and n.id in kept for n in ast.walk(node.args[0])):
+            restored = True
+    return restored
 
 
 def _holds_range_test(test: ast.expr, truth: bool) -> bool:
