@@ -2157,8 +2157,6 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         own = _names_in_test(ctx, e.path, e.node) | _names_in_test(
             ctx, watched_at.path, watched_at.at)
         evidence = [n for n in evidence if n in own]
-    if training and evidence and _only_every_few_passes(ctx, e, evidence):
-        evidence = []  # validated once every N passes: no fresh value at most of its steps
     if training and evidence and not _computed_from_validation(
         ctx, watched_at.path, watched_at.at, watched
     ) and not any(
@@ -2287,54 +2285,6 @@ def _validation_of_run(ctx: FileContext, e: Event, validation: tuple[list[str], 
         if not assigned:
             return []
     return _during_run(ctx, e, assigned) or _during_run(ctx, e, calls)
-
-
-def _only_every_few_passes(ctx: FileContext, e: Event, evidence: list[str]) -> bool:
-    """Every place the run computes a validation metric (of ``evidence``) lies, inside the loop
-    the plateau steps in, under a test that holds once every N passes with N a literal of at
-    least 2 (``if epoch % 100 == 0:``, or a name the loop binds so: ``show = step % 100 == 0``
-    ... ``if show:``), while the plateau steps on every pass: most of its steps have no
-    validation value to take, so stepping it with the training loss is the program's only
-    per-pass choice. A period read from a setting (``epoch % args.eval_every``) may be 1:
-    such a run still counts as validating every pass."""
-    run = _run_loop(e)
-    if run is None or run.node is None or run.path != e.path:
-        return False
-    first, last = run.line, run.node.end_lineno or run.line
-    lines = {s[2] for s in ctx.program.validation_sites
-             if s[0] in evidence and s[1] == run.path and first <= s[2] <= last}
-    if not lines or any(c.test is not None and _periodic(c.test, run.node) for c in e.conds):
-        return False  # nothing seen inside the loop, or the plateau itself steps periodically
-    ifs = [n for n in ast.walk(run.node) if isinstance(n, ast.If)]
-    for line in lines:
-        if not any(n.body and n.body[0].lineno <= line <= (n.body[-1].end_lineno or line)
-                   and _periodic(n.test, run.node) for n in ifs):
-            return False
-    return True
-
-
-def _periodic(test: ast.expr, loop: ast.AST) -> bool:
-    """``test`` holds once every N passes: it compares a remainder by a literal N >= 2
-    (``step % 100 == 0``), or reads a name ``loop`` binds to such a comparison."""
-    def modulo(expr: ast.AST) -> bool:
-        return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
-                   and isinstance(n.right, ast.Constant) and isinstance(n.right.value, int)
-                   and not isinstance(n.right.value, bool) and n.right.value >= 2
-                   for n in ast.walk(expr))
-    if modulo(test):
-        return True
-    read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-    for n in ast.walk(loop):
-        if not isinstance(n, ast.Assign) or len(n.targets) != 1:
-            continue
-        target, value = n.targets[0], n.value
-        # `show = step % 100 == 0`, or one item of `show, last = step % 100 == 0, ...`
-        pairs = list(zip(target.elts, value.elts)) if isinstance(target, ast.Tuple) \
-            and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
-            else [(target, value)]
-        if any(isinstance(t, ast.Name) and t.id in read and modulo(v) for t, v in pairs):
-            return True
-    return False
 
 
 def _cited_validation(ctx: FileContext, e: Event, evidence: list[str]) -> tuple[str, str]:
