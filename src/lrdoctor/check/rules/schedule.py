@@ -843,6 +843,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # `for _ in trange(n_iters): <batches>; sched.step()`, T_0=n_iters // 10
             if _counts_items_of(ctx, sched, h, loop):
                 continue  # `for i, chunk in enumerate(collector)`, T_max=total // per_chunk
+            if _one_chunk_per_pass(ctx, sched, h, loop):
+                continue  # T_max=total // per_chunk; inside: `for _ in range(per_chunk // mb)`
             if _divided_like_its_loop(ctx, sched, h, loop):
                 continue  # total_iters=warmup // rollout, `for it in range(total // rollout)`
             if _paced_like_its_while(ctx, sched, h, loop):
@@ -1489,6 +1491,46 @@ def _counts_items_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
     for value in [*built.args, *(k.value for k in built.keywords)]:
         given |= _spellings(value, scope)
     return bool(total & given) and bool(size & given) and not total & size
+
+
+def _one_chunk_per_pass(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
+    """The horizon divides a total by a chunk size (``T_max=total_frames // frames_per_batch``)
+    and a loop inside the stepped loop's pass runs over that very chunk in smaller pieces
+    (``for _ in range(frames_per_batch // sub_batch_size):``, the minibatch updates): each pass
+    consumes one chunk, so the horizon counts passes of the loop the scheduler steps in, whatever
+    the word "batch" in the chunk's name says (TorchRL's PPO recipe: one scheduler step per
+    collected batch of frames). Only where what the loop iterates is not built in sight (a
+    helper in another module returns the collector): where it is, what it was built from
+    decides (_counts_items_of). A horizon divided by the piece size (a count of updates), or a
+    chunk the inner loops do not split, is left to the rule."""
+    if _iterable_built_by(ctx, loop) is not None:
+        return False  # what the loop iterates is built in sight: _counts_items_of decides
+    expr = _horizon_expr(sched, h)
+    expr = _whole_or_part(expr) if expr is not None else None
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.FloorDiv, ast.Div))):
+        return False
+    scope = sched.scope
+    total, chunk = _spellings(expr.left, scope), _spellings(expr.right, scope)
+    if not total or not chunk or total & chunk:
+        return False
+    for inner in ctx.program.loops:
+        node = inner.node
+        if inner is loop or not any(a is loop for a in inner.ancestors()) \
+                or not isinstance(node, (ast.For, ast.AsyncFor)):
+            continue
+        over = node.iter
+        if not (isinstance(over, ast.Call) and (dotted(over.func) or "").endswith("range")
+                and over.args):
+            continue
+        count = _whole_or_part(over.args[1] if len(over.args) >= 2 else over.args[0])
+        if isinstance(count, ast.Call) and (dotted(count.func) or "") in _ROUNDING \
+                and len(count.args) == 1:
+            count = count.args[0]
+        if isinstance(count, ast.BinOp) and isinstance(count.op, (ast.FloorDiv, ast.Div)) \
+                and _spellings(count.left, scope) & chunk \
+                and not _spellings(count.right, scope) & chunk:
+            return True
+    return False
 
 
 def _whole_or_part(expr: ast.expr) -> ast.expr | None:
