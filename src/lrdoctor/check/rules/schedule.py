@@ -1522,10 +1522,8 @@ def _one_chunk_per_pass(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> boo
         if not (isinstance(over, ast.Call) and (dotted(over.func) or "").endswith("range")
                 and over.args):
             continue
+        # (_whole_or_part also takes off `int(...)` and the other rounding calls)
         count = _whole_or_part(over.args[1] if len(over.args) >= 2 else over.args[0])
-        if isinstance(count, ast.Call) and (dotted(count.func) or "") in _ROUNDING \
-                and len(count.args) == 1:
-            count = count.args[0]
         if isinstance(count, ast.BinOp) and isinstance(count.op, (ast.FloorDiv, ast.Div)) \
                 and _spellings(count.left, scope) & chunk \
                 and not _spellings(count.right, scope) & chunk:
