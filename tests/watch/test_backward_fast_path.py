@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import lrdoctor
-from lrdoctor.runtime.events import Backward
+from lrdoctor.runtime.events import Backward, BackwardDone
 
 torch = pytest.importorskip("torch")
 
@@ -91,26 +91,50 @@ def test_a_non_finite_loss_is_still_found_at_its_step(bad):
 
 
 def test_an_internal_error_in_the_routine_test_is_swallowed_and_training_goes_on():
-    from lrdoctor.runtime.numerics import FlagBook
-
-    class Broken(FlagBook):
-        @property
-        def eager(self):
+    # the routine test reads the engine's backward route (kept by Engine.reroute_backward):
+    # broken state there is reported once and never raised into the training loop
+    class Broken:
+        def __eq__(self, other):
             raise RuntimeError("broken on purpose")
 
-        @eager.setter
-        def eager(self, value):
-            pass
+        __hash__ = None
 
-    def break_flags(engine):
-        engine.loss_gate.flags = Broken()
+    def break_route(engine):
+        engine.backward_route = Broken()
 
     w, messages = _watch()
     trained: list[int] = []
-    _train(lambda out, y, i: trained.append(i) or torch.nn.functional.mse_loss(out, y), w, setup=break_flags)
+    _train(lambda out, y, i: trained.append(i) or torch.nn.functional.mse_loss(out, y), w, setup=break_route)
     assert trained == list(range(STEPS))  # every step trained
     assert w.engine._internal_errors >= 1
     assert sum("internal error" in m for m in messages) == 1  # reported once
+
+
+def test_the_backward_route_follows_nan_detection_state():
+    # the hook reads one attribute; every change of what it stands for recomputes it
+    from lrdoctor.runtime.engine import ROUTE_EVENT, ROUTE_FREE, ROUTE_READ
+
+    w, _ = _watch()
+    seen = []
+    _train(_mse, w, setup=lambda engine: seen.append(engine.backward_route))
+    assert seen == [ROUTE_READ]  # NaN detection on and quiet: read the loss
+    engine = w.engine
+    nf = engine.loss_gate
+    nf.arm_backward = True
+    assert engine.backward_route == ROUTE_EVENT
+    nf.arm_backward = False
+    assert engine.backward_route == ROUTE_READ
+    nf.eager_until = 10
+    assert engine.backward_route == ROUTE_EVENT
+    nf.eager_until = 0
+    assert engine.backward_route == ROUTE_READ
+    engine.subscribe(BackwardDone, print)
+    assert engine.backward_route == ROUTE_EVENT
+    engine.unsubscribe(BackwardDone, print)
+    assert engine.backward_route == ROUTE_READ
+    engine.loss_gate = None
+    engine.reroute_backward()
+    assert engine.backward_route == ROUTE_FREE
 
 
 def test_an_unsubscribed_backward_handler_gives_the_common_case_back():

@@ -14,7 +14,15 @@ from collections.abc import Callable
 from typing import Any
 
 from lrdoctor.runtime.callsite import _verdict, user_site, user_site_from
-from lrdoctor.runtime.engine import CLOSED, EXPECT_ATTEMPT, EXPECT_SCALED_ATTEMPT, Engine
+from lrdoctor.runtime.engine import (
+    CLOSED,
+    EXPECT_ATTEMPT,
+    EXPECT_SCALED_ATTEMPT,
+    ROUTE_EVENT,
+    ROUTE_FREE,
+    ROUTE_READ,
+    Engine,
+)
 from lrdoctor.runtime.events import Backward, BackwardDone, GradClip, ScalerUnscale
 from lrdoctor.runtime.hooks import _guard, _scaler_classes
 from lrdoctor.runtime.patching import Patcher
@@ -77,7 +85,6 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
 
     original_backward = torch.autograd.backward
     emit = engine.emit
-    every_step = engine._every_step_handlers
     compiled_steps = engine.compiled_steps
     tensor_type = torch.Tensor
     lane = engine.lane
@@ -146,14 +153,12 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             # BackwardDone is done below (AmpMisuse.scaled_backward)
             if ((scaler is None or lane.phase == CLOSED
                     or (lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler))
-                    and Backward not in every_step and BackwardDone not in every_step):
-                nf = engine.loss_gate
-                if nf is None:
+                    and engine.backward_route != ROUTE_EVENT):
+                if engine.backward_route == ROUTE_FREE:
                     fast = True
-                elif (type(loss) is tensor_type and not nf.eager_until and not nf.arm_backward
-                        and nf.flags.eager is not False and loss.is_cpu and not loss.ndim):
+                elif type(loss) is tensor_type and loss.is_cpu and not loss.ndim:
                     value = loss.item()
-                    fast = type(value) is float and value - value == 0.0  # finite: not inf, not NaN
+                    fast = value - value == 0.0  # finite: not inf, not NaN
                 if fast and scaler is not None:
                     # a routine scaled backward: marked by ev, counted apart from the unscaled
                     # ones (their path pays nothing for it)
@@ -216,17 +221,20 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             # which decides the same way.
             if type(tensors) is tensor_type and not scaled and not compiled_steps:
                 try:
-                    nf = engine.loss_gate
-                    if Backward in every_step or BackwardDone in every_step:
-                        routine = False
-                    elif nf is None:
-                        routine = True
-                    elif (not nf.eager_until and not nf.arm_backward and nf.flags.eager is not False
-                            and tensors.is_cpu and not tensors.ndim):
-                        value = tensors.item()
-                        routine = type(value) is float and value - value == 0.0  # not inf, not NaN
+                    # Engine.backward_route: nothing asks for every backward, and NaN
+                    # detection is absent (free) or quiet (read the loss)
+                    route = engine.backward_route
+                    if route == ROUTE_READ:
+                        if tensors.is_cpu and not tensors.ndim:
+                            value = tensors.item()
+                            # finite (not inf, not NaN); an integer or bool loss cannot be
+                            # backpropagated, and would be routine in general() too (no event
+                            # for NaN detection, which reads floating-point losses only)
+                            routine = value - value == 0.0
+                        else:
+                            routine = False
                     else:
-                        routine = False
+                        routine = route == ROUTE_FREE
                 except ScheduleError:
                     raise
                 except Exception:

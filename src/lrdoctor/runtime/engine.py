@@ -25,6 +25,8 @@ from lrdoctor.runtime.callsite import display_path
 from lrdoctor.runtime.events import (
     _UNKNOWN,
     Attempt,
+    Backward,
+    BackwardDone,
     EpochStart,
     LoaderInfo,
     OptimizerInfo,
@@ -54,6 +56,11 @@ _TAKEN = Attempt(0, 0, True)
 # Lane.phase (the last three in a lane under GradScaler only)
 EXPECT_ATTEMPT, EXPECT_SCHEDULER_STEP, ATTEMPTS_OFF, CLOSED = 0, 1, 2, 3
 EXPECT_SCALED_ATTEMPT, EXPECT_UPDATE = 4, 5
+# the lane's scheduler step in progress (the scheduler-step hook: a step it makes meanwhile
+# is a composite's child or a super().step(), not the user's)
+IN_SCHEDULER_STEP = 6
+# Engine.backward_route
+ROUTE_FREE, ROUTE_READ, ROUTE_EVENT = 0, 1, 2
 
 
 class Lane:
@@ -240,6 +247,11 @@ class Engine:
         # counted up (the checks catch up from the count when they next need to, instead of
         # being called). None: every such backward() is routine
         self.loss_gate: Any = None
+        # what the backward hook's routine test has to do, kept by reroute_backward() whenever
+        # what it depends on changes (so that the hook reads one attribute): ROUTE_FREE, every
+        # backward() on one unscaled tensor is routine; ROUTE_READ, routine when the loss reads
+        # as a finite CPU scalar; ROUTE_EVENT, never routine
+        self.backward_route = ROUTE_FREE
         self.routine_backwards_done = 0
         # gradient clips that made no GradClip event: nothing to do for its handlers (amphooks)
         self.routine_clips = 0
@@ -276,6 +288,7 @@ class Engine:
         self._handlers[event_type].append(handler)
         if every_step:
             self._every_step_handlers[event_type] = self._every_step_handlers.get(event_type, []) + [handler]
+        self.reroute_backward()
 
     def unsubscribe(self, event_type: type, handler: Callable[[Any], None]) -> None:
         self.sync()
@@ -289,6 +302,25 @@ class Engine:
                 # the hooks' fast paths test membership (`Backward in every_step`): an emptied
                 # list left here would keep every later step off them for good
                 del self._every_step_handlers[event_type]
+        self.reroute_backward()
+
+    def reroute_backward(self) -> None:
+        """Recompute backward_route: called when a handler subscribes or unsubscribes and when
+        NaN detection's state changes (NonFinite: the loss gate, eager_until, arm_backward,
+        flags.eager). A handler that asks for every Backward or BackwardDone makes every
+        backward() an event; otherwise, with no loss gate, none is one; with NaN detection
+        quiet, one whose loss reads finite is not."""
+        every = self._every_step_handlers
+        nf = self.loss_gate
+        if Backward in every or BackwardDone in every:
+            route = ROUTE_EVENT
+        elif nf is None:
+            route = ROUTE_FREE
+        elif not nf.eager_until and not nf.arm_backward and nf.flags.eager is not False:
+            route = ROUTE_READ
+        else:
+            route = ROUTE_EVENT
+        self.backward_route = route
 
     def emit(self, event: Any) -> None:
         self.sync()

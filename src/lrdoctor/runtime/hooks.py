@@ -38,6 +38,7 @@ from lrdoctor.runtime.engine import (
     EXPECT_ATTEMPT,
     EXPECT_SCHEDULER_STEP,
     EXPECT_UPDATE,
+    IN_SCHEDULER_STEP,
     Engine,
     lrs_of,
 )
@@ -149,7 +150,6 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     def post(self: Any, args: Any = None, kwargs: Any = None) -> None:
         # ``self``: the optimizer that has just stepped (named so for torch's profiler, which
         # reads the optimizer of an _optimizer_step_code frame from its ``self``)
-        opt = self
         if profiler._is_profiler_enabled:
             # a profiler is on: torch's Python tracer recognises the optimizer step by its own
             # no-op's code object, which is called as it is without lrdoctor
@@ -161,17 +161,17 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             # into an empty list: Dynamo guards on the list, and a growing one would make it
             # recompile (steps made while one is pending are not counted: see drain_compiled)
             if not compiled_steps:
-                compiled_steps.append(opt)
+                compiled_steps.append(self)
             return
         # the lane (Engine.Lane): a routine update of the optimizer it is open for, trained
         # with the LR object the last step left, on a batch of the same iterator
         # (lane.opt_ref answers None while the lane is closed, also when another thread closed
         # it meanwhile)
-        if (lane.phase == EXPECT_ATTEMPT and lane.opt_ref() is opt and lane.left
+        if (lane.phase == EXPECT_ATTEMPT and lane.opt_ref() is self and lane.left
                 and engine.last_fetch == lane.fetch and not in_scaler_step and not compiled_steps
                 and not every_step):
             try:
-                [group] = opt.param_groups  # ValueError: not one group (the general path)
+                [group] = self.param_groups  # ValueError: not one group (the general path)
                 if group["lr"] is lane.lr:
                     lane.left -= 1
                     lane.yielded = engine.last_yielded
@@ -190,17 +190,17 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             if not in_scaler_step:  # the common case: no GradScaler step in progress
                 # the lane's last update of a period: the periodic step it keeps open through
                 # (Engine.lane_period), unless that step needs the general path
-                if lane.phase == EXPECT_ATTEMPT and lane.opt_ref() is opt and lane_period(opt):
+                if lane.phase == EXPECT_ATTEMPT and lane.opt_ref() is self and lane_period(self):
                     return
-                on_attempt(opt, True, None, False)
+                on_attempt(self, True, None, False)
                 return
-            key = id(opt)
+            key = id(self)
             in_scaler = key in in_scaler_step
             taken: bool | None = True
             found_inf = None
             if in_scaler:
                 in_scaler_step[key] = True
-                found_inf = getattr(opt, "found_inf", None)
+                found_inf = getattr(self, "found_inf", None)
                 if found_inf is not None:
                     # fused optimizer: the kernel itself skipped the update if found_inf != 0
                     value = _scalar(found_inf)
@@ -208,18 +208,18 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         taken, found_inf = value == 0.0, None
                     else:
                         taken, found_inf = None, value
-                elif (lane.phase == lane.scaled_phase and lane.opt_ref() is opt and lane.left
+                elif (lane.phase == lane.scaled_phase and lane.opt_ref() is self and lane.left
                         and engine.last_fetch == lane.fetch and not every_step):
                     # the lane under GradScaler: the update scaler.step() makes after the scaled
                     # backward (taken: a non-fused optimizer is called only then), trained with
                     # the LR object the last step left, on a batch of the same iterator
-                    groups = opt.param_groups
+                    groups = self.param_groups
                     if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is lane.lr:
                         lane.left -= 1
                         lane.yielded = engine.last_yielded
                         lane.phase = EXPECT_UPDATE
                         return
-            engine.on_attempt(opt, taken, found_inf, in_scaler)
+            engine.on_attempt(self, taken, found_inf, in_scaler)
         except ScheduleError:
             raise
         except Exception as exc:
@@ -563,27 +563,33 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
 
     @functools.wraps(original)
     def step(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if tls.depth:
-            # a composite stepping its children, or a subclass calling super().step()
-            return original(self, *args, **kwargs)
         # the lane (Engine.Lane): the step after a routine update, made from the very
         # instruction that made the step before (lane.sched_ref answers None while the lane is
         # closed, also when another thread closed it meanwhile); inside the horizon, since the
-        # lane takes no more updates than the horizon leaves steps (Engine.open_lane)
+        # lane takes no more updates than the horizon leaves steps (Engine.open_lane). Tested
+        # before the depth below: while the lane's step runs, the lane's phase is
+        # IN_SCHEDULER_STEP, which stands for the depth (one store less a step)
         if (lane.phase == EXPECT_SCHEDULER_STEP and lane.sched_ref() is self
                 and not args and not kwargs and not compiled_steps and not every_step):
             caller_frame = getframe(1)
             if caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code:
-                tls.depth = 1
+                lane.phase = IN_SCHEDULER_STEP
                 try:
                     result = original(self)
                 except BaseException as exc:
-                    tls.depth = 0
+                    if lane.phase == IN_SCHEDULER_STEP:
+                        lane.phase = EXPECT_SCHEDULER_STEP
                     sched = lane.sched
                     _guard(engine, on_scheduler_step, self, sched.last_site if sched else None,
                            (lane.lr,), (), {}, exc)
                     raise
-                tls.depth = 0
+                if lane.phase != IN_SCHEDULER_STEP:
+                    # something the step called closed the lane (an engine entry point syncs):
+                    # the step is then the general path's to note, as a step that failed is
+                    sched = lane.sched
+                    _guard(engine, on_scheduler_step, self, sched.last_site if sched else None,
+                           (lane.lr,), (), {}, None)
+                    return result
                 try:
                     try:
                         [group] = self.optimizer.param_groups
@@ -605,6 +611,9 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                 except Exception as exc:
                     engine.internal_error(exc)
                 return result
+        if tls.depth or lane.phase == IN_SCHEDULER_STEP:
+            # a composite stepping its children, or a subclass calling super().step()
+            return original(self, *args, **kwargs)
         skip_aware = _skip_aware.get(type(self))
         if skip_aware is None:
             skip_aware = _skip_aware[type(self)] = bool(getattr(type(self), "_lrdoctor_skip_aware", False))

@@ -138,8 +138,9 @@ class NonFinite:
         self.grad_culprit: tuple[int, Culprit | None, list[str]] | None = None
         self.spread: dict[int, int] = {}  # step -> parameters a bad loss's step then destroyed
         self.last_checked: dict[int, int] = {}  # optimizer key -> step of the last parameter check
-        self.arm_backward = False
-        self.eager_until = 0
+        # (read through the properties below: a write recomputes the backward hook's route)
+        self._arm_backward = False
+        self._eager_until = 0
         self.tries = 0
         self.scale_tries = 0  # LRD106 localizations armed (one per long run of skips, at most 3)
         self.scale_culprit: tuple[int, Culprit] | None = None  # (step, op) found for LRD106
@@ -153,6 +154,7 @@ class NonFinite:
         engine.subscribe(Backward, self.on_backward, every_step=False)
         engine.subscribe(BackwardDone, self.on_backward_done, every_step=False)
         engine.loss_gate = self
+        engine.reroute_backward()
         self.backwards_seen = engine.routine_backwards_done  # at the last sync_calls()
         # a routine optimizer step (taken, a finite float LR, no GradScaler) needs nothing
         # from this check unless it is periodic (the parameter check, every ROUTINE_PERIOD
@@ -169,6 +171,26 @@ class NonFinite:
             self._due(info)
         engine.new_optimizer_callbacks.append(self._due)
         engine.subscribe(RunEnd, self.on_end)
+
+    @property
+    def arm_backward(self) -> bool:
+        """Whether the next backward() localizes (LRD106's op search): no backward is routine."""
+        return self._arm_backward
+
+    @arm_backward.setter
+    def arm_backward(self, value: bool) -> None:
+        self._arm_backward = value
+        self.engine.reroute_backward()
+
+    @property
+    def eager_until(self) -> int:
+        """The step until which every loss and parameter is read at once (0: none)."""
+        return self._eager_until
+
+    @eager_until.setter
+    def eager_until(self, value: int) -> None:
+        self._eager_until = value
+        self.engine.reroute_backward()
 
     @staticmethod
     def _due(info: Any) -> None:
@@ -560,8 +582,9 @@ class NonFinite:
             return True
         if self.eager_until and step <= self.eager_until:
             self.flags.eager = True
+            self.engine.reroute_backward()
         elif self.flags.eager and self.eager_until:
-            self.flags.eager, self.eager_until = None, 0
+            self.flags.eager, self.eager_until = None, 0  # (the setter reroutes)
         if self.flags.eager is not False and numerics.on_cpu(tensors[0]):
             # reading is free on CPU: a Python sum of per-tensor sums, no stack (on so few
             # elements torch.stack and one .item() cost more than an .item() per tensor), with
