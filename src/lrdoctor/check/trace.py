@@ -102,8 +102,8 @@ from lrdoctor.check.values import (
     options,
     subscript,
 )
+from lrdoctor.check.yamlconf import HYDRA_COMPOSE, UNRESOLVED, interpolated, sourced
 from lrdoctor.check.yamlconf import LOADERS as YAML_LOADERS
-from lrdoctor.check.yamlconf import UNRESOLVED, interpolated, sourced
 from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS
 
 # per file: a generated file must not trace forever; a file cut short says so in the output
@@ -2921,6 +2921,11 @@ class Tracer:
             self.called(func.id)
         elif method:
             self.called(method)
+        if method in _MODULE_RETURNS_SELF and callee is None and isinstance(receiver, InstanceVal) \
+                and receiver.info.find(method) is None and self.torch_module(receiver.info):
+            # `model = model.to(device)` of the project's nn.Module (or LightningModule): torch's
+            # Module.to / cuda / train / ... hand back the module itself
+            return receiver
         if isinstance(func, ast.Name) and func.id == "getattr" and callee is None \
                 and len(node.args) in (2, 3) and not node.keywords \
                 and isinstance(node.args[1], ast.Constant) \
@@ -2950,6 +2955,12 @@ class Tracer:
                 # OmegaConf resolves `${a.b}` against the whole file; PyYAML leaves it as text
                 root = data[0] if callee.qualname == "omegaconf.OmegaConf.load" else None
                 return _yaml_value(data[0], scope.module, data[1], root)
+        if isinstance(callee, ImportRef) and callee.qualname in HYDRA_COMPOSE:
+            # `with initialize(config_path="conf"): cfg = compose(config_name="train")`:
+            # the config `@hydra.main` with the same arguments would hand the program
+            data = yaml_data(scope.module, node)
+            if data is not None:
+                return _yaml_value(data[0], scope.module, data[1], data[0])
         if isinstance(callee, ImportRef) and callee.qualname in NAMED_TUPLE_FACTORIES:
             # `State = collections.namedtuple("State", [...])`: the class it makes (index.py)
             made = next((c for c in scope.module.classes.values() if c.made_by is node), None)
@@ -3868,6 +3879,11 @@ class Tracer:
                 if copy is not None:
                     return copy
         return None
+
+    def torch_module(self, cls: ClassInfo) -> bool:
+        """Whether ``cls`` derives from torch's ``nn.Module`` (or a LightningModule), through
+        the project's classes."""
+        return any(q in _TORCH_MODULE_BASES for q in self.qualified_bases(cls))
 
     def library_base(self, cls: ClassInfo) -> str | None:
         """"scheduler" / "optimizer" when ``cls`` derives from torch's LR scheduler or
@@ -5187,6 +5203,13 @@ def _configured_optimizers(value: Any, depth: int = 0) -> list[Obj]:
         return _configured_optimizers(value.items.get("optimizer"), depth + 1)
     if isinstance(value, TupleVal):
         return [o for item in value.items for o in _configured_optimizers(item, depth + 1)]
+    if isinstance(value, UnionVal):
+        # the dict with the scheduler on one path, the bare optimizer on another
+        found: list[Obj] = []
+        for option in options(value):
+            found.extend(o for o in _configured_optimizers(option, depth + 1)
+                         if all(o is not f for f in found))
+        return found
     return []
 
 
@@ -5230,12 +5253,41 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
     for v in values:
         if all(v is not d for d in distinct):
             distinct.append(v)
+    held = _dict_or_member(distinct)
+    if held is not None:
+        return held
     last = values[-1]
     if len(distinct) > 1 and isinstance(last, Obj) and last.kind == "scheduler" \
             and _chosen_scheduler(last, UnionVal([d for d in distinct if d is not last],
                                                  exclusive=True)):
         return UnionVal(distinct, exclusive=True)
     return last
+
+
+# torch's Module methods that return the module itself
+_MODULE_RETURNS_SELF = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16",
+                                  "train", "eval", "requires_grad_", "type"})
+_TORCH_MODULE_BASES = frozenset({
+    "torch.nn.Module", "torch.nn.modules.module.Module", "pytorch_lightning.LightningModule",
+    "pytorch_lightning.core.LightningModule", "pytorch_lightning.core.module.LightningModule",
+    "lightning.pytorch.LightningModule", "lightning.LightningModule",
+})
+
+
+def _dict_or_member(values: list[Any]) -> UnionVal | None:
+    """``return {"optimizer": opt, "lr_scheduler": {...}}`` on one path and ``return opt`` on
+    another (a ``configure_optimizers`` whose scheduler is optional): the call gives one or
+    the other, whichever the path taken picks, so ``f()["optimizer"]`` reads the dict's entry
+    and ``f().step()`` the object. Only for one closed dict and objects it holds."""
+    dicts = [v for v in values if isinstance(v, DictVal)]
+    if len(dicts) != 1 or len(values) < 2 or dicts[0].open or dicts[0].splat:
+        return None
+    members = [v for v in dicts[0].items.values() if isinstance(v, (Obj, InstanceVal))]
+    others = [v for v in values if v is not dicts[0]]
+    if not all(isinstance(v, (Obj, InstanceVal)) and any(v is m for m in members)
+               for v in others):
+        return None
+    return UnionVal(values, exclusive=True)
 
 
 def _keep_the_scheduled_optimizer(stores: list[dict[str, Any]], built: list[dict[str, Any]],

@@ -1,7 +1,9 @@
 """Settings a program reads from a YAML file of its own project: ``yaml.safe_load(open(
 "configs/train.yaml"))``, ``OmegaConf.load(args.config)`` with ``--config`` defaulting to a
 path, ``@hydra.main(config_path="conf", config_name="config")`` (with the ``defaults:`` list it
-composes). The file's values are defaults the user runs with, as an argparse default is.
+composes), or Hydra's compose API (``with initialize(config_path="conf"): cfg =
+compose(config_name="config")``). The file's values are defaults the user runs with, as an
+argparse default is.
 
 Data, never code: the file is parsed with PyYAML's safe loader when PyYAML is installed, and
 anything uncertain gives nothing (no PyYAML, a path chosen at run time, a file that is missing,
@@ -27,6 +29,10 @@ MAX_DEFAULTS_DEPTH = 4  # nesting of Hydra `defaults:` lists followed
 LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load",
                       "omegaconf.OmegaConf.load"})
 _SUFFIXES = (".yaml", ".yml")
+# Hydra's compose API: `compose(config_name=...)` inside `with initialize(config_path=...)`
+# composes the same config `@hydra.main` with those arguments would
+HYDRA_COMPOSE = frozenset({"hydra.compose", "hydra.experimental.compose"})
+_HYDRA_INITIALIZE = frozenset({"hydra.initialize", "hydra.experimental.initialize"})
 
 _ORIGIN_ATTR = "_lrdoctor_yaml"  # set on a synthesized literal: the file it came from
 
@@ -158,6 +164,43 @@ def _loaded(module: ModuleInfo, resolve: Callable[[ast.expr], Any], budget: list
                     found = _hydra(dec, here, budget)
                     if found is not None:
                         yield dec, found[0], found[1]
+        elif isinstance(node, ast.With):
+            yield from _composed(module, node, here, budget)
+
+
+def _composed(module: ModuleInfo, block: ast.With, here: str, budget: list[int]
+              ) -> Iterator[tuple[ast.AST, str, Any]]:
+    """(the compose call, the file, its data) for each ``compose(config_name=...)`` in the body
+    of ``with initialize(config_path=...)``: Hydra composes the config the decorator
+    ``@hydra.main(config_path=..., config_name=...)`` would. A compose call given overrides
+    (``overrides=["optim.lr=0.1"]``) changes values the file states: not read."""
+    init = next((item.context_expr for item in block.items
+                 if isinstance(item.context_expr, ast.Call)
+                 and module.qualify(dotted(item.context_expr.func) or "") in _HYDRA_INITIALIZE),
+                None)
+    if init is None:
+        return
+    path = init.args[0] if init.args else next(
+        (k.value for k in init.keywords if k.arg == "config_path"), None)
+    for stmt in block.body:
+        for node in ast.walk(stmt):
+            if not (isinstance(node, ast.Call)
+                    and module.qualify(dotted(node.func) or "") in HYDRA_COMPOSE):
+                continue
+            if any(k.arg is None or k.arg == "overrides" and not (
+                    isinstance(k.value, (ast.List, ast.Tuple)) and not k.value.elts)
+                   for k in node.keywords) or len(node.args) > 1:
+                continue
+            name = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg == "config_name"), None)
+            if path is None or name is None:
+                continue
+            found = _hydra(ast.Call(func=init.func, args=[],
+                                    keywords=[ast.keyword("config_path", path),
+                                              ast.keyword("config_name", name)]),
+                           here, budget)
+            if found is not None:
+                yield node, found[0], found[1]
 
 
 def _opened(arg: ast.expr, tree: ast.Module) -> ast.expr | None:

@@ -4278,38 +4278,90 @@ def _updates(e: Event, optimizer: Obj | None) -> bool:
 
 
 def _own_configure_optimizers(ctx: FileContext) -> Iterator[Diagnostic]:
-    """A scheduler built on the optimizer of a LightningModule's own call to
-    ``self.configure_optimizers()`` (in ``__init__``, say): Lightning calls the hook itself and
-    steps the optimizer of its call, so a schedule on the other one never reaches training.
-    Reported only when nothing in the project steps that optimizer."""
+    """A scheduler built on the optimizer of a module's own call to ``configure_optimizers()``
+    that nothing in the project steps. Either the module is a LightningModule calling the hook
+    itself (in ``__init__``, say): Lightning makes its own call and steps the optimizer of
+    that one. Or the program calls the hook twice (``opt = model.configure_optimizers()[
+    "optimizer"]``, then ``sched = model.configure_optimizers()["lr_scheduler"]["scheduler"]``):
+    each call builds a new optimizer, the loop steps the first one, and the schedule moves the
+    LR of the second. Either way the schedule never reaches training. A project scheduler with
+    a ``step()`` of its own that writes the LR counts as stepping it."""
     seen: set[int] = set()
-    for r in ctx.program.events:
-        if r.kind != "own_configure" or r.obj is None or r.obj.id in seen:
+    configured = [r for r in ctx.program.events if r.kind == "own_configure" and r.obj is not None]
+    for r in configured:
+        if r.obj is None or r.obj.id in seen:
             continue
         seen.add(r.obj.id)
         optimizer = r.obj
         if any(_updates(e, optimizer) for e in ctx.program.events):
             continue
+        # the optimizer of another call of the same hook that the project steps itself
+        other = next((o.obj for o in configured
+                      if o.obj is not None and o.obj is not optimizer
+                      and o.obj.call is not None and o.obj.call is optimizer.call
+                      and any(_updates(e, o.obj) for e in ctx.program.events)), None)
         steps = [e for e in ctx.program.events
                  if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is optimizer]
         if not steps:
+            moved = next((found for w in ctx.program.events
+                          if w.kind == "lr_write" and w.obj is optimizer and w.loop is not None
+                          and (found := _own_step_call(w)) is not None), None)
+            if moved is None or other is None:
+                continue
+            call, path = moved
+            yield Diagnostic.at(
+                "LRD014",
+                f"`{dotted(call.func) or 'step'}()` moves the LR of the optimizer built by the "
+                f"call to configure_optimizers() at {line_at(r.path, r.line, path)}, which "
+                f"nothing steps; the loop steps the optimizer of another call of it "
+                f"({line_at(other.path, other.line, path)}, a new one each call), so the LR "
+                "being trained never changes: call configure_optimizers() once and take both "
+                "from that result",
+                path,
+                call,
+            )
             continue
         e = steps[0]
         sched = e.obj
         assert sched is not None
         here = sched.path if sched.call is not None and sched.path else e.path
+        if other is not None:
+            message = (
+                f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, here)}) "
+                "drives the optimizer built by the call to configure_optimizers() at "
+                f"{line_at(r.path, r.line, here)}, which nothing steps; the loop steps the "
+                f"optimizer of another call of it (a new one each call), so this schedule "
+                "never changes the LR being trained: call configure_optimizers() once and "
+                "take both from that result")
+        else:
+            message = (
+                f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, here)}) "
+                "drives the optimizer returned by this module's own call to "
+                f"configure_optimizers() ({line_at(r.path, r.line, here)}); Lightning calls "
+                "configure_optimizers() itself and steps the optimizer of its call, so this "
+                "schedule never changes the LR being trained: return the scheduler from "
+                "configure_optimizers() instead")
         yield Diagnostic.at(
             "LRD014",
-            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, here)}) drives "
-            "the optimizer returned by this module's own call to configure_optimizers() "
-            f"({line_at(r.path, r.line, here)}); Lightning calls "
-            "configure_optimizers() itself and steps the optimizer of its call, so this schedule "
-            "never changes the LR being trained: return the scheduler from "
-            "configure_optimizers() instead",
+            message,
             # at the scheduler's constructor, where the wrong optimizer is handed over
             here,
             sched.call if sched.call is not None and sched.path else e.node,
         )
+
+
+def _own_step_call(write: Event) -> tuple[ast.Call, str] | None:
+    """(the call, its file) of the ``x.step()`` of a project class's own ``step`` method that
+    made the LR write ``write`` (directly, or in a helper it calls: ``self.set_lr(...)``); None
+    when the write is made elsewhere."""
+    frame = write.frame
+    while frame is not None:
+        call = frame.call
+        if frame.fn is not None and frame.fn.name == "step" and call is not None \
+                and isinstance(call.func, ast.Attribute) and call.func.attr == "step":
+            return call, frame.call_path
+        frame = frame.parent
+    return None
 
 
 # -- LRD015 ------------------------------------------------------------------------------------
