@@ -305,7 +305,7 @@ class NonFinite:
                     for d in amp_devices:
                         if autocast_on(d):
                             amp += ((d, autocast_dtype(d)),)
-                if (type(out) is tensor_type and not check.grads_checked and not check.arm_backward
+                if (type(out) is tensor_type and not check.grads_checked and not check._arm_backward
                         and id(self) in seen):
                     # the common case: one output tensor, nothing armed; ids only (a forward
                     # whose output is dropped must not keep its graph alive here). A tensor
@@ -391,13 +391,13 @@ class NonFinite:
                 # break its graph (the step is still counted, see hooks.py; its gradients are
                 # not checked)
                 return
-            if (plain.get(id(opt)) is opt and not check.eager_until and not check.nan_trace
+            if (plain.get(id(opt)) is opt and not check._eager_until and not check.nan_trace
                     and id(opt) not in in_scaler_step):
                 check.grads_checked = False  # before_step()'s verdict for a float32 optimizer
                 return
             if id(opt) in in_scaler_step and id(opt) in seen_opts and not check.nan_trace:
                 # before_step()'s verdict under GradScaler, once the optimizer was looked at
-                check.grads_checked = bool(check.eager_until)
+                check.grads_checked = bool(check._eager_until)
                 return
             try:
                 before_step(opt)
@@ -474,7 +474,7 @@ class NonFinite:
         # ids only: a forward whose output is dropped (validation without no_grad) must not keep
         # its graph alive here; only an armed localization (LRD106) needs the outputs themselves
         call.output_nodes = {id(t.grad_fn) for t in tensors if t.grad_fn is not None}
-        if self.arm_backward:
+        if self._arm_backward:
             call.strong = tensors
             self.strong_kept = True
         if self.grads_checked:
@@ -559,7 +559,7 @@ class NonFinite:
     def _pre_hook_needed(self) -> bool:
         """Whether some optimizer still needs before_step(): gradients checked, not looked at
         yet, or under GradScaler (its parameters are looked at once, before the first update)."""
-        if self.nan_trace or self.eager_until or self in self.engine.every_step:
+        if self.nan_trace or self._eager_until or self in self.engine.every_step:
             return True
         plain = self.plain_opts
         for info in self.engine.optimizers.values():
@@ -580,10 +580,10 @@ class NonFinite:
         self.read_float32 = False
         if not tensors:
             return True
-        if self.eager_until and step <= self.eager_until:
+        if self._eager_until and step <= self._eager_until:
             self.flags.eager = True
             self.engine.reroute_backward()
-        elif self.flags.eager and self.eager_until:
+        elif self.flags.eager and self._eager_until:
             self.flags.eager, self.eager_until = None, 0  # (the setter reroutes)
         if self.flags.eager is not False and numerics.on_cpu(tensors[0]):
             # reading is free on CPU: a Python sum of per-tensor sums, no stack (on so few
@@ -657,11 +657,11 @@ class NonFinite:
 
     def on_backward(self, ev: Backward) -> None:
         loss = ev.loss
-        if (type(loss) is self.tensor_type and not self.eager_until and self.flags.eager is not False
+        if (type(loss) is self.tensor_type and not self._eager_until and self.flags.eager is not False
                 and loss.is_cpu and loss.numel() == 1 and loss.is_floating_point()):
             # a CPU scalar loss is read as it is (no tensor op)
             if math.isfinite(loss.item()):
-                if self.arm_backward:
+                if self._arm_backward:
                     self.arm_backward = False
                     self.localize_backward_now(ev)
                 return
@@ -670,7 +670,7 @@ class NonFinite:
         step = self.step_no()
         if self._flag(step, "loss", [loss]) is False:
             self.bad_loss(step, ev)
-        elif self.arm_backward:
+        elif self._arm_backward:
             self.arm_backward = False
             self.localize_backward_now(ev)
 
@@ -900,16 +900,16 @@ class NonFinite:
             # GradScaler checks these gradients itself, and nothing reads the gradients that
             # reach the module outputs (an armed LRD106 localization computes its own): the
             # next steps' module calls keep none (no autograd hook per output and step)
-            self.grads_checked = bool(self.nan_trace or self.eager_until)
+            self.grads_checked = bool(self.nan_trace or self._eager_until)
             return
         # Gradients cost one reduction per tensor to check, so they are read on every step only
         # where a non-finite gradient would otherwise go unnoticed or unexplained: float16 and
         # bfloat16 parameters, --nan-trace, and the steps after a late (device) flag tripped.
         # A non-finite float32 gradient writes NaN into the parameters it updates; the next
         # step's loss (checked on every step) or the periodic parameter check finds them.
-        self.grads_checked = bool(self.nan_trace or self.eager_until or self._low_precision(opt))
+        self.grads_checked = bool(self.nan_trace or self._eager_until or self._low_precision(opt))
         if not self.grads_checked:
-            if not self.eager_until and not self.nan_trace:
+            if not self._eager_until and not self.nan_trace:
                 self.plain_opts[key] = opt  # the pre-hook's fast path from now on
             return
         params = self._params(opt)
