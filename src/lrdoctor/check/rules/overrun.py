@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from lrdoctor.check import constants
 from lrdoctor.check.context import FileContext, granularity
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import (
@@ -561,4 +562,104 @@ def horizon_spent_again_by_an_outer_loop(ctx: FileContext) -> Iterator[Diagnosti
             e.node,
             evidence={"horizon": short_source(horizon), "outer_passes": outer.passes,
                       "inner_line": inner.line, "outer_line": outer.line},
+        )
+
+
+def _epochs_of_batches(expr: ast.expr, scope: Scope | None
+                       ) -> tuple[float, ast.expr, Obj, ast.Call] | None:
+    """``(E, E as written, loader, len call)`` for a horizon written ``E * len(loader)`` or
+    ``len(loader) * E`` (through names bound to either side, and ``int(...)``), where ``E`` is
+    a number the file states (a literal, a constant, a config attribute, a setting's default)
+    and ``loader`` a DataLoader built where it is visible: a horizon of E epochs of batches."""
+    expr, scope = _resolved(expr, scope)
+    while isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "math.floor", "math.ceil",
+                                                                "round") and expr.args:
+        expr, scope = _resolved(expr.args[0], scope)
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult)):
+        return None
+    for count, other in ((expr.left, expr.right), (expr.right, expr.left)):
+        found = _len_of_loader(other, scope)
+        if found is None:
+            continue
+        value = constants.resolve(count, scope)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return float(value), count, found[0], found[1]
+    return None
+
+
+def _another_built_inside(ctx: FileContext, sched: Obj, loop: Loop) -> bool:
+    """Whether a scheduler on ``sched``'s optimizer, or under ``sched``'s name, is built during
+    a pass of ``loop``: ``sched = CosineAnnealingLR(...)`` again every few epochs restarts the
+    schedule by hand."""
+    for e in ctx.program.events:
+        if e.kind != "create" or e.obj is None or e.obj is sched or e.root != loop.root \
+                or not e.in_loop(loop):
+            continue
+        other = e.obj
+        if (sched.optimizer is not None and other.optimizer is sched.optimizer) \
+                or (sched.name and other.name == sched.name):
+            return True
+    return False
+
+
+@rule("LRD010")
+def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A CosineAnnealingLR / PolynomialLR / OneCycleLR(total_steps=...) or a Hugging Face
+    decay to ``num_training_steps`` sized ``E * len(loader)`` - E epochs of that loader's
+    batches, E a number the file states (``T_max=CFG.cycle * len(loader)`` with ``cycle = 5``)
+    - and stepped after every batch of that same loader in an epoch loop that runs N > E
+    passes (its ``range`` bounds numbers where it runs). The horizon is spent after E epochs,
+    and the remaining N - E epochs step the schedule past its end: a cosine climbs back up, a
+    linear decay sits at zero, OneCycleLR raises. Silent when either loop may leave early
+    (``break``, ``return``: early stopping may end the run in time), when the step is under a
+    test inside the epoch loop or passes a position, when the scheduler or its optimizer is
+    rebuilt, restored or has its LR written during an epoch (a schedule restarted by hand),
+    and when E is not stated or not smaller than the loop's count. OneCycleLR sized by
+    ``epochs=`` is judged by ``onecycle_epochs_fewer_than_the_loop``."""
+    seen: set[int] = set()
+    for e, sched in _batch_steps(ctx):
+        if sched.id in seen:
+            continue
+        if sched.origin == "torch" and (sched.cls not in _ENDING or (
+                sched.cls == "OneCycleLR" and sched.arg("total_steps", 2) is None)):
+            continue
+        param, horizon = next(((p, x) for p, x in _horizon_args(sched)
+                               if p != "steps_per_epoch"), ("", None))
+        if horizon is None:
+            continue
+        sized = _epochs_of_batches(horizon, sched.scope)
+        batch_loop = e.loop
+        epoch_loop = batch_loop.parent if batch_loop is not None else None
+        if sized is None or batch_loop is None or epoch_loop is None \
+                or epoch_loop.passes is None:
+            continue
+        epochs, written, _loader_obj, length = sized
+        over = batch_loop.over_node
+        if over is None or not any(ast.dump(n) == ast.dump(length.args[0])
+                                   for n in ast.walk(over)):
+            continue  # not stepped per batch of the loader its horizon counts
+        if epoch_loop.passes <= epochs:
+            continue
+        if e.conds_inside(epoch_loop) or _leaves_early(batch_loop) or _leaves_early(epoch_loop):
+            continue
+        if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
+            continue
+        seen.add(sched.id)
+        cls = sched.cls or sched.name or "the scheduler"
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls}({param}={short_source(horizon)}) "
+            f"({line_at(sched.path, sched.line, e.path)}) spans `{ast.unparse(written)}` = "
+            f"{epochs:g} epochs of `{ast.unparse(length)}` batches and is stepped after every "
+            f"batch (line {e.line}), but the epoch loop "
+            f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs {epoch_loop.passes} "
+            f"passes: the schedule ends after {epochs:g} epochs and the other "
+            f"{epoch_loop.passes - epochs:g} step it past its horizon, so "
+            f"{_consequence(sched)}. Size {param} to the whole run (the loop's epochs times "
+            f"`{ast.unparse(length)}`), or restart the schedule on purpose "
+            f"(CosineAnnealingWarmRestarts)",
+            e.path,
+            e.node,
+            evidence={"horizon": short_source(horizon), "horizon_epochs": epochs,
+                      "loop_passes": epoch_loop.passes, "loop_line": epoch_loop.line},
         )
