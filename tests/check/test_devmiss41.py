@@ -105,6 +105,44 @@ def test_left_out_parameter_in_one_file() -> None:
     assert codes(SINGLE.format(given="net, opt, loader=loader, epochs=90")) == []
 
 
+def test_decorated_function_may_be_given_the_parameter() -> None:
+    # a decorator may fill what the call leaves out (`@click.option`, a wrapper that builds
+    # the schedule): the parameter is guessed from its name, as before
+    decorated = SINGLE.format(given="net, opt, loader=loader, epochs=90").replace(
+        "def fit(", "@with_schedule\ndef fit(").replace(
+        "import torch", "import torch\nfrom helpers import with_schedule")
+    assert codes(decorated) == ["LRD007"]
+
+
+METHOD = """
+import torch
+
+class Runner:
+    def __init__(self, net, opt):
+        self.net, self.opt = net, opt
+
+    def fit(self, sched, loader, epochs):
+        for epoch in range(epochs):
+            for x, y in loader:
+                self.opt.zero_grad()
+                torch.nn.functional.mse_loss(self.net(x), y).backward()
+                self.opt.step()
+            sched.step()
+            torch.save({{"net": self.net.state_dict(), "opt": self.opt.state_dict()}}, "last.pt")
+
+net = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+loader = [(torch.randn(2, 4), torch.randn(2, 1))]
+Runner(net, opt).fit({given})
+"""
+
+
+def test_left_out_parameter_of_a_method() -> None:
+    built = "torch.optim.lr_scheduler.StepLR(opt, step_size=30)"
+    assert codes(METHOD.format(given=f"{built}, loader, 90")) == ["LRD007"]
+    assert codes(METHOD.format(given="loader=loader, epochs=90")) == []
+
+
 # -- 1b. a schedule of unknown optimizer is paired with the optimizers stepped beside it -------
 
 TWO_PHASES = """
