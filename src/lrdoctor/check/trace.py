@@ -42,6 +42,7 @@ from lrdoctor.check.index import (
     Scope,
     dotted,
     exit_stack_calls,
+    last_name,
     literal_setattr,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
@@ -92,6 +93,7 @@ from lrdoctor.check.values import (
     StateDictVal,
     SuperVal,
     TupleVal,
+    Unfilled,
     UnionVal,
     const_key,
     flatten,
@@ -1007,6 +1009,7 @@ class Tracer:
             self.bump(param.arg)
         defaults = _literal_defaults(fn) if site and not root else {}
         plain = _plain_parameters(fn)
+        left_out = _left_out_by(fn, fv, call) if site and not root else frozenset()
         for i, param in enumerate(params):
             if i < len(args):
                 value = args[i]
@@ -1020,12 +1023,16 @@ class Tracer:
                 # `@hydra.main(config_path="conf", config_name="config") def main(cfg)`:
                 # Hydra calls it with the config it composes
                 value = _hydra_config(fn, fv.module)
+            if value is None and param.arg in left_out:
+                value = Unfilled(param.arg)
             scope.vars[param.arg] = value if value is not None else (
                 None if param.arg in plain else self.guess_param(param, fv.module))
         for param in fn.args.kwonlyargs:
             value = kwargs.get(param.arg, defaults.get(param.arg))
             if isinstance(value, Const) and value.sure and _stores(fn).get(param.arg):
                 value = Const(value.value)
+            if value is None and param.arg in left_out:
+                value = Unfilled(param.arg)
             scope.vars[param.arg] = value if value is not None else (
                 None if param.arg in plain else self.guess_param(param, fv.module))
         if fn.args.vararg is not None:
@@ -5917,6 +5924,34 @@ def _plain_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[s
             out.add(param.arg)
     found = fn._lrdoctor_plain = frozenset(out)  # type: ignore[union-attr]
     return found
+
+
+def _left_out_by(fn: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncVal,
+                 call: ast.Call | None) -> frozenset[str]:
+    """The parameters without a default that ``call``, a call written in the code that names
+    ``fn`` itself (``train(model=m, optimizer=o)``, ``self.train(...)``), gives no argument:
+    Python raises TypeError there, so no object of the caller's is bound to them, whatever
+    their names say. Only a call whose arguments are all written out (no ``*args`` /
+    ``**kwargs``), to an undecorated function (a decorator may supply them: ``@click.option``)
+    with no arguments preset (``functools.partial``)."""
+    if call is None or fn.decorator_list or fv.preset is not None \
+            or last_name(call.func) != fn.name \
+            or any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        return frozenset()
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    if fv.bound is not None and positional and not _is_static(fn):
+        positional = positional[1:]
+    elif _is_classmethod(fn) and positional:
+        positional = positional[1:]
+    elif positional and positional[0].arg in ("self", "cls"):
+        return frozenset()  # a method reached without its instance: which argument is which
+    if len(call.args) > len(positional):
+        return frozenset()
+    defaulted = {p.arg for p, _ in _defaulted(fn)}
+    given = {k.arg for k in call.keywords}
+    return frozenset(p.arg for p in [*positional[len(call.args):], *fn.args.kwonlyargs]
+                     if p.arg not in defaulted and p.arg not in given)
 
 
 def _defaulted(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:

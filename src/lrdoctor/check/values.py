@@ -86,6 +86,15 @@ class Obj:
 
 
 @dataclass(eq=False)
+class Unfilled:
+    """A parameter without a default that the traced call leaves out (no ``*``/``**`` there to
+    fill it): that call raises TypeError, so the name holds nothing the caller built. Neither
+    its name nor its annotation makes it an optimizer or a scheduler (see ``trace_call``)."""
+
+    name: str
+
+
+@dataclass(eq=False)
 class TupleVal:
     items: list[Any]
 

@@ -294,6 +294,8 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
             continue
+        if optimizer is not None and s.optimizer is None and _drives_others(ctx, s, optimizer):
+            continue
         if at is not None and _transient(ctx, s, at):
             continue
         if at is not None and _built_apart(ctx, s, at):
@@ -302,6 +304,47 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         out.append(s)
     return out
+
+
+def _drives_others(ctx: FileContext, s: Obj, optimizer: Obj) -> bool:
+    """A scheduler of unknown optimizer (a parameter known by its name, a builder lrdoctor
+    cannot read) that every one of its steps takes beside the steps of other optimizers, never
+    beside ``optimizer``'s: at each step, the nearest call around it (the step's own function,
+    else the ones that called it) in which optimizers are stepped, itself or in what it calls,
+    steps only others (a generator's pre-training loop, beside a discriminator trained in a
+    function of its own). A scheduler drives the optimizer whose updates it paces, so it is not
+    ``optimizer``'s and its state is nothing ``optimizer``'s checkpoint lacks. Where no
+    optimizer is stepped around it, or ``optimizer`` is, it may be ``optimizer``'s."""
+    if optimizer.call is None:
+        return False
+    own = built_site(optimizer)
+    updates = [e for e in ctx.program.events if e.kind == "opt_step" and e.obj is not None
+               and e.obj.kind == "optimizer"]
+    steps = [e for e in ctx.program.events if e.kind == "sched_step" and e.obj is s]
+    if not steps or not updates:
+        return False
+    for step in steps:
+        frame = step.frame
+        beside: list[Obj] | None = None
+        while frame is not None and beside is None:
+            inside = [u.obj for u in updates if u.obj is not None and _called_from(u, frame)]
+            beside = inside or None
+            frame = frame.parent
+        if beside is None:
+            return False
+        if any(o.guessed or o.call is None or built_site(o) == own for o in beside):
+            return False
+    return True
+
+
+def _called_from(e: Event, frame: Any) -> bool:
+    """Whether ``e`` happened in the call ``frame`` stands for or in one it made."""
+    f = e.frame
+    while f is not None:
+        if f is frame:
+            return True
+        f = f.parent
+    return False
 
 
 # an LR range test ("LR finder": fastai's `lr_find`, torch-lr-finder's `LRFinder`, Lightning's
