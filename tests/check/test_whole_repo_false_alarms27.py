@@ -1,0 +1,88 @@
+"""False alarms of fphunt41's whole-repository hunt (bench/realcode/FPHUNT.md), by shape.
+
+Programs written for these tests; no third-party code.
+
+1. One accumulator for both passes of an epoch: ``total_loss`` summed over the training
+   batches, started over (``total_loss = 0``) in a statement every path to the plateau's step
+   runs, then summed over the validation batches, and the step given ``total_loss / n``. What
+   the step reads is the validation total (LRD004 said it was the training loss, judging the
+   name by everything the function ever added to it). A sum handed on divided by a count is
+   judged by the sum. Still reported: no start-over between the passes, a start-over only on
+   one branch (``if evaluate:``) that the step does not sit in, and a start-over followed by
+   training batches.
+
+Each has a control that must still be reported.
+"""
+
+from __future__ import annotations
+
+from .helpers import codes
+
+# -- 1. an accumulator started over between the training and the validation pass --------------
+
+SHARED_TOTAL = """
+import torch
+import torch.nn.functional as F
+
+
+def fit(model, train_batches, val_batches, epochs):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=3)
+    best_val_loss = float("inf")
+    for epoch in range(epochs):
+        total_loss = 0
+        for x, y in train_batches:
+            opt.zero_grad()
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            total_loss += loss.item()
+        print("train", total_loss / len(train_batches))
+        total_loss = 0
+        with torch.no_grad():
+            for i, (x, y) in enumerate(val_batches):
+                total_loss += F.mse_loss(model(x), y).item()
+        if plateau is not None:
+            plateau.step(total_loss / (i + 1))
+        if total_loss < best_val_loss:
+            best_val_loss = total_loss
+"""
+
+
+def test_accumulator_started_over_before_the_validation_pass_is_silent() -> None:
+    assert "LRD004" not in codes(SHARED_TOTAL)
+
+
+def test_accumulator_started_over_held_in_a_plain_name_is_silent() -> None:
+    plain = SHARED_TOTAL.replace(
+        "plateau.step(total_loss / (i + 1))", "plateau.step(total_loss)")
+    assert "LRD004" not in codes(plain)
+
+
+def test_training_total_without_a_start_over_is_still_reported() -> None:
+    kept = SHARED_TOTAL.replace("        total_loss = 0\n        with", "        with").replace(
+        "total_loss += F.mse_loss(model(x), y).item()",
+        "best_val_loss = min(best_val_loss, F.mse_loss(model(x), y).item())")
+    assert "LRD004" in codes(kept)
+
+
+def test_start_over_on_a_branch_the_step_is_not_in_is_still_reported() -> None:
+    branch = SHARED_TOTAL.replace(
+        "        total_loss = 0\n        with torch.no_grad():\n"
+        "            for i, (x, y) in enumerate(val_batches):\n"
+        "                total_loss += F.mse_loss(model(x), y).item()\n",
+        "        if epoch % 5 == 0:\n"
+        "            total_loss = 0\n"
+        "            with torch.no_grad():\n"
+        "                for i, (x, y) in enumerate(val_batches):\n"
+        "                    total_loss += F.mse_loss(model(x), y).item()\n")
+    assert "LRD004" in codes(branch)
+
+
+def test_start_over_followed_by_training_batches_is_still_reported() -> None:
+    again = SHARED_TOTAL.replace(
+        "        with torch.no_grad():\n",
+        "        for x, y in train_batches:\n"
+        "            total_loss += F.mse_loss(model(x), y).item()\n"
+        "        with torch.no_grad():\n")
+    assert "LRD004" in codes(again)
