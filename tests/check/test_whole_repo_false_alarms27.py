@@ -10,13 +10,16 @@ Programs written for these tests; no third-party code.
    judged by the sum. Still reported: no start-over between the passes, a start-over only on
    one branch (``if evaluate:``) that the step does not sit in, and a start-over followed by
    training batches.
+2. (wording) LRD008 named a scheduler that a factory returns straight from its constructor
+   of two (``return MultiStepLR(...)`` on one branch, ``return CosineAnnealingLR(...)`` on another) with empty quotes; it now names the
+   class alone, and a scheduler bound to a name as before.
 
 Each has a control that must still be reported.
 """
 
 from __future__ import annotations
 
-from .helpers import codes
+from .helpers import codes, messages
 
 # -- 1. an accumulator started over between the training and the validation pass --------------
 
@@ -86,3 +89,47 @@ def test_start_over_followed_by_training_batches_is_still_reported() -> None:
         "            total_loss += F.mse_loss(model(x), y).item()\n"
         "        with torch.no_grad():\n")
     assert "LRD004" in codes(again)
+
+
+# -- 2. (wording) a scheduler a factory returns unnamed ------------------------------------------
+
+FACTORY_SCHEDULE = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR, MultiStepLR
+
+
+def make_schedule(opt, settings):
+    if settings.policy == "cosine":
+        return CosineAnnealingLR(opt, T_max=settings.epochs)
+    if settings.policy == "drops":
+        return MultiStepLR(opt, milestones=settings.drops, gamma=0.1)
+    return None
+
+
+if __name__ == "__main__":
+    settings = read_settings()
+    model = build_model(settings)
+    opt = torch.optim.SGD(model.parameters(), lr=settings.lr)
+    schedule = make_schedule(opt, settings)
+    for epoch in range(settings.epochs):
+        for x, y in loader_of(settings):
+            for group in opt.param_groups:
+                group["lr"] = settings.lr * settings.factor
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+        schedule.step()
+"""
+
+
+def test_scheduler_returned_by_a_factory_is_named_by_its_class() -> None:
+    said = [m for m in messages(FACTORY_SCHEDULE) if "drives the same optimizer" in m]
+    assert said and "``" not in said[0] and "CosineAnnealingLR (line" in said[0]
+
+
+def test_scheduler_bound_to_a_name_is_still_named() -> None:
+    bound = FACTORY_SCHEDULE.replace(
+        "    schedule = make_schedule(opt, settings)\n",
+        "    schedule = MultiStepLR(opt, milestones=settings.drops, gamma=0.1)\n")
+    said = [m for m in messages(bound) if "drives the same optimizer" in m]
+    assert said and "MultiStepLR `schedule`" in said[0]
