@@ -10,9 +10,10 @@ Programs written for these tests; no third-party code.
    judged by the sum. Still reported: no start-over between the passes, a start-over only on
    one branch (``if evaluate:``) that the step does not sit in, and a start-over followed by
    training batches.
-2. (wording) LRD008 named a scheduler that a factory returns straight from its constructor
-   of two (``return MultiStepLR(...)`` on one branch, ``return CosineAnnealingLR(...)`` on another) with empty quotes; it now names the
-   class alone, and a scheduler bound to a name as before.
+2. (wording) LRD008 named a scheduler that a factory returns straight from one of its
+   constructors (``return CosineAnnealingLR(...)`` on one branch, ``return MultiStepLR(...)``
+   on another) with empty quotes; it now names the class alone, and a scheduler bound to a
+   name as before.
 
 Each has a control that must still be reported.
 """
