@@ -8,7 +8,7 @@ Programs written for these tests; no third-party code.
    the step reads is the validation total (LRD004 said it was the training loss, judging the
    name by everything the function ever added to it). A sum handed on divided by a count is
    judged by the sum. Still reported: no start-over between the passes, a start-over only on
-   one branch (``if evaluate:``) that the step does not sit in, and a start-over followed by
+   one branch (``if epoch % 5 == 0:``) that the step does not sit in, and a start-over followed by
    training batches.
 2. (wording) LRD008 named a scheduler that a factory returns straight from one of its
    constructors (``return CosineAnnealingLR(...)`` on one branch, ``return MultiStepLR(...)``
