@@ -2877,7 +2877,13 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
     """A metric with a generic name (`avg_loss`) that the function reading it at ``at`` (the
     plateau's step, or the call that hands it to the step) computes from validation results
     only (`avg_loss = mean(x["val_loss"] for x in outputs)` in a validation-end hook) is the
-    validation loss, whatever its name."""
+    validation loss, whatever its name. A sum divided by a count (`avg_loss / n`) is judged by
+    the sum. Where the function starts the name over (`avg_loss = 0`) in a statement every
+    path to the read passes, only what is added after that start counts: a name summed over
+    the training batches, reset, then summed over the validation batches holds the validation
+    total when it is read."""
+    if isinstance(metric, ast.BinOp) and isinstance(metric.op, ast.Div):
+        metric = metric.left
     if not isinstance(metric, ast.Name):
         return False
     around: ast.AST | None = ctx.function_of(path, at)
@@ -2893,6 +2899,10 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         scope = list(ast.walk(around))
     parents = {child: parent for parent in ast.walk(around)
                for child in ast.iter_child_nodes(parent)}
+    start = _start_over_before(around, at, metric.id, parents)
+    if start is not None:
+        first, last = start.lineno, getattr(at, "lineno", 0)
+        scope = [n for n in scope if first <= getattr(n, "lineno", 0) <= last]
 
     def over_validation(node: ast.AST) -> bool:
         """``node`` runs in a loop over something named as validation data."""
@@ -2936,6 +2946,36 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
     if not values and not added:
         return False
     return all(_mentions_validation(v) for v in values) and all(added)
+
+
+def _start_over_before(around: ast.AST, at: ast.AST, name: str,
+                       parents: dict[ast.AST, ast.AST]) -> ast.Assign | None:
+    """The last plain ``name = <empty start>`` before ``at`` that every path to ``at`` runs:
+    a statement of a body (a loop's, a branch's, the function's) that also holds, in a later
+    statement, the statement ``at`` sits in; None where there is none. Each time the read is
+    reached, the name holds only what was added since that start."""
+    line = getattr(at, "lineno", 0)
+    best: ast.Assign | None = None
+    node: ast.AST | None = at
+    while node is not None and node is not around:
+        parent = parents.get(node)
+        if parent is None:
+            break
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(parent, field, None)
+            if not isinstance(body, list) or node not in body:
+                continue
+            for statement in body[:body.index(node)]:
+                if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                        and isinstance(statement.targets[0], ast.Name) \
+                        and statement.targets[0].id == name and _empty(statement.value) \
+                        and statement.lineno < line \
+                        and (best is None or statement.lineno > best.lineno):
+                    best = statement
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            break
+        node = parent
+    return best
 
 
 def _unpacks_into(target: ast.expr, name: str) -> bool:

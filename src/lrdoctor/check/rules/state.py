@@ -1463,6 +1463,12 @@ def _alternatives(lost: list[Obj], s: Obj) -> list[Obj]:
     return out
 
 
+def _called(o: Obj) -> str:
+    """``MultiStepLR `sched``` by its class and the name it was bound to; the class alone for
+    one a factory returns straight from its constructor (``return MultiStepLR(...)``)."""
+    return f"{o.label} `{o.name}`" if o.name else o.label
+
+
 def _where(o: Obj, path: str) -> str:
     """``line 12`` in the reported file, ``train.py:12`` in another."""
     return f"line {o.line}" if o.path == path else f"{os.path.basename(o.path)}:{o.line}"
@@ -1604,7 +1610,7 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
                 yield Diagnostic.at(
                     "LRD008",
                     f"param_group['lr'] is written here for the training that follows, but "
-                    f"{rebuilt.label} `{rebuilt.name}` ({_where(rebuilt, w.path)}) is built again on "
+                    f"{_called(rebuilt)} ({_where(rebuilt, w.path)}) is built again on "
                     "the same optimizer before that training runs, and its constructor resets "
                     "the LR to the schedule's first value: the value written here never trains",
                     w.path,
@@ -1627,8 +1633,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         yield Diagnostic.at(
             "LRD008",
-            f"param_group['lr'] is written here while {driver.label} `{driver.name}` (line "
-            f"{driver.line}) drives the same optimizer: its next step folds this value in or "
+            f"param_group['lr'] is written here while {_called(driver)} "
+            f"({_where(driver, w.path)}) drives the same optimizer: its next step folds this value in or "
             "overwrites it, so neither the manual LR nor the schedule is what trains",
             w.path,
             w.node,
