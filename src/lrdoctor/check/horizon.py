@@ -236,6 +236,10 @@ def _lambda_horizon(sched: Obj) -> Horizon:
         if isinstance(expr, ast.Name) and sched.scope is not None else None
     made_by = made[0] if made is not None else None
     units: dict[str, str] = {}  # unit -> the most trustworthy evidence for it
+    # lists the factor indexes (`i < steps[0]`, `steps[1]`): milestones, whose name says where
+    # the LR steps down (per epoch as often as not), not what the counter counts
+    listed = {n.value.id for n in ast.walk(body)
+              if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
     for node in ast.walk(body):
         # a name, an attribute, or the key a setting is read by (`config["warmup_steps"]`,
         # `cfg.get("warmup_steps", 10)`): the word that names what the value counts
@@ -246,6 +250,11 @@ def _lambda_horizon(sched: Obj) -> Horizon:
         if word and word not in params:
             unit, evidence = _closure_word_unit(node, closure, made_by, sched.scope) \
                 or _factor_word_unit(node, word, where)
+            if evidence == "name" and _echo(word) and (
+                    isinstance(node, ast.Name) and node.id in listed
+                    or isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                    and node.value.id in listed):
+                continue  # `steps[0]`: a milestone list named after the decays
             if unit and _RANK[evidence] < _RANK[units.get(unit, "")]:
                 units[unit] = evidence
     if "batch" in units and "epoch" in units \

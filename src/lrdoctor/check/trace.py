@@ -409,6 +409,13 @@ class Tracer:
                    if not (name == "__init__" or name in hooks or name in template
                            or (name in called and name in own
                                and name != "configure_optimizers"))]
+        # attributes no object filled before the entries run: one an entry reads (`self.
+        # scheduler.step(...)` in a hook) and a later entry, or a base's template method,
+        # assigns (`self.scheduler = self.build_scheduler(opt)` in the base's
+        # configure_optimizers) was read there before it existed, which Python never does
+        unfilled = {k for k in instance.attrs if not _holds_object(instance.attrs[k])} \
+            | {k for k in _self_attrs_read(m for c in cls.lineage() for m in c.methods.values())
+               if k not in instance.attrs}
         for method, owner in entries:
             self.loop = None
             self.conds = ()
@@ -416,7 +423,8 @@ class Tracer:
         # template methods of the base classes (the base owns the epoch loop, this class the
         # per-epoch work): traced with this class's instance, so `self.train_epoch()` runs
         # the override
-        for method, owner in self.inherited_entries(cls).values():
+        inherited = list(self.inherited_entries(cls).values())
+        for method, owner in inherited:
             self.loop = None
             self.conds = ()
             self.trace_inherited(FuncVal(method, owner.module, instance, owner))
@@ -429,6 +437,22 @@ class Tracer:
                 self.conds = ()
                 self.call_function(FuncVal(method, cls.module, instance, owner), [], {},
                                    root=True)
+        elif any(_holds_object(instance.attrs.get(k))
+                 for k in unfilled & _self_attrs_read(
+                     m for c in cls.lineage() for m in c.methods.values())):
+            # an entry (or a base's template method, or a hook it runs) read an attribute
+            # that a later one assigns, which Python never does: the entries again, own and
+            # inherited, with the objects in place
+            self._new_root()
+            for method, owner in entries:
+                self.loop = None
+                self.conds = ()
+                self.call_function(FuncVal(method, cls.module, instance, owner), [], {},
+                                   root=True)
+            for method, owner in inherited:
+                self.loop = None
+                self.conds = ()
+                self.trace_inherited(FuncVal(method, owner.module, instance, owner))
         self.instances[cls.name] = instance
 
     def trace_manual_optimization(self, cls: ClassInfo, instance: InstanceVal) -> set[str]:
@@ -5566,6 +5590,18 @@ def _names_read(expr: ast.expr) -> tuple[str, ...]:
         names = tuple(n.id for n in ast.walk(expr) if isinstance(n, ast.Name))
         expr._lrdoctor_names = names  # type: ignore[attr-defined]
     return names
+
+
+def _self_attrs_read(methods: Iterable[ast.FunctionDef | ast.AsyncFunctionDef]) -> set[str]:
+    """Names of the attributes the ``methods`` read on ``self`` (``self.name.step()``,
+    ``self.name is not None``), not those they only assign."""
+    out: set[str] = set()
+    for method in methods:
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
+                    and isinstance(node.value, ast.Name) and node.value.id == "self":
+                out.add(node.attr)
+    return out
 
 
 def _holds_object(value: Any) -> bool:

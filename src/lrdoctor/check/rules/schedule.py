@@ -3512,7 +3512,9 @@ def _handed_on_by_gradual_warmup(sched: Obj) -> Obj | None:
 def _reads_a_metric(arg: ast.expr) -> bool:
     """``val_loss``, ``metrics["acc"]``, ``self.best_score``: a value named as a loss or a
     score, never an epoch."""
-    text = ast.unparse(arg).lower()
+    # `global_step // accumulate_grad_batches` counts steps: "acc" of an accumulation
+    # setting names no accuracy
+    text = re.sub(r"accum\w*", "", ast.unparse(arg).lower())
     return bool(names.LOSS_WORDS.search(text) or names.ACC_WORDS.search(text)) \
         and "epoch" not in text
 
