@@ -428,28 +428,22 @@ class Tracer:
             self.loop = None
             self.conds = ()
             self.trace_inherited(FuncVal(method, owner.module, instance, owner))
-        if any(_holds_object(instance.attrs.get(k)) for k in placeholders):
-            # an entry traced before the method that fills the placeholder saw None: the
-            # class's own entries again, with the objects in place
+        # an entry traced before the method that fills a placeholder saw None: the class's own
+        # entries again, with the objects in place; an entry (or a base's template method, or
+        # a hook it runs) that read an attribute a later one assigns, which Python never does:
+        # the entries again, own and inherited
+        refill = any(_holds_object(instance.attrs.get(k)) for k in placeholders)
+        read_early = not refill and any(
+            _holds_object(instance.attrs.get(k))
+            for k in unfilled & _self_attrs_read(m for c in cls.lineage() for m in c.methods.values()))
+        if refill or read_early:
             self._new_root()
             for method, owner in entries:
                 self.loop = None
                 self.conds = ()
                 self.call_function(FuncVal(method, cls.module, instance, owner), [], {},
                                    root=True)
-        elif any(_holds_object(instance.attrs.get(k))
-                 for k in unfilled & _self_attrs_read(
-                     m for c in cls.lineage() for m in c.methods.values())):
-            # an entry (or a base's template method, or a hook it runs) read an attribute
-            # that a later one assigns, which Python never does: the entries again, own and
-            # inherited, with the objects in place
-            self._new_root()
-            for method, owner in entries:
-                self.loop = None
-                self.conds = ()
-                self.call_function(FuncVal(method, cls.module, instance, owner), [], {},
-                                   root=True)
-            for method, owner in inherited:
+            for method, owner in inherited if read_early else ():
                 self.loop = None
                 self.conds = ()
                 self.trace_inherited(FuncVal(method, owner.module, instance, owner))
