@@ -248,8 +248,7 @@ def _own_unmodelled_update(ctx: FileContext, e: Event, updates: list[Event]) -> 
     sched = e.obj
     if sched is None or sched.call is None or sched.path != e.path:
         return None
-    given = sched.call.args[0] if sched.call.args else next(
-        (k.value for k in sched.call.keywords if k.arg == "optimizer"), None)
+    given = sched.arg("optimizer", 0)
     tree = ctx.tree_of(e.path)
     if given is None or tree is None:
         return None

@@ -376,8 +376,7 @@ def _undone_trial(ctx: FileContext, s: Obj) -> bool:
     anything else (a checkpoint read from disk) is a resume, and the scheduler is judged."""
     if s.call is None or not s.name or "." in s.name or not s.path:
         return False
-    given = s.call.args[0] if s.call.args else next(
-        (k.value for k in s.call.keywords if k.arg == "optimizer"), None)
+    given = s.arg("optimizer", 0)
     optimizer = dotted(given) if given is not None else None
     tree = _module_tree(ctx, s.path)
     if not optimizer or tree is None:
