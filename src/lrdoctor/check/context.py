@@ -131,6 +131,17 @@ def function_at(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunction
     return found
 
 
+def class_at(tree: ast.AST, line: int) -> ast.ClassDef | None:
+    """The innermost class of ``tree`` whose lines hold ``line`` (a class nested in another,
+    or in one of its methods, before the class around it), or None."""
+    found = None
+    for node in definitions_in(tree)[1]:
+        if node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and (found is None or node.lineno >= found.lineno):
+            found = node
+    return found
+
+
 def function_around(tree: ast.AST, at: ast.AST) -> ast.AST:
     """The innermost function of ``tree`` whose lines hold ``at``, or ``tree`` itself."""
     return function_at(tree, getattr(at, "lineno", 0)) or tree

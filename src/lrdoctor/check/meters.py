@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from lrdoctor.check.context import class_at
 from lrdoctor.check.index import dotted
 
 # attributes (or methods called without arguments) that read a meter's summary
@@ -56,12 +57,10 @@ def holds_backpropagated_loss(tree: ast.AST, metric: ast.expr, at: ast.AST | Non
         return False
     scopes: list[ast.AST] = [tree, *imported]
     if meter.startswith("self.") and at is not None:
-        line = getattr(at, "lineno", 0)
-        around = [c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
-                  and c.lineno <= line <= (c.end_lineno or c.lineno)]
-        if not around:
+        around = class_at(tree, getattr(at, "lineno", 0))
+        if around is None:
             return False
-        scopes = [around[-1]]
+        scopes = [around]
     fills = 0
     for func in (f for scope in scopes for f in ast.walk(scope)):
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -11,6 +11,7 @@ from typing import Any
 from lrdoctor.check import constants, names
 from lrdoctor.check.context import (
     FileContext,
+    class_at,
     definitions_in,
     function_around,
     function_at,
@@ -254,15 +255,10 @@ def _own_unmodelled_update(ctx: FileContext, e: Event, updates: list[Event]) -> 
         return None
     text = ast.unparse(given)
 
-    def owner(node: ast.AST) -> ast.ClassDef | None:
-        return next((c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
-                     and c.lineno <= getattr(node, "lineno", 0) <= (c.end_lineno or 0)
-                     and any(n is node for n in ast.walk(c))), None)
-
-    built_in = owner(sched.call)
+    built_in = class_at(tree, sched.call.lineno)
     return next((call for call in _unmodelled_updates(ctx, e, updates)[1]
-                 if isinstance(call.func, ast.Attribute)
-                 and ast.unparse(call.func.value) == text and owner(call) is built_in), None)
+                 if isinstance(call.func, ast.Attribute) and ast.unparse(call.func.value) == text
+                 and class_at(tree, call.lineno) is built_in), None)
 
 
 # the words of a test under which a step before training repositions a resumed schedule

@@ -12,6 +12,7 @@ from lrdoctor.check import constants, names
 from lrdoctor.check.constants import parent_map
 from lrdoctor.check.context import (
     FileContext,
+    class_at,
     definitions_in,
     function_around,
     function_at,
@@ -1701,12 +1702,11 @@ def _reads_last_lr_of(value: ast.expr, receivers: set[str]) -> bool:
 
 def _method_of_class_around(tree: ast.Module, around: ast.AST, name: str
                             ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    for cls in ast.walk(tree):
-        if isinstance(cls, ast.ClassDef) and any(item is around for item in cls.body):
-            for item in cls.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
-                    return item
-    return None
+    cls = class_at(tree, getattr(around, "lineno", 0))
+    if cls is None or not any(item is around for item in cls.body):
+        return None
+    return next((item for item in cls.body
+                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name), None)
 
 
 def _returns_last_lr_when_set(method: ast.FunctionDef | ast.AsyncFunctionDef,
