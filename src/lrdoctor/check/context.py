@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from lrdoctor.check.index import ModuleInfo, dotted
 from lrdoctor.check.memo import per_node
@@ -121,25 +121,29 @@ def definitions_in(tree: ast.AST) -> tuple[list[ast.FunctionDef | ast.AsyncFunct
     return functions, classes
 
 
-def function_at(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The innermost function of ``tree`` whose lines hold ``line``, or None."""
+_Def = TypeVar("_Def", ast.FunctionDef | ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _innermost(nodes: list[_Def], line: int) -> _Def | None:
+    """The innermost of ``nodes`` (definitions) whose lines hold ``line``: the one that starts
+    last, since definitions that both hold a line nest."""
     found = None
-    for node in definitions_in(tree)[0]:
+    for node in nodes:
         if node.lineno <= line <= (node.end_lineno or node.lineno) \
                 and (found is None or node.lineno >= found.lineno):
             found = node
     return found
+
+
+def function_at(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function of ``tree`` whose lines hold ``line``, or None."""
+    return _innermost(definitions_in(tree)[0], line)
 
 
 def class_at(tree: ast.AST, line: int) -> ast.ClassDef | None:
     """The innermost class of ``tree`` whose lines hold ``line`` (a class nested in another,
     or in one of its methods, before the class around it), or None."""
-    found = None
-    for node in definitions_in(tree)[1]:
-        if node.lineno <= line <= (node.end_lineno or node.lineno) \
-                and (found is None or node.lineno >= found.lineno):
-            found = node
-    return found
+    return _innermost(definitions_in(tree)[1], line)
 
 
 def function_around(tree: ast.AST, at: ast.AST) -> ast.AST:

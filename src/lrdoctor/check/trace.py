@@ -413,9 +413,9 @@ class Tracer:
         # scheduler.step(...)` in a hook) and a later entry, or a base's template method,
         # assigns (`self.scheduler = self.build_scheduler(opt)` in the base's
         # configure_optimizers) was read there before it existed, which Python never does
+        read_on_self = _self_attrs_read(m for c in cls.lineage() for m in c.methods.values())
         unfilled = {k for k in instance.attrs if not _holds_object(instance.attrs[k])} \
-            | {k for k in _self_attrs_read(m for c in cls.lineage() for m in c.methods.values())
-               if k not in instance.attrs}
+            | {k for k in read_on_self if k not in instance.attrs}
         for method, owner in entries:
             self.loop = None
             self.conds = ()
@@ -433,9 +433,8 @@ class Tracer:
         # a hook it runs) that read an attribute a later one assigns, which Python never does:
         # the entries again, own and inherited
         refill = any(_holds_object(instance.attrs.get(k)) for k in placeholders)
-        read_early = not refill and any(
-            _holds_object(instance.attrs.get(k))
-            for k in unfilled & _self_attrs_read(m for c in cls.lineage() for m in c.methods.values()))
+        read_early = not refill and any(_holds_object(instance.attrs.get(k))
+                                        for k in unfilled & read_on_self)
         if refill or read_early:
             self._new_root()
             for method, owner in entries:

@@ -153,8 +153,8 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             # BackwardDone is done below (AmpMisuse.scaled_backward)
             if ((scaler is None or lane.phase == CLOSED
                     or (lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler))
-                    and engine.backward_route != ROUTE_EVENT):
-                if engine.backward_route == ROUTE_FREE:
+                    and (route := engine.backward_route) != ROUTE_EVENT):
+                if route == ROUTE_FREE:
                     fast = True
                 elif type(loss) is tensor_type and loss.is_cpu and not loss.ndim:
                     value = loss.item()

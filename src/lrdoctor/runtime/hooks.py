@@ -561,6 +561,13 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
     every_step = engine.every_step
     sites: dict[int, Any] = {}  # the user's lines that step schedulers (callsite.remember_site)
 
+    def off_lane(sched_obj: Any, error: BaseException | None) -> None:
+        """A step the lane began but cannot note (it failed, or the lane closed meanwhile):
+        the general path's, from the lane's line, with the LR it started from."""
+        sched = lane.sched
+        _guard(engine, on_scheduler_step, sched_obj, sched.last_site if sched else None,
+               (lane.lr,), (), {}, error)
+
     @functools.wraps(original)
     def step(self: Any, *args: Any, **kwargs: Any) -> Any:
         # the lane (Engine.Lane): the step after a routine update, made from the very
@@ -579,16 +586,12 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                 except BaseException as exc:
                     if lane.phase == IN_SCHEDULER_STEP:
                         lane.phase = EXPECT_SCHEDULER_STEP
-                    sched = lane.sched
-                    _guard(engine, on_scheduler_step, self, sched.last_site if sched else None,
-                           (lane.lr,), (), {}, exc)
+                    off_lane(self, exc)
                     raise
                 if lane.phase != IN_SCHEDULER_STEP:
                     # something the step called closed the lane (an engine entry point syncs):
                     # the step is then the general path's to note, as a step that failed is
-                    sched = lane.sched
-                    _guard(engine, on_scheduler_step, self, sched.last_site if sched else None,
-                           (lane.lr,), (), {}, None)
+                    off_lane(self, None)
                     return result
                 try:
                     try:
