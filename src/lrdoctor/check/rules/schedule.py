@@ -723,7 +723,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
         if _built_each_pass(ctx, e, sched, loop):
             continue  # a new scheduler every pass of the loop, each stepped once
         if not plateau and not _plain_step(e) \
-                and not (gran == "epoch" and _steps_to_the_epoch_count(e, loop)):
+                and not (gran == "epoch" and (_steps_to_the_epoch_count(e, loop) or _hands_a_metric(e))):
             continue
         if _never_ends(sched):
             continue  # `CosineAnnealingLR(opt, T_max=int(1e10))`: a constant LR by design
@@ -852,10 +852,17 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # also stepped after every update: LRD012 says what happens
             if _flushes_the_last_update(ctx, e, sched, loop, calls):
                 continue  # the leftover accumulated update after the batch loop, and its step
+            handed, consequence = "", _batch_consequence(sched)
+            if _hands_a_metric(e):
+                assert isinstance(e.node, ast.Call)
+                given = (list(e.node.args) + [k.value for k in e.node.keywords])[0]
+                handed = f" with `{ast.unparse(given)}` (a loss or score) as its position"
+                consequence = ("a loss or a score counts no batches, so the schedule stays near "
+                               "its start: it never reaches its peak and never anneals")
             yield Diagnostic.at(
                 "LRD003",
-                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}, but its "
-                f"horizon is counted in batches: {_batch_consequence(sched)}",
+                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}{handed}, "
+                f"but its horizon is counted in batches: {consequence}",
                 e.path,
                 e.node,
                 evidence={"horizon": h.source, "loop_line": loop.line},
@@ -998,6 +1005,18 @@ def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
             and isinstance(arg.right, ast.Constant) and isinstance(arg.right.value, int):
         arg = arg.left
     return dotted(arg) in counters
+
+
+def _hands_a_metric(e: Event) -> bool:
+    """``scheduler.step(val_loss)`` on a scheduler that is no plateau: its one argument reads a
+    loss or a score (see _reads_a_metric), which the scheduler takes as its epoch position. That
+    is no positioning of the schedule (``step(epoch * len(loader))`` is): once per epoch it is
+    a step per epoch, with a position near 0 besides."""
+    node = e.node
+    if not isinstance(node, ast.Call):
+        return False
+    args = list(node.args) + [k.value for k in node.keywords if k.arg == "epoch"]
+    return len(args) == 1 and len(node.args) + len(node.keywords) == 1 and _reads_a_metric(args[0])
 
 
 def _steady_over(cond: Cond, loop: Loop) -> bool:
