@@ -11,6 +11,14 @@ Programs written for these tests; no third-party code.
 - Silent twins: the same schedule stepped plainly after every update; a ReduceLROnPlateau
   stepped with the validation loss once per epoch; a OneCycleLR positioned once per epoch
   with a count of batches.
+- A OneCycleLR(epochs=4, steps_per_epoch=len(train_dl)) built in a notebook whose epoch loop
+  runs ``range(config.EPOCHS)`` (15 in the project's config module) around a training
+  function of another module that steps it after every batch of ``enumerate(tqdm(loader))``,
+  ``loader`` its parameter: the loop's loader is the object whose ``len()`` sized the
+  schedule (even when a project helper built it), and the count is the config module's
+  constant, so the 5th epoch steps past the horizon (LRD010). Silent when the config says 4,
+  when a cell sets ``config.EPOCHS = 4`` before the loop (the batch's erratum case) or when
+  another module of the project writes ``config.EPOCHS`` (a driver copying its options).
 """
 
 from __future__ import annotations
@@ -134,3 +142,83 @@ def test_onecycle_positioned_in_batches_once_per_epoch_is_not_lrd003() -> None:
         sched.step(epoch * len(loader))
     """
     assert "LRD003" not in codes(source)
+
+
+TRAIN_OCP = """
+from tqdm import tqdm
+
+
+def train_ocp(model, dataloader, optimizer, scheduler, loss_fn):
+    model.train()
+    pbar = tqdm(dataloader, total=len(dataloader))
+    for batch_idx, (data, target) in enumerate(pbar):
+        optimizer.zero_grad()
+        loss = loss_fn(model(data), target)
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+"""
+
+LOADERS = """
+import torch
+
+
+def make_loader(data, batch_size):
+    return torch.utils.data.DataLoader(data, batch_size=batch_size, shuffle=True)
+"""
+
+
+def _overrun_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config_epochs: int = 15,
+                     cell_store: str = "", extra: dict[str, str] | None = None
+                     ) -> list[tuple[str, int, str]]:
+    cells = (
+        """
+        import torch
+        from utils import config
+        from utils.loaders import make_loader
+        from engine import train_ocp
+        """,
+        f"""
+        model = torch.nn.Linear(4, 2)
+        train_dl = make_loader(list(range(64)), 8)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        {cell_store}
+        """,
+        """
+        scheduler = torch.optim.lr_scheduler.OneCycleLR(
+            optimizer, max_lr=0.1, steps_per_epoch=len(train_dl), epochs=4)
+        for epoch in range(config.EPOCHS):
+            train_ocp(model, train_dl, optimizer, scheduler, torch.nn.functional.cross_entropy)
+        """,
+    )
+    files = {
+        "week/session.ipynb": notebook(*cells),
+        "week/utils/__init__.py": "",
+        "week/utils/config.py": f"EPOCHS = {config_epochs}\nBATCH_SIZE = 8\n",
+        "week/utils/loaders.py": LOADERS,
+        "week/engine.py": TRAIN_OCP,
+    }
+    files.update(extra or {})
+    return check_project(tmp_path, monkeypatch, files)
+
+
+def test_onecycle_sized_for_fewer_epochs_than_a_config_module_says(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _overrun_project(tmp_path, monkeypatch)
+    assert ("week/engine.py", 13, "LRD010") in found
+
+
+def test_onecycle_sized_for_the_config_modules_epochs_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _overrun_project(tmp_path, monkeypatch, config_epochs=4) == []
+
+
+def test_a_cell_that_sets_the_config_epochs_makes_the_count_unknown(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _overrun_project(tmp_path, monkeypatch, cell_store="config.EPOCHS = 4") == []
+
+
+def test_a_module_that_writes_the_config_epochs_makes_the_count_unknown(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    driver = "import argparse\nfrom utils import config\n\n\ndef setup(args):\n    config.EPOCHS = args.epochs\n"
+    assert _overrun_project(tmp_path, monkeypatch, extra={"week/cli.py": driver}) == []

@@ -399,6 +399,12 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
                             (info.module, info.name, _own_stores(info.node, expr.attr)),
                             (module, expr.value.id, 0))):
                     return _resolve(value, None, info.module, depth + 1)
+    if isinstance(expr, ast.Attribute) and module is not None:
+        # `config.EPOCHS` after `from utils import config`, `utils.config.EPOCHS` after
+        # `import utils.config`: a top-level constant of another module of the project
+        found = _module_attribute(expr, scope, module)
+        if found is not None:
+            return _resolve(found[0], None, found[1], depth + 1)
     name = setting_name(expr)
     root, path = _setting_path(expr)
     if name and path and isinstance(root, ast.Name) and module is not None:
@@ -916,6 +922,52 @@ def read_root(expr: ast.expr) -> str | None:
 def _rooted_at(expr: ast.expr, holder: str) -> bool:
     """``holder`` itself, or an item or attribute read from it (``holder["train"]``)."""
     return read_root(expr) == holder
+
+
+def _module_attribute(expr: ast.Attribute, scope: Scope | None, module: ModuleInfo
+                      ) -> tuple[ast.expr, ModuleInfo] | None:
+    """The one top-level assignment of ``NAME`` in the project module that ``mod.NAME`` reads,
+    ``mod`` (or ``pkg.mod``) bound by an import of the reading module and not by the reading
+    function (``from utils import config`` then ``config.EPOCHS``; ``import utils.config`` then
+    ``utils.config.EPOCHS``), and the module that holds it. None when the reading module also
+    stores that attribute (``config.EPOCHS = 30`` under a flag) with anything but the same
+    literal, or when the chain names no project module."""
+    chain = dotted(expr)
+    loader = module.loader
+    if chain is None or loader is None or "." not in chain:
+        return None
+    head, _, rest = chain.partition(".")
+    qual = module.imports.get(head)
+    if qual is None or (scope is not None and head in _local_names(scope)):
+        return None
+    found = loader.module_for(f"{qual}.{rest}", module)
+    if found is None:
+        return None
+    other, attr = found
+    if other is module or "." in attr:
+        return None
+    assigned = _module_constant(other, attr)
+    if assigned is None or not isinstance(assigned, ast.Constant):
+        return None
+    if loader.attribute_stored(other.path, attr):
+        # set somewhere in the project's Python files (a driver writing the parsed options
+        # into the config module): the file's literal may not be what runs. A notebook or
+        # script that reads it is looked at below
+        return None
+    for node in ast.walk(module.tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if dotted(target) != chain:
+                continue
+            value = getattr(node, "value", None)
+            if isinstance(node, ast.AugAssign) or not isinstance(value, ast.Constant) \
+                    or value.value != assigned.value or type(value.value) is not type(assigned.value):
+                return None  # set to another value where it is read
+    return assigned, other
 
 
 def _module_constant(module: ModuleInfo, name: str) -> ast.expr | None:

@@ -695,3 +695,8 @@ class ModuleLoader:
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
         return None
 
+    def attribute_stored(self, near: str, attr: str) -> bool:
+        """Whether a Python file of the project around the file ``near`` may store an attribute
+        named ``attr`` (``config.EPOCHS = 30``). Without a project: it may."""
+        return True
+

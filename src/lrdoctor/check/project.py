@@ -64,6 +64,7 @@ class ProjectLoader(ModuleLoader):
         self._matches: dict[tuple[str, str], bool] = {}
         self._name_hits: dict[tuple[str, str, str], tuple[bool, list[str]]] = {}
         self._roots_added: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._stored: dict[str, frozenset[str]] = {}  # project root -> attributes stored
         # inherited entry points found inert, per (method, class) (see trace._Inert)
         self.inert: dict[tuple[int, int], Any] = {}
 
@@ -78,6 +79,7 @@ class ProjectLoader(ModuleLoader):
             self._matches.clear()
             self._name_hits.clear()
             self._roots_added.clear()
+            self._stored.clear()
             self.inert.clear()
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
@@ -111,6 +113,29 @@ class ProjectLoader(ModuleLoader):
             if module is not None:
                 return module, attr
         return None
+
+    def attribute_stored(self, near: str, attr: str) -> bool:
+        """Whether some ``.py`` file of the project that holds ``near`` stores an attribute named
+        ``attr`` on an object other than ``self`` (``config.EPOCHS = 30``, ``cfg.lr *= 2``,
+        ``setattr(cfg, "lr", ...)``): read as text, once per project and run. A project too large
+        to index, or a file that cannot be read, counts as storing it."""
+        root = project_root(os.path.dirname(os.path.abspath(near)))
+        if root not in self._stored:
+            index = _project_python_files(root)
+            names: set[str] = set()
+            if not index:
+                names.add("\0every")
+            for paths in index.values():
+                for path in paths:
+                    text = self._text(path)
+                    if text is None:
+                        names.add("\0every")
+                        break
+                    names.update(_STORED_ATTRIBUTE.findall(text))
+                    names.update(_SETATTR_NAME.findall(text))
+            self._stored[root] = frozenset(names)
+        stored = self._stored[root]
+        return attr in stored or "\0every" in stored
 
     def imported_path_roots(self, importer: ModuleInfo) -> tuple[str, ...]:
         """The existing directories that the project modules ``importer`` imports put on
@@ -457,6 +482,10 @@ def _roots(importer_dir: str) -> list[str]:
     return list(dict.fromkeys([importer_dir, top, root, os.path.join(root, "src")]))
 
 
+# `cfg.train.epochs = 30`, `config.LR *= 2` (a store, not a comparison), not `self.x = ...`
+_STORED_ATTRIBUTE = re.compile(r"^[ \t]*(?!self\.)[A-Za-z_]\w*(?:\.\w+)*\.(\w+)[ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)",
+                               re.MULTILINE)
+_SETATTR_NAME = re.compile(r"setattr\([^,()]+,\s*['\"](\w+)['\"]")
 MAX_INDEXED_FILES = 20_000  # a project with more Python files is not searched by suffix
 @lru_cache(maxsize=16)
 def _project_python_files(root: str) -> dict[tuple[str, str], list[str]]:

@@ -70,8 +70,10 @@ def _resolved(expr: ast.expr, scope: Scope | None) -> tuple[ast.expr, Scope | No
     return origin(expr, scope, _DEPTH)
 
 
-def _loader(expr: ast.expr, scope: Scope | None) -> Obj | None:
-    """The DataLoader that ``expr`` (the argument of ``len``) names, built with a visible call."""
+def _loader(expr: ast.expr, scope: Scope | None, built: bool = True) -> Obj | None:
+    """The DataLoader that ``expr`` (the argument of ``len``) names, built with a visible call
+    (with ``built`` False, any object the trace holds as a loader: one a project helper
+    returns, from a module not in view)."""
     name = dotted(expr)
     if name is None or scope is None:
         return None
@@ -85,7 +87,7 @@ def _loader(expr: ast.expr, scope: Scope | None) -> Obj | None:
     if len(loaders) != 1 or len(options) != 1:
         return None
     loader = loaders[0]
-    if loader.call is None or not (dotted(loader.call.func) or "").endswith("DataLoader"):
+    if built and (loader.call is None or not (dotted(loader.call.func) or "").endswith("DataLoader")):
         return None
     return loader
 
@@ -101,16 +103,45 @@ def _same_value(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope 
     return False
 
 
-def _len_of_loader(expr: ast.expr, scope: Scope | None) -> tuple[Obj, ast.Call] | None:
+def _len_of_loader(expr: ast.expr, scope: Scope | None, built: bool = True
+                   ) -> tuple[Obj, ast.Call] | None:
     expr, scope = _resolved(expr, scope)
     while isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "math.floor", "math.ceil",
                                                                 "float", "round") and expr.args:
         expr, scope = _resolved(expr.args[0], scope)
     if isinstance(expr, ast.Call) and dotted(expr.func) == "len" and len(expr.args) == 1:
-        loader = _loader(expr.args[0], scope)
+        loader = _loader(expr.args[0], scope, built)
         if loader is not None:
             return loader, expr
     return None
+
+
+# wrappers around a loader in a batch loop's header: `enumerate(tqdm(loader))`
+_LOADER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm_notebook", "iter"})
+
+
+def _iterates_loader(loop: Loop, loader: Obj, length: ast.Call) -> bool:
+    """Whether ``loop`` runs over the loader whose ``len()`` (``length``) sizes a horizon, so
+    that the horizon counts the loop's passes: a DataLoader built in view, written the same
+    way in both places (``for x in train_dl`` beside ``len(train_dl)``), or an expression
+    that, where the loop runs, stands for that same object (a function's parameter bound to
+    the caller's loader, through ``enumerate(...)``, a progress bar or a name bound to one):
+    whatever it is, ``len()`` of what a loop iterates is that loop's count of passes."""
+    over = loop.over_node
+    if over is None:
+        return False
+    if loader.call is not None and (dotted(loader.call.func) or "").endswith("DataLoader") \
+            and any(ast.dump(n) == ast.dump(length.args[0]) for n in ast.walk(over)):
+        return True
+    expr, scope = over, loop.scope
+    for _ in range(_DEPTH):
+        expr, scope = _resolved(expr, scope)
+        if isinstance(expr, ast.Call) and expr.args \
+                and (dotted(expr.func) or "").rsplit(".", 1)[-1] in _LOADER_WRAPPERS:
+            expr = expr.args[0]
+            continue
+        break
+    return _loader(expr, scope, built=False) is loader
 
 
 def _double_division(expr: ast.expr, scope: Scope | None, depth: int = 0
@@ -400,6 +431,21 @@ def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
     return base, k - start
 
 
+def _pass_count(loop: Loop) -> int | None:
+    """How many passes a ``for _ in range(...)`` loop makes, its bounds numbers where it runs:
+    the trace's count, or the constants the bounds name (a module constant of the project,
+    ``range(config.EPOCHS)``)."""
+    if loop.passes is not None:
+        return loop.passes
+    call = range_call(loop)
+    if call is None:
+        return None
+    bounds = [constants.resolve(a, loop.scope) for a in call.args]
+    if not all(type(b) is int for b in bounds):
+        return None
+    return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
+
+
 def _leaves_early(loop: Loop) -> bool:
     """A ``break`` or ``return`` in the loop's own body (not in a loop or function inside it):
     the loop may stop before its count (early stopping)."""
@@ -435,12 +481,10 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         if epochs is None or per_epoch is None or batch_loop is None:
             continue
         epoch_loop = batch_loop.parent
-        if epoch_loop is None or epoch_loop.path != batch_loop.path or e.conds_inside(epoch_loop):
+        if epoch_loop is None or e.conds_inside(epoch_loop):
             continue
-        found = _len_of_loader(per_epoch, sched.scope)
-        over = batch_loop.over_node
-        if found is None or over is None or not any(
-                ast.dump(n) == ast.dump(found[1].args[0]) for n in ast.walk(over)):
+        found = _len_of_loader(per_epoch, sched.scope, built=False)
+        if found is None or not _iterates_loader(batch_loop, *found):
             continue  # not stepped per batch of the loader its steps_per_epoch counts
         passes = _passes(epoch_loop)
         if passes is None:
@@ -448,11 +492,17 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         loop_base, loop_extra = passes
         horizon_base, horizon_extra = plus_literal(epochs)
         loop_count, horizon_count = _int_literal(loop_base), _int_literal(horizon_base)
+        stated = constants.resolve(epochs, sched.scope)
         if loop_count is not None and horizon_count is not None:
             extra = loop_count + loop_extra - horizon_count - horizon_extra
-        elif _same_value(loop_base, sched.scope, horizon_base, sched.scope) \
-                or ast.dump(loop_base) == ast.dump(horizon_base):
+        elif epoch_loop.path == batch_loop.path and (
+                _same_value(loop_base, sched.scope, horizon_base, sched.scope)
+                or ast.dump(loop_base) == ast.dump(horizon_base)):
             extra = loop_extra - horizon_extra
+        elif (count := _pass_count(epoch_loop)) is not None and type(stated) is int and stated > 0:
+            # both counts are numbers where they run (the loop's bound read with its
+            # function's arguments, the epochs where the scheduler is built)
+            extra = count - stated
         else:
             continue
         if extra <= 0:
@@ -464,6 +514,8 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             continue  # rebuilt every pass
         if _leaves_early(epoch_loop) or _leaves_early(batch_loop):
             continue
+        if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
+            continue  # restarted by hand during the run
         seen.add(sched.id)
         more = "one pass more" if extra == 1 else f"{extra} passes more"
         yield Diagnostic.at(
@@ -633,10 +685,8 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         if sized is None or batch_loop is None or epoch_loop is None \
                 or epoch_loop.passes is None:
             continue
-        epochs, written, _loader_obj, length = sized
-        over = batch_loop.over_node
-        if over is None or not any(ast.dump(n) == ast.dump(length.args[0])
-                                   for n in ast.walk(over)):
+        epochs, written, loader_obj, length = sized
+        if not _iterates_loader(batch_loop, loader_obj, length):
             continue  # not stepped per batch of the loader its horizon counts
         if epoch_loop.passes <= epochs:
             continue
