@@ -402,9 +402,9 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
     if isinstance(expr, ast.Attribute) and module is not None:
         # `config.EPOCHS` after `from utils import config`, `utils.config.EPOCHS` after
         # `import utils.config`: a top-level constant of another module of the project
-        found = _module_attribute(expr, scope, module)
-        if found is not None:
-            return _resolve(found[0], None, found[1], depth + 1)
+        constant = _module_attribute(expr, scope, module)
+        if constant is not None:
+            return _resolve(constant[0], None, constant[1], depth + 1)
     name = setting_name(expr)
     root, path = _setting_path(expr)
     if name and path and isinstance(root, ast.Name) and module is not None:

@@ -852,16 +852,16 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # also stepped after every update: LRD012 says what happens
             if _flushes_the_last_update(ctx, e, sched, loop, calls):
                 continue  # the leftover accumulated update after the batch loop, and its step
-            handed, consequence = "", _batch_consequence(sched)
+            position, consequence = "", _batch_consequence(sched)
             if _hands_a_metric(e):
                 assert isinstance(e.node, ast.Call)
                 given = (list(e.node.args) + [k.value for k in e.node.keywords])[0]
-                handed = f" with `{ast.unparse(given)}` (a loss or score) as its position"
+                position = f" with `{ast.unparse(given)}` (a loss or score) as its position"
                 consequence = ("a loss or a score counts no batches, so the schedule stays near "
                                "its start: it never reaches its peak and never anneals")
             yield Diagnostic.at(
                 "LRD003",
-                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}{handed}, "
+                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}{position}, "
                 f"but its horizon is counted in batches: {consequence}",
                 e.path,
                 e.node,
