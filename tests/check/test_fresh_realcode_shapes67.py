@@ -87,24 +87,27 @@ def test_onecycle_stepped_per_epoch_with_the_validation_loss(tmp_path: Path,
     assert ("course/training/loops.py", 21, "LRD006") in found
 
 
-def test_message_says_the_loss_is_taken_as_the_position() -> None:
-    source = """
-    import torch
-    from torch.optim.lr_scheduler import OneCycleLR
+ONE_FILE = """
+import torch
+from torch.optim.lr_scheduler import OneCycleLR
 
-    model = torch.nn.Linear(4, 2)
-    loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    sched = OneCycleLR(opt, max_lr=0.1, epochs=20, steps_per_epoch=len(loader))
-    for epoch in range(20):
-        for x, y in loader:
-            opt.zero_grad()
-            loss = model(x).sum()
-            loss.backward()
-            opt.step()
-        val_loss = evaluate(model)
-        sched.step(val_loss)
-    """
+model = torch.nn.Linear(4, 2)
+loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+sched = OneCycleLR(opt, max_lr=0.1, epochs=20, steps_per_epoch=len(loader))
+for epoch in range(20):
+    for x, y in loader:
+        opt.zero_grad()
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+    val_loss = evaluate(model)
+    sched.step({position})
+"""
+
+
+def test_message_says_the_loss_is_taken_as_the_position() -> None:
+    source = ONE_FILE.format(position="val_loss")
     assert codes(source) == ["LRD003", "LRD006"]
     [lrd003] = [m for m in messages(source) if "once per epoch" in m]
     assert "`val_loss` (a loss or score) as its position" in lrd003
@@ -125,23 +128,7 @@ def test_plateau_stepped_with_the_validation_loss_is_silent(tmp_path: Path,
 
 
 def test_onecycle_positioned_in_batches_once_per_epoch_is_not_lrd003() -> None:
-    source = """
-    import torch
-    from torch.optim.lr_scheduler import OneCycleLR
-
-    model = torch.nn.Linear(4, 2)
-    loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    sched = OneCycleLR(opt, max_lr=0.1, epochs=20, steps_per_epoch=len(loader))
-    for epoch in range(20):
-        for x, y in loader:
-            opt.zero_grad()
-            loss = model(x).sum()
-            loss.backward()
-            opt.step()
-        sched.step(epoch * len(loader))
-    """
-    assert "LRD003" not in codes(source)
+    assert "LRD003" not in codes(ONE_FILE.format(position="epoch * len(loader)"))
 
 
 TRAIN_OCP = """
