@@ -209,3 +209,85 @@ def test_a_module_that_writes_the_config_epochs_makes_the_count_unknown(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     driver = "import argparse\nfrom utils import config\n\n\ndef setup(args):\n    config.EPOCHS = args.epochs\n"
     assert _overrun_project(tmp_path, monkeypatch, extra={"week/cli.py": driver}) == []
+
+
+# Found by running the session-start build over the 20 course repositories whole
+# (bench/realcode/README.md, lead67): two false alarms.
+
+HELPER_ONECYCLE = """
+from torch.optim.lr_scheduler import OneCycleLR
+
+
+def get_scheduler(optimizer, max_lr, epochs, steps_per_epoch, pct_start):
+    return OneCycleLR(optimizer, max_lr=max_lr, total_steps=None, epochs=epochs,
+                      steps_per_epoch=steps_per_epoch, pct_start=pct_start)
+"""
+
+DRIVER = """
+import torch
+from lrsched import get_scheduler
+
+model = torch.nn.Linear(4, 2)
+loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+EPOCHS = 20
+scheduler = get_scheduler(optimizer, max_lr=0.01, epochs=EPOCHS, steps_per_epoch={per_epoch},
+                          pct_start=0.25)
+for epoch in range(1, EPOCHS + 1):
+    for x, y in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+    scheduler.step()
+"""
+
+
+@pytest.mark.parametrize(("per_epoch", "reported"), [("1", False), ("len(loader)", True)])
+def test_onecycle_of_one_step_an_epoch_through_a_helper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        per_epoch: str, reported: bool) -> None:
+    """`steps_per_epoch=1` handed to a helper's parameter is a one-cycle over epochs, stepped
+    once per epoch by design; `len(loader)` through the same parameter is the bug."""
+    found = check_project(tmp_path, monkeypatch, {
+        "lrsched.py": HELPER_ONECYCLE, "train.py": DRIVER.format(per_epoch=per_epoch)})
+    assert (("train.py", 16, "LRD003") in found) is reported
+
+
+PLATEAU_TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, optimizer, loader, val_loader=None, sched=None, monitor=None):
+        self.model, self.optimizer = model, optimizer
+        self.loader, self.val_loader = loader, val_loader
+        self.sched = sched
+        self.monitor = monitor
+
+    def epoch(self):
+        for x, y in self.loader:
+            self.optimizer.zero_grad()
+            self.model(x).sum().backward()
+            self.optimizer.step()
+        value = sum(self.model(x).sum().item() for x, y in self.val_loader)
+        {step}
+
+
+model = torch.nn.Linear(4, 2)
+loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", patience=2)
+trainer = Trainer(model, opt, loader, val_loader=loader, sched=sched, monitor="loss")
+for _ in range(10):
+    trainer.epoch()
+"""
+
+
+def test_conditional_expression_statement_runs_one_branch_as_an_if_does() -> None:
+    """`sched.step(value) if self.monitor else sched.step()` with the monitor set by the caller
+    steps with the metric: the branch without it never runs (as written with `if`/`else`)."""
+    ternary = "self.sched.step(value) if self.monitor else self.sched.step()"
+    statement = "if self.monitor:\n            self.sched.step(value)\n        else:\n            self.sched.step()"
+    assert codes(PLATEAU_TRAINER.format(step=ternary)) == []
+    assert codes(PLATEAU_TRAINER.format(step=statement)) == []
+    # a plateau stepped without its metric on every pass is still found
+    assert codes(PLATEAU_TRAINER.format(step="self.sched.step()")) == ["LRD004"]

@@ -116,6 +116,9 @@ def _composite_horizon(sched: Obj, depth: int = 0) -> Horizon:
 
 def _onecycle_horizon(sched: Obj) -> Horizon:
     total = sched.arg("total_steps", 2)
+    if total is not None and constants.known(total, sched.scope) \
+            and constants.resolve(total, sched.scope) is None:
+        total = None  # `total_steps=total_steps`, a helper's parameter left at its None default
     if total is not None and not (isinstance(total, ast.Constant) and total.value is None):
         unit, value, evidence = unit_evidence(total, sched.scope)
         if unit == "epoch":
@@ -125,7 +128,10 @@ def _onecycle_horizon(sched: Obj) -> Horizon:
     per_epoch = sched.arg("steps_per_epoch", 4)
     if per_epoch is not None:
         unit, value = unit_of(per_epoch, sched.scope)
-        if unit == "literal" and value == 1:
+        # `steps_per_epoch=1`, also through a helper's parameter the caller fills with 1
+        # (`make_onecycle(opt, epochs=EPOCHS, steps_per_epoch=1)`): one step an epoch by design
+        stated = constants.resolve(per_epoch, sched.scope)
+        if (unit == "literal" and value == 1) or (type(stated) is int and stated == 1):
             return Horizon("epoch", "steps_per_epoch", "1", 1.0, "literal")
         return Horizon("batch", "steps_per_epoch", short_source(per_epoch), value, "design")
     return Horizon("batch", evidence="design")

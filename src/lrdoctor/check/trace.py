@@ -1325,6 +1325,12 @@ class Tracer:
                 # own (as Python gives a comprehension)
                 self.exec_for(loop, Scope({}, scope.module, scope, scope.self_val, scope.owner))
                 return
+            branches = _conditional_as_if(stmt)
+            if branches is not None:
+                # `sched.step(loss) if monitor else sched.step()` written as a statement: the
+                # `if` statement it is (one branch runs, under its test)
+                self.exec_if(branches, scope)
+                return
             self.eval(stmt.value, scope)
         elif isinstance(stmt, ast.Assign):
             self.nothing_calls.pop(id(stmt.value), None)
@@ -5837,6 +5843,19 @@ def _comprehension_as_for(stmt: ast.Expr) -> ast.For | None:
         body = [ast.copy_location(ast.If(test=test, body=body, orelse=[]), test)]
     loop = ast.For(target=gen.target, iter=gen.iter, body=body, orelse=[], type_comment=None)
     return ast.copy_location(loop, stmt)
+
+
+@per_node
+def _conditional_as_if(stmt: ast.Expr) -> ast.If | None:
+    """A conditional expression used as a statement (its value thrown away), ``a() if test else
+    b()``, as the ``if`` statement it runs: ``if test: a()`` / ``else: b()``, at the
+    expression's position. None for any other statement."""
+    cond = stmt.value
+    if not isinstance(cond, ast.IfExp):
+        return None
+    body: list[ast.stmt] = [ast.copy_location(ast.Expr(value=cond.body), cond.body)]
+    orelse: list[ast.stmt] = [ast.copy_location(ast.Expr(value=cond.orelse), cond.orelse)]
+    return ast.copy_location(ast.If(test=cond.test, body=body, orelse=orelse), stmt)
 
 
 @per_node
