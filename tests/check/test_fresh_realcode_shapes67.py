@@ -291,3 +291,24 @@ def test_conditional_expression_statement_runs_one_branch_as_an_if_does() -> Non
     assert codes(PLATEAU_TRAINER.format(step=statement)) == []
     # a plateau stepped without its metric on every pass is still found
     assert codes(PLATEAU_TRAINER.format(step="self.sched.step()")) == ["LRD004"]
+
+
+HELPER_TOTAL = """
+from torch.optim.lr_scheduler import OneCycleLR
+
+
+def get_scheduler(optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None):
+    return OneCycleLR(optimizer, max_lr=max_lr, total_steps=total_steps, epochs=epochs,
+                      steps_per_epoch=steps_per_epoch)
+"""
+
+
+@pytest.mark.parametrize(("total", "reported"), [("EPOCHS", False), ("EPOCHS * len(loader)", True)])
+def test_onecycle_total_steps_of_the_epoch_count_through_a_helper(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, total: str, reported: bool) -> None:
+    """`total_steps=EPOCHS` handed to a helper's parameter named in steps: as many steps as the
+    epoch loop (`range(1, EPOCHS + 1)`) makes passes, so one step an epoch is the design."""
+    driver = DRIVER.replace("steps_per_epoch={per_epoch},\n                          pct_start=0.25",
+                            f"total_steps={total}")
+    found = check_project(tmp_path, monkeypatch, {"lrsched.py": HELPER_TOTAL, "train.py": driver})
+    assert (("train.py", 15, "LRD003") in found) is reported

@@ -344,6 +344,12 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
                     return left * right
                 if isinstance(expr.op, ast.Div):
                     return left / right
+                if isinstance(expr.op, ast.Add):
+                    return left + right
+                if isinstance(expr.op, ast.Sub):
+                    return left - right
+                if isinstance(expr.op, ast.FloorDiv):
+                    return left // right
             except (ArithmeticError, ValueError):
                 return _MISSING
         return _MISSING

@@ -431,7 +431,7 @@ def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
     return base, k - start
 
 
-def _pass_count(loop: Loop) -> int | None:
+def pass_count(loop: Loop) -> int | None:
     """How many passes a ``for _ in range(...)`` loop makes, its bounds numbers where it runs:
     the trace's count, or the constants the bounds name (a module constant of the project,
     ``range(config.EPOCHS)``)."""
@@ -499,7 +499,7 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
                 _same_value(loop_base, sched.scope, horizon_base, sched.scope)
                 or ast.dump(loop_base) == ast.dump(horizon_base)):
             extra = loop_extra - horizon_extra
-        elif (count := _pass_count(epoch_loop)) is not None and type(stated) is int and stated > 0:
+        elif (count := pass_count(epoch_loop)) is not None and type(stated) is int and stated > 0:
             # both counts are numbers where they run (the loop's bound read with its
             # function's arguments, the epochs where the scheduler is built)
             extra = count - stated

@@ -50,7 +50,7 @@ from lrdoctor.check.rules.first_pass import (
     first_values,
     holds_first,
 )
-from lrdoctor.check.rules.overrun import plus_literal, range_call
+from lrdoctor.check.rules.overrun import pass_count, plus_literal, range_call
 from lrdoctor.check.rules.scalers import never_skips, scaler_switch, when
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
@@ -846,6 +846,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # `while global_step < total: ... global_step += rollout`, total // rollout
             if _chosen(e) and e.conds_inside(loop):
                 continue  # one of several schedulers, stepped per epoch only when a setting says
+            if _fits_the_passes(sched, h, loop):
+                continue  # `total_steps=EPOCHS` through a helper: as many steps as epochs
             calls = [c for c in ctx.same_root(e, "sched_step") if c.obj is sched and _plain_step(c)]
             pair = _two_levels(ctx, calls, sched)
             if pair is not None and pair[0] is e:
@@ -1005,6 +1007,27 @@ def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
             and isinstance(arg.right, ast.Constant) and isinstance(arg.right.value, int):
         arg = arg.left
     return dotted(arg) in counters
+
+
+def _fits_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool:
+    """Whether the schedule's whole length, a number where it is built (``total_steps=EPOCHS``
+    handed to a helper's parameter, ``epochs * steps_per_epoch``), is at most the number of
+    passes of the epoch loop that steps it, itself a number: the schedule was sized in steps of
+    that loop, whatever the words around it say (more passes than steps is LRD010's)."""
+    passes = pass_count(loop)
+    if passes is None or not h.param:
+        return False
+    if sched.cls == "OneCycleLR" and h.param == "steps_per_epoch":
+        epochs = constants.resolve(sched.arg("epochs", 3), sched.scope)
+        per_epoch = constants.resolve(sched.arg("steps_per_epoch", 4), sched.scope)
+        total = epochs * per_epoch if type(epochs) is int and type(per_epoch) is int else None
+    else:
+        kind = SCHEDULERS.get(sched.cls or "")
+        index = dict(kind.horizon_params).get(h.param) if kind is not None else None
+        if sched.cls == "OneCycleLR" and h.param == "total_steps":
+            index = 2
+        total = constants.resolve(sched.arg(h.param, index), sched.scope) if index is not None else None
+    return type(total) is int and 0 < total <= passes
 
 
 def _hands_a_metric(e: Event) -> bool:
