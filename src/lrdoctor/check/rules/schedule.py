@@ -35,7 +35,7 @@ from lrdoctor.check.horizon import (
     reads_no_position,
     short_source,
 )
-from lrdoctor.check.index import dotted
+from lrdoctor.check.index import dotted, origin
 from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
@@ -50,7 +50,7 @@ from lrdoctor.check.rules.first_pass import (
     first_values,
     holds_first,
 )
-from lrdoctor.check.rules.overrun import pass_count, plus_literal, range_call
+from lrdoctor.check.rules.overrun import plus_literal, range_call
 from lrdoctor.check.rules.scalers import never_skips, scaler_switch, when
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
@@ -1010,24 +1010,44 @@ def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
 
 
 def _fits_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool:
-    """Whether the schedule's whole length, a number where it is built (``total_steps=EPOCHS``
-    handed to a helper's parameter, ``epochs * steps_per_epoch``), is at most the number of
-    passes of the epoch loop that steps it, itself a number: the schedule was sized in steps of
-    that loop, whatever the words around it say (more passes than steps is LRD010's)."""
-    passes = pass_count(loop)
-    if passes is None or not h.param:
+    """Whether the schedule's whole length, a number the code itself fixes where the scheduler
+    is built (``total_steps=EPOCHS`` handed to a helper's parameter, ``epochs *
+    steps_per_epoch``), is at most the number of passes of the epoch loop that steps it, a
+    number fixed the same way: the schedule was sized in passes of that loop, whatever the
+    words around it say (more passes than steps is LRD010's). Settings (an option's default,
+    a config attribute) are left out: the run may give them other values."""
+    call = range_call(loop)
+    if call is None or not h.param:
         return False
+    bounds = [_code_number(a, loop.scope) for a in call.args]
+    if any(b is None for b in bounds):
+        return False
+    passes = bounds[-1] - (bounds[0] if len(bounds) == 2 else 0)  # type: ignore[operator]
     if sched.cls == "OneCycleLR" and h.param == "steps_per_epoch":
-        epochs = constants.resolve(sched.arg("epochs", 3), sched.scope)
-        per_epoch = constants.resolve(sched.arg("steps_per_epoch", 4), sched.scope)
-        total = epochs * per_epoch if type(epochs) is int and type(per_epoch) is int else None
+        epochs = _code_number(sched.arg("epochs", 3), sched.scope)
+        per_epoch = _code_number(sched.arg("steps_per_epoch", 4), sched.scope)
+        total = epochs * per_epoch if epochs is not None and per_epoch is not None else None
     else:
+        index = 2 if sched.cls == "OneCycleLR" and h.param == "total_steps" else None
         kind = SCHEDULERS.get(sched.cls or "")
-        index = dict(kind.horizon_params).get(h.param) if kind is not None else None
-        if sched.cls == "OneCycleLR" and h.param == "total_steps":
-            index = 2
-        total = constants.resolve(sched.arg(h.param, index), sched.scope) if index is not None else None
-    return type(total) is int and 0 < total <= passes
+        if index is None and kind is not None:
+            index = dict(kind.horizon_params).get(h.param)
+        total = _code_number(sched.arg(h.param, index), sched.scope) if index is not None else None
+    return total is not None and 0 < total <= passes
+
+
+def _code_number(expr: ast.expr | None, scope: Any) -> int | None:
+    """The integer ``expr`` stands for when the code fixes it: literals and names bound to
+    them (a module's constant, a helper's parameter its caller fills with one), arithmetic on
+    those; None for a setting (``args.epochs``, ``cfg["epochs"]``), a call or anything else."""
+    if expr is None:
+        return None
+    resolved, _ = origin(expr, scope, 8)
+    if any(isinstance(n, (ast.Attribute, ast.Subscript, ast.Call))
+           for form in (expr, resolved) for n in ast.walk(form)):
+        return None
+    value = constants.resolve(expr, scope)
+    return value if type(value) is int else None
 
 
 def _hands_a_metric(e: Event) -> bool:
