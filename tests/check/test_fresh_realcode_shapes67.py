@@ -27,10 +27,13 @@ from pathlib import Path
 
 import pytest
 
+from lrdoctor.catalog import CATALOG
+from lrdoctor.check.runner import check_files
+
 from .helpers import check_project, codes, messages, notebook
 
 FIT = '''
-def run_epoch(model, loader, opt, loss_fn):
+def run_epoch(model, loader, opt, sched, loss_fn):
     model.train()
     total = 0.0
     for x, y in loader:
@@ -46,7 +49,7 @@ def run_epoch(model, loader, opt, loss_fn):
 def fit(model, loader, val_loader, opt, sched, loss_fn, epochs):
     val_losses = []
     for epoch in range(epochs):
-        run_epoch(model, loader, opt, loss_fn)
+        run_epoch(model, loader, opt, sched, loss_fn)
         val = sum(loss_fn(model(x), y).item() for x, y in val_loader)
         val_losses.append(val)
         {epoch_step}
@@ -312,3 +315,16 @@ def test_onecycle_total_steps_of_the_epoch_count_through_a_helper(
                             f"total_steps={total}")
     found = check_project(tmp_path, monkeypatch, {"lrsched.py": HELPER_TOTAL, "train.py": driver})
     assert (("train.py", 15, "LRD003") in found) is reported
+
+
+def test_loss_positioned_epoch_step_beside_per_batch_steps_says_both(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The training function also steps the OneCycleLR after every update: each epoch's
+    `step(val_loss)` puts it back near its start, and the message says so."""
+    found = _project(tmp_path, monkeypatch, "sched.step()", "sched.step(val_losses[-1])")
+    assert ("course/training/loops.py", 21, "LRD003") in found
+    report = check_files(["course/session.ipynb", "course/training/loops.py"], frozenset(CATALOG),
+                         jobs=1)
+    [message] = [d.message for d in report.diagnostics if d.code == "LRD003"]
+    assert "also stepped after every update (line 10)" in message
+    assert "replays its first epoch" in message

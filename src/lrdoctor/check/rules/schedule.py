@@ -861,6 +861,14 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 position = f" with `{ast.unparse(given)}` (a loss or score) as its position"
                 consequence = ("a loss or a score counts no batches, so the schedule stays near "
                                "its start: it never reaches its peak and never anneals")
+                per_batch = next((c for c in calls if c is not e and granularity(c)[0] == "batch"), None)
+                if per_batch is not None:
+                    # also stepped after every update (`train(..., scheduler)`): the loss
+                    # puts it back near its start at every epoch's end
+                    consequence = (f"it is also stepped after every update "
+                                   f"({line_at(per_batch.path, per_batch.line, e.path)}), and "
+                                   "each epoch the loss puts it back near its start, so it "
+                                   "replays its first epoch and never anneals")
             yield Diagnostic.at(
                 "LRD003",
                 f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}{position}, "
