@@ -328,3 +328,43 @@ def test_loss_positioned_epoch_step_beside_per_batch_steps_says_both(
     [message] = [d.message for d in report.diagnostics if d.code == "LRD003"]
     assert "also stepped after every update (line 10)" in message
     assert "replays its first epoch" in message
+
+
+MANUAL_MODULE = """
+import torch
+import lightning.pytorch as pl
+
+
+class Regressor(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(8, 1)
+        self.automatic_optimization = False
+        self.accumulate = 4
+
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+        loss = self.net(batch).pow(2).mean()
+        self.manual_backward(loss)
+        if (batch_idx + 1) % {count} == 0:
+            opt.step()
+            opt.zero_grad()
+        sch = self.lr_schedulers()
+        sch.step()
+        return loss
+
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=1000)
+        return [opt], [sched]
+"""
+
+
+@pytest.mark.parametrize(("count", "reported"), [("self.trainer.accumulate_grad_batches", False),
+                                                 ("self.accumulate", True)])
+def test_manual_optimization_accumulation_test_is_always_true(count: str, reported: bool) -> None:
+    """Found on a Kaggle repository (lead67d): in manual optimization Lightning refuses
+    `accumulate_grad_batches` other than 1, so `% self.trainer.accumulate_grad_batches == 0`
+    holds on every batch and the scheduler steps with its optimizer; an accumulation count of
+    the module's own still makes the scheduler run ahead of the updates."""
+    assert ("LRD017" in codes(MANUAL_MODULE.format(count=count))) is reported

@@ -4815,6 +4815,27 @@ def _phase_window(cond: Cond) -> bool:
                for p in parts)
 
 
+def _manual_optimization(ctx: FileContext, update: Event) -> bool:
+    """Whether the LightningModule whose method makes ``update`` turns automatic optimization
+    off (``self.automatic_optimization = False``, or the class attribute): Lightning then
+    refuses a Trainer's ``accumulate_grad_batches`` other than 1 (it raises at ``fit``), so
+    ``self.trainer.accumulate_grad_batches`` is 1 in every run that trains."""
+    if update.path != ctx.path:
+        return False
+    cls = class_at(ctx.tree, update.line)
+    if cls is None:
+        return False
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
+                and node.value.value is False:
+            for target in node.targets:
+                if (isinstance(target, ast.Attribute) and target.attr == "automatic_optimization"
+                        and isinstance(target.value, ast.Name) and target.value.id == "self") \
+                        or (isinstance(target, ast.Name) and target.id == "automatic_optimization"):
+                    return True
+    return False
+
+
 def _stepped_per_lightning_micro_batch(ctx: FileContext, e: Event, sched: Obj, loop: Loop,
                                        own: list[Cond], updates: list[Event]
                                        ) -> Diagnostic | None:
@@ -4837,6 +4858,8 @@ def _stepped_per_lightning_micro_batch(ctx: FileContext, e: Event, sched: Obj, l
         return None
     if _contradicts_build(list(e.conds), sched) or _sized_in_micro_batches(sched, set()):
         return None
+    if _manual_optimization(ctx, updates[0]):
+        return None  # Lightning refuses `accumulate_grad_batches` other than 1 there
     module_path, class_name = updates[0].info["lightning_module"]
     found = lightning_accumulation(module_path, class_name)
     if found is None:
@@ -4963,7 +4986,9 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         guards = []
         for u in updates:
             guard = next((c for c in u.conds_inside(loop)
-                          if _accumulation(c.meaning) and not _every_pass(c)), None)
+                          if _accumulation(c.meaning) and not _every_pass(c)
+                          and not ("trainer.accumulate_grad_batches" in c.text
+                                   and _manual_optimization(ctx, u))), None)
             if guard is None:
                 break
             guards.append((u, guard))
