@@ -368,3 +368,35 @@ def test_manual_optimization_accumulation_test_is_always_true(count: str, report
     holds on every batch and the scheduler steps with its optimizer; an accumulation count of
     the module's own still makes the scheduler run ahead of the updates."""
     assert ("LRD017" in codes(MANUAL_MODULE.format(count=count))) is reported
+
+
+CONSTANT_LINEAR = """
+import torch
+
+model = torch.nn.Linear(4, 2)
+loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+scheduler = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor={start}, end_factor=1.0,
+                                              total_iters=10)
+if args.resume:
+    optimizer.load_state_dict(torch.load("optimizer.pt"))
+for epoch in range(20):
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+    scheduler.step()
+    print("lr", scheduler.get_lr())
+    torch.save(model.state_dict(), "model.pt")
+    torch.save(optimizer.state_dict(), "optimizer.pt")
+"""
+
+
+@pytest.mark.parametrize(("start", "reported"), [("1.0", False), ("0.1", True)])
+def test_a_linear_lr_that_keeps_the_lr_loses_nothing(start: str, reported: bool) -> None:
+    """Found on a Kaggle repository (lead67e): `LinearLR(opt, start_factor=1.0,
+    end_factor=1.0)` leaves the LR where it is at every position, so leaving it out of the
+    checkpoint or reading get_lr() changes nothing; a real warm-up (0.1 -> 1.0) still counts."""
+    found = codes(CONSTANT_LINEAR.format(start=start))
+    assert ("LRD007" in found) is reported
+    assert ("LRD015" in found) is reported

@@ -805,18 +805,54 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizo
 
 
 def project_constant(sched: Obj) -> bool:
-    """Built from the project's own subclass of torch's scheduler base that keeps torch's
-    ``step()`` and whose ``get_lr()`` returns the base LRs as they are (the ConstantLR of the
-    pytorch-semseg lineage: ``return [base_lr for base_lr in self.base_lrs]``): every position
-    of the schedule has the same value, so where it stands changes nothing (a first value
-    skipped, a step on a skipped update, its state left out of a checkpoint). Such a scheduler
-    still writes the LR on every step, so it still fights a manual write or another
-    scheduler."""
+    """A schedule every position of which has the same value, so where it stands changes
+    nothing (a first value skipped, a step on a skipped update, its state left out of a
+    checkpoint): built from the project's own subclass of torch's scheduler base that keeps
+    torch's ``step()`` and whose ``get_lr()`` returns the base LRs as they are (the ConstantLR
+    of the pytorch-semseg lineage: ``return [base_lr for base_lr in self.base_lrs]``), or a
+    torch scheduler whose arguments leave the LR where it is (``LinearLR(opt,
+    start_factor=1.0, end_factor=1.0)``, ``StepLR(opt, step_size, gamma=1)``; see
+    _torch_constant). Such a scheduler still writes the LR on every step, so it still fights a
+    manual write or another scheduler."""
+    if sched.origin == "torch" and sched.project is None:
+        return _torch_constant(sched)
     found = _inherited_step_get_lr(sched)
     if found is None or not _returns_base_lrs(found[1]):
         return False
     closed = found[0].find("_get_closed_form_lr")
     return closed is None or _returns_base_lrs(closed[0])
+
+
+# (class, parameter, index, default, the value that keeps the LR constant or None: equal to
+# the second parameter's value)
+_CONSTANT_WHEN = {
+    "LinearLR": (("start_factor", 1, 1 / 3), ("end_factor", 2, 1.0)),
+    "ConstantLR": (("factor", 1, 1 / 3), None),
+    "StepLR": (("gamma", 2, 0.1), None),
+    "MultiStepLR": (("gamma", 2, 0.1), None),
+    "ExponentialLR": (("gamma", 1, None), None),
+}
+
+
+def _torch_constant(sched: Obj) -> bool:
+    """A torch scheduler whose own arguments, numbers the file states, keep the LR constant: a
+    LinearLR whose start and end factors are equal (the LR is base times that factor at every
+    position), a ConstantLR of factor 1, a StepLR / MultiStepLR / ExponentialLR of gamma 1."""
+    spec = _CONSTANT_WHEN.get(sched.cls or "")
+    if spec is None or sched.has_kwargs_splat():
+        return False
+    values = []
+    for param in spec:
+        if param is None:
+            values.append(1.0)
+            continue
+        name, index, default = param
+        expr = sched.arg(name, index)
+        value = default if expr is None else constants.resolve(expr, sched.scope)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return False
+        values.append(float(value))
+    return values[0] == values[1]
 
 
 def reads_no_position(sched: Obj) -> bool:

@@ -4500,6 +4500,8 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
         if not _chainable_get_lr(e.obj) or (
                 _chosen(e) and not _every_option_chainable(e, at_call[id(e.node)])):
             continue
+        if project_constant(e.obj):
+            continue  # `LinearLR(opt, 1.0, 1.0)`: its formula gives the LR in force
         recv = receiver(e)
         if recv in ("self", "super") or recv.startswith("super("):
             continue
