@@ -855,9 +855,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             if _flushes_the_last_update(ctx, e, sched, loop, calls):
                 continue  # the leftover accumulated update after the batch loop, and its step
             position, consequence = "", _batch_consequence(sched)
-            if _hands_a_metric(e):
-                assert isinstance(e.node, ast.Call)
-                given = (list(e.node.args) + [k.value for k in e.node.keywords])[0]
+            given = _sole_position(e.node) if _hands_a_metric(e) else None
+            if given is not None:
                 position = f" with `{ast.unparse(given)}` (a loss or score) as its position"
                 consequence = ("a loss or a score counts no batches, so the schedule stays near "
                                "its start: it never reaches its peak and never anneals")
@@ -1003,14 +1002,10 @@ def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
     once per epoch, the same granularity as a plain ``step()`` there (a batch-sized horizon then
     moves by one batch's worth per epoch). A position counted in batches (``step(epoch *
     len(loader))``, ``step(global_step)``) is another matter and is left alone."""
-    node = e.node
     counters = loop.targets | loop.counters  # `for epoch in ...` / `while epoch < n: ...`
-    if not isinstance(node, ast.Call) or not counters:
+    arg = _sole_position(e.node)
+    if arg is None or not counters:
         return False
-    args = list(node.args) + [k.value for k in node.keywords if k.arg == "epoch"]
-    if len(args) != 1 or len(node.args) + len(node.keywords) != 1:
-        return False
-    arg = args[0]
     if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Add, ast.Sub)) \
             and isinstance(arg.right, ast.Constant) and isinstance(arg.right.value, int):
         arg = arg.left
@@ -1063,11 +1058,17 @@ def _hands_a_metric(e: Event) -> bool:
     loss or a score (see _reads_a_metric), which the scheduler takes as its epoch position. That
     is no positioning of the schedule (``step(epoch * len(loader))`` is): once per epoch it is
     a step per epoch, with a position near 0 besides."""
-    node = e.node
-    if not isinstance(node, ast.Call):
-        return False
+    arg = _sole_position(e.node)
+    return arg is not None and _reads_a_metric(arg)
+
+
+def _sole_position(node: ast.AST) -> ast.expr | None:
+    """The position a ``step`` call hands its scheduler when that is its only argument
+    (``step(x)`` or ``step(epoch=x)``); None for any other call."""
+    if not isinstance(node, ast.Call) or len(node.args) + len(node.keywords) != 1:
+        return None
     args = list(node.args) + [k.value for k in node.keywords if k.arg == "epoch"]
-    return len(args) == 1 and len(node.args) + len(node.keywords) == 1 and _reads_a_metric(args[0])
+    return args[0] if args else None
 
 
 def _steady_over(cond: Cond, loop: Loop) -> bool:
