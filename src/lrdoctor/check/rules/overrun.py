@@ -14,7 +14,8 @@ is reported.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from lrdoctor.check import constants
 from lrdoctor.check.context import FileContext, granularity
@@ -431,16 +432,22 @@ def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
     return base, k - start
 
 
-def pass_count(loop: Loop) -> int | None:
+def _pass_count(loop: Loop) -> int | None:
     """How many passes a ``for _ in range(...)`` loop makes, its bounds numbers where it runs:
     the trace's count, or the constants the bounds name (a module constant of the project,
     ``range(config.EPOCHS)``)."""
     if loop.passes is not None:
         return loop.passes
+    return range_count(loop, lambda bound: constants.resolve(bound, loop.scope))
+
+
+def range_count(loop: Loop, read: Callable[[ast.expr], Any]) -> int | None:
+    """How many passes a ``for _ in range(...)`` loop makes when ``read`` turns each of its
+    bounds into an integer; None otherwise."""
     call = range_call(loop)
     if call is None:
         return None
-    bounds = [constants.resolve(a, loop.scope) for a in call.args]
+    bounds = [read(a) for a in call.args]
     if not all(type(b) is int for b in bounds):
         return None
     return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
@@ -499,7 +506,7 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
                 _same_value(loop_base, sched.scope, horizon_base, sched.scope)
                 or ast.dump(loop_base) == ast.dump(horizon_base)):
             extra = loop_extra - horizon_extra
-        elif (count := pass_count(epoch_loop)) is not None and type(stated) is int and stated > 0:
+        elif (count := _pass_count(epoch_loop)) is not None and type(stated) is int and stated > 0:
             # both counts are numbers where they run (the loop's bound read with its
             # function's arguments, the epochs where the scheduler is built)
             extra = count - stated

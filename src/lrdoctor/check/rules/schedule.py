@@ -50,7 +50,7 @@ from lrdoctor.check.rules.first_pass import (
     first_values,
     holds_first,
 )
-from lrdoctor.check.rules.overrun import plus_literal, range_call
+from lrdoctor.check.rules.overrun import plus_literal, range_call, range_count
 from lrdoctor.check.rules.scalers import never_skips, scaler_switch, when
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
@@ -1019,13 +1019,9 @@ def _fits_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool:
     number fixed the same way: the schedule was sized in passes of that loop, whatever the
     words around it say (more passes than steps is LRD010's). Settings (an option's default,
     a config attribute) are left out: the run may give them other values."""
-    call = range_call(loop)
-    if call is None or not h.param:
+    passes = range_count(loop, lambda bound: _code_number(bound, loop.scope))
+    if passes is None or not h.param:
         return False
-    bounds = [_code_number(a, loop.scope) for a in call.args]
-    if any(b is None for b in bounds):
-        return False
-    passes = bounds[-1] - (bounds[0] if len(bounds) == 2 else 0)  # type: ignore[operator]
     if sched.cls == "OneCycleLR" and h.param == "steps_per_epoch":
         epochs = _code_number(sched.arg("epochs", 3), sched.scope)
         per_epoch = _code_number(sched.arg("steps_per_epoch", 4), sched.scope)
