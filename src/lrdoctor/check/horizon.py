@@ -823,14 +823,14 @@ def project_constant(sched: Obj) -> bool:
     return closed is None or _returns_base_lrs(closed[0])
 
 
-# (class, parameter, index, default, the value that keeps the LR constant or None: equal to
-# the second parameter's value)
-_CONSTANT_WHEN = {
+# per class, the two sides that must be equal for the LR to stay where it is: a parameter
+# (name, position, torch's default; None: no default) or a number
+_CONSTANT_WHEN: dict[str, tuple[tuple[str, int, float | None] | float, ...]] = {
     "LinearLR": (("start_factor", 1, 1 / 3), ("end_factor", 2, 1.0)),
-    "ConstantLR": (("factor", 1, 1 / 3), None),
-    "StepLR": (("gamma", 2, 0.1), None),
-    "MultiStepLR": (("gamma", 2, 0.1), None),
-    "ExponentialLR": (("gamma", 1, None), None),
+    "ConstantLR": (("factor", 1, 1 / 3), 1.0),
+    "StepLR": (("gamma", 2, 0.1), 1.0),
+    "MultiStepLR": (("gamma", 2, 0.1), 1.0),
+    "ExponentialLR": (("gamma", 1, None), 1.0),
 }
 
 
@@ -842,11 +842,11 @@ def _torch_constant(sched: Obj) -> bool:
     if spec is None or sched.has_kwargs_splat():
         return False
     values = []
-    for param in spec:
-        if param is None:
-            values.append(1.0)
+    for side in spec:
+        if isinstance(side, float):
+            values.append(side)
             continue
-        name, index, default = param
+        name, index, default = side
         expr = sched.arg(name, index)
         value = default if expr is None else constants.resolve(expr, sched.scope)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
