@@ -88,9 +88,12 @@ def _loader(expr: ast.expr, scope: Scope | None, built: bool = True) -> Obj | No
     if len(loaders) != 1 or len(options) != 1:
         return None
     loader = loaders[0]
-    if built and (loader.call is None or not (dotted(loader.call.func) or "").endswith("DataLoader")):
-        return None
-    return loader
+    return loader if not built or _built_in_view(loader) else None
+
+
+def _built_in_view(loader: Obj) -> bool:
+    """Whether ``loader`` comes from a visible ``DataLoader(...)`` call."""
+    return loader.call is not None and (dotted(loader.call.func) or "").endswith("DataLoader")
 
 
 def _same_value(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope | None) -> bool:
@@ -131,8 +134,8 @@ def _iterates_loader(loop: Loop, loader: Obj, length: ast.Call) -> bool:
     over = loop.over_node
     if over is None:
         return False
-    if loader.call is not None and (dotted(loader.call.func) or "").endswith("DataLoader") \
-            and any(ast.dump(n) == ast.dump(length.args[0]) for n in ast.walk(over)):
+    if _built_in_view(loader) and any(ast.dump(n) == ast.dump(length.args[0])
+                                      for n in ast.walk(over)):
         return True
     expr, scope = over, loop.scope
     for _ in range(_DEPTH):
@@ -499,14 +502,14 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         loop_base, loop_extra = passes
         horizon_base, horizon_extra = plus_literal(epochs)
         loop_count, horizon_count = _int_literal(loop_base), _int_literal(horizon_base)
-        stated = constants.resolve(epochs, sched.scope)
         if loop_count is not None and horizon_count is not None:
             extra = loop_count + loop_extra - horizon_count - horizon_extra
         elif epoch_loop.path == batch_loop.path and (
                 _same_value(loop_base, sched.scope, horizon_base, sched.scope)
                 or ast.dump(loop_base) == ast.dump(horizon_base)):
             extra = loop_extra - horizon_extra
-        elif (count := _pass_count(epoch_loop)) is not None and type(stated) is int and stated > 0:
+        elif (count := _pass_count(epoch_loop)) is not None \
+                and type(stated := constants.resolve(epochs, sched.scope)) is int and stated > 0:
             # both counts are numbers where they run (the loop's bound read with its
             # function's arguments, the epochs where the scheduler is built)
             extra = count - stated
