@@ -12,8 +12,8 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from lrdoctor.check import constants, documented, names
-from lrdoctor.check.index import ModuleInfo, Scope, dotted, origin
+from lrdoctor.check import constants, documented, memo, names
+from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted, origin
 from lrdoctor.check.values import Const, ExprVal, FuncVal, InstanceVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
 
@@ -487,6 +487,12 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
                 return ("literal", float(value.value), "literal")
         return _stated(expr, scope) or _NONE
     if isinstance(expr, ast.Attribute):
+        built = _built_with(expr, scope, depth, echo)
+        if built[0] in ("batch", "epoch"):
+            # `self.restart_steps` stored from the constructor's parameter, which every
+            # construction of the class in its module fills with epochs (`epochs // periods`):
+            # what the value is computed from outranks the attribute's name, as for a name
+            return built
         declared = _declared_unit(expr, scope, echo)
         if declared:
             return (declared, None, "doc")
@@ -944,6 +950,137 @@ def label(sched: Obj, horizon: Horizon | None = None) -> str:
     if horizon.param and horizon.source:
         return f"{cls}({horizon.described})"
     return cls
+
+
+def _built_with(expr: ast.Attribute, scope: Scope | None, depth: int,
+                echo: bool) -> tuple[str, float | None, str]:
+    """The unit of ``self.<attr>`` read from what the class's constructions fill it with:
+    ``__init__`` stores a parameter of its own in the attribute (the module's only store of
+    that attribute name), and every call of the class in its module hands that parameter an
+    argument whose unit is known and the same (``Module(restart_steps=epochs // periods)``, or
+    a name the calling function assigns so on some branch). Read from the text, not from one
+    trace's values, so a class traced on its own (its parameters unknown) and the trace that
+    builds it (which keeps only one branch's value of a name assigned on two) agree."""
+    if scope is None or scope.self_val is None or not (
+            isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+        return _NONE
+    info = scope.self_val.info
+    built = _constructed_unit(info, expr.attr, echo)
+    if built[0] in ("batch", "epoch"):
+        return built
+    held = scope.self_val.attrs.get(expr.attr)
+    if isinstance(held, ExprVal) and depth < 12:
+        # the value this trace stored there (the class built in another file)
+        return unit_evidence(held.node, held.scope, depth + 1, echo)
+    return _NONE
+
+
+def _constructed_unit(info: ClassInfo, attr: str, echo: bool) -> tuple[str, float | None, str]:
+    """``_built_with`` for the class ``info``: its constructions in its own module and in
+    the project modules that call its name."""
+    param = _stored_parameter(info.node, info.module.tree, attr)
+    if param is None:
+        return _NONE
+    found = [_constructions(info.module.tree, info.name, param, echo)]
+    loader = info.module.loader
+    calling = getattr(loader, "calling_modules", None)
+    if calling is not None:
+        others = calling(info.module.path, info.name)
+        if others is None:
+            return _NONE
+        found += [_constructions(m.tree, info.name, param, echo) for m in others]
+    if any(f is None for f in found):
+        return _NONE
+    units = [u for f in found for u in f or ()]
+    if len({u[0] for u in units}) != 1:
+        return _NONE
+    best = min(units, key=lambda u: _RANK[u[2]])
+    return (best[0], None, best[2])
+
+
+@memo.per_node
+def _stored_parameter(cls_node: ast.ClassDef, tree: ast.Module, attr: str
+                      ) -> tuple[str, int | None] | None:
+    """The parameter of the class's ``__init__`` stored in ``self.<attr>`` (by name and
+    position), when that is the module's only store of the attribute name; else None."""
+    if constants.attribute_stores(tree).get(attr, 0) != 1:
+        return None
+    init = next((f for f in cls_node.body
+                 if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    if init is None:
+        return None
+    param = next((n.value.id for n in ast.walk(init)
+                  if isinstance(n, ast.Assign) and len(n.targets) == 1
+                  and isinstance(n.targets[0], ast.Attribute) and n.targets[0].attr == attr
+                  and isinstance(n.targets[0].value, ast.Name)
+                  and n.targets[0].value.id == "self" and isinstance(n.value, ast.Name)), None)
+    positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+    if param is None or param not in positional + [a.arg for a in init.args.kwonlyargs]:
+        return None
+    return param, positional.index(param) if param in positional else None
+
+
+@memo.per_node
+def _constructions(tree: ast.Module, cls_name: str, param: tuple[str, int | None], echo: bool
+                   ) -> list[tuple[str, float | None, str]] | None:
+    """The units of what the calls of ``cls_name`` in ``tree`` fill ``param`` with (a call
+    leaving it to its default adds none); None when one of them is not known."""
+    name, index = param
+    units: list[tuple[str, float | None, str]] = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            continue
+        for call in _own_nodes(fn):
+            if not (isinstance(call, ast.Call) and (
+                    isinstance(call.func, ast.Name) and call.func.id == cls_name
+                    or isinstance(call.func, ast.Attribute) and call.func.attr == cls_name)):
+                continue
+            arg = next((k.value for k in call.keywords if k.arg == name), None)
+            if arg is None and index is not None and index < len(call.args) \
+                    and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                arg = call.args[index]
+            if arg is None:
+                if any(k.arg is None for k in call.keywords) or any(
+                        isinstance(a, ast.Starred) for a in call.args):
+                    return None  # `Module(**cfg)`: filled with what is not known here
+                continue  # the default
+            filled = _argument_units(arg, fn, echo)
+            if not filled:
+                return None
+            units += filled
+    return units
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of ``fn``'s body, not those of the functions and classes defined in it."""
+    out: list[ast.AST] = []
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        out.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _argument_units(arg: ast.expr, fn: ast.AST, echo: bool
+                    ) -> list[tuple[str, float | None, str]]:
+    """The units (batch or epoch) the argument ``arg`` of a call in ``fn`` has, read from the
+    text: a name's non-literal assignments in ``fn`` (a literal on another branch, `= 0` for
+    "off", says nothing), else the argument itself. Empty when none is known."""
+    values: list[ast.expr] = [arg]
+    if isinstance(arg, ast.Name):
+        assigned = [n.value for n in _own_nodes(fn)
+                    if isinstance(n, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
+        assigned = [v for v in assigned if not isinstance(v, ast.Constant)]
+        if assigned:
+            values = assigned
+    units = [unit_evidence(v, None, 1, echo) for v in values]
+    if any(u[0] not in ("batch", "epoch") for u in units):
+        return []
+    return units
 
 
 def _filled_with(expr: ast.Name, scope: Scope, depth: int,

@@ -65,6 +65,8 @@ class ProjectLoader(ModuleLoader):
         self._name_hits: dict[tuple[str, str, str], tuple[bool, list[str]]] = {}
         self._roots_added: dict[tuple[str, str], tuple[str, ...]] = {}
         self._stored: dict[str, frozenset[str]] = {}  # project root -> attributes stored
+        # (project root, class name) -> the other modules that call the name
+        self._constructing: dict[tuple[str, str], list[ModuleInfo] | None] = {}
         # inherited entry points found inert, per (method, class) (see trace._Inert)
         self.inert: dict[tuple[int, int], Any] = {}
 
@@ -80,6 +82,7 @@ class ProjectLoader(ModuleLoader):
             self._name_hits.clear()
             self._roots_added.clear()
             self._stored.clear()
+            self._constructing.clear()
             self.inert.clear()
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
@@ -136,6 +139,33 @@ class ProjectLoader(ModuleLoader):
             self._stored[root] = frozenset(names)
         stored = self._stored[root]
         return attr in stored or "\0every" in stored
+
+    def calling_modules(self, near: str, name: str) -> list[ModuleInfo] | None:
+        """The modules of the project that holds ``near``, other than ``near`` itself, whose
+        text calls ``name`` (``Module(`` or ``models.Module(``): where a class defined in
+        ``near`` may be built. None when that is not known (a project too large to index, a
+        file that cannot be read or parsed)."""
+        root = project_root(os.path.dirname(os.path.abspath(near)))
+        key = (root, name)
+        if key not in self._constructing:
+            index = _project_python_files(root)
+            found: list[ModuleInfo] = []
+            known = bool(index)
+            pattern = re.compile(rf"\b{re.escape(name)}\s*\(")
+            own = os.path.abspath(near)
+            paths = [p for group in index.values() for p in group
+                     if os.path.abspath(p) != own] if index else []
+            for path in paths:
+                text = self._text(path)
+                if text is not None and not pattern.search(text):
+                    continue
+                module = self.load(path) if text is not None else None
+                if module is None:
+                    known = False
+                    break
+                found.append(module)
+            self._constructing[key] = found if known else None
+        return self._constructing[key]
 
     def imported_path_roots(self, importer: ModuleInfo) -> tuple[str, ...]:
         """The existing directories that the project modules ``importer`` imports put on

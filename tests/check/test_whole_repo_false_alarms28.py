@@ -1,0 +1,132 @@
+"""False alarm of the lead's HuBMAP scan (session 42, FPHUNT.md lead67e), fixed in session 43.
+
+Programs written for these tests; no third-party code.
+
+A LightningModule keeps a constructor parameter named in steps (``restart_steps``) and builds
+``CosineAnnealingWarmRestarts(T_0=self.restart_steps)`` returned with ``"interval": "epoch"``.
+The driver computes the value from the epoch count (``epochs // periods``, or 0 on another
+branch to switch the schedule off) and hands it to the constructor: the restarts are counted in
+epochs and stepping per epoch is right. The attribute's word ("steps") had decided the unit,
+both in the class's own trace (its parameter unknown) and in the driver's (which keeps one
+branch's value). Now what the class's constructions fill the parameter with decides (in its
+module and in the project modules that call it), as an assignment's value outranks a name's word; a value computed from ``len(loader)`` is still
+reported, and so is a class no call in view constructs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .helpers import check_project, codes
+
+MODULE = '''
+import argparse
+import torch
+import pytorch_lightning as pl
+
+
+class Module(pl.LightningModule):
+    def __init__(self, lr: float, restart_steps: int = 0):
+        super().__init__()
+        self.lr = lr
+        self.net = torch.nn.Linear(4, 1)
+        self.restart_steps = restart_steps
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.mse_loss(self.net(x), y)
+
+    def configure_optimizers(self):
+        optimizer = torch.optim.Adam(self.net.parameters(), lr=self.lr)
+        if self.restart_steps == 0:
+            return optimizer
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+            optimizer, T_0=self.restart_steps)
+        return {"optimizer": optimizer,
+                "lr_scheduler": {"scheduler": scheduler, "interval": "epoch"}}
+'''
+
+DRIVER = '''
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--periods", type=int, default=3)
+    args = parser.parse_args()
+    loader = torch.utils.data.DataLoader(list(range(64)), batch_size=8)
+{compute}
+    model = Module({arguments})
+    trainer = pl.Trainer(max_epochs=args.epochs)
+    trainer.fit(model, loader)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+TWO_BRANCHES = '''    if args.periods:
+        restart_steps = {value}
+    else:
+        restart_steps = 0'''
+
+
+def program(compute: str, arguments: str = "1e-3, restart_steps=restart_steps") -> str:
+    return MODULE + DRIVER.format(compute=compute, arguments=arguments)
+
+
+@pytest.mark.parametrize("compute,arguments", [
+    (TWO_BRANCHES.format(value="args.epochs // args.periods"),
+     "lr=1e-3, restart_steps=restart_steps"),
+    ("    restart_steps = args.epochs // args.periods", "1e-3, restart_steps"),
+    ("    pass", "1e-3, restart_steps=args.epochs // 3"),
+])
+def test_restarts_counted_in_epochs_by_the_constructions_are_silent(compute: str,
+                                                                    arguments: str) -> None:
+    assert "LRD003" not in codes(program(compute, arguments))
+
+
+@pytest.mark.parametrize("compute,arguments", [
+    # computed from the loader's length: batches, stepped per epoch
+    (TWO_BRANCHES.format(value="args.epochs * len(loader) // args.periods"),
+     "lr=1e-3, restart_steps=restart_steps"),
+    # constructed twice, once in batches: the word decides, as before
+    ("    restart_steps = args.epochs // args.periods\n"
+     "    Module(1e-3, restart_steps=len(loader) * 3)", "1e-3, restart_steps"),
+])
+def test_restarts_counted_in_batches_are_still_reported(compute: str, arguments: str) -> None:
+    assert "LRD003" in codes(program(compute, arguments))
+
+
+def test_a_class_nothing_in_view_constructs_keeps_the_word() -> None:
+    assert "LRD003" in codes(MODULE)
+
+
+def test_another_store_of_the_attribute_keeps_the_word() -> None:
+    source = program("    restart_steps = args.epochs // args.periods", "1e-3, restart_steps")
+    source = source.replace(
+        "    def training_step(self, batch, batch_idx):",
+        "    def setup(self, stage):\n"
+        "        self.restart_steps = self.trainer.estimated_stepping_batches\n\n"
+        "    def training_step(self, batch, batch_idx):")
+    assert "LRD003" in codes(source)
+
+
+@pytest.mark.parametrize("compute,reported", [
+    ("    restart_steps = args.epochs // args.periods", False),
+    (TWO_BRANCHES.format(value="args.epochs // args.periods"), False),
+    (TWO_BRANCHES.format(value="args.epochs * len(loader) // args.periods"), True),
+])
+def test_the_class_built_in_another_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         compute: str, reported: bool) -> None:
+    driver = program(compute, "1e-3, restart_steps=restart_steps")
+    tail = driver.split("\n\ndef main():", 1)[1]
+    found = check_project(tmp_path, monkeypatch, {
+        "model.py": MODULE,
+        "train.py": "import argparse\nimport torch\nimport pytorch_lightning as pl\n"
+                    "import model as models\n\n\ndef main():"
+                    + tail.replace("Module(", "models.Module("),
+    })
+    assert [(f[0], f[2]) for f in found if f[2] == "LRD003"] == (
+        [("model.py", "LRD003")] if reported else [])
