@@ -11,6 +11,12 @@ both in the class's own trace (its parameter unknown) and in the driver's (which
 branch's value). Now what the class's constructions fill the parameter with decides (in its
 module and in the project modules that call it), as an assignment's value outranks a name's word; a value computed from ``len(loader)`` is still
 reported, and so is a class no call in view constructs.
+
+Also fixed: the scheduler an LRD007 names (fphunt42, jgcb00/nanoGPT). A checkpoint keeps the
+optimizers' states as a list comprehension and no scheduler; the program's schedulers are a list
+of LambdaLR stepped in a ``zip`` loop (known by name only) and, inside a project optimizer
+class, a CosineAnnealingLR on a private SGD used as a calculator, never stepped as an optimizer.
+The message named the calculator; it now names a scheduler of an optimizer that takes updates.
 """
 
 from __future__ import annotations
@@ -130,3 +136,88 @@ def test_the_class_built_in_another_file(tmp_path: Path, monkeypatch: pytest.Mon
     })
     assert [(f[0], f[2]) for f in found if f[2] == "LRD003"] == (
         [("model.py", "LRD003")] if reported else [])
+
+
+CALCULATOR = """
+import torch
+
+
+class DecayCalc:
+    def __init__(self, total):
+        self.sgd = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+        self.cosine = torch.optim.lr_scheduler.CosineAnnealingLR(self.sgd, T_max=total)
+
+    def factor(self, step):
+        self.cosine.step(step)
+        return self.sgd.param_groups[0]["lr"]
+
+
+class ResetAdam(torch.optim.Adam):
+    def __init__(self, params, lr=1e-3, total=1000):
+        super().__init__(params, lr=lr)
+        self.calc = DecayCalc(total)
+        self.count = 0
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        self.count += 1
+        scale = self.calc.factor(self.count)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.grad.mul_(scale)
+        return super().step(closure)
+"""
+
+ZIP_LOOP = """
+import torch
+from opt.calc import ResetAdam
+
+
+def build_optimizers(model, kind):
+    if kind == "reset":
+        return [ResetAdam(model.parameters(), lr=1e-3)]
+    return [torch.optim.AdamW(model.parameters(), lr=1e-3)]
+
+
+def build_schedulers(optimizers, steps):
+    return [torch.optim.lr_scheduler.LambdaLR(o, lambda s: min(1.0, s / 100) * (1 - s / steps))
+            for o in optimizers]
+
+
+def main(kind="reset", steps=1000):
+    model = torch.nn.Linear(8, 1)
+    optimizers = build_optimizers(model, kind)
+    schedulers = build_schedulers(optimizers, steps)
+    for step in range(steps):
+        loss = model(torch.randn(4, 8)).pow(2).mean()
+        loss.backward()
+        for opt, sched in zip(optimizers, schedulers):
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+        if step % 100 == 0:
+            log = dict(model=model.state_dict(), optimizers=[o.state_dict() for o in optimizers])
+            torch.save(log, "state_%06d.pt" % step)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_checkpoint_names_the_scheduler_of_the_trained_optimizers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lrdoctor.catalog import CATALOG
+    from lrdoctor.check.runner import check_files
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "opt").mkdir()
+    (tmp_path / "opt" / "calc.py").write_text(CALCULATOR)
+    (tmp_path / "train.py").write_text(ZIP_LOOP)
+    monkeypatch.chdir(tmp_path)
+    report = check_files(["opt/calc.py", "train.py"], frozenset(CATALOG), jobs=1)
+    found = [d for d in report.diagnostics if d.code == "LRD007"]
+    assert [(d.path, d.line) for d in found] == [("train.py", 30)]
+    assert "(`sched`)" in found[0].message
+    assert "cosine" not in found[0].message

@@ -488,7 +488,8 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
         return _stated(expr, scope) or _NONE
     if isinstance(expr, ast.Attribute):
         built = _built_with(expr, scope, depth, echo)
-        if built[0] in ("batch", "epoch"):
+        if built[0] in ("batch", "epoch") and (
+                built[2] != "name" or built[0] != _word_unit(expr.attr, echo)):
             # `self.restart_steps` stored from the constructor's parameter, which every
             # construction of the class in its module fills with epochs (`epochs // periods`):
             # what the value is computed from outranks the attribute's name, as for a name

@@ -1088,7 +1088,11 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
     lost = [s for s in scheds if not _count_unused(s)]
     if scheds and not any(s.id in objs for s in scheds) and not any("sched" in w for w in words):
         if lost:
-            s = lost[0]
+            # the one named: a scheduler of an optimizer that takes the program's updates (or
+            # of one not known) before one whose optimizer is never stepped while others are
+            idle = _idle_optimizers(ctx)
+            s = min(lost, key=lambda o: o.optimizer is not None
+                    and built_site(o.optimizer) in idle)
             classes = _alternatives(lost, s)
             kind = f", {' or '.join(o.cls for o in classes if o.cls)}" if s.cls else ""
             missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
@@ -1143,6 +1147,22 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         e.path,
         e.node,
     )
+
+
+def _idle_optimizers(ctx: FileContext) -> set[Any]:
+    """The construction sites of the optimizers this program builds but never steps (neither
+    ``optimizer.step()`` nor ``scaler.step(optimizer)``) while it steps some optimizer: one
+    kept to compute a value (a private ``SGD`` whose scheduler serves as a cosine calculator
+    inside an optimizer class), not one that takes the training updates. Empty when no step is
+    seen at all (a framework steps them)."""
+    stepped = {built_site(o) for e in ctx.program.events
+               for o in [e.obj if e.kind == "opt_step" else e.info.get("optimizer")
+                         if e.kind == "scaler_step" else None]
+               if isinstance(o, Obj) and o.kind == "optimizer"}
+    if not any(e.kind in ("opt_step", "scaler_step") for e in ctx.program.events):
+        return set()
+    return {built_site(o) for o in ctx.program.objects
+            if o.kind == "optimizer" and not o.guessed} - stepped
 
 
 def _restart(lost: list[Obj]) -> str:
