@@ -17,6 +17,12 @@ optimizers' states as a list comprehension and no scheduler; the program's sched
 of LambdaLR stepped in a ``zip`` loop (known by name only) and, inside a project optimizer
 class, a CosineAnnealingLR on a private SGD used as a calculator, never stepped as an optimizer.
 The message named the calculator; it now names a scheduler of an optimizer that takes updates.
+
+And from the lead's session-43 scan (HephyAnalysisSW/ML-pytorch): ``LinearLR(optimizer,
+start_factor=1, end_factor=1, total_iters=n_epochs)`` written as "no scheduler" and stepped after
+every batch was an LRD002 error. Every position of that schedule has the same LR, so how often it
+is stepped changes nothing; LRD002 and LRD003 now leave constant torch schedules alone, as
+LRD001, LRD005, LRD007, LRD015 and LRD017 already did.
 """
 
 from __future__ import annotations
@@ -221,3 +227,44 @@ def test_checkpoint_names_the_scheduler_of_the_trained_optimizers(
     assert [(d.path, d.line) for d in found] == [("train.py", 30)]
     assert "(`sched`)" in found[0].message
     assert "cosine" not in found[0].message
+
+
+PER_BATCH = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+n_epochs = 50
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8)
+scheduler = {build}
+for epoch in range(n_epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        {batch_step}
+    {epoch_step}
+"""
+
+
+@pytest.mark.parametrize("build,batch_step,epoch_step,expected", [
+    ("torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=1, end_factor=1, "
+     "total_iters=n_epochs)", "scheduler.step()", "pass", None),
+    ("torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=1, end_factor=0.1, "
+     "total_iters=n_epochs)", "scheduler.step()", "pass", "LRD002"),
+    ("torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=1.0)",
+     "scheduler.step()", "pass", None),
+    ("torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.5)",
+     "scheduler.step()", "pass", "LRD002"),
+    ("torch.optim.lr_scheduler.ConstantLR(optimizer, factor=1.0, total_iters=n_epochs * len(loader))",
+     "pass", "scheduler.step()", None),
+    ("torch.optim.lr_scheduler.ConstantLR(optimizer, factor=0.5, total_iters=n_epochs * len(loader))",
+     "pass", "scheduler.step()", "LRD003"),
+])
+def test_a_constant_torch_schedule_has_no_granularity_to_get_wrong(
+        build: str, batch_step: str, epoch_step: str, expected: str | None) -> None:
+    found = [c for c in codes(PER_BATCH.format(build=build, batch_step=batch_step,
+                                               epoch_step=epoch_step))
+             if c in ("LRD002", "LRD003")]
+    assert found == ([expected] if expected else [])

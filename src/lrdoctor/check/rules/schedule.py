@@ -727,6 +727,10 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if _never_ends(sched):
             continue  # `CosineAnnealingLR(opt, T_max=int(1e10))`: a constant LR by design
+        if project_constant(sched):
+            # `LinearLR(opt, start_factor=1, end_factor=1, total_iters=n_epochs)` as "no
+            # scheduler": every position has the same LR, so how often it steps changes nothing
+            continue
         if replays_to_resume(ctx, e):
             continue  # `for _ in range(start_epoch * n): sched.step()`: a resume's fast-forward
         if gran == "batch":
