@@ -22,7 +22,12 @@ And from the lead's session-43 scan (HephyAnalysisSW/ML-pytorch): ``LinearLR(opt
 start_factor=1, end_factor=1, total_iters=n_epochs)`` written as "no scheduler" and stepped after
 every batch was an LRD002 error. Every position of that schedule has the same LR, so how often it
 is stepped changes nothing; LRD002 and LRD003 now leave constant torch schedules alone, as
-LRD001, LRD005, LRD007, LRD015 and LRD017 already did.
+LRD001, LRD005, LRD007, LRD015 and LRD017 already did. The same scan showed the miss behind it:
+the option the setting picks by name (`--scheduler linear+flat 0.1`, a real per-batch LinearLR
+sized in epochs) was built in one of two ``if`` statements without ``else`` that test the same
+setting against different strings, and only the last ``if``'s scheduler was kept for the name.
+Now the name holds the choice of both (as an ``if``/``elif`` chain's does), also when an outer
+``else`` builds a third.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import check_project, codes
+from .helpers import check_project, codes, messages
 
 MODULE = '''
 import argparse
@@ -268,3 +273,54 @@ def test_a_constant_torch_schedule_has_no_granularity_to_get_wrong(
                                                epoch_step=epoch_step))
              if c in ("LRD002", "LRD003")]
     assert found == ([expected] if expected else [])
+
+
+CHOSEN = """
+import argparse
+import torch
+from torch.optim import lr_scheduler
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--schedule", type=str, nargs=2, default=[None, None])
+parser.add_argument("--epochs", type=int, default=300)
+args = parser.parse_args()
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8)
+{build}
+for epoch in range(args.epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        {batch_step}
+    {epoch_step}
+"""
+
+SEQUENTIAL = """if args.schedule[0] == "ramp":
+    scheduler = lr_scheduler.LinearLR(optimizer, 1.0, float(args.schedule[1]), args.epochs)
+if args.schedule[0] == "exp":
+    scheduler = lr_scheduler.ExponentialLR(optimizer, gamma=float(args.schedule[1]))"""
+
+NESTED = """if args.schedule[0] is not None:
+    if args.schedule[0] == "ramp":
+        scheduler = lr_scheduler.LinearLR(optimizer, 1.0, float(args.schedule[1]), args.epochs)
+    if args.schedule[0] == "exp":
+        scheduler = lr_scheduler.ExponentialLR(optimizer, gamma=float(args.schedule[1]))
+else:
+    scheduler = lr_scheduler.LinearLR(optimizer, 1.0, 1.0, args.epochs)"""
+
+
+@pytest.mark.parametrize("build", [SEQUENTIAL, NESTED])
+@pytest.mark.parametrize("per_batch", [True, False])
+def test_a_scheduler_picked_by_one_of_two_tests_of_a_setting_is_a_choice(
+        build: str, per_batch: bool) -> None:
+    source = CHOSEN.format(build=build,
+                           batch_step="scheduler.step()" if per_batch else "pass",
+                           epoch_step="pass" if per_batch else "scheduler.step()")
+    found = [m for m in messages(source) if "LinearLR" in m]
+    if per_batch:
+        assert len(found) == 1 and "When `" in found[0] and "== 'ramp'" in found[0]
+    else:
+        assert found == []

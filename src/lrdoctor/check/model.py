@@ -261,6 +261,11 @@ def _setting_key(node: ast.expr) -> str | None:
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
             and isinstance(node.slice.value, str):
         return node.slice.value
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+            and type(node.slice.value) is int:
+        # `args.scheduler[0]` of `--scheduler NAME FACTOR` (nargs=2): one element of a setting
+        inner = _setting_key(node.value)
+        return f"{inner}[{node.slice.value}]" if inner else None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
             and node.func.attr == "get" and node.args and isinstance(node.args[0], ast.Constant) \
             and isinstance(node.args[0].value, str):

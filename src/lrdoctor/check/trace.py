@@ -56,6 +56,7 @@ from lrdoctor.check.model import (
     Frame,
     Loop,
     Program,
+    built_apart,
     flag_of,
     setting_key,
     setting_tests,
@@ -1560,12 +1561,27 @@ class Tracer:
         # after the `if` they are still not known (the literal's keys are not all it can hold)
         unknown = [{k: v for k, v in store.items() if isinstance(v, ExprVal)}
                    if known is None and not stmt.orelse else {} for store in stores]
+        # `if args.sched == "linear": s = LinearLR(...)` then `if args.sched == "exp": s =
+        # ExponentialLR(...)` (no `else`): the name holds the scheduler of whichever test the
+        # setting passes, not only the last one built
+        prior = [{k: v for k, v in store.items() if _chosen_scheduler_value(v)}
+                 if known is None and not stmt.orelse else {} for store in stores]
         if known is not False:
             with _narrowed(narrowed, 0):
                 if by_class:
                     self.exec_by_class(stmt.body, scope)
                 else:
                     self.exec_branch(stmt, 0, stmt.test, stmt.body, scope, decided)
+        for store, earlier in zip(stores, prior):
+            for name, old in earlier.items():
+                now = store.get(name)
+                if now is old or not isinstance(now, Obj) or now.kind != "scheduler" \
+                        or now.built_under is None:
+                    continue
+                olds = options(old) if isinstance(old, UnionVal) else [old]
+                if olds and all(isinstance(o, Obj) and o.built_under is not None
+                                and built_apart(o.built_under, now.built_under) for o in olds):
+                    store[name] = UnionVal([*olds, now], exclusive=True)
         for store, unknown_here in zip(stores, unknown):
             for name, kept in unknown_here.items():
                 if isinstance(store.get(name), DictVal):
@@ -1617,7 +1633,13 @@ class Tracer:
                     elif not isinstance(obj, Obj):
                         # a state dict, or a choice of schedulers made in a nested `if` (`if
                         # decay > 0: (one scheduler per `kind`) else: s = None`): the choice
-                        # is kept over None as a single object is, and nothing more
+                        # is kept over None as a single object is; against a scheduler the
+                        # other branch builds (`else: s = LinearLR(...)`), the name holds one of
+                        # them all
+                        if now is not obj and was.get(name) is not now \
+                                and _chosen_scheduler_value(obj) and isinstance(obj, UnionVal) \
+                                and isinstance(now, Obj) and now.kind == "scheduler":
+                            store[name] = UnionVal([*options(obj), now], exclusive=True)
                         continue
                     elif now is not obj and isinstance(now, Obj) and obj.kind == now.kind \
                             == "scaler" and was.get(name) is not now \
@@ -5397,6 +5419,14 @@ def _scheduler_choice(value: Any) -> bool:
     """An exclusive choice of schedulers (one per branch of a setting's ``if`` / ``elif``
     chain), every option a scheduler object."""
     return isinstance(value, UnionVal) and value.exclusive and bool(value.options) and all(
+        isinstance(o, Obj) and o.kind == "scheduler" for o in options(value))
+
+
+def _chosen_scheduler_value(value: Any) -> bool:
+    """A scheduler object, or a setting's choice of several (see _chosen_scheduler)."""
+    if isinstance(value, Obj):
+        return value.kind == "scheduler"
+    return isinstance(value, UnionVal) and value.exclusive and all(
         isinstance(o, Obj) and o.kind == "scheduler" for o in options(value))
 
 
