@@ -324,3 +324,37 @@ def test_a_scheduler_picked_by_one_of_two_tests_of_a_setting_is_a_choice(
         assert len(found) == 1 and "When `" in found[0] and "== 'ramp'" in found[0]
     else:
         assert found == []
+
+
+TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, loader, cfg):
+        self.model = model
+        self.loader = loader
+        self.epochs = int(cfg.get("epochs", 30))
+        self.decay_every = {decay}
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer,
+                                                         step_size=self.decay_every)
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+            self.scheduler.step()
+"""
+
+
+@pytest.mark.parametrize("decay,reported", [
+    # the setting's name echoes `step_size` and says nothing; int() keeps that so
+    ('int(cfg.get("scheduler_step_size", 10))', False),
+    ('cfg.get("scheduler_step_size", 10)', False),
+    ("int(len(loader) * 10)", True),
+])
+def test_a_number_converted_by_int_reads_as_its_argument(decay: str, reported: bool) -> None:
+    assert ("LRD003" in codes(TRAINER.format(decay=decay))) is reported

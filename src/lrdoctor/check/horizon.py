@@ -440,6 +440,9 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
     return (unit, value)
 
 
+_NUMBER_WRAPPERS = frozenset({"int", "float", "round", "math.ceil", "math.floor"})
+
+
 def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
                   echo: bool = False) -> tuple[str, float | None, str]:
     """``unit_of`` with what the unit rests on (see ``Horizon.evidence``). The evidence is
@@ -527,6 +530,10 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
         func = dotted(expr.func) or ""
         if func == "len" or func.endswith(".__len__"):
             return ("batch", None, "flow")
+        if func in _NUMBER_WRAPPERS and len(expr.args) == 1 and not expr.keywords:
+            # `int(cfg.get("scheduler_step_size", 10))`: the number the argument is, converted;
+            # read as the argument is (a name that echoes the parameter's word says nothing)
+            return unit_evidence(expr.args[0], scope, depth + 1, echo)
         unit = ""
         for word in names.words(func):
             unit = unit or names.unit_of_word(word)
