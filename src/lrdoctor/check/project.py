@@ -65,6 +65,8 @@ class ProjectLoader(ModuleLoader):
         self._name_hits: dict[tuple[str, str, str], tuple[bool, list[str]]] = {}
         self._roots_added: dict[tuple[str, str], tuple[str, ...]] = {}
         self._stored: dict[str, frozenset[str]] = {}  # project root -> attributes stored
+        # project root -> whether a file builds a mapping holding `last_epoch`
+        self._position_maps: dict[str, bool] = {}
         # inherited entry points found inert, per (method, class) (see trace._Inert)
         self.inert: dict[tuple[int, int], Any] = {}
 
@@ -80,6 +82,7 @@ class ProjectLoader(ModuleLoader):
             self._name_hits.clear()
             self._roots_added.clear()
             self._stored.clear()
+            self._position_maps.clear()
             self.inert.clear()
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
@@ -136,6 +139,27 @@ class ProjectLoader(ModuleLoader):
             self._stored[root] = frozenset(names)
         stored = self._stored[root]
         return attr in stored or "\0every" in stored
+
+    def builds_last_epoch_mapping(self, near: str) -> bool:
+        """Whether some ``.py`` file of the project that holds ``near`` builds a mapping that
+        gives ``last_epoch`` a value (``{"last_epoch": start - 1}``, ``kw["last_epoch"] = n``,
+        ``dict(..., last_epoch=n)``): what a scheduler built with ``**that_mapping`` elsewhere
+        is positioned by. Read as text, once per project and run; a project too large to index
+        counts as not building one."""
+        root = project_root(os.path.dirname(os.path.abspath(near)))
+        if root not in self._position_maps:
+            found = False
+            for paths in _project_python_files(root).values():
+                for path in paths:
+                    text = self._text(path)
+                    if text is not None and "last_epoch" in text \
+                            and _LAST_EPOCH_MAPPING.search(text):
+                        found = True
+                        break
+                if found:
+                    break
+            self._position_maps[root] = found
+        return self._position_maps[root]
 
     def imported_path_roots(self, importer: ModuleInfo) -> tuple[str, ...]:
         """The existing directories that the project modules ``importer`` imports put on
@@ -486,6 +510,11 @@ def _roots(importer_dir: str) -> list[str]:
 _STORED_ATTRIBUTE = re.compile(r"^[ \t]*(?!self\.)[A-Za-z_]\w*(?:\.\w+)*\.(\w+)[ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)",
                                re.MULTILINE)
 _SETATTR_NAME = re.compile(r"setattr\([^,()]+,\s*['\"](\w+)['\"]")
+# a mapping given a `last_epoch` entry: `{"last_epoch": n}`, `kw["last_epoch"] = n`,
+# `dict(..., last_epoch=n)`
+_LAST_EPOCH_MAPPING = re.compile(
+    r"['\"]last_epoch['\"]\s*:|\[\s*['\"]last_epoch['\"]\s*\]\s*=(?!=)"
+    r"|\bdict\([^()]*\blast_epoch\s*=(?!=)")
 MAX_INDEXED_FILES = 20_000  # a project with more Python files is not searched by suffix
 @lru_cache(maxsize=16)
 def _project_python_files(root: str) -> dict[tuple[str, str], list[str]]:
