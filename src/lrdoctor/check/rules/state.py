@@ -597,6 +597,11 @@ def _holds_a_position(value: Any) -> bool:
     if not isinstance(value, DictVal) or "last_epoch" not in value.items:
         return False
     given = value.items["last_epoch"]
+    if isinstance(given, ExprVal) and isinstance(given.node, (ast.UnaryOp, ast.Constant)):
+        try:
+            return ast.literal_eval(given.node) != -1
+        except ValueError:
+            return True
     return not (isinstance(given, Const) and given.value == -1)
 
 
