@@ -65,8 +65,9 @@ class ProjectLoader(ModuleLoader):
         self._name_hits: dict[tuple[str, str, str], tuple[bool, list[str]]] = {}
         self._roots_added: dict[tuple[str, str], tuple[str, ...]] = {}
         self._stored: dict[str, frozenset[str]] = {}  # project root -> attributes stored
-        # project root -> whether a file builds a mapping holding `last_epoch`
-        self._position_maps: dict[str, bool] = {}
+        # (project root, callee) -> whether a file calls it and builds a mapping holding
+        # `last_epoch`
+        self._position_maps: dict[tuple[str, str], bool] = {}
         # inherited entry points found inert, per (method, class) (see trace._Inert)
         self.inert: dict[tuple[int, int], Any] = {}
 
@@ -140,26 +141,28 @@ class ProjectLoader(ModuleLoader):
         stored = self._stored[root]
         return attr in stored or "\0every" in stored
 
-    def builds_last_epoch_mapping(self, near: str) -> bool:
-        """Whether some ``.py`` file of the project that holds ``near`` builds a mapping that
-        gives ``last_epoch`` a value (``{"last_epoch": start - 1}``, ``kw["last_epoch"] = n``,
-        ``dict(..., last_epoch=n)``): what a scheduler built with ``**that_mapping`` elsewhere
-        is positioned by. Read as text, once per project and run; a project too large to index
-        counts as not building one."""
+    def builds_last_epoch_mapping(self, near: str, callee: str) -> bool:
+        """Whether some ``.py`` file of the project that holds ``near`` both calls ``callee``
+        and builds a mapping that gives ``last_epoch`` a value (``{"last_epoch": start - 1}``,
+        ``kw["last_epoch"] = n``, ``dict(..., last_epoch=n)``): what a scheduler that
+        ``callee`` builds with ``**that_mapping`` is positioned by. Read as text, once per
+        project, name and run; a project too large to index counts as not building one."""
         root = project_root(os.path.dirname(os.path.abspath(near)))
-        if root not in self._position_maps:
+        key = (root, callee)
+        if key not in self._position_maps:
+            called = re.compile(rf"\b{re.escape(callee)}\s*\(")
             found = False
             for paths in _project_python_files(root).values():
                 for path in paths:
                     text = self._text(path)
                     if text is not None and "last_epoch" in text \
-                            and _LAST_EPOCH_MAPPING.search(text):
+                            and _LAST_EPOCH_MAPPING.search(text) and called.search(text):
                         found = True
                         break
                 if found:
                     break
-            self._position_maps[root] = found
-        return self._position_maps[root]
+            self._position_maps[key] = found
+        return self._position_maps[key]
 
     def imported_path_roots(self, importer: ModuleInfo) -> tuple[str, ...]:
         """The existing directories that the project modules ``importer`` imports put on

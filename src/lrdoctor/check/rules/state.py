@@ -571,9 +571,11 @@ def _stand_in_for_positioned(ctx: FileContext, s: Obj) -> bool:
     if known:
         return all(_positioned_through_splat(ctx, o) for o in known)
     # no trace of this file saw the arguments (the class is built in another file): the
-    # mapping spread there is a parameter of the function that builds it, filled by callers
-    # lrdoctor does not see from here; it positions the scheduler when the project builds
-    # mappings that give `last_epoch` a value
+    # scheduler's class and the mapping spread into it are both parameters of the function
+    # that builds it (`scheduler_class(self.optimizer, **scheduler_params)`), filled by
+    # callers lrdoctor does not see from here; it is positioned when a file of the project
+    # calls that function (the class, for `__init__`) and builds a mapping that gives
+    # `last_epoch` a value
     tree = ctx.tree_of(s.path)
     if tree is None or ctx.loader is None:
         return False
@@ -583,10 +585,19 @@ def _stand_in_for_positioned(ctx: FileContext, s: Obj) -> bool:
     params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
     spread = any(
         isinstance(node, ast.Call) and node.lineno == s.line
+        and isinstance(node.func, ast.Name) and node.func.id in params
         and any(kw.arg is None and isinstance(kw.value, ast.Name) and kw.value.id in params
                 for kw in node.keywords)
         for node in ast.walk(fn))
-    return spread and ctx.loader.builds_last_epoch_mapping(s.path)
+    if not spread:
+        return False
+    callee = fn.name
+    if callee == "__init__":
+        owner = class_at(tree, fn.lineno)
+        if owner is None:
+            return False
+        callee = owner.name
+    return ctx.loader.builds_last_epoch_mapping(s.path, callee)
 
 
 def _holds_a_position(value: Any) -> bool:
