@@ -246,7 +246,10 @@ def _lambda_horizon(sched: Obj) -> Horizon:
     # the LR steps down (per epoch as often as not), not what the counter counts
     listed = {n.value.id for n in ast.walk(body)
               if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
+    rates = _decay_rates(body, params)
     for node in ast.walk(body):
+        if id(node) in rates:
+            continue
         # a name, an attribute, or the key a setting is read by (`config["warmup_steps"]`,
         # `cfg.get("warmup_steps", 10)`): the word that names what the value counts
         word = node.id if isinstance(node, ast.Name) else (
@@ -274,6 +277,20 @@ def _lambda_horizon(sched: Obj) -> Horizon:
     if "epoch" in units:
         return Horizon("epoch", "lr_lambda", short_source(expr), evidence=units["epoch"])
     return Horizon("")
+
+
+def _decay_rates(body: ast.AST, params: set[str]) -> set[int]:
+    """The nodes of an LR factor that make up the base of a power whose exponent reads the
+    factor's own counter (``gamma ** step``, ``cfg.decay_per_step ** (epoch // 2)``): that
+    base is the factor applied per step of the counter, a rate, not a length of the schedule,
+    so whatever its name says ("step", "iter") is not the unit the counter counts. The
+    exponent's own names (``0.1 ** (epoch // decay_epochs)``) still say it."""
+    out: set[int] = set()
+    for node in ast.walk(body):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and any(
+                isinstance(n, ast.Name) and n.id in params for n in ast.walk(node.right)):
+            out.update(id(n) for n in ast.walk(node.left))
+    return out
 
 
 def _factor_closure(expr: ast.expr, scope: Scope | None) -> Scope | None:

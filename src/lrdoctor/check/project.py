@@ -67,6 +67,9 @@ class ProjectLoader(ModuleLoader):
         self._stored: dict[str, frozenset[str]] = {}  # project root -> attributes stored
         # (project root, class name) -> the other modules that call the name
         self._constructing: dict[tuple[str, str], list[ModuleInfo] | None] = {}
+        # (project root, callee) -> whether a file calls it and builds a mapping holding
+        # `last_epoch`
+        self._position_maps: dict[tuple[str, str], bool] = {}
         # inherited entry points found inert, per (method, class) (see trace._Inert)
         self.inert: dict[tuple[int, int], Any] = {}
 
@@ -83,6 +86,7 @@ class ProjectLoader(ModuleLoader):
             self._roots_added.clear()
             self._stored.clear()
             self._constructing.clear()
+            self._position_maps.clear()
             self.inert.clear()
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
@@ -166,6 +170,29 @@ class ProjectLoader(ModuleLoader):
                 found.append(module)
             self._constructing[key] = found if known else None
         return self._constructing[key]
+
+    def builds_last_epoch_mapping(self, near: str, callee: str) -> bool:
+        """Whether some ``.py`` file of the project that holds ``near`` both calls ``callee``
+        and builds a mapping that gives ``last_epoch`` a value (``{"last_epoch": start - 1}``,
+        ``kw["last_epoch"] = n``, ``dict(..., last_epoch=n)``): what a scheduler that
+        ``callee`` builds with ``**that_mapping`` is positioned by. Read as text, once per
+        project, name and run; a project too large to index counts as not building one."""
+        root = project_root(os.path.dirname(os.path.abspath(near)))
+        key = (root, callee)
+        if key not in self._position_maps:
+            called = re.compile(rf"\b{re.escape(callee)}\s*\(")
+            found = False
+            for paths in _project_python_files(root).values():
+                for path in paths:
+                    text = self._text(path)
+                    if text is not None and "last_epoch" in text \
+                            and _LAST_EPOCH_MAPPING.search(text) and called.search(text):
+                        found = True
+                        break
+                if found:
+                    break
+            self._position_maps[key] = found
+        return self._position_maps[key]
 
     def imported_path_roots(self, importer: ModuleInfo) -> tuple[str, ...]:
         """The existing directories that the project modules ``importer`` imports put on
@@ -516,6 +543,11 @@ def _roots(importer_dir: str) -> list[str]:
 _STORED_ATTRIBUTE = re.compile(r"^[ \t]*(?!self\.)[A-Za-z_]\w*(?:\.\w+)*\.(\w+)[ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)",
                                re.MULTILINE)
 _SETATTR_NAME = re.compile(r"setattr\([^,()]+,\s*['\"](\w+)['\"]")
+# a mapping given a `last_epoch` entry: `{"last_epoch": n}`, `kw["last_epoch"] = n`,
+# `dict(..., last_epoch=n)`
+_LAST_EPOCH_MAPPING = re.compile(
+    r"['\"]last_epoch['\"]\s*:|\[\s*['\"]last_epoch['\"]\s*\]\s*=(?!=)"
+    r"|\bdict\([^()]*\blast_epoch\s*=(?!=)")
 MAX_INDEXED_FILES = 20_000  # a project with more Python files is not searched by suffix
 @lru_cache(maxsize=16)
 def _project_python_files(root: str) -> dict[tuple[str, str], list[str]]:

@@ -287,7 +287,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if built_at_a_position(s) or _sized_from_resume(s):
             continue
-        if _positioned_through_splat(ctx, s):
+        if _positioned_through_splat(ctx, s) or s.guessed and _stand_in_for_positioned(ctx, s):
             continue
         if s.optimizer is not None and any(
                 o.optimizer is not None and built_site(o.optimizer) == built_site(s.optimizer)
@@ -532,11 +532,16 @@ def _position_read_back(s: Obj) -> bool:
 def _positioned_through_splat(ctx: FileContext, s: Obj) -> bool:
     """``kwargs["last_epoch"] = last_epoch`` (or ``kwargs = dict(..., last_epoch=n)`` /
     ``{..., "last_epoch": n}``) then ``Scheduler(optimizer, **kwargs)``: built at a resumed
-    position, like ``last_epoch=`` written out."""
+    position, like ``last_epoch=`` written out. Also where the mapping is built elsewhere and
+    handed in (``Holder(model, StepLR, {"step_size": 30, "last_epoch": start - 1})`` reaching
+    ``sched_cls(self.opt, **sched_kwargs)``): what the name held when the constructor ran is
+    a mapping that gives ``last_epoch`` a value other than the literal -1."""
     if s.call is None:
         return False
     splats = {kw.value.id for kw in s.call.keywords
               if kw.arg is None and isinstance(kw.value, ast.Name)}
+    if s.scope is not None and any(_holds_a_position(s.scope.lookup(name)) for name in splats):
+        return True
     tree = ctx.tree_of(s.path) if splats else None
     if tree is None:
         return False
@@ -552,6 +557,63 @@ def _positioned_through_splat(ctx: FileContext, s: Obj) -> bool:
                 and _names_last_epoch(node.value):
             return True  # kwargs = dict(..., last_epoch=n) / {..., "last_epoch": n}
     return False
+
+
+def _stand_in_for_positioned(ctx: FileContext, s: Obj) -> bool:
+    """A scheduler known by name only (``self.sched = sched_cls(self.opt, **sched_kwargs)`` in
+    a class traced apart, its arguments unknown) bound on the line where every trace that saw
+    the arguments built one at a position handed in through ``**``: the same scheduler, and
+    as positioned."""
+    if not s.path or not s.line:
+        return False
+    known = [o for o in ctx.program.objects if o.kind == "scheduler" and not o.guessed
+             and o.path == s.path and o.line == s.line]
+    if known:
+        return all(_positioned_through_splat(ctx, o) for o in known)
+    # no trace of this file saw the arguments (the class is built in another file): the
+    # scheduler's class and the mapping spread into it are both parameters of the function
+    # that builds it (`scheduler_class(self.optimizer, **scheduler_params)`), filled by
+    # callers lrdoctor does not see from here; it is positioned when a file of the project
+    # calls that function (the class, for `__init__`) and builds a mapping that gives
+    # `last_epoch` a value
+    tree = ctx.tree_of(s.path)
+    if tree is None or ctx.loader is None:
+        return False
+    fn = function_at(tree, s.line)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+    spread = any(
+        isinstance(node, ast.Call) and node.lineno == s.line
+        and isinstance(node.func, ast.Name) and node.func.id in params
+        and any(kw.arg is None and isinstance(kw.value, ast.Name) and kw.value.id in params
+                for kw in node.keywords)
+        for node in ast.walk(fn))
+    if not spread:
+        return False
+    callee = fn.name
+    if callee == "__init__":
+        owner = class_at(tree, fn.lineno)
+        if owner is None:
+            return False
+        callee = owner.name
+    return ctx.loader.builds_last_epoch_mapping(s.path, callee)
+
+
+def _holds_a_position(value: Any) -> bool:
+    """A traced mapping (``**kwargs`` spread into a scheduler's constructor) whose
+    ``last_epoch`` is there and not the literal -1 (a fresh start): a position to build at."""
+    if isinstance(value, UnionVal):
+        return bool(value.options) and all(_holds_a_position(v) for v in value.options)
+    if not isinstance(value, DictVal) or "last_epoch" not in value.items:
+        return False
+    given = value.items["last_epoch"]
+    if isinstance(given, ExprVal) and isinstance(given.node, (ast.UnaryOp, ast.Constant)):
+        try:
+            return ast.literal_eval(given.node) != -1
+        except ValueError:
+            return True
+    return not (isinstance(given, Const) and given.value == -1)
 
 
 def _names_last_epoch(value: ast.expr) -> bool:
