@@ -147,8 +147,8 @@ class ProjectLoader(ModuleLoader):
     def calling_modules(self, near: str, name: str) -> list[ModuleInfo] | None:
         """The modules of the project that holds ``near``, other than ``near`` itself, whose
         text calls ``name`` (``Module(`` or ``models.Module(``): where a class defined in
-        ``near`` may be built. None when that is not known (a project too large to index, a
-        file that cannot be read or parsed)."""
+        ``near`` may be built (a file that cannot be read or parsed builds nothing). None when
+        that is not known (a project too large to index)."""
         root = project_root(os.path.dirname(os.path.abspath(near)))
         key = (root, name)
         if key not in self._constructing:
@@ -165,8 +165,9 @@ class ProjectLoader(ModuleLoader):
                     continue
                 module = self.load(path) if text is not None else None
                 if module is None:
-                    known = False
-                    break
+                    # unreadable (too large to follow, not UTF-8), or no Python this
+                    # interpreter runs: it builds nothing when the program runs here
+                    continue
                 found.append(module)
             self._constructing[key] = found if known else None
         return self._constructing[key]
