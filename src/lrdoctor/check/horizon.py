@@ -981,11 +981,13 @@ def _built_with(expr: ast.Attribute, scope: Scope | None, depth: int,
                 echo: bool) -> tuple[str, float | None, str]:
     """The unit of ``self.<attr>`` read from what the class's constructions fill it with:
     ``__init__`` stores a parameter of its own in the attribute (the module's only store of
-    that attribute name), and every call of the class in its module hands that parameter an
-    argument whose unit is known and the same (``Module(restart_steps=epochs // periods)``, or
-    a name the calling function assigns so on some branch). Read from the text, not from one
-    trace's values, so a class traced on its own (its parameters unknown) and the trace that
-    builds it (which keeps only one branch's value of a name assigned on two) agree."""
+    that attribute name), and every call of the class, in its module and in the project
+    modules whose text calls it, hands that parameter an argument whose unit is known and the
+    same (``Module(restart_steps=epochs // periods)``, or a name the calling function assigns
+    so on some branch). Read from the text, not from one trace's values, so a class traced on
+    its own (its parameters unknown) and the trace that builds it (which keeps only one
+    branch's value of a name assigned on two) agree. Failing that, the value this trace stored
+    in the attribute (``_NONE`` when neither says)."""
     if scope is None or scope.self_val is None or not (
             isinstance(expr.value, ast.Name) and expr.value.id == "self"):
         return _NONE
