@@ -27,7 +27,8 @@ the option the setting picks by name (`--scheduler linear+flat 0.1`, a real per-
 sized in epochs) was built in one of two ``if`` statements without ``else`` that test the same
 setting against different strings, and only the last ``if``'s scheduler was kept for the name.
 Now the name holds the choice of both (as an ``if``/``elif`` chain's does), also when an outer
-``else`` builds a third.
+``else`` builds a third, and when a later ``if`` on the opposite flag (``is None``) rebuilds
+the default.
 """
 
 from __future__ import annotations
@@ -312,7 +313,12 @@ else:
     scheduler = lr_scheduler.LinearLR(optimizer, 1.0, 1.0, args.epochs)"""
 
 
-@pytest.mark.parametrize("build", [SEQUENTIAL, NESTED])
+REBUILT_DEFAULT = NESTED + """
+if args.schedule[0] is None:
+    scheduler = lr_scheduler.LinearLR(optimizer, 1.0, 1.0, args.epochs)"""
+
+
+@pytest.mark.parametrize("build", [SEQUENTIAL, NESTED, REBUILT_DEFAULT])
 @pytest.mark.parametrize("per_batch", [True, False])
 def test_a_scheduler_picked_by_one_of_two_tests_of_a_setting_is_a_choice(
         build: str, per_batch: bool) -> None:

@@ -1578,10 +1578,14 @@ class Tracer:
                 if now is old or not isinstance(now, Obj) or now.kind != "scheduler" \
                         or now.built_under is None:
                     continue
+                # the options built where this test cannot hold stay; one built where it may
+                # is replaced by the new one, as the last binding (a disabled default
+                # rebuilt under `if args.sched is None:` after a choice of `if`/`else`)
                 olds = options(old) if isinstance(old, UnionVal) else [old]
-                if olds and all(isinstance(o, Obj) and o.built_under is not None
-                                and built_apart(o.built_under, now.built_under) for o in olds):
-                    store[name] = UnionVal([*olds, now], exclusive=True)
+                kept = [o for o in olds if isinstance(o, Obj) and o.built_under is not None
+                        and _built_on_other_paths(o.built_under, now.built_under)]
+                if kept:
+                    store[name] = UnionVal([*kept, now], exclusive=True)
         for store, unknown_here in zip(stores, unknown):
             for name, kept in unknown_here.items():
                 if isinstance(store.get(name), DictVal):
@@ -5420,6 +5424,18 @@ def _scheduler_choice(value: Any) -> bool:
     chain), every option a scheduler object."""
     return isinstance(value, UnionVal) and value.exclusive and bool(value.options) and all(
         isinstance(o, Obj) and o.kind == "scheduler" for o in options(value))
+
+
+def _built_on_other_paths(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
+    """Whether what was built under the branches ``a`` and what under ``b`` never are both
+    built in one run: a string setting they need to hold different values (``built_apart``),
+    or one flag they need with opposite truths (``args.sched[0] is None`` / ``is not None``,
+    nothing reassigned between)."""
+    if built_apart(a, b):
+        return True
+    facts = {(c.fact[0], c.fact[1]): c.fact[2] for c in a if c.fact is not None}
+    return any(c.fact is not None and facts.get((c.fact[0], c.fact[1]), c.fact[2]) != c.fact[2]
+               for c in b)
 
 
 def _chosen_scheduler_value(value: Any) -> bool:
