@@ -238,3 +238,76 @@ def test_warmup_saved_inside_the_batch_loop_is_still_lrd007() -> None:
                                 "optimizer": optimizer.state_dict()}, out)
     """
     assert "LRD007" in codes(source)
+
+
+def test_plot_over_tqdm_of_a_range_with_get_last_lr_is_not_lrd001() -> None:
+    source = """
+    import torch
+    from tqdm import tqdm
+
+    def curve(steps=1000):
+        w = torch.nn.Parameter(torch.zeros(3))
+        opt = torch.optim.AdamW([w], lr=3e-4)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-4, total_steps=steps)
+        values = []
+        for _ in tqdm(range(steps - 1)):
+            sched.step()
+            opt.step()
+            values.append(sched.get_last_lr()[0])
+        return values
+    """
+    assert codes(source) == []
+
+
+TRAINER = """
+import os.path as osp
+import torch
+
+
+def ramp_up(optimizer, iters, start):
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda i: 1.0 if i >= iters else start + (1 - start) * i / iters)
+
+
+class Trainer:
+    def __init__(self, args, model, loader, optimizer, lr_scheduler):
+        self.args = args
+        self.model = model
+        self.loader = loader
+        self.optimizer = optimizer
+        self.lr_scheduler = lr_scheduler
+
+    def run(self):
+        for epoch in range(self.args.start_epoch, self.args.epochs):
+            if epoch == 1 and self.args.warm_up:
+                ramp = ramp_up(self.optimizer, len(self.loader) - 1, 1e-3)
+            for images, targets in self.loader:
+                loss = self.model(images, targets)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                if epoch == 1 and self.args.warm_up:
+                    ramp.step()
+            self.lr_scheduler.step()
+            torch.save({"epoch": epoch, "model": self.model.state_dict(),
+                        "optimizer": self.optimizer.state_dict(),
+                        "lr_scheduler": self.lr_scheduler.state_dict()},
+                       osp.join(self.args.path, "last.pth"))
+
+
+def main(args, model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.003, momentum=0.9)
+    lr_scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, [16], gamma=0.1)
+    Trainer(args, model, loader, optimizer, lr_scheduler).run()
+"""
+
+
+def test_trainer_method_warmup_for_one_pass_is_not_missing_from_the_checkpoint() -> None:
+    assert "LRD007" not in codes(TRAINER)
+
+
+def test_trainer_that_leaves_out_its_epoch_scheduler_is_still_lrd007() -> None:
+    source = TRAINER.replace(',\n                        "lr_scheduler": self.lr_scheduler.state_dict()}',
+                             "}")
+    assert "lr_scheduler.state_dict()" not in source
+    assert "LRD007" in codes(source)

@@ -1786,15 +1786,13 @@ def _steps_without_gradients(ctx: FileContext, e: Event, loop: Loop) -> bool:
     if any(u.kind in ("backward", "scale_backward")
            for u in ctx.events_by_root.get(e.root, [])):
         return False
-    if loop.batch or loop.contains_batch:
-        return False
     for node in ast.walk(loop.node):
         if isinstance(node, (ast.For, ast.AsyncFor)) and not _counts_only(node.iter):
             return False  # `for x in loader:` draws data: a batch the trace may not model
         if isinstance(node, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else (
                 node.func.id if isinstance(node.func, ast.Name) else "")
-            if name not in _RECORDING_CALLS and name != "zero_grad":
+            if name not in _RECORDING_CALLS and name not in ("zero_grad", "tqdm", "trange"):
                 return False
     return True
 
