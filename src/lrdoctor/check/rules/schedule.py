@@ -165,6 +165,8 @@ def scheduler_before_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                    if not exclusive(e, u)]
         if not updates or _unmodelled_update_before(ctx, e, updates):
             continue
+        if _steps_without_gradients(ctx, e, loop):
+            continue  # a plot of the schedule that calls optimizer.step() on no gradient
         first = min(updates, key=lambda u: u.order)
         if e.order < first.order and not _skips_first_pass(ctx, e, first, loop) \
                 and not _other_order_offered(ctx, e, first, loop):
@@ -1776,6 +1778,38 @@ def _only_traces_the_schedule(ctx: FileContext, e: Event, loop: Loop) -> bool:
             if name not in _RECORDING_CALLS:
                 return False
     return True
+
+
+def _steps_without_gradients(ctx: FileContext, e: Event, loop: Loop) -> bool:
+    """The loop steps the optimizer, but nothing in the program computes a gradient (no
+    ``backward``, scaled or not) and the loop calls nothing besides stepping, zeroing and
+    recording (no forward pass, no loss): ``optimizer.step()`` over parameters whose ``.grad``
+    is None changes nothing, so no update ever uses an LR value and none is skipped. It is a
+    plot of the schedule that steps the optimizer only to keep PyTorch's order warning quiet
+    (``for i in range(n): sched.step(); lrs.append(sched.get_last_lr()); opt.step()``)."""
+    if any(u.kind in ("backward", "scale_backward")
+           for u in ctx.events_by_root.get(e.root, [])):
+        return False
+    for node in ast.walk(loop.node):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and not _counts_only(node.iter):
+            return False  # `for x in loader:` draws data: a batch the trace may not model
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else (
+                node.func.id if isinstance(node.func, ast.Name) else "")
+            if name not in _RECORDING_CALLS and name not in ("zero_grad", "tqdm", "trange"):
+                return False
+    return True
+
+
+def _counts_only(iterable: ast.expr) -> bool:
+    """``range(n)``, ``trange(n)``, or one of them wrapped in ``enumerate``/``tqdm``: a loop
+    over numbers that draws no data."""
+    if not isinstance(iterable, ast.Call) or not iterable.args:
+        return False
+    name = dotted(iterable.func) or ""
+    if name in ("range", "trange", "tqdm.trange"):
+        return True
+    return name in ("enumerate", "tqdm", "tqdm.tqdm") and _counts_only(iterable.args[0])
 
 
 def _one_update_per_pass(ctx: FileContext, e: Event, loop: Loop) -> bool:
@@ -3983,8 +4017,9 @@ def stepped_at_two_levels(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD012",
                 f"{sched.label} `{receiver(outer)}` is stepped at two levels: here in each "
-                f"iteration of {_loop_where(outer.loop)}, and again after every update at line "
-                f"{inner.line} in {_loop_where(inner.loop)}: it advances one step per batch "
+                f"iteration of {_loop_where(outer.loop, outer.path)}, and again after every "
+                f"update at {line_at(inner.path, inner.line, outer.path)} in "
+                f"{_loop_where(inner.loop, outer.path)}: it advances one step per batch "
                 "plus one per epoch, ahead of either design; step it at one level only",
                 outer.path,
                 outer.node,
@@ -4162,9 +4197,12 @@ def _two_levels(ctx: FileContext, calls: list[Event], sched: Obj) -> tuple[Event
             if not updates:
                 continue
             # every update, or every update that really happens (an accumulation guard
-            # shared with the optimizer step); a guard of its own makes it a choice
+            # shared with the optimizer step); a guard of its own makes it a choice, unless it
+            # only asks whether the stepped scheduler exists (`if scheduler is not None:` in
+            # a helper handed the scheduler), which holds on every batch it is stepped at all
             shared = {(c.key, c.branch) for c in updates[0].conds}
-            if all((c.key, c.branch) in shared for c in inner.conds_inside(outer.loop)):
+            if all((c.key, c.branch) in shared or _tests_existence(c, inner)
+                   for c in inner.conds_inside(outer.loop)):
                 return outer, inner
     return None
 

@@ -297,7 +297,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if optimizer is not None and s.optimizer is None and _drives_others(ctx, s, optimizer):
             continue
-        if at is not None and _transient(ctx, s, at):
+        if at is not None and (_transient(ctx, s, at) or _lives_one_pass(ctx, s, at)):
             continue
         if at is not None and _built_apart(ctx, s, at):
             continue
@@ -702,6 +702,32 @@ def _transient(ctx: FileContext, obj: Obj, at: Event) -> bool:
     # scheduler or scaler that call made is gone, and the next call makes a new one
     return at.loop is None or at.loop in created.loop.ancestors() \
         or created.loop in at.loop.ancestors()
+
+
+def _lives_one_pass(ctx: FileContext, obj: Obj, at: Event) -> bool:
+    """A scheduler built in the body of the loop that also holds the checkpoint ``at``, at
+    the same level (``for epoch in ...: if epoch == 0: warm = LambdaLR(...)``, the batch loop
+    stepping it ``if epoch == 0: warm.step()``, then ``torch.save(...)`` once per pass), every
+    use of which runs only on a pass that builds it (under the same tests as its
+    construction): each pass that steps it steps a new one, built by that pass before its
+    batches, and the checkpoint is written after them. A resumed run starts at a later pass,
+    which builds its own again or never uses it, so the checkpoint has nothing of it to
+    keep. Not when a use runs on passes that did not build it (built ``if sched is None:``,
+    stepped on every pass), nor for a checkpoint written inside the batch loop."""
+    built = [e for e in ctx.program.events if e.kind == "create" and e.obj is obj]
+    used = [e for e in ctx.program.events if e.obj is obj and e.kind != "create"]
+    if not built or not used or at.loop is None or _runs_once(ctx, at.loop):
+        return False
+    loop = at.loop
+    for b in built:
+        if b.loop is not loop or not b.within(at.frame):
+            return False
+        tests = {(c.text, c.branch) for c in b.conds_inside(loop)}
+        if any(not u.in_loop(loop) or u.order < b.order
+               or not tests <= {(c.text, c.branch) for c in u.conds_inside(loop)}
+               for u in used):
+            return False
+    return True
 
 
 # a name for where a resumed run starts: a scheduler sized with it (`total_iters=steps * (epochs
