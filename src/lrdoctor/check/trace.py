@@ -1582,10 +1582,10 @@ class Tracer:
                 # is replaced by the new one, as the last binding (a disabled default
                 # rebuilt under `if args.sched is None:` after a choice of `if`/`else`)
                 olds = options(old) if isinstance(old, UnionVal) else [old]
-                kept = [o for o in olds if isinstance(o, Obj) and o.built_under is not None
-                        and _built_on_other_paths(o.built_under, now.built_under)]
-                if kept:
-                    store[name] = UnionVal([*kept, now], exclusive=True)
+                staying = [o for o in olds if isinstance(o, Obj) and o.built_under is not None
+                           and _built_on_other_paths(o.built_under, now.built_under)]
+                if staying:
+                    store[name] = UnionVal([*staying, now], exclusive=True)
         for store, unknown_here in zip(stores, unknown):
             for name, kept in unknown_here.items():
                 if isinstance(store.get(name), DictVal):
