@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lrdoctor.check import constants, documented, memo, names
-from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted, origin
+from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted, origin, own_nodes
 from lrdoctor.check.values import Const, ExprVal, FuncVal, InstanceVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
 
@@ -1057,7 +1057,7 @@ def _constructions(tree: ast.Module, cls_name: str, param: tuple[str, int | None
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
             continue
-        for call in _own_nodes(fn):
+        for call in own_nodes(fn):
             if not (isinstance(call, ast.Call) and (
                     isinstance(call.func, ast.Name) and call.func.id == cls_name
                     or isinstance(call.func, ast.Attribute) and call.func.attr == cls_name)):
@@ -1078,27 +1078,15 @@ def _constructions(tree: ast.Module, cls_name: str, param: tuple[str, int | None
     return units
 
 
-def _own_nodes(fn: ast.AST) -> list[ast.AST]:
-    """The nodes of ``fn``'s body, not those of the functions and classes defined in it."""
-    out: list[ast.AST] = []
-    todo = list(ast.iter_child_nodes(fn))
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        out.append(node)
-        todo.extend(ast.iter_child_nodes(node))
-    return out
-
-
-def _argument_units(arg: ast.expr, fn: ast.AST, echo: bool
+def _argument_units(arg: ast.expr, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Module,
+                    echo: bool
                     ) -> list[tuple[str, float | None, str]]:
     """The units (batch or epoch) the argument ``arg`` of a call in ``fn`` has, read from the
     text: a name's non-literal assignments in ``fn`` (a literal on another branch, `= 0` for
     "off", says nothing), else the argument itself. Empty when none is known."""
     values: list[ast.expr] = [arg]
     if isinstance(arg, ast.Name):
-        assigned = [n.value for n in _own_nodes(fn)
+        assigned = [n.value for n in own_nodes(fn)
                     if isinstance(n, ast.Assign) and any(
                         isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
         assigned = [v for v in assigned if not isinstance(v, ast.Constant)]

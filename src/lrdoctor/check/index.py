@@ -594,6 +594,18 @@ def literal_setattr(stmt: ast.stmt) -> tuple[ast.expr, str, ast.expr] | None:
     return obj, key.value, value
 
 
+def own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Module) -> Iterator[ast.AST]:
+    """The nodes of ``fn``'s body (a function's, or a module's top level), not those inside the
+    functions, lambdas and classes defined in it (their own statements yielded, not entered)."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                 ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def exit_stack_calls(stmt: ast.With | ast.AsyncWith, module: ModuleInfo, method: str
                      ) -> list[tuple[int, ast.Call]]:
     """``with contextlib.ExitStack() as stack:``: (the index in the block, the call) of each

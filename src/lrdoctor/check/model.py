@@ -198,10 +198,17 @@ def exclusive(a: Event, b: Event) -> bool:
     branches = {c.key: c.branch for c in a.conds}
     if any(c.key in branches and branches[c.key] != c.branch for c in b.conds):
         return True
-    facts = {(c.fact[0], c.fact[1]): c.fact[2] for c in a.conds if c.fact is not None}
+    return facts_contradict(a.conds, b.conds)
+
+
+def facts_contradict(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
+    """Whether the branches ``a`` and ``b`` need one flag (nothing reassigned between) with
+    opposite truths: ``if args.amp:`` / ``if not args.amp:``, ``x is None`` / ``x is not
+    None``."""
+    facts = {(c.fact[0], c.fact[1]): c.fact[2] for c in a if c.fact is not None}
     return any(
         c.fact is not None and facts.get((c.fact[0], c.fact[1]), c.fact[2]) != c.fact[2]
-        for c in b.conds
+        for c in b
     )
 
 

@@ -57,6 +57,7 @@ from lrdoctor.check.model import (
     Loop,
     Program,
     built_apart,
+    facts_contradict,
     flag_of,
     setting_key,
     setting_tests,
@@ -5431,11 +5432,7 @@ def _built_on_other_paths(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
     built in one run: a string setting they need to hold different values (``built_apart``),
     or one flag they need with opposite truths (``args.sched[0] is None`` / ``is not None``,
     nothing reassigned between)."""
-    if built_apart(a, b):
-        return True
-    facts = {(c.fact[0], c.fact[1]): c.fact[2] for c in a if c.fact is not None}
-    return any(c.fact is not None and facts.get((c.fact[0], c.fact[1]), c.fact[2]) != c.fact[2]
-               for c in b)
+    return built_apart(a, b) or facts_contradict(a, b)
 
 
 def _chosen_scheduler_value(value: Any) -> bool:

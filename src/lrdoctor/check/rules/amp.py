@@ -19,7 +19,7 @@ from lrdoctor.check.context import (
     scaler_disabled,
 )
 from lrdoctor.check.diagnostic import Diagnostic, Edit
-from lrdoctor.check.index import ModuleInfo, dotted, exit_stack_calls
+from lrdoctor.check.index import ModuleInfo, dotted, exit_stack_calls, own_nodes
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.passed import passed_chain
@@ -1480,21 +1480,10 @@ def _factory_returns(tree: ast.AST) -> dict[str, ast.Call]:
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        returns = [n for n in _own_nodes(fn) if isinstance(n, ast.Return)]
+        returns = [n for n in own_nodes(fn) if isinstance(n, ast.Return)]
         only = returns[0].value if len(returns) == 1 else None
         found[fn.name] = only if isinstance(only, ast.Call) and fn.name not in found else None
     return {name: call for name, call in found.items() if call is not None}
-
-
-def _own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
-    """The nodes of ``fn``'s body, not those of the functions and classes defined in it."""
-    stack: list[ast.AST] = list(fn.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                 ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
 
 
 def _is_prob_call(node: ast.expr, module: ModuleInfo) -> bool:
