@@ -47,6 +47,10 @@ class Obj:
     # an instance of the project's own subclass of torch's LRScheduler that keeps torch's
     # step(): its class is unknown, but what step(epoch) does is torch's
     torch_step: bool = False
+    # a class of torch.optim.lr_scheduler that a setting picks (`getattr(lr_scheduler,
+    # cfg.name)(opt)`, a factory handed that module: `config.init_obj("lr_scheduler",
+    # torch.optim.lr_scheduler, opt)`): one of torch's classes, which one is not known
+    torch_module: bool = False
     skip_aware: bool = False  # wrapped in lrdoctor.SkipAwareScheduler: steps only on real updates
     # handed to an Accelerator's prepare(): an optimizer that skips the steps accumulate()
     # does not sync, a scheduler that skips them with it
@@ -111,6 +115,9 @@ class DictVal:
     # its keys read as attributes too, and nothing else does: Lightning's ``self.hparams``
     # (an AttributeDict of the ``__init__`` arguments ``save_hyperparameters()`` kept)
     attribute_keys: bool = False
+    # the keys of entries stored under a key computed at run time (`optimizers[name] = ...`
+    # in a loop over names read from a setting), as the items spell them
+    computed: set[Any] = field(default_factory=set)
 
 
 @dataclass(eq=False)
@@ -330,7 +337,18 @@ def options(value: UnionVal, limit: int = 64) -> list[Any]:
 def subscript(base: Any, index: ast.expr, depth: int = 0) -> Any:
     key = const_key(index)
     if isinstance(base, DictVal):
-        return base.items.get(key) if key is not None else UnionVal(list(base.items.values()))
+        if key is None:
+            return UnionVal(list(base.items.values()))
+        if key not in base.items:
+            # `optimizers["model"]` of a mapping filled in a loop over names read from a
+            # setting (`optimizers[name] = build(...)`): the key is one of those names, so
+            # the entry is what the loop stored
+            unnamed = list({id(v): v for k, v in base.items.items()
+                            if k in base.computed or isinstance(k, tuple)
+                            and k[:1] == ("<key>",)}.values())
+            if unnamed:
+                return unnamed[0] if len(unnamed) == 1 else UnionVal(unnamed)
+        return base.items.get(key)
     if isinstance(base, TupleVal):
         if isinstance(key, int) and -len(base.items) <= key < len(base.items):
             return base.items[key]

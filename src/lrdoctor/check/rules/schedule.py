@@ -3486,10 +3486,10 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
     for e in _sched_steps(ctx):
         sched = e.obj
         assert sched is not None and isinstance(e.node, ast.Call)
-        if sched.guessed and not sched.torch_step \
+        if sched.guessed and not (sched.torch_step or sched.torch_module) \
                 or sched.cls in ("ReduceLROnPlateau", "CosineAnnealingWarmRestarts"):
             continue
-        if sched.origin not in ("torch", "hf") and not sched.torch_step:
+        if sched.origin not in ("torch", "hf") and not (sched.torch_step or sched.torch_module):
             continue
         if e.info.get("project_option"):
             continue  # one call for the project's own class too, which needs the epoch
@@ -3506,6 +3506,11 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             # `if EXP: scheduler.step(val_loss)` on a scheduler of unknown class: a call
             # written for a plateau option (built on another branch), not an epoch
             continue
+        if sched.torch_module and not sched.cls and any(
+                isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(arg)):
+            # `step(epoch + i / iters)` on whichever class a setting picks from torch's
+            # module: a fractional epoch is CosineAnnealingWarmRestarts' documented use
+            continue
         if _contradicts_build(list(e.conds), sched):
             continue  # built where `args.plateau` is False, stepped under `if args.plateau:`
         if _contradicts_copied_build(ctx, e):
@@ -3520,6 +3525,8 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         target = sched.cls or (
             f"{built} (warmup_scheduler), which hands it on to torch's step(epoch)"
             if built == "GradualWarmupScheduler"
+            else "the class of torch.optim.lr_scheduler that the setting picks (any but "
+                 "CosineAnnealingWarmRestarts)" if sched.torch_module and not sched.torch_step
             else "a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()")
         # one call on a scheduler a setting picks (`StepLR` or `CosineAnnealingLR`): the
         # finding is the call's, so it names every option it holds for (and only those)
@@ -3803,6 +3810,13 @@ def _names_the_class(cond: Cond) -> set[str]:
     negate = branch == 1
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negate = test.operand, not negate
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
+            and test.func.id == "isinstance" and len(test.args) == 2 and not negate:
+        # `if isinstance(self.scheduler, ReduceLROnPlateau):` (or a tuple of classes)
+        kinds = test.args[1]
+        spelled = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+        classes = {(dotted(k) or "").rsplit(".", 1)[-1] for k in spelled}
+        return classes if classes <= set(SCHEDULERS) else set()
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return set()
     op = test.ops[0]
