@@ -258,3 +258,35 @@ def test_two_fitting_classes_pick_none(tmp_path: Path, monkeypatch: pytest.Monke
                                         "batches, lr_scheduler=lr_scheduler)"),
     })
     assert ("trainers/plain.py", 16, "LRD006") not in found
+
+
+FULL_BATCH = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def fit(x, y, net, epochs=300, batch_size=None):
+    table = TensorDataset(x, y)
+    loader = DataLoader(table, batch_size={size}, shuffle=True)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    sched = torch.optim.lr_scheduler.LinearLR(opt, start_factor=1.0, end_factor=0.1,
+                                              total_iters=int(epochs * 0.9))
+    for epoch in range(epochs):
+        for xb, yb in loader:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(net(xb), yb).backward()
+            opt.step()
+            sched.step()
+"""
+
+
+def test_full_batch_loader_steps_once_per_epoch() -> None:
+    """(FPHUNT lead68, revisited) A loader whose batch is the whole dataset
+    (`batch_size=len(table)`) makes one pass per epoch: a per-batch step of an epoch-sized
+    LinearLR is a per-epoch step. Three findings of the lead68 hunt were this shape."""
+    assert "LRD002" not in [c for c, _ in findings(FULL_BATCH.format(size="len(table)"))]
+
+
+@pytest.mark.parametrize("size", ["64", "batch_size", "len(table) // 8"])
+def test_mini_batch_loader_still_reported(size: str) -> None:
+    assert "LRD002" in [c for c, _ in findings(FULL_BATCH.format(size=size))]

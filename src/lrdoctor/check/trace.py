@@ -2045,8 +2045,9 @@ class Tracer:
             self.loop_loaders[id(stmt)] = iterable
         hint = "batch" if loader else _for_hint(stmt, targets, scope, self)
         name = iterable.name if isinstance(iterable, Obj) else ""
-        self.exec_loop(stmt, scope, hint, stmt.iter, name, targets, loader,
-                       passes=None if loader else self.range_passes(stmt.iter, scope))
+        passes = 1 if loader and _whole_dataset_batches(iterable) else \
+            None if loader else self.range_passes(stmt.iter, scope)
+        self.exec_loop(stmt, scope, hint, stmt.iter, name, targets, loader, passes=passes)
 
     def range_passes(self, over: ast.expr, scope: Scope) -> int | None:
         """The number of passes of a loop over ``range(n)`` / ``range(a, b)`` whose bounds are
@@ -5713,6 +5714,24 @@ def _holds_object(value: Any) -> bool:
 
 # words of a computed key that say nothing of what the entry holds
 _BARE_KEY_WORDS = frozenset({"", "state", "dict", "sd", "ckpt", "checkpoint", "params", "weights"})
+
+
+def _whole_dataset_batches(loader: Any) -> bool:
+    """``DataLoader(dataset, batch_size=len(dataset))`` (full-batch training on a small
+    table): one batch holds the whole dataset, so a loop over the loader makes exactly one
+    pass per epoch. Only when the batch size is ``len()`` of the very dataset the loader is
+    given, and no sampler decides how many items an epoch draws."""
+    call = loader.call if isinstance(loader, Obj) and loader.kind == "loader" else None
+    if call is None:
+        return False
+    given = {kw.arg: kw.value for kw in call.keywords}
+    if "sampler" in given or "batch_sampler" in given or None in given:
+        return False
+    dataset = given.get("dataset", call.args[0] if call.args else None)
+    size = given.get("batch_size", call.args[1] if len(call.args) > 1 else None)
+    return dataset is not None and isinstance(size, ast.Call) \
+        and (dotted(size.func) or "") == "len" and len(size.args) == 1 \
+        and ast.dump(size.args[0]) == ast.dump(dataset)
 
 
 def _takes_call(cls: ClassInfo, call: ast.Call) -> bool:

@@ -735,6 +735,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if replays_to_resume(ctx, e):
             continue  # `for _ in range(start_epoch * n): sched.step()`: a resume's fast-forward
+        if _one_batch_per_epoch(ctx, e, loop, gran):
+            continue  # `DataLoader(ds, batch_size=len(ds))`: a batch is an epoch
         if gran == "batch":
             shared = _update_conds(ctx, e, loop)
             own = [c for c in e.conds_inside(loop)
@@ -1810,6 +1812,19 @@ def _counts_only(iterable: ast.expr) -> bool:
     if name in ("range", "trange", "tqdm.trange"):
         return True
     return name in ("enumerate", "tqdm", "tqdm.tqdm") and _counts_only(iterable.args[0])
+
+
+def _one_batch_per_epoch(ctx: FileContext, e: Event, loop: Loop, gran: str) -> bool:
+    """Every batch loop the step is counted against draws the whole dataset in one batch
+    (``DataLoader(ds, batch_size=len(ds))``, see the trace's ``_whole_dataset_batches``): a
+    step per batch is a step per epoch, and a horizon in batches is one in epochs, so neither
+    LRD002 nor LRD003 has anything to say."""
+    if gran == "batch":
+        return loop.iterates_loader and loop.passes == 1
+    updates = [u for u in ctx.updates_in(loop, e.root, e.obj.optimizer if e.obj else None)
+               if u.loop is not None and u.loop is not loop]
+    return bool(updates) and all(u.loop.iterates_loader and u.loop.passes == 1
+                                 for u in updates if u.loop is not None)
 
 
 def _one_update_per_pass(ctx: FileContext, e: Event, loop: Loop) -> bool:
