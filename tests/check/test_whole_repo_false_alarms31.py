@@ -108,3 +108,44 @@ def train(model, loader, epochs):
 
 def test_lambdalr_stepped_with_its_epoch_keyword_is_still_lrd006() -> None:
     assert "LRD006" in codes(LAMBDA_EPOCH)
+
+
+# -- 2. a scheduler built on an element of another list of optimizers --------------------------
+
+LISTS = """
+import torch
+from torch.optim.lr_scheduler import MultiStepLR
+
+
+def train(models, loader, epochs, k_models):
+    warm_opts = []
+    for k in range(k_models):
+        warm_opts.append(torch.optim.SGD(models[k].parameters(), lr=0.1))
+    scheds, opts = [], []
+    for k in range(k_models):
+        scheds.append(MultiStepLR(warm_opts[k], milestones=[100], gamma=0.1))
+        opts.append(torch.optim.SGD(models[k].parameters(), lr=0.01))
+    for epoch in range(epochs):
+        for x, y in loader:
+            loss = sum((models[k](x) - y).pow(2).mean() for k in range(k_models))
+            loss.backward()
+            for k in range(k_models):
+                scheds[k].step()
+                opts[k].step()
+                models[k].zero_grad()
+"""
+
+
+def test_scheduler_on_an_element_of_another_optimizer_list_is_not_lrd001() -> None:
+    # the scheduler drives warm_opts[k], never stepped here: opts[k].step() after it is not
+    # the update whose first LR value it would skip
+    assert "LRD001" not in codes(LISTS)
+
+
+def test_scheduler_on_an_element_of_the_stepped_list_is_still_lrd001() -> None:
+    assert "LRD001" in codes(LISTS.replace("MultiStepLR(warm_opts[k]", "MultiStepLR(opts[k]")
+                             .replace(
+        "        scheds.append(MultiStepLR(opts[k], milestones=[100], gamma=0.1))\n"
+        "        opts.append(torch.optim.SGD(models[k].parameters(), lr=0.01))\n",
+        "        opts.append(torch.optim.SGD(models[k].parameters(), lr=0.01))\n"
+        "        scheds.append(MultiStepLR(opts[k], milestones=[100], gamma=0.1))\n"))
