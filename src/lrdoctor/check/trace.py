@@ -4263,6 +4263,7 @@ class Tracer:
                 candidate = args[opt_index]
             if obj.origin == "timm" and obj.cls in names.TIMM_SCHEDULER_BUILDERS:
                 candidate = args[1] if len(args) > 1 else kwargs.get("optimizer")
+            candidate = _the_one_optimizer(candidate)
             if isinstance(candidate, Obj) and candidate.kind == "optimizer":
                 obj.optimizer = candidate
             if obj.origin == "timm" and obj.cls in names.TIMM_SCHEDULER_BUILDERS:
@@ -4897,6 +4898,20 @@ def _ignite_event(node: ast.expr) -> str:
             and names.guess_kind_from_name(dotted(every.args[0]) or "") == "loader":
         return "EPOCH_COMPLETED"  # the last batch of every epoch
     return name if name.startswith("EPOCH_") else ""
+
+
+def _the_one_optimizer(value: Any) -> Any:
+    """``value``, or the optimizer it can only be: ``opts[k]`` of a list filled by one
+    constructor call (``for k in ...: opts.append(SGD(...))``) is a union of that one object,
+    each element an instance of it, so a scheduler built on ``opts[k]`` drives it (and not an
+    optimizer of another list stepped beside it). A union of several objects stays unknown."""
+    if not isinstance(value, UnionVal):
+        return value
+    held = {id(o): o for o in options(value) if o is not None}
+    if len(held) != 1:
+        return value
+    only = next(iter(held.values()))
+    return only if isinstance(only, Obj) and only.kind == "optimizer" else value
 
 
 def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:

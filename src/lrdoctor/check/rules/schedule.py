@@ -3510,6 +3510,8 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             continue  # one call for the project's own class too, which needs the epoch
         if e.info.get("forwarded"):
             continue  # a wrapper's `step(epoch=None)` passing on what its caller may give
+        if sched.cls and _takes_more_than_an_epoch(e.node):
+            continue  # `s.step(metrics, None)`: StepLR's step() would raise, not this class
         if any(not (named & {sched.cls}) for named in map(_names_the_class, e.conds) if named):
             continue  # `if cfg.lr_scheme == "ReduceLROnPlateau": s.step(val)`: not this class
         arg = e.node.args[0] if e.node.args else next(
@@ -3573,6 +3575,21 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+def _takes_more_than_an_epoch(call: ast.Call) -> bool:
+    """The step call hands over what no chainable scheduler's ``step(epoch=None)`` accepts:
+    two positional arguments (``s.step(metrics, None)``, ``s.step(val, epoch)``) or a keyword
+    other than ``epoch`` (``s.step(metrics=val)``). On LambdaLR, StepLR or any other
+    LRScheduler such a call raises TypeError at once, so where it runs the object is another
+    class (ReduceLROnPlateau's ``step(metrics, epoch=None)``, or the project's own): a class
+    lrdoctor believes the name may hold (one option of a factory) never reaches this call. A
+    starred argument or ``**kwargs`` may hold anything and decides nothing."""
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    if len(call.args) >= 2:
+        return True
+    return any(k.arg is not None and k.arg != "epoch" for k in call.keywords)
 
 
 def _before_the_updates_of_its_pass(ctx: FileContext, e: Event) -> bool:
