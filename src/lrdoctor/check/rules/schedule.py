@@ -3510,7 +3510,7 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             continue  # one call for the project's own class too, which needs the epoch
         if e.info.get("forwarded"):
             continue  # a wrapper's `step(epoch=None)` passing on what its caller may give
-        if sched.cls and _takes_more_than_an_epoch(e.node):
+        if (sched.cls or sched.torch_module) and _takes_more_than_an_epoch(e.node):
             continue  # `s.step(metrics, None)`: StepLR's step() would raise, not this class
         if any(not (named & {sched.cls}) for named in map(_names_the_class, e.conds) if named):
             continue  # `if cfg.lr_scheme == "ReduceLROnPlateau": s.step(val)`: not this class
