@@ -1783,10 +1783,10 @@ def _boundary_gate(unscales: list[Event], clip: Event,
         if len(own) != 1 or own[0].branch != 0 or own[0].test is None \
                 or own[0].loop is not clip.loop or clip.loop is None:
             return None
-        gate = own[0]
+        gate, test = own[0], own[0].test
         if gate.text in clip_tests or not any(
                 isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
-                for part in (gate.test, *gate.origins) for n in ast.walk(part)):
+                for part in (test, *gate.origins) for n in ast.walk(part)):
             return None
         if not all(any(c.branch == 0 and c.text == gate.text for c in s.conds) for s in steps):
             return None  # the scaler steps between boundaries too: no accumulation
