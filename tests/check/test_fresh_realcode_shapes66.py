@@ -9,6 +9,8 @@ Programs written for these tests; no third-party code.
   LRD108. lrdoctor saw an unscale before the clip and, the test being no configuration flag,
   said nothing. Silent twins: the clip under the same test after the unscale (one ``if`` or two
   ``if``s of the same test), and the unscale and clip on every micro-batch with no accumulation.
+- LRD005's message for a scheduler stepped with the scaler on that boundary said "runs every
+  batch"; it runs after every update (the finding itself is unchanged).
 """
 
 from __future__ import annotations
@@ -139,3 +141,13 @@ def test_clip_under_the_named_boundary_is_silent() -> None:
         "                torch.nn.utils.clip_grad_norm_(self.net.parameters(), 0.5)\n")
     assert fixed != NAMED_BOUNDARY_TRAINER
     assert "LRD108" not in codes(fixed)
+
+
+def test_scheduler_on_the_boundary_is_described_as_per_update() -> None:
+    """The scheduler steps with the scaler on the accumulation boundary: LRD005 stands (a
+    skipped update still advances it) and says it runs after every update, not every batch."""
+    source = _program(CLIP_ON_THE_BOUNDARY)
+    lrd005 = [m for m in messages(source) if "even when GradScaler skips" in m]
+    assert len(lrd005) == 1
+    assert "runs after every update (`(it + 1) % accum_steps == 0`)" in lrd005[0]
+    assert "every batch" not in lrd005[0]
