@@ -1635,6 +1635,21 @@ def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
         unscales = [u for u in around if u.kind == "unscale" and b.order < u.order < clip.order
                     and not exclusive(u, clip)]
         if unscales:
+            boundary = _boundary_gate(unscales, clip, steps)
+            if boundary is not None:
+                u, test = boundary
+                yield Diagnostic.at(
+                    "LRD108",
+                    f"`{receiver(u)}.unscale_(...)` (line {u.line}) runs only on the "
+                    f"accumulation boundary (`{test}`), where the scaler steps, but the "
+                    "gradients are clipped here on every micro-batch: between boundaries the "
+                    "clip cuts the partly accumulated gradients while they are still multiplied "
+                    "by the GradScaler's scale (65536 at start), so the effective max norm is "
+                    "divided by it; clip under the same test, after unscale_()",
+                    clip.path,
+                    clip.node,
+                )
+                continue
             gate = _unscale_gate(unscales, clip, b)
             if gate is not None:
                 u, flag = gate
@@ -1746,6 +1761,36 @@ def _unscale_gate(unscales: list[Event], clip: Event, backward: Event) -> tuple[
                 or set(names.words(receiver(u).lower())) & words:
             return None
         found = found or (u, setting)
+    return found
+
+
+def _boundary_gate(unscales: list[Event], clip: Event,
+                   steps: list[Event]) -> tuple[Event, str] | None:
+    """The unscale and the test it alone runs under, where every unscale before ``clip`` sits
+    under a periodic test of the clip's loop (``(i + 1) % accum == 0``: the accumulation
+    boundary) that the clip is not under, and every scaler step after the clip sits under the
+    same test. The gradients then accumulate, scaled, over the micro-batches between
+    boundaries, and the clip that runs on each of them sees them scaled: only the clip on the
+    boundary itself follows an unscale. None otherwise (an unscale on the clip's path, a
+    clip under the same test, a step on every micro-batch)."""
+    if not steps:
+        return None
+    shared = {c.key for c in clip.conds}
+    clip_tests = {c.text for c in clip.conds if c.test is not None and c.branch == 0}
+    found: tuple[Event, str] | None = None
+    for u in unscales:
+        own = [c for c in u.conds if c.key not in shared and not c.decided]
+        if len(own) != 1 or own[0].branch != 0 or own[0].test is None \
+                or own[0].loop is not clip.loop or clip.loop is None:
+            return None
+        gate, test = own[0], own[0].test
+        if gate.text in clip_tests or not any(
+                isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+                for part in (test, *gate.origins) for n in ast.walk(part)):
+            return None
+        if not all(any(c.branch == 0 and c.text == gate.text for c in s.conds) for s in steps):
+            return None  # the scaler steps between boundaries too: no accumulation
+        found = found or (u, gate.text)
     return found
 
 

@@ -3255,6 +3255,11 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         off = [_off_by_default(ctx, c) for c in guards]
         if not all(off) or _leaves_on_skip(ctx, s, e):
             continue
+        if loop is not None and gran == "batch":
+            # both under the accumulation boundary (`if (i + 1) % accum == 0:`): once per update
+            boundary = _shared_boundary(e, s, loop)
+            if boundary is not None:
+                every = f"after every update (`{boundary}`)"
         # (a guard switched off by default guards nothing in the run as written)
         parts = [when(flag)] if flag else []
         parts += [f"`{setting}` is off (its default)" for setting in dict.fromkeys(off)]
@@ -3271,6 +3276,20 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+def _shared_boundary(e: Event, s: Event, loop: Loop) -> str | None:
+    """The periodic test of ``loop`` (``(i + 1) % accum == 0``, spelled alike) that both the
+    scheduler step ``e`` and the scaler step ``s`` run under: the accumulation boundary, where
+    the scheduler steps once per update rather than on every batch. None when there is none."""
+    steps_under = {c.text for c in s.conds if c.branch == 0 and c.loop is loop}
+    for c in e.conds_inside(loop):
+        if c.branch != 0 or c.test is None or c.text not in steps_under:
+            continue
+        if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+               for part in (c.test, *c.origins) for n in ast.walk(part)):
+            return c.text
+    return None
 
 
 def _torch_warning(sched: Obj) -> str:
