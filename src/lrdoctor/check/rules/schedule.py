@@ -3542,10 +3542,13 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             # `if EXP: scheduler.step(val_loss)` on a scheduler of unknown class: a call
             # written for a plateau option (built on another branch), not an epoch
             continue
-        if sched.torch_module and not sched.cls and any(
-                isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(arg)):
+        if sched.torch_module and not sched.cls and (any(
+                isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(arg))
+                or any(_isinstance_of(c) <= _OWN_EPOCH_STEP for c in e.conds
+                       if _isinstance_of(c))):
             # `step(epoch + i / iters)` on whichever class a setting picks from torch's
-            # module: a fractional epoch is CosineAnnealingWarmRestarts' documented use
+            # module: a fractional epoch is CosineAnnealingWarmRestarts' documented use; and
+            # under `isinstance(s, ReduceLROnPlateau)` the argument is the plateau's metric
             continue
         if _contradicts_build(list(e.conds), sched):
             continue  # built where `args.plateau` is False, stepped under `if args.plateau:`
@@ -3850,6 +3853,23 @@ def _with_copies_undone(test: ast.expr, copies: dict[str, str]) -> ast.expr:
     return out
 
 
+# the torch schedulers whose step() takes an argument of its own, not a deprecated epoch
+_OWN_EPOCH_STEP = frozenset({"ReduceLROnPlateau", "CosineAnnealingWarmRestarts"})
+
+
+def _isinstance_of(cond: Cond) -> set[str]:
+    """The torch scheduler classes the branch taken is for, when its test is ``isinstance(s,
+    C)`` (or a tuple of classes) on its body side; empty for any other test."""
+    test = cond.test
+    if cond.branch != 0 or not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+                                and test.func.id == "isinstance" and len(test.args) == 2):
+        return set()
+    kinds = test.args[1]
+    spelled = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+    classes = {(dotted(k) or "").rsplit(".", 1)[-1] for k in spelled}
+    return classes if classes <= set(SCHEDULERS) else set()
+
+
 def _names_the_class(cond: Cond) -> set[str]:
     """The scheduler classes a branch runs for, where its test compares something with the
     name of a scheduler class (``if cfg.lr_scheme == "ReduceLROnPlateau":``, ``if
@@ -3861,13 +3881,6 @@ def _names_the_class(cond: Cond) -> set[str]:
     negate = branch == 1
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negate = test.operand, not negate
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
-            and test.func.id == "isinstance" and len(test.args) == 2 and not negate:
-        # `if isinstance(self.scheduler, ReduceLROnPlateau):` (or a tuple of classes)
-        kinds = test.args[1]
-        spelled = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
-        classes = {(dotted(k) or "").rsplit(".", 1)[-1] for k in spelled}
-        return classes if classes <= set(SCHEDULERS) else set()
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return set()
     op = test.ops[0]
