@@ -1,0 +1,130 @@
+"""False alarms of fphunt46's whole-repository hunt (bench/realcode/FPHUNT.md), by shape.
+
+Programs written for these tests; no third-party code.
+
+1. A LightningModule (automatic optimization) that overrides ``optimizer_step(epoch,
+   batch_idx, optimizer, closure)`` and steps its scheduler there, after
+   ``optimizer.step(closure=closure)``: Lightning calls that override for every update in
+   place of its own ``optimizer.step``, so the scheduler advances once per update, and a
+   warm-up sized in batches runs through at that pace. LRD003 ("returned without
+   ``"interval": "step"``: Lightning steps it once per epoch; the warm-up lasts
+   num_warmup_steps epochs") described a schedule that never happens: lrdoctor did not know
+   the hook ran per update at all. What does happen is still reported: Lightning's own
+   epoch-end step on top (LRD012 at the hand step), a scheduler sized in epochs stepped there
+   (LRD002), and the same module without the hand step (LRD003).
+"""
+
+from __future__ import annotations
+
+from .helpers import codes, findings
+
+# -- 1. a scheduler stepped in an optimizer_step override --------------------------------------
+
+SPEECH = """
+import torch
+import lightning as L
+from transformers import get_linear_schedule_with_warmup
+from torch.optim.lr_scheduler import StepLR
+
+
+class Recognizer(L.LightningModule):
+    def __init__(self, warmup):
+        super().__init__()
+        self.encoder = torch.nn.Linear(80, 32)
+        self.warmup = warmup
+
+    def training_step(self, batch, batch_idx):
+        return self.encoder(batch).pow(2).mean()
+
+{hook}
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=3e-4)
+        {build}
+        return {returned}
+"""
+
+WARMUP = ("sched = get_linear_schedule_with_warmup(opt, num_warmup_steps=self.warmup, "
+          "num_training_steps=self.trainer.estimated_stepping_batches)")
+EPOCHS = "sched = StepLR(opt, step_size=20, gamma=0.5)"
+
+UPDATE_HOOK = """
+    def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure):
+        optimizer.step(closure=optimizer_closure)
+        self.lr_schedulers().step()
+"""
+KEPT_HOOK = """
+    def optimizer_step(self, *args, **kwargs):
+        super().optimizer_step(*args, **kwargs)
+        self.sched.step()
+"""
+NO_STEP_HOOK = """
+    def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure):
+        optimizer.step(closure=optimizer_closure)
+"""
+
+
+def speech(hook: str, build: str = WARMUP, returned: str = "[opt], [sched]") -> str:
+    return SPEECH.format(hook=hook, build=build, returned=returned)
+
+
+def line_of(src: str, code: str) -> list[str]:
+    lines = src.splitlines()
+    return [lines[line - 1].strip() for c, line in findings(src) if c == code]
+
+
+def test_warmup_stepped_in_optimizer_step_override_is_not_stepped_once_per_epoch() -> None:
+    src = speech(UPDATE_HOOK)
+    assert "LRD003" not in codes(src)
+    # what is wrong: Lightning still steps it at the end of every epoch as well
+    assert line_of(src, "LRD012") == ["self.lr_schedulers().step()"]
+
+
+def test_warmup_kept_on_the_module_and_stepped_after_the_parent_optimizer_step() -> None:
+    build = WARMUP.replace("sched =", "self.sched =")
+    src = speech(KEPT_HOOK, build=build, returned="[opt], [self.sched]")
+    assert "LRD003" not in codes(src)
+    assert line_of(src, "LRD012") == ["self.sched.step()"]
+
+
+def test_warmup_with_step_interval_stepped_again_in_optimizer_step_is_a_double_step() -> None:
+    returned = '{"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}'
+    src = speech(UPDATE_HOOK, returned=returned)
+    assert "LRD003" not in codes(src)
+    assert line_of(src, "LRD012") == ["self.lr_schedulers().step()"]
+
+
+def test_control_override_that_does_not_step_the_scheduler_is_still_lrd003() -> None:
+    assert "LRD003" in codes(speech(NO_STEP_HOOK))
+
+
+def test_control_no_override_is_still_lrd003() -> None:
+    assert "LRD003" in codes(speech(""))
+
+
+def test_control_epoch_sized_scheduler_stepped_in_optimizer_step_is_lrd002() -> None:
+    src = speech(UPDATE_HOOK, build=EPOCHS)
+    assert line_of(src, "LRD002") == ["self.lr_schedulers().step()"]
+
+
+def test_control_step_under_a_last_batch_test_is_still_once_per_epoch() -> None:
+    hook = """
+    def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure):
+        optimizer.step(closure=optimizer_closure)
+        if self.trainer.is_last_batch:
+            self.lr_schedulers().step()
+"""
+    assert "LRD003" in codes(speech(hook))
+
+
+def test_control_manual_optimization_override_is_not_traced_as_lightnings_update() -> None:
+    # in manual optimization Lightning never calls optimizer_step: the module's own
+    # training_step steps what it steps, and a configured interval is not applied
+    hook = """
+    def on_fit_start(self):
+        self.automatic_optimization = False
+
+    def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure):
+        optimizer.step(closure=optimizer_closure)
+        self.lr_schedulers().step()
+"""
+    assert "LRD012" not in codes(speech(hook))
