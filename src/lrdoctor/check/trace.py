@@ -221,6 +221,8 @@ class Tracer:
         # accelerator (built with gradient accumulation) whose prepared optimizers step only
         # on the micro-batches it syncs; events inside carry it as info["accumulating"]
         self.accumulating: list[RunnerVal] = []
+        # tracing a LightningModule's optimizer_step override (run once per update)
+        self.per_update = False
         # LightningModule instances in manual optimization: (optimizers, schedulers) that
         # `self.optimizers()` / `self.lr_schedulers()` return
         self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
@@ -555,8 +557,12 @@ class Tracer:
             # Lightning calls for every update in place of its own `optimizer.step(closure)`:
             # a scheduler stepped there after the optimizer steps once per update
             self.loop, self.conds = batches, ()
-            self.call_function(FuncVal(update[0], update[1].module, instance, update[1]),
-                               [None, None, None, None], {}, root=True)
+            self.per_update = True
+            try:
+                self.call_function(FuncVal(update[0], update[1].module, instance, update[1]),
+                                   [None, None, None, None], {}, root=True)
+            finally:
+                self.per_update = False
             traced.add("optimizer_step")
         run(_BATCH_END_HOOKS, batches)
         run(_EPOCH_END_HOOKS, epochs)
@@ -4455,6 +4461,10 @@ class Tracer:
             obj.built_under = self.conds
         if self.accumulating:
             info.setdefault("accumulating", self.accumulating[-1])
+        if self.per_update:
+            # in a LightningModule's optimizer_step override: once per update, whatever
+            # `accumulate_grad_batches` makes of Lightning's batches
+            info.setdefault("per_update", True)
         self.events.append(
             Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
                   self.root, info, self.frame)

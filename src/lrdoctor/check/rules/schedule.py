@@ -4904,6 +4904,8 @@ def _stepped_per_lightning_micro_batch(ctx: FileContext, e: Event, sched: Obj, l
     if not updates or not all(u.kind == "opt_step" and u.info.get("lightning_module")
                               for u in updates):
         return None
+    if e.info.get("per_update"):
+        return None  # stepped in an optimizer_step override: Lightning calls it per update
     if any(x.kind == "lightning_sched_step" and x.obj is sched for x in ctx.program.events):
         return None  # Lightning steps it too: stepped_by_lightning_too's shape (LRD012)
     if any(not (_tests_existence(c, e) or _picks_phase_or_option(c, loop, sched)
