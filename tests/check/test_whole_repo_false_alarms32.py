@@ -12,9 +12,19 @@ Programs written for these tests; no third-party code.
    the hook ran per update at all. What does happen is still reported: Lightning's own
    epoch-end step on top (LRD012 at the hand step), a scheduler sized in epochs stepped there
    (LRD002), and the same module without the hand step (LRD003).
+2. A function that saves a float16 copy of the model, ``model = copy.deepcopy(model).half()``
+   then ``torch.save(model.state_dict(), path)``: the cast value is a new object bound to a
+   local name of that function, which never leaves it (not returned, not passed on whole,
+   its parameters never handed out), so no optimizer updates its parameters. LRD102 matched
+   the name ``model`` across the file and said the Adam that trains the float32 model
+   elsewhere updates float16 parameters. Still reported: an in-place ``model.half()`` of the
+   argument (the caller's module), a cast copy that the same function trains, or returns,
+   or hands to the function that trains it.
 """
 
 from __future__ import annotations
+
+import textwrap
 
 from .helpers import codes, findings
 
@@ -128,3 +138,113 @@ def test_control_manual_optimization_override_is_not_traced_as_lightnings_update
         self.lr_schedulers().step()
 """
     assert "LRD012" not in codes(speech(hook))
+
+
+# -- 2. a float16 copy made for saving, bound to a local name ------------------------------------
+
+SAVER = """
+import copy
+
+import torch
+
+
+class Tagger(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.proj(x)
+
+
+def export(model, path):
+{export}
+
+
+def fit(model, batches):
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    for step, (x, y) in enumerate(batches):
+        loss = torch.nn.functional.cross_entropy(model(x.cuda()), y.cuda())
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        if step % 1000 == 0:
+            export(model, f"tagger-{{step}}.pt")
+
+
+def main(batches):
+    model = Tagger().cuda()
+    fit(model, batches)
+"""
+
+SAVED_COPY = """
+    model = copy.deepcopy(model).half()
+    torch.save({"weights": model.state_dict()}, path)
+"""
+
+
+def saver(export: str) -> str:
+    return SAVER.format(export=textwrap.indent(textwrap.dedent(export).strip("\n"), "    "))
+
+
+def test_float16_copy_saved_in_its_own_function_is_not_the_trained_model() -> None:
+    assert "LRD102" not in codes(saver(SAVED_COPY))
+
+
+def test_float16_copy_moved_and_saved_under_a_loop_is_not_the_trained_model() -> None:
+    export = """
+    for device in ("cpu",):
+        model = copy.deepcopy(model).half().to(device)
+        torch.save(model.state_dict(), path)
+"""
+    assert "LRD102" not in codes(saver(export))
+
+
+def test_control_in_place_cast_of_the_argument_is_still_lrd102() -> None:
+    export = """
+    model.half()
+    torch.save(model.state_dict(), path)
+"""
+    assert "LRD102" in codes(saver(export))
+
+
+def test_control_cast_copy_returned_to_the_trainer_is_still_lrd102() -> None:
+    src = saver("return None") + """
+
+def prepare(model):
+    model = copy.deepcopy(model).half()
+    return model
+
+
+def run(batches):
+    fit(prepare(Tagger().cuda()), batches)
+"""
+    assert "LRD102" in codes(src)
+
+
+def test_control_cast_copy_handed_on_to_the_trainer_is_still_lrd102() -> None:
+    src = saver("return None") + """
+
+def run(batches):
+    model = copy.deepcopy(Tagger()).half().cuda()
+    fit(model, batches)
+"""
+    assert "LRD102" in codes(src)
+
+
+def test_control_cast_copy_trained_in_the_same_function_is_still_lrd102() -> None:
+    src = """
+import copy
+import torch
+
+
+def tune(base, batches):
+    model = copy.deepcopy(base).half()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    for x, y in batches:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+    assert "LRD102" in codes(src)
