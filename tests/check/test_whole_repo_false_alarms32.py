@@ -20,6 +20,12 @@ Programs written for these tests; no third-party code.
    elsewhere updates float16 parameters. Still reported: an in-place ``model.half()`` of the
    argument (the caller's module), a cast copy that the same function trains, or returns,
    or hands to the function that trains it.
+3. ``StepLR(opt, args.learning_rate_scheduler_step)`` stepped once per epoch: the setting's
+   name is the scheduler's own "step size" with "learning rate" spelled out, as
+   ``args.lr_scheduler_step`` would be, and says nothing about batches (LRD003 read the word
+   "step" in it as a count of batches because "learning" and "rate" were not known as the
+   two words of "lr"). Still reported: a name with a unit of its own
+   (``learning_rate_warmup_steps``, ``learning_rate_scheduler_iter_step``).
 """
 
 from __future__ import annotations
@@ -248,3 +254,47 @@ def tune(base, batches):
         optimizer.zero_grad()
 """
     assert "LRD102" in codes(src)
+
+
+# -- 3. the scheduler's step size named with "learning rate" spelled out --------------------------
+
+FORECASTER = """
+import argparse
+
+import torch
+from torch.optim.lr_scheduler import StepLR
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--{name}", type=int)
+parser.add_argument("--decay", type=float, default=0.5)
+
+
+class LoadForecaster:
+    def __init__(self, args, net):
+        self.args = args
+        self.net = net
+        self.optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+        self.scheduler = StepLR(self.optimizer, self.args.{name}, self.args.decay)
+
+    def fit(self, loader, epochs):
+        for epoch in range(epochs):
+            for window, target in loader:
+                loss = torch.nn.functional.l1_loss(self.net(window), target)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            self.scheduler.step()
+
+
+LoadForecaster(parser.parse_args(), torch.nn.Linear(24, 1)).fit([], 30)
+"""
+
+
+def test_step_size_named_learning_rate_scheduler_step_is_not_counted_in_batches() -> None:
+    assert "LRD003" not in codes(FORECASTER.format(name="learning_rate_scheduler_step"))
+    assert "LRD003" not in codes(FORECASTER.format(name="learning_rate_step_size"))
+
+
+def test_control_step_size_named_after_warmup_steps_is_still_lrd003() -> None:
+    assert "LRD003" in codes(FORECASTER.format(name="learning_rate_warmup_steps"))
+    assert "LRD003" in codes(FORECASTER.format(name="learning_rate_scheduler_iter_step"))
