@@ -733,17 +733,20 @@ def _half_casts(ctx: FileContext) -> dict[str, list[ast.Call]]:
     return out
 
 
-# what hands a module's parameters on: the iterators an optimizer is built from
-_PARAMETER_VIEWS = frozenset({"parameters", "named_parameters", "children", "modules",
-                              "named_modules", "named_children"})
+# the methods of a module that read or move it for saving or evaluation and hand none of its
+# parameters to anything that could update them (`parameters()`, or a `fit()` of its own,
+# may)
+_EXPORT_METHODS = frozenset({"state_dict", "eval", "cpu", "cuda", "to", "half", "float",
+                             "save_pretrained", "requires_grad_", "zero_grad"})
 
 
 def _stays_local(ctx: FileContext, assign: ast.Assign, name: str) -> bool:
     """``model = copy.deepcopy(model).half()`` in a function that saves a float16 copy: the
     cast value is a new object bound to a local name of that function, which the function
     never hands on (not returned or yielded, not passed whole to a call, not stored in an
-    attribute or a container, not declared global) and whose parameters it never gives out
-    (``model.parameters()``): no optimizer anywhere can be updating the parameters of that
+    attribute or a container, not declared global) and only reads or moves for saving
+    (``state_dict()``, ``eval()``, ``to(...)``; not ``parameters()`` or a ``fit()`` of its
+    own): no optimizer anywhere can be updating the parameters of that
     object, whatever the training model in another function is called. (An in-place cast of
     the caller's module, ``model.half()``, is kept apart by ``_base_name``.)"""
     if not any(isinstance(t, ast.Name) and t.id == name for t in assign.targets):
@@ -772,9 +775,9 @@ def _stays_local(ctx: FileContext, assign: ast.Assign, name: str) -> bool:
             handed = [*node.args, *(k.value for k in node.keywords)]
             if any(_whole(a, name) for a in handed):
                 return False
-            if isinstance(node.func, ast.Attribute) and node.func.attr in _PARAMETER_VIEWS \
+            if isinstance(node.func, ast.Attribute) and node.func.attr not in _EXPORT_METHODS \
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
-                return False
+                return False  # `model.parameters()`, `model.fit(loader)`: may reach an optimizer
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node is not assign:
             value = node.value
             if value is not None and _whole(value, name):
