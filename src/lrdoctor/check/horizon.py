@@ -380,8 +380,23 @@ _ECHO_TOKENS = frozenset({"lr", "step", "steps", "size", "stepsize", "decay", "s
 _DECAY_TOKENS = frozenset({"multi", "multistep", "milestone", "milestones", "decay"})
 
 
-def _echo(word: str) -> bool:
+def _echo_tokens(word: str) -> list[str]:
+    """The words of ``word``, with "learning rate" spelled out read as "lr"
+    (`learning_rate_scheduler_step` says what `lr_scheduler_step` says)."""
     tokens = [t for t in word.lower().split("_") if t]
+    out: list[str] = []
+    for t in tokens:
+        if t == "rate" and out and out[-1] == "learning":
+            out[-1] = "lr"
+        elif t == "learningrate":
+            out.append("lr")
+        else:
+            out.append(t)
+    return out
+
+
+def _echo(word: str) -> bool:
+    tokens = _echo_tokens(word)
     if not tokens or not any(t.startswith("step") for t in tokens):
         return False
     if all(t in _ECHO_TOKENS for t in tokens):

@@ -221,6 +221,8 @@ class Tracer:
         # accelerator (built with gradient accumulation) whose prepared optimizers step only
         # on the micro-batches it syncs; events inside carry it as info["accumulating"]
         self.accumulating: list[RunnerVal] = []
+        # tracing a LightningModule's optimizer_step override (run once per update)
+        self.per_update = False
         # LightningModule instances in manual optimization: (optimizers, schedulers) that
         # `self.optimizers()` / `self.lr_schedulers()` return
         self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
@@ -511,8 +513,10 @@ class Tracer:
         if step is None or configure is None:
             return set()
         found = {name: cls.find(name) for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS,
-                                                   *_EPOCH_START_HOOKS, *_EPOCH_END_HOOKS)}
-        if not any(found[name] is not None for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS)) \
+                                                   *_EPOCH_START_HOOKS, *_EPOCH_END_HOOKS,
+                                                   *_UPDATE_HOOKS)}
+        if not any(found[name] is not None
+                   for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS, *_UPDATE_HOOKS)) \
                 and not _asks_for_schedulers(cls) and not _steps_kept_scheduler(cls, found):
             return set()
         self.loop, self.conds = None, ()
@@ -547,6 +551,19 @@ class Tracer:
             # Lightning steps each configured optimizer once training_step has returned
             self.emit("opt_step", optimizer, step[0], lightning=True,
                       lightning_module=(cls.module.path, cls.name))
+        update = found["optimizer_step"]
+        if update is not None:
+            # an override of `optimizer_step(epoch, batch_idx, optimizer, closure)` is what
+            # Lightning calls for every update in place of its own `optimizer.step(closure)`:
+            # a scheduler stepped there after the optimizer steps once per update
+            self.loop, self.conds = batches, ()
+            self.per_update = True
+            try:
+                self.call_function(FuncVal(update[0], update[1].module, instance, update[1]),
+                                   [None, None, None, None], {}, root=True)
+            finally:
+                self.per_update = False
+            traced.add("optimizer_step")
         run(_BATCH_END_HOOKS, batches)
         run(_EPOCH_END_HOOKS, epochs)
         if cls.find("lr_scheduler_step") is None:
@@ -4504,6 +4521,10 @@ class Tracer:
             obj.built_under = self.conds
         if self.accumulating:
             info.setdefault("accumulating", self.accumulating[-1])
+        if self.per_update:
+            # in a LightningModule's optimizer_step override: once per update, whatever
+            # `accumulate_grad_batches` makes of Lightning's batches
+            info.setdefault("per_update", True)
         self.events.append(
             Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
                   self.root, info, self.frame)
@@ -5179,6 +5200,9 @@ _EPOCH_END_HOOKS = ("on_train_epoch_end", "training_epoch_end", "on_validation_e
 _BATCH_START_HOOKS = ("on_train_batch_start", "on_batch_start")
 _BATCH_END_HOOKS = ("on_train_batch_end", "on_batch_end")
 _EPOCH_START_HOOKS = ("on_train_epoch_start", "on_epoch_start")
+# the LightningModule hook Lightning calls for every optimizer update in automatic
+# optimization (an override replaces Lightning's own `optimizer.step(closure=...)`)
+_UPDATE_HOOKS = ("optimizer_step",)
 
 
 # the methods of a Hugging Face Trainer that build the scheduler it steps

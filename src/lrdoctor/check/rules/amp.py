@@ -713,6 +713,8 @@ def _half_casts(ctx: FileContext) -> dict[str, list[ast.Call]]:
                 dotted(node.value.func) or "", set()
             )
             for name in _bound_to(node, positions):
+                if _stays_local(ctx, node, name):
+                    continue
                 out.setdefault(name, []).append(node.value)
         if (
             isinstance(node, ast.Call)
@@ -729,6 +731,72 @@ def _half_casts(ctx: FileContext) -> dict[str, list[ast.Call]]:
         out = {name: kept for name, calls in out.items()
                if (kept := [call for call in calls if not _pretrained_load(call)])}
     return out
+
+
+# the methods of a module that read or move it for saving or evaluation and hand none of its
+# parameters to anything that could update them (`parameters()`, or a `fit()` of its own,
+# may)
+_EXPORT_METHODS = frozenset({"state_dict", "eval", "cpu", "cuda", "to", "half", "float",
+                             "save_pretrained", "requires_grad_", "zero_grad"})
+
+
+def _stays_local(ctx: FileContext, assign: ast.Assign, name: str) -> bool:
+    """``model = copy.deepcopy(model).half()`` in a function that saves a float16 copy: the
+    cast value is a new object bound to a local name of that function, which the function
+    never hands on (not returned or yielded, not passed whole to a call, not stored in an
+    attribute or a container, not declared global) and only reads or moves for saving
+    (``state_dict()``, ``eval()``, ``to(...)``; not ``parameters()`` or a ``fit()`` of its
+    own): no optimizer anywhere can be updating the parameters of that
+    object, whatever the training model in another function is called. (An in-place cast of
+    the caller's module, ``model.half()``, is kept apart by ``_base_name``.)"""
+    if not any(isinstance(t, ast.Name) and t.id == name for t in assign.targets):
+        return False
+    fn = ctx.function_of(ctx.path, assign)
+    if fn is None:
+        return False
+    inside = {id(n) for n in ast.walk(assign)}  # `copy.deepcopy(model)`: the old binding
+    looped = any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and id(assign) in
+                 {id(m) for m in ast.walk(n)} for n in ast.walk(fn))
+    end = assign.end_lineno or assign.lineno
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        if id(node) in inside or not looped and getattr(node, "lineno", end + 1) <= end:
+            continue  # read before the cast value is bound (outside a loop): another object
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) \
+                and node is not fn:
+            reads = any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+            if reads:
+                return False  # a closure over the name: where it runs is not followed
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None \
+                and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value)):
+            return False
+        if isinstance(node, ast.Call):
+            handed = [*node.args, *(k.value for k in node.keywords)]
+            if any(_whole(a, name) for a in handed):
+                return False
+            if isinstance(node.func, ast.Attribute) and node.func.attr not in _EXPORT_METHODS \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+                return False  # `model.parameters()`, `model.fit(loader)`: may reach an optimizer
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node is not assign:
+            value = node.value
+            if value is not None and _whole(value, name):
+                return False  # `self.half_model = model`, `copies[k] = model`, `m = model`
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            items = [*node.elts] if not isinstance(node, ast.Dict) else \
+                [v for v in [*node.keys, *node.values] if v is not None]
+            if any(_whole(i, name) for i in items):
+                return False
+    return True
+
+
+def _whole(expr: ast.expr, name: str) -> bool:
+    """``expr`` is the object ``name`` itself (``model``, ``*model``, ``model if a else b``)."""
+    if isinstance(expr, ast.Starred):
+        expr = expr.value
+    if isinstance(expr, ast.IfExp):
+        return _whole(expr.body, name) or _whole(expr.orelse, name)
+    return isinstance(expr, ast.Name) and expr.id == name
 
 
 def _pretrained_load(call: ast.expr) -> bool:

@@ -884,7 +884,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.node,
                 evidence={"horizon": h.source, "loop_line": loop.line},
             )
-    yield from (diagnostic for diagnostic, _ in lightning)
+    yield from (diagnostic for diagnostic, sched in lightning
+                if diagnostic.code != "LRD003" or not _stepped_each_update_by_hand(ctx, sched))
     yield from _lightning_project(ctx)
     yield from _hf_trainer_stepped(ctx)
 
@@ -1959,6 +1960,17 @@ def _batch_consequence(sched: Obj) -> str:
     if sched.origin == "hf":
         return "the warm-up alone lasts for num_warmup_steps epochs and the decay never happens"
     return "the schedule advances one step per epoch and ends far from complete"
+
+
+def _stepped_each_update_by_hand(ctx: FileContext, sched: Obj) -> bool:
+    """The module steps the scheduler configure_optimizers returned itself, on every batch
+    (``self.lr_schedulers().step()`` in ``optimizer_step`` or ``on_train_batch_end``, with
+    no test around it): its horizon in batches is run through at that pace, whatever Lightning
+    adds at the end of each epoch (LRD012 says so at the call), so the schedule does not
+    advance "once per epoch"."""
+    return any(e.kind == "sched_step" and e.obj is sched and not e.conds
+               and e.loop is not None and e.loop.granularity == "batch" and _plain_step(e)
+               for events in ctx.events_by_root.values() for e in events)
 
 
 def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
@@ -4970,6 +4982,8 @@ def _stepped_per_lightning_micro_batch(ctx: FileContext, e: Event, sched: Obj, l
     if not updates or not all(u.kind == "opt_step" and u.info.get("lightning_module")
                               for u in updates):
         return None
+    if e.info.get("per_update"):
+        return None  # stepped in an optimizer_step override: Lightning calls it per update
     if any(x.kind == "lightning_sched_step" and x.obj is sched for x in ctx.program.events):
         return None  # Lightning steps it too: stepped_by_lightning_too's shape (LRD012)
     if any(not (_tests_existence(c, e) or _picks_phase_or_option(c, loop, sched)
