@@ -3556,8 +3556,8 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if sched.torch_module and not sched.cls and (any(
                 isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(arg))
-                or any(_isinstance_of(c) <= _OWN_EPOCH_STEP for c in e.conds
-                       if _isinstance_of(c))):
+                or any(_isinstance_classes(c) <= _OWN_EPOCH_STEP for c in e.conds
+                       if _isinstance_classes(c))):
             # `step(epoch + i / iters)` on whichever class a setting picks from torch's
             # module: a fractional epoch is CosineAnnealingWarmRestarts' documented use; and
             # under `isinstance(s, ReduceLROnPlateau)` the argument is the plateau's metric
@@ -3869,7 +3869,7 @@ def _with_copies_undone(test: ast.expr, copies: dict[str, str]) -> ast.expr:
 _OWN_EPOCH_STEP = frozenset({"ReduceLROnPlateau", "CosineAnnealingWarmRestarts"})
 
 
-def _isinstance_of(cond: Cond) -> set[str]:
+def _isinstance_classes(cond: Cond) -> set[str]:
     """The torch scheduler classes the branch taken is for, when its test is ``isinstance(s,
     C)`` (or a tuple of classes) on its body side; empty for any other test."""
     test = cond.test
