@@ -56,6 +56,15 @@ class Cond:
         """The test and the expressions its names were assigned from."""
         return " ".join([self.text, *(ast.unparse(o) for o in self.origins)])
 
+    @cached_property
+    def periodic(self) -> bool:
+        """The test, or what its names were assigned from, takes a remainder (``(i + 1) %
+        accum == 0``, ``at_boundary = step % n == 0`` then ``if at_boundary:``): a test that
+        holds once in a period of passes."""
+        return self.test is not None and any(
+            isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+            for part in (self.test, *self.origins) for n in ast.walk(part))
+
 
 @dataclass(eq=False)
 class Loop:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -152,25 +153,27 @@ class ProjectLoader(ModuleLoader):
         root = project_root(os.path.dirname(os.path.abspath(near)))
         key = (root, name)
         if key not in self._constructing:
-            index = _project_python_files(root)
-            found: list[ModuleInfo] = []
-            known = bool(index)
-            pattern = re.compile(rf"\b{re.escape(name)}\s*\(")
             own = os.path.abspath(near)
-            paths = [p for group in index.values() for p in group
-                     if os.path.abspath(p) != own] if index else []
+            found: list[ModuleInfo] = []
+            for path, _ in self._texts_calling(root, name):
+                module = self.load(path) if os.path.abspath(path) != own else None
+                if module is not None:
+                    # (a file that does not parse, or that this interpreter does not run,
+                    # builds nothing when the program runs here)
+                    found.append(module)
+            self._constructing[key] = found if _project_python_files(root) else None
+        return self._constructing[key]
+
+    def _texts_calling(self, root: str, name: str) -> Iterator[tuple[str, str]]:
+        """(path, text) of each ``.py`` file of the project at ``root`` whose text calls
+        ``name`` (``name(`` or ``module.name(``); a file that cannot be read (too large to
+        follow, not UTF-8) calls nothing. Nothing for a project too large to index."""
+        called = re.compile(rf"\b{re.escape(name)}\s*\(")
+        for paths in _project_python_files(root).values():
             for path in paths:
                 text = self._text(path)
-                if text is not None and not pattern.search(text):
-                    continue
-                module = self.load(path) if text is not None else None
-                if module is None:
-                    # unreadable (too large to follow, not UTF-8), or no Python this
-                    # interpreter runs: it builds nothing when the program runs here
-                    continue
-                found.append(module)
-            self._constructing[key] = found if known else None
-        return self._constructing[key]
+                if text is not None and called.search(text):
+                    yield path, text
 
     def builds_last_epoch_mapping(self, near: str, callee: str) -> bool:
         """Whether some ``.py`` file of the project that holds ``near`` both calls ``callee``
@@ -181,18 +184,9 @@ class ProjectLoader(ModuleLoader):
         root = project_root(os.path.dirname(os.path.abspath(near)))
         key = (root, callee)
         if key not in self._position_maps:
-            called = re.compile(rf"\b{re.escape(callee)}\s*\(")
-            found = False
-            for paths in _project_python_files(root).values():
-                for path in paths:
-                    text = self._text(path)
-                    if text is not None and "last_epoch" in text \
-                            and _LAST_EPOCH_MAPPING.search(text) and called.search(text):
-                        found = True
-                        break
-                if found:
-                    break
-            self._position_maps[key] = found
+            self._position_maps[key] = any(
+                "last_epoch" in text and _LAST_EPOCH_MAPPING.search(text)
+                for _, text in self._texts_calling(root, callee))
         return self._position_maps[key]
 
     def imported_path_roots(self, importer: ModuleInfo) -> tuple[str, ...]:

@@ -1665,7 +1665,7 @@ class Tracer:
                         # other branch builds (`else: s = LinearLR(...)`), the name holds one of
                         # them all
                         if now is not obj and was.get(name) is not now \
-                                and _chosen_scheduler_value(obj) and isinstance(obj, UnionVal) \
+                                and _scheduler_choice(obj) and isinstance(obj, UnionVal) \
                                 and isinstance(now, Obj) and now.kind == "scheduler":
                             store[name] = UnionVal([*options(obj), now], exclusive=True)
                         continue
@@ -3317,11 +3317,8 @@ class Tracer:
         strings, whose target the loop does not store into otherwise: the calls of the methods
         the phases name, in their order, when the receiver is an instance of the project's
         whose class has every one of them; None for anything else."""
-        func = node.func
-        if not (isinstance(func, ast.Call) and isinstance(func.func, ast.Name)
-                and func.func.id == "getattr" and len(func.args) == 2
-                and not func.keywords and scope.lookup("getattr") is None
-                and not _bound(scope, "getattr")) or self.loop is None:
+        func = _builtin_getattr(node.func, scope, (2,))
+        if func is None or self.loop is None:
             return None
         spelled = func.args[1]
         used = {n.id for n in ast.walk(spelled) if isinstance(n, ast.Name)}
@@ -3355,32 +3352,20 @@ class Tracer:
         receiver = self.eval(func.args[0], scope)
         if not isinstance(receiver, InstanceVal):
             return None
-        calls: list[ast.Call] = []
+        texts: list[str] = []
         for phase in phases:
             text = _spelled_with(spelled, var, phase)
             if text is None or not text.isidentifier() or receiver.info.find(text) is None:
                 return None
-            attribute = ast.copy_location(
-                ast.Attribute(value=func.args[0], attr=text, ctx=ast.Load()), func)
-            call = ast.copy_location(
-                ast.Call(func=attribute, args=node.args, keywords=node.keywords), node)
-            calls.append(ast.fix_missing_locations(call))
-        made: dict[str, ast.Call] | None = getattr(node, "_lrdoctor_phases", None)
-        if made is None:
-            made = {}
-            node._lrdoctor_phases = made  # type: ignore[attr-defined]
-        # one node per name, kept on the call, so that every trace sees the same call sites
-        return [made.setdefault(c.func.attr, c) for c in calls]  # type: ignore[attr-defined]
+            texts.append(text)
+        return [_attribute_call(node, "_lrdoctor_phases", func.args[0], t) for t in texts]
 
     def named_method_call(self, node: ast.Call, scope: Scope) -> ast.Call:
         """``getattr(hook, stage)(...)`` where ``stage`` holds a string known here (a runner
         calling its hooks by the stage's name): the call ``hook.<stage>(...)``, a node made
         once per name and kept on the call."""
-        func = node.func
-        if not (isinstance(func, ast.Call) and isinstance(func.func, ast.Name)
-                and func.func.id == "getattr" and len(func.args) in (2, 3)
-                and not func.keywords and scope.lookup("getattr") is None
-                and not _bound(scope, "getattr")):
+        func = _builtin_getattr(node.func, scope, (2, 3))
+        if func is None:
             return node
         name = func.args[1]
         held = name.value if isinstance(name, ast.Constant) else None
@@ -3389,19 +3374,7 @@ class Tracer:
             held = value.value if isinstance(value, Const) else None
         if not isinstance(held, str) or not held.isidentifier():
             return node
-        made: dict[str, ast.Call] | None = getattr(node, "_lrdoctor_named", None)
-        if made is None:
-            made = {}
-            node._lrdoctor_named = made  # type: ignore[attr-defined]
-        call = made.get(held)
-        if call is None:
-            attribute = ast.copy_location(
-                ast.Attribute(value=func.args[0], attr=held, ctx=ast.Load()), func)
-            call = ast.copy_location(
-                ast.Call(func=attribute, args=node.args, keywords=node.keywords), node)
-            ast.fix_missing_locations(call)
-            made[held] = call
-        return call
+        return _attribute_call(node, "_lrdoctor_named", func.args[0], held)
 
     def picked_project_class(self, node: ast.Call, scope: Scope) -> ast.Call:
         """``getattr(module_trainer, config["trainer"]["type"])(model, ..., lr_scheduler=s)``:
@@ -3409,12 +3382,9 @@ class Tracer:
         trainers). When exactly one class of that module (its own or re-exported) can take the
         call's arguments, the call is ``module_trainer.<Class>(...)``: a node made once per
         class and kept on the call; the call itself for anything else."""
-        func = node.func
-        if not (isinstance(func, ast.Call) and isinstance(func.func, ast.Name)
-                and func.func.id == "getattr" and len(func.args) == 2
-                and not func.keywords and not isinstance(func.args[1], ast.Constant)
-                and scope.lookup("getattr") is None and not _bound(scope, "getattr")
-                and isinstance(func.args[0], (ast.Name, ast.Attribute))):
+        func = _builtin_getattr(node.func, scope, (2,))
+        if func is None or isinstance(func.args[1], ast.Constant) \
+                or not isinstance(func.args[0], (ast.Name, ast.Attribute)):
             return node
         held = self.eval_pure(func.args[0], scope)
         if not isinstance(held, ImportRef):
@@ -3431,20 +3401,9 @@ class Tracer:
         fitting = [name for name, cls in candidates.items() if _takes_call(cls, node)]
         if len(fitting) != 1:
             return node
-        # one node per class, kept on the call (the call's module argument may differ from
-        # one trace of it to the next: a factory picking from whichever module it is handed)
-        made: dict[str, ast.Call] | None = getattr(node, "_lrdoctor_picked", None)
-        if made is None:
-            made = {}
-            node._lrdoctor_picked = made  # type: ignore[attr-defined]
-        call = made.get(fitting[0])
-        if call is None:
-            attribute = ast.copy_location(
-                ast.Attribute(value=func.args[0], attr=fitting[0], ctx=ast.Load()), func)
-            call = ast.copy_location(
-                ast.Call(func=attribute, args=node.args, keywords=node.keywords), node)
-            made[fitting[0]] = call = ast.fix_missing_locations(call)
-        return call
+        # (one node per class: the call's module argument may differ from one trace of it to
+        # the next, a factory picking from whichever module it is handed)
+        return _attribute_call(node, "_lrdoctor_picked", func.args[0], fitting[0])
 
     def run_engine(self, engine: EngineVal, node: ast.Call, this: Any) -> None:
         """``trainer.run(loader, max_epochs=n)``: Ignite's loops, with the handlers attached to
@@ -5534,11 +5493,8 @@ def _built_on_other_paths(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
 
 
 def _chosen_scheduler_value(value: Any) -> bool:
-    """A scheduler object, or a setting's choice of several (see _chosen_scheduler)."""
-    if isinstance(value, Obj):
-        return value.kind == "scheduler"
-    return isinstance(value, UnionVal) and value.exclusive and all(
-        isinstance(o, Obj) and o.kind == "scheduler" for o in options(value))
+    """A scheduler object, or a setting's choice of several (see _scheduler_choice)."""
+    return isinstance(value, Obj) and value.kind == "scheduler" or _scheduler_choice(value)
 
 
 def _chosen_scheduler(first: Any, other: Any) -> bool:
@@ -5753,6 +5709,35 @@ def _holds_object(value: Any) -> bool:
 
 # words of a computed key that say nothing of what the entry holds
 _BARE_KEY_WORDS = frozenset({"", "state", "dict", "sd", "ckpt", "checkpoint", "params", "weights"})
+
+
+def _builtin_getattr(func: ast.expr, scope: Scope, arities: tuple[int, ...]) -> ast.Call | None:
+    """``func`` when it is a call of Python's own ``getattr`` (not a name the program binds)
+    with as many positional arguments as ``arities`` allows and no keyword: the callee of
+    ``getattr(obj, name)(...)``; None for anything else."""
+    if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) \
+            and func.func.id == "getattr" and len(func.args) in arities and not func.keywords \
+            and scope.lookup("getattr") is None and not _bound(scope, "getattr"):
+        return func
+    return None
+
+
+def _attribute_call(node: ast.Call, cache: str, receiver: ast.expr, name: str) -> ast.Call:
+    """``receiver.<name>(...)`` with the arguments of ``node`` (a ``getattr(receiver,
+    ...)(...)`` call whose attribute is known to be ``name``): a node made once per name and
+    kept on ``node`` under ``cache``, so that every trace sees the same call site."""
+    made: dict[str, ast.Call] | None = getattr(node, cache, None)
+    if made is None:
+        made = {}
+        setattr(node, cache, made)
+    call = made.get(name)
+    if call is None:
+        attribute = ast.copy_location(
+            ast.Attribute(value=receiver, attr=name, ctx=ast.Load()), node.func)
+        call = ast.copy_location(
+            ast.Call(func=attribute, args=node.args, keywords=node.keywords), node)
+        made[name] = call = ast.fix_missing_locations(call)
+    return call
 
 
 def _whole_dataset_batches(loader: Any) -> bool:

@@ -1851,10 +1851,8 @@ def _boundary_gate(unscales: list[Event], clip: Event,
         if len(own) != 1 or own[0].branch != 0 or own[0].test is None \
                 or own[0].loop is not clip.loop or clip.loop is None:
             return None
-        gate, test = own[0], own[0].test
-        if gate.text in clip_tests or not any(
-                isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
-                for part in (test, *gate.origins) for n in ast.walk(part)):
+        gate = own[0]
+        if gate.text in clip_tests or not gate.periodic:
             return None
         if not all(any(c.branch == 0 and c.text == gate.text for c in s.conds) for s in steps):
             return None  # the scaler steps between boundaries too: no accumulation

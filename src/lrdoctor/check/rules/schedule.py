@@ -3296,10 +3296,7 @@ def _shared_boundary(e: Event, s: Event, loop: Loop) -> str | None:
     the scheduler steps once per update rather than on every batch. None when there is none."""
     steps_under = {c.text for c in s.conds if c.branch == 0 and c.loop is loop}
     for c in e.conds_inside(loop):
-        if c.branch != 0 or c.test is None or c.text not in steps_under:
-            continue
-        if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
-               for part in (c.test, *c.origins) for n in ast.walk(part)):
+        if c.branch == 0 and c.text in steps_under and c.periodic:
             return c.text
     return None
 
