@@ -153,19 +153,25 @@ T_max=epochs * len(loader))`.
         "error",
         "SR",
         "A scheduler whose horizon is sized in batches (OneCycleLR, CyclicLR, warm-up to "
-        "num_training_steps) is stepped once per epoch.",
+        "num_training_steps) is stepped once per epoch, or once per update under gradient "
+        "accumulation while its horizon counts every micro-batch.",
         """
 `OneCycleLR(epochs=10, steps_per_epoch=len(loader))` expects one step per batch. Stepped once
 per epoch it takes 10 of its 10*len(loader) steps: the run ends still inside the warm-up, at a
 fraction of max_lr, and never anneals. The same holds for `CyclicLR` and for warm-up schedules
 built to `num_training_steps`. In PyTorch Lightning, a scheduler returned from
-`configure_optimizers` without `"interval": "step"` is stepped per epoch.
+`configure_optimizers` without `"interval": "step"` is stepped per epoch. The same shortfall,
+smaller, comes with gradient accumulation: a schedule sized `epochs * len(loader)` but stepped
+with the optimizer, once every `accum` batches, runs 1/accum of its course (the warm-up lasts
+accum times longer and the decay never finishes).
 """,
         """
 Call `scheduler.step()` right after `optimizer.step()` inside the batch loop; in Lightning
-return `{"scheduler": sched, "interval": "step"}`.
+return `{"scheduler": sched, "interval": "step"}`. Under gradient accumulation size the horizon
+in updates: `num_training_steps=epochs * (len(loader) // accum)`.
 """,
-        "step it after every optimizer.step() inside the batch loop (Lightning: interval='step')",
+        "step it after every optimizer.step() inside the batch loop (Lightning: interval='step'), "
+        "with its horizon counted in those updates",
     ),
     Entry(
         "LRD004",

@@ -4771,12 +4771,16 @@ def _guard_counts(guard: Cond) -> set[str]:
             and isinstance(node.right, ast.Name)}
 
 
-def _sized_in_micro_batches(sched: Obj, guard_names: set[str]) -> bool:
+def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = False) -> bool:
     """The schedule's length is counted in loader batches (`epochs * len(loader)`, through
     names and a builder's parameters) with no division by the accumulation count (spelled
     by ``guard_names`` or by a name that says so): stepped every micro-batch it runs its
     whole course over training, as sized. Stepping it per micro-batch is then a design, not
-    a schedule running ahead of the updates."""
+    a schedule running ahead of the updates.
+
+    ``strict`` (for a finding rather than an exemption): only a ``len()`` the walk reaches
+    counts; a name it cannot resolve that may hold a count of steps (``CFG.steps_per_epoch``,
+    assigned elsewhere, perhaps already divided by the accumulation count) makes it False."""
     calls = [c for c in (sched.call, sched.via) if c is not None]
     if not calls or sched.scope is None:
         return False
@@ -4793,7 +4797,12 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str]) -> bool:
     while pending and visited < 64:
         node, scope, hops = pending.pop()
         visited += 1
+        # what `len()` is taken of is the loader or the dataset, no count of steps
+        measured = {id(n) for c in ast.walk(node) if isinstance(c, ast.Call)
+                    and (dotted(c.func) or "") == "len" for n in ast.walk(c)} if strict else set()
         for sub in ast.walk(node):
+            if id(sub) in measured and not isinstance(sub, ast.Call):
+                continue
             if isinstance(sub, ast.Call) and (dotted(sub.func) or "") == "len":
                 seen_len = True
             elif isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mult) and any(
@@ -4818,8 +4827,10 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str]) -> bool:
                     if isinstance(value, ExprVal):
                         pending.append((value.node, value.scope, hops + 1))
                         continue
+                if strict and any(w in text for w in ("step", "iter", "batch", "len", "total")):
+                    return False  # a count of steps read from somewhere the walk cannot see
                 # a builder's `epoch_steps` / `steps_per_epoch` parameter: batches per epoch
-                if "per_epoch" in text or names.EPOCH_COUNT.search(text):
+                if not strict and ("per_epoch" in text or names.EPOCH_COUNT.search(text)):
                     seen_len = True
     return seen_len
 
@@ -5159,6 +5170,71 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             "once per micro-batch, faster than the updates it is meant to follow",
             loop.path,
             call,
+        )
+
+
+def _accumulation_divisor(guard: Cond) -> ast.expr | None:
+    """The count an accumulation guard divides by: ``accum`` in ``(i + 1) % accum == 0``."""
+    if guard.test is None:
+        return None
+    return next((node.right for node in ast.walk(guard.test)
+                 if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)), None)
+
+
+@rule("LRD003")
+def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
+    """The scheduler steps with its optimizer, once per update under the gradient-accumulation
+    test, but its horizon counts loader batches (``epochs * len(loader)`` with no division by
+    the accumulation count): each update is one step of a schedule sized for every
+    micro-batch, so training ends after 1/accum of its course (a warm-up accum times longer,
+    a decay that never finishes). LRD017's mirror: there the scheduler runs ahead of the
+    updates, here it lags behind its own horizon."""
+    for e in _sched_steps(ctx):
+        sched = e.obj
+        assert sched is not None
+        if not _plain_step(e) or e.info.get("engine") or sched.guessed or sched.in_composite \
+                or sched.project is not None or sched.cls == "ReduceLROnPlateau" \
+                or project_constant(sched) or _never_ends(sched):
+            continue
+        gran, loop = granularity(e)
+        if gran != "batch" or loop is None:
+            continue
+        updates = ctx.updates_in(loop, e.root, sched.optimizer)
+        if not updates:
+            continue
+        own = e.conds_inside(loop)
+        guard = next((c for c in own if _accumulation(c.meaning) and not _every_pass(c)
+                      and _accumulation_divisor(c) is not None), None)
+        if guard is None:
+            continue
+        # stepped with the updates: every update sits under the same branch of the same test,
+        # and the step has no test of its own besides
+        if not all(any((c.key, c.branch) == (guard.key, guard.branch) for c in u.conds_inside(loop))
+                   for u in updates):
+            continue
+        with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
+        if any((c.key, c.branch) not in with_updates and not _tests_existence(c, e) for c in own):
+            continue
+        count = _accumulation_divisor(guard)
+        assert count is not None
+        if isinstance(count, ast.Constant) and not (type(count.value) is int and count.value > 1):
+            continue
+        whole = horizon_of(sched)
+        if whole.unit != "batch" or not _sized_in_micro_batches(sched, _guard_counts(guard),
+                                                                strict=True):
+            continue
+        shown = short_source(count)
+        when_on = "" if isinstance(count, ast.Constant) else f" when `{shown}` > 1"
+        yield Diagnostic.at(
+            "LRD003",
+            f"{label(sched, whole)} is stepped once per update here (under `{_holds(guard)}`), "
+            f"but its horizon counts loader batches (`{whole.source}`, one per micro-batch): "
+            f"{when_on.lstrip() + ', ' if when_on else ''}training ends after 1/`{shown}` of the "
+            f"schedule (the warm-up lasts `{shown}` times longer, the decay never finishes); "
+            f"size it in updates (`len(loader) // {shown}` per epoch)",
+            e.path,
+            e.node,
+            evidence={"horizon": whole.source, "loop_line": loop.line},
         )
 
 

@@ -1,0 +1,169 @@
+"""A schedule sized in micro-batches but stepped once per update (lead72, batch
+fresh-2026-12ys, bench/realcode/README.md): fine-tuning loops with gradient accumulation.
+
+Programs written for these tests; no third-party code.
+
+A warm-up/decay built for ``epochs * len(loader)`` steps counts every loader batch. When the
+loop accumulates gradients and steps the scheduler together with the optimizer, under the
+accumulation test, it takes one step per update: training ends after 1/accum of the schedule
+(the warm-up lasts accum times longer, the decay never finishes). LRD003, whose catalog entry
+names this case next to the per-epoch one. Silent when the horizon is divided by the
+accumulation count, counted in updates some other way, or when the scheduler steps on every
+micro-batch (sized for that by design).
+"""
+
+from __future__ import annotations
+
+from .helpers import codes, findings, messages
+
+SETUP = """
+import argparse
+import math
+
+import torch
+from torch import nn
+from transformers import get_linear_schedule_with_warmup
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--grad-accum", dest="grad_accum", type=int, default=4)
+parser.add_argument("--epochs", type=int, default=3)
+args = parser.parse_args()
+
+net = nn.Linear(8, 2)
+batches = torch.utils.data.DataLoader(torch.randn(64, 8), batch_size=8)
+opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+"""
+
+LOOP = """
+for epoch in range(args.epochs):
+    for i, x in enumerate(batches):
+        loss = net(x).pow(2).mean() / args.grad_accum
+        loss.backward()
+        if (i + 1) % args.grad_accum == 0:
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+"""
+
+
+def program(build: str, loop: str = LOOP) -> str:
+    return SETUP + build + loop
+
+
+def test_warmup_sized_per_micro_batch_stepped_per_update_is_lrd003() -> None:
+    source = program("sched = get_linear_schedule_with_warmup(opt, 10, "
+                     "num_training_steps=len(batches) * args.epochs)\n")
+    assert ("LRD003", 25) in findings(source)
+    [message] = [m for m in messages(source) if "micro-batch" in m]
+    assert "once per update" in message
+    assert "when `args.grad_accum` > 1" in message
+    assert "1/`args.grad_accum`" in message
+
+
+def test_horizon_through_a_name_and_a_literal_count() -> None:
+    source = SETUP + """
+total = args.epochs * len(batches)
+sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=total)
+for epoch in range(args.epochs):
+    for i, x in enumerate(batches):
+        net(x).pow(2).mean().backward()
+        if i % 4 == 3:
+            opt.step()
+            opt.zero_grad()
+            sched.step()
+"""
+    assert codes(source) == ["LRD003"]
+    [message] = messages(source)
+    assert "when" not in message.split(":")[1]  # a literal count: no condition to name
+    assert "1/`4`" in message
+
+
+def test_one_cycle_per_epoch_count_of_loader_batches() -> None:
+    source = program("sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, "
+                     "epochs=args.epochs, steps_per_epoch=len(batches))\n")
+    assert "LRD003" in codes(source)
+
+
+def test_horizon_divided_by_the_accumulation_count_is_silent() -> None:
+    source = program("sched = get_linear_schedule_with_warmup(opt, 10, "
+                     "num_training_steps=len(batches) // args.grad_accum * args.epochs)\n")
+    assert codes(source) == []
+
+
+def test_one_cycle_with_updates_per_epoch_is_silent() -> None:
+    source = program("sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, "
+                     "epochs=args.epochs, "
+                     "steps_per_epoch=math.ceil(len(batches) / args.grad_accum))\n")
+    assert codes(source) == []
+
+
+def test_horizon_given_in_updates_is_silent() -> None:
+    source = SETUP.replace('parser.add_argument("--epochs", type=int, default=3)',
+                           'parser.add_argument("--epochs", type=int, default=3)\n'
+                           'parser.add_argument("--max-updates", dest="max_updates", '
+                           'type=int, default=1000)') + """
+sched = get_linear_schedule_with_warmup(opt, 10, num_training_steps=args.max_updates)
+""" + LOOP
+    assert codes(source) == []
+
+
+def test_stepped_every_micro_batch_with_a_micro_batch_horizon_is_silent() -> None:
+    # sized for every loader batch and stepped on each: the schedule runs its whole course
+    source = SETUP + """
+sched = get_linear_schedule_with_warmup(opt, 10, num_training_steps=len(batches) * args.epochs)
+for epoch in range(args.epochs):
+    for i, x in enumerate(batches):
+        net(x).pow(2).mean().backward()
+        if (i + 1) % args.grad_accum == 0:
+            opt.step()
+            opt.zero_grad()
+        sched.step()
+"""
+    assert codes(source) == []
+
+
+def test_no_accumulation_test_is_silent() -> None:
+    source = SETUP + """
+sched = get_linear_schedule_with_warmup(opt, 10, num_training_steps=len(batches) * args.epochs)
+for epoch in range(args.epochs):
+    for x in batches:
+        net(x).pow(2).mean().backward()
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+"""
+    assert codes(source) == []
+
+
+def test_a_period_of_one_is_no_accumulation() -> None:
+    source = program("sched = get_linear_schedule_with_warmup(opt, 10, "
+                     "num_training_steps=len(batches) * args.epochs)\n",
+                     LOOP.replace("% args.grad_accum == 0", "% 1 == 0"))
+    assert codes(source) == []
+
+
+def test_a_count_of_steps_stored_elsewhere_is_not_read_as_batches() -> None:
+    # `CFG.steps_per_epoch` filled in another function (there divided by the accumulation
+    # count): the horizon's unit cannot be read here, so nothing is reported
+    source = SETUP + """
+class CFG:
+    acc_steps = 4
+    n_epochs = 3
+
+
+def prepare():
+    CFG.steps_per_epoch = math.ceil(len(batches) / CFG.acc_steps)
+
+
+prepare()
+sched = get_linear_schedule_with_warmup(opt, 10,
+                                        num_training_steps=CFG.steps_per_epoch * CFG.n_epochs)
+for epoch in range(CFG.n_epochs):
+    for step, x in enumerate(batches, 1):
+        net(x).pow(2).mean().backward()
+        if step % CFG.acc_steps == 0 or step == len(batches):
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+"""
+    assert codes(source) == []
