@@ -75,7 +75,7 @@ for epoch in range(args.epochs):
     assert codes(source) == ["LRD003"]
     [message] = messages(source)
     assert "when" not in message.split(":")[1]  # a literal count: no condition to name
-    assert "1/`4`" in message
+    assert "1/4 of the schedule" in message
 
 
 def test_one_cycle_per_epoch_count_of_loader_batches() -> None:
@@ -167,3 +167,48 @@ for epoch in range(CFG.n_epochs):
             opt.zero_grad()
 """
     assert codes(source) == []
+
+
+ACCELERATE = """
+import torch
+from torch import nn
+from accelerate import Accelerator
+from transformers import get_cosine_schedule_with_warmup
+
+accelerator = Accelerator(gradient_accumulation_steps=ACCUM, mixed_precision="fp16")
+net = nn.Linear(8, 2)
+batches = torch.utils.data.DataLoader(torch.randn(64, 8), batch_size=8)
+opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+epochs = 3
+sched = get_cosine_schedule_with_warmup(opt, 100, num_training_steps=HORIZON)
+net, opt, batches, sched = accelerator.prepare(net, opt, batches, sched)
+for epoch in range(epochs):
+    for x in batches:
+        with accelerator.accumulate(net):
+            accelerator.backward(net(x).pow(2).mean())
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+"""
+
+
+def accelerate_program(accum: str, horizon: str) -> str:
+    return ACCELERATE.replace("ACCUM", accum).replace("HORIZON", horizon)
+
+
+def test_prepared_schedule_under_accumulate_sized_per_micro_batch_is_lrd003() -> None:
+    source = accelerate_program("8", "len(batches) * epochs")
+    assert findings(source) == [("LRD003", 19)]
+    [message] = messages(source)
+    assert "inside `accumulate()`" in message
+    assert "1/8 of the schedule" in message
+
+
+def test_prepared_schedule_sized_in_updates_is_silent() -> None:
+    source = accelerate_program(
+        "8", "epochs * math.ceil(len(batches) / accelerator.gradient_accumulation_steps)")
+    assert codes("import math\n" + source) == []
+
+
+def test_prepared_schedule_without_accumulation_is_silent() -> None:
+    assert codes(accelerate_program("1", "len(batches) * epochs")) == []

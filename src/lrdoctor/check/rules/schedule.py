@@ -4853,6 +4853,23 @@ def _unprepared_under_accumulate(sched: Obj, updates: list[Event]) -> RunnerVal 
     return found
 
 
+def _prepared_under_accumulate(sched: Obj, updates: list[Event]) -> RunnerVal | None:
+    """The accelerator when ``sched`` went through ``prepare()`` and every update of the loop
+    is a prepared optimizer's step() inside ``accumulate()`` of one accelerator built with
+    gradient accumulation: the prepared scheduler then steps only on the micro-batches whose
+    update runs (it skips the others), once per update."""
+    if not sched.prepared or not updates:
+        return None
+    found: RunnerVal | None = None
+    for u in updates:
+        acc = u.info.get("accumulating")
+        if u.kind != "opt_step" or u.obj is None or not u.obj.prepared \
+                or not isinstance(acc, RunnerVal) or (found is not None and acc is not found):
+            return None
+        found = acc
+    return found
+
+
 def _prepare_may_take(tree: ast.Module, sched: Obj) -> bool:
     """Some ``prepare()`` call of the file may hand ``sched`` over where the trace could not
     follow it: an argument spelled as the scheduler is bound (``self.lr_scheduler``, or the
@@ -5203,35 +5220,43 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
         if not updates:
             continue
         own = e.conds_inside(loop)
-        guard = next((c for c in own if _accumulation(c.meaning) and not _every_pass(c)
-                      and _accumulation_divisor(c) is not None), None)
-        if guard is None:
-            continue
-        # stepped with the updates: every update sits under the same branch of the same test,
-        # and the step has no test of its own besides
-        if not all(any((c.key, c.branch) == (guard.key, guard.branch) for c in u.conds_inside(loop))
-                   for u in updates):
-            continue
         with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
         if any((c.key, c.branch) not in with_updates and not _tests_existence(c, e) for c in own):
-            continue
-        count = _accumulation_divisor(guard)
-        assert count is not None
-        if isinstance(count, ast.Constant) and not (type(count.value) is int and count.value > 1):
+            continue  # a test of its own: not stepped with every update
+        accelerator = _prepared_under_accumulate(sched, updates)
+        if accelerator is not None:
+            # Accelerate steps a prepared scheduler only when the prepared optimizer steps
+            count = accelerator.accumulation
+            names_of_count = {count.id} if isinstance(count, ast.Name) else set()
+            where = "inside `accumulate()`, where Accelerate steps it with each real update"
+        else:
+            guard = next((c for c in own if _accumulation(c.meaning) and not _every_pass(c)
+                          and _accumulation_divisor(c) is not None), None)
+            # stepped with the updates: every update sits under the same branch of the test
+            if guard is None or not all(
+                    any((c.key, c.branch) == (guard.key, guard.branch) for c in u.conds_inside(loop))
+                    for u in updates):
+                continue
+            count = _accumulation_divisor(guard)
+            names_of_count = _guard_counts(guard)
+            where = f"under `{_holds(guard)}`"
+        if count is None or isinstance(count, ast.Constant) and not (
+                type(count.value) is int and count.value > 1):
             continue
         whole = horizon_of(sched)
-        if whole.unit != "batch" or not _sized_in_micro_batches(sched, _guard_counts(guard),
-                                                                strict=True):
+        if whole.unit != "batch" or not _sized_in_micro_batches(sched, names_of_count, strict=True):
             continue
         shown = short_source(count)
-        when_on = "" if isinstance(count, ast.Constant) else f" when `{shown}` > 1"
+        literal = isinstance(count, ast.Constant)
+        times = shown if literal else f"`{shown}`"
+        when_on = "" if literal else f"when `{shown}` > 1, "
         yield Diagnostic.at(
             "LRD003",
-            f"{label(sched, whole)} is stepped once per update here (under `{_holds(guard)}`), "
+            f"{label(sched, whole)} is stepped once per update here ({where}), "
             f"but its horizon counts loader batches (`{whole.source}`, one per micro-batch): "
-            f"{when_on.lstrip() + ', ' if when_on else ''}training ends after 1/`{shown}` of the "
-            f"schedule (the warm-up lasts `{shown}` times longer, the decay never finishes); "
-            f"size it in updates (`len(loader) // {shown}` per epoch)",
+            f"{when_on}training ends after 1/{times} of the schedule (the warm-up lasts {times} "
+            f"times longer, the decay never finishes); size it in updates "
+            f"(`len(loader) // {shown}` per epoch)",
             e.path,
             e.node,
             evidence={"horizon": whole.source, "loop_line": loop.line},
