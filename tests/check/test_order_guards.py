@@ -70,7 +70,8 @@ for epoch in range(90):
 def test_accumulation_guard_shared_but_scheduler_first_is_reported() -> None:
     src = script("""
 accum = 4
-onecycle = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=90 * len(loader))
+onecycle = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1,
+                                               total_steps=90 * (len(loader) // accum))
 for epoch in range(90):
     for i, x in enumerate(loader):
         (model(x).sum() / accum).backward()
