@@ -473,6 +473,10 @@ def unit_of(expr: ast.expr, scope: Scope | None, depth: int = 0,
 
 
 _NUMBER_WRAPPERS = frozenset({"int", "float", "round", "math.ceil", "math.floor"})
+# calls that return the same numbers in another container (`list(self.lr_decay_steps)`), or
+# parse them from the text a setting holds (`ast.literal_eval(args.lr_decay_steps)`)
+_SEQUENCE_COPIES = frozenset({"list", "tuple", "sorted", "ast.literal_eval", "literal_eval",
+                              "json.loads"})
 
 
 def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
@@ -565,6 +569,11 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
         if func in _NUMBER_WRAPPERS and len(expr.args) == 1 and not expr.keywords:
             # `int(cfg.get("scheduler_step_size", 10))`: the number the argument is, converted;
             # read as the argument is (a name that echoes the parameter's word says nothing)
+            return unit_evidence(expr.args[0], scope, depth + 1, echo)
+        if func in _SEQUENCE_COPIES and len(expr.args) == 1 and all(
+                k.arg == "reverse" for k in expr.keywords):
+            # `milestones=list(self.lr_decay_steps)`: the same numbers in a list (or parsed from
+            # the setting's text), read as the argument is, the parameter's echo included
             return unit_evidence(expr.args[0], scope, depth + 1, echo)
         unit = ""
         for word in names.words(func):
