@@ -213,3 +213,23 @@ def test_notebook_cells_rebinding_the_model(tmp_path: Path,
     assert report.errors == []
     assert [(d.path, d.cell, d.line) for d in report.diagnostics if d.code == "LRD102"] == [
         ("demo.ipynb", 3, 2)]
+
+
+def test_rebinding_that_wraps_the_cast_model_keeps_the_cast() -> None:
+    """``model = DataParallel(model)`` between the cast and the optimizer hands on the same
+    parameters: still LRD102 (only a new model under the old name breaks the link)."""
+    source = """
+    import torch
+    from torch import nn
+
+    model = nn.Linear(4, 2)
+    model = model.half()
+    model = nn.DataParallel(model)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for x, y in [(torch.randn(8, 4).half(), torch.randn(8, 2).half())]:
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+    """
+    assert "LRD102" in codes(source)
+    fresh = source.replace("model = nn.DataParallel(model)", "model = nn.Linear(4, 2)")
+    assert "LRD102" not in codes(fresh)

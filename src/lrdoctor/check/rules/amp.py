@@ -1420,9 +1420,10 @@ def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnosti
 
 def _rebound_between(ctx: FileContext, name: str, cast: ast.AST, obj: Obj) -> bool:
     """The cast and the optimizer sit in one body of this file (a script's or a notebook's
-    top level, one function) and ``name`` is bound again between them (``model =
-    create_model()`` in the next cell): the cast module is not the one whose parameters the
-    optimizer holds."""
+    top level, one function) and ``name`` is bound again between them to a value that does
+    not read it (``model = create_model()`` in the next cell): the cast module is not the one
+    whose parameters the optimizer holds. A value built from it (``model =
+    DataParallel(model)``, ``model = model.cuda()``) holds the same parameters."""
     if obj.path != ctx.path or obj.call is None:
         return False
     body = ctx.body_around(cast)
@@ -1433,7 +1434,8 @@ def _rebound_between(ctx: FileContext, name: str, cast: ast.AST, obj: Obj) -> bo
     for node in own_nodes(body):
         if not isinstance(node, ast.Assign) or not first < node.lineno < last:
             continue
-        if any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+        if any(isinstance(t, ast.Name) and t.id == name for t in node.targets) and not any(
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value)):
             return True
     return False
 
