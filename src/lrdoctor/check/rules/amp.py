@@ -688,6 +688,212 @@ def _project_builders(ctx: FileContext) -> dict[str, ast.Call]:
     return out
 
 
+_UNKNOWN = object()
+_InPlace = list[tuple[str, ast.Call, tuple[tuple[ast.expr, bool], ...]]]
+_IN_PLACE: dict[int, tuple[ast.AST, _InPlace]] = {}
+
+
+def _in_place_casts(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleInfo) -> _InPlace:
+    """Where the plain function ``fn`` (of ``module``) casts one of its parameters to float16
+    in place (``model.half()`` as a statement, or ``model = model.to(torch.float16)``: a
+    module's cast changes the caller's object): ``(parameter, cast call, the tests around it
+    with the branch it sits in)``. A parameter rebound to another object before the cast is
+    not the caller's any more. Read once per function."""
+    cached = _IN_PLACE.get(id(fn))
+    if cached is not None and cached[0] is fn:
+        return cached[1]
+    if len(_IN_PLACE) > 1024:
+        _IN_PLACE.clear()
+    out: _InPlace = []
+    _IN_PLACE[id(fn)] = (fn, out)
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+    if not params or params[0] in ("self", "cls"):
+        return out
+
+    def root(node: ast.expr) -> str:
+        while isinstance(node, (ast.Call, ast.Attribute)):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return node.id if isinstance(node, ast.Name) else ""
+
+    def visit(stmts: list[ast.stmt], tests: tuple[tuple[ast.expr, bool], ...]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, ast.If):
+                visit(stmt.body, (*tests, (stmt.test, True)))
+                visit(stmt.orelse, (*tests, (stmt.test, False)))
+                continue
+            value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
+            if isinstance(value, ast.Call) and _half_call(value, module) \
+                    and (name := root(value)) in params:
+                kept = isinstance(stmt, ast.Expr) or isinstance(stmt, ast.Assign) and (
+                    len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and stmt.targets[0].id == name)
+                if kept and not _rebound_before(fn, name, stmt.lineno):
+                    out.append((name, value, tests))
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    visit(inner, tests)
+            for handler in getattr(stmt, "handlers", []):
+                visit(handler.body, tests)
+
+    visit(fn.body, ())
+    return out
+
+
+# a call of this file that casts the caller's module in the function it calls -> (that call,
+# the function's name, its file, the cast's line), for the finding's wording
+_CALLEE_CASTS: dict[int, tuple[ast.Call, str, str, int]] = {}
+
+
+def _rebound_before(fn: ast.AST, name: str, line: int) -> bool:
+    """``name`` is assigned in ``fn`` before ``line`` other than by a cast of itself
+    (``model = copy.deepcopy(model)`` makes the later cast one of a copy)."""
+    for node in ast.walk(fn):
+        if getattr(node, "lineno", line) >= line:
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+            targets = [node.target]
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+        if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+            return True
+    return False
+
+
+def _bound_arguments(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call
+                     ) -> dict[str, ast.expr] | None:
+    """The expression a call gives each parameter of ``fn`` (a default where it gives
+    none); None when a ``*args`` / ``**kwargs`` splat hides which."""
+    if any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        return None
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    out: dict[str, ast.expr] = {}
+    defaults = fn.args.defaults
+    for i, a in enumerate(positional):
+        j = i - (len(positional) - len(defaults))
+        if j >= 0:
+            out[a.arg] = defaults[j]
+    for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults):
+        if d is not None:
+            out[a.arg] = d
+    for a, given in zip(positional, call.args):
+        out[a.arg] = given
+    for k in call.keywords:
+        out[k.arg] = k.value  # type: ignore[index]
+    return out
+
+
+def _test_holds(test: ast.expr, values: dict[str, object]) -> bool | None:
+    """Whether ``test`` holds with the parameters' values in ``values`` (``_UNKNOWN`` where
+    the call does not say): ``p == "half"``, ``p != x``, ``p in (...)``, ``p``, ``not p``,
+    ``and`` / ``or`` of those. None when a parameter it reads has no known value or the
+    test is of another form."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _test_holds(test.operand, values)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        parts = [_test_holds(v, values) for v in test.values]
+        if isinstance(test.op, ast.And):
+            return False if False in parts else (None if None in parts else True)
+        return True if True in parts else (None if None in parts else False)
+    if isinstance(test, ast.Name):
+        value = values.get(test.id, _UNKNOWN)
+        return None if value is _UNKNOWN else bool(value)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right = test.left, test.comparators[0]
+        if isinstance(right, ast.Name) and isinstance(left, ast.Constant) \
+                and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+            left, right = right, left
+        if not isinstance(left, ast.Name):
+            return None
+        value = values.get(left.id, _UNKNOWN)
+        if value is _UNKNOWN:
+            return None
+        op = test.ops[0]
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+            return (value == right.value) == isinstance(op, ast.Eq)
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List,
+                                                                       ast.Set)) \
+                and all(isinstance(e, ast.Constant) for e in right.elts):
+            inside = value in [e.value for e in right.elts]  # type: ignore[attr-defined]
+            return inside == isinstance(op, ast.In)
+    return None
+
+
+def _cast_by_callee(ctx: FileContext) -> list[tuple[str, ast.Call]]:
+    """``(name, call)`` for each call of this file that hands the module ``name`` to a plain
+    function - of this file or of a project module - which casts that parameter to float16
+    in place (``def train(model, ..., precision="full"): if precision == "half":
+    model.half()``), with the call's arguments making the cast run: every test around the
+    cast that reads a parameter holds with the values the call gives (a test the call's
+    values leave open keeps the cast out; a test that reads no parameter - a flag - counts
+    as on, as for this file's own casts)."""
+    module = ctx.module
+    targets: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, ModuleInfo]] = {}
+    found: list[tuple[str, ast.Call]] = []
+    for node in ast.walk(ctx.tree):
+        if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+            continue
+        text = dotted(node.func) or ""
+        if not text:
+            continue
+        if text not in targets:
+            fn: ast.AST | None = module.functions.get(text) if "." not in text else None
+            home = module
+            qual = module.imports.get(text.split(".")[0])
+            if fn is None and qual and qual.split(".")[0] not in _LIBRARIES:
+                from lrdoctor.check.project import ProjectLoader
+
+                rest = text.partition(".")[2]
+                there = (ctx.loader or ProjectLoader()).module_for(
+                    f"{qual}.{rest}" if rest else qual, module)
+                if there is not None:
+                    home, attr = there
+                    fn = home.functions.get(attr)
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            targets[text] = (fn, home)
+        fn, home = targets[text]
+        casts = _in_place_casts(fn, home)
+        if not casts:
+            continue
+        given = _bound_arguments(fn, node)
+        if given is None:
+            continue
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+        values: dict[str, object] = {}
+        for name, expr in given.items():
+            where = home if expr in fn.args.defaults or expr in fn.args.kw_defaults \
+                else module
+            if constants.known(expr, None, where):
+                values[name] = constants.resolve(expr, None, where)
+        for param, cast, tests in casts:
+            arg = given.get(param)
+            if arg is None or arg in fn.args.defaults or arg in fn.args.kw_defaults:
+                continue
+            runs = True
+            for test, branch in tests:
+                if not any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(test)):
+                    continue
+                holds = _test_holds(test, values)
+                if holds is None or holds != branch:
+                    runs = False
+                    break
+            name = _base_name(arg, module)
+            if runs and name:
+                found.append((name, node))
+                if len(_CALLEE_CASTS) > 1024:
+                    _CALLEE_CASTS.clear()
+                _CALLEE_CASTS[id(node)] = (node, fn.name, home.path, cast.lineno)
+    return found
+
+
 def _half_casts(ctx: FileContext) -> dict[str, list[ast.Call]]:
     """Names of modules cast to float16 (``model.half()``, ``model = Net().to(torch.float16)``,
     ``model = build()`` where ``build`` returns a cast model, here or in a project module),
@@ -696,7 +902,10 @@ def _half_casts(ctx: FileContext) -> dict[str, list[ast.Call]]:
     tree, module = ctx.tree, ctx.module
     out: dict[str, list[ast.Call]] = {}
     if not any(w in ctx.source for w in _FP16_WORDS):
-        return {name: [call] for name, call in _project_builders(ctx).items()}
+        out = {name: [call] for name, call in _project_builders(ctx).items()}
+        for name, call in _cast_by_callee(ctx):
+            out.setdefault(name, []).append(call)
+        return out
     returns_half = {name: positions for name, fn in module.functions.items()
                     if (positions := _returned_half(fn, module))}
     # `model.half().float()`: the chain is judged once, from its outermost call
@@ -724,6 +933,8 @@ def _half_casts(ctx: FileContext) -> dict[str, list[ast.Call]]:
         ):
             out.setdefault("*", []).append(node)
     for name, call in _project_builders(ctx).items():
+        out.setdefault(name, []).append(call)
+    for name, call in _cast_by_callee(ctx):
         out.setdefault(name, []).append(call)
     if any(q.split(".")[0] == "peft" for q in module.imports.values()):
         # a PEFT model trains adapters whose dtype the library chooses (float32 by default),
@@ -1177,6 +1388,7 @@ def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnosti
         reaching = {o: cast for o in sorted(owners) if o in halved and not exported[o]
                     and (cast := next((c for c in casts[o]
                                        if not _cast_misses(ctx, c, obj)
+                                       and not _rebound_between(ctx, o, c, obj)
                                        and _handed_after(ctx, obj, o, c)
                                        and (not beside or _before_in_body(ctx, c, obj))),
                                       None)) is not None}
@@ -1192,6 +1404,10 @@ def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnosti
         )
         at = f"line {cast.lineno}" if obj.path == ctx.path else \
             f"{display_path(ctx.path)}:{cast.lineno}"
+        by = _CALLEE_CASTS.get(id(cast))
+        if by is not None and by[0] is cast:
+            where = f"`{hit}` is cast to float16 in place by `{by[1]}()` " \
+                f"({display_path(by[2])}:{by[3]}), called"
         yield Diagnostic.at(
             "LRD102",
             f"{obj.cls}(eps={eps:g}) updates float16 parameters ({where} at {at}): eps rounds "
@@ -1200,6 +1416,28 @@ def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnosti
             obj.path,
             obj.call,
         )
+
+
+def _rebound_between(ctx: FileContext, name: str, cast: ast.AST, obj: Obj) -> bool:
+    """The cast and the optimizer sit in one body of this file (a script's or a notebook's
+    top level, one function) and ``name`` is bound again between them to a value that does
+    not read it (``model = create_model()`` in the next cell): the cast module is not the one
+    whose parameters the optimizer holds. A value built from it (``model =
+    DataParallel(model)``, ``model = model.cuda()``) holds the same parameters."""
+    if obj.path != ctx.path or obj.call is None:
+        return False
+    body = ctx.body_around(cast)
+    if ctx.body_around(obj.call) is not body \
+            or not isinstance(body, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    first, last = sorted((getattr(cast, "lineno", 0), obj.call.lineno))
+    for node in own_nodes(body):
+        if not isinstance(node, ast.Assign) or not first < node.lineno < last:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in node.targets) and not any(
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value)):
+            return True
+    return False
 
 
 def _before_in_body(ctx: FileContext, cast: ast.AST, obj: Obj) -> bool:

@@ -628,11 +628,15 @@ def horizon_spent_again_by_an_outer_loop(ctx: FileContext) -> Iterator[Diagnosti
 
 
 def _epochs_of_batches(expr: ast.expr, scope: Scope | None
-                       ) -> tuple[float, ast.expr, Obj, ast.Call] | None:
+                       ) -> tuple[float, ast.expr | None, Obj, ast.Call] | None:
     """``(E, E as written, loader, len call)`` for a horizon written ``E * len(loader)`` or
     ``len(loader) * E`` (through names bound to either side, and ``int(...)``), where ``E`` is
     a number the file states (a literal, a constant, a config attribute, a setting's default)
-    and ``loader`` a DataLoader built where it is visible: a horizon of E epochs of batches."""
+    and ``loader`` a DataLoader built where it is visible: a horizon of E epochs of batches.
+    ``len(loader)`` alone is one epoch of its batches: ``(1, None, loader, len call)``."""
+    alone = _len_of_loader(expr, scope)
+    if alone is not None:
+        return 1.0, None, alone[0], alone[1]
     expr, scope = _resolved(expr, scope)
     while isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "math.floor", "math.ceil",
                                                                 "round") and expr.args:
@@ -668,8 +672,8 @@ def _another_built_inside(ctx: FileContext, sched: Obj, loop: Loop) -> bool:
 def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic]:
     """A CosineAnnealingLR / PolynomialLR / OneCycleLR(total_steps=...) or a Hugging Face
     decay to ``num_training_steps`` sized ``E * len(loader)`` - E epochs of that loader's
-    batches, E a number the file states (``T_max=CFG.cycle * len(loader)`` with ``cycle = 5``)
-    - and stepped after every batch of that same loader in an epoch loop that runs N > E
+    batches, E a number the file states (``T_max=CFG.cycle * len(loader)`` with ``cycle = 5``),
+    or ``len(loader)`` alone (one epoch) - and stepped after every batch of that same loader in an epoch loop that runs N > E
     passes (its ``range`` bounds numbers where it runs). The horizon is spent after E epochs,
     and the remaining N - E epochs step the schedule past its end: a cosine climbs back up, a
     linear decay sits at zero, OneCycleLR raises. Silent when either loop may leave early
@@ -706,14 +710,16 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             continue
         seen.add(sched.id)
         cls = sched.cls or sched.name or "the scheduler"
+        spans = f"one epoch of `{ast.unparse(length)}` batches" if written is None else \
+            f"`{ast.unparse(written)}` = {epochs:g} epochs of `{ast.unparse(length)}` batches"
+        ends = "the first epoch" if written is None else f"{epochs:g} epochs"
         yield Diagnostic.at(
             "LRD010",
             f"{cls}({param}={short_source(horizon)}) "
-            f"({line_at(sched.path, sched.line, e.path)}) spans `{ast.unparse(written)}` = "
-            f"{epochs:g} epochs of `{ast.unparse(length)}` batches and is stepped after every "
-            f"batch (line {e.line}), but the epoch loop "
+            f"({line_at(sched.path, sched.line, e.path)}) spans {spans} and is stepped after "
+            f"every batch (line {e.line}), but the epoch loop "
             f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs {epoch_loop.passes} "
-            f"passes: the schedule ends after {epochs:g} epochs and the other "
+            f"passes: the schedule ends after {ends} and the other "
             f"{epoch_loop.passes - epochs:g} step it past its horizon, so "
             f"{_consequence(sched)}. Size {param} to the whole run (the loop's epochs times "
             f"`{ast.unparse(length)}`), or restart the schedule on purpose "
