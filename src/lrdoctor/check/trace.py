@@ -6424,6 +6424,8 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
         holder = scope.lookup(expr.value.id)
         if isinstance(holder, ClassVal):
             return class_constant_of(holder.info, expr.attr, scope.module)
+        if isinstance(holder, ImportRef):
+            return _imported_class_constant(holder, expr.attr, scope.module)
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
             and expr.value.id == "self" and scope.self_val is not None \
             and scope.lookup("self") is scope.self_val:
@@ -6442,6 +6444,22 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
         # != "":`): its values are edited to switch the run's modes, resuming among them
         return record_literal(expr, scope.module, function_around(scope.module.tree, expr))
     return None
+
+
+def _imported_class_constant(ref: ImportRef, attr: str, reader: ModuleInfo) -> Const | None:
+    """``CFG.scheduler`` after ``from config import CFG``, a class of the project: the literal
+    its body binds (see constants.class_constant_of), as for a class of the reading file, the
+    name being the same object in every module that imports it. Only when no Python file of
+    the project stores an attribute of that name (a driver writing ``CFG.scheduler =
+    args.scheduler`` before training changes what runs)."""
+    loader = reader.loader
+    found = loader.module_for(ref.qualname, reader) if loader is not None else None
+    if found is None or found[1] not in found[0].classes:
+        return None
+    other, name = found
+    if loader is None or loader.attribute_stored(other.path, attr):
+        return None
+    return class_constant_of(other.classes[name], attr, reader)
 
 
 def _class_registry(info: ClassInfo, attr: str) -> ast.expr | None:

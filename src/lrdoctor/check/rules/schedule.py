@@ -57,6 +57,7 @@ from lrdoctor.check.values import (
     Const,
     DictVal,
     ExprVal,
+    FuncVal,
     InstanceVal,
     Obj,
     RunnerVal,
@@ -4800,7 +4801,7 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
         # what `len()` is taken of is the loader or the dataset, no count of steps
         measured = {id(n) for c in ast.walk(node) if isinstance(c, ast.Call)
                     and (dotted(c.func) or "") == "len" for n in ast.walk(c)} if strict else set()
-        for sub in ast.walk(node):
+        for sub in _outside_functions(node):
             if id(sub) in measured and not isinstance(sub, ast.Call):
                 continue
             if isinstance(sub, ast.Call) and (dotted(sub.func) or "") == "len":
@@ -4812,6 +4813,8 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                 divisor = ast.unparse(sub.right).lower()
                 if "batch" in divisor and not any(w in divisor for w in _PER_UPDATE_WORDS):
                     continue  # `len(dataset) // batch_size`: samples to batches
+                if isinstance(sub.left, ast.Constant):
+                    continue  # `1. / 1000`: a factor (a warm-up's start), no count divided
                 return False  # `len(loader) // accum`: counted in updates
             elif isinstance(sub, (ast.Name, ast.Attribute)):
                 text = (sub.id if isinstance(sub, ast.Name) else sub.attr).lower()
@@ -4827,12 +4830,43 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                     if isinstance(value, ExprVal):
                         pending.append((value.node, value.scope, hops + 1))
                         continue
+                    if isinstance(value, FuncVal) and value.closure is not None:
+                        # the multiplier a LambdaLR is handed, defined in the builder: the
+                        # names it reads from there (see _outside_functions)
+                        pending.append((value.fn, value.closure, hops + 1))
+                        continue
                 if strict and any(w in text for w in ("step", "iter", "batch", "len", "total")):
                     return False  # a count of steps read from somewhere the walk cannot see
                 # a builder's `epoch_steps` / `steps_per_epoch` parameter: batches per epoch
                 if not strict and ("per_epoch" in text or names.EPOCH_COUNT.search(text)):
                     seen_len = True
     return seen_len
+
+
+def _outside_functions(node: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk`` of ``node`` that does not enter a function or lambda, but yields the names
+    it reads from around it: the multiplier a LambdaLR is handed (`def f(x): alpha = x /
+    warmup_iters ...`) divides the step by the schedule's length to compute the factor, which
+    says nothing of whether that length counts updates or micro-batches; the length itself
+    (`warmup_iters`, bound outside) is what to follow."""
+    todo = [node]
+    while todo:
+        sub = todo.pop()
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            own = {a.arg for a in ast.walk(sub.args) if isinstance(a, ast.arg)}
+            body = sub.body if isinstance(sub.body, list) else [sub.body]
+            reads: list[ast.Name] = []
+            for part in body:
+                for n in ast.walk(part):
+                    if isinstance(n, ast.Name):
+                        if isinstance(n.ctx, ast.Store):
+                            own.add(n.id)
+                        else:
+                            reads.append(n)
+            yield from (n for n in reads if n.id not in own)
+            continue
+        yield sub
+        todo.extend(ast.iter_child_nodes(sub))
 
 
 def _unprepared_under_accumulate(sched: Obj, updates: list[Event]) -> RunnerVal | None:
