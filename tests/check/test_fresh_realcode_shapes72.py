@@ -200,7 +200,7 @@ def test_prepared_schedule_under_accumulate_sized_per_micro_batch_is_lrd003() ->
     source = accelerate_program("8", "len(batches) * epochs")
     assert findings(source) == [("LRD003", 19)]
     [message] = messages(source)
-    assert "inside `accumulate()`" in message
+    assert "inside `accumulate()`, where Accelerate (0.16 and later)" in message
     assert "1/8 of the schedule" in message
 
 

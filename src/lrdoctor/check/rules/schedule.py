@@ -5262,7 +5262,8 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
             # Accelerate steps a prepared scheduler only when the prepared optimizer steps
             count = accelerator.accumulation
             names_of_count = {count.id} if isinstance(count, ast.Name) else set()
-            where = "inside `accumulate()`, where Accelerate steps it with each real update"
+            where = ("inside `accumulate()`, where Accelerate (0.16 and later) steps a prepared "
+                     "scheduler only with the real updates")
         else:
             guard = next((c for c in own if _accumulation(c.meaning) and not _every_pass(c)
                           and _accumulation_divisor(c) is not None), None)
