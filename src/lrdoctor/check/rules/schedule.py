@@ -2326,7 +2326,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         evidence = [n for n in evidence if n in own]
     if training and evidence and not _computed_from_validation(
         ctx, watched_at.path, watched_at.at, watched
-    ) and not any(
+    ) and not any(_validation_first(ctx, p) for p in chain) and not any(
         other is not e and exclusive(other, e) and _metric_step(other)
         and not _is_training_loss(_aggregated(_watched(other).expr))
         for other in ctx.program.of("sched_step", sched)
@@ -2995,6 +2995,41 @@ def _mentions_validation(node: ast.AST) -> bool:
         if text is not None and any(
             names.VALIDATION_WORDS.search(w.lower()) for w in names.words(text)
         ):
+            return True
+    return False
+
+
+def _validation_first(ctx: FileContext, passed: Passed) -> bool:
+    """The metric is a name the function reading it binds to a validation value when the run
+    has validation data and to the training value only otherwise: ``if len(meters["eval"]):
+    loss = meters["eval"]["loss"][-1] else: loss = meters["train"]["loss"][-1]`` (or
+    ``loss = val_loss if val_loader is not None else train_loss``). The test names the
+    validation data, one side reads it: the training loss is a fallback for runs that have
+    none, not what is watched while a validation metric exists."""
+    if passed.key is not None or not isinstance(passed.expr, ast.Name):
+        return False
+    name = passed.expr.id
+    around = ctx.function_of(passed.path, passed.at)
+    if around is None:
+        return False
+
+    def bound(body: list[ast.stmt]) -> list[ast.expr]:
+        return [stmt.value for stmt in body if isinstance(stmt, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)]
+
+    for node in ast.walk(around):
+        if isinstance(node, ast.If) and node.orelse:
+            sides = (bound(node.body), bound(node.orelse))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp) and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            node, sides = node.value, ([node.value.body], [node.value.orelse])  # type: ignore
+        else:
+            continue
+        test = node.test  # type: ignore[attr-defined]
+        if not (sides[0] and sides[1]) or not _mentions_validation(test):
+            continue
+        read = [any(_mentions_validation(v) for v in side) for side in sides]
+        if read[0] != read[1]:
             return True
     return False
 
