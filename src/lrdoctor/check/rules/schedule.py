@@ -4782,6 +4782,31 @@ def _periodic_of_its_own(ctx: FileContext, e: Event, loop: Loop) -> bool:
         lower = c.text.lower()
         if "%" in lower and not any(w in lower for w in _ACCUM_WORDS if w != "%"):
             return True
+        if c.test is not None and _multiple_of_accumulation(c.test):
+            return True
+    return False
+
+
+def _multiple_of_accumulation(test: ast.expr) -> bool:
+    """``i % (eval_interval * (accum_steps + 1)) == 0``: a period that is the accumulation
+    count times a count of its own, so it holds once every N updates (an evaluation period
+    counted in updates), not at every accumulation boundary."""
+    for node in ast.walk(test):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
+            continue
+        factors: list[ast.expr] = []
+        todo = [node.right]
+        while todo:
+            part = todo.pop()
+            if isinstance(part, ast.BinOp) and isinstance(part.op, ast.Mult):
+                todo += [part.left, part.right]
+            else:
+                factors.append(part)
+        said = [any(w in ast.unparse(f).lower() for w in _ACCUM_WORDS if w != "%")
+                for f in factors]
+        if any(said) and any(not s and not isinstance(f, ast.Constant)
+                             for f, s in zip(factors, said)):
+            return True
     return False
 
 
