@@ -30,16 +30,22 @@ Programs written for these tests; no third-party code.
 5. (E999) An R (IRkernel) notebook was parsed as Python: its cells are not Python code and
    are not checked, as ruff skips such notebooks. A Python notebook with a syntax error is
    still reported.
+6. (E999 message) A PEP 701 f-string whose replacement field runs over several lines joined
+   by backslashes was called broken without the hint that Python 3.12 accepts it: the error
+   is reported at the field's last line, more lines below the f-string's opening than the
+   hint looked back.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from lrdoctor.catalog import CATALOG
+from lrdoctor.check.engine import check_source
 from lrdoctor.check.runner import check_files
 
 from .helpers import check_project, codes, project_codes
@@ -328,3 +334,26 @@ def test_control_python_notebook_with_the_same_text_is_e999(
     monkeypatch.chdir(tmp_path)
     report = check_files(["analysis.ipynb"], frozenset(CATALOG), jobs=1)
     assert len(report.errors) == 1 and "syntax error" in report.errors[0]
+
+
+# -- 6. the PEP 701 hint for a long replacement field -----------------------------------------------
+
+LONG_FIELD = """
+def report(cfg):
+    print(
+        f"cache size: {\\
+        (cfg.layers * \\
+        cfg.pages * \\
+        cfg.page_size * \\
+        2 * cfg.heads * \\
+        cfg.head_dim * 2) / (1024. ** 3) \\
+        } GiB."
+    )
+"""
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="valid code on Python 3.12+")
+def test_backslashes_over_many_lines_of_a_field_get_the_newer_python_hint() -> None:
+    problems = [p.message for p in check_source(LONG_FIELD, "report.py").problems
+                if p.code == "E999"]
+    assert len(problems) == 1 and "PEP 701" in problems[0], problems
