@@ -3018,14 +3018,15 @@ def _validation_first(ctx: FileContext, passed: Passed) -> bool:
                 and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)]
 
     for node in ast.walk(around):
+        test: ast.expr
         if isinstance(node, ast.If) and node.orelse:
-            sides = (bound(node.body), bound(node.orelse))
+            test, sides = node.test, (bound(node.body), bound(node.orelse))
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp) and any(
                 isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            node, sides = node.value, ([node.value.body], [node.value.orelse])  # type: ignore
+            choice = node.value
+            test, sides = choice.test, ([choice.body], [choice.orelse])
         else:
             continue
-        test = node.test  # type: ignore[attr-defined]
         if not (sides[0] and sides[1]) or not _mentions_validation(test):
             continue
         read = [any(_mentions_validation(v) for v in side) for side in sides]
