@@ -202,6 +202,13 @@ def test_control_choice_by_a_test_that_names_no_validation_data_is_lrd004() -> N
     assert codes(FALLBACK.replace("{choice}", choice)) == ["LRD004"]
 
 
+def test_control_validation_loss_only_on_evaluation_epochs_is_lrd004() -> None:
+    # the plateau gets the training loss on every epoch that does not evaluate, while a
+    # validation loss exists: the test is a period, not whether validation data is there
+    choice = IF_ELSE.replace('len(self.history["eval"]) > 0', "len(self.history['train']) % self.eval_every == 0")
+    assert codes(FALLBACK.replace("{choice}", choice)) == ["LRD004"]
+
+
 def test_control_both_sides_reading_the_training_loss_is_lrd004() -> None:
     choice = IF_ELSE.replace('loss = self.history["eval"][-1]', 'loss = self.history["train"][-2]')
     assert codes(FALLBACK.replace("{choice}", choice)) == ["LRD004"]

@@ -3027,11 +3027,35 @@ def _validation_first(ctx: FileContext, passed: Passed) -> bool:
             test, sides = choice.test, ([choice.body], [choice.orelse])
         else:
             continue
-        if not (sides[0] and sides[1]) or not _mentions_validation(test):
+        if not (sides[0] and sides[1]) or not _mentions_validation(test) \
+                or not _tests_presence(test):
             continue
         read = [any(_mentions_validation(v) for v in side) for side in sides]
         if read[0] != read[1]:
             return True
+    return False
+
+
+def _tests_presence(test: ast.expr) -> bool:
+    """A test of whether something is there: truthiness (``if val_loader:``), ``is (not)
+    None``, ``len(x) > 0`` / ``!= 0``, ``hasattr(...)``, and ``not`` / ``and`` / ``or`` of
+    them; not a test of a period or a count (``epoch % eval_every == 0``)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.BoolOp):
+        return all(_tests_presence(v) for v in test.values)
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)):
+        return True
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+        return test.func.id in ("len", "bool", "hasattr", "any")
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        right = test.comparators[0]
+        if isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+            return isinstance(right, ast.Constant) and right.value is None
+        counted = isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) \
+            and test.left.func.id == "len"
+        return counted and isinstance(right, ast.Constant) and right.value in (0, 1) \
+            and isinstance(test.ops[0], (ast.Gt, ast.GtE, ast.NotEq))
     return False
 
 
