@@ -5129,7 +5129,8 @@ def _class_test_takes(option: Any, names: frozenset[str], spelled: str) -> bool 
         return any(part in name for part in names)
     if not (isinstance(option, Obj) and option.kind == "scheduler"):
         return None  # (the project's own class: its module's dotted name is not known here)
-    text = f"<class 'torch.optim.lr_scheduler.{name}'>"
+    module = "torch.optim.swa_utils" if name == "SWALR" else "torch.optim.lr_scheduler"
+    text = f"<class '{module}.{name}'>"
     return any(part in text for part in names)
 
 
