@@ -116,8 +116,9 @@ def _syntax_message(exc: SyntaxError, text: str) -> str:
         return (f"{msg} (a type parameter list or a `type` alias statement here, which Python"
                 f" accepts from 3.12 on (PEP 695); lrdoctor runs on Python {version}: run it on"
                 f" 3.12+ to check this)")
-    # the error may be reported at the f-string's opening or inside its replacement field
-    first, last = max(exc.lineno - 3, 0), min(exc.end_lineno or exc.lineno, len(lines))
+    # the error may be reported at the f-string's opening or inside its replacement field,
+    # which line continuations can carry many lines below the opening
+    first, last = max(exc.lineno - 12, 0), min(exc.end_lineno or exc.lineno, len(lines))
     offset = sum(len(line) for line in lines[:first])
     for line in lines[first:last]:
         for match in _FSTRING_OPEN.finditer(line):

@@ -345,6 +345,10 @@ def notebook_source(raw: str) -> NotebookSource:
     cells = _notebook_cells(data)
     if cells is None:
         raise SourceError("not a Jupyter notebook (no list of cells)")
+    if _kernel_language(data) not in (None, "python"):
+        # an R, Julia or Scala notebook (IRkernel, IJulia): its cells are not Python, and no
+        # PyTorch training runs from them; ruff skips such notebooks too
+        return NotebookSource("")
     out: list[str] = []
     nb = NotebookSource("")
     line = 1
@@ -361,6 +365,23 @@ def notebook_source(raw: str) -> NotebookSource:
         line += len(lines)
     nb.text = "\n".join(out) + ("\n" if out else "")
     return nb
+
+
+def _kernel_language(data: dict[str, Any]) -> str | None:
+    """The language a notebook's metadata says its cells are written in ("python" for any
+    Python kernel), or None when the metadata says nothing."""
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    info, spec = meta.get("language_info"), meta.get("kernelspec")
+    stated = [d.get(key) for d, key in ((info, "name"), (spec, "language"))
+              if isinstance(d, dict)]
+    languages = {s.strip().lower() for s in stated if isinstance(s, str) and s.strip()}
+    if not languages:
+        return None
+    if any(s.startswith(("python", "ipython")) for s in languages):
+        return "python"
+    return sorted(languages)[0]
 
 
 def _notebook_cells(data: dict[str, Any]) -> list[Any] | None:

@@ -1755,7 +1755,7 @@ class Tracer:
                     pair = (pair[1], pair[0])
                 return store, key, pair[0], pair[1]
             return None
-        by_name = _class_name_test(test)
+        by_name = self.class_name_test(test, scope)
         if by_name is not None:
             return self.class_name_narrowing(*by_name, negate != by_name[2], scope)
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
@@ -1813,7 +1813,7 @@ class Tracer:
         return _split_choice(store, key, subject, sides)
 
     def class_name_narrowing(self, target: ast.expr, wanted: frozenset[str], _: bool,
-                             negate: bool, scope: Scope
+                             spelled: str, negate: bool, scope: Scope
                              ) -> tuple[dict[str, Any], str, Any, Any] | None:
         """``if self.sched.__class__.__name__ in {"ReduceLROnPlateau", ...}:`` on a name that
         holds one of several schedulers: each branch with the options whose class name says
@@ -1827,13 +1827,80 @@ class Tracer:
             return None
         sides: tuple[list[Any], list[Any]] = ([], [])
         for option in options(subject):
-            name = _class_name_of(option)
-            taken = None if name is None else (name in wanted) != negate
+            named = _class_test_takes(option, wanted, spelled)
+            taken = None if named is None else named != negate
             if taken is not False:
                 sides[0].append(option)
             if taken is not True:
                 sides[1].append(option)
         return _split_choice(store, key, subject, sides)
+
+    def class_name_test(self, test: ast.expr, scope: Scope
+                        ) -> tuple[ast.expr, frozenset[str], bool, str] | None:
+        """A test of an object's class by its name: ``type(x).__name__ in {"A", "B"}`` (the
+        names written there or held by a constant, ``type(x).__name__ in EPOCH_SCHEDULERS``),
+        and ``any(s in str(x.__class__) for s in NAMES)`` (a part of the class's text). The
+        object tested, the names, whether negated, and how they are matched: "name" (the
+        whole class name), "name-part" (a part of it), "text-part" (a part of ``str(cls)``,
+        ``<class 'module.Name'>``)."""
+        found = _class_name_test(test)
+        if found is not None:
+            return (*found, "name")
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+                and isinstance(test.ops[0], (ast.In, ast.NotIn)):
+            spelled = _class_text(test.left)
+            names = self.constant_strings(test.comparators[0], scope)
+            if spelled is not None and spelled[1] == "name" and names:
+                return spelled[0], names, isinstance(test.ops[0], ast.NotIn), "name"
+            return None
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+                and test.func.id == "any" and len(test.args) == 1 and not test.keywords
+                and scope.lookup("any") is None
+                and isinstance(test.args[0], (ast.GeneratorExp, ast.ListComp))):
+            return None
+        gen = test.args[0]
+        loop = gen.generators[0]
+        elt = gen.elt
+        if len(gen.generators) != 1 or loop.ifs or not isinstance(loop.target, ast.Name) \
+                or not (isinstance(elt, ast.Compare) and len(elt.ops) == 1
+                        and isinstance(elt.ops[0], ast.In) and isinstance(elt.left, ast.Name)
+                        and elt.left.id == loop.target.id):
+            return None
+        # `any(s in str(sched.__class__) for s in EPOCH_SCHEDULERS)`: true when one of the
+        # names is a part of the class's text
+        spelled = _class_text(elt.comparators[0])
+        names = self.constant_strings(loop.iter, scope)
+        if spelled is None or not names:
+            return None
+        return spelled[0], names, False, f"{spelled[1]}-part"
+
+    def constant_strings(self, node: ast.expr, scope: Scope) -> frozenset[str] | None:
+        """The strings of a literal list, tuple or set of strings, or of a name that holds one
+        (a module's ``EPOCH_SCHEDULERS = ["StepLR", ...]``); None otherwise."""
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            items = node.elts
+            if items and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                             for e in items):
+                return frozenset(e.value for e in items)  # type: ignore[attr-defined]
+            return None
+        if not isinstance(node, (ast.Name, ast.Attribute)):
+            return None
+        held = self.eval_pure(node, scope)
+        if isinstance(held, TupleVal) and held.items and all(
+                isinstance(i, Const) and i.sure and isinstance(i.value, str) for i in held.items):
+            return frozenset(i.value for i in held.items)
+        if held is None and isinstance(node, ast.Name) and not _bound(scope, node.id):
+            # a constant of a module whose top level this trace did not run (a function of it
+            # called from another file): its one top-level binding, when that is a literal
+            bound = [stmt for stmt in scope.module.tree.body
+                     if any(isinstance(t, ast.Name) and t.id == node.id
+                            for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                            and isinstance(n.ctx, ast.Store) for t in [n])]
+            if len(bound) == 1 and isinstance(bound[0], ast.Assign) \
+                    and len(bound[0].targets) == 1 and isinstance(bound[0].targets[0], ast.Name):
+                return self.constant_strings(bound[0].value, scope) \
+                    if isinstance(bound[0].value, (ast.List, ast.Tuple, ast.Set)) else None
+        return None
 
     def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
@@ -1850,16 +1917,15 @@ class Tracer:
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negate = test.operand, not negate
-        by_name = _class_name_test(test)
+        by_name = self.class_name_test(test, scope)
         if by_name is not None:
             # `type(s).__name__ == "ReduceLROnPlateau"`: the class of every option says it
             subject = self.eval_pure(by_name[0], scope)
-            named = {_class_name_of(s) for s in (
+            found = {_class_test_takes(s, by_name[1], by_name[3]) for s in (
                 options(subject) if isinstance(subject, UnionVal) else [subject])}
-            if not named or None in named:
+            if len(found) != 1 or None in found:
                 return None
-            found = {name in by_name[1] for name in named if name is not None}
-            return None if len(found) != 1 else found.pop() != (negate != by_name[2])
+            return found.pop() != (negate != by_name[2])
         returned = self.property_returns(test, scope)
         if returned is not None:
             # `if self.sched.is_plateau:` where `is_plateau` is a property of the project's
@@ -2753,6 +2819,11 @@ class Tracer:
             return None
         for child in _expr_children(node):
             self.eval(child, scope, depth + 1)
+        if isinstance(node, ast.Compare) and self.class_name_test(node, scope) is not None:
+            outcome = self.isinstance_outcome(node, scope)
+            if outcome is not None:
+                # `per_epoch = type(sched).__name__ in EPOCH_SCHEDULERS` on a known class
+                return Const(outcome, sure=True, by_class=True)
         return None
 
     def dict_comprehended(self, node: ast.DictComp, scope: Scope, depth: int) -> DictVal | None:
@@ -2949,6 +3020,12 @@ class Tracer:
         node = self.named_method_call(node, scope)
         node = self.picked_project_class(node, scope)
         func = node.func
+        if isinstance(func, ast.Name) and func.id == "any" and len(node.args) == 1 \
+                and not node.keywords and scope.lookup("any") is None:
+            outcome = self.isinstance_outcome(node, scope)
+            if outcome is not None:
+                # `is_epoch = any(s in str(sched.__class__) for s in EPOCH_SCHEDULERS)`
+                return Const(outcome, sure=True, by_class=True)
         if isinstance(func, ast.Name) and func.id == "isinstance" and len(node.args) == 2 \
                 and not node.keywords and scope.lookup("isinstance") is None:
             outcome = self.isinstance_outcome(node, scope)
@@ -5017,6 +5094,44 @@ def _class_name_of(option: Any) -> str | None:
     if isinstance(option, InstanceVal):
         return option.info.name
     return None
+
+
+def _class_text(node: ast.expr) -> tuple[ast.expr, str] | None:
+    """The object whose class a text spells, and which text: ``x.__class__.__name__`` /
+    ``type(x).__name__`` ("name"), ``str(x.__class__)`` / ``str(type(x))`` ("text",
+    ``<class 'module.Name'>``); None for anything else."""
+    def of_class(expr: ast.expr) -> ast.expr | None:
+        if isinstance(expr, ast.Attribute) and expr.attr == "__class__":
+            return expr.value
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+                and expr.func.id == "type" and len(expr.args) == 1 and not expr.keywords:
+            return expr.args[0]
+        return None
+    if isinstance(node, ast.Attribute) and node.attr == "__name__":
+        target = of_class(node.value)
+        return None if target is None else (target, "name")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in ("str", "repr") and len(node.args) == 1 and not node.keywords:
+        target = of_class(node.args[0])
+        return None if target is None else (target, "text")
+    return None
+
+
+def _class_test_takes(option: Any, names: frozenset[str], spelled: str) -> bool | None:
+    """Whether a class test by name (see ``Tracer.class_name_test``) holds for ``option``;
+    None when its class is not known well enough to say."""
+    name = _class_name_of(option)
+    if name is None:
+        return None
+    if spelled == "name":
+        return name in names
+    if spelled == "name-part":
+        return any(part in name for part in names)
+    if not (isinstance(option, Obj) and option.kind == "scheduler"):
+        return None  # (the project's own class: its module's dotted name is not known here)
+    module = "torch.optim.swa_utils" if name == "SWALR" else "torch.optim.lr_scheduler"
+    text = f"<class '{module}.{name}'>"
+    return any(part in text for part in names)
 
 
 def _kept_by_filter(node: ast.ListComp | ast.GeneratorExp, inner: Any) -> TupleVal | None:

@@ -2327,7 +2327,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         evidence = [n for n in evidence if n in own]
     if training and evidence and not _computed_from_validation(
         ctx, watched_at.path, watched_at.at, watched
-    ) and not any(
+    ) and not any(_validation_first(ctx, p) for p in chain) and not any(
         other is not e and exclusive(other, e) and _metric_step(other)
         and not _is_training_loss(_aggregated(_watched(other).expr))
         for other in ctx.program.of("sched_step", sched)
@@ -2997,6 +2997,66 @@ def _mentions_validation(node: ast.AST) -> bool:
             names.VALIDATION_WORDS.search(w.lower()) for w in names.words(text)
         ):
             return True
+    return False
+
+
+def _validation_first(ctx: FileContext, passed: Passed) -> bool:
+    """The metric is a name the function reading it binds to a validation value when the run
+    has validation data and to the training value only otherwise: ``if len(meters["eval"]):
+    loss = meters["eval"]["loss"][-1] else: loss = meters["train"]["loss"][-1]`` (or
+    ``loss = val_loss if val_loader is not None else train_loss``). The test names the
+    validation data, one side reads it: the training loss is a fallback for runs that have
+    none, not what is watched while a validation metric exists."""
+    if passed.key is not None or not isinstance(passed.expr, ast.Name):
+        return False
+    name = passed.expr.id
+    around = ctx.function_of(passed.path, passed.at)
+    if around is None:
+        return False
+
+    def bound(body: list[ast.stmt]) -> list[ast.expr]:
+        return [stmt.value for stmt in body if isinstance(stmt, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)]
+
+    for node in ast.walk(around):
+        test: ast.expr
+        if isinstance(node, ast.If) and node.orelse:
+            test, sides = node.test, (bound(node.body), bound(node.orelse))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp) and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            choice = node.value
+            test, sides = choice.test, ([choice.body], [choice.orelse])
+        else:
+            continue
+        if not (sides[0] and sides[1]) or not _mentions_validation(test) \
+                or not _tests_presence(test):
+            continue
+        read = [any(_mentions_validation(v) for v in side) for side in sides]
+        if read[0] != read[1]:
+            return True
+    return False
+
+
+def _tests_presence(test: ast.expr) -> bool:
+    """A test of whether something is there: truthiness (``if val_loader:``), ``is (not)
+    None``, ``len(x) > 0`` / ``!= 0``, ``hasattr(...)``, and ``not`` / ``and`` / ``or`` of
+    them; not a test of a period or a count (``epoch % eval_every == 0``)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.BoolOp):
+        return all(_tests_presence(v) for v in test.values)
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)):
+        return True
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+        return test.func.id in ("len", "bool", "hasattr", "any")
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        right = test.comparators[0]
+        if isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+            return isinstance(right, ast.Constant) and right.value is None
+        counted = isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) \
+            and test.left.func.id == "len"
+        return counted and isinstance(right, ast.Constant) and right.value in (0, 1) \
+            and isinstance(test.ops[0], (ast.Gt, ast.GtE, ast.NotEq))
     return False
 
 
@@ -4747,6 +4807,31 @@ def _periodic_of_its_own(ctx: FileContext, e: Event, loop: Loop) -> bool:
             continue
         lower = c.text.lower()
         if "%" in lower and not any(w in lower for w in _ACCUM_WORDS if w != "%"):
+            return True
+        if c.test is not None and _multiple_of_accumulation(c.test):
+            return True
+    return False
+
+
+def _multiple_of_accumulation(test: ast.expr) -> bool:
+    """``i % (eval_interval * (accum_steps + 1)) == 0``: a period that is the accumulation
+    count times a count of its own, so it holds once every N updates (an evaluation period
+    counted in updates), not at every accumulation boundary."""
+    for node in ast.walk(test):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
+            continue
+        factors: list[ast.expr] = []
+        todo = [node.right]
+        while todo:
+            part = todo.pop()
+            if isinstance(part, ast.BinOp) and isinstance(part.op, ast.Mult):
+                todo += [part.left, part.right]
+            else:
+                factors.append(part)
+        said = [any(w in ast.unparse(f).lower() for w in _ACCUM_WORDS if w != "%")
+                for f in factors]
+        if any(said) and any(not s and not isinstance(f, ast.Constant)
+                             for f, s in zip(factors, said)):
             return True
     return False
 

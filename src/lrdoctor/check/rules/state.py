@@ -1737,6 +1737,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
                  and not exclusive(e, w)]
         if steps and all(_after_warm_up_epochs(s, w) for s in steps):
             continue
+        if steps and all(_phase_apart(s, w) for s in steps):
+            continue
         if _warm_up_before_the_first_drop(w, driver, steps):
             continue
         yield Diagnostic.at(
@@ -1747,6 +1749,18 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _phase_apart(step: Event, w: Event) -> bool:
+    """The scheduler steps only on the other side of the same test of the object's own state
+    that the write sits under: ``if self.epoch < self.warmup: <write> else: sched.step()`` in
+    ``step()``, and the same ``if self.epoch < self.warmup: <write>`` in ``load_state_dict()``
+    (the warm-up LR put back on a resume). While the test holds, the object writes the LR and
+    the scheduler does not step; once it fails, the scheduler takes over from the LR it finds
+    (a hand-over, as within one ``if``)."""
+    sides = {(c.text, c.branch) for c in w.conds
+             if c.test is not None and c.branch in (0, 1) and "self." in c.text}
+    return any((c.text, 1 - c.branch) in sides for c in step.conds if c.branch in (0, 1))
 
 
 def _writes_the_schedule_back(ctx: FileContext, w: Event, root: list[Event], driver: Obj) -> bool:
