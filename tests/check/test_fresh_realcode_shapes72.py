@@ -212,3 +212,22 @@ def test_prepared_schedule_sized_in_updates_is_silent() -> None:
 
 def test_prepared_schedule_without_accumulation_is_silent() -> None:
     assert codes(accelerate_program("1", "len(batches) * epochs")) == []
+
+
+def test_a_count_bound_to_one_is_no_accumulation() -> None:
+    source = SETUP + """
+ACCUM_STEPS = 1
+sched = get_linear_schedule_with_warmup(opt, 10, num_training_steps=len(batches) * args.epochs)
+for epoch in range(args.epochs):
+    for i, x in enumerate(batches):
+        (net(x).pow(2).mean() / ACCUM_STEPS).backward()
+        if (i + 1) % ACCUM_STEPS == 0:
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+"""
+    assert codes(source) == []
+    bound = source.replace("ACCUM_STEPS = 1", "ACCUM_STEPS = 2")
+    assert codes(bound) == ["LRD003"]
+    [message] = messages(bound)
+    assert "when" not in message.split(":")[1]  # the count is known: no condition to name

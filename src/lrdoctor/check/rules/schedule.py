@@ -5360,16 +5360,19 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
             count = _accumulation_divisor(guard)
             names_of_count = _guard_counts(guard)
             where = f"under `{_holds(guard)}`"
-        if count is None or isinstance(count, ast.Constant) and not (
-                type(count.value) is int and count.value > 1):
+        if count is None:
+            continue
+        # a count bound to a literal (`ACCUM = 1` at the top of the script): no accumulation
+        # when it is 1, whatever the test looks like
+        bound = _number(count, sched.scope, 0)
+        if bound is not None and bound <= 1:
             continue
         whole = horizon_of(sched)
         if whole.unit != "batch" or not _sized_in_micro_batches(sched, names_of_count, strict=True):
             continue
         shown = short_source(count)
-        literal = isinstance(count, ast.Constant)
-        times = shown if literal else f"`{shown}`"
-        when_on = "" if literal else f"when `{shown}` > 1, "
+        times = f"{bound:g}" if bound is not None else f"`{shown}`"
+        when_on = "" if bound is not None else f"when `{shown}` > 1, "
         yield Diagnostic.at(
             "LRD003",
             f"{label(sched, whole)} is stepped once per update here ({where}), "
