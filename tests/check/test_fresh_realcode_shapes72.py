@@ -231,3 +231,20 @@ for epoch in range(args.epochs):
     assert codes(bound) == ["LRD003"]
     [message] = messages(bound)
     assert "when" not in message.split(":")[1]  # the count is known: no condition to name
+
+
+def test_a_length_divided_by_the_batch_of_a_whole_update_counts_updates() -> None:
+    # `total_batch_size` (a loader batch times the accumulation count) turns samples into
+    # updates, not into loader batches
+    for sizing in ("total_batch_size = 8 * args.grad_accum\n"
+                   "total = len(batches.dataset) // total_batch_size * args.epochs\n",
+                   "bs = 8 * args.grad_accum\n"
+                   "total = len(batches.dataset) // bs * args.epochs\n"):
+        source = program(sizing + "sched = get_linear_schedule_with_warmup(opt, 10, "
+                                  "num_training_steps=total)\n")
+        assert codes(source) == [], sizing
+    per_batch = program("batch_size = 8\n"
+                        "total = len(batches.dataset) // batch_size * args.epochs\n"
+                        "sched = get_linear_schedule_with_warmup(opt, 10, "
+                        "num_training_steps=total)\n")
+    assert codes(per_batch) == ["LRD003"]

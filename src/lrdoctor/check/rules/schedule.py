@@ -4896,6 +4896,9 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                 return True  # `total * accumulate`: scaled up to micro-batches by design
             elif isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Div, ast.FloorDiv)):
                 divisor = ast.unparse(sub.right).lower()
+                if strict and "batch" in divisor and _batch_size_with_updates(
+                        sub.right, scope, guard_names):
+                    return False  # `len(ds) // total_batch_size`: samples to updates
                 if "batch" in divisor and not any(w in divisor for w in _PER_UPDATE_WORDS):
                     continue  # `len(dataset) // batch_size`: samples to batches
                 if isinstance(sub.left, ast.Constant):
@@ -4926,6 +4929,38 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                 if not strict and ("per_epoch" in text or names.EPOCH_COUNT.search(text)):
                     seen_len = True
     return seen_len
+
+
+_WHOLE_BATCH_WORDS = ("total", "effective", "eff_", "global", "world", "actual", "real",
+                      "update", "accum", "grad_acc")
+
+
+def _batch_size_with_updates(divisor: ast.expr, scope: Any, guard_names: set[str]) -> bool:
+    """A divisor that may be a batch of a whole update rather than of one loader batch
+    (``total_batch_size``, ``effective_batch``, or a name assigned ``batch_size * accum``): a
+    length divided by it counts updates. Read through the names the divisor is assigned from;
+    a name the walk cannot resolve counts by its spelling only."""
+    pending: list[tuple[ast.AST, Any]] = [(divisor, scope)]
+    seen = 0
+    while pending and seen < 16:
+        node, where = pending.pop()
+        seen += 1
+        for sub in ast.walk(node):
+            if not isinstance(sub, (ast.Name, ast.Attribute)):
+                continue
+            text = (sub.id if isinstance(sub, ast.Name) else sub.attr).lower()
+            if any(w in text for w in _WHOLE_BATCH_WORDS) or (
+                    isinstance(sub, ast.Name) and sub.id in guard_names):
+                return True
+            if isinstance(sub, ast.Name) and where is not None:
+                found = where.source_of(sub.id)
+                if found is not None:
+                    pending.append(found)
+                    continue
+                value = where.lookup(sub.id)
+                if isinstance(value, ExprVal):
+                    pending.append((value.node, value.scope))
+    return False
 
 
 def _outside_functions(node: ast.AST) -> Iterator[ast.AST]:
