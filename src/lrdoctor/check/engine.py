@@ -26,6 +26,12 @@ TRIGGER = re.compile(
     r"step\(|schedul|GradScaler|autocast|cuda\.amp|get_lr|param_groups|configure_optimizers"
     r"|\.half\(|float16|BCELoss|binary_cross_entropy|load_state_dict|torch\.save\("
 )
+# what the imported code of a file with none of TRIGGER's words must show for the file to be
+# traced: a training loop's stepping, not only a checkpoint's save or load
+LOOP_TRIGGER = re.compile(
+    r"\.step\(|\.step_update\(|get_lr\(|param_groups|configure_optimizers|lr_scheduler"
+    r"|_schedule_with_warmup|get_scheduler\(|create_scheduler"
+)
 # a Hydra driver (`trainer = hydra.utils.instantiate(cfg.trainer); trainer.fit()`) whose loop
 # lives in the class its config names, in a module it need not import
 _HYDRA_BUILD = re.compile(r"\b(?:instantiate|call)\(")
@@ -198,8 +204,9 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
         if not TRIGGER.search(text):
             # a driver with none of the words can still run a training loop written in the
             # project modules it imports (`from engine import train_one_epoch`) or its Hydra
-            # config names
-            if not (module.imports and loader.imports_matching(module, FLOW_TRIGGER)) \
+            # config names; that loop steps something (a checkpoint helper alone, such as a
+            # model file's pretrained-weight loader calling `load_state_dict`, is no loop)
+            if not (module.imports and loader.imports_matching(module, LOOP_TRIGGER)) \
                     and not _hydra_builds(text):
                 return result
             flow = True
