@@ -13,6 +13,17 @@ Programs written for these tests; no third-party code.
   stepping before the optimizers (LRD001) went unseen. Python: on the path that does not
   rebind the name, it still holds the trainer the setting chose, and its methods run. Silent
   twin: the same program stepping the schedulers after the updates.
+- A trainer class sizes its cosine ``T_max = len(loader) * epochs - warmup_steps`` (the
+  warm-up a setting names, 500 by default) with ``epochs`` the same setting its epoch loop
+  (``range(start_epoch, epochs)``) reads, and steps it after every batch under ``if
+  self.sched is not None:``; no warm-up is ever run. lrdoctor compared horizons only with a
+  loop whose count it knew as a number, read ``T - k`` as no horizon at all, and took the
+  existence guard for a condition on the step (LRD010 missed). Python: the loop makes as many
+  passes as the horizon counts epochs, whatever the config holds, so the last ``k`` steps go
+  past ``T_max`` and the cosine climbs back up; ``if sched is not None`` holds at every step
+  of a built scheduler. Silent twins: the horizon sized to the whole run, the cosine stepped
+  only once the warm-up is over, the warm-up run by a SequentialLR that holds the cosine
+  back, and an epoch loop reading another setting.
 """
 
 from __future__ import annotations
@@ -101,3 +112,78 @@ def test_a_single_trainer_rebound_on_one_side_is_still_followed() -> None:
     source = CHOSEN_TRAINER.replace("{before}", "trainer.update_lr()").replace("{after}", "")
     single = source.replace('elif kind == "plain":\n    trainer = PlainTrainer(cfg)\n', "")
     assert "LRD001" in codes(single)
+
+
+SHORT_COSINE = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
+from torch.utils.data import DataLoader
+
+
+class Fitter:
+    def __init__(self, net, loader, settings):
+        self.net = net
+        self.loader = loader
+        self.settings = settings
+        self.opt = torch.optim.AdamW(net.parameters(), lr=3e-4)
+        warmup_steps = settings.get("warmup_steps", 500)
+        total_steps = len(loader) * settings.get("epochs", 40)
+        self.sched = {built}
+        self.step_count = 0
+        self.first_epoch = 0
+
+    def one_batch(self, batch):
+        loss = self.net(batch).pow(2).mean()
+        loss.backward()
+        self.opt.step()
+        self.opt.zero_grad()
+        self.step_count += 1
+        {stepped}
+
+    def fit(self):
+        epochs = self.settings.{loop_setting}
+        for epoch in range(self.first_epoch, epochs):
+            for batch in self.loader:
+                self.one_batch(batch)
+
+
+def main(net, data, settings):
+    loader = DataLoader(data, batch_size=16, shuffle=True)
+    Fitter(net, loader, settings).fit()
+"""
+
+SHORT = "CosineAnnealingLR(self.opt, T_max=total_steps - warmup_steps)"
+GUARDED = "if self.sched is not None:\n            self.sched.step()"
+LOOP = 'get("epochs", 40)'
+
+
+def _short(built: str = SHORT, stepped: str = GUARDED, loop_setting: str = LOOP) -> str:
+    return SHORT_COSINE.replace("{built}", built).replace("{stepped}", stepped) \
+        .replace("{loop_setting}", loop_setting)
+
+
+def test_a_cosine_short_of_its_own_run_by_a_warmup_is_found() -> None:
+    assert "LRD010" in codes(_short())
+
+
+def test_a_cosine_sized_to_its_whole_run_is_silent() -> None:
+    whole = "CosineAnnealingLR(self.opt, T_max=total_steps)"
+    assert "LRD010" not in codes(_short(built=whole))
+
+
+def test_a_cosine_held_back_until_the_warmup_is_over_is_silent() -> None:
+    after = "if self.step_count > self.settings.get(\"warmup_steps\", 500):\n" \
+        "            self.sched.step()"
+    assert "LRD010" not in codes(_short(stepped=after))
+
+
+def test_a_warmup_run_by_a_sequential_schedule_is_silent() -> None:
+    chained = ("SequentialLR(self.opt, [LinearLR(self.opt, 0.01, total_iters=warmup_steps), "
+               "CosineAnnealingLR(self.opt, T_max=total_steps - warmup_steps)], "
+               "milestones=[warmup_steps])")
+    assert "LRD010" not in codes(_short(built=chained))
+
+
+def test_an_epoch_loop_reading_another_setting_is_silent() -> None:
+    other = 'get("max_epochs", 60)'
+    assert "LRD010" not in codes(_short(loop_setting=other))
