@@ -28,7 +28,7 @@ Programs written for these tests; no third-party code.
 
 from __future__ import annotations
 
-from .helpers import codes
+from .helpers import codes, messages
 
 CHOSEN_TRAINER = """
 import sys
@@ -187,3 +187,38 @@ def test_a_warmup_run_by_a_sequential_schedule_is_silent() -> None:
 def test_an_epoch_loop_reading_another_setting_is_silent() -> None:
     other = 'get("max_epochs", 60)'
     assert "LRD010" not in codes(_short(loop_setting=other))
+
+
+TRAINING_LOSS_PLATEAU = """
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+def evaluate(net, batches):
+    with torch.no_grad():
+        return sum(net(x).pow(2).mean().item() for x in batches)
+
+
+def fit(net, train_batches, val_batches, epochs=30):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    plateau = ReduceLROnPlateau(opt, mode="min", patience=3)
+    for epoch in range(epochs):
+        running_loss = 0.0
+        for x in train_batches:
+            eval_losses = []
+            opt.zero_grad()
+            loss = net(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            running_loss += loss.item()
+            eval_losses.append(f"loss={loss.item():.3f}")
+        val_loss = evaluate(net, val_batches)
+        plateau.step(running_loss / len(train_batches))
+"""
+
+
+def test_a_name_bound_per_training_batch_is_not_cited_as_the_validation_metric() -> None:
+    found = [m for m in messages(TRAINING_LOSS_PLATEAU) if "the training loss" in m]
+    assert found
+    assert "`val_loss`" in found[0]
+    assert "eval_losses" not in found[0]
