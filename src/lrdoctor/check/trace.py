@@ -1564,7 +1564,7 @@ class Tracer:
         stores = [scope.vars] if scope.self_val is None else [scope.vars, scope.self_val.attrs]
         before = [dict(store) if stmt.orelse and known is None else {} for store in stores]
         narrowed = self.isinstance_narrowing(stmt.test, scope) if known is None else None
-        held = [{k: v for k, v in store.items() if isinstance(v, InstanceVal)}
+        held = [{k: v for k, v in store.items() if _project_instance(v)}
                 if known is None else {} for store in stores]
         held_objects = [{k: v for k, v in store.items() if isinstance(v, Obj)}
                         if known is None else {} for store in stores]
@@ -4735,6 +4735,16 @@ def _chosen_at_run_time(call: ast.Call, scope: Scope) -> bool:
         return True
     return isinstance(func, ast.Name) and func.id in scope.vars \
         and isinstance(scope.vars.get(func.id), (ExprVal, type(None)))
+
+
+def _project_instance(value: Any) -> bool:
+    """``value`` is a project instance: one object (``trainer = Trainer(cfg)``) or one of
+    several chosen by a setting (``if opts.trainer == "A": trainer = ATrainer(cfg)`` /
+    ``else: trainer = BTrainer(cfg)``), each option an instance."""
+    if isinstance(value, InstanceVal):
+        return True
+    return isinstance(value, UnionVal) and value.exclusive and bool(value.options) \
+        and all(isinstance(o, InstanceVal) for o in value.options)
 
 
 def _rebinds_on_one_side(stmt: ast.If, name: str, plain: bool) -> bool:

@@ -653,6 +653,60 @@ def _epochs_of_batches(expr: ast.expr, scope: Scope | None
     return None
 
 
+def _short_by(expr: ast.expr, scope: Scope | None
+              ) -> tuple[ast.expr, Scope | None, float, ast.expr | None]:
+    """``(T, where T is read, k, k as written)`` for a horizon written ``T - k`` (through a name bound to it),
+    ``k`` a positive number the file states (a literal, a constant, a setting's default:
+    ``T_max=total_steps - warmup_steps``): a schedule that ends ``k`` steps before ``T``.
+    ``(expr, scope, 0, None)`` for any other horizon."""
+    resolved, where = _resolved(expr, scope)
+    if isinstance(resolved, ast.BinOp) and isinstance(resolved.op, ast.Sub):
+        value = constants.resolve(resolved.right, where)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return resolved.left, where, float(value), resolved.right
+    return expr, scope, 0.0, None
+
+
+def _tests_it_exists(test: ast.expr | None, e: Event) -> bool:
+    """``test`` holds whenever the scheduler that ``e`` steps is there at all: ``if
+    self.lr_scheduler is not None:`` / ``if scheduler:`` around ``self.lr_scheduler.step()``.
+    Such a guard leaves every step of a built scheduler in place."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            and isinstance(test.ops[0], (ast.IsNot, ast.NotEq)) \
+            and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None:
+        test = test.left
+    call = e.node
+    if test is None or not isinstance(call, ast.Call) \
+            or not isinstance(call.func, ast.Attribute):
+        return False
+    name = dotted(test)
+    return bool(name) and name == dotted(call.func.value)
+
+
+def _setting_text(expr: ast.expr, scope: Scope | None) -> str:
+    """The source a count is read from, through the names bound to it, with ``self.`` left
+    out: ``num_epochs`` bound to ``self.config.get("epochs", 50)`` and ``config.get("epochs",
+    50)`` read in ``__init__`` (where ``self.config = config``) are one setting. "" for a bare
+    literal or name (numbers are compared as numbers)."""
+    resolved, _ = _resolved(expr, scope)
+    if not isinstance(resolved, (ast.Call, ast.Attribute, ast.Subscript)):
+        return ""
+    return ast.unparse(resolved).replace("self.", "")
+
+
+def _same_setting(written: ast.expr, scope: Scope | None, loop: Loop) -> bool:
+    """Whether ``loop`` is ``for _ in range(n)`` / ``range(start, n)`` with ``n`` read from
+    the same setting as ``written`` (the epochs a horizon counts): the loop makes that many
+    passes on a fresh run whatever value the setting holds (a resumed run starts later with
+    the schedule restored to where it stopped)."""
+    call = range_call(loop)
+    if call is None:
+        return False
+    text = _setting_text(written, scope)
+    return bool(text) and _setting_text(call.args[-1], loop.scope) == text
+
+
 def _another_built_inside(ctx: FileContext, sched: Obj, loop: Loop) -> bool:
     """Whether a scheduler on ``sched``'s optimizer, or under ``sched``'s name, is built during
     a pass of ``loop``: ``sched = CosineAnnealingLR(...)`` again every few epochs restarts the
@@ -693,18 +747,25 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                                if p != "steps_per_epoch"), ("", None))
         if horizon is None:
             continue
-        sized = _epochs_of_batches(horizon, sched.scope)
+        whole, whole_scope, short, short_written = _short_by(horizon, sched.scope)
+        sized = _epochs_of_batches(whole, whole_scope)
         batch_loop = e.loop
         epoch_loop = batch_loop.parent if batch_loop is not None else None
-        if sized is None or batch_loop is None or epoch_loop is None \
-                or epoch_loop.passes is None:
+        if sized is None or batch_loop is None or epoch_loop is None:
             continue
         epochs, written, loader_obj, length = sized
+        passes = epoch_loop.passes
+        if passes is None and short and written is not None \
+                and _same_setting(written, whole_scope, epoch_loop):
+            passes = int(epochs)  # the run's epochs and the horizon's are one setting
+        if passes is None:
+            continue
         if not _iterates_loader(batch_loop, loader_obj, length):
             continue  # not stepped per batch of the loader its horizon counts
-        if epoch_loop.passes <= epochs:
+        if passes < epochs or (passes == epochs and not short):
             continue
-        if e.conds_inside(epoch_loop) or _leaves_early(batch_loop) or _leaves_early(epoch_loop):
+        if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(epoch_loop)) \
+                or _leaves_early(batch_loop) or _leaves_early(epoch_loop):
             continue
         if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
             continue
@@ -713,14 +774,39 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         spans = f"one epoch of `{ast.unparse(length)}` batches" if written is None else \
             f"`{ast.unparse(written)}` = {epochs:g} epochs of `{ast.unparse(length)}` batches"
         ends = "the first epoch" if written is None else f"{epochs:g} epochs"
+        if short and passes == epochs:
+            # `T_max = total_steps - warmup_steps`, total_steps the run's own batches, with no
+            # warm-up that holds the schedule back: it ends k batches before the run does
+            if epoch_loop.passes is None and written is not None:
+                # one setting on both sides: its value may be the config's, not the default
+                spans = f"`{ast.unparse(written)}` epochs of `{ast.unparse(length)}` batches"
+            cut = ast.unparse(short_written) if short_written is not None else f"{short:g}"
+            less = f"`{cut}`" if cut == f"{short:g}" else f"`{cut}` ({short:g})"
+            yield Diagnostic.at(
+                "LRD010",
+                f"{cls}({param}={short_source(horizon)}) "
+                f"({line_at(sched.path, sched.line, e.path)}) spans {spans} less "
+                f"{less} and is stepped after every "
+                f"batch (line {e.line}) of the epoch loop "
+                f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}), which runs "
+                f"as many epochs: the last {short:g} steps go past its horizon, so "
+                f"{_consequence(sched)}. Size {param} to the whole run, or step the schedule "
+                f"only after the warm-up it leaves room for (SequentialLR)",
+                e.path,
+                e.node,
+                evidence={"horizon": short_source(horizon), "horizon_epochs": epochs,
+                          "short_by": short, "loop_passes": passes,
+                          "loop_line": epoch_loop.line},
+            )
+            continue
         yield Diagnostic.at(
             "LRD010",
             f"{cls}({param}={short_source(horizon)}) "
             f"({line_at(sched.path, sched.line, e.path)}) spans {spans} and is stepped after "
             f"every batch (line {e.line}), but the epoch loop "
-            f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs {epoch_loop.passes} "
+            f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs {passes} "
             f"passes: the schedule ends after {ends} and the other "
-            f"{epoch_loop.passes - epochs:g} step it past its horizon, so "
+            f"{passes - epochs:g} step it past its horizon, so "
             f"{_consequence(sched)}. Size {param} to the whole run (the loop's epochs times "
             f"`{ast.unparse(length)}`), or restart the schedule on purpose "
             f"(CosineAnnealingWarmRestarts)",

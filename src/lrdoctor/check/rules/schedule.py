@@ -2455,6 +2455,25 @@ def _validation_of_run(ctx: FileContext, e: Event, validation: tuple[list[str], 
     return _during_run(ctx, e, assigned) or _during_run(ctx, e, calls)
 
 
+_VAL_WORD = re.compile(r"(^|_)(val|valid|validation)(_|$|\d)")
+
+
+def _bound_only_in_training(ctx: FileContext, name: str) -> bool:
+    """Every place the program binds ``name`` lies inside a loop that steps an optimizer on
+    each pass (a training batch loop)."""
+    sites = [s for s in ctx.program.validation_sites if s[0] == name]
+    if not sites:
+        return False
+    training = {id(ev.loop): ev.loop for ev in ctx.program.events
+                if ev.kind in ("opt_step", "scaler_step") and ev.loop is not None}
+
+    def inside(path: str, line: int) -> bool:
+        return any(loop.path == path and loop.node.lineno <= line
+                   <= (loop.node.end_lineno or loop.node.lineno)
+                   for loop in training.values())
+    return all(inside(s[1], s[2]) for s in sites)
+
+
 def _cited_validation(ctx: FileContext, e: Event, evidence: list[str]) -> tuple[str, str]:
     """Which of ``evidence`` (the validation names that count for the run stepping ``e``,
     metric-worded ones first) a finding names, and where (", line N", or "" when not known).
@@ -2464,6 +2483,12 @@ def _cited_validation(ctx: FileContext, e: Event, evidence: list[str]) -> tuple[
     validation (`len_validation_generator`, `val_interval`) is no metric to point the user
     at while the pass itself is there. A name is cited where the run binds it, else where
     the run reads it (`evaluate(model, loader_for_val)`), else where it is bound."""
+    # a name bound only inside a loop that steps an optimizer is computed from training
+    # batches (`eval_losses = []` refilled per training batch), whatever it is called: cite
+    # a validation value bound elsewhere first, one that says validation before one that
+    # says test
+    evidence = sorted(evidence, key=lambda n: (_bound_only_in_training(ctx, n),
+                                               not _VAL_WORD.search(n.lower())))
     metric = [n for n in evidence if names.LOSS_WORDS.search(n) or names.ACC_WORDS.search(n)]
     run = _run_loop(e)
     if not metric and run is not None:
