@@ -14,7 +14,11 @@ shape, written here in our own words, must be silent; a buggy twin must still be
 
 from __future__ import annotations
 
-from .helpers import codes
+from pathlib import Path
+
+import pytest
+
+from .helpers import check_project, codes, project_codes
 
 CONTRADICTED = """
 import argparse
@@ -124,3 +128,67 @@ def test_float16_load_in_the_training_function_is_lrd102() -> None:
         "    net = ControlNetModel.from_pretrained(path)\n",
         "    net = ControlNetModel.from_pretrained(path, torch_dtype=torch.float16)\n")
     assert "LRD102" in codes(source)
+
+
+# 3. LRD003, a prepared scheduler inside Accelerate's `accumulate()` sized in micro-batches
+#    (`max_train_steps * gradient_accumulation_steps`, the diffusers examples of 2022) in a
+#    project that pins Accelerate before 0.16: those versions stepped a prepared scheduler on
+#    every micro-batch, so the horizon is the one it runs. With a later Accelerate (or none
+#    pinned) it steps only with the updates and the schedule ends early: still LRD003.
+
+DIFFUSERS_2022 = """
+import math
+import torch
+from torch import nn
+from accelerate import Accelerator
+from diffusers.optimization import get_scheduler
+
+accum = 4
+accelerator = Accelerator(gradient_accumulation_steps=accum)
+unet = nn.Linear(8, 8)
+loader = torch.utils.data.DataLoader(torch.randn(64, 8), batch_size=8)
+optimizer = torch.optim.AdamW(unet.parameters(), lr=5e-6)
+updates_per_epoch = math.ceil(len(loader) / accum)
+max_train_steps = 3 * updates_per_epoch
+lr_scheduler = get_scheduler("cosine", optimizer=optimizer, num_warmup_steps=10 * accum,
+                             num_training_steps=max_train_steps * accum)
+unet, optimizer, loader, lr_scheduler = accelerator.prepare(unet, optimizer, loader, lr_scheduler)
+for epoch in range(3):
+    for batch in loader:
+        with accelerator.accumulate(unet):
+            accelerator.backward(unet(batch).pow(2).mean())
+            optimizer.step()
+            lr_scheduler.step()
+            optimizer.zero_grad()
+"""
+
+
+def pinned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, requirements: str | None) -> list[str]:
+    files = {"train.py": DIFFUSERS_2022}
+    if requirements is not None:
+        files["requirements.txt"] = requirements
+    found = check_project(tmp_path, monkeypatch, files, ["train.py"])
+    return [code for code in project_codes(found) if code != "LRD101"]
+
+
+@pytest.mark.parametrize("pin", ["accelerate==0.15.0\n", "diffusers\naccelerate<0.16\n",
+                                 "accelerate <= 0.14.1  # 2022\n"])
+def test_micro_batch_horizon_with_accelerate_pinned_before_0_16_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pin: str) -> None:
+    assert pinned(tmp_path, monkeypatch, pin) == []
+
+
+@pytest.mark.parametrize("pin", [None, "accelerate\n", "accelerate==0.19.0\n",
+                                 "accelerate>=0.15.0\n", "accelerate==0.15.0\naccelerate>=0.20\n",
+                                 "accelerate-extras==0.1\n"])
+def test_micro_batch_horizon_with_a_later_or_no_accelerate_pin_is_lrd003(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pin: str | None) -> None:
+    assert pinned(tmp_path, monkeypatch, pin) == ["LRD003"]
+
+
+def test_conda_environment_pin_before_0_16_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, {
+        "train.py": DIFFUSERS_2022,
+        "environment.yaml": "dependencies:\n  - pip:\n    - accelerate=0.12.0\n"}, ["train.py"])
+    assert [c for c in project_codes(found) if c != "LRD101"] == []

@@ -40,6 +40,7 @@ from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import function_holds as holds_line
+from lrdoctor.check.pins import pinned_before
 from lrdoctor.check.position import built_at_a_position, replays_to_resume
 from lrdoctor.check.project import display_path, lightning_accumulation, line_at
 from lrdoctor.check.rules import rule
@@ -5343,6 +5344,11 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
         if any((c.key, c.branch) not in with_updates and not _tests_existence(c, e) for c in own):
             continue  # a test of its own: not stepped with every update
         accelerator = _prepared_under_accumulate(sched, updates)
+        if accelerator is not None and pinned_before(e.path, "accelerate", (0, 16)):
+            # Accelerate before 0.16 stepped a prepared scheduler on every micro-batch, the
+            # optimizer's step or not (its issue 963): a horizon in micro-batches is right for
+            # a project that pins it, as diffusers' examples of 2022 did
+            continue
         if accelerator is not None:
             # Accelerate steps a prepared scheduler only when the prepared optimizer steps
             count = accelerator.accumulation
