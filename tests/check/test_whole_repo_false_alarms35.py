@@ -192,3 +192,56 @@ def test_conda_environment_pin_before_0_16_is_silent(
         "train.py": DIFFUSERS_2022,
         "environment.yaml": "dependencies:\n  - pip:\n    - accelerate=0.12.0\n"}, ["train.py"])
     assert [c for c in project_codes(found) if c != "LRD101"] == []
+
+
+# 4. LRD102, a module frozen and cast to float16 in one branch (`text.requires_grad_(False)`
+#    then `text.to(dtype=torch.float16)`) whose parameters the optimizer takes only through a
+#    `requires_grad` filter: its float16 weights never reach the optimizer, whichever flags
+#    the run sets.
+
+FROZEN = """
+import torch
+from torch import nn
+
+
+def train(lora_path, train_text):
+    unet = nn.Linear(8, 8)
+    text = nn.Linear(8, 8)
+    if lora_path:
+        text.load_state_dict(torch.load(lora_path))
+    else:
+        text.requires_grad_(False)
+        text.to("cuda", dtype=torch.float16)
+    UNFREEZE
+    groups = [{"params": [p for p in unet.parameters() if p.requires_grad]}]
+    if train_text:
+        groups.append({"params": FEED})
+    optimizer = torch.optim.AdamW(groups, lr=1e-4)
+    text.requires_grad_(True)
+    for _ in range(10):
+        unet(text(torch.randn(4, 8))).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+
+train(None, True)
+"""
+
+
+def frozen(unfreeze: str = "pass", feed: str = "[p for p in text.parameters() if p.requires_grad]") -> str:
+    return FROZEN.replace("UNFREEZE", unfreeze).replace("FEED", feed)
+
+
+def test_frozen_float16_module_behind_a_requires_grad_filter_is_silent() -> None:
+    assert codes(frozen()) == []
+    assert codes(frozen(feed="list(filter(lambda p: p.requires_grad, text.parameters()))")) == []
+
+
+def test_frozen_float16_module_without_the_filter_is_lrd102() -> None:
+    assert "LRD102" in codes(frozen(feed="list(text.parameters())"))
+
+
+def test_frozen_float16_module_unfrozen_before_the_optimizer_is_lrd102() -> None:
+    assert "LRD102" in codes(frozen(unfreeze="text.weight.requires_grad = True"))
+    assert "LRD102" in codes(frozen(
+        unfreeze="for q in text.parameters():\n        q.requires_grad = True"))

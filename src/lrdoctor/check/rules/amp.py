@@ -1395,6 +1395,8 @@ def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnosti
                     and (cast := next((c for c in casts[o]
                                        if not _cast_misses(ctx, c, obj)
                                        and not _feeds_contradict(ctx, c, sites.get(o, []))
+                                       and not _frozen_and_filtered(ctx, o, c, obj,
+                                                                    sites.get(o, []))
                                        and not _local_elsewhere(ctx, o, c, obj)
                                        and not _rebound_between(ctx, o, c, obj)
                                        and _handed_after(ctx, obj, o, c)
@@ -1474,6 +1476,92 @@ def _feeds_contradict(ctx: FileContext, cast: ast.AST, sites: list[ast.AST]) -> 
         if not any(key in there and there[key] != truth and key not in rebound
                    and key.split(".")[0] not in rebound for key, truth in facts.items()):
             return False
+    return True
+
+
+def _requires_grad_filtered(body: ast.AST, site: ast.AST) -> bool:
+    """``site`` (a ``parameters()`` call) feeds only the parameters that require gradients:
+    ``[p for p in m.parameters() if p.requires_grad]``, ``filter(lambda p: p.requires_grad,
+    m.parameters())``."""
+    def reads_flag(nodes: list[ast.expr]) -> bool:
+        return any(isinstance(n, ast.Attribute) and n.attr == "requires_grad"
+                   for x in nodes for n in ast.walk(x))
+    for node in ast.walk(body):
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) and any(
+                site in ast.walk(g.iter) and reads_flag(g.ifs) for g in node.generators):
+            return True
+        if isinstance(node, ast.Call) and dotted(node.func) == "filter" and len(node.args) == 2 \
+                and site in ast.walk(node.args[1]) and reads_flag([node.args[0]]):
+            return True
+    return False
+
+
+_UNFREEZING = frozenset({"add_adapter", "load_adapter", "enable_adapters", "set_adapter"})
+
+
+def _frozen_and_filtered(ctx: FileContext, name: str, cast: ast.AST, obj: Obj,
+                         sites: list[ast.AST]) -> bool:
+    """The cast module was frozen just before (``m.requires_grad_(False)`` earlier in the
+    cast's own block), nothing in the function gives it trainable parameters again before the
+    optimizer is built (no ``requires_grad = True`` / ``requires_grad_()`` on it or on a
+    loop over it, no adapter added, the name not bound again), and every place the
+    optimizer's parameters read it keeps only those that require gradients: the float16
+    weights never reach the optimizer. (What happens after the optimizer is built does not
+    change the parameters it holds.)"""
+    body = ctx.body_around(cast)
+    if obj.path != ctx.path or obj.call is None or ctx.body_around(obj.call) is not body:
+        return False
+    end = max([obj.call.lineno, *(getattr(site, "lineno", 0) for site in sites)])
+    if not sites or any(ctx.body_around(site) is not body
+                        or not _requires_grad_filtered(body, site) for site in sites):
+        return False
+    block = next((stmts for n in ast.walk(body) for field in ("body", "orelse", "finalbody")
+                  if isinstance(stmts := getattr(n, field, None), list)
+                  and any(cast in ast.walk(st) for st in stmts)
+                  and not any(isinstance(st, (ast.If, ast.For, ast.While, ast.With, ast.Try))
+                              and cast in ast.walk(st) for st in stmts)), None)
+    if block is None:
+        return False
+    line = getattr(cast, "lineno", 0)
+    freeze = next((st.lineno for st in block if st.lineno < line and isinstance(st, ast.Expr)
+                   and isinstance(call := st.value, ast.Call)
+                   and isinstance(call.func, ast.Attribute) and call.func.attr == "requires_grad_"
+                   and dotted(call.func.value) == name and len(call.args) == 1
+                   and isinstance(call.args[0], ast.Constant) and call.args[0].value is False),
+                  None)
+    if freeze is None:
+        return False
+    loops = [n for n in ast.walk(body) if isinstance(n, (ast.For, ast.comprehension))]
+    for node in ast.walk(body):
+        if not freeze < getattr(node, "lineno", line) <= end:
+            continue
+        if isinstance(node, ast.Assign) and node is not cast and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return False  # bound again: another module
+        target = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in _UNFREEZING:
+                target = node.func.value
+            elif node.func.attr == "requires_grad_" and not (
+                    node.args and isinstance(node.args[0], ast.Constant)
+                    and node.args[0].value is False):
+                target = node.func.value
+        elif isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                for t in node.targets) and not (isinstance(node.value, ast.Constant)
+                                                and node.value.value is False):
+            target = next(t for t in node.targets if isinstance(t, ast.Attribute)).value
+        if target is None:
+            continue
+        base = target
+        while isinstance(base, (ast.Attribute, ast.Subscript, ast.Call)):
+            base = base.func if isinstance(base, ast.Call) else base.value
+        if not isinstance(base, ast.Name) or base.id == name:
+            return False
+        if any(isinstance(loop.target, ast.Name) and loop.target.id == base.id
+               and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.iter))
+               for loop in loops):
+            return False  # `for p in m.parameters(): p.requires_grad = True`
     return True
 
 
