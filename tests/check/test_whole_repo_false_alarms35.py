@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import check_project, codes, project_codes
+from .helpers import check_project, codes, messages, project_codes
 
 CONTRADICTED = """
 import argparse
@@ -245,3 +245,11 @@ def test_frozen_float16_module_unfrozen_before_the_optimizer_is_lrd102() -> None
     assert "LRD102" in codes(frozen(unfreeze="text.weight.requires_grad = True"))
     assert "LRD102" in codes(frozen(
         unfreeze="for q in text.parameters():\n        q.requires_grad = True"))
+
+
+def test_accelerate_message_says_what_several_processes_change() -> None:
+    # Accelerate steps a prepared scheduler once per process on each update: the shortfall
+    # is N/accum of the schedule on N processes, 1/accum on one
+    text = next(m for m in messages(DIFFUSERS_2022) if "horizon counts loader batches" in m)
+    assert "on one process ends after 1/`accum`" in text
+    assert "N/`accum` on N processes" in text

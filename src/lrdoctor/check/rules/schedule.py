@@ -5354,7 +5354,7 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
             count = accelerator.accumulation
             names_of_count = {count.id} if isinstance(count, ast.Name) else set()
             where = ("inside `accumulate()`, where Accelerate (0.16 and later) steps a prepared "
-                     "scheduler only with the real updates")
+                     "scheduler only with the real updates, once per process")
         else:
             guard = next((c for c in own if _accumulation(c.meaning) and not _every_pass(c)
                           and _accumulation_divisor(c) is not None), None)
@@ -5376,12 +5376,15 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
         literal = isinstance(count, ast.Constant)
         times = shown if literal else f"`{shown}`"
         when_on = "" if literal else f"when `{shown}` > 1, "
+        # on N processes Accelerate steps it N times per update: N/accum of it
+        on_one, on_n = (" on one process", f"N/{times} on N processes; ") \
+            if accelerator is not None else ("", "")
         yield Diagnostic.at(
             "LRD003",
             f"{label(sched, whole)} is stepped once per update here ({where}), "
             f"but its horizon counts loader batches (`{whole.source}`, one per micro-batch): "
-            f"{when_on}training ends after 1/{times} of the schedule (the warm-up lasts {times} "
-            f"times longer, the decay never finishes); size it in updates "
+            f"{when_on}training{on_one} ends after 1/{times} of the schedule ({on_n}the warm-up "
+            f"lasts {times} times longer, the decay never finishes); size it in updates "
             f"(`len(loader) // {shown}` per epoch)",
             e.path,
             e.node,
