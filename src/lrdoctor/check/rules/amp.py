@@ -1025,11 +1025,13 @@ _HANDED_CAST = re.compile(r"\.half\(\)|torch\.float16|torch\.half\b")
 _LOG_OR_BCE = re.compile(r"\blog\(|\.log\(\)|BCELoss|binary_cross_entropy\(")
 
 
-def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST, path: str = "") -> set[str]:
+def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST, path: str = "",
+                  sites: dict[str, list[ast.AST]] | None = None) -> set[str]:
     """Names the optimizer's parameters come from, through intermediate lists
     (``params = list(model.parameters())``, ``groups.append({"params": ...})``), and through
     the parameter of a builder function the optimizer is made in (``def build(params): return
-    AdamW(params)`` called as ``build(model.parameters())`` in this file)."""
+    AdamW(params)`` called as ``build(model.parameters())`` in this file). ``sites`` (when
+    given) gets, for each owner, the ``parameters()`` calls that read it."""
     owners: set[str] = set()
     seen: set[str] = set()
     builder = ctx.function_of(path, at) if path and path != ctx.path else None
@@ -1041,7 +1043,10 @@ def _param_owners(params: ast.expr, ctx: FileContext, at: ast.AST, path: str = "
         for n in ast.walk(expr):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
                     and n.func.attr in ("parameters", "named_parameters"):
-                owners.add(_base_name(n.func.value, ctx.module))
+                owner = _base_name(n.func.value, ctx.module)
+                owners.add(owner)
+                if sites is not None:
+                    sites.setdefault(owner, []).append(n)
             elif isinstance(n, ast.Name) and id(n) not in receivers and id(n) not in callees \
                     and n.id not in seen and len(seen) < 16:
                 # a list of parameters (or a model handed to a helper): follow what fills it
@@ -1379,7 +1384,8 @@ def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnosti
         params = obj.arg("params", 0)
         if params is None:
             continue
-        owners = _param_owners(params, ctx, obj.call, obj.path)
+        sites: dict[str, list[ast.AST]] = {}
+        owners = _param_owners(params, ctx, obj.call, obj.path, sites)
         for name in [*sorted(owners), "*"]:
             if name in halved and name not in exported:
                 exported[name] = _after_training(ctx, halved[name])
@@ -1388,6 +1394,10 @@ def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnosti
         reaching = {o: cast for o in sorted(owners) if o in halved and not exported[o]
                     and (cast := next((c for c in casts[o]
                                        if not _cast_misses(ctx, c, obj)
+                                       and not _feeds_contradict(ctx, c, sites.get(o, []))
+                                       and not _frozen_and_filtered(ctx, o, c, obj,
+                                                                    sites.get(o, []))
+                                       and not _local_elsewhere(ctx, o, c, obj)
                                        and not _rebound_between(ctx, o, c, obj)
                                        and _handed_after(ctx, obj, o, c)
                                        and (not beside or _before_in_body(ctx, c, obj))),
@@ -1416,6 +1426,196 @@ def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnosti
             obj.path,
             obj.call,
         )
+
+
+def _literal_facts(test: ast.expr, truth: bool, out: dict[str, bool]) -> None:
+    """What a test's outcome says of the plain flags it reads: ``not a and not b`` true, or
+    ``a or b`` false, makes both flags false; ``a and b`` false says nothing of either."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        _literal_facts(test.operand, not truth, out)
+    elif isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == truth:
+        for value in test.values:
+            _literal_facts(value, truth, out)
+    elif isinstance(test, (ast.Name, ast.Attribute)) and (key := dotted(test)):
+        out[key] = truth
+
+
+def _facts_at(body: ast.AST, at: ast.AST) -> dict[str, bool]:
+    """The flags whose truth every ``if`` of ``body`` around ``at`` fixes (``elif`` and
+    ``else`` branches say the earlier tests failed)."""
+    line = getattr(at, "lineno", 0)
+    out: dict[str, bool] = {}
+    for node in sorted((n for n in ast.walk(body) if isinstance(n, ast.If)),
+                       key=lambda n: n.lineno):
+        for branch, truth in ((node.body, True), (node.orelse, False)):
+            if branch and branch[0].lineno <= line <= (branch[-1].end_lineno or 0):
+                _literal_facts(node.test, truth, out)
+    return out
+
+
+def _feeds_contradict(ctx: FileContext, cast: ast.AST, sites: list[ast.AST]) -> bool:
+    """Every place the optimizer's parameters read the cast module sits, in the cast's own
+    function, under a test of a flag the cast's test needs with the opposite truth (the
+    frozen text encoder cast to float16 ``if not train_text and not train_embedding:``, its
+    parameters handed on only ``if train_text:`` / ``elif train_embedding:``), with the flag
+    not bound again in that function: no run both casts the module and trains it."""
+    body = ctx.body_around(cast)
+    if not sites or any(ctx.body_around(site) is not body for site in sites):
+        return False
+    facts = _facts_at(body, cast)
+    if not facts:
+        return False
+    line = getattr(cast, "lineno", 0)
+    for site in sites:
+        first, last = sorted((line, getattr(site, "lineno", 0)))
+        rebound = {dotted(t) or "" for n in ast.walk(body)
+                   if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For))
+                   and first <= n.lineno <= last
+                   for t in (n.targets if isinstance(n, ast.Assign) else [n.target])}
+        there = _facts_at(body, site)
+        if not any(key in there and there[key] != truth and key not in rebound
+                   and key.split(".")[0] not in rebound for key, truth in facts.items()):
+            return False
+    return True
+
+
+def _requires_grad_filtered(body: ast.AST, site: ast.AST) -> bool:
+    """``site`` (a ``parameters()`` call) feeds only the parameters that require gradients:
+    ``[p for p in m.parameters() if p.requires_grad]``, ``filter(lambda p: p.requires_grad,
+    m.parameters())``."""
+    def reads_flag(nodes: list[ast.expr]) -> bool:
+        return any(isinstance(n, ast.Attribute) and n.attr == "requires_grad"
+                   for x in nodes for n in ast.walk(x))
+    for node in ast.walk(body):
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) and any(
+                site in ast.walk(g.iter) and reads_flag(g.ifs) for g in node.generators):
+            return True
+        if isinstance(node, ast.Call) and dotted(node.func) == "filter" and len(node.args) == 2 \
+                and site in ast.walk(node.args[1]) and reads_flag([node.args[0]]):
+            return True
+    return False
+
+
+_UNFREEZING = frozenset({"add_adapter", "load_adapter", "enable_adapters", "set_adapter"})
+
+
+def _frozen_and_filtered(ctx: FileContext, name: str, cast: ast.AST, obj: Obj,
+                         sites: list[ast.AST]) -> bool:
+    """The cast module was frozen just before (``m.requires_grad_(False)`` earlier in the
+    cast's own block), nothing in the function gives it trainable parameters again before the
+    optimizer is built (no ``requires_grad = True`` / ``requires_grad_()`` on it or on a
+    loop over it, no adapter added, the name not bound again), and every place the
+    optimizer's parameters read it keeps only those that require gradients: the float16
+    weights never reach the optimizer. (What happens after the optimizer is built does not
+    change the parameters it holds.)"""
+    body = ctx.body_around(cast)
+    if obj.path != ctx.path or obj.call is None or ctx.body_around(obj.call) is not body:
+        return False
+    end = max([obj.call.lineno, *(getattr(site, "lineno", 0) for site in sites)])
+    if not sites or any(ctx.body_around(site) is not body
+                        or not _requires_grad_filtered(body, site) for site in sites):
+        return False
+    block = next((stmts for n in ast.walk(body) for field in ("body", "orelse", "finalbody")
+                  if isinstance(stmts := getattr(n, field, None), list)
+                  and any(cast in ast.walk(st) for st in stmts)
+                  and not any(isinstance(st, (ast.If, ast.For, ast.While, ast.With, ast.Try))
+                              and cast in ast.walk(st) for st in stmts)), None)
+    if block is None:
+        return False
+    line = getattr(cast, "lineno", 0)
+    freeze = next((st.lineno for st in block if st.lineno < line and isinstance(st, ast.Expr)
+                   and isinstance(call := st.value, ast.Call)
+                   and isinstance(call.func, ast.Attribute) and call.func.attr == "requires_grad_"
+                   and dotted(call.func.value) == name and len(call.args) == 1
+                   and isinstance(call.args[0], ast.Constant) and call.args[0].value is False),
+                  None)
+    if freeze is None:
+        return False
+    loops = [n for n in ast.walk(body) if isinstance(n, (ast.For, ast.comprehension))]
+    for node in ast.walk(body):
+        if not freeze < getattr(node, "lineno", line) <= end:
+            continue
+        if isinstance(node, ast.Assign) and node is not cast and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return False  # bound again: another module
+        target = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in _UNFREEZING:
+                target = node.func.value
+            elif node.func.attr == "requires_grad_" and not (
+                    node.args and isinstance(node.args[0], ast.Constant)
+                    and node.args[0].value is False):
+                target = node.func.value
+        elif isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                for t in node.targets) and not (isinstance(node.value, ast.Constant)
+                                                and node.value.value is False):
+            target = next(t for t in node.targets if isinstance(t, ast.Attribute)).value
+        if target is None:
+            continue
+        base = target
+        while isinstance(base, (ast.Attribute, ast.Subscript, ast.Call)):
+            base = base.func if isinstance(base, ast.Call) else base.value
+        if not isinstance(base, ast.Name) or base.id == name:
+            return False
+        if any(isinstance(loop.target, ast.Name) and loop.target.id == base.id
+               and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.iter))
+               for loop in loops):
+            return False  # `for p in m.parameters(): p.requires_grad = True`
+    return True
+
+
+def _bound_in(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.AST]:
+    """The statements of ``fn`` itself (not of a function inside it) that bind ``name``."""
+    out: list[ast.AST] = []
+    for node in own_nodes(fn):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For,
+                                               ast.AsyncFor)) else \
+            [i.optional_vars for i in node.items if i.optional_vars is not None] \
+            if isinstance(node, (ast.With, ast.AsyncWith)) else []
+        if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+            out.append(node)
+    return out
+
+
+def _own_local(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """``name`` is a local variable of ``fn``: bound there, no parameter of it, not declared
+    global or nonlocal."""
+    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    declared = any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names
+                   for n in ast.walk(fn))
+    return name not in params and not declared and bool(_bound_in(fn, name))
+
+
+def _local_elsewhere(ctx: FileContext, name: str, cast: ast.AST, obj: Obj) -> bool:
+    """The cast module is a local of one function (a helper that loads a float16 copy to
+    generate samples and returns nothing of it) and the optimizer reads a local of the same
+    name in another function, bound there by its own calls (``net =
+    Net.from_pretrained(path)``), none of the helper: two objects, whatever they are called.
+    Python's scoping, not the name, says which module the optimizer updates."""
+    if obj.path != ctx.path or obj.call is None:
+        return False
+    where, made_in = ctx.function_of(ctx.path, cast), ctx.function_of(ctx.path, obj.call)
+    if where is None or made_in is None or where is made_in or "." in name:
+        return False
+    nested = {id(n) for n in ast.walk(where)}
+    if id(made_in) in nested or id(where) in {id(n) for n in ast.walk(made_in)}:
+        return False
+    if not _own_local(where, name) or not _own_local(made_in, name):
+        return False
+    if any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) and n.value is not None
+           and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.value))
+           for n in own_nodes(where)):
+        return False  # handed back to a caller
+    for node in _bound_in(made_in, name):
+        value = getattr(node, "value", None)
+        if not isinstance(node, ast.Assign) or not isinstance(value, ast.Call):
+            return False  # bound from something else: where it comes from is not followed
+        if any(isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1]
+               == where.name for n in ast.walk(value)):
+            return False
+    return True
 
 
 def _rebound_between(ctx: FileContext, name: str, cast: ast.AST, obj: Obj) -> bool:

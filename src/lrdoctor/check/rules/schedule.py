@@ -40,6 +40,7 @@ from lrdoctor.check.meters import holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import function_holds as holds_line
+from lrdoctor.check.pins import pinned_before
 from lrdoctor.check.position import built_at_a_position, replays_to_resume
 from lrdoctor.check.project import display_path, lightning_accumulation, line_at
 from lrdoctor.check.rules import rule
@@ -5403,12 +5404,17 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
         if any((c.key, c.branch) not in with_updates and not _tests_existence(c, e) for c in own):
             continue  # a test of its own: not stepped with every update
         accelerator = _prepared_under_accumulate(sched, updates)
+        if accelerator is not None and pinned_before(e.path, "accelerate", (0, 16)):
+            # Accelerate before 0.16 stepped a prepared scheduler on every micro-batch, the
+            # optimizer's step or not (its issue 963): a horizon in micro-batches is right for
+            # a project that pins it, as diffusers' examples of 2022 did
+            continue
         if accelerator is not None:
             # Accelerate steps a prepared scheduler only when the prepared optimizer steps
             count = accelerator.accumulation
             names_of_count = {count.id} if isinstance(count, ast.Name) else set()
             where = ("inside `accumulate()`, where Accelerate (0.16 and later) steps a prepared "
-                     "scheduler only with the real updates")
+                     "scheduler only with the real updates, once per process")
         else:
             guard = next((c for c in own if _accumulation(c.meaning) and not _every_pass(c)
                           and _accumulation_divisor(c) is not None), None)
@@ -5433,12 +5439,15 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
         shown = short_source(count)
         times = f"{bound:g}" if bound is not None else f"`{shown}`"
         when_on = "" if bound is not None else f"when `{shown}` > 1, "
+        # on N processes Accelerate steps it N times per update: N/accum of it
+        on_one, on_n = (" on one process", f"N/{times} on N processes; ") \
+            if accelerator is not None else ("", "")
         yield Diagnostic.at(
             "LRD003",
             f"{label(sched, whole)} is stepped once per update here ({where}), "
             f"but its horizon counts loader batches (`{whole.source}`, one per micro-batch): "
-            f"{when_on}training ends after 1/{times} of the schedule (the warm-up lasts {times} "
-            f"times longer, the decay never finishes); size it in updates "
+            f"{when_on}training{on_one} ends after 1/{times} of the schedule ({on_n}the warm-up "
+            f"lasts {times} times longer, the decay never finishes); size it in updates "
             f"(`len(loader) // {shown}` per epoch)",
             e.path,
             e.node,
