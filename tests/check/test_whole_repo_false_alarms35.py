@@ -251,5 +251,6 @@ def test_accelerate_message_says_what_several_processes_change() -> None:
     # Accelerate steps a prepared scheduler once per process on each update: the shortfall
     # is N/accum of the schedule on N processes, 1/accum on one
     text = next(m for m in messages(DIFFUSERS_2022) if "horizon counts loader batches" in m)
-    assert "on one process ends after 1/`accum`" in text
-    assert "N/`accum` on N processes" in text
+    # (`accum = 4` in the program: the count is named by its value)
+    assert "on one process ends after 1/4 of the schedule" in text
+    assert "N/4 on N processes" in text
