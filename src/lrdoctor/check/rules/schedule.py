@@ -5015,14 +5015,11 @@ def _outside_functions(node: ast.AST) -> Iterator[ast.AST]:
         todo.extend(ast.iter_child_nodes(sub))
 
 
-def _unprepared_under_accumulate(sched: Obj, updates: list[Event]) -> RunnerVal | None:
+def _accumulating_accelerator(updates: list[Event]) -> RunnerVal | None:
     """The accelerator when every update of the loop is a prepared optimizer's step() inside
-    its ``accumulate()`` (an accelerator built with gradient accumulation) and ``sched`` was
-    never handed to ``prepare()``: Accelerate then skips the optimizer's step on micro-batches
-    that do not sync, and steps a prepared scheduler with it, but a bare scheduler steps on
-    every call."""
-    if sched.prepared or not updates:
-        return None
+    ``accumulate()`` of one accelerator built with gradient accumulation: Accelerate then
+    skips the optimizer's step on the micro-batches that do not sync. A prepared scheduler
+    steps with it (once per update); a bare one steps on every call."""
     found: RunnerVal | None = None
     for u in updates:
         acc = u.info.get("accumulating")
@@ -5031,23 +5028,18 @@ def _unprepared_under_accumulate(sched: Obj, updates: list[Event]) -> RunnerVal 
             return None
         found = acc
     return found
+
+
+def _unprepared_under_accumulate(sched: Obj, updates: list[Event]) -> RunnerVal | None:
+    """The accelerator of ``_accumulating_accelerator`` when ``sched`` was never handed to
+    ``prepare()``: it steps on every micro-batch while the updates do not."""
+    return None if sched.prepared else _accumulating_accelerator(updates)
 
 
 def _prepared_under_accumulate(sched: Obj, updates: list[Event]) -> RunnerVal | None:
-    """The accelerator when ``sched`` went through ``prepare()`` and every update of the loop
-    is a prepared optimizer's step() inside ``accumulate()`` of one accelerator built with
-    gradient accumulation: the prepared scheduler then steps only on the micro-batches whose
-    update runs (it skips the others), once per update."""
-    if not sched.prepared or not updates:
-        return None
-    found: RunnerVal | None = None
-    for u in updates:
-        acc = u.info.get("accumulating")
-        if u.kind != "opt_step" or u.obj is None or not u.obj.prepared \
-                or not isinstance(acc, RunnerVal) or (found is not None and acc is not found):
-            return None
-        found = acc
-    return found
+    """The accelerator of ``_accumulating_accelerator`` when ``sched`` went through
+    ``prepare()``: it steps only with the real updates, once per update."""
+    return _accumulating_accelerator(updates) if sched.prepared else None
 
 
 def _prepare_may_take(tree: ast.Module, sched: Obj) -> bool:
