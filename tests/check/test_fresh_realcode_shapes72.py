@@ -248,3 +248,26 @@ def test_a_length_divided_by_the_batch_of_a_whole_update_counts_updates() -> Non
                         "sched = get_linear_schedule_with_warmup(opt, 10, "
                         "num_training_steps=total)\n")
     assert codes(per_batch) == ["LRD003"]
+
+
+def test_step_epoch_on_a_loop_over_schedulers_names_each_of_them() -> None:
+    # one call site stepping every scheduler of a list: not a choice a setting makes
+    source = """
+import torch
+from torch import nn
+
+net = nn.Linear(8, 2)
+opt_a = torch.optim.SGD(net.parameters(), lr=0.1)
+opt_b = torch.optim.SGD(net.parameters(), lr=0.1)
+schedulers = [torch.optim.lr_scheduler.StepLR(opt_a, 30),
+              torch.optim.lr_scheduler.MultiStepLR(opt_b, [30, 60])]
+for epoch in range(90):
+    net(torch.randn(4, 8)).sum().backward()
+    opt_a.step()
+    opt_b.step()
+    for s in schedulers:
+        s.step(epoch)
+"""
+    [message] = [m for m in messages(source) if "deprecated" in m]
+    assert "MultiStepLR and StepLR (each scheduler of the loop over `schedulers`)" in message
+    assert "whichever the setting picks" not in message

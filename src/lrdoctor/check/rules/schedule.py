@@ -3671,8 +3671,12 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
     for e, arg, targets in reached.values():
         assert isinstance(e.node, ast.Call)
         given = ast.unparse(arg) if e.node.args else f"epoch={ast.unparse(arg)}"
+        # several classes at one call: a setting picks one, unless the receiver is the
+        # variable of a loop over the schedulers (`for s in schedulers: s.step(epoch)`)
+        over = _iterated_receiver(ctx, e)
         target = targets[0] if len(targets) == 1 else \
-            f"{' or '.join(sorted(targets))} (whichever the setting picks)"
+            f"{' and '.join(sorted(targets))} (each scheduler of the loop over `{over}`)" \
+            if over else f"{' or '.join(sorted(targets))} (whichever the setting picks)"
         # what the call hands over is whatever `arg` holds (a validation loss, sometimes):
         # the scheduler takes it as its epoch position, which is what the message says
         value = f"`{ast.unparse(arg)}`"
@@ -5013,6 +5017,21 @@ def _outside_functions(node: ast.AST) -> Iterator[ast.AST]:
             continue
         yield sub
         todo.extend(ast.iter_child_nodes(sub))
+
+
+def _iterated_receiver(ctx: FileContext, e: Event) -> str:
+    """What a ``for`` statement of the file iterates when the call ``e`` sits in its body and
+    calls a method of its loop variable (``for s in schedulers: s.step(epoch)`` gives
+    ``schedulers``); "" otherwise."""
+    name = receiver(e)
+    if e.path != ctx.path:
+        return ""
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name) \
+                and node.target.id == name \
+                and any(sub is e.node for part in node.body for sub in ast.walk(part)):
+            return short_source(node.iter)
+    return ""
 
 
 def _accumulating_accelerator(updates: list[Event]) -> RunnerVal | None:
