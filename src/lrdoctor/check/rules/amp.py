@@ -747,22 +747,24 @@ def _in_place_casts(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleIn
 _CALLEE_CASTS: dict[int, tuple[ast.Call, str, str, int]] = {}
 
 
+def _binds(node: ast.AST, name: str) -> bool:
+    """The statement ``node`` binds ``name``: an assignment of any kind, a ``for`` target or
+    a ``with ... as`` name (unpacking included)."""
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+    return any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t))
+
+
 def _rebound_before(fn: ast.AST, name: str, line: int) -> bool:
     """``name`` is assigned in ``fn`` before ``line`` other than by a cast of itself
     (``model = copy.deepcopy(model)`` makes the later cast one of a copy)."""
-    for node in ast.walk(fn):
-        if getattr(node, "lineno", line) >= line:
-            continue
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
-            targets = [node.target]
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
-        if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
-            return True
-    return False
+    return any(getattr(node, "lineno", line) < line and _binds(node, name)
+               for node in ast.walk(fn))
 
 
 def _bound_arguments(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call
@@ -1567,16 +1569,7 @@ def _frozen_and_filtered(ctx: FileContext, name: str, cast: ast.AST, obj: Obj,
 
 def _bound_in(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.AST]:
     """The statements of ``fn`` itself (not of a function inside it) that bind ``name``."""
-    out: list[ast.AST] = []
-    for node in own_nodes(fn):
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For,
-                                               ast.AsyncFor)) else \
-            [i.optional_vars for i in node.items if i.optional_vars is not None] \
-            if isinstance(node, (ast.With, ast.AsyncWith)) else []
-        if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
-            out.append(node)
-    return out
+    return [node for node in own_nodes(fn) if _binds(node, name)]
 
 
 def _own_local(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
