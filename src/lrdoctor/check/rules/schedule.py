@@ -5415,12 +5415,12 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
         if any((c.key, c.branch) not in with_updates and not _tests_existence(c, e) for c in own):
             continue  # a test of its own: not stepped with every update
         accelerator = _prepared_under_accumulate(sched, updates)
-        if accelerator is not None and pinned_before(e.path, "accelerate", (0, 16)):
-            # Accelerate before 0.16 stepped a prepared scheduler on every micro-batch, the
-            # optimizer's step or not (its issue 963): a horizon in micro-batches is right for
-            # a project that pins it, as diffusers' examples of 2022 did
-            continue
         if accelerator is not None:
+            if pinned_before(e.path, "accelerate", (0, 16)):
+                # Accelerate before 0.16 stepped a prepared scheduler on every micro-batch, the
+                # optimizer's step or not (its issue 963): a horizon in micro-batches is right
+                # for a project that pins it, as diffusers' examples of 2022 did
+                continue
             # Accelerate steps a prepared scheduler only when the prepared optimizer steps
             count = accelerator.accumulation
             names_of_count = {count.id} if isinstance(count, ast.Name) else set()
