@@ -19,10 +19,13 @@ if TYPE_CHECKING:
 
 # the training-loop model is only built for files that call what it tracks; the syntactic
 # rules (deprecated AMP spellings, log of probabilities) run on any file that mentions them
-FLOW_TRIGGER = re.compile(
-    r"\.step\(|\.step_update\(|get_lr\(|param_groups|configure_optimizers|load_state_dict"
-    r"|torch\.save\(|lr_scheduler|_schedule_with_warmup|get_scheduler\(|create_scheduler"
-)
+# a training loop's stepping; with a checkpoint's save or load, what makes a file's flow
+# worth tracing (FLOW_TRIGGER), and what imported code must show to make a file with none of
+# the checker's words a driver (LOOP_TRIGGER: a weight loader alone is no loop)
+_LOOP_WORDS = (r"\.step\(|\.step_update\(|get_lr\(|param_groups|configure_optimizers"
+               r"|lr_scheduler|_schedule_with_warmup|get_scheduler\(|create_scheduler")
+LOOP_TRIGGER = re.compile(_LOOP_WORDS)
+FLOW_TRIGGER = re.compile(_LOOP_WORDS + r"|load_state_dict|torch\.save\(")
 
 
 @dataclass

@@ -13,7 +13,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 
-from lrdoctor.check.context import FLOW_TRIGGER, FileContext
+from lrdoctor.check.context import FLOW_TRIGGER, LOOP_TRIGGER, FileContext
 from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.index import ModuleInfo
 from lrdoctor.check.project import ProjectLoader, display_path
@@ -25,12 +25,6 @@ from lrdoctor.check.trace import Tracer
 TRIGGER = re.compile(
     r"step\(|schedul|GradScaler|autocast|cuda\.amp|get_lr|param_groups|configure_optimizers"
     r"|\.half\(|float16|BCELoss|binary_cross_entropy|load_state_dict|torch\.save\("
-)
-# what the imported code of a file with none of TRIGGER's words must show for the file to be
-# traced: a training loop's stepping, not only a checkpoint's save or load
-LOOP_TRIGGER = re.compile(
-    r"\.step\(|\.step_update\(|get_lr\(|param_groups|configure_optimizers|lr_scheduler"
-    r"|_schedule_with_warmup|get_scheduler\(|create_scheduler"
 )
 # a Hydra driver (`trainer = hydra.utils.instantiate(cfg.trainer); trainer.fit()`) whose loop
 # lives in the class its config names, in a module it need not import
