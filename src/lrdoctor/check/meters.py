@@ -68,7 +68,7 @@ def holds_backpropagated_loss(tree: ast.AST, metric: ast.expr, at: ast.AST | Non
         for value in _values_put_into(func, meter):
             fills += 1
             name = _recorded_name(value)
-            if name is None or not _backpropagates(func, name):
+            if name is None or not backpropagates(func, name):
                 return False
     return fills > 0
 
@@ -112,7 +112,7 @@ def _recorded_name(value: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _backpropagates(func: ast.AST, name: str) -> bool:
+def backpropagates(func: ast.AST, name: str) -> bool:
     """The function calls backward on ``name``: `name.backward()`, `scaler.scale(name)
     .backward()` or `accelerator.backward(name)`."""
     for node in ast.walk(func):

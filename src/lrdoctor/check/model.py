@@ -427,6 +427,9 @@ class Program:
     # where each name that says validation was bound or called, replayed summaries included:
     # (the name, the root that ran it, the loop it ran in, None outside any loop)
     validation_runs: tuple[tuple[str, int, Loop | None], ...] = ()
+    # the roots that trace a class's instance: (the root, the classes of its lineage as
+    # (path, line of the class statement), the class itself first)
+    root_classes: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()
 
     def of(self, kind: str, obj: Obj | None = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (obj is None or e.obj is obj)]

@@ -150,6 +150,7 @@ class Tracer:
         self.called_names: set[str] = set()
         self.validation_sites: list[tuple[str, str, int, int, int, bool]] = []
         self.validation_runs: list[tuple[str, int, Loop | None]] = []
+        self.root_classes: list[tuple[int, tuple[tuple[str, int], ...]]] = []
         self.validation_seen: set[tuple[str, int, int | None]] = set()
         # per call in the code (by id) that went to project functions: whether every one of
         # them has an empty body, as of the call's latest evaluation
@@ -320,7 +321,7 @@ class Tracer:
             tuple((path, line, end, frozenset(roots))
                   for (path, line), (end, roots) in self.reached.items()),
             frozenset(self.skipped), tuple(self.hf_stepped), tuple(self.validation_sites),
-            tuple(self.validation_runs),
+            tuple(self.validation_runs), tuple(self.root_classes),
         )
 
     def hf_schedulers(self, built: list[tuple[ast.AST, Any]], epochs: float | None = None,
@@ -391,6 +392,8 @@ class Tracer:
         instance = InstanceVal(cls)
         init = cls.find("__init__")
         self._new_root()
+        self.root_classes.append((self.root, tuple((c.module.path, c.node.lineno)
+                                                   for c in cls.lineage())))
         if init is not None:
             self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), [], {},
                                root=True)

@@ -36,7 +36,7 @@ from lrdoctor.check.horizon import (
     short_source,
 )
 from lrdoctor.check.index import dotted, origin
-from lrdoctor.check.meters import holds_backpropagated_loss
+from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import function_holds as holds_line
@@ -2441,6 +2441,7 @@ def _validation_of_run(ctx: FileContext, e: Event, validation: tuple[list[str], 
     whose assignments it does not list) still counts. The functions called count where no
     name assigned during the run does."""
     assigned, calls = validation
+    assigned = [n for n in assigned if not _parts_of_training_value(ctx, n)]
     if not assigned:
         return _during_run(ctx, e, calls)
     sites = ctx.program.validation_sites
@@ -2457,6 +2458,38 @@ def _validation_of_run(ctx: FileContext, e: Event, validation: tuple[list[str], 
 
 
 _VAL_WORD = re.compile(r"(^|_)(val|valid|validation)(_|$|\d)")
+
+
+def _parts_of_training_value(ctx: FileContext, name: str) -> bool:
+    """Every place the trace binds ``name`` (a name that says validation) is the target of a
+    loop over the parts of a training value: `for key, loss_val in loss.items():` where the
+    function around backpropagates `loss`, or over a collection whose name says training and
+    not validation (`for key, loss_val in train_loss_total.items():`). There `val` is short
+    for value: each is a component of the training loss, not a validation metric."""
+    sites = [s for s in ctx.program.validation_sites if s[0] == name]
+    if not sites:
+        return False
+    for _, path, line, col, _, _ in sites:
+        tree = ctx.tree_of(path)
+        loop = None if tree is None else next(
+            (node for node in ast.walk(tree)
+             if isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno == line
+             and any(isinstance(t, ast.Name) and t.id == name and t.col_offset == col
+                     for t in ast.walk(node.target))), None)
+        if tree is None or loop is None:
+            return False
+        over = loop.iter
+        while isinstance(over, (ast.Call, ast.Attribute, ast.Subscript)):
+            over = over.func if isinstance(over, ast.Call) else over.value
+        if not isinstance(over, ast.Name):
+            return False
+        said = [w.lower() for w in names.words(over.id)]
+        if any(names.VALIDATION_WORDS.search(w) for w in said):
+            return False
+        if not any("train" in w for w in said) \
+                and not backpropagates(ctx.function_of(path, loop) or tree, over.id):
+            return False
+    return True
 
 
 def _bound_only_in_training(ctx: FileContext, name: str) -> bool:
@@ -2560,10 +2593,27 @@ def _during_run(ctx: FileContext, e: Event, found: list[str]) -> list[str]:
     used = {text for tree in read for node in ast.walk(tree)
             if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load)
             for text in (dotted(node) or "", getattr(node, "attr", ""))}
+    siblings = _sibling_roots(ctx, e.root)
     return [n for n in found if n not in where or n in used or any(
-        loop is None or any(a.batch or a.iterates_loader for a in loop.ancestors())
+        (loop is None or any(a.batch or a.iterates_loader for a in loop.ancestors()))
+        and root not in siblings
         if root != e.root else loop is not None and any(a is run for a in loop.ancestors())
         for root, loop in where[n])]
+
+
+def _sibling_roots(ctx: FileContext, root: int) -> set[int]:
+    """The roots tracing an instance of a sibling of the class ``root`` traces: another
+    subclass of one of its project base classes, neither class a base of the other
+    (`MainTrainer` and `GSTrainer` both filling in `BaseTrainer`'s template). A sibling's
+    methods run on its own instances, never in this instance's run: what they bind is no
+    hook of this run."""
+    lineages = dict(ctx.program.root_classes)
+    own = lineages.get(root)
+    if not own:
+        return set()
+    return {other for other, lineage in lineages.items()
+            if other != root and lineage and own[0] not in lineage
+            and lineage[0] not in own and set(own[1:]) & set(lineage[1:])}
 
 
 def _guarded_apart(e: Event, other: Event) -> bool:

@@ -1,0 +1,185 @@
+"""The lead, session 46: fphunt48's LRD004 false alarm left open (a trainer template whose
+full-data mode has no validation), fixed by semantics, in our own words.
+
+1. A name that says validation only because `val` is short for value: `for name, loss_val in
+   loss.items():` over the parts of the loss the same function backpropagates, or over a
+   collection named for training (`train_totals.items()`). Those are training-loss parts,
+   no validation metric the plateau could have watched.
+2. Sibling subclasses of one template: the base's `fit_full()` epoch loop trains without
+   validation and steps the plateau with the training loss (the only metric it has), while
+   another subclass's `_validate()` computes a validation loss. That subclass's methods run
+   on its own instances, never in this one's run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .helpers import check_project, codes, project_codes
+
+PARTS = """
+import torch
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, model, loader, epochs):
+        self.model = model
+        self.loader = loader
+        self.epochs = epochs
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(self.opt, patience=2)
+
+    def criterion(self, out, y):
+        return {"mse": ((out - y) ** 2).mean(), "l1": (out - y).abs().mean()}
+
+    def _train_epoch(self):
+        totals = {"mse": 0.0, "l1": 0.0}
+        for x, y in self.loader:
+            self.opt.zero_grad()
+            loss = self.criterion(self.model(x), y)
+            for part, loss_val in loss.items():
+                totals[part] += loss_val.item()
+            loss = loss["mse"] + loss["l1"]
+            loss.backward()
+            self.opt.step()
+        SUMMARY
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            train_loss = self._train_epoch()
+            EXTRA
+            self.plateau.step(train_loss)
+
+
+data = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(8)]
+Trainer(nn.Linear(8, 1), data, 10).fit()
+"""
+
+
+SUM = "return sum(totals.values()) / len(self.loader)"
+MEANS = """train_means = {}
+        for part, loss_val in totals.items():
+            train_means[part] = loss_val / len(self.loader)
+        return sum(train_means.values())"""
+
+
+def parts(summary: str, extra: str) -> str:
+    return PARTS.replace("SUMMARY", summary).replace("EXTRA", extra)
+
+
+def test_loop_over_training_loss_parts_is_no_validation_metric() -> None:
+    # `loss_val` is a part of the training loss (the dict backpropagated, summed): nothing
+    # validates in this run, so the training loss is the plateau's only metric
+    assert "LRD004" not in codes(parts(SUM, "pass"))
+
+
+def test_loop_over_collection_named_for_training_is_no_validation_metric() -> None:
+    source = parts(MEANS, "pass").replace("totals", "train_totals")
+    assert "LRD004" not in codes(source)
+
+
+def test_real_validation_loss_still_found() -> None:
+    # the same trainer computing a validation loss each epoch, still stepping the plateau
+    # with the training loss
+    extra = ("loss_val = sum(((self.model(x) - y) ** 2).mean().item() "
+             "for x, y in data[:2])")
+    assert "LRD004" in codes(parts(SUM, extra))
+
+
+BASE = """
+from abc import abstractmethod
+
+import torch
+
+
+class BaseTrainer:
+    def __init__(self, model, loader, epochs):
+        self.model = model
+        self.loader = loader
+        self.epochs = epochs
+        self.opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        self.plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(self.opt)
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            self._train_epoch()
+            valid_loss = self._validate()
+            self.plateau.step(valid_loss)
+
+    def fit_full(self):
+        # every sample trains: no held-out data, the training loss is all there is
+        for epoch in range(self.epochs):
+            train_loss = self._train_epoch()
+            FULL_EXTRA
+            self.plateau.step(train_loss)
+
+    def evaluate(self, loader):
+        # a final report on other data, outside any training loop
+        self.loader = loader
+        return self._validate(final=True)
+
+    @abstractmethod
+    def _train_epoch(self):
+        raise NotImplementedError
+
+    @abstractmethod
+    def _validate(self, final=False):
+        raise NotImplementedError
+"""
+
+SUBCLASS = """
+class NAMETrainer(BaseTrainer):
+    def _train_epoch(self):
+        total = 0.0
+        for x, y in self.loader:
+            self.opt.zero_grad()
+            loss = ((self.model(x) - y) ** 2).mean()
+            loss.backward()
+            self.opt.step()
+            total += loss.item()
+        return total / len(self.loader)
+
+    def _validate(self, final=False):
+        with torch.no_grad():
+            valid_loss_sum = 0.0
+            for x, y in self.loader:
+                valid_loss_sum += ((self.model(x) - y) ** 2).mean().item()
+        valid_loss_avg = valid_loss_sum / len(self.loader)
+        return valid_loss_avg
+"""
+
+DRIVER = """
+import torch
+from torch import nn
+
+from trainers import GraphTrainer
+
+data = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(8)]
+trainer = GraphTrainer(nn.Linear(8, 1), data, 10)
+trainer.fit_full()
+"""
+
+
+def _template(full_extra: str) -> dict[str, str]:
+    return {
+        "base.py": BASE.replace("FULL_EXTRA", full_extra),
+        "trainers.py": "import torch\n\nfrom base import BaseTrainer\n"
+                       + SUBCLASS.replace("NAME", "Plain") + SUBCLASS.replace("NAME", "Graph"),
+        "train_all.py": DRIVER,
+    }
+
+
+def test_sibling_subclass_validation_is_not_this_run(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, _template("pass"))
+    assert "LRD004" not in project_codes(found), found
+
+
+def test_full_mode_that_validates_still_found(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # the full-data loop computes the validation loss too and still watches the training loss
+    found = check_project(tmp_path, monkeypatch, _template("self._validate()"))
+    assert "LRD004" in project_codes(found), found
