@@ -183,3 +183,83 @@ def test_full_mode_that_validates_still_found(tmp_path: Path,
     # the full-data loop computes the validation loss too and still watches the training loss
     found = check_project(tmp_path, monkeypatch, _template("self._validate()"))
     assert "LRD004" in project_codes(found), found
+
+
+# 3. (placement, fphunt48's seungkee) An optimizer wrapper (LARS-style) whose own
+# `load_state_dict` hands the state to the optimizer it wraps: the resume that leaves the
+# scheduler out is the driver's `optimizer.load_state_dict(...)`, not the wrapper's line.
+WRAPPER = """
+import torch
+
+
+class Trust(torch.optim.Optimizer):
+    def __init__(self, optimizer, coefficient=0.001):
+        self.inner = optimizer
+        self.coefficient = coefficient
+
+    @property
+    def param_groups(self):
+        return self.inner.param_groups
+
+    def state_dict(self):
+        return self.inner.state_dict()
+
+    def load_state_dict(self, state_dict):
+        self.inner.load_state_dict(state_dict)
+
+    def zero_grad(self):
+        self.inner.zero_grad()
+
+    def step(self):
+        self.inner.step()
+"""
+
+WRAPPED_DRIVER = """
+import sys
+
+import torch
+from torch import nn
+
+from trust import Trust
+
+model = nn.Linear(8, 2)
+optimizer = Trust(torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer.inner, T_max=500)
+first = 0
+if len(sys.argv) > 1:
+    saved = torch.load(sys.argv[1])
+    model.load_state_dict(saved["model"])
+    optimizer.load_state_dict(saved["optimizer"])
+    RESTORE
+    first = saved["iteration"]
+for iteration in range(first, 500):
+    loss = model(torch.randn(4, 8)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "SAVED": 0, "iteration": iteration}, "last.pt")
+"""
+
+
+def _wrapped(restore: str, saved: str) -> dict[str, str]:
+    return {"trust.py": WRAPPER,
+            "train.py": WRAPPED_DRIVER.replace("RESTORE", restore).replace('"SAVED": 0',
+                                                                           saved)}
+
+
+def test_resume_through_wrapper_reported_at_the_drivers_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, _wrapped("pass", '"SAVED": 0'))
+    resumes = [(path, line) for path, line, code in found if code == "LRD007"]
+    assert ("train.py", 16) in resumes, found
+    assert all(path == "train.py" for path, _ in resumes), found
+
+
+def test_resume_through_wrapper_with_scheduler_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, _wrapped(
+        'scheduler.load_state_dict(saved["scheduler"])',
+        '"scheduler": scheduler.state_dict()'))
+    assert "LRD007" not in project_codes(found), found

@@ -1507,13 +1507,21 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
             call,
         )
         return
+    path, node, said = e.path, e.node, f"{receiver(e)}.load_state_dict"
+    frame = e.frame
+    while frame is not None and frame.fn is not None and frame.fn.name == "load_state_dict" \
+            and frame.call is not None and frame.call_path:
+        # an optimizer wrapper's own `load_state_dict` handing the state to the optimizer it
+        # wraps (`self.optim.load_state_dict(sd)`): the resume is the call of the wrapper's
+        path, node, said = frame.call_path, frame.call, ast.unparse(frame.call.func)
+        frame = frame.parent
     yield Diagnostic.at(
         "LRD007",
-        f"`{receiver(e)}.load_state_dict(...)` restores the optimizer but "
+        f"`{said}(...)` restores the optimizer but "
         f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} never restored: on "
         f"resume {' and '.join(consequence)}",
-        e.path,
-        e.node,
+        path,
+        node,
     )
 
 
