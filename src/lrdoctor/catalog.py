@@ -525,11 +525,15 @@ Keep float32 master parameters (autocast + GradScaler instead of `.half()`), or 
         "BCELoss / log of probabilities computed under autocast or on half tensors.",
         """
 A probability that rounds to 0 (or 1) in float16 makes `log` return -inf and the loss NaN.
-PyTorch refuses `BCELoss` under autocast for this reason.
+PyTorch refuses `BCELoss` under autocast for this reason. Focal losses written by hand take
+`log(p)` and `log(1 - p)`: float16 holds nothing between 1 - 2**-12 and 1, so `1 - p` is 0 for
+any confident positive, and a clamp to `1 - 1e-6` does not help (the bound itself rounds to 1).
+A lower clamp such as `p.clamp(min=1e-6)` does keep `log(p)` finite (1e-6 is a float16
+subnormal, not 0).
 """,
         """
 Work with logits: `BCEWithLogitsLoss`, `F.log_softmax`, `F.logsigmoid` instead of
-`log(sigmoid(x))` / `log(softmax(x))`.
+`log(sigmoid(x))` / `log(softmax(x))`, and `F.logsigmoid(-x)` for `log(1 - sigmoid(x))`.
 """,
         "use BCEWithLogitsLoss / log_softmax / logsigmoid on logits",
     ),

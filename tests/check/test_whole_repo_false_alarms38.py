@@ -263,3 +263,62 @@ def test_resume_through_wrapper_with_scheduler_is_silent(
         'scheduler.load_state_dict(saved["scheduler"])',
         '"scheduler": scheduler.state_dict()'))
     assert "LRD007" not in project_codes(found), found
+
+
+# 4. (LRD103, fphunt48's tom99763) A hand-written focal loss under float16 autocast takes
+# `log(p)` and `log(1 - p)` of `p = sigmoid(x).clamp(1e-6, 1 - 1e-6)`: 1e-6 is a float16
+# subnormal (log(p) stays finite), but 1 - 1e-6 rounds to 1, so 1 - p is 0 and log(1 - p) is
+# -inf. And a name is a probability where its own function binds it so, not where another
+# function binds a name of the same spelling.
+FOCAL = """
+import torch
+from torch import nn
+
+
+def focal(logits, target):
+    p = PROB
+    positive = torch.log(p) * (1 - p) ** 2
+    negative = torch.log(1 - p) * p ** 2
+    return -(positive * target + negative * (1 - target)).mean()
+
+
+def report(logits):
+    p = torch.sigmoid(logits)
+    return p.mean()
+
+
+model = nn.Linear(8, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cuda")
+for x, y in [(torch.randn(4, 8), torch.rand(4, 1))]:
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = focal(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    optimizer.zero_grad()
+"""
+
+
+def _focal_lines(prob: str) -> list[int]:
+    from .helpers import findings
+    return [line for code, line in findings(FOCAL.replace("PROB", prob)) if code == "LRD103"]
+
+
+def test_log_of_one_minus_probability_clamped_to_one_is_found() -> None:
+    # log(p) (line 8) is finite with min 1e-6; log(1 - p) (line 9) is -inf
+    assert _focal_lines("torch.sigmoid(logits).clamp(1e-6, 1 - 1e-6)") == [9]
+
+
+def test_clamp_that_float16_keeps_below_one_is_silent() -> None:
+    assert _focal_lines("torch.sigmoid(logits).clamp(min=1e-4, max=0.999)") == []
+    assert _focal_lines("torch.clamp(torch.sigmoid(logits), 1e-4, 0.999)") == []
+
+
+def test_unclamped_probability_is_found_on_both_logs() -> None:
+    assert _focal_lines("torch.sigmoid(logits)") == [8, 9]
+
+
+def test_lower_clamp_that_rounds_to_zero_is_found() -> None:
+    # 1e-9 is below float16's smallest subnormal: the bound is 0, log(0) = -inf
+    assert _focal_lines("torch.sigmoid(logits).clamp(1e-9, 0.999)") == [8]

@@ -6,6 +6,7 @@ import ast
 import functools
 import os
 import re
+import struct
 from collections.abc import Callable, Iterator
 
 from lrdoctor.check import constants, names
@@ -2028,10 +2029,7 @@ def _unsafe_logs(tree: ast.AST, module: ModuleInfo, path: str, reach: _Reach | N
     reaches) that run in float16: under ``reach`` (the autocast at ``at``, by default its line
     in this file), else for the reason ``why_else`` gives (the file's half casts)."""
     bound = _bound_names(tree)
-    prob_names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and _is_prob_call(node.value, module):
-            prob_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    probabilities = _Probabilities(tree, module)
     # names the file binds itself: a bare `BCELoss(...)` that no import gives is a call of
     # what the file bound to that name (`BCELoss = lossbank.SoftBCEWithLogits()`, a function
     # of its own), not torch's class; when it holds `nn.BCELoss()`, that constructor is
@@ -2072,9 +2070,12 @@ def _unsafe_logs(tree: ast.AST, module: ModuleInfo, path: str, reach: _Reach | N
             inner = _log_argument(node, qual)
             if inner is None:
                 continue
-            if _is_prob_call(inner, module) or (
-                isinstance(inner, ast.Name) and inner.id in prob_names
-            ):
+            complement = _one_minus(inner)
+            bounds = probabilities.at(complement if complement is not None else inner, node)
+            if bounds is None:
+                continue
+            low, high = bounds
+            if complement is None and (low is None or _fp16(low) <= 0.0):
                 yield Diagnostic.at(
                     "LRD103",
                     f"`{_short(node)}` takes the log of probabilities in float16 ({why}): they "
@@ -2082,6 +2083,117 @@ def _unsafe_logs(tree: ast.AST, module: ModuleInfo, path: str, reach: _Reach | N
                     path,
                     node,
                 )
+            elif complement is not None and (high is None or _fp16(high) >= 1.0):
+                clamp = "" if high is None else (
+                    f" (the clamp's upper bound {high:g} is 1 in float16)")
+                yield Diagnostic.at(
+                    "LRD103",
+                    f"`{_short(node)}` takes the log of one minus a probability in float16 "
+                    f"({why}): a probability above 1 - 2**-12 rounds to 1{clamp} and the log is "
+                    "-inf; use F.logsigmoid(-x) on the logits",
+                    path,
+                    node,
+                )
+
+
+def _fp16(value: float) -> float:
+    """``value`` rounded to float16, as a bound given to a float16 tensor's clamp is."""
+    try:
+        return float(struct.unpack("<e", struct.pack("<e", value))[0])
+    except (OverflowError, struct.error):
+        return float("inf") if value > 0 else float("-inf")
+
+
+def _number(node: ast.expr | None) -> float | None:
+    """A number written with literals (`1e-6`, `1 - 1e-6`, `-4`), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _number(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        left, right = _number(node.left), _number(node.right)
+        if left is None or right is None:
+            return None
+        return left + right if isinstance(node.op, ast.Add) else (
+            left - right if isinstance(node.op, ast.Sub) else left * right)
+    return None
+
+
+def _one_minus(node: ast.expr) -> ast.expr | None:
+    """``p`` for ``1 - p`` (``1.0 - p``), else None."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) \
+            and _number(node.left) == 1.0:
+        return node.right
+    return None
+
+
+_CLAMPS = frozenset({"clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_max"})
+
+
+class _Probabilities:
+    """Which expressions of ``tree`` hold probabilities (a sigmoid's or softmax's output),
+    and the bounds a clamp puts on them: ``at(expr, use)`` gives (lowest, highest) for a
+    probability (None where no literal bound is known), None for anything else. A name holds
+    a probability where the last assignment of it before ``use``, in the function around
+    ``use``, assigns one (`p = torch.sigmoid(x).clamp(1e-6, 1 - 1e-6)`): a name of the same
+    spelling in another function is another variable."""
+
+    def __init__(self, tree: ast.AST, module: ModuleInfo) -> None:
+        self.tree = tree
+        self.module = module
+        # (function or None, name) -> [(line, value)] in the order written
+        self.assigned: dict[tuple[int, str], list[tuple[int, ast.expr]]] = {}
+        self.functions = [n for n in ast.walk(tree)
+                          if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for fn in {id(f): f for f in [tree, *self.functions]}.values():
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                continue
+            for node in own_nodes(fn):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            self.assigned.setdefault((id(fn), target.id), []).append(
+                                (node.lineno, node.value))
+
+    def at(self, expr: ast.expr, use: ast.AST) -> tuple[float | None, float | None] | None:
+        bounds = self._bounds(expr)
+        if bounds is not None or not isinstance(expr, ast.Name):
+            return bounds
+        line = getattr(use, "lineno", 0)
+        around = [fn for fn in self.functions
+                  if fn.lineno <= line <= (fn.end_lineno or fn.lineno)]
+        # the innermost function around the use (ast.walk lists outer functions first)
+        scope = around[-1] if around else self.tree
+        earlier = sorted((at, i) for i, (at, _) in enumerate(
+            self.assigned.get((id(scope), expr.id), [])) if at <= line)
+        if not earlier:
+            return None
+        return self._bounds(self.assigned[id(scope), expr.id][earlier[-1][1]][1])
+
+    def _bounds(self, expr: ast.expr) -> tuple[float | None, float | None] | None:
+        if _is_prob_call(expr, self.module):
+            return None, None
+        if not isinstance(expr, ast.Call):
+            return None
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr in _CLAMPS \
+                and isinstance(func.value, ast.Call) and _is_prob_call(func.value, self.module):
+            given = list(expr.args)
+        elif dotted(func) in ("torch.clamp", "torch.clip") and expr.args \
+                and _is_prob_call(expr.args[0], self.module):
+            given = list(expr.args[1:])
+        else:
+            return None
+        keywords = {k.arg: k.value for k in expr.keywords if k.arg}
+        name = func.attr if isinstance(func, ast.Attribute) else "clamp"
+        if name == "clamp_max":
+            low_node, high_node = None, (given[0] if given else keywords.get("max"))
+        else:
+            low_node = given[0] if given else keywords.get("min")
+            high_node = given[1] if len(given) > 1 else keywords.get("max")
+        return _number(low_node), _number(high_node)
 
 
 def _log_argument(node: ast.Call, qual: str) -> ast.expr | None:
