@@ -392,8 +392,9 @@ class Tracer:
         instance = InstanceVal(cls)
         init = cls.find("__init__")
         self._new_root()
-        self.root_classes.append((self.root, tuple((c.module.path, c.node.lineno)
-                                                   for c in cls.lineage())))
+        # which class this root's instance is (LRD004 tells sibling subclasses apart by it)
+        lineage = tuple((c.module.path, c.node.lineno) for c in cls.lineage())
+        self.root_classes.append((self.root, lineage))
         if init is not None:
             self.call_function(FuncVal(init[0], init[1].module, instance, init[1]), [], {},
                                root=True)
@@ -444,6 +445,7 @@ class Tracer:
                                         for k in unfilled & read_on_self)
         if refill or read_early:
             self._new_root()
+            self.root_classes.append((self.root, lineage))
             for method, owner in entries:
                 self.loop = None
                 self.conds = ()

@@ -1512,7 +1512,8 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
     while frame is not None and frame.fn is not None and frame.fn.name == "load_state_dict" \
             and frame.call is not None and frame.call_path:
         # an optimizer wrapper's own `load_state_dict` handing the state to the optimizer it
-        # wraps (`self.optim.load_state_dict(sd)`): the resume is the call of the wrapper's
+        # wraps (`self.optim.load_state_dict(sd)`): the resume is where the program calls
+        # the wrapper's method, and the finding goes there
         path, node, said = frame.call_path, frame.call, ast.unparse(frame.call.func)
         frame = frame.parent
     yield Diagnostic.at(
