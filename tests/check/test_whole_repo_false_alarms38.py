@@ -322,3 +322,41 @@ def test_unclamped_probability_is_found_on_both_logs() -> None:
 def test_lower_clamp_that_rounds_to_zero_is_found() -> None:
     # 1e-9 is below float16's smallest subnormal: the bound is 0, log(0) = -inf
     assert _focal_lines("torch.sigmoid(logits).clamp(1e-9, 0.999)") == [8]
+
+
+# 5. (LRD017, a miss) `if scheduler is not None: scheduler.step()` after the accumulation
+# block: the test only asks whether the scheduler exists, and stays a step per micro-batch
+# even when the scheduler's horizon is written with the accumulation count (`len(loader) //
+# args.accum`), which the test's meaning spelled out and read as an accumulation guard.
+GUARDED = """
+import argparse
+
+import torch
+from torch import nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--accum", type=int, default=4)
+args = parser.parse_args()
+model = nn.Linear(8, 2)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(64, 8)),
+                                     batch_size=4)
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3,
+                                                total_steps=3 * len(loader) // args.accum)
+for epoch in range(3):
+    for step, (x,) in enumerate(loader):
+        (model(x).pow(2).mean() / args.accum).backward()
+        if (step + 1) % args.accum == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+INDENTif scheduler is not None:
+INDENT    scheduler.step()
+"""
+
+
+def test_existence_test_around_a_micro_batch_step_is_found() -> None:
+    assert "LRD017" in codes(GUARDED.replace("INDENT", " " * 8))
+
+
+def test_existence_test_inside_the_update_block_is_silent() -> None:
+    assert "LRD017" not in codes(GUARDED.replace("INDENT", " " * 12))

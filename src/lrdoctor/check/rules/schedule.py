@@ -5350,7 +5350,9 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         gran, loop = granularity(e)
         if gran != "batch" or loop is None:
             continue
-        own = e.conds_inside(loop)
+        # (`if scheduler is not None:` asks only whether it exists; its meaning spells out
+        # the scheduler's construction, whose horizon may name the accumulation count)
+        own = [c for c in e.conds_inside(loop) if not _tests_existence(c, e)]
         if any(_accumulation(c.meaning) for c in own):
             continue
         updates = ctx.updates_in(loop, e.root, sched.optimizer)
@@ -5361,8 +5363,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             yield lightning
             continue
         with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
-        if any((c.key, c.branch) not in with_updates and not _tests_existence(c, e)
-               for c in own):
+        if any((c.key, c.branch) not in with_updates for c in own):
             continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
         accelerator = _unprepared_under_accumulate(sched, updates)
         if accelerator is not None and not _prepare_may_take(ctx.tree, sched):
