@@ -4764,8 +4764,14 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
         # the one a setting picks among several (which one runs, the file does not say),
         # unless every option of the choice reaches this call and is a chainable torch
         # scheduler (a MultiStepLR built one way on resume and another way on a fresh start)
-        if not _chainable_get_lr(e.obj) or (
-                _chosen(e) and not _every_option_chainable(e, at_call[id(e.node)])):
+        default = ""
+        if _chosen(e) and _chainable_get_lr(e.obj) \
+                and not _every_option_chainable(e, at_call[id(e.node)]):
+            # the option the settings' stated defaults build is the one that runs as written
+            default = _picked_by_default(ctx, e.obj)
+            if not default:
+                continue
+        elif not _chainable_get_lr(e.obj):
             continue
         if project_constant(e.obj):
             continue  # `LinearLR(opt, 1.0, 1.0)`: its formula gives the LR in force
@@ -4778,7 +4784,8 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
         yield Diagnostic.at(
             "LRD015",
             f"`{recv}.get_lr()` computes the next value of the chainable formula (and warns "
-            f"outside step()); `{recv}.get_last_lr()` is the LR in force",
+            f"outside step()); `{recv}.get_last_lr()` is the LR in force"
+            + (f" (the {e.obj.cls} built when {default})" if default else ""),
             e.path,
             e.node,
         )
@@ -4787,6 +4794,91 @@ def get_lr_outside_step(ctx: FileContext) -> Iterator[Diagnostic]:
 def _chainable_get_lr(sched: Obj | None) -> bool:
     return sched is not None and sched.origin == "torch" and not sched.guessed \
         and sched.cls in CHAINABLE_GET_LR
+
+
+def _picked_by_default(ctx: FileContext, sched: Obj) -> str:
+    """Whether ``sched``, one option of a choice, is the one the settings' stated defaults
+    build: every branch it was built on is an ``if`` comparing a setting with a string
+    (``opts.decay == "steps"``, ``!=``, ``in (...)``, ``not in``) whose stated default (an
+    argparse ``default=``, a config literal; in the file or another module of the project,
+    one value wherever it is stated) takes that branch, an ``elif``'s earlier tests included
+    (each is a branch it was built on, taken the other way). What the run as written
+    builds, described (``--decay defaults to "steps"``); "" when any branch is undecided."""
+    conds = sched.built_under
+    if not conds:
+        return ""
+    said: list[str] = []
+    for c in conds:
+        found = _default_takes(ctx, c)
+        if found is None:
+            return ""
+        taken, text = found
+        if taken != (c.branch == 0):
+            return ""
+        if text and text not in said:
+            said.append(text)
+    return " and ".join(said)
+
+
+def _default_takes(ctx: FileContext, c: Cond) -> tuple[bool, str] | None:
+    """(whether the test of ``c`` holds with its setting's stated default, the setting and
+    default in words), or None when the test is no string comparison of a setting or the
+    default is not stated (or stated differently in two places)."""
+    test = c.test
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
+        left, right = right, left
+    if isinstance(left, ast.Name) and left.id == "__name__" and isinstance(op, ast.Eq) \
+            and isinstance(right, ast.Constant) and right.value == "__main__":
+        return True, ""  # the script's main guard: it holds when the script is run
+    name = constants.setting_name(left)
+    if not name:
+        return None
+    if isinstance(right, ast.Constant) and isinstance(right.value, str) \
+            and isinstance(op, (ast.Eq, ast.NotEq)):
+        values = {right.value}
+    elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts \
+            and isinstance(op, (ast.In, ast.NotIn)) and all(
+                isinstance(x, ast.Constant) and isinstance(x.value, str) for x in right.elts):
+        values = {x.value for x in right.elts}  # type: ignore[attr-defined]
+    else:
+        return None
+    value = _stated_default(ctx, c.key[0], left, name)
+    if not isinstance(value, str):
+        return None
+    holds = value in values
+    if isinstance(op, (ast.NotEq, ast.NotIn)):
+        holds = not holds
+    return holds, f"`{name}` defaults to {value!r}"
+
+
+def _stated_default(ctx: FileContext, path: str, expr: ast.expr, name: str) -> Any:
+    """The value the setting ``expr`` (named ``name``) has as the project states it: what
+    the file resolves it to, else the one literal default the argparse options of the
+    project's modules give ``name`` (``parser.add_argument("--decay", default="steps")`` in
+    the options module the driver imports); None when none does, or two say different
+    things."""
+    module = ctx.module_of(path)
+    if module is not None and constants.known(expr, None, module):
+        return constants.resolve(expr, None, module)
+    modules = [ctx.module] + ([m for m in ctx.loader.modules.values() if m is not ctx.module]
+                              if ctx.loader is not None else [])
+    found: set[Any] = set()
+    for m in modules:
+        if m is None:
+            continue
+        for node in ast.walk(m.tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "add_argument"
+                    and constants.option_dest(node) == name):
+                continue
+            default = next((k.value for k in node.keywords if k.arg == "default"), None)
+            if not isinstance(default, ast.Constant):
+                return None
+            found.add(default.value)
+    return next(iter(found)) if len(found) == 1 else None
 
 
 def _every_option_chainable(e: Event, at_call: list[Event]) -> bool:
