@@ -1763,6 +1763,12 @@ class Tracer:
         by_name = self.class_name_test(test, scope)
         if by_name is not None:
             return self.class_name_narrowing(*by_name, negate != by_name[2], scope)
+        # `if type(self.sched) in [ReduceLROnPlateau]:` (or `==`, `is`, and the negations):
+        # the branch runs only for the options whose class is exactly one of those named
+        typed = _type_test(test)
+        exact = typed is not None
+        if typed is not None:
+            test, negate = typed[0], negate != typed[1]
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
                 and test.func.id == "isinstance" and len(test.args) == 2):
             return None
@@ -1810,7 +1816,8 @@ class Tracer:
                 # never a ReduceLROnPlateau)
                 ancestors = self.torch_ancestors(option)
                 if ancestors is not None:
-                    taken = bool(ancestors & wanted) != negate
+                    # `type(x) in [...]` is false for a subclass of a class named there
+                    taken = (bool(ancestors & wanted) and not exact) != negate
             if taken is not False:
                 sides[0].append(option)
             if taken is not True:
@@ -1937,15 +1944,12 @@ class Tracer:
             # wrapper that returns `isinstance(self.inner, ReduceLROnPlateau)`: that test
             outcome = self.isinstance_outcome(*returned)
             return None if outcome is None else outcome != negate
-        # `type(s) == ReduceLROnPlateau` / `type(s) is not ReduceLROnPlateau` say the same
-        if isinstance(test, ast.Compare) and len(test.ops) == 1 \
-                and isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) \
-                and isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) \
-                and test.left.func.id == "type" and len(test.left.args) == 1:
-            if isinstance(test.ops[0], (ast.NotEq, ast.IsNot)):
-                negate = not negate
-            test = ast.Call(ast.Name("isinstance", ast.Load()),
-                            [test.left.args[0], test.comparators[0]], [])
+        # `type(s) == ReduceLROnPlateau`, `type(s) is not ReduceLROnPlateau`, `type(s) in
+        # [StepLR, ExponentialLR]` say the same of a scheduler built by torch's constructor
+        # (its class is exactly the one named, which no other torch scheduler derives from)
+        typed = _type_test(test)
+        if typed is not None:
+            test, negate = typed[0], negate != typed[1]
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
                 and test.func.id == "isinstance" and len(test.args) == 2):
             return None
@@ -5098,6 +5102,31 @@ def _class_name_test(test: ast.expr) -> tuple[ast.expr, frozenset[str], bool] | 
     else:
         return None
     return target, names, isinstance(test.ops[0], (ast.NotEq, ast.NotIn))
+
+
+def _type_test(test: ast.expr) -> tuple[ast.Call, bool] | None:
+    """A test of an object's exact class: ``type(x) == C``, ``type(x) is C``, ``type(x) in
+    [C1, C2]`` (a list, tuple or set of classes), and their negations ``!=``, ``is not``,
+    ``not in``. Returns the ``isinstance(x, (C1, C2))`` test it makes for classes no other
+    class listed derives from, and whether it is negated. (Only the exact class passes
+    ``type(x) in [...]``; where the object may be an instance of a subclass, the caller must
+    treat that class apart.)"""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, right, op = test.left, test.comparators[0], test.ops[0]
+    if not (isinstance(left, ast.Call) and isinstance(left.func, ast.Name)
+            and left.func.id == "type" and len(left.args) == 1 and not left.keywords):
+        return None
+    if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
+        classes: list[ast.expr] = [right]
+    elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)) \
+            and right.elts and not any(isinstance(e, ast.Starred) for e in right.elts):
+        classes = list(right.elts)
+    else:
+        return None
+    kinds: ast.expr = classes[0] if len(classes) == 1 else ast.Tuple(classes, ast.Load())
+    call = ast.Call(ast.Name("isinstance", ast.Load()), [left.args[0], kinds], [])
+    return call, isinstance(op, (ast.NotEq, ast.IsNot, ast.NotIn))
 
 
 def _class_name_of(option: Any) -> str | None:
