@@ -4462,7 +4462,10 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
-    yield from _second_instance(ctx)
+    # a scheduler named by one of the two below is not named again by the other
+    reported: set[int] = set()
+    yield from _second_instance(ctx, reported)
+    yield from _never_updated(ctx, reported)
     yield from _own_configure_optimizers(ctx)
 
 
@@ -4496,7 +4499,7 @@ def _constant_factor(sched: Obj) -> bool:
         and type(given.body.value) in (int, float)
 
 
-def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
+def _second_instance(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
     """A scheduler built on its own instance of an optimizer whose builder is called twice
     (``opt = self.make_optimizer()`` in ``fit()`` and again inside ``make_scheduler()``): the
     loop steps the first instance, the schedule moves the LR of the second, which nothing
@@ -4532,7 +4535,6 @@ def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
             if isinstance(stepped_obj, Obj):
                 touched.add(stepped_obj.id)
                 updates.setdefault(x.root, []).append((x, stepped_obj))
-    reported: set[int] = set()
     for e in steps:
         sched = e.obj
         assert sched is not None and e.loop is not None
@@ -4573,6 +4575,172 @@ def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
+    """A scheduler stepped in a loop that updates another optimizer, on an optimizer that
+    nothing in the program updates (``Fitter(model, optimizer, scheduler)`` whose
+    ``__init__`` ignores ``optimizer`` and builds its own Adam, which its loop steps): the
+    schedule moves the LR of an optimizer that trains nothing, and the one being trained
+    keeps its initial LR.
+
+    Only where the scheduler's optimizer never leaves the code the trace follows: every use
+    of the name holding it is the scheduler's constructor or an argument of a traced call
+    whose parameter is in turn used only so (or not at all). One handed to a library, kept
+    in an attribute or a container, returned or rebound may be updated out of sight, and
+    stays silent."""
+    events = ctx.program.events
+    steps = [e for e in events
+             if e.kind == "sched_step" and e.obj is not None and e.loop is not None]
+    if not steps:
+        return
+    touched: set[int] = set()
+    updates: dict[int, list[tuple[Event, Obj]]] = {}
+    frames: dict[int, list[Frame]] = {}
+    seen: set[int] = set()
+    for x in events:
+        if x.obj is not None and x.kind != "create":
+            touched.add(x.obj.id)
+        if x.kind in ("opt_step", "scaler_step"):
+            stepped_obj = x.obj if x.kind == "opt_step" else x.info.get("optimizer")
+            if isinstance(stepped_obj, Obj):
+                touched.add(stepped_obj.id)
+                updates.setdefault(x.root, []).append((x, stepped_obj))
+        frame = x.frame
+        while frame is not None and id(frame) not in seen:
+            seen.add(id(frame))
+            if frame.call is not None and frame.fn is not None:
+                frames.setdefault(id(frame.call), []).append(frame)
+            frame = frame.parent
+    for e in steps:
+        sched = e.obj
+        assert sched is not None and e.loop is not None
+        old = sched.optimizer
+        if (old is None or old.guessed or old.held or old.prepared or sched.guessed
+                or not old.name.isidentifier() or sched.id in reported or old.id in touched):
+            continue
+        loops = list(e.loop.ancestors())
+        other = next((
+            o for u, o in updates.get(e.root, [])
+            if o is not old and not o.guessed and o.call is not old.call
+            and any(u.in_loop(loop) for loop in loops)
+        ), None)
+        if other is None:
+            continue
+        assert old.call is not None and sched.call is not None
+        function = ctx.function_of(old.path, old.call)
+        scope: ast.AST | None = function if function is not None else ctx.tree_of(old.path)
+        # the name is bound right there to the constructor's result (`optimizer = Adam(...)`),
+        # not a name inside a builder whose result the caller keeps under names of its own
+        if scope is None or not any(
+                isinstance(a, ast.Assign) and a.value is old.call and len(a.targets) == 1
+                and isinstance(a.targets[0], ast.Name) and a.targets[0].id == old.name
+                for a in ast.walk(scope)):
+            continue
+        if not _confined(scope, old.name, sched.call, frames, 0):
+            continue
+        reported.add(sched.id)
+        yield Diagnostic.at(
+            "LRD014",
+            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, e.path)}) "
+            f"drives the {old.cls} built at {line_at(old.path, old.line, e.path)}, which "
+            "nothing updates: the loop updates another optimizer "
+            f"({other.label}, {line_at(other.path, other.line, e.path)}), so this schedule "
+            "never changes the LR being trained; build the scheduler on the optimizer that "
+            "is stepped, or step the one you built",
+            e.path,
+            e.node,
+        )
+
+
+def _confined(scope: ast.AST, name: str, made_by: ast.Call | None,
+              frames: dict[int, list[Frame]], depth: int) -> bool:
+    """Every use of ``name`` in ``scope`` (a function, or a module for a module-level name)
+    hands it to ``made_by`` (the scheduler's constructor) or to a traced call whose parameter
+    is, in its function, used only so; the name is never rebound there. False for anything
+    else (an untraced call, an attribute, a container, a return, a second binding). Functions
+    nested in ``scope`` that bind a name of their own with that spelling are another
+    variable and are left out."""
+    if depth > MAX_CONFINED_DEPTH:
+        return False
+    parents: dict[int, ast.AST] = {}
+    uses: list[ast.Name] = []
+    bound = 0
+    todo: list[ast.AST] = [scope]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
+                    and _binds_locally(child, name):
+                continue
+            if isinstance(child, (ast.Global, ast.Nonlocal)) and name in child.names:
+                return False
+            if isinstance(child, ast.Name) and child.id == name:
+                if isinstance(child.ctx, ast.Load):
+                    uses.append(child)
+                else:
+                    bound += 1
+            todo.append(child)
+    own_parameter = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        a.arg == name for a in _parameters_of(scope))
+    # a module-level name bound once; a parameter never bound in the function body
+    if bound > (0 if own_parameter else 1):
+        return False
+    for node in uses:
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.keyword):
+            call, keyword, index = parents.get(id(parent)), parent.arg, -1
+        else:
+            call, keyword = parent, None
+            index = next((i for i, a in enumerate(parent.args) if a is node), -1) \
+                if isinstance(parent, ast.Call) else -1
+        if not isinstance(call, ast.Call) or (keyword is None and index < 0):
+            return False
+        if call is made_by:
+            continue
+        callees = frames.get(id(call))
+        if not callees:
+            return False
+        for frame in callees:
+            fn = frame.fn
+            assert fn is not None
+            positional = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+            if keyword is not None:
+                if keyword not in positional and keyword not in (
+                        a.arg for a in fn.args.kwonlyargs):
+                    return False
+                param = keyword
+            elif index + frame.skipped < len(positional):
+                param = positional[index + frame.skipped]
+            else:
+                return False
+            if not _confined(fn, param, None, frames, depth + 1):
+                return False
+    return True
+
+
+def _parameters_of(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.arg]:
+    args = fn.args
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs,
+            *([args.vararg] if args.vararg else []), *([args.kwarg] if args.kwarg else [])]
+
+
+def _binds_locally(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str) -> bool:
+    """``fn`` has a local variable ``name`` of its own (a parameter, or a binding in its body
+    without a ``global``/``nonlocal`` for it)."""
+    if any(a.arg == name for a in _parameters_of(fn)):
+        return True
+    if isinstance(fn, ast.Lambda):
+        return False
+    declared = any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names
+                   for n in ast.walk(fn))
+    return not declared and any(
+        isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+        for n in ast.walk(fn))
+
+
+MAX_CONFINED_DEPTH = 6
 
 
 def _decorated(function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
