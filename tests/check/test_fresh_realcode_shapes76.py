@@ -174,3 +174,112 @@ d_opt = torch.optim.Adam(disc.parameters(), lr=2e-4)
 run(gen, disc, g_opt, d_opt, StepLR(g_opt, 10), StepLR(d_opt, 10), 50)
 """
     assert "LRD014" not in codes(source)
+
+
+# -- SWALR beside a scheduler a setting picks, stepped by a helper under an existence guard ----
+#
+# The config names the scheduler class (`getattr(torch.optim.lr_scheduler, cfg["sched"])`),
+# a helper steps it after every update under `if sched is not None:`, and the caller hands it
+# over in the branch of `if cfg["sched"] == "ReduceLROnPlateau": ... else: ...` that is not the
+# plateau's; from cfg["swa_start"] on, a SWALR on the same optimizer is stepped once per epoch
+# too. lrdoctor left out schedulers whose class it does not know, and took any test inside a
+# loop for a condition on the step. Python: `sched.step()` with no metric is no
+# ReduceLROnPlateau (its step() requires one), and neither the guard nor the setting test
+# changes from one epoch to the next, so once SWA starts both schedulers move the one LR.
+
+SWA_BESIDE_PICKED = """
+import torch
+import torch.nn as nn
+from torch.optim.swa_utils import SWALR, AveragedModel
+
+
+class Runner:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.batches = [torch.randn(8, 5) for _ in range(12)]
+
+    def one_epoch(self, model, opt, sched=None):
+        for x in self.batches:
+            loss = model(x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if sched is not None:
+                sched.step()
+
+    def held_out(self, model):
+        with torch.no_grad():
+            return sum(model(x).pow(2).mean().item() for x in self.batches)
+
+    def fit(self, model):
+        opt = torch.optim.AdamW(model.parameters(), lr=self.cfg["lr"])
+        sched = getattr(torch.optim.lr_scheduler, self.cfg["sched"])(opt, **self.cfg["sched_args"])
+        swa_model = AveragedModel(model)
+        swa_sched = SWALR(opt, swa_lr=self.cfg["swa_lr"], anneal_epochs=1)
+        for epoch in range(self.cfg["epochs"]):
+            if self.cfg["sched"] == "ReduceLROnPlateau":
+                self.one_epoch(model, opt)
+                sched.step(self.held_out(model))
+            else:
+                self.one_epoch(model, opt, sched)
+            if epoch >= self.cfg["swa_start"]:
+                swa_model.update_parameters(model)
+                swa_sched.step()
+        return swa_model
+
+
+cfg = {"lr": 1e-3, "sched": "StepLR", "sched_args": {"step_size": 500, "gamma": 0.5},
+       "swa_lr": 1e-4, "swa_start": 30, "epochs": 60}
+Runner(cfg).fit(nn.Linear(5, 1))
+"""
+
+
+def test_swalr_beside_a_per_batch_scheduler_picked_by_a_setting_competes() -> None:
+    assert "LRD012" in codes(SWA_BESIDE_PICKED)
+
+
+def test_swalr_taking_over_from_the_picked_scheduler_is_silent() -> None:
+    # the recipe: the per-batch scheduler is handed over only before SWA starts
+    handed = SWA_BESIDE_PICKED.replace(
+        "                self.one_epoch(model, opt, sched)\n",
+        "                use = None if epoch >= self.cfg[\"swa_start\"] else sched\n"
+        "                self.one_epoch(model, opt, use)\n",
+    )
+    assert handed != SWA_BESIDE_PICKED
+    assert "LRD012" not in codes(handed)
+
+
+def test_swalr_in_the_other_branch_of_the_swa_test_is_silent() -> None:
+    recipe = SWA_BESIDE_PICKED.replace(
+        "            if self.cfg[\"sched\"] == \"ReduceLROnPlateau\":\n"
+        "                self.one_epoch(model, opt)\n"
+        "                sched.step(self.held_out(model))\n"
+        "            else:\n"
+        "                self.one_epoch(model, opt, sched)\n"
+        "            if epoch >= self.cfg[\"swa_start\"]:\n"
+        "                swa_model.update_parameters(model)\n"
+        "                swa_sched.step()\n",
+        "            if epoch >= self.cfg[\"swa_start\"]:\n"
+        "                self.one_epoch(model, opt)\n"
+        "                swa_model.update_parameters(model)\n"
+        "                swa_sched.step()\n"
+        "            else:\n"
+        "                self.one_epoch(model, opt, sched)\n",
+    )
+    assert recipe != SWA_BESIDE_PICKED
+    assert "LRD012" not in codes(recipe)
+
+
+def test_picked_scheduler_stepped_with_a_metric_beside_swalr_is_left_alone() -> None:
+    # `sched.step(metric)` may be a ReduceLROnPlateau, which only cuts the LR in place
+    plateau_only = SWA_BESIDE_PICKED.replace(
+        "            if self.cfg[\"sched\"] == \"ReduceLROnPlateau\":\n"
+        "                self.one_epoch(model, opt)\n"
+        "                sched.step(self.held_out(model))\n"
+        "            else:\n"
+        "                self.one_epoch(model, opt, sched)\n",
+        "            self.one_epoch(model, opt)\n"
+        "            sched.step(self.held_out(model))\n",
+    )
+    assert plateau_only != SWA_BESIDE_PICKED
+    assert "LRD012" not in codes(plateau_only)
