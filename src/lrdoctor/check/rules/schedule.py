@@ -4041,7 +4041,7 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                         reported.add(b.id)
                         yield found
                     continue
-                if a.guessed and not a.cls or b.guessed and not b.cls:
+                if _picked_by_setting(a) or _picked_by_setting(b):
                     continue  # a class a setting picks: it may well be chainable
                 why = _why_competing(a, b)
                 if why is None:
@@ -4100,12 +4100,11 @@ def _swa_fought(ctx: FileContext, a: Obj, b: Obj,
     one of torch's classes that a setting picks, where its step passes no metric (so it is no
     ReduceLROnPlateau: that step() requires one)."""
     swa, other = (a, b) if a.cls == "SWALR" else (b, a)
-    if other.guessed and not other.cls and not other.torch_module:
-        return None
+    picked = _picked_by_setting(other)
     pair = next(
         ((x, y) for x in steps[swa] for y in steps[other]
          if x.loop is not None and y.loop is not None
-         and (not other.guessed or _no_metric(y))
+         and (not picked or _no_metric(y))
          and (_unconditional(y) or _same_every_pass(ctx, y, x))
          and not exclusive(x, y)),
         None,
@@ -4118,7 +4117,7 @@ def _swa_fought(ctx: FileContext, a: Obj, b: Obj,
     return Diagnostic.at(
         "LRD012",
         f"SWALR `{receiver(x)}` ({line_at(swa.path, swa.line, later.path)}) and "
-        f"{other.cls or 'the scheduler a setting picks'} "
+        f"{'the scheduler a setting picks' if picked else other.cls} "
         f"`{receiver(y)}` ({line_at(other.path, other.line, later.path)}) both step "
         f"`{opt}`: once SWA starts, SWALR holds the LR at swa_lr, but "
         f"`{receiver(y)}.step()` still runs on every pass and moves it away, so the SWA epochs "
@@ -4127,6 +4126,12 @@ def _swa_fought(ctx: FileContext, a: Obj, b: Obj,
         later.path,
         later.node,
     )
+
+
+def _picked_by_setting(sched: Obj) -> bool:
+    """One of torch's scheduler classes, which one a setting says (``getattr(lr_scheduler,
+    cfg.name)(opt)``), not the project's own subclass."""
+    return sched.guessed and sched.torch_module and project_recomputes(sched) is None
 
 
 def _no_metric(e: Event) -> bool:
