@@ -4073,8 +4073,9 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
             s = e.obj
             if (
                 e.kind == "sched_step" and s is not None
-                # the project's own subclass of torch's base is judged by what its get_lr reads
-                and (not s.guessed or project_recomputes(s) is not None)
+                # the project's own subclass of torch's base is judged by what its get_lr reads;
+                # one of torch's classes picked by a setting only beside a SWALR (below)
+                and (not s.guessed or project_recomputes(s) is not None or s.torch_module)
                 and s.optimizer is not None and s.origin != "timm" and not s.in_composite
                 and not s.members
             ):
@@ -4085,11 +4086,13 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 if a.optimizer is not b.optimizer or b.id in reported:
                     continue
                 if (a.cls == "SWALR") != (b.cls == "SWALR"):
-                    found = _swa_fought(a, b, steps)
+                    found = _swa_fought(ctx, a, b, steps)
                     if found is not None:
                         reported.add(b.id)
                         yield found
                     continue
+                if _picked_by_setting(a) or _picked_by_setting(b):
+                    continue  # a class a setting picks: it may well be chainable
                 why = _why_competing(a, b)
                 if why is None:
                     continue
@@ -4135,16 +4138,24 @@ def _share_a_loop(x: Event, y: Event) -> bool:
     return not set(x.loop.ancestors()).isdisjoint(y.loop.ancestors())
 
 
-def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | None:
+def _swa_fought(ctx: FileContext, a: Obj, b: Obj,
+                steps: dict[Obj, list[Event]]) -> Diagnostic | None:
     """SWALR takes the LR to ``swa_lr`` and holds it there once SWA starts; another scheduler
     of the same optimizer stepped on every pass of a loop in which SWALR also steps moves it
     away again, so the SWA epochs train with neither schedule. PyTorch's SWA recipe steps one
     or the other (``if epoch > swa_start: swa_scheduler.step() else: scheduler.step()``): a
-    step of the other scheduler under any loop-dependent test is left alone."""
+    step of the other scheduler under any loop-dependent test is left alone; a test that reads
+    the same on every pass (a setting, ``if sched is not None:`` on a scheduler handed over
+    unchanged) or one the SWALR step is under too is no such test. The other scheduler may be
+    one of torch's classes that a setting picks, where its step passes no metric (so it is no
+    ReduceLROnPlateau: that step() requires one)."""
     swa, other = (a, b) if a.cls == "SWALR" else (b, a)
+    picked = _picked_by_setting(other)
     pair = next(
         ((x, y) for x in steps[swa] for y in steps[other]
-         if x.loop is not None and y.loop is not None and _unconditional(y)
+         if x.loop is not None and y.loop is not None
+         and (not picked or _no_metric(y))
+         and (_unconditional(y) or _same_every_pass(ctx, y, x))
          and not exclusive(x, y)),
         None,
     )
@@ -4155,7 +4166,8 @@ def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | N
     opt = swa.optimizer.name if swa.optimizer and swa.optimizer.name else "the optimizer"
     return Diagnostic.at(
         "LRD012",
-        f"SWALR `{receiver(x)}` ({line_at(swa.path, swa.line, later.path)}) and {other.cls} "
+        f"SWALR `{receiver(x)}` ({line_at(swa.path, swa.line, later.path)}) and "
+        f"{'the scheduler a setting picks' if picked else other.cls} "
         f"`{receiver(y)}` ({line_at(other.path, other.line, later.path)}) both step "
         f"`{opt}`: once SWA starts, SWALR holds the LR at swa_lr, but "
         f"`{receiver(y)}.step()` still runs on every pass and moves it away, so the SWA epochs "
@@ -4164,6 +4176,187 @@ def _swa_fought(a: Obj, b: Obj, steps: dict[Obj, list[Event]]) -> Diagnostic | N
         later.path,
         later.node,
     )
+
+
+def _picked_by_setting(sched: Obj) -> bool:
+    """One of torch's scheduler classes, which one a setting says (``getattr(lr_scheduler,
+    cfg.name)(opt)``), not the project's own subclass."""
+    return sched.guessed and sched.torch_module and project_recomputes(sched) is None
+
+
+def _no_metric(e: Event) -> bool:
+    """The step passes nothing (``sched.step()``)."""
+    return isinstance(e.node, ast.Call) and not e.node.args and not e.node.keywords
+
+
+def _same_every_pass(ctx: FileContext, y: Event, x: Event) -> bool:
+    """Every test inside a loop that ``y`` runs under is one ``x`` runs under too, or reads the
+    same on every pass of the loop that holds both: no call in it, and nothing it reads is
+    bound inside that loop (a name of a function called from inside it counts as bound there,
+    except a parameter, which is followed to what the caller passed)."""
+    shared = next((loop for loop in (y.loop.ancestors() if y.loop is not None else [])
+                   if x.loop is not None and loop in x.loop.ancestors()), None)
+    if shared is None:
+        return False
+    x_branches = {(c.key, c.branch) for c in x.conds}
+    for c in y.conds:
+        if c.loop is None or (c.key, c.branch) in x_branches:
+            continue
+        if c.test is None or not _reads_same(ctx, c.test, c.loop, y.frame, shared, 0):
+            return False
+    return True
+
+
+def _reads_same(ctx: FileContext, expr: ast.expr, at: Loop, frame: Frame | None,
+                shared: Loop, depth: int) -> bool:
+    """``expr``, read inside loop ``at`` in the code of ``frame`` (or of one of its callers),
+    has the same value on every pass of ``shared``."""
+    if depth > MAX_CONFINED_DEPTH or any(
+            isinstance(n, (ast.Call, ast.Await, ast.NamedExpr, ast.Yield, ast.YieldFrom,
+                           ast.Lambda)) for n in ast.walk(expr)):
+        return False
+    fn = ctx.function_of(at.path, at.node)
+    # the frame of the function the loop ``at`` is written in
+    while frame is not None and frame.fn is not fn:
+        frame = frame.parent
+    if fn is not None and frame is None:
+        return False
+    chains = _read_chains(expr)
+    if chains is None:
+        return False
+    holds_shared = shared.path == at.path and ctx.function_of(shared.path, shared.node) is fn
+    for chain in chains:
+        root = chain.split(".")[0]
+        if holds_shared:
+            if _bound_within(shared.node, chain) or root in shared.targets \
+                    or root in shared.counters:
+                return False
+            continue
+        # a function called (directly or not) from inside the shared loop: its names are bound
+        # afresh on every call; a parameter stands for what the caller passed
+        assert fn is not None and frame is not None
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        if root not in params or _bound_within(fn, root):
+            return False
+        given = _argument_for(frame, fn, root)
+        if given is None:
+            return False
+        if isinstance(given, ast.Constant):
+            continue
+        outer = frame.parent
+        call = frame.call
+        if call is None:
+            return False
+        # the caller's loop that holds the call: the innermost loop of ``shared``'s chain, or
+        # ``shared`` itself, written in the caller's function around the call
+        caller_fn = outer.fn if outer is not None else None
+        around = next((loop for loop in _loops_up_to(at, shared)
+                       if loop.path == frame.call_path
+                       and ctx.function_of(loop.path, loop.node) is caller_fn
+                       and _has_node(loop.node, call)), None)
+        if around is None:
+            return False
+        rest = chain[len(root):]
+        spelled = ast.parse(ast.unparse(given) + rest, mode="eval").body \
+            if rest else given
+        if not _reads_same(ctx, spelled, around, outer, shared, depth + 1):
+            return False
+    return True
+
+
+def _loops_up_to(inner: Loop, outer: Loop) -> list[Loop]:
+    """``inner``'s enclosing loops from the inside out, ``outer`` included."""
+    found: list[Loop] = []
+    for loop in inner.ancestors():
+        found.append(loop)
+        if loop is outer:
+            break
+    return found
+
+
+def _has_node(node: ast.AST, inner: ast.AST) -> bool:
+    return any(n is inner for n in ast.walk(node))
+
+
+def _argument_for(frame: Frame, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                  param: str) -> ast.expr | None:
+    """What the call that made ``frame`` passed for ``param`` (its receiver for ``self``, the
+    default where it passed nothing); None where it cannot be told."""
+    call = frame.call
+    if call is None:
+        return None
+    positional = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    index = positional.index(param)
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return None
+    if index < frame.skipped:
+        if index == 0 and frame.skipped == 1 and isinstance(call.func, ast.Attribute):
+            return call.func.value
+        return None
+    at = index - frame.skipped
+    if at < len(call.args):
+        return call.args[at]
+    given = next((k.value for k in call.keywords if k.arg == param), None)
+    if given is not None:
+        return given
+    defaults = fn.args.defaults
+    first_default = len(positional) - len(defaults)
+    if index >= first_default:
+        return defaults[index - first_default]
+    return None
+
+
+def _read_chains(expr: ast.expr) -> list[str] | None:
+    """The names and attribute chains ``expr`` reads (``self.cfg["sched"]`` reads
+    ``self.cfg``), longest first; None for a read lrdoctor cannot spell."""
+    chains: list[str] = []
+    covered: set[int] = set()
+    for node in ast.walk(expr):
+        if id(node) in covered:
+            continue
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            text = dotted(node)
+            if not text:
+                return None
+            chains.append(text)
+            covered.update(id(n) for n in ast.walk(node))
+    return chains
+
+
+def _bound_within(node: ast.AST, chain: str) -> bool:
+    """Something inside ``node`` binds ``chain``, a part of it, or something under it
+    (``self.cfg = ...`` and ``self.cfg["k"] = ...`` both bind ``self.cfg``)."""
+    for n in ast.walk(node):
+        targets: list[ast.AST] = []
+        if isinstance(n, (ast.Assign,)):
+            targets = list(n.targets)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+            targets = [n.target]
+        elif isinstance(n, ast.withitem) and n.optional_vars is not None:
+            targets = [n.optional_vars]
+        elif isinstance(n, ast.NamedExpr):
+            targets = [n.target]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            if chain.split(".")[0] in n.names:
+                return True
+            continue
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and n is not node and n.name == chain.split(".")[0]:
+            return True
+        for target in targets:
+            for t in ast.walk(target):
+                if isinstance(t, ast.Subscript):
+                    t = t.value
+                if not isinstance(t, (ast.Name, ast.Attribute)):
+                    continue
+                bound = dotted(t)
+                if bound and (bound == chain or chain.startswith(bound + ".")
+                              or bound.startswith(chain + ".")):
+                    return True
+    return False
 
 
 def _why_competing(a: Obj, b: Obj) -> str | None:
@@ -4512,7 +4705,10 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
-    yield from _second_instance(ctx)
+    # a scheduler named by one of the two below is not named again by the other
+    reported: set[int] = set()
+    yield from _second_instance(ctx, reported)
+    yield from _never_updated(ctx, reported)
     yield from _own_configure_optimizers(ctx)
 
 
@@ -4546,7 +4742,7 @@ def _constant_factor(sched: Obj) -> bool:
         and type(given.body.value) in (int, float)
 
 
-def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
+def _second_instance(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
     """A scheduler built on its own instance of an optimizer whose builder is called twice
     (``opt = self.make_optimizer()`` in ``fit()`` and again inside ``make_scheduler()``): the
     loop steps the first instance, the schedule moves the LR of the second, which nothing
@@ -4582,7 +4778,6 @@ def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
             if isinstance(stepped_obj, Obj):
                 touched.add(stepped_obj.id)
                 updates.setdefault(x.root, []).append((x, stepped_obj))
-    reported: set[int] = set()
     for e in steps:
         sched = e.obj
         assert sched is not None and e.loop is not None
@@ -4623,6 +4818,172 @@ def _second_instance(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             e.node,
         )
+
+
+def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
+    """A scheduler stepped in a loop that updates another optimizer, on an optimizer that
+    nothing in the program updates (``Fitter(model, optimizer, scheduler)`` whose
+    ``__init__`` ignores ``optimizer`` and builds its own Adam, which its loop steps): the
+    schedule moves the LR of an optimizer that trains nothing, and the one being trained
+    keeps its initial LR.
+
+    Only where the scheduler's optimizer never leaves the code the trace follows: every use
+    of the name holding it is the scheduler's constructor or an argument of a traced call
+    whose parameter is in turn used only so (or not at all). One handed to a library, kept
+    in an attribute or a container, returned or rebound may be updated out of sight, and
+    stays silent."""
+    events = ctx.program.events
+    steps = [e for e in events
+             if e.kind == "sched_step" and e.obj is not None and e.loop is not None]
+    if not steps:
+        return
+    touched: set[int] = set()
+    updates: dict[int, list[tuple[Event, Obj]]] = {}
+    frames: dict[int, list[Frame]] = {}
+    seen: set[int] = set()
+    for x in events:
+        if x.obj is not None and x.kind != "create":
+            touched.add(x.obj.id)
+        if x.kind in ("opt_step", "scaler_step"):
+            stepped_obj = x.obj if x.kind == "opt_step" else x.info.get("optimizer")
+            if isinstance(stepped_obj, Obj):
+                touched.add(stepped_obj.id)
+                updates.setdefault(x.root, []).append((x, stepped_obj))
+        frame = x.frame
+        while frame is not None and id(frame) not in seen:
+            seen.add(id(frame))
+            if frame.call is not None and frame.fn is not None:
+                frames.setdefault(id(frame.call), []).append(frame)
+            frame = frame.parent
+    for e in steps:
+        sched = e.obj
+        assert sched is not None and e.loop is not None
+        old = sched.optimizer
+        if (old is None or old.guessed or old.held or old.prepared or sched.guessed
+                or not old.name.isidentifier() or sched.id in reported or old.id in touched):
+            continue
+        loops = list(e.loop.ancestors())
+        other = next((
+            o for u, o in updates.get(e.root, [])
+            if o is not old and not o.guessed and o.call is not old.call
+            and any(u.in_loop(loop) for loop in loops)
+        ), None)
+        if other is None:
+            continue
+        assert old.call is not None and sched.call is not None
+        function = ctx.function_of(old.path, old.call)
+        scope: ast.AST | None = function if function is not None else ctx.tree_of(old.path)
+        # the name is bound right there to the constructor's result (`optimizer = Adam(...)`),
+        # not a name inside a builder whose result the caller keeps under names of its own
+        if scope is None or not any(
+                isinstance(a, ast.Assign) and a.value is old.call and len(a.targets) == 1
+                and isinstance(a.targets[0], ast.Name) and a.targets[0].id == old.name
+                for a in ast.walk(scope)):
+            continue
+        if not _confined(scope, old.name, sched.call, frames, 0):
+            continue
+        reported.add(sched.id)
+        yield Diagnostic.at(
+            "LRD014",
+            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, e.path)}) "
+            f"drives the {old.cls} built at {line_at(old.path, old.line, e.path)}, which "
+            "nothing updates: the loop updates another optimizer "
+            f"({other.label}, {line_at(other.path, other.line, e.path)}), so this schedule "
+            "never changes the LR being trained; build the scheduler on the optimizer that "
+            "is stepped, or step the one you built",
+            e.path,
+            e.node,
+        )
+
+
+def _confined(scope: ast.AST, name: str, made_by: ast.Call | None,
+              frames: dict[int, list[Frame]], depth: int) -> bool:
+    """Every use of ``name`` in ``scope`` (a function, or a module for a module-level name)
+    hands it to ``made_by`` (the scheduler's constructor) or to a traced call whose parameter
+    is, in its function, used only so; the name is never rebound there. False for anything
+    else (an untraced call, an attribute, a container, a return, a second binding). Functions
+    nested in ``scope`` that bind a name of their own with that spelling are another
+    variable and are left out."""
+    if depth > MAX_CONFINED_DEPTH:
+        return False
+    parents: dict[int, ast.AST] = {}
+    uses: list[ast.Name] = []
+    bound = 0
+    todo: list[ast.AST] = [scope]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
+                    and _binds_locally(child, name):
+                continue
+            if isinstance(child, (ast.Global, ast.Nonlocal)) and name in child.names:
+                return False
+            if isinstance(child, ast.Name) and child.id == name:
+                if isinstance(child.ctx, ast.Load):
+                    uses.append(child)
+                else:
+                    bound += 1
+            todo.append(child)
+    own_parameter = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        a.arg == name for a in _parameters_of(scope))
+    # a module-level name bound once; a parameter never bound in the function body
+    if bound > (0 if own_parameter else 1):
+        return False
+    for node in uses:
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.keyword):
+            call, keyword, index = parents.get(id(parent)), parent.arg, -1
+        else:
+            call, keyword = parent, None
+            index = next((i for i, a in enumerate(parent.args) if a is node), -1) \
+                if isinstance(parent, ast.Call) else -1
+        if not isinstance(call, ast.Call) or (keyword is None and index < 0):
+            return False
+        if call is made_by:
+            continue
+        callees = frames.get(id(call))
+        if not callees:
+            return False
+        for frame in callees:
+            fn = frame.fn
+            assert fn is not None
+            positional = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+            if keyword is not None:
+                if keyword not in positional and keyword not in (
+                        a.arg for a in fn.args.kwonlyargs):
+                    return False
+                param = keyword
+            elif index + frame.skipped < len(positional):
+                param = positional[index + frame.skipped]
+            else:
+                return False
+            if not _confined(fn, param, None, frames, depth + 1):
+                return False
+    return True
+
+
+def _parameters_of(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.arg]:
+    args = fn.args
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs,
+            *([args.vararg] if args.vararg else []), *([args.kwarg] if args.kwarg else [])]
+
+
+def _binds_locally(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str) -> bool:
+    """``fn`` has a local variable ``name`` of its own (a parameter, or a binding in its body
+    without a ``global``/``nonlocal`` for it)."""
+    if any(a.arg == name for a in _parameters_of(fn)):
+        return True
+    if isinstance(fn, ast.Lambda):
+        return False
+    declared = any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names
+                   for n in ast.walk(fn))
+    return not declared and any(
+        isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+        for n in ast.walk(fn))
+
+
+MAX_CONFINED_DEPTH = 6
 
 
 def _decorated(function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
