@@ -1213,6 +1213,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             f"`register_for_checkpointing()`: on resume {' and '.join(consequence)}",
             e.path,
             e.node,
+            weight=len(missing),
         )
         return
     if e.info.get("deepspeed"):
@@ -1226,6 +1227,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             f"{' and '.join(consequence)}",
             e.path,
             e.node,
+            weight=len(missing),
         )
         return
     yield Diagnostic.at(
@@ -1234,6 +1236,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         f"resume {' and '.join(consequence)}",
         e.path,
         e.node,
+        weight=len(missing),
     )
 
 
