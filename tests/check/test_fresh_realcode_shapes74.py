@@ -177,3 +177,80 @@ def test_a_base_class_checkpoint_with_scheduler_and_scaler_is_silent(
              '\n                    "scaler": getattr(self, "scaler", None) and '
              'self.scaler.state_dict()')
     assert _project(tmp_path, monkeypatch, extra) == []
+
+
+# A base trainer class builds a GradScaler (its module has no autocast) and saves the optimizer
+# and the scheduler but not the scaler; the subclass, in a module the base does not import,
+# runs every forward pass under autocast to bfloat16 and steps through the scaler. bfloat16 has
+# float32's exponent range: the scaled gradients never overflow and the scaler never skips, so
+# its missing state loses nothing a resumed run needs, and a scheduler stepped after every
+# `scaler.step()` stays in step with the updates. lrdoctor looked for the autocast only in the
+# scaler's own module and its imports, saw none, and took the scaler for one that may skip
+# (LRD007 naming the scaler, LRD005). Twins: the same subclass autocasting to float16.
+
+SCALED_BASE = """
+import torch
+from torch.optim.lr_scheduler import OneCycleLR
+
+
+class Loop:
+    def __init__(self, net, batches, epochs):
+        self.net = net
+        self.batches = batches
+        self.epochs = epochs
+        self.optimizer = torch.optim.AdamW(net.parameters(), lr=1e-3)
+        self.schedule = OneCycleLR(self.optimizer, max_lr=1e-3,
+                                   total_steps=epochs * len(batches))
+        self.scaler = torch.amp.GradScaler("cuda")
+
+    def one_epoch(self, epoch):
+        raise NotImplementedError
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            self.one_epoch(epoch)
+            torch.save({"epoch": epoch, "net": self.net.state_dict(),
+                        "optimizer": self.optimizer.state_dict(),
+                        "schedule": self.schedule.state_dict()}, "last.pt")
+"""
+
+CAST_SUB = """
+import torch
+
+from loops.base import Loop
+
+
+class CastLoop(Loop):
+    def one_epoch(self, epoch):
+        for x, y in self.batches:
+            self.optimizer.zero_grad()
+            with torch.autocast("cuda", dtype=torch.{dtype}):
+                loss = torch.nn.functional.mse_loss(self.net(x), y)
+            self.scaler.scale(loss).backward()
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+            self.schedule.step()
+"""
+
+
+def _cast_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dtype: str) -> list[str]:
+    files = {"loops/__init__.py": "", "loops/base.py": SCALED_BASE,
+             "loops/cast.py": CAST_SUB.replace("{dtype}", dtype)}
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    monkeypatch.chdir(tmp_path)
+    report = check_files(sorted(files), frozenset(CATALOG), jobs=1)
+    assert report.errors == []
+    return sorted(d.code for d in report.diagnostics)
+
+
+def test_a_scaler_used_under_bfloat16_in_a_subclass_module_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _cast_project(tmp_path, monkeypatch, "bfloat16") == []
+
+
+def test_a_scaler_used_under_float16_in_a_subclass_module_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _cast_project(tmp_path, monkeypatch, "float16") == ["LRD005", "LRD007"]

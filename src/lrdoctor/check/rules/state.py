@@ -819,9 +819,14 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
         candidates = {k: s for k, s in candidates.items()
                       if not steps.get(built_site(s)) or None in steps[built_site(s)]
                       or steps[built_site(s)] & sites}
+    # where each scaler is used: a subclass in another module may run its autocast region
+    used_in: dict[int, set[str]] = {}
+    for o, e in ((e.obj, e) for e in ctx.program.events
+                 if e.kind in _SCALER_USES and e.obj is not None):
+        used_in.setdefault(o.id, set()).add(e.path)
     found = [(s, flag) for s in candidates.values()
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
-             and not never_skips(s)
+             and not never_skips(s, used_in.get(s.id, ()))
              and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at)
                   and not _another_run(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
