@@ -1174,6 +1174,11 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         return  # weights only: not meant to resume training
     optimizer = optimizers[0] if optimizers else None
     missing = []
+    # how many of the missing states belong to objects this trace saw built (not stand-ins
+    # for a function's parameters): of two findings at one place (a base class traced alone
+    # and through its subclass), the one that knows more of what is missing is kept, never
+    # one that merely guesses at what its caller passed
+    sure = 0
     named: list[Obj] = []  # the scheduler (or its alternatives) whose state is missing
     scheds = _real_schedulers(ctx, e.root, optimizer, e) if schedulers else []
     # a scheduler whose function ignores its step count loses nothing (see _count_unused);
@@ -1190,18 +1195,21 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             kind = f", {' or '.join(o.cls for o in classes if o.cls)}" if s.cls else ""
             missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
             named = classes
+            sure += _built(s)
     elif scheds:
         left = _left_out(e, scheds, objs, words)
         if left is not None and left in lost:
             kind = f", {left.cls}" if left.cls else ""
             missing.append(f"the second scheduler's (`{left.name}`{kind})")
             named = [left]
+            sure += _built(left)
     # a DeepSpeed engine scales fp16 losses itself (its config's `fp16` section) and saves that
     # scale in its own checkpoint: a torch GradScaler beside it serves the program's other,
     # non-DeepSpeed path (`if ds: engine.backward(loss) else: scaler.scale(loss).backward()`)
     scalers = [] if e.info.get("deepspeed") else _scalers(ctx, e.root, e, optimizers)
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
+        sure += _built(scalers[0][0])
     if not missing:
         return
     consequence = []
@@ -1218,7 +1226,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             f"`register_for_checkpointing()`: on resume {' and '.join(consequence)}",
             e.path,
             e.node,
-            weight=len(missing),
+            weight=sure,
         )
         return
     if e.info.get("deepspeed"):
@@ -1232,7 +1240,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             f"{' and '.join(consequence)}",
             e.path,
             e.node,
-            weight=len(missing),
+            weight=sure,
         )
         return
     yield Diagnostic.at(
@@ -1241,8 +1249,14 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         f"resume {' and '.join(consequence)}",
         e.path,
         e.node,
-        weight=len(missing),
+        weight=sure,
     )
+
+
+def _built(obj: Obj) -> int:
+    """1 for an object whose construction the trace saw (a known class's call, or a builder's
+    call of unknown class), 0 for a stand-in for a parameter named like one."""
+    return int(obj.call is not None or obj.via is not None)
 
 
 def _idle_optimizers(ctx: FileContext) -> set[Any]:
