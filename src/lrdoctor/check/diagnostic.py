@@ -38,6 +38,10 @@ class Diagnostic:
     #: the catalog's severity for ``code`` unless a rule says otherwise for this finding (an
     #: LRD007 about ReduceLROnPlateau's lost patience count is an info, not a warning)
     severity: str = ""
+    #: how much of the problem this finding names (LRD007: how many missing states); of two
+    #: findings a file's traces make at one place (a base class traced alone, and through the
+    #: subclass that uses it), the one that names more is kept. Not part of the finding.
+    weight: int = 0
 
     def __post_init__(self) -> None:
         if not self.severity:

@@ -212,7 +212,8 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
         found: dict[tuple[str, str, int | None, int, int], Diagnostic] = {}
         for rule in rules_for(codes):
             for diag in rule(ctx):
-                if diag.code in codes and diag.key not in found:
+                if diag.code in codes and (diag.key not in found
+                                           or diag.weight > found[diag.key].weight):
                     found[diag.key] = diag
         if "full_program" in ctx.__dict__:
             result.entered, result.reached = ctx.full_program.entered, ctx.full_program.reached

@@ -707,6 +707,10 @@ class ModuleLoader:
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
         return None
 
+    def load(self, path: str) -> ModuleInfo | None:
+        """The module of a file of the project, by its path. Without a project: none."""
+        return None
+
     def attribute_stored(self, near: str, attr: str) -> bool:
         """Whether a Python file of the project around the file ``near`` may store an attribute
         named ``attr`` (``config.EPOCHS = 30``). Without a project: it may."""

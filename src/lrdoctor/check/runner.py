@@ -142,7 +142,7 @@ def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
 def merge_results(results: Iterable[FileResult]) -> Report:
     results = list(results)
     report = Report()
-    seen: set[tuple[str, str, int | None, int, int]] = set()
+    seen: dict[tuple[str, str, int | None, int, int], int] = {}  # key -> place in the report
     yielded = _yielded_roots(results)
     # the traces that entered each function of another file (Program.entered)
     enterers: dict[tuple[str, int], list[FileResult]] = {}
@@ -167,8 +167,12 @@ def merge_results(results: Iterable[FileResult]) -> Report:
                     and not _left_out_by_enterers(diag, roots, reached, enterers):
                 continue
             if diag.key not in seen:
-                seen.add(diag.key)
+                seen[diag.key] = len(report.diagnostics)
                 report.diagnostics.append(diag)
+            elif diag.weight > report.diagnostics[seen[diag.key]].weight:
+                # another file's trace saw more at this place (the subclass that steps the
+                # GradScaler, where the base class traced alone did not)
+                report.diagnostics[seen[diag.key]] = diag
     # a call some trace saw stepped at two levels (LRD012: per epoch here, and after every
     # update in a subclass's training step) is not "stepped once per epoch" (LRD003) because
     # another trace, the base class's alone, could not see the batch step

@@ -2354,6 +2354,11 @@ class Tracer:
                     # a class taken from torch's scheduler (or optimizer) module builds one,
                     # whatever the mapping is called
                     value = self.guess_from_call(source, dotted(target.value) or "", scope)
+            if isinstance(value, Obj) and not value.name \
+                    and isinstance(source, ast.Call) and self.picked_from_module(source, scope):
+                # (evaluated already, as any call of such a class is: the mapping names it)
+                value.name = dotted(target.value) or ""
+
             if isinstance(base, DictVal):
                 if key is not None:
                     if _tracked(value) or _tracked(base.items.get(key)):
@@ -2398,6 +2403,12 @@ class Tracer:
              source: ast.expr | None, scope: Scope, node: ast.AST) -> None:
         if isinstance(value, Obj) and not value.name:
             value.name = label
+        elif isinstance(value, DictVal) and label:
+            # `self.schedulers = {"main": CosineAnnealingLR(...)}` (or a builder's returned
+            # mapping): each unnamed object is known by its entry, `self.schedulers['main']`
+            for k, item in value.items.items():
+                if isinstance(item, Obj) and not item.name and isinstance(k, str):
+                    item.name = f"{label}[{k!r}]"
         previous = store.get(key)
         if (
             isinstance(previous, Obj)
@@ -2682,7 +2693,14 @@ class Tracer:
                 self.link(value.info)
             return value
         if isinstance(node, ast.Call):
-            return self.eval_call(node, scope, depth + 1)
+            made = self.eval_call(node, scope, depth + 1)
+            if made is None and self.picked_from_module(node, scope):
+                # `{"main": getattr(lr_scheduler, cfg.name)(optimizer)}`: a class taken from
+                # torch's scheduler (or optimizer) module by a setting builds one wherever the
+                # result goes (an entry of a mapping, a list, an argument), not only when it is
+                # bound to a name
+                made = self.guess_from_call(node, "", scope)
+            return made
         if isinstance(node, ast.Attribute):
             return self.eval_attribute(node, scope, depth + 1)
         if isinstance(node, ast.Constant):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from lrdoctor.check.context import function_at
 from lrdoctor.check.index import dotted, last_name
@@ -263,7 +264,7 @@ _CAST_IMPORT_DEPTH = 3
 _CAST_MODULES = 64
 
 
-def never_skips(scaler: Obj | None) -> bool:
+def never_skips(scaler: Obj | None, used_in: Iterable[str] = ()) -> bool:
     """A GradScaler that cannot skip an update: every autocast region of its program casts to
     bfloat16, and nothing there runs in float16. bfloat16 has float32's exponent range, so
     gradients multiplied by the scale (65536 at first) do not overflow and the scaler never
@@ -274,12 +275,20 @@ def never_skips(scaler: Obj | None) -> bool:
     modules it imports, followed a few imports deep; one autocast of another or an unknown
     dtype (``autocast("cuda")`` is float16), a ``.half()``, or a float16 dtype or "fp16"
     setting named anywhere there, and the scaler may skip as usual. So may one whose program
-    shows no autocast at all (the cast may be made where lrdoctor does not look)."""
+    shows no autocast at all (the cast may be made where lrdoctor does not look).
+    ``used_in``: the files where the program scales with it or steps it (a base trainer class
+    builds the scaler, a subclass in another module, which the base does not import, runs the
+    autocast region and the scaler's steps): their modules and imports are its program too."""
     if scaler is None or scaler.scope is None:
         return False
     first = scaler.scope.module
     seen = {id(first)}
     todo = [(first, 0)]
+    for path in sorted(set(used_in)):
+        other = first.loader.load(path) if first.loader is not None and path else None
+        if other is not None and id(other) not in seen:
+            seen.add(id(other))
+            todo.append((other, 0))
     bfloat16 = False
     while todo:
         module, depth = todo.pop()

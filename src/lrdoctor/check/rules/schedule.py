@@ -3394,7 +3394,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         scaler_steps = [
             (s, flag) for s in updates
             if s.kind == "scaler_step" and not _exclusive(s, e)
-            and (flag := scaler_switch(s.obj)) is not None and not never_skips(s.obj)
+            and (flag := scaler_switch(s.obj)) is not None and not never_skips(s.obj, (s.path,))
         ]
         if not scaler_steps:
             continue

@@ -819,9 +819,14 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
         candidates = {k: s for k, s in candidates.items()
                       if not steps.get(built_site(s)) or None in steps[built_site(s)]
                       or steps[built_site(s)] & sites}
+    # where each scaler is used: a subclass in another module may run its autocast region
+    used_in: dict[int, set[str]] = {}
+    for o, e in ((e.obj, e) for e in ctx.program.events
+                 if e.kind in _SCALER_USES and e.obj is not None):
+        used_in.setdefault(o.id, set()).add(e.path)
     found = [(s, flag) for s in candidates.values()
              if (s.id in used or s.name in used_names) and (flag := scaler_switch(s)) is not None
-             and not never_skips(s)
+             and not never_skips(s, used_in.get(s.id, ()))
              and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at)
                   and not _another_run(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
@@ -1169,6 +1174,11 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         return  # weights only: not meant to resume training
     optimizer = optimizers[0] if optimizers else None
     missing = []
+    # how many of the missing states belong to objects this trace saw built (not stand-ins
+    # for a function's parameters): of two findings at one place (a base class traced alone
+    # and through its subclass), the one that knows more of what is missing is kept, never
+    # one that merely guesses at what its caller passed
+    sure = 0
     named: list[Obj] = []  # the scheduler (or its alternatives) whose state is missing
     scheds = _real_schedulers(ctx, e.root, optimizer, e) if schedulers else []
     # a scheduler whose function ignores its step count loses nothing (see _count_unused);
@@ -1185,18 +1195,21 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             kind = f", {' or '.join(o.cls for o in classes if o.cls)}" if s.cls else ""
             missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
             named = classes
+            sure += _built(s)
     elif scheds:
         left = _left_out(e, scheds, objs, words)
         if left is not None and left in lost:
             kind = f", {left.cls}" if left.cls else ""
             missing.append(f"the second scheduler's (`{left.name}`{kind})")
             named = [left]
+            sure += _built(left)
     # a DeepSpeed engine scales fp16 losses itself (its config's `fp16` section) and saves that
     # scale in its own checkpoint: a torch GradScaler beside it serves the program's other,
     # non-DeepSpeed path (`if ds: engine.backward(loss) else: scaler.scale(loss).backward()`)
     scalers = [] if e.info.get("deepspeed") else _scalers(ctx, e.root, e, optimizers)
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
+        sure += _built(scalers[0][0])
     if not missing:
         return
     consequence = []
@@ -1213,6 +1226,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             f"`register_for_checkpointing()`: on resume {' and '.join(consequence)}",
             e.path,
             e.node,
+            weight=sure,
         )
         return
     if e.info.get("deepspeed"):
@@ -1226,6 +1240,7 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             f"{' and '.join(consequence)}",
             e.path,
             e.node,
+            weight=sure,
         )
         return
     yield Diagnostic.at(
@@ -1234,7 +1249,14 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         f"resume {' and '.join(consequence)}",
         e.path,
         e.node,
+        weight=sure,
     )
+
+
+def _built(obj: Obj) -> int:
+    """1 for an object whose construction the trace saw (a known class's call, or a builder's
+    call of unknown class), 0 for a stand-in for a parameter named like one."""
+    return int(obj.call is not None or obj.via is not None)
 
 
 def _idle_optimizers(ctx: FileContext) -> set[Any]:
