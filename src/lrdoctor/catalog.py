@@ -353,11 +353,15 @@ Check how often the scheduler is stepped and its gamma / horizon; `lrdoctor expl
         "A scheduler is stepped past its horizon (OneCycleLR's crash, a cosine climbing back up).",
         """
 OneCycleLR raises "Tried to step N times. The specified number of total steps is M" one step
-past `total_steps`; CosineAnnealingLR past `T_max` climbs back towards the initial LR.
+past `total_steps`; CosineAnnealingLR past `T_max` climbs back towards the initial LR. A
+common way in is a warm-up: `T_max=epochs - warmup_epochs` (or a loop over `range(warmup +
+epochs)`) while the cosine is stepped on every epoch, the warm-up ones included.
 """,
         """
 Size the horizon from the real number of steps: `total_steps=epochs * len(loader)` (divided by
-the accumulation steps when accumulating gradients), and step exactly once per update.
+the accumulation steps when accumulating gradients), and step exactly once per update. A cosine
+that leaves room for a warm-up must be held back during it (`SequentialLR`, or step it only
+once `epoch >= warmup_epochs`).
 """,
         "size the horizon from the real number of scheduler steps",
     ),

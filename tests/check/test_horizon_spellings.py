@@ -102,7 +102,11 @@ def test_horizon_in_epochs_stepped_every_batch_is_lrd002(spelling: str) -> None:
 
 @pytest.mark.parametrize("spelling", sorted(_IN_EPOCHS))
 def test_horizon_in_epochs_stepped_once_per_epoch_is_correct(spelling: str) -> None:
-    assert codes(_script(_IN_EPOCHS[spelling], _EPOCH_STEP)) == []
+    # the unit is right for every spelling; `T_max=num_epochs - warmup_epochs` stepped on all
+    # `num_epochs` epochs, with no warm-up in the script to hold the cosine back, runs 5 epochs
+    # past T_max (an overrun, LRD010), which is a bug of its own
+    expected = ["LRD010"] if spelling == "epochs_minus_warmup" else []
+    assert codes(_script(_IN_EPOCHS[spelling], _EPOCH_STEP)) == expected
 
 
 @pytest.mark.parametrize("spelling", sorted(_IN_UPDATES))

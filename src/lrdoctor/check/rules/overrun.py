@@ -815,3 +815,134 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             evidence={"horizon": short_source(horizon), "horizon_epochs": epochs,
                       "loop_passes": epoch_loop.passes, "loop_line": epoch_loop.line},
         )
+
+
+def _linear(expr: ast.expr, scope: Scope | None, depth: int = 0
+            ) -> tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None:
+    """``expr`` as a sum of settings with integer coefficients plus a number: ``args.epochs -
+    args.warmup_epochs`` is ``{args.epochs: 1, args.warmup_epochs: -1}`` and 0, through the
+    names bound to its parts (``T = epochs - warmup`` with ``epochs = args.epochs``). Each
+    setting keeps the expression and scope it is read in, to read its stated value. None for
+    anything else (a product, a call other than a setting's read)."""
+    if depth > _DEPTH:
+        return None
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) \
+            and not isinstance(expr.value, bool):
+        return {}, float(expr.value)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+        left = _linear(expr.left, scope, depth + 1)
+        right = _linear(expr.right, scope, depth + 1)
+        if left is None or right is None:
+            return None
+        sign = 1 if isinstance(expr.op, ast.Add) else -1
+        terms = dict(left[0])
+        for text, (coeff, at, where) in right[0].items():
+            old = terms.get(text)
+            total = (old[0] if old else 0) + sign * coeff
+            terms[text] = (total, at, where)
+        return {k: v for k, v in terms.items() if v[0]}, left[1] + sign * right[1]
+    resolved, where = _resolved(expr, scope)
+    if resolved is not expr and not isinstance(resolved, ast.Name):
+        return _linear(resolved, where, depth + 1)
+    if isinstance(resolved, (ast.Name, ast.Attribute, ast.Subscript)) or (
+            isinstance(resolved, ast.Call) and isinstance(resolved.func, ast.Attribute)
+            and resolved.func.attr == "get"):
+        text = ast.unparse(resolved).replace("self.", "")
+        return {text: (1, resolved, where)}, 0.0
+    return None
+
+
+@rule("LRD010")
+def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A CosineAnnealingLR stepped once per pass of an epoch loop (no test of its own inside
+    the loop) whose loop makes more passes than ``T_max``: ``T_max=args.epochs -
+    args.warmup_epochs`` with ``for epoch in range(args.epochs)`` (a warm-up subtracted from
+    the horizon that the loop never holds the cosine back for), or ``T_max=args.epochs`` with
+    ``range(args.warmup_epochs + args.epochs)``. Past T_max the cosine climbs back up towards
+    the initial LR. Judged only where the two counts share a setting that cancels out (or
+    are both numbers the file states) and what is left is a positive number of epochs, or
+    settings with positive stated defaults added to the loop's side: never two unrelated
+    settings whose values a run may choose. Silent where the loop may leave early, where the
+    scheduler (or its optimizer, or its LR) is rebuilt, restored or written during an epoch,
+    and for a cosine held by a composite (SequentialLR) or stepped under a test."""
+    seen: set[int] = set()
+    for e in ctx.program.events:
+        sched = e.obj
+        if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
+                or sched.origin != "torch" or sched.cls != "CosineAnnealingLR" \
+                or sched.id in seen or e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        gran, loop = granularity(e)
+        if gran != "epoch" or loop is None:
+            continue
+        horizon = sched.arg("T_max", 1)
+        passes = _passes(loop)
+        if horizon is None or passes is None:
+            continue
+        run = _linear(passes[0], loop.scope)
+        sized = _linear(horizon, sched.scope)
+        if run is None or sized is None:
+            continue
+        shared = run[0].keys() & sized[0].keys()
+        if (run[0] or sized[0]) and not any(run[0][k][0] == sized[0][k][0] for k in shared):
+            continue  # no setting on both sides: the counts are the run's choice
+        left: dict[str, tuple[int, ast.expr, Scope | None]] = {}
+        for text in run[0].keys() | sized[0].keys():
+            coeff = (run[0][text][0] if text in run[0] else 0) \
+                - (sized[0][text][0] if text in sized[0] else 0)
+            if coeff:
+                left[text] = (coeff, *(run[0].get(text) or sized[0][text])[1:])
+        extra = run[1] + passes[1] - sized[1]
+        values = []
+        for text, (coeff, at, where) in left.items():
+            value = constants.resolve(at, where)
+            if coeff < 0 or not isinstance(value, (int, float)) or isinstance(value, bool) \
+                    or value <= 0:
+                break
+            values.append((text, coeff, value))
+        else:
+            total = extra + sum(c * v for _, c, v in values)
+            if total <= 0 or extra < 0:
+                continue
+            if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(loop)) \
+                    or _leaves_early(loop) or _reset_inside(ctx, sched, loop) \
+                    or _another_built_inside(ctx, sched, loop) \
+                    or _other_scheduler_steps(ctx, sched, e, loop) \
+                    or not _trains_in(ctx, e, loop):
+                continue
+            seen.add(sched.id)
+            more = " + ".join([f"`{t}`" if c == 1 else f"{c:g} x `{t}`" for t, c, _ in values]
+                              + ([f"{extra:g}"] if extra else []))
+            stated = f"{total:g} by default" if values else ""
+            count = ast.unparse(range_call(loop) or loop.node)
+            yield Diagnostic.at(
+                "LRD010",
+                f"CosineAnnealingLR(T_max={short_source(horizon)}) "
+                f"({line_at(sched.path, sched.line, e.path)}) is stepped once per epoch (line "
+                f"{e.line}), but the epoch loop ({line_at(loop.path, loop.line, e.path)}) "
+                f"runs `{count}`: {more} more epoch{'s' if total != 1 else ''} than T_max"
+                + (f" ({stated})" if stated else "")
+                + f", so {_consequence(sched)} for the last of them. Size T_max to the "
+                "loop's epochs, or step the cosine only after the warm-up it leaves room for "
+                "(SequentialLR, or `if epoch >= warmup:`)",
+                e.path,
+                e.node,
+                evidence={"horizon": short_source(horizon), "loop_line": loop.line,
+                          "extra_epochs": total},
+            )
+
+
+def _trains_in(ctx: FileContext, e: Event, loop: Loop) -> bool:
+    """A backward pass runs during a pass of ``loop`` (in the trace that steps ``e``): a
+    loop that steps an optimizer with no loss to learn from only draws the LR curve."""
+    return any(other.kind == "backward" and other.root == e.root and other.in_loop(loop)
+               for other in ctx.program.events)
+
+
+def _other_scheduler_steps(ctx: FileContext, sched: Obj, e: Event, loop: Loop) -> bool:
+    """Another scheduler on ``sched``'s optimizer is stepped during a pass of ``loop`` (a
+    warm-up beside the cosine: reported, if at all, as competing schedulers)."""
+    return any(other.kind == "sched_step" and other.obj is not None and other.obj is not sched
+               and sched.optimizer is not None and other.obj.optimizer is sched.optimizer
+               and other.root == e.root and other.in_loop(loop)
+               for other in ctx.program.events)
