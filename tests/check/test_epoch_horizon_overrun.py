@@ -96,3 +96,56 @@ def test_early_stopping_is_silent() -> None:
                      "scheduler.step()\n    if optimizer.param_groups[0]['lr'] < 1e-6:\n"
                      "        break")
     assert "LRD010" not in codes(source)
+
+
+def test_found_in_a_main_function_under_the_main_guard() -> None:
+    source = """
+import argparse
+
+import torch
+from torch import nn
+
+
+def main(args):
+    model = nn.Linear(8, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(
+        optimizer, T_max=args.epochs - args.warmup_epochs)
+    for epoch in range(args.epochs):
+        for x in [torch.randn(4, 8)] * 8:
+            optimizer.zero_grad()
+            model(x).pow(2).mean().backward()
+            optimizer.step()
+        scheduler.step()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=100)
+    parser.add_argument("--warmup_epochs", type=int, default=10)
+    main(parser.parse_args())
+"""
+    assert "LRD010" in codes(source)
+
+
+def test_one_option_of_a_settings_choice_is_left_to_the_setting() -> None:
+    # built only when `--sched cosine` is given (the default builds a StepLR): whether the
+    # run builds the short cosine is the setting's, not the code's
+    source = HEAD.replace('"--t_max"', '"--sched"').replace("type=int, default=20)\n"
+                                                          "parser.add_argument(\"--start",
+                                                          "default=\"step\")\n"
+                                                          "parser.add_argument(\"--start")
+    source += """
+if args.sched == "cosine":
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=50)
+else:
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+for epoch in range(60):
+    for (x,) in loader:
+        optimizer.zero_grad()
+        model(x).pow(2).mean().backward()
+        optimizer.step()
+    scheduler.step()
+"""
+    assert "--sched" in source
+    assert "LRD010" not in codes(source)

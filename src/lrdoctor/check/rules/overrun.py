@@ -870,7 +870,10 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         sched = e.obj
         if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
                 or sched.origin != "torch" or sched.cls != "CosineAnnealingLR" \
-                or sched.id in seen or e.info.get("nargs") or e.info.get("kwargs"):
+                or sched.id in seen or e.info.get("nargs") or e.info.get("kwargs") \
+                or any(not _main_guard(c.test) for c in sched.built_under or ()):
+            # (a cosine built under a test, one option of a setting's choice, is left alone:
+            # whether the run builds it is the setting's)
             continue
         gran, loop = granularity(e)
         if gran != "epoch" or loop is None:
@@ -930,6 +933,14 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                 evidence={"horizon": short_source(horizon), "loop_line": loop.line,
                           "extra_epochs": total},
             )
+
+
+def _main_guard(test: ast.expr | None) -> bool:
+    """``__name__ == "__main__"``: it holds whenever the script is run."""
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 \
+        and isinstance(test.ops[0], ast.Eq) and isinstance(test.left, ast.Name) \
+        and test.left.id == "__name__" and isinstance(test.comparators[0], ast.Constant) \
+        and test.comparators[0].value == "__main__"
 
 
 def _trains_in(ctx: FileContext, e: Event, loop: Loop) -> bool:
