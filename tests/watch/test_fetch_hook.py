@@ -101,19 +101,17 @@ def test_another_live_iterator_keeps_the_hook_on(batch, run_script):
 
 
 def test_an_iterator_made_before_watching_keeps_the_hook_on(tmp_path):
-    """The watch cannot count the iterators made before it started: one that is still alive
-    at the first drop keeps the hook on for the whole watch."""
-    data = TensorDataset(torch.randn(40, 8), torch.randn(40, 1))
+    """The watch cannot count the iterators made before it started: one whose batch feeds an
+    update while the hook is on keeps it on for the whole watch."""
+    data = TensorDataset(torch.randn(400, 8), torch.randn(400, 1))
     earlier = iter(DataLoader(data, batch_size=1))
-    next(earlier)
-    source = textwrap.dedent(_loop())
-    ns: dict = {}
+    source = textwrap.dedent(_loop("", "xe, ye = next(earlier)"))
+    ns: dict = {"earlier": earlier}
     with lrdoctor.watch(echo=lambda m: None) as w:
         exec(compile(source, str(tmp_path / "t.py"), "exec"), ns)
-        assert w.engine.fetch_hook.foreign is True
-    assert not any(ns["off"])
+        assert w.engine.foreign_fetch is True
     assert len(ns["off"]) == 156
-    del earlier
+    assert not any(ns["off"])
 
 
 def test_another_tools_next_wrapper_keeps_a_hook_of_its_own(run_script, monkeypatch):

@@ -282,6 +282,7 @@ class Engine:
         # the DataLoader iterators' __next__ hook, which a lane kept through a periodic step
         # may take off while its iterator is the only one (hooks.FetchHook); None: not installed
         self.fetch_hook: Any = None
+        self.foreign_fetch = False  # a batch of an iterator not known to the watch fed an update
         # id(wrapper or wrapped object) -> (weak ref, the record of the optimizer it is)
         self._aliases: dict[int, tuple[Any, OptimizerInfo]] = {}
         self.lane = Lane()
@@ -701,6 +702,10 @@ class Engine:
                 fetch = None  # not a batch of a known iterator: no lane
         else:
             loader = self.last_batch_loader
+            if fetch:
+                # an iterator the watch did not see made (made before it started): the
+                # DataLoader hook stays on for good (hooks.FetchHook)
+                self.foreign_fetch = True
             if fetch or loader is not None:
                 fetch = None
         if loader is not None:

@@ -706,8 +706,13 @@ class FetchHook:
     the hook would note the same iterator each time, and the lane reads the batch count from
     the iterator itself at each update (Lane.it_ref). The hook is back (``restore``) when the
     lane closes (Engine.sync, before the general path reads what the hook notes) and when
-    another iterator is made (``__init__``); iterators made before the watch started, which
-    it cannot count, keep the hook on for good (looked for once, at the first drop)."""
+    another iterator is made (``__init__``). The watch cannot count the iterators made before
+    it started (looking for them means a walk over the whole heap: ~0.1-1 s); one that feeds
+    an update while the hook is on (Engine.foreign_fetch) keeps the hook on for good. One that
+    first does so while the hook is off is not seen: its batch is taken for the lane's
+    iterator's, which fed the step before it (the general path would name that loader too,
+    as the loader of the last known batch, but would not count the lane iterator's batches
+    for it)."""
 
     def __init__(self, engine: Engine, original: Any, hooked: Any, defaults: tuple[Any, ...]) -> None:
         import types
@@ -722,7 +727,6 @@ class FetchHook:
         self.fn = types.FunctionType(self.hooked_code, original.__globals__, original.__name__, defaults, None)
         functools.update_wrapper(self.fn, original)
         self.live: Any = weakref.WeakSet()  # the iterators made while watching, still alive
-        self.foreign: bool | None = None  # iterators made before the watch (None: not looked)
 
     @staticmethod
     def droppable(original: Any) -> bool:
@@ -741,16 +745,9 @@ class FetchHook:
 
         engine = self.engine
         lane = engine.lane
-        if (lane.unhooked or not isinstance(it, _BaseDataLoaderIter) or engine.compiled_steps
-                or len(self.live) != 1 or it not in self.live or id(it) != engine.last_fetch):
-            return
-        if self.foreign is None:
-            import gc
-
-            classes = _all_subclasses(_BaseDataLoaderIter)
-            self.foreign = any(isinstance(o, _BaseDataLoaderIter) and o not in self.live
-                               for o in gc.get_referrers(*classes))
-        if self.foreign:
+        if (lane.unhooked or engine.foreign_fetch or not isinstance(it, _BaseDataLoaderIter)
+                or engine.compiled_steps or len(self.live) != 1 or it not in self.live
+                or id(it) != engine.last_fetch):
             return
         fn = self.fn
         fn.__code__ = self.plain_code  # (then no defaults: torch's code takes none)
