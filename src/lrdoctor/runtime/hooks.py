@@ -753,6 +753,10 @@ class FetchHook:
         fn.__code__ = self.plain_code  # (then no defaults: torch's code takes none)
         fn.__defaults__ = None
         lane.unhooked = True
+        if len(self.live) != 1:
+            # another thread made an iterator meanwhile (its __init__ adds it, then puts the
+            # hook back if it is off: one of the two sees the other)
+            self.restore()
 
     def restore(self) -> None:
         """The hook back, with what it would have noted by now: the lane's iterator yielded
