@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_overhead_calls.py [--config defaults|watcher|no-nan-check] [--amp] [--clip] [--depth N]
 
 Runs bench_overhead.py's loop (the MLP, AdamW, a per-batch OneCycleLR, a DataLoader) plain and
-watched, and counts with a tracer, per step after 20 warm-up steps: the Python function calls
+watched, and counts with a tracer, per step after 70 warm-up steps: the Python function calls
 made in lrdoctor's code, the bytecodes they execute (per function), and how many more Python
 calls the whole step makes than the plain one (lrdoctor's module-call wrapper replaces
 PyTorch's own ``_wrapped_call_impl`` frame, so it is not counted as one more). The counts do
@@ -30,7 +30,9 @@ from torch.utils.data import DataLoader
 
 import lrdoctor
 
-WARMUP, STEPS = 20, 128
+# the counted steps start after the first periodic step (64): from there a lane kept through it
+# runs the DataLoader's batches through torch's own __next__ (hooks.FetchHook), as a long run does
+WARMUP, STEPS = 70, 128
 
 
 def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False,

@@ -109,6 +109,8 @@ def _torch_surface():
         "post_hooks": dict(optmod._global_optimizer_post_hooks),
         "DataLoader.__iter__": DataLoader.__dict__["__iter__"],
         "_BaseDataLoaderIter.__next__": _BaseDataLoaderIter.__dict__["__next__"],
+        "_BaseDataLoaderIter.__init__": _BaseDataLoaderIter.__dict__["__init__"],
+        "_BaseDataLoaderIter.__next__.__code__": _BaseDataLoaderIter.__dict__["__next__"].__code__,
         "Optimizer.load_state_dict": torch.optim.Optimizer.__dict__["load_state_dict"],
         "Optimizer._optimizer_step_code": torch.optim.Optimizer.__dict__["_optimizer_step_code"],
         "LRScheduler.__init_subclass__": sched.LRScheduler.__dict__.get("__init_subclass__"),

@@ -251,7 +251,25 @@ PERIODIC = {
         ODD + "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s // 3 + 1) / 70))",
         "train_batch(x, y); scheduler.step()", "pass"),
 }
+# the DataLoader __next__ hook, which a lane kept through a periodic step takes off while its
+# iterator is the only one (hooks.FetchHook), with other iterators about
+AUX = "aux_it = iter(DataLoader(TensorDataset(torch.randn(4096, 8), torch.randn(4096, 1)), batch_size=1))"
+FETCHES = {
+    "a second loader's iterator read after each batch (it yielded last at every update)": (
+        ODD + COSINE400 + "\n" + AUX, "xa, ya = next(aux_it)\n        train_batch(x, y); scheduler.step()", "pass"),
+    "a second loader's iterator read before the update every 3rd step from step 100": (
+        ODD + COSINE400 + "\n" + AUX, "if step > 100 and step % 3 == 0: next(aux_it)\n"
+        "        train_batch(x, y); scheduler.step()", "pass"),
+    "an iterator made with loader._get_iterator() at step 100 (no __iter__), read every other step": (
+        ODD + COSINE400, "if step == 100: direct = loader._get_iterator()\n"
+        "        if 100 < step <= 180 and step % 2: next(direct)\n"
+        "        train_batch(x, y); scheduler.step()", "pass"),
+    "each epoch left at its 45th batch, one more step trained on that batch after the loop": (
+        ODD + COSINE400, "train_batch(x, y); scheduler.step()\n        if step % 45 == 0: break",
+        "train_batch(x, y); scheduler.step()"),
+}
 SCRIPTS.update(PERIODIC)
+SCRIPTS.update(FETCHES)
 LANE_USED = ("per-batch cosine", "no scheduler", "per-batch cosine, periodic steps inside an epoch",
              "no scheduler, periodic steps inside an epoch", "OneCycleLR, periodic steps inside an epoch",
              "cosine horizon ends inside a lane (T_max=90), trained past it", "validation pass each epoch", "HF warm-up from 0",

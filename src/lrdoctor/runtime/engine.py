@@ -93,7 +93,7 @@ class Lane:
     __slots__ = ("phase", "opt_ref", "opt", "sched_ref", "sched", "code",
                  "lasti", "lr", "peak", "floor", "left", "fetch", "loader",
                  "after_attempt", "budget", "lrs_after", "last_after", "yielded", "scaler_ref", "scaler", "scale",
-                 "updates", "scaled_phase", "periodic", "lead")
+                 "updates", "scaled_phase", "periodic", "lead", "it_ref", "unhooked")
 
     def __init__(self) -> None:
         self.phase = CLOSED
@@ -138,6 +138,23 @@ class Lane:
         # step of an update already tallied (1 after lane_period; 0: they start with an update)
         self.periodic = False
         self.lead = 0
+        # a weak reference to the batch iterator that feeds it (``fetch``), whose batch count
+        # each update notes (``yielded``); for a lane fed by no DataLoader iterator, one to
+        # _NO_ITERATOR (no batch count to note); _noref when its iterator is not known
+        self.it_ref: Any = _noref
+        # whether the DataLoader iterators' __next__ runs torch's own code while the lane is
+        # open (see hooks.FetchHook): its iterator is then the only one that can yield
+        self.unhooked = False
+
+
+class _NoIterator:
+    """Stands for the batch iterator of a lane that no DataLoader feeds."""
+
+    _num_yielded = 0
+
+
+_NO_ITERATOR = _NoIterator()
+_NO_ITERATOR_REF = weakref.ref(_NO_ITERATOR)
 
 
 def _noref() -> None:
@@ -262,6 +279,10 @@ class Engine:
         self._in_scaler_step: dict[int, bool] = {}
         # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
         self.compiled_steps: list[Any] = []
+        # the DataLoader iterators' __next__ hook, which a lane kept through a periodic step
+        # may take off while its iterator is the only one (hooks.FetchHook); None: not installed
+        self.fetch_hook: Any = None
+        self.foreign_fetch = False  # a batch of an iterator not known to the watch fed an update
         # id(wrapper or wrapped object) -> (weak ref, the record of the optimizer it is)
         self._aliases: dict[int, tuple[Any, OptimizerInfo]] = {}
         self.lane = Lane()
@@ -681,6 +702,10 @@ class Engine:
                 fetch = None  # not a batch of a known iterator: no lane
         else:
             loader = self.last_batch_loader
+            if fetch:
+                # an iterator the watch did not see made (made before it started): the
+                # DataLoader hook stays on for good (hooks.FetchHook)
+                self.foreign_fetch = True
             if fetch or loader is not None:
                 fetch = None
         if loader is not None:
@@ -923,6 +948,11 @@ class Engine:
         lane.periodic = periodic
         lane.lead = 0
         lane.fetch, lane.loader = fetch, loader
+        if loader is None:
+            lane.it_ref = _NO_ITERATOR_REF
+        else:  # (the iterator that yielded last: the one the attempt above was fed by)
+            it_ref = loader.iterator
+            lane.it_ref = it_ref if it_ref is not None and id(it_ref()) == fetch else _noref
         lane.lrs_after = []
         lane.last_after = None
         lane.phase = EXPECT_ATTEMPT
@@ -968,6 +998,10 @@ class Engine:
         if lane.phase == CLOSED:
             return
         lane.phase = CLOSED
+        if lane.unhooked:  # the __next__ hook back first: the general path reads what it notes
+            if self.fetch_hook is not None:
+                self.fetch_hook.restore()
+            lane.unhooked = False
         if lane.scaler is not None:  # under GradScaler: its routine updates (on_scaler_update)
             lane.scaler.updates += lane.updates
             lane.updates = 0
@@ -1102,6 +1136,9 @@ class Engine:
         groups = opt.param_groups
         if type(groups) is not list or len(groups) != 1 or groups[0].get("lr") is not lane.lr:
             return False
+        it = lane.it_ref()  # (the batch count the hook notes for an update: Lane.it_ref)
+        if it is None:
+            return False
         sched = lane.sched
         left = ROUTINE_PERIOD - 1
         periodic = True
@@ -1118,7 +1155,7 @@ class Engine:
                 left, periodic = within, False
         # this update, counted as the hook counts one, then everything tallied
         lane.budget += 1
-        lane.yielded = self.last_yielded
+        lane.yielded = it._num_yielded
         lane.phase = lane.after_attempt
         self._fold(lane)
         lane.left = lane.budget = left
@@ -1135,6 +1172,13 @@ class Engine:
                 self.internal_error(exc)
         if self.every_step or self.every_direct_step:
             self.sync()  # (nothing to tally: only closed)
+        elif not lane.unhooked and self.fetch_hook is not None:
+            # a lane that lasted a whole period: DataLoader batches need no hook while its
+            # iterator is the only one (hooks.FetchHook)
+            try:
+                self.fetch_hook.drop(it)
+            except Exception as exc:
+                self.internal_error(exc)
         return True
 
     def on_internal_scheduler_step(self, sched: Any) -> None:

@@ -173,11 +173,14 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             try:
                 [group] = self.param_groups  # ValueError: not one group (the general path)
                 if group["lr"] is lane.lr:
+                    # the batches its iterator has yielded (read from the iterator, which
+                    # yielded last: the __next__ hook may be off, see FetchHook); an
+                    # AttributeError when the iterator is gone: the general path
+                    lane.yielded = lane.it_ref()._num_yielded
                     lane.left -= 1
-                    lane.yielded = engine.last_yielded
                     lane.phase = lane.after_attempt
                     return
-            except (ValueError, KeyError):
+            except (ValueError, KeyError, AttributeError):
                 pass
             except Exception as exc:
                 engine.internal_error(exc)
@@ -686,6 +689,105 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
 # ---- data loaders -------------------------------------------------------------------------
 
 
+class FetchHook:
+    """The DataLoader iterators' ``__next__`` hook, which notes which iterator yielded the
+    latest batch and its batch count (what the optimizer step after it was fed by), and which
+    a lane may take off.
+
+    ``_BaseDataLoaderIter.__next__`` is replaced by one function object for the whole watch,
+    whose code is either the hook (a frame that calls torch's ``__next__`` and notes the
+    batch) or torch's own ``__next__`` code itself, run with torch's globals, no closure and no
+    defaults: exactly torch's function, no frame more. Switching swaps the function's code
+    and defaults; the class is not touched, so nothing CPython specialised on the iterator
+    classes is invalidated (a class attribute assignment would be: bench/OVERHEAD.md, perf17).
+
+    A lane kept through a periodic step (Engine.lane_period) drops the hook while its
+    iterator is the only live DataLoader iterator: every batch is then that iterator's, so
+    the hook would note the same iterator each time, and the lane reads the batch count from
+    the iterator itself at each update (Lane.it_ref). The hook is back (``restore``) when the
+    lane closes (Engine.sync, before the general path reads what the hook notes) and when
+    another iterator is made (``__init__``). The watch cannot count the iterators made before
+    it started (looking for them means a walk over the whole heap: ~0.1-1 s); one that feeds
+    an update while the hook is on (Engine.foreign_fetch) keeps the hook on for good. One that
+    first does so while the hook is off is not seen: its batch is taken for the lane's
+    iterator's, which fed the step before it (the general path would name that loader too,
+    as the loader of the last known batch, but would not count the lane iterator's batches
+    for it)."""
+
+    def __init__(self, engine: Engine, original: Any, hooked: Any, defaults: tuple[Any, ...]) -> None:
+        import types
+        import weakref
+
+        self.engine = engine
+        self.plain_code = original.__code__
+        self.hooked_code = hooked.__code__
+        self.hooked_defaults = defaults
+        # the function in the class: torch's globals, so that torch's code runs as it does
+        # without lrdoctor once it is swapped in
+        self.fn = types.FunctionType(self.hooked_code, original.__globals__, original.__name__, defaults, None)
+        functools.update_wrapper(self.fn, original)
+        self.live: Any = weakref.WeakSet()  # the iterators made while watching, still alive
+
+    @staticmethod
+    def droppable(original: Any) -> bool:
+        """Whether ``original`` is a plain function whose code can run in its place: no
+        closure, no defaults (torch's own ``__next__``; not another tool's wrapper)."""
+        import types
+
+        return (type(original) is types.FunctionType and original.__closure__ is None
+                and original.__defaults__ is None and original.__kwdefaults__ is None
+                and original.__code__.co_argcount == 1 and not original.__code__.co_freevars)
+
+    def drop(self, it: Any) -> None:
+        """Run torch's ``__next__`` alone while ``it``, the open lane's iterator, is the only
+        live DataLoader iterator (else nothing)."""
+        from torch.utils.data.dataloader import _BaseDataLoaderIter
+
+        engine = self.engine
+        lane = engine.lane
+        if (lane.unhooked or engine.foreign_fetch or not isinstance(it, _BaseDataLoaderIter)
+                or engine.compiled_steps or len(self.live) != 1 or it not in self.live
+                or id(it) != engine.last_fetch):
+            return
+        fn = self.fn
+        fn.__code__ = self.plain_code  # (then no defaults: torch's code takes none)
+        fn.__defaults__ = None
+        lane.unhooked = True
+        if len(self.live) != 1:
+            # another thread made an iterator meanwhile (its __init__ adds it, then puts the
+            # hook back if it is off: one of the two sees the other)
+            self.restore()
+
+    def restore(self) -> None:
+        """The hook back, with what it would have noted by now: the lane's iterator yielded
+        every batch since the drop."""
+        lane = self.engine.lane
+        if not lane.unhooked:
+            return
+        fn = self.fn
+        fn.__defaults__ = self.hooked_defaults  # (first: the hook's code needs them)
+        fn.__code__ = self.hooked_code
+        lane.unhooked = False
+        it = lane.it_ref()
+        if it is not None and id(it) == self.engine.last_fetch:
+            try:
+                self.engine.last_yielded = it._num_yielded
+            except AttributeError:
+                pass
+
+
+def _next_hooked(self: Any, _lrdoctor_engine: Any = None, _lrdoctor_next: Any = None,
+                 _lrdoctor_compiled: Any = None, _lrdoctor_drain: Any = None) -> Any:
+    """``_BaseDataLoaderIter.__next__`` while watched (FetchHook): run with torch's globals,
+    so it names nothing but builtins and its defaults (set by FetchHook)."""
+    if _lrdoctor_compiled:
+        _lrdoctor_drain()
+    batch = _lrdoctor_next(self)
+    _lrdoctor_engine.last_fetch = id(self)
+    _lrdoctor_engine.last_yielded = self._num_yielded  # what the lane's updates record (Engine.Lane)
+    return batch
+
+
 def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
     """The start of each pass, and which iterator yielded the latest batch (one attribute
     store per batch; the batch counts themselves are read from the iterators' own counters)."""
@@ -694,6 +796,7 @@ def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
 
     original_iter = DataLoader.__dict__["__iter__"]
     original_next = _BaseDataLoaderIter.__dict__["__next__"]
+    original_init = _BaseDataLoaderIter.__dict__["__init__"]
 
     @functools.wraps(original_iter)
     def __iter__(self: Any) -> Any:
@@ -709,14 +812,42 @@ def _install_loader_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
 
     compiled_steps = engine.compiled_steps
 
-    @functools.wraps(original_next)
-    def __next__(self: Any) -> Any:
-        if compiled_steps:
-            _guard(engine, engine.drain_compiled)
-        batch = original_next(self)
-        engine.last_fetch = id(self)
-        engine.last_yielded = self._num_yielded  # what the lane's updates record (Engine.Lane)
-        return batch
+    def drain() -> None:
+        _guard(engine, engine.drain_compiled)
 
+    if FetchHook.droppable(original_next):
+        fetch = FetchHook(engine, original_next, _next_hooked, (engine, original_next, compiled_steps, drain))
+        live = fetch.live
+        lane = engine.lane
+
+        @functools.wraps(original_init)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            original_init(self, *args, **kwargs)
+            try:
+                live.add(self)
+                if lane.unhooked:  # another iterator: every batch is noted again
+                    fetch.restore()
+            except Exception as exc:
+                engine.internal_error(exc)
+
+        def off() -> None:
+            fetch.restore()
+            engine.fetch_hook = None
+
+        engine.fetch_hook = fetch
+        patcher.on_undo(off)
+        patcher.setattr(_BaseDataLoaderIter, "__init__", __init__)
+        patcher.setattr(_BaseDataLoaderIter, "__next__", fetch.fn)
+    else:  # another tool's wrapper is there: a hook of its own, never dropped
+
+        @functools.wraps(original_next)
+        def __next__(self: Any) -> Any:
+            if compiled_steps:
+                drain()
+            batch = original_next(self)
+            engine.last_fetch = id(self)
+            engine.last_yielded = self._num_yielded  # what the lane's updates record (Engine.Lane)
+            return batch
+
+        patcher.setattr(_BaseDataLoaderIter, "__next__", __next__)
     patcher.setattr(DataLoader, "__iter__", __iter__)
-    patcher.setattr(_BaseDataLoaderIter, "__next__", __next__)
