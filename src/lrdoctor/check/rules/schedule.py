@@ -4742,6 +4742,15 @@ def _constant_factor(sched: Obj) -> bool:
         and type(given.body.value) in (int, float)
 
 
+
+def _updated_by(x: Event) -> Obj | None:
+    """The optimizer an update event steps: ``optimizer.step()``'s own, or the one handed to
+    ``scaler.step(optimizer)``; None for any other event."""
+    if x.kind not in ("opt_step", "scaler_step"):
+        return None
+    stepped = x.obj if x.kind == "opt_step" else x.info.get("optimizer")
+    return stepped if isinstance(stepped, Obj) else None
+
 def _second_instance(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
     """A scheduler built on its own instance of an optimizer whose builder is called twice
     (``opt = self.make_optimizer()`` in ``fit()`` and again inside ``make_scheduler()``): the
@@ -4773,11 +4782,10 @@ def _second_instance(ctx: FileContext, reported: set[int]) -> Iterator[Diagnosti
                     scheduled.add((id(x.obj.call), x.obj.optimizer.id))
             else:
                 touched.add(x.obj.id)
-        if x.kind in ("opt_step", "scaler_step"):
-            stepped_obj = x.obj if x.kind == "opt_step" else x.info.get("optimizer")
-            if isinstance(stepped_obj, Obj):
-                touched.add(stepped_obj.id)
-                updates.setdefault(x.root, []).append((x, stepped_obj))
+        stepped_obj = _updated_by(x)
+        if stepped_obj is not None:
+            touched.add(stepped_obj.id)
+            updates.setdefault(x.root, []).append((x, stepped_obj))
     for e in steps:
         sched = e.obj
         assert sched is not None and e.loop is not None
@@ -4844,11 +4852,10 @@ def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
     for x in events:
         if x.obj is not None and x.kind != "create":
             touched.add(x.obj.id)
-        if x.kind in ("opt_step", "scaler_step"):
-            stepped_obj = x.obj if x.kind == "opt_step" else x.info.get("optimizer")
-            if isinstance(stepped_obj, Obj):
-                touched.add(stepped_obj.id)
-                updates.setdefault(x.root, []).append((x, stepped_obj))
+        stepped_obj = _updated_by(x)
+        if stepped_obj is not None:
+            touched.add(stepped_obj.id)
+            updates.setdefault(x.root, []).append((x, stepped_obj))
         frame = x.frame
         while frame is not None and id(frame) not in seen:
             seen.add(id(frame))
