@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from lrdoctor.check.context import function_at
 from lrdoctor.check.index import dotted, last_name
 from lrdoctor.check.memo import per_node
+from lrdoctor.check.project import display_path
 from lrdoctor.check.values import Const, Obj
 
 ALWAYS = ""
@@ -285,7 +286,9 @@ def never_skips(scaler: Obj | None, used_in: Iterable[str] = ()) -> bool:
     seen = {id(first)}
     todo = [(first, 0)]
     for path in sorted(set(used_in)):
-        other = first.loader.load(path) if first.loader is not None and path else None
+        if not path or display_path(path) == first.path:
+            continue  # the scaler's own module (read already; not parsed again)
+        other = first.loader.load(path) if first.loader is not None else None
         if other is not None and id(other) not in seen:
             seen.add(id(other))
             todo.append((other, 0))
