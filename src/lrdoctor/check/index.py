@@ -569,6 +569,13 @@ def _switched_off(tree: ast.Module) -> set[int]:
     return dead
 
 
+def main_guard(left: ast.expr, op: ast.cmpop, right: ast.expr) -> bool:
+    """``__name__ == "__main__"``, as a comparison's parts: a script's main guard, which holds
+    whenever the script is run."""
+    return isinstance(left, ast.Name) and left.id == "__name__" and isinstance(op, ast.Eq) \
+        and isinstance(right, ast.Constant) and right.value == "__main__"
+
+
 def _is_main_guard(stmt: ast.If) -> bool:
     test = stmt.test
     return (

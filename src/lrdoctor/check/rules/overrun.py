@@ -28,7 +28,7 @@ from lrdoctor.check.horizon import (
     short_source,
     unit_of,
 )
-from lrdoctor.check.index import Scope, dotted, origin
+from lrdoctor.check.index import Scope, dotted, main_guard, origin
 from lrdoctor.check.model import Event, Loop, exclusive
 from lrdoctor.check.project import line_at
 from lrdoctor.check.rules import rule
@@ -936,11 +936,8 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
 
 
 def _main_guard(test: ast.expr | None) -> bool:
-    """``__name__ == "__main__"``: it holds whenever the script is run."""
     return isinstance(test, ast.Compare) and len(test.ops) == 1 \
-        and isinstance(test.ops[0], ast.Eq) and isinstance(test.left, ast.Name) \
-        and test.left.id == "__name__" and isinstance(test.comparators[0], ast.Constant) \
-        and test.comparators[0].value == "__main__"
+        and main_guard(test.left, test.ops[0], test.comparators[0])
 
 
 def _trains_in(ctx: FileContext, e: Event, loop: Loop) -> bool:

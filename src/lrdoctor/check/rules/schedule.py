@@ -35,7 +35,7 @@ from lrdoctor.check.horizon import (
     reads_no_position,
     short_source,
 )
-from lrdoctor.check.index import dotted, origin
+from lrdoctor.check.index import dotted, main_guard, origin
 from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
 from lrdoctor.check.passed import Passed, passed_chain
@@ -5198,8 +5198,7 @@ def _default_takes(ctx: FileContext, c: Cond) -> tuple[bool, str] | None:
     left, op, right = test.left, test.ops[0], test.comparators[0]
     if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
         left, right = right, left
-    if isinstance(left, ast.Name) and left.id == "__name__" and isinstance(op, ast.Eq) \
-            and isinstance(right, ast.Constant) and right.value == "__main__":
+    if main_guard(left, op, right):
         return True, ""  # the script's main guard: it holds when the script is run
     name = constants.setting_name(left)
     if not name:
