@@ -4294,10 +4294,7 @@ def _argument_for(frame: Frame, fn: ast.FunctionDef | ast.AsyncFunctionDef,
         if index == 0 and frame.skipped == 1 and isinstance(call.func, ast.Attribute):
             return call.func.value
         return None
-    at = index - frame.skipped
-    if at < len(call.args):
-        return call.args[at]
-    given = next((k.value for k in call.keywords if k.arg == param), None)
+    given = frame.argument(param)  # (``frame.fn`` is ``fn``)
     if given is not None:
         return given
     defaults = fn.args.defaults
