@@ -46,6 +46,10 @@ class Cond:
     # in the instance: `Hook(by_epoch=False)` then `if not self.by_epoch:`): the branch runs
     # every time the `if` does, whatever the test looks like
     decided: bool = False
+    # what the branch taken says about each part of an `and` / `or` test, as ``fact`` does
+    # for the whole: `if epoch > start and cfg.kind == "swa":` taken says both parts hold;
+    # `if a or b:` not taken says neither does
+    parts: tuple[tuple[str, tuple[Any, ...], bool], ...] = ()
 
     @cached_property
     def text(self) -> str:
@@ -214,11 +218,14 @@ def facts_contradict(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
     """Whether the branches ``a`` and ``b`` need one flag (nothing reassigned between) with
     opposite truths: ``if args.amp:`` / ``if not args.amp:``, ``x is None`` / ``x is not
     None``."""
-    facts = {(c.fact[0], c.fact[1]): c.fact[2] for c in a if c.fact is not None}
-    return any(
-        c.fact is not None and facts.get((c.fact[0], c.fact[1]), c.fact[2]) != c.fact[2]
-        for c in b
-    )
+    facts = {(f[0], f[1]): f[2] for c in a for f in _facts(c)}
+    return any(facts.get((f[0], f[1]), f[2]) != f[2] for c in b for f in _facts(c))
+
+
+def _facts(c: Cond) -> Iterator[tuple[str, tuple[Any, ...], bool]]:
+    if c.fact is not None:
+        yield c.fact
+    yield from c.parts
 
 
 def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | None, frozenset[str]]]:

@@ -2017,6 +2017,7 @@ class Tracer:
                     scope: Scope) -> Cond:
         key = (self.path, stmt.lineno, stmt.col_offset)
         fact = None
+        parts: list[tuple[str, tuple[Any, ...], bool]] = []
         if test is not None and branch in (0, 1):
             key_of_test = id(test)
             if key_of_test not in self._flags:
@@ -2026,9 +2027,20 @@ class Tracer:
                 text, truth, read = flag
                 version = tuple(self.flag_version(name, scope) for name in read)
                 fact = (text, version, truth if branch == 0 else not truth)
+            holds, whole = branch == 0, test
+            while isinstance(whole, ast.UnaryOp) and isinstance(whole.op, ast.Not):
+                holds, whole = not holds, whole.operand
+            if isinstance(whole, ast.BoolOp) and isinstance(whole.op, ast.And) == holds:
+                # every part of a true `and` holds; no part of a false `or` does
+                for value in whole.values:
+                    part = flag_of(value)
+                    if part is not None:
+                        text, truth, read = part
+                        version = tuple(self.flag_version(name, scope) for name in read)
+                        parts.append((text, version, truth if holds else not truth))
         origins = _origins(test, scope) if test is not None else ()
         return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test),
-                    _known_sources(test, scope))
+                    _known_sources(test, scope), parts=tuple(parts))
 
     def setting_alias(self, test: ast.expr | None) -> str | None:
         """The setting the attribute compared by ``test`` was copied from (see Cond.alias)."""
@@ -2425,6 +2437,14 @@ class Tracer:
                     self.rebind_entry(item, value.items.get(k), node, f"{label}[{k!r}]")
         if source is not None and store is scope.vars:
             scope.sources[key] = source
+        if value is None and isinstance(source, ast.Subscript) \
+                and isinstance(const_key(source.slice), str) and label \
+                and not label.endswith("s"):
+            # `self.optimizer = self.optimizers["model"]` of a mapping handed in from code not
+            # seen here (a trainer given `torch_objs` by its config-built driver): an entry of
+            # an unknown mapping, known by the name it is bound to, as an unknown parameter is
+            # (not `self.schedulers = objs["schedulers"]`: a plural name holds several)
+            value = self.guess(label)
         if value is None and isinstance(source, ast.Call):
             value = self.guess_from_call(source, label, scope)
             if isinstance(previous, Obj) and isinstance(value, Obj) \
