@@ -9,6 +9,10 @@ falsely reported, fixed by semantics, in our own words.
 2. Branches that cannot both run because one part of an `and` contradicts the other test:
    `if not cfg.mode == "swa": sched.step()` and `if epoch > start and cfg.mode == "swa":
    swa_sched.step()` never step in one pass, so the SWA recipe is no LRD012.
+3. A model frozen, then given trainable parameters again by `for name, param in
+   model.named_parameters(): param.requires_grad = True`, cast to float16 in place after an
+   AdamW(eps=1e-8) is built over its trainable parameters: LRD102 (the tuple target of the
+   loop was not read).
 """
 
 from __future__ import annotations
@@ -164,3 +168,34 @@ def test_or_not_taken_says_no_part_holds() -> None:
     guard = """if not (cfg.mode == "swa" or cfg.off):
             scheduler.step()"""
     assert "LRD012" not in codes(SWA.replace("MAIN_STEP", guard))
+
+
+FROZEN = """
+import torch
+
+
+def main(model, adapter, loader, adam_epsilon: float = 1e-08):
+    model.requires_grad_(False)
+    for name, param in UNFROZEN.named_parameters():
+        if "attn" in name:
+            param.requires_grad = True
+    trainable = list(filter(lambda p: p.requires_grad, model.parameters()))
+    optimizer = torch.optim.AdamW(trainable, lr=1e-4, eps=adam_epsilon)
+    model.to("cuda", dtype=torch.float16)
+    for x in loader:
+        model(x).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+
+
+def test_unfrozen_through_named_parameters_then_cast_reaches_the_optimizer() -> None:
+    # 3. `for name, param in model.named_parameters(): param.requires_grad = True` gives the
+    # frozen model trainable parameters again: the in-place float16 cast after the optimizer
+    # is built reaches them, and eps=1e-8 rounds to 0
+    assert "LRD102" in codes(FROZEN.replace("UNFROZEN", "model"))
+
+
+def test_unfreezing_another_module_leaves_the_frozen_model_out() -> None:
+    # the loop unfreezes another module: every float16 weight of `model` is filtered out
+    assert "LRD102" not in codes(FROZEN.replace("UNFROZEN", "adapter"))

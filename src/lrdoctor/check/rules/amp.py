@@ -1561,10 +1561,12 @@ def _frozen_and_filtered(ctx: FileContext, name: str, cast: ast.AST, obj: Obj,
             base = base.func if isinstance(base, ast.Call) else base.value
         if not isinstance(base, ast.Name) or base.id == name:
             return False
-        if any(isinstance(loop.target, ast.Name) and loop.target.id == base.id
+        if any(any(isinstance(t, ast.Name) and t.id == base.id for t in ast.walk(loop.target))
                and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.iter))
                for loop in loops):
-            return False  # `for p in m.parameters(): p.requires_grad = True`
+            # `for p in m.parameters(): p.requires_grad = True`, also through
+            # `for n, p in m.named_parameters():`
+            return False
     return True
 
 
