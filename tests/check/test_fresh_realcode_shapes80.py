@@ -199,3 +199,22 @@ def test_unfrozen_through_named_parameters_then_cast_reaches_the_optimizer() -> 
 def test_unfreezing_another_module_leaves_the_frozen_model_out() -> None:
     # the loop unfreezes another module: every float16 weight of `model` is filtered out
     assert "LRD102" not in codes(FROZEN.replace("UNFROZEN", "adapter"))
+
+
+def test_entry_read_with_get_or_pop_is_known_by_its_name() -> None:
+    # `objs.get("optimizer")` / `objs.pop("scheduler", None)` read one entry as a subscript does
+    source = """
+def fit(objs, loader, epochs):
+    optimizer = objs.get("optimizer")
+    scheduler = objs.pop("scheduler", None)
+    for epoch in range(epochs):
+        scheduler.step()
+        for x, y in loader:
+            optimizer.zero_grad()
+            objs["model"](x, y).backward()
+            optimizer.step()
+"""
+    assert "LRD001" in codes(source)
+    fixed = source.replace("        scheduler.step()\n", "").replace(
+        "optimizer.step()\n", "optimizer.step()\n        scheduler.step()\n")
+    assert codes(fixed) == []

@@ -2437,9 +2437,9 @@ class Tracer:
                     self.rebind_entry(item, value.items.get(k), node, f"{label}[{k!r}]")
         if source is not None and store is scope.vars:
             scope.sources[key] = source
-        if value is None and isinstance(source, ast.Subscript) \
-                and isinstance(const_key(source.slice), str) and label \
-                and not label.endswith("s"):
+        if value is None and label and not label.endswith("s") and (
+                isinstance(source, ast.Subscript) and isinstance(const_key(source.slice), str)
+                or _entry_read(source)):
             # `self.optimizer = self.optimizers["model"]` of a mapping handed in from code not
             # seen here (a trainer given `torch_objs` by its config-built driver): an entry of
             # an unknown mapping, known by the name it is bound to, as an unknown parameter is
@@ -7071,6 +7071,15 @@ def _while_hint(stmt: ast.While) -> str:
 
 
 _CALLED = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
+
+
+
+def _entry_read(source: ast.expr | None) -> bool:
+    """``objs.get("optimizer")`` / ``objs.pop("scheduler", None)``: one entry of a mapping read
+    by its literal key."""
+    return isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) \
+        and source.func.attr in ("get", "pop") and 1 <= len(source.args) <= 2 \
+        and not source.keywords and isinstance(const_key(source.args[0]), str)
 
 
 def _given_parameters(call: ast.Call) -> bool:
