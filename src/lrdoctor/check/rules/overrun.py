@@ -383,23 +383,39 @@ def epoch_horizon_stepped_at_several_sites(ctx: FileContext) -> Iterator[Diagnos
         if not extra:
             continue
         per_pass = 1 + len(extra)
-        lines = sorted({e.frame.call.lineno if e.frame is not None and e.frame.call is not None
-                        else e.line for e in [anchor, *extra]})
+        lines = sorted({_site_line(e, loop) for e in [anchor, *extra]})
         where = ", ".join(str(n) for n in lines)
         cls = sched.cls or "the scheduler"
+        # one step statement reached through several calls of its function (a helper that
+        # serves the training and the evaluation passes), or several step statements
+        shared = len({id(e.node) for e in [anchor, *extra]}) < 1 + len(extra)
+        reached = "evaluation passes included" if shared else "one step in each place"
+        advice = "outside the function that also serves evaluation" if shared \
+            else "in one place"
         yield Diagnostic.at(
             "LRD010",
             f"{cls}({param}={ast.unparse(horizon)}) is sized to the {ast.unparse(count)} passes of the "
             f"epoch loop ({line_at(loop.path, loop.line, first.path)}), but "
             f"`{ast.unparse(first.node)}` (line {first.line}) runs up to {per_pass} times a pass "
             f"(reached from lines {where}, "
-            f"evaluation passes included), so the schedule reaches its end early and is then "
-            f"stepped past it: {_consequence(sched)}. Step it once per epoch, outside the "
-            f"function that also serves evaluation, or size the horizon to the real count",
+            f"{reached}), so the schedule reaches its end early and is then "
+            f"stepped past it: {_consequence(sched)}. Step it once per epoch, {advice}, "
+            f"or size the horizon to the real count",
             first.path,
             first.node,
             evidence={"horizon": ast.unparse(horizon), "sites": lines},
         )
+
+
+def _site_line(e: Event, loop: Loop) -> int:
+    """The line a step is reached from in ``loop``: its own line when the loop's body holds
+    it, else the line of the call that entered the function holding it."""
+    end = getattr(loop.node, "end_lineno", None) or loop.line
+    if e.path == loop.path and loop.line <= e.line <= end:
+        return e.line
+    if e.frame is not None and e.frame.call is not None:
+        return e.frame.call.lineno
+    return e.line
 
 
 def _settled_by_itself(cond: Cond, e: Event) -> bool:
