@@ -182,3 +182,168 @@ def test_helper_step_under_a_flag_the_loop_negates_is_silent() -> None:
 
 def test_class_tests_sending_the_cosine_to_one_step_are_silent() -> None:
     assert "LRD010" not in codes(CLASS_TEST_SENDS_THE_COSINE_ELSEWHERE)
+
+
+# Further spellings of the same family, probed in our own words after the fix.
+
+TRAINER_ATTRIBUTE_STEPPED_IN_METHOD_AND_LOOP = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+
+class Runner:
+    def __init__(self, net, epochs, use_cosine):
+        self.net = net
+        self.epochs = epochs
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        self.sched = CosineAnnealingLR(self.opt, T_max=self.epochs) if use_cosine else None
+        self.batches = [torch.randn(4, 8) for _ in range(5)]
+
+    def train_one_epoch(self):
+        for x in self.batches:
+            self.opt.zero_grad()
+            self.net(x).pow(2).mean().backward()
+            self.opt.step()
+        if self.sched:
+            self.sched.step()
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            self.train_one_epoch()
+            if self.sched is not None:
+                self.sched.step()
+
+
+Runner(torch.nn.Linear(8, 1), 30, True).fit()
+"""
+
+TYPE_TESTS_ROUTE_THE_POLYNOMIAL_TO_BOTH_STEPS = """
+import torch
+from torch.optim import lr_scheduler
+
+net = torch.nn.Linear(8, 1)
+batches = [torch.randn(4, 8) for _ in range(5)]
+
+
+def build(opt, kind, epochs):
+    if kind == "poly":
+        return lr_scheduler.PolynomialLR(opt, total_iters=epochs, power=2.0)
+    return lr_scheduler.ReduceLROnPlateau(opt)
+
+
+def epoch_pass(opt, sched):
+    for x in batches:
+        opt.zero_grad()
+        net(x).pow(2).mean().backward()
+        opt.step()
+    if type(sched) is not lr_scheduler.ReduceLROnPlateau:
+        sched.step()
+
+
+def main(kind, epochs):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = build(opt, kind, epochs)
+    for epoch in range(epochs):
+        epoch_pass(opt, sched)
+        if type(sched) == lr_scheduler.ReduceLROnPlateau:
+            sched.step(0.1)
+        else:
+            sched.step()
+
+
+main("poly", 40)
+"""
+
+TWO_STEPS_IN_ONE_LOOP_BODY = """
+import argparse
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+p = argparse.ArgumentParser()
+p.add_argument("--epochs", type=int, default=50)
+args = p.parse_args()
+net = torch.nn.Linear(8, 1)
+batches = [torch.randn(4, 8) for _ in range(5)]
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+sched = CosineAnnealingLR(opt, T_max=args.epochs)
+for epoch in range(args.epochs):
+    for x in batches:
+        opt.zero_grad()
+        net(x).pow(2).mean().backward()
+        opt.step()
+    sched.step()
+    held_out = 0.0
+    if sched is not None:
+        sched.step()
+"""
+
+STEPS_SPLIT_BY_THE_EPOCH_INDEX = """
+import argparse
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+p = argparse.ArgumentParser()
+p.add_argument("--epochs", type=int, default=50)
+p.add_argument("--warmup", type=int, default=5)
+args = p.parse_args()
+net = torch.nn.Linear(8, 1)
+batches = [torch.randn(4, 8) for _ in range(5)]
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+sched = CosineAnnealingLR(opt, T_max=args.epochs)
+
+
+def train(opt, sched, epoch):
+    for x in batches:
+        opt.zero_grad()
+        net(x).pow(2).mean().backward()
+        opt.step()
+    if sched is not None and epoch >= args.warmup:
+        sched.step()
+
+
+for epoch in range(args.epochs):
+    train(opt, sched, epoch)
+    if sched is not None and epoch < args.warmup:
+        sched.step()
+"""
+
+BASE_CLASS_TEST_IS_NOT_JUDGED = _FACTORY + """
+
+def one_epoch(optimizer, sched):
+    for x, y in batches:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(net(x), y).backward()
+        optimizer.step()
+    if isinstance(sched, lr_scheduler.LRScheduler):
+        sched.step()
+
+
+def fit(cfg):
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = pick_schedule(optimizer, cfg)
+    for epoch in range(cfg.epochs):
+        one_epoch(optimizer, sched)
+        if isinstance(sched, lr_scheduler.LRScheduler):
+            sched.step()
+"""
+
+
+def test_trainer_attribute_stepped_by_a_method_and_the_loop_overruns() -> None:
+    assert "LRD010" in codes(TRAINER_ATTRIBUTE_STEPPED_IN_METHOD_AND_LOOP)
+
+
+def test_type_tests_routing_the_polynomial_to_both_steps_overrun() -> None:
+    assert "LRD010" in codes(TYPE_TESTS_ROUTE_THE_POLYNOMIAL_TO_BOTH_STEPS)
+
+
+def test_two_steps_in_one_loop_body_overrun_and_name_both_lines() -> None:
+    found = [m for m in messages(TWO_STEPS_IN_ONE_LOOP_BODY) if "times a pass" in m]
+    assert found and "lines 18, 21" in found[0] and "in one place" in found[0]
+
+
+def test_steps_split_by_the_epoch_index_are_silent() -> None:
+    assert "LRD010" not in codes(STEPS_SPLIT_BY_THE_EPOCH_INDEX)
+
+
+def test_a_test_on_a_base_class_is_left_a_condition() -> None:
+    assert "LRD010" not in codes(BASE_CLASS_TEST_IS_NOT_JUDGED)
