@@ -29,7 +29,7 @@ from lrdoctor.check.horizon import (
     unit_of,
 )
 from lrdoctor.check.index import Scope, dotted, main_guard, origin
-from lrdoctor.check.model import Event, Loop, exclusive
+from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.project import line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.values import Obj, UnionVal
@@ -374,7 +374,8 @@ def epoch_horizon_stepped_at_several_sites(ctx: FileContext) -> Iterator[Diagnos
                                if param in ("T_max", "total_iters")), ("", None))
         if horizon is None or not _same_value(horizon, sched.scope, count, sched.scope):
             continue
-        every = [e for e in sites.values() if not e.conds_inside(loop)]
+        every = [e for e in sites.values()
+                 if all(_settled_by_itself(c, e) for c in e.conds_inside(loop))]
         if not every:
             continue
         anchor = every[0]
@@ -382,23 +383,86 @@ def epoch_horizon_stepped_at_several_sites(ctx: FileContext) -> Iterator[Diagnos
         if not extra:
             continue
         per_pass = 1 + len(extra)
-        lines = sorted({e.frame.call.lineno if e.frame is not None and e.frame.call is not None
-                        else e.line for e in [anchor, *extra]})
+        lines = sorted({_site_line(e, loop) for e in [anchor, *extra]})
         where = ", ".join(str(n) for n in lines)
         cls = sched.cls or "the scheduler"
+        # one step statement reached through several calls of its function (a helper that
+        # serves the training and the evaluation passes), or several step statements
+        shared = len({id(e.node) for e in [anchor, *extra]}) < 1 + len(extra)
+        reached = "evaluation passes included" if shared else "one step in each place"
+        advice = "outside the function that also serves evaluation" if shared \
+            else "in one place"
         yield Diagnostic.at(
             "LRD010",
             f"{cls}({param}={ast.unparse(horizon)}) is sized to the {ast.unparse(count)} passes of the "
             f"epoch loop ({line_at(loop.path, loop.line, first.path)}), but "
             f"`{ast.unparse(first.node)}` (line {first.line}) runs up to {per_pass} times a pass "
             f"(reached from lines {where}, "
-            f"evaluation passes included), so the schedule reaches its end early and is then "
-            f"stepped past it: {_consequence(sched)}. Step it once per epoch, outside the "
-            f"function that also serves evaluation, or size the horizon to the real count",
+            f"{reached}), so the schedule reaches its end early and is then "
+            f"stepped past it: {_consequence(sched)}. Step it once per epoch, {advice}, "
+            f"or size the horizon to the real count",
             first.path,
             first.node,
             evidence={"horizon": ast.unparse(horizon), "sites": lines},
         )
+
+
+def _site_line(e: Event, loop: Loop) -> int:
+    """The line a step is reached from in ``loop``: its own line when the loop's body holds
+    it, else the line of the call that entered the function holding it."""
+    end = getattr(loop.node, "end_lineno", None) or loop.line
+    if e.path == loop.path and loop.line <= e.line <= end:
+        return e.line
+    if e.frame is not None and e.frame.call is not None:
+        return e.frame.call.lineno
+    return e.line
+
+
+def _settled_by_itself(cond: Cond, e: Event) -> bool:
+    """Whether the branch ``cond`` took is taken whenever the scheduler ``e`` steps is the
+    object tested: its test reads nothing but that scheduler (``sched is not None``, ``if
+    sched:``, ``isinstance(sched, ReduceLROnPlateau)``, joined by ``and`` / ``or`` / ``not``)
+    and, for the class torch built it as, comes out the way the branch needs. Such a test
+    reads the same on every pass, so the step under it runs on every pass. A class named by
+    a base (``LRScheduler``) or not a torch scheduler is not judged."""
+    sched = e.obj
+    call = e.node
+    if cond.test is None or cond.branch not in (0, 1) or sched is None \
+            or sched.origin != "torch" or sched.cls not in SCHEDULERS \
+            or not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+        return False
+    subject = dotted(call.func.value)
+    if not subject:
+        return False
+    return _holds(cond.test, cond.branch == 0, subject, sched.cls)
+
+
+def _holds(test: ast.expr, want: bool, subject: str, cls: str) -> bool:
+    """Whether ``test`` is known to be ``want`` for a ``cls`` scheduler held by ``subject``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _holds(test.operand, not want, subject, cls)
+    if isinstance(test, ast.BoolOp):
+        # `a and b` is true when both are, false when one is; `a or b` the other way round
+        parts = [_holds(v, want, subject, cls) for v in test.values]
+        return all(parts) if isinstance(test.op, ast.And) == want else any(parts)
+    if dotted(test) == subject:
+        return want  # a scheduler object is always true
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None and dotted(test.left) == subject:
+        exists = isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
+        if exists or isinstance(test.ops[0], (ast.Is, ast.Eq)):
+            return exists == want
+        return False
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
+            and test.func.id == "isinstance" and len(test.args) == 2 \
+            and dotted(test.args[0]) == subject:
+        spelled = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        names = [(dotted(k) or "").rsplit(".", 1)[-1] for k in spelled]
+        if not names or any(n not in SCHEDULERS for n in names):
+            return False
+        return (cls in names) == want
+    return False
 
 
 def plus_literal(expr: ast.expr) -> tuple[ast.expr, int]:
