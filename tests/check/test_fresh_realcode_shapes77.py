@@ -19,9 +19,13 @@ Programs written for these tests; no third-party code.
   Accelerate's wrapper, ``lr_scheduler.scheduler.optimizer = optimizer``): torch's schedulers
   write the LR into ``self.optimizer.param_groups``, so the scheduler drives the new
   optimizer from then on. lrdoctor reported the scheduler as left on the old one (LRD014).
-- Further spellings seen in the batch that stay as they were: DeepSpeed's engine stepping the
-  client scheduler it was handed (silent; stepping it by hand as well is LRD012), an
-  accumulation loop that runs backward passes until enough samples are seen before one update.
+- Further spellings seen in the batch, found or silent as they should be on both builds:
+  DeepSpeed's engine stepping the client scheduler it was handed (silent; stepping it by hand
+  as well is LRD012), an accumulation loop that runs backward passes until enough samples are
+  seen before one update, ``if (step + 1) % accum != 0: continue`` before the update, a bare
+  scheduler stepped under ``if accelerator.sync_gradients:`` (silent; stepped inside
+  ``accumulate()`` unguarded it is LRD017), a counter reset after each update and a
+  ``no_sync()`` flag branch with the scheduler stepped after them (LRD017).
 """
 
 from __future__ import annotations
@@ -319,6 +323,94 @@ for step in range(max_steps):
     scheduler.step()
 """
 
+CONTINUE_GUARD = """
+import torch
+from transformers import get_linear_schedule_with_warmup
+
+model = torch.nn.Linear(8, 2)
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(256, 8)), batch_size=16)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+grad_accum = 4
+total = 5 * len(loader) // grad_accum
+scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=20, num_training_steps=total)
+for epoch in range(5):
+    for step, (x,) in enumerate(loader):
+        (model(x).pow(2).mean() / grad_accum).backward()
+        if (step + 1) % grad_accum != 0:
+            continue
+        optimizer.step()
+        optimizer.zero_grad()
+        scheduler.step()
+"""
+
+SYNC_GUARDED_BARE_SCHEDULER = """
+import torch
+from accelerate import Accelerator
+from transformers import get_linear_schedule_with_warmup
+
+accelerator = Accelerator(gradient_accumulation_steps=8)
+model = torch.nn.Linear(8, 2)
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(256, 8)), batch_size=16)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+total = 5 * len(loader) // 8
+scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=20, num_training_steps=total)
+model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+for epoch in range(5):
+    for (x,) in loader:
+        with accelerator.accumulate(model):
+            accelerator.backward(model(x).pow(2).mean())
+            optimizer.step()
+            optimizer.zero_grad()
+        if accelerator.sync_gradients:
+            scheduler.step()
+"""
+
+COUNTER_GUARD = """
+import torch
+from transformers import get_cosine_schedule_with_warmup
+
+model = torch.nn.Linear(8, 2)
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(256, 8)), batch_size=16)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+accum_steps = 4
+total = 5 * len(loader) // accum_steps
+scheduler = get_cosine_schedule_with_warmup(optimizer, num_warmup_steps=20, num_training_steps=total)
+for epoch in range(5):
+    counter = 0
+    for (x,) in loader:
+        (model(x).pow(2).mean() / accum_steps).backward()
+        counter += 1
+        if counter == accum_steps:
+            optimizer.step()
+            optimizer.zero_grad()
+            counter = 0
+        scheduler.step()
+"""
+
+NO_SYNC_FLAG = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.optim.lr_scheduler import LambdaLR
+
+model = DDP(torch.nn.Linear(8, 2))
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+passes_per_step = 4
+total_steps = 10000
+lr_scheduler = LambdaLR(opt, lambda s: min(1.0, s / 500) * max(0.0, 1 - s / total_steps))
+data = torch.randn(10**5, 8).split(16)
+for it, x in enumerate(data):
+    is_accumulation_step = (it + 1) % passes_per_step != 0
+    loss = model(x).pow(2).mean() / passes_per_step
+    if is_accumulation_step:
+        with model.no_sync():
+            loss.backward()
+    else:
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    lr_scheduler.step()
+"""
+
 
 def test_unsynced_prepared_scheduler_runs_ahead_of_accumulated_updates() -> None:
     assert "LRD017" in codes(UNSYNCED_STEPS)
@@ -392,3 +484,23 @@ def test_engine_scheduler_stepped_by_hand_too_is_reported() -> None:
 
 def test_accumulating_until_enough_samples_then_one_update_is_silent() -> None:
     assert codes(WHILE_ACCUMULATES) == []
+
+
+def test_continue_before_the_update_is_silent() -> None:
+    assert codes(CONTINUE_GUARD) == []
+
+
+def test_bare_scheduler_under_sync_gradients_is_silent() -> None:
+    assert codes(SYNC_GUARDED_BARE_SCHEDULER) == []
+    unguarded = SYNC_GUARDED_BARE_SCHEDULER.replace(
+        "        if accelerator.sync_gradients:\n            scheduler.step()",
+        "            scheduler.step()")
+    assert "LRD017" in codes(unguarded)
+
+
+def test_counter_guard_with_the_scheduler_outside_runs_ahead() -> None:
+    assert "LRD017" in codes(COUNTER_GUARD)
+
+
+def test_no_sync_flag_branch_with_the_scheduler_outside_runs_ahead() -> None:
+    assert "LRD017" in codes(NO_SYNC_FLAG)
