@@ -2313,6 +2313,21 @@ class Tracer:
                 for option in options(base) if isinstance(base, UnionVal) else [base]:
                     if isinstance(option, Obj) and option.kind == "scheduler":
                         self.emit("set_last_epoch", option, target)
+            if target.attr == "optimizer":
+                # `scheduler.optimizer = optimizer` (or, through Accelerate's wrapper,
+                # `lr_scheduler.scheduler.optimizer = optimizer`): torch's schedulers write the
+                # LR into `self.optimizer.param_groups` on every step, so from here on the
+                # scheduler drives whatever was stored there
+                held = base
+                if isinstance(target.value, ast.Attribute) and target.value.attr == "scheduler" \
+                        and not (isinstance(base, Obj) and base.kind == "scheduler"):
+                    outer = self.eval(target.value.value, scope)
+                    if isinstance(outer, Obj) and outer.kind == "scheduler" and outer.prepared:
+                        held = outer
+                for option in options(held) if isinstance(held, UnionVal) else [held]:
+                    if isinstance(option, Obj) and option.kind == "scheduler":
+                        self.emit("repoint", option, target,
+                                  new=value if isinstance(value, Obj) else None)
             if isinstance(base, UnionVal):
                 # `hook.trainer = self` on the loop variable of a pass over hooks: each of them
                 for option in options(base):
@@ -3213,6 +3228,7 @@ class Tracer:
             if method == "__init__" and inherited.kind == "accelerator":
                 # `super().__init__(gradient_accumulation_steps=n, ...)` in the subclass
                 inherited.accumulation = _accumulation_count(node)
+                inherited.scheduler_unsynced = _scheduler_unsynced(node)
             receiver = inherited
         if isinstance(receiver, SuperVal) and method == "__init__" and callee is None \
                 and receiver.instance.engine is not None and receiver.instance.engine.process is None:
@@ -3828,7 +3844,7 @@ class Tracer:
             own_init = any(c.methods.get("__init__") is not None and _runner_copy(c) is None
                            for c in cls.lineage())
             counted = node if runner == "accelerator" and not own_init else None
-            instance.runner = RunnerVal(runner, _accumulation_count(counted) if counted else None)
+            instance.runner = _accelerator(runner, counted)
         if any(q.startswith("ignite.") and q.rsplit(".", 1)[-1] == "Engine"
                for q in self.qualified_bases(cls)):
             # `class Trainer(Engine)`: its `super().__init__(update)` names the process function
@@ -4028,7 +4044,7 @@ class Tracer:
             # import the class from the project itself. Tracing its internals would see half of
             # it (the GradScaler of its backward(), not the AcceleratedOptimizer that steps
             # through that scaler): it is the library class lrdoctor knows
-            return RunnerVal(runner, _accumulation_count(node) if runner == "accelerator" else None)
+            return _accelerator(runner, node)
         self.hf_subclass_handed(cls, kwargs, node, scope)
         return self.instantiate(cls, args, kwargs, node, complete, scope)
 
@@ -4165,7 +4181,7 @@ class Tracer:
         last = qual.rsplit(".", 1)[-1]
         runner = _RUNNER_CLASSES.get(qual)
         if runner is not None:
-            return RunnerVal(runner, _accumulation_count(node) if runner == "accelerator" else None)
+            return _accelerator(runner, node)
         if _hf_trainer_class(qual) and isinstance(kwargs.get("optimizers"), TupleVal):
             # `Trainer(..., optimizers=(optimizer, scheduler))`: the Trainer steps the
             # scheduler it is handed after every optimizer step
@@ -4639,6 +4655,22 @@ def _runner_copy(cls: ClassInfo) -> str | None:
         if path.endswith((stem + ".py", stem + "/__init__.py")):
             return kind
     return None
+
+
+def _accelerator(runner: str, call: ast.Call | None) -> RunnerVal:
+    """The RunnerVal of a call of Accelerate's ``Accelerator`` (or Lightning's ``Fabric``):
+    what it accumulates over and whether it steps a prepared scheduler on every call."""
+    if runner != "accelerator" or call is None:
+        return RunnerVal(runner)
+    return RunnerVal(runner, _accumulation_count(call), _scheduler_unsynced(call))
+
+
+def _scheduler_unsynced(call: ast.Call) -> bool:
+    """``Accelerator(step_scheduler_with_optimizer=False)``: a prepared scheduler's step()
+    steps the scheduler it wraps every time it is called, whether the optimizer updated or not
+    (the default, True, steps it only with the real updates). Only a literal False counts."""
+    return any(kw.arg == "step_scheduler_with_optimizer" and isinstance(kw.value, ast.Constant)
+               and kw.value.value is False for kw in call.keywords)
 
 
 def _accumulation_count(call: ast.Call) -> ast.expr | None:

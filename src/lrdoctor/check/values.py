@@ -230,6 +230,10 @@ class RunnerVal:
     # prepared optimizer's step() does nothing on the micro-batches that do not sync; the
     # count's spelling, to tell a schedule sized in micro-batches (``total * accum``)
     accumulation: ast.expr | None = None
+    # Accelerate: built with ``step_scheduler_with_optimizer=False``: a prepared scheduler's
+    # step() then steps the wrapped scheduler on every call, synced or not (the default, True,
+    # steps it only with the real updates)
+    scheduler_unsynced: bool = False
 
 
 @dataclass(eq=False)

@@ -4657,6 +4657,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             # the flags' versions say, see test_compound_flag_branches)
             and not (e.frame is r.frame and exclusive(e, r)
                      and not (r.loop is not None and e.in_loop(r.loop)))
+            and not _repointed(root, e, r, new)
         ]
         if not stale:
             continue
@@ -4707,6 +4708,23 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _second_instance(ctx, reported)
     yield from _never_updated(ctx, reported)
     yield from _own_configure_optimizers(ctx)
+
+
+def _repointed(root: list[Event], step: Event, rebind: Event, new: Obj | None) -> bool:
+    """Between the optimizer's replacement and the scheduler's ``step``, the program stores an
+    optimizer into the scheduler (``scheduler.optimizer = optimizer``): the step writes the LR
+    of what was stored, the new optimizer (or one the trace cannot name, given the benefit of
+    the doubt), not the old one. A store the replacement's path never takes does not count."""
+    sched = step.obj
+    for p in root:
+        if p.kind != "repoint" or p.obj is not sched or not rebind.order < p.order < step.order:
+            continue
+        if exclusive(p, rebind) or exclusive(p, step):
+            continue
+        stored = p.info.get("new")
+        if stored is None or stored is new or stored is not rebind.info.get("old"):
+            return True
+    return False
 
 
 def _calling_scope(frame: Frame | None) -> Frame | None:
@@ -5439,6 +5457,13 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                     continue  # `len(dataset) // batch_size`: samples to batches
                 if isinstance(sub.left, ast.Constant):
                     continue  # `1. / 1000`: a factor (a warm-up's start), no count divided
+                divided = _number_literal(sub.right)
+                if divided is not None and guard_names and all(
+                        (bound := _number(ast.Name(id=n, ctx=ast.Load()), scope, 0)) is not None
+                        and bound != divided for n in guard_names):
+                    # `total // 10` (a warm-up a tenth of the horizon) while the accumulation
+                    # count is a name bound to another number: nothing becomes updates
+                    continue
                 return False  # `len(loader) // accum`: counted in updates
             elif isinstance(sub, (ast.Name, ast.Attribute)):
                 text = (sub.id if isinstance(sub, ast.Name) else sub.attr).lower()
@@ -5839,6 +5864,28 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
                     e.node,
                 )
             continue
+        unsynced = _prepared_under_accumulate(sched, updates)
+        if unsynced is not None and unsynced.scheduler_unsynced:
+            # `Accelerator(step_scheduler_with_optimizer=False)`: the prepared scheduler steps
+            # on every call, the prepared optimizer only on the micro-batches that sync
+            count = unsynced.accumulation
+            assert count is not None
+            counts = {count.id} if isinstance(count, ast.Name) else set()
+            if not _sized_in_micro_batches(sched, counts):
+                yield Diagnostic.at(
+                    "LRD017",
+                    f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}: "
+                    "the Accelerator was built with `step_scheduler_with_optimizer=False`, so "
+                    "the prepared scheduler steps on each call, while inside `accumulate()` the "
+                    f"optimizer's step() (line {updates[0].line}) updates once every "
+                    f"`{short_source(count)}` micro-batches; the schedule advances once per "
+                    "micro-batch, faster than the updates it is meant to follow (leave "
+                    "`step_scheduler_with_optimizer` at its default, or size the schedule in "
+                    "micro-batches)",
+                    e.path,
+                    e.node,
+                )
+            continue
         guards = []
         for u in updates:
             guard = next((c for c in u.conds_inside(loop)
@@ -5923,6 +5970,10 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
             continue  # a test of its own: not stepped with every update
         accelerator = _prepared_under_accumulate(sched, updates)
         if accelerator is not None:
+            if accelerator.scheduler_unsynced:
+                # `Accelerator(step_scheduler_with_optimizer=False)`: the prepared scheduler
+                # steps on every micro-batch, so a horizon in micro-batches is the right one
+                continue
             if pinned_before(e.path, "accelerate", (0, 16)):
                 # Accelerate before 0.16 stepped a prepared scheduler on every micro-batch, the
                 # optimizer's step or not (its issue 963): a horizon in micro-batches is right
