@@ -817,6 +817,62 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         )
 
 
+@rule("LRD010")
+def epoch_horizon_shorter_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A CosineAnnealingLR whose T_max is a number the file states (``T_max=3``, or
+    ``T_max=CFG.T_max`` with ``T_max = 3`` in the config class) stepped once per pass of an
+    epoch loop that makes N passes, N a number where it runs, with N > T_max + 1: the cosine
+    reaches eta_min after T_max epochs and, stepped on, climbs back towards the initial LR,
+    so the epochs after it train on a rising LR (one more pass than T_max only trains at
+    eta_min). The batch-sized form (``T_max = E * len(loader)`` stepped per batch of N > E
+    epochs) is ``batch_horizon_for_fewer_epochs_than_the_loop``. Silent when the step passes
+    a position, runs under a test inside the loop (one decided by the scheduler's own class
+    aside), when the loop may leave early (``break``, ``return``: early stopping), when the
+    scheduler or its optimizer is rebuilt, restored or has its LR written during a pass (a
+    schedule restarted by hand), and for composites (SequentialLR's parts)."""
+    seen: set[int] = set()
+    for e in ctx.program.events:
+        if e.kind != "sched_step" or e.obj is None or e.obj.guessed or e.obj.in_composite:
+            continue
+        sched = e.obj
+        if sched.id in seen or sched.origin != "torch":
+            continue
+        kind = SCHEDULERS.get(sched.cls)
+        if kind is None or kind.overrun != "rises" or sched.cls not in _ENDING:
+            continue
+        if e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        gran, loop = granularity(e)
+        if gran != "epoch" or loop is None or loop.passes is None:
+            continue
+        horizon = _literal_horizon(sched)
+        if horizon is None:
+            continue
+        param, source, total = horizon
+        if total < 1 or loop.passes <= total + 1:
+            continue
+        if any(not c.decided for c in e.conds_inside(loop)) or _leaves_early(loop):
+            continue
+        if _reset_inside(ctx, sched, loop) or _another_built_inside(ctx, sched, loop):
+            continue
+        seen.add(sched.id)
+        past = loop.passes - int(total) - 1
+        yield Diagnostic.at(
+            "LRD010",
+            f"{sched.cls}({param}={source}) ({line_at(sched.path, sched.line, e.path)}) is "
+            f"stepped once per pass (line {e.line}) of the epoch loop "
+            f"({line_at(loop.path, loop.line, e.path)}), which makes {loop.passes} passes: "
+            f"the schedule ends after {total:g} epochs and the last {past} "
+            f"epoch{'s' if past != 1 else ''} train on it stepped past its horizon, so "
+            f"{_consequence(sched)}. Size {param} to the loop's epochs, or restart the "
+            f"schedule on purpose (CosineAnnealingWarmRestarts)",
+            e.path,
+            e.node,
+            evidence={"horizon": source, "horizon_epochs": total, "loop_passes": loop.passes,
+                      "loop_line": loop.line},
+        )
+
+
 def _linear(expr: ast.expr, scope: Scope | None, depth: int = 0
             ) -> tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None:
     """``expr`` as a sum of settings with integer coefficients plus a number: ``args.epochs -
