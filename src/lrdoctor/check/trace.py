@@ -3017,7 +3017,9 @@ class Tracer:
         if isinstance(base, ImportRef):
             target = self.project_target(base.qualname, scope.module)
             if not isinstance(target, ClassVal):
-                return ImportRef(f"{base.qualname}.{attr}")
+                # `common.scaler` after `import common`: the GradScaler that module builds
+                qual = f"{base.qualname}.{attr}"
+                return self.imported_scaler(qual, scope.module) or ImportRef(qual)
             base = target  # `engine.Trainer.__init__(self, ...)`
         if isinstance(base, ClassVal):
             stored = self.class_attr(base.info, attr)

@@ -29,7 +29,7 @@ from lrdoctor.check.horizon import (
     unit_of,
 )
 from lrdoctor.check.index import Scope, dotted, main_guard, origin
-from lrdoctor.check.model import Event, Loop, exclusive
+from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.project import line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.values import Obj, UnionVal
@@ -817,62 +817,6 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         )
 
 
-@rule("LRD010")
-def epoch_horizon_shorter_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic]:
-    """A CosineAnnealingLR whose T_max is a number the file states (``T_max=3``, or
-    ``T_max=CFG.T_max`` with ``T_max = 3`` in the config class) stepped once per pass of an
-    epoch loop that makes N passes, N a number where it runs, with N > T_max + 1: the cosine
-    reaches eta_min after T_max epochs and, stepped on, climbs back towards the initial LR,
-    so the epochs after it train on a rising LR (one more pass than T_max only trains at
-    eta_min). The batch-sized form (``T_max = E * len(loader)`` stepped per batch of N > E
-    epochs) is ``batch_horizon_for_fewer_epochs_than_the_loop``. Silent when the step passes
-    a position, runs under a test inside the loop (one decided by the scheduler's own class
-    aside), when the loop may leave early (``break``, ``return``: early stopping), when the
-    scheduler or its optimizer is rebuilt, restored or has its LR written during a pass (a
-    schedule restarted by hand), and for composites (SequentialLR's parts)."""
-    seen: set[int] = set()
-    for e in ctx.program.events:
-        if e.kind != "sched_step" or e.obj is None or e.obj.guessed or e.obj.in_composite:
-            continue
-        sched = e.obj
-        if sched.id in seen or sched.origin != "torch":
-            continue
-        kind = SCHEDULERS.get(sched.cls)
-        if kind is None or kind.overrun != "rises" or sched.cls not in _ENDING:
-            continue
-        if e.info.get("nargs") or e.info.get("kwargs"):
-            continue
-        gran, loop = granularity(e)
-        if gran != "epoch" or loop is None or loop.passes is None:
-            continue
-        horizon = _literal_horizon(sched)
-        if horizon is None:
-            continue
-        param, source, total = horizon
-        if total < 1 or loop.passes <= total + 1:
-            continue
-        if any(not c.decided for c in e.conds_inside(loop)) or _leaves_early(loop):
-            continue
-        if _reset_inside(ctx, sched, loop) or _another_built_inside(ctx, sched, loop):
-            continue
-        seen.add(sched.id)
-        past = loop.passes - int(total) - 1
-        yield Diagnostic.at(
-            "LRD010",
-            f"{sched.cls}({param}={source}) ({line_at(sched.path, sched.line, e.path)}) is "
-            f"stepped once per pass (line {e.line}) of the epoch loop "
-            f"({line_at(loop.path, loop.line, e.path)}), which makes {loop.passes} passes: "
-            f"the schedule ends after {total:g} epochs and the last {past} "
-            f"epoch{'s' if past != 1 else ''} train on it stepped past its horizon, so "
-            f"{_consequence(sched)}. Size {param} to the loop's epochs, or restart the "
-            f"schedule on purpose (CosineAnnealingWarmRestarts)",
-            e.path,
-            e.node,
-            evidence={"horizon": source, "horizon_epochs": total, "loop_passes": loop.passes,
-                      "loop_line": loop.line},
-        )
-
-
 def _linear(expr: ast.expr, scope: Scope | None, depth: int = 0
             ) -> tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None:
     """``expr`` as a sum of settings with integer coefficients plus a number: ``args.epochs -
@@ -920,16 +864,20 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
     settings with positive stated defaults added to the loop's side: never two unrelated
     settings whose values a run may choose. Silent where the loop may leave early, where the
     scheduler (or its optimizer, or its LR) is rebuilt, restored or written during an epoch,
-    and for a cosine held by a composite (SequentialLR) or stepped under a test."""
+    and for a cosine held by a composite (SequentialLR) or stepped under a test. The counts
+    are also read as the trace holds them where the loop runs (``range(CFG.epochs)`` and
+    ``T_max=CFG.T_max`` of a config class whose body states both): numbers as written, not
+    settings a run chooses. A cosine built under a test is judged where the test is decided
+    as the program is written (a config class's constant picking its class) or also holds
+    around the step (both under ``if fold in folds:``); one option of a setting's choice is
+    left alone, whether the run builds it being the setting's."""
     seen: set[int] = set()
     for e in ctx.program.events:
         sched = e.obj
         if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
                 or sched.origin != "torch" or sched.cls != "CosineAnnealingLR" \
                 or sched.id in seen or e.info.get("nargs") or e.info.get("kwargs") \
-                or any(not _main_guard(c.test) for c in sched.built_under or ()):
-            # (a cosine built under a test, one option of a setting's choice, is left alone:
-            # whether the run builds it is the setting's)
+                or any(not _built_as_written(c, e) for c in sched.built_under or ()):
             continue
         gran, loop = granularity(e)
         if gran != "epoch" or loop is None:
@@ -938,8 +886,15 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         passes = _passes(loop)
         if horizon is None or passes is None:
             continue
-        run = _linear(passes[0], loop.scope)
-        sized = _linear(horizon, sched.scope)
+        literal = _literal_horizon(sched)
+        run: tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None
+        sized: tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None
+        if loop.passes is not None and literal is not None and literal[0] == "T_max":
+            # both counts are numbers where the loop runs
+            run, sized = ({}, float(loop.passes - passes[1])), ({}, literal[2])
+        else:
+            run = _linear(passes[0], loop.scope)
+            sized = _linear(horizon, sched.scope)
         if run is None or sized is None:
             continue
         shared = run[0].keys() & sized[0].keys()
@@ -989,6 +944,15 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                 evidence={"horizon": short_source(horizon), "loop_line": loop.line,
                           "extra_epochs": total},
             )
+
+
+def _built_as_written(c: Cond, step: Event) -> bool:
+    """Whether the test ``c`` a scheduler was built under leaves it built whenever ``step``
+    steps it: the script's main guard, a test the trace decided as the program is written
+    (``CFG.scheduler == "CosineAnnealingLR"`` of a config class), or one the step itself
+    runs under, the same way (``if fold in trn_folds:`` around both)."""
+    return _main_guard(c.test) or c.decided \
+        or any(x.key == c.key and x.branch == c.branch for x in step.conds)
 
 
 def _main_guard(test: ast.expr | None) -> bool:
