@@ -105,6 +105,21 @@ def test_builder_parameter_given_a_literal_is_left_to_the_literal() -> None:
     assert "LRD015" not in codes(source)
 
 
+def test_caller_parameter_of_the_same_name_is_not_the_builders() -> None:
+    # `setup`'s own `kind` (from `--mode`, no stated default) decides whether the cosine is
+    # built at all; the builder's `kind` receiving `opts.sched` says nothing about it
+    source = BUILDER_PARAMETER.replace(
+        '    return sched\n',
+        '    return sched\n\n\ndef setup(kind, opt):\n    if kind == "cosine":\n'
+        '        return make_schedule(opts.sched, opt)\n'
+        '    return optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=5)\n').replace(
+        'parser.add_argument("--epochs", type=int, default=20)',
+        'parser.add_argument("--epochs", type=int, default=20)\nparser.add_argument("--mode")'
+    ).replace("sched = make_schedule(opts.sched, opt)", "sched = setup(opts.mode, opt)")
+    assert "def setup" in source and "setup(opts.mode, opt)" in source
+    assert "LRD015" not in codes(source)
+
+
 # -- LRD005: a GradScaler built at the top level of another project module --------------------
 
 SHARED_SCALER = """

@@ -5207,7 +5207,7 @@ def _default_takes(ctx: FileContext, c: Cond, frame: Frame | None = None
         # a parameter of the builder the test is written in, holding what its caller passed
         # (``def build(kind, opt): if kind == "cosine": ...`` called as ``build(args.sched,
         # opt)``): the test reads the setting passed
-        passed = _passed_for(frame, c.key[0], left.id)
+        passed = _passed_for(frame, c.key[0], c.key[1], left.id)
         if passed is not None:
             left, where = passed
             name = constants.setting_name(left)
@@ -5231,15 +5231,17 @@ def _default_takes(ctx: FileContext, c: Cond, frame: Frame | None = None
     return holds, f"`{name}` defaults to {value!r}"
 
 
-def _passed_for(frame: Frame, path: str, param: str) -> tuple[ast.expr, str] | None:
-    """What the call of the function written in ``path`` that ``frame`` (or a call it was
-    made from) runs passed for its parameter ``param``, and the file that call is written
-    in; None where no such call is known, the parameter was not passed (its default is
-    used) or it was rebound in the function before the test."""
+def _passed_for(frame: Frame, path: str, line: int, param: str
+                ) -> tuple[ast.expr, str] | None:
+    """What the call of the function holding line ``line`` of ``path`` that ``frame`` (or a
+    call it was made from) runs passed for its parameter ``param``, and the file that call
+    is written in; None where no such call is known, the parameter was not passed (its
+    default is used) or the function rebinds it."""
     current: Frame | None = frame
     while current is not None:
         fn = current.fn
-        if fn is not None and current.path == path and param in {
+        if fn is not None and current.path == path \
+                and fn.lineno <= line <= (fn.end_lineno or fn.lineno) and param in {
                 a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
             if any(isinstance(t, ast.Name) and t.id == param and isinstance(t.ctx, ast.Store)
                    for t in ast.walk(fn)):
