@@ -239,6 +239,9 @@ def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const |
         for target in targets:
             if any(isinstance(n, ast.Name) and n.id == attr for n in ast.walk(target)):
                 values.append(stmt.value)
+    if len(values) == 1 and values[0] is not None and _rebinds_nested(info.node.body, attr):
+        # rebound under an `if` of the body: what the body leaves there (see _class_setting)
+        values = [_run_class_body(info.node.body, attr, {}, values[0])]
     if len(values) != 1 or not isinstance(values[0], ast.Constant) \
             or not isinstance(values[0].value, (bool, int, float, str, type(None))):
         return None
@@ -848,7 +851,12 @@ def _own_stores(node: ast.ClassDef, name: str) -> int:
 
 def _class_setting(node: ast.ClassDef, name: str, module: ModuleInfo) -> ast.expr | None:
     """The one value a config or record class binds to ``name`` (class body or ``__init__(
-    self)``, a dataclass field's default); None when it binds it never or more than once."""
+    self)``, a dataclass field's default); None when it binds it never or more than once.
+    A rebinding under an ``if`` of the class body counts where the test is decided by the
+    literals the body bound before it (``epochs = 5`` then ``if model_name == "b0": epochs =
+    10`` with ``model_name = "b0"``: the body runs top to bottom, and the class holds 10);
+    an undecided one, or one in any other statement (a loop, a ``try``), leaves the value
+    unknown."""
     values: list[ast.expr] = []
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
@@ -860,10 +868,119 @@ def _class_setting(node: ast.ClassDef, name: str, module: ModuleInfo) -> ast.exp
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
                 and stmt.target.id == name and stmt.value is not None:
             values.append(_field_default(stmt.value, module))
+    if len(values) == 1 and _rebinds_nested(node.body, name):
+        final = _run_class_body(node.body, name, {}, values[0])
+        if final is None:
+            return None
+        values = [final]
     stored = (_record_class(node) or {}).get(name)
     if stored is not None and stored not in values:
         values.append(stored)
     return values[0] if len(values) == 1 else None
+
+
+def _rebinds_nested(body: list[ast.stmt], name: str) -> bool:
+    """Whether a compound statement of the class body (an ``if``, a loop, a ``with``, a
+    ``try``) binds ``name`` inside it."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                             ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)):
+            continue
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+               for n in ast.walk(stmt)):
+            return True
+    return False
+
+
+_NOT_DECIDED = object()
+
+
+def _run_class_body(body: list[ast.stmt], name: str, literals: dict[str, Any],
+                    value: ast.expr | None) -> ast.expr | None:
+    """The expression ``name`` holds after ``body`` runs, starting from ``value``: plain
+    assignments in order, an ``if`` whose test the literals bound so far decide followed
+    into the branch it takes; None when a test is not decided, or ``name`` is bound by any
+    other statement (a loop, a ``with``, a ``try``, an augmented assignment)."""
+    for stmt in body:
+        if isinstance(stmt, ast.Assign):
+            for t in stmt.targets:
+                if isinstance(t, ast.Name):
+                    if t.id == name:
+                        value = stmt.value
+                    if isinstance(stmt.value, ast.Constant):
+                        literals[t.id] = stmt.value.value
+                    else:
+                        literals.pop(t.id, None)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if stmt.target.id == name and stmt.value is not None:
+                value = stmt.value
+            literals.pop(stmt.target.id, None)
+        elif isinstance(stmt, ast.If):
+            if not any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                       for n in ast.walk(stmt)):
+                continue
+            truth = _decided(stmt.test, literals)
+            if truth is _NOT_DECIDED:
+                return None
+            value = _run_class_body(stmt.body if truth else stmt.orelse, name, literals, value)
+            if value is None:
+                return None
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            literals.pop(stmt.name, None)
+        elif any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                 for n in ast.walk(stmt)):
+            return None
+        else:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    literals.pop(n.id, None)
+    return value
+
+
+def _decided(test: ast.expr, literals: dict[str, Any]) -> Any:
+    """True or False for a test of the class body that the literals bound before it decide
+    (``model_name == "b0"``, ``size in (384, 512)``, ``debug``, ``not debug``), else
+    _NOT_DECIDED."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _decided(test.operand, literals)
+        return inner if inner is _NOT_DECIDED else not inner
+    if isinstance(test, ast.Name):
+        return bool(literals[test.id]) if test.id in literals else _NOT_DECIDED
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return _NOT_DECIDED
+    sides = []
+    for side in (test.left, test.comparators[0]):
+        if isinstance(side, ast.Name) and side.id in literals:
+            sides.append(literals[side.id])
+        elif isinstance(side, ast.Constant):
+            sides.append(side.value)
+        elif isinstance(side, (ast.Tuple, ast.List, ast.Set)) \
+                and all(isinstance(e, ast.Constant) for e in side.elts):
+            sides.append([e.value for e in side.elts])  # type: ignore[attr-defined]
+        else:
+            return _NOT_DECIDED
+    left, right = sides
+    op = test.ops[0]
+    try:
+        if isinstance(op, ast.Eq):
+            return left == right
+        if isinstance(op, ast.NotEq):
+            return left != right
+        if isinstance(op, ast.In) and isinstance(right, list):
+            return left in right
+        if isinstance(op, ast.NotIn) and isinstance(right, list):
+            return left not in right
+        if isinstance(op, ast.Lt):
+            return left < right
+        if isinstance(op, ast.LtE):
+            return left <= right
+        if isinstance(op, ast.Gt):
+            return left > right
+        if isinstance(op, ast.GtE):
+            return left >= right
+    except TypeError:
+        return _NOT_DECIDED
+    return _NOT_DECIDED
 
 
 def _updated(tree: ast.AST, holder: str, name: str) -> bool:

@@ -186,6 +186,8 @@ class Tracer:
         # the GradScaler a Hugging Face Trainer subclass inherits, per class (see
         # hf_trainer_scaler); reset with each root, as guessed objects are
         self.hf_scalers: dict[int, Obj] = {}
+        # GradScalers built at the top level of other project modules (see module_scaler)
+        self.module_scalers: dict[tuple[str, str], Obj | None] = {}
         self.instances: dict[str, InstanceVal] = {}
         # per-call summaries; valid while nothing a call could read outside its arguments (an
         # instance attribute, a module global, a container's items) was rebound to or from a
@@ -817,6 +819,51 @@ class Tracer:
             found = self.project_target(qual, module)
             if found is not None:
                 return found
+        return None
+
+    def imported_scaler(self, name: str, importer: ModuleInfo, star: bool = False
+                        ) -> Obj | None:
+        """The GradScaler a project module builds at its top level and ``importer`` imports
+        by name (``from util import scaler``: ``name`` is the qualified name) or through
+        ``from util import *`` (``star``: ``name`` is the bare name). See module_scaler."""
+        if star:
+            if name.startswith("_"):
+                return None
+            quals = [f"{s}{name}" if s.endswith(".") else f"{s}.{name}"
+                     for s in importer.star_imports]
+        else:
+            quals = [name]
+        for qual in quals:
+            target = self.loader.module_for(qual, importer)
+            if target is not None:
+                found = self.module_scaler(target[0], target[1])
+                if found is not None:
+                    return found
+        return None
+
+    def module_scaler(self, module: ModuleInfo, name: str) -> Obj | None:
+        """``scaler = torch.cuda.amp.GradScaler()`` at the top level of a project module whose
+        top level this trace does not run (the module of a function called from the checked
+        file, or one it imports from): Python runs that line once, when the module is first
+        imported, and every function reading the global (in that module, or in one that
+        imports the name) uses that one object. Built here once per module and name, and only
+        where the name is bound by that one statement of the module's top level (not under an
+        ``if``, not rebound anywhere in the module, not declared ``global`` in a function)."""
+        if module is self.module:
+            return None
+        key = (module.path, name)
+        if key in self.module_scalers:
+            return self.module_scalers[key]
+        self.module_scalers[key] = None
+        call = _sole_top_level_call(module.tree, name)
+        if call is None or (dotted(call.func) or "").rsplit(".", 1)[-1] \
+                not in names.SCALER_CLASSES:
+            return None
+        built = self.eval(call, Scope({}, module))
+        if isinstance(built, Obj) and built.kind == "scaler":
+            built.name = name  # as the assignment names it
+            self.module_scalers[key] = built
+            return built
         return None
 
     # -- functions -----------------------------------------------------------------------
@@ -2721,9 +2768,15 @@ class Tracer:
                     rec.spoiled = True
             if value is None and scope.module.star_imports and not _bound(scope, node.id):
                 value = self.star_imported(node.id, scope.module)
+                if value is None:
+                    value = self.imported_scaler(node.id, scope.module, star=True)
+            elif value is None and scope.module is not self.module \
+                    and not _bound(scope, node.id):
+                value = self.module_scaler(scope.module, node.id)
             if isinstance(value, ImportRef) and "." in value.qualname:
                 # `from trainers import Trainer`: the project's class, through re-exports
-                return self.project_target(value.qualname, scope.module) or value
+                return self.project_target(value.qualname, scope.module) \
+                    or self.imported_scaler(value.qualname, scope.module) or value
             if isinstance(value, ClassVal) and value.info.parents is None:
                 self.link(value.info)
             return value
@@ -2999,7 +3052,9 @@ class Tracer:
         if isinstance(base, ImportRef):
             target = self.project_target(base.qualname, scope.module)
             if not isinstance(target, ClassVal):
-                return ImportRef(f"{base.qualname}.{attr}")
+                # `common.scaler` after `import common`: the GradScaler that module builds
+                qual = f"{base.qualname}.{attr}"
+                return self.imported_scaler(qual, scope.module) or ImportRef(qual)
             base = target  # `engine.Trainer.__init__(self, ...)`
         if isinstance(base, ClassVal):
             stored = self.class_attr(base.info, attr)
@@ -5784,6 +5839,36 @@ def _literal_setattr(stmt: ast.stmt, scope: Scope) -> tuple[ast.Attribute, ast.e
         made = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Store()), call)
         call._lrdoctor_setattr = made
     return made, value
+
+
+def _sole_top_level_call(tree: ast.Module, name: str) -> ast.Call | None:
+    """The call ``name = <call>`` of a statement of the module's top level, where that is
+    the only statement anywhere in the module that binds ``name`` (an assignment, a ``for``
+    target, an import, a ``def`` or ``class``, a ``global`` declaration in a function);
+    None otherwise."""
+    found: ast.Call | None = None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name \
+                and isinstance(stmt.value, ast.Call):
+            if found is not None:
+                return None
+            found = stmt.value
+    if found is None:
+        return None
+    binds = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            binds += 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and node.name == name:
+            return None
+        elif isinstance(node, ast.Global) and name in node.names:
+            return None
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (a.asname or a.name.split(".")[0]) == name for a in node.names):
+            return None
+    return found if binds == 1 else None
 
 
 def _bound(scope: Scope, name: str) -> bool:

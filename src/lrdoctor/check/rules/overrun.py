@@ -928,16 +928,20 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
     settings with positive stated defaults added to the loop's side: never two unrelated
     settings whose values a run may choose. Silent where the loop may leave early, where the
     scheduler (or its optimizer, or its LR) is rebuilt, restored or written during an epoch,
-    and for a cosine held by a composite (SequentialLR) or stepped under a test."""
+    and for a cosine held by a composite (SequentialLR) or stepped under a test. The counts
+    are also read as the trace holds them where the loop runs (``range(CFG.epochs)`` and
+    ``T_max=CFG.T_max`` of a config class whose body states both): numbers as written, not
+    settings a run chooses. A cosine built under a test is judged where the test is decided
+    as the program is written (a config class's constant picking its class) or also holds
+    around the step (both under ``if fold in folds:``); one option of a setting's choice is
+    left alone, whether the run builds it being the setting's."""
     seen: set[int] = set()
     for e in ctx.program.events:
         sched = e.obj
         if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
                 or sched.origin != "torch" or sched.cls != "CosineAnnealingLR" \
                 or sched.id in seen or e.info.get("nargs") or e.info.get("kwargs") \
-                or any(not _main_guard(c.test) for c in sched.built_under or ()):
-            # (a cosine built under a test, one option of a setting's choice, is left alone:
-            # whether the run builds it is the setting's)
+                or any(not _built_as_written(c, e) for c in sched.built_under or ()):
             continue
         gran, loop = granularity(e)
         if gran != "epoch" or loop is None:
@@ -946,8 +950,15 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         passes = _passes(loop)
         if horizon is None or passes is None:
             continue
-        run = _linear(passes[0], loop.scope)
-        sized = _linear(horizon, sched.scope)
+        literal = _literal_horizon(sched)
+        run: tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None
+        sized: tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None
+        if loop.passes is not None and literal is not None and literal[0] == "T_max":
+            # both counts are numbers where the loop runs
+            run, sized = ({}, float(loop.passes - passes[1])), ({}, literal[2])
+        else:
+            run = _linear(passes[0], loop.scope)
+            sized = _linear(horizon, sched.scope)
         if run is None or sized is None:
             continue
         shared = run[0].keys() & sized[0].keys()
@@ -997,6 +1008,15 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                 evidence={"horizon": short_source(horizon), "loop_line": loop.line,
                           "extra_epochs": total},
             )
+
+
+def _built_as_written(c: Cond, step: Event) -> bool:
+    """Whether the test ``c`` a scheduler was built under leaves it built whenever ``step``
+    steps it: the script's main guard, a test the trace decided as the program is written
+    (``CFG.scheduler == "CosineAnnealingLR"`` of a config class), or one the step itself
+    runs under, the same way (``if fold in trn_folds:`` around both)."""
+    return _main_guard(c.test) or c.decided \
+        or any(x.key == c.key and x.branch == c.branch for x in step.conds)
 
 
 def _main_guard(test: ast.expr | None) -> bool:

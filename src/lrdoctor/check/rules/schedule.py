@@ -5190,9 +5190,11 @@ def _picked_by_default(ctx: FileContext, sched: Obj) -> str:
     conds = sched.built_under
     if not conds:
         return ""
+    frame = next((e.frame for e in ctx.program.events if e.kind == "create" and e.obj is sched),
+                 None)
     said: list[str] = []
     for c in conds:
-        found = _default_takes(ctx, c)
+        found = _default_takes(ctx, c, frame)
         if found is None:
             return ""
         taken, text = found
@@ -5203,10 +5205,12 @@ def _picked_by_default(ctx: FileContext, sched: Obj) -> str:
     return " and ".join(said)
 
 
-def _default_takes(ctx: FileContext, c: Cond) -> tuple[bool, str] | None:
+def _default_takes(ctx: FileContext, c: Cond, frame: Frame | None = None
+                   ) -> tuple[bool, str] | None:
     """(whether the test of ``c`` holds with its setting's stated default, the setting and
     default in words), or None when the test is no string comparison of a setting or the
-    default is not stated (or stated differently in two places)."""
+    default is not stated (or stated differently in two places). ``frame``: the call the
+    scheduler was built in, through which a tested parameter is read as what was passed."""
     test = c.test
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
@@ -5216,6 +5220,15 @@ def _default_takes(ctx: FileContext, c: Cond) -> tuple[bool, str] | None:
     if main_guard(left, op, right):
         return True, ""  # the script's main guard: it holds when the script is run
     name = constants.setting_name(left)
+    where = c.key[0]
+    if not name and isinstance(left, ast.Name) and frame is not None:
+        # a parameter of the builder the test is written in, holding what its caller passed
+        # (``def build(kind, opt): if kind == "cosine": ...`` called as ``build(args.sched,
+        # opt)``): the test reads the setting passed
+        passed = _passed_for(frame, c.key[0], c.key[1], left.id)
+        if passed is not None:
+            left, where = passed
+            name = constants.setting_name(left)
     if not name:
         return None
     if isinstance(right, ast.Constant) and isinstance(right.value, str) \
@@ -5227,13 +5240,34 @@ def _default_takes(ctx: FileContext, c: Cond) -> tuple[bool, str] | None:
         values = {x.value for x in right.elts}  # type: ignore[attr-defined]
     else:
         return None
-    value = _stated_default(ctx, c.key[0], left, name)
+    value = _stated_default(ctx, where, left, name)
     if not isinstance(value, str):
         return None
     holds = value in values
     if isinstance(op, (ast.NotEq, ast.NotIn)):
         holds = not holds
     return holds, f"`{name}` defaults to {value!r}"
+
+
+def _passed_for(frame: Frame, path: str, line: int, param: str
+                ) -> tuple[ast.expr, str] | None:
+    """What the call of the function holding line ``line`` of ``path`` that ``frame`` (or a
+    call it was made from) runs passed for its parameter ``param``, and the file that call
+    is written in; None where no such call is known, the parameter was not passed (its
+    default is used) or the function rebinds it."""
+    current: Frame | None = frame
+    while current is not None:
+        fn = current.fn
+        if fn is not None and current.path == path \
+                and fn.lineno <= line <= (fn.end_lineno or fn.lineno) and param in {
+                a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
+            if any(isinstance(t, ast.Name) and t.id == param and isinstance(t.ctx, ast.Store)
+                   for t in ast.walk(fn)):
+                return None  # rebound: the test may read another value than the one passed
+            passed = current.argument(param)
+            return (passed, current.call_path) if passed is not None else None
+        current = current.parent
+    return None
 
 
 def _stated_default(ctx: FileContext, path: str, expr: ast.expr, name: str) -> Any:
