@@ -1766,6 +1766,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         steps = [e for e in root if e.kind == "sched_step" and e.obj is driver
                  and not exclusive(e, w)]
+        if driver.cls == "ReduceLROnPlateau" and _set_before_the_plateau_steps(w, steps):
+            continue
         if steps and all(_after_warm_up_epochs(s, w) for s in steps):
             continue
         if steps and all(_phase_apart(s, w) for s in steps):
@@ -1780,6 +1782,27 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _set_before_the_plateau_steps(w: Event, steps: list[Event]) -> bool:
+    """Under ReduceLROnPlateau, the write runs once, before the plateau's first step: it comes
+    before every step in the trace and sits in none of the loops that step it (the
+    schedule's constructor setting a warm-up's first LR, ``group["lr"] = 0.0`` right after
+    building the plateau, as fairseq's plateau schedule does; a setup line before the epoch
+    loop). The plateau keeps no LR of its own: each reduction scales the LR it finds in the
+    param group, so a value written before any reduction is the LR the plateau starts from,
+    and no later reduction can be undone by it. A write inside a loop that also steps the
+    plateau (a second stage resetting the LR, a per-epoch write) can run after a reduction,
+    and is left to the rest of the rule, as are steps in no loop lrdoctor sees."""
+    if not steps:
+        return False
+    for s in steps:
+        # a step in no loop of the trace (a framework's hook: `validation_epoch_end`) runs in
+        # a loop lrdoctor does not see, which may run the write again: not taken here
+        if s.loop is None or s.order <= w.order \
+                or any(w.in_loop(loop) for loop in s.loop.ancestors()):
+            return False
+    return True
 
 
 def _phase_apart(step: Event, w: Event) -> bool:
