@@ -917,7 +917,10 @@ class NonFinite:
                 # pre-hook's fast path applies, and once every optimizer is such a one the
                 # pre-hook is taken out (a frame less per step; arm() puts it back when a
                 # flag trips, a new optimizer appears or every step is watched, and the
-                # periodic rescan takes out an optimizer whose parameters were cast since)
+                # periodic rescan takes out an optimizer whose parameters were cast since); the
+                # answer is kept as _low_precision() keeps it (a float16/bfloat16 one is left to
+                # it: it also asks for every step)
+                self.low_precision[key] = (opt, False)
                 self.plain_opts[key] = opt
             return
         # Gradients cost one reduction per tensor to check, so they are read on every step only
