@@ -63,7 +63,12 @@ Threads are pinned: one torch thread (``torch.set_num_threads(1)``, and ``OMP_NU
 Printed per configuration: the ratio (median over the pairs) with its quartiles, the added
 microseconds a step (median over the pairs of watched minus plain median step) with their
 quartiles, and ``at 0.5 ms``: 1 + added / 500 us, the ratio the same added time makes on a step
-of exactly 0.5 ms (the calibration lands within a few percent of it, not on it).
+of exactly 0.5 ms (the calibration lands within a few percent of it, not on it; with another
+``--step-us`` the column is at that step).
+
+``--loop`` picks the loop's shape: ``basic`` (the above), ``amp`` (autocast float16 on the CPU with
+``torch.amp.GradScaler("cpu")``: the scaler's hooks), ``two-opt`` (two optimizers, each with a
+per-batch OneCycleLR: the weights' and the biases').
 
 The median step never sees the watch's periodic step: every 64th optimizer step (ROUTINE_PERIOD)
 takes the general path, keeps the tallies and runs NaN detection's parameter check, and costs
@@ -135,20 +140,35 @@ def make_optimizer(name: str, params: Any) -> torch.optim.Optimizer:
     return torch.optim.AdamW(params, lr=1e-3)
 
 
+LOOPS = ("basic", "amp", "two-opt")
+
+
 def train(steps: int, data: TensorDataset, watch: Callable[[], Any] | None = None,
           warmup: int = 0, linears: int = 2, batch: int = BATCH, opt: str = "adamw",
-          ) -> tuple[float, float, torch.Tensor, float, float]:
+          loop: str = "basic") -> tuple[float, float, torch.Tensor, float, float]:
     """Train ``warmup`` untimed and then ``steps`` timed optimizer steps of a model of
     ``linears`` Linear layers on batches of ``batch`` with optimizer ``opt``; returns (loop CPU seconds, start+stop
     seconds, parameters, median timed step, mean timed step without the preempted ones; the
-    steps in wall-clock seconds)."""
+    steps in wall-clock seconds). ``loop``: ``basic`` (one optimizer and its per-batch
+    OneCycleLR), ``amp`` (the same under ``torch.autocast("cpu", dtype=torch.float16)`` with
+    ``torch.amp.GradScaler("cpu")``: scale, backward, ``scaler.step``, ``scaler.update``) or
+    ``two-opt`` (two optimizers, the weights' and the biases', each with its own per-batch
+    OneCycleLR, both stepped every batch)."""
     torch.manual_seed(0)
     loader = DataLoader(data, batch_size=batch, shuffle=True)
     total = warmup + steps
     epochs = -(-total // len(loader))
     model = make_sized_model(linears)
-    optimizer = make_optimizer(opt, model.parameters())
-    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=total)
+    if loop == "two-opt":
+        named = list(model.named_parameters())
+        optimizers = [make_optimizer(opt, [p for n, p in named if n.endswith("weight")]),
+                      make_optimizer(opt, [p for n, p in named if not n.endswith("weight")])]
+    else:
+        optimizers = [make_optimizer(opt, model.parameters())]
+    schedulers = [torch.optim.lr_scheduler.OneCycleLR(o, max_lr=1e-3, total_steps=total) for o in optimizers]
+    optimizer, scheduler = optimizers[0], schedulers[0]
+    # (a start below the default 65536, so that no step is skipped: a skip is a finding)
+    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0) if loop == "amp" else None
     t0 = clock()
     w = watch().start() if watch is not None else None
     t1 = clock()
@@ -158,10 +178,27 @@ def train(steps: int, data: TensorDataset, watch: Callable[[], Any] | None = Non
     marks[0] = now()
     for _ in range(epochs):
         for x, y in loader:
-            optimizer.zero_grad()
-            torch.nn.functional.cross_entropy(model(x), y).backward()
-            optimizer.step()
-            scheduler.step()
+            if scaler is not None:
+                optimizer.zero_grad()
+                with torch.autocast("cpu", dtype=torch.float16):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+                scheduler.step()
+            elif len(optimizers) == 2:
+                for o in optimizers:
+                    o.zero_grad()
+                torch.nn.functional.cross_entropy(model(x), y).backward()
+                for o in optimizers:
+                    o.step()
+                for s in schedulers:
+                    s.step()
+            else:
+                optimizer.zero_grad()
+                torch.nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
+                scheduler.step()
             done += 1
             marks[done] = now()
             if done == total:
@@ -186,7 +223,7 @@ def data_for(batch: int, total: int) -> TensorDataset:
     return make_data(max(20_000, batch * (total + 1)))
 
 
-def calibrate(target_us: float, runs: int = 5) -> tuple[int, int, str, float]:
+def calibrate(target_us: float, runs: int = 5, loop: str = "basic") -> tuple[int, int, str, float]:
     """(Linear layers, batch size, optimizer, measured plain step in us) of the shape whose
     plain step is closest to ``target_us`` (see the module's docstring)."""
     datasets: dict[int, TensorDataset] = {}
@@ -195,7 +232,7 @@ def calibrate(target_us: float, runs: int = 5) -> tuple[int, int, str, float]:
         if batch not in datasets:
             datasets[batch] = data_for(batch, 60)
         return 1e6 * statistics.median(
-            train(30, datasets[batch], warmup=30, linears=linears, batch=batch, opt=opt)[3]
+            train(30, datasets[batch], warmup=30, linears=linears, batch=batch, opt=opt, loop=loop)[3]
             for _ in range(runs))
 
     # the optimizer: AdamW, or SGD where one Linear with batches of 1 is above the target
@@ -270,6 +307,8 @@ def main() -> None:
     parser.add_argument("--batch", type=int, help="batch size (no calibration; default 8 with --linears)")
     parser.add_argument("--optimizer", choices=OPTIMIZERS,
                         help="optimizer (no calibration; default adamw with --linears/--batch)")
+    parser.add_argument("--loop", choices=LOOPS, default="basic",
+                        help="the training loop's shape (see train): basic, amp (GradScaler), two-opt")
     parser.add_argument("--cpu", type=int, help="bind the process to this CPU")
     parser.add_argument("--only", action="append", help="configuration name (repeatable)")
     args = parser.parse_args()
@@ -288,7 +327,7 @@ def main() -> None:
         shape = "chosen"
     elif args.step_us > 0:
         t0 = time.perf_counter()
-        linears, batch, opt, calibrated = calibrate(args.step_us)
+        linears, batch, opt, calibrated = calibrate(args.step_us, loop=args.loop)
         shape = (f"calibrated to {args.step_us:.0f} us in {time.perf_counter() - t0:.0f} s: "
                  f"{calibrated:.0f} us then")
         if batch == 1 and linears == 1 and calibrated > args.step_us * 1.1:
@@ -298,7 +337,7 @@ def main() -> None:
     data = data_for(batch, args.warmup + args.steps)
 
     def run(watch: Callable[[], Any] | None = None) -> tuple[float, float, torch.Tensor, float, float]:
-        return train(args.steps, data, watch, args.warmup, linears, batch, opt)
+        return train(args.steps, data, watch, args.warmup, linears, batch, opt, args.loop)
 
     for _ in range(3):  # warm-up: allocator, first-call caches, lazy imports
         run()
@@ -330,20 +369,24 @@ def main() -> None:
     all_plain = [t * 1e6 for n in names for t in plain[n]]
     pq1, base, pq3 = quartiles(all_plain)
     print(f"plain step: {base:.0f} us (median; quartiles {pq1:.0f}-{pq3:.0f}) with {linears} Linear "
-          f"layer{'s' if linears > 1 else ''}, batches of {batch} and {OPT_NAMES[opt]} ({shape}); {args.rounds} pairs of "
+          f"layer{'s' if linears > 1 else ''}, batches of {batch} and {OPT_NAMES[opt]} ({shape}), the {args.loop} loop; {args.rounds} pairs of "
           f"runs per configuration, {args.warmup} untimed + {args.steps} timed steps a run, "
           f"torch {torch.__version__}, 1 thread{f', CPU {args.cpu}' if args.cpu is not None else ''}")
+    # "at X ms": the ratio the added time makes on a step of exactly the target (0.5 ms unless
+    # --step-us says otherwise)
+    ref = args.step_us if args.step_us > 0 else 500.0
+    at = f"at {ref / 1000:g} ms"
     print(f"{'configuration':<24} {'ratio':>6}  {'quartiles':<12} {'added us/step':>13}  "
-          f"{'quartiles':<13} {'at 0.5 ms':>9}  {'mean: added':>11} {'at 0.5 ms':>9}  {'whole-run CPU':>13}  {'start+stop ms':>13}")
+          f"{'quartiles':<13} {at:>9}  {'mean: added':>11} {at:>9}  {'whole-run CPU':>13}  {'start+stop ms':>13}")
     for name in names:
         q1, ratio, q3 = quartiles([w / p for w, p in zip(watched[name], plain[name])])
         a1, added, a3 = quartiles([(w - p) * 1e6 for w, p in zip(watched[name], plain[name])])
         added_mean = statistics.median([(w - p) * 1e6 for w, p in zip(watched_mean[name], plain_mean[name])])
         print(f"{name:<24} {ratio:6.3f}  {q1:.3f}-{q3:.3f}  {added:+13.1f}  "
-              f"{f'{a1:+.1f}/{a3:+.1f}':<13} {1 + added / 500:9.3f}  {added_mean:+11.1f} {1 + added_mean / 500:9.3f}  "
+              f"{f'{a1:+.1f}/{a3:+.1f}':<13} {1 + added / ref:9.3f}  {added_mean:+11.1f} {1 + added_mean / ref:9.3f}  "
               f"{statistics.median(cpu[name]):13.3f}  {1e3 * statistics.median(fixed[name]):13.1f}")
     print("ratio: median over the pairs of watched/plain median step; plain: the control (plain "
-          "against plain, should read 1.000); at 0.5 ms: 1 + added us / 500. Target: defaults <= 1.03 "
+          f"against plain, should read 1.000); {at}: 1 + added us / {ref:g}. Target: defaults <= 1.03 "
           "on a 0.5 ms step; mean: the same from each run's mean step (preempted steps left out), which "
           "counts the watch's periodic step (one in 64) that the median leaves out")
     # other processes on a shared machine change the ratios (cold caches, frequency): say how busy

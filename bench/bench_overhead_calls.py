@@ -12,7 +12,8 @@ compare two versions of the hooks, and bench_overhead.py for what a step costs. 
 the same loop under ``torch.autocast("cpu", dtype=torch.float16)`` with
 ``torch.amp.GradScaler("cpu")`` (the scaler's path through the hooks). ``--clip`` clips the
 gradients each step, ``clip_grad_norm_(model.parameters(), 1.0)`` before the update (after
-``scaler.unscale_(optimizer)`` with ``--amp``), as most real training loops do. ``--depth N``
+``scaler.unscale_(optimizer)`` with ``--amp``), as most real training loops do. ``--two-optimizers`` steps two AdamW each batch (the weights', the biases'), each with
+its own per-batch OneCycleLR. ``--depth N``
 stacks N more Linear(HIDDEN, HIDDEN) + ReLU blocks in the middle of the MLP (2N more nested module
 calls a step): what lrdoctor costs per module call, as in a deep model.
 """
@@ -36,12 +37,18 @@ WARMUP, STEPS = 70, 128
 
 
 def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False,
-          clip: bool = False, depth: int = 0) -> tuple[dict[str, float], dict[str, float]]:
+          clip: bool = False, depth: int = 0, two: bool = False) -> tuple[dict[str, float], dict[str, float]]:
     """(totals per step, lrdoctor's bytecodes per step by function name)."""
     torch.manual_seed(0)
     loader = DataLoader(data, batch_size=BATCH, shuffle=True)
     model = make_model(depth)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    if two:  # two optimizers (the weights', the biases'), each with its per-batch OneCycleLR
+        named = list(model.named_parameters())
+        optimizer = torch.optim.AdamW([p for n, p in named if n.endswith("weight")], lr=1e-3)
+        second = torch.optim.AdamW([p for n, p in named if not n.endswith("weight")], lr=1e-3)
+        second_scheduler = torch.optim.lr_scheduler.OneCycleLR(second, max_lr=1e-3, total_steps=1000)
+    else:
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=1000)
     scaler = torch.amp.GradScaler("cpu", enabled=amp)
     w = watch().start() if watch is not None else None
@@ -68,6 +75,8 @@ def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False,
         if done == WARMUP:
             sys.settrace(tracer)
         optimizer.zero_grad()
+        if two:
+            second.zero_grad()
         if amp:
             with torch.autocast("cpu", dtype=torch.float16):
                 loss = torch.nn.functional.cross_entropy(model(x), y)
@@ -82,7 +91,11 @@ def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False,
             if clip:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
+            if two:
+                second.step()
         scheduler.step()
+        if two:
+            second_scheduler.step()
         done += 1
         if done == WARMUP + STEPS:
             break
@@ -100,6 +113,8 @@ def main() -> None:
                         help="fp16 autocast on the CPU with torch.amp.GradScaler('cpu')")
     parser.add_argument("--clip", action="store_true",
                         help="clip_grad_norm_(model.parameters(), 1.0) each step (after unscale_ with --amp)")
+    parser.add_argument("--two-optimizers", action="store_true",
+                        help="two AdamW (the weights', the biases'), each with its per-batch OneCycleLR")
     parser.add_argument("--depth", type=int, default=0,
                         help="N more Linear(HIDDEN, HIDDEN) + ReLU blocks in the model (2N more module calls)")
     args = parser.parse_args()
@@ -110,9 +125,9 @@ def main() -> None:
         "no-nan-check": lambda: lrdoctor.watch(nan_check=False),
     }
     data = make_data(20_000)
-    plain, _ = count(data, None, args.amp, args.clip, args.depth)
+    plain, _ = count(data, None, args.amp, args.clip, args.depth, args.two_optimizers)
     for name in args.config or list(configs):
-        totals, per_function = count(data, configs[name], args.amp, args.clip, args.depth)
+        totals, per_function = count(data, configs[name], args.amp, args.clip, args.depth, args.two_optimizers)
         shown = ", ".join(f"{k} {v:.0f}" for k, v in per_function.items() if v >= 1)
         print(f"{name}: {totals['lrdoctor calls']:.1f} calls into lrdoctor a step, "
               f"{totals['lrdoctor bytecodes']:.0f} bytecodes in them; the step makes "

@@ -11,6 +11,7 @@ and the ratio against the plain run of the same command.
 
     .venv/bin/python bench/bench_overhead_instructions.py                    # defaults, no-nan-check, watcher
     .venv/bin/python bench/bench_overhead_instructions.py --only defaults --steps 300
+    .venv/bin/python bench/bench_overhead_instructions.py --loop amp --only defaults --src src --src /tmp/base/src
 
 Instructions are not time: a Python hook's instructions run colder (caches, branch predictors)
 than the tensor kernels around them, so the time ratio is somewhat higher than this one. Counts
@@ -36,8 +37,9 @@ WARMUP = 80  # past the first periodic step (64), as in a long run (see bench_ov
 CONFIGS = ("defaults", "no-nan-check", "watcher")
 
 
-def child(config: str, steps: int) -> None:
-    """Runs inside valgrind: warm up, then the counted steps inside sorted()."""
+def child(config: str, steps: int, loop: str = "basic") -> None:
+    """Runs inside valgrind: warm up, then the counted steps inside sorted(). ``loop``: basic,
+    or amp (CPU float16 autocast with ``torch.amp.GradScaler("cpu")``)."""
     sys.path.insert(0, str(HERE))
     import torch
     from bench_overhead import BATCH, make_data, make_model
@@ -57,6 +59,7 @@ def child(config: str, steps: int) -> None:
         "no-nan-check": lambda: lrdoctor.watch(nan_check=False),
         "watcher": lambda: lrdoctor.watch(checks=()),
     }[config]
+    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0) if loop == "amp" else None
     w = watch().start() if watch is not None else None
     batches = iter(loader)
 
@@ -64,8 +67,15 @@ def child(config: str, steps: int) -> None:
         for _ in range(n):
             x, y = next(batches)
             optimizer.zero_grad()
-            torch.nn.functional.cross_entropy(model(x), y).backward()
-            optimizer.step()
+            if scaler is not None:
+                with torch.autocast("cpu", dtype=torch.float16):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+            else:
+                torch.nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
             scheduler.step()
         return 0
 
@@ -75,10 +85,10 @@ def child(config: str, steps: int) -> None:
         w.stop()
 
 
-def count(src: str, config: str, steps: int, out: Path) -> subprocess.Popen[bytes]:
+def count(src: str, config: str, steps: int, out: Path, loop: str = "basic") -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=os.pathsep.join([src, str(HERE)]))
     cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=builtin_sorted",
-           f"--callgrind-out-file={out}", sys.executable, __file__, "--child", config, "--steps", str(steps)]
+           f"--callgrind-out-file={out}", sys.executable, __file__, "--child", config, "--steps", str(steps), "--loop", loop]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -96,10 +106,12 @@ def main() -> None:
     parser.add_argument("--only", action="append", choices=CONFIGS, help="configuration (repeatable)")
     parser.add_argument("--src", action="append", help="lrdoctor source tree to count (repeatable; "
                         "default: the one this checkout imports)")
+    parser.add_argument("--loop", choices=("basic", "amp"), default="basic",
+                        help="the loop: basic, or amp (float16 autocast with GradScaler('cpu'))")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.steps)
+        child(args.child, args.steps, args.loop)
         return
     if shutil.which("valgrind") is None:
         sys.exit("bench_overhead_instructions.py: valgrind is not installed (Debian: apt-get install valgrind)")
@@ -108,10 +120,10 @@ def main() -> None:
     print(f"running {1 + len(srcs) * len(configs)} processes under valgrind at once "
           f"({args.steps} counted steps each, about 1-3 minutes)...", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        runs = {("plain", "plain"): count(srcs[0], "plain", args.steps, Path(tmp, "plain"))}
+        runs = {("plain", "plain"): count(srcs[0], "plain", args.steps, Path(tmp, "plain"), args.loop)}
         for i, src in enumerate(srcs):
             for config in configs:
-                runs[(src, config)] = count(src, config, args.steps, Path(tmp, f"{i}-{config}"))
+                runs[(src, config)] = count(src, config, args.steps, Path(tmp, f"{i}-{config}"), args.loop)
         results: dict[tuple[str, str], int] = {}
         for key, proc in runs.items():
             _, err = proc.communicate()

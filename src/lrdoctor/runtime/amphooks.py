@@ -172,6 +172,13 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             engine.internal_error(exc)
         _tls.depth = 1
         try:
+            if kwargs is _NO_KWARGS:
+                # from the wrapper with torch's own parameters (every backward() under
+                # GradScaler comes this way): its five arguments forwarded as a plain call, no
+                # list, tuple and dict made for a star call (bench/OVERHEAD.md, perf19, perf47)
+                grad_tensors, retain_graph, create_graph, grad_variables, inputs = args
+                return original_backward(tensors, grad_tensors, retain_graph, create_graph,
+                                         grad_variables, inputs)
             return original_backward(tensors, *args, **kwargs)
         finally:
             _tls.depth = 0

@@ -407,9 +407,9 @@ class NonFinite:
                 engine.internal_error(exc)
 
         # The pre-hook is needed only while some optimizer's gradients are checked or an
-        # optimizer has not been looked at yet: once every optimizer is a float32 one outside
-        # GradScaler it is taken out (a frame less per step), and put back when a new optimizer
-        # appears or this check starts watching every step
+        # optimizer has not been looked at yet: once every optimizer is a float32 one (stepped
+        # by GradScaler or not) it is taken out (a frame less per step), and put back when a new
+        # optimizer appears or this check starts watching every step
         self._register_pre = lambda: register_optimizer_step_pre_hook(pre)
         self.arm()
         patcher.on_undo(self._uninstall_pre)
@@ -532,6 +532,15 @@ class NonFinite:
             self.every_step()  # float16/bfloat16 parameters are checked after every update
         return low
 
+    def _has_low_precision(self, opt: Any) -> bool:
+        """Whether ``opt`` updates float16/bfloat16 parameters, looked at now, with none of
+        _low_precision's effects (no cache entry, no every_step())."""
+        half = self.half_dtypes
+        for p in self._params(opt):
+            if p.dtype in half:
+                return True
+        return False
+
     def every_step(self) -> None:
         """From now on every optimizer step is handed to this check (a run that saw a NaN, or
         float16 parameters, or --nan-trace): its steps are no longer routine, and every module
@@ -557,8 +566,9 @@ class NonFinite:
         self.disarm()
 
     def _pre_hook_needed(self) -> bool:
-        """Whether some optimizer still needs before_step(): gradients checked, not looked at
-        yet, or under GradScaler (its parameters are looked at once, before the first update)."""
+        """Whether some optimizer still needs before_step(): gradients checked, or not looked
+        at yet (its parameters are looked at once, before the first update), or float16/bfloat16
+        parameters."""
         if self.nan_trace or self._eager_until or self in self.engine.every_step:
             return True
         plain = self.plain_opts
@@ -901,6 +911,17 @@ class NonFinite:
             # reach the module outputs (an armed LRD106 localization computes its own): the
             # next steps' module calls keep none (no autograd hook per output and step)
             self.grads_checked = bool(self.nan_trace or self._eager_until)
+            if not self.grads_checked and not self._has_low_precision(opt):
+                # float32 parameters: the verdict is the same in and out of scaler.step()
+                # (nothing checked), as for a float32 optimizer outside GradScaler, so the
+                # pre-hook's fast path applies, and once every optimizer is such a one the
+                # pre-hook is taken out (a frame less per step; arm() puts it back when a
+                # flag trips, a new optimizer appears or every step is watched, and the
+                # periodic rescan takes out an optimizer whose parameters were cast since); the
+                # answer is kept as _low_precision() keeps it (a float16/bfloat16 one is left to
+                # it: it also asks for every step)
+                self.low_precision[key] = (opt, False)
+                self.plain_opts[key] = opt
             return
         # Gradients cost one reduction per tensor to check, so they are read on every step only
         # where a non-finite gradient would otherwise go unnoticed or unexplained: float16 and

@@ -594,10 +594,11 @@ class StepOrder(Check):
         """LRD014: other optimizers were stepped since our last step, ours was not."""
         eng = self.engine
         seen = self.last_seen_attempts.setdefault(s.key, {})
-        others = [o for o in eng.optimizers.values()
-                  if o.key != opt.key and o.attempts > seen.get(o.key, 0)]
-        ours_moved = opt.attempts > seen.get(opt.key, 0)
-        if others and not ours_moved and not eng.has_finding("LRD014", s.key):
+        # the other optimizers that moved are looked for only when ours did not (the common
+        # case, each optimizer stepped with its scheduler, needs no list a step)
+        others = [] if opt.attempts > seen.get(opt.key, 0) else [
+            o for o in eng.optimizers.values() if o.key != opt.key and o.attempts > seen.get(o.key, 0)]
+        if others and not eng.has_finding("LRD014", s.key):
             other = max(others, key=lambda o: o.attempts)
             since = "ever" if opt.attempts == 0 else f"since optimizer step {opt.attempts}"
             eng.report(
@@ -619,13 +620,16 @@ class StepOrder(Check):
         """LRD012: X ... Y ... X on the same optimizer, where one of them recomputes the LR from
         its base values (chainable schedulers stepped back to back are a ChainedScheduler)."""
         eng = self.engine
-        mine = recomputes_lr(s.cls)
-        if mine is None:
-            return
+        mine: bool | None = None
+        looked = False  # recomputes_lr(s.cls) is asked only once a rival on the same optimizer is
         for rival in eng.schedulers.values():
             if (rival is s or rival.optimizer_key != s.optimizer_key or rival.parent_key is not None
                     or rival.user_steps == 0 or s.parent_key == rival.key or rival.parent_key == s.key):
                 continue
+            if not looked:
+                mine, looked = recomputes_lr(s.cls), True
+            if mine is None:
+                return
             theirs = recomputes_lr(rival.cls)
             if theirs is None or not (mine or theirs):
                 continue
