@@ -218,3 +218,31 @@ def fit(objs, loader, epochs):
     fixed = source.replace("        scheduler.step()\n", "").replace(
         "optimizer.step()\n", "optimizer.step()\n        scheduler.step()\n")
     assert codes(fixed) == []
+
+
+def test_only_an_object_name_of_a_mapping_handed_in_is_guessed() -> None:
+    # which entries are guessed: an object's name, read from a mapping not loaded from a file
+    import ast
+
+    from lrdoctor.check.trace import _entry_of_held_objects
+    from lrdoctor.check.index import Scope
+
+    def guessed(stmt: str, sources: dict[str, str] | None = None) -> bool:
+        node = ast.parse(stmt).body[0]
+        assert isinstance(node, ast.Assign)
+        scope = Scope({}, None, None)  # type: ignore[arg-type]
+        for name, text in (sources or {}).items():
+            scope.sources[name] = ast.parse(text, mode="eval").body
+        label = ast.unparse(node.targets[0])
+        return _entry_of_held_objects(node.value, label, scope)
+
+    assert guessed('self.optimizer = self.optimizers["model"]')
+    assert guessed('lr_scheduler = objs.get("lr_scheduler")')
+    assert guessed('scaler = parts.pop("scaler", None)')
+    assert not guessed('self.schedulers = objs["schedulers"]')  # several
+    assert not guessed('schedule_index = checkpoint["schedule_index"]')  # a count
+    assert not guessed('sched_name = cfg["sched_name"]')  # a setting
+    assert not guessed('optimizer_state = ckpt["optimizer"]')  # a record
+    assert not guessed('optimizer = ckpt["optimizer"]', {"ckpt": "torch.load(path)"})
+    assert not guessed('scheduler = torch.load(path)["scheduler"]')
+    assert not guessed('optimizer = objs[name]')  # a key chosen at run time

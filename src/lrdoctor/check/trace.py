@@ -2499,13 +2499,11 @@ class Tracer:
                     self.rebind_entry(item, value.items.get(k), node, f"{label}[{k!r}]")
         if source is not None and store is scope.vars:
             scope.sources[key] = source
-        if value is None and label and not label.endswith("s") and (
-                isinstance(source, ast.Subscript) and isinstance(const_key(source.slice), str)
-                or _entry_read(source)):
+        if value is None and label and not isinstance(previous, Obj) \
+                and _entry_of_held_objects(source, label, scope):
             # `self.optimizer = self.optimizers["model"]` of a mapping handed in from code not
             # seen here (a trainer given `torch_objs` by its config-built driver): an entry of
             # an unknown mapping, known by the name it is bound to, as an unknown parameter is
-            # (not `self.schedulers = objs["schedulers"]`: a plural name holds several)
             value = self.guess(label)
         if value is None and isinstance(source, ast.Call):
             value = self.guess_from_call(source, label, scope)
@@ -7189,6 +7187,46 @@ def _while_hint(stmt: ast.While) -> str:
 
 _CALLED = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
 
+
+
+# words that make a name a setting of an object or a record about it, not the object itself
+# (`schedule_index`, `sched_name`, `optimizer_state`, `scheduler_type`)
+_SETTING_WORDS = frozenset({
+    "index", "idx", "stage", "phase", "name", "type", "kind", "mode", "policy", "step", "epoch",
+    "iter", "state", "dict", "cfg", "config", "conf", "args", "kwargs", "params", "fn", "func",
+    "cls", "class", "id", "key", "str", "path", "file", "count", "num", "interval", "freq",
+    "gamma", "factor", "warmup", "milestones", "patience", "choice", "spec", "opts", "options",
+})
+
+
+def _entry_of_held_objects(source: ast.expr | None, label: str, scope: Scope) -> bool:
+    """``source`` reads one entry, by its literal key, of a mapping lrdoctor cannot see
+    (``self.optimizers["model"]``, ``objs.get("optimizer")``), bound to ``label``, a name an
+    object has: not a plural (several), no word that makes it a setting or a record
+    (``schedule_index``, ``sched_name``), and not an entry of a mapping read from a file
+    (``checkpoint = torch.load(p)``: what it holds is saved data)."""
+    last = label.rsplit(".", 1)[-1].lower()
+    if last.endswith("s") or set(last.split("_")) & _SETTING_WORDS:
+        return False
+    if isinstance(source, ast.Subscript) and isinstance(const_key(source.slice), str):
+        container: ast.expr = source.value
+    elif _entry_read(source):
+        assert isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute)
+        container = source.func.value
+    else:
+        return False
+    while isinstance(container, ast.Subscript):
+        container = container.value  # `ckpt["state"]["optimizer"]`
+    if isinstance(container, ast.Call):
+        return False  # `torch.load(p)["optimizer"]`
+    if isinstance(container, ast.Name):
+        found = scope.source_of(container.id)
+        bound = found[0] if found is not None else None
+        if isinstance(bound, ast.Call) and any(
+                word in (dotted(bound.func) or "").rsplit(".", 1)[-1].lower()
+                for word in ("load", "state_dict", "read")):
+            return False  # `checkpoint = torch.load(path)`, `sd = model.state_dict()`
+    return True
 
 
 def _entry_read(source: ast.expr | None) -> bool:
