@@ -224,8 +224,8 @@ def test_only_an_object_name_of_a_mapping_handed_in_is_guessed() -> None:
     # which entries are guessed: an object's name, read from a mapping not loaded from a file
     import ast
 
-    from lrdoctor.check.trace import _entry_of_held_objects
     from lrdoctor.check.index import Scope
+    from lrdoctor.check.trace import _entry_of_held_objects
 
     def guessed(stmt: str, sources: dict[str, str] | None = None) -> bool:
         node = ast.parse(stmt).body[0]
