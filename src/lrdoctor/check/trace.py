@@ -1904,10 +1904,7 @@ class Tracer:
         if held is None and isinstance(node, ast.Name) and not _bound(scope, node.id):
             # a constant of a module whose top level this trace did not run (a function of it
             # called from another file): its one top-level binding, when that is a literal
-            bound = [stmt for stmt in scope.module.tree.body
-                     if any(isinstance(t, ast.Name) and t.id == node.id
-                            for n in ast.walk(stmt) if isinstance(n, ast.Name)
-                            and isinstance(n.ctx, ast.Store) for t in [n])]
+            bound = scope.module.top_level_binders(node.id)
             if len(bound) == 1 and isinstance(bound[0], ast.Assign) \
                     and len(bound[0].targets) == 1 and isinstance(bound[0].targets[0], ast.Name):
                 return self.constant_strings(bound[0].value, scope) \
