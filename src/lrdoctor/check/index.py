@@ -154,6 +154,10 @@ class ModuleInfo:
     # names it calls on a receiver that may be an instance of its own classes (see
     # trace._own_method_calls), found once per process
     own_calls: frozenset[str] | None = field(default=None, repr=False)
+    # per name, the top-level statements that store it anywhere inside them (a name bound by
+    # an assignment, a loop, a `with`, or inside a function or class body), in order; found
+    # once per process (see top_level_binders)
+    binders: dict[str, tuple[ast.stmt, ...]] | None = field(default=None, repr=False)
     # names whose torch import wins over a stand-in in another arm of the same `if`/`try`
     # (see build): a later binding of the name (the tracer re-reads the top level) keeps it
     pinned: dict[str, str] = field(default_factory=dict)
@@ -164,6 +168,20 @@ class ModuleInfo:
     # (``sys.path.append('./Models/')`` before ``from model_v2 import build``): where its
     # plain imports are looked up too, relative to where it may run from (see project.py)
     path_dirs: tuple[str, ...] = ()
+
+    def top_level_binders(self, name: str) -> tuple[ast.stmt, ...]:
+        """The statements of the module's top level (``tree.body``) inside which ``name`` is
+        stored as a plain name anywhere (``ast.Name`` in a store context, at any depth), in
+        their order. Found for every name in one pass over the module, on the first ask."""
+        if self.binders is None:
+            found: dict[str, list[ast.stmt]] = {}
+            for stmt in self.tree.body:
+                stored = {n.id for n in ast.walk(stmt)
+                          if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                for stored_name in stored:
+                    found.setdefault(stored_name, []).append(stmt)
+            self.binders = {k: tuple(v) for k, v in found.items()}
+        return self.binders.get(name, ())
 
     @classmethod
     def build(cls, path: str, tree: ast.Module) -> ModuleInfo:

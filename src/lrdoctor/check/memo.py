@@ -35,3 +35,11 @@ def per_node(question: Callable[..., T]) -> Callable[..., T]:
         return value
 
     return answer
+
+
+@per_node
+def nodes_in(node: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of ``node``'s tree, in ``ast.walk`` order, found once per node: for a
+    function or module walked again and again (once per object a rule judges). Only for trees
+    nobody changes (a parsed module's nodes), never for a copy being rewritten."""
+    return tuple(ast.walk(node))

@@ -64,6 +64,9 @@ class ProjectLoader(ModuleLoader):
         self._texts: dict[str, str | None] = {}
         self._matches: dict[tuple[str, str], bool] = {}
         self._name_hits: dict[tuple[str, str, str], tuple[bool, list[str]]] = {}
+        self._lines: dict[str, list[str]] = {}  # a project file's lines (imports_matching)
+        # per definition (by its node, kept with the answer): the names it uses
+        self._uses: dict[int, tuple[ast.AST, list[str]]] = {}
         self._roots_added: dict[tuple[str, str], tuple[str, ...]] = {}
         self._stored: dict[str, frozenset[str]] = {}  # project root -> attributes stored
         # (project root, class name) -> the other modules that call the name
@@ -84,6 +87,8 @@ class ProjectLoader(ModuleLoader):
             self._texts.clear()
             self._matches.clear()
             self._name_hits.clear()
+            self._lines.clear()
+            self._uses.clear()
             self._roots_added.clear()
             self._stored.clear()
             self._constructing.clear()
@@ -319,11 +324,23 @@ class ProjectLoader(ModuleLoader):
                             pattern: re.Pattern[str]) -> tuple[bool, list[str]]:
         """Whether the source of one definition matches, and the qualified names it uses
         (the module's own functions and classes as :func:`_direct` names)."""
-        text = self._text(path) or ""
+        lines = self._lines.get(path)
+        if lines is None:
+            lines = self._lines[path] = (self._text(path) or "").splitlines()
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])  # type: ignore[attr-defined]
-        lines = text.splitlines()[start - 1:getattr(node, "end_lineno", start)]
-        if pattern.search("\n".join(lines)):
+        if pattern.search("\n".join(lines[start - 1:getattr(node, "end_lineno", start)])):
             return True, []
+        # what the definition uses does not depend on the pattern: found once per definition
+        # (imports_matching asks with two patterns, for every file that imports it)
+        kept = self._uses.get(id(node))
+        if kept is None or kept[0] is not node:
+            kept = self._uses[id(node)] = (node, self._definition_uses(path, info, node))
+        return False, kept[1]
+
+    @staticmethod
+    def _definition_uses(path: str, info: ModuleInfo, node: ast.AST) -> list[str]:
+        """The qualified names one definition uses (the module's own functions and classes as
+        :func:`_direct` names), each once, in the order of their first use."""
         uses: list[str] = []
         inner: set[int] = set()  # the bases of attribute chains, read with their chain
         for sub in ast.walk(node):
@@ -352,7 +369,7 @@ class ProjectLoader(ModuleLoader):
                     uses.append(info.imports[ident])
                 elif ident in info.functions or ident in info.classes:
                     uses.append(_direct(path, ident))
-        return False, list(dict.fromkeys(uses))
+        return list(dict.fromkeys(uses))
 
     def _locate(self, qualname: str, importer_dir: str, added: tuple[str, ...] = ()
                 ) -> tuple[str | None, str | None]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from lrdoctor.check.index import dotted
+from lrdoctor.check.memo import per_node
 
 _REGISTERS = frozenset({"register", "register_module"})
 _LOOKUPS = frozenset({"get", "build", "__getitem__"})
@@ -55,13 +56,12 @@ def only_looked_up(tree: ast.Module, name: str, allowed: set[int], lookups: froz
     ids are in ``allowed`` (the ones that fill it): ``name[key]`` or ``name.<lookup>(...)`` for a
     method in ``lookups``. A ``global`` statement for it, a store, or handing it on (an
     argument, a return, another method) may change what it holds."""
-    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Global) and name in node.names:
-            return False
-        if not (isinstance(node, ast.Name) and node.id == name) or id(node) in allowed:
+    uses, declared = _name_uses(tree)
+    if name in declared:
+        return False
+    for node, up in uses.get(name, ()):
+        if id(node) in allowed:
             continue
-        up = parents.get(id(node))
         if isinstance(node.ctx, ast.Load) and (
                 isinstance(up, ast.Subscript) and up.value is node and isinstance(up.ctx, ast.Load)
                 or isinstance(up, ast.Attribute) and up.attr in lookups):
@@ -126,3 +126,20 @@ def _named(call: ast.Call, default: str, skip: ast.expr | None = None) -> str | 
 
 def _named_only(call: ast.Call) -> bool:
     return all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)
+
+
+@per_node
+def _name_uses(tree: ast.AST) -> tuple[dict[str, list[tuple[ast.Name, ast.AST | None]]],
+                                       frozenset[str]]:
+    """Every ``ast.Name`` of ``tree`` by its name, each with the node that holds it (None for
+    the tree itself), and the names a ``global`` statement declares; found in one pass, once
+    per module (a registry's every lookup asks)."""
+    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    uses: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
+    declared: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name):
+            uses.setdefault(node.id, []).append((node, parents.get(id(node))))
+    return uses, frozenset(declared)

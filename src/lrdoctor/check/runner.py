@@ -1,12 +1,15 @@
 """Checking many files: in this process for a handful, on every core for more.
 
-Files are dealt out in chunks, largest first, to a process pool; each worker keeps its own
-cache of parsed project modules. A few files never pay for starting a pool.
+Files are dealt out to a process pool in chunks of neighbouring paths (the files of one
+directory import the same project modules); each worker keeps one loader for every chunk it
+checks: the project modules it parsed and the inert traces it kept (see inert.py) serve the
+files of its later chunks too. A few files never pay for starting a pool.
 """
 
 from __future__ import annotations
 
 import gc
+import itertools
 import multiprocessing
 import os
 import sys
@@ -21,6 +24,9 @@ from lrdoctor.check.project import ProjectLoader
 # below this much source, a pool costs more than it saves
 PARALLEL_MIN_FILES = 16
 PARALLEL_MIN_BYTES = 1_500_000
+# chunks per worker process: enough that a chunk of slow files does not keep one worker busy
+# long after the other has finished
+CHUNKS_PER_JOB = 16
 
 
 @dataclass
@@ -48,8 +54,9 @@ def cpu_count() -> int:
 
 
 def _check_chunk(paths: list[str], codes: frozenset[str],
-                 progress: Callable[[int], None] | None = None) -> list[FileResult]:
-    loader = ProjectLoader()
+                 progress: Callable[[int], None] | None = None,
+                 loader: ProjectLoader | None = None) -> list[FileResult]:
+    loader = loader or ProjectLoader()
     out = []
     # ASTs are large acyclic object graphs: generational GC passes over them cost as much as
     # parsing; collect explicitly between files instead
@@ -66,6 +73,21 @@ def _check_chunk(paths: list[str], codes: frozenset[str],
         if enabled:
             gc.enable()
     return out
+
+
+# a pool worker's loader, kept between the chunks of one run it checks, with the run it
+# serves: a later run (the files may have changed since) starts a loader of its own
+_worker_loader: tuple[object, ProjectLoader] | None = None
+_runs = itertools.count()
+
+
+def _check_pooled(paths: list[str], codes: frozenset[str], run: object) -> list[FileResult]:
+    """``_check_chunk`` in a pool worker, with the loader of the worker's earlier chunks of
+    the same ``run`` (a key check_files makes once per call)."""
+    global _worker_loader
+    if _worker_loader is None or _worker_loader[0] != run:
+        _worker_loader = (run, ProjectLoader())
+    return _check_chunk(paths, codes, loader=_worker_loader[1])
 
 
 def _check_one(path: str, codes: frozenset[str], loader: ProjectLoader) -> FileResult:
@@ -109,19 +131,15 @@ def check_files(paths: list[str], codes: frozenset[str], jobs: int | None = None
 def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
                     jobs: int, notes: list[str] | None = None,
                     progress: Callable[[int], None] | None = None) -> list[FileResult]:
-    n_chunks = min(len(paths), jobs * 8)
-    chunks: list[list[int]] = [[] for _ in range(n_chunks)]
-    loads = [0] * n_chunks
-    for index in sorted(range(len(paths)), key=lambda i: -sizes[i]):
-        target = loads.index(min(loads))
-        chunks[target].append(index)
-        loads[target] += sizes[index] + 2000
-    chunks = [c for c in chunks if c]
+    chunks = _neighbour_chunks(paths, sizes, min(len(paths), jobs * CHUNKS_PER_JOB))
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     context = multiprocessing.get_context(method)
     by_index: dict[int, FileResult] = {}
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_check_chunk, [paths[i] for i in chunk], codes): chunk
+        # (the key names this process too: a forked worker of another run's process never
+        # takes a loader it inherited)
+        run = (os.getpid(), next(_runs))
+        futures = {pool.submit(_check_pooled, [paths[i] for i in chunk], codes, run): chunk
                    for chunk in sorted(chunks, key=lambda c: -sum(sizes[i] for i in c))}
         for future in as_completed(futures):
             chunk = futures[future]
@@ -137,6 +155,25 @@ def _check_parallel(paths: list[str], sizes: list[int], codes: frozenset[str],
             if progress is not None:
                 progress(len(by_index))
     return [by_index[i] for i in range(len(paths))]
+
+
+def _neighbour_chunks(paths: list[str], sizes: list[int], n_chunks: int) -> list[list[int]]:
+    """The indices of ``paths`` cut into ``n_chunks`` runs of neighbouring paths (in sorted
+    order) of about equal size: the files of one directory, which import the same project
+    modules, are checked by one worker, with one loader (and its parsed modules and inert
+    traces), rather than dealt out to every worker. Each file adds its size and 2,000 bytes
+    (a small file still costs a parse and a look at its imports)."""
+    order = sorted(range(len(paths)), key=lambda i: paths[i])
+    total = sum(sizes[i] + 2000 for i in order)
+    chunks: list[list[int]] = [[]]
+    done = 0
+    for index in order:
+        # a new chunk each time the running total passes the next n-th of the whole
+        if chunks[-1] and done >= total * len(chunks) / n_chunks:
+            chunks.append([])
+        chunks[-1].append(index)
+        done += sizes[index] + 2000
+    return chunks
 
 
 def merge_results(results: Iterable[FileResult]) -> Report:

@@ -1951,10 +1951,7 @@ class Tracer:
         if held is None and isinstance(node, ast.Name) and not _bound(scope, node.id):
             # a constant of a module whose top level this trace did not run (a function of it
             # called from another file): its one top-level binding, when that is a literal
-            bound = [stmt for stmt in scope.module.tree.body
-                     if any(isinstance(t, ast.Name) and t.id == node.id
-                            for n in ast.walk(stmt) if isinstance(n, ast.Name)
-                            and isinstance(n.ctx, ast.Store) for t in [n])]
+            bound = scope.module.top_level_binders(node.id)
             if len(bound) == 1 and isinstance(bound[0], ast.Assign) \
                     and len(bound[0].targets) == 1 and isinstance(bound[0].targets[0], ast.Name):
                 return self.constant_strings(bound[0].value, scope) \
@@ -5916,13 +5913,20 @@ def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ..
             out.append(found[0])
             if depth > 1:
                 out.extend(_origins(found[0], found[1], depth - 1))
-    for node in ast.walk(test):
-        returned = _predicate_returns(node, scope) if isinstance(node, ast.Call) else None
+    for node in _calls_in(test):
+        returned = _predicate_returns(node, scope)
         if returned is not None:
             # `if self.should_update(i):` with `return (i + 1) % self.accum == 0`: the test
             # reads as the expression the function returns
             out.append(returned)
     return tuple(out)
+
+
+@per_node
+def _calls_in(node: ast.AST) -> tuple[ast.Call, ...]:
+    """The calls inside ``node`` (itself included), in ``ast.walk`` order: a branch's test
+    is read again at every trace that reaches it."""
+    return tuple(n for n in ast.walk(node) if isinstance(n, ast.Call))
 
 
 def _predicate_returns(call: ast.Call, scope: Scope) -> ast.expr | None:
@@ -6005,11 +6009,17 @@ def _self_attrs_read(methods: Iterable[ast.FunctionDef | ast.AsyncFunctionDef]) 
     ``self.name is not None``), not those they only assign."""
     out: set[str] = set()
     for method in methods:
-        for node in ast.walk(method):
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
-                    and isinstance(node.value, ast.Name) and node.value.id == "self":
-                out.add(node.attr)
+        out |= _self_reads(method)
     return out
+
+
+@per_node
+def _self_reads(method: ast.AST) -> frozenset[str]:
+    """``_self_attrs_read`` of one method, found once per method (a base class's methods are
+    read for every subclass traced)."""
+    return frozenset(node.attr for node in ast.walk(method)
+                     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
+                     and isinstance(node.value, ast.Name) and node.value.id == "self")
 
 
 def _holds_object(value: Any) -> bool:

@@ -211,6 +211,19 @@ def when(flag: str) -> str:
     return f"when `{flag}` is on" if simple else f"when `{flag}` holds"
 
 
+@per_node
+def _ifs(tree: ast.AST) -> tuple[ast.If, ...]:
+    """The ``if`` statements of a module, in ``ast.walk`` order (once per module: a scaler's
+    flag is asked at every event that reads it)."""
+    return tuple(n for n in ast.walk(tree) if isinstance(n, ast.If))
+
+
+@per_node
+def _if_expressions(tree: ast.AST) -> tuple[ast.IfExp, ...]:
+    """The ``a if test else b`` expressions of a module, in ``ast.walk`` order."""
+    return tuple(n for n in ast.walk(tree) if isinstance(n, ast.IfExp))
+
+
 def _enclosing_flag(scaler: Obj) -> str:
     """The flag of ``if args.amp: scaler = GradScaler()`` (``ALWAYS`` when the scaler is
     built unconditionally, in an ``else``, or under a test that is no flag the user sets)."""
@@ -218,8 +231,8 @@ def _enclosing_flag(scaler: Obj) -> str:
         return ALWAYS
     line = scaler.call.lineno
     found: ast.If | None = None
-    for node in ast.walk(scaler.scope.module.tree):
-        if isinstance(node, ast.If) and node.body and node.body[0].lineno <= line <= (
+    for node in _ifs(scaler.scope.module.tree):
+        if node.body and node.body[0].lineno <= line <= (
             node.body[-1].end_lineno or node.body[-1].lineno
         ) and (found is None or node.lineno > found.lineno):
             found = node
@@ -238,10 +251,10 @@ def _conditional_test(scaler: Obj) -> ast.expr | None:
     GradScaler()`` is built when ``amp``)."""
     if scaler.scope is None or scaler.call is None:
         return None
-    for node in ast.walk(scaler.scope.module.tree):
-        if isinstance(node, ast.IfExp) and node.body is scaler.call:
+    for node in _if_expressions(scaler.scope.module.tree):
+        if node.body is scaler.call:
             return node.test
-        if isinstance(node, ast.IfExp) and node.orelse is scaler.call:
+        if node.orelse is scaler.call:
             test = node.test
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                 return test.operand

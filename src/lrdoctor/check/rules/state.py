@@ -23,7 +23,7 @@ from lrdoctor.check.context import (
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import ignores_first_argument, project_constant
 from lrdoctor.check.index import Scope, dotted, last_name
-from lrdoctor.check.memo import per_node
+from lrdoctor.check.memo import nodes_in, per_node
 from lrdoctor.check.model import Event, Loop, built_apart, exclusive
 from lrdoctor.check.position import (
     built_at_a_position,
@@ -388,7 +388,7 @@ def _undone_trial(ctx: FileContext, s: Obj) -> bool:
     # the names the function keeps the optimizer's own state in before building the scheduler
     # (`saved = deepcopy(opt.state_dict())`, `saved = {"optimizer": opt.state_dict(), ...}`)
     kept: set[str] = set()
-    for node in ast.walk(fn):
+    for node in nodes_in(fn):
         if isinstance(node, ast.Assign) and node.lineno < s.call.lineno \
                 and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
@@ -398,7 +398,7 @@ def _undone_trial(ctx: FileContext, s: Obj) -> bool:
     if not kept:
         return False  # a load from elsewhere (a checkpoint) is a resume, not an undo
     restored = False
-    for node in ast.walk(fn):
+    for node in nodes_in(fn):
         if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None \
                 and any(isinstance(n, ast.Name) and n.id == s.name for n in ast.walk(node.value)):
             return False  # handed back to the caller
