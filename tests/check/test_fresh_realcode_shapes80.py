@@ -246,3 +246,4 @@ def test_only_an_object_name_of_a_mapping_handed_in_is_guessed() -> None:
     assert not guessed('optimizer = ckpt["optimizer"]', {"ckpt": "torch.load(path)"})
     assert not guessed('scheduler = torch.load(path)["scheduler"]')
     assert not guessed('optimizer = objs[name]')  # a key chosen at run time
+

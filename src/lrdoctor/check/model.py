@@ -203,7 +203,7 @@ class Frame:
         return None
 
 
-def exclusive(a: Event, b: Event) -> bool:
+def exclusive(a: Event, b: Event, parts: bool = False) -> bool:
     """True when the two calls cannot both run in one pass: different branches of one ``if``,
     or branches of two ``if``s that test the same flag (nothing reassigned between) with
     opposite outcomes (``if args.amp: ...`` / ``if not args.amp: ...``, ``epoch < warmup`` /
@@ -211,21 +211,29 @@ def exclusive(a: Event, b: Event) -> bool:
     branches = {c.key: c.branch for c in a.conds}
     if any(c.key in branches and branches[c.key] != c.branch for c in b.conds):
         return True
-    return facts_contradict(a.conds, b.conds)
+    return facts_contradict(a.conds, b.conds, parts)
 
 
-def facts_contradict(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
+def facts_contradict(a: tuple[Cond, ...], b: tuple[Cond, ...], parts: bool = False) -> bool:
     """Whether the branches ``a`` and ``b`` need one flag (nothing reassigned between) with
     opposite truths: ``if args.amp:`` / ``if not args.amp:``, ``x is None`` / ``x is not
     None``."""
-    facts = {(f[0], f[1]): f[2] for c in a for f in _facts(c)}
-    return any(facts.get((f[0], f[1]), f[2]) != f[2] for c in b for f in _facts(c))
+    facts = {(f[0], f[1]): f[2] for c in a for f in _facts(c, parts)}
+    return any(facts.get((f[0], f[1]), f[2]) != f[2] for c in b for f in _facts(c, parts))
 
 
-def _facts(c: Cond) -> Iterator[tuple[str, tuple[Any, ...], bool]]:
+def _facts(c: Cond, parts: bool) -> Iterator[tuple[str, tuple[Any, ...], bool]]:
+    """The facts of a branch taken; with ``parts``, also what it says of each part of an
+    `and` / `or` test (see Cond.parts). Only LRD012 asks for the parts so far: read
+    everywhere, they also set a DeepSpeed engine's save apart from the plain path's save of the
+    scheduler (`if self.deepspeed:` / `elif ... and not self.deepspeed:`), correctly, and so
+    unmasked an LRD007 that names the plain path's scheduler, which DeepSpeed runs never build
+    (the two paths hang on two flags, `args.deepspeed` and `self.deepspeed`, that lrdoctor does
+    not tie together)."""
     if c.fact is not None:
         yield c.fact
-    yield from c.parts
+    if parts:
+        yield from c.parts
 
 
 def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | None, frozenset[str]]]:

@@ -4109,7 +4109,7 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                      if x.loop is not None and y.loop is not None and _share_a_loop(x, y)
                      and (_unconditional(x) and (_unconditional(y) or bool(ra))
                           or _unconditional(y) and bool(rb))
-                     and not exclusive(x, y)),
+                     and not exclusive(x, y, parts=True)),
                     None,
                 )
                 if pair is None:
@@ -4156,7 +4156,7 @@ def _swa_fought(ctx: FileContext, a: Obj, b: Obj,
          if x.loop is not None and y.loop is not None
          and (not picked or _no_metric(y))
          and (_unconditional(y) or _same_every_pass(ctx, y, x))
-         and not exclusive(x, y)),
+         and not exclusive(x, y, parts=True)),
         None,
     )
     if pair is None:
