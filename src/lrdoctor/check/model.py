@@ -207,7 +207,8 @@ def exclusive(a: Event, b: Event, parts: bool = False) -> bool:
     """True when the two calls cannot both run in one pass: different branches of one ``if``,
     or branches of two ``if``s that test the same flag (nothing reassigned between) with
     opposite outcomes (``if args.amp: ...`` / ``if not args.amp: ...``, ``epoch < warmup`` /
-    ``epoch >= warmup``)."""
+    ``epoch >= warmup``). ``parts``: also what a branch says of each part of an ``and`` /
+    ``or`` test (Cond.parts)."""
     branches = {c.key: c.branch for c in a.conds}
     if any(c.key in branches and branches[c.key] != c.branch for c in b.conds):
         return True

@@ -5445,6 +5445,32 @@ def _guard_counts(guard: Cond) -> set[str]:
             and isinstance(node.right, ast.Name)}
 
 
+
+def _every_micro_batch(e: Event, loop: Loop, update: Event, count: ast.expr,
+                       prepared: bool) -> str:
+    """LRD017's words for a scheduler Accelerate steps on every micro-batch inside
+    `accumulate()` while the optimizer updates once every ``count`` of them: not prepared, or
+    prepared by an Accelerator built with `step_scheduler_with_optimizer=False`."""
+    if not prepared:
+        return (
+            f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, "
+            f"but only the optimizer went through `prepare()`: inside `accumulate()` its "
+            f"step() (line {update.line}) updates once every "
+            f"`{short_source(count)}` micro-batches, while this scheduler, not prepared, "
+            "advances on each of them; pass it to `prepare()` too (or step it under "
+            "`if accelerator.sync_gradients:`)"
+        )
+    return (
+        f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}: "
+        "the Accelerator was built with `step_scheduler_with_optimizer=False`, so "
+        "the prepared scheduler steps on each call, while inside `accumulate()` the "
+        f"optimizer's step() (line {update.line}) updates once every "
+        f"`{short_source(count)}` micro-batches; the schedule advances once per "
+        "micro-batch, faster than the updates it is meant to follow (leave "
+        "`step_scheduler_with_optimizer` at its default, or size the schedule in "
+        "micro-batches)"
+    )
+
 def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = False) -> bool:
     """The schedule's length is counted in loader batches (`epochs * len(loader)`, through
     names and a builder's parameters) with no division by the accumulation count (spelled
@@ -5880,45 +5906,21 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
         if any((c.key, c.branch) not in with_updates for c in own):
             continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
-        accelerator = _unprepared_under_accumulate(sched, updates)
-        if accelerator is not None and not _prepare_may_take(ctx.tree, sched):
-            count = accelerator.accumulation
+        # inside `accumulate()` the prepared optimizer updates only on the micro-batches that
+        # sync; the scheduler steps on every call when it was not prepared, or when the
+        # Accelerator was built with `step_scheduler_with_optimizer=False`
+        runner, prepared = _unprepared_under_accumulate(sched, updates), False
+        if runner is None or _prepare_may_take(ctx.tree, sched):
+            runner, prepared = _prepared_under_accumulate(sched, updates), True
+            if runner is not None and not runner.scheduler_unsynced:
+                runner = None
+        if runner is not None:
+            count = runner.accumulation
             assert count is not None
             counts = {count.id} if isinstance(count, ast.Name) else set()
             if not _sized_in_micro_batches(sched, counts):
-                yield Diagnostic.at(
-                    "LRD017",
-                    f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, "
-                    f"but only the optimizer went through `prepare()`: inside `accumulate()` its "
-                    f"step() (line {updates[0].line}) updates once every "
-                    f"`{short_source(count)}` micro-batches, while this scheduler, not prepared, "
-                    "advances on each of them; pass it to `prepare()` too (or step it under "
-                    "`if accelerator.sync_gradients:`)",
-                    e.path,
-                    e.node,
-                )
-            continue
-        unsynced = _prepared_under_accumulate(sched, updates)
-        if unsynced is not None and unsynced.scheduler_unsynced:
-            # `Accelerator(step_scheduler_with_optimizer=False)`: the prepared scheduler steps
-            # on every call, the prepared optimizer only on the micro-batches that sync
-            count = unsynced.accumulation
-            assert count is not None
-            counts = {count.id} if isinstance(count, ast.Name) else set()
-            if not _sized_in_micro_batches(sched, counts):
-                yield Diagnostic.at(
-                    "LRD017",
-                    f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}: "
-                    "the Accelerator was built with `step_scheduler_with_optimizer=False`, so "
-                    "the prepared scheduler steps on each call, while inside `accumulate()` the "
-                    f"optimizer's step() (line {updates[0].line}) updates once every "
-                    f"`{short_source(count)}` micro-batches; the schedule advances once per "
-                    "micro-batch, faster than the updates it is meant to follow (leave "
-                    "`step_scheduler_with_optimizer` at its default, or size the schedule in "
-                    "micro-batches)",
-                    e.path,
-                    e.node,
-                )
+                yield Diagnostic.at("LRD017", _every_micro_batch(e, loop, updates[0], count,
+                                                                 prepared), e.path, e.node)
             continue
         guards = []
         for u in updates:
