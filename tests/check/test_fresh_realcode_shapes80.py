@@ -79,11 +79,10 @@ def test_trainer_objects_from_unknown_mappings_checkpoint_with_scheduler() -> No
     assert "LRD007" not in codes(source)
 
 
-def test_entry_of_unknown_mapping_is_an_optimizer_for_the_order_rule() -> None:
-    source = """
+ORDER = """
 def fit(objs, loader, epochs):
-    optimizer = objs["optimizer"]
-    scheduler = objs["scheduler"]
+    optimizer = OPT
+    scheduler = SCHED
     for epoch in range(epochs):
         scheduler.step()
         for x, y in loader:
@@ -91,10 +90,22 @@ def fit(objs, loader, epochs):
             objs["model"](x, y).backward()
             optimizer.step()
 """
-    assert "LRD001" in codes(source)
-    fixed = source.replace("        scheduler.step()\n", "").replace(
+
+
+def order(opt: str, sched: str) -> str:
+    return ORDER.replace("OPT", opt).replace("SCHED", sched)
+
+
+def stepped_after_the_update(source: str) -> str:
+    """The same program with the scheduler stepped after every update (the order's fix)."""
+    return source.replace("        scheduler.step()\n", "").replace(
         "optimizer.step()\n", "optimizer.step()\n        scheduler.step()\n")
-    assert "LRD001" not in codes(fixed)
+
+
+def test_entry_of_unknown_mapping_is_an_optimizer_for_the_order_rule() -> None:
+    source = order('objs["optimizer"]', 'objs["scheduler"]')
+    assert "LRD001" in codes(source)
+    assert "LRD001" not in codes(stepped_after_the_update(source))
 
 
 def test_plural_entry_is_no_scheduler() -> None:
@@ -203,21 +214,9 @@ def test_unfreezing_another_module_leaves_the_frozen_model_out() -> None:
 
 def test_entry_read_with_get_or_pop_is_known_by_its_name() -> None:
     # `objs.get("optimizer")` / `objs.pop("scheduler", None)` read one entry as a subscript does
-    source = """
-def fit(objs, loader, epochs):
-    optimizer = objs.get("optimizer")
-    scheduler = objs.pop("scheduler", None)
-    for epoch in range(epochs):
-        scheduler.step()
-        for x, y in loader:
-            optimizer.zero_grad()
-            objs["model"](x, y).backward()
-            optimizer.step()
-"""
+    source = order('objs.get("optimizer")', 'objs.pop("scheduler", None)')
     assert "LRD001" in codes(source)
-    fixed = source.replace("        scheduler.step()\n", "").replace(
-        "optimizer.step()\n", "optimizer.step()\n        scheduler.step()\n")
-    assert codes(fixed) == []
+    assert codes(stepped_after_the_update(source)) == []
 
 
 def test_only_an_object_name_of_a_mapping_handed_in_is_guessed() -> None:
