@@ -5703,7 +5703,8 @@ def _keep_the_scheduled_optimizer(stores: list[dict[str, Any]], built: list[dict
     other: dict[str, Any] = {}
     for store, was in zip(second, before):
         other.update((k, v) for k, v in store.items() if was.get(k) is not v)
-    after = [v for store in stores for v in store.values()]
+    # (a name may hold a choice of schedulers, one per branch: each option survives)
+    after = [leaf for store in stores for v in store.values() for leaf in _leaves_of(v)]
     driven: list[Any] = []  # the optimizers the surviving schedulers of either branch drive
     for sched in [*first.values(), *other.values()]:
         if not (isinstance(sched, Obj) and sched.kind == "scheduler"
