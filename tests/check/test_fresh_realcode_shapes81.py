@@ -328,3 +328,169 @@ def test_helper_in_another_module_steps_the_multistep_with_a_metric(
         "utils/__init__.py": "", "utils/training.py": _UTILS_EPOCH_TO_STEPS,
         "train.py": _SCRIPT})
     assert "LRD006" in project_codes(found)
+
+
+# The batch's domain, stale optimizers in staged training: spellings of the stage-2 rebuild
+# seen in the batch's repositories and the searches around it, probed on this branch (all
+# found, or silent, on c4c963c already; kept as regression tests).
+
+_STAGES_HEAD = """
+import torch
+
+net = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Linear(8, 1))
+batches = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(5)]
+"""
+
+# a trainer's unfreeze() replaces self.optimizer; the StepLR of __init__ keeps stepping
+TRAINER_UNFREEZE_REBUILDS_OPTIMIZER_ONLY = _STAGES_HEAD + """
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.Adam(model[1].parameters(), lr=1e-3)
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=3)
+
+    def unfreeze(self):
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-4)
+
+    def epoch(self):
+        for x, y in batches:
+            self.optimizer.zero_grad()
+            torch.nn.functional.mse_loss(self.model(x), y).backward()
+            self.optimizer.step()
+        self.scheduler.step()
+
+    def fit(self):
+        for _ in range(3):
+            self.epoch()
+        self.unfreeze()
+        for _ in range(10):
+            self.epoch()
+
+
+Trainer(net).fit()
+"""
+
+# the same trainer rebuilding both in unfreeze()
+TRAINER_UNFREEZE_REBUILDS_BOTH = TRAINER_UNFREEZE_REBUILDS_OPTIMIZER_ONLY.replace(
+    "        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-4)\n",
+    "        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-4)\n"
+    "        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=3)\n",
+)
+
+# a stage helper handed the new optimizer and the first stage's scheduler
+STAGE_HELPER_GETS_OLD_SCHEDULER = _STAGES_HEAD + """
+
+def run_stage(optimizer, scheduler, epochs):
+    for _ in range(epochs):
+        for x, y in batches:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(net(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+
+
+opt = torch.optim.Adam(net[1].parameters(), lr=1e-3)
+sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+run_stage(opt, sched, 3)
+opt = torch.optim.Adam(net.parameters(), lr=1e-4)
+run_stage(opt, sched, 10)
+"""
+
+# a builder returns (optimizer, scheduler); the second stage keeps only the optimizer
+BUILDER_PAIR_SCHEDULER_DISCARDED = _STAGES_HEAD + """
+
+def build(lr, epochs):
+    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=lr)
+    return opt, torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
+
+
+class Stages:
+    def __init__(self):
+        self.optimizer, self.scheduler = build(1e-3, 5)
+
+    def stage_two(self):
+        self.optimizer, _ = build(1e-4, 10)
+
+    def train(self, epochs):
+        for _ in range(epochs):
+            for x, y in batches:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(net(x), y).backward()
+                self.optimizer.step()
+            self.scheduler.step()
+
+
+s = Stages()
+s.train(5)
+s.stage_two()
+s.train(10)
+"""
+
+# the unfrozen layers join the optimizer as a new group: the scheduler still drives it
+ADD_PARAM_GROUP_ON_UNFREEZE = _STAGES_HEAD + """
+
+optimizer = torch.optim.Adam(net[1].parameters(), lr=1e-3)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3)
+for epoch in range(12):
+    if epoch == 4:
+        optimizer.add_param_group({"params": net[0].parameters(), "lr": 1e-4})
+    for x, y in batches:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(net(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+"""
+
+
+def test_trainer_unfreeze_rebuilding_the_optimizer_only_is_found() -> None:
+    assert "LRD014" in codes(TRAINER_UNFREEZE_REBUILDS_OPTIMIZER_ONLY)
+
+
+def test_trainer_unfreeze_rebuilding_both_is_silent() -> None:
+    assert "LRD014" not in codes(TRAINER_UNFREEZE_REBUILDS_BOTH)
+
+
+def test_stage_helper_handed_the_first_stage_scheduler_is_found() -> None:
+    assert "LRD014" in codes(STAGE_HELPER_GETS_OLD_SCHEDULER)
+
+
+def test_builder_pair_with_the_scheduler_discarded_is_found() -> None:
+    assert "LRD014" in codes(BUILDER_PAIR_SCHEDULER_DISCARDED)
+
+
+def test_add_param_group_on_unfreeze_is_silent() -> None:
+    assert "LRD014" not in codes(ADD_PARAM_GROUP_ON_UNFREEZE)
+
+
+def test_optimizer_factory_of_another_module_rebuilt_in_the_loop_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, {
+        "pkg/__init__.py": "",
+        "pkg/opt.py": """
+            import torch
+
+
+            class OptimizerFactory:
+                def __init__(self, lr):
+                    self.lr = lr
+
+                def create(self, params):
+                    return torch.optim.AdamW(params, lr=self.lr)
+            """,
+        "train.py": _STAGES_HEAD + """
+from pkg.opt import OptimizerFactory
+
+factory = OptimizerFactory(1e-3)
+optimizer = factory.create(net[1].parameters())
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=20)
+for epoch in range(20):
+    if epoch == 5:
+        optimizer = factory.create(net.parameters())
+    for x, y in batches:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(net(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+"""})
+    assert "LRD014" in project_codes(found)
