@@ -94,6 +94,21 @@ class Scope:
     cls_of: tuple[str, ClassInfo, InstanceVal | None] | None = None
     # the expression each name was last assigned from, to judge horizons from the source
     sources: dict[str, ast.expr] = field(default_factory=dict)
+    # the setting each parameter holds because the call handed that setting over as it is
+    # (`get_scheduler(args.scheduler, opt)`: `scheduler_name` -> "scheduler"), until the
+    # function binds the name to something else
+    handed: dict[str, str] = field(default_factory=dict)
+
+    def handed_setting(self, name: str) -> str | None:
+        """The setting ``name`` holds as the caller handed it over (see ``handed``)."""
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.handed:
+                return scope.handed[name]
+            if name in scope.vars:
+                return None
+            scope = scope.parent
+        return None
 
     def source_of(self, name: str) -> tuple[ast.expr, Scope] | None:
         scope: Scope | None = self

@@ -181,6 +181,9 @@ class Frame:
     # self.check_batch(batch)` where the class's `check_batch` is `pass`): a value built here
     # may be built from nothing
     binds_nothing: bool = False
+    # the settings its parameters hold as the call handed them over (the scope's dict: a name
+    # the function rebinds leaves it), for a call it makes that passes one on by name
+    handed: dict[str, str] = field(default_factory=dict)
 
     def argument(self, param: str) -> ast.expr | None:
         """The expression the call passed for ``fn``'s parameter ``param``, or None (not

@@ -1129,6 +1129,9 @@ class Tracer:
                 value = Unfilled(param.arg)
             scope.vars[param.arg] = value if value is not None else (
                 None if param.arg in plain else self.guess_param(param, fv.module))
+        if call is not None and fv.preset is None:
+            scope.handed = _handed_settings(call, params, fn.args.kwonlyargs,
+                                            self.frame.handed if self.frame else {})
         if fn.args.vararg is not None:
             scope.vars[fn.args.vararg.arg] = TupleVal(list(args[len(params):]))
         if fn.args.kwarg is not None:
@@ -1147,7 +1150,7 @@ class Tracer:
         self.given.append({p.arg for p in params[:len(args)]} | set(kwargs))
         saved_frame = self.frame
         self.frame = Frame(None if root else saved_frame, fn, fv.module.path,
-                           None if root else call, saved_path, skipped)
+                           None if root else call, saved_path, skipped, handed=scope.handed)
         cuts, saved_root = self.cuts, self.root_fn
         here = (self.path, fn.lineno)
         if root:
@@ -2083,14 +2086,18 @@ class Tracer:
                         version = tuple(self.flag_version(name, scope) for name in read)
                         parts.append((text, version, truth if holds else not truth))
         origins = _origins(test, scope) if test is not None else ()
-        return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test),
+        return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test, scope),
                     _known_sources(test, scope), parts=tuple(parts))
 
-    def setting_alias(self, test: ast.expr | None) -> str | None:
-        """The setting the attribute compared by ``test`` was copied from (see Cond.alias)."""
+    def setting_alias(self, test: ast.expr | None, scope: Scope | None = None) -> str | None:
+        """The setting the attribute compared by ``test`` was copied from (see Cond.alias);
+        for a bare name, the setting the caller handed to that parameter (see
+        ``_handed_setting``)."""
         if not isinstance(test, ast.Compare) or len(test.ops) != 1:
             return None
         subject = test.comparators[0] if isinstance(test.left, ast.Constant) else test.left
+        if isinstance(subject, ast.Name) and scope is not None:
+            return scope.handed_setting(subject.id)
         if not isinstance(subject, ast.Attribute):
             return None
         return self.setting_copies.get(subject.attr) or None
@@ -2494,6 +2501,8 @@ class Tracer:
             for k, item in list(previous.items.items()):
                 if isinstance(k, (str, int)):
                     self.rebind_entry(item, value.items.get(k), node, f"{label}[{k!r}]")
+        if store is scope.vars:
+            scope.handed.pop(key, None)  # the parameter now holds something else
         if source is not None and store is scope.vars:
             scope.sources[key] = source
         if value is None and label and not isinstance(previous, Obj) \
@@ -5970,6 +5979,37 @@ def _dict_built(args: list[Any], kwargs: dict[str, Any], node: ast.Call | None) 
         built.splat = True
     built.items.update(kwargs)
     return built
+
+
+def _handed_settings(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg],
+                     caller: dict[str, str]) -> dict[str, str]:
+    """The parameters a call fills with a setting as it is (`args.scheduler`,
+    `cfg["sched"]`, `cfg.get("sched")`), by the setting each then holds: Python binds the
+    parameter to the very object the caller's expression gives, so a test of the parameter
+    inside (`scheduler_name == "plateau"`) is a test of that setting. Positional arguments
+    up to the first ``*xs``; keywords by name (not ``**kw``). A bare name the caller
+    passes on holds what it held there (``caller``: the caller's own parameters that hold a
+    setting, `build(kind)` inside `get_scheduler(kind, ...)`)."""
+
+    def handed(arg: ast.expr) -> str | None:
+        if isinstance(arg, ast.Name):
+            return caller.get(arg.id)
+        return setting_key(arg)
+
+    out: dict[str, str] = {}
+    for param, arg in zip(params, call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        key = handed(arg)
+        if key:
+            out[param.arg] = key
+    named = {p.arg for p in [*params, *kwonly]}
+    for kw in call.keywords:
+        if kw.arg is not None and kw.arg in named:
+            key = handed(kw.value)
+            if key:
+                out[kw.arg] = key
+    return out
 
 
 def _known_sources(test: ast.expr | None, scope: Scope) -> tuple[tuple[str, ast.expr], ...]:
