@@ -2575,6 +2575,12 @@ class Tracer:
             kind = "scheduler"
         elif named == "scheduler" and (optimizer := self.optimizer_argument(call, scope)):
             kind = "scheduler"
+        elif named == "" and _scheduler_class_name(call) \
+                and (optimizer := self.optimizer_argument(call, scope)):
+            # `lr_schdr = WarmupPolyLrScheduler(optim, max_iter=...)`: a class lrdoctor cannot
+            # see (its module is missing from the checkout, or comes from a package) whose own
+            # name says it schedules the LR, given the optimizer, whatever the result is called
+            kind = "scheduler"
         elif named in ("scheduler", "") and _chosen_at_run_time(call, scope) \
                 and _HORIZON_KEYWORDS & {kw.arg for kw in call.keywords} \
                 and (optimizer := self.optimizer_argument(call, scope)):
@@ -4862,6 +4868,21 @@ def _parameters_argument(node: ast.expr) -> bool:
                                         for k in e.keys)
         for e in node.elts
     )
+
+
+_SCHEDULER_CLASS = re.compile(
+    r"^(?=[A-Z])\w*(LR|Lr|LearningRate)\w*(Scheduler|Schedule|Sched|Policy)$"
+    r"|^[A-Z]\w*[a-z0-9]LR$")
+
+
+def _scheduler_class_name(call: ast.Call) -> bool:
+    """``WarmupPolyLrScheduler(...)``, ``lib.PolyLR(...)``, ``LearningRateSchedule(...)``: a
+    call of a class (a capitalised name) whose name says it schedules the learning rate (an LR
+    scheduler, schedule or policy, or a name ending in ``LR`` as torch's own: ``PolyLR``,
+    ``WarmupMultiStepLR``). A scheduler of something else (``WeightDecayScheduler``) or another
+    LR tool (``LRFinder``) is not one."""
+    name = dotted(call.func) or ""
+    return bool(name) and bool(_SCHEDULER_CLASS.search(name.rsplit(".", 1)[-1]))
 
 
 def _chosen_at_run_time(call: ast.Call, scope: Scope) -> bool:
