@@ -2466,7 +2466,8 @@ def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
         ]
         if not backwards:
             continue
-        if any(s.kind == "scaler_step" and not exclusive(s, step) for s in scope):
+        if any(s.kind == "scaler_step" and not exclusive(s, step)
+               and not _steps_another_optimizer(s, step, backwards[-1], scope) for s in scope):
             continue
         if any(s.kind == "scaler_step" and _alternatives(s, step) for s in scope):
             # `if on_tpu: xm.optimizer_step(opt) elif use_amp: scaler.step(opt) else: ...`:
@@ -2482,6 +2483,24 @@ def step_bypasses_scaler(ctx: FileContext) -> Iterator[Diagnostic]:
             step.path,
             step.node,
         )
+
+
+def _steps_another_optimizer(s: Event, step: Event, last: Event, scope: list[Event]) -> bool:
+    """Whether the scaler step ``s`` leaves the direct ``step`` to itself: ``s`` hands the
+    scaler another optimizer than the one ``step`` steps (both built in view, two objects), it
+    ran before the scaled backward ``last`` that feeds ``step``, and no plain backward lies
+    between ``last`` and ``step``. A GAN's ``scaler_d.step(d_opt)`` unscales and checks only
+    the discriminator's gradients; the generator's, scaled by ``scaler_g.scale(g_loss)
+    .backward()`` after it, reach ``g_opt.step()`` still multiplied by the scale."""
+    other = s.info.get("optimizer")
+    opt = step.obj
+    if other is None or opt is None or other is opt or other.guessed or opt.guessed \
+            or other.call is None or opt.call is None or other.call is opt.call:
+        return False
+    if not s.order < last.order < step.order:
+        return False
+    return not any(b.kind == "backward" and last.order < b.order < step.order
+                   and not exclusive(b, step) for b in scope)
 
 
 def _optimizer_class(step: Event) -> str | None:

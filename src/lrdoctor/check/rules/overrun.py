@@ -691,6 +691,129 @@ def horizon_spent_again_by_an_outer_loop(ctx: FileContext) -> Iterator[Diagnosti
         )
 
 
+def _range_passes(loop: Loop) -> int | None:
+    """How many passes ``for _ in range(...)`` makes, from its bounds as numbers where the loop
+    runs (``loop.passes``) or as numbers the file states (a literal, a constant, a setting's
+    stated default: ``range(args.update_epochs)``, ``range(0, batch_size, minibatch_size)``).
+    None for any other loop, or a bound that is no positive whole number."""
+    if loop.passes is not None:
+        return loop.passes
+    call = range_call(loop)
+    if call is None or not 1 <= len(call.args) <= 3 or call.keywords:
+        return None
+    bounds = []
+    for arg in call.args:
+        value = constants.resolve(arg, loop.scope)
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        bounds.append(value)
+    if len(bounds) == 3 and bounds[2] <= 0:
+        return None
+    return len(range(*bounds))
+
+
+def _decaying_linear(sched: Obj) -> bool:
+    """A LinearLR that decays (``start_factor`` above ``end_factor``, both numbers as written,
+    torch's defaults 1/3 and 1.0 otherwise): past ``total_iters`` it holds the LR at its end
+    factor, the bottom of the decay. A warm-up LinearLR (the default) holds the full LR past its
+    horizon, which is what it is for."""
+    start = literal_value(sched.arg("start_factor", 1), sched.scope) \
+        if sched.arg("start_factor", 1) is not None else 1.0 / 3
+    end = literal_value(sched.arg("end_factor", 2), sched.scope) \
+        if sched.arg("end_factor", 2) is not None else 1.0
+    return start is not None and end is not None and end < start
+
+
+@rule("LRD010")
+def horizon_of_the_outer_loop_stepped_in_an_inner_one(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A CosineAnnealingLR / PolynomialLR / decaying LinearLR / OneCycleLR(total_steps=...)
+    whose horizon is the count of a loop around it (``total_iters=num_updates`` beside ``for
+    update in range(num_updates):``), stepped not once per pass of that loop but inside counted
+    loops nested in it (a PPO update's ``for epoch in range(update_epochs): for mb in
+    range(num_minibatches):``): every pass of the outer loop steps it inner passes times, so
+    the horizon is spent after 1/(inner passes) of the run and the rest trains past it (a
+    linear decay to 0 leaves the LR at 0, a cosine climbs back up, OneCycleLR raises). The
+    loops between are ``range`` loops whose counts are numbers the file states (their product
+    at least 2); silent when a test stands between the outer loop and the step, when any of
+    these loops may leave early, when the step passes a position, or when the scheduler is
+    rebuilt, restored or has its optimizer's LR written during an outer pass."""
+    seen: set[int] = set()
+    for e in ctx.program.events:
+        if e.kind != "sched_step" or e.obj is None or e.obj.guessed or e.obj.in_composite:
+            continue
+        sched = e.obj
+        if sched.id in seen or sched.origin != "torch" or e.info.get("nargs") \
+                or e.info.get("kwargs"):
+            continue
+        if sched.cls == "LinearLR":
+            if not _decaying_linear(sched):
+                continue
+            param, horizon = "total_iters", sched.arg("total_iters", 3)
+            if horizon is None:
+                continue  # torch's default of 5 steps is no loop's count
+        elif sched.cls in _ENDING:
+            if sched.cls == "OneCycleLR" and sched.arg("total_steps", 2) is None:
+                continue
+            param, horizon = next(((p, x) for p, x in _horizon_args(sched)
+                                   if p != "steps_per_epoch"), ("", None))
+            if horizon is None:
+                continue
+        else:
+            continue
+        inner = e.loop
+        if inner is None:
+            continue
+        between: list[Loop] = []
+        outer: Loop | None = inner
+        while outer is not None:
+            count = _range_count(outer)
+            if between and count is not None \
+                    and _same_value(horizon, sched.scope, count, outer.scope):
+                break
+            between.append(outer)
+            outer = outer.parent
+        if outer is None or not between:
+            continue
+        passes = [_range_passes(x) for x in between]
+        if any(p is None for p in passes) or any(isinstance(x.node, ast.While) for x in between):
+            continue
+        product = 1
+        for p in passes:
+            assert p is not None
+            product *= p
+        if product < 2:
+            continue
+        if e.conds_inside(outer) or _leaves_early(outer) or any(_leaves_early(x) for x in between):
+            continue
+        if _reset_inside(ctx, sched, outer):
+            continue
+        seen.add(sched.id)
+        cls = sched.cls or "the scheduler"
+        count = _range_count(outer)
+        assert count is not None
+        if sched.cls == "LinearLR":
+            end = sched.arg("end_factor", 2)
+            held = short_source(end) if end is not None else "1.0"
+            after = f"LinearLR then holds the LR at end_factor ({held}) times its initial value"
+        else:
+            after = _consequence(sched)
+        loops = ", ".join(f"`{x.over}` ({line_at(x.path, x.line, e.path)})"
+                          for x in reversed(between))
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls}({param}={short_source(horizon)}) is sized to the passes of the loop over "
+            f"`{outer.over}` ({line_at(outer.path, outer.line, e.path)}) but stepped inside "
+            f"the loops over {loops} nested in it, {product} times per pass: the horizon is "
+            f"spent after 1/{product} of the run ({short_source(count)} / {product} passes) and "
+            f"the rest trains past it; {after}. Step it once per pass of the outer loop, or size "
+            f"{param} to every step it takes",
+            e.path,
+            e.node,
+            evidence={"horizon": short_source(horizon), "steps_per_pass": product,
+                      "outer_line": outer.line},
+        )
+
+
 def _epochs_of_batches(expr: ast.expr, scope: Scope | None
                        ) -> tuple[float, ast.expr | None, Obj, ast.Call] | None:
     """``(E, E as written, loader, len call)`` for a horizon written ``E * len(loader)`` or

@@ -270,6 +270,111 @@ _RESUME_WORDS = re.compile(r"resum|ckpt|checkpoint|restor|load|start_epoch|start
                            r"last_epoch|pretrain|continue", re.I)
 
 
+def _phase_start(cond: Cond, loop: Loop) -> int | None:
+    """How many first passes of ``loop`` the branch ``cond`` takes never runs in: ``if epoch >=
+    start:`` (or ``> start``, ``start <= epoch``, the ``else`` of ``epoch < start``, one part of
+    an ``and``) with ``epoch`` the loop's own ``for epoch in range(...)`` counter (not rebound
+    in its body), its first value and ``start`` numbers the file states (a literal, a constant,
+    a setting's stated default). None when the test says anything else, or holds from the
+    first pass."""
+    target = loop.node.target if isinstance(loop.node, (ast.For, ast.AsyncFor)) else None
+    call = range_call(loop)
+    if not isinstance(target, ast.Name) or call is None or not 1 <= len(call.args) <= 2 \
+            or cond.test is None:
+        return None
+    first = constants.resolve(call.args[0], loop.scope) if len(call.args) == 2 else 0
+    if type(first) is not int:
+        return None
+    for node in ast.walk(loop.node):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) \
+                and any(isinstance(t, ast.Name) and t.id == target.id
+                        for t in ast.walk(node) if isinstance(t, ast.Name)
+                        and isinstance(getattr(t, "ctx", None), ast.Store)):
+            return None
+    test = cond.test
+    if cond.branch == 0:
+        parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
+            else [test]
+        wanted: tuple[type, ...] = (ast.GtE, ast.Gt)
+    elif cond.branch == 1 and not isinstance(test, ast.BoolOp):
+        parts, wanted = [test], (ast.Lt, ast.LtE)  # the else of `epoch < start`
+    else:
+        return None
+    for part in parts:
+        if not (isinstance(part, ast.Compare) and len(part.ops) == 1):
+            continue
+        op, left, right = part.ops[0], part.left, part.comparators[0]
+        flipped = {ast.LtE: ast.GtE, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.Gt: ast.Lt}
+        if isinstance(right, ast.Name) and right.id == target.id \
+                and not (isinstance(left, ast.Name) and left.id == target.id):
+            op, left, right = flipped.get(type(op), type(op))(), right, left
+        if not (isinstance(left, ast.Name) and left.id == target.id) \
+                or not isinstance(op, wanted):
+            continue
+        start = constants.resolve(right, loop.scope)
+        if type(start) is not int:
+            continue
+        # passes where `epoch >= start` (or the else of `epoch < start`) fails
+        skipped = start - first if isinstance(op, (ast.GtE, ast.Lt)) else start - first + 1
+        if skipped > 0:
+            return skipped
+    return None
+
+
+@rule("LRD001")
+def scheduler_stepped_before_a_late_update(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler stepped on every pass of a counted loop while every step of its optimizer in
+    that loop waits for a phase to begin (``if epoch >= disc_start:`` around the
+    discriminator's update in a GAN whose adversarial training starts late): on the passes
+    before it, the scheduler steps and the optimizer does not, so the schedule starts before
+    the first update. PyTorch warns "Detected call of `lr_scheduler.step()` before
+    `optimizer.step()`", and every step taken meanwhile is spent on no update: a warm-up is
+    over, a decay under way, before the optimizer trains at all. Judged only where the phase
+    is the loop's own counter against a number the file states that makes it false on the
+    first pass, the step runs under no test of its own in that loop, and the scheduler is built
+    before the loop."""
+    for e in _sched_steps(ctx):
+        sched = e.obj
+        assert sched is not None
+        if sched.cls == "ReduceLROnPlateau" or project_constant(sched) or not _plain_step(e) \
+                or e.loop is None or sched.optimizer is None:
+            continue
+        loop: Loop | None = e.loop
+        while loop is not None:
+            updates = [u for u in ctx.updates_in(loop, e.root, sched.optimizer)
+                       if u.kind in ("opt_step", "scaler_step") and not exclusive(e, u)]
+            if updates and not e.conds_inside(loop) and not any(
+                    x.kind == "create" and x.obj is sched and x.in_loop(loop)
+                    for x in ctx.events_by_root.get(e.root, [])):
+                gates = []
+                for u in updates:
+                    found = [(c, n) for c in u.conds_inside(loop) if c.loop is not None
+                             for n in [_phase_start(c, loop)] if n is not None]
+                    if not found:
+                        break
+                    gates.append((u, *found[0]))
+                else:
+                    if e.order < min(g[0].order for g in gates):
+                        break  # stepped before the update in each pass: the rule above
+                    u, cond, skipped = min(gates, key=lambda g: g[2])
+                    unit = "pass" if skipped == 1 else "passes"
+                    yield Diagnostic.at(
+                        "LRD001",
+                        f"`{receiver(e)}.step()` runs on every pass of the loop over "
+                        f"`{loop.over}` ({line_at(loop.path, loop.line, e.path)}), but its "
+                        f"optimizer steps only once `{_holds(cond)}` holds "
+                        f"({line_at(u.path, u.line, e.path)}), false for the first {skipped} "
+                        f"{unit}: the schedule advances before the first update (PyTorch warns "
+                        "that lr_scheduler.step() came before optimizer.step()), and what it "
+                        "runs through meanwhile (a warm-up, the top of a decay) is spent on no "
+                        "update; step the scheduler under the same test as its optimizer",
+                        e.path,
+                        e.node,
+                    )
+                    break
+            loop = loop.parent
+
+
 def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
     """``scheduler.step()`` run once, outside any loop, before the loop that makes the
     optimizer's first update (``scheduler.step()`` right before ``for epoch in ...``): the
