@@ -10,6 +10,10 @@ twin must still be reported.
    that many); the horizon still counts loader batches, so stepping it on each of them runs
    the whole course as sized. lrdoctor took any division of the horizon for a division by the
    accumulation count (the horizon counted in updates) and reported the per-batch stepping.
+   In the repository the count of samples reaches the builder as a parameter its caller
+   binds twice (the dataset's length, or a weighted sampler's draw count): the walk could
+   not follow it to a ``len()``, yet ``samples // batch_size`` is a count of loader batches
+   whatever the samples are, unless the batch size is a whole update's.
 """
 
 from __future__ import annotations
@@ -74,3 +78,50 @@ def test_horizon_divided_by_the_accumulation_count_is_still_lrd017() -> None:
 
 def test_horizon_divided_by_world_size_and_accumulation_is_still_lrd017() -> None:
     assert "LRD017" in codes(shared_out("(settings.world_size * settings.accum)"))
+
+
+# the count of samples handed to the builder is bound twice in the caller (the dataset's
+# length, or the weighted sampler's draw count), so the walk cannot follow it to a `len()`
+_TWICE_BOUND = """
+import torch
+from transformers import get_cosine_schedule_with_warmup
+
+
+def make_schedule(settings, opt, n_items):
+    return get_cosine_schedule_with_warmup(
+        opt,
+        num_warmup_steps=settings.warm_epochs * (n_items // {divisor}) // settings.world_size,
+        num_training_steps=settings.epochs * (n_items // {divisor}) // settings.world_size,
+    )
+
+
+def run(settings, net, items, batches, weighted):
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-4)
+    n_items = len(items)
+    if weighted:
+        n_items = batches.sampler.num_samples
+{extra}
+    schedule = make_schedule(settings, opt, n_items)
+    seen = 0
+    for epoch in range(settings.epochs):
+        for x, y in batches:
+            seen += 1
+            loss = torch.nn.functional.mse_loss(net(x), y) / settings.accum
+            loss.backward()
+            if seen % settings.accum == 0:
+                opt.step()
+                opt.zero_grad()
+            schedule.step()
+"""
+
+
+def test_samples_bound_twice_divided_by_the_batch_size_stepped_every_batch_is_silent() -> None:
+    src = _TWICE_BOUND.replace("{divisor}", "settings.batch_size").replace("{extra}", "")
+    assert "LRD017" not in codes(src)
+
+
+def test_samples_divided_by_a_whole_update_batch_is_still_lrd017() -> None:
+    # the batch of one update (loader batch times accumulation): the horizon counts updates
+    src = _TWICE_BOUND.replace("{divisor}", "(settings.batch_size * settings.accum)") \
+        .replace("{extra}", "")
+    assert "LRD017" in codes(src)

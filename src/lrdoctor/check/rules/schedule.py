@@ -5514,7 +5514,14 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                         sub.right, scope, guard_names):
                     return False  # `len(ds) // total_batch_size`: samples to updates
                 if "batch" in divisor and not any(w in divisor for w in _PER_UPDATE_WORDS):
-                    continue  # `len(dataset) // batch_size`: samples to batches
+                    # `len(dataset) // batch_size`: samples to batches. When the count of
+                    # samples is a name the walk cannot follow (a builder's parameter bound
+                    # twice in its caller), the quotient is still a count of loader batches,
+                    # unless the batch size may be a whole update's (`total_batch_size`)
+                    if not strict and not _batch_size_with_updates(sub.right, scope,
+                                                                   guard_names):
+                        seen_len = True
+                    continue
                 if isinstance(sub.left, ast.Constant):
                     continue  # `1. / 1000`: a factor (a warm-up's start), no count divided
                 if not strict and _process_count(sub.right, guard_names):
