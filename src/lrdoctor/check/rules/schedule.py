@@ -5619,9 +5619,21 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                         sub.right, scope, guard_names):
                     return False  # `len(ds) // total_batch_size`: samples to updates
                 if "batch" in divisor and not any(w in divisor for w in _PER_UPDATE_WORDS):
-                    continue  # `len(dataset) // batch_size`: samples to batches
+                    # `len(dataset) // batch_size`: samples to batches. When the count of
+                    # samples is a name the walk cannot follow (a builder's parameter bound
+                    # twice in its caller), the quotient is still a count of loader batches,
+                    # unless the batch size may be a whole update's (`total_batch_size`)
+                    if not strict and not _batch_size_with_updates(sub.right, scope,
+                                                                   guard_names):
+                        seen_len = True
+                    continue
                 if isinstance(sub.left, ast.Constant):
                     continue  # `1. / 1000`: a factor (a warm-up's start), no count divided
+                if not strict and _process_count(sub.right, guard_names):
+                    # `batches // world_size`: the batches one process of a distributed run
+                    # takes (its sampler deals each one a share), still loader batches, not
+                    # updates: the division says nothing of gradient accumulation
+                    continue
                 divided = _number_literal(sub.right)
                 if divided is not None and guard_names and all(
                         (bound := _number(ast.Name(id=n, ctx=ast.Load()), scope, 0)) is not None
@@ -5659,6 +5671,28 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
 
 _WHOLE_BATCH_WORDS = ("total", "effective", "eff_", "global", "world", "actual", "real",
                       "update", "accum", "grad_acc")
+
+# how the count of processes of a distributed run is spelled: `dist.get_world_size()`,
+# `accelerator.num_processes`, `torch.cuda.device_count()`, `args.n_gpu`, `cfg.world_size`
+_PROCESS_COUNT_WORDS = ("world_size", "num_processes", "num_process", "n_gpu", "num_gpu",
+                        "ngpu", "nprocs", "num_replicas", "num_devices", "device_count")
+
+
+def _process_count(divisor: ast.expr, guard_names: set[str]) -> bool:
+    """A divisor that is the number of processes and nothing else (``cfg.world_size``,
+    ``dist.get_world_size()``): no accumulation count, no batch size, no constant factor
+    among its names. Dividing a count of batches by it shares them out among processes;
+    the result still counts loader batches (of one process), not optimizer updates."""
+    if isinstance(divisor, ast.Call):
+        divisor = divisor.func
+    if not isinstance(divisor, (ast.Name, ast.Attribute)):
+        return False
+    text = (divisor.id if isinstance(divisor, ast.Name) else divisor.attr).lower()
+    if isinstance(divisor, ast.Name) and divisor.id in guard_names:
+        return False
+    if any(w in text for w in _PER_UPDATE_WORDS) or any(w in text for w in _ACCUM_WORDS):
+        return False
+    return any(w in text for w in _PROCESS_COUNT_WORDS)
 
 
 def _batch_size_with_updates(divisor: ast.expr, scope: Any, guard_names: set[str]) -> bool:
