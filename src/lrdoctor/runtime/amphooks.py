@@ -382,7 +382,10 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
     def general(self: Any, optimizer: Any, args: Any, kwargs: Any) -> Any:
         by_step = id(optimizer) in engine._in_scaler_step
         site = None if by_step else _guard(engine, user_site, 4)
-        result = original(self, optimizer, *args, **kwargs)
+        if kwargs is _NO_KWARGS:  # from unscale_ (torch's parameters): a plain call
+            result = original(self, optimizer)
+        else:
+            result = original(self, optimizer, *args, **kwargs)
         if getattr(self, "_enabled", True):
             _guard(engine, engine.emit, ScalerUnscale(self, optimizer, site, by_step))
         return result
