@@ -1,5 +1,6 @@
-"""Every backward() of a scaled loss goes through the backward hook's general path (a scaled
-loss is never the wrapper's short case). That path hands torch the arguments the wrapper took
+"""A backward() of a scaled loss outside the lane goes through the backward hook's general path
+(only the lane's routine scaled backward is decided in the wrapper itself, which calls torch
+plainly too). That path hands torch the arguments the wrapper took
 (torch.autograd.backward's own five) as a plain call, not a star call that builds a list, a
 tuple and a dict each step; what torch is given must be exactly what the user passed."""
 

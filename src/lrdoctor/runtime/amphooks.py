@@ -7,7 +7,6 @@ check asks first, and undone with everything else.
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 import weakref
 from collections.abc import Callable
@@ -24,7 +23,7 @@ from lrdoctor.runtime.engine import (
     Engine,
 )
 from lrdoctor.runtime.events import Backward, BackwardDone, GradClip, ScalerUnscale
-from lrdoctor.runtime.hooks import _guard, _scaler_classes
+from lrdoctor.runtime.hooks import _REQUIRED, _guard, _has_params, _scaler_classes
 from lrdoctor.runtime.patching import Patcher
 
 
@@ -45,22 +44,12 @@ _tls = _Depth()
 
 # torch.autograd.backward's parameters, each with its default (``_REQUIRED``: none), in order,
 # every one positional-or-keyword: the wrapper that takes the same ones is used only then
-_REQUIRED = inspect.Parameter.empty
 _BACKWARD_PARAMS = (("tensors", _REQUIRED), ("grad_tensors", None), ("retain_graph", None),
                     ("create_graph", False), ("grad_variables", None), ("inputs", None))
 _NO_KWARGS: dict[str, Any] = {}  # (never written to)
-
-
-def _has_params(fn: Any, expected: tuple[tuple[str, Any], ...]) -> bool:
-    """Whether ``fn`` takes exactly ``expected``: names, defaults (compared by identity) and
-    order, all positional-or-keyword; False when its signature cannot be read."""
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    return len(params) == len(expected) and all(
-        p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name == name and p.default is default
-        for p, (name, default) in zip(params, expected))
+# GradScaler.scale's and unscale_'s parameters (torch 2.x)
+_SCALE_PARAMS = (("self", _REQUIRED), ("outputs", _REQUIRED))
+_UNSCALE_PARAMS = (("self", _REQUIRED), ("optimizer", _REQUIRED))
 
 
 def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
@@ -89,6 +78,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
     tensor_type = torch.Tensor
     lane = engine.lane
     verdict = _verdict
+    getframe = sys._getframe
     # the user's line of a routine scaled backward, by the caller's instruction offset:
     # (caller's code, the user's code and offset above it or None, the line) (see scaled_site)
     backward_sites: dict[int, tuple[Any, Any, int, Any]] = {}
@@ -116,6 +106,22 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             if back is not None and verdict(back.f_code) == 2:
                 backward_sites[frame.f_lasti] = (frame.f_code, back.f_code, back.f_lasti, site)
         return site
+
+    def routine_scaled_done(by: Any, frame: Any) -> None:
+        """After a routine scaled backward by the scaler ``by``, called from ``frame`` (the
+        caller of backward()): counted, the lane's next update expected from scaler.step(), and
+        the AMP check told directly (AmpMisuse.scaled_backward)."""
+        engine.routine_backwards_done += 1
+        if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is by:
+            lane.phase = EXPECT_SCALED_ATTEMPT
+        amp = engine.scaled_gate
+        if amp is not None:
+            try:
+                amp.scaled_backward(by, scaled_site(frame))
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                engine.internal_error(exc)
 
     # Only torch.autograd.backward is wrapped: Tensor.backward() calls it (looked up on the
     # module at call time), so one wrapper sees both, and the step pays one frame, not two.
@@ -185,18 +191,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             if fast:
                 engine.routine_backwards_done += 1
             elif type(ev) is tuple:  # a routine scaled backward
-                engine.routine_backwards_done += 1
-                by = ev[0]
-                if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is by:
-                    lane.phase = EXPECT_SCALED_ATTEMPT
-                amp = engine.scaled_gate
-                if amp is not None:
-                    try:
-                        amp.scaled_backward(by, scaled_site(sys._getframe(2)))
-                    except ScheduleError:
-                        raise
-                    except Exception as exc:
-                        engine.internal_error(exc)
+                routine_scaled_done(ev[0], sys._getframe(2))
             elif ev is not None:
                 ev.done = True
                 try:
@@ -254,6 +249,67 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                     finally:
                         _tls.depth = 0
                         engine.routine_backwards_done += 1
+            elif lane.phase == EXPECT_ATTEMPT and type(tensors) is tensor_type and not compiled_steps:
+                # The lane under GradScaler's common case, general()'s routine scaled backward
+                # decided the same way with no frame more: backward() on what scale() returned
+                # (confirmed by identity) for the lane's scaler, nothing asked for every
+                # backward, and for NaN detection the finite CPU scalar loss scale() was given
+                # (or the output itself once that is gone). Anything else takes general().
+                scaler = None
+                try:
+                    entry = scaled.get(id(tensors))
+                    if entry is not None and entry[0]() is tensors:
+                        scaler = entry[1]()
+                        if scaler is not None and lane.scaler_ref() is scaler:
+                            route = engine.backward_route
+                            if route == ROUTE_READ:
+                                loss = entry[2]()
+                                if loss is None:
+                                    loss = tensors
+                                if type(loss) is tensor_type and loss.is_cpu and not loss.ndim:
+                                    value = loss.item()
+                                    if value - value != 0.0:  # not finite: general() (an event)
+                                        scaler = None
+                                else:
+                                    scaler = None
+                            elif route != ROUTE_FREE:
+                                scaler = None
+                        else:
+                            scaler = None
+                except ScheduleError:
+                    raise
+                except Exception:
+                    scaler = None  # the general path decides (and reports an internal error)
+                if scaler is not None:
+                    _tls.depth = 1
+                    try:
+                        return original_backward(tensors, grad_tensors, retain_graph, create_graph,
+                                                 grad_variables, inputs)
+                    finally:
+                        # routine_scaled_done(), written here: it runs on every step
+                        _tls.depth = 0
+                        engine.routine_backwards_done += 1
+                        if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler:
+                            lane.phase = EXPECT_SCALED_ATTEMPT
+                        amp = engine.scaled_gate
+                        if amp is not None:
+                            try:
+                                # scaled_site()'s remembered answer for the same caller and
+                                # instruction (and the same user's line above a torch caller)
+                                frame = getframe(1)
+                                site_entry = backward_sites.get(frame.f_lasti)
+                                if site_entry is not None and site_entry[0] is frame.f_code and (
+                                        site_entry[1] is None
+                                        or ((back := frame.f_back) is not None and back.f_code is site_entry[1]
+                                            and back.f_lasti == site_entry[2])):
+                                    site = site_entry[3]
+                                else:
+                                    site = scaled_site(frame)
+                                amp.scaled_backward(scaler, site)
+                            except ScheduleError:
+                                raise
+                            except Exception as exc:
+                                engine.internal_error(exc)
             return general(tensors, (grad_tensors, retain_graph, create_graph, grad_variables, inputs), _NO_KWARGS)
     else:
 
@@ -278,36 +334,90 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
 
 
 def _wrap_scale(engine: Engine, original: Callable[..., Any], scaled: Any, torch: Any) -> Callable[..., Any]:
+    tensor_type = torch.Tensor
+    ref = weakref.ref
+
+    def note(self: Any, outputs: Any, result: Any) -> None:
+        if len(scaled) >= 64:  # drop the entries whose output is gone
+            for key in [k for k, v in scaled.items() if v[0]() is None]:
+                del scaled[key]
+        try:
+            scaled[id(result)] = (ref(result), ref(self), ref(outputs))
+        except TypeError:
+            pass
+
+    if _has_params(original, _SCALE_PARAMS):
+        # torch's own scale(self, outputs): called as it is, with no tuple and dict made for
+        # a star call on every step (as the backward wrapper: bench/OVERHEAD.md, perf48)
+        @functools.wraps(original)
+        def scale(self: Any, outputs: Any) -> Any:
+            result = original(self, outputs)
+            if result is not outputs and (type(result) is tensor_type or isinstance(result, tensor_type)) and getattr(
+                    self, "_enabled", True):
+                if len(scaled) < 64:
+                    try:
+                        scaled[id(result)] = (ref(result), ref(self), ref(outputs))
+                    except TypeError:
+                        pass
+                else:
+                    note(self, outputs, result)
+            return result
+
+        return scale
+
     @functools.wraps(original)
-    def scale(self: Any, outputs: Any, *args: Any, **kwargs: Any) -> Any:
+    def scale_any(self: Any, outputs: Any, *args: Any, **kwargs: Any) -> Any:
         result = original(self, outputs, *args, **kwargs)
-        if isinstance(result, torch.Tensor) and result is not outputs and getattr(self, "_enabled", True):
-            if len(scaled) >= 64:  # drop the entries whose output is gone
-                for key in [k for k, v in scaled.items() if v[0]() is None]:
-                    del scaled[key]
-            try:
-                scaled[id(result)] = (weakref.ref(result), weakref.ref(self), weakref.ref(outputs))
-            except TypeError:
-                pass
+        if isinstance(result, tensor_type) and result is not outputs and getattr(self, "_enabled", True):
+            note(self, outputs, result)
         return result
 
-    return scale
+    return scale_any
 
 
 def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
     lane = engine.lane
     every_step = engine._every_step_handlers
 
+    def general(self: Any, optimizer: Any, args: Any, kwargs: Any) -> Any:
+        by_step = id(optimizer) in engine._in_scaler_step
+        site = None if by_step else _guard(engine, user_site, 4)
+        if kwargs is _NO_KWARGS:  # from unscale_ (torch's parameters): a plain call
+            result = original(self, optimizer)
+        else:
+            result = original(self, optimizer, *args, **kwargs)
+        if getattr(self, "_enabled", True):
+            _guard(engine, engine.emit, ScalerUnscale(self, optimizer, site, by_step))
+        return result
+
+    # the lane under GradScaler, after its scaled backward: an unscale_ of the lane's optimizer
+    # by the lane's scaler, made by scaler.step() or by the user's code before it (to clip the
+    # gradients), is told to the AMP check (ScalerUnscale's every_step=False handler, which
+    # reads the scaler and the optimizer alone) directly, with no event; anything else is
+    # general()'s
+    if _has_params(original, _UNSCALE_PARAMS):
+        # torch's own unscale_(self, optimizer): called as it is (no star call a step)
+        @functools.wraps(original)
+        def unscale_(self: Any, optimizer: Any) -> Any:
+            amp = engine.scaled_gate
+            if (lane.phase == EXPECT_SCALED_ATTEMPT and lane.opt_ref() is optimizer and lane.scaler_ref() is self
+                    and amp is not None and ScalerUnscale not in every_step):
+                result = original(self, optimizer)
+                if getattr(self, "_enabled", True):
+                    try:
+                        amp.unscaled_by(id(self), lane.opt.key, self)  # type: ignore[union-attr]
+                    except Exception as exc:
+                        engine.internal_error(exc)
+                return result
+            return general(self, optimizer, (), _NO_KWARGS)
+
+        return unscale_
+
     @functools.wraps(original)
-    def unscale_(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+    def unscale_any(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
         amp = engine.scaled_gate
         if (lane.phase == EXPECT_SCALED_ATTEMPT and lane.opt_ref() is optimizer and lane.scaler_ref() is self
                 and amp is not None and ScalerUnscale not in every_step):
-            # the lane under GradScaler, after its scaled backward: an unscale_ of the lane's
-            # optimizer by the lane's scaler, made by scaler.step() or by the user's code before
-            # it (to clip the gradients), is told to the AMP check (ScalerUnscale's
-            # every_step=False handler, which reads the scaler and the optimizer alone)
-            # directly, with no event
             result = original(self, optimizer, *args, **kwargs)
             if getattr(self, "_enabled", True):
                 try:
@@ -315,14 +425,9 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
                 except Exception as exc:
                     engine.internal_error(exc)
             return result
-        by_step = id(optimizer) in engine._in_scaler_step
-        site = None if by_step else _guard(engine, user_site, 3)
-        result = original(self, optimizer, *args, **kwargs)
-        if getattr(self, "_enabled", True):
-            _guard(engine, engine.emit, ScalerUnscale(self, optimizer, site, by_step))
-        return result
+        return general(self, optimizer, args, kwargs)
 
-    return unscale_
+    return unscale_any
 
 
 def _wrap_clip(engine: Engine, name: str, original: Callable[..., Any], torch: Any) -> Callable[..., Any]:

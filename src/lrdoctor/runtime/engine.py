@@ -729,7 +729,11 @@ class Engine:
                 sched.steps_since_attempt = 0
         info.known_lrs = lrs
         if routine and not handlers and fetch is not None:
-            if via_scaler:
+            if len(self.optimizers) != 1:
+                # no lane for several optimizers (open_lane), ever (records are never dropped):
+                # no candidate to open one after this step
+                self._routine_opt = None
+            elif via_scaler:
                 self._routine_opt = None
                 self._routine_scaled = (_ref(opt), info, fetch, loader, clock)
             else:

@@ -64,6 +64,22 @@ def _guard(engine: Engine, fn: Callable[..., Any], *args: Any, **kwargs: Any) ->
         return None
 
 
+# a parameter with no default (see _has_params)
+_REQUIRED = inspect.Parameter.empty
+
+
+def _has_params(fn: Any, expected: tuple[tuple[str, Any], ...]) -> bool:
+    """Whether ``fn`` takes exactly ``expected``: names, defaults (compared by identity) and
+    order, all positional-or-keyword; False when its signature cannot be read."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return len(params) == len(expected) and all(
+        p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name == name and p.default is default
+        for p, (name, default) in zip(params, expected))
+
+
 def _scalar(t: Any) -> Any:
     """A CPU tensor's value now; a device tensor is copied (async) and read later."""
     if t is None:
@@ -295,34 +311,47 @@ def _install_scaler_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
 
 
 def _wrap_scaler_step(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
+    in_scaler_step = engine._in_scaler_step
+    optimizers = engine.optimizers
+    aliases = engine._aliases
+
+    def skipped(self: Any, optimizer: Any) -> None:
+        """scaler.step() did not call the optimizer's step."""
+        if getattr(self, "_enabled", True) and _guard(engine, _found_inf, self, optimizer) is not False:
+            # a skipped step: the user's line is looked up only now (a walk up the stack,
+            # which a taken step does not need), from the same depth
+            site = _guard(engine, user_site, 4)
+            _guard(engine, engine.on_attempt, optimizer, False, None, True, site)
+
     @functools.wraps(original)
     def step(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
         key = id(optimizer)
-        nested = key in engine._in_scaler_step
-        if not nested:
-            # a framework's wrapper (AcceleratedOptimizer...) steps the optimizer it wraps:
-            # the step-hook sees that one, so every object of this optimizer is marked (the
-            # common case, a known optimizer and no wrapper anywhere, read inline)
-            info = engine.optimizers.get(key)
-            if info is not None and info.ref() is optimizer and not engine._aliases:
-                keys = [key]
-            else:
-                keys = _guard(engine, _same_optimizer_keys, engine, optimizer) or [key]
-            for k in keys:
-                engine._in_scaler_step[k] = False
+        if key in in_scaler_step:  # nested
+            return original(self, optimizer, *args, **kwargs)
+        info = optimizers.get(key)
+        if info is not None and info.ref() is optimizer and not aliases:
+            # the common case, a known optimizer and no wrapper anywhere: one key to mark
+            in_scaler_step[key] = False
+            try:
+                if args or kwargs:
+                    return original(self, optimizer, *args, **kwargs)
+                return original(self, optimizer)  # (a plain call: no star call a step)
+            finally:
+                if not in_scaler_step.pop(key, False):
+                    skipped(self, optimizer)
+        # a framework's wrapper (AcceleratedOptimizer...) steps the optimizer it wraps: the
+        # step-hook sees that one, so every object of this optimizer is marked
+        keys = _guard(engine, _same_optimizer_keys, engine, optimizer) or [key]
+        for k in keys:
+            in_scaler_step[k] = False
         try:
             return original(self, optimizer, *args, **kwargs)
         finally:
-            if not nested:
-                called = False
-                for k in keys:
-                    called = engine._in_scaler_step.pop(k, False) or called
-                if not called and getattr(self, "_enabled", True) and _guard(
-                        engine, _found_inf, self, optimizer) is not False:
-                    # a skipped step: the user's line is looked up only now (a walk up the
-                    # stack, which a taken step does not need), from the same depth
-                    site = _guard(engine, user_site, 3)
-                    _guard(engine, engine.on_attempt, optimizer, False, None, True, site)
+            called = False
+            for k in keys:
+                called = in_scaler_step.pop(k, False) or called
+            if not called:
+                skipped(self, optimizer)
 
     return step
 
@@ -364,6 +393,9 @@ def _before_update(engine: Engine, scaler: Any) -> tuple[Any, bool | None]:
     return before, skipped
 
 
+_UPDATE_PARAMS = (("self", _REQUIRED), ("new_scale", None))  # GradScaler.update's (torch 2.x)
+
+
 def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
     import torch
 
@@ -372,11 +404,8 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
     every_step = engine.every_step
     every_step_handlers = engine._every_step_handlers
 
-    @functools.wraps(original)
-    def update(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not getattr(self, "_enabled", True):
-            return original(self, *args, **kwargs)
-        # _before_update(), read inline where every tensor is a plain CPU one (each step)
+    def read(self: Any) -> tuple[Any, bool | None]:
+        """_before_update(), read inline where every tensor is a plain CPU one."""
         before: Any = None
         skipped: bool | None = None
         try:
@@ -393,11 +422,13 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
                         else:
                             read, skipped = True, float(t.item()) != 0.0
                 # (no flags: skipped stays None)
-            else:
-                before, skipped = _before_update(engine, self)
+                return before, skipped
         except Exception:
-            before, skipped = _before_update(engine, self)
-        result = original(self, *args, **kwargs)
+            pass
+        return _before_update(engine, self)
+
+    def after(self: Any, before: Any, skipped: bool | None) -> None:
+        """After the update: the lane's routine one (see below), or on_scaler_update."""
         # the lane under GradScaler (Engine.Lane): a routine update (Engine.on_scaler_update)
         # of its scaler after the update it counted, from the scale the lane started with
         if (lane.phase == EXPECT_UPDATE and lane.scaler_ref() is self and skipped is False
@@ -411,14 +442,66 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
                         amp.updated(lane.scaler.key)  # type: ignore[union-attr]
                     lane.updates += 1
                     lane.phase = EXPECT_SCHEDULER_STEP
-                    return result
+                    return
             except Exception as exc:
                 engine.internal_error(exc)
-                return result
+                return
         _guard(engine, engine.on_scaler_update, self, before, skipped)
+
+    if _has_params(original, _UPDATE_PARAMS):
+        # torch's own update(self, new_scale=None), called as it is (no star call a step)
+        @functools.wraps(original)
+        def update(self: Any, new_scale: Any = None) -> Any:
+            if not getattr(self, "_enabled", True):
+                return original(self, new_scale)
+            # the lane's common case first, read in fewer steps than read(): one optimizer's
+            # state with one found-inf flag, both plain CPU tensors (a skipped update, or
+            # anything else, is read(), which reads the same values)
+            before: Any = None
+            skipped: bool | None = None
+            try:
+                scale = self._scale
+                [state] = self._per_optimizer_states.values()
+                [flag] = state["found_inf_per_device"].values()
+                if type(scale) is tensor_type and type(flag) is tensor_type and scale.is_cpu and flag.is_cpu:
+                    before = float(scale.item())
+                    skipped = float(flag.item()) != 0.0
+                else:
+                    before, skipped = read(self)
+            except Exception:
+                before, skipped = read(self)
+            result = original(self, new_scale)
+            if (lane.phase == EXPECT_UPDATE and lane.scaler_ref() is self and skipped is False
+                    and type(before) is float and before == lane.scale and not every_step
+                    and ScalerUpdate not in every_step_handlers):
+                # after()'s lane test, written here: it runs on every step
+                try:
+                    nf = engine.loss_gate
+                    if nf is None or not nf.flags.due:
+                        amp = engine.scaled_gate
+                        if amp is not None:
+                            amp.updated(lane.scaler.key)  # type: ignore[union-attr]
+                        lane.updates += 1
+                        lane.phase = EXPECT_SCHEDULER_STEP
+                        return result
+                except Exception as exc:
+                    engine.internal_error(exc)
+                    return result
+            after(self, before, skipped)
+            return result
+
+        return update
+
+    @functools.wraps(original)
+    def update_any(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not getattr(self, "_enabled", True):
+            return original(self, *args, **kwargs)
+        before, skipped = read(self)
+        result = original(self, *args, **kwargs)
+        after(self, before, skipped)
         return result
 
-    return update
+    return update_any
 
 
 # ---- LR schedulers ------------------------------------------------------------------------

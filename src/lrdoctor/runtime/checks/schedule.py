@@ -587,7 +587,8 @@ class StepOrder(Check):
                 eng.every_step.add(self)  # the optimizer steps that decide it (_decide_001)
         if len(eng.optimizers) > 1:
             self._stale(ev, s, opt)
-        if s.user_steps >= 2 and len(eng.schedulers) > 1:
+        # (a rival steps the same optimizer, so it is one of opt.schedulers, besides s)
+        if s.user_steps >= 2 and len(opt.schedulers) > 1 and len(eng.schedulers) > 1:
             self._competing(ev, s, opt)
 
     def _stale(self, ev: SchedulerStep, s: SchedulerInfo, opt: OptimizerInfo) -> None:
