@@ -8,11 +8,15 @@ own words.
    one such a scheduler drives, i.e. the plain path's own. The plain save then holds its
    scheduler (no LRD007), and where it leaves the scheduler out, the finding names the plain
    path's scheduler, not the DeepSpeed one.
+2. A cosine sized to one epoch of the loader's batches (`T_max=len(loader)`) and stepped after
+   every batch of a loop over `range(args.epochs)`, the setting's stated default 30: every run
+   of more than one epoch steps it past its end and the LR climbs back up (LRD010). The loop's
+   count was read only when it was a number where the loop runs, never a setting's default.
 """
 
 from __future__ import annotations
 
-from .helpers import findings, messages
+from .helpers import codes, findings, messages
 
 TWO_PATHS = """
 import deepspeed
@@ -82,3 +86,52 @@ def test_plain_path_leaving_its_scheduler_out_names_that_scheduler() -> None:
         assert ("LRD007", at) in findings(source), bind
         said = [m for m in messages(source) if "scheduler's" in m]
         assert said and all("`self.scheduler`" in m for m in said), said
+
+
+ONE_EPOCH_COSINE = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=EPOCHS)
+args = parser.parse_args()
+
+
+def main(model, dataset):
+    loader = torch.utils.data.DataLoader(dataset, batch_size=32, shuffle=True)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=TMAX)
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            opt.zero_grad()
+            model(x, y).backward()
+            opt.step()
+            sched.step()
+"""
+
+
+def one_epoch_cosine(epochs: int, t_max: str) -> str:
+    return ONE_EPOCH_COSINE.replace("EPOCHS", str(epochs)).replace("TMAX", t_max)
+
+
+def test_one_epoch_cosine_under_a_setting_of_thirty_epochs_overruns() -> None:
+    source = one_epoch_cosine(30, "len(loader)")
+    assert "LRD010" in codes(source)
+    said = [m for m in messages(source) if "T_max=len(loader)" in m]
+    assert said and "`args.epochs` passes (default 30)" in said[0], said
+
+
+def test_cosine_sized_to_the_whole_run_is_silent() -> None:
+    assert "LRD010" not in codes(one_epoch_cosine(30, "len(loader) * args.epochs"))
+
+
+def test_one_epoch_cosine_for_a_one_epoch_default_is_silent() -> None:
+    assert "LRD010" not in codes(one_epoch_cosine(1, "len(loader)"))
+
+
+def test_one_epoch_cosine_left_early_is_silent() -> None:
+    # early stopping may end the run within the horizon: left alone, as for a literal count
+    source = one_epoch_cosine(30, "len(loader)").replace(
+        "            sched.step()\n",
+        "            sched.step()\n        if opt.param_groups[0][\"lr\"] < 1e-4:\n            break\n")
+    assert "LRD010" not in codes(source)

@@ -942,9 +942,20 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             continue
         epochs, written, loader_obj, length = sized
         passes = epoch_loop.passes
+        runs = f"runs {passes} passes"
         if passes is None and short and written is not None \
                 and _same_setting(written, whole_scope, epoch_loop):
             passes = int(epochs)  # the run's epochs and the horizon's are one setting
+        if passes is None and written is None and not short:
+            # a horizon of one epoch (`T_max=len(loader)`) under a loop over a setting's stated
+            # default (`range(args.epochs)`, default 30): every run of more than one epoch
+            # steps it past its end, so the default is evidence enough (one of E epochs, E a
+            # setting too, is left alone: a run may set both to match)
+            stated = _range_passes(epoch_loop)
+            passes = stated if stated is not None and stated >= 2 else None
+            count = _range_count(epoch_loop)
+            if passes is not None and count is not None:
+                runs = f"runs `{short_source(count)}` passes (default {passes})"
         if passes is None:
             continue
         if not _iterates_loader(batch_loop, loader_obj, length):
@@ -991,8 +1002,8 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             f"{cls}({param}={short_source(horizon)}) "
             f"({line_at(sched.path, sched.line, e.path)}) spans {spans} and is stepped after "
             f"every batch (line {e.line}), but the epoch loop "
-            f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs {passes} "
-            f"passes: the schedule ends after {ends} and the other "
+            f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}) {runs}: "
+            f"the schedule ends after {ends} and the other "
             f"{passes - epochs:g} step it past its horizon, so "
             f"{_consequence(sched)}. Size {param} to the whole run (the loop's epochs times "
             f"`{ast.unparse(length)}`), or restart the schedule on purpose "
