@@ -32,19 +32,20 @@ from __future__ import annotations
 
 from .helpers import codes, messages
 
-UNSYNCED_STEPS = """
+# one Accelerate program, six ways: whether the prepared scheduler steps with the optimizer
+# (`step_scheduler_with_optimizer=False` or Accelerate's default) and how the horizon is sized
+ACCELERATE = """
 import torch
 from accelerate import Accelerator
 from transformers import get_linear_schedule_with_warmup
 
 accum = 4
 epochs = 3
-accelerator = Accelerator(gradient_accumulation_steps=accum, step_scheduler_with_optimizer=False)
+accelerator = Accelerator(gradient_accumulation_steps=accumUNSYNCED)
 model = torch.nn.Linear(8, 2)
 loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(256, 8), torch.randint(0, 2, (256,))), batch_size=16)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-total = epochs * len(loader) // accum
-scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=total // 10, num_training_steps=total)
+HORIZON
 model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
 for epoch in range(epochs):
     for x, y in loader:
@@ -56,125 +57,25 @@ for epoch in range(epochs):
             optimizer.zero_grad()
 """
 
-UNSYNCED_MICRO_HORIZON = """
-import torch
-from accelerate import Accelerator
-from transformers import get_linear_schedule_with_warmup
+TENTH_WARMUP = "scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=total // 10, num_training_steps=total)"
+TIMES_ACCUM = ("updates = epochs * len(loader) // accum\n"
+               "scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=100 * accum, "
+               "num_training_steps=updates * accum)")
 
-accum = 4
-epochs = 3
-accelerator = Accelerator(gradient_accumulation_steps=accum, step_scheduler_with_optimizer=False)
-model = torch.nn.Linear(8, 2)
-loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(256, 8), torch.randint(0, 2, (256,))), batch_size=16)
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-total = epochs * len(loader)
-scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=total // 10, num_training_steps=total)
-model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
-for epoch in range(epochs):
-    for x, y in loader:
-        with accelerator.accumulate(model):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            accelerator.backward(loss)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-"""
 
-UNSYNCED_TIMES_ACCUM = """
-import torch
-from accelerate import Accelerator
-from transformers import get_linear_schedule_with_warmup
+def accelerate(unsynced: bool, horizon: str) -> str:
+    return ACCELERATE.replace("UNSYNCED", ", step_scheduler_with_optimizer=False" if unsynced else "") \
+        .replace("HORIZON", horizon)
 
-accum = 4
-epochs = 3
-accelerator = Accelerator(gradient_accumulation_steps=accum, step_scheduler_with_optimizer=False)
-model = torch.nn.Linear(8, 2)
-loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(256, 8), torch.randint(0, 2, (256,))), batch_size=16)
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-updates = epochs * len(loader) // accum
-scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=100 * accum, num_training_steps=updates * accum)
-model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
-for epoch in range(epochs):
-    for x, y in loader:
-        with accelerator.accumulate(model):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            accelerator.backward(loss)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-"""
 
-SYNCED_TIMES_ACCUM = """
-import torch
-from accelerate import Accelerator
-from transformers import get_linear_schedule_with_warmup
-
-accum = 4
-epochs = 3
-accelerator = Accelerator(gradient_accumulation_steps=accum)
-model = torch.nn.Linear(8, 2)
-loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(256, 8), torch.randint(0, 2, (256,))), batch_size=16)
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-updates = epochs * len(loader) // accum
-scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=100 * accum, num_training_steps=updates * accum)
-model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
-for epoch in range(epochs):
-    for x, y in loader:
-        with accelerator.accumulate(model):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            accelerator.backward(loss)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-"""
-
-SYNCED_MICRO_HORIZON_TENTH_WARMUP = """
-import torch
-from accelerate import Accelerator
-from transformers import get_linear_schedule_with_warmup
-
-accum = 4
-epochs = 3
-accelerator = Accelerator(gradient_accumulation_steps=accum)
-model = torch.nn.Linear(8, 2)
-loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(256, 8), torch.randint(0, 2, (256,))), batch_size=16)
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-total = epochs * len(loader)
-scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=total // 10, num_training_steps=total)
-model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
-for epoch in range(epochs):
-    for x, y in loader:
-        with accelerator.accumulate(model):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            accelerator.backward(loss)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-"""
-
-SYNCED_LITERAL_ACCUM = """
-import torch
-from accelerate import Accelerator
-from transformers import get_linear_schedule_with_warmup
-
-accum = 4
-epochs = 3
-accelerator = Accelerator(gradient_accumulation_steps=accum)
-model = torch.nn.Linear(8, 2)
-loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(256, 8), torch.randint(0, 2, (256,))), batch_size=16)
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-total = epochs * len(loader)
-scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=100, num_training_steps=total // 4)
-model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
-for epoch in range(epochs):
-    for x, y in loader:
-        with accelerator.accumulate(model):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            accelerator.backward(loss)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-"""
+UNSYNCED_STEPS = accelerate(True, "total = epochs * len(loader) // accum\n" + TENTH_WARMUP)
+UNSYNCED_MICRO_HORIZON = accelerate(True, "total = epochs * len(loader)\n" + TENTH_WARMUP)
+UNSYNCED_TIMES_ACCUM = accelerate(True, TIMES_ACCUM)
+SYNCED_TIMES_ACCUM = accelerate(False, TIMES_ACCUM)
+SYNCED_MICRO_HORIZON_TENTH_WARMUP = accelerate(False, "total = epochs * len(loader)\n" + TENTH_WARMUP)
+SYNCED_LITERAL_ACCUM = accelerate(False, "total = epochs * len(loader)\n"
+                                  "scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=100, "
+                                  "num_training_steps=total // 4)")
 
 REPOINTED = """
 import torch
