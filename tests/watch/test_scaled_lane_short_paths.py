@@ -26,6 +26,7 @@ import pytest
 import lrdoctor
 from lrdoctor.runtime.checks import schedule
 from tests.watch.conftest import PRELUDE
+from tests.watch.test_two_optimizers_general_path import TWO
 
 torch = pytest.importorskip("torch")
 
@@ -159,21 +160,6 @@ def test_gradscaler_wrappers_call_torch_plainly_with_what_they_were_given(monkey
     assert by_name["step"] == {("CALL", 2, ())}, by_name
     assert by_name["update"] == {("CALL", 2, ())}, by_name
     assert ("CALL", 2, ()) in by_name["unscale_"] and all(op == "CALL" for op, _, _ in by_name["unscale_"]), by_name
-
-
-TWO = PRELUDE + """
-head = torch.nn.Linear(8, 1)
-opt_b = torch.optim.Adam(head.parameters(), lr=1e-3)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-sched_a = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=48)
-sched_b = torch.optim.lr_scheduler.OneCycleLR(opt_b, max_lr=1e-3, total_steps=48)
-for epoch in range(3):
-    for x, y in loader:
-        optimizer.zero_grad(); opt_b.zero_grad()
-        (torch.nn.functional.mse_loss(model(x), y) + torch.nn.functional.mse_loss(head(x), y)).backward()
-        optimizer.step(); opt_b.step()
-        sched_a.step(); sched_b.step()
-"""
 
 
 def test_two_optimizers_each_with_its_scheduler_run_no_rival_search_and_build_no_lane_candidate(
