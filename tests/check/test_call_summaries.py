@@ -188,3 +188,47 @@ def test_a_file_cut_short_says_it_was_only_partly_analysed() -> None:
 def test_an_ordinary_script_is_not_said_to_be_partly_analysed() -> None:
     result = check_source(_script_with_busy_helper(50), "train.py")
     assert result.notes == []
+
+
+_HOLDER = '''
+import torch
+from torch import nn
+
+
+class Holder:
+    def __init__(self, optimizer, scheduler):
+        self.optimizer = optimizer
+        self.scheduler = scheduler
+
+    def describe(self):
+        return "holder"
+
+
+def main(loader):
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+    print(Holder(optimizer, scheduler).describe())
+    holder = Holder(optimizer, scheduler)
+    for epoch in range(90):
+        for x in loader:
+            holder.optimizer.zero_grad()
+            model(x).sum().backward()
+            holder.optimizer.step()
+            {step}
+
+
+main([torch.randn(3, 4)] * 10)
+'''
+
+
+def test_a_call_on_a_new_object_never_replays_a_freed_objects_call() -> None:
+    # the first Holder is a temporary, freed after its line; the second one is built with the
+    # same arguments and (in CPython) usually at the freed one's address. A summary keyed on
+    # the bare address replayed the first `__init__` for it, which stored nothing on the new
+    # instance: its scheduler was unknown and the per-batch StepLR went unreported (a finding
+    # that came and went with the allocator's history)
+    buggy = _HOLDER.replace("{step}", "holder.scheduler.step()")
+    assert codes(buggy) == ["LRD002"]
+    correct = _HOLDER.replace("            {step}", "        holder.scheduler.step()")
+    assert codes(correct) == []

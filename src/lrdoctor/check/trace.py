@@ -6237,10 +6237,12 @@ def _tracked(value: Any) -> bool:
 
 
 def _arg_key(value: Any) -> Any:
-    """What of an argument a call's trace depends on: the identity of tracked objects; of
-    plain values only what tracing reads (flags, imported names, functions)."""
+    """What of an argument a call's trace depends on: the identity of tracked objects (held
+    by the key: a temporary freed after its call could hand its address to a later,
+    different object, whose call would then replay the first one's trace); of plain values
+    only what tracing reads (flags, imported names, functions)."""
     if isinstance(value, ExprVal) and value.attrs:
-        return id(value)  # it holds objects (`args.amp = GradScaler()`)
+        return _Same(value)  # it holds objects (`args.amp = GradScaler()`)
     if value is None or isinstance(value, ExprVal):
         return None
     if isinstance(value, Const):
@@ -6249,10 +6251,10 @@ def _arg_key(value: Any) -> Any:
     if isinstance(value, ImportRef):
         return ("import", value.qualname)
     if isinstance(value, FuncVal):
-        return ("func", id(value.fn), id(value.bound))
+        return ("func", _Same(value.fn), _Same(value.bound))
     if isinstance(value, ClassVal):
-        return ("class", id(value.info))
-    return id(value)
+        return ("class", _Same(value.info))
+    return _Same(value)
 
 
 def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -6267,7 +6269,7 @@ def _call_key(fv: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any
         return _arg_key(value)
 
     return (
-        id(fn), id(fv.bound), id(fv.closure),
+        _Same(fn), _Same(fv.bound), _Same(fv.closure),
         tuple(key(params[i] if i < len(params) else None, a) for i, a in enumerate(args)),
         tuple(sorted((k, key(k, v)) for k, v in kwargs.items())),
     )
