@@ -226,9 +226,10 @@ class Tracer:
         self.accumulating: list[RunnerVal] = []
         # tracing a LightningModule's optimizer_step override (run once per update)
         self.per_update = False
-        # LightningModule instances in manual optimization: (optimizers, schedulers) that
-        # `self.optimizers()` / `self.lr_schedulers()` return
-        self.manual: dict[int, tuple[list[Obj], list[Obj]]] = {}
+        # LightningModule instances in manual optimization: (the instance, held so that its id
+        # is not reused, optimizers, schedulers) that `self.optimizers()` /
+        # `self.lr_schedulers()` return
+        self.manual: dict[int, tuple[InstanceVal, list[Obj], list[Obj]]] = {}
         # `Cls(**parts)` with its keywords written out (see spelled_out), by the call
         self.spelled: dict[int, tuple[ast.Call, ast.Call]] = {}
         self.project_option = False  # inside a call on a choice with a project-class option
@@ -476,7 +477,7 @@ class Tracer:
         optimizers = _configured_optimizers(value)
         if not optimizers:
             return set()
-        self.manual[id(instance)] = (optimizers, schedulers)
+        self.manual[id(instance)] = (instance, optimizers, schedulers)
         traced = {"configure_optimizers"}
         self._new_root()
         epochs, batches = self.lightning_loops(step)
@@ -533,7 +534,8 @@ class Tracer:
         if optimizers:
             # `self.optimizers()` / `self.lr_schedulers()` hand back what configure_optimizers
             # returned in automatic optimization too
-            self.manual[id(instance)] = (optimizers, [sched for sched, _ in _configured(value)])
+            self.manual[id(instance)] = (instance, optimizers,
+                                         [sched for sched, _ in _configured(value)])
         traced = {"configure_optimizers", "training_step"}
         self._new_root()
         epochs, batches = self.lightning_loops(step)
@@ -3335,7 +3337,7 @@ class Tracer:
             # Lightning hands back one object when one was configured, else a list
             for rec in self.recordings:
                 rec.spoiled = True  # objects known by the instance's identity
-            chosen = self.manual[id(receiver)][0 if method == "optimizers" else 1]
+            chosen = self.manual[id(receiver)][1 if method == "optimizers" else 2]
             if not chosen:
                 return None
             return chosen[0] if len(chosen) == 1 else TupleVal(list(chosen))
