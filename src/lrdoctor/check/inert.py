@@ -19,6 +19,7 @@ the attribute ``epochs`` of the bound instance.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,7 +182,7 @@ class Recording:
     # path -> the form (see result_form) of the plain value written last
     writes: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
-    visited: set[int] = field(default_factory=set)
+    visited: set[ast.AST] = field(default_factory=set)  # held: ids of freed nodes are reused
     followed: set[str] = field(default_factory=set)
     assigned: set[str] = field(default_factory=set)
     called: set[str] = field(default_factory=set)
@@ -275,7 +276,7 @@ class Inert:
     versions: dict[str, int]
     assigned: frozenset[str]
     called: frozenset[str]
-    visited: frozenset[int]
+    visited: frozenset[ast.AST]
     followed: frozenset[str]
     spent: int  # statements
     need: int  # statements it needed left at the start (some are given back)

@@ -176,7 +176,8 @@ class Tracer:
         self.conds: tuple[Cond, ...] = ()
         self.stack: list[ast.AST] = []
         self.given: list[set[str]] = []  # per traced call: the parameters its caller passed
-        self.visited: set[int] = set()
+        # the functions traced, by node (held: an id could be reused once a node is freed)
+        self.visited: set[ast.AST] = set()
         self.root = 0
         self.frame: Frame | None = None
         self.module_scope = Scope({}, module)
@@ -208,9 +209,9 @@ class Tracer:
         # how often each name / attribute was (re)bound: a flag tested twice is the same flag
         # only when nothing rebound it between the tests
         self.versions: dict[str, int] = {}
-        self._targets: dict[tuple[int, str], FuncVal | ClassVal | None] = {}
-        self._tables: dict[tuple[int, str], DictVal | None] = {}
-        self._target_paths: dict[tuple[int, str], set[str]] = {}
+        self._targets: dict[tuple[str, str], FuncVal | ClassVal | None] = {}
+        self._tables: dict[tuple[str, str], DictVal | None] = {}
+        self._target_paths: dict[tuple[str, str], set[str]] = {}
         # (LightningModule instance, configure_optimizers return value)
         self.configured: list[tuple[InstanceVal, Any]] = []
         # schedulers a Hugging Face Trainer steps after every optimizer step: (where it is
@@ -253,17 +254,17 @@ class Tracer:
         self.exec_body(self.module.tree.body, self.module_scope)
         called = _called_names(self.module.tree, self.source)
         for name, fn in self.module.functions.items():
-            if name not in called and id(fn) not in self.visited:
+            if name not in called and fn not in self.visited:
                 self.trace_root_function(fn, None)
         for cls in self.module.classes.values():
             self.trace_root_class(cls, called)
         # whatever is still unvisited (mutual recursion, calls only from untraced code)
         for fn in self.module.functions.values():
-            if id(fn) not in self.visited:
+            if fn not in self.visited:
                 self.trace_root_function(fn, None)
         for cls in self.module.classes.values():
             for method in cls.methods.values():
-                if id(method) not in self.visited:
+                if method not in self.visited:
                     self._new_root()
                     instance = self.instances.get(cls.name) or InstanceVal(cls)
                     self.call_function(FuncVal(method, cls.module, instance, cls), [], {},
@@ -657,7 +658,7 @@ class Tracer:
                     continue
                 if name in self.self_called(base.module) or name in self.self_called(self.module):
                     continue
-                if id(method) in self.visited and not _reaches_override(cls, method):
+                if method in self.visited and not _reaches_override(cls, method):
                     # traced already (as an entry of the base itself), and nothing it runs
                     # on itself is this class's own
                     continue
@@ -699,7 +700,7 @@ class Tracer:
                        link: bool = True) -> FuncVal | ClassVal | None:
         """The project's function or class ``qualname`` names, following re-exports through
         a package's ``__init__`` (``from .trainer import Trainer``)."""
-        key = (id(importer), qualname)
+        key = (importer.path, qualname)
         if key in self._targets:
             found = self._targets[key]
         else:
@@ -724,12 +725,12 @@ class Tracer:
                     found = ClassVal(module.classes[attr])
                 elif attr in module.imports and depth < 4:
                     found = self.project_target(module.imports[attr], module, depth + 1, False)
-                    paths |= self._target_paths.get((id(module), module.imports[attr]), set())
+                    paths |= self._target_paths.get((module.path, module.imports[attr]), set())
                 elif depth < 4 and not attr.startswith("_"):
                     for star in module.star_imports:
                         qual = f"{star}{attr}" if star.endswith(".") else f"{star}.{attr}"
                         found = self.project_target(qual, module, depth + 1, False)
-                        paths |= self._target_paths.get((id(module), qual), set())
+                        paths |= self._target_paths.get((module.path, qual), set())
                         if found is not None:
                             break
             if found is None:
@@ -755,7 +756,7 @@ class Tracer:
         ``def make_cosine``, ``register`` storing what it decorates under the name it is
         given), changed nowhere else. Its values are the module's functions and classes (None
         where they are something else)."""
-        key = (id(importer), "\0table\0" + qualname)
+        key = (importer.path, "\0table\0" + qualname)
         if key in self._tables:
             cached = self._tables[key]
             if cached is not None:
@@ -805,7 +806,7 @@ class Tracer:
 
     def own_table(self, module: ModuleInfo, attr: str) -> DictVal | None:
         """``table_in`` of the traced file's own registry object, once per trace."""
-        key = (id(module), "\0own\0" + attr)
+        key = (module.path, "\0own\0" + attr)
         if key not in self._tables:
             self._tables[key] = None
             self._tables[key] = self.table_in(module, attr)
@@ -1021,7 +1022,7 @@ class Tracer:
                 continue
             if self.budget - known.need <= 0 \
                     or len(self.followed | known.followed) > MAX_MODULES \
-                    or any(id(f) in known.visited for f in self.stack):
+                    or any(f in known.visited for f in self.stack):
                 continue  # tracing it here would be cut short or stopped by a recursion
             held = known.matches(roots)
             if held is None:
@@ -1070,9 +1071,9 @@ class Tracer:
     def trace_call(self, fv: FuncVal, args: list[Any], kwargs: dict[str, Any],
                    root: bool, site: bool = False, call: ast.Call | None = None) -> Any:
         fn = fv.fn
-        self.visited.add(id(fn))
+        self.visited.add(fn)
         for rec in self.recordings:
-            rec.visited.add(id(fn))
+            rec.visited.add(fn)
             if fn.name == "configure_optimizers":
                 rec.spoiled = True  # what it returns is kept, by the instance's class
         module_scope = self.module_scope if fv.module is self.module else Scope({}, fv.module)
@@ -3337,7 +3338,8 @@ class Tracer:
             # Lightning hands back one object when one was configured, else a list
             for rec in self.recordings:
                 rec.spoiled = True  # objects known by the instance's identity
-            chosen = self.manual[id(receiver)][1 if method == "optimizers" else 2]
+            _, optimizers, schedulers = self.manual[id(receiver)]
+            chosen = optimizers if method == "optimizers" else schedulers
             if not chosen:
                 return None
             return chosen[0] if len(chosen) == 1 else TupleVal(list(chosen))
