@@ -191,6 +191,7 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
         return result
     loader = loader or ProjectLoader()
     loader.trim()
+    loader.start_file()
     try:
         module = ModuleInfo.build(path, tree)
         module.loader = loader

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -76,6 +76,38 @@ class ProjectLoader(ModuleLoader):
         self._position_maps: dict[tuple[str, str], bool] = {}
         # inherited entry points found inert, per (method, class) (see trace._Inert)
         self.inert: dict[tuple[int, int], Any] = {}
+        # the modules the file being checked has read (see read_modules), in the order it first
+        # read them, and every read in order (to replay the reads a cached answer stands for)
+        self.touched: dict[str, None] = {}
+        self._log: list[str] = []
+        self._loads: dict[Any, list[str]] = {}  # cached answer -> the reads it made
+
+    def start_file(self) -> None:
+        """A new file is checked: what it has read starts empty (the modules kept from the
+        files before it are there to save parsing, not to be read by it)."""
+        self.touched = {}
+        self._log = []
+
+    def read_modules(self) -> list[tuple[str, ModuleInfo]]:
+        """(path, module) of each project module the file being checked has read so far: the
+        same modules, in the same order, as a loader that started with this file would hold,
+        whichever files this process checked before it (a rule that looks through the modules
+        read must not find another file's, nor another project's)."""
+        return [(path, module) for path in self.touched
+                for module in [self.modules.get(path)] if module is not None]
+
+    def _cached(self, table: dict[Any, Any], key: Any, compute: Callable[[], Any]) -> Any:
+        """``table[key]``, computed once; a later hit reads again the modules the computation
+        read (see read_modules)."""
+        if key in table:
+            for path in self._loads.get((id(table), key), ()):
+                self.touched[path] = None
+                self._log.append(path)
+            return table[key]
+        start = len(self._log)
+        table[key] = value = compute()
+        self._loads[(id(table), key)] = self._log[start:]
+        return value
 
     def trim(self) -> None:
         """Between two checked files: drop the parsed modules when there are many (the next
@@ -94,12 +126,11 @@ class ProjectLoader(ModuleLoader):
             self._constructing.clear()
             self._position_maps.clear()
             self.inert.clear()
+            self._loads.clear()
 
     def module_for(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
-        key = (importer.path, qualname)
-        if key not in self._resolved:
-            self._resolved[key] = self._resolve(qualname, importer)
-        return self._resolved[key]
+        return self._cached(self._resolved, (importer.path, qualname),  # type: ignore[no-any-return]
+                            lambda: self._resolve(qualname, importer))
 
     def _resolve(self, qualname: str, importer: ModuleInfo) -> tuple[ModuleInfo, str] | None:
         importer_dir = os.path.dirname(os.path.abspath(importer.path))
@@ -156,8 +187,8 @@ class ProjectLoader(ModuleLoader):
         ``near`` may be built (a file that cannot be read or parsed builds nothing). None when
         that is not known (a project too large to index)."""
         root = project_root(os.path.dirname(os.path.abspath(near)))
-        key = (root, name)
-        if key not in self._constructing:
+
+        def compute() -> list[ModuleInfo] | None:
             own = os.path.abspath(near)
             found: list[ModuleInfo] = []
             for path, _ in self._texts_calling(root, name):
@@ -166,8 +197,9 @@ class ProjectLoader(ModuleLoader):
                     # (a file that does not parse, or that this interpreter does not run,
                     # builds nothing when the program runs here)
                     found.append(module)
-            self._constructing[key] = found if _project_python_files(root) else None
-        return self._constructing[key]
+            return found if _project_python_files(root) else None
+
+        return self._cached(self._constructing, (root, name), compute)  # type: ignore[no-any-return]
 
     def _texts_calling(self, root: str, name: str) -> Iterator[tuple[str, str]]:
         """(path, text) of each ``.py`` file of the project at ``root`` whose text calls
@@ -201,23 +233,26 @@ class ProjectLoader(ModuleLoader):
         found. Each imported module is the one the usual roots find; only its own additions
         count (one level), and a module whose text never names ``sys.path`` is not parsed."""
         key = ("<imported sys.path>", importer.path)
-        if key not in self._roots_added:
-            self._roots_added[key] = ()  # an import cycle back to the importer adds nothing
-            importer_dir = os.path.dirname(os.path.abspath(importer.path))
-            own = os.path.abspath(importer.path)
-            out: list[str] = []
-            for qualname in dict.fromkeys(importer.imports.values()):
-                if qualname.startswith(("\0", ".")):
+        if key in self._roots_added:
+            return self._cached(self._roots_added, key, tuple)  # type: ignore[no-any-return]
+        start = len(self._log)
+        self._roots_added[key] = ()  # an import cycle back to the importer adds nothing
+        importer_dir = os.path.dirname(os.path.abspath(importer.path))
+        own = os.path.abspath(importer.path)
+        out: list[str] = []
+        for qualname in dict.fromkeys(importer.imports.values()):
+            if qualname.startswith(("\0", ".")):
+                continue
+            for path in self._imported_files(qualname, importer_dir):
+                if os.path.abspath(path) == own or "sys.path" not in (self._text(path) or ""):
                     continue
-                for path in self._imported_files(qualname, importer_dir):
-                    if os.path.abspath(path) == own or "sys.path" not in (self._text(path) or ""):
-                        continue
-                    module = self.load(path)
-                    if module is not None and module.path_dirs:
-                        added = _sys_path_roots(os.path.dirname(os.path.abspath(path)),
-                                                module.path_dirs)
-                        out += [d for d in added if d not in out]
-            self._roots_added[key] = tuple(out)
+                module = self.load(path)
+                if module is not None and module.path_dirs:
+                    added = _sys_path_roots(os.path.dirname(os.path.abspath(path)),
+                                            module.path_dirs)
+                    out += [d for d in added if d not in out]
+        self._roots_added[key] = tuple(out)
+        self._loads[(id(self._roots_added), key)] = self._log[start:]
         return self._roots_added[key]
 
     def _imported_files(self, qualname: str, importer_dir: str) -> list[str]:
@@ -446,6 +481,8 @@ class ProjectLoader(ModuleLoader):
 
     def load(self, path: str) -> ModuleInfo | None:
         shown = display_path(path)
+        self.touched[shown] = None
+        self._log.append(shown)
         if shown in self.modules:
             return self.modules[shown]
         self.modules[shown] = None

@@ -5384,7 +5384,7 @@ def _stated_default(ctx: FileContext, path: str, expr: ast.expr, name: str) -> A
     module = ctx.module_of(path)
     if module is not None and constants.known(expr, None, module):
         return constants.resolve(expr, None, module)
-    modules = [ctx.module] + ([m for m in ctx.loader.modules.values() if m is not ctx.module]
+    modules = [ctx.module] + ([m for _, m in ctx.loader.read_modules() if m is not ctx.module]
                               if ctx.loader is not None else [])
     found: set[Any] = set()
     for m in modules:

@@ -1638,8 +1638,7 @@ def _helper_calls(ctx: FileContext, helper: ast.FunctionDef | ast.AsyncFunctionD
     """The calls of ``helper`` (by its name) in the files read: (path, call)."""
     trees = {ctx.path: ctx.tree}
     if ctx.loader is not None:
-        trees.update({path: module.tree for path, module in ctx.loader.modules.items()
-                      if module is not None})
+        trees.update({path: module.tree for path, module in ctx.loader.read_modules()})
     for path, module_tree in trees.items():
         for call in ast.walk(module_tree):
             if isinstance(call, ast.Call) \
