@@ -14,6 +14,16 @@ must still be reported.
    so it is read as that literal, as ``StepLR(step_size=opt.lr_dc_step)`` with
    ``--lr_dc_step 3`` already was. A call that fills it with a count of batches
    (``2 * len(loader)``) keeps the finding.
+
+2. LRD003, a per-batch-by-design schedule (OneCycleLR, a transformers warm-up) whose length
+   a setting picks, and whose stepping site the same setting picks: ``total_steps =
+   epochs * len(loader) if per_step else epochs`` (or ``steps_per_epoch = len(loader) if
+   per_step else 1``), stepped after each update under ``if per_step:`` and once per epoch
+   under ``if not per_step:``. On the branch that steps it per epoch the horizon counts
+   epochs. lrdoctor fell back to "counted in batches by design" when the horizon's unit was
+   not one unit, and reported the per-epoch step. A horizon whose unit a setting picks is of
+   no one unit (as it already was for CosineAnnealingLR's ``T_max``); a test whose both arms
+   count batches keeps the finding.
 """
 
 from __future__ import annotations
@@ -22,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import check_project, project_codes
+from .helpers import check_project, codes, project_codes
 
 # -- 1. StepLR(step_size=<qualifier>_step) filled with a small stated literal ------------------
 
@@ -119,3 +129,65 @@ def again(net, batches, n):
 """
     files = {"fitter.py": _TRAINER, "driver.py": driver}
     assert "LRD003" in project_codes(check_project(tmp_path, monkeypatch, files))
+
+
+# -- 2. a per-batch-by-design schedule whose length and stepping site a setting picks ---------
+
+_PICKED = """
+import torch
+from torch import nn
+from transformers import get_linear_schedule_with_warmup
+
+
+def fit(net, batches, opts):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    {build}
+    for epoch in range(opts.epochs):
+        for x, y in batches:
+            opt.zero_grad()
+            nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+            if opts.per_step:
+                sched.step()
+        if not opts.per_step:
+            sched.step()
+"""
+
+_ONECYCLE_TOTAL = """length = opts.epochs * len(batches) if opts.per_step else opts.epochs
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=length)"""
+_ONECYCLE_PER_EPOCH = """per_epoch = len(batches) if opts.per_step else 1
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, epochs=opts.epochs,
+                                                steps_per_epoch=per_epoch)"""
+_WARMUP = """length = opts.epochs * len(batches) if opts.per_step else opts.epochs
+    sched = get_linear_schedule_with_warmup(opt, num_warmup_steps=0, num_training_steps=length)"""
+
+
+def _picked(build: str) -> list[str]:
+    return codes(_PICKED.replace("{build}", build))
+
+
+def test_onecycle_total_picked_by_the_stepping_setting_is_silent() -> None:
+    assert "LRD003" not in _picked(_ONECYCLE_TOTAL)
+
+
+def test_onecycle_steps_per_epoch_one_on_the_per_epoch_setting_is_silent() -> None:
+    assert "LRD003" not in _picked(_ONECYCLE_PER_EPOCH)
+
+
+def test_warmup_length_picked_by_the_stepping_setting_is_silent() -> None:
+    assert "LRD003" not in _picked(_WARMUP)
+
+
+def test_onecycle_total_in_batches_on_both_branches_is_still_lrd003() -> None:
+    both = _ONECYCLE_TOTAL.replace("else opts.epochs", "else 2 * opts.epochs * len(batches)")
+    assert "LRD003" in _picked(both)
+
+
+def test_onecycle_steps_per_epoch_in_batches_on_both_branches_is_still_lrd003() -> None:
+    both = _ONECYCLE_PER_EPOCH.replace("else 1", "else len(batches) // 2")
+    assert "LRD003" in _picked(both)
+
+
+def test_warmup_length_in_batches_on_both_branches_is_still_lrd003() -> None:
+    both = _WARMUP.replace("else opts.epochs", "else 2 * opts.epochs * len(batches)")
+    assert "LRD003" in _picked(both)

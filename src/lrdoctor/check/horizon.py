@@ -120,6 +120,10 @@ def _onecycle_horizon(sched: Obj) -> Horizon:
             and constants.resolve(total, sched.scope) is None:
         total = None  # `total_steps=total_steps`, a helper's parameter left at its None default
     if total is not None and not (isinstance(total, ast.Constant) and total.value is None):
+        if _unit_picked_by_setting(total, sched.scope, 0):
+            # `total_steps = epochs * len(loader) if per_step else epochs`: the setting that
+            # picks the length picks the unit, and with it where the program steps it
+            return Horizon("")
         unit, value, evidence = unit_evidence(total, sched.scope)
         if unit == "epoch":
             return Horizon("epoch", "total_steps", short_source(total), value, evidence)
@@ -133,6 +137,10 @@ def _onecycle_horizon(sched: Obj) -> Horizon:
         stated = constants.resolve(per_epoch, sched.scope)
         if (unit == "literal" and value == 1) or (type(stated) is int and stated == 1):
             return Horizon("epoch", "steps_per_epoch", "1", 1.0, "literal")
+        if _one_step_an_epoch_by_setting(per_epoch, sched.scope):
+            # `steps_per_epoch = len(loader) if per_step else 1`: one step an epoch on the
+            # setting's other branch, so the setting picks the unit (and the stepping site)
+            return Horizon("")
         return Horizon("batch", "steps_per_epoch", short_source(per_epoch), value, "design")
     return Horizon("batch", evidence="design")
 
@@ -145,6 +153,8 @@ def _hf_horizon(sched: Obj) -> Horizon:
     expr = sched.arg(param, index)
     if expr is None:
         return Horizon("batch", param, evidence="design")
+    if _unit_picked_by_setting(expr, sched.scope, 0):
+        return Horizon("")  # `num_training_steps = total_batches if per_step else epochs`
     unit, value, evidence = unit_evidence(expr, sched.scope)
     if unit == "epoch":
         return Horizon("epoch", param, short_source(expr), value, evidence)
@@ -870,6 +880,16 @@ def _unit_picked_by_setting(expr: ast.expr, scope: Scope | None, depth: int) -> 
         return False
     units = {unit_of(expr.body, scope, depth + 1)[0], unit_of(expr.orelse, scope, depth + 1)[0]}
     return units == {"batch", "epoch"}
+
+
+def _one_step_an_epoch_by_setting(expr: ast.expr, scope: Scope | None) -> bool:
+    """``len(loader) if per_step else 1`` (through the names it is passed along as): a
+    OneCycleLR's ``steps_per_epoch`` that is 1, one step an epoch, on one branch of a test."""
+    expr, scope = origin(expr, scope, 6, passed=True)
+    if not isinstance(expr, ast.IfExp):
+        return False
+    arms = [constants.resolve(a, scope) for a in (expr.body, expr.orelse)]
+    return sum(type(a) is int and a == 1 for a in arms) == 1
 
 
 def _combine(results: list[tuple[str, float | None, str]],
