@@ -120,6 +120,10 @@ def _onecycle_horizon(sched: Obj) -> Horizon:
             and constants.resolve(total, sched.scope) is None:
         total = None  # `total_steps=total_steps`, a helper's parameter left at its None default
     if total is not None and not (isinstance(total, ast.Constant) and total.value is None):
+        if _unit_picked_by_setting(total, sched.scope, 0):
+            # `total_steps = epochs * len(loader) if per_step else epochs`: the setting that
+            # picks the length picks the unit, and with it where the program steps it
+            return Horizon("")
         unit, value, evidence = unit_evidence(total, sched.scope)
         if unit == "epoch":
             return Horizon("epoch", "total_steps", short_source(total), value, evidence)
@@ -133,6 +137,10 @@ def _onecycle_horizon(sched: Obj) -> Horizon:
         stated = constants.resolve(per_epoch, sched.scope)
         if (unit == "literal" and value == 1) or (type(stated) is int and stated == 1):
             return Horizon("epoch", "steps_per_epoch", "1", 1.0, "literal")
+        if _one_step_an_epoch_by_setting(per_epoch, sched.scope):
+            # `steps_per_epoch = len(loader) if per_step else 1`: one step an epoch on the
+            # setting's other branch, so the setting picks the unit (and the stepping site)
+            return Horizon("")
         return Horizon("batch", "steps_per_epoch", short_source(per_epoch), value, "design")
     return Horizon("batch", evidence="design")
 
@@ -145,6 +153,8 @@ def _hf_horizon(sched: Obj) -> Horizon:
     expr = sched.arg(param, index)
     if expr is None:
         return Horizon("batch", param, evidence="design")
+    if _unit_picked_by_setting(expr, sched.scope, 0):
+        return Horizon("")  # `num_training_steps = total_batches if per_step else epochs`
     unit, value, evidence = unit_evidence(expr, sched.scope)
     if unit == "epoch":
         return Horizon("epoch", param, short_source(expr), value, evidence)
@@ -425,15 +435,115 @@ _RANK = {"flow": 0, "doc": 1, "name": 2, "literal": 3, "design": 4, "": 5}
 _NONE: tuple[str, float | None, str] = ("", None, "")
 
 
+def _says_step_only(word: str) -> bool:
+    """``word`` says "step" and no other of its words names a unit (``lr_dc_step``,
+    ``test_step``; not ``iter_step`` nor ``warmup_epoch_steps``)."""
+    tokens = [t for t in word.lower().split("_") if t]
+    return any(t.startswith("step") for t in tokens) and not any(
+        names.unit_of_word(t) for t in tokens if not t.startswith("step"))
+
+
+def _small_stated(found: tuple[str, float | None, str]) -> bool:
+    """``found`` is a small literal the file states (at most ``SMALL_LITERAL``)."""
+    return found[0] == "literal" and found[1] is not None and 0 < found[1] <= SMALL_LITERAL
+
+
+def _filled_small_by_every_call(expr: ast.Name, scope: Scope) -> tuple[str, float | None, str]:
+    """``("literal", n, "literal")`` when the parameter ``expr`` names is, in every call of
+    its function (or of its class, for ``__init__``) in its module and in the project modules
+    whose text calls it, filled with (or left to) a small literal the files state: an
+    argument written as a number, or a setting stated as one (``args.test_every`` with
+    ``default=1``). ``_NONE`` when one call fills it with anything else, or when the calls
+    cannot all be found."""
+    line = getattr(expr, "lineno", None)
+    if line is None:
+        return _NONE
+    owner: tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, int] | None = None
+    methods = {id(f): c.name for c in ast.walk(scope.module.tree) if isinstance(c, ast.ClassDef)
+               for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for node in ast.walk(scope.module.tree):
+        bodies = [(node, methods.get(id(node), ""))] \
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        for fn, cls_name in bodies:
+            if not fn.lineno <= line <= (fn.end_lineno or fn.lineno):
+                continue
+            if cls_name and fn.name != "__init__":
+                continue  # a method: called on instances, by names not followed here
+            name = cls_name or fn.name
+            if owner is None or fn.lineno >= owner[0].lineno:
+                owner = (fn, name, 1 if cls_name else 0)
+    if owner is None:
+        return _NONE
+    fn, name, skip = owner
+    positional = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]][skip:]
+    defaults = dict(_defaulted_parameters(fn))
+    if expr.id not in positional and expr.id not in [a.arg for a in fn.args.kwonlyargs]:
+        return _NONE
+    index = positional.index(expr.id) if expr.id in positional else None
+    modules = [scope.module]
+    calling = getattr(scope.module.loader, "calling_modules", None)
+    if calling is not None:
+        others = calling(scope.module.path, name)
+        if others is None:
+            return _NONE
+        modules += others
+    values: list[float] = []
+    for module in modules:
+        for call in ast.walk(module.tree):
+            if not (isinstance(call, ast.Call) and (
+                    isinstance(call.func, ast.Name) and call.func.id == name
+                    or isinstance(call.func, ast.Attribute) and call.func.attr == name)):
+                continue
+            arg = next((k.value for k in call.keywords if k.arg == expr.id), None)
+            if arg is None and index is not None and index < len(call.args) \
+                    and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                arg = call.args[index]
+            if arg is None and (any(k.arg is None for k in call.keywords)
+                                or any(isinstance(a, ast.Starred) for a in call.args)):
+                return _NONE  # `Trainer(**cfg)`: filled with what is not known here
+            value = _stated_number(arg if arg is not None else defaults.get(expr.id), module)
+            if value is None:
+                return _NONE
+            values.append(value)
+    if not values:
+        value = _stated_number(defaults.get(expr.id), scope.module)
+        if value is None:
+            return _NONE
+        values.append(value)
+    found = ("literal", max(values), "literal")
+    return found if min(values) > 0 and _small_stated(found) else _NONE
+
+
+def _defaulted_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef
+                          ) -> list[tuple[str, ast.expr]]:
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    pairs = [(p.arg, d) for p, d in zip(positional[len(positional) - len(fn.args.defaults):],
+                                        fn.args.defaults)]
+    pairs += [(p.arg, d) for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
+    return pairs
+
+
+def _stated_number(expr: ast.expr | None, module: ModuleInfo) -> float | None:
+    """The number ``expr`` stands for as ``module`` states it: a literal, or a setting read
+    by its name (``args.test_every`` with an argparse ``default=1``); None otherwise."""
+    if expr is None:
+        return None
+    value = constants.resolve(expr, None, module)
+    if value is None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        default = constants.settings(module).get(expr.attr)
+        value = constants.resolve(default, None, module) if default is not None else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
 def _small_stated_echo(expr: ast.expr, word: str, scope: Scope | None
                        ) -> tuple[str, float | None, str] | None:
     """``StepLR(step_size=opt.lr_dc_step)`` with ``--lr_dc_step`` stated as 3: the name says
     "step" only as the scheduler does (one ``scheduler.step()``), no other word of it names
     a unit, and the value the file states is a small literal (decaying every 3 batches would
     be no schedule at all): read it as that literal, not as batches."""
-    tokens = [t for t in word.lower().split("_") if t]
-    if not any(t.startswith("step") for t in tokens) or any(
-            names.unit_of_word(t) for t in tokens if not t.startswith("step")):
+    if not _says_step_only(word):
         return None
     stated = _stated(expr, scope)
     if stated is None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
@@ -516,6 +626,14 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
                 filled = _filled_with(expr, scope, depth, echo)
                 if filled[0] in ("batch", "epoch"):
                     return filled
+                if unit == "batch" and echo and _says_step_only(expr.id) and _small_stated(
+                        filled if filled[0] else _filled_small_by_every_call(expr, scope)):
+                    # `StepLR(opt, step_size=test_step)` in a trainer whose caller fills
+                    # `test_step` with `args.test_every` (default 1): the word says "step" only
+                    # as the scheduler's own `step()` does, and the value stated for it is a
+                    # small literal (a decay every batch or two would be no schedule at all),
+                    # as `StepLR(step_size=opt.lr_dc_step)` with `--lr_dc_step 3`
+                    return filled if filled[0] else _filled_small_by_every_call(expr, scope)
         if unit:
             return (unit, None, "name")
         if scope is not None:
@@ -762,6 +880,16 @@ def _unit_picked_by_setting(expr: ast.expr, scope: Scope | None, depth: int) -> 
         return False
     units = {unit_of(expr.body, scope, depth + 1)[0], unit_of(expr.orelse, scope, depth + 1)[0]}
     return units == {"batch", "epoch"}
+
+
+def _one_step_an_epoch_by_setting(expr: ast.expr, scope: Scope | None) -> bool:
+    """``len(loader) if per_step else 1`` (through the names it is passed along as): a
+    OneCycleLR's ``steps_per_epoch`` that is 1, one step an epoch, on one branch of a test."""
+    expr, scope = origin(expr, scope, 6, passed=True)
+    if not isinstance(expr, ast.IfExp):
+        return False
+    arms = [constants.resolve(a, scope) for a in (expr.body, expr.orelse)]
+    return sum(type(a) is int and a == 1 for a in arms) == 1
 
 
 def _combine(results: list[tuple[str, float | None, str]],
