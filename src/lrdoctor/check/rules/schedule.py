@@ -2423,7 +2423,11 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         return "", None  # reported as LRD002 (patience counted in batches)
     watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
     evidence = _validation_of_run(ctx, e, validation)
-    training = (_is_training_loss(watched) or _meter_of_training_loss(ctx, watched_at)) \
+    # a score the run computes on its training split (`train_acc`, `trainF1`) says as little
+    # about generalisation as the training loss does
+    scored = _is_training_score(watched)
+    training = (_is_training_loss(watched) or scored
+                or _meter_of_training_loss(ctx, watched_at)) \
         and not any(_mentions_validation(p.expr) for p in chain)
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
@@ -2436,12 +2440,14 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     ) and not any(_validation_first(ctx, p) for p in chain) and not any(
         other is not e and exclusive(other, e) and _metric_step(other)
         and not _is_training_loss(_aggregated(_watched(other).expr))
+        and not _is_training_score(_aggregated(_watched(other).expr))
         for other in ctx.program.of("sched_step", sched)
     ):  # (a setting that picks the training or the validation loss is the user's choice)
         cited, where = _cited_validation(ctx, e, evidence)
+        what = "training metric" if scored else "training loss"
         return "training-loss", Diagnostic.at(
             "LRD004",
-            f"ReduceLROnPlateau is stepped with the training loss `{text}`{passed} while a "
+            f"ReduceLROnPlateau is stepped with the {what} `{text}`{passed} while a "
             f"validation metric exists (`{cited}`{where}): it reacts to training noise, "
             "not to generalisation; pass the validation metric",
             e.path,
@@ -3440,6 +3446,26 @@ def _names_training_error(word: str) -> bool:
     parts = {p.lower() for p in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", word)}
     return bool(parts & _TRAINING_PARTS) and bool(parts & _ERROR_PARTS) and not any(
         names.VALIDATION_WORDS.fullmatch(p) for p in parts)  # `trainValErr`: validation
+
+
+def _names_training_score(word: str) -> bool:
+    """An identifier that names a score of the training split: a part naming training and a
+    part naming an accuracy-like metric (`train_acc`, `trainAcc`, `tr_f1`, `epoch_train_miou`;
+    `strain_acc` names no training split, `train_val_acc` is a validation value)."""
+    parts = {p.lower() for p in re.findall(r"[A-Z]+\d*(?![a-z])|[A-Z]?[a-z]+\d*|\d+", word)}
+    return bool(parts & _TRAINING_PARTS) and any(  # (`train_accs[-1]`: a list of them)
+        names.ACC_WORDS.fullmatch(p) or names.ACC_WORDS.fullmatch(p.removesuffix("s"))
+        for p in parts) and not any(
+        names.VALIDATION_WORDS.fullmatch(p) for p in parts)
+
+
+def _is_training_score(metric: ast.expr) -> bool:
+    """``metric`` is read from a name that says it scores the training split (see
+    `_names_training_score`) and nothing in it says validation."""
+    written = names.words(ast.unparse(metric))
+    if any(names.VALIDATION_WORDS.search(w.lower()) for w in written):
+        return False
+    return any(_names_training_score(w) for w in written)
 
 
 def _is_training_loss(metric: ast.expr) -> bool:
