@@ -15,6 +15,11 @@ Programs written for these tests; no third-party code.
   read an entry of an unknown mapping by a literal *string* key as the object its name says
   (``self.optimizer = self.optimizers["model"]``). Python: the first item of a list named
   ``schedulers`` is a scheduler.
+- Probing the LRD004 family further: a trainer whose ``train_epoch()`` returns a record
+  (``{"loss": ...}``) steps the plateau with ``train_result["loss"]`` while ``validate()``
+  returns the same record for the validation split. LRD004 read a training loss only from a
+  single name (``train_loss``, ``epoch_loss``); the record's name says training and its key
+  says loss, which is the training loss Python reads there.
 """
 
 from __future__ import annotations
@@ -195,6 +200,10 @@ def test_switched_off_scaler_with_the_first_of_the_list_is_silent() -> None:
 
 @pytest.mark.parametrize("old, new", [
     ("self.scheduler = self.schedulers[0]", "self.scheduler = self.schedulers[-1]"),
+    ("self.scheduler = self.schedulers[0]",
+     "self.scheduler = self.schedulers[0] if self.schedulers else None"),
+    ("self.optimizer = self.optimizers[0]\n        self.scheduler = self.schedulers[0]",
+     "self.optimizer, self.scheduler = self.optimizers[0], self.schedulers[0]"),
     ("self.optimizers, self.schedulers = self.model.configure_optimizers(total)",
      "self.optimizers, self.lr_schedulers = self.model.configure_optimizers(total)"),
 ])
@@ -211,3 +220,99 @@ def test_item_of_a_list_named_for_something_else_is_silent() -> None:
         "self.optimizers, self.phases = self.model.configure_optimizers(total)",
     ).replace("self.scheduler = self.schedulers[0]", "self.scheduler = self.phases[0]")
     assert "LRD005" not in codes(other)
+
+
+# -- LRD004: the loss entry of the record the training pass returns ---------------------------
+
+RECORDS = """
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+class Trainer:
+    def __init__(self, model, train_loader, val_loader, epochs):
+        self.model = model
+        self.train_loader = train_loader
+        self.val_loader = val_loader
+        self.epochs = epochs
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        self.scheduler = ReduceLROnPlateau(self.optimizer, mode="min", patience=3)
+
+    def train_epoch(self):
+        total = 0.0
+        for x, y in self.train_loader:
+            self.optimizer.zero_grad()
+            loss = torch.nn.functional.mse_loss(self.model(x), y)
+            loss.backward()
+            self.optimizer.step()
+            total += loss.item()
+        return {"loss": total / len(self.train_loader)}
+
+    @torch.no_grad()
+    def validate(self):
+        total = 0.0
+        for x, y in self.val_loader:
+            total += torch.nn.functional.mse_loss(self.model(x), y).item()
+        return {"loss": total / len(self.val_loader)}
+
+    def fit(self):
+        best = float("inf")
+        for epoch in range(self.epochs):
+            train_result = self.train_epoch()
+            val_result = self.validate()
+            self.scheduler.step(train_result["loss"])
+            if val_result["loss"] < best:
+                best = val_result["loss"]
+"""
+
+
+def test_loss_entry_of_the_training_record_is_found() -> None:
+    found = [m for m in messages(RECORDS) if "training loss `train_result['loss']`" in m]
+    assert found, messages(RECORDS)
+
+
+def test_loss_entry_of_the_validation_record_is_silent() -> None:
+    right = RECORDS.replace('self.scheduler.step(train_result["loss"])',
+                            'self.scheduler.step(val_result["loss"])')
+    assert "LRD004" not in codes(right)
+
+
+@pytest.mark.parametrize("old, new", [
+    ('train_result = self.train_epoch()', 'train_stats = self.train_epoch()'),
+    ('train_result = self.train_epoch()', 'self.train_log = self.train_epoch()'),
+])
+def test_other_records_of_the_training_pass_are_found(old: str, new: str) -> None:
+    record = new.split(" = ")[0]
+    program = RECORDS.replace(old, new).replace(
+        'self.scheduler.step(train_result["loss"])', f'self.scheduler.step({record}["loss"])')
+    assert "LRD004" in codes(program)
+
+
+def test_accuracy_entry_of_the_training_record_with_mode_max_is_found() -> None:
+    program = RECORDS.replace('mode="min"', 'mode="max"').replace(
+        'return {"loss": total / len(self.train_loader)}',
+        'return {"loss": total / len(self.train_loader), "acc": 1.0 - total}').replace(
+        'self.scheduler.step(train_result["loss"])', 'self.scheduler.step(train_result["acc"])')
+    assert "LRD004" in codes(program)
+
+
+@pytest.mark.parametrize("old, new", [
+    # `trainer` names no training split
+    ('train_result = self.train_epoch()', 'trainer_state = self.train_epoch()'),
+    # a record of the training pass read by a key that names no metric
+    ('self.scheduler.step(train_result["loss"])', 'self.scheduler.step(train_result["lr"])'),
+])
+def test_entries_that_are_no_training_metric_are_silent(old: str, new: str) -> None:
+    program = RECORDS.replace(old, new)
+    if "trainer_state" in new:
+        program = program.replace('train_result["loss"]', 'trainer_state["loss"]')
+    assert "LRD004" not in codes(program)
+
+
+def test_training_record_without_validation_is_silent() -> None:
+    alone = RECORDS.replace("            val_result = self.validate()\n", "").replace(
+        '            if val_result["loss"] < best:\n                best = val_result["loss"]\n',
+        "").replace("    @torch.no_grad()\n    def validate(self):", "    def unused(self):")
+    alone = alone.replace("self.val_loader", "self.extra_loader").replace(
+        "val_loader", "extra_loader")
+    assert "LRD004" not in codes(alone)

@@ -7280,6 +7280,16 @@ def _entry_of_held_objects(source: ast.expr | None, label: str, scope: Scope) ->
     last = label.rsplit(".", 1)[-1].lower()
     if last.endswith("s") or set(last.split("_")) & _SETTING_WORDS:
         return False
+    if isinstance(source, ast.IfExp):
+        # `self.scheduler = self.schedulers[0] if self.schedulers else None`: where the other
+        # branch is None, the entry is what the name holds whenever it holds anything
+        nothing = [b for b in (source.body, source.orelse)
+                   if isinstance(b, ast.Constant) and b.value is None]
+        other = [b for b in (source.body, source.orelse) if not (
+            isinstance(b, ast.Constant) and b.value is None)]
+        if len(nothing) != 1 or len(other) != 1:
+            return False
+        source = other[0]
     if isinstance(source, ast.Subscript) and isinstance(const_key(source.slice), str):
         container: ast.expr = source.value
     elif isinstance(source, ast.Subscript) and _literal_index(source.slice) \
@@ -7322,7 +7332,10 @@ def _holds_kind_of(container: ast.expr, label: str) -> bool:
     if not last.lower().endswith("s") or len(last) < 2:
         return False
     kind = names.guess_kind_from_name(label)
-    return bool(kind) and kind == names.guess_kind_from_name(last[:-1])
+    # (loaders are left out: an item of `loaders` is often one loader of several the loop
+    # picks between, which the granularity readings must not take for the epoch's loader)
+    return kind in ("optimizer", "scheduler", "scaler") \
+        and kind == names.guess_kind_from_name(last[:-1])
 
 
 def _entry_read(source: ast.expr | None) -> bool:

@@ -3461,11 +3461,47 @@ def _names_training_score(word: str) -> bool:
 
 def _is_training_score(metric: ast.expr) -> bool:
     """``metric`` is read from a name that says it scores the training split (see
-    `_names_training_score`) and nothing in it says validation."""
+    `_names_training_score`), or is the accuracy-like entry of a record of the training split
+    (`train_metrics["acc"]`, see `_training_entry`), and nothing in it says validation."""
     written = names.words(ast.unparse(metric))
     if any(names.VALIDATION_WORDS.search(w.lower()) for w in written):
         return False
-    return any(_names_training_score(w) for w in written)
+    return any(_names_training_score(w) for w in written) or _training_entry(metric) == "score"
+
+
+def _parts(word: str) -> set[str]:
+    """An identifier's parts, split at underscores and case changes (`trainResult` ->
+    {"train", "result"})."""
+    return {p.lower() for p in re.findall(r"[A-Z]+\d*(?![a-z])|[A-Z]?[a-z]+\d*|\d+", word)}
+
+
+def _training_entry(metric: ast.expr) -> str:
+    """"loss" / "score" when ``metric`` reads one entry of a record of the training split by a
+    literal key or a field (`train_result["loss"]`, `train_stats.loss`, `train_log["acc"]`,
+    `self.train_metrics["f1"]`): the record's name has a part naming training and none naming
+    validation, and the key names a loss (or an error) or an accuracy-like score. "" else."""
+    if isinstance(metric, ast.Subscript):
+        key = metric.slice.value if isinstance(metric.slice, ast.Constant) else None
+        record = metric.value
+    elif isinstance(metric, ast.Attribute):
+        key, record = metric.attr, metric.value
+    else:
+        return ""
+    if not isinstance(key, str):
+        return ""
+    name = dotted(record) or ""
+    last = name.rsplit(".", 1)[-1]
+    parts = _parts(last)
+    if not parts & _TRAINING_PARTS or any(names.VALIDATION_WORDS.fullmatch(p) for p in parts):
+        return ""
+    keyed = _parts(key)
+    if any(names.VALIDATION_WORDS.fullmatch(p) for p in keyed):
+        return ""
+    if "loss" in keyed or keyed & _ERROR_PARTS:
+        return "loss"
+    if any(names.ACC_WORDS.fullmatch(p) for p in keyed):
+        return "score"
+    return ""
 
 
 def _is_training_loss(metric: ast.expr) -> bool:
@@ -3476,6 +3512,8 @@ def _is_training_loss(metric: ast.expr) -> bool:
     if any("train" in w and "loss" in w for w in words) or any(
             _names_training_error(w) for w in written):  # (its case marks its parts)
         return True
+    if _training_entry(metric) == "loss":
+        return True  # `train_result["loss"]`: the loss entry of the training pass's record
     base = metric
     while isinstance(base, (ast.Call, ast.Attribute, ast.BinOp, ast.Subscript)):
         if isinstance(base, ast.Call):
