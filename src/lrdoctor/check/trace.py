@@ -7286,8 +7286,23 @@ def _entry_of_held_objects(source: ast.expr | None, label: str, scope: Scope) ->
     last = label.rsplit(".", 1)[-1].lower()
     if last.endswith("s") or set(last.split("_")) & _SETTING_WORDS:
         return False
+    if isinstance(source, ast.IfExp):
+        # `self.scheduler = self.schedulers[0] if self.schedulers else None`: where the other
+        # branch is None, the entry is what the name holds whenever it holds anything
+        nothing = [b for b in (source.body, source.orelse)
+                   if isinstance(b, ast.Constant) and b.value is None]
+        other = [b for b in (source.body, source.orelse) if not (
+            isinstance(b, ast.Constant) and b.value is None)]
+        if len(nothing) != 1 or len(other) != 1:
+            return False
+        source = other[0]
     if isinstance(source, ast.Subscript) and isinstance(const_key(source.slice), str):
         container: ast.expr = source.value
+    elif isinstance(source, ast.Subscript) and _literal_index(source.slice) \
+            and _holds_kind_of(source.value, label):
+        # `self.scheduler = self.schedulers[0]`: an item, by its literal index, of a sequence
+        # whose name is the plural of what the item's name says (`schedulers` of schedulers)
+        container = source.value
     elif _entry_read(source):
         assert isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute)
         container = source.func.value
@@ -7305,6 +7320,28 @@ def _entry_of_held_objects(source: ast.expr | None, label: str, scope: Scope) ->
                 for word in ("load", "state_dict", "read")):
             return False  # `checkpoint = torch.load(path)`, `sd = model.state_dict()`
     return True
+
+
+def _literal_index(node: ast.expr) -> bool:
+    """``node`` is an integer literal (``0``, ``-1``): a position in a sequence."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _holds_kind_of(container: ast.expr, label: str) -> bool:
+    """``container`` is a name (or attribute) whose last part is a plural (`schedulers`,
+    `lr_schedulers`, `optimizers`) of the object kind ``label``'s name says: a sequence of such
+    objects."""
+    text = dotted(container) or ""
+    last = text.rsplit(".", 1)[-1]
+    if not last.lower().endswith("s") or len(last) < 2:
+        return False
+    kind = names.guess_kind_from_name(label)
+    # (loaders are left out: an item of `loaders` is often one loader of several the loop
+    # picks between, which the granularity readings must not take for the epoch's loader)
+    return kind in ("optimizer", "scheduler", "scaler") \
+        and kind == names.guess_kind_from_name(last[:-1])
 
 
 def _entry_read(source: ast.expr | None) -> bool:

@@ -2423,7 +2423,11 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         return "", None  # reported as LRD002 (patience counted in batches)
     watched = _aggregated(metric)  # np.mean(epoch_loss) watches epoch_loss
     evidence = _validation_of_run(ctx, e, validation)
-    training = (_is_training_loss(watched) or _meter_of_training_loss(ctx, watched_at)) \
+    # a score the run computes on its training split (`train_acc`, `trainF1`) says as little
+    # about generalisation as the training loss does
+    scored = _is_training_score(watched)
+    training = (_is_training_loss(watched) or scored
+                or _meter_of_training_loss(ctx, watched_at)) \
         and not any(_mentions_validation(p.expr) for p in chain)
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
@@ -2436,12 +2440,14 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     ) and not any(_validation_first(ctx, p) for p in chain) and not any(
         other is not e and exclusive(other, e) and _metric_step(other)
         and not _is_training_loss(_aggregated(_watched(other).expr))
+        and not _is_training_score(_aggregated(_watched(other).expr))
         for other in ctx.program.of("sched_step", sched)
     ):  # (a setting that picks the training or the validation loss is the user's choice)
         cited, where = _cited_validation(ctx, e, evidence)
+        what = "training metric" if scored else "training loss"
         return "training-loss", Diagnostic.at(
             "LRD004",
-            f"ReduceLROnPlateau is stepped with the training loss `{text}`{passed} while a "
+            f"ReduceLROnPlateau is stepped with the {what} `{text}`{passed} while a "
             f"validation metric exists (`{cited}`{where}): it reacts to training noise, "
             "not to generalisation; pass the validation metric",
             e.path,
@@ -3442,6 +3448,62 @@ def _names_training_error(word: str) -> bool:
         names.VALIDATION_WORDS.fullmatch(p) for p in parts)  # `trainValErr`: validation
 
 
+def _names_training_score(word: str) -> bool:
+    """An identifier that names a score of the training split: a part naming training and a
+    part naming an accuracy-like metric (`train_acc`, `trainAcc`, `tr_f1`, `epoch_train_miou`;
+    `strain_acc` names no training split, `train_val_acc` is a validation value)."""
+    parts = {p.lower() for p in re.findall(r"[A-Z]+\d*(?![a-z])|[A-Z]?[a-z]+\d*|\d+", word)}
+    return bool(parts & _TRAINING_PARTS) and any(  # (`train_accs[-1]`: a list of them)
+        names.ACC_WORDS.fullmatch(p) or names.ACC_WORDS.fullmatch(p.removesuffix("s"))
+        for p in parts) and not any(
+        names.VALIDATION_WORDS.fullmatch(p) for p in parts)
+
+
+def _is_training_score(metric: ast.expr) -> bool:
+    """``metric`` is read from a name that says it scores the training split (see
+    `_names_training_score`), or is the accuracy-like entry of a record of the training split
+    (`train_metrics["acc"]`, see `_training_entry`), and nothing in it says validation."""
+    written = names.words(ast.unparse(metric))
+    if any(names.VALIDATION_WORDS.search(w.lower()) for w in written):
+        return False
+    return any(_names_training_score(w) for w in written) or _training_entry(metric) == "score"
+
+
+def _parts(word: str) -> set[str]:
+    """An identifier's parts, split at underscores and case changes (`trainResult` ->
+    {"train", "result"})."""
+    return {p.lower() for p in re.findall(r"[A-Z]+\d*(?![a-z])|[A-Z]?[a-z]+\d*|\d+", word)}
+
+
+def _training_entry(metric: ast.expr) -> str:
+    """"loss" / "score" when ``metric`` reads one entry of a record of the training split by a
+    literal key or a field (`train_result["loss"]`, `train_stats.loss`, `train_log["acc"]`,
+    `self.train_metrics["f1"]`): the record's name has a part naming training and none naming
+    validation, and the key names a loss (or an error) or an accuracy-like score. "" else."""
+    if isinstance(metric, ast.Subscript):
+        key = metric.slice.value if isinstance(metric.slice, ast.Constant) else None
+        record = metric.value
+    elif isinstance(metric, ast.Attribute):
+        key, record = metric.attr, metric.value
+    else:
+        return ""
+    if not isinstance(key, str):
+        return ""
+    name = dotted(record) or ""
+    last = name.rsplit(".", 1)[-1]
+    parts = _parts(last)
+    if not parts & _TRAINING_PARTS or any(names.VALIDATION_WORDS.fullmatch(p) for p in parts):
+        return ""
+    keyed = _parts(key)
+    if any(names.VALIDATION_WORDS.fullmatch(p) for p in keyed):
+        return ""
+    if "loss" in keyed or keyed & _ERROR_PARTS:
+        return "loss"
+    if any(names.ACC_WORDS.fullmatch(p) for p in keyed):
+        return "score"
+    return ""
+
+
 def _is_training_loss(metric: ast.expr) -> bool:
     written = names.words(ast.unparse(metric))
     words = [w.lower() for w in written]
@@ -3450,6 +3512,8 @@ def _is_training_loss(metric: ast.expr) -> bool:
     if any("train" in w and "loss" in w for w in words) or any(
             _names_training_error(w) for w in written):  # (its case marks its parts)
         return True
+    if _training_entry(metric) == "loss":
+        return True  # `train_result["loss"]`: the loss entry of the training pass's record
     base = metric
     while isinstance(base, (ast.Call, ast.Attribute, ast.BinOp, ast.Subscript)):
         if isinstance(base, ast.Call):
