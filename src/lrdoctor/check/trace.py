@@ -1961,6 +1961,25 @@ class Tracer:
                     if isinstance(bound[0].value, (ast.List, ast.Tuple, ast.Set)) else None
         return None
 
+    def class_test_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
+        """The outcome of a test on the class of a known scheduler, written in place
+        (``isinstance(s, ReduceLROnPlateau)``, see isinstance_outcome) or read from a name
+        that holds one (``is_plateau = isinstance(s, ReduceLROnPlateau)`` ... ``if not
+        is_plateau``), else None."""
+        known = self.isinstance_outcome(test, scope)
+        if known is not None:
+            return known
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        if not isinstance(test, (ast.Name, ast.Attribute)):
+            return None
+        value = self.eval_pure(test, scope)
+        if isinstance(value, Const) and value.sure and value.by_class \
+                and isinstance(value.value, bool):
+            return value.value != negate
+        return None
+
     def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
         the scheduler's class is known: the other branch never runs for it. In ``a and b`` a
@@ -2546,7 +2565,9 @@ class Tracer:
                 and owner.name == "__init__"
                 and attribute_stores(scope.module.tree).get(key, 0) == 1
                 and "*" not in attribute_stores(scope.module.tree)
-            ))
+            ), by_class=value.by_class)
+            if not value.sure:
+                value.by_class = False
         if (store is not scope.vars or scope.parent is None) and previous is not value and (
             _tracked(value) or _tracked(previous)
         ):
@@ -2872,6 +2893,12 @@ class Tracer:
             self.eval(node.test, scope, depth + 1)
             body = self.eval(node.body, scope, depth + 1)
             other = self.eval(node.orelse, scope, depth + 1)
+            by_class = self.class_test_outcome(node.test, scope)
+            if by_class is not None:
+                # `sched if not isinstance(sched, ReduceLROnPlateau) else None` on a scheduler
+                # whose class is known: the test is decided before the run, and the value is
+                # the branch it takes, every time (None for the plateau scheduler)
+                return body if by_class else other
             if isinstance(body, (ImportRef, ClassVal)) and isinstance(other, (ImportRef, ClassVal)):
                 return UnionVal([body, other])  # `StepLR if args.step else CosineAnnealingLR`
             chosen = body if body is not None and not isinstance(body, Const) else other
