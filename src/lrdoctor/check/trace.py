@@ -2867,6 +2867,13 @@ class Tracer:
                 at = const_key(node.slice)
                 if fields is not None and 0 <= at < len(fields):
                     return base.attrs.get(fields[at])
+            if isinstance(node.slice, ast.IfExp):
+                # `schedulers[0 if epoch < warm else 1]`: one entry per evaluation, the one
+                # the test picks (as `(warm if epoch < warm_epochs else main)` would be), not
+                # every entry of the list
+                picks = [subscript(base, side) for side in (node.slice.body, node.slice.orelse)]
+                if all(p is not None and not isinstance(p, UnionVal) for p in picks):
+                    return picks[0] if picks[0] is picks[1] else UnionVal(picks, exclusive=True)
             found = subscript(base, node.slice)
             if found is None and isinstance(base, DictVal) and base.open:
                 key = const_key(node.slice)
@@ -2901,6 +2908,12 @@ class Tracer:
                 return body if by_class else other
             if isinstance(body, (ImportRef, ClassVal)) and isinstance(other, (ImportRef, ClassVal)):
                 return UnionVal([body, other])  # `StepLR if args.step else CosineAnnealingLR`
+            if isinstance(body, Obj) and isinstance(other, Obj) and body is not other \
+                    and body.kind == other.kind == "scheduler":
+                # `(warm if step < warm_steps else cosine).step()`: one of the two schedulers
+                # each time, the one the test picks; each is stepped on its own side of the
+                # test (as by `if step < warm_steps: warm.step() else: cosine.step()`)
+                return UnionVal([body, other], exclusive=True)
             chosen = body if body is not None and not isinstance(body, Const) else other
             if isinstance(chosen, Const) and not (
                     isinstance(body, Const) and body.value == chosen.value):
