@@ -170,3 +170,27 @@ def test_conditional_pair_sized_in_steps_is_silent() -> None:
 
 def test_conditional_pair_with_an_epoch_sized_cosine_stepped_per_batch_is_found() -> None:
     assert "LRD002" in codes(_PER_BATCH.replace("{horizon}", "settings.epochs"))
+
+
+_BOUND_PAIR = """
+import torch
+from torch import nn
+
+
+def fit(settings, batches):
+    net = nn.Linear(6, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+    sched = (torch.optim.lr_scheduler.OneCycleLR(opt, 0.05, total_steps=settings.epochs * len(batches))
+             if settings.one_cycle else torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max={horizon}))
+    for epoch in range(settings.epochs):
+        for x, y in batches:
+            opt.zero_grad()
+            nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+            sched.step()
+"""
+
+
+def test_conditional_pair_bound_to_a_name_checks_the_second_scheduler_too() -> None:
+    assert "LRD002" in codes(_BOUND_PAIR.replace("{horizon}", "settings.epochs"))
+    assert "LRD002" not in codes(_BOUND_PAIR.replace("{horizon}", "settings.epochs * len(batches)"))
