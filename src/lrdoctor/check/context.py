@@ -179,7 +179,13 @@ def receiver(event: Event) -> str:
     if event.kind == "scale_backward" and event.obj is not None and event.obj.name:
         return event.obj.name
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return dotted(node.func.value) or ast.unparse(node.func.value)
+        value = node.func.value
+        text = dotted(value) or ast.unparse(value)
+        if isinstance(value, (ast.IfExp, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare,
+                              ast.Lambda, ast.NamedExpr, ast.Await)):
+            # `(a if test else b).step()`: the receiver as Python reads it before `.step()`
+            text = f"({text})"
+        return text
     return event.obj.name if event.obj is not None and event.obj.name else "scheduler"
 
 

@@ -1964,6 +1964,25 @@ class Tracer:
                     if isinstance(bound[0].value, (ast.List, ast.Tuple, ast.Set)) else None
         return None
 
+    def class_test_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
+        """The outcome of a test on the class of a known scheduler, written in place
+        (``isinstance(s, ReduceLROnPlateau)``, see isinstance_outcome) or read from a name
+        that holds one (``is_plateau = isinstance(s, ReduceLROnPlateau)`` ... ``if not
+        is_plateau``), else None."""
+        known = self.isinstance_outcome(test, scope)
+        if known is not None:
+            return known
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        if not isinstance(test, (ast.Name, ast.Attribute)):
+            return None
+        value = self.eval_pure(test, scope)
+        if isinstance(value, Const) and value.sure and value.by_class \
+                and isinstance(value.value, bool):
+            return value.value != negate
+        return None
+
     def isinstance_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``isinstance(scheduler, ReduceLROnPlateau)`` (or ``not`` of it) when
         the scheduler's class is known: the other branch never runs for it. In ``a and b`` a
@@ -2549,7 +2568,9 @@ class Tracer:
                 and owner.name == "__init__"
                 and attribute_stores(scope.module.tree).get(key, 0) == 1
                 and "*" not in attribute_stores(scope.module.tree)
-            ))
+            ), by_class=value.by_class)
+            if not value.sure:
+                value.by_class = False
         if (store is not scope.vars or scope.parent is None) and previous is not value and (
             _tracked(value) or _tracked(previous)
         ):
@@ -2849,6 +2870,13 @@ class Tracer:
                 at = const_key(node.slice)
                 if fields is not None and 0 <= at < len(fields):
                     return base.attrs.get(fields[at])
+            if isinstance(node.slice, ast.IfExp):
+                # `schedulers[0 if epoch < warm else 1]`: one entry per evaluation, the one
+                # the test picks (as `(warm if epoch < warm_epochs else main)` would be), not
+                # every entry of the list
+                picks = [subscript(base, side) for side in (node.slice.body, node.slice.orelse)]
+                if all(p is not None and not isinstance(p, UnionVal) for p in picks):
+                    return picks[0] if picks[0] is picks[1] else UnionVal(picks, exclusive=True)
             found = subscript(base, node.slice)
             if found is None and isinstance(base, DictVal) and base.open:
                 key = const_key(node.slice)
@@ -2875,8 +2903,20 @@ class Tracer:
             self.eval(node.test, scope, depth + 1)
             body = self.eval(node.body, scope, depth + 1)
             other = self.eval(node.orelse, scope, depth + 1)
+            by_class = self.class_test_outcome(node.test, scope)
+            if by_class is not None:
+                # `sched if not isinstance(sched, ReduceLROnPlateau) else None` on a scheduler
+                # whose class is known: the test is decided before the run, and the value is
+                # the branch it takes, every time (None for the plateau scheduler)
+                return body if by_class else other
             if isinstance(body, (ImportRef, ClassVal)) and isinstance(other, (ImportRef, ClassVal)):
                 return UnionVal([body, other])  # `StepLR if args.step else CosineAnnealingLR`
+            if isinstance(body, Obj) and isinstance(other, Obj) and body is not other \
+                    and body.kind == other.kind == "scheduler":
+                # `(warm if step < warm_steps else cosine).step()`: one of the two schedulers
+                # each time, the one the test picks; each is stepped on its own side of the
+                # test (as by `if step < warm_steps: warm.step() else: cosine.step()`)
+                return UnionVal([body, other], exclusive=True)
             chosen = body if body is not None and not isinstance(body, Const) else other
             if isinstance(chosen, Const) and not (
                     isinstance(body, Const) and body.value == chosen.value):
