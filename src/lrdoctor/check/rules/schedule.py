@@ -3242,7 +3242,7 @@ def _tests_presence(test: ast.expr) -> bool:
 
 
 def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
-                              metric: ast.expr) -> bool:
+                              metric: ast.expr, depth: int = 0) -> bool:
     """A metric with a generic name (`avg_loss`) that the function reading it at ``at`` (the
     plateau's step, or the call that hands it to the step) computes from validation results
     only (`avg_loss = mean(x["val_loss"] for x in outputs)` in a validation-end hook) is the
@@ -3274,13 +3274,35 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         scope = [n for n in scope if first <= getattr(n, "lineno", 0) <= last]
 
     def over_validation(node: ast.AST) -> bool:
-        """``node`` runs in a loop over something named as validation data."""
+        """``node`` runs in a loop over something named as validation data, written in the
+        loop's header or in the one assignment of the name it iterates (``bar =
+        tqdm(enumerate(valid_loader))`` then ``for i, batch in bar:``)."""
         current = parents.get(node)
         while current is not None and current is not around:
-            if isinstance(current, (ast.For, ast.AsyncFor)) and _mentions_validation(current.iter):
+            if isinstance(current, (ast.For, ast.AsyncFor)) and (
+                    _mentions_validation(current.iter) or _bound_to_validation(current.iter)):
                 return True
             current = parents.get(current)
         return False
+
+    def _bound_to_validation(it: ast.expr) -> bool:
+        if not isinstance(it, ast.Name):
+            return False
+        bound = [n.value for n in ast.walk(around) if isinstance(n, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == it.id for t in n.targets)]
+        return len(bound) == 1 and _mentions_validation(bound[0])
+
+    def from_validation(value: ast.expr) -> bool:
+        """An assigned value read from validation data: one that names it, or a sum (divided
+        by a count) that this function adds up from validation results only
+        (``epoch_loss = running_loss / seen``, ``running_loss`` summed over the validation
+        batches)."""
+        if _mentions_validation(value):
+            return True
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div):
+            value = value.left
+        return isinstance(value, ast.Name) and value.id != getattr(metric, "id", None) \
+            and depth < 2 and _computed_from_validation(ctx, path, at, value, depth + 1)
 
     values: list[ast.AST] = []
     added: list[bool] = []  # per value added into it (or unpacked into it): from validation data?
@@ -3293,7 +3315,9 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         elif isinstance(node, ast.Assign) and any(
             _unpacks_into(t, metric.id) for t in node.targets
         ):
-            added.append(_unpacked_from_validation(node, metric.id))
+            item = _unpacked_item(node, metric.id)
+            if item is None or not _empty(item):  # `total, n = 0.0, 0`: a start, not a value
+                added.append(_unpacked_from_validation(node, metric.id))
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
                 and node.target.id == metric.id and node.value is not None:
             if isinstance(node, ast.AugAssign):
@@ -3314,7 +3338,7 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         return False  # handed in by the caller
     if not values and not added:
         return False
-    return all(_mentions_validation(v) for v in values) and all(added)
+    return all(from_validation(v) for v in values) and all(added)
 
 
 def _start_over_before(around: ast.AST, at: ast.AST, name: str,
@@ -3351,6 +3375,20 @@ def _unpacks_into(target: ast.expr, name: str) -> bool:
     """``target`` is a tuple or list of names that ``name`` is one of (`loss, cm = ...`)."""
     return isinstance(target, (ast.Tuple, ast.List)) and any(
         isinstance(t, ast.Name) and t.id == name for t in target.elts)
+
+
+def _unpacked_item(node: ast.Assign, name: str) -> ast.expr | None:
+    """The item of a literal tuple that ``node`` unpacks into ``name`` (`0.0` of `total, n =
+    0.0, 0`); None when the value is not such a literal."""
+    value = node.value
+    for target in node.targets:
+        if _unpacks_into(target, name) and isinstance(target, (ast.Tuple, ast.List)) \
+                and isinstance(value, (ast.Tuple, ast.List)) \
+                and len(value.elts) == len(target.elts) \
+                and not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)):
+            return next(v for t, v in zip(target.elts, value.elts)
+                        if isinstance(t, ast.Name) and t.id == name)
+    return None
 
 
 def _unpacked_from_validation(node: ast.Assign, name: str) -> bool:
