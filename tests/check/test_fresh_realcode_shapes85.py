@@ -167,3 +167,150 @@ def test_running_loss_of_the_training_batches_is_still_reported() -> None:
     ).replace("enumerate(valid_loader), total=len(valid_loader)",
               "enumerate(train_loader), total=len(train_loader)")
     assert "LRD004" in codes(src)
+
+
+# 3. A per-batch horizon written as one epoch's count divided by the epochs the loop runs
+#    (`len(train_set) / batch_size / epochs`, meant as a product): the first epoch alone runs
+#    past it whenever epochs > 1, and the run makes epochs x epochs times its length (LRD010).
+#    It was read only as E epochs of batches (a product); and the LR written into the
+#    optimizer each epoch on one path counted as a restart of the schedule, although a
+#    LambdaLR-style warm-up sets the LR from its base values at its next step.
+
+DIVIDED = """
+import torch
+from torch.utils.data import DataLoader
+from transformers import get_linear_schedule_with_warmup
+
+
+def main(model, train_set, batch_size, epochs):
+    loader = DataLoader(train_set, batch_size=batch_size, shuffle=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
+    total = int(len(train_set) / batch_size / epochs)
+    sched = get_linear_schedule_with_warmup(opt, int(0.1 * total), total)
+    for epoch in range(epochs):
+        for step, batch in enumerate(loader):
+            loss = model(batch).mean()
+            loss.backward()
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+"""
+
+
+def test_horizon_divided_by_the_loop_epochs_overruns() -> None:
+    found = [m for m in messages(DIVIDED) if m.startswith("get_linear_schedule_with_warmup")]
+    assert len(found) == 1 and "divided by `epochs`" in found[0]
+    assert "LRD010" in codes(DIVIDED)
+
+
+def test_horizon_multiplied_by_the_loop_epochs_is_silent() -> None:
+    src = DIVIDED.replace("len(train_set) / batch_size / epochs",
+                          "len(train_set) / batch_size * epochs")
+    assert "LRD010" not in codes(src)
+
+
+def test_horizon_divided_by_another_setting_is_silent() -> None:
+    src = DIVIDED.replace("def main(model, train_set, batch_size, epochs):",
+                          "def main(model, train_set, batch_size, epochs, accum):").replace(
+        "len(train_set) / batch_size / epochs", "len(train_set) / batch_size / accum * epochs")
+    assert "LRD010" not in codes(src)
+
+
+def test_horizon_divided_by_a_literal_is_left_to_the_counting_rules() -> None:
+    src = DIVIDED.replace("len(train_set) / batch_size / epochs",
+                          "len(train_set) / batch_size / 1").replace(
+        "range(epochs)", "range(1)")
+    assert "LRD010" not in codes(src)
+
+
+def test_batch_loop_that_stops_early_is_silent() -> None:
+    src = DIVIDED.replace("            opt.zero_grad()\n",
+                          "            opt.zero_grad()\n            if step >= total:\n"
+                          "                break\n")
+    assert "LRD010" not in codes(src)
+
+
+ONECYCLE_ARGS = """
+import argparse
+
+import torch
+from torch.utils.data import DataLoader
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int)
+args = parser.parse_args()
+
+model = torch.nn.Linear(4, 1)
+loader = DataLoader(torch.randn(256, 4), batch_size=32)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1,
+                                            total_steps=len(loader) // args.epochs)
+for epoch in range(args.epochs):
+    for x in loader:
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+        sched.step()
+"""
+
+
+def test_onecycle_of_one_epoch_over_the_epochs_setting_overruns() -> None:
+    assert "LRD010" in codes(ONECYCLE_ARGS)
+
+
+def test_onecycle_of_the_whole_run_is_silent() -> None:
+    src = ONECYCLE_ARGS.replace("len(loader) // args.epochs", "len(loader) * args.epochs")
+    assert "LRD010" not in codes(src)
+
+
+TRAINER = """
+import torch
+from transformers import get_cosine_schedule_with_warmup
+
+
+def one_step(model, batch, optimizer, scheduler):
+    loss = model(batch).mean()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad()
+
+
+class Trainer:
+    def __init__(self, model, data, params):
+        self.model = model
+        self.data = data
+        self.params = params
+
+    def prepare(self):
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.params["lr"][0])
+        steps = int(len(self.data.train_set) / self.data.train_loader.batch_size
+                    / self.params["epochs"])
+        self.scheduler = get_cosine_schedule_with_warmup(self.optimizer, int(0.1 * steps), steps)
+
+    def fit(self):
+        for epoch in range(self.params["epochs"]):
+            for g in self.optimizer.param_groups:
+                g["lr"] = self.params["lr"][epoch]
+            for batch in self.data.train_loader:
+                one_step(self.model, batch, self.optimizer, self.scheduler)
+
+
+def run(model, data, params):
+    trainer = Trainer(model, data, params)
+    trainer.prepare()
+    trainer.fit()
+"""
+
+
+def test_warmup_divided_by_the_epochs_in_a_trainer_with_lr_writes_overruns() -> None:
+    # the LR written each epoch is erased by the warm-up's next step: no restart
+    assert "LRD010" in codes(TRAINER)
+
+
+def test_chainable_cosine_with_lr_writes_each_epoch_is_left_alone() -> None:
+    # a chainable cosine multiplies the LR in place: a write each epoch reshapes it by hand
+    src = TRAINER.replace(
+        "self.scheduler = get_cosine_schedule_with_warmup(self.optimizer, int(0.1 * steps), steps)",
+        "self.scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(self.optimizer, T_max=steps)")
+    assert "LRD010" not in codes(src)
