@@ -314,3 +314,35 @@ def test_chainable_cosine_with_lr_writes_each_epoch_is_left_alone() -> None:
         "self.scheduler = get_cosine_schedule_with_warmup(self.optimizer, int(0.1 * steps), steps)",
         "self.scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(self.optimizer, T_max=steps)")
     assert "LRD010" not in codes(src)
+
+
+def test_table_looked_up_with_get() -> None:
+    src = TABLE_BUILDER.replace("KINDS[cfg.kind] ==", "KINDS.get(cfg.kind) ==")
+    assert "LRD006" not in codes(src)
+    buggy = src.replace('if cfg.kind == "plat":', 'if cfg.kind == "step":').replace(
+        "sched.step(val_loss)", "sched.step(epoch)")
+    assert [m for m in messages(buggy) if "deprecated" in m and "to StepLR," in m]
+
+
+def test_negated_guard_keeps_the_plateau_out_of_the_bare_step() -> None:
+    src = TABLE_BUILDER.replace('''        if cfg.kind == "plat":
+            sched.step(val_loss)
+        else:
+            sched.step()''', '''        if not cfg.kind == "plat":
+            sched.step()
+        if cfg.kind == "plat":
+            sched.step(val_loss)''')
+    assert codes(src) == []
+
+
+def test_epoch_sized_cosine_of_a_table_stepped_per_batch_is_still_lrd002() -> None:
+    src = TABLE_BUILDER.replace('''            opt.step()
+        val_loss''', '''            opt.step()
+            if cfg.kind != "plat":
+                sched.step()
+        val_loss''').replace('''        if cfg.kind == "plat":
+            sched.step(val_loss)
+        else:
+            sched.step()''', '''        if cfg.kind == "plat":
+            sched.step(val_loss)''')
+    assert codes(src) == ["LRD002"]

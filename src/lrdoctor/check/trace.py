@@ -6038,6 +6038,7 @@ def _handed_settings(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg
 def _table_lookup(test: ast.expr | None, scope: Scope) -> tuple[str, frozenset[str]] | None:
     """For a test that compares a string setting's entry in a constant table with strings
     (``KINDS[cfg.kind] == "StepLR"``, ``TABLE[args.sched] in ("StepLR", "MultiStepLR")``,
+    ``KINDS.get(cfg.kind) == "StepLR"``,
     the table ``{"step": "StepLR", ...}`` at the top of this module or of the project module
     it is imported from): the setting's name and the keys whose entry is one of those strings.
     Python evaluates the subscript first: the test holds exactly when the setting is one of
@@ -6047,9 +6048,15 @@ def _table_lookup(test: ast.expr | None, scope: Scope) -> tuple[str, frozenset[s
     left, right = test.left, test.comparators[0]
     if isinstance(left, ast.Constant) and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
         left, right = right, left
-    if not isinstance(left, ast.Subscript):
+    if isinstance(left, ast.Subscript):
+        table_expr, looked_up = left.value, left.slice
+    elif isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) \
+            and left.func.attr == "get" and len(left.args) == 1 and not left.keywords:
+        # `KINDS.get(cfg.kind) == "StepLR"`: a key not in the table gives None, no string
+        table_expr, looked_up = left.func.value, left.args[0]
+    else:
         return None
-    key = setting_key(left.slice)
+    key = setting_key(looked_up)
     if not key:
         return None
     if isinstance(right, ast.Constant) and isinstance(right.value, str):
@@ -6060,7 +6067,7 @@ def _table_lookup(test: ast.expr | None, scope: Scope) -> tuple[str, frozenset[s
         wanted = {e.value for e in right.elts}  # type: ignore[attr-defined]
     else:
         return None
-    table = string_table(left.value, scope)
+    table = string_table(table_expr, scope)
     if table is None:
         return None
     return key, frozenset(k for k, v in table.items() if v in wanted)
