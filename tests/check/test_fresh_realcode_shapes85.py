@@ -346,3 +346,24 @@ def test_epoch_sized_cosine_of_a_table_stepped_per_batch_is_still_lrd002() -> No
             sched.step()''', '''        if cfg.kind == "plat":
             sched.step(val_loss)''')
     assert codes(src) == ["LRD002"]
+
+
+def test_mean_of_a_list_of_validation_losses_is_the_validation_loss() -> None:
+    src = RUNNING_VALIDATION.replace('''    running, seen = 0.0, 0
+    bar = tqdm(enumerate(valid_loader), total=len(valid_loader))
+    for step, (x, y) in bar:
+        with torch.no_grad():
+            loss = criterion(model(x), y)
+        running += loss.item() * x.size(0)
+        seen += x.size(0)
+    epoch_loss = running / seen''', '''    losses = []
+    tk = tqdm(valid_loader)
+    for x, y in tk:
+        with torch.no_grad():
+            loss = criterion(model(x), y)
+        losses.append(loss.item())
+    epoch_loss = sum(losses) / len(losses)''')
+    assert "losses.append" in src
+    assert "LRD004" not in codes(src)
+    over_training = src.replace("valid_loader", "train_loader")
+    assert "LRD004" in codes(over_training)

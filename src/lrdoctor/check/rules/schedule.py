@@ -3294,11 +3294,12 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
 
     def from_validation(value: ast.expr) -> bool:
         """An assigned value read from validation data: one that names it, or a sum (divided
-        by a count) that this function adds up from validation results only
-        (``epoch_loss = running_loss / seen``, ``running_loss`` summed over the validation
-        batches)."""
+        by a count) or a summary (``sum(losses) / len(losses)``, ``np.mean(losses)``) of a
+        name that this function adds up from validation results only (``epoch_loss =
+        running_loss / seen``, ``running_loss`` summed over the validation batches)."""
         if _mentions_validation(value):
             return True
+        value = _aggregated(value)  # `sum(losses) / len(losses)` summarises `losses`
         if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div):
             value = value.left
         return isinstance(value, ast.Name) and value.id != getattr(metric, "id", None) \
