@@ -367,3 +367,85 @@ def test_mean_of_a_list_of_validation_losses_is_the_validation_loss() -> None:
     assert "LRD004" not in codes(src)
     over_training = src.replace("valid_loader", "train_loader")
     assert "LRD004" in codes(over_training)
+
+
+# 4. The Kaggle baseline shape `if CFG.batch_scheduler: scheduler.step()` written outside the
+#    gradient-accumulation block: the scheduler steps every micro-batch while the optimizer
+#    steps every CFG.gradient_accumulation_steps of them (LRD017). The guard was taken for a
+#    test of its own that may skip micro-batches (`if is_last_batch:`); a test that comes out
+#    the same on every pass (a config class's constant, a setting nothing in the loop
+#    changes) steps it on every micro-batch whenever it holds.
+
+PER_BATCH_FLAG = """
+import torch
+from transformers import get_cosine_schedule_with_warmup
+
+
+class CFG:
+    epochs = 3
+    gradient_accumulation_steps = 4
+    batch_scheduler = True
+
+
+def train_fn(train_loader, model, optimizer, scheduler):
+    model.train()
+    for step, (x, y) in enumerate(train_loader):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss = loss / CFG.gradient_accumulation_steps
+        loss.backward()
+        if (step + 1) % CFG.gradient_accumulation_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+        if CFG.batch_scheduler:
+            scheduler.step()
+
+
+def train_loop(model, train_loader):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+    num_train_steps = int(len(train_loader) * CFG.epochs / CFG.gradient_accumulation_steps)
+    scheduler = get_cosine_schedule_with_warmup(optimizer, 0, num_train_steps)
+    for epoch in range(CFG.epochs):
+        train_fn(train_loader, model, optimizer, scheduler)
+"""
+
+
+def test_setting_guard_outside_the_accumulation_block_steps_every_micro_batch() -> None:
+    found = [m for m in messages(PER_BATCH_FLAG) if "every micro-batch" in m]
+    assert len(found) == 1 and found[0].startswith("When `CFG.batch_scheduler`, ")
+    assert codes(PER_BATCH_FLAG) == ["LRD017"]
+
+
+def test_setting_guard_inside_the_accumulation_block_is_silent() -> None:
+    src = PER_BATCH_FLAG.replace("""            optimizer.zero_grad()
+        if CFG.batch_scheduler:
+            scheduler.step()""", """            optimizer.zero_grad()
+            if CFG.batch_scheduler:
+                scheduler.step()""")
+    assert codes(src) == []
+
+
+def test_flag_the_loop_sets_per_batch_is_a_guard_of_its_own() -> None:
+    src = PER_BATCH_FLAG.replace("""        if CFG.batch_scheduler:
+            scheduler.step()""", """        last = step == len(train_loader) - 1
+        if last:
+            scheduler.step()""")
+    assert "LRD017" not in codes(src)
+
+
+def test_attribute_a_method_changes_is_a_guard_of_its_own() -> None:
+    src = PER_BATCH_FLAG.replace("""        if CFG.batch_scheduler:
+            scheduler.step()""", """        if CFG.batch_scheduler:
+            scheduler.step()
+        mark(step)""").replace("def train_loop(", '''def mark(step):
+    CFG.batch_scheduler = step % 4 == 3
+
+
+def train_loop(''')
+    assert "LRD017" not in codes(src)
+
+
+def test_setting_guard_with_a_horizon_in_micro_batches_is_silent() -> None:
+    src = PER_BATCH_FLAG.replace(
+        "int(len(train_loader) * CFG.epochs / CFG.gradient_accumulation_steps)",
+        "len(train_loader) * CFG.epochs")
+    assert "LRD017" not in codes(src)

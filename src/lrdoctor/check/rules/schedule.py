@@ -6082,8 +6082,13 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             yield lightning
             continue
         with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
-        if any((c.key, c.branch) not in with_updates for c in own):
+        private = [c for c in own if (c.key, c.branch) not in with_updates]
+        if any(not _same_every_pass(ctx, c, loop) for c in private):
             continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
+        # a guard that holds the same on every pass (`if CFG.batch_scheduler:`, a setting
+        # nothing in the loop changes) steps it every micro-batch whenever it holds
+        when = " and ".join(_holds(c) for c in private)
+        when = f"When `{when}`, " if private and len(when) <= 80 else ""
         # inside `accumulate()` the prepared optimizer updates only on the micro-batches that
         # sync; the scheduler steps on every call when it was not prepared, or when the
         # Accelerator was built with `step_scheduler_with_optimizer=False`
@@ -6113,9 +6118,10 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             u, guard = guards[0]
             if _sized_in_micro_batches(sched, _guard_counts(guard)):
                 continue
+            lead = f"{when}`{receiver(e)}.step()`" if when else f"`{receiver(e)}.step()`"
             yield Diagnostic.at(
                 "LRD017",
-                f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, but "
+                f"{lead} runs every micro-batch in {_loop_where(loop)}, but "
                 f"the optimizer steps only when `{_holds(guard)}` "
                 f"({line_at(u.path, u.line, e.path)}): the schedule "
                 "advances once per micro-batch, faster than the updates it is meant to follow",
@@ -6147,6 +6153,53 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             loop.path,
             call,
         )
+
+
+def _same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
+    """Whether the test of ``c`` comes out the same on every pass of ``loop``: it reads only
+    names and attributes (no call, no remainder, no item picked by a variable), none of them
+    the loop's own variables or a name bound in its body, and no attribute it reads is stored
+    anywhere but at the top of a module or class or in an ``__init__`` (`CFG.batch_scheduler`
+    of a config class, `self.per_batch` set once, `args.sched_per_batch`). A flag the loop
+    itself flips (`is_last = i == n - 1`) or a counter it advances is not."""
+    test = c.test
+    if test is None or c.periodic or c.origins:
+        return False
+    bound = set(loop.targets) | set(loop.counters)
+    for node in ast.walk(loop.node):
+        if isinstance(node, (ast.Name,)) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+    reads: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda, ast.BinOp)):
+            return False
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return False
+        if isinstance(node, ast.Name) and node.id in bound:
+            return False
+        if isinstance(node, ast.Attribute):
+            reads.add(node.attr)
+    if not reads:
+        return not isinstance(test, ast.Constant) and any(
+            isinstance(n, ast.Name) for n in ast.walk(test))
+    tree = ctx.tree_of(c.key[0])
+    if tree is None:
+        return False
+    return not _stored_later(tree, reads)
+
+
+def _stored_later(tree: ast.AST, attrs: set[str]) -> bool:
+    """An attribute of ``attrs`` is stored inside a function other than ``__init__``."""
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name == "__init__":
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and node.attr in attrs:
+                return True
+            if isinstance(node, ast.Call) and dotted(node.func) == "setattr":
+                return True
+    return False
 
 
 def _accumulation_divisor(guard: Cond) -> ast.expr | None:
