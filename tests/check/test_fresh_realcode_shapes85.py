@@ -449,3 +449,34 @@ def test_setting_guard_with_a_horizon_in_micro_batches_is_silent() -> None:
         "int(len(train_loader) * CFG.epochs / CFG.gradient_accumulation_steps)",
         "len(train_loader) * CFG.epochs")
     assert "LRD017" not in codes(src)
+
+
+DICT_FLAG = """
+import torch
+from transformers import get_linear_schedule_with_warmup
+
+
+def train(cfg, model, loader):
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"])
+    total = len(loader) * cfg["epochs"] // cfg["accum"]
+    sched = get_linear_schedule_with_warmup(opt, 100, total)
+    for epoch in range(cfg["epochs"]):
+        for i, batch in enumerate(loader):
+            (model(batch).mean() / cfg["accum"]).backward()
+            if (i + 1) % cfg["accum"] == 0:
+                opt.step()
+                opt.zero_grad()
+            if cfg["step_per_batch"]:
+                sched.step()
+"""
+
+
+def test_config_dict_flag_outside_the_accumulation_block_steps_every_micro_batch() -> None:
+    assert codes(DICT_FLAG) == ["LRD017"]
+
+
+def test_config_dict_flag_the_loop_rewrites_is_a_guard_of_its_own() -> None:
+    src = DICT_FLAG.replace('            if cfg["step_per_batch"]:',
+                            '            cfg["step_per_batch"] = i % 2 == 0\n'
+                            '            if cfg["step_per_batch"]:')
+    assert "LRD017" not in codes(src)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
+from lrdoctor.check.constants import read_root
 from lrdoctor.check.context import (
     FileContext,
     class_at,
@@ -6167,8 +6168,13 @@ def _same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
         return False
     bound = set(loop.targets) | set(loop.counters)
     for node in ast.walk(loop.node):
-        if isinstance(node, (ast.Name,)) and isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.add(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) \
+                and isinstance(node.ctx, (ast.Store, ast.Del)):
+            root = read_root(node)
+            if root is not None:
+                bound.add(root)  # `cfg["per_batch"] = ...` in the loop changes what `cfg` holds
     reads: set[str] = set()
     for node in ast.walk(test):
         if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda, ast.BinOp)):
