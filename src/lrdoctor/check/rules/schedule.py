@@ -3293,13 +3293,15 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
                  and any(isinstance(t, ast.Name) and t.id == it.id for t in n.targets)]
         return len(bound) == 1 and _mentions_validation(bound[0])
 
-    def from_validation(value: ast.expr) -> bool:
+    def from_validation(value: ast.AST) -> bool:
         """An assigned value read from validation data: one that names it, or a sum (divided
         by a count) or a summary (``sum(losses) / len(losses)``, ``np.mean(losses)``) of a
         name that this function adds up from validation results only (``epoch_loss =
         running_loss / seen``, ``running_loss`` summed over the validation batches)."""
         if _mentions_validation(value):
             return True
+        if not isinstance(value, ast.expr):
+            return False
         value = _aggregated(value)  # `sum(losses) / len(losses)` summarises `losses`
         if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div):
             value = value.left
@@ -6084,7 +6086,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
         private = [c for c in own if (c.key, c.branch) not in with_updates]
-        if any(not _same_every_pass(ctx, c, loop) for c in private):
+        if any(not _guard_same_every_pass(ctx, c, loop) for c in private):
             continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
         # a guard that holds the same on every pass (`if CFG.batch_scheduler:`, a setting
         # nothing in the loop changes) steps it every micro-batch whenever it holds
@@ -6156,7 +6158,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         )
 
 
-def _same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
+def _guard_same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
     """Whether the test of ``c`` comes out the same on every pass of ``loop``: it reads only
     names and attributes (no call, no remainder, no item picked by a variable), none of them
     the loop's own variables or a name bound in its body, and no attribute it reads is stored
