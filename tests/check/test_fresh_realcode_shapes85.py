@@ -471,8 +471,43 @@ def train(cfg, model, loader):
 """
 
 
-def test_config_dict_flag_outside_the_accumulation_block_steps_every_micro_batch() -> None:
-    assert codes(DICT_FLAG) == ["LRD017"]
+def test_flag_of_a_config_the_file_never_fills_is_left_alone() -> None:
+    # `cfg` is a parameter: its value may be False for every run, stepping once per epoch
+    assert codes(DICT_FLAG) == []
+
+
+ARGS_FLAG = """
+import argparse
+
+import torch
+from transformers import get_linear_schedule_with_warmup
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--accum", type=int, default=8)
+parser.add_argument("--epochs", type=int, default=3)
+parser.add_argument("--step_per_batch", type=int, default=1)
+args = parser.parse_args()
+
+
+def train(model, loader):
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    total = len(loader) * args.epochs // args.accum
+    sched = get_linear_schedule_with_warmup(opt, 100, total)
+    for epoch in range(args.epochs):
+        for i, batch in enumerate(loader):
+            (model(batch).mean() / args.accum).backward()
+            if (i + 1) % args.accum == 0:
+                opt.step()
+                opt.zero_grad()
+            if args.step_per_batch:
+                sched.step()
+"""
+
+
+def test_setting_on_by_default_outside_the_accumulation_block_steps_every_micro_batch() -> None:
+    assert codes(ARGS_FLAG) == ["LRD017"]
+    assert codes(ARGS_FLAG.replace('"--step_per_batch", type=int, default=1',
+                                   '"--step_per_batch", type=int, default=0')) == []
 
 
 def test_config_dict_flag_the_loop_rewrites_is_a_guard_of_its_own() -> None:

@@ -6159,14 +6159,15 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
 
 
 def _guard_same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
-    """Whether the test of ``c`` comes out the same on every pass of ``loop``: it reads only
-    names and attributes (no call, no remainder, no item picked by a variable), none of them
-    the loop's own variables or a name bound in its body, and no attribute it reads is stored
-    anywhere but at the top of a module or class or in an ``__init__`` (`CFG.batch_scheduler`
-    of a config class, `self.per_batch` set once, `args.sched_per_batch`). A flag the loop
-    itself flips (`is_last = i == n - 1`) or a counter it advances is not."""
+    """Whether the test of ``c`` comes out the same on every pass of ``loop``, and holds: it
+    reads only names and attributes (no call, no remainder, no item picked by a variable),
+    none of them the loop's own variables or a name bound in its body, no attribute it reads
+    is stored anywhere but at the top of a module or class or in an ``__init__``, and the
+    program states a value that makes it hold (`CFG.batch_scheduler = True` of a config
+    class, a setting's default). A flag the loop itself flips (`is_last = i == n - 1`), a
+    counter it advances, or a framework's per-batch attribute is not."""
     test = c.test
-    if test is None or c.periodic or c.origins:
+    if test is None or c.periodic:
         return False
     bound = set(loop.targets) | set(loop.counters)
     for node in ast.walk(loop.node):
@@ -6187,13 +6188,30 @@ def _guard_same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
             return False
         if isinstance(node, ast.Attribute):
             reads.add(node.attr)
-    if not reads:
-        return not isinstance(test, ast.Constant) and any(
-            isinstance(n, ast.Name) for n in ast.walk(test))
     tree = ctx.tree_of(c.key[0])
-    if tree is None:
+    if tree is None or (reads and _stored_later(tree, reads)):
         return False
-    return not _stored_later(tree, reads)
+    # and the program states its value, which makes the branch run: a config class's
+    # constant, a setting's default (an attribute of an object the file does not build, such
+    # as a trainer's `is_last_batch`, may change under it)
+    module = ctx.module_of(c.key[0])
+    if module is None:
+        return False
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) \
+                and constants.resolve(node, None, module) is None \
+                and not _inside_a_stated_read(node, test, module):
+            return False  # a value the program does not state (a parameter, a framework's)
+    return holds_first(c, {}, module) is True
+
+
+def _inside_a_stated_read(node: ast.AST, test: ast.expr, module: Any) -> bool:
+    """``node`` is part of a longer read in ``test`` whose value the program states (`CFG`
+    and `CFG.batch_scheduler`: the class alone is no value, its constant is)."""
+    return any(isinstance(outer, (ast.Attribute, ast.Subscript)) and outer.value is node
+               and (constants.resolve(outer, None, module) is not None
+                    or _inside_a_stated_read(outer, test, module))
+               for outer in ast.walk(test))
 
 
 def _stored_later(tree: ast.AST, attrs: set[str]) -> bool:
