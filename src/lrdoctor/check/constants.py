@@ -459,6 +459,37 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def string_table(expr: ast.expr, scope: Scope | None, module: ModuleInfo | None = None
+                 ) -> dict[str, str] | None:
+    """The mapping of strings to strings that ``expr`` names: a top-level ``NAME = {"k":
+    "V", ...}`` of its module, or of the project module it is imported from (``from
+    configs import KINDS``), that no module changes in place. None for anything else (a
+    parameter, a local, a dict with other keys or values)."""
+    if not isinstance(expr, ast.Name):
+        return None
+    if module is None and scope is not None:
+        module = scope.module
+    if module is None or (scope is not None and expr.id in _local_names(scope)):
+        return None
+    where, name = module, expr.id
+    assigned = _module_constant(module, name)
+    if assigned is None and name in module.imports:
+        bound = _imported_binding(module, name)
+        if bound is None:
+            return None
+        where, name = bound
+        assigned = _module_constant(where, name)
+    if not isinstance(assigned, ast.Dict) or not assigned.keys or _mutated(where.tree, name):
+        return None
+    table: dict[str, str] = {}
+    for key, value in zip(assigned.keys, assigned.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                and isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            return None
+        table[key.value] = value.value
+    return table
+
+
 def module_assignment(module: ModuleInfo, name: str) -> ast.expr | None:
     """The one module-level assignment of ``name`` (None when assigned more than once)."""
     return _module_constant(module, name)

@@ -50,6 +50,10 @@ class Cond:
     # for the whole: `if epoch > start and cfg.kind == "swa":` taken says both parts hold;
     # `if a or b:` not taken says neither does
     parts: tuple[tuple[str, tuple[Any, ...], bool], ...] = ()
+    # a test that looks a string setting up in a constant table of the module (`KINDS[cfg.kind]
+    # == "StepLR"` with `KINDS = {"step": "StepLR", ...}`): the setting's name and the keys
+    # whose entry the test compares with, so the test holds when the setting is one of them
+    table: tuple[str, frozenset[str]] | None = None
 
     @cached_property
     def text(self) -> str:
@@ -248,6 +252,19 @@ def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | N
     for c in conds:
         test = c.test
         if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            continue
+        if c.table is not None:
+            # `KINDS[cfg.kind] == "StepLR"`: `cfg.kind in (the keys of that entry)`
+            op = test.ops[0]
+            if isinstance(op, (ast.Eq, ast.In, ast.NotEq, ast.NotIn)):
+                setting, keys = c.table
+                taken = (c.branch == 0) == isinstance(op, (ast.Eq, ast.In))
+                must, cannot = out.get(setting, (None, frozenset()))
+                if taken:
+                    must = keys if must is None else must & keys
+                else:
+                    cannot = cannot | keys
+                out[setting] = (must, cannot)
             continue
         left, op, right = test.left, test.ops[0], test.comparators[0]
         if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):

@@ -32,6 +32,7 @@ from lrdoctor.check.constants import (
     record_literal,
     resolve,
     settings,
+    string_table,
     yaml_data,
 )
 from lrdoctor.check.context import function_around
@@ -2109,7 +2110,8 @@ class Tracer:
                         parts.append((text, version, truth if holds else not truth))
         origins = _origins(test, scope) if test is not None else ()
         return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test, scope),
-                    _known_sources(test, scope), parts=tuple(parts))
+                    _known_sources(test, scope), parts=tuple(parts),
+                    table=_table_lookup(test, scope))
 
     def setting_alias(self, test: ast.expr | None, scope: Scope | None = None) -> str | None:
         """The setting the attribute compared by ``test`` was copied from (see Cond.alias);
@@ -6075,6 +6077,44 @@ def _handed_settings(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg
             if key:
                 out[kw.arg] = key
     return out
+
+
+def _table_lookup(test: ast.expr | None, scope: Scope) -> tuple[str, frozenset[str]] | None:
+    """For a test that compares a string setting's entry in a constant table with strings
+    (``KINDS[cfg.kind] == "StepLR"``, ``TABLE[args.sched] in ("StepLR", "MultiStepLR")``,
+    ``KINDS.get(cfg.kind) == "StepLR"``,
+    the table ``{"step": "StepLR", ...}`` at the top of this module or of the project module
+    it is imported from): the setting's name and the keys whose entry is one of those strings.
+    Python evaluates the subscript first: the test holds exactly when the setting is one of
+    those keys (any other key makes it False, a missing one raises before any branch runs)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        left, right = right, left
+    if isinstance(left, ast.Subscript):
+        table_expr, looked_up = left.value, left.slice
+    elif isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) \
+            and left.func.attr == "get" and len(left.args) == 1 and not left.keywords:
+        # `KINDS.get(cfg.kind) == "StepLR"`: a key not in the table gives None, no string
+        table_expr, looked_up = left.func.value, left.args[0]
+    else:
+        return None
+    key = setting_key(looked_up)
+    if not key:
+        return None
+    if isinstance(right, ast.Constant) and isinstance(right.value, str):
+        wanted = {right.value}
+    elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in right.elts) \
+            and isinstance(test.ops[0], (ast.In, ast.NotIn)):
+        wanted = {e.value for e in right.elts}  # type: ignore[attr-defined]
+    else:
+        return None
+    table = string_table(table_expr, scope)
+    if table is None:
+        return None
+    return key, frozenset(k for k, v in table.items() if v in wanted)
 
 
 def _known_sources(test: ast.expr | None, scope: Scope) -> tuple[tuple[str, ast.expr], ...]:

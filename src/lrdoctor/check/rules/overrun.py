@@ -33,7 +33,7 @@ from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.project import line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.values import Obj, UnionVal
-from lrdoctor.schedulers import SCHEDULERS
+from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
 
 # torch schedulers whose horizon ends the schedule (stepping past it is an overrun), with the
 # parameter that sizes it and its position
@@ -1172,3 +1172,114 @@ def _other_scheduler_steps(ctx: FileContext, sched: Obj, e: Event, loop: Loop) -
                and sched.optimizer is not None and other.obj.optimizer is sched.optimizer
                and other.root == e.root and other.in_loop(loop)
                for other in ctx.program.events)
+
+
+@rule("LRD010")
+def batch_horizon_divided_by_the_epochs(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A horizon stepped after every batch and written as a count of one epoch divided by the
+    epochs the loop runs: ``num_training_steps = len(train_set) / batch_size / epochs`` (or
+    ``len(loader) // epochs``) with ``for epoch in range(epochs)`` around the batch loop, the
+    same setting on both sides. One epoch already makes ``len(loader)`` steps, more than the
+    horizon whenever the setting is above one, and the run makes E epochs of them: E * E
+    times the horizon, whatever E holds (at one epoch, dividing by it changes nothing). An
+    early stop cannot save it (the first epoch runs past the end). Silent when the batch
+    loop may leave early, when the step sits under a test inside the epoch loop, and when the
+    scheduler or its optimizer is rebuilt or restored during an epoch."""
+    seen: set[int] = set()
+    for e, sched in _batch_steps(ctx):
+        if sched.id in seen:
+            continue
+        if sched.origin == "torch" and (sched.cls not in _ENDING or (
+                sched.cls == "OneCycleLR" and sched.arg("total_steps", 2) is None)):
+            continue
+        param, horizon = next(((p, x) for p, x in _horizon_args(sched)
+                               if p != "steps_per_epoch"), ("", None))
+        batch_loop = e.loop
+        epoch_loop = batch_loop.parent if batch_loop is not None else None
+        if horizon is None or batch_loop is None or epoch_loop is None:
+            continue
+        count = range_call(epoch_loop)
+        if count is None:
+            continue
+        divided = _one_epoch_over(horizon, sched.scope, count.args[-1], epoch_loop.scope)
+        if divided is None:
+            continue
+        if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(epoch_loop)) \
+                or _leaves_early(batch_loop):
+            continue
+        if _rebuilt_inside(ctx, sched, epoch_loop) \
+                or _another_built_inside(ctx, sched, epoch_loop):
+            continue
+        seen.add(sched.id)
+        cls = sched.cls or sched.name or "the scheduler"
+        per_epoch, epochs = divided
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls}({param}={short_source(horizon)}) "
+            f"({line_at(sched.path, sched.line, e.path)}) spans `{ast.unparse(per_epoch)}` - "
+            f"one epoch's count - divided by `{ast.unparse(epochs)}`, but it is stepped after "
+            f"every batch (line {e.line}) of an epoch loop "
+            f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}) that runs "
+            f"`{ast.unparse(count.args[-1])}` epochs: with more than one epoch the first "
+            f"epoch alone steps it past its horizon and the run makes epochs x epochs times "
+            f"its length, so {_consequence(sched)}. Multiply by the epochs instead of "
+            f"dividing (`{ast.unparse(per_epoch)} * {ast.unparse(epochs)}`)",
+            e.path,
+            e.node,
+            evidence={"horizon": short_source(horizon), "loop_line": epoch_loop.line},
+        )
+
+
+def _rebuilt_inside(ctx: FileContext, sched: Obj, loop: Loop) -> bool:
+    """As ``_reset_inside``, except that an LR written into the optimizer does not start over
+    a scheduler that sets the LR from its own base values at every step (a LambdaLR, a Hugging
+    Face warm-up): its next step erases the write and the schedule goes on where it was."""
+    if recomputes_lr(sched.cls or "") is not True:
+        return _reset_inside(ctx, sched, loop)
+    for e in ctx.program.events:
+        if e.root != loop.root or not e.in_loop(loop):
+            continue
+        if e.obj is sched and e.kind in ("create", "load_state", "set_last_epoch", "rebind"):
+            return True
+        if sched.optimizer is not None and e.obj is sched.optimizer \
+                and e.kind in ("create", "load_state", "rebind"):
+            return True
+    return False
+
+
+def _one_epoch_over(horizon: ast.expr, scope: Scope | None, count: ast.expr,
+                    count_scope: Scope | None) -> tuple[ast.expr, ast.expr] | None:
+    """``(one epoch's count, the divisor)`` for a horizon written ``N / E`` or ``N // E``
+    (through names bound to it and ``int(...)``), where ``N`` is one epoch's count of batches
+    as a length (``len(loader)``, ``len(dataset) / batch_size``: a ``len`` divided by
+    anything, nothing multiplied in) and ``E`` the same setting as the epoch loop's count
+    ``count`` (the same source, not a literal)."""
+    expr, where = _resolved(horizon, scope)
+    while isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "math.floor", "math.ceil",
+                                                                "round") and expr.args:
+        expr, where = _resolved(expr.args[0], where)
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Div, ast.FloorDiv))):
+        return None
+    if not _one_epoch_count(expr.left, where):
+        return None
+    divisor, _ = _resolved(expr.right, where)
+    loops, _ = _resolved(count, count_scope)
+    if isinstance(divisor, ast.Constant) or isinstance(loops, ast.Constant):
+        return None
+    text = ast.unparse(divisor).replace("self.", "")
+    if text != ast.unparse(loops).replace("self.", ""):
+        return None
+    return expr.left, expr.right
+
+
+def _one_epoch_count(expr: ast.expr, scope: Scope | None) -> bool:
+    """``len(x)``, or ``len(x)`` divided (``/``, ``//``) by anything, through names bound to
+    it and ``int(...)``/``math.ceil(...)``: the batches (or samples per batch) of one pass."""
+    expr, scope = _resolved(expr, scope)
+    while isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "math.floor", "math.ceil",
+                                                                "round", "float") and expr.args:
+        expr, scope = _resolved(expr.args[0], scope)
+    if isinstance(expr, ast.Call) and dotted(expr.func) == "len" and len(expr.args) == 1:
+        return True
+    return isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Div, ast.FloorDiv)) \
+        and _one_epoch_count(expr.left, scope)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from lrdoctor.check import constants, names
+from lrdoctor.check.constants import read_root
 from lrdoctor.check.context import (
     FileContext,
     class_at,
@@ -3248,7 +3249,7 @@ def _tests_presence(test: ast.expr) -> bool:
 
 
 def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
-                              metric: ast.expr) -> bool:
+                              metric: ast.expr, depth: int = 0) -> bool:
     """A metric with a generic name (`avg_loss`) that the function reading it at ``at`` (the
     plateau's step, or the call that hands it to the step) computes from validation results
     only (`avg_loss = mean(x["val_loss"] for x in outputs)` in a validation-end hook) is the
@@ -3280,13 +3281,38 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         scope = [n for n in scope if first <= getattr(n, "lineno", 0) <= last]
 
     def over_validation(node: ast.AST) -> bool:
-        """``node`` runs in a loop over something named as validation data."""
+        """``node`` runs in a loop over something named as validation data, written in the
+        loop's header or in the one assignment of the name it iterates (``bar =
+        tqdm(enumerate(valid_loader))`` then ``for i, batch in bar:``)."""
         current = parents.get(node)
         while current is not None and current is not around:
-            if isinstance(current, (ast.For, ast.AsyncFor)) and _mentions_validation(current.iter):
+            if isinstance(current, (ast.For, ast.AsyncFor)) and (
+                    _mentions_validation(current.iter) or _bound_to_validation(current.iter)):
                 return True
             current = parents.get(current)
         return False
+
+    def _bound_to_validation(it: ast.expr) -> bool:
+        if not isinstance(it, ast.Name):
+            return False
+        bound = [n.value for n in ast.walk(around) if isinstance(n, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == it.id for t in n.targets)]
+        return len(bound) == 1 and _mentions_validation(bound[0])
+
+    def from_validation(value: ast.AST) -> bool:
+        """An assigned value read from validation data: one that names it, or a sum (divided
+        by a count) or a summary (``sum(losses) / len(losses)``, ``np.mean(losses)``) of a
+        name that this function adds up from validation results only (``epoch_loss =
+        running_loss / seen``, ``running_loss`` summed over the validation batches)."""
+        if _mentions_validation(value):
+            return True
+        if not isinstance(value, ast.expr):
+            return False
+        value = _aggregated(value)  # `sum(losses) / len(losses)` summarises `losses`
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div):
+            value = value.left
+        return isinstance(value, ast.Name) and value.id != getattr(metric, "id", None) \
+            and depth < 2 and _computed_from_validation(ctx, path, at, value, depth + 1)
 
     values: list[ast.AST] = []
     added: list[bool] = []  # per value added into it (or unpacked into it): from validation data?
@@ -3299,7 +3325,9 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         elif isinstance(node, ast.Assign) and any(
             _unpacks_into(t, metric.id) for t in node.targets
         ):
-            added.append(_unpacked_from_validation(node, metric.id))
+            item = _unpacked_item(node, metric.id)
+            if item is None or not _empty(item):  # `total, n = 0.0, 0`: a start, not a value
+                added.append(_unpacked_from_validation(node, metric.id))
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
                 and node.target.id == metric.id and node.value is not None:
             if isinstance(node, ast.AugAssign):
@@ -3320,7 +3348,7 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         return False  # handed in by the caller
     if not values and not added:
         return False
-    return all(_mentions_validation(v) for v in values) and all(added)
+    return all(from_validation(v) for v in values) and all(added)
 
 
 def _start_over_before(around: ast.AST, at: ast.AST, name: str,
@@ -3357,6 +3385,20 @@ def _unpacks_into(target: ast.expr, name: str) -> bool:
     """``target`` is a tuple or list of names that ``name`` is one of (`loss, cm = ...`)."""
     return isinstance(target, (ast.Tuple, ast.List)) and any(
         isinstance(t, ast.Name) and t.id == name for t in target.elts)
+
+
+def _unpacked_item(node: ast.Assign, name: str) -> ast.expr | None:
+    """The item of a literal tuple that ``node`` unpacks into ``name`` (`0.0` of `total, n =
+    0.0, 0`); None when the value is not such a literal."""
+    value = node.value
+    for target in node.targets:
+        if _unpacks_into(target, name) and isinstance(target, (ast.Tuple, ast.List)) \
+                and isinstance(value, (ast.Tuple, ast.List)) \
+                and len(value.elts) == len(target.elts) \
+                and not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)):
+            return next(v for t, v in zip(target.elts, value.elts)
+                        if isinstance(t, ast.Name) and t.id == name)
+    return None
 
 
 def _unpacked_from_validation(node: ast.Assign, name: str) -> bool:
@@ -6107,8 +6149,13 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             yield lightning
             continue
         with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
-        if any((c.key, c.branch) not in with_updates for c in own):
+        private = [c for c in own if (c.key, c.branch) not in with_updates]
+        if any(not _guard_same_every_pass(ctx, c, loop) for c in private):
             continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
+        # a guard that holds the same on every pass (`if CFG.batch_scheduler:`, a setting
+        # nothing in the loop changes) steps it every micro-batch whenever it holds
+        when = " and ".join(_holds(c) for c in private)
+        when = f"When `{when}`, " if private and len(when) <= 80 else ""
         # inside `accumulate()` the prepared optimizer updates only on the micro-batches that
         # sync; the scheduler steps on every call when it was not prepared, or when the
         # Accelerator was built with `step_scheduler_with_optimizer=False`
@@ -6138,9 +6185,10 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             u, guard = guards[0]
             if _sized_in_micro_batches(sched, _guard_counts(guard)):
                 continue
+            lead = f"{when}`{receiver(e)}.step()`" if when else f"`{receiver(e)}.step()`"
             yield Diagnostic.at(
                 "LRD017",
-                f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, but "
+                f"{lead} runs every micro-batch in {_loop_where(loop)}, but "
                 f"the optimizer steps only when `{_holds(guard)}` "
                 f"({line_at(u.path, u.line, e.path)}): the schedule "
                 "advances once per micro-batch, faster than the updates it is meant to follow",
@@ -6172,6 +6220,76 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             loop.path,
             call,
         )
+
+
+def _guard_same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
+    """Whether the test of ``c`` comes out the same on every pass of ``loop``, and holds: it
+    reads only names and attributes (no call, no remainder, no item picked by a variable),
+    none of them the loop's own variables or a name bound in its body, no attribute it reads
+    is stored anywhere but at the top of a module or class or in an ``__init__``, and the
+    program states a value that makes it hold (`CFG.batch_scheduler = True` of a config
+    class, a setting's default). A flag the loop itself flips (`is_last = i == n - 1`), a
+    counter it advances, or a framework's per-batch attribute is not."""
+    test = c.test
+    if test is None or c.periodic:
+        return False
+    bound = set(loop.targets) | set(loop.counters)
+    for node in ast.walk(loop.node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) \
+                and isinstance(node.ctx, (ast.Store, ast.Del)):
+            root = read_root(node)
+            if root is not None:
+                bound.add(root)  # `cfg["per_batch"] = ...` in the loop changes what `cfg` holds
+    reads: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda, ast.BinOp)):
+            return False
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return False
+        if isinstance(node, ast.Name) and node.id in bound:
+            return False
+        if isinstance(node, ast.Attribute):
+            reads.add(node.attr)
+    tree = ctx.tree_of(c.key[0])
+    if tree is None or (reads and _stored_later(tree, reads)):
+        return False
+    # and the program states its value, which makes the branch run: a config class's
+    # constant, a setting's default (an attribute of an object the file does not build, such
+    # as a trainer's `is_last_batch`, may change under it)
+    module = ctx.module_of(c.key[0])
+    if module is None:
+        return False
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) \
+                and constants.resolve(node, None, module) is None \
+                and not _inside_a_stated_read(node, test, module):
+            return False  # a value the program does not state (a parameter, a framework's)
+    return holds_first(c, {}, module) is True
+
+
+def _inside_a_stated_read(node: ast.AST, test: ast.expr, module: Any) -> bool:
+    """``node`` is part of a longer read in ``test`` whose value the program states (`CFG`
+    and `CFG.batch_scheduler`: the class alone is no value, its constant is)."""
+    return any(isinstance(outer, (ast.Attribute, ast.Subscript)) and outer.value is node
+               and (constants.resolve(outer, None, module) is not None
+                    or _inside_a_stated_read(outer, test, module))
+               for outer in ast.walk(test))
+
+
+def _stored_later(tree: ast.AST, attrs: set[str]) -> bool:
+    """An attribute of ``attrs`` is stored inside a function other than ``__init__``."""
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name == "__init__":
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and node.attr in attrs:
+                return True
+            if isinstance(node, ast.Call) and dotted(node.func) == "setattr":
+                return True
+    return False
 
 
 def _accumulation_divisor(guard: Cond) -> ast.expr | None:
