@@ -57,8 +57,15 @@ def _count_on_sched(monkeypatch) -> list[int]:
 
 
 def _no_routine_scheduler_step(monkeypatch) -> None:
-    # no scheduler step is routine (and no lane opens): every step reaches every handler
-    monkeypatch.setattr(Engine, "routine_limit", staticmethod(lambda info: None))
+    # no step is routine (a token in every_step for the whole run): every step reaches every
+    # handler
+    init = Engine.__init__
+
+    def asking(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.every_step.add("every step, for the test")
+
+    monkeypatch.setattr(Engine, "__init__", asking)
 
 
 def _seen(ran) -> list[tuple[str, str]]:
@@ -74,7 +81,7 @@ def test_each_optimizer_with_its_own_scheduler_takes_routine_scheduler_steps(run
     assert len(calls) <= 4, len(calls)
 
 
-def test_every_scheduler_step_general_when_routine_is_off(run_script, monkeypatch):
+def test_every_scheduler_step_reaches_step_order_when_nothing_is_routine(run_script, monkeypatch):
     calls = _count_on_sched(monkeypatch)
     _no_routine_scheduler_step(monkeypatch)
     ran = run_script(_loop())

@@ -624,7 +624,8 @@ class Engine:
         hands a routine step only to the handlers subscribed with ``every_step=True``: each
         check that subscribed with ``every_step=False`` has, by the conditions above, nothing
         to do on it (tests/watch/test_routine_steps.py)."""
-        self.sync()
+        if self.lane.phase != CLOSED:  # sync()'s own first test, inline: this runs on every step
+            self.sync()
         info = self.optimizers.get(id(opt))
         if info is None or info.ref() is not opt:  # inline: this runs on every step
             info = self.optimizer(opt)
@@ -823,7 +824,8 @@ class Engine:
                           error: BaseException | None) -> SchedulerInfo | None:
         """A scheduler stepped (``error``: what its step raised). Returns its record when the
         step was routine and no handler was called: its hook may then open the lane."""
-        self.sync()
+        if self.lane.phase != CLOSED:  # sync()'s own first test, inline: this runs on every step
+            self.sync()
         info = self.schedulers.get(id(sched))
         if info is None or info.composite or info.ref() is not sched:  # inline: every step
             info = self.scheduler(sched, lrs_before)
@@ -877,7 +879,9 @@ class Engine:
             else:
                 routine = len(self.optimizers) == 1 and len(self.schedulers) == 1
         if routine:
-            limit = self.routine_limit(info)
+            limit = info.horizon  # routine_limit()'s first answer, inline
+            if limit is None:
+                limit = self.routine_limit(info)
             routine = limit is not None and n < limit and (info.horizon is not None or not _at_zero(info, lrs_after))
         if routine:
             # a routine scheduler step: the only scheduler of its optimizer (with one optimizer,
