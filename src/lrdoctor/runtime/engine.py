@@ -875,7 +875,9 @@ class Engine:
                 # with several optimizers: the only scheduler of its optimizer (no rival to
                 # interleave with: LRD012), whose optimizer moved since its last step (nothing
                 # stale: LRD014, which compares with the counts kept in attempts_seen below)
-                routine = len(opt.schedulers) == 1 and (seen is None or seen.get(opt.key, 0) < opt.attempts)
+                # (opt is not None: tested above)
+                routine = (len(opt.schedulers) == 1  # type: ignore[union-attr]
+                           and (seen is None or seen.get(opt.key, 0) < opt.attempts))  # type: ignore[union-attr]
             else:
                 routine = len(self.optimizers) == 1 and len(self.schedulers) == 1
         if routine:
