@@ -866,8 +866,9 @@ class Engine:
                         counts = last.scheduler_steps_after = {}
                     counts[info.key] = counts.get(info.key, 0) + 1
         handlers = self._handlers.get(SchedulerStep)
-        seen = info.attempts_seen
-        several = len(self.optimizers) > 1
+        # several optimizers, and handlers to hand the step to (with none, nothing to decide
+        # nor to keep for them: no routine test and no attempt counts)
+        several = handlers and len(self.optimizers) > 1
         routine = (not args and not kwargs and error is None and opt is not None and opt.attempts
                    and not self.every_step)
         if routine:
@@ -876,6 +877,7 @@ class Engine:
                 # interleave with: LRD012), whose optimizer moved since its last step (nothing
                 # stale: LRD014, which compares with the counts kept in attempts_seen below)
                 # (opt is not None: tested above)
+                seen = info.attempts_seen
                 routine = (len(opt.schedulers) == 1  # type: ignore[union-attr]
                            and (seen is None or seen.get(opt.key, 0) < opt.attempts))  # type: ignore[union-attr]
             else:
