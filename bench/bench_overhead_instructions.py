@@ -12,6 +12,7 @@ and the ratio against the plain run of the same command.
     .venv/bin/python bench/bench_overhead_instructions.py                    # defaults, no-nan-check, watcher
     .venv/bin/python bench/bench_overhead_instructions.py --only defaults --steps 300
     .venv/bin/python bench/bench_overhead_instructions.py --loop amp --only defaults --src src --src /tmp/base/src
+    .venv/bin/python bench/bench_overhead_instructions.py --loop two-opt --only defaults --steps 40 --src src --src /tmp/base/src
 
 Instructions are not time: a Python hook's instructions run colder (caches, branch predictors)
 than the tensor kernels around them, so the time ratio is somewhat higher than this one. Counts
@@ -39,7 +40,8 @@ CONFIGS = ("defaults", "no-nan-check", "watcher")
 
 def child(config: str, steps: int, loop: str = "basic") -> None:
     """Runs inside valgrind: warm up, then the counted steps inside sorted(). ``loop``: basic,
-    or amp (CPU float16 autocast with ``torch.amp.GradScaler("cpu")``)."""
+    amp (CPU float16 autocast with ``torch.amp.GradScaler("cpu")``), or two-opt (two AdamW,
+    each with its own per-batch OneCycleLR, both stepped every batch)."""
     sys.path.insert(0, str(HERE))
     import torch
     from bench_overhead import BATCH, make_data, make_model
@@ -51,7 +53,14 @@ def child(config: str, steps: int, loop: str = "basic") -> None:
     torch.manual_seed(0)
     loader = DataLoader(make_data(BATCH * (steps + WARMUP + 1)), batch_size=BATCH, shuffle=True)
     model = make_model()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    second = second_scheduler = None
+    if loop == "two-opt":  # two AdamW (the weights', the biases'), each with its per-batch OneCycleLR
+        named = list(model.named_parameters())
+        optimizer = torch.optim.AdamW([p for n, p in named if n.endswith("weight")], lr=1e-3)
+        second = torch.optim.AdamW([p for n, p in named if not n.endswith("weight")], lr=1e-3)
+        second_scheduler = torch.optim.lr_scheduler.OneCycleLR(second, max_lr=1e-3, total_steps=steps + WARMUP + 10)
+    else:
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=steps + WARMUP + 10)
     watch = {
         "plain": None,
@@ -67,6 +76,8 @@ def child(config: str, steps: int, loop: str = "basic") -> None:
         for _ in range(n):
             x, y = next(batches)
             optimizer.zero_grad()
+            if second is not None:
+                second.zero_grad()
             if scaler is not None:
                 with torch.autocast("cpu", dtype=torch.float16):
                     loss = torch.nn.functional.cross_entropy(model(x), y)
@@ -76,7 +87,11 @@ def child(config: str, steps: int, loop: str = "basic") -> None:
             else:
                 torch.nn.functional.cross_entropy(model(x), y).backward()
                 optimizer.step()
+                if second is not None:
+                    second.step()
             scheduler.step()
+            if second_scheduler is not None:
+                second_scheduler.step()
         return 0
 
     run(WARMUP)
@@ -106,8 +121,9 @@ def main() -> None:
     parser.add_argument("--only", action="append", choices=CONFIGS, help="configuration (repeatable)")
     parser.add_argument("--src", action="append", help="lrdoctor source tree to count (repeatable; "
                         "default: the one this checkout imports)")
-    parser.add_argument("--loop", choices=("basic", "amp"), default="basic",
-                        help="the loop: basic, or amp (float16 autocast with GradScaler('cpu'))")
+    parser.add_argument("--loop", choices=("basic", "amp", "two-opt"), default="basic",
+                        help="the loop: basic, amp (float16 autocast with GradScaler('cpu')), or two-opt "
+                             "(two AdamW, the weights' and the biases', each with its per-batch OneCycleLR)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

@@ -292,7 +292,8 @@ def _plain(value):
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+        return {f.name: _plain(getattr(value, f.name)) if f.name != "attempts_seen"
+                else _counts(getattr(value, f.name)) for f in dataclasses.fields(value)
                 if f.name not in ("key", "ref", "optimizer_key", "parent_key", "iterator", "lr_lambdas",
                                   "shape", "kind")}
     if type(value).__name__ == "Attempt":
@@ -300,6 +301,11 @@ def _plain(value):
     if isinstance(value, float) and value != value:
         return "nan"  # two runs' NaNs are distinct objects, and NaN != NaN
     return value
+
+
+def _counts(seen):
+    """SchedulerInfo.attempts_seen (optimizer id -> attempts) without the ids."""
+    return None if seen is None else sorted(seen.values())
 
 
 def _snapshot(watch) -> dict:

@@ -294,6 +294,10 @@ class Engine:
         self._routine_scaled: tuple[Any, OptimizerInfo, int, LoaderInfo | None, int] | None = None
         # the scaler whose last update() was routine, and the clock then (see open_lane)
         self._routine_update: tuple[ScalerInfo, int] | None = None
+        # every optimizer's attempt count, taken at a scheduler step while there are several
+        # optimizers and shared by the scheduler steps until the next update (SchedulerInfo.
+        # attempts_seen); None when an attempt made it out of date
+        self._attempts_seen: dict[int, int] | None = None
         self._internal_errors = 0
         self.finished = False
         self.end: RunEnd | None = None
@@ -620,7 +624,8 @@ class Engine:
         hands a routine step only to the handlers subscribed with ``every_step=True``: each
         check that subscribed with ``every_step=False`` has, by the conditions above, nothing
         to do on it (tests/watch/test_routine_steps.py)."""
-        self.sync()
+        if self.lane.phase != CLOSED:  # sync()'s own first test, inline: this runs on every step
+            self.sync()
         info = self.optimizers.get(id(opt))
         if info is None or info.ref() is not opt:  # inline: this runs on every step
             info = self.optimizer(opt)
@@ -630,6 +635,7 @@ class Engine:
             lr = groups[0].get("lr") if len(groups) == 1 else None
             lrs = (lr,) if type(lr) is float else lrs_of(opt)
         info.attempts = n = info.attempts + 1
+        self._attempts_seen = None  # (the counts changed: on_scheduler_step takes new ones)
         if n > self.most_attempts:
             self.most_attempts = n
         prev = info.last_attempt
@@ -818,7 +824,8 @@ class Engine:
                           error: BaseException | None) -> SchedulerInfo | None:
         """A scheduler stepped (``error``: what its step raised). Returns its record when the
         step was routine and no handler was called: its hook may then open the lane."""
-        self.sync()
+        if self.lane.phase != CLOSED:  # sync()'s own first test, inline: this runs on every step
+            self.sync()
         info = self.schedulers.get(id(sched))
         if info is None or info.composite or info.ref() is not sched:  # inline: every step
             info = self.scheduler(sched, lrs_before)
@@ -859,22 +866,48 @@ class Engine:
                         counts = last.scheduler_steps_after = {}
                     counts[info.key] = counts.get(info.key, 0) + 1
         handlers = self._handlers.get(SchedulerStep)
+        # several optimizers, and handlers to hand the step to (with none, nothing to decide
+        # nor to keep for them: no routine test and no attempt counts)
+        several = handlers and len(self.optimizers) > 1
         routine = (not args and not kwargs and error is None and opt is not None and opt.attempts
-                   and len(self.optimizers) == 1 and len(self.schedulers) == 1 and not self.every_step)
+                   and not self.every_step)
         if routine:
-            limit = self.routine_limit(info)
+            if several:
+                # with several optimizers: the only scheduler of its optimizer (no rival to
+                # interleave with: LRD012), whose optimizer moved since its last step (nothing
+                # stale: LRD014, which compares with the counts kept in attempts_seen below)
+                # (opt is not None: tested above)
+                seen = info.attempts_seen
+                routine = (len(opt.schedulers) == 1  # type: ignore[union-attr]
+                           and (seen is None or seen.get(opt.key, 0) < opt.attempts))  # type: ignore[union-attr]
+            else:
+                routine = len(self.optimizers) == 1 and len(self.schedulers) == 1
+        if routine:
+            limit = info.horizon  # routine_limit()'s first answer, inline
+            if limit is None:
+                limit = self.routine_limit(info)
             routine = limit is not None and n < limit and (info.horizon is not None or not _at_zero(info, lrs_after))
         if routine:
-            # a routine scheduler step: the only scheduler of the only optimizer, stepped without
-            # arguments after that optimizer's first step, still inside its horizon (or, with no
-            # horizon, its LR above 0); the every_step=False handlers have nothing to do then
+            # a routine scheduler step: the only scheduler of its optimizer (with one optimizer,
+            # the only scheduler), stepped without arguments after that optimizer's first step,
+            # still inside its horizon (or, with no horizon, its LR above 0); the
+            # every_step=False handlers have nothing to do then
             handlers = self._every_step_handlers.get(SchedulerStep)
         if handlers:
             self._dispatch(handlers, SchedulerStep(info, site, lrs_before, lrs_after, args,
                                                    kwargs, error))
         if opt is not None:
             opt.known_lrs = lrs_after
-        return info if routine and not handlers else None
+            if several:
+                # every optimizer's attempt count at this step, for LRD014 at the next one
+                # (StepOrder._stale): one dict for all the scheduler steps between two updates
+                snap = self._attempts_seen
+                if snap is None:
+                    snap = self._attempts_seen = {}
+                    for o in self.optimizers.values():  # (a loop: no frame, as a comprehension makes)
+                        snap[o.key] = o.attempts
+                info.attempts_seen = snap
+        return info if routine and not handlers and not several else None
 
     @staticmethod
     def routine_limit(info: SchedulerInfo) -> int | None:
@@ -1107,6 +1140,7 @@ class Engine:
             return
         n += taken
         info.attempts = n
+        self._attempts_seen = None
         if n > self.most_attempts:
             self.most_attempts = n
         info.taken += taken

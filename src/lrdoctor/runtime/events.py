@@ -152,6 +152,9 @@ class SchedulerInfo:
     step_marks: StepMarks = field(default_factory=StepMarks)
     # steps a load_state_dict() restored (a resumed run): where the schedule stood at the load
     restored_steps: int = 0
+    # with several optimizers: every optimizer's attempt count (key -> count) at its last user
+    # step, kept by Engine.on_scheduler_step (read by StepOrder for LRD014); None before that
+    attempts_seen: dict[int, int] | None = None
 
     @property
     def obj(self) -> Any:

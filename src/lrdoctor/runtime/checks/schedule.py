@@ -570,7 +570,6 @@ class StepOrder(Check):
         engine.subscribe(OptimizerStep, self.on_opt, every_step=False)
         engine.subscribe(RunEnd, self.on_end)
         self.pending_001: dict[int, SchedulerInfo] = {}
-        self.last_seen_attempts: dict[int, dict[int, int]] = {}  # sched -> opt key -> attempts
 
     def on_sched(self, ev: SchedulerStep) -> None:
         s = ev.scheduler
@@ -594,7 +593,9 @@ class StepOrder(Check):
     def _stale(self, ev: SchedulerStep, s: SchedulerInfo, opt: OptimizerInfo) -> None:
         """LRD014: other optimizers were stepped since our last step, ours was not."""
         eng = self.engine
-        seen = self.last_seen_attempts.setdefault(s.key, {})
+        # the counts at our last step (Engine.on_scheduler_step keeps them after the handlers,
+        # routine steps included)
+        seen = s.attempts_seen or {}
         # the other optimizers that moved are looked for only when ours did not (the common
         # case, each optimizer stepped with its scheduler, needs no list a step)
         others = [] if opt.attempts > seen.get(opt.key, 0) else [
@@ -614,8 +615,6 @@ class StepOrder(Check):
                 key=s.key,
             )
             self.pending_001.pop(s.key, None)
-        for o in eng.optimizers.values():
-            seen[o.key] = o.attempts
 
     def _competing(self, ev: SchedulerStep, s: SchedulerInfo, opt: OptimizerInfo) -> None:
         """LRD012: X ... Y ... X on the same optimizer, where one of them recomputes the LR from
