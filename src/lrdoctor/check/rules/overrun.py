@@ -179,6 +179,19 @@ def _consequence(sched: Obj) -> str:
     return "the LR reaches the end of its schedule early and stays there (or climbs back, for a cosine)"
 
 
+def _ending_batch_steps(ctx: FileContext) -> Iterator[tuple[Event, Obj, str, ast.expr | None]]:
+    """(step, scheduler, its horizon's parameter, that parameter's expression or None) for
+    each per-batch step of a scheduler whose schedule ends (a torch one of ``_ENDING``, a
+    OneCycleLR sized by ``total_steps``, or one not torch's)."""
+    for e, sched in _batch_steps(ctx):
+        if sched.origin == "torch" and (sched.cls not in _ENDING or (
+                sched.cls == "OneCycleLR" and sched.arg("total_steps", 2) is None)):
+            continue
+        param, horizon = next(((p, x) for p, x in _horizon_args(sched)
+                               if p != "steps_per_epoch"), ("", None))
+        yield e, sched, param, horizon
+
+
 def _batch_steps(ctx: FileContext) -> Iterator[tuple[Event, Obj]]:
     for e in ctx.program.events:
         if e.kind != "sched_step" or e.obj is None or e.obj.guessed or e.obj.in_composite:
@@ -924,14 +937,9 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
     and when E is not stated or not smaller than the loop's count. OneCycleLR sized by
     ``epochs=`` is judged by ``onecycle_epochs_fewer_than_the_loop``."""
     seen: set[int] = set()
-    for e, sched in _batch_steps(ctx):
+    for e, sched, param, horizon in _ending_batch_steps(ctx):
         if sched.id in seen:
             continue
-        if sched.origin == "torch" and (sched.cls not in _ENDING or (
-                sched.cls == "OneCycleLR" and sched.arg("total_steps", 2) is None)):
-            continue
-        param, horizon = next(((p, x) for p, x in _horizon_args(sched)
-                               if p != "steps_per_epoch"), ("", None))
         if horizon is None:
             continue
         whole, whole_scope, short, short_written = _short_by(horizon, sched.scope)
@@ -1186,14 +1194,9 @@ def batch_horizon_divided_by_the_epochs(ctx: FileContext) -> Iterator[Diagnostic
     loop may leave early, when the step sits under a test inside the epoch loop, and when the
     scheduler or its optimizer is rebuilt or restored during an epoch."""
     seen: set[int] = set()
-    for e, sched in _batch_steps(ctx):
+    for e, sched, param, horizon in _ending_batch_steps(ctx):
         if sched.id in seen:
             continue
-        if sched.origin == "torch" and (sched.cls not in _ENDING or (
-                sched.cls == "OneCycleLR" and sched.arg("total_steps", 2) is None)):
-            continue
-        param, horizon = next(((p, x) for p, x in _horizon_args(sched)
-                               if p != "steps_per_epoch"), ("", None))
         batch_loop = e.loop
         epoch_loop = batch_loop.parent if batch_loop is not None else None
         if horizon is None or batch_loop is None or epoch_loop is None:
