@@ -3406,16 +3406,10 @@ def _unpacked_from_validation(node: ast.Assign, name: str) -> bool:
     the matching item of a literal tuple (`loss, n = val_loss, len(val_set)`), or a value
     unpacked whole (`loss, cm = evaluate(test_loader, model)`) that reads validation data and
     nothing named as training (`tr, va = run(train_loader, val_loader)` can be either)."""
-    value = node.value
-    for target in node.targets:
-        if _unpacks_into(target, name) and isinstance(target, (ast.Tuple, ast.List)) \
-                and isinstance(value, (ast.Tuple, ast.List)) \
-                and len(value.elts) == len(target.elts) \
-                and not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)):
-            index = next(i for i, t in enumerate(target.elts)
-                         if isinstance(t, ast.Name) and t.id == name)
-            return _mentions_validation(value.elts[index])
-    return _mentions_validation(value) and not _mentions_training(value)
+    item = _unpacked_item(node, name)
+    if item is not None:
+        return _mentions_validation(item)
+    return _mentions_validation(node.value) and not _mentions_training(node.value)
 
 
 def _mentions_training(node: ast.AST) -> bool:
