@@ -258,13 +258,7 @@ def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | N
             op = test.ops[0]
             if isinstance(op, (ast.Eq, ast.In, ast.NotEq, ast.NotIn)):
                 setting, keys = c.table
-                taken = (c.branch == 0) == isinstance(op, (ast.Eq, ast.In))
-                must, cannot = out.get(setting, (None, frozenset()))
-                if taken:
-                    must = keys if must is None else must & keys
-                else:
-                    cannot = cannot | keys
-                out[setting] = (must, cannot)
+                _narrow(out, setting, keys, (c.branch == 0) == isinstance(op, (ast.Eq, ast.In)))
             continue
         left, op, right = test.left, test.ops[0], test.comparators[0]
         if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
@@ -288,13 +282,20 @@ def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | N
         if isinstance(op, (ast.Eq, ast.NotEq)) and len(values) != 1:
             continue
         for name in (key, c.alias) if c.alias and c.alias != key else (key,):
-            must, cannot = out.get(name, (None, frozenset()))
-            if positive:
-                must = values if must is None else must & values
-            else:
-                cannot = cannot | values
-            out[name] = (must, cannot)
+            _narrow(out, name, values, positive)
     return out
+
+
+def _narrow(out: dict[str, tuple[frozenset[str] | None, frozenset[str]]], name: str,
+            values: frozenset[str], inside: bool) -> None:
+    """Record in ``out[name]`` (the values the setting must be among, None for any; the ones
+    it cannot be) that it is among ``values`` (``inside``) or none of them."""
+    must, cannot = out.get(name, (None, frozenset()))
+    if inside:
+        must = values if must is None else must & values
+    else:
+        cannot = cannot | values
+    out[name] = (must, cannot)
 
 
 def setting_key(node: ast.expr) -> str | None:
