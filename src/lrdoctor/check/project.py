@@ -76,16 +76,14 @@ class ProjectLoader(ModuleLoader):
         self._position_maps: dict[tuple[str, str], bool] = {}
         # inherited entry points found inert, per (method, class) (see trace._Inert)
         self.inert: dict[tuple[int, int], Any] = {}
-        # the modules the file being checked has read (see read_modules), in the order it first
-        # read them, and every read in order (to replay the reads a cached answer stands for)
-        self.touched: dict[str, None] = {}
+        # every read of a module by the file being checked, in order (see read_modules; a
+        # cached answer replays the reads it made)
         self._log: list[str] = []
         self._loads: dict[Any, list[str]] = {}  # cached answer -> the reads it made
 
     def start_file(self) -> None:
         """A new file is checked: what it has read starts empty (the modules kept from the
         files before it are there to save parsing, not to be read by it)."""
-        self.touched = {}
         self._log = []
 
     def read_modules(self) -> list[tuple[str, ModuleInfo]]:
@@ -93,16 +91,14 @@ class ProjectLoader(ModuleLoader):
         same modules, in the same order, as a loader that started with this file would hold,
         whichever files this process checked before it (a rule that looks through the modules
         read must not find another file's, nor another project's)."""
-        return [(path, module) for path in self.touched
+        return [(path, module) for path in dict.fromkeys(self._log)
                 for module in [self.modules.get(path)] if module is not None]
 
     def _cached(self, table: dict[Any, Any], key: Any, compute: Callable[[], Any]) -> Any:
         """``table[key]``, computed once; a later hit reads again the modules the computation
         read (see read_modules)."""
         if key in table:
-            for path in self._loads.get((id(table), key), ()):
-                self.touched[path] = None
-                self._log.append(path)
+            self._log += self._loads.get((id(table), key), ())
             return table[key]
         start = len(self._log)
         table[key] = value = compute()
@@ -233,27 +229,26 @@ class ProjectLoader(ModuleLoader):
         found. Each imported module is the one the usual roots find; only its own additions
         count (one level), and a module whose text never names ``sys.path`` is not parsed."""
         key = ("<imported sys.path>", importer.path)
-        if key in self._roots_added:
-            return self._cached(self._roots_added, key, tuple)  # type: ignore[no-any-return]
-        start = len(self._log)
-        self._roots_added[key] = ()  # an import cycle back to the importer adds nothing
-        importer_dir = os.path.dirname(os.path.abspath(importer.path))
-        own = os.path.abspath(importer.path)
-        out: list[str] = []
-        for qualname in dict.fromkeys(importer.imports.values()):
-            if qualname.startswith(("\0", ".")):
-                continue
-            for path in self._imported_files(qualname, importer_dir):
-                if os.path.abspath(path) == own or "sys.path" not in (self._text(path) or ""):
+
+        def compute() -> tuple[str, ...]:
+            self._roots_added[key] = ()  # an import cycle back to the importer adds nothing
+            importer_dir = os.path.dirname(os.path.abspath(importer.path))
+            own = os.path.abspath(importer.path)
+            out: list[str] = []
+            for qualname in dict.fromkeys(importer.imports.values()):
+                if qualname.startswith(("\0", ".")):
                     continue
-                module = self.load(path)
-                if module is not None and module.path_dirs:
-                    added = _sys_path_roots(os.path.dirname(os.path.abspath(path)),
-                                            module.path_dirs)
-                    out += [d for d in added if d not in out]
-        self._roots_added[key] = tuple(out)
-        self._loads[(id(self._roots_added), key)] = self._log[start:]
-        return self._roots_added[key]
+                for path in self._imported_files(qualname, importer_dir):
+                    if os.path.abspath(path) == own or "sys.path" not in (self._text(path) or ""):
+                        continue
+                    module = self.load(path)
+                    if module is not None and module.path_dirs:
+                        added = _sys_path_roots(os.path.dirname(os.path.abspath(path)),
+                                                module.path_dirs)
+                        out += [d for d in added if d not in out]
+            return tuple(out)
+
+        return self._cached(self._roots_added, key, compute)  # type: ignore[no-any-return]
 
     def _imported_files(self, qualname: str, importer_dir: str) -> list[str]:
         """The project files an absolute import of ``qualname`` runs, found from the usual
@@ -481,7 +476,6 @@ class ProjectLoader(ModuleLoader):
 
     def load(self, path: str) -> ModuleInfo | None:
         shown = display_path(path)
-        self.touched[shown] = None
         self._log.append(shown)
         if shown in self.modules:
             return self.modules[shown]
