@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import operator
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -47,6 +48,7 @@ from lrdoctor.check.project import display_path, lightning_accumulation, line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import (
     block_of,
+    Symbol,
     derived_values,
     entry_values,
     first_values,
@@ -4314,7 +4316,9 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                      if x.loop is not None and y.loop is not None and _share_a_loop(x, y)
                      and (_unconditional(x) and (_unconditional(y) or bool(ra))
                           or _unconditional(y) and bool(rb))
-                     and not exclusive(x, y, parts=True)),
+                     and not exclusive(x, y, parts=True)
+                     and not _over_before(ctx, events, a, x, y)
+                     and not _over_before(ctx, events, b, y, x)),
                     None,
                 )
                 if pair is None:
@@ -4332,6 +4336,125 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                     later.path,
                     later.node,
                 )
+
+
+def _over_before(ctx: FileContext, events: list[Event], sched: Obj, x: Event,
+                 y: Event) -> bool:
+    """True when ``sched`` (stepped at ``x``) steps only on the first pass of the loop that
+    holds ``x`` and ``y``, and there before ``y``: a warm-up that hands over to the other
+    scheduler and is gone when that one starts stepping. The torchvision detection reference
+    builds a local warm-up in ``train_one_epoch`` under ``if epoch == 0:`` and steps it after
+    every update, the driver steps its main schedule after the call: the warm-up is done before
+    the main schedule's first step, and no later pass builds or steps it again, so nothing it
+    does is erased (a warm-up rebuilt on every pass would restart each epoch: not this). Either
+    every step of ``sched`` is under a test that holds only on that first pass, or ``sched`` is
+    built under such a test in a function called inside the loop, held there only in a local
+    name (not returned, not kept on an instance), and stepped only in that call."""
+    assert x.loop is not None and y.loop is not None
+    if x.order >= y.order:
+        return False
+    outer = set(map(id, y.loop.ancestors()))
+    loop = next((lp for lp in x.loop.ancestors() if id(lp) in outer), None)
+    if loop is None:
+        return False
+    steps = [e for e in events if e.kind == "sched_step" and e.obj is sched]
+    if any(not e.in_loop(loop) or e.order >= y.order for e in steps):
+        return False
+    if all(any(_first_pass_only(ctx, c, e.frame, loop) for c in e.conds_inside(loop))
+           for e in steps):
+        return True
+    built = next((e for e in events if e.kind == "create" and e.obj is sched), None)
+    if built is None or not built.in_loop(loop) or not sched.name or "." in sched.name \
+            or sched.held:
+        return False
+    # the call the loop's body made that built it (the warm-up may come from a builder that
+    # call calls)
+    loop_fn = ctx.function_of(loop.path, loop.node)
+    owner = built.frame
+    while owner is not None and (owner.parent.fn if owner.parent is not None else None) \
+            is not loop_fn:
+        owner = owner.parent
+    if owner is None or owner.fn is None or owner.fn is loop_fn \
+            or any(e.frame is not owner for e in steps):
+        return False
+    if any(isinstance(n, ast.Return) and n.value is not None
+           and any(isinstance(v, ast.Name) and v.id == sched.name for v in ast.walk(n.value))
+           for n in ast.walk(owner.fn)):
+        return False  # handed back to the caller: it may live on
+    return any(_first_pass_only(ctx, c, owner, loop) for c in built.conds_inside(loop))
+
+
+# the tests whose branch, once false as the loop variable grows, stays false
+_FALLING = {0: ((ast.Eq, ast.Lt, ast.LtE), (ast.Eq, ast.Gt, ast.GtE)),
+            1: ((ast.NotEq, ast.Gt, ast.GtE), (ast.NotEq, ast.Lt, ast.LtE))}
+
+
+def _first_pass_only(ctx: FileContext, cond: Cond, frame: Frame | None, loop: Loop) -> bool:
+    """``cond``'s branch is taken on the first pass of ``loop`` (a counting loop: ``range``,
+    ``enumerate``) and on no later one: ``if epoch == 0:``, ``if epoch < 1:``, ``if not
+    epoch:``, the ``else`` of ``if epoch > 0:``, with ``epoch`` the loop's variable or the
+    parameter in which a function called in the loop's body (``frame``) was handed it."""
+    node = loop.node
+    if cond.test is None or not isinstance(node, (ast.For, ast.AsyncFor)):
+        return False
+    it = node.iter
+    called = (dotted(it.func) or "").rsplit(".", 1)[-1] if isinstance(it, ast.Call) else ""
+    if called not in ("range", "trange", "enumerate") or (
+            called != "enumerate" and isinstance(it, ast.Call) and len(it.args) > 2):
+        return False  # not a count, or a range whose step may count down
+    # the loop variable's first value; a start read from a setting (`range(start_epoch, n)`) is
+    # an epoch index, 0 or more: a test false from 1 on holds at most on a first pass from 0
+    env = {k: (0 if isinstance(v, Symbol) else v) for k, v in first_values([loop]).items()
+           if isinstance(v, Symbol) or isinstance(v, int) and not isinstance(v, bool)}
+    loop_fn = ctx.function_of(loop.path, loop.node)
+    written_in = loop_fn if loop_fn is not None and _has_node(loop_fn, cond.test) else None
+    if written_in is None and frame is not None and frame.fn is not None \
+            and _has_node(frame.fn, cond.test) \
+            and (frame.parent.fn if frame.parent is not None else None) is loop_fn:
+        # the test is in the function the loop's body called: its parameter stands for what
+        # the call passed, where that is the loop's variable
+        mapped: dict[str, int] = {}
+        for param in [a.arg for a in frame.fn.args.posonlyargs + frame.fn.args.args]:
+            given = frame.argument(param)
+            if isinstance(given, ast.Name) and given.id in env:
+                mapped[param] = env[given.id]
+        env = mapped
+    elif written_in is None and loop_fn is not None:
+        return False
+    if not env:
+        return False
+    tests = [cond.test]
+    if cond.branch == 0 and isinstance(cond.test, ast.BoolOp) \
+            and isinstance(cond.test.op, ast.And):
+        tests = list(cond.test.values)  # one part false on every later pass is enough
+    return any(_falls_after_first(t, cond.branch, env) for t in tests)
+
+
+def _falls_after_first(test: ast.expr, branch: int, env: dict[str, int]) -> bool:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) \
+            and isinstance(test.operand, ast.Name) and env.get(test.operand.id) == 0:
+        return branch == 0  # `if not epoch:` from 0: only the first pass
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    left, right, op = test.left, test.comparators[0], type(test.ops[0])
+    if isinstance(left, ast.Name) and left.id in env and isinstance(right, ast.Constant):
+        var, bound, side = left.id, right.value, 0
+    elif isinstance(right, ast.Name) and right.id in env and isinstance(left, ast.Constant):
+        var, bound, side = right.id, left.value, 1
+    else:
+        return False
+    if not isinstance(bound, int) or isinstance(bound, bool) or op not in _FALLING[branch][side]:
+        return False
+    compare = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+               ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}[op]
+
+    def taken(value: int) -> bool:
+        holds = compare(value, bound) if side == 0 else compare(bound, value)
+        return holds if branch == 0 else not holds
+
+    # false on the second pass, so on every later one (a branch never taken hands nothing over
+    # either)
+    return not taken(env[var] + 1)
 
 
 def _share_a_loop(x: Event, y: Event) -> bool:
