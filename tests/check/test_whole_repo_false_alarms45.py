@@ -16,6 +16,14 @@ under a test that holds on no later pass (``epoch == 0``, ``epoch < 1``, ``not e
 held in a local name of that call and stepped only there. A warm-up rebuilt on every pass, kept
 alive across passes, stepped on more than the first pass, or handed back to the caller is
 still reported.
+
+2. LRD003 on a Lightning module (an alignment trainer of a face-analysis repository)
+   returning ``LambdaLR(opt, lr_step_func)`` with ``"interval": "epoch"``, where ``def
+   lr_step_func(epoch): return 0.1 ** len([m for m in [15, 25, 28] if m <= epoch])`` counts
+   the milestones passed (epochs; ``max_epochs=30``). lrdoctor read the word ``len`` in the
+   factor as "batches" (as in ``len(loader)``) and so the horizon as counted in batches.
+   ``len`` of a collection the factor writes out itself counts its items; ``len(loader)``
+   still says batches.
 """
 
 from __future__ import annotations
@@ -158,3 +166,51 @@ def test_both_stepped_every_batch_of_the_first_epoch_compete() -> None:
         "            warm.step()\n    main_sched.step()\n",
         "            warm.step()\n        main_sched.step()\n")
     assert "LRD012" in codes(src)
+
+
+_LIGHTNING = """
+import torch
+import lightning.pytorch as pl
+
+
+class Net(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 2)
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.cross_entropy(self.net(x), y)
+
+    def configure_optimizers(self):
+        opt = torch.optim.SGD(self.parameters(), lr=0.1, momentum=0.9)
+{factor}
+        sched = torch.optim.lr_scheduler.LambdaLR(optimizer=opt, lr_lambda=factor)
+        return [opt], [{{"scheduler": sched, "interval": "epoch", "frequency": 1}}]
+
+
+def main(train_loader):
+    trainer = pl.Trainer(max_epochs=30)
+    trainer.fit(Net(), train_loader)
+"""
+
+
+@pytest.mark.parametrize("factor", [
+    "        def factor(epoch):\n"
+    "            return 0.1 ** len([m for m in [15, 25, 28] if m <= epoch])",
+    "        def factor(epoch):\n"
+    "            return 0.1 ** len(tuple(m for m in (15, 25, 28) if m <= epoch))",
+    "        factor = lambda epoch: 0.5 ** len([m for m in [10, 20] if epoch >= m])",
+])
+def test_lambda_counting_milestones_passed_is_sized_in_epochs(factor: str) -> None:
+    assert "LRD003" not in codes(_LIGHTNING.format(factor=factor))
+
+
+@pytest.mark.parametrize("factor", [
+    "        n = 10 * len(self.trainer.datamodule.train_dataloader())\n"
+    "        factor = lambda step: min(1.0, step / n)",
+    "        warmup_steps = 2000\n"
+    "        factor = lambda step: min(1.0, (step + 1) / warmup_steps)",
+])
+def test_lambda_sized_in_batches_returned_per_epoch_is_still_found(factor: str) -> None:
+    assert "LRD003" in codes(_LIGHTNING.format(factor=factor))

@@ -256,7 +256,7 @@ def _lambda_horizon(sched: Obj) -> Horizon:
     # the LR steps down (per epoch as often as not), not what the counter counts
     listed = {n.value.id for n in ast.walk(body)
               if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
-    rates = _decay_rates(body, params)
+    rates = _decay_rates(body, params) | _uncounted_calls(body)
     for node in ast.walk(body):
         if id(node) in rates:
             continue
@@ -287,6 +287,27 @@ def _lambda_horizon(sched: Obj) -> Horizon:
     if "epoch" in units:
         return Horizon("epoch", "lr_lambda", short_source(expr), evidence=units["epoch"])
     return Horizon("")
+
+
+def _uncounted_calls(body: ast.AST) -> set[int]:
+    """``len`` of a collection an LR factor writes out itself (``0.1 ** len([m for m in [15,
+    25] if m <= epoch])``, the number of milestones passed): it counts milestones, not
+    batches, though ``len`` alone reads as "batches" (``len(loader)``, which still does)."""
+    return {id(node.func) for node in ast.walk(body)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "len" and len(node.args) == 1
+            and _written_out(node.args[0])}
+
+
+def _written_out(expr: ast.expr) -> bool:
+    """A collection written in place: a display, a comprehension, or ``list`` / ``tuple`` /
+    ``set`` / ``sorted`` of one (``tuple(m for m in (15, 25) if m <= epoch)``)."""
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp,
+                         ast.DictComp, ast.GeneratorExp)):
+        return True
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+        and expr.func.id in ("list", "tuple", "set", "sorted") and len(expr.args) == 1 \
+        and _written_out(expr.args[0])
 
 
 def _decay_rates(body: ast.AST, params: set[str]) -> set[int]:
