@@ -32,6 +32,9 @@ from pathlib import Path
 
 import pytest
 
+from lrdoctor.catalog import CATALOG
+from lrdoctor.check.runner import check_files
+
 from .helpers import check_project, codes, project_codes
 
 _ENGINE = """
@@ -214,3 +217,36 @@ def test_lambda_counting_milestones_passed_is_sized_in_epochs(factor: str) -> No
 ])
 def test_lambda_sized_in_batches_returned_per_epoch_is_still_found(factor: str) -> None:
     assert "LRD003" in codes(_LIGHTNING.format(factor=factor))
+
+
+def test_a_loop_in_another_file_is_named_with_its_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # lead50: a hook's step reported in the hook's file named the epoch loop of the trainer's
+    # file by its line alone ("the epoch loop (line 48)"), a line of the wrong file
+    check_project(tmp_path, monkeypatch, {
+        "hooks.py": """
+            def end_of_epoch(scheduler):
+                scheduler.step()
+        """,
+        "train.py": """
+            import torch
+            from hooks import end_of_epoch
+
+
+            def main(loader):
+                model = torch.nn.Linear(3, 1)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                sched = torch.optim.lr_scheduler.OneCycleLR(
+                    opt, max_lr=0.1, epochs=10, steps_per_epoch=len(loader))
+                for epoch in range(10):
+                    for x, y in loader:
+                        loss = torch.nn.functional.mse_loss(model(x), y)
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                    end_of_epoch(sched)
+        """})
+    report = check_files(["train.py"], frozenset(CATALOG), jobs=1)
+    found = [d for d in report.diagnostics if d.code == "LRD003"]
+    assert [d.path for d in found] == ["hooks.py"]
+    assert "the epoch loop (train.py:11)" in found[0].message

@@ -132,10 +132,10 @@ def _plain_step(e: Event) -> bool:
     return not e.info.get("nargs") and not e.info.get("kwargs")
 
 
-def _loop_where(loop: Loop, here: str = "") -> str:
-    """The loop and its line; given the reported file ``here``, a loop of another file (the
-    step in a helper, the loop in its caller) carries its path."""
-    at = line_at(loop.path, loop.line, here or loop.path)
+def _loop_where(loop: Loop, here: str) -> str:
+    """The loop and its line; seen from the reported file ``here``, a loop of another file
+    (the step in a helper, the loop in its caller) carries its path."""
+    at = line_at(loop.path, loop.line, here)
     if loop.granularity == "batch":
         return f"the batch loop over `{loop.over}` ({at})"
     if loop.granularity == "epoch":
@@ -664,7 +664,7 @@ def _project_phase_per_batch(ctx: FileContext, e: Event, sched: Obj,
     yield Diagnostic.at(
         "LRD002",
         f"{_option_prefix(ctx, e)}{name}({h.described}, {other.described}) is stepped inside "
-        f"{_loop_where(loop)}: {other.param} counts batches but {h.param} is sized in epochs, "
+        f"{_loop_where(loop, e.path)}: {other.param} counts batches but {h.param} is sized in epochs, "
         f"so that phase passes within the first {h.source} batches instead of epochs",
         e.path,
         e.node,
@@ -862,7 +862,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                     yield Diagnostic.at(
                         "LRD002",
                         f"ExponentialLR(gamma={gamma:g}) is stepped inside "
-                        f"{_loop_where(loop)}: {_per_step_decay(gamma, 'batch', 'batches')}",
+                        f"{_loop_where(loop, e.path)}: {_per_step_decay(gamma, 'batch', 'batches')}",
                         e.path,
                         e.node,
                     )
@@ -875,7 +875,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                     yield Diagnostic.at(
                         "LRD003",
                         f"{_option_prefix(ctx, e)}{label(sched, whole)} is stepped once per epoch, "
-                        f"on the last batch (`{own[0].text}`) of {_loop_where(loop)}, but its "
+                        f"on the last batch (`{own[0].text}`) of {_loop_where(loop, e.path)}, but its "
                         f"horizon is counted in batches: {_batch_consequence(sched)}",
                         e.path,
                         e.node,
@@ -900,7 +900,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                     yield Diagnostic.at(
                         "LRD002",
                         f"{_option_prefix(ctx, e)}{label(sched, whole)} is stepped after every "
-                        f"update, in {_loop_where(loop)}, but its horizon is the number of "
+                        f"update, in {_loop_where(loop, e.path)}, but its horizon is the number of "
                         f"passes of the loop at line {outer.line} around it "
                         f"(`{_loop_count(ctx, outer)}`): every pass of that loop makes several "
                         "updates, so the schedule ends after a fraction of the run and stays "
@@ -917,7 +917,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                     yield Diagnostic.at(
                         "LRD002",
                         f"{_option_prefix(ctx, e)}{label(sched, horizon_of(sched))} is stepped "
-                        f"after every update, in {_loop_where(loop)}, but its factor divides "
+                        f"after every update, in {_loop_where(loop, e.path)}, but its factor divides "
                         f"the step count by `{count}`, the number of passes of the loop at line "
                         f"{outer.line} around it: every pass of that loop makes several updates, "
                         "so that part of the schedule runs its course within a fraction of the "
@@ -936,7 +936,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 size += f" (the default in {stated_in})"
             yield Diagnostic.at(
                 "LRD002",
-                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped inside {_loop_where(loop)}, but {size} "
+                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped inside {_loop_where(loop, e.path)}, but {size} "
                 f"is sized in epochs: {_epoch_consequence(sched, h)}",
                 e.path,
                 e.node,
@@ -988,7 +988,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                                    "replays its first epoch and never anneals")
             yield Diagnostic.at(
                 "LRD003",
-                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}{position}, "
+                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop, e.path)}{position}, "
                 f"but its horizon is counted in batches: {consequence}",
                 e.path,
                 e.node,
@@ -5781,7 +5781,7 @@ def _every_micro_batch(e: Event, loop: Loop, update: Event, count: ast.expr,
     prepared by an Accelerator built with `step_scheduler_with_optimizer=False`."""
     if not prepared:
         return (
-            f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}, "
+            f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop, e.path)}, "
             f"but only the optimizer went through `prepare()`: inside `accumulate()` its "
             f"step() (line {update.line}) updates once every "
             f"`{short_source(count)}` micro-batches, while this scheduler, not prepared, "
@@ -5789,7 +5789,7 @@ def _every_micro_batch(e: Event, loop: Loop, update: Event, count: ast.expr,
             "`if accelerator.sync_gradients:`)"
         )
     return (
-        f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop)}: "
+        f"`{receiver(e)}.step()` runs every micro-batch in {_loop_where(loop, e.path)}: "
         "the Accelerator was built with `step_scheduler_with_optimizer=False`, so "
         "the prepared scheduler steps on each call, while inside `accumulate()` the "
         f"optimizer's step() (line {update.line}) updates once every "
@@ -6305,7 +6305,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             lead = f"{when}`{receiver(e)}.step()`" if when else f"`{receiver(e)}.step()`"
             yield Diagnostic.at(
                 "LRD017",
-                f"{lead} runs every micro-batch in {_loop_where(loop)}, but "
+                f"{lead} runs every micro-batch in {_loop_where(loop, e.path)}, but "
                 f"the optimizer steps only when `{_holds(guard)}` "
                 f"({line_at(u.path, u.line, e.path)}): the schedule "
                 "advances once per micro-batch, faster than the updates it is meant to follow",
@@ -6330,7 +6330,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         method = ast.unparse(call.func)
         yield Diagnostic.at(
             "LRD017",
-            f"`{method}()` runs every micro-batch in {_loop_where(loop)}, but the optimizer "
+            f"`{method}()` runs every micro-batch in {_loop_where(loop, loop.path)}, but the "
+            "optimizer "
             f"steps only when `{_holds(guard)}` (line {updates[0].line}): each call advances "
             f"its own count (`{counter}`) and writes the LR from it, so the schedule advances "
             "once per micro-batch, faster than the updates it is meant to follow",
