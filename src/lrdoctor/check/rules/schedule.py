@@ -47,8 +47,8 @@ from lrdoctor.check.position import built_at_a_position, replays_to_resume
 from lrdoctor.check.project import display_path, lightning_accumulation, line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import (
-    block_of,
     Symbol,
+    block_of,
     derived_values,
     entry_values,
     first_values,
