@@ -24,6 +24,13 @@ still reported.
    factor as "batches" (as in ``len(loader)``) and so the horizon as counted in batches.
    ``len`` of a collection the factor writes out itself counts its items; ``len(loader)``
    still says batches.
+
+3. (probes, lead50) LRD003 on a CyclicLR / OneCycleLR whose length the code fixes at a small
+   number, stepped once per epoch: ``CyclicLR(step_size_up=5)`` cycles over ten epochs,
+   ``OneCycleLR(total_steps=30)`` runs its whole schedule over 30 epochs. lrdoctor read the
+   horizon as batches from the class's design alone and said "one cycle takes thousands of
+   epochs". A length of at most 100 fixed in the code reads as epochs; the CyclicLR default
+   (2,000 steps), a length the code does not fix, and ``steps_per_epoch`` are still batches.
 """
 
 from __future__ import annotations
@@ -250,3 +257,44 @@ def test_a_loop_in_another_file_is_named_with_its_path(
     found = [d for d in report.diagnostics if d.code == "LRD003"]
     assert [d.path for d in found] == ["hooks.py"]
     assert "the epoch loop (train.py:11)" in found[0].message
+
+
+_PER_EPOCH = """
+import torch
+
+
+def main(args, loader):
+    model = torch.nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched = {sched}
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        sched.step()
+"""
+
+
+@pytest.mark.parametrize("sched", [
+    "torch.optim.lr_scheduler.CyclicLR(opt, 0.001, 0.1, step_size_up=5)",
+    "torch.optim.lr_scheduler.CyclicLR(opt, base_lr=1e-4, max_lr=1e-2, step_size_up=10, "
+    "mode='triangular2')",
+    "torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=30)",
+])
+def test_a_short_cycle_fixed_in_the_code_stepped_per_epoch_is_silent(sched: str) -> None:
+    assert "LRD003" not in codes(_PER_EPOCH.format(sched=sched))
+
+
+@pytest.mark.parametrize("sched", [
+    "torch.optim.lr_scheduler.CyclicLR(opt, 0.001, 0.1)",
+    "torch.optim.lr_scheduler.CyclicLR(opt, 0.001, 0.1, step_size_up=2000)",
+    "torch.optim.lr_scheduler.CyclicLR(opt, 0.001, 0.1, step_size_up=4 * len(loader))",
+    "torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=5000)",
+    "torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, epochs=args.epochs, "
+    "steps_per_epoch=len(loader))",
+    "torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, epochs=10, steps_per_epoch=50)",
+])
+def test_a_cycle_in_batches_stepped_per_epoch_is_found(sched: str) -> None:
+    assert "LRD003" in codes(_PER_EPOCH.format(sched=sched))

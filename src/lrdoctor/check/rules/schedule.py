@@ -944,7 +944,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             )
         elif gran == "epoch" and not plateau:
             h = horizon_of(sched)
-            if h.unit != "batch" or sched.id in from_config:
+            if h.unit != "batch" or sched.id in from_config or _epochs_by_its_size(h):
                 continue
             if _steps_named_after_epoch_positions(e, sched, h, loop):
                 continue  # `step_size=cfg["lr_dc_step"]`, stepped `sched.step(epoch=epoch)`
@@ -1129,6 +1129,22 @@ def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
             and isinstance(arg.right, ast.Constant) and isinstance(arg.right.value, int):
         arg = arg.left
     return dotted(arg) in counters
+
+
+# a cycle or a one-cycle run of at most this many steps, fixed in the code, reads as epochs
+SMALL_CYCLE = 100
+
+
+def _epochs_by_its_size(h: Horizon) -> bool:
+    """A horizon read as batches only because its class is designed for per-batch stepping
+    (CyclicLR, OneCycleLR), whose length the code fixes at a number small enough to count
+    epochs: ``CyclicLR(step_size_up=5)`` or ``OneCycleLR(total_steps=30)`` stepped once per
+    epoch cycle over 5 epochs or run over 30, a complete schedule (one of 2,000 steps, the
+    CyclicLR default, would take thousands of epochs: still reported). ``steps_per_epoch``
+    says batches whatever its size."""
+    return h.evidence == "design" and h.param in ("step_size_up", "step_size_down",
+                                                   "total_steps") \
+        and h.value is not None and 0 < h.value <= SMALL_CYCLE
 
 
 def _fits_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool:
@@ -2089,7 +2105,7 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
             if sched.guessed or sched.origin == "timm" or sched.cls == "ReduceLROnPlateau":
                 continue
             h = horizon_of(sched)
-            if interval in (None, "epoch") and h.unit == "batch":
+            if interval in (None, "epoch") and h.unit == "batch" and not _epochs_by_its_size(h):
                 how = "without \"interval\": \"step\"" if interval is None else \
                     "with \"interval\": \"epoch\""
                 yield Diagnostic.at(
