@@ -859,9 +859,8 @@ class Tracer:
         if key in self.module_scalers:
             return self.module_scalers[key]
         self.module_scalers[key] = None
-        call = _sole_top_level_call(module.tree, name)
-        if call is None or (dotted(call.func) or "").rsplit(".", 1)[-1] \
-                not in names.SCALER_CLASSES:
+        call = _sole_top_level_call(module.tree, name, names.SCALER_CLASSES)
+        if call is None:
             return None
         built = self.eval(call, Scope({}, module))
         if isinstance(built, Obj) and built.kind == "scaler":
@@ -5913,11 +5912,14 @@ def _literal_setattr(stmt: ast.stmt, scope: Scope) -> tuple[ast.Attribute, ast.e
     return made, value
 
 
-def _sole_top_level_call(tree: ast.Module, name: str) -> ast.Call | None:
-    """The call ``name = <call>`` of a statement of the module's top level, where that is
-    the only statement anywhere in the module that binds ``name`` (an assignment, a ``for``
-    target, an import, a ``def`` or ``class``, a ``global`` declaration in a function);
-    None otherwise."""
+def _sole_top_level_call(tree: ast.Module, name: str,
+                         classes: frozenset[str]) -> ast.Call | None:
+    """The call ``name = <call>`` of one of ``classes`` (by its last name) in a statement of
+    the module's top level, where that is the only statement anywhere in the module that
+    binds ``name`` (an assignment, a ``for`` target, an import, a ``def`` or ``class``, a
+    ``global`` declaration in a function); None otherwise. (The class is tested before the
+    module is walked: ``logger = logging.getLogger(__name__)`` heads most modules of a large
+    package, and walking each of them for every global read cost minutes on one.)"""
     found: ast.Call | None = None
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
@@ -5926,7 +5928,7 @@ def _sole_top_level_call(tree: ast.Module, name: str) -> ast.Call | None:
             if found is not None:
                 return None
             found = stmt.value
-    if found is None:
+    if found is None or (dotted(found.func) or "").rsplit(".", 1)[-1] not in classes:
         return None
     binds = 0
     for node in ast.walk(tree):
@@ -7463,12 +7465,17 @@ def _template_hooks(cls: ClassInfo) -> frozenset[str]:
             found = cls.find(name)
             if found is None or found[0] is not method:
                 continue  # overridden: the base's version never runs for this class
-            for node in ast.walk(method):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" \
-                        and node.func.attr in cls.methods:
-                    out.add(node.func.attr)
+            out |= _called_on_self(method) & cls.methods.keys()
     return frozenset(out)
+
+
+@per_node
+def _called_on_self(method: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The names of the methods ``method`` calls on ``self`` (``self.before_train()``)."""
+    return frozenset(
+        node.func.attr for node in ast.walk(method)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name) and node.func.value.id == "self")
 
 
 def _reaches_override(cls: ClassInfo, method: ast.FunctionDef | ast.AsyncFunctionDef,
