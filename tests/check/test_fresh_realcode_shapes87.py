@@ -420,3 +420,49 @@ def train(model, loaders, epochs):
                 scheduler.step()
 """
     assert "LRD012" not in codes(right)
+
+
+STAGE_METHOD = """
+import torch
+
+
+class Trainer:
+    def __init__(self, cfg, model, loader):
+        self.cfg = cfg
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=0.9)
+        self.scheduler = torch.optim.lr_scheduler.OneCycleLR(
+            self.optimizer, max_lr=cfg.lr, total_steps=cfg.frozen_epochs * len(loader))
+
+    def run_stage(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.cross_entropy(self.model(x), y).backward()
+                self.optimizer.step()
+                self.scheduler.step()
+
+    def fit(self):
+        self.run_stage(self.cfg.frozen_epochs)
+        for p in self.model.parameters():
+            p.requires_grad = True
+        self.run_stage(self.cfg.epochs)
+"""
+
+
+def test_stage_method_called_once_per_stage_is_found() -> None:
+    assert "LRD010" in codes(STAGE_METHOD)
+    found = messages(STAGE_METHOD)
+    assert any("by the call at line 26" in m for m in found), found
+
+
+def test_stage_method_with_a_horizon_for_both_calls_is_silent() -> None:
+    right = STAGE_METHOD.replace("total_steps=cfg.frozen_epochs * len(loader)",
+                                 "total_steps=(cfg.frozen_epochs + cfg.epochs) * len(loader)")
+    assert "LRD010" not in codes(right)
+
+
+def test_stage_method_called_twice_is_no_double_step() -> None:
+    # two calls of the method run its loop twice, one step per batch each time
+    assert "LRD012" not in codes(STAGE_METHOD)

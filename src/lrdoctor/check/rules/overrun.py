@@ -1368,6 +1368,17 @@ def _stage_spends_horizon(e: Event, sched: Obj) -> tuple[Loop, str, ast.expr] | 
     count = _range_count(stage)
     if count is None or _leaves_early(stage) or (batch_loop and _leaves_early(batch_loop)):
         return None
+    stage_scope = stage.scope
+    frame = e.frame_of(stage)
+    if isinstance(count, ast.Name) and frame is not None and frame.fn is not None \
+            and frame.call is not None and count.id in {a.arg for a in (*frame.fn.args.posonlyargs, *frame.fn.args.args,
+                                             *frame.fn.args.kwonlyargs)}:
+        # `for epoch in range(epochs)` in a function called once per stage: this call's count
+        # is what it passed (one loop object serves every call, with one scope)
+        passed = frame.argument(count.id)
+        if passed is None:
+            return None
+        count, stage_scope = passed, None
     if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(stage)):
         return None
     params = [(p, x) for p, x in _horizon_args(sched) if p != "steps_per_epoch"]
@@ -1375,7 +1386,7 @@ def _stage_spends_horizon(e: Event, sched: Obj) -> tuple[Loop, str, ast.expr] | 
         epochs, per_epoch = sched.arg("epochs", 3), sched.arg("steps_per_epoch", 4)
         if batch_loop is None or epochs is None or per_epoch is None:
             return None
-        if not _same_count(epochs, sched.scope, count, stage.scope):
+        if not _same_count(epochs, sched.scope, count, stage_scope):
             return None
         if not _len_of_what_loop_runs(per_epoch, sched.scope, batch_loop):
             return None
@@ -1384,7 +1395,7 @@ def _stage_spends_horizon(e: Event, sched: Obj) -> tuple[Loop, str, ast.expr] | 
         return None
     param, horizon = params[0]
     if batch_loop is None:
-        if _same_count(horizon, sched.scope, count, stage.scope):
+        if _same_count(horizon, sched.scope, count, stage_scope):
             return stage, param, horizon
         return None
     expr, where = _resolved(horizon, sched.scope)
@@ -1394,7 +1405,7 @@ def _stage_spends_horizon(e: Event, sched: Obj) -> tuple[Loop, str, ast.expr] | 
     if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult)):
         return None
     for epochs, length in ((expr.left, expr.right), (expr.right, expr.left)):
-        if _same_count(epochs, where, count, stage.scope) \
+        if _same_count(epochs, where, count, stage_scope) \
                 and _len_of_what_loop_runs(length, where, batch_loop):
             return stage, param, horizon
     return None
@@ -1458,12 +1469,18 @@ def _stepped_after_stage(ctx: FileContext, first: Event, sched: Obj, stage: Loop
     than the scheduler's existence), with nothing between that rebuilds, restores or
     repositions the scheduler or rebuilds its optimizer; None when there is none."""
     events = [x for x in ctx.program.events if x.root == first.root]
-    inside = [x for x in events if x.in_loop(stage)]
+    run = first.frame_of(stage)
+
+    def in_this_run(x: Event) -> bool:
+        # (a later call of the function that runs the stage loop is another run of it)
+        return x.in_loop(stage) and x.frame_of(stage) is run
+
+    inside = [x for x in events if in_this_run(x)]
     if not inside:
         return None
     end = max(x.order for x in inside)
     for x in sorted(events, key=lambda x: x.order):
-        if x.order <= end or x.in_loop(stage):
+        if x.order <= end or in_this_run(x):
             continue
         if x.obj is sched and x.kind in _RESTARTS:
             return None

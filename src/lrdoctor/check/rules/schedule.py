@@ -4658,14 +4658,15 @@ def stepped_twice_per_pass(ctx: FileContext) -> Iterator[Diagnostic]:
     loop (a hand-over on one epoch, a flag) or passes a position, for ReduceLROnPlateau, and for
     the two levels of ``stepped_at_two_levels``."""
     for events in ctx.events_by_root.values():
-        by_pass: dict[tuple[int, int], list[Event]] = {}
+        by_pass: dict[tuple[int, int, int], list[Event]] = {}
         for e in events:
             s = e.obj
             if e.kind != "sched_step" or s is None or e.loop is None or s.guessed \
                     or s.origin == "timm" or s.cls == "ReduceLROnPlateau" or not _plain_step(e) \
                     or e.info.get("engine") or e.conds_inside(e.loop):
                 continue
-            by_pass.setdefault((s.id, e.loop.id), []).append(e)
+            # (two calls of the function that runs the loop are two runs of it, not one pass)
+            by_pass.setdefault((s.id, e.loop.id, id(e.frame_of(e.loop))), []).append(e)
         for calls in by_pass.values():
             sites: dict[tuple[int, int], Event] = {}
             for e in sorted(calls, key=lambda x: x.order):
