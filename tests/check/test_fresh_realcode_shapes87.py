@@ -466,3 +466,27 @@ def test_stage_method_with_a_horizon_for_both_calls_is_silent() -> None:
 def test_stage_method_called_twice_is_no_double_step() -> None:
     # two calls of the method run its loop twice, one step per batch each time
     assert "LRD012" not in codes(STAGE_METHOD)
+
+
+def test_one_step_after_each_of_two_updates_per_batch_is_silent() -> None:
+    right = """
+import torch
+
+
+def train(net, disc, loader, epochs, total):
+    optimizer = torch.optim.AdamW(net.parameters(), lr=1e-5)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1 - s / total)
+    for epoch in range(epochs):
+        for x, y in loader:
+            loss = torch.nn.functional.mse_loss(net(x), y)
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            adv = -disc(net(x)).mean()
+            adv.backward()
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+"""
+    assert "LRD012" not in codes(right)

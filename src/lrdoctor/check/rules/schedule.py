@@ -4655,8 +4655,10 @@ def stepped_twice_per_pass(ctx: FileContext) -> Iterator[Diagnostic]:
     after the batch loop, or one there and one in a helper called once per pass), neither under
     a test inside the loop: it advances two steps per pass, so a horizon counted in epochs (or
     in updates) is spent in half of them. Silent when either step is under a test inside the
-    loop (a hand-over on one epoch, a flag) or passes a position, for ReduceLROnPlateau, and for
-    the two levels of ``stepped_at_two_levels``."""
+    loop (a hand-over on one epoch, a flag) or passes a position, when an update of its
+    optimizer runs between the two (a pass that makes two updates, a generator step and a
+    GAN step, each followed by a step of the schedule), for ReduceLROnPlateau, and for the two
+    levels of ``stepped_at_two_levels``."""
     for events in ctx.events_by_root.values():
         by_pass: dict[tuple[int, int, int], list[Event]] = {}
         for e in events:
@@ -4678,6 +4680,9 @@ def stepped_twice_per_pass(ctx: FileContext) -> Iterator[Diagnostic]:
             if exclusive(first, second) or first.obj is None:
                 continue
             sched = first.obj
+            if any(first.order < u.order < second.order
+                   for u in ctx.updates_in(second.loop, second.root, sched.optimizer)):
+                continue  # an update between the two: one step per update (two updates a pass)
             assert second.loop is not None
             yield Diagnostic.at(
                 "LRD012",
