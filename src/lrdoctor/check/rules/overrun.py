@@ -1324,10 +1324,10 @@ def horizon_of_one_stage_stepped_in_the_next(ctx: FileContext) -> Iterator[Diagn
         cls = sched.cls or sched.name or "the scheduler"
         per = "after every batch" if stage is not e.loop else "once per pass"
         again = "here"
-        call = later.frame.call if later.frame is not None else None
-        if later.node is e.node and call is not None:
+        frame = later.frame
+        if later.node is e.node and frame is not None and frame.call is not None:
             # one helper stepping it, called in both stages: name the later call
-            again = f"by the call at {line_at(later.frame.call_path, call.lineno, later.path)}"
+            again = f"by the call at {line_at(frame.call_path, frame.call.lineno, later.path)}"
         yield Diagnostic.at(
             "LRD010",
             f"{cls}({param}={short_source(horizon)}) "
