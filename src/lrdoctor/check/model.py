@@ -166,6 +166,20 @@ class Event:
             return True
         return self.loop is not None and loop in self.loop.ancestors()
 
+    def frame_of(self, loop: Loop) -> Frame | None:
+        """The call of the function that runs ``loop`` which this call happened in (None for a
+        loop of module-level code, or when no such call is known). A loop is one object for
+        every call of its function: two calls of ``run_stage()`` run two passes through the
+        same loop, told apart by this frame."""
+        frame = self.frame
+        while frame is not None:
+            fn = frame.fn
+            if fn is not None and frame.path == loop.path \
+                    and fn.lineno <= loop.line <= (fn.end_lineno or fn.lineno):
+                return frame
+            frame = frame.parent
+        return None
+
 
 @dataclass(eq=False)
 class Frame:

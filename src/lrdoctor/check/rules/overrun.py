@@ -1286,3 +1286,216 @@ def _one_epoch_count(expr: ast.expr, scope: Scope | None) -> bool:
         return True
     return isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Div, ast.FloorDiv)) \
         and _one_epoch_count(expr.left, scope)
+
+
+_RESTARTS = ("create", "load_state", "set_last_epoch", "rebind")
+
+
+@rule("LRD010")
+def horizon_of_one_stage_stepped_in_the_next(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A CosineAnnealingLR / PolynomialLR / OneCycleLR or a Hugging Face decay to
+    ``num_training_steps`` sized for one stage of a staged run and stepped in the next stage
+    too: the horizon is the count of one epoch loop (``T_max=warm_epochs`` beside ``for epoch
+    in range(warm_epochs)``, stepped once per pass) or that count times the length of the
+    loader its batch loop runs over (``total_steps=len(loader) * warm_epochs``, stepped after
+    every batch), so that loop, run to its end, spends the whole horizon; the same scheduler
+    is then stepped again after that loop (a fine-tuning loop, the next stage) without being
+    rebuilt or restored: every one of those steps is past its horizon. Silent when the first
+    loop may leave early (``break``, ``return``) or steps under a test of its own, when the
+    later step is under a test (a stage that may skip it) or on a branch exclusive with the
+    first, and when the scheduler is rebuilt, restored or repositioned (or its optimizer
+    rebuilt) between the two."""
+    seen: set[int] = set()
+    events = ctx.program.events
+    for e in events:
+        if e.kind != "sched_step" or e.obj is None or e.obj.guessed or e.obj.in_composite:
+            continue
+        sched = e.obj
+        if sched.id in seen or e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        spent = _stage_spends_horizon(e, sched)
+        if spent is None:
+            continue
+        stage, param, horizon = spent
+        later = _stepped_after_stage(ctx, e, sched, stage)
+        if later is None:
+            continue
+        seen.add(sched.id)
+        cls = sched.cls or sched.name or "the scheduler"
+        per = "after every batch" if stage is not e.loop else "once per pass"
+        again = "here"
+        frame = later.frame
+        if later.node is e.node and frame is not None and frame.call is not None:
+            # one helper stepping it, called in both stages: name the later call
+            again = f"by the call at {line_at(frame.call_path, frame.call.lineno, later.path)}"
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls}({param}={short_source(horizon)}) "
+            f"({line_at(sched.path, sched.line, later.path)}) is sized for the loop over "
+            f"`{stage.over}` ({line_at(stage.path, stage.line, later.path)}), which steps it "
+            f"{per} ({line_at(e.path, e.line, later.path)}) and so spends its whole horizon; "
+            f"the same scheduler is stepped again {again}, after that loop has ended (the "
+            f"next stage), so every step from then on is past its horizon and "
+            f"{_consequence(sched)}. Size {param} to all the stages it is stepped in, or build "
+            f"a new scheduler for the next stage",
+            later.path,
+            later.node,
+            evidence={"horizon": short_source(horizon), "stage_loop_line": stage.line,
+                      "stage_step_line": e.line},
+        )
+
+
+def _stage_spends_horizon(e: Event, sched: Obj) -> tuple[Loop, str, ast.expr] | None:
+    """``(the epoch loop, the horizon's parameter, its expression)`` when the step ``e`` runs
+    in an epoch loop ``for _ in range(n)`` (from 0) that, run to its end, takes exactly as
+    many steps of ``sched`` as its horizon: once per pass with a horizon of ``n``, or after
+    every batch of a loader with a horizon of ``n * len(loader)`` (OneCycleLR's ``epochs=n``
+    with ``steps_per_epoch=len(loader)`` too)."""
+    if sched.origin == "torch" and sched.cls not in _ENDING:
+        return None
+    if sched.origin not in ("torch", "hf"):
+        return None
+    gran, loop = granularity(e)
+    if loop is None or gran not in ("batch", "epoch"):
+        return None
+    if gran == "batch":
+        stage = loop.parent
+        batch_loop: Loop | None = loop
+    else:
+        stage, batch_loop = loop, None
+    if stage is None or batch_loop is not None and batch_loop.parent is not stage:
+        return None
+    count = _range_count(stage)
+    if count is None or _leaves_early(stage) or (batch_loop and _leaves_early(batch_loop)):
+        return None
+    stage_scope = stage.scope
+    frame = e.frame_of(stage)
+    if isinstance(count, ast.Name) and frame is not None and frame.fn is not None \
+            and frame.call is not None and count.id in {a.arg for a in (*frame.fn.args.posonlyargs, *frame.fn.args.args,
+                                             *frame.fn.args.kwonlyargs)}:
+        # `for epoch in range(epochs)` in a function called once per stage: this call's count
+        # is what it passed (one loop object serves every call, with one scope)
+        passed = frame.argument(count.id)
+        if passed is None:
+            return None
+        count, stage_scope = passed, None
+    if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(stage)):
+        return None
+    params = [(p, x) for p, x in _horizon_args(sched) if p != "steps_per_epoch"]
+    if sched.cls == "OneCycleLR" and sched.origin == "torch" and not params:
+        epochs, per_epoch = sched.arg("epochs", 3), sched.arg("steps_per_epoch", 4)
+        if batch_loop is None or epochs is None or per_epoch is None:
+            return None
+        if not _same_count(epochs, sched.scope, count, stage_scope):
+            return None
+        if not _len_of_what_loop_runs(per_epoch, sched.scope, batch_loop):
+            return None
+        return stage, "epochs", epochs
+    if not params:
+        return None
+    param, horizon = params[0]
+    if batch_loop is None:
+        if _same_count(horizon, sched.scope, count, stage_scope):
+            return stage, param, horizon
+        return None
+    expr, where = _resolved(horizon, sched.scope)
+    while isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "math.floor", "math.ceil",
+                                                                "round") and expr.args:
+        expr, where = _resolved(expr.args[0], where)
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult)):
+        return None
+    for epochs, length in ((expr.left, expr.right), (expr.right, expr.left)):
+        if _same_count(epochs, where, count, stage_scope) \
+                and _len_of_what_loop_runs(length, where, batch_loop):
+            return stage, param, horizon
+    return None
+
+
+def _len_of_what_loop_runs(expr: ast.expr, scope: Scope | None, loop: Loop) -> bool:
+    """Whether ``expr`` is ``len(x)`` with ``x`` what ``loop`` iterates: the same object the
+    trace holds as a loader, or the same expression as written (through ``enumerate(...)`` and
+    a progress bar in the loop's header)."""
+    expr, scope = _resolved(expr, scope)
+    if not (isinstance(expr, ast.Call) and dotted(expr.func) == "len" and len(expr.args) == 1):
+        return False
+    found = _len_of_loader(expr, scope, built=False)
+    if found is not None and _iterates_loader(loop, found[0], found[1]):
+        return True
+    over = loop.over_node
+    for _ in range(_DEPTH):
+        if isinstance(over, ast.Call) and over.args \
+                and (dotted(over.func) or "").rsplit(".", 1)[-1] in _LOADER_WRAPPERS:
+            over = over.args[0]
+            continue
+        break
+    return over is not None and not isinstance(over, ast.Constant) \
+        and _same_count(expr.args[0], scope, over, loop.scope)
+
+
+def _same_count(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope | None) -> bool:
+    """Whether two expressions read the same value: the same as written (through names bound
+    to them), the same setting read in two methods of one object (``cfg.warm_epochs`` in
+    ``__init__``, ``self.cfg.warm_epochs`` in ``fit``), or one object as the trace holds it
+    (a parameter in one place, the attribute it was stored in elsewhere)."""
+    if _same_value(a, a_scope, b, b_scope):
+        return True
+    text = _setting_text(a, a_scope)
+    if text and text == _setting_text(b, b_scope):
+        return True
+    value_a, value_b = _value_of(a, a_scope), _value_of(b, b_scope)
+    return value_a is not None and value_a is value_b
+
+
+def _value_of(expr: ast.expr, scope: Scope | None) -> Any:
+    """The object the trace holds for a bare name or a ``self.x`` attribute (None when
+    unknown or a plain constant)."""
+    name = dotted(expr)
+    if name is None or scope is None:
+        return None
+    value = None
+    if "." not in name:
+        value = scope.lookup(name)
+    elif name.count(".") == 1 and name.startswith("self.") and scope.self_val is not None:
+        value = scope.self_val.attrs.get(name[len("self."):])
+    if value is None or isinstance(value, (int, float, str, bool, ast.AST)):
+        return None
+    return value
+
+
+def _stepped_after_stage(ctx: FileContext, first: Event, sched: Obj, stage: Loop
+                         ) -> Event | None:
+    """The first step of ``sched`` that runs after the loop ``stage`` has ended (outside it,
+    later in the same trace, not on a branch exclusive with ``first``, under no test other
+    than the scheduler's existence), with nothing between that rebuilds, restores or
+    repositions the scheduler or rebuilds its optimizer; None when there is none."""
+    events = [x for x in ctx.program.events if x.root == first.root]
+    run = first.frame_of(stage)
+
+    def in_this_run(x: Event) -> bool:
+        # (a later call of the function that runs the stage loop is another run of it)
+        return x.in_loop(stage) and x.frame_of(stage) is run
+
+    inside = [x for x in events if in_this_run(x)]
+    if not inside:
+        return None
+    end = max(x.order for x in inside)
+    for x in sorted(events, key=lambda x: x.order):
+        if x.order <= end or in_this_run(x):
+            continue
+        if x.obj is sched and x.kind in _RESTARTS:
+            return None
+        if sched.optimizer is not None and x.obj is sched.optimizer \
+                and x.kind in ("create", "load_state", "rebind"):
+            return None
+        if x.kind == "create" and x.obj is not None and x.obj is not sched and (
+                sched.optimizer is not None and x.obj.optimizer is sched.optimizer):
+            return None
+        if x.kind != "sched_step" or x.obj is not sched:
+            continue
+        if x.info.get("nargs") or x.info.get("kwargs") or exclusive(first, x):
+            return None
+        outer = [c for c in x.conds if not any(c is d for d in first.conds)]
+        if any(not _tests_it_exists(c.test, x) for c in outer):
+            return None
+        return x
+    return None

@@ -4788,6 +4788,53 @@ def stepped_at_two_levels(ctx: FileContext) -> Iterator[Diagnostic]:
             )
 
 
+@rule("LRD012")
+def stepped_twice_per_pass(ctx: FileContext) -> Iterator[Diagnostic]:
+    """One scheduler stepped twice in the same pass of the same loop (two ``scheduler.step()``
+    after the batch loop, or one there and one in a helper called once per pass), neither under
+    a test inside the loop: it advances two steps per pass, so a horizon counted in epochs (or
+    in updates) is spent in half of them. Silent when either step is under a test inside the
+    loop (a hand-over on one epoch, a flag) or passes a position, when an update of its
+    optimizer runs between the two (a pass that makes two updates, a generator step and a
+    GAN step, each followed by a step of the schedule), for ReduceLROnPlateau, and for the two
+    levels of ``stepped_at_two_levels``."""
+    for events in ctx.events_by_root.values():
+        by_pass: dict[tuple[int, int, int], list[Event]] = {}
+        for e in events:
+            s = e.obj
+            if e.kind != "sched_step" or s is None or e.loop is None or s.guessed \
+                    or s.origin == "timm" or s.cls == "ReduceLROnPlateau" or not _plain_step(e) \
+                    or e.info.get("engine") or e.conds_inside(e.loop):
+                continue
+            # (two calls of the function that runs the loop are two runs of it, not one pass)
+            by_pass.setdefault((s.id, e.loop.id, id(e.frame_of(e.loop))), []).append(e)
+        for calls in by_pass.values():
+            sites: dict[tuple[int, int], Event] = {}
+            for e in sorted(calls, key=lambda x: x.order):
+                call = e.frame.call if e.frame is not None else None
+                sites.setdefault((id(e.node), id(call)), e)
+            if len(sites) < 2:
+                continue
+            first, second = sorted(sites.values(), key=lambda x: x.order)[:2]
+            if exclusive(first, second) or first.obj is None:
+                continue
+            sched = first.obj
+            if any(first.order < u.order < second.order
+                   for u in ctx.updates_in(second.loop, second.root, sched.optimizer)):
+                continue  # an update between the two: one step per update (two updates a pass)
+            assert second.loop is not None
+            yield Diagnostic.at(
+                "LRD012",
+                f"{sched.label} `{receiver(second)}` is stepped twice in each pass of "
+                f"{_loop_where(second.loop, second.path)}: at "
+                f"{line_at(first.path, first.line, second.path)} and again here, so it "
+                "advances two steps per pass and its horizon is spent in half the passes it "
+                "was sized for; step it once per pass",
+                second.path,
+                second.node,
+            )
+
+
 def _stepped_by_the_engine_too(calls: list[Event], sched: Obj) -> Iterator[Diagnostic]:
     """A scheduler handed to ``deepspeed.initialize(lr_scheduler=...)`` is stepped by
     ``engine.step()``; the user's own ``scheduler.step()`` in the same loop, on the same
