@@ -296,9 +296,7 @@ not reported, nor by `lrdoctor ckpt`.
 
 Not reported: a scheduler never stepped yet (its state is a fresh one's); one the code
 positions itself on resume (built with `last_epoch=`, stepped with `step(epoch)`, or
-fast-forwarded before training); weights-only saves; a checkpoint `lrdoctor check` sees written
-once after the training loop has ended, by a program that restores no optimizer (the run it
-records is over: continuing from it is a new run); `ExponentialLR`, whose next LR is gamma
+fast-forwarded before training); weights-only saves; `ExponentialLR`, whose next LR is gamma
 times the one restored with the optimizer, exactly as without the resume. `lrdoctor check` also
 leaves out a
 `LambdaLR` whose function ignores the step count it is given (the LR follows a counter of the

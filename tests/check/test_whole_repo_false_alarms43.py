@@ -3,23 +3,18 @@
 written in our own words after their shapes, each fixed by semantics. Every false shape,
 written here in our own words, must be silent; a buggy twin must still be reported.
 
-1. A checkpoint written once, after the training loop has ended, by a program that never
-   restores an optimizer (SimCLR's final ``save_checkpoint``): the run it records is over
-   and nothing resumes it; continuing from it is a new run. Silent. A save inside the
-   epoch loop, or any save of a program that restores an optimizer, is still judged.
-
-2. A scheduler made by a builder whose ``last_epoch`` setting the same function writes
+1. A scheduler made by a builder whose ``last_epoch`` setting the same function writes
    from the resumed epoch before calling it (``cfg.make_sched.last_epoch = start`` then
    ``sched = cfg.make_sched(opt)``): the schedule is rebuilt at its position, by the
    argument torch gives for that. Neither the checkpoint nor the resume loses it. Written
    as ``-1`` (a fresh start), both are still reported.
 
-3. An ``"optimizer"`` key that holds the state of one of torch's modules (``loss_fn =
+2. An ``"optimizer"`` key that holds the state of one of torch's modules (``loss_fn =
    nn.CrossEntropyLoss()`` ... ``"optimizer": loss_fn.state_dict()``): no optimizer state
    is in the file, so it is no checkpoint to resume from. With the optimizer's state under
    that key, still reported.
 
-4. (LRD006) A setting copied into a local name in the scheduler's builder (``kind =
+3. (LRD006) A setting copied into a local name in the scheduler's builder (``kind =
    cfg.sched``; ``if kind == "plateau": ReduceLROnPlateau(...)``) while the step site tests
    the setting itself (``if cfg.sched == "plateau": sched.step(val_loss)``): the name is
    bound to the very object the setting holds, so the two tests are one test and only the
@@ -72,10 +67,6 @@ _RESUME_OPT = """    if settings.resume:
 
 def pretrain(save: str, resume: str = "") -> str:
     return _PRETRAIN.replace("{save}", save).replace("{resume}", resume)
-
-
-def test_final_save_after_training_with_nothing_resumed_is_silent() -> None:
-    assert "LRD007" not in codes(pretrain(_AFTER))
 
 
 def test_final_save_after_training_of_a_program_that_resumes_is_still_reported() -> None:

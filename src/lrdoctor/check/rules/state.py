@@ -932,8 +932,6 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
     pieces = [(e, contents) for e in ctx.program.events if e.kind == "save"
               for contents in [_contents(ctx, e) or _lone_state(e)] if contents is not None]
     for e, (objs, words) in saves:
-        if not resumed and _written_after_training(ctx, e):
-            continue
         own = objs, words
         # a checkpoint completed by another save of the same run (a trainer's `save()` for
         # the model and optimizer, the driver's own file for the scheduler and scaler): the
@@ -949,22 +947,6 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
         if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer" \
                 and not _copied_from_live(ctx, e):
             yield from _check_resume(ctx, e, scaler_saved or not saves, saves)
-
-
-def _written_after_training(ctx: FileContext, e: Event) -> bool:
-    """A save made once, after the loop that trained ended (outside every loop, following
-    optimizer updates that ran in a loop of the same trace), in a program that never restores
-    an optimizer: the run it records is over and nothing resumes it. Continuing from it would
-    be a new run (its schedule was spent, its loss scale costs a few skipped steps to find
-    again), not the resume LRD007 is about. A save inside the loop, or one traced apart from
-    any training loop (a trainer's method called by code not in view), is judged as always."""
-    if e.loop is not None:
-        return False
-    return any(
-        u.kind in ("opt_step", "scaler_step") and u.root == e.root and u.loop is not None
-        and u.order < e.order
-        for u in ctx.program.events
-    )
 
 
 def _lone_optimizer_state(e: Event) -> tuple[set[int], list[str]] | None:
