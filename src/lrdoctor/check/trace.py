@@ -2526,6 +2526,13 @@ class Tracer:
                     self.rebind_entry(item, value.items.get(k), node, f"{label}[{k!r}]")
         if store is scope.vars:
             scope.handed.pop(key, None)  # the parameter now holds something else
+            # `kind = cfg.solver.lr_scheduler`: the name is bound to the very object the
+            # setting holds, as a parameter the caller fills with it is (see
+            # _handed_settings), so `if kind == "cosine":` tests that setting
+            held = scope.handed_setting(source.id) if isinstance(source, ast.Name) \
+                else setting_key(source) if source is not None else None
+            if held:
+                scope.handed[key] = held
         if source is not None and store is scope.vars:
             scope.sources[key] = source
         if value is None and label and not isinstance(previous, Obj) \

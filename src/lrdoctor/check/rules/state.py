@@ -62,7 +62,7 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
         if value.splat:
             return False
         for key, item in value.items.items():
-            if isinstance(item, Const) or _kept_count(item):
+            if isinstance(item, Const) or _kept_count(item) or _torch_module_state(item):
                 # `"optimizer": None  # to reduce file size`: nothing of it is saved; and a
                 # setting (`"optimizer": "adamw"` of a config dict saved with the run) is a
                 # literal, never an object's state; nor is a count the program keeps itself
@@ -87,6 +87,28 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
     elif isinstance(value, ExprVal):
         words.append(ast.unparse(value.node).lower())
     return True
+
+
+def _torch_module_state(item: Any) -> bool:
+    """A saved value that is the state of one of torch's own modules, bound in the saving
+    function (``loss_fn = nn.CrossEntropyLoss()`` ... ``"optimizer": loss_fn.state_dict()``):
+    a module's parameters and buffers, whatever its key is named; no optimizer's, scheduler's
+    or scaler's state is in it."""
+    if not isinstance(item, ExprVal) or item.scope is None:
+        return False
+    node = item.node
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "state_dict" and not node.args and not node.keywords
+            and isinstance(node.func.value, ast.Name)):
+        return False
+    found = item.scope.source_of(node.func.value.id)
+    if found is None or not isinstance(found[0], ast.Call):
+        return False
+    built = dotted(found[0].func) or ""
+    head, _, rest = built.partition(".")
+    qualname = found[1].module.imports.get(head, head) + (f".{rest}" if rest else "")
+    module, _, cls = qualname.rpartition(".")
+    return module == "torch.nn" and cls[:1].isupper()
 
 
 def _kept_count(item: Any) -> bool:
@@ -285,7 +307,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             # both only scale the LR they find: it is in the optimizer state, and an
             # ExponentialLR built afresh goes on from it exactly (gamma times the current LR)
             continue
-        if built_at_a_position(s) or _sized_from_resume(s):
+        if built_at_a_position(s) or _sized_from_resume(s) or _builder_positioned(s):
             continue
         if _positioned_through_splat(ctx, s) or s.guessed and _stand_in_for_positioned(ctx, s):
             continue
@@ -776,6 +798,28 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
                 found = scope.source_of(word)
                 if found is not None:
                     todo.append((found[0], found[1], level + 1))
+    return False
+
+
+def _builder_positioned(sched: Obj) -> bool:
+    """The scheduler comes from a builder whose ``last_epoch`` setting the same function writes
+    before calling it (``configs.train.scheduler.last_epoch = last_epoch`` then
+    ``scheduler = configs.train.scheduler(optimizer)``): ``last_epoch`` is a scheduler's
+    constructor argument, so the builder makes it at the position written there (a literal -1
+    would be a fresh start)."""
+    call = sched.via if sched.via is not None else sched.call
+    if call is None or sched.scope is None:
+        return False
+    builder = dotted(call.func)
+    if not builder or "." not in builder:
+        return False
+    around = function_around(sched.scope.module.tree, call)
+    for node in ast.walk(around):
+        if isinstance(node, ast.Assign) and getattr(node, "lineno", 0) <= call.lineno \
+                and not fresh_start(node.value) and any(
+                    isinstance(t, ast.Attribute) and t.attr == "last_epoch"
+                    and dotted(t.value) == builder for t in node.targets):
+            return True
     return False
 
 
@@ -1377,6 +1421,8 @@ def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
     around = function_at(tree, line)
     if around is None:
         return False
+    # the builders the function calls (`configs.train.scheduler(optimizer)`)
+    called = {dotted(node.func) for node in ast.walk(around) if isinstance(node, ast.Call)}
     for node in ast.walk(around):
         if not isinstance(node, ast.Assign):
             continue
@@ -1384,6 +1430,13 @@ def _resume_sets_last_epoch(tree: ast.Module, line: int) -> bool:
         for target in node.targets:
             if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
                     and target.slice.value == "last_epoch" and not fresh:
+                return True
+            # `configs.train.scheduler.last_epoch = last_epoch` and then
+            # `configs.train.scheduler(optimizer)`: the setting of a builder the function
+            # calls (a config node that makes the scheduler), not a counter of its own
+            # (`self.last_epoch = epoch` is never called)
+            if isinstance(target, ast.Attribute) and target.attr == "last_epoch" \
+                    and not fresh and dotted(target.value) in called:
                 return True
     return False
 
