@@ -2549,9 +2549,14 @@ class Tracer:
             value = ExprVal(source, scope)
         if isinstance(value, Const) and value.sure:
             owner = self.stack[-1] if self.stack else self.module.tree
-            unconditional = len(self.conds) == self.cond_base
+            # a branch the trace decided (`if kind == "onecycle":` with the literal the caller
+            # passed) runs every time the `if` does: a store in it is as unconditional as one
+            # outside, and a store in the branch it leaves never runs for this caller
+            mine = self.conds[self.cond_base:]
+            unconditional = all(c.decided for c in mine)
             value = Const(value.value, sure=(
-                store is scope.vars and unconditional and _stores(owner).get(key, 0) <= 1
+                store is scope.vars and unconditional
+                and _stores(owner).get(key, 0) - _dead_stores(owner, mine, key) <= 1
             ) or (
                 # `if isinstance(sched, CyclicLR): self.per_batch = True else: ... = False`
                 # (or `self.per_batch = isinstance(sched, CyclicLR)`) on a scheduler of known
@@ -2994,6 +2999,16 @@ class Tracer:
             if outcome is not None:
                 # `per_epoch = type(sched).__name__ in EPOCH_SCHEDULERS` on a known class
                 return Const(outcome, sure=True, by_class=True)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                and type(node.ops[0]) in _COMPARE:
+            outcome = _constant_outcome(node, scope)
+            if outcome is not None:
+                # `self.per_iter = self.unit == "iteration"` on a name that holds one literal
+                # wherever it is read: the comparison has that one outcome too (kept as a
+                # default the caller left where the literal was one)
+                read = [_tested_value(n, scope) for n in (node.left, *node.comparators)]
+                return Const(outcome, sure=True, defaulted=any(
+                    isinstance(v, Const) and v.defaulted for v in read))
         return None
 
     def dict_comprehended(self, node: ast.DictComp, scope: Scope, depth: int) -> DictVal | None:
@@ -6862,6 +6877,21 @@ def _stores(node: ast.AST) -> dict[str, int]:
             continue  # no binding inside a plain expression
         stack.extend(ast.iter_child_nodes(sub))
     return counts
+
+
+def _dead_stores(owner: ast.AST, conds: tuple[Cond, ...], name: str) -> int:
+    """How many bindings of ``name`` in ``owner`` lie in the branch a decided ``if`` around the
+    current statement leaves (``else: unit = "epoch"`` when the trace took ``if kind ==
+    "onecycle": unit = "iteration"``): they never run on this path."""
+    if not conds or not all(c.decided for c in conds):
+        return 0
+    tests = {id(c.test): c.branch for c in conds if c.test is not None}
+    dead = 0
+    for node in ast.walk(owner):
+        if isinstance(node, ast.If) and id(node.test) in tests:
+            left = node.orelse if tests[id(node.test)] == 0 else node.body
+            dead += sum(_stores(stmt).get(name, 0) for stmt in left)
+    return dead
 
 
 @per_node
