@@ -1593,7 +1593,22 @@ class Tracer:
         known = self.isinstance_outcome(stmt.test, scope)
         if known is None:
             known = self.none_outcome(stmt.test, scope)
-        return _constant_outcome(stmt.test, scope) if known is None else known
+        if known is None:
+            known = _constant_outcome(stmt.test, scope)
+        return self.property_outcome(stmt.test, scope) if known is None else known
+
+    def property_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
+        """The outcome of ``if spec.per_step:`` (or ``not`` of it) where ``per_step`` is a
+        property of the project's class returning a test on literals the instance holds
+        (``return self.interval == "step"``, the interval stored once by ``__init__``)."""
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        returned = self.property_returns(test, scope)
+        if returned is None:
+            return None
+        outcome = _constant_outcome(*returned)
+        return None if outcome is None else outcome != negate
 
     def none_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``x is None`` / ``x is not None`` (or ``not`` of it) when ``x``
@@ -6926,6 +6941,17 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
             return class_constant_of(holder.info, expr.attr, scope.module)
         if isinstance(holder, ImportRef):
             return _imported_class_constant(holder, expr.attr, scope.module)
+        if isinstance(holder, InstanceVal) and holder is not scope.self_val:
+            # `spec.interval` of an instance of the project's class whose `__init__` stored
+            # one literal there (`self.interval = interval`, built as `Spec(sched, "step")`),
+            # the only store of that attribute in its module; read from another module, that
+            # module must not store it either
+            value = holder.attrs.get(expr.attr)
+            stores = attribute_stores(scope.module.tree)
+            if isinstance(value, Const) and value.sure and "*" not in stores and (
+                    scope.module is holder.info.module or not stores.get(expr.attr)):
+                return value
+            return None
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
             and expr.value.id == "self" and scope.self_val is not None \
             and scope.lookup("self") is scope.self_val:
