@@ -235,3 +235,18 @@ def test_batches_divided_by_a_count_stepped_per_epoch_is_still_found() -> None:
     text = split('opts["epochs"] * len(opts["data"]) // n_steps', per_batch=False).replace(
         "parts = 6", "n_steps = 6")
     assert "LRD003" in codes(text)
+
+
+def test_holder_bound_on_both_sides_of_a_test_is_not_decided_by_the_last_one() -> None:
+    # the name holds either instance after the `if`: the one built with "epoch" steps the
+    # OneCycleLR once per epoch when the setting picks it
+    text = holder("batch", by_property=False).replace(
+        '    pace = Pacing(lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=rounds * len(batches)),\n'
+        '                  "batch")\n',
+        '    total = rounds * len(batches)\n'
+        '    if rounds > 4:\n'
+        '        pace = Pacing(lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=total), "epoch")\n'
+        '    else:\n'
+        '        pace = Pacing(lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=total), "batch")\n')
+    assert "if rounds > 4:" in text
+    assert "LRD003" in codes(text)

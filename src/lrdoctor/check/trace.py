@@ -6945,9 +6945,14 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
             # `spec.interval` of an instance of the project's class whose `__init__` stored
             # one literal there (`self.interval = interval`, built as `Spec(sched, "step")`),
             # the only store of that attribute in its module; read from another module, that
-            # module must not store it either
+            # module must not store it either. The name must be bound once where it is read:
+            # one bound on both sides of an `if` (`model = Trainer(logger=log)` / `else: model
+            # = Trainer()`) holds either instance, not the one the trace kept
             value = holder.attrs.get(expr.attr)
             stores = attribute_stores(scope.module.tree)
+            around = function_around(scope.module.tree, expr) or scope.module.tree
+            if _stores(around).get(expr.value.id, 0) != 1:
+                return None
             if isinstance(value, Const) and value.sure and "*" not in stores and (
                     scope.module is holder.info.module or not stores.get(expr.attr)):
                 return value
