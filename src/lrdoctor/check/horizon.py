@@ -735,6 +735,12 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
     if isinstance(expr, ast.BinOp):
         left = unit_evidence(expr.left, scope, depth + 1)
         right = unit_evidence(expr.right, scope, depth + 1)
+        if isinstance(expr.op, (ast.Div, ast.FloorDiv)) and left[0] == "epoch" \
+                and right[0] == "batch" and right[2] == "name":
+            # `args["epochs"] // n_steps` (`n_steps = 10`): epochs split into a number of
+            # parts is a number of epochs; a divisor is a count of parts whatever its name
+            # says ("steps"), and epochs per batch would be no count of batches
+            return ("epoch", None, _best([left], "epoch"))
         if "batch" in (left[0], right[0]):
             return ("batch", None, _best([left, right], "batch"))
         if "epoch" in (left[0], right[0]):

@@ -1592,7 +1592,22 @@ class Tracer:
         known = self.isinstance_outcome(stmt.test, scope)
         if known is None:
             known = self.none_outcome(stmt.test, scope)
-        return _constant_outcome(stmt.test, scope) if known is None else known
+        if known is None:
+            known = _constant_outcome(stmt.test, scope)
+        return self.property_outcome(stmt.test, scope) if known is None else known
+
+    def property_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
+        """The outcome of ``if spec.per_step:`` (or ``not`` of it) where ``per_step`` is a
+        property of the project's class returning a test on literals the instance holds
+        (``return self.interval == "step"``, the interval stored once by ``__init__``)."""
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        returned = self.property_returns(test, scope)
+        if returned is None:
+            return None
+        outcome = _constant_outcome(*returned)
+        return None if outcome is None else outcome != negate
 
     def none_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``x is None`` / ``x is not None`` (or ``not`` of it) when ``x``
@@ -2555,9 +2570,14 @@ class Tracer:
             value = ExprVal(source, scope)
         if isinstance(value, Const) and value.sure:
             owner = self.stack[-1] if self.stack else self.module.tree
-            unconditional = len(self.conds) == self.cond_base
+            # a branch the trace decided (`if kind == "onecycle":` with the literal the caller
+            # passed) runs every time the `if` does: a store in it is as unconditional as one
+            # outside, and a store in the branch it leaves never runs for this caller
+            mine = self.conds[self.cond_base:]
+            unconditional = all(c.decided for c in mine)
             value = Const(value.value, sure=(
-                store is scope.vars and unconditional and _stores(owner).get(key, 0) <= 1
+                store is scope.vars and unconditional
+                and _stores(owner).get(key, 0) - _dead_stores(owner, mine, key) <= 1
             ) or (
                 # `if isinstance(sched, CyclicLR): self.per_batch = True else: ... = False`
                 # (or `self.per_batch = isinstance(sched, CyclicLR)`) on a scheduler of known
@@ -3000,6 +3020,16 @@ class Tracer:
             if outcome is not None:
                 # `per_epoch = type(sched).__name__ in EPOCH_SCHEDULERS` on a known class
                 return Const(outcome, sure=True, by_class=True)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                and type(node.ops[0]) in _COMPARE:
+            outcome = _constant_outcome(node, scope)
+            if outcome is not None:
+                # `self.per_iter = self.unit == "iteration"` on a name that holds one literal
+                # wherever it is read: the comparison has that one outcome too (kept as a
+                # default the caller left where the literal was one)
+                read = [_tested_value(n, scope) for n in (node.left, *node.comparators)]
+                return Const(outcome, sure=True, defaulted=any(
+                    isinstance(v, Const) and v.defaulted for v in read))
         return None
 
     def dict_comprehended(self, node: ast.DictComp, scope: Scope, depth: int) -> DictVal | None:
@@ -6873,6 +6903,21 @@ def _stores(node: ast.AST) -> dict[str, int]:
     return counts
 
 
+def _dead_stores(owner: ast.AST, conds: tuple[Cond, ...], name: str) -> int:
+    """How many bindings of ``name`` in ``owner`` lie in the branch a decided ``if`` around the
+    current statement leaves (``else: unit = "epoch"`` when the trace took ``if kind ==
+    "onecycle": unit = "iteration"``): they never run on this path."""
+    if not conds or not all(c.decided for c in conds):
+        return 0
+    tests = {id(c.test): c.branch for c in conds if c.test is not None}
+    dead = 0
+    for node in ast.walk(owner):
+        if isinstance(node, ast.If) and id(node.test) in tests:
+            left = node.orelse if tests[id(node.test)] == 0 else node.body
+            dead += sum(_stores(stmt).get(name, 0) for stmt in left)
+    return dead
+
+
 @per_node
 def _tested(fn: ast.AST) -> frozenset[str]:
     """Names a function's ``if`` tests read (its summary depends on their constant values)."""
@@ -6905,6 +6950,22 @@ def _literal_held(expr: ast.expr, scope: Scope) -> object:
             return class_constant_of(holder.info, expr.attr, scope.module)
         if isinstance(holder, ImportRef):
             return _imported_class_constant(holder, expr.attr, scope.module)
+        if isinstance(holder, InstanceVal) and holder is not scope.self_val:
+            # `spec.interval` of an instance of the project's class whose `__init__` stored
+            # one literal there (`self.interval = interval`, built as `Spec(sched, "step")`),
+            # the only store of that attribute in its module; read from another module, that
+            # module must not store it either. The name must be bound once where it is read:
+            # one bound on both sides of an `if` (`model = Trainer(logger=log)` / `else: model
+            # = Trainer()`) holds either instance, not the one the trace kept
+            value = holder.attrs.get(expr.attr)
+            stores = attribute_stores(scope.module.tree)
+            around = function_around(scope.module.tree, expr) or scope.module.tree
+            if _stores(around).get(expr.value.id, 0) != 1:
+                return None
+            if isinstance(value, Const) and value.sure and "*" not in stores and (
+                    scope.module is holder.info.module or not stores.get(expr.attr)):
+                return value
+            return None
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
             and expr.value.id == "self" and scope.self_val is not None \
             and scope.lookup("self") is scope.self_val:
