@@ -670,6 +670,20 @@ def _project_phase_per_batch(ctx: FileContext, e: Event, sched: Obj,
     )
 
 
+def _project_batch_horizon(sched: Obj) -> Horizon | None:
+    """The horizon in batches of a scheduler built from the project's own subclass of torch's
+    base that keeps torch's step() (``WarmupInvSqrt(opt, warmup_steps=args.warmup_steps)``,
+    whose ``get_lr()`` sets the step count against the stored ``warmup_steps``): the horizons
+    the call gives it are all counted in batches (a total rather than the warm-up where both
+    are read). None when one is sized in epochs or none is read: the class may count its own
+    way, and a scheduler whose class is unknown says nothing."""
+    horizons = project_horizons(sched)
+    in_batches = [h for h in horizons if h.unit == "batch"]
+    if not in_batches or any(h.unit == "epoch" for h in horizons):
+        return None
+    return next((h for h in in_batches if "warm" not in h.param.lower()), in_batches[0])
+
+
 def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
     """The horizon that makes stepping ``sched`` every batch of ``loop`` wrong, or None."""
     h = horizon_of(sched)
@@ -942,6 +956,11 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             )
         elif gran == "epoch" and not plateau:
             h = horizon_of(sched)
+            shown = ""
+            if h.unit != "batch" and not h.param and sched.project is not None:
+                h = _project_batch_horizon(sched) or h
+                name = getattr(sched.project[0], "name", "")
+                shown = f"{name}({h.described})" if name and h.param else ""
             if h.unit != "batch" or sched.id in from_config:
                 continue
             if _steps_named_after_epoch_positions(e, sched, h, loop):
@@ -986,7 +1005,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                                    "replays its first epoch and never anneals")
             yield Diagnostic.at(
                 "LRD003",
-                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}{position}, "
+                f"{_option_prefix(ctx, e)}{shown or label(sched, h)} is stepped once per epoch, in {_loop_where(loop)}{position}, "
                 f"but its horizon is counted in batches: {consequence}",
                 e.path,
                 e.node,
