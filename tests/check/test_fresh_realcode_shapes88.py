@@ -257,3 +257,48 @@ def test_a_trainer_class_steps_a_noam_class_in_its_epoch_loop() -> None:
 
 def test_control_the_trainer_class_stepping_it_with_each_update_is_silent() -> None:
     assert codes(TRAINER.replace("PER_BATCH", "self.sched.step()").replace("PER_EPOCH", "pass")) == []
+
+
+# -- the same reading where Lightning steps the class: returned without "interval": "step" ----
+
+LIGHTNING = """
+import lightning as L
+import torch
+from torch.optim.lr_scheduler import _LRScheduler
+
+
+class NoamWarmup(_LRScheduler):
+    def __init__(self, optimizer, warmup_steps, last_epoch=-1):
+        self.warmup_steps = warmup_steps
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        step = max(1, self.last_epoch)
+        return [base * min(step ** -0.5, step * self.warmup_steps ** -1.5)
+                for base in self.base_lrs]
+
+
+class SpeechModule(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(80, 80)
+
+    def training_step(self, batch, batch_idx):
+        return self.net(batch).pow(2).mean()
+
+    def configure_optimizers(self):
+        opt = torch.optim.Adam(self.parameters(), lr=1.0)
+        sched = NoamWarmup(opt, warmup_steps=4000)
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched{interval}}}
+"""
+
+
+def test_lightning_steps_the_aliased_class_with_a_literal_count_once_per_epoch() -> None:
+    source = LIGHTNING.replace("{interval}", "")
+    assert codes(source) == ["LRD003"]
+    (message,) = messages(source)
+    assert message.startswith("NoamWarmup(warmup_steps=4000)")
+
+
+def test_control_lightning_told_to_step_it_every_batch_is_silent() -> None:
+    assert codes(LIGHTNING.replace("{interval}", ', "interval": "step"')) == []
