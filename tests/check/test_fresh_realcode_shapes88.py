@@ -302,3 +302,69 @@ def test_lightning_steps_the_aliased_class_with_a_literal_count_once_per_epoch()
 
 def test_control_lightning_told_to_step_it_every_batch_is_silent() -> None:
     assert codes(LIGHTNING.replace("{interval}", ', "interval": "step"')) == []
+
+
+# -- a step under a test of its own: the class may never take it ------------------------------
+
+GUARDED = """
+import torch
+from torch.optim.lr_scheduler import _LRScheduler
+
+
+class PolyLR(_LRScheduler):
+    def __init__(self, optimizer, max_iter, power=0.9, last_epoch=-1):
+        self.max_iter = max_iter
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        factor = (1 - self.last_epoch / float(self.max_iter)) ** self.power
+        return [base * factor for base in self.base_lrs]
+
+
+class BaseTrainer:
+    def __init__(self, model, loader, config):
+        self.model, self.loader, self.config = model, loader, config
+        self.epochs = config["epochs"]
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"])
+        if config["sched"]["type"] != "PolyLR":
+            kind = getattr(torch.optim.lr_scheduler, config["sched"]["type"])
+            self.scheduler = kind(self.optimizer, **config["sched"]["args"])
+
+    def train(self):
+        for epoch in range(self.epochs):
+            self.train_epoch()
+            if self.config["sched"]["type"] != "PolyLR":
+                self.scheduler.step()
+
+
+class Trainer(BaseTrainer):
+    def __init__(self, model, loader, config):
+        super().__init__(model, loader, config)
+        if config["sched"]["type"] == "PolyLR":
+            self.scheduler = PolyLR(self.optimizer, self.epochs * len(loader))
+
+    def train_epoch(self):
+        for x, y in self.loader:
+            self.optimizer.zero_grad()
+            self.model(x, y).backward()
+            self.optimizer.step()
+            if self.config["sched"]["type"] == "PolyLR":
+                self.scheduler.step()
+"""
+
+
+def test_control_the_class_built_for_one_option_and_stepped_per_epoch_only_for_others() -> None:
+    # the epoch loop steps the scheduler only when the config names another class; the
+    # project's PolyLR (built when it names PolyLR) is stepped after every update instead
+    assert "LRD003" not in codes(GUARDED)
+
+
+def test_the_same_class_stepped_per_epoch_without_the_test_is_reported() -> None:
+    source = GUARDED.replace(
+        '            if self.config["sched"]["type"] != "PolyLR":\n'
+        '                self.scheduler.step()',
+        '            self.scheduler.step()').replace(
+        '            if self.config["sched"]["type"] == "PolyLR":\n'
+        '                self.scheduler.step()\n', '')
+    assert "LRD003" in codes(source)
