@@ -368,3 +368,50 @@ def test_the_same_class_stepped_per_epoch_without_the_test_is_reported() -> None
         '            if self.config["sched"]["type"] == "PolyLR":\n'
         '                self.scheduler.step()\n', '')
     assert "LRD003" in codes(source)
+
+
+# -- names that disagree, and a total read through a local name --------------------------------
+
+EPOCH_CLASS = """
+import math
+import torch
+from torch.optim.lr_scheduler import _LRScheduler
+
+
+class WarmupCosine(_LRScheduler):
+    def __init__(self, optimizer, {warm}, total_epochs, last_epoch=-1):
+        self.{warm} = {warm}
+        self.total_epochs = total_epochs
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch < self.{warm}:
+            return [b * (self.last_epoch + 1) / self.{warm} for b in self.base_lrs]
+        done = self.last_epoch - self.{warm}
+        span = self.total_epochs - self.{warm}
+        return [b * 0.5 * (1 + math.cos(math.pi * done / span)) for b in self.base_lrs]
+
+
+def fit(model, loader, num_epochs, {given}):
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    sched = WarmupCosine(opt, {warm}={given}, total_epochs=num_epochs)
+    for epoch in range(num_epochs):
+        for x, y in loader:
+            opt.zero_grad()
+            model(x, y).backward()
+            opt.step()
+        sched.step()
+"""
+
+
+def test_control_a_parameter_named_in_epochs_given_a_name_in_steps_says_nothing() -> None:
+    # `warmup_epochs=n_warmup_steps`: the two names disagree, neither is trusted
+    source = EPOCH_CLASS.format(warm="warmup_epochs", given="n_warmup_steps")
+    assert codes(source) == []
+
+
+def test_control_a_total_in_epochs_read_through_a_local_name_says_nothing() -> None:
+    # `span = self.total_epochs - self.warmup_steps`, set against the count through `done`:
+    # a horizon in epochs beside the warm-up in steps leaves the unit unknown
+    source = EPOCH_CLASS.format(warm="warmup_steps", given="warmup_steps")
+    assert codes(source) == []

@@ -965,6 +965,7 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizo
                         and target.value.id == "self":
                     stored[target.attr] = node.value.id
     aliases = _counter_aliases(get_lr[0])
+    held = _attributes_held(get_lr[0])
     counted: list[str] = []
     for node in ast.walk(get_lr[0]):
         if not isinstance(node, (ast.Compare, ast.BinOp)):
@@ -973,6 +974,10 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizo
                  and isinstance(n.value, ast.Name) and n.value.id == "self"]
         if _COUNTERS & set(attrs) or any(isinstance(n, ast.Name) and n.id in aliases
                                          for n in ast.walk(node)):
+            # a local name set against the count holds what it was computed from
+            # (`decay_total = self.total_epochs - self.warmup_epochs`)
+            attrs += [a for n in ast.walk(node) if isinstance(n, ast.Name)
+                      and n.id not in aliases for a in held.get(n.id, ())]
             counted += [a for a in attrs if a in stored and a not in counted]
     out = []
     for attr in counted:
@@ -985,12 +990,31 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizo
         if expr is None:
             continue
         unit, value, evidence = unit_evidence(expr, scope)
+        own = names.unit_of_word(param)
         if unit == "literal" and value is not None and value > SMALL_LITERAL \
-                and names.unit_of_word(param) == "batch" and not _echo(param):
+                and own == "batch" and not _echo(param):
             # `WarmupInvSqrt(opt, warmup_steps=25000)`: a count too large to be epochs, passed
             # for a parameter whose name says steps, counts batches
             unit, evidence = "batch", "name"
+        elif evidence == "name" and own in ("batch", "epoch") and own != unit \
+                and not _echo(param):
+            # `warmup_epochs=model_warmup_steps`: the two names disagree; neither is trusted
+            unit, evidence = "", ""
         out.append(Horizon(unit, param, short_source(expr), value, evidence))
+    return out
+
+
+def _attributes_held(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, set[str]]:
+    """The attributes of ``self`` each local name of ``fn`` is computed from, in any of its
+    assignments (``decay_total = self.total_epochs - self.warmup_epochs``)."""
+    out: dict[str, set[str]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            attrs = {n.attr for n in ast.walk(node.value) if isinstance(n, ast.Attribute)
+                     and isinstance(n.value, ast.Name) and n.value.id == "self"}
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, set()).update(attrs)
     return out
 
 
