@@ -415,3 +415,44 @@ def test_control_a_total_in_epochs_read_through_a_local_name_says_nothing() -> N
     # a horizon in epochs beside the warm-up in steps leaves the unit unknown
     source = EPOCH_CLASS.format(warm="warmup_steps", given="warmup_steps")
     assert codes(source) == []
+
+
+MULTISTEP = """
+from bisect import bisect_right
+
+import torch
+from torch.optim.lr_scheduler import _LRScheduler
+
+
+class WarmupMultiStep(_LRScheduler):
+    def __init__(self, optimizer, milestones, gamma=0.1, warmup_iters=10, last_epoch=-1):
+        self.milestones = milestones
+        self.gamma = gamma
+        self.warmup_iters = warmup_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        factor = 1.0
+        if self.last_epoch < self.warmup_iters:
+            alpha = self.last_epoch / self.warmup_iters
+            factor = 0.1 * (1 - alpha) + alpha
+        return [b * factor * self.gamma ** bisect_right(self.milestones, self.last_epoch)
+                for b in self.base_lrs]
+
+
+def fit(cfg, model, loader):
+    opt = torch.optim.SGD(model.parameters(), lr=cfg.BASE_LR)
+    sched = WarmupMultiStep(opt, cfg.STEPS, cfg.GAMMA, cfg.WARMUP_EPOCHS)
+    for epoch in range(cfg.MAX_EPOCHS):
+        for x, y in loader:
+            opt.zero_grad()
+            model(x, y).backward()
+            opt.step()
+        sched.step()
+"""
+
+
+def test_control_milestones_named_steps_beside_a_warmup_in_epochs_says_nothing() -> None:
+    # the re-ID baselines' WarmupMultiStepLR: `milestones=cfg.STEPS` (the decays) with the
+    # warm-up given `cfg.WARMUP_EPOCHS`, stepped once per epoch as designed
+    assert codes(MULTISTEP) == []

@@ -996,10 +996,6 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizo
             # `WarmupInvSqrt(opt, warmup_steps=25000)`: a count too large to be epochs, passed
             # for a parameter whose name says steps, counts batches
             unit, evidence = "batch", "name"
-        elif evidence == "name" and own in ("batch", "epoch") and own != unit \
-                and not _echo(param):
-            # `warmup_epochs=model_warmup_steps`: the two names disagree; neither is trusted
-            unit, evidence = "", ""
         out.append(Horizon(unit, param, short_source(expr), value, evidence))
     return out
 

@@ -673,15 +673,17 @@ def _project_phase_per_batch(ctx: FileContext, e: Event, sched: Obj,
 def _project_batch_horizon(sched: Obj) -> Horizon | None:
     """The horizon in batches of a scheduler built from the project's own subclass of torch's
     base that keeps torch's step() (``WarmupInvSqrt(opt, warmup_steps=args.warmup_steps)``,
-    whose ``get_lr()`` sets the step count against the stored ``warmup_steps``): the horizons
-    the call gives it are all counted in batches (a total rather than the warm-up where both
-    are read). None when one is sized in epochs or none is read: the class may count its own
-    way, and a scheduler whose class is unknown says nothing."""
+    whose ``get_lr()`` sets the step count against the stored ``warmup_steps``): every horizon
+    the call gives it is counted in batches (a total rather than the warm-up where both are
+    read). None when one is sized in epochs, is not read, or fills a parameter named in epochs,
+    or when none is read: the class may count its own way."""
     horizons = project_horizons(sched)
-    in_batches = [h for h in horizons if h.unit == "batch"]
-    if not in_batches or any(h.unit == "epoch" for h in horizons):
+    if not horizons or any(h.unit != "batch" or names.unit_of_word(h.param) == "epoch"
+                           for h in horizons):
+        # one unread, sized in epochs, or a parameter named in epochs given a count named
+        # in steps (`warmup_epochs=model_warmup_steps`): the class may count epochs
         return None
-    return next((h for h in in_batches if "warm" not in h.param.lower()), in_batches[0])
+    return next((h for h in horizons if "warm" not in h.param.lower()), horizons[0])
 
 
 def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
