@@ -991,13 +991,20 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizo
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                         and target.value.id == "self":
                     stored[target.attr] = node.value.id
+    aliases = _counter_aliases(get_lr[0])
+    held = _attributes_held(get_lr[0])
     counted: list[str] = []
     for node in ast.walk(get_lr[0]):
         if not isinstance(node, (ast.Compare, ast.BinOp)):
             continue
         attrs = [n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
                  and isinstance(n.value, ast.Name) and n.value.id == "self"]
-        if _COUNTERS & set(attrs):
+        if _COUNTERS & set(attrs) or any(isinstance(n, ast.Name) and n.id in aliases
+                                         for n in ast.walk(node)):
+            # a local name set against the count holds what it was computed from
+            # (`decay_total = self.total_epochs - self.warmup_epochs`)
+            attrs += [a for n in ast.walk(node) if isinstance(n, ast.Name)
+                      and n.id not in aliases for a in held.get(n.id, ())]
             counted += [a for a in attrs if a in stored and a not in counted]
     out = []
     for attr in counted:
@@ -1010,8 +1017,64 @@ def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizo
         if expr is None:
             continue
         unit, value, evidence = unit_evidence(expr, scope)
+        own = names.unit_of_word(param)
+        if unit == "literal" and value is not None and value > SMALL_LITERAL \
+                and own == "batch" and not _echo(param):
+            # `WarmupInvSqrt(opt, warmup_steps=25000)`: a count too large to be epochs, passed
+            # for a parameter whose name says steps, counts batches
+            unit, evidence = "batch", "name"
         out.append(Horizon(unit, param, short_source(expr), value, evidence))
     return out
+
+
+def _attributes_held(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, set[str]]:
+    """The attributes of ``self`` each local name of ``fn`` is computed from, in any of its
+    assignments (``decay_total = self.total_epochs - self.warmup_epochs``)."""
+    out: dict[str, set[str]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            attrs = {n.attr for n in ast.walk(node.value) if isinstance(n, ast.Attribute)
+                     and isinstance(n.value, ast.Name) and n.value.id == "self"}
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, set()).update(attrs)
+    return out
+
+
+def _counter_aliases(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The local names of ``get_lr()`` that hold torch's step count: assigned (only) from an
+    expression that reads it (``step = self.last_epoch + 1``, ``n = max(1, self._step_count)``,
+    or from such a name, ``s = step``). A name also assigned anything else is not one."""
+    sources: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    sources.setdefault(target.id, []).append(node.value)
+                else:
+                    for n in ast.walk(target):
+                        if isinstance(n, ast.Name):
+                            sources.setdefault(n.id, []).append(ast.Constant(None))
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor,
+                               ast.NamedExpr)) and isinstance(node.target, ast.Name):
+            value = getattr(node, "value", None)
+            sources.setdefault(node.target.id, []).append(
+                value if isinstance(node, ast.AnnAssign) and value is not None
+                else ast.Constant(None))
+    aliases: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, values in sources.items():
+            if name in aliases:
+                continue
+            if all(any(isinstance(n, ast.Attribute) and n.attr in _COUNTERS
+                       and isinstance(n.value, ast.Name) and n.value.id == "self"
+                       or isinstance(n, ast.Name) and n.id in aliases
+                       for n in ast.walk(v)) for v in values):
+                aliases.add(name)
+                changed = True
+    return aliases
 
 
 def project_constant(sched: Obj) -> bool:

@@ -672,6 +672,22 @@ def _project_phase_per_batch(ctx: FileContext, e: Event, sched: Obj,
     )
 
 
+def _project_batch_horizon(sched: Obj) -> Horizon | None:
+    """The horizon in batches of a scheduler built from the project's own subclass of torch's
+    base that keeps torch's step() (``WarmupInvSqrt(opt, warmup_steps=args.warmup_steps)``,
+    whose ``get_lr()`` sets the step count against the stored ``warmup_steps``): every horizon
+    the call gives it is counted in batches (a total rather than the warm-up where both are
+    read). None when one is sized in epochs, is not read, or fills a parameter named in epochs,
+    or when none is read: the class may count its own way."""
+    horizons = project_horizons(sched)
+    if not horizons or any(h.unit != "batch" or names.unit_of_word(h.param) == "epoch"
+                           for h in horizons):
+        # one unread, sized in epochs, or a parameter named in epochs given a count named
+        # in steps (`warmup_epochs=model_warmup_steps`): the class may count epochs
+        return None
+    return next((h for h in horizons if "warm" not in h.param.lower()), horizons[0])
+
+
 def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
     """The horizon that makes stepping ``sched`` every batch of ``loop`` wrong, or None."""
     h = horizon_of(sched)
@@ -944,6 +960,18 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             )
         elif gran == "epoch" and not plateau:
             h = horizon_of(sched)
+            shown = ""
+            if h.unit != "batch" and not h.param and sched.project is not None:
+                own = [c for c in e.conds_inside(loop)
+                       if not _tests_existence(c, e) and not c.decided]
+                if own:
+                    # `if cfg["type"] != "Poly": sched.step()` while the project's class is
+                    # built under `== "Poly"` (and stepped per batch elsewhere): a step under
+                    # a test of its own may never reach this class
+                    continue
+                h = _project_batch_horizon(sched) or h
+                name = getattr(sched.project[0], "name", "")
+                shown = f"{name}({h.described})" if name and h.param else ""
             if h.unit != "batch" or sched.id in from_config or _epochs_by_its_size(h):
                 continue
             if _steps_named_after_epoch_positions(e, sched, h, loop):
@@ -988,7 +1016,7 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                                    "replays its first epoch and never anneals")
             yield Diagnostic.at(
                 "LRD003",
-                f"{_option_prefix(ctx, e)}{label(sched, h)} is stepped once per epoch, in {_loop_where(loop, e.path)}{position}, "
+                f"{_option_prefix(ctx, e)}{shown or label(sched, h)} is stepped once per epoch, in {_loop_where(loop, e.path)}{position}, "
                 f"but its horizon is counted in batches: {consequence}",
                 e.path,
                 e.node,
