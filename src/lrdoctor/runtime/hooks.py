@@ -219,6 +219,19 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             found_inf = None
             if in_scaler:
                 in_scaler_step[key] = True
+                if (lane.phase == lane.scaled_phase and lane.opt_ref() is self and lane.left
+                        and engine.last_fetch == lane.fetch and not every_step):
+                    # the lane under GradScaler: the update scaler.step() makes after the scaled
+                    # backward (taken: an optimizer that takes no found_inf of its own is called
+                    # only then, and the lane opens for no other: Engine._open_scaled_lane),
+                    # trained with the LR object the last step left, on a batch of the same
+                    # iterator
+                    groups = self.param_groups
+                    if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is lane.lr:
+                        lane.left -= 1
+                        lane.yielded = engine.last_yielded
+                        lane.phase = EXPECT_UPDATE
+                        return
                 found_inf = getattr(self, "found_inf", None)
                 if found_inf is not None:
                     # fused optimizer: the kernel itself skipped the update if found_inf != 0
@@ -227,17 +240,6 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         taken, found_inf = value == 0.0, None
                     else:
                         taken, found_inf = None, value
-                elif (lane.phase == lane.scaled_phase and lane.opt_ref() is self and lane.left
-                        and engine.last_fetch == lane.fetch and not every_step):
-                    # the lane under GradScaler: the update scaler.step() makes after the scaled
-                    # backward (taken: a non-fused optimizer is called only then), trained with
-                    # the LR object the last step left, on a batch of the same iterator
-                    groups = self.param_groups
-                    if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is lane.lr:
-                        lane.left -= 1
-                        lane.yielded = engine.last_yielded
-                        lane.phase = EXPECT_UPDATE
-                        return
             engine.on_attempt(self, taken, found_inf, in_scaler)
         except ScheduleError:
             raise
