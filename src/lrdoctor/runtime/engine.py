@@ -84,8 +84,10 @@ class Lane:
     Under GradScaler (``scaler`` set) the lane is for one scaler too, and a step is the
     scaled backward (EXPECT_ATTEMPT -> EXPECT_SCALED_ATTEMPT: the next update must come from
     scaler.step()), the update scaler.step() makes (-> EXPECT_UPDATE; the unscale_ inside it
-    told to the AMP check directly), a routine update() from the scale the lane started with
-    (-> EXPECT_SCHEDULER_STEP; counted, and told to the AMP check), then the scheduler step.
+    noted), a routine update() from the scale the lane started with, decided with no tensor
+    read (-> EXPECT_SCHEDULER_STEP; counted), then the scheduler step. What the AMP check would
+    be told on those steps (the scaled backward's line, the unscale_, the update) the lane keeps
+    and hands over when it closes (AmpMisuse.lane_closed), so a routine step calls none of it.
 
     This is what makes watching cheap: a routine step costs the hooks a few attribute reads,
     and the tallies are kept in batches of up to ROUTINE_PERIOD steps, in a warm loop."""
