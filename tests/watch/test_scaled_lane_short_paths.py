@@ -71,8 +71,9 @@ def test_the_lanes_routine_scaled_backward_calls_no_general_path_and_no_line_loo
     assert ran.codes == [], ran.watch.report()
     steps = 10 * 16
     assert ran.watch.engine.routine_backwards_done == steps  # every scaled backward routine
-    # the AMP check is told of each one (directly: no event), as before
-    assert seen.get("scaled_backward") == steps, seen
+    # the AMP check is told of those the lane did not take (directly: no event); the lane
+    # keeps what it would be told and hands it over when it closes (perf50: AmpMisuse.lane_closed)
+    assert 0 < seen.get("scaled_backward", 0) < steps // 4, seen
     # general() only around the lane's opening and its periodic steps (it closes there under
     # GradScaler); before, on every step
     assert seen.get("general", 0) < steps // 4, seen

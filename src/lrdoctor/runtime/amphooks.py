@@ -112,11 +112,15 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
         caller of backward()): counted, the lane's next update expected from scaler.step(), and
         the AMP check told directly (AmpMisuse.scaled_backward)."""
         engine.routine_backwards_done += 1
-        if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is by:
+        held = lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is by
+        if held:
             lane.phase = EXPECT_SCALED_ATTEMPT
         amp = engine.scaled_gate
         if amp is not None:
             try:
+                if held:  # the lane keeps what the AMP check is told (AmpMisuse.lane_closed)
+                    lane.bsite, lane.unscaled = scaled_site(frame), False
+                    return
                 amp.scaled_backward(by, scaled_site(frame))
             except ScheduleError:
                 raise
@@ -291,6 +295,9 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                         engine.routine_backwards_done += 1
                         if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler:
                             lane.phase = EXPECT_SCALED_ATTEMPT
+                            held = True
+                        else:
+                            held = False
                         amp = engine.scaled_gate
                         if amp is not None:
                             try:
@@ -305,7 +312,12 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                                     site = site_entry[3]
                                 else:
                                     site = scaled_site(frame)
-                                amp.scaled_backward(scaler, site)
+                                if held:
+                                    # the lane keeps what the AMP check's scaled_backward() is
+                                    # told, and hands it over when it closes (AmpMisuse.lane_closed)
+                                    lane.bsite, lane.unscaled = site, False
+                                else:
+                                    amp.scaled_backward(scaler, site)
                             except ScheduleError:
                                 raise
                             except Exception as exc:
@@ -392,9 +404,9 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
 
     # the lane under GradScaler, after its scaled backward: an unscale_ of the lane's optimizer
     # by the lane's scaler, made by scaler.step() or by the user's code before it (to clip the
-    # gradients), is told to the AMP check (ScalerUnscale's every_step=False handler, which
-    # reads the scaler and the optimizer alone) directly, with no event; anything else is
-    # general()'s
+    # gradients), is noted by the lane (Lane.unscaled), which tells the AMP check
+    # (ScalerUnscale's every_step=False handler, which reads the scaler and the optimizer alone)
+    # when it closes; anything else is general()'s
     if _has_params(original, _UNSCALE_PARAMS):
         # torch's own unscale_(self, optimizer): called as it is (no star call a step)
         @functools.wraps(original)
@@ -404,10 +416,7 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
                     and amp is not None and ScalerUnscale not in every_step):
                 result = original(self, optimizer)
                 if getattr(self, "_enabled", True):
-                    try:
-                        amp.unscaled_by(id(self), lane.opt.key, self)  # type: ignore[union-attr]
-                    except Exception as exc:
-                        engine.internal_error(exc)
+                    lane.unscaled = True  # (the AMP check's unscaled_by(): AmpMisuse.lane_closed)
                 return result
             return general(self, optimizer, (), _NO_KWARGS)
 
@@ -420,10 +429,7 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
                 and amp is not None and ScalerUnscale not in every_step):
             result = original(self, optimizer, *args, **kwargs)
             if getattr(self, "_enabled", True):
-                try:
-                    amp.unscaled_by(id(self), lane.opt.key, self)  # type: ignore[union-attr]
-                except Exception as exc:
-                    engine.internal_error(exc)
+                lane.unscaled = True
             return result
         return general(self, optimizer, args, kwargs)
 
@@ -433,6 +439,7 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
 def _wrap_clip(engine: Engine, name: str, original: Callable[..., Any], torch: Any) -> Callable[..., Any]:
     every_step = engine._every_step_handlers
     tokens = engine.every_step
+    lane = engine.lane
 
     @functools.wraps(original)
     def clip(parameters: Any, *args: Any, **kwargs: Any) -> Any:
@@ -441,10 +448,13 @@ def _wrap_clip(engine: Engine, name: str, original: Callable[..., Any], torch: A
         # A routine clip makes no event, so it leaves the lane open, and is counted
         # (Engine.routine_clips): no handler asks for every clip, no check for every step, and
         # the AMP check (GradClip's every_step=False handler) has nothing to do for it
-        # (AmpMisuse.clip_is_routine, whose quick case, nothing scaled, is inlined)
+        # (AmpMisuse.clip_is_routine, whose quick case, nothing scaled, is inlined; the lane
+        # under GradScaler keeps its own iteration's state: after its scaled backward and
+        # before scaler.step(), the gradients are scaled until unscale_)
         amp = engine.scaled_gate
         if (GradClip not in every_step and not tokens
-                and (amp is None or not amp.scaled or amp.clip_is_routine())):
+                and (amp is None or ((not amp.scaled or amp.clip_is_routine())
+                                     and (lane.phase != EXPECT_SCALED_ATTEMPT or lane.unscaled)))):
             engine.routine_clips += 1
         else:
             if not isinstance(parameters, torch.Tensor):

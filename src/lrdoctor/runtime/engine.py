@@ -84,8 +84,10 @@ class Lane:
     Under GradScaler (``scaler`` set) the lane is for one scaler too, and a step is the
     scaled backward (EXPECT_ATTEMPT -> EXPECT_SCALED_ATTEMPT: the next update must come from
     scaler.step()), the update scaler.step() makes (-> EXPECT_UPDATE; the unscale_ inside it
-    told to the AMP check directly), a routine update() from the scale the lane started with
-    (-> EXPECT_SCHEDULER_STEP; counted, and told to the AMP check), then the scheduler step.
+    noted), a routine update() from the scale the lane started with, decided with no tensor
+    read (-> EXPECT_SCHEDULER_STEP; counted), then the scheduler step. What the AMP check would
+    be told on those steps (the scaled backward's line, the unscale_, the update) the lane keeps
+    and hands over when it closes (AmpMisuse.lane_closed), so a routine step calls none of it.
 
     This is what makes watching cheap: a routine step costs the hooks a few attribute reads,
     and the tallies are kept in batches of up to ROUTINE_PERIOD steps, in a warm loop."""
@@ -93,7 +95,8 @@ class Lane:
     __slots__ = ("phase", "opt_ref", "opt", "sched_ref", "sched", "code",
                  "lasti", "lr", "peak", "floor", "left", "fetch", "loader",
                  "after_attempt", "budget", "lrs_after", "last_after", "yielded", "scaler_ref", "scaler", "scale",
-                 "updates", "scaled_phase", "periodic", "lead", "it_ref", "unhooked")
+                 "updates", "scaled_phase", "periodic", "lead", "it_ref", "unhooked",
+                 "scale_t", "scale_v", "bsite", "unscaled")
 
     def __init__(self) -> None:
         self.phase = CLOSED
@@ -145,6 +148,16 @@ class Lane:
         # whether the DataLoader iterators' __next__ runs torch's own code while the lane is
         # open (see hooks.FetchHook): its iterator is then the only one that can yield
         self.unhooked = False
+        # under GradScaler, what lets a routine update() be decided with no read of a tensor:
+        # the scaler's scale tensor and its version counter when the lane opened (each update()
+        # bumps it by one, any other write too: see hooks._wrap_scaler_update); and what the
+        # AMP check would have been told this iteration, kept here and handed to it when the
+        # lane closes (AmpMisuse.lane_closed): the user's line of the scaled backward, and
+        # whether the lane's optimizer was unscaled since
+        self.scale_t: Any = None
+        self.scale_v = 0
+        self.bsite: Any = None
+        self.unscaled = False
 
 
 class _NoIterator:
@@ -1011,6 +1024,29 @@ class Engine:
         left = min(ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD, info.due_taken - info.taken - 1)
         if left < 1:
             return
+        # The lane's update()s are decided without reading the scale or the found-inf flag
+        # (hooks._wrap_scaler_update): an update the lane counted was made by scaler.step()
+        # calling the optimizer's step, which GradScaler does only when every found-inf flag of
+        # that optimizer read 0 (not for an optimizer that takes the scaling into its own step,
+        # _step_supports_amp_scaling: no lane for it), so no update of the lane backs off; and
+        # the scale grows only at the update that completes growth_interval unskipped ones,
+        # read here once (the scale and the growth tracker, CPU tensors: no synchronization):
+        # the lane takes no update after that one, whose scale would differ
+        scaler = update[0].ref()
+        opt = opt_ref()
+        try:
+            scale_t = scaler._scale
+            tracker = scaler._growth_tracker
+            if (opt is None or getattr(opt, "_step_supports_amp_scaling", False) or not scale_t.is_cpu
+                    or not tracker.is_cpu or float(scale_t.item()) != update[0].last_scale):
+                return
+            grow = scaler._growth_interval - int(tracker.item())
+            scale_v = scale_t._version
+        except Exception:
+            return
+        left = min(left, grow)
+        if left < 1:
+            return
         self._routine_opt = (opt_ref, info, fetch, loader)
         try:
             self.open_lane(sched_obj, sched, code, lasti)
@@ -1024,6 +1060,8 @@ class Engine:
         lane.after_attempt = ATTEMPTS_OFF
         lane.scaler_ref, lane.scaler = update[0].ref, update[0]
         lane.scale = update[0].last_scale
+        lane.scale_t, lane.scale_v = scale_t, scale_v
+        lane.bsite, lane.unscaled = None, False
         # without the backward hook (no AMP or NaN check) no check asks for the steps after
         # a scaled backward (Engine.every_direct_step), and none marks it
         lane.scaled_phase = EXPECT_SCALED_ATTEMPT if getattr(self, "_lrdoctor_amp_hooks", False) else EXPECT_ATTEMPT
@@ -1032,7 +1070,8 @@ class Engine:
         """Close the lane, keeping the tallies of the steps it took, one by one, as
         on_attempt and on_scheduler_step keep them for routine steps."""
         lane = self.lane
-        if lane.phase == CLOSED:
+        phase = lane.phase
+        if phase == CLOSED:
             return
         lane.phase = CLOSED
         if lane.unhooked:  # the __next__ hook back first: the general path reads what it notes
@@ -1040,9 +1079,20 @@ class Engine:
                 self.fetch_hook.restore()
             lane.unhooked = False
         if lane.scaler is not None:  # under GradScaler: its routine updates (on_scaler_update)
+            amp = self.scaled_gate
+            if amp is not None:
+                # what the AMP check was not told while the lane was open (AmpMisuse.lane_closed)
+                try:
+                    amp.lane_closed(lane.scaler.key, lane.scaler_ref, lane.opt.key, phase,  # type: ignore[union-attr]
+                                    lane.bsite, lane.unscaled, lane.updates)
+                except ScheduleError:
+                    raise
+                except Exception as exc:
+                    self.internal_error(exc)
             lane.scaler.updates += lane.updates
             lane.updates = 0
             lane.scaler_ref, lane.scaler = _noref, None
+            lane.scale_t = lane.bsite = None
         lane.opt_ref = lane.sched_ref = _noref
         self._fold(lane)
         lane.budget = lane.left = 0

@@ -219,6 +219,19 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             found_inf = None
             if in_scaler:
                 in_scaler_step[key] = True
+                if (lane.phase == lane.scaled_phase and lane.opt_ref() is self and lane.left
+                        and engine.last_fetch == lane.fetch and not every_step):
+                    # the lane under GradScaler: the update scaler.step() makes after the scaled
+                    # backward (taken: an optimizer that takes no found_inf of its own is called
+                    # only then, and the lane opens for no other: Engine._open_scaled_lane),
+                    # trained with the LR object the last step left, on a batch of the same
+                    # iterator
+                    groups = self.param_groups
+                    if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is lane.lr:
+                        lane.left -= 1
+                        lane.yielded = engine.last_yielded
+                        lane.phase = EXPECT_UPDATE
+                        return
                 found_inf = getattr(self, "found_inf", None)
                 if found_inf is not None:
                     # fused optimizer: the kernel itself skipped the update if found_inf != 0
@@ -227,17 +240,6 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         taken, found_inf = value == 0.0, None
                     else:
                         taken, found_inf = None, value
-                elif (lane.phase == lane.scaled_phase and lane.opt_ref() is self and lane.left
-                        and engine.last_fetch == lane.fetch and not every_step):
-                    # the lane under GradScaler: the update scaler.step() makes after the scaled
-                    # backward (taken: a non-fused optimizer is called only then), trained with
-                    # the LR object the last step left, on a batch of the same iterator
-                    groups = self.param_groups
-                    if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is lane.lr:
-                        lane.left -= 1
-                        lane.yielded = engine.last_yielded
-                        lane.phase = EXPECT_UPDATE
-                        return
             engine.on_attempt(self, taken, found_inf, in_scaler)
         except ScheduleError:
             raise
@@ -437,9 +439,7 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
             try:
                 nf = engine.loss_gate
                 if nf is None or not nf.flags.due:
-                    amp = engine.scaled_gate
-                    if amp is not None:
-                        amp.updated(lane.scaler.key)  # type: ignore[union-attr]
+                    # (the AMP check's updated(): told when the lane closes, AmpMisuse.lane_closed)
                     lane.updates += 1
                     lane.phase = EXPECT_SCHEDULER_STEP
                     return
@@ -452,11 +452,34 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
         # torch's own update(self, new_scale=None), called as it is (no star call a step)
         @functools.wraps(original)
         def update(self: Any, new_scale: Any = None) -> Any:
+            # The lane's routine update (Engine.on_scaler_update), decided with no tensor read:
+            # the update scaler.step() made in the lane implies that every found-inf flag of its
+            # optimizer read 0 (torch steps it only then), that optimizer's state is the only
+            # one, and the scale is the one the lane started with: the same tensor, written by
+            # nothing since but the lane's own updates (its version counter: each update()
+            # bumps it by one, any other write too), none of which grew it (the lane opens
+            # with no more updates than growth_interval leaves: Engine._open_scaled_lane)
+            if lane.phase == EXPECT_UPDATE and new_scale is None and lane.scaler_ref() is self:
+                try:
+                    scale = self._scale
+                    routine = (scale is lane.scale_t and scale._version == lane.scale_v + lane.updates
+                               and len(self._per_optimizer_states) == 1 and not every_step
+                               and ScalerUpdate not in every_step_handlers
+                               and ((nf := engine.loss_gate) is None
+                                    or len(nf.flags.pending) < nf.flags.interval))  # not due
+                except Exception:
+                    routine = False
+                if routine:
+                    result = original(self, None)
+                    # (the AMP check's updated(): told when the lane closes, AmpMisuse.lane_closed)
+                    lane.updates += 1
+                    lane.phase = EXPECT_SCHEDULER_STEP
+                    return result
             if not getattr(self, "_enabled", True):
                 return original(self, new_scale)
-            # the lane's common case first, read in fewer steps than read(): one optimizer's
-            # state with one found-inf flag, both plain CPU tensors (a skipped update, or
-            # anything else, is read(), which reads the same values)
+            # the common case first, read in fewer steps than read(): one optimizer's state
+            # with one found-inf flag, both plain CPU tensors (a skipped update, or anything
+            # else, is read(), which reads the same values)
             before: Any = None
             skipped: bool | None = None
             try:
@@ -471,23 +494,9 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
             except Exception:
                 before, skipped = read(self)
             result = original(self, new_scale)
-            if (lane.phase == EXPECT_UPDATE and lane.scaler_ref() is self and skipped is False
-                    and type(before) is float and before == lane.scale and not every_step
-                    and ScalerUpdate not in every_step_handlers):
-                # after()'s lane test, written here: it runs on every step
-                try:
-                    nf = engine.loss_gate
-                    if nf is None or not nf.flags.due:
-                        amp = engine.scaled_gate
-                        if amp is not None:
-                            amp.updated(lane.scaler.key)  # type: ignore[union-attr]
-                        lane.updates += 1
-                        lane.phase = EXPECT_SCHEDULER_STEP
-                        return result
-                except Exception as exc:
-                    engine.internal_error(exc)
-                    return result
-            after(self, before, skipped)
+            # not the lane's routine update (tested above): the general path, which closes the
+            # lane (the lane's later updates are not read, so this one must not stay in it)
+            _guard(engine, engine.on_scaler_update, self, before, skipped)
             return result
 
         return update

@@ -15,7 +15,7 @@ from typing import Any
 from lrdoctor.findings import Finding
 from lrdoctor.optimizers import ADAPTIVE, unscaled_update
 from lrdoctor.runtime.amphooks import install_amp_hooks
-from lrdoctor.runtime.engine import Engine, location
+from lrdoctor.runtime.engine import EXPECT_SCALED_ATTEMPT, EXPECT_UPDATE, Engine, location
 from lrdoctor.runtime.events import (
     BackwardDone,
     GradClip,
@@ -109,6 +109,37 @@ class AmpMisuse:
             self.engine.every_direct_step.discard(self)
         self.unscaled.pop(key, None)
         self.updates[key] = self.updates.get(key, 0) + 1
+
+    def lane_closed(self, key: int, ref: Any, opt_key: int, phase: int, site: Site | None,
+                    unscaled: bool, updates: int) -> None:
+        """The lane under GradScaler (Engine.Lane) closed in ``phase``: what scaled_backward,
+        unscaled_by and updated would have left for its scaler (``key``, weakly ``ref``) had
+        they been called on each of its steps. While the lane is open it keeps that itself:
+        the user's line of its iteration's scaled backward (``site``), whether the optimizer
+        ``opt_key`` was unscaled since (``unscaled``), and its routine updates (``updates``);
+        every reader of this check's state syncs first (Engine.emit), and the clip hook reads
+        the lane. The lane opens right after a routine update(), which ended the scaler's
+        iteration here."""
+        if updates:
+            self.updates[key] = self.updates.get(key, 0) + updates
+        if phase == EXPECT_SCALED_ATTEMPT or phase == EXPECT_UPDATE:
+            # after the iteration's scaled backward, before its update()
+            entry = self.scaled.get(key)
+            if entry is None or entry[0]() is not ref() or entry[1] != site:
+                self.scaled[key] = (ref, site)
+            self.engine.every_direct_step.add(self)
+            self.engine._routine_opt = None
+            if phase == EXPECT_UPDATE or unscaled:  # (scaler.step() unscales before it steps)
+                self.unscaled[key] = {opt_key}
+                if key not in self.seen:
+                    self.seen[key] = ref
+            else:
+                self.unscaled.pop(key, None)
+        elif updates:  # the last update() ended the iteration
+            self.scaled.pop(key, None)
+            if not self.scaled:
+                self.engine.every_direct_step.discard(self)
+            self.unscaled.pop(key, None)
 
     # ---- LRD108 ---------------------------------------------------------------------------
 
