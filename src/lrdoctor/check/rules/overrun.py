@@ -75,14 +75,7 @@ def _loader(expr: ast.expr, scope: Scope | None, built: bool = True) -> Obj | No
     """The DataLoader that ``expr`` (the argument of ``len``) names, built with a visible call
     (with ``built`` False, any object the trace holds as a loader: one a project helper
     returns, from a module not in view)."""
-    name = dotted(expr)
-    if name is None or scope is None:
-        return None
-    value = None
-    if "." not in name:
-        value = scope.lookup(name)
-    elif name.count(".") == 1 and name.startswith("self.") and scope.self_val is not None:
-        value = scope.self_val.attrs.get(name[len("self."):])
+    value = _held(expr, scope)
     options = value.options if isinstance(value, UnionVal) else [value]
     loaders = [o for o in options if isinstance(o, Obj) and o.kind == "loader"]
     if len(loaders) != 1 or len(options) != 1:
@@ -1449,17 +1442,23 @@ def _same_count(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope 
 def _value_of(expr: ast.expr, scope: Scope | None) -> Any:
     """The object the trace holds for a bare name or a ``self.x`` attribute (None when
     unknown or a plain constant)."""
-    name = dotted(expr)
-    if name is None or scope is None:
-        return None
-    value = None
-    if "." not in name:
-        value = scope.lookup(name)
-    elif name.count(".") == 1 and name.startswith("self.") and scope.self_val is not None:
-        value = scope.self_val.attrs.get(name[len("self."):])
+    value = _held(expr, scope)
     if value is None or isinstance(value, (int, float, str, bool, ast.AST)):
         return None
     return value
+
+
+def _held(expr: ast.expr, scope: Scope | None) -> Any:
+    """What ``scope`` holds for ``expr``, a bare name or a ``self.x`` attribute (None for
+    any other expression, or when nothing is held)."""
+    name = dotted(expr)
+    if name is None or scope is None:
+        return None
+    if "." not in name:
+        return scope.lookup(name)
+    if name.count(".") == 1 and name.startswith("self.") and scope.self_val is not None:
+        return scope.self_val.attrs.get(name[len("self."):])
+    return None
 
 
 def _stepped_after_stage(ctx: FileContext, first: Event, sched: Obj, stage: Loop
