@@ -614,17 +614,19 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         )
 
 
-def _reset_inside(ctx: FileContext, sched: Obj, loop: Loop) -> bool:
+def _reset_inside(ctx: FileContext, sched: Obj, loop: Loop, lr_write: bool = True) -> bool:
     """Whether ``sched`` is built, restored or repositioned during a pass of ``loop`` (a
-    scheduler rebuilt per fold starts its schedule over), or its optimizer built or its LR
-    written there."""
+    scheduler rebuilt per fold starts its schedule over), or its optimizer built there or (with
+    ``lr_write``) its LR written there."""
+    optimizer_kinds = ("create", "load_state", "lr_write", "rebind") if lr_write \
+        else ("create", "load_state", "rebind")
     for e in ctx.program.events:
         if e.root != loop.root or not e.in_loop(loop):
             continue
         if e.obj is sched and e.kind in ("create", "load_state", "set_last_epoch", "rebind"):
             return True
         if sched.optimizer is not None and e.obj is sched.optimizer \
-                and e.kind in ("create", "load_state", "lr_write", "rebind"):
+                and e.kind in optimizer_kinds:
             return True
     return False
 
@@ -1230,17 +1232,7 @@ def _rebuilt_inside(ctx: FileContext, sched: Obj, loop: Loop) -> bool:
     """As ``_reset_inside``, except that an LR written into the optimizer does not start over
     a scheduler that sets the LR from its own base values at every step (a LambdaLR, a Hugging
     Face warm-up): its next step erases the write and the schedule goes on where it was."""
-    if recomputes_lr(sched.cls or "") is not True:
-        return _reset_inside(ctx, sched, loop)
-    for e in ctx.program.events:
-        if e.root != loop.root or not e.in_loop(loop):
-            continue
-        if e.obj is sched and e.kind in ("create", "load_state", "set_last_epoch", "rebind"):
-            return True
-        if sched.optimizer is not None and e.obj is sched.optimizer \
-                and e.kind in ("create", "load_state", "rebind"):
-            return True
-    return False
+    return _reset_inside(ctx, sched, loop, lr_write=recomputes_lr(sched.cls or "") is not True)
 
 
 def _one_epoch_over(horizon: ast.expr, scope: Scope | None, count: ast.expr,
