@@ -167,7 +167,8 @@ def holds_first(cond: Cond, env: dict[str, Any], module: ModuleInfo | None,
     return taken if cond.branch == 0 else not taken
 
 
-_COMPARE = {
+# the comparisons a test can make between two known values
+COMPARE = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge,
 }
@@ -249,7 +250,7 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
             if left == right and op in _REFLEXIVE:
                 return _REFLEXIVE[op]
             return _UNKNOWN
-        if left is _UNKNOWN or right is _UNKNOWN or op not in _COMPARE:
+        if left is _UNKNOWN or right is _UNKNOWN or op not in COMPARE:
             if op in (ast.In, ast.NotIn) and left is not _UNKNOWN and isinstance(
                 node.comparators[0], (ast.List, ast.Tuple, ast.Set)
             ) and all(isinstance(e, ast.Constant) for e in node.comparators[0].elts):
@@ -257,7 +258,7 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
                 return inside if op is ast.In else not inside
             return _UNKNOWN
         try:
-            return _COMPARE[op](left, right)
+            return COMPARE[op](left, right)
         except TypeError:
             return _UNKNOWN
     return _UNKNOWN

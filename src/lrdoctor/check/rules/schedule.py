@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import operator
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -47,6 +46,7 @@ from lrdoctor.check.position import built_at_a_position, replays_to_resume
 from lrdoctor.check.project import display_path, lightning_accumulation, line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.first_pass import (
+    COMPARE,
     Symbol,
     block_of,
     derived_values,
@@ -4489,8 +4489,7 @@ def _falls_after_first(test: ast.expr, branch: int, env: dict[str, int]) -> bool
         return False
     if not isinstance(bound, int) or isinstance(bound, bool) or op not in _FALLING[branch][side]:
         return False
-    compare = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
-               ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}[op]
+    compare = COMPARE[op]
 
     def taken(value: int) -> bool:
         holds = compare(value, bound) if side == 0 else compare(bound, value)
