@@ -36,6 +36,9 @@ from lrdoctor.check.horizon import (
     reads_no_position,
     short_source,
 )
+from lrdoctor.check.horizon import (
+    SMALL_LITERAL as EPOCH_SIZED_LITERAL,
+)
 from lrdoctor.check.index import dotted, main_guard, origin
 from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss
 from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
@@ -1159,10 +1162,6 @@ def _steps_to_the_epoch_count(e: Event, loop: Loop) -> bool:
     return dotted(arg) in counters
 
 
-# a cycle or a one-cycle run of at most this many steps, fixed in the code, reads as epochs
-SMALL_CYCLE = 100
-
-
 def _epochs_by_its_size(h: Horizon) -> bool:
     """A horizon read as batches only because its class is designed for per-batch stepping
     (CyclicLR, OneCycleLR), whose length the code fixes at a number small enough to count
@@ -1172,7 +1171,7 @@ def _epochs_by_its_size(h: Horizon) -> bool:
     says batches whatever its size."""
     return h.evidence == "design" and h.param in ("step_size_up", "step_size_down",
                                                    "total_steps") \
-        and h.value is not None and 0 < h.value <= SMALL_CYCLE
+        and h.value is not None and 0 < h.value <= EPOCH_SIZED_LITERAL
 
 
 def _fits_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool:
