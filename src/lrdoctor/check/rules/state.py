@@ -1824,6 +1824,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if steps and all(_phase_apart(s, w) for s in steps):
             continue
+        if steps and all(_counter_split(s, w) for s in steps):
+            continue
         if _warm_up_before_the_first_drop(w, driver, steps):
             continue
         yield Diagnostic.at(
@@ -2090,6 +2092,88 @@ def _after_warm_up_epochs(step: Event, w: Event) -> bool:
             if sized & {ast.dump(e) for e in epochs}:
                 return True
     return False
+
+
+def _counter_split(step: Event, w: Event) -> bool:
+    """The write runs only while a loop's pass counter is below one bound (``if epoch < 5:``,
+    ``if args.warm_up and epoch < 5:``) and the scheduler steps only once that same counter
+    is past another (``if epoch >= 4 * args.warm_up:``), both inside that loop: the counter
+    only grows, so the writes fill the first passes and the steps the last ones, a warm-up
+    handing the LR over to the schedule. The two bounds need not be the same expression (one
+    a literal, the other read from a setting); where both are numbers, the steps may start at
+    most one pass before the writes end."""
+    if w.loop is None or step.loop is None:
+        return False
+    below = {name: bound for c in w.conds if c.test is not None and c.branch in (0, 1)
+             for name, bound in _bounds(c.test, c.branch == 0, below=True)}
+    if not below:
+        return False
+    for c in step.conds:
+        if c.test is None or c.branch not in (0, 1):
+            continue
+        for name, past in _bounds(c.test, c.branch == 0, below=False):
+            if name not in below:
+                continue
+            loop = next((lp for lp in w.loop.ancestors()
+                         if name in lp.targets | lp.counters and step.in_loop(lp)), None)
+            if loop is None or _rebound_in(loop, _names(below[name]) | _names(past)):
+                continue
+            end, start = constants.resolve(below[name], None), constants.resolve(past, None)
+            if _number(end) and _number(start) and start < end - 1:
+                continue
+            return True
+    return False
+
+
+def _names(expr: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+
+
+def _rebound_in(loop: Loop, watched: set[str]) -> bool:
+    """Some of ``watched`` is assigned in the body of ``loop`` (a bound moved on every pass:
+    ``warmup = warmup - 1``), so a test on it does not split the passes once for all."""
+    for stmt in loop.node.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
+                    and node.id in watched:
+                return True
+    return False
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _bounds(test: ast.expr, truth: bool, below: bool, depth: int = 0) -> Iterator[tuple[str, ast.expr]]:
+    """``(name, bound)`` for each comparison that ``test`` having the outcome ``truth`` says
+    holds with a bare name on the small side (``below``: ``name < bound``, ``name <= bound``)
+    or on the large side (``name > bound``, ``name >= bound``), through ``and`` / ``or`` /
+    ``not`` as ``_holds_below`` reads them."""
+    if depth > 8:
+        return
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from _bounds(test.operand, not truth, below, depth + 1)
+        return
+    if isinstance(test, ast.BoolOp):
+        if isinstance(test.op, ast.And) == truth:
+            for v in test.values:
+                yield from _bounds(v, truth, below, depth + 1)
+        return
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return
+    op = test.ops[0]
+    if isinstance(op, (ast.Lt, ast.LtE)):
+        smaller, larger = test.left, test.comparators[0]
+    elif isinstance(op, (ast.Gt, ast.GtE)):
+        smaller, larger = test.comparators[0], test.left
+    else:
+        return
+    if not truth:
+        smaller, larger = larger, smaller
+    name, bound = (smaller, larger) if below else (larger, smaller)
+    if isinstance(name, ast.Name) and not any(
+            isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(bound)):
+        yield name.id, bound
 
 
 def _compared(c: Any, below: bool) -> tuple[str, ast.expr, ast.expr] | None:

@@ -1,0 +1,101 @@
+"""lead51: warnings of the whole regression repositories read again (LRD001, LRD005, LRD006,
+LRD007, LRD008, LRD111 in files no case labels).
+
+1. LRD008 on a binary-network CIFAR / ImageNet trainer (four scripts of one repository): the
+   epoch loop writes a linear warm-up into the param groups while ``epoch < 5`` (``if
+   args.warm_up and epoch < 5:``) and steps a CosineAnnealingLR sized ``epochs - 4 *
+   warm_up`` only ``if epoch >= 4 * args.warm_up:``. Both tests bound the same pass counter of
+   the loop that holds them, in opposite directions: the counter only grows, so the writes
+   fill the first passes and the scheduler takes over the LR it finds after them, the
+   hand-over of a manual warm-up. lrdoctor took it for the two competing, because the two
+   bounds are not the same expression (one a literal, one read from a setting), so it could
+   not prove the branches exclusive. Now a write under ``counter < A`` and steps only under
+   ``counter >= B`` on the same loop's counter are a hand-over; where both bounds are numbers,
+   the steps may start at most one pass before the writes end (``epoch < 5`` beside ``epoch
+   >= 0`` still competes), and a step under no bound on that counter still competes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import codes
+
+_WARM_UP = """
+import argparse
+import torch
+
+p = argparse.ArgumentParser()
+p.add_argument("--warm_up", action="store_true")
+p.add_argument("--epochs", type=int, default=100)
+args = p.parse_args()
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, args.epochs - 4 * args.warm_up)
+loader = [torch.randn(8, 4) for _ in range(3)]
+for epoch in range(args.epochs):
+    if {write_guard}:
+        for group in optimizer.param_groups:
+            group["lr"] = 0.1 * (epoch + 1) / 5
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+    if {step_guard}:
+        scheduler.step()
+"""
+
+
+@pytest.mark.parametrize(("write_guard", "step_guard"), [
+    ("args.warm_up and epoch < 5", "epoch >= 4 * args.warm_up"),
+    ("epoch < 5", "epoch >= 5"),
+    ("epoch < 5", "epoch > 4"),
+    ("epoch <= 4", "epoch >= 4"),
+    ("not epoch >= args.warm_up_epochs", "epoch > args.warm_up_epochs - 1"),
+    ("epoch < args.warm_up_epochs", "not epoch < 4"),
+])
+def test_warm_up_writes_then_steps_on_the_same_counter_hand_over(
+        write_guard: str, step_guard: str) -> None:
+    source = _WARM_UP.replace("{write_guard}", write_guard).replace("{step_guard}", step_guard)
+    assert "LRD008" not in codes(source)
+
+
+@pytest.mark.parametrize(("write_guard", "step_guard"), [
+    # the steps begin long before the writes end: both run on epochs 0-4
+    ("epoch < 5", "epoch >= 0"),
+    ("args.warm_up and epoch < 10", "epoch > 2"),
+    # the step is bounded by something else than the pass counter
+    ("epoch < 5", "args.use_scheduler"),
+    ("epoch < 5", "True"),
+    # the write is not bounded above by the counter: it runs on every pass
+    ("epoch >= 0", "epoch >= 5"),
+    ("args.warm_up", "epoch >= 5"),
+])
+def test_writes_beside_steps_on_the_same_passes_still_compete(
+        write_guard: str, step_guard: str) -> None:
+    source = _WARM_UP.replace("{write_guard}", write_guard).replace("{step_guard}", step_guard)
+    assert "LRD008" in codes(source)
+
+
+def test_a_counter_of_another_loop_does_not_split_the_passes() -> None:
+    # the write is bounded by the batch index, which restarts every epoch: it runs in every
+    # epoch, and so beside every step of the scheduler
+    source = """
+import torch
+
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, 95)
+loader = [torch.randn(8, 4) for _ in range(3)]
+for epoch in range(100):
+    for i, x in enumerate(loader):
+        if i < 5:
+            for group in optimizer.param_groups:
+                group["lr"] = 0.1 * (i + 1) / 5
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+    if epoch >= 5:
+        scheduler.step()
+"""
+    assert "LRD008" in codes(source)
