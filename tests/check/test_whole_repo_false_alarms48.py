@@ -99,3 +99,34 @@ for epoch in range(100):
         scheduler.step()
 """
     assert "LRD008" in codes(source)
+
+
+# 2. LRD111's message on a loss made after the autocast block (a contrastive trainer: the
+#    forward under `autocast(enabled=True)`, the loss from its logits after the block) said
+#    "the loss is computed under float16 autocast"; it names the forward pass now.
+
+_UNSCALED = """
+import torch
+
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in [torch.randn(8, 4)]:
+    optimizer.zero_grad()
+    with torch.autocast("cuda"):
+{inside}
+{after}
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_lrd111_names_the_forward_pass_when_the_loss_is_made_after_the_block() -> None:
+    from .helpers import messages
+
+    after = _UNSCALED.format(inside="        out = model(x)",
+                             after="    loss = out.float().pow(2).mean()")
+    inside = _UNSCALED.format(inside="        loss = model(x).pow(2).mean()", after="")
+    (m_after,) = [m for m in messages(after) if "GradScaler" in m]
+    (m_inside,) = [m for m in messages(inside) if "GradScaler" in m]
+    assert m_after.startswith("the loss is computed from a forward pass run under float16 autocast (line 7)")
+    assert m_inside.startswith("the loss is computed under float16 autocast (line 7)")

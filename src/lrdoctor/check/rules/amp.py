@@ -2695,9 +2695,13 @@ def fp16_backward_without_scaling(ctx: FileContext) -> Iterator[Diagnostic]:
                     # depends on the very flag that turns autocast on
                     continue
                 when = f" when `{ast.unparse(flag)}` is on" if flag is not None else ""
+                # the loss itself made in the block, or made after it from what the block's
+                # forward pass returned (`with autocast(): out = model(x)` then `loss = f(out)`)
+                what = "the loss is computed" if _names(loss) & made \
+                    else "the loss is computed from a forward pass run"
                 yield Diagnostic.at(
                     "LRD111",
-                    f"the loss is computed under float16 autocast (line {with_node.lineno}) and "
+                    f"{what} under float16 autocast (line {with_node.lineno}) and "
                     f"`{ast.unparse(node.func)}()` runs without a GradScaler{when}: gradients "
                     "smaller than float16's smallest subnormal (6e-8) flush to zero, so small "
                     "updates are lost silently; scale the loss (`scaler = torch.amp.GradScaler"
