@@ -128,5 +128,5 @@ def test_lrd111_names_the_forward_pass_when_the_loss_is_made_after_the_block() -
     inside = _UNSCALED.format(inside="        loss = model(x).pow(2).mean()", after="")
     (m_after,) = [m for m in messages(after) if "GradScaler" in m]
     (m_inside,) = [m for m in messages(inside) if "GradScaler" in m]
-    assert m_after.startswith("the loss is computed from a forward pass run under float16 autocast (line 7)")
-    assert m_inside.startswith("the loss is computed under float16 autocast (line 7)")
+    assert m_after.startswith("the loss is computed from a forward pass run under float16 autocast (line 8)")
+    assert m_inside.startswith("the loss is computed under float16 autocast (line 8)")
