@@ -13,6 +13,19 @@ LRD007, LRD008, LRD111 in files no case labels).
    ``counter >= B`` on the same loop's counter are a hand-over; where both bounds are numbers,
    the steps may start at most one pass before the writes end (``epoch < 5`` beside ``epoch
    >= 0`` still competes), and a step under no bound on that counter still competes.
+
+2. LRD111's message on a loss made after the autocast block (below).
+
+3. timm's ``NativeScaler`` (an image-restoration transformer's trainers, timm-based
+   classification code): ``loss_scaler(loss, optimizer, clip_grad=..., parameters=...,
+   need_update=...)`` runs ``scaler.scale(loss).backward()``, then (when ``need_update``
+   holds) ``unscale_`` and a clip where ``clip_grad`` is given, ``scaler.step(optimizer)``
+   and ``scaler.update()`` of the torch GradScaler it holds. lrdoctor knew none of it: the
+   loop seemed to update nothing, so the resume's replay of ``scheduler.step()`` up to the
+   start epoch was not told apart from training and LRD007 blamed the missing scheduler state
+   (which the replay repositions), while the scaler the checkpoint does lack went unnamed; a
+   per-batch scheduler after the call was not LRD005, one stepped on every micro-batch beside
+   ``need_update=(i + 1) % accum == 0`` not LRD017.
 """
 
 from __future__ import annotations
@@ -130,3 +143,124 @@ def test_lrd111_names_the_forward_pass_when_the_loss_is_made_after_the_block() -
     (m_inside,) = [m for m in messages(inside) if "GradScaler" in m]
     assert m_after.startswith("the loss is computed from a forward pass run under float16 autocast (line 8)")
     assert m_inside.startswith("the loss is computed under float16 autocast (line 8)")
+
+
+# 3. timm's NativeScaler
+
+_NATIVE = """
+import argparse
+import torch
+from timm.utils import NativeScaler
+
+p = argparse.ArgumentParser()
+p.add_argument("--resume", default="")
+p.add_argument("--epochs", type=int, default=100)
+args = p.parse_args()
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 30, 0.5)
+loss_scaler = NativeScaler()
+loader = torch.utils.data.DataLoader(
+    list(zip(torch.randn(64, 4), torch.randint(0, 2, (64,)))), batch_size=8)
+start_epoch = 1
+if args.resume:
+    ckpt = torch.load(args.resume)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+{restore}
+    start_epoch = ckpt["epoch"] + 1
+    for _ in range(1, start_epoch):
+        scheduler.step()
+for epoch in range(start_epoch, args.epochs + 1):
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda"):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss_scaler(loss, optimizer, clip_grad=1.0, parameters=model.parameters())
+    scheduler.step()
+    torch.save({{"epoch": epoch, "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(){saved}}}, "last.pth")
+"""
+
+
+def test_native_scaler_missing_from_the_checkpoint_is_named() -> None:
+    from .helpers import messages
+
+    source = _NATIVE.format(restore="", saved="")
+    found = [m for m in messages(source) if "checkpoint" in m or "restore" in m]
+    assert found, "the checkpoint lacks the NativeScaler's state"
+    assert all("GradScaler" in m and "loss_scaler" in m for m in found), found
+    # the replay of scheduler.step() up to the start epoch repositions the schedule
+    assert not any("scheduler's" in m or "StepLR's step count" in m for m in found), found
+
+
+def test_native_scaler_saved_and_restored_is_silent() -> None:
+    source = _NATIVE.format(restore='    loss_scaler.load_state_dict(ckpt["scaler"])',
+                            saved=', "scaler": loss_scaler.state_dict()')
+    assert "LRD007" not in codes(source)
+
+
+_NATIVE_PER_BATCH = """
+import torch
+from timm.utils import NativeScaler
+
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+loss_scaler = NativeScaler()
+loader = torch.utils.data.DataLoader(
+    list(zip(torch.randn(64, 4), torch.randint(0, 2, (64,)))), batch_size=8)
+accum = 4
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, 1e-3, total_steps=10 * len(loader) // accum)
+for epoch in range(10):
+    for i, (x, y) in enumerate(loader):
+        with torch.autocast("cuda"):
+            loss = torch.nn.functional.cross_entropy(model(x), y) / accum
+        loss_scaler(loss, optimizer, parameters=model.parameters(), {need})
+{tail}
+"""
+
+
+def test_scheduler_after_every_native_scaler_call_is_lrd005() -> None:
+    from .helpers import messages
+
+    source = _NATIVE_PER_BATCH.format(need="", tail="        scheduler.step()")
+    (m,) = [m for m in messages(source) if "GradScaler skips" in m]
+    assert "(`loss_scaler(...)`, line 16)" in m
+
+
+def test_scheduler_on_every_micro_batch_beside_need_update_is_lrd017() -> None:
+    source = _NATIVE_PER_BATCH.format(need="need_update=(i + 1) % accum == 0",
+                                      tail="        scheduler.step()")
+    assert "LRD017" in codes(source)
+    once = _NATIVE_PER_BATCH.format(need="need_update=(i + 1) % accum == 0",
+                                    tail="        if (i + 1) % accum == 0:\n"
+                                         "            scheduler.step()")
+    assert "LRD017" not in codes(once)
+
+
+def test_native_scaler_with_a_per_epoch_timm_schedule_is_silent() -> None:
+    source = """
+import torch
+from timm.utils import NativeScaler
+from timm.scheduler import create_scheduler
+
+
+def main(args):
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    loss_scaler = NativeScaler()
+    lr_scheduler, _ = create_scheduler(args, optimizer)
+    loader = torch.utils.data.DataLoader(
+        list(zip(torch.randn(64, 4), torch.randint(0, 2, (64,)))), batch_size=8)
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            with torch.autocast("cuda"):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss_scaler(loss, optimizer, clip_grad=args.clip_grad, parameters=model.parameters())
+        lr_scheduler.step(epoch)
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "lr_scheduler": lr_scheduler.state_dict(), "epoch": epoch,
+                    "scaler": loss_scaler.state_dict()}, "ckpt.pth")
+"""
+    assert [c for c in codes(source) if c != "LRD101"] == []

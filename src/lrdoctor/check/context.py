@@ -173,6 +173,16 @@ def granularity(event: Event) -> tuple[str, Loop | None]:
     return (loop.granularity, loop)
 
 
+def step_call(event: Event) -> str:
+    """How the code spells a GradScaler's step: ``scaler.step(...)``, or the call of a scaler
+    object that steps inside (timm's NativeScaler: ``loss_scaler(...)``)."""
+    node = event.node
+    if isinstance(node, ast.Call) and not (
+            isinstance(node.func, ast.Attribute) and node.func.attr == "step"):
+        return f"{dotted(node.func) or ast.unparse(node.func)}(...)"
+    return f"{receiver(event)}.step(...)"
+
+
 def receiver(event: Event) -> str:
     """``scheduler`` for the call ``scheduler.step()``."""
     node = event.node

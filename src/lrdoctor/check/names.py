@@ -99,6 +99,10 @@ def classify_constructor(qualname: str) -> tuple[str, str, str] | None:
         # a bare name that was not imported from anywhere we know: most likely
         # `from torch.optim.lr_scheduler import *`; trust the class name
         return ("scheduler", last, "torch")
+    if root == "timm" and last == "NativeScaler":
+        # timm.utils.NativeScaler: a torch GradScaler behind a call that scales, steps and
+        # updates (`loss_scaler(loss, optimizer, clip_grad=..., parameters=...)`)
+        return ("scaler", last, "timm")
     if root == "timm" and ".scheduler" in qualname or last in TIMM_SCHEDULER_BUILDERS:
         return ("scheduler", last, "timm")
     if last in LEGACY_HF_WARMUPS and (root in ("pytorch_transformers", "transformers")

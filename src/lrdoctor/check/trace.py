@@ -3486,6 +3486,9 @@ class Tracer:
             if found is not None:
                 return self.call_function(FuncVal(found[0], found[1].module, callee, found[1]),
                                           args, kwargs, site=complete, call=node)
+        if isinstance(callee, Obj) and callee.kind == "scaler" and callee.cls == "NativeScaler":
+            self.native_scaler_call(callee, node, args, kwargs, scope)
+            return None
         if node.args and self.qualname(func, scope) == "functools.partial":
             if args and isinstance(args[0], FuncVal):
                 # `step = functools.partial(train_step, model=model, scheduler=scheduler)`
@@ -4739,6 +4742,33 @@ class Tracer:
                 return _NO_EVENT
             return None
         return _NO_EVENT
+
+    def native_scaler_call(self, scaler: Obj, node: ast.Call, args: list[Any],
+                           kwargs: dict[str, Any], scope: Scope) -> None:
+        """``loss_scaler(loss, optimizer, clip_grad=None, clip_mode="norm", parameters=None,
+        create_graph=False, need_update=True)`` on timm's NativeScaler: the scaled backward,
+        then, when ``need_update`` holds (the boundary of an accumulation), ``unscale_`` and a
+        clip where ``clip_grad`` is given, ``scaler.step(optimizer)`` and ``update()``."""
+        self.emit("scale_backward", scaler, node)
+        optimizer = args[1] if len(args) > 1 else kwargs.get("optimizer")
+        if not (isinstance(optimizer, Obj) and optimizer.kind == "optimizer"):
+            return
+        need = next((k.value for k in node.keywords if k.arg == "need_update"), None)
+        if isinstance(need, ast.Constant) and not need.value:
+            return  # the backward of a micro-batch: no step
+        saved = self.conds
+        if need is not None and not isinstance(need, ast.Constant):
+            self.conds = (*saved, self.branch_cond(node, 0, need, scope))
+        try:
+            clip = node.args[2] if len(node.args) > 2 else next(
+                (k.value for k in node.keywords if k.arg == "clip_grad"), None)
+            if clip is not None and not (isinstance(clip, ast.Constant) and clip.value is None):
+                self.emit("unscale", scaler, node, optimizer=optimizer)
+                self.emit("clip", None, node)
+            self.emit("scaler_step", scaler, node, optimizer=optimizer)
+            self.emit("scaler_update", scaler, node)
+        finally:
+            self.conds = saved
 
     def grow_dict(self, receiver: DictVal, others: list[DictVal],
                   kwargs: dict[str, Any] | None = None) -> None:

@@ -19,6 +19,7 @@ from lrdoctor.check.context import (
     granularity,
     last_binding,
     receiver,
+    step_call,
 )
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import (
@@ -3669,7 +3670,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         yield Diagnostic.at(
             "LRD005",
             f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
-            f"optimizer step (`{receiver(s)}.step(...)`, line {s.line}): float16 AMP skips the "
+            f"optimizer step (`{step_call(s)}`, line {s.line}): float16 AMP skips the "
             f"first steps, so the schedule runs ahead of the real updates{_torch_warning(sched)}",
             e.path,
             e.node,
