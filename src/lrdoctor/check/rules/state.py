@@ -2180,24 +2180,15 @@ def _compared(c: Any, below: bool) -> tuple[str, ast.expr, ast.expr] | None:
     """``(name, bound, source)`` where the branch taken says ``name < bound`` (``below``) or
     ``name > bound`` (otherwise), ``<=`` / ``>=`` alike; ``source`` is what a bound name known
     only by its source (Cond.known) stands for, else the bound again."""
-    test = c.test
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or c.branch not in (0, 1):
+    if not isinstance(c.test, ast.Compare) or c.branch not in (0, 1):
         return None
-    op = test.ops[0]
-    if isinstance(op, (ast.Lt, ast.LtE)):
-        smaller, larger = test.left, test.comparators[0]
-    elif isinstance(op, (ast.Gt, ast.GtE)):
-        smaller, larger = test.comparators[0], test.left
-    else:
+    found = next(_bounds(c.test, c.branch == 0, below), None)
+    if found is None:
         return None
-    if c.branch == 1:
-        smaller, larger = larger, smaller
-    name, bound = (smaller, larger) if below else (larger, smaller)
-    if not isinstance(name, ast.Name):
-        return None
+    name, bound = found
     known = dict(c.known)
     source = known.get(bound.id, bound) if isinstance(bound, ast.Name) else bound
-    return name.id, bound, source
+    return name, bound, source
 
 
 def _batches_in(bound: ast.expr) -> str | None:
