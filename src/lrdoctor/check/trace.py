@@ -2097,7 +2097,7 @@ class Tracer:
         finally:
             self.conds = saved
 
-    def branch_cond(self, stmt: ast.stmt, branch: int, test: ast.expr | None,
+    def branch_cond(self, stmt: ast.stmt | ast.expr, branch: int, test: ast.expr | None,
                     scope: Scope) -> Cond:
         key = (self.path, stmt.lineno, stmt.col_offset)
         fact = None
