@@ -6402,6 +6402,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 e.path,
                 e.node,
             )
+    yield from _stepped_per_inner_micro_batch(ctx)
     for call, w, loop, counter, own in _counting_lr_writers(ctx):
         if any(_accumulation(c.meaning) for c in own):
             continue
@@ -6429,6 +6430,61 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             call,
         )
 
+
+
+def _stepped_per_inner_micro_batch(ctx: FileContext) -> Iterator[Diagnostic]:
+    """Accumulation written as a loop of its own (``for micro in range(accum):`` drawing a
+    batch, running the forward and ``backward()``), inside a loop whose every pass then makes
+    one update (``scaler.step(optimizer)`` after the inner loop): a ``scheduler.step()``
+    inside the inner loop runs once per micro-batch, ``accum`` times per update, where the
+    batch rule, which looks for an update under an accumulation test in the step's own loop,
+    sees no loop of updates at all. Only when the inner loop backpropagates (gradients summed
+    over its passes for the one update after it), the optimizer's updates in the outer loop
+    all run after it, every pass (no test of their own inside the outer loop), the step has
+    no test of its own in the inner loop (``if micro == accum - 1:`` steps once per update),
+    the inner loop is not known to make a single pass, and the schedule is not sized in
+    micro-batches (``max_iters * accum``)."""
+    for e in _sched_steps(ctx):
+        sched = e.obj
+        assert sched is not None
+        inner = e.loop
+        if not _plain_step(e) or project_constant(sched) or inner is None \
+                or inner.granularity == "batch" or inner.passes == 1:
+            continue
+        outer = inner.parent
+        if outer is None or outer.granularity != "batch":
+            continue
+        own = [c for c in e.conds_inside(inner) if not _tests_existence(c, e)]
+        if own:
+            continue
+        events = ctx.events_by_root.get(e.root, [])
+        backward = next((b for b in events if b.kind in ("backward", "scale_backward")
+                         and b.in_loop(inner) and b.loop is inner), None)
+        if backward is None:
+            continue
+        updates = ctx.updates_in(outer, e.root, sched.optimizer)
+        if not updates or any(u.in_loop(inner) for u in updates) \
+                or any(u.order < e.order for u in updates):
+            continue
+        if any(not _every_pass(c) for u in updates for c in u.conds_inside(outer)
+               if not _tests_existence(c, u)):
+            continue
+        counts = {n.id for n in ast.walk(inner.node.iter) if isinstance(n, ast.Name)} \
+            if isinstance(inner.node, (ast.For, ast.AsyncFor)) else set()
+        if _sized_in_micro_batches(sched, counts):
+            continue
+        u = updates[0]
+        yield Diagnostic.at(
+            "LRD017",
+            f"`{receiver(e)}.step()` runs on every pass of the loop over `{inner.over}` "
+            f"({line_at(inner.path, inner.line, e.path)}), which accumulates gradients "
+            f"(`backward()` at {line_at(backward.path, backward.line, e.path)}) for the one "
+            f"update after it ({line_at(u.path, u.line, e.path)}) on each pass of "
+            f"{_loop_where(outer, e.path)}: the schedule advances once per micro-batch, "
+            "several times per update, faster than the updates it is meant to follow",
+            e.path,
+            e.node,
+        )
 
 def _guard_same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
     """Whether the test of ``c`` comes out the same on every pass of ``loop``, and holds: it
