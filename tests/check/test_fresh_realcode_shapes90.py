@@ -1,0 +1,206 @@
+"""rcnew88 (batch fresh-2026-12zo88: schedule-heavy code with the projects' own scheduler
+objects): a shape of the family the batch shows, written in our own words.
+
+Research toolkits often build their scheduler in a factory that returns a small record
+instead of the scheduler itself: ``{"name": name, "when": "metric", "obj":
+ReduceLROnPlateau(opt, mode="min")}`` on one branch of the factory, the same keys with
+``ReduceLROnPlateau(opt, mode="max")`` on another, and a ``StepLR`` on a third. The trainer,
+in another module, keeps the record and steps ``record["obj"]`` under a test of the record's
+own tag (``if record["name"] == "on_loss": record["obj"].step(dev_loss)``).
+
+lrdoctor read a call that returns on several paths as what its last ``return`` gives, so the
+record's ``"obj"`` was the scheduler of the factory's last branch: the validation-loss step
+was judged against the mode='max' plateau built for the BLEU branch (a false LRD004), and a
+``OneCycleLR`` returned beside a ``StepLR`` was taken for the ``StepLR`` (LRD003 missed).
+Python: the call returns the dict of the path it takes; each key of that dict holds what that
+path put there. Read key by key, as the positions of returned tuples already were, a key
+holding a different scheduler on each path is one of them, whichever the path picks, and the
+step under the record's tag is judged on the option built under the matching branch. A tag
+the paths spell differently is unknown apart from its path, never the last path's literal.
+
+Silent twins: the plateau stepped with the validation loss under the tag of the mode='min'
+branch, and with an accuracy under the tag of the mode='max' branch; a record of several
+schedulers stepped per batch or per epoch by a tag of its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .helpers import check_project, project_codes
+
+PLATEAU_FACTORY = """
+from torch.optim.lr_scheduler import ReduceLROnPlateau, StepLR
+
+
+def make_schedule(kind, optimizer, opts):
+    if kind == "none":
+        return None
+    elif kind == "step":
+        return {{"kind": kind, "when": "epoch", "obj": StepLR(optimizer, 10)}}
+    elif kind == "on_loss":
+        return {{"kind": kind, "when": "metric",
+                "obj": ReduceLROnPlateau(optimizer, mode="{loss_mode}", factor=opts["factor"])}}
+    elif kind == "on_score":
+        return {{"kind": kind, "when": "metric",
+                "obj": ReduceLROnPlateau(optimizer, mode="{acc_mode}", factor=opts["factor"])}}
+"""
+
+PLATEAU_RUNNER = """
+import torch
+from sched_factory import make_schedule
+
+
+def build(optimizer, opts):
+    record = make_schedule(opts["sched"], optimizer, opts)
+    return record
+
+
+class Runner:
+    def __init__(self, model, optimizer, record):
+        self.model = model
+        self.optimizer = optimizer
+        self.record = record
+
+    def check_loss(self, loader):
+        dev_loss = 0.0
+        for x, y in loader:
+            dev_loss += torch.nn.functional.mse_loss(self.model(x), y).item()
+        if self.record["kind"] == "on_loss":
+            self.record["obj"].step(dev_loss)
+        return dev_loss
+
+    def check_accuracy(self, loader):
+        dev_acc = 0.0
+        for x, y in loader:
+            dev_acc += (self.model(x).argmax(1) == y).float().mean().item()
+        if self.record["kind"] == "on_score":
+            self.record["obj"].step(dev_acc)
+        return dev_acc
+
+    def fit(self, train, dev, epochs):
+        for epoch in range(epochs):
+            for x, y in train:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+            self.check_loss(dev)
+            self.check_accuracy(dev)
+            if self.record["when"] == "epoch":
+                self.record["obj"].step()
+
+
+def main(model, train, dev, opts):
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    record = build(optimizer, opts)
+    Runner(model, optimizer, record).fit(train, dev, opts["epochs"])
+"""
+
+
+def _plateaus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loss_mode: str = "min",
+              acc_mode: str = "max") -> list[tuple[str, int, str]]:
+    return check_project(tmp_path, monkeypatch, {
+        "sched_factory.py": PLATEAU_FACTORY.format(loss_mode=loss_mode, acc_mode=acc_mode),
+        "runner.py": PLATEAU_RUNNER,
+    })
+
+
+def test_control_each_plateau_of_a_factory_record_stepped_under_its_own_tag_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the loss step runs only for the record of the mode='min' branch, the accuracy step only
+    # for the mode='max' one (the factory's last return)
+    assert project_codes(_plateaus(tmp_path, monkeypatch)) == []
+
+
+def test_the_loss_branch_built_with_mode_max_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _plateaus(tmp_path, monkeypatch, loss_mode="max")
+    assert project_codes(found) == ["LRD004"]
+    assert found[0][:2] == ("runner.py", 22)
+
+
+def test_the_accuracy_branch_built_with_mode_min_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _plateaus(tmp_path, monkeypatch, acc_mode="min")
+    assert project_codes(found) == ["LRD004"]
+    assert found[0][:2] == ("runner.py", 30)
+
+
+INTERVAL_FACTORY = """
+from torch.optim.lr_scheduler import OneCycleLR, StepLR
+
+
+def make_schedule(name, optimizer, cfg, steps_per_epoch):
+    if name == "onecycle":
+        return {{"name": name, "interval": "{onecycle_interval}",
+                "scheduler": OneCycleLR(optimizer, max_lr=cfg["lr"], epochs=cfg["epochs"],
+                                        steps_per_epoch=steps_per_epoch)}}
+    if name == "step":
+        return {{"name": name, "interval": "epoch",
+                "scheduler": StepLR(optimizer, step_size=cfg["step_size"])}}
+    return None
+"""
+
+INTERVAL_TRAINER = """
+import torch
+from scheds import make_schedule
+
+
+class Trainer:
+    def __init__(self, model, loader, cfg):
+        self.model = model
+        self.loader = loader
+        self.cfg = cfg
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
+        self.schedule = make_schedule(cfg["sched"], self.optimizer, cfg, len(loader))
+
+    def run(self):
+        for epoch in range(self.cfg["epochs"]):
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+                {per_batch}
+            {per_epoch}
+"""
+
+BY_TAG_BATCH = ('if self.schedule["interval"] == "step":\n'
+                '                    self.schedule["scheduler"].step()')
+BY_TAG_EPOCH = ('if self.schedule["interval"] == "epoch":\n'
+                '                self.schedule["scheduler"].step()')
+
+
+def _intervals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, onecycle_interval: str,
+               per_batch: str, per_epoch: str) -> list[tuple[str, int, str]]:
+    return check_project(tmp_path, monkeypatch, {
+        "scheds.py": INTERVAL_FACTORY.format(onecycle_interval=onecycle_interval),
+        "trainer.py": INTERVAL_TRAINER.format(per_batch=per_batch, per_epoch=per_epoch),
+    })
+
+
+def test_a_onecycle_record_stepped_once_per_epoch_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the record's scheduler is the OneCycleLR or the StepLR, whichever the setting picks:
+    # stepped once per epoch with no test, the OneCycleLR option never anneals
+    found = _intervals(tmp_path, monkeypatch, "epoch", "pass",
+                       'self.schedule["scheduler"].step()')
+    assert project_codes(found) == ["LRD003"]
+    assert found[0][:2] == ("trainer.py", 21)
+
+
+def test_control_records_stepped_by_their_own_interval_tag_are_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the OneCycleLR's record says "step" and the StepLR's "epoch": the tag read apart from
+    # the path is unknown, not the StepLR's "epoch" (which would put the OneCycleLR in the
+    # epoch loop only)
+    found = _intervals(tmp_path, monkeypatch, "step", BY_TAG_BATCH, BY_TAG_EPOCH)
+    assert project_codes(found) == []
+
+
+def test_control_a_record_stepped_per_batch_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _intervals(tmp_path, monkeypatch, "step", 'self.schedule["scheduler"].step()',
+                       "pass")
+    assert project_codes(found) == []
