@@ -204,3 +204,138 @@ def test_control_a_record_stepped_per_batch_is_silent(
     found = _intervals(tmp_path, monkeypatch, "step", 'self.schedule["scheduler"].step()',
                        "pass")
     assert project_codes(found) == []
+
+
+# -- a cosine horizon and an epoch count written in the project's config module ---------------
+#
+# The batch's streaming action-segmentation framework keeps its numbers in a Python config
+# module (`epochs = 1000`, `SCHED = dict(name="CosineAnnealingLR", T_max=200)`), hands the dict
+# to a pipeline class that builds the cosine, and steps it once per epoch from an engine in
+# another module: the cosine runs through five periods and climbs back up after each. lrdoctor
+# read `config.epochs` and `config.SCHED["T_max"]` as settings a run chooses, and two unrelated
+# settings are never compared; Python: they are numbers the program's source fixes, as a
+# literal is, unless some file of the project rewrites them.
+
+CONFIG = """
+epochs = 1000
+SCHED = dict(name="CosineAnnealingLR", T_max={t_max}, eta_min=3e-5)
+T_MAX = {t_max}
+"""
+
+SAME_FILE = """
+import torch
+import config
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+
+def main(model, loader):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=7e-4)
+    scheduler = CosineAnnealingLR(optimizer, T_max={horizon}, eta_min=3e-5)
+    for epoch in range(config.epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+"""
+
+PIPELINE = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+
+class Pipeline:
+    def __init__(self, model, sched_cfg):
+        self.model = model
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=7e-4)
+        self.lr_scheduler = CosineAnnealingLR(self.optimizer, T_max=sched_cfg["T_max"],
+                                              eta_min=sched_cfg["eta_min"])
+
+    def train_batch(self, x, y):
+        self.optimizer.zero_grad()
+        torch.nn.functional.mse_loss(self.model(x), y).backward()
+        self.optimizer.step()
+
+    def update_policy(self):
+        self.lr_scheduler.step()
+"""
+
+ENGINE = """
+import argparse
+import config
+from pipeline import Pipeline
+
+
+def run(model, loader):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=1000)
+    args = parser.parse_args()
+    {before}
+    pipe = Pipeline(model, config.SCHED)
+    for epoch in range({count}):
+        for x, y in loader:
+            pipe.train_batch(x, y)
+        pipe.update_policy()
+"""
+
+
+def _same_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, horizon: str,
+               t_max: int = 200) -> list[tuple[str, int, str]]:
+    return check_project(tmp_path, monkeypatch, {
+        "config.py": CONFIG.format(t_max=t_max),
+        "train.py": SAME_FILE.format(horizon=horizon),
+    })
+
+
+def _engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, t_max: int = 200,
+            before: str = "pass", count: str = "config.epochs") -> list[tuple[str, int, str]]:
+    return check_project(tmp_path, monkeypatch, {
+        "config.py": CONFIG.format(t_max=t_max),
+        "pipeline.py": PIPELINE,
+        "engine.py": ENGINE.format(before=before, count=count),
+    })
+
+
+def test_a_cosine_sized_by_a_config_module_constant_shorter_than_its_epochs_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _same_file(tmp_path, monkeypatch, "config.T_MAX")
+    assert project_codes(found) == ["LRD010"]
+    assert found[0][:2] == ("train.py", 15)
+
+
+def test_an_entry_of_a_config_module_dict_is_a_number_as_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _same_file(tmp_path, monkeypatch, 'config.SCHED["T_max"]')
+    assert project_codes(found) == ["LRD010"]
+
+
+def test_the_config_dict_handed_to_a_pipeline_class_stepped_from_an_engine_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _engine(tmp_path, monkeypatch)
+    assert project_codes(found) == ["LRD010"]
+    assert found[0][:2] == ("pipeline.py", 19)
+
+
+def test_control_a_config_horizon_equal_to_the_epochs_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert project_codes(_engine(tmp_path, monkeypatch, t_max=1000)) == []
+    assert project_codes(_same_file(tmp_path / "b", monkeypatch, "config.T_MAX",
+                                    t_max=1000)) == []
+
+
+def test_control_a_config_dict_entry_a_driver_rewrites_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _engine(tmp_path, monkeypatch, before='config.SCHED["T_max"] = args.epochs')
+    assert project_codes(found) == []
+
+
+def test_control_a_config_count_a_driver_rewrites_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _engine(tmp_path, monkeypatch, before="config.epochs = args.epochs")
+    assert project_codes(found) == []
+
+
+def test_control_epochs_from_the_command_line_are_the_run_s_choice(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _engine(tmp_path, monkeypatch, count="args.epochs")
+    assert project_codes(found) == []
