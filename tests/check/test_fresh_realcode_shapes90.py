@@ -339,3 +339,95 @@ def test_control_epochs_from_the_command_line_are_the_run_s_choice(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found = _engine(tmp_path, monkeypatch, count="args.epochs")
     assert project_codes(found) == []
+
+
+# -- a timm scheduler counted in updates that only ever gets step(epoch) -----------------------
+#
+# Swin-style code builds timm's CosineLRScheduler with `t_initial=epochs * n_iter_per_epoch`
+# and `t_in_epochs=False`, and must then call `step_update(num_updates)` after each optimizer
+# step. Written with only the torch habit of `lr_scheduler.step(epoch)` after each epoch, timm
+# leaves the LR alone (its step() moves only a scheduler counted in epochs): the run trains at
+# warmup_lr_init from start to end. lrdoctor left every timm scheduler out of LRD003.
+
+TIMM_BUILDER = """
+from timm.scheduler.cosine_lr import CosineLRScheduler
+
+
+def build_scheduler(cfg, optimizer, n_iter_per_epoch):
+    num_steps = int(cfg["epochs"] * n_iter_per_epoch)
+    warmup_steps = int(cfg["warmup_epochs"] * n_iter_per_epoch)
+    return CosineLRScheduler(optimizer, t_initial=num_steps, lr_min=5e-6, warmup_lr_init=5e-7,
+                             warmup_t=warmup_steps, cycle_limit=1, t_in_epochs={in_epochs})
+"""
+
+TIMM_MAIN = """
+import torch
+from lr_sched import build_scheduler
+
+
+def train_one_epoch(model, loader, optimizer, lr_scheduler, epoch):
+    for idx, (x, y) in enumerate(loader):
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        {per_batch}
+
+
+def main(model, loader, cfg):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg["lr"])
+    lr_scheduler = build_scheduler(cfg, optimizer, len(loader))
+    for epoch in range(cfg["epochs"]):
+        train_one_epoch(model, loader, optimizer, lr_scheduler, epoch)
+        {per_epoch}
+"""
+
+
+def _timm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_epochs: str = "False",
+          per_batch: str = "pass", per_epoch: str = "lr_scheduler.step(epoch + 1)",
+          extra: dict[str, str] | None = None) -> list[tuple[str, int, str]]:
+    return check_project(tmp_path, monkeypatch, {
+        "lr_sched.py": TIMM_BUILDER.format(in_epochs=in_epochs),
+        "main.py": TIMM_MAIN.format(per_batch=per_batch, per_epoch=per_epoch),
+        **(extra or {}),
+    })
+
+
+def test_a_timm_scheduler_in_updates_stepped_only_per_epoch_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _timm(tmp_path, monkeypatch)
+    assert project_codes(found) == ["LRD003"]
+    assert found[0][:2] == ("main.py", 19)
+
+
+def test_control_step_update_after_every_optimizer_step_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _timm(tmp_path, monkeypatch,
+                  per_batch="lr_scheduler.step_update(epoch * len(loader) + idx)",
+                  per_epoch="pass")
+    assert project_codes(found) == []
+
+
+def test_control_both_calls_as_timm_s_own_training_script_makes_them_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _timm(tmp_path, monkeypatch,
+                  per_batch="lr_scheduler.step_update(epoch * len(loader) + idx)")
+    assert project_codes(found) == []
+
+
+def test_control_a_timm_scheduler_in_epochs_stepped_per_epoch_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert project_codes(_timm(tmp_path, monkeypatch, in_epochs="True")) == []
+
+
+def test_control_t_in_epochs_from_a_setting_is_the_run_s_choice(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert project_codes(_timm(tmp_path, monkeypatch, in_epochs='cfg["t_in_epochs"]')) == []
+
+
+def test_control_step_update_called_by_a_hook_of_another_module_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a call the trace may not follow: any file of the project that calls step_update
+    hooks = ("def after_update(scheduler, num_updates):\n"
+             "    scheduler.step_update(num_updates)\n")
+    found = _timm(tmp_path, monkeypatch, extra={"hooks.py": hooks})
+    assert project_codes(found) == []

@@ -6598,3 +6598,60 @@ def _yaml_origin(sched: Obj, h: Horizon) -> str:
     if given is None:
         given = next((a for a in sched.call.args if ast.unparse(a) == h.source), None)
     return constants.yaml_origin(given, sched.scope.module)
+
+
+# -- LRD003: a timm scheduler counted in updates that is only stepped per epoch ---------------
+
+# timm's scheduler classes: `step(epoch)` moves the LR only when built with t_in_epochs=True
+# (the default), `step_update(num_updates)` only when built with t_in_epochs=False
+_TIMM_SCHEDULER_CLASSES = frozenset({
+    "CosineLRScheduler", "StepLRScheduler", "MultiStepLRScheduler", "PolyLRScheduler",
+    "TanhLRScheduler", "PlateauLRScheduler",
+})
+
+
+@rule("LRD003")
+def timm_updates_never_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A timm scheduler built with ``t_in_epochs=False`` (its horizon counted in optimizer
+    updates, as Swin-style ``build_scheduler`` sizes ``t_initial=epochs * n_iter_per_epoch``)
+    that the program steps with ``step(epoch)`` and never with ``step_update(num_updates)``:
+    timm's ``step()`` leaves the LR alone for such a scheduler, so the LR keeps the value it
+    was built with (``warmup_lr_init`` where there is a warm-up) for the whole run. Judged only
+    where ``t_in_epochs`` is a literal False (or a name the program fixes to it) and no file of
+    the project calls ``step_update`` (a call the trace did not follow may be the one)."""
+    steps: dict[int, list[Event]] = {}
+    updated: set[int] = set()
+    for e in ctx.program.events:
+        sched = e.obj
+        if sched is None or sched.origin != "timm" or sched.cls not in _TIMM_SCHEDULER_CLASSES:
+            continue
+        if e.kind == "sched_step_update":
+            updated.add(sched.id)
+        elif e.kind == "sched_step" and e.path == ctx.path:
+            steps.setdefault(sched.id, []).append(e)
+    if not steps or "step_update" in ctx.source:
+        return
+    loader = ctx.loader
+    calling = loader.calling_modules(ctx.path, "step_update") if loader is not None else None
+    if calling is None or calling:
+        return  # another module of the project calls it, or the project is not known
+    for events in steps.values():
+        sched = events[0].obj
+        assert sched is not None
+        if sched.id in updated:
+            continue
+        flag = sched.arg("t_in_epochs", 99)
+        if flag is None or constants.resolve(flag, sched.scope) is not False:
+            continue
+        e = min(events, key=lambda ev: (ev.line, ev.col))
+        built = line_at(sched.path, sched.line, e.path)
+        yield Diagnostic.at(
+            "LRD003",
+            f"timm's {sched.cls} ({built}) is built with t_in_epochs=False, so its horizon "
+            f"counts optimizer updates and only `step_update(num_updates)` moves the LR; "
+            f"`{receiver(e)}.step(...)` is the only call it gets, and timm's step() leaves "
+            "the LR of such a scheduler alone: the LR keeps the value it was built with "
+            "(the warm-up's first value) for the whole run",
+            e.path,
+            e.node,
+        )
