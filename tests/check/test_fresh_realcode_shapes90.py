@@ -431,3 +431,120 @@ def test_control_step_update_called_by_a_hook_of_another_module_is_silent(
              "    scheduler.step_update(num_updates)\n")
     found = _timm(tmp_path, monkeypatch, extra={"hooks.py": hooks})
     assert project_codes(found) == []
+
+
+# -- a project's copy of the gradual warm-up wrapper, stepped after every batch ----------------
+#
+# Many projects carry their own copy of the gradual warm-up scheduler: a subclass of torch's
+# scheduler base holding `after_scheduler`, whose step() hands each call on with
+# `self.after_scheduler.step(None)` once `self.finished` is set. Stepped after every batch with
+# a cosine sized in epochs behind it, the cosine completes within the first epoch and
+# oscillates (LRD002), as lrdoctor already says for the pip package's class. For the copy it
+# said nothing: `step(None)` was not read as the plain step it is, and the wrapper's own
+# state test (`if self.finished and self.after_scheduler:`) was taken for a choice of the
+# training loop about when to step.
+
+WARMUP_COPY = """
+from torch.optim.lr_scheduler import _LRScheduler
+
+
+class WarmupThen(_LRScheduler):
+    def __init__(self, optimizer, multiplier, total_epoch, after_scheduler=None):
+        self.multiplier = multiplier
+        self.total_epoch = total_epoch
+        self.after_scheduler = after_scheduler
+        self.finished = False
+        super().__init__(optimizer)
+
+    def get_lr(self):
+        if self.last_epoch > self.total_epoch:
+            if self.after_scheduler:
+                if not self.finished:
+                    self.after_scheduler.base_lrs = [b * self.multiplier for b in self.base_lrs]
+                    self.finished = True
+                return self.after_scheduler.get_last_lr()
+            return [b * self.multiplier for b in self.base_lrs]
+        return [b * ((self.multiplier - 1.0) * self.last_epoch / self.total_epoch + 1.0)
+                for b in self.base_lrs]
+
+    def step(self, epoch=None, metrics=None):
+        if {state_test}:
+            if epoch is None:
+                self.after_scheduler.step(None)
+            else:
+                self.after_scheduler.step(epoch - self.total_epoch)
+            self._last_lr = self.after_scheduler.get_last_lr()
+        else:
+            return super().step(epoch)
+"""
+
+WARMUP_TRAIN = """
+import argparse
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+from warmup import WarmupThen
+
+
+def main(model, loader, args):
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    cosine = CosineAnnealingLR(opt, T_max={t_max})
+    sched = WarmupThen(opt, multiplier=8, total_epoch=args.warmup_epochs, after_scheduler=cosine)
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+            {per_batch}
+        {per_epoch}
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=100)
+    parser.add_argument("--warmup_epochs", type=int, default=5)
+    parser.add_argument("--mode", default="epoch")
+    main(None, None, parser.parse_args())
+"""
+
+
+def _warmup_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                 t_max: str = "args.epochs - args.warmup_epochs", per_batch: str = "sched.step()",
+                 per_epoch: str = "pass",
+                 state_test: str = "self.finished and self.after_scheduler",
+                 extra_init: str = "") -> list[tuple[str, int, str]]:
+    cls = WARMUP_COPY.format(state_test=state_test)
+    if extra_init:
+        cls = cls.replace("        self.finished = False\n",
+                          f"        self.finished = False\n        {extra_init}\n")
+    return check_project(tmp_path, monkeypatch, {
+        "warmup.py": cls,
+        "train.py": WARMUP_TRAIN.format(t_max=t_max, per_batch=per_batch,
+                                        per_epoch=per_epoch),
+    })
+
+
+def test_a_copied_warmup_wrapper_handing_an_epoch_cosine_each_batch_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _warmup_copy(tmp_path, monkeypatch)
+    assert project_codes(found) == ["LRD002"]
+    assert found[0][:2] == ("warmup.py", 27)
+
+
+def test_control_the_copied_wrapper_stepped_per_epoch_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _warmup_copy(tmp_path, monkeypatch, per_batch="pass", per_epoch="sched.step()")
+    assert project_codes(found) == []
+
+
+def test_control_a_cosine_sized_in_batches_behind_the_copied_wrapper_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _warmup_copy(tmp_path, monkeypatch, t_max="args.epochs * len(loader)")
+    assert project_codes(found) == []
+
+
+def test_control_a_setting_copied_in_init_is_a_choice_not_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `if self.mode == "iter":` tests what the user chose, not how far the schedule is
+    found = _warmup_copy(tmp_path, monkeypatch, state_test='self.mode == "iter"',
+                         extra_init='self.mode = "epoch"')
+    assert project_codes(found) == []
