@@ -18,7 +18,7 @@ from typing import Any
 from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.records import record_init
-from lrdoctor.check.values import Const, ExprVal, InstanceVal
+from lrdoctor.check.values import Const, ExprVal, ImportRef, InstanceVal
 from lrdoctor.check.yamlconf import loaded_data, origin_of, yaml_settings
 
 _MISSING = object()
@@ -435,6 +435,120 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             fallback = expr.args[2 if dotted(expr.func) == "getattr" else 1]
             return _resolve(fallback, scope, module, depth + 1)
     return _MISSING
+
+
+def module_number(expr: ast.expr, scope: Scope | None) -> int | float | None:
+    """The number a project module states at its top level and ``expr`` reads, as written:
+    ``EPOCHS`` assigned once in the reading module or imported from a project module (``from
+    config import EPOCHS``), ``config.EPOCHS`` after ``import config``, or an entry of a
+    top-level dict of such a module read with a literal key (``config.SCHED["T_max"]`` with
+    ``SCHED = dict(T_max=200, ...)`` or ``{"T_max": 200, ...}``) that no module of the project
+    stores into. A number the program's own source fixes, not a setting a run chooses (an
+    argparse default, a YAML value): None for those, and for a name the reading function binds
+    itself."""
+    module = scope.module if scope is not None else None
+    if module is None:
+        return None
+    key: Any = None
+    holder = expr
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) \
+            and isinstance(expr.slice.value, str):
+        key, holder = expr.slice.value, expr.value
+    found: tuple[ast.expr, ModuleInfo] | None = None
+    if isinstance(holder, ast.Name):
+        if scope is not None and holder.id in _local_names(scope):
+            # a parameter: what its caller passed, read where the caller wrote it
+            # (`Pipeline(model, config.SCHED)` then `T_max=sched_cfg["T_max"]`)
+            held = _held(scope, holder.id)
+            if isinstance(held, ImportRef) and module.loader is not None:
+                # the caller handed on a top-level name of a project module (`config.SCHED`)
+                named = module.loader.module_for(held.qualname, module)
+                if named is None or "." in named[1] \
+                        or module.loader.attribute_stored(named[0].path, named[1]):
+                    return None
+                assigned = _module_constant(named[0], named[1])
+                if assigned is None:
+                    return None
+                if key is not None:
+                    entry = _dict_entry(assigned, key)
+                    if entry is None or module.loader.items_stored(named[0].path, named[1]):
+                        return None
+                    assigned = entry
+                return _number_of(assigned)
+            if not isinstance(held, ExprVal) or held.node is holder \
+                    or isinstance(held.node, ast.Subscript):
+                return None
+            passed: ast.expr = held.node if key is None else ast.Subscript(
+                value=held.node, slice=ast.Constant(key), ctx=ast.Load())
+            return module_number(passed, held.scope)
+        own = _module_constant(module, holder.id)
+        if own is not None:
+            found = own, module
+        elif holder.id in module.imports:
+            bound = _imported_binding(module, holder.id)
+            if bound is not None:
+                assigned = _module_constant(bound[0], bound[1])
+                if assigned is not None:
+                    found = assigned, bound[0]
+    elif isinstance(holder, ast.Attribute) and key is None:
+        found = _module_attribute(holder, scope, module)
+    elif isinstance(holder, ast.Attribute):
+        found = _module_dict(holder, scope, module)
+    if found is None:
+        return None
+    value, where = found
+    if key is not None:
+        entry = _dict_entry(value, key)
+        spelled = holder.id if isinstance(holder, ast.Name) else getattr(holder, "attr", "")
+        if entry is None or module.loader is None \
+                or module.loader.items_stored(where.path, spelled):
+            return None
+        value = entry
+    return _number_of(value)
+
+
+def _number_of(expr: ast.expr) -> int | float | None:
+    """The int or float a literal states (not a bool)."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) \
+            and not isinstance(expr.value, bool):
+        return expr.value
+    return None
+
+
+def _module_dict(expr: ast.Attribute, scope: Scope | None, module: ModuleInfo
+                 ) -> tuple[ast.expr, ModuleInfo] | None:
+    """The top-level dict (a literal or a ``dict(...)`` call of keywords) that ``mod.NAME``
+    reads in a project module imported by the reading one, and that module."""
+    chain = dotted(expr)
+    loader = module.loader
+    if chain is None or loader is None or chain.count(".") != 1:
+        return None
+    head, _, attr = chain.partition(".")
+    qual = module.imports.get(head)
+    if qual is None or (scope is not None and head in _local_names(scope)):
+        return None
+    found = loader.module_for(f"{qual}.{attr}", module)
+    if found is None or found[0] is module or "." in found[1]:
+        return None
+    assigned = _module_constant(found[0], found[1])
+    if assigned is None or loader.attribute_stored(found[0].path, found[1]):
+        return None
+    return assigned, found[0]
+
+
+def _dict_entry(value: ast.expr, key: str) -> ast.expr | None:
+    """The expression a dict literal or a ``dict(k=v, ...)`` call (no ``**``) gives ``key``."""
+    if isinstance(value, ast.Dict):
+        if any(k is None for k in value.keys):
+            return None
+        hits = [v for k, v in zip(value.keys, value.values)
+                if isinstance(k, ast.Constant) and k.value == key]
+        return hits[0] if len(hits) == 1 else None
+    if isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args \
+            and all(k.arg is not None for k in value.keywords):
+        hits = [k.value for k in value.keywords if k.arg == key]
+        return hits[0] if len(hits) == 1 else None
+    return None
 
 
 def _plain_record(cls: ClassInfo) -> bool:

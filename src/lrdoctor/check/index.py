@@ -756,3 +756,9 @@ class ModuleLoader:
         named ``attr`` (``config.EPOCHS = 30``). Without a project: it may."""
         return True
 
+    def items_stored(self, near: str, name: str) -> bool:
+        """Whether a Python file of the project around ``near`` may change the dict named
+        ``name`` in place (``SCHED["T_max"] = n``, ``cfg.SCHED.update(...)``). Without a
+        project: it may."""
+        return True
+

@@ -177,6 +177,27 @@ class ProjectLoader(ModuleLoader):
         stored = self._stored[root]
         return attr in stored or "\0every" in stored
 
+    def items_stored(self, near: str, name: str) -> bool:
+        """Whether some ``.py`` file of the project that holds ``near`` changes a dict named
+        ``name`` in place: an item stored or deleted (``SCHED["T_max"] = n``,
+        ``config.SCHED["T_max"] += 1``) or a mutating method called (``SCHED.update(...)``),
+        read as text. A project too large to index, or a file that cannot be read, counts as
+        changing it."""
+        root = project_root(os.path.dirname(os.path.abspath(near)))
+        index = _project_python_files(root)
+        if not index:
+            return True
+        stored = re.compile(r"\b" + re.escape(name) + r"\s*\[[^\]\n]*\]\s*"
+                            r"(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\b" + re.escape(name)
+                            + r"\s*\.\s*(?:update|pop|popitem|setdefault|clear)\s*\("
+                            r"|\bdel\s+[\w.]*\b" + re.escape(name) + r"\s*\[")
+        for paths in index.values():
+            for path in paths:
+                text = self._text(path)
+                if text is None or stored.search(text):
+                    return True
+        return False
+
     def calling_modules(self, near: str, name: str) -> list[ModuleInfo] | None:
         """The modules of the project that holds ``near``, other than ``near`` itself, whose
         text calls ``name`` (``Module(`` or ``models.Module(``): where a class defined in

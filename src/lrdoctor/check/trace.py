@@ -5784,6 +5784,9 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
             and len({len(v.items) for v in values}) == 1:
         return TupleVal([_returned([v.items[i] for v in values], depth + 1)
                          for i in range(len(values[0].items))])
+    merged = _dicts_by_key(values, depth)
+    if merged is not None:
+        return merged
     distinct: list[Any] = []
     for v in values:
         if all(v is not d for d in distinct):
@@ -5807,6 +5810,36 @@ _TORCH_MODULE_BASES = frozenset({
     "pytorch_lightning.core.LightningModule", "pytorch_lightning.core.module.LightningModule",
     "lightning.pytorch.LightningModule", "lightning.LightningModule",
 })
+
+
+def _dicts_by_key(values: list[Any], depth: int) -> DictVal | None:
+    """A factory that returns a dict literal on each path, with the same keys each time
+    (``return {"name": name, "scheduler": ReduceLROnPlateau(opt, mode="min")}`` on one branch,
+    ``return {"name": name, "scheduler": ReduceLROnPlateau(opt, mode="max")}`` on another):
+    the call gives one of those dicts, whichever the path taken picks, so each key is read as
+    a tuple's position is, from what every path put there, and a scheduler stored under a key
+    is one of the schedulers the paths built. None unless some key holds schedulers that
+    differ between the paths (anything else reads the last return, as before). A path that
+    returns None has nothing to track, as in _returned."""
+    values = [v for v in values if not (isinstance(v, Const) and v.value is None)]
+    if len(values) < 2 or not all(
+            isinstance(v, DictVal) and not (v.open or v.splat or v.config or v.attribute_keys
+                                            or v.computed) for v in values):
+        return None
+    keys = list(values[-1].items)
+    if any(list(v.items) != keys for v in values):
+        return None
+    items = {k: _returned([v.items[k] for v in values], depth + 1) for k in keys}
+    if not any(_scheduler_choice(item) for item in items.values()):
+        return None
+    for k in keys:
+        # a tag the paths spell differently (`"interval": "step"` beside the OneCycleLR,
+        # `"interval": "epoch"` beside the StepLR) is known only together with the path: read
+        # apart from the scheduler it came with, it is unknown, not the last path's literal
+        said = [v.items[k] for v in values]
+        if all(isinstance(s, Const) for s in said) and len({repr(s.value) for s in said}) > 1:
+            items[k] = None
+    return DictVal(items)
 
 
 def _dict_or_member(values: list[Any]) -> UnionVal | None:

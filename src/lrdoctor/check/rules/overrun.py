@@ -1045,6 +1045,12 @@ def _linear(expr: ast.expr, scope: Scope | None, depth: int = 0
     resolved, where = _resolved(expr, scope)
     if resolved is not expr and not isinstance(resolved, ast.Name):
         return _linear(resolved, where, depth + 1)
+    if isinstance(resolved, (ast.Name, ast.Attribute, ast.Subscript)):
+        # a number a project module states at its top level (`config.EPOCHS`, `T_max=
+        # config.SCHED["T_max"]`): written in the program, as a literal is, not a setting
+        number = constants.module_number(resolved, where)
+        if number is not None:
+            return {}, float(number)
     if isinstance(resolved, (ast.Name, ast.Attribute, ast.Subscript)) or (
             isinstance(resolved, ast.Call) and isinstance(resolved.func, ast.Attribute)
             and resolved.func.attr == "get"):

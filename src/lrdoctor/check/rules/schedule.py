@@ -133,7 +133,73 @@ def _narrowed_to_plateau(e: Event) -> bool:
 
 
 def _plain_step(e: Event) -> bool:
-    return not e.info.get("nargs") and not e.info.get("kwargs")
+    if not e.info.get("nargs") and not e.info.get("kwargs"):
+        return True
+    # `step(None)`, `step(epoch=None)`: torch's step with no epoch given, as `step()` is
+    # (the hand-over of a warm-up wrapper's `self.after_scheduler.step(None)`)
+    node = e.node
+    if not isinstance(node, ast.Call) or len(node.args) + len(node.keywords) != 1:
+        return False
+    given = node.args[0] if node.args else node.keywords[0].value
+    keyword_ok = not node.keywords or node.keywords[0].arg == "epoch"
+    return keyword_ok and isinstance(given, ast.Constant) and given.value is None
+
+
+def _scheduler_bookkeeping(ctx: FileContext, c: Cond) -> bool:
+    """The test ``c`` sits in the ``step`` method of the project's own subclass of torch's
+    scheduler base and reads only that scheduler's attributes and the method's parameters
+    (``if self.finished and self.after_scheduler:`` of a copied GradualWarmupScheduler): the
+    scheduler's own state machine, which every call of its step() goes through, not a choice
+    the training loop makes about when to step."""
+    if c.test is None or c.key[0] == "<choice>":
+        return False
+    tree = ctx.tree_of(c.key[0])
+    if tree is None:
+        return False
+    fn = function_at(tree, c.key[1])
+    if not isinstance(fn, ast.FunctionDef) or fn.name != "step":
+        return False
+    owner = next((node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+                  and fn in node.body), None)
+    if owner is None or not any((dotted(b) or "").rsplit(".", 1)[-1] in ("_LRScheduler",
+                                                                          "LRScheduler")
+                                for b in owner.bases):
+        return False
+    # what the class's state may be tested on: a flag its methods other than __init__ set as
+    # the schedule runs (`self.finished = True`), or an object it holds and steps (`self.
+    # after_scheduler.step(...)`, tested for being there); a setting copied in __init__
+    # (`self.mode = mode`) is a choice, not state
+    state: set[str] = set()
+    held: set[str] = set()
+    for method in owner.body:
+        if not isinstance(method, ast.FunctionDef):
+            continue
+        for node in ast.walk(method):
+            if method.name != "__init__" and isinstance(node, ast.Attribute) \
+                    and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self":
+                state.add(node.attr)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Attribute) \
+                    and isinstance(node.func.value.value, ast.Name) \
+                    and node.func.value.value.id == "self":
+                held.add(node.func.value.attr)
+    params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+    parts = c.test.values if isinstance(c.test, ast.BoolOp) else [c.test]
+    for part in parts:
+        inner = part.operand if isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not) \
+            else part
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) \
+                and inner.value.id == "self" and (inner.attr in state or inner.attr in held):
+            continue
+        if isinstance(inner, ast.Compare) and len(inner.ops) == 1 \
+                and isinstance(inner.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(inner.comparators[0], ast.Constant) \
+                and inner.comparators[0].value is None and isinstance(inner.left, ast.Name) \
+                and inner.left.id in params:
+            continue  # `epoch is None`: how the caller called it
+        return False
+    return True
 
 
 def _loop_where(loop: Loop, here: str) -> str:
@@ -871,7 +937,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
             shared = _update_conds(ctx, e, loop)
             own = [c for c in e.conds_inside(loop)
                    if not _only_accumulation(c) and not _tests_existence(c, e)
-                   and (c.key, c.branch) not in shared and not c.decided]
+                   and (c.key, c.branch) not in shared and not c.decided
+                   and not _scheduler_bookkeeping(ctx, c)]
             if sched.cls == "ExponentialLR":
                 gamma = _collapsing_gamma(sched)
                 # `if (it + 1) % 2000 == 0: scheduler.step()` with no update under the test:
@@ -6655,3 +6722,60 @@ def _yaml_origin(sched: Obj, h: Horizon) -> str:
     if given is None:
         given = next((a for a in sched.call.args if ast.unparse(a) == h.source), None)
     return constants.yaml_origin(given, sched.scope.module)
+
+
+# -- LRD003: a timm scheduler counted in updates that is only stepped per epoch ---------------
+
+# timm's scheduler classes: `step(epoch)` moves the LR only when built with t_in_epochs=True
+# (the default), `step_update(num_updates)` only when built with t_in_epochs=False
+_TIMM_SCHEDULER_CLASSES = frozenset({
+    "CosineLRScheduler", "StepLRScheduler", "MultiStepLRScheduler", "PolyLRScheduler",
+    "TanhLRScheduler", "PlateauLRScheduler",
+})
+
+
+@rule("LRD003")
+def timm_updates_never_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A timm scheduler built with ``t_in_epochs=False`` (its horizon counted in optimizer
+    updates, as Swin-style ``build_scheduler`` sizes ``t_initial=epochs * n_iter_per_epoch``)
+    that the program steps with ``step(epoch)`` and never with ``step_update(num_updates)``:
+    timm's ``step()`` leaves the LR alone for such a scheduler, so the LR keeps the value it
+    was built with (``warmup_lr_init`` where there is a warm-up) for the whole run. Judged only
+    where ``t_in_epochs`` is a literal False (or a name the program fixes to it) and no file of
+    the project calls ``step_update`` (a call the trace did not follow may be the one)."""
+    steps: dict[int, list[Event]] = {}
+    updated: set[int] = set()
+    for e in ctx.program.events:
+        sched = e.obj
+        if sched is None or sched.origin != "timm" or sched.cls not in _TIMM_SCHEDULER_CLASSES:
+            continue
+        if e.kind == "sched_step_update":
+            updated.add(sched.id)
+        elif e.kind == "sched_step" and e.path == ctx.path:
+            steps.setdefault(sched.id, []).append(e)
+    if not steps or "step_update" in ctx.source:
+        return
+    loader = ctx.loader
+    calling = loader.calling_modules(ctx.path, "step_update") if loader is not None else None
+    if calling is None or calling:
+        return  # another module of the project calls it, or the project is not known
+    for events in steps.values():
+        sched = events[0].obj
+        assert sched is not None
+        if sched.id in updated:
+            continue
+        flag = sched.arg("t_in_epochs", 99)
+        if flag is None or constants.resolve(flag, sched.scope) is not False:
+            continue
+        e = min(events, key=lambda ev: (ev.line, ev.col))
+        built = line_at(sched.path, sched.line, e.path)
+        yield Diagnostic.at(
+            "LRD003",
+            f"timm's {sched.cls} ({built}) is built with t_in_epochs=False, so its horizon "
+            f"counts optimizer updates and only `step_update(num_updates)` moves the LR; "
+            f"`{receiver(e)}.step(...)` is the only call it gets, and timm's step() leaves "
+            "the LR of such a scheduler alone: the LR keeps the value it was built with "
+            "(the warm-up's first value) for the whole run",
+            e.path,
+            e.node,
+        )
