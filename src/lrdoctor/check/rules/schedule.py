@@ -2120,10 +2120,19 @@ def _stepped_each_update_by_hand(ctx: FileContext, sched: Obj) -> bool:
     (``self.lr_schedulers().step()`` in ``optimizer_step`` or ``on_train_batch_end``, with
     no test around it): its horizon in batches is run through at that pace, whatever Lightning
     adds at the end of each epoch (LRD012 says so at the call), so the schedule does not
-    advance "once per epoch"."""
-    return any(e.kind == "sched_step" and e.obj is sched and not e.conds
+    advance "once per epoch". The scheduler is matched by where it is built: each trace (the
+    module's class, a driver that instantiates it) makes its own object for the one
+    ``configure_optimizers`` call, and the hand step is the same object's in Python."""
+    return any(e.kind == "sched_step" and _same_construction(e.obj, sched) and not e.conds
                and e.loop is not None and e.loop.granularity == "batch" and _plain_step(e)
                for events in ctx.events_by_root.values() for e in events)
+
+
+def _same_construction(a: Obj | None, b: Obj) -> bool:
+    """``a`` and ``b`` stand for one scheduler: the same traced object, or two traces' objects
+    built by the same constructor call of the same file."""
+    return a is b or (a is not None and a.call is not None and a.call is b.call
+                      and a.path == b.path)
 
 
 def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
