@@ -21,6 +21,20 @@ correct spelling must be silent, its buggy twin still found.
    batches, gone within the first epochs. Nothing ends "far from complete": silent. A default
    beyond the epoch count, a gentle per-step decay (gamma 0.99), or a horizon computed from
    the data (``* len(...)``) is still LRD003.
+
+3. (dev case, two files) Shape 1 with the LightningModule in its own module, built by a
+   driver in another file: the driver's trace reports the return without an interval but
+   never sees the hand step in ``training_step``, which only the module's own trace does
+   (LRD012 there). The runner now drops that LRD003 when an LRD012 says the same scheduler
+   (the same constructor site) is stepped by hand after every batch.
+
+4. ``SequentialLR([LinearLR(total_iters=args.warm_iters), CosineAnnealingLR(T_max=
+   args.epochs - args.warm_iters)], milestones=[args.warm_iters])`` stepped once per epoch
+   over ``args.epochs``: a difference is taken in one unit, so when its two operands are
+   named in different units (epochs, iterations) one of the words is a misnomer, and words
+   alone do not say which: the difference's unit is unknown, the composite's too, silent. A
+   horizon computed from the data (``args.epochs * len(chunks) - args.warm_iters``) is still
+   batches.
 """
 
 from __future__ import annotations
@@ -166,4 +180,114 @@ def test_named_iterations_with_a_gentle_decay_is_still_reported() -> None:
 def test_a_horizon_computed_from_the_loader_is_still_reported() -> None:
     source = _named(40, 160).replace(
         "step_size=opt.decay_iters", "step_size=opt.decay_iters * len(opt.pictures)")
+    assert "LRD003" in codes(source)
+
+
+_SEPARATE_MODULE = """
+import torch
+import lightning as L
+from torch.optim.lr_scheduler import CosineAnnealingLR, LambdaLR, SequentialLR
+
+
+def warm_then_cosine(opt, total_updates, warm_share):
+    warm = int(total_updates * warm_share)
+    return SequentialLR(opt, [LambdaLR(opt, lambda u: (u + 1) / warm),
+                              CosineAnnealingLR(opt, T_max=total_updates - warm)],
+                        milestones=[warm])
+
+
+class Compressor(L.LightningModule):
+    def __init__(self, settings):
+        super().__init__()
+        self.settings = settings
+        self.coder = torch.nn.Linear(5, 5)
+
+    def training_step(self, batch, batch_idx):
+        loss = (self.coder(batch) - batch).pow(2).mean()
+{hand}
+        return loss
+
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=self.settings["lr"])
+        sched = warm_then_cosine(opt, self.settings["max_updates"], 0.05)
+        return {"optimizer": opt, "lr_scheduler": sched}
+"""
+
+_DRIVER = """
+import torch
+import lightning as L
+
+from models.compressor import Compressor
+
+
+def go():
+    settings = {"lr": 1e-3, "max_updates": 20000}
+    module = Compressor(settings)
+    series = torch.utils.data.DataLoader(torch.randn(40, 5), batch_size=4)
+    L.Trainer(max_steps=settings["max_updates"]).fit(module, train_dataloaders=series)
+
+
+if __name__ == "__main__":
+    go()
+"""
+
+
+def test_hand_step_per_batch_seen_by_another_files_trace(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    hand = "        sch = self.lr_schedulers()\n        sch.step()"
+    found = project_codes(check_project(tmp_path, monkeypatch, {
+        "models/__init__.py": "", "models/compressor.py": _SEPARATE_MODULE.replace("{hand}", hand),
+        "go.py": _DRIVER}))
+    assert "LRD003" not in found
+    assert "LRD012" in found
+
+
+def test_no_hand_step_in_the_separate_module_is_still_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = project_codes(check_project(tmp_path, monkeypatch, {
+        "models/__init__.py": "",
+        "models/compressor.py": _SEPARATE_MODULE.replace("{hand}", "        pass"),
+        "go.py": _DRIVER}))
+    assert "LRD003" in found
+
+
+_WARM_ITERS = """
+import argparse
+
+import torch
+from torch.optim import lr_scheduler
+
+p = argparse.ArgumentParser()
+p.add_argument("--epochs", type=int, default=90)
+p.add_argument("--warm_iters", type=int, default=4, help="linear warm-up iterations")
+p.add_argument("--per_round", type=int, default=25)
+args = p.parse_args()
+net = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.05)
+warm = lr_scheduler.LinearLR(opt, start_factor=0.02, total_iters=args.warm_iters)
+rest = lr_scheduler.CosineAnnealingLR(opt, T_max={rest})
+sched = lr_scheduler.SequentialLR(opt, [warm, rest], milestones=[args.warm_iters])
+chunks = [torch.randn(4, 3) for _ in range(args.per_round)]
+for r in range(args.epochs):
+    for c in chunks:
+        loss = net(c).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    sched.step()
+"""
+
+
+def test_epochs_minus_iterations_by_name_is_no_count_of_batches() -> None:
+    # the cosine fills `epochs - warm_iters`: the author counts both in one unit; the words
+    # disagree and the run has `epochs` passes, so nothing says batches
+    assert "LRD003" not in codes(_WARM_ITERS.replace("{rest}", "args.epochs - args.warm_iters"))
+
+
+def test_batches_by_flow_minus_iterations_is_still_reported() -> None:
+    source = _WARM_ITERS.replace(
+        "{rest}", "args.epochs * len(chunks) - args.warm_iters").replace(
+        "chunks = [torch.randn(4, 3) for _ in range(args.per_round)]\n", "").replace(
+        "opt = torch.optim.SGD", "chunks = [torch.randn(4, 3) for _ in range(args.per_round)]\n"
+        "opt = torch.optim.SGD")
     assert "LRD003" in codes(source)

@@ -750,6 +750,11 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
             # parts is a number of epochs; a divisor is a count of parts whatever its name
             # says ("steps"), and epochs per batch would be no count of batches
             return ("epoch", None, _best([left], "epoch"))
+        if isinstance(expr.op, (ast.Add, ast.Sub)) and {left[0], right[0]} == {"batch", "epoch"} \
+                and {left[2], right[2]} <= {"name", "doc"}:
+            # `args.epochs - args.warmup_iters`: a sum or difference is taken in one unit, so
+            # one of the two words is a misnomer, and words alone do not say which
+            return _NONE
         if "batch" in (left[0], right[0]):
             return ("batch", None, _best([left, right], "batch"))
         if "epoch" in (left[0], right[0]):

@@ -2183,6 +2183,7 @@ def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
                     f"horizon is counted in batches; {_batch_consequence(sched)}",
                     path,
                     node,
+                    evidence={"scheduler": f"{sched.path}:{sched.line}"},
                 ), sched
             elif interval == "step" and _collapsing_gamma(sched) is not None:
                 gamma = _collapsing_gamma(sched)
@@ -4971,6 +4972,10 @@ def stepped_by_lightning_too(ctx: FileContext) -> Iterator[Diagnostic]:
                 "by hand only",
                 own.path,
                 own.node,
+                # (the runner drops an LRD003 "stepped once per epoch" of this scheduler that
+                # another file's trace, blind to this hand step, made at the return)
+                evidence={"scheduler": f"{own.obj.path}:{own.obj.line}",
+                          "by_hand": mine},
             )
 
 
