@@ -35,6 +35,14 @@ correct spelling must be silent, its buggy twin still found.
    alone do not say which: the difference's unit is unknown, the composite's too, silent. A
    horizon computed from the data (``args.epochs * len(chunks) - args.warm_iters``) is still
    batches.
+
+5. A schedule sized in loader batches stepped with the optimizer under the accumulation
+   test ``(k + 1) % args.merge == 0``, where the program states the count as 1 (the
+   option's default): no batch is accumulated as the program is set, each batch is an
+   update, and the horizon in batches is one in updates. lrdoctor already read a count bound
+   to the literal 1 (``MERGE = 1``) that way, but not an option whose default is 1, and
+   reported "when `args.merge` > 1, training ends after 1/`args.merge` of the schedule"
+   (the dev labels call that latent bug arguable). A count stated above 1 is still LRD003.
 """
 
 from __future__ import annotations
@@ -291,3 +299,35 @@ def test_batches_by_flow_minus_iterations_is_still_reported() -> None:
         "opt = torch.optim.SGD", "chunks = [torch.randn(4, 3) for _ in range(args.per_round)]\n"
         "opt = torch.optim.SGD")
     assert "LRD003" in codes(source)
+
+
+_ACCUMULATED = """
+import argparse
+
+import torch
+from torch.utils.data import DataLoader
+
+p = argparse.ArgumentParser()
+p.add_argument("--epochs", type=int, default=12)
+p.add_argument("--merge", type=int, default={merge}, help="micro-batches merged per update")
+args = p.parse_args()
+net = torch.nn.Linear(6, 1)
+feed = DataLoader(torch.randn(320, 6), batch_size=20)
+opt = torch.optim.AdamW(net.parameters(), lr=5e-4)
+sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=5e-3, total_steps=args.epochs * len(feed))
+for epoch in range(args.epochs):
+    for k, rows in enumerate(feed):
+        (net(rows).pow(2).mean() / args.merge).backward()
+        if (k + 1) % args.merge == 0:
+            opt.step()
+            opt.zero_grad()
+            sched.step()
+"""
+
+
+def test_accumulation_count_stated_as_one_is_no_accumulation() -> None:
+    assert "LRD003" not in codes(_ACCUMULATED.replace("{merge}", "1"))
+
+
+def test_accumulation_count_stated_above_one_is_still_reported() -> None:
+    assert "LRD003" in codes(_ACCUMULATED.replace("{merge}", "4"))

@@ -6611,6 +6611,12 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
         bound = _number(count, sched.scope, 0)
         if bound is not None and bound <= 1:
             continue
+        stated = stated_setting(count, sched.scope) if bound is None else None
+        if stated is not None and stated[1] is not None and stated[1] <= 1:
+            # `--accum` / `cfg.grad_accum_steps` the program states as 1 (an option's
+            # default, a config constant): as the program states its settings no batch is
+            # accumulated, and a horizon in loader batches is one in updates
+            continue
         whole = horizon_of(sched)
         if whole.unit != "batch" or not _sized_in_micro_batches(sched, names_of_count, strict=True):
             continue
