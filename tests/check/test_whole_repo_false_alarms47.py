@@ -43,6 +43,14 @@ correct spelling must be silent, its buggy twin still found.
    to the literal 1 (``MERGE = 1``) that way, but not an option whose default is 1, and
    reported "when `args.merge` > 1, training ends after 1/`args.merge` of the schedule"
    (the dev labels call that latent bug arguable). A count stated above 1 is still LRD003.
+
+6. (LRD012) A LightningModule that returns its OneCycleLR with ``"interval": "step"`` and
+   also steps it in ``on_batch_end``, importing the unified ``lightning`` package. Lightning
+   1.8 removed the module hooks ``on_batch_start`` / ``on_batch_end`` / ``on_epoch_start``
+   (1.6 deprecated them) and the ``lightning`` package is 1.8 or later: the hook is never
+   called, the schedule is stepped once per batch by Lightning alone. lrdoctor traced the
+   old names as batch hooks whatever the import: LRD012. Under ``pytorch_lightning`` (its
+   version not stated) the old hook may run: still LRD012; ``on_train_batch_end``: LRD012.
 """
 
 from __future__ import annotations
@@ -331,3 +339,49 @@ def test_accumulation_count_stated_as_one_is_no_accumulation() -> None:
 
 def test_accumulation_count_stated_above_one_is_still_reported() -> None:
     assert "LRD003" in codes(_ACCUMULATED.replace("{merge}", "4"))
+
+
+_HOOKED = """
+import torch
+{imp}
+
+
+class Tagger({base}):
+    def __init__(self, rounds=6, per_round=40):
+        super().__init__()
+        self.head = torch.nn.Linear(7, 2)
+        self.opt = torch.optim.Adam(self.parameters(), lr=3e-4)
+        self.sched = torch.optim.lr_scheduler.OneCycleLR(
+            self.opt, max_lr=3e-3, epochs=rounds, steps_per_epoch=per_round)
+
+    def training_step(self, batch, batch_idx):
+        return self.head(batch).logsumexp(-1).mean()
+
+    def {hook}:
+        self.sched.step()
+
+    def configure_optimizers(self):
+        return {"optimizer": self.opt,
+                "lr_scheduler": {"scheduler": self.sched, "interval": "step"}}
+"""
+
+
+def _hooked(imp: str, base: str, hook: str) -> str:
+    return _HOOKED.replace("{imp}", imp).replace("{base}", base).replace("{hook}", hook)
+
+
+def test_removed_hook_under_the_unified_lightning_package_steps_nothing() -> None:
+    # Lightning 1.8 removed `on_batch_end`; `import lightning` is 1.8 or later
+    assert "LRD012" not in codes(_hooked("from lightning.pytorch import LightningModule",
+                                         "LightningModule", "on_batch_end(self)"))
+
+
+def test_current_batch_hook_still_doubles_the_step() -> None:
+    assert "LRD012" in codes(_hooked("from lightning.pytorch import LightningModule",
+                                     "LightningModule",
+                                     "on_train_batch_end(self, outputs, batch, batch_idx)"))
+
+
+def test_removed_hook_under_pytorch_lightning_of_unknown_version_is_still_reported() -> None:
+    assert "LRD012" in codes(_hooked("import pytorch_lightning as pl", "pl.LightningModule",
+                                     "on_batch_end(self)"))
