@@ -566,6 +566,17 @@ def _small_stated_echo(expr: ast.expr, word: str, scope: Scope | None
     be no schedule at all): read it as that literal, not as batches."""
     if not _says_step_only(word):
         return None
+    stated = stated_setting(expr, scope)
+    if stated is None or stated[1] is None or not 0 < stated[1] <= SMALL_LITERAL:
+        return None
+    return stated
+
+
+def stated_setting(expr: ast.expr, scope: Scope | None) -> tuple[str, float | None, str] | None:
+    """``("literal", n, "literal")`` for the number the program states for ``expr`` (a
+    literal, a config constant, an argparse default; the largest of a list of them), also
+    for ``opt.x`` read where ``opt`` was handed in by the driver whose parser states ``x``'s
+    default; None when it states none."""
     stated = _stated(expr, scope)
     if stated is None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
         # `opt.lr_dc_step` in a model class handed the driver's parsed `opt`: the default is
@@ -577,8 +588,6 @@ def _small_stated_echo(expr: ast.expr, word: str, scope: Scope | None
                 else None
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 stated = ("literal", float(value), "literal")
-    if stated is None or stated[1] is None or not 0 < stated[1] <= SMALL_LITERAL:
-        return None
     return stated
 
 
@@ -741,6 +750,11 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
             # parts is a number of epochs; a divisor is a count of parts whatever its name
             # says ("steps"), and epochs per batch would be no count of batches
             return ("epoch", None, _best([left], "epoch"))
+        if isinstance(expr.op, (ast.Add, ast.Sub)) and {left[0], right[0]} == {"batch", "epoch"} \
+                and {left[2], right[2]} <= {"name", "doc"}:
+            # `args.epochs - args.warmup_iters`: a sum or difference is taken in one unit, so
+            # one of the two words is a misnomer, and words alone do not say which
+            return _NONE
         if "batch" in (left[0], right[0]):
             return ("batch", None, _best([left, right], "batch"))
         if "epoch" in (left[0], right[0]):

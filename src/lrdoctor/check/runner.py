@@ -214,8 +214,14 @@ def merge_results(results: Iterable[FileResult]) -> Report:
     # update in a subclass's training step) is not "stepped once per epoch" (LRD003) because
     # another trace, the base class's alone, could not see the batch step
     doubled = {(d.path, d.cell, d.line, d.col) for d in report.diagnostics if d.code == "LRD012"}
+    # likewise a Lightning schedule returned without "interval": "step" that the module also
+    # steps by hand after every batch (LRD012 at that call): it runs through its horizon at
+    # one step per batch, whichever file's trace reported the return
+    by_hand = {d.evidence.get("scheduler") for d in report.diagnostics
+               if d.code == "LRD012" and d.evidence.get("by_hand") == "batch"}
     report.diagnostics = [d for d in report.diagnostics
-                          if d.code != "LRD003" or (d.path, d.cell, d.line, d.col) not in doubled]
+                          if d.code != "LRD003" or ((d.path, d.cell, d.line, d.col) not in doubled
+                                                    and d.evidence.get("scheduler") not in by_hand)]
     report.diagnostics.sort(key=lambda d: (d.path, d.cell or 0, d.line, d.col, d.code))
     report.problems.sort(key=lambda p: (p.path, p.cell or 0, p.line, p.col))
     return report

@@ -525,6 +525,11 @@ class Tracer:
         found = {name: cls.find(name) for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS,
                                                    *_EPOCH_START_HOOKS, *_EPOCH_END_HOOKS,
                                                    *_UPDATE_HOOKS)}
+        if _unified_lightning(cls.module):
+            # Lightning 1.8 removed these module hooks (1.6 deprecated them); the `lightning`
+            # package the module imports is 1.8 or later and never calls them
+            for name in _REMOVED_IN_1_8:
+                found[name] = None
         if not any(found[name] is not None
                    for name in (*_BATCH_START_HOOKS, *_BATCH_END_HOOKS, *_UPDATE_HOOKS)) \
                 and not _asks_for_schedulers(cls) and not _steps_kept_scheduler(cls, found):
@@ -5580,6 +5585,18 @@ _EPOCH_END_HOOKS = ("on_train_epoch_end", "training_epoch_end", "on_validation_e
 _BATCH_START_HOOKS = ("on_train_batch_start", "on_batch_start")
 _BATCH_END_HOOKS = ("on_train_batch_end", "on_batch_end")
 _EPOCH_START_HOOKS = ("on_train_epoch_start", "on_epoch_start")
+_REMOVED_IN_1_8 = ("on_batch_start", "on_batch_end", "on_epoch_start")
+
+
+def _unified_lightning(module: Any) -> bool:
+    """The module imports Lightning as the unified ``lightning`` package (``import lightning
+    as L``, ``from lightning.pytorch import LightningModule``), which exists from 1.8 on, and
+    not the older ``pytorch_lightning`` (whose version the code does not say)."""
+    imports = getattr(module, "imports", {}) or {}
+    qualified = [q for q in imports.values() if isinstance(q, str)]
+    return any(q == "lightning" or q.startswith("lightning.") for q in qualified) \
+        and not any(q == "pytorch_lightning" or q.startswith("pytorch_lightning.")
+                    for q in qualified)
 # the LightningModule hook Lightning calls for every optimizer update in automatic
 # optimization (an override replaces Lightning's own `optimizer.step(closure=...)`)
 _UPDATE_HOOKS = ("optimizer_step",)
