@@ -1624,9 +1624,15 @@ class Tracer:
                 and isinstance(test.left, (ast.Name, ast.Attribute))):
             return None
         value = self.eval_pure(test.left, scope)
-        if not isinstance(value, Obj) or value.guessed or value.conditional \
-                or value.built_under:
-            return None  # (one built on a branch may be None on the others)
+        if not isinstance(value, Obj) or value.guessed or value.conditional:
+            return None
+        # one built on a branch may be None on the others, unless the test itself runs only
+        # on that branch: `scaler = GradScaler()` in a `main()` called under `if __name__ ==
+        # "__main__":` (or in the body of `if step % 100 == 0:`) exists wherever the test
+        # `if scaler is not None:` further down that same body runs
+        if value.built_under and not all(
+                any(c is mine for mine in self.conds) for c in value.built_under):
+            return None
         return isinstance(test.ops[0], ast.IsNot) != negate
 
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
