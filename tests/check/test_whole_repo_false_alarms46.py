@@ -13,6 +13,15 @@ buggy twin must still be reported.
    runs on that same branch (every condition it was built under holds at the test): the test
    is decided there. A test that picks the save without the scaler while the scaler exists
    is still LRD007.
+
+2. (probe, a miss) An LR held as a tensor (``AdamW(..., lr=torch.tensor(3e-4))``, the
+   spelling that lets a compiled optimizer step take a changing LR without recompiling)
+   written in place by hand: ``group["lr"].fill_(lr_at(it))``. PyTorch's own schedulers
+   write a tensor LR the same way; for lrdoctor only ``group["lr"] = ...`` was an LR write,
+   so a hand-written schedule fighting a chainable scheduler on the same optimizer went
+   unreported. ``fill_`` / ``copy_`` (and the in-place arithmetic methods) on a param group's
+   ``"lr"`` are LR writes: LRD008 beside a LinearLR; alone, or handing over to the scheduler
+   after the warm-up, silent as the assignment is.
 """
 
 from __future__ import annotations
@@ -144,3 +153,60 @@ def test_helper_save_without_the_scaler_picked_by_the_test_is_still_found(
     found = check_project(tmp_path, monkeypatch,
                           {"ckpt.py": _CKPT, "train.py": _TRAIN.format(test="scaler is None")})
     assert "LRD007" in project_codes(found)
+
+
+_TENSOR_LR = """
+import torch
+from torch.optim.lr_scheduler import LinearLR
+
+net = torch.nn.Linear(16, 4)
+opt = torch.optim.AdamW(net.parameters(), lr=torch.tensor(3e-4), fused=True)
+steps, warm = 4000, 200
+{sched}
+
+
+def lr_at(it):
+    return 3e-4 * min(1.0, (it + 1) / warm)
+
+
+for it in range(steps):
+{write}
+    net(torch.randn(8, 16)).square().mean().backward()
+    opt.step()
+{step}
+    opt.zero_grad(set_to_none=True)
+"""
+
+_FILL = """    for group in opt.param_groups:
+        group["lr"].fill_(lr_at(it))"""
+
+
+def tensor_lr(sched: str = "sched = LinearLR(opt, start_factor=1.0, end_factor=0.1, total_iters=steps)",
+              write: str = _FILL, step: str = "    sched.step()") -> str:
+    return _TENSOR_LR.format(sched=sched, write=write, step=step)
+
+
+def test_tensor_lr_filled_in_place_beside_a_linear_schedule_is_found() -> None:
+    assert "LRD008" in codes(tensor_lr())
+
+
+def test_tensor_lr_copied_in_place_beside_a_linear_schedule_is_found() -> None:
+    write = """    for group in opt.param_groups:
+        group["lr"].copy_(torch.tensor(lr_at(it)))"""
+    assert "LRD008" in codes(tensor_lr(write=write))
+
+
+def test_tensor_lr_filled_in_place_without_a_scheduler_is_silent() -> None:
+    assert codes(tensor_lr(sched="", step="")) == []
+
+
+def test_tensor_lr_warm_up_handing_over_to_the_scheduler_is_silent() -> None:
+    write = """    warming = it < warm
+    if warming:
+        for group in opt.param_groups:
+            group["lr"].fill_(lr_at(it))"""
+    step = """    if warming:
+        pass
+    else:
+        sched.step()"""
+    assert "LRD008" not in codes(tensor_lr(write=write, step=step))

@@ -3427,6 +3427,14 @@ class Tracer:
             if not chosen:
                 return None
             return chosen[0] if len(chosen) == 1 else TupleVal(list(chosen))
+        if method in _LR_TENSOR_WRITES and isinstance(func, ast.Attribute) \
+                and self.lr_write_target(func.value, scope, node,
+                                         node.args[0] if method in ("fill_", "copy_")
+                                         and node.args else None):
+            # `group["lr"].fill_(value)`: an LR held as a tensor (`AdamW(lr=torch.tensor(...))`,
+            # the compiled-optimizer spelling) written in place, which is what a scheduler's
+            # own step does to it; an LR write like `group["lr"] = value`
+            return None
         if method and receiver is not None and not isinstance(
                 receiver, (InstanceVal, ImportRef, SuperVal, ClassVal)
         ):
@@ -4781,6 +4789,11 @@ class Tracer:
             Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
                   self.root, info, self.frame)
         )
+
+
+# in-place tensor methods that change the value of an LR held as a tensor
+_LR_TENSOR_WRITES = frozenset({"fill_", "copy_", "mul_", "div_", "add_", "sub_", "clamp_",
+                               "lerp_"})
 
 
 def _runner_of(value: Any) -> RunnerVal | None:
