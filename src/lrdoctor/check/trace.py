@@ -1629,9 +1629,15 @@ class Tracer:
                 and isinstance(test.left, (ast.Name, ast.Attribute))):
             return None
         value = self.eval_pure(test.left, scope)
-        if not isinstance(value, Obj) or value.guessed or value.conditional \
-                or value.built_under:
-            return None  # (one built on a branch may be None on the others)
+        if not isinstance(value, Obj) or value.guessed or value.conditional:
+            return None
+        # one built on a branch may be None on the others, unless the test itself runs only
+        # on that branch: `scaler = GradScaler()` in a `main()` called under `if __name__ ==
+        # "__main__":` (or in the body of `if step % 100 == 0:`) exists wherever the test
+        # `if scaler is not None:` further down that same body runs
+        if value.built_under and not all(
+                any(c is mine for mine in self.conds) for c in value.built_under):
+            return None
         return isinstance(test.ops[0], ast.IsNot) != negate
 
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
@@ -3426,6 +3432,14 @@ class Tracer:
             if not chosen:
                 return None
             return chosen[0] if len(chosen) == 1 else TupleVal(list(chosen))
+        if method in _LR_TENSOR_WRITES and isinstance(func, ast.Attribute) \
+                and self.lr_write_target(func.value, scope, node,
+                                         node.args[0] if method in ("fill_", "copy_")
+                                         and node.args else None):
+            # `group["lr"].fill_(value)`: an LR held as a tensor (`AdamW(lr=torch.tensor(...))`,
+            # the compiled-optimizer spelling) written in place, which is what a scheduler's
+            # own step does to it; an LR write like `group["lr"] = value`
+            return None
         if method and receiver is not None and not isinstance(
                 receiver, (InstanceVal, ImportRef, SuperVal, ClassVal)
         ):
@@ -4810,6 +4824,11 @@ class Tracer:
             Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
                   self.root, info, self.frame)
         )
+
+
+# in-place tensor methods that change the value of an LR held as a tensor
+_LR_TENSOR_WRITES = frozenset({"fill_", "copy_", "mul_", "div_", "add_", "sub_", "clamp_",
+                               "lerp_"})
 
 
 def _runner_of(value: Any) -> RunnerVal | None:
