@@ -85,7 +85,8 @@ class Lane:
     scaled backward (EXPECT_ATTEMPT -> EXPECT_SCALED_ATTEMPT: the next update must come from
     scaler.step()), the update scaler.step() makes (-> EXPECT_UPDATE; the unscale_ inside it
     noted), a routine update() from the scale the lane started with, decided with no tensor
-    read (-> EXPECT_SCHEDULER_STEP; counted), then the scheduler step. What the AMP check would
+    read (-> EXPECT_SCHEDULER_STEP; counted), then the scheduler step; its periodic update is
+    kept as above, by Engine.scaled_lane_period. What the AMP check would
     be told on those steps (the scaled backward's line, the unscale_, the update) the lane keeps
     and hands over when it closes (AmpMisuse.lane_closed), so a routine step calls none of it.
 
