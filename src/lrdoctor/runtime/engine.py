@@ -85,7 +85,8 @@ class Lane:
     scaled backward (EXPECT_ATTEMPT -> EXPECT_SCALED_ATTEMPT: the next update must come from
     scaler.step()), the update scaler.step() makes (-> EXPECT_UPDATE; the unscale_ inside it
     noted), a routine update() from the scale the lane started with, decided with no tensor
-    read (-> EXPECT_SCHEDULER_STEP; counted), then the scheduler step. What the AMP check would
+    read (-> EXPECT_SCHEDULER_STEP; counted), then the scheduler step; its periodic update is
+    kept as above, by Engine.scaled_lane_period. What the AMP check would
     be told on those steps (the scaled backward's line, the unscale_, the update) the lane keeps
     and hands over when it closes (AmpMisuse.lane_closed), so a routine step calls none of it.
 
@@ -96,7 +97,7 @@ class Lane:
                  "lasti", "lr", "peak", "floor", "left", "fetch", "loader",
                  "after_attempt", "budget", "lrs_after", "last_after", "yielded", "scaler_ref", "scaler", "scale",
                  "updates", "scaled_phase", "periodic", "lead", "it_ref", "unhooked",
-                 "scale_t", "scale_v", "bsite", "unscaled")
+                 "scale_t", "scale_v", "bsite", "unscaled", "grow")
 
     def __init__(self) -> None:
         self.phase = CLOSED
@@ -158,6 +159,10 @@ class Lane:
         self.scale_v = 0
         self.bsite: Any = None
         self.unscaled = False
+        # under GradScaler: the updates the lane may make since it opened, the last of which may
+        # grow the scale (Engine._open_scaled_lane): the update after that one starts from
+        # another scale, which the lane does not read, so it never takes it
+        self.grow = 0
 
 
 class _NoIterator:
@@ -1055,8 +1060,16 @@ class Engine:
         lane = self.lane
         if lane.phase == CLOSED:
             return
-        lane.left = lane.budget = min(left, lane.left)  # lane.left: within the horizon too
-        lane.periodic = False  # (its periodic step takes the general path)
+        # open_lane's budget: to the optimizer's periodic step (lane.periodic), or less within
+        # the horizon. The lane keeps the periodic step (Engine.scaled_lane_period) when that
+        # budget is its own: the taken count a check wants to see (due_taken) is not before the
+        # periodic step, and the periodic update starts from the scale the lane started with
+        # (it is the lane's (left + 1)-th update: grown by none of the first ``left``)
+        period_left = lane.left
+        lane.left = lane.budget = min(left, period_left)  # lane.left: within the horizon too
+        lane.periodic = (lane.periodic and period_left <= info.due_taken - info.taken - 1
+                         and period_left < grow)
+        lane.grow = grow
         lane.after_attempt = ATTEMPTS_OFF
         lane.scaler_ref, lane.scaler = update[0].ref, update[0]
         lane.scale = update[0].last_scale
@@ -1258,6 +1271,85 @@ class Engine:
                 raise
             except Exception as exc:
                 self.internal_error(exc)
+        if self.every_step or self.every_direct_step:
+            self.sync()  # (nothing to tally: only closed)
+        elif not lane.unhooked and self.fetch_hook is not None:
+            # a lane that lasted a whole period: DataLoader batches need no hook while its
+            # iterator is the only one (hooks.FetchHook)
+            try:
+                self.fetch_hook.drop(it)
+            except Exception as exc:
+                self.internal_error(exc)
+        return True
+
+    def scaled_lane_period(self, opt: Any) -> bool:
+        """lane_period() for the lane under GradScaler: the periodic update (every
+        ROUTINE_PERIOD-th) that scaler.step() makes for the lane's optimizer after the lane's
+        scaled backward, an update the lane would take otherwise (its budget ran out at the
+        period: Lane.periodic, set only when the periodic update's update() starts from the
+        scale the lane started with). The lane counts it and keeps its tallies (_fold), calls
+        NaN detection's parameter check as for a step made by scaler.step(), and stays open:
+        next comes this update's update() (EXPECT_UPDATE), taken by the lane as any other.
+        The general path would hand this step to every check; in every other respect it is a
+        routine step made by scaler.step(), for which each every_step=False handler has
+        nothing to do but that parameter check (the AMP check returns for a step made by
+        scaler.step(); what it is told of the iteration the lane keeps, AmpMisuse.lane_closed).
+        False: the step is not such a step (nothing was done: it takes the general path)."""
+        lane = self.lane
+        info = lane.opt
+        if (lane.phase != lane.scaled_phase or lane.opt_ref() is not opt or not lane.periodic or lane.left
+                or info is None or lane.scaler is None
+                or self.every_step or self.every_direct_step or len(self._in_scaler_step) != 1
+                or self.compiled_steps or self.last_fetch != lane.fetch or info.collapse_at is not None):
+            return False
+        groups = opt.param_groups
+        if type(groups) is not list or len(groups) != 1 or groups[0].get("lr") is not lane.lr:
+            return False
+        it = lane.it_ref()  # (the batch count the hook notes for an update: Lane.it_ref)
+        if it is None:
+            return False
+        sched = lane.sched
+        left = ROUTINE_PERIOD - 1
+        periodic = True
+        if sched is not None:
+            limit = self.routine_limit(sched)
+            if limit is None:
+                return False
+            # the scheduler step of this update and the next period's, each after an update
+            # of the lane, all inside the horizon (user_steps < limit: Engine.on_scheduler_step)
+            within = limit - 2 - (sched.user_steps + len(lane.lrs_after))
+            if within < 0:
+                return False
+            if within < left:
+                left, periodic = within, False
+        # this update, counted as the hook counts one, then everything tallied; the lane waits
+        # for this update's update()
+        lane.budget += 1
+        lane.yielded = it._num_yielded
+        lane.phase = EXPECT_UPDATE
+        self._fold(lane)
+        if sched is not None:
+            lane.lead = 1  # (after the update(), this update's scheduler step)
+        gate = self.loss_gate
+        if gate is not None:
+            try:
+                gate.lane_check(info, True)
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                self.internal_error(exc)
+        # the updates the lane may still make: this one's update() is its (updates + 1)-th
+        # since it opened; no more than that leaves before the one that grows the scale (and
+        # the next periodic update only if it starts from the same scale), and none at or after
+        # the taken count a check wants to see (the parameter check above moved it)
+        grow = lane.grow - lane.updates - 1
+        due = info.due_taken - info.taken - 1
+        if due < left:
+            left, periodic = due, False
+        if grow <= left:
+            left, periodic = grow, False
+        lane.left = lane.budget = max(left, 0)
+        lane.periodic = periodic
         if self.every_step or self.every_direct_step:
             self.sync()  # (nothing to tally: only closed)
         elif not lane.unhooked and self.fetch_hook is not None:

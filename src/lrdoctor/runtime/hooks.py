@@ -150,6 +150,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     is_compiling = compiling_test(torch)
     on_attempt = engine.on_attempt
     lane_period = engine.lane_period
+    scaled_lane_period = engine.scaled_lane_period
     lane = engine.lane
     every_step = engine.every_step
 
@@ -219,18 +220,32 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             found_inf = None
             if in_scaler:
                 in_scaler_step[key] = True
-                if (lane.phase == lane.scaled_phase and lane.opt_ref() is self and lane.left
-                        and engine.last_fetch == lane.fetch and not every_step):
-                    # the lane under GradScaler: the update scaler.step() makes after the scaled
-                    # backward (taken: an optimizer that takes no found_inf of its own is called
-                    # only then, and the lane opens for no other: Engine._open_scaled_lane),
-                    # trained with the LR object the last step left, on a batch of the same
-                    # iterator
-                    groups = self.param_groups
-                    if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is lane.lr:
-                        lane.left -= 1
-                        lane.yielded = engine.last_yielded
-                        lane.phase = EXPECT_UPDATE
+                if lane.phase == lane.scaled_phase and lane.opt_ref() is self:
+                    if lane.left and engine.last_fetch == lane.fetch and not every_step:
+                        # the lane under GradScaler: the update scaler.step() makes after the
+                        # scaled backward (taken: an optimizer that takes no found_inf of its
+                        # own is called only then, and the lane opens for no other:
+                        # Engine._open_scaled_lane), trained with the LR object the last step
+                        # left, on a batch of the same iterator, whose batch count is read from
+                        # it (the __next__ hook may be off: FetchHook), or, for a lane that
+                        # does not know its iterator, from what the hook noted
+                        groups = self.param_groups
+                        if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is lane.lr:
+                            try:
+                                lane.yielded = lane.it_ref()._num_yielded
+                            except AttributeError:  # (None: the iterator is not known, or gone)
+                                if not lane.unhooked:  # (gone while unhooked: the general path)
+                                    lane.yielded = engine.last_yielded
+                                    lane.left -= 1
+                                    lane.phase = EXPECT_UPDATE
+                                    return
+                            else:
+                                lane.left -= 1
+                                lane.phase = EXPECT_UPDATE
+                                return
+                    elif lane.periodic and not lane.left and scaled_lane_period(self):
+                        # the lane's last update of a period: the periodic step it keeps open
+                        # through (Engine.scaled_lane_period)
                         return
                 found_inf = getattr(self, "found_inf", None)
                 if found_inf is not None:

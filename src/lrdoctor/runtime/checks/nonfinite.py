@@ -1080,10 +1080,11 @@ class NonFinite:
         if verdict is False:
             self.bad_params(step, opt, info.label, ev or self._lane_event(info), since=previous)
 
-    def lane_check(self, info: Any) -> None:
+    def lane_check(self, info: Any, via_scaler: bool = False) -> None:
         """on_optimizer_step for the periodic step of a lane that stays open through it
-        (Engine.lane_period): a taken update outside GradScaler, trained with the finite
-        float LR its last scheduler step left, already tallied. In the common case (a float32
+        (Engine.lane_period; Engine.scaled_lane_period: made by scaler.step(), ``via_scaler``):
+        a taken update, trained with the finite float LR its last scheduler step left, already
+        tallied. In the common case (a float32
         optimizer looked at before, nothing tripped or traced, no pre-hook in place) this is
         the parameter check that on_optimizer_step makes on such a step, without the event;
         otherwise on_optimizer_step itself is called with the event the general path makes."""
@@ -1094,14 +1095,14 @@ class NonFinite:
         if (self._pre_handle is not None or self.nan_trace or self.grad_culprit is not None
                 or self.bad_loss_step == step or lp is None or lp[1] is not False or lp[0] is not opt
                 or opt is None):
-            self.on_optimizer_step(self._lane_event(info))
+            self.on_optimizer_step(self._lane_event(info, via_scaler))
             return
-        self._check_params(step, opt, info, True, None)
+        self._check_params(step, opt, info, True, self._lane_event(info, True) if via_scaler else None)
 
-    def _lane_event(self, info: Any) -> OptimizerStep:
+    def _lane_event(self, info: Any, via_scaler: bool = False) -> OptimizerStep:
         """The event the general path makes of the tallied update ``info.attempts`` (taken,
-        outside GradScaler, its LRs the known ones)."""
-        return OptimizerStep(info, Attempt(info.attempts, self.engine.clock, True), info.known_lrs, False)
+        its LRs the known ones; made by scaler.step() if ``via_scaler``)."""
+        return OptimizerStep(info, Attempt(info.attempts, self.engine.clock, True), info.known_lrs, via_scaler)
 
     def _reset_trace(self) -> None:
         if self.nan_trace and self.checker is not None:
