@@ -30,9 +30,11 @@ LRD007, LRD008, LRD111 in files no case labels).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from .helpers import codes
+from .helpers import check_project, codes
 
 _WARM_UP = """
 import argparse
@@ -264,3 +266,27 @@ def main(args):
                     "scaler": loss_scaler.state_dict()}, "ckpt.pth")
 """
     assert [c for c in codes(source) if c != "LRD101"] == []
+
+
+# 4. (seen in the merged run) with the NativeScaler's updates visible, the step a bundled
+#    GradualWarmupScheduler copy makes on `self.after_scheduler` inside its own step() was
+#    reported as "runs once before the training loop" at the copy's line, because the script
+#    steps the wrapper once right after building it. That inner step runs only once the
+#    wrapper's own state says the warm-up is over; the wrapper's call is what has a place in
+#    the program.
+
+_WARMUP_PACKAGE = 'from torch.optim.lr_scheduler import _LRScheduler, ReduceLROnPlateau\n\n\nclass GradualWarmupScheduler(_LRScheduler):\n    def __init__(self, optimizer, multiplier, total_epoch, after_scheduler=None):\n        self.multiplier = multiplier\n        self.total_epoch = total_epoch\n        self.after_scheduler = after_scheduler\n        self.finished = False\n        super().__init__(optimizer)\n\n    def get_lr(self):\n        if self.last_epoch > self.total_epoch:\n            if self.after_scheduler:\n                if not self.finished:\n                    self.after_scheduler.base_lrs = [b * self.multiplier for b in self.base_lrs]\n                    self.finished = True\n                return self.after_scheduler.get_last_lr()\n            return [b * self.multiplier for b in self.base_lrs]\n        return [b * ((self.multiplier - 1.0) * self.last_epoch / self.total_epoch + 1.0) for b in self.base_lrs]\n\n    def step(self, epoch=None, metrics=None):\n        if type(self.after_scheduler) != ReduceLROnPlateau:\n            if self.finished and self.after_scheduler:\n                if epoch is None:\n                    self.after_scheduler.step(None)\n                else:\n                    self.after_scheduler.step(epoch - self.total_epoch)\n            else:\n                return super().step(epoch)\n        else:\n            self.after_scheduler.step(metrics)\n'
+
+_WARMUP_DRIVER = 'import torch\nfrom timm.utils import NativeScaler\nfrom warmup_scheduler import GradualWarmupScheduler\n\nmodel = torch.nn.Linear(4, 2)\noptimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\ncosine = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, 97, eta_min=1e-6)\nscheduler = GradualWarmupScheduler(optimizer, multiplier=1, total_epoch=3, after_scheduler=cosine)\nscheduler.step()\nloss_scaler = NativeScaler()\nloader = [torch.randn(8, 4) for _ in range(3)]\nfor epoch in range(1, 101):\n    for x in loader:\n        optimizer.zero_grad()\n        with torch.autocast("cuda"):\n            loss = model(x).sum()\n        loss_scaler(loss, optimizer, parameters=model.parameters())\n    scheduler.step()\n'
+
+
+def test_a_wrappers_inner_step_is_not_placed_before_training(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {
+        "warmup_scheduler/__init__.py":
+            "from warmup_scheduler.scheduler import GradualWarmupScheduler\n",
+        "warmup_scheduler/scheduler.py": _WARMUP_PACKAGE,
+        "train/train.py": _WARMUP_DRIVER,
+    }
+    found = check_project(tmp_path, monkeypatch, files)
+    assert not [f for f in found if f[2] == "LRD001" and "warmup_scheduler" in f[0]], found

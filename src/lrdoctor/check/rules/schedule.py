@@ -464,6 +464,13 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
         return None
     if any(c.key[0] != "<choice>" and _RESUME_WORDS.search(c.text) for c in e.conds):
         return None
+    fn = e.frame.fn if e.frame is not None else None
+    if fn is not None and fn.name.startswith("step") \
+            and (dotted(node.func.value) or "").startswith("self."):
+        # a wrapper's own step() stepping the scheduler it holds (a warm-up class handing
+        # over to `self.after_scheduler` once its own state says so): that runs as part of
+        # the wrapper's step, whose place in the program is the question, not this line
+        return None
     if built_at_a_position(sched):
         return None  # built where a resumed run left off (`last_epoch=start_epoch - 1`)
     # what ran before it whenever it runs (a load under `if args.resume:` does not: a fresh run
