@@ -4002,6 +4002,10 @@ class Tracer:
                                          (cls, scope) if scope is not None else None)
             unknown.torch_step = kind == "scheduler"
             return unknown
+        if node is not None:
+            warm = self._gradual_warmup_subclass(cls, node, args, kwargs)
+            if warm is not None:
+                return warm
         instance = InstanceVal(cls)
         if kind == "scheduler" and node is not None and scope is not None:
             instance.built = (node, scope)
@@ -4579,6 +4583,28 @@ class Tracer:
         # after `total_epoch` of its own steps every step is the follower's: the wrapper
         # steps what it is given as often as it is stepped
         obj.members = [f for f in followers if isinstance(f, Obj)]
+        return obj
+
+    def _gradual_warmup_subclass(self, cls: ClassInfo, node: ast.Call, args: list[Any],
+                                 kwargs: dict[str, Any]) -> Obj | None:
+        """The project's own subclass of the pip ``GradualWarmupScheduler`` that keeps the
+        package's ``step()`` (``class WarmupV2(GradualWarmupScheduler)`` overriding ``get_lr``
+        only): stepped, it does what the package's wrapper does (see ``_gradual_warmup``),
+        so it is built as that wrapper is, from what the class hands its base: the call's own
+        arguments when the class has no ``__init__`` of its own, or those its ``__init__``
+        passes on unchanged to ``super().__init__(...)``. None for a class with its own
+        ``step()``, or an ``__init__`` that hands its base anything else."""
+        if cls.find("step") is not None \
+                or not any(q in _GRADUAL_WARMUP for q in self.qualified_bases(cls)):
+            return None
+        # (`find` walks the project's classes only: None when none of them has an __init__)
+        found = cls.find("__init__")
+        given = (args, kwargs) if found is None else _forwarded_to_base(found[0], args, kwargs)
+        if given is None:
+            return None
+        obj = self._gradual_warmup(node, given[0], given[1])
+        if obj is not None:
+            obj.warmup_wrapper = cls.name
         return obj
 
     def deepspeed_initialize(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
@@ -5288,6 +5314,56 @@ def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
         for option in options(value) if isinstance(value, UnionVal) else [value]:
             if isinstance(option, Obj) and option.kind == "scheduler":
                 option.in_composite = True
+
+
+def _forwarded_to_base(init: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Any],
+                       kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]] | None:
+    """What ``init``'s one ``super().__init__(...)`` call hands the base class, from the
+    values the traced call gave ``init`` (``args`` after ``self``, ``kwargs``): each argument
+    there must be a parameter of ``init`` that it never rebinds, passed on as it came (a
+    parameter left out of the call holds its default, read only when it is ``None``). None
+    for anything else: a computed argument, ``*args``/``**kwargs`` anywhere, several calls."""
+    supers = [n for n in ast.walk(init) if isinstance(n, ast.Call)
+              and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"
+              and isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name)
+              and n.func.value.func.id == "super"]
+    spec = init.args
+    if len(supers) != 1 or spec.vararg or spec.kwarg or spec.posonlyargs or spec.kwonlyargs:
+        return None
+    params = [a.arg for a in spec.args[1:]]
+    defaults = dict(zip(params[len(params) - len(spec.defaults):], spec.defaults))
+    if len(args) > len(params) or any(k not in params for k in kwargs):
+        return None
+    bound: dict[str, Any] = dict(zip(params, args))
+    for name in params:
+        if name in kwargs:
+            if name in bound:
+                return None
+            bound[name] = kwargs[name]
+        elif name not in bound:
+            default = defaults.get(name)
+            if not (isinstance(default, ast.Constant) and default.value is None):
+                return None
+            bound[name] = None
+    rebound = {t.id for n in ast.walk(init) if isinstance(n, (ast.Assign, ast.AugAssign,
+                                                              ast.AnnAssign))
+               for target in (n.targets if isinstance(n, ast.Assign) else [n.target])
+               for t in ast.walk(target) if isinstance(t, ast.Name)}
+    call = supers[0]
+
+    def passed(expr: ast.expr) -> Any:
+        if isinstance(expr, ast.Name) and expr.id in bound and expr.id not in rebound:
+            return bound[expr.id]
+        raise LookupError(expr)
+
+    try:
+        if any(isinstance(a, ast.Starred) for a in call.args) \
+                or any(k.arg is None for k in call.keywords):
+            return None
+        return [passed(a) for a in call.args], {k.arg: passed(k.value) for k in call.keywords
+                                                if k.arg is not None}
+    except LookupError:
+        return None
 
 
 # the pip package warmup_scheduler's warm-up wrapper (see Tracer._gradual_warmup)

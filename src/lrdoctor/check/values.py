@@ -47,6 +47,9 @@ class Obj:
     # an instance of the project's own subclass of torch's LRScheduler that keeps torch's
     # step(): its class is unknown, but what step(epoch) does is torch's
     torch_step: bool = False
+    # built from the pip package warmup_scheduler's GradualWarmupScheduler or from the
+    # project's own subclass of it that keeps its step(): the class's name
+    warmup_wrapper: str = ""
     # a class of torch.optim.lr_scheduler that a setting picks (`getattr(lr_scheduler,
     # cfg.name)(opt)`, a factory handed that module: `config.init_obj("lr_scheduler",
     # torch.optim.lr_scheduler, opt)`): one of torch's classes, which one is not known

@@ -55,6 +55,23 @@ def scaler_switch(scaler: Obj | None) -> str | None:
     return _and(flag, ast.unparse(enabled))
 
 
+def built_with_the_gpu(scaler: Obj | None) -> bool:
+    """``GradScaler() if torch.cuda.is_available() else None`` (or ``None if not
+    torch.cuda.is_available() else GradScaler()``), enabled, under no switch of the user's:
+    ``scaler_switch`` leaves it unknown (the test says nothing of whether float16 AMP runs),
+    but in every run on a GPU it is an enabled GradScaler, and in every other run it is None.
+    A caller that sees the program use it where None would raise (``scaler.step(optimizer)``
+    under no test of its existence) knows every run that gets there holds the scaler."""
+    if scaler is None or scaler.call is None or scaler.kind != "scaler" \
+            or not scaler.conditional or _enclosing_flag(scaler):
+        return False
+    test = _conditional_test(scaler)
+    if test is None or not _device_check(test):
+        return False
+    enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
+    return enabled is None or (isinstance(enabled, ast.Constant) and enabled.value is True)
+
+
 def _fixed(scaler: Obj, flag: str) -> bool | None:
     """The value of a flag that is a plain local name bound once to a literal where the
     scaler is built (``amp = False  # set to True on a GPU``), else None (a setting)."""

@@ -60,7 +60,13 @@ from lrdoctor.check.rules.first_pass import (
     holds_first,
 )
 from lrdoctor.check.rules.overrun import plus_literal, range_call, range_count
-from lrdoctor.check.rules.scalers import never_skips, scaler_switch, when
+from lrdoctor.check.rules.scalers import (
+    ALWAYS,
+    built_with_the_gpu,
+    never_skips,
+    scaler_switch,
+    when,
+)
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
     Const,
@@ -78,6 +84,10 @@ from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS, recomputes_lr
 
 # a literal horizon up to this many steps, stepped per batch inside an epoch loop, is epochs
 SMALL_LITERAL = 200
+# a CosineAnnealingWarmRestarts whose literal first period is at most this many steps restarts
+# every few batches when stepped per batch: a period meant in epochs (SGDR's own T_0 are 1-10
+# epochs, Kaggle configs 1-50)
+RESTART_LITERAL = 50
 _SCALE_GUARD_WORDS = ("scale", "skip", "finite", "overflow", "nan", "inf", "found_inf")
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
 # the words of a test that asks about the update itself, whatever else it reads
@@ -686,6 +696,9 @@ def _epoch_consequence(sched: Obj, h: Horizon) -> str:
         return f"patience={h.source} counts batches, so the LR drops after a few noisy batches"
     if sched.cls == "PolynomialLR":
         return "the LR reaches its floor within the first epoch and stays there"
+    if sched.cls == "CosineAnnealingWarmRestarts":
+        return f"the cosine restarts after {h.source} batches instead of epochs, many times " \
+            "within the first epoch"
     return "the whole schedule passes within the first epoch"
 
 
@@ -776,9 +789,23 @@ def _per_batch_problem(sched: Obj, loop: Loop) -> Horizon | None:
         # catalog's own example, StepLR(step_size=7) over range(3), is that shape, and the
         # per-batch decay does its damage whichever unit was meant)
         return h
+    if loop.iterates_loader and loop.parent is not None and _short_restart_period(sched, h):
+        return h
     if loop.iterates_loader and _within_the_epochs(sched, h, loop):
         return h
     return None
+
+
+def _short_restart_period(sched: Obj, h: Horizon) -> bool:
+    """``CosineAnnealingWarmRestarts(opt, T_0=3)``: a first restart period written as a literal
+    of a few steps (at most ``RESTART_LITERAL``). Stepped with a plain ``step()`` after every
+    batch of a loop inside an epoch loop, each step counts one batch, so the cosine anneals
+    and jumps back to the initial LR every few batches (and, with ``T_mult``, over periods
+    that grow from there): a period meant in epochs. A period sized from the loader, an
+    iteration count in the hundreds or more, or a step given the fractional epoch (the
+    documented per-batch use) is not this shape."""
+    return sched.cls == "CosineAnnealingWarmRestarts" and h.param == "T_0" \
+        and h.unit == "literal" and h.value is not None and 0 < h.value <= RESTART_LITERAL
 
 
 def _within_the_epochs(sched: Obj, h: Horizon, loop: Loop) -> bool:
@@ -3730,7 +3757,8 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         scaler_steps = [
             (s, flag) for s in updates
             if s.kind == "scaler_step" and not _exclusive(s, e)
-            and (flag := scaler_switch(s.obj)) is not None and not never_skips(s.obj, (s.path,))
+            and (flag := _switch_where_stepped(s, e)) is not None
+            and not never_skips(s.obj, (s.path,))
         ]
         if not scaler_steps:
             continue
@@ -3761,6 +3789,23 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+def _switch_where_stepped(s: Event, e: Event) -> str | None:
+    """``scaler_switch`` of the scaler stepped at ``s``, and ``ALWAYS`` for one built ``if
+    torch.cuda.is_available() else None`` whose ``step()`` runs under no test of its own (none
+    asks whether it exists, and every test around it is also around the scheduler step ``e``,
+    as ``if mode == "train":`` around both): where it is None, ``None.step(...)`` raises before
+    the scheduler steps, so every run that steps the scheduler there holds the enabled
+    GradScaler. Guarded by ``if scaler is not None:`` (a program meant to train on the CPU
+    too), it stays unknown, as ``scaler_switch`` leaves it."""
+    flag = scaler_switch(s.obj)
+    if flag is not None or not built_with_the_gpu(s.obj):
+        return flag
+    around = {(c.key, c.branch) for c in e.conds}
+    if all((c.key, c.branch) in around and not _tests_existence(c, s) for c in s.conds):
+        return ALWAYS
+    return None
 
 
 def _shared_boundary(e: Event, s: Event, loop: Loop) -> str | None:
@@ -4046,6 +4091,9 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         target = sched.cls or (
             f"{built} (warmup_scheduler), which hands it on to torch's step(epoch)"
             if built == "GradualWarmupScheduler"
+            else f"{sched.warmup_wrapper} (a subclass of warmup_scheduler's "
+                 "GradualWarmupScheduler that keeps its step()), which hands it on to torch's "
+                 "step(epoch)" if sched.warmup_wrapper
             else "the class of torch.optim.lr_scheduler that the setting picks (any but "
                  "CosineAnnealingWarmRestarts)" if sched.torch_module and not sched.torch_step
             else "a subclass of torch.optim.lr_scheduler.LRScheduler that keeps its step()")
