@@ -1234,26 +1234,10 @@ class Engine:
                 or self.every_step or self.every_direct_step or self._in_scaler_step
                 or self.compiled_steps or self.last_fetch != lane.fetch or info.collapse_at is not None):
             return False
-        groups = opt.param_groups
-        if type(groups) is not list or len(groups) != 1 or groups[0].get("lr") is not lane.lr:
+        start = self._period_start(lane, opt)
+        if start is None:
             return False
-        it = lane.it_ref()  # (the batch count the hook notes for an update: Lane.it_ref)
-        if it is None:
-            return False
-        sched = lane.sched
-        left = ROUTINE_PERIOD - 1
-        periodic = True
-        if sched is not None:
-            limit = self.routine_limit(sched)
-            if limit is None:
-                return False
-            # the scheduler step of this update and the next period's, each after an update
-            # of the lane, all inside the horizon (user_steps < limit: Engine.on_scheduler_step)
-            within = limit - 2 - (sched.user_steps + len(lane.lrs_after))
-            if within < 0:
-                return False
-            if within < left:
-                left, periodic = within, False
+        it, sched, left, periodic = start
         # this update, counted as the hook counts one, then everything tallied
         lane.budget += 1
         lane.yielded = it._num_yielded
@@ -1271,16 +1255,49 @@ class Engine:
                 raise
             except Exception as exc:
                 self.internal_error(exc)
+        self._after_period(lane, it)
+        return True
+
+    def _period_start(self, lane: Any, opt: Any) -> tuple[Any, Any, int, bool] | None:
+        """What lane_period() and scaled_lane_period() ask alike of a periodic update: one
+        param group whose LR is the lane's, the lane's iterator still alive, and the lane's
+        scheduler inside its horizon for this update's step and the next period's. Then
+        (iterator, scheduler, updates the lane may take next, whether the last of them is the
+        next periodic one); None: the update takes the general path."""
+        groups = opt.param_groups
+        if type(groups) is not list or len(groups) != 1 or groups[0].get("lr") is not lane.lr:
+            return None
+        it = lane.it_ref()  # (the batch count the hook notes for an update: Lane.it_ref)
+        if it is None:
+            return None
+        sched = lane.sched
+        left = ROUTINE_PERIOD - 1
+        periodic = True
+        if sched is not None:
+            limit = self.routine_limit(sched)
+            if limit is None:
+                return None
+            # the scheduler step of this update and the next period's, each after an update
+            # of the lane, all inside the horizon (user_steps < limit: Engine.on_scheduler_step)
+            within = limit - 2 - (sched.user_steps + len(lane.lrs_after))
+            if within < 0:
+                return None
+            if within < left:
+                left, periodic = within, False
+        return it, sched, left, periodic
+
+    def _after_period(self, lane: Any, it: Any) -> None:
+        """The end of a periodic update the lane kept: closed if a check now wants every
+        step, else the DataLoader hook taken off (the lane lasted a whole period)."""
         if self.every_step or self.every_direct_step:
             self.sync()  # (nothing to tally: only closed)
         elif not lane.unhooked and self.fetch_hook is not None:
-            # a lane that lasted a whole period: DataLoader batches need no hook while its
-            # iterator is the only one (hooks.FetchHook)
+            # DataLoader batches need no hook while the lane's iterator is the only one
+            # (hooks.FetchHook)
             try:
                 self.fetch_hook.drop(it)
             except Exception as exc:
                 self.internal_error(exc)
-        return True
 
     def scaled_lane_period(self, opt: Any) -> bool:
         """lane_period() for the lane under GradScaler: the periodic update (every
@@ -1302,26 +1319,10 @@ class Engine:
                 or self.every_step or self.every_direct_step or len(self._in_scaler_step) != 1
                 or self.compiled_steps or self.last_fetch != lane.fetch or info.collapse_at is not None):
             return False
-        groups = opt.param_groups
-        if type(groups) is not list or len(groups) != 1 or groups[0].get("lr") is not lane.lr:
+        start = self._period_start(lane, opt)
+        if start is None:
             return False
-        it = lane.it_ref()  # (the batch count the hook notes for an update: Lane.it_ref)
-        if it is None:
-            return False
-        sched = lane.sched
-        left = ROUTINE_PERIOD - 1
-        periodic = True
-        if sched is not None:
-            limit = self.routine_limit(sched)
-            if limit is None:
-                return False
-            # the scheduler step of this update and the next period's, each after an update
-            # of the lane, all inside the horizon (user_steps < limit: Engine.on_scheduler_step)
-            within = limit - 2 - (sched.user_steps + len(lane.lrs_after))
-            if within < 0:
-                return False
-            if within < left:
-                left, periodic = within, False
+        it, sched, left, periodic = start
         # this update, counted as the hook counts one, then everything tallied; the lane waits
         # for this update's update()
         lane.budget += 1
@@ -1350,15 +1351,7 @@ class Engine:
             left, periodic = grow, False
         lane.left = lane.budget = max(left, 0)
         lane.periodic = periodic
-        if self.every_step or self.every_direct_step:
-            self.sync()  # (nothing to tally: only closed)
-        elif not lane.unhooked and self.fetch_hook is not None:
-            # a lane that lasted a whole period: DataLoader batches need no hook while its
-            # iterator is the only one (hooks.FetchHook)
-            try:
-                self.fetch_hook.drop(it)
-            except Exception as exc:
-                self.internal_error(exc)
+        self._after_period(lane, it)
         return True
 
     def on_internal_scheduler_step(self, sched: Any) -> None:
