@@ -13,6 +13,24 @@ T = TypeVar("T")
 # every module's answers alive to the end
 LIMIT = 4096
 
+# every cache made by per_node, so that forget() can empty them all
+_CACHES: list[dict[Any, Any]] = []
+
+
+def kept(cache: dict[Any, Any]) -> dict[Any, Any]:
+    """``cache`` (a module's own table of answers keyed by nodes), emptied by forget()."""
+    _CACHES.append(cache)
+    return cache
+
+
+def forget() -> None:
+    """Drop every answer of every ``per_node`` question, with the nodes they hold. A check
+    run never needs it (each cache starts over past LIMIT); a process that goes on to other
+    work after checking many files does (the test suite between its directories: millions of
+    AST nodes held alive make each full garbage collection of the later tests slow)."""
+    for cache in _CACHES:
+        cache.clear()
+
 
 def per_node(question: Callable[..., T]) -> Callable[..., T]:
     """``question(node, *rest)`` answered once per node (and per value of the hashable
@@ -21,6 +39,7 @@ def per_node(question: Callable[..., T]) -> Callable[..., T]:
     functions of a tree that the rules and the tracer ask again and again (at every event,
     every call)."""
     cache: dict[Any, tuple[ast.AST, T]] = {}
+    _CACHES.append(cache)
 
     @functools.wraps(question)
     def answer(node: Any, *rest: Any) -> T:

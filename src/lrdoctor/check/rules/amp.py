@@ -9,7 +9,7 @@ import re
 import struct
 from collections.abc import Callable, Iterator
 
-from lrdoctor.check import constants, names
+from lrdoctor.check import constants, memo, names
 from lrdoctor.check.context import (
     FileContext,
     definitions_in,
@@ -518,42 +518,24 @@ def _loaded_in_half(call: ast.Call, module: ModuleInfo) -> bool:
     )
 
 
-_HALF_NAMES: dict[int, tuple[ast.Module, frozenset[str]]] = {}
-
-
+@per_node
 def _names_given_half(tree: ast.Module) -> frozenset[str]:
     """Names assigned anywhere in the file from an expression that mentions float16 (one
     pass per file, so looking a dtype name up stays cheap)."""
-    cached = _HALF_NAMES.get(id(tree))
-    if cached is not None and cached[0] is tree:
-        return cached[1]
-    found = frozenset(
+    return frozenset(
         t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
         and any(isinstance(n, ast.Attribute) and n.attr in _HALF_WORDS
                 or isinstance(n, ast.Constant) and n.value in _HALF_WORDS
                 for n in ast.walk(node.value))
         for t in node.targets if isinstance(t, ast.Name)
     )
-    if len(_HALF_NAMES) > 256:
-        _HALF_NAMES.clear()
-    _HALF_NAMES[id(tree)] = (tree, found)
-    return found
 
 
-_FUNCTIONS: dict[int, tuple[ast.Module, list[ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
-
-
+@per_node
 def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """Every function of ``tree``, in ``ast.walk`` order (listed once per file: a large
     project module is asked about many names)."""
-    cached = _FUNCTIONS.get(id(tree))
-    if cached is not None and cached[0] is tree:
-        return cached[1]
-    found = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    if len(_FUNCTIONS) > 256:
-        _FUNCTIONS.clear()
-    _FUNCTIONS[id(tree)] = (tree, found)
-    return found
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
 @per_node
@@ -691,7 +673,7 @@ def _project_builders(ctx: FileContext) -> dict[str, ast.Call]:
 
 _UNKNOWN = object()
 _InPlace = list[tuple[str, ast.Call, tuple[tuple[ast.expr, bool], ...]]]
-_IN_PLACE: dict[int, tuple[ast.AST, _InPlace]] = {}
+_IN_PLACE: dict[int, tuple[ast.AST, _InPlace]] = memo.kept({})
 
 
 def _in_place_casts(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleInfo) -> _InPlace:
@@ -745,7 +727,7 @@ def _in_place_casts(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: ModuleIn
 
 # a call of this file that casts the caller's module in the function it calls -> (that call,
 # the function's name, its file, the cast's line), for the finding's wording
-_CALLEE_CASTS: dict[int, tuple[ast.Call, str, str, int]] = {}
+_CALLEE_CASTS: dict[int, tuple[ast.Call, str, str, int]] = memo.kept({})
 
 
 def _binds(node: ast.AST, name: str) -> bool:
