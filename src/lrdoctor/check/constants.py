@@ -519,21 +519,10 @@ def _module_dict(expr: ast.Attribute, scope: Scope | None, module: ModuleInfo
                  ) -> tuple[ast.expr, ModuleInfo] | None:
     """The top-level dict (a literal or a ``dict(...)`` call of keywords) that ``mod.NAME``
     reads in a project module imported by the reading one, and that module."""
-    chain = dotted(expr)
-    loader = module.loader
-    if chain is None or loader is None or chain.count(".") != 1:
+    found = _imported_assignment(expr, scope, module)
+    if found is None or found[3].count(".") != 1:
         return None
-    head, _, attr = chain.partition(".")
-    qual = module.imports.get(head)
-    if qual is None or (scope is not None and head in _local_names(scope)):
-        return None
-    found = loader.module_for(f"{qual}.{attr}", module)
-    if found is None or found[0] is module or "." in found[1]:
-        return None
-    assigned = _module_constant(found[0], found[1])
-    if assigned is None or loader.attribute_stored(found[0].path, found[1]):
-        return None
-    return assigned, found[0]
+    return found[0], found[1]
 
 
 def _dict_entry(value: ast.expr, key: str) -> ast.expr | None:
@@ -1192,14 +1181,14 @@ def _rooted_at(expr: ast.expr, holder: str) -> bool:
     return read_root(expr) == holder
 
 
-def _module_attribute(expr: ast.Attribute, scope: Scope | None, module: ModuleInfo
-                      ) -> tuple[ast.expr, ModuleInfo] | None:
-    """The one top-level assignment of ``NAME`` in the project module that ``mod.NAME`` reads,
-    ``mod`` (or ``pkg.mod``) bound by an import of the reading module and not by the reading
-    function (``from utils import config`` then ``config.EPOCHS``; ``import utils.config`` then
-    ``utils.config.EPOCHS``), and the module that holds it. None when the reading module also
-    stores that attribute (``config.EPOCHS = 30`` under a flag) with anything but the same
-    literal, or when the chain names no project module."""
+def _imported_assignment(expr: ast.Attribute, scope: Scope | None, module: ModuleInfo
+                         ) -> tuple[ast.expr, ModuleInfo, str, str] | None:
+    """``mod.NAME`` (or ``pkg.mod.NAME``) read through an import of ``module`` that the
+    reading ``scope`` does not rebind: the one top-level assignment of ``NAME`` in that other
+    project module, the module, ``NAME`` and the chain as written. None when no project module
+    holds it, or when the project's Python files store that attribute anywhere (a driver
+    writing the parsed options into the config module: the file's literal may not be what
+    runs)."""
     chain = dotted(expr)
     loader = module.loader
     if chain is None or loader is None or "." not in chain:
@@ -1215,13 +1204,23 @@ def _module_attribute(expr: ast.Attribute, scope: Scope | None, module: ModuleIn
     if other is module or "." in attr:
         return None
     assigned = _module_constant(other, attr)
-    if assigned is None or not isinstance(assigned, ast.Constant):
+    if assigned is None or loader.attribute_stored(other.path, attr):
         return None
-    if loader.attribute_stored(other.path, attr):
-        # set somewhere in the project's Python files (a driver writing the parsed options
-        # into the config module): the file's literal may not be what runs. A notebook or
-        # script that reads it is looked at below
+    return assigned, other, attr, chain
+
+
+def _module_attribute(expr: ast.Attribute, scope: Scope | None, module: ModuleInfo
+                      ) -> tuple[ast.expr, ModuleInfo] | None:
+    """The one top-level assignment of ``NAME`` in the project module that ``mod.NAME`` reads,
+    ``mod`` (or ``pkg.mod``) bound by an import of the reading module and not by the reading
+    function (``from utils import config`` then ``config.EPOCHS``; ``import utils.config`` then
+    ``utils.config.EPOCHS``), and the module that holds it. None when the reading module also
+    stores that attribute (``config.EPOCHS = 30`` under a flag) with anything but the same
+    literal, or when the chain names no project module."""
+    found = _imported_assignment(expr, scope, module)
+    if found is None or not isinstance(found[0], ast.Constant):
         return None
+    assigned, other, chain = found[0], found[1], found[3]
     for node in ast.walk(module.tree):
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
