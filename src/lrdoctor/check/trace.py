@@ -1369,8 +1369,10 @@ class Tracer:
                 self.exec_branch(stmt, 1, stmt.test, body[i + 1:], scope)
                 return
             self.exec_stmt(stmt, scope)
-            rest = body[i + 1:]
-            if rest and isinstance(stmt, ast.If):
+            if isinstance(stmt, ast.If) and i + 1 < len(body):
+                # (the rest of the body is copied only here: a copy after every statement
+                # made a module of many statements quadratic)
+                rest = body[i + 1:]
                 branch = _branch_that_falls_through(stmt)
                 known = self.if_outcome(stmt, scope) if branch is not None else None
                 if known is not None and branch == (1 if known else 0):
