@@ -315,12 +315,13 @@ def test_many_findings_are_rendered_in_linear_time(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # 20,000 findings: quadratic work (the source split once per finding) took 56 s here;
-    # linear takes 3-6 s
+    # linear takes 3-6 s. CPU time of this process (one file is checked in it), which a
+    # machine shared with other work does not stretch as it stretches the wall clock
     body = "".join(f"scaler{i} = torch.cuda.amp.GradScaler()\n" for i in range(20_000))
     Path("generated.py").write_text("import torch\n" + body)
-    started = time.perf_counter()
+    started = time.process_time()
     code, out, _ = run(capsys, "--format", "json", "generated.py")
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert code == 1
     assert len(json.loads(out)) == 20_000
     assert elapsed < 30, f"{elapsed:.1f} s for 20,000 findings"
@@ -333,9 +334,9 @@ def test_applying_many_fixes_is_linear() -> None:
     n = 200_000
     text = "x = torch.cuda.amp.GradScaler()\n" * n
     edits = [Edit(i + 1, 4, i + 1, 18, "torch.amp") for i in range(n)]
-    started = time.perf_counter()
+    started = time.process_time()
     fixed = apply_edits(text, edits)
-    assert time.perf_counter() - started < 10  # quadratic: minutes
+    assert time.process_time() - started < 10  # quadratic: minutes
     assert fixed == "x = torch.amp.GradScaler()\n" * n
 
 
