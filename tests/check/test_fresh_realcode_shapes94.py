@@ -26,7 +26,7 @@ import pytest
 
 from lrdoctor.check.engine import check_source
 
-from .helpers import check_project, codes, project_codes
+from .helpers import check_project, codes, messages, project_codes
 
 # -- notebooks saved as scripts ---------------------------------------------------------------
 
@@ -438,3 +438,162 @@ def test_unscale_at_the_update_and_skip_checked_scheduler_is_silent() -> None:
         "            if scale <= scaler.get_scale():\n                scheduler.step()\n")
     assert source != UNSCALE_UNDER_A_SETTING
     assert codes(source) == []
+
+
+# -- LRD010: a horizon of one epoch's updates under gradient accumulation ------------------------
+
+ONE_EPOCH_OF_UPDATES = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+from torch.utils.data import DataLoader
+
+EPOCHS = 10
+ACCUM = 4
+
+
+def train(model, dataset):
+    loader = DataLoader(dataset, batch_size=32, shuffle=True)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scheduler = CosineAnnealingLR(optimizer, T_max=len(loader) // ACCUM)
+    for epoch in range(EPOCHS):
+        for step, (x, y) in enumerate(loader):
+            (torch.nn.functional.mse_loss(model(x), y) / ACCUM).backward()
+            if (step + 1) % ACCUM == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+                scheduler.step()
+"""
+
+
+def test_cosine_of_one_epoch_of_updates_stepped_per_update_for_ten_epochs() -> None:
+    source = ONE_EPOCH_OF_UPDATES
+    assert codes(source) == ["LRD010"]
+    said = [m for m in messages(source) if m.startswith("CosineAnnealingLR")]
+    assert said and "one update every `ACCUM`" in said[0] and "9 step it past" in said[0], said
+
+
+def test_cosine_of_every_epochs_updates_is_silent() -> None:
+    source = ONE_EPOCH_OF_UPDATES.replace("T_max=len(loader) // ACCUM",
+                                          "T_max=EPOCHS * (len(loader) // ACCUM)")
+    assert codes(source) == []
+
+
+def test_updates_horizon_spelled_with_ceil_and_a_last_batch_update() -> None:
+    source = ONE_EPOCH_OF_UPDATES.replace(
+        "import torch\n", "import math\nimport torch\n").replace(
+        "T_max=len(loader) // ACCUM", "T_max=math.ceil(len(loader) / ACCUM)").replace(
+        "if (step + 1) % ACCUM == 0:", "if (step + 1) % ACCUM == 0 or step == len(loader) - 1:")
+    assert codes(source) == ["LRD010"]
+
+
+def test_updates_horizon_of_two_epochs_for_ten() -> None:
+    source = ONE_EPOCH_OF_UPDATES.replace("T_max=len(loader) // ACCUM",
+                                          "T_max=2 * (len(loader) // ACCUM)")
+    assert codes(source) == ["LRD010"]
+    source = ONE_EPOCH_OF_UPDATES.replace("T_max=len(loader) // ACCUM",
+                                          "T_max=len(loader) * 10 // ACCUM")
+    assert "LRD010" not in codes(source)
+
+
+def test_updates_horizon_in_a_config_class_and_linear_decay() -> None:
+    source = """
+    import torch
+    from torch.utils.data import DataLoader
+    from transformers import get_linear_schedule_with_warmup
+
+
+    class CFG:
+        epochs = 5
+        gradient_accumulation_steps = 2
+
+
+    def train_loop(model, dataset):
+        loader = DataLoader(dataset, batch_size=8, shuffle=True)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+        num_train_steps = len(loader) // CFG.gradient_accumulation_steps
+        scheduler = get_linear_schedule_with_warmup(optimizer, 0, num_train_steps)
+        for epoch in range(CFG.epochs):
+            for step, (x, y) in enumerate(loader):
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                (loss / CFG.gradient_accumulation_steps).backward()
+                if (step + 1) % CFG.gradient_accumulation_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    scheduler.step()
+    """
+    assert codes(source) == ["LRD010"]
+
+
+def test_updates_horizon_guard_through_a_name() -> None:
+    source = ONE_EPOCH_OF_UPDATES.replace(
+        "            if (step + 1) % ACCUM == 0:\n",
+        "            sync = (step + 1) % ACCUM == 0\n            if sync:\n")
+    assert codes(source) == ["LRD010"]
+
+
+def test_updates_horizon_stepped_every_batch_is_left_to_lrd017() -> None:
+    source = ONE_EPOCH_OF_UPDATES.replace(
+        "                optimizer.zero_grad()\n                scheduler.step()\n",
+        "                optimizer.zero_grad()\n            scheduler.step()\n")
+    assert source != ONE_EPOCH_OF_UPDATES
+    assert "LRD010" not in codes(source)
+
+
+def test_updates_horizon_under_another_period_is_silent() -> None:
+    source = ONE_EPOCH_OF_UPDATES.replace(
+        "                optimizer.zero_grad()\n                scheduler.step()\n",
+        "                optimizer.zero_grad()\n            if (step + 1) % 50 == 0:\n"
+        "                scheduler.step()\n")
+    assert "LRD010" not in codes(source)
+
+
+def test_updates_horizon_with_early_stopping_is_silent() -> None:
+    source = ONE_EPOCH_OF_UPDATES.replace(
+        "                scheduler.step()\n",
+        "                scheduler.step()\n        if optimizer.param_groups[0][\"lr\"] < 1e-6:\n"
+        "            break\n")
+    assert "LRD010" not in codes(source)
+
+
+def test_updates_horizon_under_a_second_test_is_silent() -> None:
+    source = ONE_EPOCH_OF_UPDATES.replace(
+        "                scheduler.step()\n",
+        "                if epoch >= 1:\n                    scheduler.step()\n")
+    assert "LRD010" not in codes(source)
+
+
+def test_updates_horizon_for_a_single_epoch_is_silent() -> None:
+    assert codes(ONE_EPOCH_OF_UPDATES.replace("EPOCHS = 10", "EPOCHS = 1")) == []
+
+
+def test_updates_horizon_in_a_trainer_class() -> None:
+    source = """
+    import torch
+    from torch.optim.lr_scheduler import CosineAnnealingLR
+    from torch.utils.data import DataLoader
+
+
+    class Trainer:
+        def __init__(self, model, dataset, accum=8, epochs=20):
+            self.model = model
+            self.accum = accum
+            self.epochs = epochs
+            self.loader = DataLoader(dataset, batch_size=16, shuffle=True)
+            self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+            self.scheduler = CosineAnnealingLR(self.optimizer,
+                                               T_max=len(self.loader) // self.accum)
+
+        def fit(self):
+            for epoch in range(20):
+                for i, (x, y) in enumerate(self.loader):
+                    (torch.nn.functional.mse_loss(self.model(x), y) / self.accum).backward()
+                    if (i + 1) % self.accum == 0:
+                        self.optimizer.step()
+                        self.optimizer.zero_grad()
+                        self.scheduler.step()
+
+
+    def main(model, dataset):
+        Trainer(model, dataset).fit()
+    """
+    assert codes(source) == ["LRD010"]
