@@ -597,3 +597,45 @@ def test_updates_horizon_in_a_trainer_class() -> None:
         Trainer(model, dataset).fit()
     """
     assert codes(source) == ["LRD010"]
+
+
+ONECYCLE_EPOCHS_OF_UPDATES = """
+import torch
+from torch.optim.lr_scheduler import OneCycleLR
+from torch.utils.data import DataLoader
+
+EPOCHS = 10
+ACCUM = 4
+
+
+def train(model, dataset):
+    loader = DataLoader(dataset, batch_size=32, shuffle=True)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scheduler = OneCycleLR(optimizer, max_lr=1e-3, epochs=5,
+                           steps_per_epoch=len(loader) // ACCUM)
+    for epoch in range(EPOCHS):
+        for step, (x, y) in enumerate(loader):
+            (torch.nn.functional.mse_loss(model(x), y) / ACCUM).backward()
+            if (step + 1) % ACCUM == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+                scheduler.step()
+"""
+
+
+def test_onecycle_sized_in_updates_for_fewer_epochs_than_the_loop() -> None:
+    source = ONECYCLE_EPOCHS_OF_UPDATES
+    assert codes(source) == ["LRD010"]
+    said = [m for m in messages(source) if m.startswith("OneCycleLR")]
+    assert said and "every update (every `ACCUM` batches)" in said[0], said
+
+
+def test_onecycle_sized_in_updates_for_the_loops_epochs_is_silent() -> None:
+    assert codes(ONECYCLE_EPOCHS_OF_UPDATES.replace("epochs=5,", "epochs=EPOCHS,")) == []
+
+
+def test_onecycle_sized_in_updates_under_another_period_is_silent() -> None:
+    source = ONECYCLE_EPOCHS_OF_UPDATES.replace(
+        "            if (step + 1) % ACCUM == 0:\n",
+        "            if (step + 1) % 7 == 0:\n")
+    assert "LRD010" not in codes(source)

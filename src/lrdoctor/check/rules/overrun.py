@@ -561,9 +561,21 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         if epochs is None or per_epoch is None or batch_loop is None:
             continue
         epoch_loop = batch_loop.parent
-        if epoch_loop is None or e.conds_inside(epoch_loop):
+        if epoch_loop is None:
             continue
         found = _len_of_loader(per_epoch, sched.scope, built=False)
+        per_update: ast.expr | None = None  # steps_per_epoch counts updates of k batches
+        if found is None:
+            updates = _updates_of_batches(per_epoch, sched.scope)
+            if updates is not None and updates[1] is None:
+                found, per_update = (updates[2], updates[3]), updates[4]
+        tests = e.conds_inside(epoch_loop)
+        if per_update is None and tests:
+            continue
+        if per_update is not None and (
+                len(tests) != 1 or tests[0].loop is not batch_loop
+                or not _under_accumulation(tests[0], per_update, sched.scope, batch_loop.scope)):
+            continue  # not once per update of k batches
         if found is None or not _iterates_loader(batch_loop, *found):
             continue  # not stepped per batch of the loader its steps_per_epoch counts
         passes = _passes(epoch_loop)
@@ -598,10 +610,12 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             continue  # restarted by hand during the run
         seen.add(sched.id)
         more = "one pass more" if extra == 1 else f"{extra} passes more"
+        every = "batch" if per_update is None else \
+            f"update (every `{ast.unparse(per_update)}` batches)"
         yield Diagnostic.at(
             "LRD010",
             f"OneCycleLR(epochs={ast.unparse(epochs)}) ({line_at(sched.path, sched.line, e.path)}) "
-            f"is stepped after every batch of `{ast.unparse(found[1].args[0])}` (line {e.line}), "
+            f"is stepped after every {every} of `{ast.unparse(found[1].args[0])}` (line {e.line}), "
             f"but the epoch loop ({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs "
             f"over `{ast.unparse(node.iter)}`, {more} than "
             f"the epochs it was sized for: its epochs * steps_per_epoch steps are spent before "
