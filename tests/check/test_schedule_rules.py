@@ -561,9 +561,13 @@ for epoch in range(3):
 
 
 def test_scheduler_inside_the_accumulation_block_is_fine() -> None:
+    # sized to the 3 epochs' updates: `total_steps=len(loader) // 4` alone is one epoch of
+    # them, and OneCycleLR raises at the first update of the second epoch (LRD010, see
+    # test_fresh_realcode_shapes94.py)
     src = script("""
 accum_steps = 4
-scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=len(loader) // 4)
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1,
+                                                total_steps=3 * (len(loader) // 4))
 for epoch in range(3):
     for i, x in enumerate(loader):
         model(x).sum().backward()

@@ -18,7 +18,13 @@ from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.index import ModuleInfo
 from lrdoctor.check.project import ProjectLoader, display_path
 from lrdoctor.check.rules import RULES, rules_for
-from lrdoctor.check.sources import NotebookSource, SourceError, read_notebook, read_python
+from lrdoctor.check.sources import (
+    NotebookSource,
+    SourceError,
+    exported_notebook_tree,
+    read_notebook,
+    read_python,
+)
 from lrdoctor.check.trace import Tracer
 
 # a file none of these appear in cannot hold a finding: parse it (for syntax errors) and stop
@@ -266,6 +272,9 @@ def _parse(text: str, path: str, notebook: NotebookSource | None,
     except SyntaxError as exc:
         if notebook is not None:
             return _parse_cells(notebook, path, result)
+        exported = exported_notebook_tree(text, path)
+        if exported is not None:
+            return exported
         result.skip(Problem("E999", path, f"{_syntax_message(exc, text)} (file not checked)",
                             exc.lineno or 1, max(exc.offset or 1, 1)))
     except (ValueError, TypeError) as exc:

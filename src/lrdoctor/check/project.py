@@ -15,7 +15,12 @@ from functools import lru_cache
 from typing import Any
 
 from lrdoctor.check.index import ModuleInfo, ModuleLoader, dotted, top_level
-from lrdoctor.check.sources import SourceError, project_subdirs, read_python
+from lrdoctor.check.sources import (
+    SourceError,
+    exported_notebook_tree,
+    project_subdirs,
+    read_python,
+)
 
 MAX_IMPORTED_BYTES = 2_000_000
 MAX_MODULES = 64  # project modules one file's trace follows (more: it says it was cut short)
@@ -505,7 +510,13 @@ class ProjectLoader(ModuleLoader):
             text = self._read(path)
             if text is None:
                 return None
-            tree = ast.parse(text, filename=shown)
+            try:
+                tree = ast.parse(text, filename=shown)
+            except SyntaxError:
+                exported = exported_notebook_tree(text, shown)
+                if exported is None:
+                    raise
+                tree = exported
         except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError, OSError):
             return None
         module = ModuleInfo.build(shown, tree)

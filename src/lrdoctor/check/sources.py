@@ -21,6 +21,7 @@ import os
 import re
 import shlex
 import stat
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]  # C-accelerated, stable
@@ -558,6 +559,27 @@ def _python_lines(lines: list[str]) -> list[str]:
         ends = text.rstrip().endswith("\\")
         continued, in_magic = (False, ends) if in_magic else (ends, False)
     return out
+
+
+def exported_notebook_tree(text: str, filename: str = "<unknown>") -> ast.Module | None:
+    """The tree of a ``.py`` file that Python cannot parse only because it is a notebook saved
+    as a script: Colab's "Download .py", nbconvert and jupytext keep the cells' IPython escapes
+    (`!pip install ...`, `%matplotlib inline`, `files = !ls`) as bare lines, which the notebook
+    ran as shell commands and magics. Those lines are blanked as in a notebook's cells (line
+    numbers kept) and the rest parsed; None when the file has none, or still does not parse
+    without them (a real syntax error, a shell cell's body)."""
+    lines = text.split("\n")
+    if not any(_MAGIC_LINE.match(line) for line in lines):
+        return None
+    blanked = _python_lines(lines)
+    if blanked == lines:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse("\n".join(blanked), filename=filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _automagic(lines: list[str], first: int) -> bool:

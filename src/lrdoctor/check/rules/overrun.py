@@ -561,9 +561,21 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         if epochs is None or per_epoch is None or batch_loop is None:
             continue
         epoch_loop = batch_loop.parent
-        if epoch_loop is None or e.conds_inside(epoch_loop):
+        if epoch_loop is None:
             continue
         found = _len_of_loader(per_epoch, sched.scope, built=False)
+        per_update: ast.expr | None = None  # steps_per_epoch counts updates of k batches
+        if found is None:
+            updates = _updates_of_batches(per_epoch, sched.scope)
+            if updates is not None and updates[1] is None:
+                found, per_update = (updates[2], updates[3]), updates[4]
+        tests = e.conds_inside(epoch_loop)
+        if per_update is None and tests:
+            continue
+        if per_update is not None and (
+                len(tests) != 1 or tests[0].loop is not batch_loop
+                or not _under_accumulation(tests[0], per_update, sched.scope, batch_loop.scope)):
+            continue  # not once per update of k batches
         if found is None or not _iterates_loader(batch_loop, *found):
             continue  # not stepped per batch of the loader its steps_per_epoch counts
         passes = _passes(epoch_loop)
@@ -598,10 +610,12 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             continue  # restarted by hand during the run
         seen.add(sched.id)
         more = "one pass more" if extra == 1 else f"{extra} passes more"
+        every = "batch" if per_update is None else \
+            f"update (every `{ast.unparse(per_update)}` batches)"
         yield Diagnostic.at(
             "LRD010",
             f"OneCycleLR(epochs={ast.unparse(epochs)}) ({line_at(sched.path, sched.line, e.path)}) "
-            f"is stepped after every batch of `{ast.unparse(found[1].args[0])}` (line {e.line}), "
+            f"is stepped after every {every} of `{ast.unparse(found[1].args[0])}` (line {e.line}), "
             f"but the epoch loop ({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs "
             f"over `{ast.unparse(node.iter)}`, {more} than "
             f"the epochs it was sized for: its epochs * steps_per_epoch steps are spent before "
@@ -848,6 +862,97 @@ def _epochs_of_batches(expr: ast.expr, scope: Scope | None
     return None
 
 
+def _updates_of_batches(expr: ast.expr, scope: Scope | None
+                        ) -> tuple[float, ast.expr | None, Obj, ast.Call, ast.expr] | None:
+    """``(E, E as written, loader, len call, k)`` for a horizon counted in optimizer updates
+    under gradient accumulation: one epoch's updates, ``len(loader) // k`` (or ``int(len(loader)
+    / k)``, ``math.ceil(len(loader) / k)``, ``(len(loader) + k - 1) // k``), alone (E = 1) or
+    times a number the file states (``E * (len(loader) // k)``, ``len(loader) * E // k``); the
+    loader a DataLoader built where it is visible, as ``_epochs_of_batches`` reads it."""
+    expr, scope = _resolved(expr, scope)
+    while isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "math.floor", "math.ceil",
+                                                                "round") and expr.args:
+        expr, scope = _resolved(expr.args[0], scope)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        for count, other in ((expr.left, expr.right), (expr.right, expr.left)):
+            value = constants.resolve(count, scope)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                continue
+            one = _updates_of_batches(other, scope)
+            if one is not None and one[1] is None:
+                return float(value) * one[0], count, one[2], one[3], one[4]
+        return None
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.FloorDiv, ast.Div))):
+        return None
+    top, k = expr.left, expr.right
+    if isinstance(top, ast.BinOp) and isinstance(top.op, ast.Add) \
+            and isinstance(top.right, ast.BinOp) and isinstance(top.right.op, ast.Sub) \
+            and ast.dump(top.right.left) == ast.dump(k) \
+            and isinstance(top.right.right, ast.Constant) and top.right.right.value == 1:
+        top = top.left  # (len(loader) + k - 1) // k
+    found = _len_of_loader(top, scope)
+    if found is not None:
+        return 1.0, None, found[0], found[1], k
+    top, top_scope = _resolved(top, scope)
+    if isinstance(top, ast.BinOp) and isinstance(top.op, ast.Mult):
+        # len(loader) * E // k
+        for count, other in ((top.left, top.right), (top.right, top.left)):
+            found = _len_of_loader(other, top_scope)
+            value = constants.resolve(count, top_scope)
+            if found is not None and isinstance(value, (int, float)) \
+                    and not isinstance(value, bool) and value > 0:
+                return float(value), count, found[0], found[1], k
+    return None
+
+
+def _divides_by(expr: ast.expr, k: ast.expr, k_scope: Scope | None, scope: Scope | None) -> bool:
+    """``expr`` is ``x % k`` (``(i + 1) % accum``) with ``k`` the horizon's divisor: the same
+    expression as written, or the same number the file states on both sides."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod)):
+        return False
+    if ast.dump(expr.right) == ast.dump(k):
+        return True
+    here = constants.resolve(expr.right, scope)
+    there = constants.resolve(k, k_scope)
+    return isinstance(here, int) and not isinstance(here, bool) and here > 1 and here == there
+
+
+def _accumulation_boundary(test: ast.expr, k: ast.expr, k_scope: Scope | None,
+                           scope: Scope | None) -> bool:
+    """``test`` holds once every ``k`` batches: ``(i + 1) % k == 0``, ``i % k == 0``, ``i % k
+    == k - 1``, ``not (i + 1) % k``, with at most an ``or`` on the loader's last batch
+    (``or i == len(loader) - 1``): an update every ``k`` batches, about ``len(loader) / k``
+    of them per pass."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        periodic = [v for v in test.values if _accumulation_boundary(v, k, k_scope, scope)]
+        last = [v for v in test.values if isinstance(v, ast.Compare) and any(
+            isinstance(n, ast.Call) and dotted(n.func) == "len" for n in ast.walk(v))]
+        return len(periodic) == 1 and len(periodic) + len(last) == len(test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _divides_by(test.operand, k, k_scope, scope)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        for side, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+            if not isinstance(side, ast.BinOp) or not _divides_by(side, k, k_scope, scope):
+                continue
+            if isinstance(other, ast.Constant) and other.value == 0:
+                return True
+            if isinstance(other, ast.BinOp) and isinstance(other.op, ast.Sub) \
+                    and ast.dump(other.left) == ast.dump(side.right) \
+                    and isinstance(other.right, ast.Constant) and other.right.value == 1:
+                return True
+    return False
+
+
+def _under_accumulation(cond: Cond, k: ast.expr, k_scope: Scope | None, scope: Scope | None
+                        ) -> bool:
+    """The branch taken of ``cond`` is an update every ``k`` batches (its test, or the
+    expression the tested name was bound to)."""
+    if cond.branch != 0 or cond.test is None:
+        return False
+    tests = [cond.test, *cond.origins] if isinstance(cond.test, ast.Name) else [cond.test]
+    return any(_accumulation_boundary(t, k, k_scope, scope) for t in tests)
+
+
 def _short_by(expr: ast.expr, scope: Scope | None
               ) -> tuple[ast.expr, Scope | None, float, ast.expr | None]:
     """``(T, where T is read, k, k as written)`` for a horizon written ``T - k`` (through a name bound to it),
@@ -939,6 +1044,11 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             continue
         whole, whole_scope, short, short_written = _short_by(horizon, sched.scope)
         sized = _epochs_of_batches(whole, whole_scope)
+        per_update: ast.expr | None = None  # k: the horizon counts updates of k batches
+        if sized is None:
+            updates = _updates_of_batches(whole, whole_scope)
+            if updates is not None:
+                sized, per_update = updates[:4], updates[4]
         batch_loop = e.loop
         epoch_loop = batch_loop.parent if batch_loop is not None else None
         if sized is None or batch_loop is None or epoch_loop is None:
@@ -965,8 +1075,16 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             continue  # not stepped per batch of the loader its horizon counts
         if passes < epochs or (passes == epochs and not short):
             continue
-        if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(epoch_loop)) \
-                or _leaves_early(batch_loop) or _leaves_early(epoch_loop):
+        tests = [c for c in e.conds_inside(epoch_loop) if not _tests_it_exists(c.test, e)]
+        if per_update is not None:
+            # stepped once per update: under exactly the accumulation test that divides by the
+            # horizon's k, so it runs about len(loader) / k times a pass, as the horizon counts
+            if len(tests) != 1 or tests[0].loop is not batch_loop \
+                    or not _under_accumulation(tests[0], per_update, whole_scope, batch_loop.scope):
+                continue
+        elif tests:
+            continue
+        if _leaves_early(batch_loop) or _leaves_early(epoch_loop):
             continue
         if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
             continue
@@ -974,6 +1092,14 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         cls = sched.cls or sched.name or "the scheduler"
         spans = f"one epoch of `{ast.unparse(length)}` batches" if written is None else \
             f"`{ast.unparse(written)}` = {epochs:g} epochs of `{ast.unparse(length)}` batches"
+        every = "every batch"
+        if per_update is not None:
+            k_text = ast.unparse(per_update)
+            spans = f"one epoch of updates (`{ast.unparse(length)}` batches, one update every " \
+                f"`{k_text}`)" if written is None else \
+                f"`{ast.unparse(written)}` = {epochs:g} epochs of updates " \
+                f"(`{ast.unparse(length)}` batches, one update every `{k_text}`)"
+            every = f"every update (every `{k_text}` batches)"
         ends = "the first epoch" if written is None else f"{epochs:g} epochs"
         if short and passes == epochs:
             # `T_max = total_steps - warmup_steps`, total_steps the run's own batches, with no
@@ -1004,7 +1130,7 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             "LRD010",
             f"{cls}({param}={short_source(horizon)}) "
             f"({line_at(sched.path, sched.line, e.path)}) spans {spans} and is stepped after "
-            f"every batch (line {e.line}), but the epoch loop "
+            f"{every} (line {e.line}), but the epoch loop "
             f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}) {runs}: "
             f"the schedule ends after {ends} and the other "
             f"{passes - epochs:g} step it past its horizon, so "
