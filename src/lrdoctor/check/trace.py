@@ -6249,6 +6249,8 @@ def _spread_keywords(node: ast.Call, scope: Scope,
             continue
         if value is None and key in sources and sources[key][1] is not None:
             value = ExprVal(sources[key][0], sources[key][1])  # an entry point's parameter
+        if value is None:
+            continue  # neither known nor written where it is read: as before, unknown
         if isinstance(value, Const) and type(value.value) in (int, float):
             expr: ast.expr = ast.Constant(value.value)
         else:
