@@ -6229,21 +6229,17 @@ def _spread_keywords(node: ast.Call, scope: Scope,
     splats = [kw for kw in node.keywords if kw.arg is None]
     if not splats:
         return None
+    sources: dict[str, tuple[ast.expr, Any]] = {}
     for kw in splats:
-        if not isinstance(kw.value, ast.Name):
-            return None
-        held = scope.lookup(kw.value.id)
+        held = scope.lookup(kw.value.id) if isinstance(kw.value, ast.Name) else None
         if not isinstance(held, DictVal) or held.open or held.splat or held.computed \
                 or not all(isinstance(k, str) for k in held.items):
             return None
+        sources.update(held.written)
     written = {kw.arg for kw in node.keywords if kw.arg is not None}
     spread: dict[str, ast.expr] = {}
     bound: dict[str, Any] = {}
     stand_ins: dict[str, tuple[ast.expr, Scope]] = {}
-    sources: dict[str, tuple[ast.expr, Any]] = {}
-    for kw in splats:
-        held = scope.lookup(kw.value.id)  # type: ignore[attr-defined]
-        sources.update(held.written)
     for key, value in kwargs.items():
         if key in written:
             continue
