@@ -142,6 +142,21 @@ class Scope:
         return None
 
 
+@dataclass(eq=False)
+class SpreadScope(Scope):
+    """The scope a scheduler's constructor is read in when a ``**kwargs`` passes some of its
+    arguments: above the constructor's own scope, it binds a stand-in name for each value a
+    caller wrote (``epochs``, ``args.epochs``), whose source is that expression in the
+    caller's scope."""
+
+    stand_ins: dict[str, tuple[ast.expr, Scope]] = field(default_factory=dict)
+
+    def source_of(self, name: str) -> tuple[ast.expr, Scope] | None:
+        if name in self.stand_ins:
+            return self.stand_ins[name]
+        return super().source_of(name)
+
+
 @dataclass(frozen=True)
 class ClassRef:
     """A class (or function) named in a module-level registry dict: its dotted name there."""

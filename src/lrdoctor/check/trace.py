@@ -41,6 +41,7 @@ from lrdoctor.check.index import (
     ModuleInfo,
     ModuleLoader,
     Scope,
+    SpreadScope,
     dotted,
     exit_stack_calls,
     last_name,
@@ -181,6 +182,9 @@ class Tracer:
         self.visited: set[ast.AST] = set()
         self.root = 0
         self.frame: Frame | None = None
+        # the scope each call of the code was evaluated in (the caller's, for a function the
+        # call traces), to read what the call wrote for the callee's `**kwargs`
+        self.call_scopes: dict[ast.Call, Scope] = {}
         self.module_scope = Scope({}, module)
         self.path = module.path
         self.returns: list[Any] | None = None
@@ -1148,7 +1152,9 @@ class Tracer:
             # it names: `**kwargs` holds those and nothing else (forwarded on, it gives a
             # callee no parameter the call did not name); an entry point's is open
             scope.vars[fn.args.kwarg.arg] = DictVal(
-                {k: v for k, v in kwargs.items() if k not in named}, open=not (site and not root)
+                {k: v for k, v in kwargs.items() if k not in named}, open=not (site and not root),
+                written=_written_keywords(call, named, self.call_scopes.get(call)) if call
+                is not None and site and not root else {},
             )
         saved_path, saved_returns, saved_base = self.path, self.returns, self.cond_base
         self.path = fv.module.path
@@ -3231,6 +3237,7 @@ class Tracer:
         return scope.module.qualify(text)
 
     def eval_call(self, node: ast.Call, scope: Scope, depth: int) -> Any:
+        self.call_scopes[node] = scope
         dispatched = self.phase_method_calls(node, scope)
         if dispatched is not None:
             # `getattr(self, f"_{phase}_epoch")()` in `for phase in ("train", "val"):`: each
@@ -4530,6 +4537,10 @@ class Tracer:
             return ExprVal(node, scope)
         obj = Obj(kind[0], kind[1], kind[2], call=node, scope=scope, path=self.path,
                   line=node.lineno, col=node.col_offset + 1)
+        if obj.kind == "scheduler":
+            spread = _spread_keywords(node, scope, kwargs)
+            if spread is not None:
+                obj.spread, obj.scope = spread
         obj.order = self.next_order()
         self.objects.append(obj)
         self.created += 1
@@ -6183,6 +6194,77 @@ def _torch_class_taking(call: ast.Call) -> str | None:
     keyword says it; None when none does or they disagree."""
     found = {_ONLY_TAKEN_BY.get(kw.arg or "") for kw in call.keywords} - {None, ""}
     return found.pop() if len(found) == 1 else None
+
+
+def _written_keywords(call: ast.Call, named: set[str],
+                      caller: Scope | None) -> dict[str, tuple[ast.expr, Any]]:
+    """What ``call`` wrote for each keyword its callee's ``**kwargs`` receives (those not
+    named by a parameter), with the caller's scope ``caller`` to read it in."""
+    if caller is None:
+        return {}
+    written: dict[str, tuple[ast.expr, Any]] = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            # `_cosine(optimizer, **extra)` in a factory whose own `**extra` its caller filled:
+            # what that caller wrote
+            held = caller.lookup(kw.value.id) if isinstance(kw.value, ast.Name) else None
+            if isinstance(held, DictVal):
+                written.update((k, v) for k, v in held.written.items() if k not in named)
+        elif kw.arg not in named:
+            written[kw.arg] = (kw.value, caller)
+    return written
+
+
+def _spread_keywords(node: ast.Call, scope: Scope,
+                     kwargs: dict[str, Any]) -> tuple[dict[str, ast.expr], Scope] | None:
+    """The keywords the ``**name`` arguments of the constructor call ``node`` pass, each as an
+    expression to read in the scope returned, when every such dict is known whole: a
+    factory's own ``**kwargs`` filled by a call in the code that names all its arguments
+    (``make_scheduler(opt, T_max=epochs)`` reaching ``CosineAnnealingLR(optimizer,
+    **kwargs)``), or a dict literal bound to the name. Python passes exactly those keywords,
+    as if they were written at the constructor. ``None`` when there is no such argument or one
+    of them is partly unknown (an entry point's ``**kwargs``, a dict read from a file).
+
+    A value the caller wrote (``epochs``, ``args.epochs``) is bound, under its own source
+    text, in a scope of its own above the constructor's, so that horizons are judged from
+    what the caller computed; a number is written as the number."""
+    splats = [kw for kw in node.keywords if kw.arg is None]
+    if not splats:
+        return None
+    sources: dict[str, tuple[ast.expr, Any]] = {}
+    for kw in splats:
+        held = scope.lookup(kw.value.id) if isinstance(kw.value, ast.Name) else None
+        if not isinstance(held, DictVal) or held.open or held.splat or held.computed \
+                or not all(isinstance(k, str) for k in held.items):
+            return None
+        sources.update(held.written)
+    written = {kw.arg for kw in node.keywords if kw.arg is not None}
+    spread: dict[str, ast.expr] = {}
+    bound: dict[str, Any] = {}
+    stand_ins: dict[str, tuple[ast.expr, Scope]] = {}
+    for key, value in kwargs.items():
+        if key in written:
+            continue
+        if value is None and key in sources and sources[key][1] is not None:
+            value = ExprVal(sources[key][0], sources[key][1])  # an entry point's parameter
+        if value is None:
+            continue  # neither known nor written where it is read: as before, unknown
+        if isinstance(value, Const) and type(value.value) in (int, float):
+            expr: ast.expr = ast.Constant(value.value)
+        else:
+            text = ast.unparse(value.node) if isinstance(value, ExprVal) else key
+            while text in bound or scope.lookup(text) is not None \
+                    or scope.source_of(text) is not None:
+                text += " "  # never a name of the program's
+            bound[text] = value
+            if isinstance(value, ExprVal):
+                stand_ins[text] = (value.node, value.scope)
+            expr = ast.Name(id=text, ctx=ast.Load())
+        spread[key] = ast.copy_location(expr, node)
+    if not spread:
+        return None
+    return spread, SpreadScope(bound, scope.module, parent=scope, self_val=scope.self_val,
+                               owner=scope.owner, cls_of=scope.cls_of, stand_ins=stand_ins)
 
 
 def _constant_schedule(cls: str, node: ast.Call) -> bool:

@@ -65,6 +65,10 @@ class Obj:
     # the project classes whose instances keep it in an attribute (``self.sched = sched``):
     # (ClassInfo, attribute name)
     held: list[tuple[Any, str]] = field(default_factory=list)
+    # the keywords a `**kwargs` of the constructor call passes, when that dict is known whole
+    # (a factory's own `**kwargs`, filled by a call that names every argument): each as an
+    # expression to read in ``scope`` (see ``Tracer.spread_keywords``)
+    spread: dict[str, ast.expr] | None = None
     id: int = field(default_factory=lambda: next(_ids))
 
     @property
@@ -78,6 +82,8 @@ class Obj:
         for kw in self.call.keywords:
             if kw.arg == name:
                 return kw.value
+        if self.spread is not None and name in self.spread:
+            return self.spread[name]
         if any(isinstance(a, ast.Starred) for a in self.call.args[: index + 1]):
             return None
         if index < len(self.call.args):
@@ -121,6 +127,10 @@ class DictVal:
     # the keys of entries stored under a key computed at run time (`optimizers[name] = ...`
     # in a loop over names read from a setting), as the items spell them
     computed: set[Any] = field(default_factory=set)
+    # a function's `**kwargs` filled by a call in the code: the expression that call wrote for
+    # each key, with the scope it is read in (its value may be unknown: a parameter of an
+    # entry point)
+    written: dict[str, tuple[ast.expr, Any]] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
