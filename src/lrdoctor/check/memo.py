@@ -26,8 +26,8 @@ def kept(cache: dict[Any, Any]) -> dict[Any, Any]:
 def forget() -> None:
     """Drop every answer of every ``per_node`` question, with the nodes they hold. A check
     run never needs it (each cache starts over past LIMIT); a process that goes on to other
-    work after checking many files does (the test suite between its directories: millions of
-    AST nodes held alive make each full garbage collection of the later tests slow)."""
+    work after checking many files does (the test suite, after each module: the answers keep
+    millions of AST nodes alive)."""
     for cache in _CACHES:
         cache.clear()
 
