@@ -25,11 +25,24 @@ shape, written here in our own words, must be silent; a buggy twin must still be
    a name, a ``global`` store). The plateau's class trained on one process is silent though
    another test of the file runs ``devices=2``; its own Trainer with ``devices=2``, or the
    class at module level, is still LRD013.
+
+3. (real code) A course trainer picks its scheduler by a setting (``if cfg.sched == "step":
+   StepLR`` / ``"cosine"``: CosineAnnealingLR / ``"onecycle"``: OneCycleLR), writes a manual
+   warm-up into ``param_group["lr"]`` during the first epochs, steps the OneCycleLR per batch
+   under ``if cfg.sched == "onecycle" and sched is not None:`` and the others per epoch under
+   ``if cfg.sched != "onecycle" and ...``. A warm-up that ends before the epoch schedule's
+   first drop hands over to it (lrdoctor's rule); but the per-batch step counted as a step of
+   the StepLR too, so LRD008. The body of ``if A and B:`` runs only where A holds (and the
+   ``else`` of ``if A or B:`` only where neither does): a string setting compared inside an
+   ``and`` now says what it says alone, so the OneCycle-only step is apart from the StepLR's
+   build. Stepping the epoch schedules per batch (the twin) is still LRD008 (and LRD002), and
+   its message now names every class the setting can bind to the name (it named the first
+   only, StepLR).
 """
 
 from __future__ import annotations
 
-from .helpers import codes, findings
+from .helpers import codes, findings, messages
 
 # {hook}: the body of lr_scheduler_step; {entry}: extra keys of the scheduler's dict;
 # {sched}: the scheduler configure_optimizers builds; {params}: the hook's parameters
@@ -195,3 +208,60 @@ def test_plateau_class_at_module_level_is_still_found() -> None:
 
 def test_plateau_class_of_a_function_that_hands_out_a_value_is_still_found() -> None:
     assert codes(watched(hands_out=True)) == ["LRD013"]
+
+
+# {per_batch} / {per_epoch}: the tests guarding the step in the batch loop and after it
+_PICKED = """
+import torch
+from torch import nn
+
+
+class Settings:
+    sched = "cosine"
+    warm_epochs = 3
+    epochs = 40
+    lr = 0.1
+
+
+def fit(cfg, loader):
+    net = nn.Linear(5, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=cfg.lr)
+    if cfg.sched == "step":
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=15, gamma=0.1)
+    elif cfg.sched == "cosine":
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cfg.epochs)
+    elif cfg.sched == "onecycle":
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr,
+                                                    total_steps=cfg.epochs * len(loader))
+    else:
+        sched = None
+    for epoch in range(cfg.epochs):
+        for i, (x, y) in enumerate(loader):
+            if epoch < cfg.warm_epochs:
+                done = (epoch * len(loader) + i) / (cfg.warm_epochs * len(loader))
+                for group in opt.param_groups:
+                    group["lr"] = cfg.lr * done
+            opt.zero_grad()
+            nn.functional.cross_entropy(net(x), y).backward()
+            opt.step()
+            if cfg.sched {per_batch} "onecycle" and sched is not None:
+                sched.step()
+        if cfg.sched {per_epoch} "onecycle" and sched is not None:
+            sched.step()
+
+
+if __name__ == "__main__":
+    fit(Settings(), [(torch.randn(4, 5), torch.randint(0, 2, (4,))) for _ in range(10)])
+"""
+
+
+def test_warm_up_beside_a_step_only_the_onecycle_option_takes_is_silent() -> None:
+    assert codes(_PICKED.format(per_batch="==", per_epoch="!=")) == []
+
+
+def test_warm_up_while_the_epoch_schedules_step_per_batch_is_still_found() -> None:
+    source = _PICKED.format(per_batch="!=", per_epoch="==")
+    assert findings(source) == [("LRD008", 30), ("LRD002", 35)]
+    assert messages(source)[0].startswith(
+        "param_group['lr'] is written here while StepLR (line 17) or CosineAnnealingLR "
+        "(line 19) `sched`, whichever the setting picks, drives the same optimizer")
