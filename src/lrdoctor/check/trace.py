@@ -373,7 +373,7 @@ class Tracer:
                 # as a plateau (`reduce_on_plateau`: a ReduceLROnPlateau, or the dict's key);
                 # any other gets None (`lr_scheduler_step(scheduler, metric)` in 2.x,
                 # `(scheduler, optimizer_idx, metric)` in 1.x: the metric is the last)
-                given = [sched] + [None] * max(0, len(fn.args.args) - 3)
+                given: list[Any] = [sched] + [None] * max(0, len(fn.args.args) - 3)
                 if len(fn.args.args) >= 3:
                     given.append(Const(None, sure=True)
                                  if _never_monitored(value, sched) else None)
