@@ -265,6 +265,14 @@ def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | N
     out: dict[str, tuple[frozenset[str] | None, frozenset[str]]] = {}
     for c in conds:
         test = c.test
+        if isinstance(test, ast.BoolOp) and c.table is None and (
+                isinstance(test.op, ast.And) == (c.branch == 0)):
+            # the body of `if A and B:` runs only where each of A and B holds, the else of
+            # `if A or B:` only where neither does: each comparison among them says its part
+            for part in test.values:
+                if isinstance(part, ast.Compare) and len(part.ops) == 1:
+                    _compared(out, part, c.branch == 0, None)
+            continue
         if not isinstance(test, ast.Compare) or len(test.ops) != 1:
             continue
         if c.table is not None:
@@ -274,30 +282,37 @@ def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | N
                 setting, keys = c.table
                 _narrow(out, setting, keys, (c.branch == 0) == isinstance(op, (ast.Eq, ast.In)))
             continue
-        left, op, right = test.left, test.ops[0], test.comparators[0]
-        if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
-            left, right = right, left
-        key = _setting_key(left)
-        if not key:
-            continue
-        if isinstance(right, ast.Constant) and isinstance(right.value, str):
-            values = frozenset({right.value})
-        elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts and all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in right.elts):
-            values = frozenset(e.value for e in right.elts)  # type: ignore[attr-defined]
-        else:
-            continue
-        if isinstance(op, (ast.Eq, ast.In)):
-            positive = c.branch == 0
-        elif isinstance(op, (ast.NotEq, ast.NotIn)):
-            positive = c.branch != 0
-        else:
-            continue
-        if isinstance(op, (ast.Eq, ast.NotEq)) and len(values) != 1:
-            continue
-        for name in (key, c.alias) if c.alias and c.alias != key else (key,):
-            _narrow(out, name, values, positive)
+        _compared(out, test, c.branch == 0, c.alias)
     return out
+
+
+def _compared(out: dict[str, tuple[frozenset[str] | None, frozenset[str]]], test: ast.Compare,
+              holds: bool, alias: str | None) -> None:
+    """Record in ``out`` what the comparison ``test`` of a setting with strings says, where
+    it holds (``holds``) or where it does not."""
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
+        left, right = right, left
+    key = _setting_key(left)
+    if not key:
+        return
+    if isinstance(right, ast.Constant) and isinstance(right.value, str):
+        values = frozenset({right.value})
+    elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in right.elts):
+        values = frozenset(e.value for e in right.elts)  # type: ignore[attr-defined]
+    else:
+        return
+    if isinstance(op, (ast.Eq, ast.In)):
+        positive = holds
+    elif isinstance(op, (ast.NotEq, ast.NotIn)):
+        positive = not holds
+    else:
+        return
+    if isinstance(op, (ast.Eq, ast.NotEq)) and len(values) != 1:
+        return
+    for name in (key, alias) if alias and alias != key else (key,):
+        _narrow(out, name, values, positive)
 
 
 def _narrow(out: dict[str, tuple[frozenset[str] | None, frozenset[str]]], name: str,

@@ -373,7 +373,15 @@ class Tracer:
                     batches.iterates_loader = True
                     self.loops.append(batches)
                     self.loop = batches
-                self.call_function(FuncVal(fn, owner.module, instance, owner), [sched, None], {},
+                # Lightning hands the hook the monitored value only for a scheduler configured
+                # as a plateau (`reduce_on_plateau`: a ReduceLROnPlateau, or the dict's key);
+                # any other gets None (`lr_scheduler_step(scheduler, metric)` in 2.x,
+                # `(scheduler, optimizer_idx, metric)` in 1.x: the metric is the last)
+                given: list[Any] = [sched] + [None] * max(0, len(fn.args.args) - 3)
+                if len(fn.args.args) >= 3:
+                    given.append(Const(None, sure=True)
+                                 if _never_monitored(value, sched) else None)
+                self.call_function(FuncVal(fn, owner.module, instance, owner), given, {},
                                    root=True)
                 self.loop = None
 
@@ -5685,6 +5693,28 @@ def _configured(value: Any, depth: int = 0) -> list[tuple[Obj, str | None]]:
     if isinstance(value, TupleVal):
         return [pair for item in value.items for pair in _configured(item, depth + 1)]
     return []
+
+
+def _never_monitored(value: Any, sched: Obj, depth: int = 0) -> bool:
+    """Lightning steps ``sched`` (one of the schedulers ``configure_optimizers`` returned as
+    ``value``) without a monitored value: it is one of torch's (or transformers') classes other
+    than ReduceLROnPlateau, and no dict entry holding it sets ``"reduce_on_plateau"`` (Lightning
+    reads that key, defaulting to ``isinstance(scheduler, ReduceLROnPlateau)``)."""
+    if depth == 0 and not (sched.origin in ("torch", "hf") and sched.cls
+                           and sched.cls != "ReduceLROnPlateau" and sched.project is None
+                           and not sched.guessed):
+        return False
+    if depth > 4:
+        return False
+    if isinstance(value, DictVal):
+        if value.items.get("scheduler") is sched and "reduce_on_plateau" in value.items:
+            flag = value.items["reduce_on_plateau"]
+            if not (isinstance(flag, Const) and flag.value is False):
+                return False
+        return all(_never_monitored(v, sched, depth + 1) for v in value.items.values())
+    if isinstance(value, TupleVal):
+        return all(_never_monitored(v, sched, depth + 1) for v in value.items)
+    return True
 
 
 _EPOCH_END_HOOKS = ("on_train_epoch_end", "training_epoch_end", "on_validation_epoch_end",

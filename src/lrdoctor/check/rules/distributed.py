@@ -602,7 +602,15 @@ def _lightning_plateau_on_unsynced_metric(ctx: FileContext) -> Iterator[Diagnost
     trainer = _multi_process_trainer(ctx.tree)
     if trainer is None:
         return
+    enclosing = _enclosing_functions(ctx.tree)
     for cls in (n for n in ast.walk(ctx.tree) if isinstance(n, ast.ClassDef)):
+        home = enclosing.get(cls)
+        # a class defined in a function's body exists only in that call: a Trainer elsewhere
+        # in the file cannot fit it, unless the function hands the class (or an instance) out
+        trains = trainer if home is None or _hands_out(home) \
+            else _multi_process_trainer(home)
+        if trains is None:
+            continue
         methods = [f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
         configure = next((f for f in methods if f.name == "configure_optimizers"), None)
         if configure is None or not any(isinstance(n, ast.Call) and last_name(n.func) == "ReduceLROnPlateau"
@@ -620,14 +628,46 @@ def _lightning_plateau_on_unsynced_metric(ctx: FileContext) -> Iterator[Diagnost
                 "LRD013",
                 f"`{monitor}` is logged without sync_dist=True and monitored by the "
                 f"ReduceLROnPlateau of configure_optimizers (line {line}) while the Trainer runs "
-                f"several processes ({trainer}): each rank's plateau sees its own shard's value "
+                f"several processes ({trains}): each rank's plateau sees its own shard's value "
                 "and cuts its LR on its own; log it with sync_dist=True",
                 ctx.path,
                 logs[0],
             )
 
 
-def _multi_process_trainer(tree: ast.Module) -> str | None:
+def _enclosing_functions(tree: ast.Module) -> dict[ast.ClassDef, ast.AST]:
+    """The innermost function whose body defines each class defined in a function."""
+    out: dict[ast.ClassDef, ast.AST] = {}
+
+    def visit(node: ast.AST, function: ast.AST | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef) and function is not None:
+                out[child] = function
+            visit(child, child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                     ast.Lambda)) else function)
+
+    visit(tree, None)
+    return out
+
+
+def _hands_out(function: ast.AST) -> bool:
+    """``function`` may hand a class it defines (or something built from it) to code outside
+    its body: a ``return`` / ``yield`` of a name, or a ``global`` / ``nonlocal`` store."""
+    pending = list(ast.iter_child_nodes(function))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return True
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None \
+                and any(isinstance(n, ast.Name) for n in ast.walk(node.value)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))  # (their own returns are not its)
+    return False
+
+
+def _multi_process_trainer(tree: ast.AST) -> str | None:
     """``strategy='ddp'`` (or the setting that makes a Trainer of this file run several
     processes), None when no Trainer here says so."""
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and last_name(n.func) == "Trainer"):

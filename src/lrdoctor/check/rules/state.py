@@ -1782,19 +1782,17 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
         # (`if epoch < warmup: ... else: scheduler.step()`) hands over; it does not compete
         stepped = {e.obj.id for e in root if e.kind == "sched_step" and e.obj is not None
                    and not exclusive(e, w)}
-        driver = next(
-            (
-                e.obj for e in root
-                if e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
-                and e.obj.optimizer is w.obj and e.order < w.order and e.obj.id in stepped
-                and e.obj.cls in CHAINABLE and e.obj.origin == "torch"
-                # built on another branch of the choice than the write (a project scheduler
-                # that sets its first LR in its constructor, on `elif kind == "mine":`, beside
-                # a torch one on `elif kind == "plateau":`): never in the same run
-                and not exclusive(e, w) and not built_apart(w.conds, e.obj.built_under or ())
-            ),
-            None,
-        )
+        drivers = [
+            e.obj for e in root
+            if e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
+            and e.obj.optimizer is w.obj and e.order < w.order and e.obj.id in stepped
+            and e.obj.cls in CHAINABLE and e.obj.origin == "torch"
+            # built on another branch of the choice than the write (a project scheduler
+            # that sets its first LR in its constructor, on `elif kind == "mine":`, beside
+            # a torch one on `elif kind == "plateau":`): never in the same run
+            and not exclusive(e, w) and not built_apart(w.conds, e.obj.built_under or ())
+        ]
+        driver = drivers[0] if drivers else None
         if driver is None:
             rebuilt = _rebuilt_over_the_write(root, w)
             if rebuilt is not None:
@@ -1816,8 +1814,10 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             # ReduceLROnPlateau only scales the LR it finds: a warm-up written while a counter
             # is below its bound hands the LR over to it, as fairseq's and Transformer-XL's do
             continue
+        # (not a step on a branch of the choice that built another class: `if cfg.sched ==
+        # "onecycle": sched.step()` per batch never steps the StepLR of `cfg.sched == "step"`)
         steps = [e for e in root if e.kind == "sched_step" and e.obj is driver
-                 and not exclusive(e, w)]
+                 and not exclusive(e, w) and not built_apart(e.conds, driver.built_under or ())]
         if driver.cls == "ReduceLROnPlateau" and _set_before_the_plateau_steps(w, steps):
             continue
         if steps and all(_after_warm_up_epochs(s, w) for s in steps):
@@ -1828,10 +1828,16 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if _warm_up_before_the_first_drop(w, driver, steps):
             continue
+        # the other classes a setting can bind to the same name (`if cfg.scheduler == "step":
+        # ... elif ... "cosine":`): the message names them all, not only the first
+        same = _alternatives(drivers, driver)
+        called = _called(driver) + f" ({_where(driver, w.path)})" if len(same) == 1 else \
+            " or ".join(f"{o.label} ({_where(o, w.path)})" for o in same) \
+            + (f" `{driver.name}`" if driver.name else "") + ", whichever the setting picks,"
         yield Diagnostic.at(
             "LRD008",
-            f"param_group['lr'] is written here while {_called(driver)} "
-            f"({_where(driver, w.path)}) drives the same optimizer: its next step folds this value in or "
+            f"param_group['lr'] is written here while {called} "
+            "drives the same optimizer: its next step folds this value in or "
             "overwrites it, so neither the manual LR nor the schedule is what trains",
             w.path,
             w.node,
