@@ -193,7 +193,7 @@ class MultiEvent:
 class MultiSlot:
     """One optimizer of a lane for several optimizers, with its one scheduler or none."""
 
-    __slots__ = ("opt", "sched", "lr", "peak", "floor", "zero", "lrs", "k")
+    __slots__ = ("opt", "sched", "lr", "peak", "floor", "zero", "lrs", "at", "sched_at")
 
     def __init__(self, opt: OptimizerInfo, sched: SchedulerInfo | None, lr: float, zero: float) -> None:
         self.opt, self.sched = opt, sched
@@ -204,7 +204,7 @@ class MultiSlot:
         self.zero = zero
         self.floor = max(self.peak * COLLAPSE_RATIO, zero)
         self.lrs: list[float] = []  # the LR each of its scheduler's steps left, not tallied yet
-        self.k = 0  # (Engine._fold_multi's cursor in lrs)
+        self.at = self.sched_at = -1  # the places of its update and its scheduler's step in the cycle
 
 
 class MultiLane:
@@ -223,7 +223,7 @@ class MultiLane:
     its horizon, so each step it takes is one the general path would find routine."""
 
     __slots__ = ("cycle", "pos", "start", "left", "budget", "fetch", "loader", "it_ref", "yielded",
-                 "snap", "slots")
+                 "snap", "slots", "scratch")
 
     def __init__(self) -> None:
         self.cycle: list[MultiEvent] = []
@@ -237,6 +237,7 @@ class MultiLane:
         self.yielded = 0  # batches the iterator had yielded at the lane's last update
         self.snap = False  # whether each scheduler step keeps every optimizer's attempt count
         self.slots: list[MultiSlot] = []
+        self.scratch = Lane()  # what Engine._fold_multi hands _fold for each optimizer
 
 
 class _NoIterator:
@@ -1263,12 +1264,14 @@ class Engine:
                         or self.schedulers.get(sched.key) is not sched or sched.last_site is None):
                     return
                 seen.add(sched.key)
+                slot.sched_at = len(cycle)
                 cycle.append(MultiEvent(sched.ref, slot, False, code, lasti, sched.last_site))
             elif type(entry) is OptimizerInfo:
                 slot = slots.get(entry.key)
                 if slot is None or slot.opt is not entry or -entry.key - 1 in seen:
                     return
                 seen.add(-entry.key - 1)
+                slot.at = len(cycle)
                 cycle.append(MultiEvent(entry.ref, slot, True))
             else:  # a scheduler step made elsewhere than from the user's line
                 return
@@ -1288,85 +1291,69 @@ class Engine:
         self.lane.phase = MULTI
 
     def _fold_multi(self) -> None:
-        """Keep the tallies of the steps the lane for several optimizers took, one by one in
-        their order, as on_attempt and on_scheduler_step keep them for routine steps with
-        nothing to call; the lane then holds none."""
+        """Keep the tallies of the steps the lane for several optimizers took, exactly as
+        on_attempt and on_scheduler_step keep them for routine steps with nothing to call; the
+        lane then holds none. Each optimizer's updates and its scheduler's steps alternate, as
+        in the lane for one optimizer, so each optimizer's are tallied by _fold (``lead``: its
+        scheduler's step comes first after the last tally); what depends on how the
+        optimizers' steps interleave (the clock, each scheduler's last clock, and the attempt
+        counts kept at its last step) is then set from their places in the cycle."""
         m = self.multi
         steps, m.budget = m.budget - m.left, m.left
-        pos = m.start
-        clock = self.clock
-        snap_counts = m.snap
-        updates = 0
+        if not steps:
+            return
+        size = len(m.cycle)
+        start = m.start
+        m.start = (start + steps) % size
+        clock0 = self.clock
+        scratch = m.scratch
+        scratch.loader, scratch.yielded = m.loader, m.yielded
+        # an event at offset d after the last tally (0: the first step since) occurred
+        # (steps - d + size - 1) // size times in the ``steps`` steps, at d, d + size, ...
+        updates: list[tuple[int, OptimizerInfo, int]] = []
         for slot in m.slots:
-            slot.k = 0
-        cycle = m.cycle
-        for _ in range(steps):
-            event = cycle[pos]
-            pos = event.next
-            clock += 1
-            slot = event.slot
-            info = slot.opt
-            if event.attempt:
-                # on_attempt: a taken update after a taken one, routine, its LRs the ones
-                # its last scheduler step (or update) left
-                info.attempts = n = info.attempts + 1
-                self._attempts_seen = None
-                if n > self.most_attempts:
-                    self.most_attempts = n
-                info.taken += 1
-                lrs = info.known_lrs
-                if lrs != info.last_lrs:
-                    history = info.lr_history
-                    history.append((n, lrs))  # type: ignore[arg-type]
-                    if len(history) > LR_HISTORY_CAP:
-                        del history[1::2]
-                    info.last_lrs = lrs
-                    v = lrs[0]  # type: ignore[index]
-                    if v >= info.peak_lr:
-                        info.peak_lr = v
-                        info.lr_routine = True
-                    else:
-                        info.lr_routine = v >= info.peak_lr * COLLAPSE_RATIO
-                for s in info.schedulers:
-                    s.steps_since_attempt = 0
-                updates += 1
-            else:
-                # on_scheduler_step: a routine step from the user's line, nothing called
-                sched = slot.sched
-                lrs_after = (slot.lrs[slot.k],)
-                slot.k += 1
-                sched.user_steps += 1  # type: ignore[union-attr]
-                sched.last_site = event.site  # type: ignore[union-attr]
-                sched.last_clock = clock  # type: ignore[union-attr]
-                sched.last_lrs = lrs_after  # type: ignore[union-attr]
-                sched.steps_since_attempt += 1  # type: ignore[union-attr]
-                mark = info.attempts
-                marks = sched.step_marks  # type: ignore[union-attr]
-                runs = marks.runs
-                last_run = runs[-1] if runs else None
-                if (last_run is not None and last_run[2] > 1
-                        and mark == last_run[0] + last_run[1] * last_run[2]):
-                    last_run[2] += 1
-                    marks.count += 1
-                else:
-                    marks.add(mark)
-                info.known_lrs = lrs_after
-                if snap_counts:
-                    snap = self._attempts_seen
-                    if snap is None:
-                        snap = self._attempts_seen = {}
-                        for o in self.optimizers.values():
-                            snap[o.key] = o.attempts
-                    sched.attempts_seen = snap  # type: ignore[union-attr]
-        self.clock = clock
-        m.start = pos
+            d = (slot.at - start) % size
+            count = (steps - d + size - 1) // size if d < steps else 0
+            updates.append((d, slot.opt, count))
+            scratch.opt, scratch.sched = slot.opt, slot.sched
+            scratch.budget, scratch.left = count, 0
+            scratch.lrs_after, slot.lrs = slot.lrs, []
+            scratch.last_after = None
+            scratch.lead = 0
+            if slot.sched is not None:
+                d_sched = (slot.sched_at - start) % size
+                if d_sched < d and d_sched < steps:
+                    scratch.lead = 1
+            self.clock = clock0
+            self._fold(scratch)
+        self.clock = clock0 + steps
+        self._attempts_seen = None
+        shared: dict[int, dict[int, int]] = {}
+        snap: dict[int, int] | None = None
         for slot in m.slots:
-            del slot.lrs[:]
-        loader = m.loader
-        if updates and loader is not None:
-            loader.batches = m.yielded
-            loader.attempts_in_iteration += updates
-            self.last_batch_loader = loader
+            sched = slot.sched
+            if sched is None:
+                continue
+            d = (slot.sched_at - start) % size
+            if d >= steps:
+                continue
+            at = d + (steps - d - 1) // size * size  # the offset of its last step
+            sched.last_clock = clock0 + at + 1
+            if m.snap:
+                # every optimizer's attempt count at that step: the updates after it not yet
+                # made (one dict for the steps between two updates, as on_scheduler_step)
+                before = sum((at - du + size - 1) // size if at > du else 0 for du, _, _ in updates)
+                snap = shared.get(before)
+                if snap is None:
+                    snap = shared[before] = {}
+                    for o in self.optimizers.values():
+                        snap[o.key] = o.attempts
+                    for du, o, count in updates:
+                        snap[o.key] -= count - ((at - du + size - 1) // size if at > du else 0)
+                sched.attempts_seen = snap
+        if m.snap and not m.cycle[(start + steps - 1) % size].attempt:
+            # the last step was a scheduler step: its counts hold until the next update
+            self._attempts_seen = shared.get(sum(count for _, _, count in updates))
 
     def sync(self) -> None:
         """Close the lane, keeping the tallies of the steps it took, one by one, as
