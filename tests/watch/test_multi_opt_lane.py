@@ -112,6 +112,28 @@ SCRIPTS: dict[str, tuple[str, str, set[str]]] = {
     "GradScaler (disabled on the CPU: enabled=False) stepping both": (
         TWO_COSINES + "\nscaler = torch.amp.GradScaler('cpu', enabled=False)",
         "scaler.step(opt_a); scaler.step(opt_b); scaler.update(); sched_a.step(); sched_b.step()", set()),
+    "a scheduler subclass calling super().step(), raising once at its 100th step": (
+        "class Flaky(torch.optim.lr_scheduler.ExponentialLR):\n"
+        "    def step(self):\n"
+        "        if self.last_epoch == 99:\n"
+        "            self.last_epoch += 1\n"
+        "            raise RuntimeError('flaky')\n"
+        "        super().step()\n"
+        "sched_a = torch.optim.lr_scheduler.CosineAnnealingLR(opt_a, T_max=400)\n"
+        "sched_b = Flaky(opt_b, gamma=0.99)",
+        "opt_a.step(); opt_b.step(); sched_a.step()\ntry:\n    sched_b.step()\nexcept RuntimeError:\n    pass",
+        set()),
+    "three optimizers, three schedulers": (
+        TWO_COSINES + "\nthird = torch.nn.Linear(8, 1)\nopt_c = torch.optim.SGD(third.parameters(), lr=0.01)\n"
+        "sched_c = torch.optim.lr_scheduler.CosineAnnealingLR(opt_c, T_max=300)",
+        "opt_c.zero_grad(); torch.nn.functional.mse_loss(third(x), y).backward()\n"
+        "opt_a.step(); opt_b.step(); opt_c.step(); sched_c.step(); sched_a.step(); sched_b.step()", set()),
+    "GradScaler on the CPU stepping both, an inf gradient at step 100": (
+        TWO_COSINES + "\nscaler = torch.amp.GradScaler('cpu')",
+        "if step == 100:\n    head.weight.grad[0, 0] = float('inf')\n"
+        "opt_a.zero_grad(); model.weight.grad = None\n"
+        "scaler.scale(torch.nn.functional.mse_loss(model(x), y)).backward()\n"
+        "scaler.step(opt_a); scaler.step(opt_b); scaler.update(); sched_a.step(); sched_b.step()", {"LRD005"}),
 }
 
 # scripts whose loop is steady from early on: the lane takes most updates
@@ -123,6 +145,7 @@ LANE_USED = {
     "no schedulers (a GAN's two Adams)",
     "one scheduler, one optimizer without",
     "ExponentialLR pair (no horizon)",
+    "three optimizers, three schedulers",
 }
 
 
@@ -138,7 +161,8 @@ def _params(ran) -> list:
 def _full_snapshot(watch) -> dict:
     snap = _snapshot(watch)
     snap["evidence"] = [(f.code, repr(sorted(f.evidence.items()))) for f in watch.findings]
-    snap["scalers"] = [_plain(s) for s in watch.engine.scalers.values()]
+    snap["scalers"] = [{**_plain(s), "scale_history": list(s.scale_history.points)}
+                       for s in watch.engine.scalers.values()]
     return snap
 
 
@@ -198,3 +222,26 @@ def test_the_lane_opens_for_two_optimizers_and_takes_their_scheduler_steps(run_s
     assert all(s.user_steps == steps for s in ran.watch.engine.schedulers.values())
     assert len(sched_general) < 2 * steps / 4, sched_general
 
+
+
+@pytest.mark.parametrize("options", [{"checks": ()}, {"nan_check": False}], ids=["no checks", "no NaN check"])
+@pytest.mark.parametrize("name", ["healthy: two updates, then two scheduler steps",
+                                  "LRD014: opt_b skipped once, at step 100",
+                                  "LRD017: sched_b stepped twice per update from step 90",
+                                  "healthy, the second scheduler stepped before the first"])
+def test_the_lane_for_several_optimizers_with_fewer_checks(name, options, run_script, monkeypatch):
+    """With no check subscribed to scheduler steps (the watcher alone) no attempt counts are
+    kept (SchedulerInfo.attempts_seen stays None both ways); without NaN detection the
+    backward() hook asks nothing. The records are the general path's either way."""
+    fast = run_script(_script(name), **options)
+    init = Engine.__init__
+
+    def nothing_routine(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.every_step.add("every step")
+
+    monkeypatch.setattr(Engine, "__init__", nothing_routine)
+    slow = run_script(_script(name), **options)
+    assert _full_snapshot(fast.watch) == _full_snapshot(slow.watch)
+    for a, b in zip(_params(fast), _params(slow), strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0, equal_nan=True)
