@@ -89,6 +89,10 @@ SCRIPTS: dict[str, tuple[str, str, set[str]]] = {
         "sched_a = torch.optim.lr_scheduler.CosineAnnealingLR(opt_a, T_max=400)\n"
         "sched_b = torch.optim.lr_scheduler.StepLR(opt_b, step_size=2)",
         BOTH_THEN_SCHEDS, {"LRD002"}),
+    "LRD002: sched_a's T_max=40 passed inside the first epoch, after the lane's steps": (
+        "sched_a = torch.optim.lr_scheduler.CosineAnnealingLR(opt_a, T_max=40)\n"
+        "sched_b = torch.optim.lr_scheduler.CosineAnnealingLR(opt_b, T_max=400)",
+        BOTH_THEN_SCHEDS, {"LRD002"}),
     "LRD010: sched_b's cosine overrun at step 100": (
         "sched_a = torch.optim.lr_scheduler.CosineAnnealingLR(opt_a, T_max=400)\n"
         "sched_b = torch.optim.lr_scheduler.CosineAnnealingLR(opt_b, T_max=100)",
