@@ -1258,14 +1258,15 @@ class Engine:
         seen: set[int] = set()
         for entry in tail:
             if type(entry) is tuple:
-                sched, code, lasti = entry
-                slot = slots.get(sched.optimizer_key)  # type: ignore[arg-type]
-                if (slot is None or slot.sched is not sched or sched.key in seen
-                        or self.schedulers.get(sched.key) is not sched or sched.last_site is None):
+                stepped, code, lasti = entry
+                slot = slots.get(stepped.optimizer_key)
+                key, site = stepped.key, stepped.last_site
+                if (slot is None or key in seen or site is None or slot.sched is not stepped
+                        or self.schedulers.get(key) is not stepped):
                     return
-                seen.add(sched.key)
+                seen.add(key)
                 slot.sched_at = len(cycle)
-                cycle.append(MultiEvent(sched.ref, slot, False, code, lasti, sched.last_site))
+                cycle.append(MultiEvent(slot.sched.ref, slot, False, code, lasti, site))
             elif type(entry) is OptimizerInfo:
                 slot = slots.get(entry.key)
                 if slot is None or slot.opt is not entry or -entry.key - 1 in seen:
