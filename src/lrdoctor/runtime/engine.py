@@ -217,8 +217,8 @@ class MultiLane:
     last step left, the same batch iterator, the same line for a scheduler, no token in
     every_step or every_direct_step, no step inside scaler.step() or compiled code, a
     scheduler's LR routine) and note it: a position, and the LR each scheduler step left.
-    Engine.sync() closes it (Lane.phase MULTI) and keeps the tallies of those steps, one by
-    one, as on_attempt and on_scheduler_step keep them for such steps (Engine._fold_multi).
+    Engine.sync() closes it (Lane.phase MULTI) and keeps the tallies of those steps exactly
+    as on_attempt and on_scheduler_step would have kept them one by one (Engine._fold_multi).
     Its budget stops every optimizer before its periodic update and every scheduler inside
     its horizon, so each step it takes is one the general path would find routine."""
 
