@@ -9,6 +9,7 @@ through is :class:`lrdoctor.ScheduleError` in strict mode.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 import traceback
@@ -43,6 +44,7 @@ from lrdoctor.runtime.events import (
 from lrdoctor.schedulers import describe, kind_of, runtime_horizon
 
 COLLAPSE_RATIO = 1e-6
+INF = float("inf")
 LR_HISTORY_CAP = 20_000
 # Routine steps (see Engine.on_attempt) are not handed to the checks that subscribed with
 # every_step=False; the first ROUTINE_AFTER attempts of each optimizer always are, and so is
@@ -61,6 +63,13 @@ EXPECT_SCALED_ATTEMPT, EXPECT_UPDATE = 4, 5
 IN_SCHEDULER_STEP = 6
 # Engine.backward_route
 ROUTE_FREE, ROUTE_READ, ROUTE_EVENT = 0, 1, 2
+# Lane.phase while the lane for several optimizers is open (Engine.multi: MultiLane), and
+# while one of its scheduler steps runs (a step made meanwhile is a subclass's super().step()
+# or one scheduler stepping another, not the user's)
+MULTI, IN_MULTI_STEP = 7, 8
+# the step events a lane for several optimizers can open after, kept in order (see
+# Engine._multi_seq); at most this many cycles of them
+_MULTI_KEEP = 4
 
 
 class Lane:
@@ -163,6 +172,72 @@ class Lane:
         # grow the scale (Engine._open_scaled_lane): the update after that one starts from
         # another scale, which the lane does not read, so it never takes it
         self.grow = 0
+
+
+class MultiEvent:
+    """One step event of the cycle a lane for several optimizers repeats: an update of one
+    optimizer (``attempt``) or a step of one scheduler made from one instruction of the
+    user's code (``code``, ``lasti``; ``site``, its line)."""
+
+    __slots__ = ("ref", "slot", "attempt", "code", "lasti", "site", "next")
+
+    def __init__(self, ref: Any, slot: MultiSlot, attempt: bool, code: Any = None, lasti: int = -1,
+                 site: Site | None = None) -> None:
+        self.ref = ref  # the optimizer's or the scheduler's weak reference (its record's)
+        self.slot = slot
+        self.attempt = attempt
+        self.code, self.lasti, self.site = code, lasti, site
+        self.next = 0  # the position of the event after it in the cycle
+
+
+class MultiSlot:
+    """One optimizer of a lane for several optimizers, with its one scheduler or none."""
+
+    __slots__ = ("opt", "sched", "lr", "peak", "floor", "zero", "lrs", "at", "sched_at")
+
+    def __init__(self, opt: OptimizerInfo, sched: SchedulerInfo | None, lr: float, zero: float) -> None:
+        self.opt, self.sched = opt, sched
+        self.lr = lr  # the LR object in its one param group now (compared by identity)
+        self.peak = max(opt.peak_lr, lr)  # the highest LR so far, and the lowest routine one
+        # (COLLAPSE_RATIO of it; with a scheduler of no horizon, also above what the checks
+        # take for 0: _at_zero)
+        self.zero = zero
+        self.floor = max(self.peak * COLLAPSE_RATIO, zero)
+        self.lrs: list[float] = []  # the LR each of its scheduler's steps left, not tallied yet
+        self.at = self.sched_at = -1  # the places of its update and its scheduler's step in the cycle
+
+
+class MultiLane:
+    """The lane (see Lane) of a run that steps several optimizers in each iteration (a GAN,
+    actor-critic, one optimizer per head): every optimizer the run has, each with one
+    scheduler or none (the only one of its optimizer), every step event routine with nothing
+    to call, repeating one cycle: the last step events the general path saw, each optimizer's
+    update and each scheduler's step exactly once (Engine._try_multi). While it is open the
+    hooks check that each step is the cycle's next one (the same object, the LR object its
+    last step left, the same batch iterator, the same line for a scheduler, no token in
+    every_step or every_direct_step, no step inside scaler.step() or compiled code, a
+    scheduler's LR routine) and note it: a position, and the LR each scheduler step left.
+    Engine.sync() closes it (Lane.phase MULTI) and keeps the tallies of those steps exactly
+    as on_attempt and on_scheduler_step would have kept them one by one (Engine._fold_multi).
+    Its budget stops every optimizer before its periodic update and every scheduler inside
+    its horizon, so each step it takes is one the general path would find routine."""
+
+    __slots__ = ("cycle", "pos", "start", "left", "budget", "fetch", "loader", "it_ref", "yielded",
+                 "snap", "slots", "scratch")
+
+    def __init__(self) -> None:
+        self.cycle: list[MultiEvent] = []
+        self.pos = 0  # the next event's position in the cycle
+        self.start = 0  # ... and the first one not tallied yet
+        self.left = 0  # the events it may still take; budget - left are not tallied yet
+        self.budget = 0
+        self.fetch = 0  # id of the batch iterator that feeds it, its loader, a weak reference
+        self.loader: LoaderInfo | None = None
+        self.it_ref: Any = _noref
+        self.yielded = 0  # batches the iterator had yielded at the lane's last update
+        self.snap = False  # whether each scheduler step keeps every optimizer's attempt count
+        self.slots: list[MultiSlot] = []
+        self.scratch = Lane()  # what Engine._fold_multi hands _fold for each optimizer
 
 
 class _NoIterator:
@@ -304,6 +379,13 @@ class Engine:
         # id(wrapper or wrapped object) -> (weak ref, the record of the optimizer it is)
         self._aliases: dict[int, tuple[Any, OptimizerInfo]] = {}
         self.lane = Lane()
+        # the lane for several optimizers (its phase is lane.phase: MULTI), and the step events
+        # the general path saw last, in order, each routine with nothing to call (a record: an
+        # optimizer's update; a SchedulerInfo, a scheduler step made elsewhere than from the
+        # user's own line, or (record, code, instruction) one made from there): it may open
+        # after a whole cycle of them (_try_multi)
+        self.multi = MultiLane()
+        self._multi_seq: list[Any] = []
         # the optimizer whose last attempt was routine with nothing to call, and the batch
         # iterator and loader that fed it: a lane may open for it (open_lane)
         self._routine_opt: tuple[Any, OptimizerInfo, int, LoaderInfo | None] | None = None
@@ -754,9 +836,16 @@ class Engine:
         info.known_lrs = lrs
         if routine and not handlers and fetch is not None:
             if len(self.optimizers) != 1:
-                # no lane for several optimizers (open_lane), ever (records are never dropped):
-                # no candidate to open one after this step
+                # no lane for one optimizer (open_lane), ever (records are never dropped): no
+                # candidate to open one after this step; the lane for several may open
                 self._routine_opt = None
+                seq = self._multi_seq
+                if info.ref() is opt:
+                    seq.append(info)
+                    if len(seq) >= len(self.optimizers) + len(self.schedulers):
+                        self._try_multi()
+                else:
+                    seq.clear()
             elif via_scaler:
                 self._routine_opt = None
                 self._routine_scaled = (_ref(opt), info, fetch, loader, clock)
@@ -774,10 +863,14 @@ class Engine:
             # and a routine step leave it)
             info.last_attempt = _TAKEN
             self._routine_opt = (_ref(opt), info, fetch, loader)
+            if self._multi_seq:  # (not a step the lane for several optimizers takes)
+                self._multi_seq.clear()
             if not self.schedulers:
                 self.open_lane(None, None, None, -1)
         else:
             self._routine_opt = None
+            if self._multi_seq:
+                self._multi_seq.clear()
 
     def _count(self, info: OptimizerInfo, prev: Attempt | None, taken: bool | None) -> None:
         """The tallies of an attempt that was not taken, or follows one that was not."""
@@ -884,13 +977,15 @@ class Engine:
                         counts = last.scheduler_steps_after = {}
                     counts[info.key] = counts.get(info.key, 0) + 1
         handlers = self._handlers.get(SchedulerStep)
-        # several optimizers, and handlers to hand the step to (with none, nothing to decide
-        # nor to keep for them: no routine test and no attempt counts)
-        several = handlers and len(self.optimizers) > 1
+        # several optimizers, and handlers to hand the step to (with none, nothing to keep
+        # for them: no attempt counts; the routine test is made for the lane for several
+        # optimizers, which opens after routine steps only)
+        multi = len(self.optimizers) > 1
+        several = handlers and multi
         routine = (not args and not kwargs and error is None and opt is not None and opt.attempts
                    and not self.every_step)
         if routine:
-            if several:
+            if multi:
                 # with several optimizers: the only scheduler of its optimizer (no rival to
                 # interleave with: LRD012), whose optimizer moved since its last step (nothing
                 # stale: LRD014, which compares with the counts kept in attempts_seen below)
@@ -925,7 +1020,15 @@ class Engine:
                     for o in self.optimizers.values():  # (a loop: no frame, as a comprehension makes)
                         snap[o.key] = o.attempts
                 info.attempts_seen = snap
-        return info if routine and not handlers and not several else None
+        if routine and not handlers:
+            if multi:
+                # a step the lane for several optimizers may open after (open_lane notes the
+                # user's line and instruction when its hook knows them)
+                self._multi_seq.append(info)
+            return info
+        if self._multi_seq:
+            self._multi_seq.clear()
+        return None
 
     @staticmethod
     def routine_limit(info: SchedulerInfo) -> int | None:
@@ -954,6 +1057,13 @@ class Engine:
         optimizer without a scheduler, its attempt (``sched`` None). Nothing happens unless
         the optimizer's last attempt was routine too and nothing can make the next steps
         need more than the lane checks."""
+        if len(self.optimizers) > 1:
+            seq = self._multi_seq
+            if sched is not None and seq and seq[-1] is sched:
+                seq[-1] = (sched, code, lasti)  # (on_scheduler_step appended it)
+                if len(seq) >= len(self.optimizers) + len(self.schedulers):
+                    self._try_multi()
+            return
         candidate = self._routine_opt
         if candidate is None:
             if self._routine_scaled is not None:
@@ -1079,6 +1189,173 @@ class Engine:
         # a scaled backward (Engine.every_direct_step), and none marks it
         lane.scaled_phase = EXPECT_SCALED_ATTEMPT if getattr(self, "_lrdoctor_amp_hooks", False) else EXPECT_ATTEMPT
 
+    def _try_multi(self) -> None:
+        """Open the lane for several optimizers (see MultiLane) when the last step events
+        (_multi_seq), each routine with nothing to call, are one cycle: every optimizer's update
+        and every scheduler's step made from the user's own line, each once, and nothing can
+        make the next cycles need more than the lane checks. Each optimizer then has one
+        scheduler or none, and each scheduler stepped once between two updates of its
+        optimizer and the reverse, so that repeating the cycle keeps each step routine: a
+        scheduler the only one of its optimizer (LRD012), whose optimizer moved since its
+        last step (LRD014), no scheduler stepped twice between two updates (LRD017)."""
+        seq = self._multi_seq
+        size = len(self.optimizers) + len(self.schedulers)
+        if len(seq) > _MULTI_KEEP * size:
+            del seq[:-size]
+        if (self.every_step or self.every_direct_step or self.compiled_steps or self._in_scaler_step
+                or self.scalers or self._every_step_handlers.get(OptimizerStep)
+                or self._every_step_handlers.get(SchedulerStep)):
+            return
+        tail = seq[-size:]
+        fetch = self.last_fetch
+        loader = self._iter_owner.get(fetch)
+        if loader is None or loader is not self.last_batch_loader or self.train_loader is None:
+            return
+        it = loader.iterator() if loader.iterator is not None else None
+        if it is None or id(it) != fetch or not isinstance(getattr(it, "_num_yielded", None), int):
+            return
+        slots: dict[int, MultiSlot] = {}
+        left = ROUTINE_PERIOD
+        for info in self.optimizers.values():
+            opt = info.ref()
+            if (opt is None or info.last_attempt is not _TAKEN or info.attempts < ROUTINE_AFTER
+                    or info.collapse_at is not None or not info.lr_routine or info.first_lrs is None
+                    or len(info.schedulers) > 1):
+                return
+            groups = opt.param_groups
+            if type(groups) is not list or len(groups) != 1:
+                return
+            lr = groups[0].get("lr")
+            if (type(lr) is not float or not lr - lr == 0.0 or lr < info.peak_lr * COLLAPSE_RATIO
+                    or info.known_lrs != (lr,)):
+                return
+            # updates before its periodic one (every ROUTINE_PERIOD-th: never routine)
+            left = min(left, ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD)
+            sched = info.schedulers[0] if info.schedulers else None
+            zero = -INF
+            if sched is not None:
+                if sched.composite or sched.multi_step_runs or sched.optimizer_key != info.key:
+                    return
+                limit = sched.horizon
+                if limit is None:
+                    limit = self.routine_limit(sched)
+                    if limit is None:
+                        return
+                    # no horizon: each step's LR must stay above what _at_zero takes for 0
+                    base = sched.first_lrs
+                    if base and len(base) == 1:
+                        b = base[0]
+                        if type(b) is not float:
+                            return
+                        if b > 0:
+                            zero = math.nextafter(b * 1e-12, INF)
+                # steps it may still take inside its horizon (on_scheduler_step: n < limit)
+                left = min(left, limit - 1 - sched.user_steps)
+            slots[info.key] = MultiSlot(info, sched, lr, zero)
+        if left < 2:
+            return
+        cycle: list[MultiEvent] = []
+        seen: set[int] = set()
+        for entry in tail:
+            if type(entry) is tuple:
+                stepped, code, lasti = entry
+                slot = slots.get(stepped.optimizer_key)
+                key, site = stepped.key, stepped.last_site
+                if (slot is None or key in seen or site is None or slot.sched is not stepped
+                        or self.schedulers.get(key) is not stepped):
+                    return
+                seen.add(key)
+                slot.sched_at = len(cycle)
+                cycle.append(MultiEvent(slot.sched.ref, slot, False, code, lasti, site))
+            elif type(entry) is OptimizerInfo:
+                slot = slots.get(entry.key)
+                if slot is None or slot.opt is not entry or -entry.key - 1 in seen:
+                    return
+                seen.add(-entry.key - 1)
+                slot.at = len(cycle)
+                cycle.append(MultiEvent(entry.ref, slot, True))
+            else:  # a scheduler step made elsewhere than from the user's line
+                return
+        if len(seen) != size:
+            return
+        for i, event in enumerate(cycle):
+            event.next = (i + 1) % size
+        m = self.multi
+        m.cycle = cycle
+        m.slots = list(slots.values())
+        m.pos = m.start = 0
+        m.left = m.budget = left * size
+        m.fetch, m.loader, m.it_ref = fetch, loader, loader.iterator
+        m.yielded = it._num_yielded
+        m.snap = bool(self._handlers.get(SchedulerStep))
+        seq.clear()
+        self.lane.phase = MULTI
+
+    def _fold_multi(self) -> None:
+        """Keep the tallies of the steps the lane for several optimizers took, exactly as
+        on_attempt and on_scheduler_step keep them for routine steps with nothing to call; the
+        lane then holds none. Each optimizer's updates and its scheduler's steps alternate, as
+        in the lane for one optimizer, so each optimizer's are tallied by _fold (``lead``: its
+        scheduler's step comes first after the last tally); what depends on how the
+        optimizers' steps interleave (the clock, each scheduler's last clock, and the attempt
+        counts kept at its last step) is then set from their places in the cycle."""
+        m = self.multi
+        steps, m.budget = m.budget - m.left, m.left
+        if not steps:
+            return
+        size = len(m.cycle)
+        start = m.start
+        m.start = (start + steps) % size
+        clock0 = self.clock
+        scratch = m.scratch
+        scratch.loader, scratch.yielded = m.loader, m.yielded
+        # an event at offset d after the last tally (0: the first step since) occurred
+        # (steps - d + size - 1) // size times in the ``steps`` steps, at d, d + size, ...
+        updates: list[tuple[int, OptimizerInfo, int]] = []
+        for slot in m.slots:
+            d = (slot.at - start) % size
+            count = (steps - d + size - 1) // size if d < steps else 0
+            updates.append((d, slot.opt, count))
+            scratch.opt, scratch.sched = slot.opt, slot.sched
+            scratch.budget, scratch.left = count, 0
+            scratch.lrs_after, slot.lrs = slot.lrs, []
+            scratch.last_after = None
+            scratch.lead = 0
+            if slot.sched is not None:
+                d_sched = (slot.sched_at - start) % size
+                if d_sched < d and d_sched < steps:
+                    scratch.lead = 1
+            self.clock = clock0
+            self._fold(scratch)
+        self.clock = clock0 + steps
+        self._attempts_seen = None
+        shared: dict[int, dict[int, int]] = {}
+        snap: dict[int, int] | None = None
+        for slot in m.slots:
+            sched = slot.sched
+            if sched is None:
+                continue
+            d = (slot.sched_at - start) % size
+            if d >= steps:
+                continue
+            at = d + (steps - d - 1) // size * size  # the offset of its last step
+            sched.last_clock = clock0 + at + 1
+            if m.snap:
+                # every optimizer's attempt count at that step: the updates after it not yet
+                # made (one dict for the steps between two updates, as on_scheduler_step)
+                before = sum((at - du + size - 1) // size if at > du else 0 for du, _, _ in updates)
+                snap = shared.get(before)
+                if snap is None:
+                    snap = shared[before] = {}
+                    for o in self.optimizers.values():
+                        snap[o.key] = o.attempts
+                    for du, o, count in updates:
+                        snap[o.key] -= count - ((at - du + size - 1) // size if at > du else 0)
+                sched.attempts_seen = snap
+        if m.snap and not m.cycle[(start + steps - 1) % size].attempt:
+            # the last step was a scheduler step: its counts hold until the next update
+            self._attempts_seen = shared.get(sum(count for _, _, count in updates))
+
     def sync(self) -> None:
         """Close the lane, keeping the tallies of the steps it took, one by one, as
         on_attempt and on_scheduler_step keep them for routine steps."""
@@ -1087,6 +1364,9 @@ class Engine:
         if phase == CLOSED:
             return
         lane.phase = CLOSED
+        if phase >= MULTI:  # the lane for several optimizers
+            self._fold_multi()
+            return
         if lane.unhooked:  # the __next__ hook back first: the general path reads what it notes
             if self.fetch_hook is not None:
                 self.fetch_hook.restore()

@@ -38,7 +38,9 @@ from lrdoctor.runtime.engine import (
     EXPECT_ATTEMPT,
     EXPECT_SCHEDULER_STEP,
     EXPECT_UPDATE,
+    IN_MULTI_STEP,
     IN_SCHEDULER_STEP,
+    MULTI,
     Engine,
     lrs_of,
 )
@@ -152,7 +154,9 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     lane_period = engine.lane_period
     scaled_lane_period = engine.scaled_lane_period
     lane = engine.lane
+    multi = engine.multi
     every_step = engine.every_step
+    every_direct_step = engine.every_direct_step
 
     # Where the step is seen (see _step_seam): in place of torch's own no-op
     # Optimizer._optimizer_step_code, which every optimizer's wrapped step() calls right after
@@ -208,6 +212,23 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
             if compiled_steps:
                 engine.drain_compiled()
             if not in_scaler_step:  # the common case: no GradScaler step in progress
+                if lane.phase == MULTI:
+                    # the lane for several optimizers (Engine.MultiLane): the cycle's next
+                    # step is this optimizer's routine update, trained with the LR object its
+                    # last step left, on a batch of the same iterator (whose batch count is
+                    # read from it)
+                    event = multi.cycle[multi.pos]
+                    if (event.ref() is self and multi.left and engine.last_fetch == multi.fetch
+                            and not every_step and not every_direct_step):
+                        try:
+                            [group] = self.param_groups
+                            if group["lr"] is event.slot.lr:
+                                multi.yielded = multi.it_ref()._num_yielded
+                                multi.left -= 1
+                                multi.pos = event.next
+                                return
+                        except (ValueError, KeyError, AttributeError):
+                            pass  # (the general path)
                 # the lane's last update of a period: the periodic step it keeps open through
                 # (Engine.lane_period), unless that step needs the general path
                 if lane.phase == EXPECT_ATTEMPT and lane.opt_ref() is self and lane_period(self):
@@ -668,6 +689,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
     compiled_steps = engine.compiled_steps
     on_scheduler_step = engine.on_scheduler_step
     lane = engine.lane
+    multi = engine.multi
     every_step = engine.every_step
     sites: dict[int, Any] = {}  # the user's lines that step schedulers (callsite.remember_site)
 
@@ -677,6 +699,11 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         sched = lane.sched
         _guard(engine, on_scheduler_step, sched_obj, sched.last_site if sched else None,
                (lane.lr,), (), {}, error)
+
+    def off_multi(sched_obj: Any, event: Any, error: BaseException | None) -> None:
+        """A step of the lane for several optimizers that it cannot note: the general path's
+        (which closes the lane first), from the step's line, with the LR it started from."""
+        _guard(engine, on_scheduler_step, sched_obj, event.site, (event.slot.lr,), (), {}, error)
 
     @functools.wraps(original)
     def step(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -724,7 +751,49 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                 except Exception as exc:
                     engine.internal_error(exc)
                 return result
-        if tls.depth or lane.phase == IN_SCHEDULER_STEP:
+        if (lane.phase == MULTI and not args and not kwargs and not compiled_steps
+                and not every_step):
+            # the lane for several optimizers (Engine.MultiLane): the cycle's next step is this
+            # scheduler's, made from the very instruction that made its last one; its LR noted
+            # when routine (a finite float at least COLLAPSE_RATIO of the highest so far, and
+            # with no horizon above what the checks take for 0), else noted by the general path
+            event = multi.cycle[multi.pos]
+            if event.ref() is self and multi.left:
+                caller_frame = getframe(1)
+                if caller_frame.f_lasti == event.lasti and caller_frame.f_code is event.code:
+                    lane.phase = IN_MULTI_STEP
+                    try:
+                        result = original(self)
+                    except BaseException as exc:
+                        if lane.phase == IN_MULTI_STEP:
+                            lane.phase = MULTI
+                        off_multi(self, event, exc)
+                        raise
+                    if lane.phase != IN_MULTI_STEP:  # closed meanwhile: the general path's
+                        off_multi(self, event, None)
+                        return result
+                    lane.phase = MULTI
+                    try:
+                        try:
+                            [group] = self.optimizer.param_groups
+                            lr = group["lr"]
+                        except (ValueError, KeyError):  # not one group with an LR
+                            lr = None
+                        slot = event.slot
+                        if type(lr) is float and lr >= slot.floor and lr < INF:
+                            slot.lrs.append(lr)
+                            slot.lr = lr
+                            multi.left -= 1
+                            multi.pos = event.next
+                            if lr > slot.peak:
+                                slot.peak = lr
+                                slot.floor = max(lr * COLLAPSE_RATIO, slot.zero)
+                        else:
+                            off_multi(self, event, None)
+                    except Exception as exc:
+                        engine.internal_error(exc)
+                    return result
+        if tls.depth or lane.phase == IN_SCHEDULER_STEP or lane.phase == IN_MULTI_STEP:
             # a composite stepping its children, or a subclass calling super().step()
             return original(self, *args, **kwargs)
         skip_aware = _skip_aware.get(type(self))
