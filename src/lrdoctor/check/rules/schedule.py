@@ -3462,7 +3462,7 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         by a count) or a summary (``sum(losses) / len(losses)``, ``np.mean(losses)``) of a
         name that this function adds up from validation results only (``epoch_loss =
         running_loss / seen``, ``running_loss`` summed over the validation batches)."""
-        if _mentions_validation(value):
+        if _mentions_validation(value) or _evaluation_pass(ctx, path, value):
             return True
         if not isinstance(value, ast.expr):
             return False
@@ -3507,6 +3507,36 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
     if not values and not added:
         return False
     return all(from_validation(v) for v in values) and all(added)
+
+
+def _evaluation_pass(ctx: FileContext, path: str, value: ast.AST) -> bool:
+    """``value`` is what a function of the module returns (``loss = evaluate_epoch(model,
+    data, criterion)``) where that function is an evaluation pass: it puts a model in eval
+    mode (``model.eval()``) or computes under ``torch.no_grad()`` / ``torch.inference_mode()``,
+    and takes no gradient (no ``backward()``) and makes no update (no ``step()``) anywhere in
+    its body. What it returns was computed without training, so it is no training loss,
+    whatever the name it is bound to or the data it is handed."""
+    module = ctx.module_of(path)
+    if module is None or not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+        return False
+    function = module.functions.get(value.func.id)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+            isinstance(n, ast.Return) and n.value is not None for n in ast.walk(function)):
+        return False
+    evaluates = False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("backward", "step"):
+                return False
+            if node.func.attr == "eval" and not node.args and not node.keywords:
+                evaluates = True
+        elif isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                isinstance(item.context_expr, ast.Call)
+                and (dotted(item.context_expr.func) or "").rsplit(".", 1)[-1]
+                in ("no_grad", "inference_mode")
+                for item in node.items):
+            evaluates = True
+    return evaluates
 
 
 def _start_over_before(around: ast.AST, at: ast.AST, name: str,
@@ -3764,7 +3794,8 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         # an always-on scaler first; otherwise the bug happens when the flag is on
         s, flag = min(scaler_steps, key=lambda pair: bool(pair[1]))
-        guards = [c for c in e.conds if _skip_guard(c, s)]
+        guards = [c for c in e.conds
+                  if _skip_guard(c, s) or _counts_real_updates(ctx, c, s, e)]
         off = [_off_by_default(ctx, c) for c in guards]
         if not all(off) or _leaves_on_skip(ctx, s, e):
             continue
@@ -3930,6 +3961,92 @@ def _skip_guard(c: Cond, s: Event) -> bool:
     if any(d.key == c.key and d.branch == c.branch for d in s.conds):
         return bool(_identifier_words(c.meaning) & _FINITE_WORDS)
     return True
+
+
+def _counts_real_updates(ctx: FileContext, c: Cond, s: Event, e: Event) -> bool:
+    """Whether the condition ``c`` on the scheduler step ``e`` compares the optimizer's own
+    per-parameter state read after the update ``s`` (``scaler.step(opt)``) with the same state
+    read before it, in the function that makes both: ``before = counts(opt)``,
+    ``scaler.step(opt)``, ``stepped = moved(opt, before)``, ``if stepped: scheduler.step()``
+    (``counts`` and ``moved`` read ``opt.state``, where each parameter's ``step`` counter
+    lives, directly or through another function of the module). GradScaler skips an update by
+    not calling ``opt.step()``, so that state does not change on a skipped update: the test
+    tells a skip exactly, whatever its names say. What the test reads after the update is
+    every assignment to its names that can run between the update and the step (one in the
+    other branch of an ``if`` around the update, the fp32 path's ``stepped = True``, cannot);
+    each must be such a comparison. A value read after the update only, or one read from the
+    param groups (the LR, which the update does not change), is no such test."""
+    node = s.node
+    if not isinstance(node, ast.Call) or not node.args or c.test is None \
+            or c.key[0] != s.path or e.path != s.path:
+        return False
+    tree = ctx.tree_of(s.path)
+    if tree is None:
+        return False
+    around = function_around(tree, node)
+    if function_around(tree, e.node) is not around or not s.line < e.line:
+        return False
+    optimizer = ast.unparse(node.args[0])
+    names = {n.id for n in ast.walk(c.test) if isinstance(n, ast.Name)}
+    after: list[ast.expr] = [c.test] if _reads_optimizer_state(
+        ctx, s.path, c.test, optimizer) else []
+    before: set[str] = set()
+    for stmt in ast.walk(around):
+        if not isinstance(stmt, ast.Assign) or function_around(tree, stmt) is not around:
+            continue
+        bound = {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+        if stmt.lineno < s.line:
+            if _reads_optimizer_state(ctx, s.path, stmt.value, optimizer):
+                before |= bound
+        elif stmt.lineno < e.line and bound & names and not _other_branch(around, stmt, node):
+            after.append(stmt.value)
+    return bool(after) and all(
+        _reads_optimizer_state(ctx, s.path, value, optimizer)
+        and any(isinstance(n, ast.Name) and n.id in before for n in ast.walk(value))
+        for value in after)
+
+
+def _other_branch(around: ast.AST, a: ast.AST, b: ast.AST) -> bool:
+    """``a`` and ``b`` sit in the two branches of one ``if`` in ``around``: they never run in
+    the same pass."""
+    line_a, line_b = getattr(a, "lineno", 0), getattr(b, "lineno", 0)
+
+    def within(body: list[ast.stmt], line: int) -> bool:
+        return bool(body) and body[0].lineno <= line <= (body[-1].end_lineno or body[-1].lineno)
+
+    for node in ast.walk(around):
+        if isinstance(node, ast.If) and node.orelse and (
+                within(node.body, line_a) and within(node.orelse, line_b)
+                or within(node.orelse, line_a) and within(node.body, line_b)):
+            return True
+    return False
+
+
+def _reads_optimizer_state(ctx: FileContext, path: str, node: ast.AST, optimizer: str,
+                           depth: int = 0) -> bool:
+    """``node`` reads ``<optimizer>.state`` (the per-parameter state, ``step`` counters
+    included), or calls a function of the module with the optimizer as an argument whose body
+    does so through that parameter (two calls deep at most)."""
+    module = ctx.module_of(path)
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and sub.attr == "state" \
+                and ast.unparse(sub.value) == optimizer:
+            return True
+        if depth >= 2 or module is None or not isinstance(sub, ast.Call) \
+                or not isinstance(sub.func, ast.Name):
+            continue
+        function = module.functions.get(sub.func.id)
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        handed = [params[i] for i, a in enumerate(sub.args)
+                  if i < len(params) and ast.unparse(a) == optimizer]
+        handed += [k.arg for k in sub.keywords
+                   if k.arg is not None and ast.unparse(k.value) == optimizer]
+        if any(_reads_optimizer_state(ctx, path, function, param, depth + 1)
+               for param in handed):
+            return True
+    return False
 
 
 def _off_by_default(ctx: FileContext, c: Cond) -> str:
