@@ -226,3 +226,473 @@ def test_a_pass_that_takes_gradients_is_no_evaluation() -> None:
         '        evaluate_and_save(model, train_data, criterion, scheduler, "best.pt")\n'
         '        evaluate_epoch(model, dev_data, criterion)',
     ))
+
+
+# -- LRD014: the optimizer rebuilt, a new scheduler built only for some settings ---------------
+#
+# Probed after the batch (a two-stage trainer that rebuilds its optimizer on unfreezing and
+# rebuilds the scheduler only for the cosine option). lrdoctor took any scheduler built for the
+# new optimizer as taking over; Python: the StepLR the other option built stays on the old
+# optimizer on every run where the setting is not "cosine", which is the default here. Through
+# the trainer's own factory (``self.make_scheduler()``, which picks by the same setting), the
+# name after ``if cfg.scheduler == "cosine": self.scheduler = self.make_scheduler(...)`` was
+# taken to hold only what the factory returned; on the path that skips the body it still holds
+# the StepLR built for the old optimizer.
+
+REBUILT_IN_A_HELPER = """
+import argparse
+
+import torch
+
+
+def rebuild(model, optimizer, scheduler, kind, epochs, epoch):
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+    if kind == "cosine":
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs - epoch)
+    return optimizer, scheduler
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scheduler", default="step", choices=["cosine", "step"])
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--unfreeze-at", type=int, default=5)
+    args = parser.parse_args()
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Linear(8, 1))
+    for p in model[0].parameters():
+        p.requires_grad = False
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    if args.scheduler == "cosine":
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
+    else:
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.1)
+    loader = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(10)]
+    for epoch in range(args.epochs):
+        if epoch == args.unfreeze_at:
+            for p in model[0].parameters():
+                p.requires_grad = True
+            optimizer, scheduler = rebuild(model, optimizer, scheduler, args.scheduler,
+                                           args.epochs, epoch)
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+REBUILT_FOR_EVERY_OPTION = """
+import argparse
+
+import torch
+
+
+def rebuild(model, optimizer, scheduler, kind, epochs, epoch):
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+    if kind == "cosine":
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs - epoch)
+    else:
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.1)
+    return optimizer, scheduler
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scheduler", default="step", choices=["cosine", "step"])
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--unfreeze-at", type=int, default=5)
+    args = parser.parse_args()
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Linear(8, 1))
+    for p in model[0].parameters():
+        p.requires_grad = False
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    if args.scheduler == "cosine":
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
+    else:
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.1)
+    loader = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(10)]
+    for epoch in range(args.epochs):
+        if epoch == args.unfreeze_at:
+            for p in model[0].parameters():
+                p.requires_grad = True
+            optimizer, scheduler = rebuild(model, optimizer, scheduler, args.scheduler,
+                                           args.epochs, epoch)
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+REBUILT_INLINE = """
+import argparse
+
+import torch
+
+
+def rebuild(model, optimizer, scheduler, kind, epochs, epoch):
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+    if kind == "cosine":
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs - epoch)
+    return optimizer, scheduler
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scheduler", default="step", choices=["cosine", "step"])
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--unfreeze-at", type=int, default=5)
+    args = parser.parse_args()
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Linear(8, 1))
+    for p in model[0].parameters():
+        p.requires_grad = False
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    if args.scheduler == "cosine":
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
+    else:
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.1)
+    loader = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(10)]
+    for epoch in range(args.epochs):
+        if epoch == args.unfreeze_at:
+            for p in model[0].parameters():
+                p.requires_grad = True
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            if args.scheduler == "cosine":
+                scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs - epoch)
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+TRAINER_UNFREEZE = """
+import torch
+
+
+class Config:
+    epochs = 20
+    unfreeze_epoch = 3
+    scheduler = "step"
+    lr = 1e-3
+
+
+class Trainer:
+    def __init__(self, model, loader, val_loader, cfg):
+        self.model = model
+        self.loader = loader
+        self.val_loader = val_loader
+        self.cfg = cfg
+        for p in model.backbone.parameters():
+            p.requires_grad = False
+        self.optimizer = torch.optim.Adam(model.head.parameters(), lr=cfg.lr)
+        self.scheduler = self.make_scheduler(cfg.epochs)
+
+    def make_scheduler(self, epochs):
+        if self.cfg.scheduler == "cosine":
+            return torch.optim.lr_scheduler.CosineAnnealingLR(self.optimizer, T_max=epochs)
+        return torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=5)
+
+    def unfreeze(self, epoch):
+        for p in self.model.backbone.parameters():
+            p.requires_grad = True
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.cfg.lr / 10)
+        if self.cfg.scheduler == "cosine":
+            self.scheduler = self.make_scheduler(self.cfg.epochs - epoch)
+
+    def validate(self):
+        self.model.eval()
+        with torch.no_grad():
+            return sum(torch.nn.functional.mse_loss(self.model(x), y).item()
+                       for x, y in self.val_loader)
+
+    def fit(self):
+        for epoch in range(self.cfg.epochs):
+            if epoch == self.cfg.unfreeze_epoch:
+                self.unfreeze(epoch)
+            self.model.train()
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+            val_loss = self.validate()
+            if self.cfg.scheduler == "cosine":
+                self.scheduler.step()
+            else:
+                self.scheduler.step()
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = torch.nn.Linear(8, 8)
+        self.head = torch.nn.Linear(8, 1)
+
+    def forward(self, x):
+        return self.head(self.backbone(x))
+
+
+if __name__ == "__main__":
+    data = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(10)]
+    Trainer(Net(), data, data, Config()).fit()
+"""
+
+TRAINER_UNFREEZE_EVERY_OPTION = """
+import torch
+
+
+class Config:
+    epochs = 20
+    unfreeze_epoch = 3
+    scheduler = "step"
+    lr = 1e-3
+
+
+class Trainer:
+    def __init__(self, model, loader, val_loader, cfg):
+        self.model = model
+        self.loader = loader
+        self.val_loader = val_loader
+        self.cfg = cfg
+        for p in model.backbone.parameters():
+            p.requires_grad = False
+        self.optimizer = torch.optim.Adam(model.head.parameters(), lr=cfg.lr)
+        self.scheduler = self.make_scheduler(cfg.epochs)
+
+    def make_scheduler(self, epochs):
+        if self.cfg.scheduler == "cosine":
+            return torch.optim.lr_scheduler.CosineAnnealingLR(self.optimizer, T_max=epochs)
+        return torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=5)
+
+    def unfreeze(self, epoch):
+        for p in self.model.backbone.parameters():
+            p.requires_grad = True
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.cfg.lr / 10)
+        self.scheduler = self.make_scheduler(self.cfg.epochs - epoch)
+
+    def validate(self):
+        self.model.eval()
+        with torch.no_grad():
+            return sum(torch.nn.functional.mse_loss(self.model(x), y).item()
+                       for x, y in self.val_loader)
+
+    def fit(self):
+        for epoch in range(self.cfg.epochs):
+            if epoch == self.cfg.unfreeze_epoch:
+                self.unfreeze(epoch)
+            self.model.train()
+            for x, y in self.loader:
+                self.optimizer.zero_grad()
+                torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+            val_loss = self.validate()
+            if self.cfg.scheduler == "cosine":
+                self.scheduler.step()
+            else:
+                self.scheduler.step()
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = torch.nn.Linear(8, 8)
+        self.head = torch.nn.Linear(8, 1)
+
+    def forward(self, x):
+        return self.head(self.backbone(x))
+
+
+if __name__ == "__main__":
+    data = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(10)]
+    Trainer(Net(), data, data, Config()).fit()
+"""
+
+PARTIAL_REBUILD = (
+    '            if args.scheduler == "cosine":\n'
+    "                scheduler = torch.optim.lr_scheduler.CosineAnnealingLR("
+    "optimizer, T_max=args.epochs - epoch)"
+)
+FULL_REBUILD = (
+    "            scheduler = torch.optim.lr_scheduler.CosineAnnealingLR("
+    "optimizer, T_max=args.epochs - epoch)"
+)
+
+
+def test_helper_rebuilds_the_optimizer_and_only_the_cosine() -> None:
+    assert "LRD014" in codes(REBUILT_IN_A_HELPER)
+
+
+def test_helper_rebuilds_a_scheduler_for_every_option() -> None:
+    assert "LRD014" not in codes(REBUILT_FOR_EVERY_OPTION)
+
+
+def test_loop_rebuilds_the_optimizer_and_only_the_cosine() -> None:
+    assert PARTIAL_REBUILD in REBUILT_INLINE
+    assert "LRD014" in codes(REBUILT_INLINE)
+
+
+def test_loop_rebuilds_the_cosine_for_every_option() -> None:
+    assert "LRD014" not in codes(REBUILT_INLINE.replace(PARTIAL_REBUILD, FULL_REBUILD))
+
+
+def test_trainer_unfreeze_rebuilds_only_the_cosine_through_its_factory() -> None:
+    assert "LRD014" in codes(TRAINER_UNFREEZE)
+
+
+def test_trainer_unfreeze_rebuilds_through_its_factory_for_every_option() -> None:
+    assert "LRD014" not in codes(TRAINER_UNFREEZE_EVERY_OPTION)
+
+
+def test_trainer_unfreeze_keeps_a_plateau() -> None:
+    source = TRAINER_UNFREEZE.replace(
+        "torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=5)",
+        "torch.optim.lr_scheduler.ReduceLROnPlateau(self.optimizer, patience=2)",
+    ).replace("            else:\n                self.scheduler.step()",
+              "            else:\n                self.scheduler.step(val_loss)")
+    assert "ReduceLROnPlateau" in source and "step(val_loss)" in source
+    assert "LRD014" in codes(source)
+
+
+# -- LRD012: one schedule stepped per update and again per collected episode -------------------
+#
+# Probed after the batch (a PPO agent whose warm-up-then-cosine LambdaLR, sized in updates, is
+# stepped after every minibatch update and again at the end of every collected episode). The
+# two steps sit in sibling loops of one pass (the episodes collected, then the update epochs),
+# neither loop inside the other, and no loop was a batch loop by its header, so lrdoctor saw no
+# two levels. Python: each pass adds one step per episode to one step per update.
+
+STEPPED_PER_EPISODE_TOO = """
+import math
+
+import torch
+
+
+class Agent:
+    def __init__(self, net, warmup=200, total=10000):
+        self.net = net
+        self.optimizer = torch.optim.Adam(net.parameters(), lr=3e-4)
+
+        def factor(update):
+            if update < warmup:
+                return max(update / warmup, 1e-3)
+            progress = min(1.0, (update - warmup) / max(1, total - warmup))
+            return 0.5 + 0.5 * math.cos(math.pi * progress)
+
+        self.lr_scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, factor)
+        self.buffer = []
+
+    def collect_episode(self, env):
+        obs = env.reset()
+        done = False
+        while not done:
+            obs, reward, done = env.step(self.net(obs))
+            self.buffer.append((obs, reward))
+        self.lr_scheduler.step()
+
+    def update(self, batch):
+        loss = sum(self.net(o).sum() * r for o, r in batch)
+        self.optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.net.parameters(), 0.5)
+        self.optimizer.step()
+        self.lr_scheduler.step()
+
+    def train(self, env, episodes, episodes_per_batch=8, epochs=4, minibatch=64):
+        done = 0
+        while done < episodes:
+            self.buffer.clear()
+            for _ in range(episodes_per_batch):
+                self.collect_episode(env)
+                done += 1
+            for _ in range(epochs):
+                for i in range(0, len(self.buffer), minibatch):
+                    self.update(self.buffer[i:i + minibatch])
+"""
+
+STEPPED_PER_UPDATE_ONLY = """
+import math
+
+import torch
+
+
+class Agent:
+    def __init__(self, net, warmup=200, total=10000):
+        self.net = net
+        self.optimizer = torch.optim.Adam(net.parameters(), lr=3e-4)
+
+        def factor(update):
+            if update < warmup:
+                return max(update / warmup, 1e-3)
+            progress = min(1.0, (update - warmup) / max(1, total - warmup))
+            return 0.5 + 0.5 * math.cos(math.pi * progress)
+
+        self.lr_scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, factor)
+        self.buffer = []
+
+    def collect_episode(self, env):
+        obs = env.reset()
+        done = False
+        while not done:
+            obs, reward, done = env.step(self.net(obs))
+            self.buffer.append((obs, reward))
+
+    def update(self, batch):
+        loss = sum(self.net(o).sum() * r for o, r in batch)
+        self.optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.net.parameters(), 0.5)
+        self.optimizer.step()
+        self.lr_scheduler.step()
+
+    def train(self, env, episodes, episodes_per_batch=8, epochs=4, minibatch=64):
+        done = 0
+        while done < episodes:
+            self.buffer.clear()
+            for _ in range(episodes_per_batch):
+                self.collect_episode(env)
+                done += 1
+            for _ in range(epochs):
+                for i in range(0, len(self.buffer), minibatch):
+                    self.update(self.buffer[i:i + minibatch])
+"""
+
+EPISODE_STEP = "            self.buffer.append((obs, reward))\n        self.lr_scheduler.step()"
+
+
+def test_schedule_stepped_after_updates_and_per_episode() -> None:
+    assert "LRD012" in codes(STEPPED_PER_EPISODE_TOO)
+
+
+def test_schedule_stepped_after_updates_only() -> None:
+    assert "LRD012" not in codes(STEPPED_PER_UPDATE_ONLY)
+
+
+def test_episode_step_under_a_test_of_its_own() -> None:
+    source = STEPPED_PER_EPISODE_TOO.replace(
+        EPISODE_STEP,
+        "            self.buffer.append((obs, reward))\n        if self.warming:\n"
+        "            self.lr_scheduler.step()",
+    ).replace("        self.buffer = []\n", "        self.buffer = []\n        self.warming = False\n")
+    assert "if self.warming:" in source
+    assert "LRD012" not in codes(source)
+
+
+def test_episode_loop_that_also_updates_is_no_extra_step() -> None:
+    # each collected episode makes an update of its own before the step
+    source = STEPPED_PER_EPISODE_TOO.replace(
+        EPISODE_STEP,
+        "            self.buffer.append((obs, reward))\n        self.update(self.buffer[-8:])",
+    )
+    assert "self.update(self.buffer[-8:])" in source
+    assert "LRD012" not in codes(source)

@@ -43,7 +43,15 @@ from lrdoctor.check.horizon import (
 )
 from lrdoctor.check.index import dotted, main_guard, origin
 from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss
-from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
+from lrdoctor.check.model import (
+    Cond,
+    Event,
+    Frame,
+    Loop,
+    exclusive,
+    facts_contradict,
+    setting_tests,
+)
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import function_holds as holds_line
 from lrdoctor.check.pins import pinned_before
@@ -5050,6 +5058,9 @@ def stepped_at_two_levels(ctx: FileContext) -> Iterator[Diagnostic]:
             yield from _stepped_by_the_engine_too(calls, sched)
             pair = _two_levels(ctx, calls, sched)
             if pair is None:
+                beside = _beside_the_updates(ctx, calls, sched)
+                if beside is not None:
+                    yield beside
                 continue
             outer, inner = pair
             assert outer.loop is not None and inner.loop is not None
@@ -5265,6 +5276,50 @@ def _flushes_the_last_update(ctx: FileContext, e: Event, sched: Obj, loop: Loop,
     return False
 
 
+def _beside_the_updates(ctx: FileContext, calls: list[Event], sched: Obj) -> Diagnostic | None:
+    """One scheduler stepped after every update in one loop and, in each pass of a loop
+    around it, again in a sibling loop that makes no update (a reinforcement-learning agent
+    that steps its schedule after every minibatch update and once per collected episode):
+    every pass adds the sibling loop's steps to one step per update, so the schedule runs
+    ahead of the updates it was sized in. The nested case (once per epoch around the batch
+    loop) is ``_two_levels``'. Silent when the extra step is under a test inside the shared
+    loop, when its own loop makes an update of the optimizer, or when the two cannot both run
+    in one pass."""
+    for extra in calls:
+        loop = extra.loop
+        if loop is None or ctx.updates_in(loop, extra.root, sched.optimizer):
+            continue
+        for after in calls:
+            inner = after.loop
+            if after is extra or inner is None or inner is loop or exclusive(extra, after):
+                continue
+            if loop in inner.ancestors() or inner in loop.ancestors():
+                continue
+            shared = next((a for a in loop.ancestors() if a in set(inner.ancestors())), None)
+            if shared is None or extra.conds_inside(shared):
+                continue
+            updates = [u for u in ctx.updates_in(inner, after.root, sched.optimizer)
+                       if u.order < after.order]
+            if not updates:
+                continue
+            mine = {(c.key, c.branch) for c in updates[0].conds}
+            if not all((c.key, c.branch) in mine or _tests_existence(c, after)
+                       for c in after.conds_inside(shared)):
+                continue
+            return Diagnostic.at(
+                "LRD012",
+                f"{sched.label} `{receiver(extra)}` is stepped here in each pass of "
+                f"{_loop_where(loop, extra.path)}, where no update is made, and again after "
+                f"every update at {line_at(after.path, after.line, extra.path)} in "
+                f"{_loop_where(inner, extra.path)}, both within each pass of "
+                f"{_loop_where(shared, extra.path)}: it advances more steps than there are "
+                "updates, ahead of the horizon it was sized in; step it at one place only",
+                extra.path,
+                extra.node,
+            )
+    return None
+
+
 def _two_levels(ctx: FileContext, calls: list[Event], sched: Obj) -> tuple[Event, Event] | None:
     for outer in calls:
         if outer.loop is None or outer.loop.granularity != "epoch":
@@ -5348,9 +5403,16 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # a scheduler built for the new optimizer takes over, unless nothing ever steps it
         # while the old one keeps stepping (`optimizer, _ = make_optimizer_and_schedule(...)`
         # keeps only the optimizer): then the new optimizer still trains at a constant LR
-        if any(e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
-               and e.obj.optimizer is new and not _dropped(ctx, e.obj, root) for e in root):
-            continue
+        takers = [e for e in root if e.kind == "create" and e.obj is not None
+                  and e.obj.kind == "scheduler" and e.obj.optimizer is new
+                  and not _dropped(ctx, e.obj, root)]
+        if takers:
+            # ... on the paths it is built on: one built only when a setting says so (`if
+            # kind == "cosine": scheduler = CosineAnnealingLR(new, ...)`) takes over from no
+            # scheduler that the same setting, the other way, built (the StepLR of `else:`)
+            stale = [x for x in stale if not any(_may_take_over(t, x) for t in takers)]
+            if not stale:
+                continue
         # one step per option of a scheduler choice: a constant option (`LambdaLR(opt,
         # lambda _: 1.0)`) loses nothing when left on the old optimizer, the others lose
         # their schedule; only those are named, and none left is no finding
@@ -5380,6 +5442,34 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _second_instance(ctx, reported)
     yield from _never_updated(ctx, reported)
     yield from _own_configure_optimizers(ctx)
+
+
+def _may_take_over(built: Event, stale: Event) -> bool:
+    """Whether the scheduler built at ``built`` (for the new optimizer) can be built in a run
+    that steps the old optimizer's scheduler at ``stale``: nothing says the two need one
+    setting both ways. A scheduler built under ``if args.sched == "cosine":`` never replaces
+    the StepLR the same setting built in its ``else:`` branch, nor does one built under a
+    test that contradicts the stale step's own branches."""
+    sched = stale.obj
+    built_under = sched.built_under if sched is not None and sched.built_under else ()
+    if facts_contradict(built_under, built.conds) or facts_contradict(stale.conds, built.conds):
+        return False
+    return not _settings_disagree(setting_tests(built_under), setting_tests(built.conds))
+
+
+def _settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]],
+                       b: dict[str, tuple[frozenset[str] | None, frozenset[str]]]) -> bool:
+    """Two sets of branches need one string setting (by its last name) to hold values that
+    cannot meet: ``kind == "cosine"`` taken and ``kind == "cosine"`` not taken."""
+    for name, (must_a, not_a) in a.items():
+        if name not in b:
+            continue
+        must_b, not_b = b[name]
+        if must_a is not None and must_b is not None and not must_a & must_b:
+            return True
+        if must_a is not None and must_a <= not_b or must_b is not None and must_b <= not_a:
+            return True
+    return False
 
 
 def _repointed(root: list[Event], step: Event, rebind: Event, new: Obj | None) -> bool:
