@@ -696,3 +696,62 @@ def test_episode_loop_that_also_updates_is_no_extra_step() -> None:
     )
     assert "self.update(self.buffer[-8:])" in source
     assert "LRD012" not in codes(source)
+
+
+# -- LRD007: ``vars()`` of a checkpoint object whose ``__init__`` drops the scheduler ---------
+#
+# Probed after the batch (checkpoints built from dicts, dataclasses and ``vars()``). For
+# ``torch.save(vars(State(model, optimizer, scheduler)))`` lrdoctor read the words of every
+# argument of the constructor as saved, the scheduler's among them; Python: ``vars()`` holds
+# the attributes the ``__init__`` assigns, and this one stores the model's and the optimizer's
+# state only.
+
+VARS_OF_A_STATE_OBJECT = """
+import torch
+
+
+class State:
+    def __init__(self, model, optimizer, scheduler):
+        self.model = model.state_dict()
+        self.optimizer = optimizer.state_dict()
+        self.epoch = 0
+
+
+def train(epochs=50):
+    model = torch.nn.Linear(8, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[20, 40])
+    loader = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(10)]
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+        state = State(model, optimizer, scheduler)
+        state.epoch = epoch
+        torch.save(vars(state), "ckpt.pt")
+
+
+if __name__ == "__main__":
+    train()
+"""
+
+
+def test_vars_of_an_object_that_never_stores_the_scheduler() -> None:
+    assert "LRD007" in codes(VARS_OF_A_STATE_OBJECT)
+
+
+def test_vars_of_an_object_that_stores_the_scheduler_state() -> None:
+    source = VARS_OF_A_STATE_OBJECT.replace(
+        "        self.epoch = 0",
+        "        self.scheduler = scheduler.state_dict()\n        self.epoch = 0")
+    assert "self.scheduler = scheduler.state_dict()" in source
+    assert "LRD007" not in codes(source)
+
+
+def test_vars_of_an_object_built_with_keyword_arguments() -> None:
+    source = VARS_OF_A_STATE_OBJECT.replace(
+        "State(model, optimizer, scheduler)",
+        "State(model=model, optimizer=optimizer, scheduler=scheduler)")
+    assert "LRD007" in codes(source)
