@@ -1683,7 +1683,7 @@ class Tracer:
         for store, earlier in zip(stores, prior):
             for name, old in earlier.items():
                 now = store.get(name)
-                if now is not old and _scheduler_choice(now):
+                if now is not old and isinstance(now, UnionVal) and _scheduler_choice(now):
                     # `if args.sched == "cosine": s = make_scheduler(...)`, a helper that
                     # itself picks one per setting: an old option built where every new one
                     # cannot be (the StepLR of `args.sched != "cosine"`) is what the name
