@@ -1699,6 +1699,21 @@ class Tracer:
         for store, earlier in zip(stores, prior):
             for name, old in earlier.items():
                 now = store.get(name)
+                if now is not old and isinstance(now, UnionVal) and _scheduler_choice(now):
+                    # `if args.sched == "cosine": s = make_scheduler(...)`, a helper that
+                    # itself picks one per setting: an old option built where every new one
+                    # cannot be (the StepLR of `args.sched != "cosine"`) is what the name
+                    # still holds on the path that skips the body
+                    news = options(now)
+                    olds = options(old) if isinstance(old, UnionVal) else [old]
+                    if all(isinstance(n, Obj) and n.built_under is not None for n in news):
+                        staying = [o for o in olds if isinstance(o, Obj) and o not in news
+                                   and o.built_under is not None
+                                   and all(_built_on_other_paths(o.built_under, n.built_under)
+                                           for n in news)]
+                        if staying:
+                            store[name] = UnionVal([*staying, *news], exclusive=True)
+                    continue
                 if now is old or not isinstance(now, Obj) or now.kind != "scheduler" \
                         or now.built_under is None:
                     continue

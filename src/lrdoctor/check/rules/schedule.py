@@ -43,7 +43,15 @@ from lrdoctor.check.horizon import (
 )
 from lrdoctor.check.index import dotted, main_guard, origin
 from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss
-from lrdoctor.check.model import Cond, Event, Frame, Loop, exclusive
+from lrdoctor.check.model import (
+    Cond,
+    Event,
+    Frame,
+    Loop,
+    exclusive,
+    facts_contradict,
+    setting_tests,
+)
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import function_holds as holds_line
 from lrdoctor.check.pins import pinned_before
@@ -3462,7 +3470,7 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         by a count) or a summary (``sum(losses) / len(losses)``, ``np.mean(losses)``) of a
         name that this function adds up from validation results only (``epoch_loss =
         running_loss / seen``, ``running_loss`` summed over the validation batches)."""
-        if _mentions_validation(value):
+        if _mentions_validation(value) or _evaluation_pass(ctx, path, value):
             return True
         if not isinstance(value, ast.expr):
             return False
@@ -3507,6 +3515,36 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
     if not values and not added:
         return False
     return all(from_validation(v) for v in values) and all(added)
+
+
+def _evaluation_pass(ctx: FileContext, path: str, value: ast.AST) -> bool:
+    """``value`` is what a function of the module returns (``loss = evaluate_epoch(model,
+    data, criterion)``) where that function is an evaluation pass: it puts a model in eval
+    mode (``model.eval()``) or computes under ``torch.no_grad()`` / ``torch.inference_mode()``,
+    and takes no gradient (no ``backward()``) and makes no update (no ``step()``) anywhere in
+    its body. What it returns was computed without training, so it is no training loss,
+    whatever the name it is bound to or the data it is handed."""
+    module = ctx.module_of(path)
+    if module is None or not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+        return False
+    function = module.functions.get(value.func.id)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+            isinstance(n, ast.Return) and n.value is not None for n in ast.walk(function)):
+        return False
+    evaluates = False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("backward", "step"):
+                return False
+            if node.func.attr == "eval" and not node.args and not node.keywords:
+                evaluates = True
+        elif isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                isinstance(item.context_expr, ast.Call)
+                and (dotted(item.context_expr.func) or "").rsplit(".", 1)[-1]
+                in ("no_grad", "inference_mode")
+                for item in node.items):
+            evaluates = True
+    return evaluates
 
 
 def _start_over_before(around: ast.AST, at: ast.AST, name: str,
@@ -3764,7 +3802,8 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         # an always-on scaler first; otherwise the bug happens when the flag is on
         s, flag = min(scaler_steps, key=lambda pair: bool(pair[1]))
-        guards = [c for c in e.conds if _skip_guard(c, s)]
+        guards = [c for c in e.conds
+                  if _skip_guard(c, s) or _counts_real_updates(ctx, c, s, e)]
         off = [_off_by_default(ctx, c) for c in guards]
         if not all(off) or _leaves_on_skip(ctx, s, e):
             continue
@@ -3930,6 +3969,92 @@ def _skip_guard(c: Cond, s: Event) -> bool:
     if any(d.key == c.key and d.branch == c.branch for d in s.conds):
         return bool(_identifier_words(c.meaning) & _FINITE_WORDS)
     return True
+
+
+def _counts_real_updates(ctx: FileContext, c: Cond, s: Event, e: Event) -> bool:
+    """Whether the condition ``c`` on the scheduler step ``e`` compares the optimizer's own
+    per-parameter state read after the update ``s`` (``scaler.step(opt)``) with the same state
+    read before it, in the function that makes both: ``before = counts(opt)``,
+    ``scaler.step(opt)``, ``stepped = moved(opt, before)``, ``if stepped: scheduler.step()``
+    (``counts`` and ``moved`` read ``opt.state``, where each parameter's ``step`` counter
+    lives, directly or through another function of the module). GradScaler skips an update by
+    not calling ``opt.step()``, so that state does not change on a skipped update: the test
+    tells a skip exactly, whatever its names say. What the test reads after the update is
+    every assignment to its names that can run between the update and the step (one in the
+    other branch of an ``if`` around the update, the fp32 path's ``stepped = True``, cannot);
+    each must be such a comparison. A value read after the update only, or one read from the
+    param groups (the LR, which the update does not change), is no such test."""
+    node = s.node
+    if not isinstance(node, ast.Call) or not node.args or c.test is None \
+            or c.key[0] != s.path or e.path != s.path:
+        return False
+    tree = ctx.tree_of(s.path)
+    if tree is None:
+        return False
+    around = function_around(tree, node)
+    if function_around(tree, e.node) is not around or not s.line < e.line:
+        return False
+    optimizer = ast.unparse(node.args[0])
+    names = {n.id for n in ast.walk(c.test) if isinstance(n, ast.Name)}
+    after: list[ast.expr] = [c.test] if _reads_optimizer_state(
+        ctx, s.path, c.test, optimizer) else []
+    before: set[str] = set()
+    for stmt in ast.walk(around):
+        if not isinstance(stmt, ast.Assign) or function_around(tree, stmt) is not around:
+            continue
+        bound = {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+        if stmt.lineno < s.line:
+            if _reads_optimizer_state(ctx, s.path, stmt.value, optimizer):
+                before |= bound
+        elif stmt.lineno < e.line and bound & names and not _other_branch(around, stmt, node):
+            after.append(stmt.value)
+    return bool(after) and all(
+        _reads_optimizer_state(ctx, s.path, value, optimizer)
+        and any(isinstance(n, ast.Name) and n.id in before for n in ast.walk(value))
+        for value in after)
+
+
+def _other_branch(around: ast.AST, a: ast.AST, b: ast.AST) -> bool:
+    """``a`` and ``b`` sit in the two branches of one ``if`` in ``around``: they never run in
+    the same pass."""
+    line_a, line_b = getattr(a, "lineno", 0), getattr(b, "lineno", 0)
+
+    def within(body: list[ast.stmt], line: int) -> bool:
+        return bool(body) and body[0].lineno <= line <= (body[-1].end_lineno or body[-1].lineno)
+
+    for node in ast.walk(around):
+        if isinstance(node, ast.If) and node.orelse and (
+                within(node.body, line_a) and within(node.orelse, line_b)
+                or within(node.orelse, line_a) and within(node.body, line_b)):
+            return True
+    return False
+
+
+def _reads_optimizer_state(ctx: FileContext, path: str, node: ast.AST, optimizer: str,
+                           depth: int = 0) -> bool:
+    """``node`` reads ``<optimizer>.state`` (the per-parameter state, ``step`` counters
+    included), or calls a function of the module with the optimizer as an argument whose body
+    does so through that parameter (two calls deep at most)."""
+    module = ctx.module_of(path)
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and sub.attr == "state" \
+                and ast.unparse(sub.value) == optimizer:
+            return True
+        if depth >= 2 or module is None or not isinstance(sub, ast.Call) \
+                or not isinstance(sub.func, ast.Name):
+            continue
+        function = module.functions.get(sub.func.id)
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        handed = [params[i] for i, a in enumerate(sub.args)
+                  if i < len(params) and ast.unparse(a) == optimizer]
+        handed += [k.arg for k in sub.keywords
+                   if k.arg is not None and ast.unparse(k.value) == optimizer]
+        if any(_reads_optimizer_state(ctx, path, function, param, depth + 1)
+               for param in handed):
+            return True
+    return False
 
 
 def _off_by_default(ctx: FileContext, c: Cond) -> str:
@@ -4933,6 +5058,9 @@ def stepped_at_two_levels(ctx: FileContext) -> Iterator[Diagnostic]:
             yield from _stepped_by_the_engine_too(calls, sched)
             pair = _two_levels(ctx, calls, sched)
             if pair is None:
+                beside = _beside_the_updates(ctx, calls, sched)
+                if beside is not None:
+                    yield beside
                 continue
             outer, inner = pair
             assert outer.loop is not None and inner.loop is not None
@@ -5148,6 +5276,50 @@ def _flushes_the_last_update(ctx: FileContext, e: Event, sched: Obj, loop: Loop,
     return False
 
 
+def _beside_the_updates(ctx: FileContext, calls: list[Event], sched: Obj) -> Diagnostic | None:
+    """One scheduler stepped after every update in one loop and, in each pass of a loop
+    around it, again in a sibling loop that makes no update (a reinforcement-learning agent
+    that steps its schedule after every minibatch update and once per collected episode):
+    every pass adds the sibling loop's steps to one step per update, so the schedule runs
+    ahead of the updates it was sized in. The nested case (once per epoch around the batch
+    loop) is ``_two_levels``'. Silent when the extra step is under a test inside the shared
+    loop, when its own loop makes an update of the optimizer, or when the two cannot both run
+    in one pass."""
+    for extra in calls:
+        loop = extra.loop
+        if loop is None or ctx.updates_in(loop, extra.root, sched.optimizer):
+            continue
+        for after in calls:
+            inner = after.loop
+            if after is extra or inner is None or inner is loop or exclusive(extra, after):
+                continue
+            if loop in inner.ancestors() or inner in loop.ancestors():
+                continue
+            shared = next((a for a in loop.ancestors() if a in set(inner.ancestors())), None)
+            if shared is None or extra.conds_inside(shared):
+                continue
+            updates = [u for u in ctx.updates_in(inner, after.root, sched.optimizer)
+                       if u.order < after.order]
+            if not updates:
+                continue
+            mine = {(c.key, c.branch) for c in updates[0].conds}
+            if not all((c.key, c.branch) in mine or _tests_existence(c, after)
+                       for c in after.conds_inside(shared)):
+                continue
+            return Diagnostic.at(
+                "LRD012",
+                f"{sched.label} `{receiver(extra)}` is stepped here in each pass of "
+                f"{_loop_where(loop, extra.path)}, where no update is made, and again after "
+                f"every update at {line_at(after.path, after.line, extra.path)} in "
+                f"{_loop_where(inner, extra.path)}, both within each pass of "
+                f"{_loop_where(shared, extra.path)}: it advances more steps than there are "
+                "updates, ahead of the horizon it was sized in; step it at one place only",
+                extra.path,
+                extra.node,
+            )
+    return None
+
+
 def _two_levels(ctx: FileContext, calls: list[Event], sched: Obj) -> tuple[Event, Event] | None:
     for outer in calls:
         if outer.loop is None or outer.loop.granularity != "epoch":
@@ -5231,9 +5403,16 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # a scheduler built for the new optimizer takes over, unless nothing ever steps it
         # while the old one keeps stepping (`optimizer, _ = make_optimizer_and_schedule(...)`
         # keeps only the optimizer): then the new optimizer still trains at a constant LR
-        if any(e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
-               and e.obj.optimizer is new and not _dropped(ctx, e.obj, root) for e in root):
-            continue
+        takers = [e for e in root if e.kind == "create" and e.obj is not None
+                  and e.obj.kind == "scheduler" and e.obj.optimizer is new
+                  and not _dropped(ctx, e.obj, root)]
+        if takers:
+            # ... on the paths it is built on: one built only when a setting says so (`if
+            # kind == "cosine": scheduler = CosineAnnealingLR(new, ...)`) takes over from no
+            # scheduler that the same setting, the other way, built (the StepLR of `else:`)
+            stale = [x for x in stale if not any(_may_take_over(t, x) for t in takers)]
+            if not stale:
+                continue
         # one step per option of a scheduler choice: a constant option (`LambdaLR(opt,
         # lambda _: 1.0)`) loses nothing when left on the old optimizer, the others lose
         # their schedule; only those are named, and none left is no finding
@@ -5263,6 +5442,34 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _second_instance(ctx, reported)
     yield from _never_updated(ctx, reported)
     yield from _own_configure_optimizers(ctx)
+
+
+def _may_take_over(built: Event, stale: Event) -> bool:
+    """Whether the scheduler built at ``built`` (for the new optimizer) can be built in a run
+    that steps the old optimizer's scheduler at ``stale``: nothing says the two need one
+    setting both ways. A scheduler built under ``if args.sched == "cosine":`` never replaces
+    the StepLR the same setting built in its ``else:`` branch, nor does one built under a
+    test that contradicts the stale step's own branches."""
+    sched = stale.obj
+    built_under = sched.built_under if sched is not None and sched.built_under else ()
+    if facts_contradict(built_under, built.conds) or facts_contradict(stale.conds, built.conds):
+        return False
+    return not _settings_disagree(setting_tests(built_under), setting_tests(built.conds))
+
+
+def _settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]],
+                       b: dict[str, tuple[frozenset[str] | None, frozenset[str]]]) -> bool:
+    """Two sets of branches need one string setting (by its last name) to hold values that
+    cannot meet: ``kind == "cosine"`` taken and ``kind == "cosine"`` not taken."""
+    for name, (must_a, not_a) in a.items():
+        if name not in b:
+            continue
+        must_b, not_b = b[name]
+        if must_a is not None and must_b is not None and not must_a & must_b:
+            return True
+        if must_a is not None and must_a <= not_b or must_b is not None and must_b <= not_a:
+            return True
+    return False
 
 
 def _repointed(root: list[Event], step: Event, rebind: Event, new: Obj | None) -> bool:

@@ -1129,9 +1129,36 @@ def _expr_contents(ctx: FileContext, node: ast.expr, scope: Scope | None, at: as
     if not fields or any(kw.arg is None for kw in built.keywords):
         return None
     words.extend(f.lower() for f in fields)
-    for arg in [*built.args, *(kw.value for kw in built.keywords)]:
+    for arg in _stored_arguments(cls.node, built):
         _value_words(arg, scope, objs, words)
     return objs, words
+
+
+def _stored_arguments(cls: ast.ClassDef, built: ast.Call) -> list[ast.expr]:
+    """The arguments of ``built`` (a call of the project class ``cls``) that end up among the
+    instance's attributes, which is all ``vars()`` / ``asdict()`` / ``__dict__`` can hold: for
+    a class with an ``__init__`` of its own, those handed to a parameter that the ``__init__``
+    reads in what it assigns to ``self.<name>`` (``State(model, optimizer, scheduler)`` whose
+    ``__init__`` stores only ``model.state_dict()`` and ``optimizer.state_dict()`` keeps no
+    scheduler); every argument where that cannot be told (a dataclass's generated
+    ``__init__``, ``*args`` / ``**kwargs``, a splatted call)."""
+    handed = [*built.args, *(kw.value for kw in built.keywords)]
+    init = next((stmt for stmt in cls.body
+                 if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__"), None)
+    if init is None or init.args.vararg is not None or init.args.kwarg is not None \
+            or any(isinstance(a, ast.Starred) for a in built.args):
+        return handed
+    params = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:]
+    stored: set[str] = set()
+    for node in ast.walk(init):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                   and t.value.id == "self" for t in targets):
+                stored |= {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+    kept = [arg for i, arg in enumerate(built.args) if i < len(params) and params[i] in stored]
+    kept += [kw.value for kw in built.keywords if kw.arg in stored]
+    return kept
 
 
 def _value_words(value: ast.expr, scope: Scope | None, objs: set[int], words: list[str]) -> None:
