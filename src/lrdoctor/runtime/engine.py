@@ -1081,12 +1081,8 @@ class Engine:
         if sched is not None and (sched.optimizer_key != info.key or limit is None
                                   or sched.steps_since_attempt != 1 or sched.multi_step_runs):
             return
-        groups = opt.param_groups
-        if type(groups) is not list or len(groups) != 1:
-            return
-        lr = groups[0].get("lr")
-        if (type(lr) is not float or not lr - lr == 0.0 or lr < info.peak_lr * COLLAPSE_RATIO
-                or info.known_lrs != (lr,)):
+        lr = _routine_lr(opt, info)
+        if lr is None:
             return
         lane = self.lane
         lane.opt_ref, lane.opt = opt_ref, info
@@ -1222,12 +1218,8 @@ class Engine:
                     or info.collapse_at is not None or not info.lr_routine or info.first_lrs is None
                     or len(info.schedulers) > 1):
                 return
-            groups = opt.param_groups
-            if type(groups) is not list or len(groups) != 1:
-                return
-            lr = groups[0].get("lr")
-            if (type(lr) is not float or not lr - lr == 0.0 or lr < info.peak_lr * COLLAPSE_RATIO
-                    or info.known_lrs != (lr,)):
+            lr = _routine_lr(opt, info)
+            if lr is None:
                 return
             # updates before its periodic one (every ROUTINE_PERIOD-th: never routine)
             left = min(left, ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD)
@@ -1739,3 +1731,17 @@ class Engine:
     @property
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
+
+
+def _routine_lr(opt: Any, info: Any) -> float | None:
+    """The LR of ``opt``'s one param group when a lane may take it as routine: a finite float,
+    at least COLLAPSE_RATIO of the highest LR so far, and the only LR known for the optimizer
+    (``info``, its OptimizerInfo); None otherwise (several groups, a tensor LR, a fall)."""
+    groups = opt.param_groups
+    if type(groups) is not list or len(groups) != 1:
+        return None
+    lr = groups[0].get("lr")
+    if (type(lr) is not float or not lr - lr == 0.0 or lr < info.peak_lr * COLLAPSE_RATIO
+            or info.known_lrs != (lr,)):
+        return None
+    return lr
