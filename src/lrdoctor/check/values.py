@@ -67,7 +67,7 @@ class Obj:
     held: list[tuple[Any, str]] = field(default_factory=list)
     # the keywords a `**kwargs` of the constructor call passes, when that dict is known whole
     # (a factory's own `**kwargs`, filled by a call that names every argument): each as an
-    # expression to read in ``scope`` (see ``Tracer.spread_keywords``)
+    # expression to read in ``scope`` (see ``trace._spread_keywords``)
     spread: dict[str, ast.expr] | None = None
     id: int = field(default_factory=lambda: next(_ids))
 
