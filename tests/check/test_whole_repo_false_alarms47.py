@@ -13,7 +13,14 @@ correct spelling must be silent, its buggy twin still found.
    constructor call of one file is one scheduler in Python: matched by where it is built.
    Without the hand step, LRD003 stays.
 
-2. (withdrawn: see FPHUNT.md, fphunt58, shape 2.)
+2. A decay named in iterations (``StepLR(step_size=opt.decay_iters)``, the option's help
+   "every decay_iters iterations", the image-translation GANs' spelling) stepped once per
+   epoch, where the option's default (40) is at most the epochs' default (160). The word was
+   the only evidence for batches; the numbers say epochs: per epoch the LR decays four
+   times within the run, per batch the same setting would multiply it by 0.1 every 40
+   batches, gone within the first epochs. Nothing ends "far from complete": silent. A default
+   beyond the epoch count, a gentle per-step decay (gamma 0.99), or a horizon computed from
+   the data (``* len(...)``) is still LRD003.
 
 3. (dev case, two files) Shape 1 with the LightningModule in its own module, built by a
    driver in another file: the driver's trace reports the return without an interval but
@@ -109,6 +116,87 @@ def test_without_hand_step_the_per_epoch_schedule_is_still_reported(
     found = project_codes(check_project(tmp_path, monkeypatch, {"fit.py": _lightning(
         "        pass")}))
     assert "LRD003" in found
+
+
+# {decay_default}: the option's default; {rounds_default}: the epochs' default; {gamma}
+_NAMED_ITERS = """
+import argparse
+
+import torch
+from torch.optim import lr_scheduler
+
+
+def make_schedule(optimizer, opt):
+    if opt.schedule == "lambda":
+        return lr_scheduler.LambdaLR(optimizer, lambda r: 1.0 - r / float(opt.rounds + 1))
+    return lr_scheduler.StepLR(optimizer, step_size=opt.decay_iters, gamma={gamma})
+
+
+class Painter:
+    def __init__(self, opt):
+        self.net = torch.nn.Linear(3, 3)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=opt.lr)
+        self.schedules = [make_schedule(self.optimizer, opt)]
+
+    def learn(self, batch):
+        loss = self.net(batch).abs().mean()
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+
+    def advance_lr(self):
+        for s in self.schedules:
+            s.step()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--lr", type=float, default=2e-4)
+    p.add_argument("--schedule", type=str, default="step")
+    p.add_argument("--decay_iters", type=int, default={decay_default},
+                   help="multiply the rate by gamma every decay_iters iterations")
+    p.add_argument("--rounds", type=int, default={rounds_default})
+    opt = p.parse_args()
+    painter = Painter(opt)
+    pictures = [torch.randn(2, 3) for _ in range(12)]
+    for epoch in range(1, opt.rounds + 1):
+        for batch in pictures:
+            painter.learn(batch)
+        painter.advance_lr()
+
+
+main()
+"""
+
+
+def _named(decay: int, rounds: int, gamma: str = "0.1") -> str:
+    return _NAMED_ITERS.replace("{decay_default}", str(decay)).replace(
+        "{rounds_default}", str(rounds)).replace("{gamma}", gamma)
+
+
+def test_named_iterations_whose_default_fits_the_epochs_is_silent() -> None:
+    # a decay every 40 of 160 epochs, as stepped; every 40 batches would collapse the LR
+    assert "LRD003" not in codes(_named(40, 160))
+
+
+def test_named_iterations_equal_to_the_epochs_is_silent() -> None:
+    assert "LRD003" not in codes(_named(160, 160))
+
+
+def test_named_iterations_beyond_the_epochs_is_still_reported() -> None:
+    # 4000 "iterations" stepped once per epoch over 160 epochs: never reached
+    assert "LRD003" in codes(_named(4000, 160))
+
+
+def test_named_iterations_with_a_gentle_decay_is_still_reported() -> None:
+    # gamma 0.99 every 40 steps is a plausible per-batch decay: the word is believed
+    assert "LRD003" in codes(_named(40, 160, "0.99"))
+
+
+def test_a_horizon_computed_from_the_loader_is_still_reported() -> None:
+    source = _named(40, 160).replace(
+        "step_size=opt.decay_iters", "step_size=opt.decay_iters * len(opt.pictures)")
+    assert "LRD003" in codes(source)
 
 
 _SEPARATE_MODULE = """

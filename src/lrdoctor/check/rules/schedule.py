@@ -1108,6 +1108,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # one of several schedulers, stepped per epoch only when a setting says
             if _fits_the_passes(sched, h, loop):
                 continue  # `total_steps=EPOCHS` through a helper: as many steps as epochs
+            if _named_batches_within_the_passes(sched, h, loop):
+                continue  # `StepLR(step_size=opt.lr_decay_iters)`, default 50 of 200 epochs
             calls = [c for c in ctx.same_root(e, "sched_step") if c.obj is sched and _plain_step(c)]
             pair = _two_levels(ctx, calls, sched)
             if pair is not None and pair[0] is e:
@@ -1306,6 +1308,34 @@ def _fits_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool:
             index = dict(kind.horizon_params).get(h.param)
         total = _code_number(sched.arg(h.param, index), sched.scope) if index is not None else None
     return total is not None and 0 < total <= passes
+
+
+def _named_batches_within_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool:
+    """A horizon read as batches only from a word or a help text (``StepLR(step_size=
+    opt.lr_decay_iters)``, "multiply by a gamma every lr_decay_iters iterations") of a class
+    whose steps do real damage when they come fast (a StepLR / MultiStepLR decay, a cosine, a
+    polynomial), where the number the program states for it (the option's default, a config
+    constant) is at most the number of passes of the epoch loop that steps it, stated the
+    same way. Stepped once per epoch, the schedule plays out within the run (a decay every 50
+    of 200 epochs); stepped every batch, as the word says, the same number would decay the LR
+    every 50 batches and be spent within the first epochs, a schedule no one sizes on
+    purpose. The numbers say epochs and the word is a misnomer: nothing is "far from
+    complete". What a value is computed from (``len(loader) * epochs``) still says batches."""
+    if h.evidence not in ("name", "doc") or not h.param \
+            or sched.cls not in LITERAL_JUDGED or sched.cls == "ReduceLROnPlateau":
+        return False
+    kind = SCHEDULERS.get(sched.cls or "")
+    index = dict(kind.horizon_params).get(h.param) if kind is not None else None
+    given = sched.arg(h.param, index) if index is not None else None
+    if given is None:
+        return False
+    stated = stated_setting(given, sched.scope)
+    if stated is None or stated[1] is None or stated[1] <= 0:
+        return False
+    passes = _stated_passes(loop)
+    if passes is None or stated[1] > passes:
+        return False
+    return _steep(sched, Horizon("literal", h.param, h.source, stated[1], "literal"))
 
 
 def _code_number(expr: ast.expr | None, scope: Any) -> int | None:
