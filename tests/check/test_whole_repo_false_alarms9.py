@@ -179,14 +179,26 @@ def test_large_step_size_setting_named_step_is_still_reported_per_epoch(
     assert "LRD003" in project_codes(found)
 
 
-def test_step_size_setting_named_in_iterations_is_still_reported_per_epoch(
+def test_step_size_setting_named_in_iterations_is_reported_per_epoch_when_it_outlasts_the_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # `lr_dc_iters` names a unit of its own: small or not, it counts batches
+    # `lr_dc_iters` names a unit of its own; a default of 5000 decays would never come
+    found = check_project(tmp_path, monkeypatch, {
+        "main.py": _DRIVER.replace("{default}", "5000").replace("lr_dc_step", "lr_dc_iters"),
+        "model.py": _MODEL.replace("lr_dc_step", "lr_dc_iters"),
+    })
+    assert "LRD003" in project_codes(found)
+
+
+def test_small_step_size_setting_named_in_iterations_is_quiet_per_epoch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # lead53 (reverses this file's earlier reading): `lr_dc_iters` defaults to 3 in a 30-epoch
+    # run: stepped per epoch it decays every 3 epochs, a schedule that plays out; read as
+    # batches it would be spent in the first epoch. The stated numbers say epochs
     found = check_project(tmp_path, monkeypatch, {
         "main.py": _DRIVER.replace("{default}", "3").replace("lr_dc_step", "lr_dc_iters"),
         "model.py": _MODEL.replace("lr_dc_step", "lr_dc_iters"),
     })
-    assert "LRD003" in project_codes(found)
+    assert "LRD003" not in project_codes(found)
 
 
 # -- LRD008: an LR range test of the trainer, beside the scheduler of its training -------------

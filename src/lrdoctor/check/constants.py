@@ -889,10 +889,17 @@ def _parsed_setting(name: str, holder: ast.expr | None, scope: Scope | None,
             break
         found = scope.source_of(source.id)
         source = found[0] if found is not None else None
-    if not (isinstance(source, ast.Call) and isinstance(source.func, ast.Name)
-            and source.func.id in module.imports):
+    if not isinstance(source, ast.Call):
         return None
-    target = module.loader.module_for(module.imports[source.func.id], module)
+    func = source.func
+    if isinstance(func, ast.Name) and func.id in module.imports:
+        imported = module.imports[func.id]
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id in module.imports:
+        imported = f"{module.imports[func.value.id]}.{func.attr}"  # `options.parse_args()`
+    else:
+        return None
+    target = module.loader.module_for(imported, module)
     fn = target[0].functions.get(target[1]) if target is not None else None
     if fn is None or not any(isinstance(n, ast.Attribute) and n.attr in (
             "parse_args", "parse_known_args") for n in ast.walk(fn)):
