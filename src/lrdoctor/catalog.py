@@ -163,7 +163,10 @@ built to `num_training_steps`. In PyTorch Lightning, a scheduler returned from
 `configure_optimizers` without `"interval": "step"` is stepped per epoch. The same shortfall,
 smaller, comes with gradient accumulation: a schedule sized `epochs * len(loader)` but stepped
 with the optimizer, once every `accum` batches, runs 1/accum of its course (the warm-up lasts
-accum times longer and the decay never finishes).
+accum times longer and the decay never finishes). A horizon is judged by the numbers the
+program states, not by its name: `StepLR(step_size=args.lr_decay_iters)` whose default (50) is
+within the 200 epochs that step it decays every 50 epochs, a schedule that plays out, and is
+not reported; a default of 5000 would never come, and is.
 """,
         """
 Call `scheduler.step()` right after `optimizer.step()` inside the batch loop; in Lightning
