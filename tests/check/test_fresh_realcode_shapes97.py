@@ -229,6 +229,28 @@ def test_jovian_fit_call_in_a_time_cell_with_an_epoch_scheduler() -> None:
     assert _result(twin).diagnostics == []
 
 
+def test_time_line_magic_runs_its_statement() -> None:
+    # `%time history = fit(...)` is written `get_ipython().run_line_magic('time', '...')`
+    source = HEADER + textwrap.dedent(KFOLD_BODY.replace(
+        "SCHEDULER", "optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.1)")
+    ).replace("    train_model(model, loader, optimizer, scheduler, n_epochs)",
+              "    get_ipython().run_line_magic("
+              "'time', 'train_model(model, loader, optimizer, scheduler, n_epochs)')")
+    assert "run_line_magic('time'" in source
+    result = _result(source)
+    assert result.errors == []
+    # inside the fold loop, not at the top level of the script: left alone
+    assert result.diagnostics == []
+    top = source.replace("for fold in range(5):", "if True:")
+    top = top.replace("    get_ipython().run_line_magic(", "get_ipython().run_line_magic(")
+    found = _result(top).diagnostics
+    assert [(d.code, d.line) for d in found] == [
+        ("LRD002", _line_of(top, "            scheduler.step()"))]
+    # %timeit runs the statement in a scope of its own, many times: not read
+    timeit = top.replace("run_line_magic('time'", "run_line_magic('timeit'")
+    assert _result(timeit).diagnostics == []
+
+
 def test_script_without_cell_magics_is_unchanged() -> None:
     source = HEADER + textwrap.dedent(WHOLE_LOOP_BODY)
     result = _result(source)

@@ -190,29 +190,28 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
     """Check Python source ``text`` as if it were the file ``path`` (``tree``: its AST, when
     the caller has parsed it already; ``place``: False to leave a notebook's findings at
     their lines of the joined source, for the caller to place)."""
-    expanded = _expanded_script(text, path, tree) if notebook is None else None
-    if expanded is None:
-        return _check_source(text, path, codes, loader, notebook, result, tree, place)
-    result = _check_source(expanded.text, path, codes, loader, None, result, None, place)
-    _restore_lines(expanded, result, text, path)
-    return result
+    if notebook is None and ("run_cell_magic" in text or "run_line_magic" in text):
+        tree = tree or _quiet_parse(text, path)
+        expanded = expand_cell_magics(text, tree) if tree is not None else None
+        if expanded is not None:
+            result = _check_source(expanded.text, path, codes, loader, None, result, None,
+                                   place)
+            _restore_lines(expanded, result, text, path)
+            return result
+    return _check_source(text, path, codes, loader, notebook, result, tree, place)
 
 
-def _expanded_script(text: str, path: str, tree: ast.Module | None) -> ExpandedScript | None:
-    """``text`` with its `%%time`-style cells' code in place of their calls, when it is a
-    notebook saved as a script that has such cells (see :class:`ExpandedScript`)."""
-    if "run_cell_magic" not in text:
+def _quiet_parse(text: str, path: str) -> ast.Module | None:
+    """The tree of a script (a notebook saved as one included), or None: the check proper
+    parses it again and says why it cannot."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=path)
+    except SyntaxError:
+        return exported_notebook_tree(text, path)
+    except (ValueError, TypeError, RecursionError, MemoryError):
         return None
-    if tree is None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text, filename=path)
-        except SyntaxError:
-            tree = exported_notebook_tree(text, path)
-        except (ValueError, TypeError, RecursionError, MemoryError):
-            return None
-    return expand_cell_magics(text, tree) if tree is not None else None
 
 
 def _restore_lines(expanded: ExpandedScript, result: FileResult, text: str, path: str) -> None:

@@ -629,24 +629,33 @@ class ExpandedScript:
                 lambda m: f"{shown}:{self.file_line(int(m.group(1)))}", text))
 
 
+# line magics whose argument is a Python statement run in the notebook's namespace
+# (`%time history = fit(...)`); %timeit runs it in a scope of its own, many times
+_PYTHON_LINE_MAGICS = frozenset({"time", "prun"})
+
+
 def _python_cell_body(stmt: ast.stmt) -> str | None:
     """The code of a ``get_ipython().run_cell_magic(name, line, code)`` statement whose magic
-    runs its body as Python (any but the shell, file and other-language ones)."""
+    runs its body as Python (any but the shell, file and other-language ones), or of a
+    ``get_ipython().run_line_magic('time', code)`` statement."""
     if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
         return None
     call = stmt.value
     func = call.func
-    if not (isinstance(func, ast.Attribute) and func.attr == "run_cell_magic"
+    if not (isinstance(func, ast.Attribute)
+            and func.attr in ("run_cell_magic", "run_line_magic")
             and isinstance(func.value, ast.Call) and not func.value.args
             and isinstance(func.value.func, ast.Name) and func.value.func.id == "get_ipython"):
         return None
-    if len(call.args) != 3 or call.keywords \
+    cell = func.attr == "run_cell_magic"
+    if len(call.args) != (3 if cell else 2) or call.keywords \
             or not all(isinstance(a, ast.Constant) and type(a.value) is str for a in call.args):
         return None
     name = str(call.args[0].value).strip()  # type: ignore[attr-defined]
-    if not name or name.split()[0] in _FOREIGN_CELL_MAGICS:
+    if not name or name.split()[0] in _FOREIGN_CELL_MAGICS \
+            or not cell and name not in _PYTHON_LINE_MAGICS:
         return None
-    return str(call.args[2].value)  # type: ignore[attr-defined]
+    return str(call.args[-1].value)  # type: ignore[attr-defined]
 
 
 def expand_cell_magics(text: str, tree: ast.Module) -> ExpandedScript | None:
