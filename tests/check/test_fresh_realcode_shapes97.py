@@ -166,6 +166,15 @@ def test_finding_inside_the_cell_is_reported_at_the_call_and_later_lines_keep_th
     assert inside.edits == ()
 
 
+def test_cell_with_non_ascii_text_is_placed_in_characters() -> None:
+    body = "# 학습 루프 (training loop)\n" + WHOLE_LOOP_BODY
+    call = _cell(body)
+    assert "학습" in call
+    result = _result(HEADER + call + "\n")
+    assert [(d.code, d.col, d.end_col) for d in result.diagnostics] == [
+        ("LRD002", 1, len(call) + 1)]
+
+
 def test_correct_twin_of_the_whole_loop_cell_is_silent() -> None:
     body = WHOLE_LOOP_BODY.replace("        optimizer.step()\n        scheduler.step()\n",
                                    "        optimizer.step()\n    scheduler.step()\n")

@@ -658,6 +658,11 @@ def _python_cell_body(stmt: ast.stmt) -> str | None:
     return str(call.args[-1].value)  # type: ignore[attr-defined]
 
 
+def _chars(line: str, byte_col: int) -> int:
+    """The character column of ``byte_col`` (ast counts UTF-8 bytes) in ``line``."""
+    return len(line.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
+
+
 def expand_cell_magics(text: str, tree: ast.Module) -> ExpandedScript | None:
     """``text`` (parsed as ``tree``) with its Python cell magics' calls replaced by the cells'
     code (see :class:`ExpandedScript`); None when it has none whose code parses. A call that
@@ -691,7 +696,8 @@ def expand_cell_magics(text: str, tree: ast.Module) -> ExpandedScript | None:
             out.append(lines[number - 1])
             origin.append(number)
         end_line = stmt.end_lineno or stmt.lineno
-        span = (stmt.lineno, stmt.col_offset + 1, end_line, (stmt.end_col_offset or 0) + 1)
+        span = (stmt.lineno, _chars(lines[stmt.lineno - 1], stmt.col_offset) + 1, end_line,
+                _chars(lines[end_line - 1], stmt.end_col_offset or 0) + 1)
         for line in code:
             out.append(line)
             origin.append(stmt.lineno)
