@@ -11,7 +11,7 @@ import ast
 import re
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lrdoctor.check.context import FLOW_TRIGGER, LOOP_TRIGGER, FileContext
 from lrdoctor.check.diagnostic import Diagnostic, Problem
@@ -19,8 +19,10 @@ from lrdoctor.check.index import ModuleInfo
 from lrdoctor.check.project import ProjectLoader, display_path
 from lrdoctor.check.rules import RULES, rules_for
 from lrdoctor.check.sources import (
+    ExpandedScript,
     NotebookSource,
     SourceError,
+    expand_cell_magics,
     exported_notebook_tree,
     read_notebook,
     read_python,
@@ -188,6 +190,58 @@ def check_source(text: str, path: str, codes: frozenset[str] | None = None,
     """Check Python source ``text`` as if it were the file ``path`` (``tree``: its AST, when
     the caller has parsed it already; ``place``: False to leave a notebook's findings at
     their lines of the joined source, for the caller to place)."""
+    if notebook is None and ("run_cell_magic" in text or "run_line_magic" in text):
+        tree = tree or _quiet_parse(text, path)
+        expanded = expand_cell_magics(text, tree) if tree is not None else None
+        if expanded is not None:
+            result = _check_source(expanded.text, path, codes, loader, None, result, None,
+                                   place)
+            _restore_lines(expanded, result, text, path)
+            return result
+    return _check_source(text, path, codes, loader, notebook, result, tree, place)
+
+
+def _quiet_parse(text: str, path: str) -> ast.Module | None:
+    """The tree of a script (a notebook saved as one included), or None: the check proper
+    parses it again and says why it cannot."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=path)
+    except SyntaxError:
+        return exported_notebook_tree(text, path)
+    except (ValueError, TypeError, RecursionError, MemoryError):
+        return None
+
+
+def _restore_lines(expanded: ExpandedScript, result: FileResult, text: str, path: str) -> None:
+    """Findings, problems and traces of ``expanded.text`` at the lines of the file ``path``."""
+    result.lines = text.count("\n") + 1
+    for diag in result.diagnostics:
+        if diag.path == path:
+            expanded.place(diag)
+        else:
+            expanded.name_lines(diag, path)
+    if any(problem.path == path for problem in result.problems):
+        result.problems = [replace(p, line=expanded.file_line(p.line)) if p.path == path else p
+                           for p in result.problems]
+        result.errors = [str(p) for p in result.problems]
+
+    def at(where: str, line: int) -> int:
+        return expanded.file_line(line) if where == path else line
+
+    result.entered = frozenset((p, at(p, line)) for p, line in result.entered)
+    result.reached = tuple(
+        (p, at(p, first), at(p, last),
+         frozenset(None if key is None else (key[0], at(*key)) for key in by))
+        for p, first, last, by in result.reached)
+    result.skipped = frozenset((p, at(p, line), n) for p, line, n in result.skipped)
+
+
+def _check_source(text: str, path: str, codes: frozenset[str] | None,
+                  loader: ProjectLoader | None, notebook: NotebookSource | None,
+                  result: FileResult | None, tree: ast.Module | None,
+                  place: bool) -> FileResult:
     result = result or FileResult(path)
     result.lines = text.count("\n") + 1
     codes = frozenset(RULES) if codes is None else codes

@@ -582,6 +582,133 @@ def exported_notebook_tree(text: str, filename: str = "<unknown>") -> ast.Module
         return None
 
 
+@dataclass
+class ExpandedScript:
+    """A notebook saved as a script whose Python cell magics were calls: nbconvert writes a
+    ``%%time`` (``%%capture``, ``%%prun``...) cell as one statement,
+    ``get_ipython().run_cell_magic('time', '', '<the cell's code>')``, and the notebook ran
+    that code as Python in its own namespace. ``text`` is the script with each such statement
+    replaced by the cell's lines, and ``origin`` maps each of its lines back to the file's:
+    a line of a cell to the line of its call, the others to their own."""
+
+    text: str
+    origin: list[int]  # a line of ``text`` (index + 1) -> the line of the file
+    calls: dict[int, tuple[int, int, int, int]]  # line of ``text`` in a cell -> its call's span
+
+    def file_line(self, line: int) -> int:
+        return self.origin[line - 1] if 0 < line <= len(self.origin) else line
+
+    def place(self, diag: Diagnostic) -> None:
+        """Point ``diag`` (found in ``text``) at the file's lines: a finding inside a cell at
+        its call, as a finding in a notebook points at its cell. The script is reported,
+        never rewritten (an edit of the expansion is not one of the file)."""
+        span = self.calls.get(diag.line)
+        if span is not None:
+            diag.line, diag.col, diag.end_line, diag.end_col = span
+        else:
+            end_line = diag.end_line
+            diag.line = self.file_line(diag.line)
+            if end_line is not None:
+                diag.end_line = self.file_line(end_line)
+        diag.edits = ()
+        self.name_lines(diag)
+
+    def name_lines(self, diag: Diagnostic, shown: str | None = None) -> None:
+        """The lines of ``text`` that ``diag``'s message and evidence name (``line 12``; in a
+        finding of another file, ``shown:12``) as lines of the file."""
+        if shown is None:
+            diag.message = outside_code(diag.message, lambda text: _LINE_REF.sub(
+                lambda m: f"line {self.file_line(int(m.group(1)))}", text))
+            diag.evidence = {**diag.evidence}
+            for key, value in list(diag.evidence.items()):
+                if (key == "line" or key.endswith("_line")) and type(value) is int:
+                    diag.evidence[key] = self.file_line(value)
+        elif f"{shown}:" in diag.message:
+            pattern = re.compile(rf"(?<![\w./]){re.escape(shown)}:(\d+)\b")
+            diag.message = outside_code(diag.message, lambda text: pattern.sub(
+                lambda m: f"{shown}:{self.file_line(int(m.group(1)))}", text))
+
+
+# line magics whose argument is a Python statement run in the notebook's namespace
+# (`%time history = fit(...)`); %timeit runs it in a scope of its own, many times
+_PYTHON_LINE_MAGICS = frozenset({"time", "prun"})
+
+
+def _python_cell_body(stmt: ast.stmt) -> str | None:
+    """The code of a ``get_ipython().run_cell_magic(name, line, code)`` statement whose magic
+    runs its body as Python (any but the shell, file and other-language ones), or of a
+    ``get_ipython().run_line_magic('time', code)`` statement."""
+    if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        return None
+    call = stmt.value
+    func = call.func
+    if not (isinstance(func, ast.Attribute)
+            and func.attr in ("run_cell_magic", "run_line_magic")
+            and isinstance(func.value, ast.Call) and not func.value.args
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "get_ipython"):
+        return None
+    cell = func.attr == "run_cell_magic"
+    if len(call.args) != (3 if cell else 2) or call.keywords \
+            or not all(isinstance(a, ast.Constant) and type(a.value) is str for a in call.args):
+        return None
+    name = str(call.args[0].value).strip()  # type: ignore[attr-defined]
+    if not name or name.split()[0] in _FOREIGN_CELL_MAGICS \
+            or not cell and name not in _PYTHON_LINE_MAGICS:
+        return None
+    return str(call.args[-1].value)  # type: ignore[attr-defined]
+
+
+def _chars(line: str, byte_col: int) -> int:
+    """The character column of ``byte_col`` (ast counts UTF-8 bytes) in ``line``."""
+    return len(line.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
+
+
+def expand_cell_magics(text: str, tree: ast.Module) -> ExpandedScript | None:
+    """``text`` (parsed as ``tree``) with its Python cell magics' calls replaced by the cells'
+    code (see :class:`ExpandedScript`); None when it has none whose code parses. A call that
+    shares its lines with other statements is left as it is."""
+    lines = text.split("\n")
+    cells: list[tuple[ast.stmt, list[str]]] = []
+    for stmt in tree.body:
+        body = _python_cell_body(stmt)
+        if body is None or stmt.end_lineno is None or stmt.end_col_offset is None:
+            continue
+        first, last = lines[stmt.lineno - 1], lines[stmt.end_lineno - 1]
+        if first[: stmt.col_offset].strip() or last[stmt.end_col_offset:].strip(" \t;") \
+                and not last[stmt.end_col_offset:].strip(" \t;").startswith("#"):
+            continue
+        code = _python_lines(body.split("\n"))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse("\n".join(code))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        cells.append((stmt, code))
+    if not cells:
+        return None
+    out: list[str] = []
+    origin: list[int] = []
+    calls: dict[int, tuple[int, int, int, int]] = {}
+    done = 0  # lines of the file copied so far
+    for stmt, code in cells:
+        for number in range(done + 1, stmt.lineno):
+            out.append(lines[number - 1])
+            origin.append(number)
+        end_line = stmt.end_lineno or stmt.lineno
+        span = (stmt.lineno, _chars(lines[stmt.lineno - 1], stmt.col_offset) + 1, end_line,
+                _chars(lines[end_line - 1], stmt.end_col_offset or 0) + 1)
+        for line in code:
+            out.append(line)
+            origin.append(stmt.lineno)
+            calls[len(out)] = span
+        done = end_line
+    for number in range(done + 1, len(lines) + 1):
+        out.append(lines[number - 1])
+        origin.append(number)
+    return ExpandedScript("\n".join(out), origin, calls)
+
+
 def _automagic(lines: list[str], first: int) -> bool:
     """A cell of one line that IPython's automagic runs as a magic (`ls logs/`, `cd repo/`):
     the kernel applies it to single-line cells only, to a magic's name followed by anything
