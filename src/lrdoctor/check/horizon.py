@@ -619,6 +619,18 @@ _SEQUENCE_COPIES = frozenset({"list", "tuple", "sorted", "ast.literal_eval", "li
                               "json.loads"})
 
 
+def _repeated_sequence(expr: ast.BinOp) -> ast.expr | None:
+    """The list or tuple display of ``[a, b] * n`` (or ``n * [a, b]``): Python repeats the
+    sequence, it does not scale its values. None for any other operation."""
+    if not isinstance(expr.op, ast.Mult):
+        return None
+    for seq, count in ((expr.left, expr.right), (expr.right, expr.left)):
+        if isinstance(seq, (ast.List, ast.Tuple)) and seq.elts \
+                and not isinstance(count, (ast.List, ast.Tuple)):
+            return seq
+    return None
+
+
 def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
                   echo: bool = False) -> tuple[str, float | None, str]:
     """``unit_of`` with what the unit rests on (see ``Horizon.evidence``). The evidence is
@@ -742,6 +754,12 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
             return ("epoch", None, "name")
         return combined
     if isinstance(expr, ast.BinOp):
+        repeated = _repeated_sequence(expr)
+        if repeated is not None:
+            # `[30, 60] * (1 + iters_per_epoch)`: a list times a count repeats the list; its
+            # values stay 30 and 60 (MultiStepLR counts each repeat as one more decay at the
+            # same step), whatever the count counts
+            return unit_evidence(repeated, scope, depth + 1, echo)
         left = unit_evidence(expr.left, scope, depth + 1)
         right = unit_evidence(expr.right, scope, depth + 1)
         if isinstance(expr.op, (ast.Div, ast.FloorDiv)) and left[0] == "epoch" \

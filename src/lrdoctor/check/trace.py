@@ -1271,6 +1271,11 @@ class Tracer:
         arg = node.args[0] if node.args else next(
             (k.value for k in node.keywords if k.arg == "epoch"), None
         )
+        if isinstance(arg, ast.Constant) and arg.value is None:
+            # `inner.step(None)`: torch takes a None epoch as none at all, the next step. In a
+            # wrapper's `def step(self, epoch=None)` it sits on the `if epoch is None:` branch,
+            # which a caller that passes an epoch never takes
+            return not self._given_an_epoch(scope)
         if arg is None or not self.stack:
             return False
         fn = self.stack[-1]
@@ -1294,6 +1299,25 @@ class Tracer:
             if name in given and not (isinstance(value, Const) and value.value is None):
                 return False  # the caller passed an epoch on: this call takes it
         return True
+
+    def _given_an_epoch(self, scope: Scope) -> bool:
+        """The enclosing function takes an optional parameter (``epoch=None``) and this
+        trace's caller passed it a value other than None."""
+        if not self.stack or not self.given:
+            return False
+        fn = self.stack[-1]
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        optional = {
+            p.arg for p, d in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):],
+                                  fn.args.defaults)
+            if isinstance(d, ast.Constant) and d.value is None
+        }
+        optional |= {p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults)
+                     if isinstance(d, ast.Constant) and d.value is None}
+        return any(name in self.given[-1]
+                   and not (isinstance(v := scope.vars.get(name), Const) and v.value is None)
+                   for name in optional)
 
     def _holds_callers_none(self, arg: ast.expr, fn: ast.FunctionDef | ast.AsyncFunctionDef,
                             scope: Scope) -> bool:

@@ -6167,6 +6167,52 @@ def _holds(cond: Cond) -> str:
     return f"not ({cond.text})"
 
 
+def _remainder_form(test: ast.expr) -> str | None:
+    """"eq" for a test that holds once in a period of passes (``(i + 1) % k == 0``, ``i % k ==
+    k - 1``, ``not i % k``), "ne" for its negation, holding on all the other passes (``i % k
+    != 0``, a bare ``i % k``, ``not ((i + 1) % k == 0)``); None for any other test."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _remainder_form(test.operand)
+        if inner is not None:
+            return "ne" if inner == "eq" else "eq"
+        operand = test.operand
+        return "eq" if isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Mod) \
+            else None
+    if isinstance(test, ast.BinOp) and isinstance(test.op, ast.Mod):
+        return "ne"  # truthy when the remainder is not 0
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            and isinstance(test.ops[0], (ast.Eq, ast.NotEq)) and any(
+                isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mod)
+                for side in (test.left, test.comparators[0])):
+        return "eq" if isinstance(test.ops[0], ast.Eq) else "ne"
+    return None
+
+
+def _all_but_periodic(cond: Cond) -> bool:
+    """The branch taken holds on every pass but those of a period: the ``else`` of ``if
+    ((step + 1) % k == 0) and ...:`` (also the code after ``if ...: continue``), or the
+    ``if`` of ``i % k != 0``. An optimizer step there runs on all passes but at most one in
+    every ``k`` (RigL replaces every k-th update with a mask update), which is no gradient
+    accumulation: a scheduler stepped every pass follows the updates, not ``k`` times
+    faster. A test spelled through names (``at_boundary = ...``) is not read."""
+    test = cond.test
+    if test is None:
+        return False
+    taken = cond.branch == 0
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) \
+            and _remainder_form(test) is None:
+        test, taken = test.operand, not taken  # `not (a and b)`: the other branch of `a and b`
+    if isinstance(test, ast.BoolOp):
+        # the `else` of an `and` holds whenever one part fails (all passes off the period);
+        # the `if` of an `or` holds whenever one part does
+        want = "eq" if isinstance(test.op, ast.And) else "ne"
+        if taken != isinstance(test.op, ast.Or):
+            return False
+        return any(_remainder_form(v) == want for v in test.values)
+    form = _remainder_form(test)
+    return form == ("ne" if taken else "eq")
+
+
 def _accumulation(text: str) -> bool:
     lower = text.lower()
     return any(w in lower for w in _ACCUM_WORDS)
@@ -6757,6 +6803,7 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         for u in updates:
             guard = next((c for c in u.conds_inside(loop)
                           if _accumulation(c.meaning) and not _every_pass(c)
+                          and not _all_but_periodic(c)
                           and not ("trainer.accumulate_grad_batches" in c.text
                                    and _manual_optimization(ctx, u))), None)
             if guard is None:
@@ -6786,7 +6833,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
         with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
         if any((c.key, c.branch) not in with_updates for c in own):
             continue  # a guard of its own: not every micro-batch
-        found = [next((c for c in u.conds_inside(loop) if _accumulation(c.meaning)), None)
+        found = [next((c for c in u.conds_inside(loop) if _accumulation(c.meaning)
+                       and not _all_but_periodic(c)), None)
                  for u in updates]
         if any(g is None for g in found):
             continue

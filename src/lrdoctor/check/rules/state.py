@@ -223,6 +223,18 @@ def _in_root(ctx: FileContext, root: int, kind: str) -> list[Obj]:
     return list(found.values())
 
 
+def _names_a_position(e: Event) -> bool:
+    """Whether a scheduler step names the position it moves to (``step(epoch)``), which a
+    resume then restores by itself. ``step(None)`` names none: torch takes a None epoch as no
+    epoch at all (the next step). Nor does a warm-up wrapper's ``inner.step(epoch - warm)``
+    inside its own ``def step(self, epoch=None)`` when its caller gives no epoch: it passes
+    one on only when given one (``forwarded``), and the caller's plain ``step()`` is the step
+    the resume has to restore."""
+    if e.info.get("forwarded"):
+        return False
+    return bool(e.info.get("nargs")) or "epoch" in (e.info.get("kwargs") or [])
+
+
 def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
                      at: Event | None = None, plateau: bool = False) -> list[Obj]:
     """Schedulers whose lost state moves the schedule on resume: not timm's, not members of
@@ -252,7 +264,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     apart: bool | None = None
     for e in ctx.program.events:
         if e.kind == "sched_step" and e.obj is not None:
-            explicit = bool(e.info.get("nargs")) or "epoch" in (e.info.get("kwargs") or [])
+            explicit = _names_a_position(e)
             if e.obj.guessed and (e.info.get("nargs") or 0) >= 2:
                 # `scheduler.step(val_metric, epoch)` on a scheduler known by name alone: the
                 # plateau's signature (torch's other schedulers take the epoch first and
