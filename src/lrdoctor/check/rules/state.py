@@ -845,6 +845,8 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
     used_names = {o.name for o in uses if o.guessed and o.name}
     candidates = {s.id: s for s in _in_root(ctx, root, "scaler")}
     wanted = {o.id for o in optimizers or []}
+    if optimizers and all(_stepped_without_scaler(ctx, o) for o in optimizers):
+        return []
     # what each scaler was seen stepping: one that steps only other optimizers (a GAN's
     # discriminator) is not this checkpoint's, though a trainer's methods traced with one
     # instance put it in the same run
@@ -874,6 +876,41 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
              and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at)
                   and not _another_run(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
+
+
+def _stepped_without_scaler(ctx: FileContext, optimizer: Obj) -> bool:
+    """``optimizer`` (built where lrdoctor saw it) is stepped by its own ``step()`` and never
+    handed to a GradScaler: no ``scaler.step``/``unscale_`` names it, nor an expression
+    lrdoctor could not bind that ends in its name. A scaler never touches its gradients, so
+    the scaler's state is nothing a checkpoint of that optimizer needs (a classifier trained
+    in fp32 to evaluate a GAN, saved with its SGD, beside the GAN's scaler)."""
+    if optimizer.guessed:
+        return False
+    own = _last_part(optimizer.name)
+    plain = False
+    for e in ctx.program.events:
+        if e.kind == "opt_step" and e.obj is not None and e.obj.id == optimizer.id:
+            plain = True
+        if e.kind not in ("scaler_step", "unscale"):
+            continue
+        stepped = e.info.get("optimizer")
+        if isinstance(stepped, Obj):
+            if stepped.id == optimizer.id or built_site(stepped) == built_site(optimizer) \
+                    or (stepped.guessed and _last_part(stepped.name) in ("", own)):
+                return False
+            continue
+        call = e.node if isinstance(e.node, ast.Call) else None
+        arg = (call.args[0] if call.args else next(
+            (k.value for k in call.keywords if k.arg == "optimizer"), None)) if call else None
+        if arg is None or not own or last_name(arg) in ("", own):
+            return False
+    return plain
+
+
+def _last_part(name: str) -> str:
+    """``d_optimizer`` for ``self.opt.d_optimizer``; "" unless it is a plain identifier."""
+    part = name.rsplit(".", 1)[-1]
+    return part if part.isidentifier() else ""
 
 
 def _another_run(ctx: FileContext, obj: Obj, at: Event) -> bool:
