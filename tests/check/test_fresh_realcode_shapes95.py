@@ -22,6 +22,7 @@ Programs written for these tests; no third-party code.
 from __future__ import annotations
 
 from .helpers import codes, findings
+from .helpers import messages as check_messages
 
 # -- a GradScaler and an optimizer it never steps ----------------------------------------------
 
@@ -282,3 +283,63 @@ def test_apex_clipping_master_params_with_linear_warmup_is_silent():
                         optimizer.zero_grad()
     '''
     assert codes(source) == []
+
+
+# -- a GradScaler per network, one of them left out of the checkpoint ------------------------------
+
+TWO_SCALERS = '''
+import torch
+
+
+def train(gen, dis, loader, epochs, amp=True):
+    opt_g = torch.optim.Adam(gen.parameters(), lr=2e-4, betas=(0.0, 0.99))
+    opt_d = torch.optim.Adam(dis.parameters(), lr=2e-4, betas=(0.0, 0.99))
+    scaler_g = torch.amp.GradScaler("cuda", enabled=amp)
+    scaler_d = torch.amp.GradScaler("cuda", enabled=amp)
+    for epoch in range(epochs):
+        for real in loader:
+            with torch.autocast("cuda", enabled=amp):
+                d_loss = torch.nn.functional.softplus(dis(gen(real).detach())).mean()
+            opt_d.zero_grad()
+            scaler_d.scale(d_loss).backward()
+            scaler_d.step(opt_d)
+            scaler_d.update()
+            with torch.autocast("cuda", enabled=amp):
+                g_loss = torch.nn.functional.softplus(-dis(gen(real))).mean()
+            opt_g.zero_grad()
+            scaler_g.scale(g_loss).backward()
+            scaler_g.step(opt_g)
+            scaler_g.update()
+        torch.save({{"gen": gen.state_dict(), "dis": dis.state_dict(),
+                    {saved}, "epoch": epoch}}, "last.pt")
+'''
+
+
+def _two(saved: str) -> str:
+    return TWO_SCALERS.replace("{saved}", saved).replace("{{", "{").replace("}}", "}")
+
+
+def test_checkpoint_with_one_of_two_scalers_reports_the_other():
+    saved = '"opt_g": opt_g.state_dict(), "opt_d": opt_d.state_dict(), ' \
+            '"scaler_d": scaler_d.state_dict()'
+    found = findings(_two(saved))
+    assert [code for code, _ in found] == ["LRD007"]
+    assert "scaler_g" in check_messages(_two(saved))[0]
+
+
+def test_checkpoint_with_both_scalers_is_silent():
+    saved = '"opt_g": opt_g.state_dict(), "opt_d": opt_d.state_dict(), ' \
+            '"scaler_d": scaler_d.state_dict(), "scaler_g": scaler_g.state_dict()'
+    assert findings(_two(saved)) == []
+
+
+def test_checkpoint_of_one_network_with_its_own_scaler_is_silent():
+    # the discriminator's file: its optimizer and its scaler; the generator's are elsewhere
+    saved = '"opt_d": opt_d.state_dict(), "scaler_d": scaler_d.state_dict()'
+    assert findings(_two(saved)) == []
+
+
+def test_second_scaler_saved_under_a_key_that_names_it_is_silent():
+    saved = '"opt_g": opt_g.state_dict(), "opt_d": opt_d.state_dict(), ' \
+            '"scaler_d": scaler_d.state_dict(), "scaler_g": state_of(scaler_g)'
+    assert findings(_two(saved)) == []

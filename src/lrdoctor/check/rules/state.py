@@ -1318,6 +1318,9 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
         sure += _built(scalers[0][0])
+    elif (other := _scaler_left_out(ctx, e, scalers, objs, words, optimizers)) is not None:
+        missing.append(_scaler_text(*other).replace("the GradScaler's", "the second GradScaler's"))
+        sure += _built(other[0])
     if not missing:
         return
     consequence = []
@@ -1400,6 +1403,42 @@ def _restart(lost: list[Obj]) -> str:
         if value is not None:
             shown[param] = ast.unparse(value)
     return resumed_without_state(s.cls, shown) or RESTARTS
+
+
+def _scaler_left_out(ctx: FileContext, e: Event, scalers: list[tuple[Obj, str]], objs: set[int],
+                     words: list[str], optimizers: list[Obj]) -> tuple[Obj, str] | None:
+    """A checkpoint that stores one GradScaler's state but not another's (a GAN with a scaler
+    per network, the discriminator's saved, the generator's forgotten): the scaler not stored,
+    when it steps an optimizer the checkpoint holds, no saved scaler steps that optimizer too,
+    and no key names it. Each scaler has its own scale; the one not stored restarts at 65536
+    on resume and skips its network's first updates again."""
+    saved = [s for s, _ in scalers if s.id in objs]
+    if not saved or not optimizers:
+        return None
+    sites = {built_site(o) for o in optimizers}
+
+    def stepped(scaler: Obj) -> set[Any]:
+        return {built_site(ev.info["optimizer"]) for ev in ctx.program.events
+                if ev.kind == "scaler_step" and ev.obj is not None and ev.obj.id == scaler.id
+                and isinstance(ev.info.get("optimizer"), Obj)}
+
+    covered = set().union(*(stepped(s) for s in saved))
+    stored_names = {s.name for s in saved}
+    for s, flag in scalers:
+        if s.id in objs or s.guessed or not s.name or s.name in stored_names:
+            continue
+        last = _last_part(s.name).lower()
+        if not last or any(last in w for w in words):
+            continue
+        own = stepped(s)
+        if not own & sites or own & covered:
+            continue
+        built = s.built_under or ()
+        if built_apart(built, e.conds) or any(built_apart(built, t.built_under or ())
+                                              for t in saved):
+            continue
+        return s, flag
+    return None
 
 
 def _left_out(e: Event, scheds: list[Obj], objs: set[int], words: list[str]) -> Obj | None:
