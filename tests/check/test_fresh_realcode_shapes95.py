@@ -12,6 +12,11 @@ Programs written for these tests; no third-party code.
   needs. lrdoctor now leaves such a checkpoint alone, when every optimizer it holds is seen
   stepped by its own ``step()`` and none is handed to a scaler, by object or, where lrdoctor
   could not bind the argument, by a name ending in the optimizer's own.
+- A GAN with a GradScaler per network whose checkpoint stores the discriminator's scaler but
+  not the generator's was silent: any stored scaler (or any key with "scaler" in it) counted
+  as the scaler stored. Each GradScaler keeps its own scale; the one left out restarts at
+  65536 on resume. lrdoctor now reports the scaler left out when it steps an optimizer the
+  checkpoint holds, no stored scaler steps that optimizer too, and no key names it.
 - The other mixed-precision spellings of the batch (a model class stepping a per-iteration
   MultiStepLR right after ``scaler.step``; its checkpoint without the scaler; timm schedulers
   repositioned with ``step(finished_epoch)`` over a snapshot that holds the scaler; a
