@@ -857,6 +857,8 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
     used_names = {o.name for o in uses if o.guessed and o.name}
     candidates = {s.id: s for s in _in_root(ctx, root, "scaler")}
     wanted = {o.id for o in optimizers or []}
+    if optimizers and all(_stepped_without_scaler(ctx, o) for o in optimizers):
+        return []
     # what each scaler was seen stepping: one that steps only other optimizers (a GAN's
     # discriminator) is not this checkpoint's, though a trainer's methods traced with one
     # instance put it in the same run
@@ -886,6 +888,41 @@ def _scalers(ctx: FileContext, root: int, at: Event | None = None,
              and (at is None or not _built_apart_from(ctx, s, at) and not _transient(ctx, s, at)
                   and not _another_run(ctx, s, at))]
     return sorted(found, key=lambda pair: bool(pair[1]))
+
+
+def _stepped_without_scaler(ctx: FileContext, optimizer: Obj) -> bool:
+    """``optimizer`` (built where lrdoctor saw it) is stepped by its own ``step()`` and never
+    handed to a GradScaler: no ``scaler.step``/``unscale_`` names it, nor an expression
+    lrdoctor could not bind that ends in its name. A scaler never touches its gradients, so
+    the scaler's state is nothing a checkpoint of that optimizer needs (a classifier trained
+    in fp32 to evaluate a GAN, saved with its SGD, beside the GAN's scaler)."""
+    if optimizer.guessed:
+        return False
+    own = _last_part(optimizer.name)
+    plain = False
+    for e in ctx.program.events:
+        if e.kind == "opt_step" and e.obj is not None and e.obj.id == optimizer.id:
+            plain = True
+        if e.kind not in ("scaler_step", "unscale"):
+            continue
+        stepped = e.info.get("optimizer")
+        if isinstance(stepped, Obj):
+            if stepped.id == optimizer.id or built_site(stepped) == built_site(optimizer) \
+                    or (stepped.guessed and _last_part(stepped.name) in ("", own)):
+                return False
+            continue
+        call = e.node if isinstance(e.node, ast.Call) else None
+        arg = (call.args[0] if call.args else next(
+            (k.value for k in call.keywords if k.arg == "optimizer"), None)) if call else None
+        if arg is None or not own or last_name(arg) in ("", own):
+            return False
+    return plain
+
+
+def _last_part(name: str) -> str:
+    """``d_optimizer`` for ``self.opt.d_optimizer``; "" unless it is a plain identifier."""
+    part = name.rsplit(".", 1)[-1]
+    return part if part.isidentifier() else ""
 
 
 def _another_run(ctx: FileContext, obj: Obj, at: Event) -> bool:
@@ -1293,6 +1330,9 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
     if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
         missing.append(_scaler_text(*scalers[0]))
         sure += _built(scalers[0][0])
+    elif (other := _scaler_left_out(ctx, e, scalers, objs, words, optimizers)) is not None:
+        missing.append(_scaler_text(*other).replace("the GradScaler's", "the second GradScaler's"))
+        sure += _built(other[0])
     if not missing:
         return
     consequence = []
@@ -1375,6 +1415,42 @@ def _restart(lost: list[Obj]) -> str:
         if value is not None:
             shown[param] = ast.unparse(value)
     return resumed_without_state(s.cls, shown) or RESTARTS
+
+
+def _scaler_left_out(ctx: FileContext, e: Event, scalers: list[tuple[Obj, str]], objs: set[int],
+                     words: list[str], optimizers: list[Obj]) -> tuple[Obj, str] | None:
+    """A checkpoint that stores one GradScaler's state but not another's (a GAN with a scaler
+    per network, the discriminator's saved, the generator's forgotten): the scaler not stored,
+    when it steps an optimizer the checkpoint holds, no saved scaler steps that optimizer too,
+    and no key names it. Each scaler has its own scale; the one not stored restarts at 65536
+    on resume and skips its network's first updates again."""
+    saved = [s for s, _ in scalers if s.id in objs]
+    if not saved or not optimizers:
+        return None
+    sites = {built_site(o) for o in optimizers}
+
+    def stepped(scaler: Obj) -> set[Any]:
+        return {built_site(ev.info["optimizer"]) for ev in ctx.program.events
+                if ev.kind == "scaler_step" and ev.obj is not None and ev.obj.id == scaler.id
+                and isinstance(ev.info.get("optimizer"), Obj)}
+
+    covered = set().union(*(stepped(s) for s in saved))
+    stored_names = {s.name for s in saved}
+    for s, flag in scalers:
+        if s.id in objs or s.guessed or not s.name or s.name in stored_names:
+            continue
+        last = _last_part(s.name).lower()
+        if not last or any(last in w for w in words):
+            continue
+        own = stepped(s)
+        if not own & sites or own & covered:
+            continue
+        built = s.built_under or ()
+        if built_apart(built, e.conds) or any(built_apart(built, t.built_under or ())
+                                              for t in saved):
+            continue
+        return s, flag
+    return None
 
 
 def _left_out(e: Event, scheds: list[Obj], objs: set[int], words: list[str]) -> Obj | None:
