@@ -499,7 +499,8 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
            and all((c.key, c.branch) in here for c in x.conds if c.key[0] != "<choice>")
            for x in ctx.events_by_root.get(e.root, [])):
         return None
-    updates = [u for u in ctx.updates_in(None, e.root, sched.optimizer) if not exclusive(e, u)]
+    updates = [u for u in ctx.updates_in(None, e.root, sched.optimizer) if not exclusive(e, u)
+               and not _other_calls_guess(e, sched, u)]
     if any(u.order < e.order for u in updates):
         return None
     later = [u for u in updates if u.order > e.order and u.loop is not None]
@@ -519,6 +520,58 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
         node,
         evidence={"update_line": first.line, "update_path": first.path, "before_loop": True},
     )
+
+
+def _other_calls_guess(e: Event, sched: Obj, u: Event) -> bool:
+    """``u`` updates an optimizer known only by its name (``opt = make_optimizer(model)``, a
+    builder lrdoctor could not follow) in another call than the one that steps ``sched``, the
+    two calls side by side (two test methods of one class, neither called from the other),
+    while ``sched`` and the optimizer it drives were built in the stepping call as its own
+    local names that never leave it (not returned, yielded, stored in an attribute or a
+    container, or handed to any call but the one that built the scheduler). A function's
+    locals die with its call: the other call's optimizer is another object, whatever its
+    name."""
+    opt = u.obj if u.kind == "opt_step" else u.info.get("optimizer")
+    own = sched.optimizer
+    if opt is None or not opt.guessed or opt.cls or own is None or own is opt or own.guessed:
+        return False
+    if e.frame is None or u.frame is None or e.within(u.frame) or u.within(e.frame):
+        return False
+    fn = e.frame.fn
+    if fn is None or sched.held or own.held:
+        return False
+    names_ = {sched.name, own.name}
+    if not all(n.isidentifier() for n in names_):
+        return False  # `self.optimizer`, `opts[0]`: reachable from outside the call
+    params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs,
+                              fn.args.vararg, fn.args.kwarg] if a is not None}
+    if names_ & params:
+        return False
+    bound: set[str] = set()
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(fn):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and names_ & set(node.names):
+            return False
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Name) or node.id not in names_:
+            continue
+        up = parents.get(node)
+        if isinstance(node.ctx, ast.Store):
+            if not (isinstance(up, ast.Assign) and node in up.targets):
+                return False  # unpacked, a loop target, a `with ... as`: not one plain binding
+            bound.add(node.id)
+            continue
+        if isinstance(up, ast.Attribute) and up.value is node:
+            continue  # `sched.step()`, `opt.param_groups`: read, not handed on
+        if isinstance(up, ast.Call) and node in up.args and node.id == own.name:
+            outer = parents.get(up)
+            if isinstance(outer, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == sched.name for t in outer.targets):
+                continue  # `sched = build_scheduler(opt, ...)`: the scheduler's own builder
+        return False
+    return bound == names_
 
 
 # what Lightning counts from pass to pass of the loops it runs a module's hooks in

@@ -1,0 +1,152 @@
+"""fphunt61: false alarms found in recent research code (diffusion / flow-matching and GRPO
+trainers, QLoRA and FSDP fine-tuning, Gaussian-splatting, speech and time-series code), each
+fixed by semantics. Every false shape, written here in our own words, must be silent; a buggy
+twin must still be reported.
+
+1. A test class with one method that builds a torch optimizer and a scheduler as its own
+   locals and steps the scheduler once to read ``get_last_lr()`` (no training), and another
+   method that trains an optimizer built by a project builder lrdoctor cannot follow
+   (``opt = make_optimizer(model)``: an optimizer known only by its name). The methods are
+   traced as calls of one instance, and an optimizer known only by its name may be any
+   optimizer, so the first method's step looked like a step "before the training loop" of
+   the second: LRD001. A function's locals die with its call: an optimizer and a scheduler
+   bound to plain local names of one call, never handed out (not returned, yielded, stored
+   in an attribute or a container, or passed to any call but the scheduler's builder), cannot
+   be the ones another call, neither calling the other, steps. Still LRD001: the step before
+   a training loop in the same method, and a scheduler kept in ``self`` and stepped before
+   another method's loop.
+"""
+
+from __future__ import annotations
+
+from .helpers import codes, findings
+
+# {first}: the body of the method that steps the scheduler once; {opt}: how the second
+# method builds its optimizer
+_TWO_METHODS = """
+import torch
+from torch import nn
+
+from elsewhere import make_optimizer
+
+
+class TestSchedules:
+    def test_reads_the_last_lr(self):
+        model = nn.Linear(4, 4)
+{first}
+
+    def test_trains(self):
+        model = nn.Linear(4, 4)
+        opt = {opt}
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5)
+        x = torch.randn(8, 4)
+        for _ in range(10):
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+            sched.step()
+"""
+
+_READS_ONLY = """\
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5)
+        sched.step()
+        assert sched.get_last_lr()[0] == 0.05"""
+
+
+def two_methods(first: str = _READS_ONLY, opt: str = "make_optimizer(model)") -> str:
+    return _TWO_METHODS.format(first=first, opt=opt)
+
+
+def test_local_scheduler_stepped_once_beside_another_methods_training_is_silent() -> None:
+    assert codes(two_methods()) == []
+
+
+def test_local_scheduler_from_a_builder_beside_another_methods_training_is_silent() -> None:
+    first = """\
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        sched = build_scheduler(opt, "flat")
+        sched.step()
+        assert sched.get_last_lr()[0] == 0.05"""
+    source = two_methods(first) + """
+
+def build_scheduler(optimizer, name):
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 if name else 0.5)
+"""
+    assert codes(source) == []
+
+
+def test_same_shape_in_two_plain_functions_is_silent() -> None:
+    source = """
+import torch
+from torch import nn
+
+from elsewhere import make_optimizer
+
+
+def read_last_lr():
+    model = nn.Linear(4, 4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5)
+    sched.step()
+    return sched.get_last_lr()
+
+
+def train():
+    model = nn.Linear(4, 4)
+    opt = make_optimizer(model)
+    x = torch.randn(8, 4)
+    for _ in range(10):
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+"""
+    assert codes(source) == []
+
+
+def test_step_before_the_loop_of_the_same_method_is_still_found() -> None:
+    first = """\
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5)
+        sched.step()
+        x = torch.randn(8, 4)
+        for _ in range(10):
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()"""
+    assert findings(two_methods(first)) == [("LRD001", 13)]
+
+
+def test_scheduler_kept_on_self_and_stepped_before_another_methods_loop_is_still_found() -> None:
+    source = """
+import torch
+from torch import nn
+
+
+class Runner:
+    def setup(self):
+        self.model = nn.Linear(4, 4)
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.05)
+        self.sched = torch.optim.lr_scheduler.StepLR(self.opt, step_size=5)
+        self.sched.step()
+
+    def fit(self):
+        opt = self.opt
+        x = torch.randn(8, 4)
+        for _ in range(10):
+            opt.zero_grad()
+            self.model(x).sum().backward()
+            opt.step()
+            self.sched.step()
+"""
+    assert findings(source) == [("LRD001", 11)]
+
+
+def test_optimizer_handed_out_by_the_stepping_method_is_still_found() -> None:
+    # the first method returns its optimizer: the other call may be stepping that object
+    first = """\
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5)
+        sched.step()
+        return opt"""
+    assert codes(two_methods(first)) == ["LRD001"]
