@@ -15,6 +15,16 @@ twin must still be reported.
    be the ones another call, neither calling the other, steps. Still LRD001: the step before
    a training loop in the same method, and a scheduler kept in ``self`` and stepped before
    another method's loop.
+
+2. (a miss found by probing) A sharded trainer saves ``FSDP.optim_state_dict(model, optim)``
+   (or ``FullyShardedDataParallel.full_optim_state_dict``, or
+   ``torch.distributed.checkpoint.state_dict.get_optimizer_state_dict(model, optim)`` bound
+   to a name first) into a resumable checkpoint beside the model and the step, and never the
+   LambdaLR warm-up that drives ``optim``: on resume the warm-up starts over. lrdoctor took
+   the call for an unknown library's value, so the checkpoint held no optimizer state and
+   LRD007 was silent. These functions return the state dict of the optimizer handed to them
+   second; the checkpoint now holds that optimizer's state. The same checkpoint with
+   ``sched.state_dict()`` is silent.
 """
 
 from __future__ import annotations
@@ -150,3 +160,53 @@ def test_optimizer_handed_out_by_the_stepping_method_is_still_found() -> None:
         sched.step()
         return opt"""
     assert codes(two_methods(first)) == ["LRD001"]
+
+
+# {save}: what the checkpoint holds besides the model and the optimizer; {read}: how the
+# optimizer's state is taken
+_SHARDED = """
+import torch
+import torch.distributed as dist
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, StateDictType
+from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
+
+dist.init_process_group("nccl")
+model = FSDP(torch.nn.Linear(32, 32).cuda())
+optim = torch.optim.AdamW(model.parameters(), lr=1e-4)
+sched = torch.optim.lr_scheduler.LambdaLR(optim, lambda s: min(1.0, (s + 1) / 500))
+for step in range(20000):
+    loss = model(torch.randn(4, 32, device="cuda")).pow(2).mean()
+    loss.backward()
+    optim.step()
+    sched.step()
+    optim.zero_grad(set_to_none=True)
+    if step % 2000 == 0:
+        with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT):
+            weights = model.state_dict()
+            osd = {read}
+        if dist.get_rank() == 0:
+            torch.save({{"weights": weights, "opt": osd, "step": step{save}}}, "last.pt")
+"""
+
+
+def sharded(read: str = "FSDP.optim_state_dict(model, optim)", save: str = "") -> str:
+    return _SHARDED.format(read=read, save=save)
+
+
+def test_fsdp_optimizer_state_saved_without_the_schedule_is_found() -> None:
+    assert findings(sharded()) == [("LRD007", 22)]
+
+
+def test_full_optimizer_state_spelled_in_full_without_the_schedule_is_found() -> None:
+    source = sharded("FSDP.full_optim_state_dict(model, optim)").replace(
+        "as FSDP,", "as FSDP, FullyShardedDataParallel,")
+    assert codes(source.replace("FSDP.full_optim", "FullyShardedDataParallel.full_optim")) \
+        == ["LRD007"]
+
+
+def test_checkpoint_api_optimizer_state_without_the_schedule_is_found() -> None:
+    assert codes(sharded("get_optimizer_state_dict(model, optim)")) == ["LRD007"]
+
+
+def test_fsdp_optimizer_state_saved_with_the_schedule_is_silent() -> None:
+    assert codes(sharded(save=', "sched": sched.state_dict()')) == []
