@@ -25,6 +25,18 @@ twin must still be reported.
    LRD007 was silent. These functions return the state dict of the optimizer handed to them
    second; the checkpoint now holds that optimizer's state. The same checkpoint with
    ``sched.state_dict()`` is silent.
+
+3. (a probe of a spelling seen in a DPO trainer: ``ReduceLROnPlateau(mode='max')`` stepped
+   with ``-val_losses``) A plateau in mode 'max' handed the negated validation loss
+   (``-val_loss``, ``-1 * val_loss``, directly or through a helper's parameter), or in mode
+   'min' handed an error rate ``1.0 - val_acc``: LRD004 said the mode contradicted the
+   metric, reading the words of the name inside the expression. ``-loss`` rises as the loss
+   falls, and ``1 - acc`` falls as the accuracy rises: the expression orders values the other
+   way round from the name in it, so the modes are right. lrdoctor now reverses what the
+   words say when the value handed on is negated, subtracted from a number, or multiplied or
+   divided by a negative number (through ``float()``, ``.item()``, positive scales and
+   shifts; twice reversed is not reversed). Still LRD004: ``1.0 - val_acc`` with mode
+   'max', ``-(1.0 - val_mae)`` with mode 'max', and a plain loss with mode 'max'.
 """
 
 from __future__ import annotations
@@ -210,3 +222,61 @@ def test_checkpoint_api_optimizer_state_without_the_schedule_is_found() -> None:
 
 def test_fsdp_optimizer_state_saved_with_the_schedule_is_silent() -> None:
     assert codes(sharded(save=', "sched": sched.state_dict()')) == []
+
+
+# {mode}: the plateau's mode; {handed}: what the epoch loop hands to the step
+_PLATEAU = """
+import torch
+
+model = torch.nn.Linear(8, 1)
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="{mode}", factor=0.5, patience=4)
+
+
+def report(score):
+    plateau.step(score)
+
+
+for epoch in range(100):
+    for _ in range(20):
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(model(torch.randn(16, 8)), torch.randn(16, 1)).backward()
+        opt.step()
+    with torch.no_grad():
+        out = model(torch.randn(64, 8))
+        val_loss = torch.nn.functional.mse_loss(out, torch.randn(64, 1)).item()
+        val_acc = (out > 0).float().mean().item()
+    {handed}
+"""
+
+
+def plateau(mode: str, handed: str) -> str:
+    return _PLATEAU.format(mode=mode, handed=handed)
+
+
+def test_negated_validation_loss_with_mode_max_is_silent() -> None:
+    assert codes(plateau("max", "plateau.step(-val_loss)")) == []
+
+
+def test_loss_times_minus_one_through_a_helper_with_mode_max_is_silent() -> None:
+    assert codes(plateau("max", "report(-1 * val_loss)")) == []
+
+
+def test_error_rate_with_mode_min_is_silent() -> None:
+    assert codes(plateau("min", "plateau.step(1.0 - val_acc)")) == []
+
+
+def test_negated_float_of_the_loss_with_mode_max_is_silent() -> None:
+    assert codes(plateau("max", "plateau.step(-float(val_loss))")) == []
+
+
+def test_error_rate_with_mode_max_is_still_found() -> None:
+    assert findings(plateau("max", "plateau.step(1.0 - val_acc)")) == [("LRD004", 22)]
+
+
+def test_twice_reversed_loss_with_mode_max_is_still_found() -> None:
+    assert codes(plateau("max", "report(-(1.0 - val_loss))")) == ["LRD004"]
+
+
+def test_plain_loss_with_mode_max_is_still_found() -> None:
+    assert codes(plateau("max", "plateau.step(val_loss)")) == ["LRD004"]

@@ -2596,6 +2596,13 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     )
     acc_like = bool(names.ACC_WORDS.search(lower))
     loss_like = bool(names.LOSS_WORDS.search(lower))
+    if sum(_reverses(p.expr) for p in chain) % 2:
+        # `-val_loss`, `1 - val_acc`, `-1 * loss` handed on: the step watches the value the
+        # words name with its order reversed, a negated loss rising as the loss falls
+        acc_like, loss_like = loss_like, acc_like
+        kinds = {"loss" if k == "acc" else "acc" for k in kinds}
+        if not kinds and not acc_like and not loss_like:
+            return "", None  # how the program keeps the value says nothing of its negation
     built = f"line {sched.line}" if sched.path in ("", e.path) else \
         f"{display_path(sched.path)}:{sched.line}"  # where the plateau is built
     chosen = mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode)
@@ -3315,6 +3322,49 @@ def _metric_kind(e: Event) -> str:
     if not _metric_step(e):
         return ""
     return _kind_of(_watched(e).expr)
+
+
+def _signed_literal(expr: ast.expr) -> float | None:
+    """A number written as a literal, with its sign (``-1`` is ``-(1)`` to ``ast``)."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        inner = _number_literal(expr.operand)
+        return None if inner is None else -inner if isinstance(expr.op, ast.USub) else inner
+    return _number_literal(expr)
+
+
+def _reverses(expr: ast.expr) -> bool:
+    """The expression orders values the other way round from the value it is computed from:
+    ``-loss``, ``1 - acc``, ``-1 * loss``, ``loss / -2`` (through ``float(...)``,
+    ``.item()``, a positive scale or shift, and double negations: ``-(1 - acc)`` does not)."""
+    node = expr
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "float" and len(node.args) == 1 and not node.keywords:
+            node = node.args[0]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "item" and not node.args and not node.keywords:
+            node = node.func.value
+        else:
+            break
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \
+            and _number_literal(node.operand) is None:
+        return not _reverses(node.operand)
+    if not isinstance(node, ast.BinOp):
+        return False
+    left, right = _signed_literal(node.left), _signed_literal(node.right)
+    if (left is None) == (right is None):
+        return False  # two values, or two numbers: no one value's order to speak of
+    if isinstance(node.op, ast.Sub):
+        return not _reverses(node.right) if left is not None else _reverses(node.left)
+    if isinstance(node.op, ast.Add):
+        return _reverses(node.right if left is not None else node.left)
+    if isinstance(node.op, ast.Mult) or isinstance(node.op, ast.Div) and right is not None:
+        factor, other = (left, node.right) if left is not None else (right, node.left)
+        assert factor is not None
+        if factor == 0:
+            return False
+        return _reverses(other) != (factor < 0)
+    return False
 
 
 def _kind_of(metric: ast.expr) -> str:
