@@ -4426,6 +4426,12 @@ class Tracer:
             return None
         if qual == "deepspeed.initialize":
             return self.deepspeed_initialize(node, args, kwargs)
+        if _optimizer_state_reader(qual):
+            # `FSDP.optim_state_dict(model, optim)`, `get_optimizer_state_dict(model, optim)`:
+            # the (gathered or sharded) state of the optimizer handed in second
+            opt = args[1] if len(args) > 1 else kwargs.get("optim", kwargs.get("optimizers"))
+            if isinstance(opt, Obj) and opt.kind == "optimizer":
+                return StateDictVal(opt)
         if qual == "importlib.import_module" and len(node.args) == 1 and not node.keywords \
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
                 and not node.args[0].value.startswith("."):
@@ -4980,6 +4986,20 @@ _PLAIN_TYPES = frozenset({"dict", "list", "tuple", "set", "frozenset", "str", "b
 _NOT_KEPT = object()
 # library classes whose instances run the training for the user (see RunnerVal): the methods
 # of an instance are read as `accelerator.<method>` / `fabric.<method>`, under any name
+def _optimizer_state_reader(qual: str) -> bool:
+    """torch's functions that return an optimizer's state dict taken through the model it
+    trains, for sharded training: FSDP's ``optim_state_dict`` (and its older ``full_`` /
+    ``sharded_`` forms) and ``torch.distributed.checkpoint.state_dict``'s
+    ``get_optimizer_state_dict(model, optimizers)``."""
+    if not qual.startswith("torch.distributed."):
+        return False
+    cls, _, last = qual.rpartition(".")
+    if last == "get_optimizer_state_dict":
+        return True
+    return cls.rsplit(".", 1)[-1] == "FullyShardedDataParallel" and last in (
+        "optim_state_dict", "full_optim_state_dict", "sharded_optim_state_dict")
+
+
 _RUNNER_CLASSES = {
     "accelerate.Accelerator": "accelerator",
     "accelerate.accelerator.Accelerator": "accelerator",

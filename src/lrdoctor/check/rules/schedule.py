@@ -499,7 +499,8 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
            and all((c.key, c.branch) in here for c in x.conds if c.key[0] != "<choice>")
            for x in ctx.events_by_root.get(e.root, [])):
         return None
-    updates = [u for u in ctx.updates_in(None, e.root, sched.optimizer) if not exclusive(e, u)]
+    updates = [u for u in ctx.updates_in(None, e.root, sched.optimizer) if not exclusive(e, u)
+               and not _other_calls_guess(e, sched, u)]
     if any(u.order < e.order for u in updates):
         return None
     later = [u for u in updates if u.order > e.order and u.loop is not None]
@@ -519,6 +520,58 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
         node,
         evidence={"update_line": first.line, "update_path": first.path, "before_loop": True},
     )
+
+
+def _other_calls_guess(e: Event, sched: Obj, u: Event) -> bool:
+    """``u`` updates an optimizer known only by its name (``opt = make_optimizer(model)``, a
+    builder lrdoctor could not follow) in another call than the one that steps ``sched``, the
+    two calls side by side (two test methods of one class, neither called from the other),
+    while ``sched`` and the optimizer it drives were built in the stepping call as its own
+    local names that never leave it (not returned, yielded, stored in an attribute or a
+    container, or handed to any call but the one that built the scheduler). A function's
+    locals die with its call: the other call's optimizer is another object, whatever its
+    name."""
+    opt = u.obj if u.kind == "opt_step" else u.info.get("optimizer")
+    own = sched.optimizer
+    if opt is None or not opt.guessed or opt.cls or own is None or own is opt or own.guessed:
+        return False
+    if e.frame is None or u.frame is None or e.within(u.frame) or u.within(e.frame):
+        return False
+    fn = e.frame.fn
+    if fn is None or sched.held or own.held:
+        return False
+    names_ = {sched.name, own.name}
+    if not all(n.isidentifier() for n in names_):
+        return False  # `self.optimizer`, `opts[0]`: reachable from outside the call
+    params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs,
+                              fn.args.vararg, fn.args.kwarg] if a is not None}
+    if names_ & params:
+        return False
+    bound: set[str] = set()
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(fn):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and names_ & set(node.names):
+            return False
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Name) or node.id not in names_:
+            continue
+        up = parents.get(node)
+        if isinstance(node.ctx, ast.Store):
+            if not (isinstance(up, ast.Assign) and node in up.targets):
+                return False  # unpacked, a loop target, a `with ... as`: not one plain binding
+            bound.add(node.id)
+            continue
+        if isinstance(up, ast.Attribute) and up.value is node:
+            continue  # `sched.step()`, `opt.param_groups`: read, not handed on
+        if isinstance(up, ast.Call) and node in up.args and node.id == own.name:
+            outer = parents.get(up)
+            if isinstance(outer, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == sched.name for t in outer.targets):
+                continue  # `sched = build_scheduler(opt, ...)`: the scheduler's own builder
+        return False
+    return bound == names_
 
 
 # what Lightning counts from pass to pass of the loops it runs a module's hooks in
@@ -2573,6 +2626,13 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     )
     acc_like = bool(names.ACC_WORDS.search(lower))
     loss_like = bool(names.LOSS_WORDS.search(lower))
+    if sum(_reverses(p.expr) for p in chain) % 2:
+        # `-val_loss`, `1 - val_acc`, `-1 * loss` handed on: the step watches the value the
+        # words name with its order reversed, a negated loss rising as the loss falls
+        acc_like, loss_like = loss_like, acc_like
+        kinds = {"loss" if k == "acc" else "acc" for k in kinds}
+        if not kinds and not acc_like and not loss_like:
+            return "", None  # how the program keeps the value says nothing of its negation
     built = f"line {sched.line}" if sched.path in ("", e.path) else \
         f"{display_path(sched.path)}:{sched.line}"  # where the plateau is built
     chosen = mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode)
@@ -3292,6 +3352,49 @@ def _metric_kind(e: Event) -> str:
     if not _metric_step(e):
         return ""
     return _kind_of(_watched(e).expr)
+
+
+def _signed_literal(expr: ast.expr) -> float | None:
+    """A number written as a literal, with its sign (``-1`` is ``-(1)`` to ``ast``)."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        inner = _number_literal(expr.operand)
+        return None if inner is None else -inner if isinstance(expr.op, ast.USub) else inner
+    return _number_literal(expr)
+
+
+def _reverses(expr: ast.expr) -> bool:
+    """The expression orders values the other way round from the value it is computed from:
+    ``-loss``, ``1 - acc``, ``-1 * loss``, ``loss / -2`` (through ``float(...)``,
+    ``.item()``, a positive scale or shift, and double negations: ``-(1 - acc)`` does not)."""
+    node = expr
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "float" and len(node.args) == 1 and not node.keywords:
+            node = node.args[0]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "item" and not node.args and not node.keywords:
+            node = node.func.value
+        else:
+            break
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \
+            and _number_literal(node.operand) is None:
+        return not _reverses(node.operand)
+    if not isinstance(node, ast.BinOp):
+        return False
+    left, right = _signed_literal(node.left), _signed_literal(node.right)
+    if (left is None) == (right is None):
+        return False  # two values, or two numbers: no one value's order to speak of
+    if isinstance(node.op, ast.Sub):
+        return not _reverses(node.right) if left is not None else _reverses(node.left)
+    if isinstance(node.op, ast.Add):
+        return _reverses(node.right if left is not None else node.left)
+    if isinstance(node.op, ast.Mult) or isinstance(node.op, ast.Div) and right is not None:
+        factor, other = (left, node.right) if left is not None else (right, node.left)
+        assert factor is not None
+        if factor == 0:
+            return False
+        return _reverses(other) != (factor < 0)
+    return False
 
 
 def _kind_of(metric: ast.expr) -> str:
