@@ -14,6 +14,14 @@ silent; a buggy twin must still be reported.
    epoch count. Still LRD006: ``step(epoch)`` on the same scheduler, and a score handed to a
    StepLR written in the code (StepLR takes it as its epoch).
 
+   More generally (probing the same shape): a value named neither as a loss nor as a score
+   (``step(current)``, ``step(monitored)``) handed to such a scheduler was LRD006 too, while
+   the JSON / YAML config named ReduceLROnPlateau. The class is unknown, and one of the
+   classes the name can pick takes that argument as its metric: the call hands a position
+   only where the argument reads as a count (its text says epoch / iteration / step, it holds
+   the index of a loop around the call, or it is a whole number). Still LRD006:
+   ``step(epoch + 1)``, ``step(k)`` with ``k`` the epoch loop's index.
+
 2. An LR range test (``class Finder`` with ``def range_test``) saves the model and the
    optimizer to a file when it is made, sweeps the LR with a scheduler local to the test, and
    loads the file back after the sweep: the load puts the optimizer back as it was before the
@@ -71,6 +79,87 @@ def test_score_handed_to_a_class_picked_by_name_is_silent() -> None:
 
 def test_epoch_handed_to_a_class_picked_by_name_is_still_found() -> None:
     assert codes(picked("sched.step(epoch)")) == ["LRD006"]
+
+
+def test_neutral_value_handed_to_a_class_picked_by_name_is_silent() -> None:
+    assert codes(picked("current = val_score\n    sched.step(current)")) == []
+
+
+@pytest.mark.parametrize("step", ["sched.step(epoch + 1)", "sched.step(k)"])
+def test_a_count_handed_to_a_class_picked_by_name_is_still_found(step: str) -> None:
+    source = picked(step).replace("for epoch in range", "for k in range") \
+        if "(k)" in step else picked(step)
+    assert codes(source) == ["LRD006"]
+
+
+# a project template: a config object reading JSON and building the object a section names
+_PARSER = """
+import json
+
+
+class Settings:
+    def __init__(self, path):
+        with open(path) as f:
+            self.config = json.load(f)
+
+    def __getitem__(self, key):
+        return self.config[key]
+
+    def build(self, key, module, *args):
+        section = self[key]
+        return getattr(module, section["type"])(*args, **section["args"])
+"""
+
+_TEMPLATE = """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from settings import Settings
+
+
+class Trainer:
+    def __init__(self, model, optimizer, lr_scheduler, settings):
+        self.model, self.optimizer = model, optimizer
+        self.lr_scheduler, self.settings = lr_scheduler, settings
+        self.loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)),
+                                 batch_size=8)
+
+    def _train_epoch(self, epoch):
+        for x, y in self.loader:
+            self.optimizer.zero_grad()
+            nn.functional.mse_loss(self.model(x), y).backward()
+            self.optimizer.step()
+        monitored = self._valid_epoch()
+        if self.lr_scheduler is not None:
+            {step}
+
+    def _valid_epoch(self):
+        return 0.5
+
+    def train(self):
+        for epoch in range(self.settings["epochs"]):
+            self._train_epoch(epoch)
+
+
+settings = Settings("config.json")
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+lr_scheduler = settings.build("lr_scheduler", torch.optim.lr_scheduler, optimizer)
+Trainer(model, optimizer, lr_scheduler, settings).train()
+"""
+
+_JSON = '{"epochs": 30, "lr_scheduler": {"type": "ReduceLROnPlateau", "args": {"patience": 3}}}'
+
+
+@pytest.mark.parametrize("step,found", [("self.lr_scheduler.step(monitored)", []),
+                                        ("self.lr_scheduler.step(epoch)", ["LRD006"])])
+def test_template_stepping_a_json_picked_scheduler(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, found: list[str]) -> None:
+    files = {"config.json": _JSON, "settings.py": _PARSER,
+             "train.py": _TEMPLATE.format(step=step)}
+    assert project_codes(check_project(tmp_path, monkeypatch, files,
+                                       checked=["train.py", "settings.py"])) == found
 
 
 def test_score_handed_to_a_step_scheduler_is_still_found() -> None:
