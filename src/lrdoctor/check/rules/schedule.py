@@ -4342,8 +4342,8 @@ def _reads_a_metric(arg: ast.expr) -> bool:
     # `global_step // accumulate_grad_batches` counts steps: "acc" of an accumulation
     # setting names no accuracy
     text = re.sub(r"accum\w*", "", ast.unparse(arg).lower())
-    return bool(names.LOSS_WORDS.search(text) or names.ACC_WORDS.search(text)
-                or _SCORE_WORD.search(text)) and "epoch" not in text
+    return bool(names.LOSS_WORDS.search(text) or names.ACC_WORDS.search(text)) \
+        and "epoch" not in text
 
 
 def _reads_a_position(arg: ast.expr, e: Event) -> bool:
@@ -4365,10 +4365,6 @@ def _reads_a_position(arg: ast.expr, e: Event) -> bool:
 
 _POSITION_WORDS = re.compile(r"epoch|iter|step|(?<![a-z])(ep|it|i|e)(?![a-z])")
 
-
-# `current_score`, `val_score`, `self.best_score`: a value measured on the model, which a
-# plateau's `step(metrics)` takes (not a count of epochs or steps)
-_SCORE_WORD = re.compile(r"score")
 
 
 def _contradicts_copied_build(ctx: FileContext, e: Event) -> bool:
