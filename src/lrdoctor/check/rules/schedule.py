@@ -4366,7 +4366,6 @@ def _reads_a_position(arg: ast.expr, e: Event) -> bool:
 _POSITION_WORDS = re.compile(r"epoch|iter|step|(?<![a-z])(ep|it|i|e)(?![a-z])")
 
 
-
 def _contradicts_copied_build(ctx: FileContext, e: Event) -> bool:
     """The scheduler was built in a method under a test on one of its arguments (``if
     warmup_steps > 0:``) that the same method copies to the instance (``self.warmup_steps =
