@@ -4327,6 +4327,13 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
             # `if EXP: scheduler.step(val_loss)` on a scheduler of unknown class: a call
             # written for a plateau option (built on another branch), not an epoch
             continue
+        if sched.torch_module and not sched.cls and not sched.torch_step \
+                and not _reads_a_position(arg, e):
+            # `getattr(lr_scheduler, cfg["type"])(opt, **args)` stepped with `step(current)`:
+            # the class a config names may be ReduceLROnPlateau, whose one argument is the
+            # monitored value; only a value that reads as a count (an epoch, the loop's
+            # index) says the call hands a position
+            continue
         if sched.torch_module and not sched.cls and (any(
                 isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(arg))
                 or any(_isinstance_classes(c) <= _OWN_EPOCH_STEP for c in e.conds
@@ -4470,6 +4477,26 @@ def _reads_a_metric(arg: ast.expr) -> bool:
     text = re.sub(r"accum\w*", "", ast.unparse(arg).lower())
     return bool(names.LOSS_WORDS.search(text) or names.ACC_WORDS.search(text)) \
         and "epoch" not in text
+
+
+def _reads_a_position(arg: ast.expr, e: Event) -> bool:
+    """``epoch``, ``self.current_epoch + 1``, ``it``, ``3``: a value that reads as a count of
+    passes (its text says epoch, iteration or step, it holds the index of a loop around the
+    call, or it is a whole number), which a scheduler takes as its position."""
+    if isinstance(arg, ast.Constant) and type(arg.value) is int:
+        return True
+    if _POSITION_WORDS.search(ast.unparse(arg).lower()):
+        return True
+    used = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    loop = e.loop
+    while loop is not None:
+        if used & (loop.targets | loop.counters):
+            return True
+        loop = loop.parent
+    return False
+
+
+_POSITION_WORDS = re.compile(r"epoch|iter|step|(?<![a-z])(ep|it|i|e)(?![a-z])")
 
 
 def _contradicts_copied_build(ctx: FileContext, e: Event) -> bool:

@@ -337,8 +337,24 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if _range_test(s) or _undone_trial(ctx, s):
             continue
+        if at is not None and _written_before_built(ctx, s, at):
+            continue
         out.append(s)
     return out
+
+
+def _written_before_built(ctx: FileContext, s: Obj, at: Event) -> bool:
+    """The save ``at``, each time this trace reaches it, runs before ``s`` is built (a starting
+    point kept before training, an LR range test's snapshot of the optimizer taken when the
+    finder is made): the checkpoint holds a moment at which the scheduler did not exist, so a
+    scheduler built afresh on resume is where the schedule was then; nothing is lost."""
+    if at.kind != "save":
+        return False
+    made = [ev.order for ev in ctx.program.events
+            if ev.kind == "create" and ev.obj is s and ev.root == at.root]
+    saved = [ev.order for ev in ctx.program.events
+             if ev.kind == "save" and ev.node is at.node and ev.root == at.root]
+    return bool(made) and bool(saved) and max(saved) < min(made)
 
 
 def _drives_others(ctx: FileContext, s: Obj, optimizer: Obj) -> bool:
@@ -408,7 +424,10 @@ def _undone_trial(ctx: FileContext, s: Obj) -> bool:
     LRs, then ``opt.load_state_dict(saved)``): an LR range test or any trial run that the
     function undoes before it returns. The scheduler does not outlive the call (it is not
     returned or stored elsewhere), so a checkpoint has no state of it to keep. A load of
-    anything else (a checkpoint read from disk) is a resume, and the scheduler is judged."""
+    anything else (a checkpoint read from disk) is a resume, and the scheduler is judged;
+    except in a function that names an LR range test (``def range_test``, ``def find_lr``),
+    where a load after the scheduler's last step (in no loop that steps it) puts back the
+    starting point the test saved (in a file, when the finder was made)."""
     if s.call is None or not s.name or "." in s.name or not s.path:
         return False
     given = s.arg("optimizer", 0)
@@ -429,8 +448,20 @@ def _undone_trial(ctx: FileContext, s: Obj) -> bool:
                         and c.func.attr == "state_dict" and dotted(c.func.value) == optimizer
                         for c in ast.walk(node.value)):
             kept.add(node.targets[0].id)
-    if not kept:
+    sweep = _RANGE_TEST.search(fn.name.lower()) is not None
+    if not kept and not sweep:
         return False  # a load from elsewhere (a checkpoint) is a resume, not an undo
+    steps = [n.lineno for n in nodes_in(fn) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and n.func.attr == "step"
+             and isinstance(n.func.value, ast.Name) and n.func.value.id == s.name]
+    loops = [n for n in nodes_in(fn) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
+             and any(n.lineno <= line <= (n.end_lineno or n.lineno) for line in steps)]
+
+    def after_the_sweep(load: ast.Call) -> bool:
+        """A load in the range test after every step of its scheduler, in no loop stepping it."""
+        return sweep and bool(steps) and max(steps) < load.lineno \
+            and not any(n.lineno <= load.lineno <= (n.end_lineno or n.lineno) for n in loops)
+
     restored = False
     for node in nodes_in(fn):
         if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None \
@@ -446,9 +477,30 @@ def _undone_trial(ctx: FileContext, s: Obj) -> bool:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr == "load_state_dict" and node.lineno > s.call.lineno \
                 and dotted(node.func.value) == optimizer and node.args \
-                and any(isinstance(n, ast.Name) and n.id in kept for n in ast.walk(node.args[0])):
+                and (any(isinstance(n, ast.Name) and n.id in kept for n in ast.walk(node.args[0]))
+                     or after_the_sweep(node)):
             restored = True
     return restored
+
+
+def _undoes_the_sweep(ctx: FileContext, e: Event,
+                      around: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The load ``e`` sits in a function that names an LR range test (``def range_test``,
+    ``def find_lr``) after every scheduler step the function makes, in no loop that makes one:
+    the test putting back the starting point it saved before its sweep, not a resume. Nothing
+    steps a scheduler after it in that function; a scheduler built later starts afresh, as it
+    should after the trial."""
+    if not _RANGE_TEST.search(around.name.lower()):
+        return False
+    end = around.end_lineno or around.lineno
+    sweep = [ev.line for ev in ctx.program.events if ev.kind == "sched_step"
+             and ev.path == e.path and around.lineno <= ev.line <= end]
+    if not sweep or not all(line < e.line for line in sweep):
+        return False
+    loops = [n for n in nodes_in(around) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
+    return not any(n.lineno <= e.line <= (n.end_lineno or n.lineno)
+                   and any(n.lineno <= line <= (n.end_lineno or n.lineno) for line in sweep)
+                   for n in loops)
 
 
 def _holds_range_test(test: ast.expr, truth: bool) -> bool:
@@ -1622,6 +1674,8 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
             # Lightning resumes from its own checkpoint, which holds the schedulers this hook
             # returns; an optimizer state loaded by hand here starts a new run from another
             # run's moments (a warm start), with a schedule that is meant to start over
+            return
+        if around is not None and _undoes_the_sweep(ctx, e, around):
             return
     restored = [ev for ev in ctx.program.events if ev.kind == "load_state" and ev.obj is not None]
     missing = []
