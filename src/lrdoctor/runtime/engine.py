@@ -219,8 +219,13 @@ class MultiLane:
     scheduler's LR routine) and note it: a position, and the LR each scheduler step left.
     Engine.sync() closes it (Lane.phase MULTI) and keeps the tallies of those steps exactly
     as on_attempt and on_scheduler_step would have kept them one by one (Engine._fold_multi).
-    Its budget stops every optimizer before its periodic update and every scheduler inside
-    its horizon, so each step it takes is one the general path would find routine."""
+    Its budget (Engine._multi_budget) ends right before the first event that is not
+    routine: an optimizer's periodic update or a scheduler's step past its horizon, so each
+    step it takes is one the general path would find routine. A periodic update that ends
+    it is kept as the lane for one optimizer keeps its own (Engine.multi_period), and the
+    lane goes on to the next such event; after that the DataLoader hook is off while the
+    lane's iterator is the only one (hooks.FetchHook, through Lane.it_ref and Lane.unhooked
+    of Engine.lane, which is closed meanwhile)."""
 
     __slots__ = ("cycle", "pos", "start", "left", "budget", "fetch", "loader", "it_ref", "yielded",
                  "snap", "slots", "scratch", "periodic")

@@ -883,7 +883,8 @@ class FetchHook:
     and defaults; the class is not touched, so nothing CPython specialised on the iterator
     classes is invalidated (a class attribute assignment would be: bench/OVERHEAD.md, perf17).
 
-    A lane kept through a periodic step (Engine.lane_period) drops the hook while its
+    A lane kept through a periodic step (Engine.lane_period, scaled_lane_period, and
+    multi_period for several optimizers) drops the hook while its
     iterator is the only live DataLoader iterator: every batch is then that iterator's, so
     the hook would note the same iterator each time, and the lane reads the batch count from
     the iterator itself at each update (Lane.it_ref). The hook is back (``restore``) when the
