@@ -849,7 +849,9 @@ class Engine:
                 # candidate to open one after this step; the lane for several may open
                 self._routine_opt = None
                 seq = self._multi_seq
-                if info.ref() is opt:
+                # (none while a GradScaler is known: _try_multi opens no lane then, and records
+                # are never dropped)
+                if info.ref() is opt and not self.scalers:
                     seq.append(info)
                     if len(seq) >= len(self.optimizers) + len(self.schedulers):
                         self._try_multi()
@@ -1030,7 +1032,7 @@ class Engine:
                         snap[o.key] = o.attempts
                 info.attempts_seen = snap
         if routine and not handlers:
-            if multi:
+            if multi and not self.scalers:  # (with a GradScaler known, no lane: see on_attempt)
                 # a step the lane for several optimizers may open after (open_lane notes the
                 # user's line and instruction when its hook knows them)
                 self._multi_seq.append(info)
