@@ -1358,9 +1358,14 @@ class Engine:
         it = m.it_ref()
         if it is None:
             return False
-        # the tallies so far (the lane stays open), then this update: its optimizer's periodic one
-        self._fold_multi()
-        if info.collapse_at is not None or (info.attempts + 1) % ROUTINE_PERIOD:
+        # this update: its optimizer's periodic one (its updates the lane took since the last
+        # tally, as _fold_multi counts them, and this one), counted as the hook counts one,
+        # then every tally kept (the lane stays open)
+        size = len(m.cycle)
+        steps = m.budget - m.left
+        d = (slot.at - m.start) % size
+        if (info.collapse_at is not None
+                or (info.attempts + ((steps - d + size - 1) // size if d < steps else 0) + 1) % ROUTINE_PERIOD):
             return False
         m.budget += 1
         m.yielded = it._num_yielded
