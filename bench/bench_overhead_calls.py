@@ -13,7 +13,8 @@ the same loop under ``torch.autocast("cpu", dtype=torch.float16)`` with
 ``torch.amp.GradScaler("cpu")`` (the scaler's path through the hooks). ``--clip`` clips the
 gradients each step, ``clip_grad_norm_(model.parameters(), 1.0)`` before the update (after
 ``scaler.unscale_(optimizer)`` with ``--amp``), as most real training loops do. ``--two-optimizers`` steps two AdamW each batch (the weights', the biases'), each with
-its own per-batch OneCycleLR. ``--depth N``
+its own per-batch OneCycleLR (with ``--amp``: ``scaler.step()`` for each, then one
+``scaler.update()``, as a GAN or actor-critic under AMP does). ``--depth N``
 stacks N more Linear(HIDDEN, HIDDEN) + ReLU blocks in the middle of the MLP (2N more nested module
 calls a step): what lrdoctor costs per module call, as in a deep model.
 """
@@ -85,6 +86,8 @@ def count(data: Any, watch: Callable[[], Any] | None, amp: bool = False,
                 scaler.unscale_(optimizer)
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             scaler.step(optimizer)
+            if two:
+                scaler.step(second)
             scaler.update()
         else:
             torch.nn.functional.cross_entropy(model(x), y).backward()

@@ -219,11 +219,16 @@ class MultiLane:
     scheduler's LR routine) and note it: a position, and the LR each scheduler step left.
     Engine.sync() closes it (Lane.phase MULTI) and keeps the tallies of those steps exactly
     as on_attempt and on_scheduler_step would have kept them one by one (Engine._fold_multi).
-    Its budget stops every optimizer before its periodic update and every scheduler inside
-    its horizon, so each step it takes is one the general path would find routine."""
+    Its budget (Engine._multi_budget) ends right before the first event that is not
+    routine: an optimizer's periodic update or a scheduler's step past its horizon, so each
+    step it takes is one the general path would find routine. A periodic update that ends
+    it is kept as the lane for one optimizer keeps its own (Engine.multi_period), and the
+    lane goes on to the next such event; after that the DataLoader hook is off while the
+    lane's iterator is the only one (hooks.FetchHook, through Lane.it_ref and Lane.unhooked
+    of Engine.lane, which is closed meanwhile)."""
 
     __slots__ = ("cycle", "pos", "start", "left", "budget", "fetch", "loader", "it_ref", "yielded",
-                 "snap", "slots", "scratch")
+                 "snap", "slots", "scratch", "periodic")
 
     def __init__(self) -> None:
         self.cycle: list[MultiEvent] = []
@@ -238,6 +243,10 @@ class MultiLane:
         self.snap = False  # whether each scheduler step keeps every optimizer's attempt count
         self.slots: list[MultiSlot] = []
         self.scratch = Lane()  # what Engine._fold_multi hands _fold for each optimizer
+        # whether the event after its last allowed one is an optimizer's periodic update (the
+        # budget ran out at a period, not at a horizon), which the lane then keeps
+        # (Engine.multi_period)
+        self.periodic = False
 
 
 class _NoIterator:
@@ -840,7 +849,9 @@ class Engine:
                 # candidate to open one after this step; the lane for several may open
                 self._routine_opt = None
                 seq = self._multi_seq
-                if info.ref() is opt:
+                # (none while a GradScaler is known: _try_multi opens no lane then, and records
+                # are never dropped)
+                if info.ref() is opt and not self.scalers:
                     seq.append(info)
                     if len(seq) >= len(self.optimizers) + len(self.schedulers):
                         self._try_multi()
@@ -1021,7 +1032,7 @@ class Engine:
                         snap[o.key] = o.attempts
                 info.attempts_seen = snap
         if routine and not handlers:
-            if multi:
+            if multi and not self.scalers:  # (with a GradScaler known, no lane: see on_attempt)
                 # a step the lane for several optimizers may open after (open_lane notes the
                 # user's line and instruction when its hook knows them)
                 self._multi_seq.append(info)
@@ -1276,12 +1287,114 @@ class Engine:
         m.cycle = cycle
         m.slots = list(slots.values())
         m.pos = m.start = 0
-        m.left = m.budget = left * size
+        # (at least ``left`` cycles: every event up to the first one that is not routine)
+        m.left, m.periodic = self._multi_budget(m)
+        m.budget = m.left
         m.fetch, m.loader, m.it_ref = fetch, loader, loader.iterator
         m.yielded = it._num_yielded
         m.snap = bool(self._handlers.get(SchedulerStep))
         seq.clear()
         self.lane.phase = MULTI
+
+    def _multi_budget(self, m: MultiLane) -> tuple[int, bool]:
+        """The step events the lane for several optimizers may take from its position, every
+        tally kept: each optimizer's updates before its periodic one (every ROUTINE_PERIOD-th:
+        never routine) and each scheduler's steps inside its horizon (on_scheduler_step:
+        ``n < limit``) are counted in the cycle's order, and the budget ends right before the
+        first event that is neither. Then whether that event is an optimizer's periodic update
+        (which Engine.multi_period may keep); -1 (no event): a horizon passed."""
+        size = len(m.cycle)
+        pos = m.pos
+        left = sys.maxsize
+        periodic = False
+        for slot in m.slots:
+            info = slot.opt
+            # its periodic update: the (ROUTINE_PERIOD - 1 - attempts % ROUTINE_PERIOD + 1)-th
+            at = (slot.at - pos) % size + (ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD) * size
+            if at < left:
+                left, periodic = at, True
+            sched = slot.sched
+            if sched is not None:
+                limit = self.routine_limit(sched)
+                if limit is None:
+                    return -1, False
+                # its first step past the horizon
+                at = (slot.sched_at - pos) % size + (limit - 1 - sched.user_steps) * size
+                if at <= left:
+                    left, periodic = at, False
+        return left, periodic
+
+    def multi_period(self, opt: Any) -> bool:
+        """The periodic update (every ROUTINE_PERIOD-th) of ``opt``, the next event of the
+        open lane for several optimizers, whose budget ran out right before it
+        (MultiLane.periodic), seen by the step hook: an update the lane would take otherwise.
+        The lane keeps its tallies (_fold_multi: every record is then what the general path
+        makes of the steps so far), counts this update and keeps it too, calls NaN detection's
+        parameter check for this optimizer, as lane_period() does for the lane of one, and
+        stays open with the budget to the next event that is not routine. The general path
+        would hand this update to every check; an update routine in every other respect has,
+        for each every_step=False OptimizerStep handler, nothing to do but that parameter check
+        (the argument of lane_period(), per optimizer: StepOrder.on_opt resets the counts of
+        this optimizer's schedulers, each stepped once since the last update, which _fold
+        sets; LRCollapse.on_opt would only note this optimizer's LR and peak, a finite float at
+        least COLLAPSE_RATIO of its peak; ManualLR.on_opt returns for LRs its last step left;
+        AmpMisuse.on_step returns with nothing scaled, no GradScaler being known, for an
+        optimizer whose first steps it saw). False: not such an update (nothing is left
+        half done: it takes the general path, which closes the lane)."""
+        m = self.multi
+        lane = self.lane
+        if (lane.phase != MULTI or m.left or not m.periodic or self.every_step or self.every_direct_step
+                or self._in_scaler_step or self.compiled_steps or self.scalers or self.last_fetch != m.fetch
+                or self._every_step_handlers.get(OptimizerStep)):
+            return False
+        event = m.cycle[m.pos]
+        if not event.attempt or event.ref() is not opt:
+            return False
+        slot = event.slot
+        info = slot.opt
+        groups = opt.param_groups
+        if type(groups) is not list or len(groups) != 1 or groups[0].get("lr") is not slot.lr:
+            return False
+        it = m.it_ref()
+        if it is None:
+            return False
+        # this update: its optimizer's periodic one (its updates the lane took since the last
+        # tally, as _fold_multi counts them, and this one), counted as the hook counts one,
+        # then every tally kept (the lane stays open)
+        size = len(m.cycle)
+        steps = m.budget - m.left
+        d = (slot.at - m.start) % size
+        if (info.collapse_at is not None
+                or (info.attempts + ((steps - d + size - 1) // size if d < steps else 0) + 1) % ROUTINE_PERIOD):
+            return False
+        m.budget += 1
+        m.yielded = it._num_yielded
+        m.pos = event.next
+        self._fold_multi()
+        m.left, m.periodic = self._multi_budget(m)
+        if m.left < 0:
+            m.left = 0
+        m.budget = m.left
+        gate = self.loss_gate
+        if gate is not None:
+            try:
+                gate.lane_check(info)
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                self.internal_error(exc)
+        if self.every_step or self.every_direct_step:
+            self.sync()  # (nothing to tally: only closed)
+        elif not lane.unhooked and self.fetch_hook is not None:
+            # DataLoader batches need no hook while the lane's iterator is the only one
+            # (hooks.FetchHook, which reads the lane's iterator from Lane.it_ref: the single
+            # lane is closed, and sets its own when it opens)
+            lane.it_ref = m.it_ref
+            try:
+                self.fetch_hook.drop(it)
+            except Exception as exc:
+                self.internal_error(exc)
+        return True
 
     def _fold_multi(self) -> None:
         """Keep the tallies of the steps the lane for several optimizers took, exactly as
@@ -1356,13 +1469,13 @@ class Engine:
         if phase == CLOSED:
             return
         lane.phase = CLOSED
-        if phase >= MULTI:  # the lane for several optimizers
-            self._fold_multi()
-            return
         if lane.unhooked:  # the __next__ hook back first: the general path reads what it notes
             if self.fetch_hook is not None:
                 self.fetch_hook.restore()
             lane.unhooked = False
+        if phase >= MULTI:  # the lane for several optimizers
+            self._fold_multi()
+            return
         if lane.scaler is not None:  # under GradScaler: its routine updates (on_scaler_update)
             amp = self.scaled_gate
             if amp is not None:

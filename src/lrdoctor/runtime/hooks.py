@@ -153,6 +153,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     on_attempt = engine.on_attempt
     lane_period = engine.lane_period
     scaled_lane_period = engine.scaled_lane_period
+    multi_period = engine.multi_period
     lane = engine.lane
     multi = engine.multi
     every_step = engine.every_step
@@ -218,17 +219,22 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                     # last step left, on a batch of the same iterator (whose batch count is
                     # read from it)
                     event = multi.cycle[multi.pos]
-                    if (event.ref() is self and multi.left and engine.last_fetch == multi.fetch
+                    if (event.ref() is self and engine.last_fetch == multi.fetch
                             and not every_step and not every_direct_step):
-                        try:
-                            [group] = self.param_groups
-                            if group["lr"] is event.slot.lr:
-                                multi.yielded = multi.it_ref()._num_yielded
-                                multi.left -= 1
-                                multi.pos = event.next
-                                return
-                        except (ValueError, KeyError, AttributeError):
-                            pass  # (the general path)
+                        if multi.left:
+                            try:
+                                [group] = self.param_groups
+                                if group["lr"] is event.slot.lr:
+                                    multi.yielded = multi.it_ref()._num_yielded
+                                    multi.left -= 1
+                                    multi.pos = event.next
+                                    return
+                            except (ValueError, KeyError, AttributeError):
+                                pass  # (the general path)
+                        elif multi.periodic and multi_period(self):
+                            # the optimizer's periodic update, the lane's next event: kept
+                            # (Engine.multi_period), unless it needs the general path
+                            return
                 # the lane's last update of a period: the periodic step it keeps open through
                 # (Engine.lane_period), unless that step needs the general path
                 if lane.phase == EXPECT_ATTEMPT and lane.opt_ref() is self and lane_period(self):
@@ -877,7 +883,8 @@ class FetchHook:
     and defaults; the class is not touched, so nothing CPython specialised on the iterator
     classes is invalidated (a class attribute assignment would be: bench/OVERHEAD.md, perf17).
 
-    A lane kept through a periodic step (Engine.lane_period) drops the hook while its
+    A lane kept through a periodic step (Engine.lane_period, scaled_lane_period, and
+    multi_period for several optimizers) drops the hook while its
     iterator is the only live DataLoader iterator: every batch is then that iterator's, so
     the hook would note the same iterator each time, and the lane reads the batch count from
     the iterator itself at each update (Lane.it_ref). The hook is back (``restore``) when the
