@@ -134,6 +134,14 @@ class Summary:
     generation: int  # the tracer's generation after the first trace (see Tracer.generation)
 
 
+def _none_defaulted(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The parameters of ``fn`` whose default is None (``def step(self, epoch=None)``)."""
+    names = {p.arg for p, d in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):],
+                                   fn.args.defaults)
+             if isinstance(d, ast.Constant) and d.value is None}
+    names |= {p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults)
+              if isinstance(d, ast.Constant) and d.value is None}
+    return names
 
 
 class Tracer:
@@ -1283,13 +1291,7 @@ class Tracer:
             return False
         if self._holds_callers_none(arg, fn, scope):
             return True  # `inner.step(epoch)` where this trace's caller passed epoch=None
-        optional = {
-            p.arg for p, d in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):],
-                                  fn.args.defaults)
-            if isinstance(d, ast.Constant) and d.value is None
-        }
-        optional |= {p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults)
-                     if isinstance(d, ast.Constant) and d.value is None}
+        optional = _none_defaulted(fn)
         used = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} & optional
         if not used:
             return False
@@ -1308,13 +1310,7 @@ class Tracer:
         fn = self.stack[-1]
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        optional = {
-            p.arg for p, d in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):],
-                                  fn.args.defaults)
-            if isinstance(d, ast.Constant) and d.value is None
-        }
-        optional |= {p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults)
-                     if isinstance(d, ast.Constant) and d.value is None}
+        optional = _none_defaulted(fn)
         return any(name in self.given[-1]
                    and not (isinstance(v := scope.vars.get(name), Const) and v.value is None)
                    for name in optional)
