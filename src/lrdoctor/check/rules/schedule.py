@@ -5601,6 +5601,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     reported: set[int] = set()
     yield from _second_instance(ctx, reported)
     yield from _never_updated(ctx, reported)
+    yield from _earlier_stage(ctx, reported)
     yield from _own_configure_optimizers(ctx)
 
 
@@ -5838,6 +5839,116 @@ def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
             e.path,
             e.node,
         )
+
+
+def _earlier_stage(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
+    """A scheduler stepped through a stage that updates other optimizers only, on an optimizer
+    whose every update came in an earlier stage (a distillation's teacher trained first with
+    ``t_opt``, then the student's epochs step ``s_opt`` and a scheduler built on ``t_opt``):
+    ``t_opt`` never steps again, so the schedule moves an LR nothing uses and the student
+    trains at a constant LR.
+
+    Only where the scheduler's optimizer is a plain name bound once to its constructor, used
+    only by that scheduler's constructor and by its own ``step()`` / ``zero_grad()`` calls,
+    all traced, in one trace, and each before the scheduler's first step and outside every
+    loop that holds a step of the scheduler (a loop over stages around both would train the
+    first optimizer again); and where the optimizers those loops do update have no scheduler
+    stepped in them (then the stale step is dead code, not a missing schedule)."""
+    events = ctx.program.events
+    steps = [e for e in events
+             if e.kind == "sched_step" and e.obj is not None and e.loop is not None]
+    if not steps:
+        return
+    touching: dict[int, list[Event]] = {}
+    updates: dict[int, list[tuple[Event, Obj]]] = {}
+    for x in events:
+        if x.obj is not None and x.kind != "create":
+            touching.setdefault(x.obj.id, []).append(x)
+        stepped_obj = _updated_by(x)
+        if stepped_obj is not None:
+            if stepped_obj is not x.obj:
+                touching.setdefault(stepped_obj.id, []).append(x)
+            updates.setdefault(x.root, []).append((x, stepped_obj))
+    for e in steps:
+        sched = e.obj
+        assert sched is not None and e.loop is not None
+        old = sched.optimizer
+        if (old is None or old.guessed or old.held or old.prepared or sched.guessed
+                or sched.held or not old.name.isidentifier() or sched.id in reported):
+            continue
+        own = touching.get(old.id, [])
+        if not any(_updated_by(x) is old for x in own):
+            continue  # never updated: _never_updated's case
+        first = min(x.order for x in steps if x.obj is sched)
+        loops = list(e.loop.ancestors())
+        if any(x.root != e.root or x.order > first or any(x.in_loop(loop) for loop in loops)
+               or x.kind not in ("opt_step", "zero_grad") for x in own):
+            continue
+        others = [o for u, o in updates.get(e.root, [])
+                  if o is not old and not o.guessed and any(u.in_loop(loop) for loop in loops)]
+        if not others:
+            continue
+        if any(x.obj is not None and x.obj.optimizer in others
+               and any(x.in_loop(loop) for loop in loops) for x in steps):
+            continue
+        assert old.call is not None
+        function = ctx.function_of(old.path, old.call)
+        scope: ast.AST | None = function if function is not None else ctx.tree_of(old.path)
+        if scope is None or not _stage_uses_only(scope, old.name, old.call, sched.call):
+            continue
+        reported.add(sched.id)
+        other = others[0]
+        yield Diagnostic.at(
+            "LRD014",
+            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, e.path)}) "
+            f"drives the {old.cls} built at {line_at(old.path, old.line, e.path)}, whose "
+            "updates all came in an earlier stage: the loop stepping it updates another "
+            f"optimizer ({other.label}, {line_at(other.path, other.line, e.path)}), so this "
+            "schedule never changes the LR being trained; build the scheduler on the "
+            "optimizer of this stage",
+            e.path,
+            e.node,
+        )
+
+
+def _stage_uses_only(scope: ast.AST, name: str, made_by: ast.Call,
+                     sched_call: ast.Call | None) -> bool:
+    """``name`` is bound once in ``scope``, to ``made_by``, and every read of it is an
+    argument of ``sched_call`` or the receiver of a ``.step()`` / ``.zero_grad()`` call.
+    Functions nested in ``scope`` are not looked into (a use there is not vouched for)."""
+    parents: dict[int, ast.AST] = {}
+    todo: list[ast.AST] = [scope]
+    bound = 0
+    uses: list[ast.Name] = []
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+            if isinstance(child, (ast.Global, ast.Nonlocal)) and name in child.names:
+                return False
+            if isinstance(child, ast.Name) and child.id == name:
+                if isinstance(child.ctx, ast.Load):
+                    uses.append(child)
+                else:
+                    bound += 1
+                    target_of = parents.get(id(child))
+                    if not (isinstance(target_of, ast.Assign) and target_of.value is made_by):
+                        return False
+            todo.append(child)
+    if bound != 1:
+        return False
+    for node in uses:
+        parent = parents.get(id(node))
+        if sched_call is not None and (
+                parent is sched_call
+                or isinstance(parent, ast.keyword) and parents.get(id(parent)) is sched_call):
+            continue
+        if isinstance(parent, ast.Attribute) and parent.attr in ("step", "zero_grad"):
+            call = parents.get(id(parent))
+            if isinstance(call, ast.Call) and call.func is parent:
+                continue
+        return False
+    return True
 
 
 def _confined(scope: ast.AST, name: str, made_by: ast.Call | None,
