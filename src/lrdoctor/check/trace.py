@@ -4980,8 +4980,8 @@ _NO_EVENT = object()
 _PLAIN_TYPES = frozenset({"dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int",
                           "float", "bool", "complex"})
 _NOT_KEPT = object()
-# library classes whose instances run the training for the user (see RunnerVal): the methods
-# of an instance are read as `accelerator.<method>` / `fabric.<method>`, under any name
+
+
 def _optimizer_state_reader(qual: str) -> bool:
     """torch's functions that return an optimizer's state dict taken through the model it
     trains, for sharded training: FSDP's ``optim_state_dict`` (and its older ``full_`` /
@@ -4996,6 +4996,8 @@ def _optimizer_state_reader(qual: str) -> bool:
         "optim_state_dict", "full_optim_state_dict", "sharded_optim_state_dict")
 
 
+# library classes whose instances run the training for the user (see RunnerVal): the methods
+# of an instance are read as `accelerator.<method>` / `fabric.<method>`, under any name
 _RUNNER_CLASSES = {
     "accelerate.Accelerator": "accelerator",
     "accelerate.accelerator.Accelerator": "accelerator",
