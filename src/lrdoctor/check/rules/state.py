@@ -454,13 +454,10 @@ def _undone_trial(ctx: FileContext, s: Obj) -> bool:
     steps = [n.lineno for n in nodes_in(fn) if isinstance(n, ast.Call)
              and isinstance(n.func, ast.Attribute) and n.func.attr == "step"
              and isinstance(n.func.value, ast.Name) and n.func.value.id == s.name]
-    loops = [n for n in nodes_in(fn) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
-             and any(n.lineno <= line <= (n.end_lineno or n.lineno) for line in steps)]
 
     def after_the_sweep(load: ast.Call) -> bool:
         """A load in the range test after every step of its scheduler, in no loop stepping it."""
-        return sweep and bool(steps) and max(steps) < load.lineno \
-            and not any(n.lineno <= load.lineno <= (n.end_lineno or n.lineno) for n in loops)
+        return sweep and _after_every_step(fn, load.lineno, steps)
 
     restored = False
     for node in nodes_in(fn):
@@ -495,12 +492,18 @@ def _undoes_the_sweep(ctx: FileContext, e: Event,
     end = around.end_lineno or around.lineno
     sweep = [ev.line for ev in ctx.program.events if ev.kind == "sched_step"
              and ev.path == e.path and around.lineno <= ev.line <= end]
-    if not sweep or not all(line < e.line for line in sweep):
+    return _after_every_step(around, e.line, sweep)
+
+
+def _after_every_step(fn: ast.AST, line: int, steps: list[int]) -> bool:
+    """``line`` comes after every line of ``steps`` (there is at least one) and in no loop of
+    ``fn`` that holds one of them, so it runs once the sweep is over, never between steps."""
+    if not steps or max(steps) >= line:
         return False
-    loops = [n for n in nodes_in(around) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
-    return not any(n.lineno <= e.line <= (n.end_lineno or n.lineno)
-                   and any(n.lineno <= line <= (n.end_lineno or n.lineno) for line in sweep)
-                   for n in loops)
+    return not any(isinstance(n, (ast.For, ast.AsyncFor, ast.While))
+                   and n.lineno <= line <= (n.end_lineno or n.lineno)
+                   and any(n.lineno <= step <= (n.end_lineno or n.lineno) for step in steps)
+                   for n in nodes_in(fn))
 
 
 def _holds_range_test(test: ast.expr, truth: bool) -> bool:
