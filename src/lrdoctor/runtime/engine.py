@@ -1375,25 +1375,10 @@ class Engine:
         if m.left < 0:
             m.left = 0
         m.budget = m.left
-        gate = self.loss_gate
-        if gate is not None:
-            try:
-                gate.lane_check(info)
-            except ScheduleError:
-                raise
-            except Exception as exc:
-                self.internal_error(exc)
-        if self.every_step or self.every_direct_step:
-            self.sync()  # (nothing to tally: only closed)
-        elif not lane.unhooked and self.fetch_hook is not None:
-            # DataLoader batches need no hook while the lane's iterator is the only one
-            # (hooks.FetchHook, which reads the lane's iterator from Lane.it_ref: the single
-            # lane is closed, and sets its own when it opens)
-            lane.it_ref = m.it_ref
-            try:
-                self.fetch_hook.drop(it)
-            except Exception as exc:
-                self.internal_error(exc)
+        self._period_check(info)
+        # (hooks.FetchHook reads the lane's iterator from Lane.it_ref: the single lane is
+        # closed, and sets its own when it opens)
+        self._after_period(lane, it, m.it_ref)
         return True
 
     def _fold_multi(self) -> None:
@@ -1632,14 +1617,7 @@ class Engine:
         lane.periodic = periodic
         if sched is not None:
             lane.lead = 1  # (the lane waits for this update's scheduler step)
-        gate = self.loss_gate
-        if gate is not None:
-            try:
-                gate.lane_check(info)
-            except ScheduleError:
-                raise
-            except Exception as exc:
-                self.internal_error(exc)
+        self._period_check(info)
         self._after_period(lane, it)
         return True
 
@@ -1671,14 +1649,30 @@ class Engine:
                 left, periodic = within, False
         return it, sched, left, periodic
 
-    def _after_period(self, lane: Any, it: Any) -> None:
+    def _period_check(self, info: Any, via_scaler: bool = False) -> None:
+        """NaN detection's parameter check at a periodic update a lane keeps (its finding
+        raised in --strict mode, an internal error reported and swallowed)."""
+        gate = self.loss_gate
+        if gate is not None:
+            try:
+                gate.lane_check(info, via_scaler)
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                self.internal_error(exc)
+
+    def _after_period(self, lane: Any, it: Any, it_ref: Any = None) -> None:
         """The end of a periodic update the lane kept: closed if a check now wants every
-        step, else the DataLoader hook taken off (the lane lasted a whole period)."""
+        step, else the DataLoader hook taken off (the lane lasted a whole period); ``it_ref``:
+        the iterator's reference for the hook to read, when the lane is not the one that set
+        Lane.it_ref (the lane for several optimizers)."""
         if self.every_step or self.every_direct_step:
             self.sync()  # (nothing to tally: only closed)
         elif not lane.unhooked and self.fetch_hook is not None:
             # DataLoader batches need no hook while the lane's iterator is the only one
             # (hooks.FetchHook)
+            if it_ref is not None:
+                lane.it_ref = it_ref
             try:
                 self.fetch_hook.drop(it)
             except Exception as exc:
@@ -1716,14 +1710,7 @@ class Engine:
         self._fold(lane)
         if sched is not None:
             lane.lead = 1  # (after the update(), this update's scheduler step)
-        gate = self.loss_gate
-        if gate is not None:
-            try:
-                gate.lane_check(info, True)
-            except ScheduleError:
-                raise
-            except Exception as exc:
-                self.internal_error(exc)
+        self._period_check(info, True)
         # the updates the lane may still make: this one's update() is its (updates + 1)-th
         # since it opened; no more than that leaves before the one that grows the scale (and
         # the next periodic update only if it starts from the same scale), and none at or after
