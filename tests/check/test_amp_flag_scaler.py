@@ -122,3 +122,58 @@ def test_scaler_built_under_the_main_guard_is_always_on() -> None:
     ) + "\n"
     assert codes(guarded) == ["LRD005"]
     assert messages(guarded)[0].startswith("`scheduler.step()` runs every batch")
+
+
+ELSE_BUILT = """
+import argparse
+import torch
+from torch.utils.data import DataLoader
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--amp", action="store_true")
+parser.add_argument("--bf16", action="store_true")
+args = parser.parse_args()
+model = torch.nn.Linear(4, 1)
+loader = DataLoader(list(range(64)), batch_size=8)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1,
+                                                total_steps=10 * len(loader))
+{build}
+for epoch in range(10):
+    for x in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda", enabled=args.amp):
+            loss = model(x).sum()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        scheduler.step()
+"""
+
+
+def test_scaler_built_in_the_else_of_a_negated_flag_says_when_the_flag_is_on() -> None:
+    # `if not args.amp: ... else: scaler = GradScaler()`: built exactly when args.amp is on
+    src = ELSE_BUILT.format(build=(
+        'if not args.amp:\n    scaler = torch.amp.GradScaler("cuda", enabled=False)\n'
+        'else:\n    scaler = torch.amp.GradScaler("cuda")'))
+    assert codes(src) == ["LRD005"]
+    assert messages(src)[0].startswith("When `args.amp` is on, `scheduler.step()` runs every")
+
+
+def test_scaler_built_in_the_else_of_a_literal_switch_that_is_on_is_always_on() -> None:
+    src = ELSE_BUILT.format(build=(
+        'use_amp = True\nif not use_amp:\n    scaler = torch.amp.GradScaler("cuda", enabled=False)\n'
+        'else:\n    scaler = torch.amp.GradScaler("cuda")'))
+    assert codes(src) == ["LRD005"]
+    assert messages(src)[0].startswith("`scheduler.step()` runs every")
+
+
+def test_scaler_built_in_the_else_of_an_elif_chain_names_no_single_flag() -> None:
+    # the final `else` of `if args.bf16: ... elif not args.amp: ... else:` holds when both
+    # tests fail: the negation of the last test alone would misstate it
+    src = ELSE_BUILT.format(build=(
+        'if args.bf16:\n    scaler = torch.amp.GradScaler("cuda", enabled=False)\n'
+        'elif not args.amp:\n    scaler = torch.amp.GradScaler("cuda", enabled=False)\n'
+        'else:\n    scaler = torch.amp.GradScaler("cuda")'))
+    assert codes(src) == ["LRD005"]
+    assert messages(src)[0].startswith("`scheduler.step()` runs every")

@@ -241,25 +241,46 @@ def _if_expressions(tree: ast.AST) -> tuple[ast.IfExp, ...]:
     return tuple(n for n in ast.walk(tree) if isinstance(n, ast.IfExp))
 
 
+def _within(block: list[ast.stmt], line: int) -> bool:
+    return bool(block) and block[0].lineno <= line <= (block[-1].end_lineno or block[-1].lineno)
+
+
 def _enclosing_flag(scaler: Obj) -> str:
-    """The flag of ``if args.amp: scaler = GradScaler()`` (``ALWAYS`` when the scaler is
-    built unconditionally, in an ``else``, or under a test that is no flag the user sets)."""
+    """The flag of ``if args.amp: scaler = GradScaler()``, or of ``if not args.amp: scaler =
+    None`` / ``else: scaler = GradScaler()`` (built when the test fails: its negation).
+    ``ALWAYS`` when the scaler is built unconditionally, in the ``else`` of an ``elif`` chain
+    (the negation of one test is not what holds there), or under a test that is no flag the
+    user sets."""
     if scaler.scope is None or scaler.call is None:
         return ALWAYS
     line = scaler.call.lineno
     found: ast.If | None = None
+    in_else = False
     for node in _ifs(scaler.scope.module.tree):
-        if node.body and node.body[0].lineno <= line <= (
-            node.body[-1].end_lineno or node.body[-1].lineno
-        ) and (found is None or node.lineno > found.lineno):
-            found = node
+        body, orelse = _within(node.body, line), _within(node.orelse, line)
+        if (body or orelse) and (found is None or node.lineno > found.lineno):
+            found, in_else = node, orelse
     if found is None:
         return ALWAYS
+    test: ast.expr = found.test
+    if in_else:
+        if len(found.orelse) == 1 and isinstance(found.orelse[0], ast.If) \
+                or _is_elif(scaler, found):
+            return ALWAYS
+        test = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) \
+            else ast.UnaryOp(op=ast.Not(), operand=test)
     # `if args.amp and torch.cuda.is_available():` is on in a GPU run exactly when args.amp is
-    test = _without_device_checks(found.test)
+    test = _without_device_checks(test)
     if not _flag(test):
         return ALWAYS  # `if __name__ == "__main__":`, `if torch.cuda.is_available():`
     return ast.unparse(test)
+
+
+def _is_elif(scaler: Obj, node: ast.If) -> bool:
+    """``node`` is the ``elif`` of an ``if`` (the only statement of that ``if``'s ``else``)."""
+    assert scaler.scope is not None
+    return any(len(n.orelse) == 1 and n.orelse[0] is node
+               for n in _ifs(scaler.scope.module.tree))
 
 
 def _conditional_test(scaler: Obj) -> ast.expr | None:
