@@ -154,14 +154,17 @@ def _start_value(expr: ast.expr) -> Any:
 
 
 def holds_first(cond: Cond, env: dict[str, Any], module: ModuleInfo | None,
-                built: tuple[Cond, ...] = ()) -> bool | None:
+                built: tuple[Cond, ...] = (), varying: bool = False) -> bool | None:
     """Is ``cond``'s branch taken on the first pass? None when it cannot be told. ``built``:
     the branches the stepped object was built on, whose tests hold (the warm-up built under
-    ``args.sched == "linear"`` sees ``args.sched == "linear"`` hold)."""
+    ``args.sched == "linear"`` sees ``args.sched == "linear"`` hold). ``varying``: the test
+    reads what changes from pass to pass, so a value known only by its text
+    (``self.trainer.is_last_batch``, ``epoch`` of ``range(args.start_epoch, n)``) may be
+    false there: unknown (a setting's text stands for a switch that is on)."""
     if cond.test is None:
         return None
     value = _eval(cond.test, env, module, built)
-    if value is _UNKNOWN:
+    if value is _UNKNOWN or varying and isinstance(value, Symbol):
         return None
     taken = bool(value)
     return taken if cond.branch == 0 else not taken

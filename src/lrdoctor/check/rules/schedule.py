@@ -574,8 +574,9 @@ def _other_calls_guess(e: Event, sched: Obj, u: Event) -> bool:
     return bound == names_
 
 
-# what Lightning counts from pass to pass of the loops it runs a module's hooks in
-_LIGHTNING_COUNTERS = frozenset({"global_step", "current_epoch"})
+# what Lightning counts from pass to pass of the loops it runs a module's hooks in (and
+# `trainer.is_last_batch`, false on every batch of an epoch but its last)
+_LIGHTNING_COUNTERS = frozenset({"global_step", "current_epoch", "is_last_batch"})
 
 
 def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> bool:
@@ -591,11 +592,20 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
     # what changes from pass to pass: the loop variables, and the names the loops rebind
     # (`iteration = epoch * len(loader) + i`, `global_step += 1`)
     loop_vars = {v for lp in loops for v in lp.targets} | _rebound_in(loop)
+    env = first_values(loops)
     if any(isinstance(lp.node, (ast.FunctionDef, ast.AsyncFunctionDef)) for lp in loops):
         # Lightning's loops, stood at a hook of the module: the counters Lightning advances
-        # between passes (`self.global_step`, `self.trainer.current_epoch`) are theirs
+        # between passes (`self.global_step`, `self.trainer.current_epoch`) are theirs, and
+        # `training_step(self, batch, batch_idx)` is told each batch's index, from 0
         loop_vars |= _LIGHTNING_COUNTERS
-    env = first_values(loops)
+        for lp in loops:
+            fn = lp.node
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and fn.name == "training_step" and len(fn.args.args) >= 3 \
+                    and fn.args.args[0].arg == "self":
+                index = fn.args.args[2].arg
+                loop_vars.add(index)
+                env.setdefault(index, 0)
     module = ctx.module if e.path == ctx.path else None
     # `it = epoch * len(loader) + i`: its first value, where the loop variables tell it
     loop_vars |= derived_values(loops, env, module)
@@ -607,7 +617,7 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
             continue
         if not set(names.words(c.text)) & loop_vars:
             continue  # a setting (`if args.scheduler == "step"`): the same on every pass
-        if holds_first(c, env, module, built) is not True:
+        if holds_first(c, env, module, built, varying=True) is not True:
             return True
     return False
 
