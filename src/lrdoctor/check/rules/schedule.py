@@ -1383,12 +1383,20 @@ def _named_batches_within_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool
     of 200 epochs); stepped every batch, as the word says, the same number would decay the LR
     every 50 batches and be spent within the first epochs, a schedule no one sizes on
     purpose. The numbers say epochs and the word is a misnomer: nothing is "far from
-    complete". What a value is computed from (``len(loader) * epochs``) still says batches."""
-    if h.evidence not in ("name", "doc") or not h.param \
-            or sched.cls not in LITERAL_JUDGED or sched.cls == "ReduceLROnPlateau":
+    complete". What a value is computed from (``len(loader) * epochs``) still says batches.
+    The same for a Hugging Face warm-up schedule's ``num_training_steps`` and OneCycleLR's
+    ``total_steps`` (``num_training_steps=args.total_steps``, default 30 of 30 epochs): the
+    whole warm-up and decay, spent within the first epoch if stepped every batch."""
+    if h.evidence not in ("name", "doc") or not h.param or sched.cls == "ReduceLROnPlateau":
         return False
-    kind = SCHEDULERS.get(sched.cls or "")
-    index = dict(kind.horizon_params).get(h.param) if kind is not None else None
+    index: int | None = None
+    if sched.origin == "hf" and h.param == "num_training_steps":
+        index = HF_STEPS_INDEX.get(sched.cls or "", 2)
+    elif sched.cls == "OneCycleLR" and h.param == "total_steps":
+        index = 2
+    elif sched.cls in LITERAL_JUDGED:
+        kind = SCHEDULERS.get(sched.cls or "")
+        index = dict(kind.horizon_params).get(h.param) if kind is not None else None
     given = sched.arg(h.param, index) if index is not None else None
     if given is None:
         return False
