@@ -3787,7 +3787,7 @@ class Tracer:
         made: dict[str, ast.Call] | None = getattr(node, "_lrdoctor_global", None)
         if made is None:
             made = {}
-            setattr(node, "_lrdoctor_global", made)
+            node._lrdoctor_global = made  # type: ignore[attr-defined]
         call = made.get(key)
         if call is None:
             name = ast.copy_location(ast.Name(id=key, ctx=ast.Load()), node.func)
