@@ -2937,6 +2937,9 @@ class Tracer:
                     d.items[key] = value if value is not None else ExprVal(v, scope)
             return d
         if isinstance(node, ast.Subscript):
+            named = self.global_by_name(node, scope, depth)
+            if named is not None:
+                return named
             base = self.eval(node.value, scope, depth + 1)
             index = self.eval(node.slice, scope, depth + 1)
             table = None
@@ -3289,6 +3292,7 @@ class Tracer:
                 self.eval_call(call, scope, depth)
             return None
         node = self.named_method_call(node, scope)
+        node = self.global_named_call(node, scope)
         node = self.picked_project_class(node, scope)
         func = node.func
         if isinstance(func, ast.Name) and func.id == "any" and len(node.args) == 1 \
@@ -3736,6 +3740,61 @@ class Tracer:
         if not isinstance(held, str) or not held.isidentifier():
             return node
         return _attribute_call(node, "_lrdoctor_named", func.args[0], held)
+
+    def global_key(self, node: ast.expr, scope: Scope, depth: int) -> str | None:
+        """The name ``globals()[name]`` reads (``node``), when the name is known here (a
+        literal, a setting holding one, an argparse or YAML default): Python's own
+        ``globals()`` is the mapping of the module's global names, so the entry is what that
+        global name holds, an import included. None for anything else, when the program binds
+        ``globals`` itself, or when the module writes into that mapping (``globals()[k] =
+        ...``, ``globals().update(...)``)."""
+        if not (isinstance(node, ast.Subscript) and _globals_call(node.value)
+                and isinstance(node.ctx, ast.Load) and not _bound(scope, "globals")):
+            return None
+        index = self.eval(node.slice, scope, depth + 1)
+        key = _certain_key(node.slice, index, scope)
+        if not isinstance(key, str) or not key.isidentifier():
+            return None
+        for sub in ast.walk(scope.module.tree):
+            if isinstance(sub, ast.Subscript) and not isinstance(sub.ctx, ast.Load) \
+                    and _globals_call(sub.value):
+                return None
+            if isinstance(sub, ast.Attribute) and sub.attr != "get" and _globals_call(sub.value):
+                return None  # `globals().update(...)`, `globals().setdefault(...)`
+        return key
+
+    def global_by_name(self, node: ast.Subscript, scope: Scope, depth: int) -> Any:
+        """What ``globals()[name]`` holds (see ``global_key``): the module's global of that
+        name, as a plain read of it at module level gives; None when not known."""
+        key = self.global_key(node, scope, depth)
+        if key is None:
+            return None
+        module_scope = scope
+        while module_scope.parent is not None:
+            module_scope = module_scope.parent
+        return self.eval(ast.copy_location(ast.Name(id=key, ctx=ast.Load()), node),
+                         module_scope, depth + 1)
+
+    def global_named_call(self, node: ast.Call, scope: Scope) -> ast.Call:
+        """``globals()[cfg["scheduler"]](optimizer, ...)`` after ``from torch.optim.lr_scheduler
+        import *`` (a class picked by its name from the module's globals): the call
+        ``OneCycleLR(optimizer, ...)`` of that global name, a node made once per name and kept
+        on the call; the call itself when the name is not known, or when the function binds a
+        local of that name (which a plain name would read instead of the global)."""
+        key = self.global_key(node.func, scope, 0)
+        if key is None or (scope.parent is not None and key in scope.vars):
+            return node
+        made: dict[str, ast.Call] | None = getattr(node, "_lrdoctor_global", None)
+        if made is None:
+            made = {}
+            node._lrdoctor_global = made  # type: ignore[attr-defined]
+        call = made.get(key)
+        if call is None:
+            name = ast.copy_location(ast.Name(id=key, ctx=ast.Load()), node.func)
+            call = ast.copy_location(ast.Call(func=name, args=node.args, keywords=node.keywords),
+                                     node)
+            made[key] = call = ast.fix_missing_locations(call)
+        return call
 
     def picked_project_class(self, node: ast.Call, scope: Scope) -> ast.Call:
         """``getattr(module_trainer, config["trainer"]["type"])(model, ..., lr_scheduler=s)``:
@@ -6255,6 +6314,12 @@ def _sole_top_level_call(tree: ast.Module, name: str,
                 (a.asname or a.name.split(".")[0]) == name for a in node.names):
             return None
     return found if binds == 1 else None
+
+
+def _globals_call(expr: ast.expr) -> bool:
+    """Whether ``expr`` is a bare call ``globals()``."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+        and expr.func.id == "globals" and not expr.args and not expr.keywords
 
 
 def _bound(scope: Scope, name: str) -> bool:
