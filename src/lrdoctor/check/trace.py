@@ -2940,12 +2940,14 @@ class Tracer:
         if isinstance(node, ast.Subscript):
             base = self.eval(node.value, scope, depth + 1)
             index = self.eval(node.slice, scope, depth + 1)
-            if isinstance(base, InstanceVal) and isinstance(node.ctx, ast.Load):
+            if isinstance(base, InstanceVal) and isinstance(node.ctx, ast.Load) \
+                    and isinstance(index, Const) and isinstance(index.value, str):
                 found_item = base.info.find("__getitem__")
                 if found_item is not None and len(found_item[0].body) == 1 \
                         and isinstance(found_item[0].body[0], ast.Return):
-                    # `self[name]` of the project's class whose `__getitem__` only returns an
-                    # expression (`return self.config[name]`): what that returns
+                    # `self["lr_scheduler"]` (a name) of the project's class whose
+                    # `__getitem__` only returns an expression (`return self.config[name]`):
+                    # what that returns
                     return self.call_function(
                         FuncVal(found_item[0], found_item[1].module, base, found_item[1]),
                         [index], {}, site=True)
