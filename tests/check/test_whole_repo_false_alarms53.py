@@ -252,3 +252,14 @@ def test_a_name_chosen_at_run_time_is_no_class(tmp_path: Path,
         '"params": {"T_max": 40}}}')
     files = {"train.py": script}
     assert project_codes(check_project(tmp_path, monkeypatch, files, ["train.py"])) == []
+
+
+def test_a_keyword_the_program_stores_itself_is_not_the_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the config's step_size is replaced by one sized in batches before the class is built
+    script = _SCRIPT.format(**_PER_BATCH).replace(
+        "opt = torch.optim.SGD",
+        'cfg["lr_scheduler"]["args"]["step_size"] = cfg["epochs"] * len(loader) // 2\n'
+        "opt = torch.optim.SGD")
+    files = {"train.py": script, "config.json": _config()}
+    assert project_codes(check_project(tmp_path, monkeypatch, files, ["train.py"])) == []

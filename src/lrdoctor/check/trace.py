@@ -3654,6 +3654,7 @@ class Tracer:
             new_args.extend(stand_in(f"{source}[{i}]", v) for i, v in enumerate(args[plain:]))
         keywords: list[ast.keyword] = [k for k in node.keywords if k.arg is not None]
         named = {k.arg for k in keywords}
+        changed = changed_keys(scope.module.tree)
         for kw in node.keywords:
             if kw.arg is not None:
                 continue
@@ -3665,7 +3666,10 @@ class Tracer:
                 if key in named:
                     continue
                 named.add(key)
-                if value is None or isinstance(value, (Const, TupleVal)):
+                if key in changed or "*" in changed:
+                    # the program stores its own value under this key (`args["T_max"] = n`)
+                    expr = config_literal(None, "")
+                elif value is None or isinstance(value, (Const, TupleVal)):
                     expr = config_literal(value, held.config)
                 else:
                     expr = stand_in(f"{ast.unparse(kw.value)}[{key!r}]", value)
