@@ -263,3 +263,39 @@ def test_a_keyword_the_program_stores_itself_is_not_the_files(
         "opt = torch.optim.SGD")
     files = {"train.py": script, "config.json": _config()}
     assert project_codes(check_project(tmp_path, monkeypatch, files, ["train.py"])) == []
+
+
+def test_a_program_testing_the_name_itself_is_left_to_its_tests(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # OneCycleLR per batch, every other class per epoch, by tests of the name: the trace does
+    # not decide those tests, so the class the config names is not taken (no LRD003 on the
+    # per-epoch step, which never runs for OneCycleLR)
+    script = """
+import torch
+import yaml
+from torch import nn
+from torch.optim import lr_scheduler
+from torch.utils.data import DataLoader, TensorDataset
+
+cfg = yaml.safe_load(open("train.yaml"))
+model = nn.Linear(4, 1)
+loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+params = dict(cfg["sched"]["params"])
+if cfg["sched"]["name"] == "OneCycleLR":
+    params["total_steps"] = cfg["epochs"] * len(loader)
+sched = getattr(lr_scheduler, cfg["sched"]["name"])(opt, **params)
+for epoch in range(cfg["epochs"]):
+    for x, y in loader:
+        opt.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+        if cfg["sched"]["name"] == "OneCycleLR":
+            sched.step()
+    if cfg["sched"]["name"] != "OneCycleLR":
+        sched.step()
+"""
+    pytest.importorskip("yaml")
+    files = {"train.py": script,
+             "train.yaml": "epochs: 10\nsched:\n  name: OneCycleLR\n  params:\n    max_lr: 0.1\n"}
+    assert project_codes(check_project(tmp_path, monkeypatch, files, ["train.py"])) == []

@@ -109,7 +109,13 @@ from lrdoctor.check.values import (
     options,
     subscript,
 )
-from lrdoctor.check.yamlconf import HYDRA_COMPOSE, UNRESOLVED, interpolated, sourced
+from lrdoctor.check.yamlconf import (
+    HYDRA_COMPOSE,
+    UNRESOLVED,
+    interpolated,
+    names_scheduler_classes,
+    sourced,
+)
 from lrdoctor.check.yamlconf import LOADERS as YAML_LOADERS
 from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS
 
@@ -3396,7 +3402,11 @@ class Tracer:
             # states for certain (its config file, a literal, an option's default): that class
             picked_name = _certain_key(node.args[1], args[1], scope)
             if isinstance(picked_name, str) and picked_name in SCHEDULERS \
-                    and picked_name != "SWALR":
+                    and picked_name != "SWALR" \
+                    and not names_scheduler_classes(scope.module.path):
+                # (a program that writes class names in its own code tests the name to step
+                # each class its own way: those tests are not decided here, the class is
+                # left unknown)
                 return ImportRef(f"torch.optim.lr_scheduler.{picked_name}")
         if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
                 and len(args) <= 1:

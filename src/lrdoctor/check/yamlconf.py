@@ -320,6 +320,34 @@ _named: dict[str, set[str]] = {}
 _QUOTED_JSON = re.compile(r"""["'](?:\./)?([\w.-]+(?:/[\w.-]+)+\.json)["']""")
 
 
+_CLASS_IN_TEXT = re.compile(
+    r"""["'][^"'\n]*(?:StepLR|MultiStepLR|ExponentialLR|CosineAnnealing|CyclicLR|OneCycle"""
+    r"""|ReduceLROnPlateau|Plateau|LambdaLR|MultiplicativeLR|LinearLR|ConstantLR|PolynomialLR"""
+    r"""|SequentialLR|ChainedScheduler)[^"'\n]*["']""", re.IGNORECASE)
+_naming: dict[str, bool] = {}
+
+
+def names_scheduler_classes(path: str) -> bool:
+    """Whether the Python code of the project holding ``path`` writes a scheduler class's
+    name in a string (``if cfg["name"] == "OneCycleLR":``, ``{"plateau": ...}``): such a
+    program treats the classes a setting names each its own way, by tests of the name."""
+    root = project_root(os.path.dirname(os.path.abspath(path)))
+    if root not in _naming:
+        found = False
+        for py in _walk(root, ".py"):
+            try:
+                if os.path.getsize(py) > 4 * MAX_BYTES:
+                    continue
+                with open(py, encoding="utf-8", errors="replace") as handle:
+                    if _CLASS_IN_TEXT.search(handle.read()):
+                        found = True
+                        break
+            except OSError:
+                continue
+        _naming[root] = found
+    return _naming[root]
+
+
 def _named_paths(root: str) -> set[str]:
     """The JSON files below ``root`` the project's Python code names by a literal path with a
     directory in it (``log_config="logger/logger_config.json"``): each is the file of the
