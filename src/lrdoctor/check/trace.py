@@ -3398,12 +3398,12 @@ class Tracer:
                 and len(node.args) == 2 and not node.keywords \
                 and scope.lookup("getattr") is None and isinstance(args[0], ImportRef) \
                 and args[0].qualname == "torch.optim.lr_scheduler":
-            # `getattr(lr_scheduler, cfg["lr_scheduler"]["type"])` of a name the program
-            # states for certain (its config file, a literal, an option's default): that class
+            # `getattr(lr_scheduler, cfg["lr_scheduler"]["type"])` of a name a config file the
+            # program reads states (see yamlconf): that class
             picked_name = _certain_key(node.args[1], args[1], scope)
             if isinstance(picked_name, str) and picked_name in SCHEDULERS \
-                    and picked_name != "SWALR" \
-                    and not names_scheduler_classes(scope.module.path):
+                    and picked_name != "SWALR" and isinstance(args[1], Const) and args[1].config \
+                    and not names_scheduler_classes(scope.module.path, scope.module.tree):
                 # (a program that writes class names in its own code tests the name to step
                 # each class its own way: those tests are not decided here, the class is
                 # left unknown)

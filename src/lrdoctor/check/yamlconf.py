@@ -264,7 +264,7 @@ def _json_config(expr: ast.expr, resolve: Callable[[ast.expr], Any], module: Mod
             == "os.path.join" and expr.args and not expr.keywords:
         parts = [resolve(a) for a in expr.args]
         value: Any = os.path.join(*parts) if all(isinstance(p, str) for p in parts) else None
-        last = expr.args[-1]
+        last: ast.expr | None = expr.args[-1]
     else:
         value = resolve(expr)
         last = expr.right if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div) \
@@ -327,10 +327,14 @@ _CLASS_IN_TEXT = re.compile(
 _naming: dict[str, bool] = {}
 
 
-def names_scheduler_classes(path: str) -> bool:
-    """Whether the Python code of the project holding ``path`` writes a scheduler class's
+def names_scheduler_classes(path: str, tree: ast.AST) -> bool:
+    """Whether the module ``tree`` (at ``path``) or any Python file of its project writes a
+    scheduler class's
     name in a string (``if cfg["name"] == "OneCycleLR":``, ``{"plateau": ...}``): such a
     program treats the classes a setting names each its own way, by tests of the name."""
+    if any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+           and _CLASS_IN_TEXT.search(repr(n.value)) for n in ast.walk(tree)):
+        return True  # (the module itself, whether or not it is on disk)
     root = project_root(os.path.dirname(os.path.abspath(path)))
     if root not in _naming:
         found = False
