@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.project import project_root
 
 MAX_BYTES = 256 * 1024  # a larger file is no hand-written training config
@@ -327,13 +328,18 @@ _CLASS_IN_TEXT = re.compile(
 _naming: dict[str, bool] = {}
 
 
+@per_node
+def _strings_name_classes(tree: ast.AST) -> bool:
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and _CLASS_IN_TEXT.search(repr(n.value)) is not None for n in ast.walk(tree))
+
+
 def names_scheduler_classes(path: str, tree: ast.AST) -> bool:
     """Whether the module ``tree`` (at ``path``) or any Python file of its project writes a
     scheduler class's
     name in a string (``if cfg["name"] == "OneCycleLR":``, ``{"plateau": ...}``): such a
     program treats the classes a setting names each its own way, by tests of the name."""
-    if any(isinstance(n, ast.Constant) and isinstance(n.value, str)
-           and _CLASS_IN_TEXT.search(repr(n.value)) for n in ast.walk(tree)):
+    if _strings_name_classes(tree):
         return True  # (the module itself, whether or not it is on disk)
     root = project_root(os.path.dirname(os.path.abspath(path)))
     if root not in _naming:
