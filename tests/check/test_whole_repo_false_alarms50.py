@@ -148,11 +148,20 @@ Trainer(model, optimizer, lr_scheduler, settings).train()
 _JSON = '{"epochs": 30, "lr_scheduler": {"type": "ReduceLROnPlateau", "args": {"patience": 3}}}'
 
 
-@pytest.mark.parametrize("step,found", [("self.lr_scheduler.step(monitored)", []),
-                                        ("self.lr_scheduler.step(epoch)", ["LRD006"])])
+# (fphunt63: the config is read, so the class is the one it names: ReduceLROnPlateau takes
+# its argument as the metric, and `step(epoch)` there watches a counter that only grows,
+# LRD004; LRD006 is for a class that takes it as its epoch position, the second config's)
+_STEP_JSON = '{"epochs": 30, "lr_scheduler": {"type": "StepLR", "args": {"step_size": 10}}}'
+
+
+@pytest.mark.parametrize("step,config,found", [
+    ("self.lr_scheduler.step(monitored)", _JSON, []),
+    ("self.lr_scheduler.step(epoch)", _JSON, ["LRD004"]),
+    ("self.lr_scheduler.step(epoch)", _STEP_JSON, ["LRD006"])])
 def test_template_stepping_a_json_picked_scheduler(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, found: list[str]) -> None:
-    files = {"config.json": _JSON, "settings.py": _PARSER,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, config: str,
+        found: list[str]) -> None:
+    files = {"config.json": config, "settings.py": _PARSER,
              "train.py": _TEMPLATE.format(step=step)}
     assert project_codes(check_project(tmp_path, monkeypatch, files,
                                        checked=["train.py", "settings.py"])) == found

@@ -49,6 +49,7 @@ from lrdoctor.check.index import (
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
 from lrdoctor.check.instantiate import LOOKUPS as CONFIG_LOOKUPS
+from lrdoctor.check.instantiate import _literal as config_literal
 from lrdoctor.check.instantiate import changed_keys, partial_node, target_expr, written_out
 from lrdoctor.check.matchcase import match_as_if
 from lrdoctor.check.memo import per_node
@@ -108,7 +109,13 @@ from lrdoctor.check.values import (
     options,
     subscript,
 )
-from lrdoctor.check.yamlconf import HYDRA_COMPOSE, UNRESOLVED, interpolated, sourced
+from lrdoctor.check.yamlconf import (
+    HYDRA_COMPOSE,
+    UNRESOLVED,
+    interpolated,
+    names_scheduler_classes,
+    sourced,
+)
 from lrdoctor.check.yamlconf import LOADERS as YAML_LOADERS
 from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS
 
@@ -2942,6 +2949,17 @@ class Tracer:
                 return named
             base = self.eval(node.value, scope, depth + 1)
             index = self.eval(node.slice, scope, depth + 1)
+            if isinstance(base, InstanceVal) and isinstance(node.ctx, ast.Load) \
+                    and isinstance(index, Const) and isinstance(index.value, str):
+                found_item = base.info.find("__getitem__")
+                if found_item is not None and len(found_item[0].body) == 1 \
+                        and isinstance(found_item[0].body[0], ast.Return):
+                    # `self["lr_scheduler"]` (a name) of the project's class whose
+                    # `__getitem__` only returns an expression (`return self.config[name]`):
+                    # what that returns
+                    return self.call_function(
+                        FuncVal(found_item[0], found_item[1].module, base, found_item[1]),
+                        [index], {}, site=True)
             table = None
             if isinstance(base, ImportRef) and "." in base.qualname:
                 # `SCHEDULERS["cosine"]` of a registry in another module
@@ -3380,6 +3398,20 @@ class Tracer:
             # object lacks)
             return self.attribute_of(args[0], ast.Attribute(
                 value=node.args[0], attr=node.args[1].value, ctx=ast.Load()), scope, depth)
+        if isinstance(func, ast.Name) and func.id == "getattr" and callee is None \
+                and len(node.args) == 2 and not node.keywords \
+                and scope.lookup("getattr") is None and isinstance(args[0], ImportRef) \
+                and args[0].qualname == "torch.optim.lr_scheduler":
+            # `getattr(lr_scheduler, cfg["lr_scheduler"]["type"])` of a name a config file the
+            # program reads states (see yamlconf): that class
+            picked_name = _certain_key(node.args[1], args[1], scope)
+            if isinstance(picked_name, str) and picked_name in SCHEDULERS \
+                    and picked_name != "SWALR" and isinstance(args[1], Const) and args[1].config \
+                    and not names_scheduler_classes(scope.module.path, scope.module.tree):
+                # (a program that writes class names in its own code tests the name to step
+                # each class its own way: those tests are not decided here, the class is
+                # left unknown)
+                return ImportRef(f"torch.optim.lr_scheduler.{picked_name}")
         if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
                 and len(args) <= 1:
             # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as
@@ -3581,6 +3613,11 @@ class Tracer:
             return self.construct(callee.info, args, kwargs, node, complete, scope)
         if isinstance(callee, LibPartial):
             return self.call_partial(callee, node, args, kwargs, scope)
+        if isinstance(callee, ImportRef) and callee.qualname.startswith(
+                "torch.optim.lr_scheduler.") and self.picked_from_module(node, scope):
+            # `getattr(lr_scheduler, "StepLR")(opt, **cfg["args"])`: the class its name
+            # picks, called with the keywords the mapping holds
+            return self.picked_scheduler(callee.qualname, node, args, kwargs, complete, scope)
         if isinstance(callee, ImportRef):
             target = self.project_target(callee.qualname, scope.module)
             if isinstance(target, FuncVal):
@@ -3598,6 +3635,70 @@ class Tracer:
         if qual:
             return self.library_call(qual, node, args, kwargs, scope)
         return None
+
+    def picked_scheduler(self, qual: str, node: ast.Call, args: list[Any],
+                         kwargs: dict[str, Any], complete: bool, scope: Scope) -> Any:
+        """A scheduler class of torch picked by a certain name (``getattr(lr_scheduler,
+        cfg["type"])``) called with ``*args`` / ``**mapping``: the call written out as the
+        program would write it (``torch.optim.lr_scheduler.StepLR(opt, step_size=50,
+        gamma=0.1)``, a config's values as literals) so that every rule reads its arguments;
+        None (a scheduler of torch's module, class unknown: see guess_from_call) when any
+        argument it passes is not known whole."""
+        func = target_expr(qual)
+        if func is None or not complete:
+            return None
+        bound: dict[str, Any] = {}
+
+        def stand_in(text: str, value: Any) -> ast.expr:
+            while text in bound or scope.lookup(text) is not None \
+                    or scope.source_of(text) is not None:
+                text += " "  # never a name of the program's
+            bound[text] = value
+            return ast.Name(id=text, ctx=ast.Load())
+
+        new_args: list[ast.expr] = []
+        plain = sum(not isinstance(a, ast.Starred) for a in node.args)
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                new_args.append(a)
+                continue
+            if a is not node.args[-1]:
+                return None
+            source = ast.unparse(a.value)
+            new_args.extend(stand_in(f"{source}[{i}]", v) for i, v in enumerate(args[plain:]))
+        keywords: list[ast.keyword] = [k for k in node.keywords if k.arg is not None]
+        named = {k.arg for k in keywords}
+        changed = changed_keys(scope.module.tree)
+        for kw in node.keywords:
+            if kw.arg is not None:
+                continue
+            held = self.eval_pure(kw.value, scope)
+            if not isinstance(held, DictVal) or held.open or held.splat or held.computed \
+                    or not all(isinstance(k, str) and k.isidentifier() for k in held.items):
+                return None
+            for key, value in held.items.items():
+                if key in named:
+                    continue
+                named.add(key)
+                if key in changed or "*" in changed:
+                    # the program stores its own value under this key (`args["T_max"] = n`)
+                    expr = config_literal(None, "")
+                elif value is None or isinstance(value, (Const, TupleVal)):
+                    expr = config_literal(value, held.config)
+                else:
+                    expr = stand_in(f"{ast.unparse(kw.value)}[{key!r}]", value)
+                keywords.append(ast.keyword(key, expr))
+        built = ast.Call(func=func, args=new_args, keywords=keywords)
+        at_call = {id(n) for e in (*node.args, *(k.value for k in node.keywords))
+                   for n in ast.walk(e)}
+        for sub in ast.walk(built):
+            if id(sub) not in at_call and isinstance(sub, (ast.expr, ast.keyword)):
+                ast.copy_location(sub, node)
+                sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
+        if bound:
+            scope = SpreadScope(bound, scope.module, parent=scope, self_val=scope.self_val,
+                                owner=scope.owner, cls_of=scope.cls_of)
+        return self.library_call(qual, built, args, kwargs, scope)
 
     def config_built(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
                      scope: Scope, nested: bool = False) -> Any:

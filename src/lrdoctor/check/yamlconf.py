@@ -5,8 +5,12 @@ composes), or Hydra's compose API (``with initialize(config_path="conf"): cfg =
 compose(config_name="config")``). The file's values are defaults the user runs with, as an
 argparse default is.
 
-Data, never code: the file is parsed with PyYAML's safe loader when PyYAML is installed, and
-anything uncertain gives nothing (no PyYAML, a path chosen at run time, a file that is missing,
+JSON files read with ``json.load`` / ``json.loads`` likewise (``json.load(open(args.config))``);
+a JSON path chosen at run time with no default can name any of the project's JSON files, and
+only what all of them state alike is taken.
+
+Data, never code: the file is parsed with PyYAML's safe loader when PyYAML is installed (a JSON
+file with ``json.loads`` of a bounded read), and anything uncertain gives nothing (no PyYAML, a path chosen at run time, a file that is missing,
 too large or does not parse, a value Hydra would interpolate).
 """
 
@@ -20,6 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from lrdoctor.check.index import ModuleInfo, dotted
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.project import project_root
 
 MAX_BYTES = 256 * 1024  # a larger file is no hand-written training config
@@ -27,8 +32,11 @@ MAX_NODES = 5000  # mappings and values read from one program's YAML (aliases ca
 MAX_DEFAULTS_DEPTH = 4  # nesting of Hydra `defaults:` lists followed
 
 LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load",
-                      "omegaconf.OmegaConf.load"})
+                      "omegaconf.OmegaConf.load", "json.load", "json.loads"})
+_JSON_LOADERS = frozenset({"json.load", "json.loads"})
 _SUFFIXES = (".yaml", ".yml")
+MAX_CANDIDATES = 16  # JSON files a path chosen at run time may name: more, and none is read
+MAX_WALK = 4000  # directory entries looked at to find them
 # Hydra's compose API: `compose(config_name=...)` inside `with initialize(config_path=...)`
 # composes the same config `@hydra.main` with those arguments would
 HYDRA_COMPOSE = frozenset({"hydra.compose", "hydra.experimental.compose"})
@@ -54,10 +62,6 @@ def yaml_settings(module: ModuleInfo, resolve: Callable[[ast.expr], Any]
     by its key's name at any depth (``optim: {step_size: 30}`` gives ``step_size``), as an
     ``ast`` literal located at the loading call. ``resolve`` reads a path expression's value
     as the module states it (a literal, a constant, an argparse default)."""
-    try:
-        import yaml  # noqa: F401  (optional: without it nothing is read)
-    except ImportError:
-        return []
     out: list[tuple[str, ast.expr]] = []
     budget = [MAX_NODES]
     for where, path, data in _loaded(module, resolve, budget):
@@ -87,10 +91,6 @@ def loaded_data(module: ModuleInfo, call: ast.Call, resolve: Callable[[ast.expr]
     if found is None:
         found = {}
         _by_call[module] = found
-        try:
-            import yaml  # noqa: F401  (optional: without it nothing is read)
-        except ImportError:
-            return None
         budget = [MAX_NODES]
         for where, path, data in _loaded(module, resolve, budget):
             if isinstance(where, ast.Call):
@@ -153,6 +153,11 @@ def _loaded(module: ModuleInfo, resolve: Callable[[ast.expr], Any], budget: list
                 arg = _opened(arg, module.tree)  # type: ignore[assignment]
                 if arg is None:
                     continue
+            if func in _JSON_LOADERS:
+                found = _json_config(arg, resolve, module, here)
+                if found is not None:
+                    yield node, found[0], found[1]
+                continue
             path = _path(arg, resolve, module, here)
             data = _read(path) if path else None
             if isinstance(data, dict):
@@ -213,6 +218,8 @@ def _opened(arg: ast.expr, tree: ast.Module) -> ast.expr | None:
     if isinstance(arg, ast.Call) and dotted(arg.func) in ("open", "io.open", "Path",
                                                            "pathlib.Path") and arg.args:
         return arg.args[0]
+    if _path_open(arg) is not None:
+        return _path_open(arg)
     if isinstance(arg, ast.Name):
         found = [item.context_expr for node in ast.walk(tree) if isinstance(node, ast.With)
                  for item in node.items
@@ -223,7 +230,188 @@ def _opened(arg: ast.expr, tree: ast.Module) -> ast.expr | None:
         if len(found) == 1 and binds == 1 and isinstance(found[0], ast.Call) \
                 and dotted(found[0].func) in ("open", "io.open") and found[0].args:
             return found[0].args[0]
+        if len(found) == 1 and binds == 1:
+            return _path_open(found[0])
     return None
+
+
+def _path_open(arg: ast.expr) -> ast.expr | None:
+    """The path of ``Path(p).open()`` / ``p.open("rt")`` (pathlib's ``open`` of a path held by
+    ``p``), read only or in text mode; None for any other expression."""
+    if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)
+            and arg.func.attr == "open" and not arg.keywords and len(arg.args) <= 1):
+        return None
+    if arg.args and not (isinstance(arg.args[0], ast.Constant)
+                         and arg.args[0].value in ("r", "rt", "rb")):
+        return None
+    held = arg.func.value
+    if isinstance(held, ast.Call) and dotted(held.func) in ("Path", "pathlib.Path") \
+            and len(held.args) == 1 and not held.keywords:
+        return held.args[0]
+    return held if isinstance(held, (ast.Name, ast.Attribute, ast.BinOp)) else None
+
+
+_DISAGREE = object()  # candidate files state different values here: unknown
+
+
+def _json_config(expr: ast.expr, resolve: Callable[[ast.expr], Any], module: ModuleInfo,
+                 here: str) -> tuple[str, dict[str, Any]] | None:
+    """(the file, its mapping) a JSON loader reads from the path ``expr``: the one file a
+    literal, constant or argparse default names; when the path is chosen at run time (a
+    ``--config`` option without default, a parameter), the project's JSON files it can name
+    (those called as its literal last part says, else all), and then only what every one of
+    them states alike (see _agreed_data). None when nothing is certain."""
+    if isinstance(expr, ast.Call) and module.qualify(dotted(expr.func) or "") \
+            == "os.path.join" and expr.args and not expr.keywords:
+        parts = [resolve(a) for a in expr.args]
+        value: Any = os.path.join(*parts) if all(isinstance(p, str) for p in parts) else None
+        last: ast.expr | None = expr.args[-1]
+    else:
+        value = resolve(expr)
+        last = expr.right if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div) \
+            else None
+    if isinstance(value, str):
+        if not value.endswith(".json") or "\0" in value:
+            return None
+        value = os.path.expanduser(value)
+        found = {os.path.realpath(os.path.join(base, value))
+                 for base in (project_root(here), here)}
+        files = [c for c in found if os.path.isfile(c)]
+        if len(files) != 1:
+            return None
+        data = _read_json(files[0])
+        return (files[0], data) if isinstance(data, dict) else None
+    name = ""
+    if last is not None:
+        named = resolve(last)
+        if not (isinstance(named, str) and named.endswith(".json") and "/" not in named):
+            return None  # a part of the path is known, and it names no JSON file
+        name = named
+    root = project_root(here)
+    named_elsewhere = _named_paths(root)
+    files = [f for f in _json_files(root) if (not name or os.path.basename(f) == name)
+             and os.path.relpath(f, root).replace(os.sep, "/") not in named_elsewhere]
+    if not files or len(files) > MAX_CANDIDATES:
+        return None
+    datas = [_read_json(f) for f in files]
+    if not all(isinstance(d, dict) for d in datas):
+        return None
+    agreed = _agreed_data(datas)
+    return (files[0], agreed) if isinstance(agreed, dict) else None
+
+
+def _agreed_data(datas: list[Any], depth: int = 0) -> Any:
+    """What every one of several files' data states alike: mappings with the same keys
+    compared key by key, equal values kept, anything else _DISAGREE (a mapping whose keys
+    differ is unknown whole: a keyword splatted from it would be missing)."""
+    first = datas[0]
+    if depth > 16:
+        return _DISAGREE
+    if all(isinstance(d, dict) for d in datas):
+        if any(d.keys() != first.keys() for d in datas[1:]):
+            return _DISAGREE
+        return {k: _agreed_data([d[k] for d in datas], depth + 1) for k in first}
+    if all(type(d) is type(first) and d == first for d in datas[1:]):
+        return first
+    return _DISAGREE
+
+
+_walked: dict[str, list[str]] = {}
+_named: dict[str, set[str]] = {}
+_QUOTED_JSON = re.compile(r"""["'](?:\./)?([\w.-]+(?:/[\w.-]+)+\.json)["']""")
+
+
+_CLASS_IN_TEXT = re.compile(
+    r"""["'][^"'\n]*(?:StepLR|MultiStepLR|ExponentialLR|CosineAnnealing|CyclicLR|OneCycle"""
+    r"""|ReduceLROnPlateau|Plateau|LambdaLR|MultiplicativeLR|LinearLR|ConstantLR|PolynomialLR"""
+    r"""|SequentialLR|ChainedScheduler)[^"'\n]*["']""", re.IGNORECASE)
+_naming: dict[str, bool] = {}
+
+
+@per_node
+def _strings_name_classes(tree: ast.AST) -> bool:
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and _CLASS_IN_TEXT.search(repr(n.value)) is not None for n in ast.walk(tree))
+
+
+def names_scheduler_classes(path: str, tree: ast.AST) -> bool:
+    """Whether the module ``tree`` (at ``path``) or any Python file of its project writes a
+    scheduler class's
+    name in a string (``if cfg["name"] == "OneCycleLR":``, ``{"plateau": ...}``): such a
+    program treats the classes a setting names each its own way, by tests of the name."""
+    if _strings_name_classes(tree):
+        return True  # (the module itself, whether or not it is on disk)
+    root = project_root(os.path.dirname(os.path.abspath(path)))
+    if root not in _naming:
+        found = False
+        for py in _walk(root, ".py"):
+            try:
+                if os.path.getsize(py) > 4 * MAX_BYTES:
+                    continue
+                with open(py, encoding="utf-8", errors="replace") as handle:
+                    if _CLASS_IN_TEXT.search(handle.read()):
+                        found = True
+                        break
+            except OSError:
+                continue
+        _naming[root] = found
+    return _naming[root]
+
+
+def _named_paths(root: str) -> set[str]:
+    """The JSON files below ``root`` the project's Python code names by a literal path with a
+    directory in it (``log_config="logger/logger_config.json"``): each is the file of the
+    code that names it, not one a ``--config`` option chosen at run time stands for."""
+    if root in _named:
+        return _named[root]
+    found: set[str] = set()
+    for py in _walk(root, ".py"):
+        try:
+            if os.path.getsize(py) > 4 * MAX_BYTES:
+                continue
+            with open(py, encoding="utf-8", errors="replace") as handle:
+                found.update(_QUOTED_JSON.findall(handle.read()))
+        except OSError:
+            continue
+    _named[root] = found
+    return found
+_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
+
+
+def _json_files(root: str) -> list[str]:
+    """The ``.json`` files under the project root (hidden directories and installed
+    packages left out); when the walk is cut short, which exist is not known: none."""
+    return _walk(root, ".json")
+
+
+def _walk(root: str, suffix: str) -> list[str]:
+    key = f"{root}\0{suffix}"
+    if key in _walked:
+        return _walked[key]
+    found: list[str] = []
+    seen = 0
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        seen += len(dirs) + len(files)
+        if seen > MAX_WALK:
+            found = []
+            break
+        found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(suffix))
+    _walked[key] = found
+    return found
+
+
+def _read_json(path: str) -> Any:
+    """The data of a JSON file (a bounded read, parsed as data); None when it cannot be
+    read."""
+    import json
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            return None
+        with open(path, encoding="utf-8") as handle:
+            return json.loads(handle.read(MAX_BYTES + 1))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
 
 
 def _path(expr: ast.expr, resolve: Callable[[ast.expr], Any], module: ModuleInfo,
