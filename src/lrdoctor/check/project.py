@@ -27,19 +27,42 @@ MAX_MODULES = 64  # project modules one file's trace follows (more: it says it w
 MAX_NAME_VISITS = 400  # definitions imports_matching searches before it answers yes
 MAX_CACHED = 512  # parsed modules kept between the files of one process
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+MAX_ROOT_DEPTH = 4  # directories below the working directory it stands in for a project root
+
+
+def project_root(directory: str) -> str:
+    """The nearest enclosing directory that looks like a project root; without one (a
+    checkout without ``.git`` or ``setup.py``: a downloaded archive, files copied out of a
+    repository), the working directory lrdoctor runs in when ``directory`` lies below it
+    (``lrdoctor check scripts/train/train.py`` run at the top of the checkout, which
+    ``python -m`` and an installed package import from); else ``directory``."""
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = ""
+    return _project_root(directory, cwd)
 
 
 @lru_cache(maxsize=1024)
-def project_root(directory: str) -> str:
-    """The nearest enclosing directory that looks like a project root (else ``directory``)."""
+def _project_root(directory: str, cwd: str) -> str:
     current = directory
     while True:
         if any(os.path.exists(os.path.join(current, m)) for m in _MARKERS):
             return current
         parent = os.path.dirname(current)
         if parent == current:
-            return directory
+            break
         current = parent
+    if cwd and os.path.isabs(directory) and os.path.dirname(cwd) != cwd:
+        try:
+            below = os.path.relpath(directory, cwd)
+        except ValueError:
+            return directory
+        # (a few levels up at most: not a home directory above unrelated projects)
+        if below == os.curdir or not below.startswith(os.pardir) \
+                and below.count(os.sep) < MAX_ROOT_DEPTH:
+            return cwd
+    return directory
 
 
 def display_path(path: str) -> str:
