@@ -157,6 +157,7 @@ PICKS = [
     'ctx["opt_cls"] = getattr(optim, ctx["name"])',
     'ctx["opt_cls"] = getattr(torch.optim, ctx["name"])',
     'cls = getattr(optim, ctx["name"])\nctx["opt_cls"] = cls',
+    'import functools\nctx["opt_cls"] = functools.partial(getattr(optim, ctx["name"]), eps=1e-6)',
 ]
 
 

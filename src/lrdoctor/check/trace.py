@@ -2797,6 +2797,13 @@ class Tracer:
             # (the entry held the name the class was first bound to)
             found = scope.source_of(picker.id)
             picker, scope = found if found is not None else (None, scope)
+        if isinstance(picker, ast.Call) and picker.args \
+                and self.qualname(picker.func, scope) == "functools.partial":
+            # (a partial of such a class: the class it was made of)
+            picker = picker.args[0]
+            if isinstance(picker, ast.Name):
+                found = scope.source_of(picker.id)
+                picker, scope = found if found is not None else (None, scope)
         if not (isinstance(picker, ast.Call) and isinstance(picker.func, ast.Name)
                 and picker.func.id == "getattr" and len(picker.args) >= 2):
             return ""
@@ -3584,6 +3591,11 @@ class Tracer:
             self.native_scaler_call(callee, node, args, kwargs, scope)
             return None
         if node.args and self.qualname(func, scope) == "functools.partial":
+            if args and isinstance(args[0], ExprVal) and self.picked_from_module(
+                    ast.Call(func=args[0].node, args=[], keywords=[]), args[0].scope):
+                # `functools.partial(getattr(torch.optim, name), weight_decay=wd)`: still the
+                # class picked from torch's module, with arguments given ahead of the call
+                return ExprVal(node, scope)
             if args and isinstance(args[0], FuncVal):
                 # `step = functools.partial(train_step, model=model, scheduler=scheduler)`
                 first = args[0]
