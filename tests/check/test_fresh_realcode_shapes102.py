@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from lrdoctor.catalog import CATALOG
+from lrdoctor.check import project
 from lrdoctor.check.runner import check_files
 
 from .helpers import codes
@@ -270,7 +271,8 @@ def main(epochs):
 
 
 def _unmarked_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, before: bool,
-                       marker: bool = False) -> list[tuple[str, str]]:
+                       marker: bool = False, targets: list[str] | None = None
+                       ) -> list[tuple[str, str]]:
     script = SCRIPT.replace("HOOK", "epoch_start" if before else "epoch_end")
     files = {"trainlib/__init__.py": "", "trainlib/engine.py": ENGINE_MODULE,
              "scripts/train/few/run.py": script}
@@ -282,8 +284,10 @@ def _unmarked_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, before: 
     if marker:
         (top / "setup.py").write_text("")
     monkeypatch.chdir(top)
-    report = check_files(["scripts/train/few/run.py", "trainlib/engine.py"],
-                         frozenset(CATALOG), jobs=1)
+    monkeypatch.setattr(project, "_CHECKED_ROOTS", ())
+    checked = ["scripts/train/few/run.py", "trainlib/engine.py"]
+    project.set_checked_roots(targets if targets is not None else checked)
+    report = check_files(checked, frozenset(CATALOG), jobs=1)
     assert report.errors == []
     return [(d.path, d.code) for d in report.diagnostics]
 
@@ -303,14 +307,34 @@ def test_package_at_the_top_of_an_unmarked_checkout_correct_twin(
     assert _unmarked_checkout(tmp_path, monkeypatch, before=False) == []
 
 
-def test_unmarked_directory_far_below_the_working_directory_keeps_its_own_root(
+def test_package_at_the_top_of_an_unmarked_checkout_named_as_a_directory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from lrdoctor.check.project import project_root
-    deep = tmp_path / "a" / "b" / "c" / "d" / "e" / "f"
-    deep.mkdir(parents=True)
-    near = tmp_path / "a" / "b"
+    # `lrdoctor check .` at the top of the checkout
+    found = _unmarked_checkout(tmp_path, monkeypatch, before=True, targets=["."])
+    assert [c for _, c in found] == ["LRD001"]
+
+
+def test_the_script_alone_in_an_unmarked_checkout_is_checked_as_before(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # only the script named: its own directory stays its root, the package is not looked for
+    # above it (and the script alone steps nothing before an update it can see)
+    found = _unmarked_checkout(tmp_path, monkeypatch, before=True,
+                               targets=["scripts/train/few/run.py"])
+    assert [c for path, c in found if path.endswith("run.py")] == []
+
+
+def test_unmarked_roots_are_the_checked_targets_and_never_span_two_of_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # two checkouts checked in one run (`lrdoctor check one two`) stay two projects
+    for name in ("one/pkg", "two/pkg", "one/a/b/c/d/e"):
+        (tmp_path / name).mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
-    assert project_root(str(deep)) == str(deep)
-    assert project_root(str(near)) == str(tmp_path)
-    outside = tmp_path.parent
-    assert project_root(str(outside)) != str(tmp_path)
+    monkeypatch.setattr(project, "_CHECKED_ROOTS", ())
+    project.set_checked_roots(["one", "two"])
+    assert project.project_root(str(tmp_path / "one" / "pkg")) == str(tmp_path / "one")
+    assert project.project_root(str(tmp_path / "one/a/b/c/d/e")) == str(tmp_path / "one")
+    assert project.project_root(str(tmp_path / "two" / "pkg")) == str(tmp_path / "two")
+    assert project.project_root(str(tmp_path)) == str(tmp_path)
+    (tmp_path / "two" / "pkg" / "setup.py").write_text("")
+    project._project_root.cache_clear()
+    assert project.project_root(str(tmp_path / "two" / "pkg")) == str(tmp_path / "two" / "pkg")

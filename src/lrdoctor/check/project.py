@@ -27,24 +27,44 @@ MAX_MODULES = 64  # project modules one file's trace follows (more: it says it w
 MAX_NAME_VISITS = 400  # definitions imports_matching searches before it answers yes
 MAX_CACHED = 512  # parsed modules kept between the files of one process
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
-MAX_ROOT_DEPTH = 4  # directories below the working directory it stands in for a project root
+
+
+def set_checked_roots(paths: list[str]) -> None:
+    """Remember what ``lrdoctor check`` was asked to check, for :func:`project_root`: each
+    directory named, and the common directory of the files named when there are several
+    (``lrdoctor check scripts/train/train.py engine/loop.py`` run at the top of a checkout)."""
+    global _CHECKED_ROOTS
+    roots: list[str] = []
+    files: list[str] = []
+    for raw in paths:
+        full = os.path.abspath(raw)
+        if os.path.isdir(full):
+            roots.append(full)
+        elif os.path.isfile(full):
+            files.append(os.path.dirname(full))
+    if len(files) > 1:
+        try:
+            roots.append(os.path.commonpath(files))
+        except ValueError:
+            pass
+    _CHECKED_ROOTS = tuple(r for r in dict.fromkeys(roots) if os.path.dirname(r) != r)
+
+
+_CHECKED_ROOTS: tuple[str, ...] = ()
 
 
 def project_root(directory: str) -> str:
     """The nearest enclosing directory that looks like a project root; without one (a
     checkout without ``.git`` or ``setup.py``: a downloaded archive, files copied out of a
-    repository), the working directory lrdoctor runs in when ``directory`` lies below it
-    (``lrdoctor check scripts/train/train.py`` run at the top of the checkout, which
-    ``python -m`` and an installed package import from); else ``directory``."""
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = ""
-    return _project_root(directory, cwd)
+    repository), the innermost directory ``lrdoctor check`` was given (or the common
+    directory of the files it was given) that holds ``directory``, which the checked files
+    import each other from (``python -m``, an installed package, ``PYTHONPATH=.``); else
+    ``directory``."""
+    return _project_root(directory, _CHECKED_ROOTS)
 
 
 @lru_cache(maxsize=1024)
-def _project_root(directory: str, cwd: str) -> str:
+def _project_root(directory: str, checked: tuple[str, ...]) -> str:
     current = directory
     while True:
         if any(os.path.exists(os.path.join(current, m)) for m in _MARKERS):
@@ -53,15 +73,11 @@ def _project_root(directory: str, cwd: str) -> str:
         if parent == current:
             break
         current = parent
-    if cwd and os.path.isabs(directory) and os.path.dirname(cwd) != cwd:
-        try:
-            below = os.path.relpath(directory, cwd)
-        except ValueError:
-            return directory
-        # (a few levels up at most: not a home directory above unrelated projects)
-        if below == os.curdir or not below.startswith(os.pardir) \
-                and below.count(os.sep) < MAX_ROOT_DEPTH:
-            return cwd
+    if os.path.isabs(directory):
+        holding = [r for r in checked if directory == r
+                   or directory.startswith(r.rstrip(os.sep) + os.sep)]
+        if holding:
+            return max(holding, key=len)
     return directory
 
 
