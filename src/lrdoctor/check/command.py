@@ -11,6 +11,7 @@ from lrdoctor.catalog import select_codes
 from lrdoctor.check import STATIC_CODES, config, render
 from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.fix import fixed_sources, unified_diff
+from lrdoctor.check.project import set_checked_roots
 from lrdoctor.check.runner import check_files, cpu_count
 from lrdoctor.check.sources import (
     RawNotebook,
@@ -145,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
     from lrdoctor.check import progress as progress_bar
 
     bar = progress_bar.ProgressBar(len(files)) if progress_bar.wanted(len(files)) else None
+    set_checked_roots(list(args.paths))
     try:
         report = check_files(files, codes, args.jobs, bar.update if bar else None)
     finally:

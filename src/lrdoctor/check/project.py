@@ -29,17 +29,56 @@ MAX_CACHED = 512  # parsed modules kept between the files of one process
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
-@lru_cache(maxsize=1024)
+def set_checked_roots(paths: list[str]) -> None:
+    """Remember what ``lrdoctor check`` was asked to check, for :func:`project_root`: each
+    directory named, and the common directory of the files named when there are several
+    (``lrdoctor check scripts/train/train.py engine/loop.py`` run at the top of a checkout)."""
+    global _CHECKED_ROOTS
+    roots: list[str] = []
+    files: list[str] = []
+    for raw in paths:
+        full = os.path.abspath(raw)
+        if os.path.isdir(full):
+            roots.append(full)
+        elif os.path.isfile(full):
+            files.append(os.path.dirname(full))
+    if len(files) > 1:
+        try:
+            roots.append(os.path.commonpath(files))
+        except ValueError:
+            pass
+    _CHECKED_ROOTS = tuple(r for r in dict.fromkeys(roots) if os.path.dirname(r) != r)
+
+
+_CHECKED_ROOTS: tuple[str, ...] = ()
+
+
 def project_root(directory: str) -> str:
-    """The nearest enclosing directory that looks like a project root (else ``directory``)."""
+    """The nearest enclosing directory that looks like a project root; without one (a
+    checkout without ``.git`` or ``setup.py``: a downloaded archive, files copied out of a
+    repository), the innermost directory ``lrdoctor check`` was given (or the common
+    directory of the files it was given) that holds ``directory``, which the checked files
+    import each other from (``python -m``, an installed package, ``PYTHONPATH=.``); else
+    ``directory``."""
+    return _project_root(directory, _CHECKED_ROOTS)
+
+
+@lru_cache(maxsize=1024)
+def _project_root(directory: str, checked: tuple[str, ...]) -> str:
     current = directory
     while True:
         if any(os.path.exists(os.path.join(current, m)) for m in _MARKERS):
             return current
         parent = os.path.dirname(current)
         if parent == current:
-            return directory
+            break
         current = parent
+    if os.path.isabs(directory):
+        holding = [r for r in checked if directory == r
+                   or directory.startswith(r.rstrip(os.sep) + os.sep)]
+        if holding:
+            return max(holding, key=len)
+    return directory
 
 
 def display_path(path: str) -> str:

@@ -2784,12 +2784,33 @@ class Tracer:
         if isinstance(picker, ast.Name):
             # `cls = getattr(lr_scheduler, args.sched)` then `cls(optimizer, ...)`
             found = scope.source_of(picker.id)
+            if found is None and picker.id in scope.vars:
+                # a parameter the caller filled with `getattr(torch.optim, name)`
+                held = self.eval_pure(picker, scope)
+                found = (held.node, held.scope) if isinstance(held, ExprVal) else None
             picker, scope = found if found is not None else (None, scope)
         elif isinstance(picker, ast.Attribute) and isinstance(picker.value, ast.Name) \
                 and picker.value.id == "self":
             # `self.cls = getattr(lr_scheduler, name)` then `self.cls(optimizer, ...)`
             held = self.eval_pure(picker, scope)
             picker, scope = (held.node, held.scope) if isinstance(held, ExprVal) else (None, scope)
+        elif isinstance(picker, ast.Subscript) and const_key(picker.slice) is not None:
+            # `state["optim_method"](params, **cfg)` of a mapping whose entry was filled with
+            # `getattr(torch.optim, name)` (handed in as a keyword argument, stored under a
+            # constant key): the class the entry holds
+            held = self.eval_pure(picker, scope)
+            picker, scope = (held.node, held.scope) if isinstance(held, ExprVal) else (None, scope)
+        if isinstance(picker, ast.Name) and picker is not call.func:
+            # (the entry held the name the class was first bound to)
+            found = scope.source_of(picker.id)
+            picker, scope = found if found is not None else (None, scope)
+        if isinstance(picker, ast.Call) and picker.args \
+                and self.qualname(picker.func, scope) == "functools.partial":
+            # (a partial of such a class: the class it was made of)
+            picker = picker.args[0]
+            if isinstance(picker, ast.Name):
+                found = scope.source_of(picker.id)
+                picker, scope = found if found is not None else (None, scope)
         if not (isinstance(picker, ast.Call) and isinstance(picker.func, ast.Name)
                 and picker.func.id == "getattr" and len(picker.args) >= 2):
             return ""
@@ -3328,6 +3349,15 @@ class Tracer:
         if isinstance(func, ast.Name) and func.id == "super" and scope.self_val is not None \
                 and scope.owner is not None:
             return SuperVal(scope.self_val, scope.owner)
+        if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) == 2 \
+                and not node.keywords and scope.lookup("getattr") is None \
+                and self.qualname(node.args[0], scope) in ("torch.optim",
+                                                           "torch.optim.lr_scheduler"):
+            # `getattr(torch.optim, opt["name"])`: a class of torch's optimizer (scheduler)
+            # module picked by a setting, kept by its source wherever it is handed (a keyword
+            # argument, a mapping's entry) for picked_from_module to read at the call that
+            # builds the object
+            return ExprVal(node, scope)
         # the receiver first: `scaler.scale(loss).backward()` is one event on the scaler
         receiver: Any = None
         method = ""
@@ -3597,6 +3627,11 @@ class Tracer:
             self.native_scaler_call(callee, node, args, kwargs, scope)
             return None
         if node.args and self.qualname(func, scope) == "functools.partial":
+            if args and isinstance(args[0], ExprVal) and self.picked_from_module(
+                    ast.Call(func=args[0].node, args=[], keywords=[]), args[0].scope):
+                # `functools.partial(getattr(torch.optim, name), weight_decay=wd)`: still the
+                # class picked from torch's module, with arguments given ahead of the call
+                return ExprVal(node, scope)
             if args and isinstance(args[0], FuncVal):
                 # `step = functools.partial(train_step, model=model, scheduler=scheduler)`
                 first = args[0]
