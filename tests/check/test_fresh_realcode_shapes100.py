@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import check_project, codes, project_codes
+from .helpers import check_project, codes, messages, project_codes
 
 # -- a restored scheduler replaced by a new one (the miss) --------------------------------------
 
@@ -852,3 +852,63 @@ def test_states_kept_in_files_of_their_own() -> None:
             torch.save(scheduler.state_dict(), os.path.join(out, "scheduler.pt"))
     """
     assert "LRD007" not in codes(source)
+
+
+WARMUP_WRAPPED = """
+import torch
+from warmup_scheduler import GradualWarmupScheduler
+
+
+def main(model, loader, epochs, resume=None):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+{build}
+    first = 0
+    if resume:
+        state = torch.load(resume)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        first = state["epoch"] + 1
+{wrap}
+    for epoch in range(first, epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+        torch.save({{"epoch": epoch, "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict()}}, "last.pt")
+"""
+
+COSINE = "    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs - 5)"
+WRAP = ("scheduler = GradualWarmupScheduler(optimizer, multiplier=1, total_epoch=5, "
+        "after_scheduler=scheduler)")
+
+
+def test_warmup_wrapper_built_around_the_restored_scheduler() -> None:
+    """The restored cosine lives on inside the wrapper, but the wrapper's own warm-up (its
+    step count and ``finished`` flag) starts over on every resume."""
+    source = WARMUP_WRAPPED.format(build=COSINE, wrap="    " + WRAP)
+    assert "LRD007" in codes(source)
+
+
+def test_warmup_wrapper_built_before_the_restore() -> None:
+    build = (COSINE.replace("scheduler =", "cosine =") + "\n    "
+             + WRAP.replace("after_scheduler=scheduler", "after_scheduler=cosine"))
+    assert "LRD007" not in codes(WARMUP_WRAPPED.format(build=build, wrap=""))
+
+
+def test_warmup_wrapper_built_only_when_not_resuming() -> None:
+    wrap = "    if not resume:\n        " + WRAP
+    assert "LRD007" not in codes(WARMUP_WRAPPED.format(build=COSINE, wrap=wrap))
+
+
+def test_the_finding_names_the_rebuilt_scheduler() -> None:
+    rebuild = ("        self.scheduler = torch.optim.lr_scheduler.MultiStepLR(self.optimizer, "
+               "milestones=[30, 60])")
+    source = TRAINER_REBUILDING.format(rebuild=rebuild)
+    lines = source.splitlines()
+    line = len(lines) - lines[::-1].index(rebuild)  # the rebuild, not the __init__'s own
+    found = [m for m in messages(source) if "restores the optimizer" in m]
+    assert found and f"line {line})" in found[0]

@@ -1713,6 +1713,10 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
         and not _superseded(ctx, ev, lost)
         for ev in restored
     ):
+        # a restored scheduler replaced afterwards (see _superseded): name its replacement
+        replaced = {id(ev.obj) for ev in restored
+                    if ev.obj is not None and _superseded(ctx, ev, lost)}
+        lost = [s for s in lost if id(s) not in replaced] + [s for s in lost if id(s) in replaced]
         s = lost[0]
         if s.guessed:  # known by its name only: there is no line to point at
             missing.append(f"`{s.name or 'the scheduler'}`")
@@ -1779,8 +1783,9 @@ def _superseded(ctx: FileContext, restore: Event, lost: list[Obj]) -> bool:
     scheduler of ``lost`` on the same optimizer is built after the restore in the same run (not
     on a branch the restore excludes) and is the one stepped, while the restored object never
     steps after the restore (``scheduler.load_state_dict(ckpt["scheduler"])`` ... ``scheduler =
-    OneCycleLR(optimizer, ...)``). The restored state goes with the old object; the new one
-    starts its schedule from the beginning."""
+    OneCycleLR(optimizer, ...)``), or wrapped by a warm-up built after the restore. The
+    restored state goes with the old object; the new one starts its schedule from the
+    beginning."""
     old = restore.obj
     if old is None or old.kind != "scheduler":
         return False
@@ -1789,8 +1794,12 @@ def _superseded(ctx: FileContext, restore: Event, lost: list[Obj]) -> bool:
            and x.root == restore.root and x.order > restore.order for x in events):
         return False
     for new in lost:
-        if new is old or new.guessed or new.optimizer is None \
-                or new.optimizer is not old.optimizer:
+        if new is old:
+            continue
+        # a wrapper built around the restored scheduler (the pip GradualWarmupScheduler's
+        # `after_scheduler=`) keeps that state inside, but its own warm-up starts over
+        if old not in new.members and (new.guessed or new.optimizer is None
+                                       or new.optimizer is not old.optimizer):
             continue
         built_after = any(x.kind == "create" and x.obj is new and x.root == restore.root
                           and x.order > restore.order and not exclusive(x, restore)
