@@ -912,3 +912,51 @@ def test_the_finding_names_the_rebuilt_scheduler() -> None:
     line = len(lines) - lines[::-1].index(rebuild)  # the rebuild, not the __init__'s own
     found = [m for m in messages(source) if "restores the optimizer" in m]
     assert found and f"line {line})" in found[0]
+
+
+CHAINED_AFTER_RESTORE = """
+import torch
+
+
+def main(model, loader, epochs, resume=None):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    warm = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.1, total_iters=5)
+    decay = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.95)
+    first = 0
+    if resume:
+        state = torch.load(resume)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        warm.load_state_dict(state["warm"])
+        decay.load_state_dict(state["decay"])
+        first = state["epoch"] + 1
+    scheduler = {combined}
+    for epoch in range(first, epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+        torch.save({{"epoch": epoch, "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "warm": warm.state_dict(), "decay": decay.state_dict()}}, "last.pt")
+"""
+
+
+def _resume_findings(source: str) -> list[str]:
+    return [m for m in messages(source) if "restores the optimizer" in m]
+
+
+def test_sequential_schedule_built_around_restored_members() -> None:
+    """SequentialLR's constructor puts the LR back to its start and replays its first member;
+    its own count of steps (which member is in force) starts over."""
+    combined = "torch.optim.lr_scheduler.SequentialLR(optimizer, [warm, decay], milestones=[5])"
+    assert _resume_findings(CHAINED_AFTER_RESTORE.format(combined=combined))
+
+
+def test_chained_schedule_built_around_restored_members() -> None:
+    """ChainedScheduler holds no state of its own and takes no step when built: it steps the
+    members it is given, both restored (checked on torch 2.13: the LRs after the resume are
+    the uninterrupted run's)."""
+    combined = "torch.optim.lr_scheduler.ChainedScheduler([warm, decay])"
+    assert _resume_findings(CHAINED_AFTER_RESTORE.format(combined=combined)) == []

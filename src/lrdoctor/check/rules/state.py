@@ -1801,6 +1801,8 @@ def _superseded(ctx: FileContext, restore: Event, lost: list[Obj]) -> bool:
         if old not in new.members and (new.guessed or new.optimizer is None
                                        or new.optimizer is not old.optimizer):
             continue
+        if old in new.members and new.cls == "ChainedScheduler":
+            continue  # no state of its own: it steps its members, whose states were restored
         built_after = any(x.kind == "create" and x.obj is new and x.root == restore.root
                           and x.order > restore.order and not exclusive(x, restore)
                           for x in events)
