@@ -1710,8 +1710,13 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
         ev.obj is not None and ev.obj.kind == "scheduler"
         and (ev.obj in scheds or ev.root == e.root and not (known and ev.obj.guessed)
              and not _drives_another_optimizer(ev.obj, optimizer))
+        and not _superseded(ctx, ev, lost)
         for ev in restored
     ):
+        # a restored scheduler replaced afterwards (see _superseded): name its replacement
+        replaced = {id(ev.obj) for ev in restored
+                    if ev.obj is not None and _superseded(ctx, ev, lost)}
+        lost = [s for s in lost if id(s) not in replaced] + [s for s in lost if id(s) in replaced]
         s = lost[0]
         if s.guessed:  # known by its name only: there is no line to point at
             missing.append(f"`{s.name or 'the scheduler'}`")
@@ -1771,6 +1776,40 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
         path,
         node,
     )
+
+
+def _superseded(ctx: FileContext, restore: Event, lost: list[Obj]) -> bool:
+    """The scheduler whose state ``restore`` loads is replaced before it steps again: another
+    scheduler of ``lost`` on the same optimizer is built after the restore in the same run (not
+    on a branch the restore excludes) and is the one stepped, while the restored object never
+    steps after the restore (``scheduler.load_state_dict(ckpt["scheduler"])`` ... ``scheduler =
+    OneCycleLR(optimizer, ...)``), or wrapped by a warm-up built after the restore. The
+    restored state goes with the old object; the new one starts its schedule from the
+    beginning."""
+    old = restore.obj
+    if old is None or old.kind != "scheduler":
+        return False
+    events = ctx.program.events
+    if any(x.kind in ("sched_step", "sched_step_update") and x.obj is old
+           and x.root == restore.root and x.order > restore.order for x in events):
+        return False
+    for new in lost:
+        if new is old:
+            continue
+        # a wrapper built around the restored scheduler (the pip GradualWarmupScheduler's
+        # `after_scheduler=`) keeps that state inside, but its own warm-up starts over
+        if old not in new.members and (new.guessed or new.optimizer is None
+                                       or new.optimizer is not old.optimizer):
+            continue
+        if old in new.members and new.cls == "ChainedScheduler":
+            continue  # no state of its own: it steps its members, whose states were restored
+        built_after = any(x.kind == "create" and x.obj is new and x.root == restore.root
+                          and x.order > restore.order and not exclusive(x, restore)
+                          for x in events)
+        if built_after and any(x.kind in ("sched_step", "sched_step_update") and x.obj is new
+                               and x.root == restore.root for x in events):
+            return True
+    return False
 
 
 def _plateau_resume(ctx: FileContext, e: Event, tree: ast.Module | None,
