@@ -7163,7 +7163,7 @@ def _guard_same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
     program states a value that makes it hold (`CFG.batch_scheduler = True` of a config
     class, a setting's default). A flag the loop itself flips (`is_last = i == n - 1`), a
     counter it advances, or a framework's per-batch attribute is not."""
-    if not _same_every_pass(ctx, c, loop):
+    if not _guard_test_steady(ctx, c, loop):
         return False
     test = c.test
     assert test is not None
@@ -7181,7 +7181,7 @@ def _guard_same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
     return holds_first(c, {}, module) is True
 
 
-def _same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
+def _guard_test_steady(ctx: FileContext, c: Cond, loop: Loop) -> bool:
     """The first half of `_guard_same_every_pass`: the test of ``c`` comes out the same on
     every pass of ``loop`` (no call, no remainder, nothing the loop binds or a method stores
     later), whether or not it holds."""
@@ -7221,7 +7221,7 @@ def _holds_on_the_first_outer_pass(ctx: FileContext, c: Cond, loop: Loop, e: Eve
     (``warmup is not None``) are read as holding. The test is read with what the enclosing
     loops start from and the file's own settings; a name it cannot tell leaves it unknown
     (silent)."""
-    if c.branch != 0 or c.test is None or not _same_every_pass(ctx, c, loop):
+    if c.branch != 0 or c.test is None or not _guard_test_steady(ctx, c, loop):
         return False
     outer = [lp for lp in loop.ancestors() if lp is not loop]
     if not outer:
