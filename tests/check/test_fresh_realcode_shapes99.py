@@ -366,6 +366,33 @@ def main(loader, epochs=20, accum=2):
         run_epoch(loader, net, opt, warmup, args.stage, accum)
 '''
 
+# twin: the helper's own `epoch`, read from a state dict, only shares the caller's name
+WARMUP_WINDOW_LOCAL_NAME_LIKE_THE_CALLERS = '''
+import torch
+from torch import nn
+
+state = {"ep": 0}
+
+
+def run(net, opt, warm, data, accum=4):
+    epoch = state["ep"]
+    for i, (x, y) in enumerate(data):
+        (nn.functional.mse_loss(net(x), y) / accum).backward()
+        if (i + 1) % accum == 0:
+            opt.step()
+            opt.zero_grad()
+        if epoch < 2:
+            warm.step()
+
+
+def main(data):
+    net = nn.Linear(8, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    warm = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.01, total_iters=400)
+    for epoch in range(30):
+        run(net, opt, warm, data)
+'''
+
 # LRD002: an epoch-sized cosine stepped per batch after a few epochs, through a parameter
 # named otherwise than the caller's epoch variable
 COSINE_PER_BATCH_AFTER_WARM_EPOCHS_RENAMED = '''
@@ -463,6 +490,7 @@ def test_warmup_window_per_micro_batch_is_reported(source: str) -> None:
         pytest.param(WARMUP_WINDOW_PARAMETER_FROM_A_SETTING, id="parameter_from_a_setting"),
         pytest.param(WARMUP_WINDOW_CONFIG_CLASS_ONE_EPOCH_OF_MICRO_BATCHES,
                      id="config_class_one_epoch_of_micro_batches"),
+        pytest.param(WARMUP_WINDOW_LOCAL_NAME_LIKE_THE_CALLERS, id="local_name_like_the_callers"),
     ],
 )
 def test_warmup_window_twins_are_silent(source: str) -> None:

@@ -7233,6 +7233,13 @@ def _holds_on_the_first_outer_pass(ctx: FileContext, c: Cond, loop: Loop, e: Eve
         # call handed it, known only when that is an enclosing loop's variable
         for param in _parameters(frame.fn):
             env.pop(param, None)
+        # and so do the names it binds itself, but for the enclosing loops' own variables
+        headers = {id(n) for lp in outer if isinstance(lp.node, (ast.For, ast.AsyncFor))
+                   for n in ast.walk(lp.node.target)}
+        for node in ast.walk(frame.fn):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
+                    and id(node) not in headers:
+                env.pop(node.id, None)
         for param, (holder, name) in _fed_by_outer_loops(e, c, loop).items():
             value = first_values([holder]).get(name)
             if value is not None:
