@@ -1075,7 +1075,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                         evidence={"horizon": whole.source, "loop_line": loop.line},
                     )
                 continue
-            steady = [c for c in own if _steady_over(c, loop) and _picks_phase_or_option(c, loop, sched)]
+            steady = [c for c in own if _steady_over(c, loop)
+                      and _picks_phase_or_option(c, loop, sched, e)]
             if steady and _contradicts_build(steady, sched):
                 continue  # the option built under another setting never takes this step
             if [c for c in own if c not in steady]:
@@ -1469,9 +1470,11 @@ def _steady_over(cond: Cond, loop: Loop) -> bool:
     return True
 
 
-def _picks_phase_or_option(cond: Cond, loop: Loop, sched: Obj) -> bool:
+def _picks_phase_or_option(cond: Cond, loop: Loop, sched: Obj, e: Event | None = None) -> bool:
     """A steady test that says which schedule is in force, not when to step it: it reads the
-    variable of a loop around ``loop`` (``if epoch <= swa_start:``, a phase of training), or a
+    variable of a loop around ``loop`` (``if epoch <= swa_start:``, a phase of training; also
+    a parameter the call running the test was handed such a variable for, ``ep`` of
+    ``one_epoch(..., ep)`` called as ``one_epoch(..., k)`` in ``for k in range(n)``), or a
     setting that also chose which scheduler was built (``if not args.decay_type == "swa":``
     for a scheduler built under ``args.decay_type == ...``). A flag of its own (``if
     cfg.decay_every_update:``) is the author's choice of when it steps."""
@@ -1480,6 +1483,8 @@ def _picks_phase_or_option(cond: Cond, loop: Loop, sched: Obj) -> bool:
     read.discard(None)
     outer = {v for lp in loop.ancestors() if lp is not loop for v in lp.targets}
     if read & outer:
+        return True
+    if e is not None and read & set(_fed_by_outer_loops(e, cond, loop)):
         return True
     chose = {dotted(n) for c in (sched.built_under or ()) if c.test is not None
              for n in ast.walk(c.test) if isinstance(n, (ast.Name, ast.Attribute))}
@@ -7036,7 +7041,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         with_updates = {(c.key, c.branch) for u in updates for c in u.conds}
         private = [c for c in own if (c.key, c.branch) not in with_updates]
-        if any(not _guard_same_every_pass(ctx, c, loop) for c in private):
+        if any(not _guard_same_every_pass(ctx, c, loop)
+               and not _holds_on_the_first_outer_pass(ctx, c, loop, e) for c in private):
             continue  # a guard of its own (`if is_last_batch:`): not every micro-batch
         # a guard that holds the same on every pass (`if CFG.batch_scheduler:`, a setting
         # nothing in the loop changes) steps it every micro-batch whenever it holds
@@ -7175,6 +7181,28 @@ def _guard_same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
     program states a value that makes it hold (`CFG.batch_scheduler = True` of a config
     class, a setting's default). A flag the loop itself flips (`is_last = i == n - 1`), a
     counter it advances, or a framework's per-batch attribute is not."""
+    if not _guard_test_steady(ctx, c, loop):
+        return False
+    test = c.test
+    assert test is not None
+    # and the program states its value, which makes the branch run: a config class's
+    # constant, a setting's default (an attribute of an object the file does not build, such
+    # as a trainer's `is_last_batch`, may change under it)
+    module = ctx.module_of(c.key[0])
+    if module is None:
+        return False
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) \
+                and constants.resolve(node, None, module) is None \
+                and not _inside_a_stated_read(node, test, module):
+            return False  # a value the program does not state (a parameter, a framework's)
+    return holds_first(c, {}, module) is True
+
+
+def _guard_test_steady(ctx: FileContext, c: Cond, loop: Loop) -> bool:
+    """The first half of `_guard_same_every_pass`: the test of ``c`` comes out the same on
+    every pass of ``loop`` (no call, no remainder, nothing the loop binds or a method stores
+    later), whether or not it holds."""
     test = c.test
     if test is None or c.periodic:
         return False
@@ -7198,20 +7226,92 @@ def _guard_same_every_pass(ctx: FileContext, c: Cond, loop: Loop) -> bool:
         if isinstance(node, ast.Attribute):
             reads.add(node.attr)
     tree = ctx.tree_of(c.key[0])
-    if tree is None or (reads and _stored_later(tree, reads)):
+    return not (tree is None or (reads and _stored_later(tree, reads)))
+
+
+def _holds_on_the_first_outer_pass(ctx: FileContext, c: Cond, loop: Loop, e: Event) -> bool:
+    """A guard of a step in the batch loop ``loop`` that comes out the same on every pass of
+    it and holds on the first pass of the loops around it: ``if epoch < 3:`` (a warm-up
+    window) with ``epoch`` the variable of an enclosing ``for epoch in range(n)``, or a
+    parameter the call running the guard was handed that variable for (``run_epoch(...,
+    epoch)`` inside the caller's epoch loop). On that first outer pass the step runs on every
+    batch of ``loop``. Parts of an ``and`` that only ask whether the stepped object exists
+    (``warmup is not None``) are read as holding. The test is read with what the enclosing
+    loops start from and the file's own settings; a name it cannot tell leaves it unknown
+    (silent)."""
+    if c.branch != 0 or c.test is None or not _guard_test_steady(ctx, c, loop):
         return False
-    # and the program states its value, which makes the branch run: a config class's
-    # constant, a setting's default (an attribute of an object the file does not build, such
-    # as a trainer's `is_last_batch`, may change under it)
+    outer = [lp for lp in loop.ancestors() if lp is not loop]
+    if not outer:
+        return False
+    env = first_values(outer)
+    frame = _frame_writing(e.frame, c)
+    if frame is not None and frame.fn is not None:
+        # the callee's parameters hide the caller's names: a parameter stands for what the
+        # call handed it, known only when that is an enclosing loop's variable
+        for param in _parameters(frame.fn):
+            env.pop(param, None)
+        # and so do the names it binds itself, but for the enclosing loops' own variables
+        headers = {id(n) for lp in outer if isinstance(lp.node, (ast.For, ast.AsyncFor))
+                   for n in ast.walk(lp.node.target)}
+        for node in ast.walk(frame.fn):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
+                    and id(node) not in headers:
+                env.pop(node.id, None)
+        for param, (holder, name) in _fed_by_outer_loops(e, c, loop).items():
+            value = first_values([holder]).get(name)
+            if value is not None:
+                env[param] = value
+    parts = c.test.values if isinstance(c.test, ast.BoolOp) \
+        and isinstance(c.test.op, ast.And) else [c.test]
+    rest = [p for p in parts if not _tests_existence(Cond(c.key, 0, p, c.loop), e)]
+    if not rest or not any(isinstance(n, ast.Name) and n.id in env
+                           for p in rest for n in ast.walk(p)):
+        return False  # nothing the enclosing loops tell: a setting, left to the rule above
     module = ctx.module_of(c.key[0])
-    if module is None:
-        return False
-    for node in ast.walk(test):
-        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) \
-                and constants.resolve(node, None, module) is None \
-                and not _inside_a_stated_read(node, test, module):
-            return False  # a value the program does not state (a parameter, a framework's)
-    return holds_first(c, {}, module) is True
+    return all(holds_first(Cond(c.key, 0, p, c.loop), env, module) is True for p in rest)
+
+
+def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    return [p.arg for p in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+
+
+def _fed_by_outer_loops(e: Event, c: Cond, loop: Loop) -> dict[str, tuple[Loop, str]]:
+    """The parameters of the function whose body holds the test of ``c`` that the traced call
+    running it (the one ``e`` happened in) was handed the variable of a loop around ``loop``
+    for, with that loop and its variable: ``one_epoch(..., k)`` inside ``for k in range(n)``
+    makes the parameter ``ep`` of ``def one_epoch(..., ep)`` that loop's index, whatever the
+    two names are."""
+    frame = _frame_writing(e.frame, c)
+    if frame is None or frame.fn is None or frame.call is None:
+        return {}
+    call = frame.call
+    outer = [lp for lp in loop.ancestors() if lp is not loop]
+    fed: dict[str, tuple[Loop, str]] = {}
+    for param in _parameters(frame.fn):
+        arg = frame.argument(param)
+        if not isinstance(arg, ast.Name):
+            continue
+        holder = next((lp for lp in outer if arg.id in lp.targets
+                       and lp.path == frame.call_path
+                       and lp.node.lineno <= call.lineno
+                       <= (lp.node.end_lineno or lp.node.lineno)), None)
+        if holder is not None:
+            fed[param] = (holder, arg.id)
+    return fed
+
+
+def _frame_writing(frame: Frame | None, c: Cond) -> Frame | None:
+    """The traced call (``frame`` or one of its callers) of the function whose body holds the
+    test of ``c``; None for module-level code or when none is known."""
+    path, line = c.key[0], c.key[1]
+    while frame is not None:
+        fn = frame.fn
+        if fn is not None and frame.path == path \
+                and fn.lineno <= line <= (fn.end_lineno or fn.lineno):
+            return frame
+        frame = frame.parent
+    return None
 
 
 def _inside_a_stated_read(node: ast.AST, test: ast.expr, module: Any) -> bool:
