@@ -253,7 +253,8 @@ def facts_contradict(a: tuple[Cond, ...], b: tuple[Cond, ...], parts: bool = Fal
 
 # a numeric bound a branch taken puts on a value: (the value's source, its version as
 # flag_version gives it, the comparison's name, "Eq" / "NotEq" / "Lt" / "LtE" / "Gt" /
-# "GtE", the number, whether the comparison holds)
+# "GtE", or "Truth" for the value tested itself, or "Div" for a value divided by, the number,
+# whether the comparison holds)
 Bound = tuple[str, Any, str, float, bool]
 
 _FLIPPED = {"Lt": "Gt", "LtE": "GtE", "Gt": "Lt", "GtE": "LtE", "Eq": "Eq", "NotEq": "NotEq"}
@@ -310,6 +311,9 @@ def _compared_bound(node: ast.expr, holds: bool, version_of: Callable[[str], Any
                     ) -> list[Bound]:
     while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         holds, node = not holds, node.operand
+    subject = _bound_subject(node)
+    if subject is not None:
+        return [(subject, version_of(subject), "Truth", 0, holds)]  # `if cfg.every:`
     if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
         return []
     op = type(node.ops[0]).__name__
@@ -334,7 +338,7 @@ def _divisor_bounds(node: ast.expr, version_of: Callable[[str], Any]) -> list[Bo
             # (`"%d" % n` formats a string: no division there)
             subject = _bound_subject(sub.right)
             if subject is not None:
-                out.append((subject, version_of(subject), "NotEq", 0, True))
+                out.append((subject, version_of(subject), "Div", 0, True))
     return out
 
 
@@ -362,9 +366,24 @@ def _admits_a_number(bounds: list[Bound]) -> bool:
     high, high_open = float("inf"), True
     equal: set[float] = set()
     unequal: set[float] = set()
+    falsy = numeric = False
     for _, _, op, value, holds in bounds:
+        if op == "Truth":
+            # a truthy value is not 0 (nor equal to it); a falsy one is 0 if it is a number
+            falsy = falsy or not holds
+            if holds:
+                unequal.add(0)
+            continue
+        if op == "Div":
+            # divided by without ZeroDivisionError (a TypeError for None, "", []): a number,
+            # not 0
+            numeric = True
+            unequal.add(0)
+            continue
         if not holds:
             op = _OPPOSITE[op]
+        # an order, or equality with a number, holds only for numbers (`None > 0` raises)
+        numeric = numeric or op in ("Lt", "LtE", "Gt", "GtE", "Eq")
         if op == "Eq":
             equal.add(value)
         elif op == "NotEq":
@@ -374,6 +393,8 @@ def _admits_a_number(bounds: list[Bound]) -> bool:
                 low, low_open = value, op == "Gt"
         elif value < high or (value == high and op == "Lt"):
             high, high_open = value, op == "Lt"
+    if falsy and numeric:
+        equal.add(0)
     if len(equal) > 1:
         return False
     if equal:
