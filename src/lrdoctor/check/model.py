@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -54,6 +54,10 @@ class Cond:
     # == "StepLR"` with `KINDS = {"step": "StepLR", ...}`): the setting's name and the keys
     # whose entry the test compares with, so the test holds when the setting is one of them
     table: tuple[str, frozenset[str]] | None = None
+    # the numeric bounds the branch taken puts on values (see bounds_of): `if cfg.every ==
+    # 0:` taken says `cfg.every == 0`; `if cfg.every > 0 and n % cfg.every == 0:` taken says
+    # `cfg.every > 0` and, as `n % cfg.every` ran without ZeroDivisionError, `cfg.every != 0`
+    bounds: tuple[Bound, ...] = ()
 
     @cached_property
     def text(self) -> str:
@@ -239,9 +243,167 @@ def exclusive(a: Event, b: Event, parts: bool = False) -> bool:
 def facts_contradict(a: tuple[Cond, ...], b: tuple[Cond, ...], parts: bool = False) -> bool:
     """Whether the branches ``a`` and ``b`` need one flag (nothing reassigned between) with
     opposite truths: ``if args.amp:`` / ``if not args.amp:``, ``x is None`` / ``x is not
-    None``."""
+    None``; or numeric bounds on one value that no number meets together (``cfg.every ==
+    0`` / ``cfg.every > 0``, see bounds_contradict)."""
     facts = {(f[0], f[1]): f[2] for c in a for f in _facts(c, parts)}
-    return any(facts.get((f[0], f[1]), f[2]) != f[2] for c in b for f in _facts(c, parts))
+    if any(facts.get((f[0], f[1]), f[2]) != f[2] for c in b for f in _facts(c, parts)):
+        return True
+    return bounds_contradict(a, b)
+
+
+# a numeric bound a branch taken puts on a value: (the value's source, its version as
+# flag_version gives it, the comparison's name, "Eq" / "NotEq" / "Lt" / "LtE" / "Gt" /
+# "GtE", or "Truth" for the value tested itself, or "Div" for a value divided by, the number,
+# whether the comparison holds)
+Bound = tuple[str, Any, str, float, bool]
+
+_FLIPPED = {"Lt": "Gt", "LtE": "GtE", "Gt": "Lt", "GtE": "LtE", "Eq": "Eq", "NotEq": "NotEq"}
+_OPPOSITE = {"Eq": "NotEq", "NotEq": "Eq", "Lt": "GtE", "GtE": "Lt", "Gt": "LtE", "LtE": "Gt"}
+
+
+def bounds_of(test: ast.expr, branch: int, version_of: Callable[[str], Any]) -> tuple[Bound, ...]:
+    """The numeric bounds the branch ``branch`` (0: the body, 1: the ``else``) of ``if
+    test:`` puts on plain values (a name or an attribute chain): a comparison of one with a
+    number (``cfg.every == 0``; every part of a true ``and``, of a false ``or``), and a
+    value the test divided by (``n % cfg.every``, ``//``, ``/``) in a part that surely ran:
+    Python raises ZeroDivisionError for 0, so where the branch runs the value is not 0."""
+    holds, whole = branch == 0, test
+    while isinstance(whole, ast.UnaryOp) and isinstance(whole.op, ast.Not):
+        holds, whole = not holds, whole.operand
+    out: list[Bound] = []
+    if isinstance(whole, ast.BoolOp):
+        every = isinstance(whole.op, ast.And) == holds  # each part has the truth `holds`
+        if every:
+            for part in whole.values:
+                out.extend(_compared_bound(part, holds, version_of))
+        ran = whole.values if every else whole.values[:1]  # the first part always runs
+    else:
+        out.extend(_compared_bound(whole, holds, version_of))
+        ran = [whole]
+    for part in ran:
+        out.extend(_divisor_bounds(part, version_of))
+    return tuple(out)
+
+
+def _bound_subject(node: ast.expr) -> str | None:
+    """The source of a name or an attribute chain of names (``cfg.val_every``)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _bound_subject(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def _number(node: ast.expr) -> float | None:
+    """The value of a numeric literal (``0``, ``-1``, ``0.5``; not ``True``)."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return sign * node.value
+    return None
+
+
+def _compared_bound(node: ast.expr, holds: bool, version_of: Callable[[str], Any]
+                    ) -> list[Bound]:
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        holds, node = not holds, node.operand
+    subject = _bound_subject(node)
+    if subject is not None:
+        return [(subject, version_of(subject), "Truth", 0, holds)]  # `if cfg.every:`
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+        return []
+    op = type(node.ops[0]).__name__
+    if op not in _FLIPPED:
+        return []
+    left, right = node.left, node.comparators[0]
+    value = _number(right)
+    if value is None:
+        value, left, op = _number(left), right, _FLIPPED[op]  # `0 == cfg.every`
+    subject = _bound_subject(left)
+    if value is None or subject is None:
+        return []
+    return [(subject, version_of(subject), op, value, holds)]
+
+
+def _divisor_bounds(node: ast.expr, version_of: Callable[[str], Any]) -> list[Bound]:
+    out: list[Bound] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Mod, ast.FloorDiv, ast.Div)) \
+                and not (isinstance(sub.left, (ast.Constant, ast.JoinedStr))
+                         and isinstance(getattr(sub.left, "value", ""), str)):
+            # (`"%d" % n` formats a string: no division there)
+            subject = _bound_subject(sub.right)
+            if subject is not None:
+                out.append((subject, version_of(subject), "Div", 0, True))
+    return out
+
+
+def bounds_contradict(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
+    """Whether the numeric bounds the branches ``a`` and ``b`` put on one value (its source
+    and version the same: nothing rebound between) admit no number, while each side's own
+    bounds admit one: ``cfg.every == 0`` and ``cfg.every > 0`` (or ``n % cfg.every``)."""
+    mine = [x for c in a for x in c.bounds]
+    theirs = [x for c in b for x in c.bounds]
+    if not mine or not theirs:
+        return False
+    keys = {(x[0], x[1]) for x in mine} & {(x[0], x[1]) for x in theirs}
+    for key in keys:
+        own_a = [x for x in mine if (x[0], x[1]) == key]
+        own_b = [x for x in theirs if (x[0], x[1]) == key]
+        if _admits_a_number(own_a) and _admits_a_number(own_b) \
+                and not _admits_a_number(own_a + own_b):
+            return True
+    return False
+
+
+def _admits_a_number(bounds: list[Bound]) -> bool:
+    """Whether some real number meets every bound."""
+    low, low_open = float("-inf"), True
+    high, high_open = float("inf"), True
+    equal: set[float] = set()
+    unequal: set[float] = set()
+    falsy = numeric = False
+    for _, _, op, value, holds in bounds:
+        if op == "Truth":
+            # a truthy value is not 0 (nor equal to it); a falsy one is 0 if it is a number
+            falsy = falsy or not holds
+            if holds:
+                unequal.add(0)
+            continue
+        if op == "Div":
+            # divided by without ZeroDivisionError (a TypeError for None, "", []): a number,
+            # not 0
+            numeric = True
+            unequal.add(0)
+            continue
+        if not holds:
+            op = _OPPOSITE[op]
+        # an order, or equality with a number, holds only for numbers (`None > 0` raises)
+        numeric = numeric or op in ("Lt", "LtE", "Gt", "GtE", "Eq")
+        if op == "Eq":
+            equal.add(value)
+        elif op == "NotEq":
+            unequal.add(value)
+        elif op in ("Gt", "GtE"):
+            if value > low or (value == low and op == "Gt"):
+                low, low_open = value, op == "Gt"
+        elif value < high or (value == high and op == "Lt"):
+            high, high_open = value, op == "Lt"
+    if falsy and numeric:
+        equal.add(0)
+    if len(equal) > 1:
+        return False
+    if equal:
+        (x,) = equal
+        return x not in unequal and (low < x or (low == x and not low_open)) \
+            and (x < high or (x == high and not high_open))
+    if low < high:
+        return True  # an interval holds infinitely many numbers, past any finite exclusions
+    return low == high and not low_open and not high_open and low not in unequal
 
 
 def _facts(c: Cond, parts: bool) -> Iterator[tuple[str, tuple[Any, ...], bool]]:

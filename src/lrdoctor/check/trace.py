@@ -59,6 +59,7 @@ from lrdoctor.check.model import (
     Frame,
     Loop,
     Program,
+    bounds_of,
     built_apart,
     facts_contradict,
     flag_of,
@@ -2192,9 +2193,11 @@ class Tracer:
                         version = tuple(self.flag_version(name, scope) for name in read)
                         parts.append((text, version, truth if holds else not truth))
         origins = _origins(test, scope) if test is not None else ()
+        bounds = bounds_of(test, branch, lambda text: self.flag_version(text, scope)) \
+            if test is not None and branch in (0, 1) else ()
         return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test, scope),
                     _known_sources(test, scope), parts=tuple(parts),
-                    table=_table_lookup(test, scope))
+                    table=_table_lookup(test, scope), bounds=bounds)
 
     def setting_alias(self, test: ast.expr | None, scope: Scope | None = None) -> str | None:
         """The setting the attribute compared by ``test`` was copied from (see Cond.alias);
