@@ -268,7 +268,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                     entry = scaled.get(id(tensors))
                     if entry is not None and entry[0]() is tensors:
                         scaler = entry[1]()
-                        if scaler is not None and (lane.phase == CLOSED or lane.scaler_ref() is scaler):
+                        if scaler is not None and (lane.scaler_ref() is scaler or lane.phase == CLOSED):
                             route = engine.backward_route
                             if route == ROUTE_READ:
                                 loss = entry[2]()
