@@ -68,7 +68,8 @@ of exactly 0.5 ms (the calibration lands within a few percent of it, not on it; 
 
 ``--loop`` picks the loop's shape: ``basic`` (the above), ``amp`` (autocast float16 on the CPU with
 ``torch.amp.GradScaler("cpu")``: the scaler's hooks), ``two-opt`` (two optimizers, each with a
-per-batch OneCycleLR: the weights' and the biases').
+per-batch OneCycleLR: the weights' and the biases'), ``two-opt-amp`` (two-opt under amp:
+``scaler.step()`` for each optimizer, one ``scaler.update()``, as a GAN under AMP).
 
 The median step never sees the watch's periodic step: every 64th optimizer step (ROUTINE_PERIOD)
 takes the general path, keeps the tallies and runs NaN detection's parameter check, and costs
@@ -140,7 +141,7 @@ def make_optimizer(name: str, params: Any) -> torch.optim.Optimizer:
     return torch.optim.AdamW(params, lr=1e-3)
 
 
-LOOPS = ("basic", "amp", "two-opt")
+LOOPS = ("basic", "amp", "two-opt", "two-opt-amp")
 
 
 def train(steps: int, data: TensorDataset, watch: Callable[[], Any] | None = None,
@@ -153,13 +154,14 @@ def train(steps: int, data: TensorDataset, watch: Callable[[], Any] | None = Non
     OneCycleLR), ``amp`` (the same under ``torch.autocast("cpu", dtype=torch.float16)`` with
     ``torch.amp.GradScaler("cpu")``: scale, backward, ``scaler.step``, ``scaler.update``) or
     ``two-opt`` (two optimizers, the weights' and the biases', each with its own per-batch
-    OneCycleLR, both stepped every batch)."""
+    OneCycleLR, both stepped every batch), or ``two-opt-amp`` (two-opt under amp: ``scaler.step()``
+    for each optimizer, then one ``scaler.update()``)."""
     torch.manual_seed(0)
     loader = DataLoader(data, batch_size=batch, shuffle=True)
     total = warmup + steps
     epochs = -(-total // len(loader))
     model = make_sized_model(linears)
-    if loop == "two-opt":
+    if loop in ("two-opt", "two-opt-amp"):
         named = list(model.named_parameters())
         optimizers = [make_optimizer(opt, [p for n, p in named if n.endswith("weight")]),
                       make_optimizer(opt, [p for n, p in named if not n.endswith("weight")])]
@@ -168,7 +170,7 @@ def train(steps: int, data: TensorDataset, watch: Callable[[], Any] | None = Non
     schedulers = [torch.optim.lr_scheduler.OneCycleLR(o, max_lr=1e-3, total_steps=total) for o in optimizers]
     optimizer, scheduler = optimizers[0], schedulers[0]
     # (a start below the default 65536, so that no step is skipped: a skip is a finding)
-    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0) if loop == "amp" else None
+    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0) if loop in ("amp", "two-opt-amp") else None
     t0 = clock()
     w = watch().start() if watch is not None else None
     t1 = clock()
@@ -178,7 +180,18 @@ def train(steps: int, data: TensorDataset, watch: Callable[[], Any] | None = Non
     marks[0] = now()
     for _ in range(epochs):
         for x, y in loader:
-            if scaler is not None:
+            if scaler is not None and len(optimizers) == 2:
+                for o in optimizers:
+                    o.zero_grad()
+                with torch.autocast("cpu", dtype=torch.float16):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                scaler.scale(loss).backward()
+                for o in optimizers:
+                    scaler.step(o)
+                scaler.update()
+                for s in schedulers:
+                    s.step()
+            elif scaler is not None:
                 optimizer.zero_grad()
                 with torch.autocast("cpu", dtype=torch.float16):
                     loss = torch.nn.functional.cross_entropy(model(x), y)
@@ -308,7 +321,7 @@ def main() -> None:
     parser.add_argument("--optimizer", choices=OPTIMIZERS,
                         help="optimizer (no calibration; default adamw with --linears/--batch)")
     parser.add_argument("--loop", choices=LOOPS, default="basic",
-                        help="the training loop's shape (see train): basic, amp (GradScaler), two-opt")
+                        help="the training loop's shape (see train): basic, amp (GradScaler), two-opt, two-opt-amp")
     parser.add_argument("--cpu", type=int, help="bind the process to this CPU")
     parser.add_argument("--only", action="append", help="configuration name (repeatable)")
     args = parser.parse_args()

@@ -40,8 +40,9 @@ CONFIGS = ("defaults", "no-nan-check", "watcher")
 
 def child(config: str, steps: int, loop: str = "basic") -> None:
     """Runs inside valgrind: warm up, then the counted steps inside sorted(). ``loop``: basic,
-    amp (CPU float16 autocast with ``torch.amp.GradScaler("cpu")``), or two-opt (two AdamW,
-    each with its own per-batch OneCycleLR, both stepped every batch)."""
+    amp (CPU float16 autocast with ``torch.amp.GradScaler("cpu")``), two-opt (two AdamW,
+    each with its own per-batch OneCycleLR, both stepped every batch), or two-opt-amp (two-opt
+    under amp: ``scaler.step()`` for each optimizer, then one ``scaler.update()``)."""
     sys.path.insert(0, str(HERE))
     import torch
     from bench_overhead import BATCH, make_data, make_model
@@ -54,7 +55,7 @@ def child(config: str, steps: int, loop: str = "basic") -> None:
     loader = DataLoader(make_data(BATCH * (steps + WARMUP + 1)), batch_size=BATCH, shuffle=True)
     model = make_model()
     second = second_scheduler = None
-    if loop == "two-opt":  # two AdamW (the weights', the biases'), each with its per-batch OneCycleLR
+    if loop in ("two-opt", "two-opt-amp"):  # two AdamW (the weights', the biases'), each with its per-batch OneCycleLR
         named = list(model.named_parameters())
         optimizer = torch.optim.AdamW([p for n, p in named if n.endswith("weight")], lr=1e-3)
         second = torch.optim.AdamW([p for n, p in named if not n.endswith("weight")], lr=1e-3)
@@ -68,7 +69,7 @@ def child(config: str, steps: int, loop: str = "basic") -> None:
         "no-nan-check": lambda: lrdoctor.watch(nan_check=False),
         "watcher": lambda: lrdoctor.watch(checks=()),
     }[config]
-    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0) if loop == "amp" else None
+    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0) if loop in ("amp", "two-opt-amp") else None
     w = watch().start() if watch is not None else None
     batches = iter(loader)
 
@@ -83,6 +84,8 @@ def child(config: str, steps: int, loop: str = "basic") -> None:
                     loss = torch.nn.functional.cross_entropy(model(x), y)
                 scaler.scale(loss).backward()
                 scaler.step(optimizer)
+                if second is not None:  # (two-opt-amp: scaler.step() for each, one update())
+                    scaler.step(second)
                 scaler.update()
             else:
                 torch.nn.functional.cross_entropy(model(x), y).backward()
@@ -121,9 +124,10 @@ def main() -> None:
     parser.add_argument("--only", action="append", choices=CONFIGS, help="configuration (repeatable)")
     parser.add_argument("--src", action="append", help="lrdoctor source tree to count (repeatable; "
                         "default: the one this checkout imports)")
-    parser.add_argument("--loop", choices=("basic", "amp", "two-opt"), default="basic",
-                        help="the loop: basic, amp (float16 autocast with GradScaler('cpu')), or two-opt "
-                             "(two AdamW, the weights' and the biases', each with its per-batch OneCycleLR)")
+    parser.add_argument("--loop", choices=("basic", "amp", "two-opt", "two-opt-amp"), default="basic",
+                        help="the loop: basic, amp (float16 autocast with GradScaler('cpu')), two-opt "
+                             "(two AdamW, the weights' and the biases', each with its per-batch OneCycleLR), "
+                             "or two-opt-amp (two-opt under amp: scaler.step() for each, one scaler.update())")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

@@ -47,6 +47,7 @@ _tls = _Depth()
 _BACKWARD_PARAMS = (("tensors", _REQUIRED), ("grad_tensors", None), ("retain_graph", None),
                     ("create_graph", False), ("grad_variables", None), ("inputs", None))
 _NO_KWARGS: dict[str, Any] = {}  # (never written to)
+_NOT_TOLD = object()  # (see _wrap_unscale)
 # GradScaler.scale's and unscale_'s parameters (torch 2.x)
 _SCALE_PARAMS = (("self", _REQUIRED), ("outputs", _REQUIRED))
 _UNSCALE_PARAMS = (("self", _REQUIRED), ("optimizer", _REQUIRED))
@@ -253,18 +254,21 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                     finally:
                         _tls.depth = 0
                         engine.routine_backwards_done += 1
-            elif lane.phase == EXPECT_ATTEMPT and type(tensors) is tensor_type and not compiled_steps:
+            elif ((lane.phase == EXPECT_ATTEMPT or lane.phase == CLOSED) and type(tensors) is tensor_type
+                  and not compiled_steps):
                 # The lane under GradScaler's common case, general()'s routine scaled backward
                 # decided the same way with no frame more: backward() on what scale() returned
-                # (confirmed by identity) for the lane's scaler, nothing asked for every
-                # backward, and for NaN detection the finite CPU scalar loss scale() was given
-                # (or the output itself once that is gone). Anything else takes general().
+                # (confirmed by identity) for the lane's scaler (or, with no lane open, for any
+                # scaler: every step of a loop with several optimizers under GradScaler),
+                # nothing asked for every backward, and for NaN detection the finite CPU scalar
+                # loss scale() was given (or the output itself once that is gone). Anything
+                # else takes general().
                 scaler = None
                 try:
                     entry = scaled.get(id(tensors))
                     if entry is not None and entry[0]() is tensors:
                         scaler = entry[1]()
-                        if scaler is not None and lane.scaler_ref() is scaler:
+                        if scaler is not None and (lane.scaler_ref() is scaler or lane.phase == CLOSED):
                             route = engine.backward_route
                             if route == ROUTE_READ:
                                 loss = entry[2]()
@@ -390,6 +394,31 @@ def _wrap_scale(engine: Engine, original: Callable[..., Any], scaled: Any, torch
 def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
     lane = engine.lane
     every_step = engine._every_step_handlers
+    handlers = engine._handlers
+    optimizers = engine.optimizers
+    from lrdoctor import ScheduleError
+
+    def told(self: Any, optimizer: Any, amp: Any) -> Any:
+        """general()'s event outside any lane, when its one handler is the AMP check's
+        on_unscale(), which reads the scaler and the optimizer's record alone (no line): that
+        call made directly, with the record of an optimizer known by itself (not a wrapper's
+        alias, which on_unscale maps to the wrapped one). Returns what torch's unscale_
+        returned, or _NOT_TOLD (torch's not called): general() decides."""
+        hs = handlers.get(ScalerUnscale)
+        if hs is None or len(hs) != 1 or hs[0] != amp.on_unscale:
+            return _NOT_TOLD
+        info = optimizers.get(id(optimizer))
+        if info is None or info.ref() is not optimizer:
+            return _NOT_TOLD
+        result = original(self, optimizer)
+        if getattr(self, "_enabled", True):
+            try:
+                amp.unscaled_by(id(self), info.key, self)
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                engine.internal_error(exc)
+        return result
 
     def general(self: Any, optimizer: Any, args: Any, kwargs: Any) -> Any:
         by_step = id(optimizer) in engine._in_scaler_step
@@ -418,6 +447,12 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
                 if getattr(self, "_enabled", True):
                     lane.unscaled = True  # (the AMP check's unscaled_by(): AmpMisuse.lane_closed)
                 return result
+            # outside any lane (several optimizers under GradScaler: every step), the event's
+            # one handler called directly when it is the AMP check's (told())
+            if lane.phase == CLOSED and amp is not None and ScalerUnscale not in every_step:
+                result = told(self, optimizer, amp)
+                if result is not _NOT_TOLD:
+                    return result
             return general(self, optimizer, (), _NO_KWARGS)
 
         return unscale_

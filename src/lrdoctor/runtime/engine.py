@@ -945,7 +945,8 @@ class Engine:
                           args: tuple[Any, ...], kwargs: dict[str, Any],
                           error: BaseException | None) -> SchedulerInfo | None:
         """A scheduler stepped (``error``: what its step raised). Returns its record when the
-        step was routine and no handler was called: its hook may then open the lane."""
+        step was routine, no handler was called and a lane may open after it: its hook may then
+        open the lane (open_lane)."""
         if self.lane.phase != CLOSED:  # sync()'s own first test, inline: this runs on every step
             self.sync()
         info = self.schedulers.get(id(sched))
@@ -1032,7 +1033,11 @@ class Engine:
                         snap[o.key] = o.attempts
                 info.attempts_seen = snap
         if routine and not handlers:
-            if multi and not self.scalers:  # (with a GradScaler known, no lane: see on_attempt)
+            if multi:
+                if self.scalers:
+                    # with a GradScaler known, no lane (see on_attempt): open_lane() would do
+                    # nothing, so its hook is not asked to call it
+                    return None
                 # a step the lane for several optimizers may open after (open_lane notes the
                 # user's line and instruction when its hook knows them)
                 self._multi_seq.append(info)

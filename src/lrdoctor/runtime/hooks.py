@@ -526,19 +526,29 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
             skipped: bool | None = None
             try:
                 scale = self._scale
-                [state] = self._per_optimizer_states.values()
-                [flag] = state["found_inf_per_device"].values()
-                if type(scale) is tensor_type and type(flag) is tensor_type and scale.is_cpu and flag.is_cpu:
-                    before = float(scale.item())
-                    skipped = float(flag.item()) != 0.0
-                else:
+                states = self._per_optimizer_states
+                if len(states) == 1:
+                    [state] = states.values()
+                    [flag] = state["found_inf_per_device"].values()
+                    if type(scale) is tensor_type and type(flag) is tensor_type and scale.is_cpu and flag.is_cpu:
+                        before = float(scale.item())
+                        skipped = float(flag.item()) != 0.0
+                    else:
+                        before, skipped = read(self)
+                else:  # (several optimizers' states: read() reads them all, with no exception raised)
                     before, skipped = read(self)
             except Exception:
                 before, skipped = read(self)
             result = original(self, new_scale)
             # not the lane's routine update (tested above): the general path, which closes the
-            # lane (the lane's later updates are not read, so this one must not stay in it)
-            _guard(engine, engine.on_scaler_update, self, before, skipped)
+            # lane (the lane's later updates are not read, so this one must not stay in it);
+            # _guard() written here (on_scaler_update syncs first itself)
+            try:
+                engine.on_scaler_update(self, before, skipped)
+            except ScheduleError:
+                raise
+            except Exception as exc:
+                engine.internal_error(exc)
             return result
 
         return update
