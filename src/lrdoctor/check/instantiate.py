@@ -112,7 +112,7 @@ def written_out(call: ast.Call, config: Any, args: list[Any], kwargs: dict[str, 
         if not isinstance(given, TupleVal):
             return None
         arg_values = list(given.items)
-        arg_exprs = [_literal(v, config.config) for v in given.items]
+        arg_exprs = [literal_expr(v, config.config) for v in given.items]
     keywords: list[ast.keyword] = []
     values: dict[str, Any] = {}
     for key, value in items.items():
@@ -130,21 +130,28 @@ def written_out(call: ast.Call, config: Any, args: list[Any], kwargs: dict[str, 
         elif key in sources:
             expr = sources[key]
         else:
-            expr = _literal(value, config.config)
+            expr = literal_expr(value, config.config)
         keywords.append(ast.keyword(key, expr))
         values[key] = value
     for kw in call.keywords:
         if kw.arg is not None and kw.arg != "config":
             keywords.append(ast.keyword(kw.arg, kw.value))
             values[kw.arg] = kwargs.get(kw.arg)
-    built = ast.Call(func=func, args=arg_exprs, keywords=keywords)
+    built = placed_at(ast.Call(func=func, args=arg_exprs, keywords=keywords), call)
+    return Written(target.value, built, arg_values, values, flag.value)
+
+
+def placed_at(built: ast.Call, call: ast.Call) -> ast.Call:
+    """``built``, a call written out for ``call`` (a config's class with its keywords), with
+    every node it made up placed at ``call`` (findings point where the program builds it);
+    the expressions taken from ``call`` itself keep their own places."""
     at_call = {id(n) for e in (*call.args, *(k.value for k in call.keywords))
                for n in ast.walk(e)}
     for node in ast.walk(built):
         if id(node) not in at_call and isinstance(node, (ast.expr, ast.keyword)):
             ast.copy_location(node, call)
             node.end_lineno, node.end_col_offset = call.end_lineno, call.end_col_offset
-    return Written(target.value, built, arg_values, values, flag.value)
+    return built
 
 
 def partial_node(written: Written) -> ast.Call:
@@ -217,7 +224,7 @@ def _config_keyword(call: ast.Call) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == "config"), None)
 
 
-def _literal(value: Any, origin: str) -> ast.expr:
+def literal_expr(value: Any, origin: str) -> ast.expr:
     """A config value as the literal a program would write (a number, string, bool, None, or
     a list of them); the UNKNOWN string for anything else (filled in at run time, a mapping, an
     object). Tagged with the YAML file it came from."""

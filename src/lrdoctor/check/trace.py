@@ -49,8 +49,14 @@ from lrdoctor.check.index import (
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
 from lrdoctor.check.instantiate import LOOKUPS as CONFIG_LOOKUPS
-from lrdoctor.check.instantiate import _literal as config_literal
-from lrdoctor.check.instantiate import changed_keys, partial_node, target_expr, written_out
+from lrdoctor.check.instantiate import (
+    changed_keys,
+    partial_node,
+    placed_at,
+    target_expr,
+    written_out,
+)
+from lrdoctor.check.instantiate import literal_expr as config_literal
 from lrdoctor.check.matchcase import match_as_if
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import (
@@ -3356,6 +3362,10 @@ class Tracer:
                 and not node.keywords and scope.lookup("getattr") is None \
                 and self.qualname(node.args[0], scope) in ("torch.optim",
                                                            "torch.optim.lr_scheduler"):
+            if self.qualname(node.args[0], scope) == "torch.optim.lr_scheduler":
+                named = self.config_named_scheduler(node, scope, depth)
+                if named is not None:
+                    return named
             # `getattr(torch.optim, opt["name"])`: a class of torch's optimizer (scheduler)
             # module picked by a setting, kept by its source wherever it is handed (a keyword
             # argument, a mapping's entry) for picked_from_module to read at the call that
@@ -3431,20 +3441,6 @@ class Tracer:
             # object lacks)
             return self.attribute_of(args[0], ast.Attribute(
                 value=node.args[0], attr=node.args[1].value, ctx=ast.Load()), scope, depth)
-        if isinstance(func, ast.Name) and func.id == "getattr" and callee is None \
-                and len(node.args) == 2 and not node.keywords \
-                and scope.lookup("getattr") is None and isinstance(args[0], ImportRef) \
-                and args[0].qualname == "torch.optim.lr_scheduler":
-            # `getattr(lr_scheduler, cfg["lr_scheduler"]["type"])` of a name a config file the
-            # program reads states (see yamlconf): that class
-            picked_name = _certain_key(node.args[1], args[1], scope)
-            if isinstance(picked_name, str) and picked_name in SCHEDULERS \
-                    and picked_name != "SWALR" and isinstance(args[1], Const) and args[1].config \
-                    and not names_scheduler_classes(scope.module.path, scope.module.tree):
-                # (a program that writes class names in its own code tests the name to step
-                # each class its own way: those tests are not decided here, the class is
-                # left unknown)
-                return ImportRef(f"torch.optim.lr_scheduler.{picked_name}")
         if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
                 and len(args) <= 1:
             # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as
@@ -3674,6 +3670,19 @@ class Tracer:
             return self.library_call(qual, node, args, kwargs, scope)
         return None
 
+    def config_named_scheduler(self, node: ast.Call, scope: Scope, depth: int) -> Any:
+        """``getattr(lr_scheduler, cfg["lr_scheduler"]["type"])`` (``node``) of a name a config
+        file the program reads states (see yamlconf): that class, or None. A program that
+        writes scheduler class names in its own code tests the name to step each class its
+        own way: those tests are not decided here, and the class is left unknown."""
+        value = self.eval(node.args[1], scope, depth + 1)
+        picked_name = _certain_key(node.args[1], value, scope)
+        if isinstance(picked_name, str) and picked_name in SCHEDULERS \
+                and picked_name != "SWALR" and isinstance(value, Const) and value.config \
+                and not names_scheduler_classes(scope.module.path, scope.module.tree):
+            return ImportRef(f"torch.optim.lr_scheduler.{picked_name}")
+        return None
+
     def picked_scheduler(self, qual: str, node: ast.Call, args: list[Any],
                          kwargs: dict[str, Any], complete: bool, scope: Scope) -> Any:
         """A scheduler class of torch picked by a certain name (``getattr(lr_scheduler,
@@ -3726,13 +3735,7 @@ class Tracer:
                 else:
                     expr = stand_in(f"{ast.unparse(kw.value)}[{key!r}]", value)
                 keywords.append(ast.keyword(key, expr))
-        built = ast.Call(func=func, args=new_args, keywords=keywords)
-        at_call = {id(n) for e in (*node.args, *(k.value for k in node.keywords))
-                   for n in ast.walk(e)}
-        for sub in ast.walk(built):
-            if id(sub) not in at_call and isinstance(sub, (ast.expr, ast.keyword)):
-                ast.copy_location(sub, node)
-                sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
+        built = placed_at(ast.Call(func=func, args=new_args, keywords=keywords), node)
         if bound:
             scope = SpreadScope(bound, scope.module, parent=scope, self_val=scope.self_val,
                                 owner=scope.owner, cls_of=scope.cls_of)
