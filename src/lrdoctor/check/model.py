@@ -175,11 +175,16 @@ class Event:
         loop of module-level code, or when no such call is known). A loop is one object for
         every call of its function: two calls of ``run_stage()`` run two passes through the
         same loop, told apart by this frame."""
+        return self.frame_at(loop.path, loop.line)
+
+    def frame_at(self, path: str, line: int) -> Frame | None:
+        """The call (this call's own, or one of its callers) of the function whose body holds
+        ``line`` of ``path``; None for module-level code or when no such call is known."""
         frame = self.frame
         while frame is not None:
             fn = frame.fn
-            if fn is not None and frame.path == loop.path \
-                    and fn.lineno <= loop.line <= (fn.end_lineno or fn.lineno):
+            if fn is not None and frame.path == path \
+                    and fn.lineno <= line <= (fn.end_lineno or fn.lineno):
                 return frame
             frame = frame.parent
         return None

@@ -3360,9 +3360,9 @@ class Tracer:
             return SuperVal(scope.self_val, scope.owner)
         if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) == 2 \
                 and not node.keywords and scope.lookup("getattr") is None \
-                and self.qualname(node.args[0], scope) in ("torch.optim",
-                                                           "torch.optim.lr_scheduler"):
-            if self.qualname(node.args[0], scope) == "torch.optim.lr_scheduler":
+                and (picked_in := self.qualname(node.args[0], scope)) in (
+                    "torch.optim", "torch.optim.lr_scheduler"):
+            if picked_in == "torch.optim.lr_scheduler":
                 named = self.config_named_scheduler(node, scope, depth)
                 if named is not None:
                     return named
@@ -3897,13 +3897,7 @@ class Tracer:
         key = _certain_key(node.slice, index, scope)
         if not isinstance(key, str) or not key.isidentifier():
             return None
-        for sub in ast.walk(scope.module.tree):
-            if isinstance(sub, ast.Subscript) and not isinstance(sub.ctx, ast.Load) \
-                    and _globals_call(sub.value):
-                return None
-            if isinstance(sub, ast.Attribute) and sub.attr != "get" and _globals_call(sub.value):
-                return None  # `globals().update(...)`, `globals().setdefault(...)`
-        return key
+        return None if _writes_globals(scope.module.tree) else key
 
     def global_by_name(self, node: ast.Subscript, scope: Scope, depth: int) -> Any:
         """What ``globals()[name]`` holds (see ``global_key``): the module's global of that
@@ -6456,6 +6450,19 @@ def _sole_top_level_call(tree: ast.Module, name: str,
                 (a.asname or a.name.split(".")[0]) == name for a in node.names):
             return None
     return found if binds == 1 else None
+
+
+@per_node
+def _writes_globals(tree: ast.AST) -> bool:
+    """Whether the module writes into its ``globals()`` mapping (``globals()[k] = ...``,
+    ``globals().update(...)``, ``globals().setdefault(...)``); asked once per module."""
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Subscript) and not isinstance(sub.ctx, ast.Load) \
+                and _globals_call(sub.value):
+            return True
+        if isinstance(sub, ast.Attribute) and sub.attr != "get" and _globals_call(sub.value):
+            return True
+    return False
 
 
 def _globals_call(expr: ast.expr) -> bool:

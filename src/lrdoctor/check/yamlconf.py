@@ -218,8 +218,8 @@ def _opened(arg: ast.expr, tree: ast.Module) -> ast.expr | None:
     if isinstance(arg, ast.Call) and dotted(arg.func) in ("open", "io.open", "Path",
                                                            "pathlib.Path") and arg.args:
         return arg.args[0]
-    if _path_open(arg) is not None:
-        return _path_open(arg)
+    if (path := _path_open(arg)) is not None:
+        return path
     if isinstance(arg, ast.Name):
         found = [item.context_expr for node in ast.walk(tree) if isinstance(node, ast.With)
                  for item in node.items
@@ -336,9 +336,9 @@ def _strings_name_classes(tree: ast.AST) -> bool:
 
 def names_scheduler_classes(path: str, tree: ast.AST) -> bool:
     """Whether the module ``tree`` (at ``path``) or any Python file of its project writes a
-    scheduler class's
-    name in a string (``if cfg["name"] == "OneCycleLR":``, ``{"plateau": ...}``): such a
-    program treats the classes a setting names each its own way, by tests of the name."""
+    scheduler class's name in a string (``if cfg["name"] == "OneCycleLR":``, ``{"plateau":
+    ...}``): such a program treats the classes a setting names each its own way, by tests of
+    the name."""
     if _strings_name_classes(tree):
         return True  # (the module itself, whether or not it is on disk)
     root = project_root(os.path.dirname(os.path.abspath(path)))
@@ -385,20 +385,20 @@ def _json_files(root: str) -> list[str]:
 
 
 def _walk(root: str, suffix: str) -> list[str]:
-    key = f"{root}\0{suffix}"
-    if key in _walked:
-        return _walked[key]
-    found: list[str] = []
-    seen = 0
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
-        seen += len(dirs) + len(files)
-        if seen > MAX_WALK:
-            found = []
-            break
-        found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(suffix))
-    _walked[key] = found
-    return found
+    """The files under ``root`` whose names end in ``suffix`` (``.json`` / ``.py``), from one
+    walk of the tree per root; none when the walk is cut short at MAX_WALK entries."""
+    if root not in _walked:
+        found: list[str] = []
+        seen = 0
+        for directory, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+            seen += len(dirs) + len(files)
+            if seen > MAX_WALK:
+                found = []
+                break
+            found.extend(os.path.join(directory, f) for f in sorted(files))
+        _walked[root] = found
+    return [f for f in _walked[root] if f.endswith(suffix)]
 
 
 def _read_json(path: str) -> Any:

@@ -7245,12 +7245,12 @@ def _holds_on_the_first_outer_pass(ctx: FileContext, c: Cond, loop: Loop, e: Eve
     if not outer:
         return False
     env = first_values(outer)
-    frame = _frame_writing(e.frame, c)
+    frame = e.frame_at(c.key[0], c.key[1])
     if frame is not None and frame.fn is not None:
         # the callee's parameters hide the caller's names: a parameter stands for what the
         # call handed it, known only when that is an enclosing loop's variable
-        for param in _parameters(frame.fn):
-            env.pop(param, None)
+        for arg in _parameters_of(frame.fn):
+            env.pop(arg.arg, None)
         # and so do the names it binds itself, but for the enclosing loops' own variables
         headers = {id(n) for lp in outer if isinstance(lp.node, (ast.For, ast.AsyncFor))
                    for n in ast.walk(lp.node.target)}
@@ -7272,23 +7272,20 @@ def _holds_on_the_first_outer_pass(ctx: FileContext, c: Cond, loop: Loop, e: Eve
     return all(holds_first(Cond(c.key, 0, p, c.loop), env, module) is True for p in rest)
 
 
-def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    return [p.arg for p in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
-
-
 def _fed_by_outer_loops(e: Event, c: Cond, loop: Loop) -> dict[str, tuple[Loop, str]]:
     """The parameters of the function whose body holds the test of ``c`` that the traced call
     running it (the one ``e`` happened in) was handed the variable of a loop around ``loop``
     for, with that loop and its variable: ``one_epoch(..., k)`` inside ``for k in range(n)``
     makes the parameter ``ep`` of ``def one_epoch(..., ep)`` that loop's index, whatever the
     two names are."""
-    frame = _frame_writing(e.frame, c)
+    frame = e.frame_at(c.key[0], c.key[1])
     if frame is None or frame.fn is None or frame.call is None:
         return {}
     call = frame.call
     outer = [lp for lp in loop.ancestors() if lp is not loop]
     fed: dict[str, tuple[Loop, str]] = {}
-    for param in _parameters(frame.fn):
+    for param in (p.arg for p in _parameters_of(frame.fn)
+                  if p is not frame.fn.args.vararg and p is not frame.fn.args.kwarg):
         arg = frame.argument(param)
         if not isinstance(arg, ast.Name):
             continue
@@ -7301,17 +7298,6 @@ def _fed_by_outer_loops(e: Event, c: Cond, loop: Loop) -> dict[str, tuple[Loop, 
     return fed
 
 
-def _frame_writing(frame: Frame | None, c: Cond) -> Frame | None:
-    """The traced call (``frame`` or one of its callers) of the function whose body holds the
-    test of ``c``; None for module-level code or when none is known."""
-    path, line = c.key[0], c.key[1]
-    while frame is not None:
-        fn = frame.fn
-        if fn is not None and frame.path == path \
-                and fn.lineno <= line <= (fn.end_lineno or fn.lineno):
-            return frame
-        frame = frame.parent
-    return None
 
 
 def _inside_a_stated_read(node: ast.AST, test: ast.expr, module: Any) -> bool:

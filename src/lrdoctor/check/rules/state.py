@@ -1706,16 +1706,17 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
         # very helper that restores the optimizer, which restores that parameter too
         # (`load_optim(self.optimizer, lr_scheduler, sd)`): the stand-in is restored there
         lost = []
+    # restores of a scheduler replaced afterwards (see _superseded), asked once
+    superseded = [ev for ev in restored if lost and _superseded(ctx, ev, lost)]
     if lost and not any(
         ev.obj is not None and ev.obj.kind == "scheduler"
         and (ev.obj in scheds or ev.root == e.root and not (known and ev.obj.guessed)
              and not _drives_another_optimizer(ev.obj, optimizer))
-        and not _superseded(ctx, ev, lost)
+        and ev not in superseded
         for ev in restored
     ):
-        # a restored scheduler replaced afterwards (see _superseded): name its replacement
-        replaced = {id(ev.obj) for ev in restored
-                    if ev.obj is not None and _superseded(ctx, ev, lost)}
+        # a restored scheduler replaced afterwards: name its replacement
+        replaced = {id(ev.obj) for ev in superseded}
         lost = [s for s in lost if id(s) not in replaced] + [s for s in lost if id(s) in replaced]
         s = lost[0]
         if s.guessed:  # known by its name only: there is no line to point at
