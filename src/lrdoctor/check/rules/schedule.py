@@ -1390,6 +1390,8 @@ def _named_batches_within_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool
     whole warm-up and decay, spent within the first epoch if stepped every batch."""
     if h.evidence not in ("name", "doc") or not h.param or sched.cls == "ReduceLROnPlateau":
         return False
+    if h.param == "lr_lambda":
+        return _factor_settings_within_the_passes(sched, loop)
     index: int | None = None
     if sched.origin == "hf" and h.param == "num_training_steps":
         index = HF_STEPS_INDEX.get(sched.cls or "", 2)
@@ -1408,6 +1410,37 @@ def _named_batches_within_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool
     if passes is None or stated[1] > passes:
         return False
     return _steep(sched, Horizon("literal", h.param, h.source, stated[1], "literal"))
+
+
+def _factor_settings_within_the_passes(sched: Obj, loop: Loop) -> bool:
+    """The same for a LambdaLR / MultiplicativeLR factor read as batches from the words of the
+    settings it reads (``lambda it: (1 - it / args.max_iter) ** 0.9``): every such setting
+    states a number (an argparse default, a config constant) of at most the epoch loop's
+    passes. Stepped per epoch the factor runs its course within the run; stepped per batch,
+    as the word says, it would be spent (a poly factor gone to 0, then negative) within the
+    first epoch. A setting that states no number, or one beyond the passes, still reports."""
+    factor = lr_factor(sched)
+    passes = _stated_passes(loop)
+    if factor is None or passes is None:
+        return False
+    body, params = factor
+    read = False
+    for node in ast.walk(body):
+        if isinstance(node, ast.Call) and dotted(node.func) == "len":
+            return False  # `1 - it / (len(loader) * epochs)`: a count of batches
+        if isinstance(node, ast.Name):
+            word = node.id
+        elif isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+            word = constants.setting_name(node) or ""
+        else:
+            continue
+        if not word or word in params or names.unit_of_word(word) != "batch":
+            continue
+        stated = stated_setting(node, sched.scope) if isinstance(node, ast.expr) else None
+        if stated is None or stated[1] is None or not 0 < stated[1] <= passes:
+            return False
+        read = True
+    return read
 
 
 def _code_number(expr: ast.expr | None, scope: Any) -> int | None:
