@@ -356,6 +356,16 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             except (ArithmeticError, ValueError):
                 return _MISSING
         return _MISSING
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+            and expr.func.id in ("int", "round") and len(expr.args) == 1 and not expr.keywords:
+        # `int(0.6 * args.epochs)`: a milestone written as a share of a stated count
+        inner = _resolve(expr.args[0], scope, module, depth + 1)
+        if _number(inner) and (scope is None or expr.func.id not in _local_names(scope)):
+            try:
+                return int(inner) if expr.func.id == "int" else round(inner)
+            except (ArithmeticError, ValueError):
+                return _MISSING
+        return _MISSING
     if isinstance(expr, ast.Name):
         if scope is not None:
             found = scope.source_of(expr.id)

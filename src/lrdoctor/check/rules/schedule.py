@@ -1392,12 +1392,14 @@ def _named_batches_within_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool
         return False
     if h.param == "lr_lambda":
         return _factor_settings_within_the_passes(sched, loop)
+    if sched.cls == "SequentialLR" and h.param == "milestones":
+        return _members_within_the_passes(sched, h, loop)
     index: int | None = None
     if sched.origin == "hf" and h.param == "num_training_steps":
         index = HF_STEPS_INDEX.get(sched.cls or "", 2)
     elif sched.cls == "OneCycleLR" and h.param == "total_steps":
         index = 2
-    elif sched.cls in LITERAL_JUDGED:
+    elif sched.cls in LITERAL_JUDGED or sched.cls in _WARMUPS:
         kind = SCHEDULERS.get(sched.cls or "")
         index = dict(kind.horizon_params).get(h.param) if kind is not None else None
     given = sched.arg(h.param, index) if index is not None else None
@@ -1410,6 +1412,30 @@ def _named_batches_within_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool
     if passes is None or stated[1] > passes:
         return False
     return _steep(sched, Horizon("literal", h.param, h.source, stated[1], "literal"))
+
+
+_WARMUPS = frozenset({"LinearLR", "ConstantLR"})
+
+
+def _members_within_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool:
+    """The same for a SequentialLR read as batches from the name of its milestones
+    (``milestones=[args.warmup_iters]``): the hand-over and every member's length (a warm-up's
+    ``total_iters``, a cosine's ``T_max=args.num_steps - args.warmup_iters``) state numbers
+    within the passes, or a member counts epochs by what it reads. A member whose length is
+    computed (``len(loader) * epochs``) or unknown still says batches."""
+    given = sched.arg("milestones", 2)
+    stated = stated_setting(given, sched.scope) if given is not None else None
+    passes = _stated_passes(loop)
+    if stated is None or stated[1] is None or passes is None or not 0 < stated[1] <= passes:
+        return False
+    for member in sched.members:
+        mh = horizon_of(member)
+        if mh.unit == "epoch":
+            continue
+        if mh.unit != "batch" or member.cls == "SequentialLR" \
+                or not _named_batches_within_the_passes(member, mh, loop):
+            return False
+    return bool(sched.members)
 
 
 def _factor_settings_within_the_passes(sched: Obj, loop: Loop) -> bool:
