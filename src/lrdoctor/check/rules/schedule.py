@@ -7328,7 +7328,38 @@ def _holds_on_the_first_outer_pass(ctx: FileContext, c: Cond, loop: Loop, e: Eve
                            for p in rest for n in ast.walk(p)):
         return False  # nothing the enclosing loops tell: a setting, left to the rule above
     module = ctx.module_of(c.key[0])
+    rest = [_instance_values(p, loop.scope, module) for p in rest]
     return all(holds_first(Cond(c.key, 0, p, c.loop), env, module) is True for p in rest)
+
+
+def _instance_values(test: ast.expr, scope: Any, module: Any) -> ast.expr:
+    """``test`` with each ``self.<attr>`` the instance holds as one stated number written as
+    that number (``epoch < self.warm_epochs`` after ``self.warm_epochs = warm_epochs`` in
+    ``__init__``, the parameter left at its default 3, reads ``epoch < 3``); ``test`` itself
+    when it reads none."""
+    if scope is None or module is None:
+        return test
+    known: dict[int, Any] = {}
+    for node in ast.walk(test):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == "self":
+            value = constants.resolve(node, scope, module)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                known[id(node)] = value
+    if not known:
+        return test
+    memo: dict[int, Any] = {}
+    copied = copy.deepcopy(test, memo)  # memo: each node's id -> its copy
+    put = {id(memo[k]): v for k, v in known.items()}
+
+    class _Put(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            if id(node) in put:
+                return ast.copy_location(ast.Constant(put[id(node)]), node)
+            return self.generic_visit(node)
+
+    result = _Put().visit(copied)
+    return result if isinstance(result, ast.expr) else test
 
 
 def _fed_by_outer_loops(e: Event, c: Cond, loop: Loop) -> dict[str, tuple[Loop, str]]:
