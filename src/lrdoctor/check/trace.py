@@ -1644,12 +1644,29 @@ class Tracer:
             self.by_class -= 1
 
     def if_outcome(self, stmt: ast.If, scope: Scope) -> bool | None:
-        known = self.isinstance_outcome(stmt.test, scope)
+        return self.test_outcome(stmt.test, scope)
+
+    def test_outcome(self, test: ast.expr, scope: Scope, depth: int = 0) -> bool | None:
+        """The outcome of ``test`` when the program decides it: a class test, a built object
+        against None, a name holding one literal, a property on literals; and an ``and`` /
+        ``or`` from its operands, each decided by any of those (``if scheduler is not None
+        and schd_batch_update:`` with a built scheduler and the literal True a caller
+        passed); None when it cannot be told."""
+        known = self.isinstance_outcome(test, scope)
         if known is None:
-            known = self.none_outcome(stmt.test, scope)
+            known = self.none_outcome(test, scope)
         if known is None:
-            known = _constant_outcome(stmt.test, scope)
-        return self.property_outcome(stmt.test, scope) if known is None else known
+            known = _constant_outcome(test, scope)
+        if known is None:
+            known = self.property_outcome(test, scope)
+        if known is None and isinstance(test, ast.BoolOp) and depth < 4:
+            parts = [self.test_outcome(v, scope, depth + 1) for v in test.values]
+            decisive = isinstance(test.op, ast.Or)  # the value that settles the whole test
+            if decisive in parts:
+                return decisive
+            if all(p is not None for p in parts):
+                return not decisive
+        return known
 
     def property_outcome(self, test: ast.expr, scope: Scope) -> bool | None:
         """The outcome of ``if spec.per_step:`` (or ``not`` of it) where ``per_step`` is a
