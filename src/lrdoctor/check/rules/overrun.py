@@ -1059,6 +1059,15 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         if passes is None and short and written is not None \
                 and _same_setting(written, whole_scope, epoch_loop):
             passes = int(epochs)  # the run's epochs and the horizon's are one setting
+        if passes is None and written is not None and not short:
+            # `T_max=len(loader) * (args.epochs - 5)` under `range(args.epochs)`: E is the
+            # loop's own setting less a stated k, so the loop runs k epochs more than E
+            base, base_scope, fewer, _ = _short_by(written, whole_scope)
+            if fewer and base is not written and _same_setting(base, base_scope, epoch_loop):
+                passes = int(epochs + fewer)
+                count = _range_count(epoch_loop)
+                if count is not None:
+                    runs = f"runs `{short_source(count)}` passes (default {passes})"
         if passes is None and written is None and not short:
             # a horizon of one epoch (`T_max=len(loader)`) under a loop over a setting's stated
             # default (`range(args.epochs)`, default 30): every run of more than one epoch
