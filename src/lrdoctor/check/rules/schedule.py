@@ -5632,6 +5632,8 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if not any(e.order > r.order and _updates(e, new) for e in root):
             continue
+        if _handed_the_schedules_lr(r, new, stale):
+            continue
         # the name (or a container's entry) is one path to the optimizer among others: where
         # the old one is still updated after the rebind (held under another name too), or
         # earlier in the same pass of the loop the rebind is in (`current = opt_g ... step ...
@@ -5685,6 +5687,24 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _never_updated(ctx, reported)
     yield from _earlier_stage(ctx, reported)
     yield from _own_configure_optimizers(ctx)
+
+
+def _handed_the_schedules_lr(r: Event, new: Obj, stale: list[Event]) -> bool:
+    """The replacement, rebuilt on every pass of a loop that also holds each stale step, is
+    given the LR the old schedule reached (``optimizer = SGD(..., lr=scheduler.get_last_lr()
+    [0])`` each epoch, or ``lr=old.param_groups[0]["lr"]``): the schedule reaches every new
+    optimizer through its LR, one pass late at most, so it is not lost."""
+    if r.loop is None or new.call is None or r.conds_inside(r.loop) \
+            or not all(e.in_loop(r.loop) for e in stale):
+        return False  # (rebuilt once, under `if epoch == 10:`, it keeps that LR after)
+    for node in ast.walk(new.call):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("get_last_lr", "get_lr"):
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                and node.slice.value == "lr" and "param_groups" in ast.unparse(node.value):
+            return True
+    return False
 
 
 def _may_take_over(built: Event, stale: Event) -> bool:
