@@ -148,7 +148,7 @@ import torch
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=25000)
-parser.add_argument("--step_point", type=int, default=7000)
+parser.add_argument("--step_point", type=int, default=70000)
 args = parser.parse_args()
 
 

@@ -1460,10 +1460,15 @@ def _factor_settings_within_the_passes(sched: Obj, loop: Loop) -> bool:
             word = constants.setting_name(node) or ""
         else:
             continue
-        if not word or word in params or names.unit_of_word(word) != "batch":
+        if not word or word in params:
             continue
         stated = stated_setting(node, sched.scope) if isinstance(node, ast.expr) else None
-        if stated is None or stated[1] is None or not 0 < stated[1] <= passes:
+        number = stated[1] if stated is not None else None
+        if number is not None and number > passes:
+            return False  # `ramp = cfg["warmup_iters"]` (2000) read under another name
+        if names.unit_of_word(word) != "batch":
+            continue
+        if number is None or number <= 0:
             return False
         read = True
     return read
