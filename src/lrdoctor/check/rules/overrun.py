@@ -1631,3 +1631,135 @@ def _stepped_after_stage(ctx: FileContext, first: Event, sched: Obj, stage: Loop
             return None
         return x
     return None
+
+
+@rule("LRD010")
+def onecycle_counts_whole_batches_only(ctx: FileContext) -> Iterator[Diagnostic]:
+    """OneCycleLR sized with whole batches only (``steps_per_epoch=len(dataset) //
+    batch_size``, or ``total_steps=epochs * (len(dataset) // batch_size)``) and stepped after
+    every batch of a DataLoader over that same dataset with that same batch size, which keeps
+    the last partial batch (no ``drop_last=True``, no sampler of its own): each epoch yields
+    ``ceil(N / B)`` batches where the schedule counts ``floor(N / B)``, one step more per epoch
+    whenever N is not a multiple of B, so OneCycleLR raises before the last epoch ends. Silent
+    when both numbers are known and B divides N, when the step is under a test, when a loop
+    may leave early, or when the schedule is restarted during the run."""
+    seen: set[int] = set()
+    for e, sched in _batch_steps(ctx):
+        if sched.id in seen or sched.origin != "torch" or sched.cls != "OneCycleLR":
+            continue
+        batch_loop = e.loop
+        epoch_loop = batch_loop.parent if batch_loop is not None else None
+        if batch_loop is None or epoch_loop is None or e.conds_inside(epoch_loop):
+            continue
+        loader = _iterated_loader(batch_loop)
+        if loader is None or not _built_in_view(loader) or loader.call is None:
+            continue
+        if any(k.arg in ("sampler", "batch_sampler") for k in loader.call.keywords) \
+                or len(loader.call.args) > 2:
+            continue
+        drop = loader.arg("drop_last", 6)
+        if drop is not None and not (isinstance(drop, ast.Constant) and drop.value is False):
+            continue
+        dataset, size = loader.arg("dataset", 0), loader.arg("batch_size", 1)
+        if dataset is None or size is None:
+            continue
+        horizon = sched.arg("total_steps", 2)
+        param = "total_steps"
+        if horizon is None:
+            horizon, param = sched.arg("steps_per_epoch", 4), "steps_per_epoch"
+        if horizon is None:
+            continue
+        division = _whole_batches(horizon, sched.scope, dataset, loader.scope, size)
+        if division is None:
+            continue
+        n = constants.resolve(division.left.args[0], sched.scope) \
+            if isinstance(division.left, ast.Call) else None
+        n = len(n) if isinstance(n, (list, tuple)) else None
+        b = constants.resolve(size, loader.scope)
+        if isinstance(n, int) and type(b) is int and b > 0 and n % b == 0:
+            continue
+        epochs = constants.resolve(sched.arg("epochs", 3), sched.scope) \
+            if param == "steps_per_epoch" else None
+        count = _pass_count(epoch_loop)
+        if type(epochs) is int and count is not None and count < epochs:
+            continue  # the loop stops before the schedule's last epochs: room to spare
+        if _leaves_early(epoch_loop) or _leaves_early(batch_loop):
+            continue
+        if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
+            continue
+        seen.add(sched.id)
+        written = ast.unparse(division)
+        yield Diagnostic.at(
+            "LRD010",
+            f"OneCycleLR({param}={short_source(horizon)}) "
+            f"({line_at(sched.path, sched.line, e.path)}) counts whole batches only "
+            f"(`{written}` rounds down), but it is stepped after every batch (line {e.line}) "
+            f"of the DataLoader over `{ast.unparse(dataset)}` "
+            f"({line_at(loader.path, loader.line, e.path)}), which also yields the last "
+            "partial batch (drop_last is False): whenever the dataset's length is not a "
+            "multiple of the batch size each epoch steps the schedule once more than it "
+            "counts, and OneCycleLR raises `Tried to step ... times` before the last epoch "
+            "ends. Size it with "
+            "`len(loader)` (or build the loader with drop_last=True)",
+            e.path,
+            e.node,
+            evidence={"horizon": short_source(horizon), "division": written,
+                      "loader_line": loader.line},
+        )
+
+
+def _iterated_loader(loop: Loop) -> Obj | None:
+    """The DataLoader that ``loop`` runs over (through ``enumerate``, a progress bar or names
+    bound to them), or None."""
+    expr, scope = loop.over_node, loop.scope
+    if expr is None:
+        return None
+    for _ in range(_DEPTH):
+        held = _loader(expr, scope, built=False)
+        if held is not None:
+            return held
+        expr, scope = _resolved(expr, scope)
+        if isinstance(expr, ast.Call) and expr.args \
+                and (dotted(expr.func) or "").rsplit(".", 1)[-1] in _LOADER_WRAPPERS:
+            expr = expr.args[0]
+            continue
+        break
+    return _loader(expr, scope, built=False)
+
+
+def _whole_batches(expr: ast.expr, scope: Scope | None, dataset: ast.expr,
+                   d_scope: Scope | None, size: ast.expr) -> ast.BinOp | None:
+    """The ``len(dataset) // batch_size`` (or ``int(len(dataset) / batch_size)``) in
+    ``expr``, following names, with the loader's own dataset and batch size; None if none."""
+    for _ in range(2):
+        resolved, where = _resolved(expr, scope)
+        for node in ast.walk(resolved):
+            division: ast.BinOp | None = None
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+                division = node
+            elif isinstance(node, ast.Call) and dotted(node.func) in ("int", "math.floor") \
+                    and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) \
+                    and isinstance(node.args[0].op, ast.Div):
+                division = node.args[0]
+            if division is None:
+                continue
+            left = division.left
+            if isinstance(left, ast.Call) and dotted(left.func) == "len" and len(left.args) == 1 \
+                    and _same_object(left.args[0], where, dataset, d_scope) \
+                    and _same_object(division.right, where, size, d_scope):
+                return division
+            if isinstance(node, ast.Name) and node is not resolved:
+                inner = _whole_batches(node, where, dataset, d_scope, size)
+                if inner is not None:
+                    return inner
+        if isinstance(resolved, ast.Name) or resolved is expr:
+            break
+        expr, scope = resolved, where
+    return None
+
+
+def _same_object(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope | None) -> bool:
+    """The same value as written (names followed), literals included."""
+    forms_a = {ast.dump(a), ast.dump(_resolved(a, a_scope)[0])}
+    forms_b = {ast.dump(b), ast.dump(_resolved(b, b_scope)[0])}
+    return bool(forms_a & forms_b)
