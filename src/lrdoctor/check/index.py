@@ -710,6 +710,13 @@ def _attach_method(stmt: ast.stmt, info: ModuleInfo) -> None:
     cls.methods[name] = fn
 
 
+def local_class_info(node: ast.ClassDef, module: ModuleInfo) -> ClassInfo:
+    """The class a ``class`` statement inside a function makes (EDSR's ``make_optimizer``
+    defines ``class CustomOptimizer(torch.optim.Adam)`` and returns an instance): what a
+    module-level class statement makes, known only where the function runs."""
+    return _class_info(node, module)
+
+
 def _class_info(node: ast.ClassDef, module: ModuleInfo) -> ClassInfo:
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     for stmt in node.body:

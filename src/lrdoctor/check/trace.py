@@ -46,6 +46,7 @@ from lrdoctor.check.index import (
     exit_stack_calls,
     last_name,
     literal_setattr,
+    local_class_info,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
 from lrdoctor.check.instantiate import LOOKUPS as CONFIG_LOOKUPS
@@ -208,6 +209,8 @@ class Tracer:
         # call traces), to read what the call wrote for the callee's `**kwargs`
         self.call_scopes: dict[ast.Call, Scope] = {}
         self.module_scope = Scope({}, module)
+        # the classes of `class` statements inside functions, by statement (see exec_stmt)
+        self.local_classes: dict[ast.ClassDef, ClassInfo] = {}
         self.path = module.path
         self.returns: list[Any] | None = None
         self.guesses: dict[str, Obj] = {}
@@ -1628,7 +1631,15 @@ class Tracer:
                 for i, case in enumerate(stmt.cases):
                     self.exec_branch(stmt, i, None, case.body, scope)
         elif isinstance(stmt, ast.ClassDef):
-            pass
+            if scope.parent is not None:
+                # a class defined inside the function being traced: its name is bound to
+                # the class from here on, as a module-level class's name is (one ClassInfo
+                # per statement, whatever the number of traced calls)
+                info = self.local_classes.get(stmt)
+                if info is None:
+                    info = self.local_classes[stmt] = local_class_info(stmt, scope.module)
+                    self.link(info)
+                scope.vars[stmt.name] = ClassVal(info)
         elif isinstance(stmt, (ast.Delete, ast.Raise, ast.Assert)):
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):
@@ -2578,6 +2589,10 @@ class Tracer:
                     # holds another, as a name rebound to a new optimizer does
                     self.rebind_entry(base.items.get(key), value, target,
                                       f"{dotted(target.value) or 'container'}[{key!r}]")
+                    if value is None and isinstance(source, ast.IfExp):
+                        # `state["optimizer"] = opt.state_dict() if opt is not None else None`:
+                        # kept by its source, as the same entry of a dict literal is
+                        value = ExprVal(source, scope)
                     base.items[key] = value
                 elif _known_entry(value, target.slice, source):
                     # `checkpoint[f"decoder_optimizer_{i}"] = opts[i].state_dict()` in a loop

@@ -42,6 +42,7 @@ from lrdoctor.check.horizon import (
     SMALL_LITERAL as EPOCH_SIZED_LITERAL,
 )
 from lrdoctor.check.index import dotted, main_guard, origin
+from lrdoctor.check.memo import nodes_in
 from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss
 from lrdoctor.check.model import (
     Cond,
@@ -6475,23 +6476,51 @@ def _method_of_a_scheduler(ctx: FileContext, path: str,
                            function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether ``function`` is a method of a scheduler class: one that derives from a
     scheduler (torch's base, a torch scheduler, a library's scheduler class) or steps itself
-    (a wrapper with a step() of its own, in its class or a project base). A trainer's
-    ``def get_lr(self): return self.lr_scheduler.get_lr()[0]``, read for its log, is no
-    scheduler computing its next value; a method outside any class (or in a file not read)
-    counts as one, as before."""
+    (a wrapper whose own step() computes its LRs through its get_lr(), in its class or a
+    project base). A trainer's ``def get_lr(self): return self.lr_scheduler.get_lr()[0]``,
+    read for its log, is no scheduler computing its next value; nor is an optimizer's class
+    (EDSR's ``CustomOptimizer(torch.optim.Adam)`` with a ``get_lr()`` that reads the
+    scheduler it holds, a class defined inside the function that builds the optimizer), nor
+    a wrapper whose step() steps the optimizer it holds without asking its own get_lr(). A
+    method outside any class (or in a file not read) counts as one, as before."""
     module = ctx.module_of(path)
     if module is None:
         return True
     cls = next((c for c in module.classes.values() if function in c.node.body), None)
     if cls is None:
-        return True
-    for current in cls.lineage():
-        if "step" in current.methods or any(
-                last in SCHEDULERS or "Scheduler" in last
-                for last in (current.module.qualify(b).rsplit(".", 1)[-1]
-                             for b in current.bases)):
+        nested = _class_holding(module.tree, function)
+        if nested is None:
             return True
-    return False
+        return _scheduler_class_node(module, nested)
+    return any(_scheduler_class_node(current.module, current.node)
+               for current in cls.lineage())
+
+
+def _class_holding(tree: ast.AST, function: ast.AST) -> ast.ClassDef | None:
+    """The class (also one defined inside a function) whose body holds ``function``."""
+    return next((node for node in nodes_in(tree)
+                 if isinstance(node, ast.ClassDef) and function in node.body), None)
+
+
+def _scheduler_class_node(module: Any, node: ast.ClassDef) -> bool:
+    """A class that derives from a scheduler, or has a step() of its own that computes its
+    LRs through its own get_lr() (``self.get_lr()`` in step()). A class deriving from a torch
+    optimizer is an optimizer, whatever methods it adds."""
+    bases = [module.qualify(dotted(b) or "") for b in node.bases]
+    if any(b.rsplit(".", 1)[-1] in SCHEDULERS or "Scheduler" in b.rsplit(".", 1)[-1]
+           for b in bases):
+        return True
+    if any(b.startswith("torch.optim.") and ".lr_scheduler." not in b for b in bases):
+        return False
+    step = next((stmt for stmt in node.body
+                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and stmt.name == "step"), None)
+    if step is None:
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and n.func.attr in ("get_lr", "_get_closed_form_lr")
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"
+               for n in nodes_in(step))
 
 
 # -- LRD017 ------------------------------------------------------------------------------------

@@ -62,7 +62,8 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
         if value.splat:
             return False
         for key, item in value.items.items():
-            if isinstance(item, Const) or _kept_count(item) or _torch_module_state(item):
+            if isinstance(item, Const) or _kept_count(item) or _torch_module_state(item) \
+                    or _none_passed(item):
                 # `"optimizer": None  # to reduce file size`: nothing of it is saved; and a
                 # setting (`"optimizer": "adamw"` of a config dict saved with the run) is a
                 # literal, never an object's state; nor is a count the program keeps itself
@@ -87,6 +88,51 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
     elif isinstance(value, ExprVal):
         words.append(ast.unparse(value.node).lower())
     return True
+
+
+def _none_passed(item: Any) -> bool:
+    """A saved value that picks a literal by a test of a parameter its caller passed as
+    ``None``: ``"optimizer": optimizer.state_dict() if optimizer is not None else None`` in a
+    ``save_checkpoint(model, optimizer, ...)`` helper called with ``None`` for the optimizer
+    (a generator-only or weights-only file). The parameter is never rebound in the function,
+    so the test is decided by the argument: the entry holds the literal, no object's state
+    (a call that passes an optimizer is traced with that optimizer and keeps the entry)."""
+    if not isinstance(item, ExprVal) or not isinstance(item.node, ast.IfExp) \
+            or item.scope is None:
+        return False
+    node = item.node
+    test = node.test
+    negated = False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+            and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None and isinstance(test.left, ast.Name):
+        name = test.left.id
+        # `x is not None` holds for a value, `x is None` for None
+        holds_for_value = isinstance(test.ops[0], ast.IsNot)
+    elif isinstance(test, ast.Name):
+        name, holds_for_value = test.id, True
+    else:
+        return False
+    if negated:
+        holds_for_value = not holds_for_value
+    value = item.scope.lookup(name)
+    if not (isinstance(value, Const) and value.value is None and value.sure
+            and not value.defaulted and not value.config):
+        return False
+    function = function_around(item.scope.module.tree, node)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    params = {a.arg for a in (*function.args.posonlyargs, *function.args.args,
+                              *function.args.kwonlyargs)}
+    if name not in params or any(
+            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+            for n in nodes_in(function)):
+        return False
+    taken = node.orelse if holds_for_value else node.body
+    return isinstance(taken, ast.Constant)
 
 
 def _torch_module_state(item: Any) -> bool:
