@@ -66,6 +66,7 @@ from lrdoctor.check.rules.first_pass import (
     entry_values,
     first_values,
     holds_first,
+    taken_by_build,
 )
 from lrdoctor.check.rules.overrun import plus_literal, range_call, range_count
 from lrdoctor.check.rules.scalers import (
@@ -1168,7 +1169,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # total_iters=warmup // rollout, `for it in range(total // rollout)`
             if _paced_like_its_while(ctx, sched, h, loop):
                 continue  # `while global_step < total: ... global_step += rollout`, total // rollout
-            if _chosen(e) and e.conds_inside(loop):
+            if _chosen(e) and e.conds_inside(loop) \
+                    and not _taken_whenever_built(e.conds_inside(loop), sched):
                 continue  # one of several schedulers, stepped per epoch only when a setting says
             if _fits_the_passes(sched, h, loop):
                 continue  # `total_steps=EPOCHS` through a helper: as many steps as epochs
@@ -2284,6 +2286,15 @@ def _option_prefix(ctx: FileContext, e: Event) -> str:
 def _chosen(e: Event) -> bool:
     """A call on one of several schedulers a setting chooses between (see UnionVal)."""
     return any(c.key[0] == "<choice>" for c in e.conds)
+
+
+def _taken_whenever_built(conds: list[Cond], sched: Obj) -> bool:
+    """Every test around the step holds on the branches ``sched`` was built on: built under
+    ``if args.sched == "warmup":`` and stepped under ``elif args.sched == "warmup":`` (after
+    ``if args.sched == "plateau": pass``), the setting that chose this scheduler is the one
+    that takes the step, so whenever it is the scheduler it is stepped there."""
+    built = sched.built_under or ()
+    return bool(built) and all(taken_by_build(c, built) is True for c in conds)
 
 
 def _tests_existence(cond: Cond, e: Event) -> bool:

@@ -1,0 +1,310 @@
+"""Shapes seen in the fresh-2026-12zzc102 batch (rcnew102, bench/realcode/README.md):
+multi-stage training and the lifetime of optimizers and schedulers.
+
+Programs written for these tests; no third-party code.
+
+- One of several schedulers a setting chooses (``if args.scheduler == "warmup": sch =
+  get_cosine_schedule_with_warmup(...)`` / ``elif ...: sch = CosineAnnealingLR(...)`` /
+  ``else: sch = ReduceLROnPlateau(...)``), stepped once per epoch under a test of that same
+  setting (``if args.scheduler == "plateau": pass`` / ``elif args.scheduler == "warmup":
+  sch.step()``). lrdoctor left every per-epoch step of a chosen scheduler alone when a test
+  inside the epoch loop guarded it ("stepped per epoch only when a setting says"), so the
+  warm-up schedule sized in batches and stepped per epoch went unreported. A test that the
+  branches the scheduler was built on decide as taken (the same setting, the same value, or a
+  value those branches rule out compared with ``!=``) says nothing new: whenever that
+  scheduler is the one built, the step runs once per epoch. A test on another setting
+  (``if args.step_per_epoch:``) still leaves the step alone.
+- Other shapes of the theme (a stage-2 optimizer beside the stage-1 scheduler, a scheduler
+  built before a fold loop, SWA phases either/or or both stepped, a warm-up and a cosine both
+  stepped, a schedule sized for one stage and stepped through two): lrdoctor already followed
+  them; the tests keep it so, each with a correct twin that must stay silent.
+"""
+
+from __future__ import annotations
+
+from .helpers import codes
+
+# -- a chosen scheduler stepped per epoch under its own setting ------------------------------
+
+CHOSEN = '''
+import argparse
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR, ReduceLROnPlateau
+from transformers import get_cosine_schedule_with_warmup
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--scheduler", choices=["cosine", "plateau", "warmup"], default="cosine")
+    parser.add_argument("--warmup-steps", type=int, default=500)
+    args = parser.parse_args()
+    model = torch.nn.Linear(16, 3)
+    loader = torch.utils.data.DataLoader(torch.randn(256, 16), batch_size=32)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    total = len(loader) * args.epochs
+    if args.scheduler == "warmup":
+        sch = get_cosine_schedule_with_warmup(opt, args.warmup_steps, total)
+    elif args.scheduler == "cosine":
+        sch = CosineAnnealingLR(opt, T_max=args.epochs)
+    else:
+        sch = ReduceLROnPlateau(opt, mode="max", patience=3)
+    for epoch in range(args.epochs):
+        for x in loader:
+            loss = model(x).square().mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        score = float(model(torch.randn(8, 16)).mean())
+STEP_AT_THE_END
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+ELIF_CHAIN = '''\
+        if args.scheduler == "plateau":
+            sch.step(score)
+        elif args.scheduler == "warmup":
+            sch.step()
+        else:
+            sch.step()
+'''
+
+
+def test_warmup_chosen_and_stepped_per_epoch_under_its_setting_is_found() -> None:
+    assert codes(CHOSEN.replace("STEP_AT_THE_END\n", ELIF_CHAIN)) == ["LRD003"]
+
+
+def test_warmup_stepped_per_epoch_under_a_test_its_build_rules_in_is_found() -> None:
+    step = '''\
+        if args.scheduler != "plateau":
+            sch.step()
+        else:
+            sch.step(score)
+'''
+    assert codes(CHOSEN.replace("STEP_AT_THE_END\n", step)) == ["LRD003"]
+
+
+def test_warmup_chosen_and_stepped_per_batch_under_its_setting_is_silent() -> None:
+    source = CHOSEN.replace(
+        "            opt.zero_grad()\n",
+        "            opt.zero_grad()\n"
+        "            if args.scheduler == \"warmup\":\n"
+        "                sch.step()\n").replace(
+        "STEP_AT_THE_END\n",
+        "        if args.scheduler == \"plateau\":\n"
+        "            sch.step(score)\n"
+        "        elif args.scheduler == \"cosine\":\n"
+        "            sch.step()\n")
+    assert "STEP_AT_THE_END" not in source
+    assert codes(source) == []
+
+
+def test_chosen_scheduler_stepped_per_epoch_under_another_setting_is_silent() -> None:
+    source = CHOSEN.replace(
+        '    parser.add_argument("--warmup-steps", type=int, default=500)\n',
+        '    parser.add_argument("--warmup-steps", type=int, default=500)\n'
+        '    parser.add_argument("--step-per-epoch", action="store_true")\n').replace(
+        "            opt.zero_grad()\n",
+        "            opt.zero_grad()\n"
+        "            if not args.step_per_epoch and args.scheduler != \"plateau\":\n"
+        "                sch.step()\n").replace(
+        "STEP_AT_THE_END\n",
+        "        if args.step_per_epoch:\n"
+        "            sch.step()\n")
+    assert "step_per_epoch" in source
+    assert "LRD003" not in codes(source)
+
+
+def test_epoch_sized_choice_stepped_per_epoch_under_its_setting_is_silent() -> None:
+    source = CHOSEN.replace(
+        "        sch = get_cosine_schedule_with_warmup(opt, args.warmup_steps, total)\n",
+        "        sch = CosineAnnealingLR(opt, T_max=args.epochs - 1)\n").replace(
+        "STEP_AT_THE_END\n", ELIF_CHAIN)
+    assert "get_cosine_schedule_with_warmup(opt" not in source
+    assert codes(source) == []
+
+
+# -- the theme's other shapes: kept as they are -----------------------------------------------
+
+HEAD = '''
+import torch
+import torch.nn as nn
+from torch.optim.lr_scheduler import CosineAnnealingLR, LambdaLR, OneCycleLR, StepLR
+from torch.optim.swa_utils import AveragedModel, SWALR
+
+model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
+loader = torch.utils.data.DataLoader(
+    torch.utils.data.TensorDataset(torch.randn(64, 8), torch.randint(0, 2, (64,))), batch_size=8)
+loss_fn = nn.CrossEntropyLoss()
+
+
+def one_epoch(optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss_fn(model(x), y).backward()
+        optimizer.step()
+'''
+
+STAGE_TWO = HEAD + '''
+optimizer = torch.optim.SGD(model[2].parameters(), lr=0.1)
+scheduler = StepLR(optimizer, step_size=4)
+for epoch in range(8):
+    one_epoch(optimizer)
+    scheduler.step()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+for epoch in range(8):
+    one_epoch(optimizer)
+    scheduler.step()
+'''
+
+
+def test_stage_two_optimizer_beside_the_stage_one_scheduler_is_found() -> None:
+    assert codes(STAGE_TWO) == ["LRD014"]
+
+
+def test_stage_two_optimizer_with_its_own_scheduler_is_silent() -> None:
+    source = STAGE_TWO.replace(
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n",
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+        "scheduler = StepLR(optimizer, step_size=4)\n")
+    assert source != STAGE_TWO
+    assert codes(source) == []
+
+
+FOLDS = HEAD + '''
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scheduler = CosineAnnealingLR(optimizer, T_max=6)
+for fold in range(4):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for epoch in range(6):
+        one_epoch(optimizer)
+        scheduler.step()
+'''
+
+
+def test_scheduler_built_before_the_fold_loop_is_found() -> None:
+    assert "LRD014" in codes(FOLDS)
+
+
+def test_optimizer_and_scheduler_built_per_fold_are_silent() -> None:
+    source = FOLDS.replace(
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n"
+        "scheduler = CosineAnnealingLR(optimizer, T_max=6)\n"
+        "for fold in range(4):\n"
+        "    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n",
+        "for fold in range(4):\n"
+        "    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n"
+        "    scheduler = CosineAnnealingLR(optimizer, T_max=6)\n")
+    assert source != FOLDS
+    assert codes(source) == []
+
+
+SWA_BOTH = HEAD + '''
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = CosineAnnealingLR(optimizer, T_max=30)
+swa_model = AveragedModel(model)
+swa_scheduler = SWALR(optimizer, swa_lr=0.05)
+for epoch in range(30):
+    one_epoch(optimizer)
+    scheduler.step()
+    if epoch >= 20:
+        swa_model.update_parameters(model)
+        swa_scheduler.step()
+'''
+
+
+def test_swa_scheduler_and_cosine_both_stepped_in_the_swa_phase_is_found() -> None:
+    assert codes(SWA_BOTH) == ["LRD012"]
+
+
+def test_swa_scheduler_or_cosine_either_or_is_silent() -> None:
+    source = SWA_BOTH.replace(
+        "    scheduler.step()\n"
+        "    if epoch >= 20:\n"
+        "        swa_model.update_parameters(model)\n"
+        "        swa_scheduler.step()\n",
+        "    if epoch >= 20:\n"
+        "        swa_model.update_parameters(model)\n"
+        "        swa_scheduler.step()\n"
+        "    else:\n"
+        "        scheduler.step()\n").replace("T_max=30", "T_max=20")
+    assert source != SWA_BOTH
+    assert codes(source) == []
+
+
+WARM_AND_COSINE = HEAD + '''
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+warm = LambdaLR(optimizer, lambda e: min(1.0, (e + 1) / 5))
+cosine = CosineAnnealingLR(optimizer, T_max=30)
+for epoch in range(30):
+    one_epoch(optimizer)
+    warm.step()
+    cosine.step()
+'''
+
+
+def test_warmup_and_cosine_both_stepped_every_epoch_is_found() -> None:
+    assert codes(WARM_AND_COSINE) == ["LRD012"]
+
+
+def test_warmup_then_cosine_phases_is_silent() -> None:
+    source = WARM_AND_COSINE.replace(
+        "    warm.step()\n    cosine.step()\n",
+        "    if epoch < 5:\n        warm.step()\n    else:\n        cosine.step()\n").replace(
+        "T_max=30", "T_max=25")
+    assert source != WARM_AND_COSINE
+    assert codes(source) == []
+
+
+ONE_STAGE_HORIZON = HEAD + '''
+stage1_epochs = 10
+stage2_epochs = 10
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = CosineAnnealingLR(optimizer, T_max=stage1_epochs)
+for epoch in range(stage1_epochs):
+    one_epoch(optimizer)
+    scheduler.step()
+for p in model[0].parameters():
+    p.requires_grad = False
+for epoch in range(stage2_epochs):
+    one_epoch(optimizer)
+    scheduler.step()
+'''
+
+
+def test_cosine_of_stage_one_stepped_through_stage_two_is_found() -> None:
+    assert codes(ONE_STAGE_HORIZON) == ["LRD010"]
+
+
+def test_cosine_rebuilt_for_stage_two_is_silent() -> None:
+    source = ONE_STAGE_HORIZON.replace(
+        "for p in model[0].parameters():\n",
+        "scheduler = CosineAnnealingLR(optimizer, T_max=stage2_epochs)\n"
+        "for p in model[0].parameters():\n")
+    assert source != ONE_STAGE_HORIZON
+    assert codes(source) == []
+
+
+ONECYCLE_LONGER_LOOP = HEAD + '''
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scheduler = OneCycleLR(optimizer, max_lr=1e-2, epochs=5, steps_per_epoch=len(loader))
+for epoch in range(10):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss_fn(model(x), y).backward()
+        optimizer.step()
+        scheduler.step()
+'''
+
+
+def test_onecycle_sized_for_half_the_epochs_is_found() -> None:
+    assert codes(ONECYCLE_LONGER_LOOP) == ["LRD010"]
+
+
+def test_onecycle_sized_for_the_loop_is_silent() -> None:
+    source = ONECYCLE_LONGER_LOOP.replace("epochs=5,", "epochs=10,")
+    assert source != ONECYCLE_LONGER_LOOP
+    assert codes(source) == []
