@@ -14,6 +14,16 @@ Programs written for these tests; no third-party code.
   value those branches rule out compared with ``!=``) says nothing new: whenever that
   scheduler is the one built, the step runs once per epoch. A test on another setting
   (``if args.step_per_epoch:``) still leaves the step alone.
+- (probes of the theme) A schedule sized for one run of the epoch loop and stepped per batch
+  (``OneCycleLR(epochs=E, steps_per_epoch=len(loader))``, ``CosineAnnealingLR(T_max=E *
+  len(loader))``), built once before a loop over stages or folds that runs that epoch loop
+  again (``for stage in range(2): for epoch in range(E): ...``, or ``for fold in range(5):
+  train_fold(...)``). lrdoctor compared the horizon with the epoch loop alone, which spends it
+  exactly, and missed that the second pass steps past it (OneCycleLR raises, a cosine climbs
+  back). It now reports LRD010 when the loop around runs 2 or more passes (a number where it
+  runs), with no test between the loops around the step, no ``break`` / ``return`` in it, and
+  the scheduler neither rebuilt, restored nor given a new LR (nor a new optimizer built on its
+  optimizer) during one of its passes.
 - Other shapes of the theme (a stage-2 optimizer beside the stage-1 scheduler, a scheduler
   built before a fold loop, SWA phases either/or or both stepped, a warm-up and a cosine both
   stepped, a schedule sized for one stage and stepped through two): lrdoctor already followed
@@ -307,4 +317,91 @@ def test_onecycle_sized_for_half_the_epochs_is_found() -> None:
 def test_onecycle_sized_for_the_loop_is_silent() -> None:
     source = ONECYCLE_LONGER_LOOP.replace("epochs=5,", "epochs=10,")
     assert source != ONECYCLE_LONGER_LOOP
+    assert codes(source) == []
+
+
+# -- a schedule spent by one run of the epoch loop, run again by a loop around it -------------
+
+STAGES = HEAD + '''
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scheduler = OneCycleLR(optimizer, max_lr=1e-2, epochs=5, steps_per_epoch=len(loader))
+for stage in range(2):
+    for epoch in range(5):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            optimizer.step()
+            scheduler.step()
+'''
+
+
+def test_onecycle_sized_for_one_stage_run_by_a_stage_loop_is_found() -> None:
+    assert codes(STAGES) == ["LRD010"]
+
+
+def test_onecycle_built_in_every_stage_is_silent() -> None:
+    source = STAGES.replace(
+        "scheduler = OneCycleLR(optimizer, max_lr=1e-2, epochs=5, steps_per_epoch=len(loader))\n"
+        "for stage in range(2):\n",
+        "for stage in range(2):\n"
+        "    scheduler = OneCycleLR(optimizer, max_lr=1e-2, epochs=5, "
+        "steps_per_epoch=len(loader))\n")
+    assert source != STAGES
+    assert codes(source) == []
+
+
+def test_onecycle_stage_loop_of_one_pass_is_silent() -> None:
+    source = STAGES.replace("for stage in range(2):", "for stage in range(1):")
+    assert source != STAGES
+    assert codes(source) == []
+
+
+def test_onecycle_stepped_only_in_the_first_stage_is_silent() -> None:
+    source = STAGES.replace(
+        "            scheduler.step()\n",
+        "            if stage == 0:\n                scheduler.step()\n")
+    assert source != STAGES
+    assert codes(source) == []
+
+
+def test_stage_loop_that_may_stop_after_one_pass_is_silent() -> None:
+    source = STAGES + "    if stage == 0:\n        break\n"
+    assert codes(source) == []
+
+
+FOLDS_BY_BATCH = HEAD + '''
+EPOCHS = 3
+start = {k: v.clone() for k, v in model.state_dict().items()}
+
+
+def train_fold(optimizer, scheduler):
+    for epoch in range(EPOCHS):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            optimizer.step()
+            scheduler.step()
+
+
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scheduler = CosineAnnealingLR(optimizer, T_max=EPOCHS * len(loader))
+for fold in range(5):
+    model.load_state_dict(start)
+    train_fold(optimizer, scheduler)
+'''
+
+
+def test_batch_cosine_built_before_the_fold_loop_is_found() -> None:
+    assert codes(FOLDS_BY_BATCH) == ["LRD010"]
+
+
+def test_batch_cosine_built_per_fold_is_silent() -> None:
+    source = FOLDS_BY_BATCH.replace(
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n"
+        "scheduler = CosineAnnealingLR(optimizer, T_max=EPOCHS * len(loader))\n"
+        "for fold in range(5):\n",
+        "for fold in range(5):\n"
+        "    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n"
+        "    scheduler = CosineAnnealingLR(optimizer, T_max=EPOCHS * len(loader))\n")
+    assert source != FOLDS_BY_BATCH
     assert codes(source) == []
