@@ -24,6 +24,12 @@ Programs written for these tests; no third-party code.
   runs), with no test between the loops around the step, no ``break`` / ``return`` in it, and
   the scheduler neither rebuilt, restored nor given a new LR (nor a new optimizer built on its
   optimizer) during one of its passes.
+- (probes of the theme) A stage boundary that writes the next stage's LR into the param
+  groups after the last step of the first stage's scheduler (``for g in
+  optimizer.param_groups: g["lr"] = stage2_lr``), then trains stage 2 under a scheduler of
+  its own or none: LRD008 said the first scheduler's next step would fold the value in, but
+  it has no next step. A step of that scheduler after the write, or a loop holding both,
+  is still LRD008.
 - Other shapes of the theme (a stage-2 optimizer beside the stage-1 scheduler, a scheduler
   built before a fold loop, SWA phases either/or or both stepped, a warm-up and a cosine both
   stepped, a schedule sized for one stage and stepped through two): lrdoctor already followed
@@ -405,3 +411,63 @@ def test_batch_cosine_built_per_fold_is_silent() -> None:
         "    scheduler = CosineAnnealingLR(optimizer, T_max=EPOCHS * len(loader))\n")
     assert source != FOLDS_BY_BATCH
     assert codes(source) == []
+
+
+# -- the LR written for stage 2 after stage 1's scheduler has stopped -------------------------
+
+STAGE_LR = HEAD + '''
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+stage1 = CosineAnnealingLR(optimizer, T_max=10)
+for epoch in range(10):
+    one_epoch(optimizer)
+    stage1.step()
+for group in optimizer.param_groups:
+    group["lr"] = 0.01
+STAGE_TWO_LOOP
+'''
+
+
+def test_stage_two_lr_written_then_its_own_scheduler_is_silent() -> None:
+    source = STAGE_LR.replace(
+        "STAGE_TWO_LOOP\n",
+        "stage2 = StepLR(optimizer, step_size=3)\n"
+        "for epoch in range(10):\n"
+        "    one_epoch(optimizer)\n"
+        "    stage2.step()\n")
+    assert codes(source) == []
+
+
+def test_stage_two_lr_written_then_constant_is_silent() -> None:
+    source = STAGE_LR.replace(
+        "STAGE_TWO_LOOP\n",
+        "for epoch in range(5):\n"
+        "    one_epoch(optimizer)\n")
+    assert codes(source) == []
+
+
+def test_stage_two_lr_written_while_stage_one_scheduler_goes_on_is_found() -> None:
+    source = STAGE_LR.replace("T_max=10", "T_max=20").replace(
+        "STAGE_TWO_LOOP\n",
+        "for epoch in range(10):\n"
+        "    one_epoch(optimizer)\n"
+        "    stage1.step()\n")
+    assert codes(source) == ["LRD008"]
+
+
+def test_lr_written_each_epoch_after_the_step_is_found() -> None:
+    source = HEAD + '''
+
+def set_lr(optimizer, epoch):
+    if epoch == 5:
+        for group in optimizer.param_groups:
+            group["lr"] = 0.01
+
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = CosineAnnealingLR(optimizer, T_max=20)
+for epoch in range(20):
+    one_epoch(optimizer)
+    scheduler.step()
+    set_lr(optimizer, epoch)
+'''
+    assert codes(source) == ["LRD008"]

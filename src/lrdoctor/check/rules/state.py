@@ -2034,6 +2034,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if steps and all(_after_warm_up_epochs(s, w) for s in steps):
             continue
+        if steps and all(_done_before(s, w) for s in steps):
+            continue  # written after the schedule's last step: the next stage trains on it
         if steps and all(_phase_apart(s, w) for s in steps):
             continue
         if steps and all(_counter_split(s, w) for s in steps):
@@ -2054,6 +2056,21 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _done_before(step: Event, w: Event) -> bool:
+    """``step`` runs before the write and never again after it: it comes earlier in the
+    trace and no loop holds both (a loop around both steps the schedule again on its next
+    pass). Stage 1 ends (`for epoch in ...: sched1.step()`), then `g["lr"] = stage2_lr` for
+    stage 2, which steps another scheduler or none: nothing folds the written value in."""
+    if step.order > w.order:
+        return False
+    loop = step.loop
+    while loop is not None:
+        if w.in_loop(loop):
+            return False
+        loop = loop.parent
+    return True
 
 
 def _set_before_the_plateau_steps(w: Event, steps: list[Event]) -> bool:
