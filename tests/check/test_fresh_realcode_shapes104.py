@@ -471,3 +471,32 @@ for epoch in range(20):
     set_lr(optimizer, epoch)
 '''
     assert codes(source) == ["LRD008"]
+
+
+def test_stage_two_lr_written_between_stage_functions_is_silent() -> None:
+    source = HEAD + '''
+
+def stage_one(optimizer, epochs):
+    scheduler = CosineAnnealingLR(optimizer, T_max=epochs)
+    for epoch in range(epochs):
+        one_epoch(optimizer)
+        scheduler.step()
+
+
+def stage_two(optimizer, epochs):
+    for epoch in range(epochs):
+        one_epoch(optimizer)
+
+
+def main():
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    stage_one(optimizer, 10)
+    for group in optimizer.param_groups:
+        group["lr"] = 0.001
+    stage_two(optimizer, 5)
+
+
+if __name__ == "__main__":
+    main()
+'''
+    assert codes(source) == []

@@ -48,6 +48,7 @@ from lrdoctor.check.model import (
     Event,
     Frame,
     Loop,
+    calling_scope,
     exclusive,
     facts_contradict,
     setting_tests,
@@ -5565,7 +5566,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # (`fit()` calling `self.rebuild()` then `self.train_epoch()`, module-level code
         # calling `learn.unfreeze()` then `learn.fit(10)`); not to a sibling method traced
         # later by coincidence of source order
-        scope = _calling_scope(r.frame)
+        scope = calling_scope(r.frame)
         stale = [
             e for e in root
             if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
@@ -5682,18 +5683,6 @@ def _repointed(root: list[Event], step: Event, rebind: Event, new: Obj | None) -
         if stored is None or stored is new or stored is not rebind.info.get("old"):
             return True
     return False
-
-
-def _calling_scope(frame: Frame | None) -> Frame | None:
-    """The outermost call that the code of ``frame`` runs in: up the callers while a call in
-    the code made the frame, to the entry point's frame, or to module-level code (None, every
-    event of the trace) when the chain of calls starts there. What a function does is done
-    for whatever its callers run afterwards."""
-    while frame is not None and frame.call is not None:
-        if frame.parent is None:
-            return None  # called from module-level code
-        frame = frame.parent
-    return frame
 
 
 def _constant_factor(sched: Obj) -> bool:
