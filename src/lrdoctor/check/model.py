@@ -666,3 +666,15 @@ class Program:
 
     def of(self, kind: str, obj: Obj | None = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (obj is None or e.obj is obj)]
+
+
+def calling_scope(frame: Frame | None) -> Frame | None:
+    """The outermost call that the code of ``frame`` runs in: up the callers while a call in
+    the code made the frame, to the entry point's frame, or to module-level code (None, every
+    event of the trace) when the chain of calls starts there. What a function does is done
+    for whatever its callers run afterwards."""
+    while frame is not None and frame.call is not None:
+        if frame.parent is None:
+            return None  # called from module-level code
+        frame = frame.parent
+    return frame

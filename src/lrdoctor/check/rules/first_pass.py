@@ -267,6 +267,18 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
     return _UNKNOWN
 
 
+def taken_by_build(cond: Cond, built: tuple[Cond, ...]) -> bool | None:
+    """Is ``cond``'s branch taken on the path ``built`` describes, by what those branches
+    say alone (the same flag, or a string setting they fix)? None when they do not decide it:
+    no default, no switch read as on."""
+    if cond.test is None or not built:
+        return None
+    value = _by_fact(cond.test, built)
+    if value is None:
+        return None
+    return value if cond.branch == 0 else not value
+
+
 def _by_fact(node: ast.expr, built: tuple[Cond, ...]) -> bool | None:
     """The value of a test that the branches the object was built on decide: the same flag
     tested there, or a string setting compared with a value those branches allow or rule out

@@ -597,7 +597,7 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             extra = count - stated
         else:
             continue
-        if extra <= 0:
+        if extra < 0:
             continue
         node = epoch_loop.node
         assert isinstance(node, (ast.For, ast.AsyncFor))  # (_passes read its `range(...)`)
@@ -608,6 +608,15 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             continue
         if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
             continue  # restarted by hand during the run
+        if extra == 0:
+            # the epoch loop spends exactly the schedule, but a loop around it (stages,
+            # folds, rounds) runs it again with the same scheduler
+            outer = _runs_again(ctx, e, sched, epoch_loop, len(tests))
+            if outer is None:
+                continue
+            seen.add(sched.id)
+            yield _spent_again(sched, f"epochs={ast.unparse(epochs)}", e, epoch_loop, outer)
+            continue
         seen.add(sched.id)
         more = "one pass more" if extra == 1 else f"{extra} passes more"
         every = "batch" if per_update is None else \
@@ -626,6 +635,46 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             evidence={"epochs": ast.unparse(epochs), "loop_line": epoch_loop.line,
                       "step_line": e.line},
         )
+
+
+def _runs_again(ctx: FileContext, e: Event, sched: Obj, epoch_loop: Loop,
+                n_tests: int) -> Loop | None:
+    """The loop around ``epoch_loop`` (stages, folds, rounds: ``for stage in range(2): for
+    epoch in range(E): <batches, sched.step()>``) that runs the epoch loop again with the same
+    scheduler, where the epoch loop alone spends its whole horizon: a count of passes that is a
+    number where it runs (2 or more), no test around the step between the two loops, no
+    ``break`` / ``return`` that may end it early, and the scheduler (or its optimizer) neither
+    built, restored, repositioned nor given a new LR during one of its passes. None otherwise."""
+    outer = epoch_loop.parent
+    if outer is None or outer.passes is None or outer.passes < 2:
+        return None
+    if len(e.conds_inside(outer)) != n_tests or _leaves_early(outer):
+        return None
+    node = outer.node
+    if sched.path == outer.path and sched.call is not None \
+            and node.lineno <= sched.call.lineno <= (node.end_lineno or node.lineno):
+        return None  # built in every pass
+    if _reset_inside(ctx, sched, outer) or _another_built_inside(ctx, sched, outer):
+        return None
+    return outer
+
+
+def _spent_again(sched: Obj, sized: str, e: Event, epoch_loop: Loop, outer: Loop) -> Diagnostic:
+    cls = sched.cls or sched.name or "the scheduler"
+    return Diagnostic.at(
+        "LRD010",
+        f"{cls}({sized}) ({line_at(sched.path, sched.line, e.path)}) is stepped after every "
+        f"batch (line {e.line}) and the epoch loop "
+        f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}) spends its whole schedule, but "
+        f"the loop over `{outer.over}` ({line_at(outer.path, outer.line, e.path)}) runs that "
+        f"epoch loop {outer.passes} times with the same scheduler: from the second pass on it "
+        f"is stepped past its horizon, so {_consequence(sched)}. Build the scheduler inside "
+        f"the loop over `{outer.over}`, or size it to all {outer.passes} passes",
+        e.path,
+        e.node,
+        evidence={"outer_passes": outer.passes, "outer_line": outer.line,
+                  "loop_line": epoch_loop.line},
+    )
 
 
 def _reset_inside(ctx: FileContext, sched: Obj, loop: Loop, lr_write: bool = True) -> bool:
@@ -1082,8 +1131,11 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             continue
         if not _iterates_loader(batch_loop, loader_obj, length):
             continue  # not stepped per batch of the loader its horizon counts
-        if passes < epochs or (passes == epochs and not short):
+        if passes < epochs:
             continue
+        # the epoch loop spends exactly the horizon: overrun only where a loop around it runs
+        # it again (judged below, once the step is known to run every batch)
+        again = passes == epochs and not short
         tests = [c for c in e.conds_inside(epoch_loop) if not _tests_it_exists(c.test, e)]
         if per_update is not None:
             # stepped once per update: under exactly the accumulation test that divides by the
@@ -1096,6 +1148,13 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         if _leaves_early(batch_loop) or _leaves_early(epoch_loop):
             continue
         if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
+            continue
+        if again:
+            outer = _runs_again(ctx, e, sched, epoch_loop, len(tests))
+            if outer is None:
+                continue
+            seen.add(sched.id)
+            yield _spent_again(sched, f"{param}={short_source(horizon)}", e, epoch_loop, outer)
             continue
         seen.add(sched.id)
         cls = sched.cls or sched.name or "the scheduler"

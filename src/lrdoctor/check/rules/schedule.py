@@ -49,6 +49,7 @@ from lrdoctor.check.model import (
     Event,
     Frame,
     Loop,
+    calling_scope,
     exclusive,
     facts_contradict,
     setting_tests,
@@ -67,6 +68,7 @@ from lrdoctor.check.rules.first_pass import (
     entry_values,
     first_values,
     holds_first,
+    taken_by_build,
 )
 from lrdoctor.check.rules.overrun import plus_literal, range_call, range_count
 from lrdoctor.check.rules.scalers import (
@@ -1169,7 +1171,8 @@ def granularity_mismatch(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue  # total_iters=warmup // rollout, `for it in range(total // rollout)`
             if _paced_like_its_while(ctx, sched, h, loop):
                 continue  # `while global_step < total: ... global_step += rollout`, total // rollout
-            if _chosen(e) and e.conds_inside(loop):
+            if _chosen(e) and e.conds_inside(loop) \
+                    and not _taken_whenever_built(e.conds_inside(loop), sched):
                 continue  # one of several schedulers, stepped per epoch only when a setting says
             if _fits_the_passes(sched, h, loop):
                 continue  # `total_steps=EPOCHS` through a helper: as many steps as epochs
@@ -2349,6 +2352,15 @@ def _option_prefix(ctx: FileContext, e: Event) -> str:
 def _chosen(e: Event) -> bool:
     """A call on one of several schedulers a setting chooses between (see UnionVal)."""
     return any(c.key[0] == "<choice>" for c in e.conds)
+
+
+def _taken_whenever_built(conds: list[Cond], sched: Obj) -> bool:
+    """Every test around the step holds on the branches ``sched`` was built on: built under
+    ``if args.sched == "warmup":`` and stepped under ``elif args.sched == "warmup":`` (after
+    ``if args.sched == "plateau": pass``), the setting that chose this scheduler is the one
+    that takes the step, so whenever it is the scheduler it is stepped there."""
+    built = sched.built_under or ()
+    return bool(built) and all(taken_by_build(c, built) is True for c in conds)
 
 
 def _tests_existence(cond: Cond, e: Event) -> bool:
@@ -5619,7 +5631,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # (`fit()` calling `self.rebuild()` then `self.train_epoch()`, module-level code
         # calling `learn.unfreeze()` then `learn.fit(10)`); not to a sibling method traced
         # later by coincidence of source order
-        scope = _calling_scope(r.frame)
+        scope = calling_scope(r.frame)
         stale = [
             e for e in root
             if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
@@ -5756,18 +5768,6 @@ def _repointed(root: list[Event], step: Event, rebind: Event, new: Obj | None) -
         if stored is None or stored is new or stored is not rebind.info.get("old"):
             return True
     return False
-
-
-def _calling_scope(frame: Frame | None) -> Frame | None:
-    """The outermost call that the code of ``frame`` runs in: up the callers while a call in
-    the code made the frame, to the entry point's frame, or to module-level code (None, every
-    event of the trace) when the chain of calls starts there. What a function does is done
-    for whatever its callers run afterwards."""
-    while frame is not None and frame.call is not None:
-        if frame.parent is None:
-            return None  # called from module-level code
-        frame = frame.parent
-    return frame
 
 
 def _constant_factor(sched: Obj) -> bool:

@@ -24,7 +24,7 @@ from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import ignores_first_argument, project_constant
 from lrdoctor.check.index import Scope, dotted, last_name
 from lrdoctor.check.memo import nodes_in, per_node
-from lrdoctor.check.model import Event, Loop, built_apart, exclusive
+from lrdoctor.check.model import Event, Loop, built_apart, calling_scope, exclusive
 from lrdoctor.check.position import (
     built_at_a_position,
     built_site,
@@ -2080,6 +2080,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if steps and all(_after_warm_up_epochs(s, w) for s in steps):
             continue
+        if steps and all(_done_before(s, w) for s in steps):
+            continue  # written after the schedule's last step: the next stage trains on it
         if steps and all(_phase_apart(s, w) for s in steps):
             continue
         if steps and all(_counter_split(s, w) for s in steps):
@@ -2100,6 +2102,24 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+def _done_before(step: Event, w: Event) -> bool:
+    """``step`` runs before the write and never again after it: it comes earlier in the
+    trace and no loop holds both (a loop around both steps the schedule again on its next
+    pass). Stage 1 ends (`for epoch in ...: sched1.step()`), then `g["lr"] = stage2_lr` for
+    stage 2, which steps another scheduler or none: nothing folds the written value in.
+    Only where the step ran in the same run as the write, before it (in the code that calls
+    the write's function, or in what that code called earlier), not in a sibling method
+    traced before it by the order of the source."""
+    if step.order > w.order or not step.within(calling_scope(w.frame)):
+        return False
+    loop = step.loop
+    while loop is not None:
+        if w.in_loop(loop):
+            return False
+        loop = loop.parent
+    return True
 
 
 def _set_before_the_plateau_steps(w: Event, steps: list[Event]) -> bool:
