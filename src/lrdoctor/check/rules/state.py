@@ -1230,13 +1230,17 @@ def _expr_contents(ctx: FileContext, node: ast.expr, scope: Scope | None, at: as
         instance = node.args[0]
     elif isinstance(node, ast.Attribute) and node.attr == "__dict__":
         instance = node.value
-    if not isinstance(instance, ast.Name):
-        return None
     built: ast.expr | None = None
-    if scope is not None:
+    if isinstance(instance, ast.Call):
+        # `asdict(TrainState(step, model.state_dict(), opt.state_dict()))`: the instance
+        # built in place, as when it is bound to a name first
+        built = instance
+    elif not isinstance(instance, ast.Name):
+        return None
+    elif scope is not None:
         found = scope.source_of(instance.id)
         built = found[0] if found is not None else None
-    if built is None:
+    if built is None and isinstance(instance, ast.Name):
         built = _binding(ctx, instance.id, at)
     if not isinstance(built, ast.Call):
         return None
