@@ -189,11 +189,12 @@ def _setting_compared(scaler: Obj, expr: ast.expr) -> bool:
     return all(_reads_setting(v, imported, _execs_unknown(tree)) for v in values)
 
 
-def _bindings(scope: ast.AST, name: str) -> list[ast.expr | None]:
+@per_node  # asked at every event that consults the scaler's switch
+def _bindings(scope: ast.AST, name: str) -> tuple[ast.expr | None, ...]:
     """The values bound to ``name`` in ``scope`` (not in the functions it defines); None for a
     binding whose value is not one expression (a loop target, ``+=``, an unpacking)."""
     out: list[ast.expr | None] = []
-    for node in nodes_in_scope(scope):
+    for node in _nodes_in_scope(scope):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id == name:
@@ -211,10 +212,10 @@ def _bindings(scope: ast.AST, name: str) -> list[ast.expr | None]:
                 bound = set(node.names)
             if name in bound:
                 out.append(node.value if isinstance(node, ast.AnnAssign) else None)
-    return out
+    return tuple(out)
 
 
-def nodes_in_scope(scope: ast.AST) -> Iterable[ast.AST]:
+def _nodes_in_scope(scope: ast.AST) -> Iterable[ast.AST]:
     """The nodes of ``scope``'s own body: not those of the functions, lambdas and classes it
     defines."""
     stack = list(ast.iter_child_nodes(scope))
@@ -239,7 +240,7 @@ def _execs_unknown(tree: ast.Module) -> bool:
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                and node.func.id == "exec" and node.args
                and not isinstance(node.args[0], ast.Constant)
-               for node in nodes_in_scope(tree))
+               for node in _nodes_in_scope(tree))
 
 
 def _reads_setting(value: ast.expr | None, imported: frozenset[str], execs: bool) -> bool:
