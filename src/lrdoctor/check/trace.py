@@ -180,6 +180,9 @@ class Tracer:
         # per call in the code (by id) that went to project functions: whether every one of
         # them has an empty body, as of the call's latest evaluation
         self.nothing_calls: dict[int, bool] = {}
+        # calls written as statements of their own (`run_perf(model, optimizer, scheduler)`),
+        # by id: whatever such a call returns is dropped on the spot
+        self.dropped_calls: set[int] = set()
         self.order = 0
         self.budget = MAX_STATEMENTS
         self.truncated = False
@@ -1472,6 +1475,8 @@ class Tracer:
                 # `if` statement it is (one branch runs, under its test)
                 self.exec_if(branches, scope)
                 return
+            if isinstance(stmt.value, ast.Call):
+                self.dropped_calls.add(id(stmt.value))
             self.eval(stmt.value, scope)
         elif isinstance(stmt, ast.Assign):
             self.nothing_calls.pop(id(stmt.value), None)
@@ -4799,7 +4804,17 @@ class Tracer:
             if last in ("ReduceLROnPlateau",):
                 kind = ("scheduler", last, "torch")
             else:
-                _wrapped_schedulers(args, kwargs)
+                handed = _wrapped_schedulers(args, kwargs)
+                if handed and id(node) in self.dropped_calls:
+                    # written as a statement of its own (a benchmark or a helper of code not
+                    # in view given the optimizer and scheduler): what it would build is
+                    # dropped at once, so it wraps nothing that steps later; it is an unknown
+                    # use of the schedulers, there, under this branch (it may save or restore
+                    # their state: see LRD007)
+                    self.emit("handoff", None, node, schedulers=handed)
+                else:
+                    for sched in handed:
+                        sched.in_composite = True
                 if qual in _GRADUAL_WARMUP:
                     return self._gradual_warmup(node, args, kwargs)
                 return None
@@ -5607,18 +5622,21 @@ def _the_one_optimizer(value: Any) -> Any:
     return only if isinstance(only, Obj) and only.kind == "optimizer" else value
 
 
-def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> None:
-    """A library call lrdoctor does not know that is given an optimizer and a scheduler
-    (``GradualWarmupScheduler(optimizer, ..., after_scheduler=cosine)``) builds a scheduler that
-    drives the one it is given: that one's steps and state belong to the wrapper."""
+def _wrapped_schedulers(args: list[Any], kwargs: dict[str, Any]) -> list[Obj]:
+    """The schedulers a library call lrdoctor does not know is given together with an
+    optimizer. Such a call whose value is kept (``GradualWarmupScheduler(optimizer, ...,
+    after_scheduler=cosine)``) builds a scheduler that drives the ones it is given: their steps
+    and state belong to the wrapper (the caller marks them)."""
     given = [*args, *kwargs.values()]
     if not any(isinstance(v, Obj) and v.kind == "optimizer" for v in given):
-        return
+        return []
+    out: list[Obj] = []
     for value in given:
         # `after_scheduler=scheduler` where a setting chose among several: all of them
         for option in options(value) if isinstance(value, UnionVal) else [value]:
             if isinstance(option, Obj) and option.kind == "scheduler":
-                option.in_composite = True
+                out.append(option)
+    return out
 
 
 def _forwarded_to_base(init: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Any],

@@ -48,7 +48,8 @@ def scaler_switch(scaler: Obj | None) -> str | None:
     fixed = _fixed(scaler, ast.unparse(enabled))
     if fixed is not None:
         return flag if fixed else None  # `enabled=use_amp` with `use_amp = False` once
-    if not _flag(enabled) and not _parameter_compared(scaler, enabled):
+    if not _flag(enabled) and not _parameter_compared(scaler, enabled) \
+            and not _setting_compared(scaler, enabled):
         # `enabled=(dtype == "float16")` with dtype picked from the hardware: the file does
         # not say when float16 is in use, so it stays silent
         return None
@@ -159,6 +160,119 @@ def _parameter_compared(scaler: Obj, expr: ast.expr) -> bool:
                for t in targets for n in ast.walk(t)):
             return False  # rebound: `precision = precision or pick_dtype()`
     return True
+
+
+def _setting_compared(scaler: Obj, expr: ast.expr) -> bool:
+    """``dtype == "float16"`` where every binding of the local name ``dtype``, in the scope
+    that builds the scaler, reads the user's configuration: ``dtype = args.dtype``, ``dtype =
+    cfg.get("dtype", "float32")``, ``dtype = getattr(args, "dtype", "fp32")``, or ``dtype =
+    locals().get("dtype", "float32")`` in a module that first ``exec``s a configuration file
+    into its globals (nanoGPT's configurator idiom). The name then holds that setting, as
+    ``args.dtype == "float16"`` does. A binding picked from the hardware (``"bfloat16" if
+    torch.cuda.is_bf16_supported() else "float16"``), a literal, or any other value leaves the
+    comparison unknown, as before."""
+    if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1
+            and isinstance(expr.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
+            and isinstance(expr.left, ast.Name)):
+        return False
+    if not all(isinstance(i, ast.Constant) and isinstance(i.value, str)
+               for i in _items(expr.comparators[0])):
+        return False
+    if scaler.scope is None or scaler.call is None:
+        return False
+    tree = scaler.scope.module.tree
+    scope: ast.AST = function_at(tree, scaler.call.lineno) or tree
+    values = _bindings(scope, expr.left.id)
+    if not values:
+        return False
+    imported = _imported_names(tree)
+    return all(_reads_setting(v, imported, _execs_unknown(tree)) for v in values)
+
+
+@per_node  # asked at every event that consults the scaler's switch
+def _bindings(scope: ast.AST, name: str) -> tuple[ast.expr | None, ...]:
+    """The values bound to ``name`` in ``scope`` (not in the functions it defines); None for a
+    binding whose value is not one expression (a loop target, ``+=``, an unpacking)."""
+    out: list[ast.expr | None] = []
+    for node in _nodes_in_scope(scope):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id == name:
+                    out.append(node.value)
+                elif any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+                    out.append(None)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor,
+                               ast.NamedExpr, ast.With, ast.AsyncWith, ast.Import,
+                               ast.ImportFrom, ast.Global, ast.Nonlocal)):
+            bound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                     and isinstance(n.ctx, ast.Store)}
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound = {(a.asname or a.name).split(".")[0] for a in node.names}
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                bound = set(node.names)
+            if name in bound:
+                out.append(node.value if isinstance(node, ast.AnnAssign) else None)
+    return tuple(out)
+
+
+def _nodes_in_scope(scope: ast.AST) -> Iterable[ast.AST]:
+    """The nodes of ``scope``'s own body: not those of the functions, lambdas and classes it
+    defines."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+@per_node
+def _imported_names(tree: ast.Module) -> frozenset[str]:
+    return frozenset((a.asname or a.name).split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names)
+
+
+@per_node
+def _execs_unknown(tree: ast.Module) -> bool:
+    """The module runs code it does not hold at its own top level: ``exec(f.read(),
+    globals())``, ``exec(open("configurator.py").read())`` (what that binds is unknown)."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+               and node.func.id == "exec" and node.args
+               and not isinstance(node.args[0], ast.Constant)
+               for node in _nodes_in_scope(tree))
+
+
+def _reads_setting(value: ast.expr | None, imported: frozenset[str], execs: bool) -> bool:
+    """``value`` reads the user's configuration: an attribute or item of a name that is not
+    an imported module (``args.dtype``, ``cfg["precision"]``, ``self.cfg.dtype``), its
+    ``.get(...)`` (``cfg.get("dtype", "fp32")``, ``os.environ.get("DTYPE")``), ``getattr(args,
+    "dtype", ...)``; ``locals().get(...)`` / ``globals().get(...)`` only where the module
+    ``exec``s code it does not hold (else they read what the module itself bound)."""
+    if value is None:
+        return False
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Name) and func.id == "getattr" and value.args:
+            return _rooted_in_setting(value.args[0], imported)
+        if isinstance(func, ast.Attribute) and func.attr == "get":
+            receiver = func.value
+            if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) \
+                    and receiver.func.id in ("locals", "globals", "vars") and not receiver.args:
+                return execs
+            return dotted(receiver) == "os.environ" or _rooted_in_setting(receiver, imported)
+        return False
+    if isinstance(value, (ast.Attribute, ast.Subscript)):
+        return _rooted_in_setting(value, imported)
+    return False
+
+
+def _rooted_in_setting(expr: ast.expr, imported: frozenset[str]) -> bool:
+    """A name, or an attribute / item chain on one, that is not an imported module (``args``,
+    ``self.cfg``, ``cfg["train"]``; not ``torch.float16``)."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and expr.id not in imported
 
 
 def _device_check(expr: ast.expr) -> bool:

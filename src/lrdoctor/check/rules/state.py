@@ -334,6 +334,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
                     if o.kind == "scheduler" and o.optimizer is not None
                     and (built_at_a_position(o) or _sized_from_resume(o))]
     out = []
+    handoffs = [e for e in ctx.program.events if e.kind == "handoff"] if at is not None else []
     candidates = {s.id: s for s in _in_root(ctx, root, "scheduler")}
     if optimizer is not None:
         # the scheduler that drives this very optimizer belongs to its checkpoint wherever it
@@ -381,12 +382,28 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if at is not None and _built_apart(ctx, s, at):
             continue
+        if at is not None and _handed_off_around(handoffs, s, at):
+            continue
         if _range_test(s) or _undone_trial(ctx, s):
             continue
         if at is not None and _written_before_built(ctx, s, at):
             continue
         out.append(s)
     return out
+
+
+def _handed_off_around(handoffs: list[Event], s: Obj, at: Event) -> bool:
+    """``s`` is handed, with its optimizer, to a call of code lrdoctor cannot read, written as
+    a statement of its own (``restore_schedule(optimizer, scheduler, ckpt)``), on a path that
+    can run with the checkpoint ``at``: that call may save or restore the scheduler's state,
+    so its loss is not certain. A call on a branch that excludes ``at`` (``if cfg.benchmark:
+    run_benchmark(model, optimizer, scheduler); return`` before the resume and the training)
+    does nothing to the run that reaches ``at``."""
+    return any(
+        any(h is s for h in ev.info.get("schedulers", ()))
+        and not (ev.root == at.root and exclusive(ev, at))
+        for ev in handoffs
+    )
 
 
 def _written_before_built(ctx: FileContext, s: Obj, at: Event) -> bool:
@@ -1259,13 +1276,17 @@ def _expr_contents(ctx: FileContext, node: ast.expr, scope: Scope | None, at: as
         instance = node.args[0]
     elif isinstance(node, ast.Attribute) and node.attr == "__dict__":
         instance = node.value
-    if not isinstance(instance, ast.Name):
-        return None
     built: ast.expr | None = None
-    if scope is not None:
+    if isinstance(instance, ast.Call):
+        # `asdict(TrainState(step, model.state_dict(), opt.state_dict()))`: the instance
+        # built in place, as when it is bound to a name first
+        built = instance
+    elif not isinstance(instance, ast.Name):
+        return None
+    elif scope is not None:
         found = scope.source_of(instance.id)
         built = found[0] if found is not None else None
-    if built is None:
+    if built is None and isinstance(instance, ast.Name):
         built = _binding(ctx, instance.id, at)
     if not isinstance(built, ast.Call):
         return None
