@@ -42,7 +42,7 @@ from lrdoctor.check.horizon import (
     SMALL_LITERAL as EPOCH_SIZED_LITERAL,
 )
 from lrdoctor.check.index import dotted, main_guard, origin
-from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss
+from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss, recorded_name
 from lrdoctor.check.model import (
     Cond,
     Event,
@@ -2867,6 +2867,8 @@ def _parts_of_training_value(ctx: FileContext, name: str) -> bool:
              if isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno == line
              and any(isinstance(t, ast.Name) and t.id == name and t.col_offset == col
                      for t in ast.walk(node.target))), None)
+        if tree is not None and loop is None and _copies_backpropagated(tree, line, col, name):
+            continue  # `loss_val = loss.item()` after `loss.backward()`: the training loss
         if tree is None or loop is None:
             return False
         over = loop.iter
@@ -2881,6 +2883,44 @@ def _parts_of_training_value(ctx: FileContext, name: str) -> bool:
                 and not backpropagates(ctx.function_of(path, loop) or tree, over.id):
             return False
     return True
+
+
+def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> bool:
+    """The statement binding ``name`` at (``line``, ``col``) copies the number of a value the
+    code before it backpropagates: `loss_val = loss.item()` (`float(loss)`,
+    `loss.detach()`) where the statements before it in its block, or in the blocks around,
+    reach `loss.backward()` (`scaler.scale(loss).backward()`, `accelerator.backward(loss)`)
+    before any statement that binds `loss` anew. There `val` is short for value: the name
+    holds the training loss of the update just made, not a validation metric."""
+    stmt = next((node for node in ast.walk(tree)
+                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno == line
+                 and node.value is not None
+                 and any(isinstance(t, ast.Name) and t.id == name and t.col_offset == col
+                         for t in (node.targets if isinstance(node, ast.Assign)
+                                   else [node.target]))), None)
+    if stmt is None or stmt.value is None:
+        return False
+    base = recorded_name(stmt.value)
+    if base is None or base == name:
+        return False
+    parents = constants.parent_map(tree)
+    at: ast.AST = stmt
+    while not isinstance(at, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+        holder = parents.get(id(at))
+        if holder is None:
+            return False
+        block = next((b for b in (getattr(holder, f, None)
+                                  for f in ("body", "orelse", "finalbody"))
+                      if isinstance(b, list) and any(s is at for s in b)), None)
+        if block is not None:
+            for before in reversed(block[:next(i for i, s in enumerate(block) if s is at)]):
+                if backpropagates(before, base):
+                    return True
+                if any(isinstance(n, ast.Name) and n.id == base
+                       and isinstance(n.ctx, ast.Store) for n in ast.walk(before)):
+                    return False  # bound anew (a validation pass reusing the name)
+        at = holder
+    return False
 
 
 def _bound_only_in_training(ctx: FileContext, name: str) -> bool:
