@@ -2890,7 +2890,8 @@ def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> 
     code before it backpropagates: `loss_val = loss.item()` (`float(loss)`,
     `loss.detach()`) where the statements before it in its block, or in the blocks around,
     reach `loss.backward()` (`scaler.scale(loss).backward()`, `accelerator.backward(loss)`)
-    before any statement that binds `loss` anew. There `val` is short for value: the name
+    before any statement that binds `loss` anew, or the statements after it in its own block
+    do (`loss_val = loss.item()` then `loss.backward()`). There `val` is short for value: the name
     holds the training loss of the update just made, not a validation metric."""
     stmt = next((node for node in ast.walk(tree)
                  if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno == line
@@ -2913,13 +2914,32 @@ def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> 
                                   for f in ("body", "orelse", "finalbody"))
                       if isinstance(b, list) and any(s is at for s in b)), None)
         if block is not None:
-            for before in reversed(block[:next(i for i, s in enumerate(block) if s is at)]):
+            here = next(i for i, s in enumerate(block) if s is at)
+            if at is stmt and _backpropagated_next(block[here + 1:], base):
+                return True  # `loss_val = loss.item()` then `loss.backward()`
+            for before in reversed(block[:here]):
                 if backpropagates(before, base):
                     return True
-                if any(isinstance(n, ast.Name) and n.id == base
-                       and isinstance(n.ctx, ast.Store) for n in ast.walk(before)):
+                if _binds(before, base):
                     return False  # bound anew (a validation pass reusing the name)
         at = holder
+    return False
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    """The statement (or one inside it) binds the plain name ``name``."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+               for n in ast.walk(stmt))
+
+
+def _backpropagated_next(after: list[ast.stmt], name: str) -> bool:
+    """Of the statements ``after`` (those that follow in a block), one backpropagates
+    ``name`` before any binds it anew."""
+    for stmt in after:
+        if backpropagates(stmt, name):
+            return True
+        if _binds(stmt, name):
+            return False
     return False
 
 
