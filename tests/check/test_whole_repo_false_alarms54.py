@@ -10,6 +10,14 @@ backpropagates - the statements before it in its block, or in the blocks around,
 statement binds `x` anew, or the statements after it in its own block do - holds the
 training loss, not a validation metric. Still LRD004: a validation loss computed from the
 validation split into such a name, and one computed after a validation pass rebinds `x`.
+
+The same head moves its training data to the device as `x_train_dev` / `y_train_dev`, and
+lrdoctor then cited `y_train_dev` (`dev` for a development split) as the validation metric.
+A name read in computing a value the code backpropagates - a statement binding a name from
+it is followed in its block by that name's backward call (or by a statement binding another
+name from it that is, up to two links) before the name is bound anew - is training data,
+whatever its words say. Still LRD004: a dev split whose loss is computed and not
+backpropagated, also when the dev pass reuses the name `loss`.
 """
 
 from __future__ import annotations
@@ -123,3 +131,45 @@ def test_a_copy_of_a_value_nothing_backpropagates_is_still_found() -> None:
     # `other` is never backpropagated: its copy is a validation metric by its name
     copy = "other = loss_fn(head(xv), yv)\n    loss_val = other.item()"
     assert codes(_FULL_BATCH.format(copy=copy)) == ["LRD004"]
+
+
+_DEVICE_COPIES = """
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(256, 16)
+y = torch.randint(0, 3, (256,))
+x_dev = torch.randn(64, 16)
+y_dev = torch.randint(0, 3, (64,))
+head = nn.Linear(16, 3).to(device)
+opt = torch.optim.Adam(head.parameters(), lr=1e-3)
+sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", patience=5)
+loss_fn = nn.CrossEntropyLoss()
+x_train_dev = x.to(device)
+y_train_dev = y.to(device)
+for epoch in range(200):
+    logits = head(x_train_dev)
+    loss = loss_fn(logits, y_train_dev)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    train_loss = loss.item()
+    {dev}
+    sched.step(train_loss)
+"""
+
+
+def test_device_copies_of_the_training_data_are_no_validation_metric() -> None:
+    assert codes(_DEVICE_COPIES.format(dev="pass")) == []
+
+
+def test_a_dev_split_loss_is_still_found() -> None:
+    dev = "with torch.no_grad():\n        dev_loss = loss_fn(head(x_dev), y_dev).item()"
+    assert codes(_DEVICE_COPIES.format(dev=dev)) == ["LRD004"]
+
+
+def test_a_dev_pass_reusing_the_loss_name_is_still_found() -> None:
+    # `loss` is bound again from the dev split and never backpropagated there
+    dev = "with torch.no_grad():\n        loss = loss_fn(head(x_dev), y_dev)"
+    assert codes(_DEVICE_COPIES.format(dev=dev)) == ["LRD004"]

@@ -2832,7 +2832,8 @@ def _validation_of_run(ctx: FileContext, e: Event, validation: tuple[list[str], 
     whose assignments it does not list) still counts. The functions called count where no
     name assigned during the run does."""
     assigned, calls = validation
-    assigned = [n for n in assigned if not _parts_of_training_value(ctx, n)]
+    assigned = [n for n in assigned if not _parts_of_training_value(ctx, n)
+                and not _feeds_training_loss(ctx, n)]
     if not assigned:
         return _during_run(ctx, e, calls)
     sites = ctx.program.validation_sites
@@ -2923,6 +2924,55 @@ def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> 
                 if _binds(before, base):
                     return False  # bound anew (a validation pass reusing the name)
         at = holder
+    return False
+
+
+def _feeds_training_loss(ctx: FileContext, name: str) -> bool:
+    """``name`` (a name that says validation) is read in computing a loss the code
+    backpropagates: a statement of the file that binds it (`loss = loss_fn(logits,
+    y_train_dev)`) is followed in its block by `loss.backward()` (or
+    `scaler.scale(loss).backward()`, `accelerator.backward(loss)`) before any statement
+    binds `loss` anew. What the model is trained on is training data, whatever its name
+    says (`dev` for a device); a validation pass that reuses the name `loss` does not
+    backpropagate it."""
+    for path in dict.fromkeys(s[1] for s in ctx.program.validation_sites if s[0] == name):
+        tree = ctx.tree_of(path)
+        if tree is None:
+            continue
+        parents = constants.parent_map(tree)
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)
+                    and any(isinstance(n, ast.Name) and n.id == name
+                            for n in ast.walk(node.value))):
+                continue
+            holder = parents.get(id(node))
+            block = next((b for b in (getattr(holder, f, None)
+                                      for f in ("body", "orelse", "finalbody"))
+                          if isinstance(b, list) and any(s is node for s in b)), None)
+            if block is None:
+                continue
+            here = next(i for i, s in enumerate(block) if s is node)
+            if _flows_into_backward(block[here + 1:], node.targets[0].id, 2):
+                return True
+    return False
+
+
+def _flows_into_backward(after: list[ast.stmt], name: str, depth: int) -> bool:
+    """Of the statements ``after`` (those that follow in a block), one backpropagates
+    ``name``, or binds a plain name from it that the statements after that backpropagate
+    (`logits = head(x_dev)`, then `loss = loss_fn(logits, y)` and `loss.backward()`; at most
+    ``depth`` such links), before any binds ``name`` anew."""
+    for i, stmt in enumerate(after):
+        if backpropagates(stmt, name):
+            return True
+        if depth > 0 and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id != name \
+                and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt.value)) \
+                and _flows_into_backward(after[i + 1:], stmt.targets[0].id, depth - 1):
+            return True
+        if _binds(stmt, name):
+            return False
     return False
 
 
