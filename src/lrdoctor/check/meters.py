@@ -94,6 +94,11 @@ def _values_put_into(func: ast.AST, meter: str) -> list[ast.expr]:
     return out
 
 
+def recorded_name(value: ast.expr) -> str | None:
+    """The variable whose number ``value`` is (see `_recorded_name`)."""
+    return _recorded_name(value)
+
+
 def _recorded_name(value: ast.expr) -> str | None:
     """The variable whose number is recorded: `loss` for `loss.item()`, `float(loss)`,
     `loss.detach().cpu()` or `loss.item() * x.size(0)`."""

@@ -43,7 +43,7 @@ from lrdoctor.check.horizon import (
 )
 from lrdoctor.check.index import dotted, main_guard, origin
 from lrdoctor.check.memo import nodes_in
-from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss
+from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss, recorded_name
 from lrdoctor.check.model import (
     Cond,
     Event,
@@ -2909,7 +2909,8 @@ def _validation_of_run(ctx: FileContext, e: Event, validation: tuple[list[str], 
     whose assignments it does not list) still counts. The functions called count where no
     name assigned during the run does."""
     assigned, calls = validation
-    assigned = [n for n in assigned if not _parts_of_training_value(ctx, n)]
+    assigned = [n for n in assigned if not _parts_of_training_value(ctx, n)
+                and not _feeds_training_loss(ctx, n)]
     if not assigned:
         return _during_run(ctx, e, calls)
     sites = ctx.program.validation_sites
@@ -2944,6 +2945,8 @@ def _parts_of_training_value(ctx: FileContext, name: str) -> bool:
              if isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno == line
              and any(isinstance(t, ast.Name) and t.id == name and t.col_offset == col
                      for t in ast.walk(node.target))), None)
+        if tree is not None and loop is None and _copies_backpropagated(tree, line, col, name):
+            continue  # `loss_val = loss.item()` after `loss.backward()`: the training loss
         if tree is None or loop is None:
             return False
         over = loop.iter
@@ -2958,6 +2961,113 @@ def _parts_of_training_value(ctx: FileContext, name: str) -> bool:
                 and not backpropagates(ctx.function_of(path, loop) or tree, over.id):
             return False
     return True
+
+
+def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> bool:
+    """The statement binding ``name`` at (``line``, ``col``) copies the number of a value the
+    code before it backpropagates: `loss_val = loss.item()` (`float(loss)`,
+    `loss.detach()`) where the statements before it in its block, or in the blocks around,
+    reach `loss.backward()` (`scaler.scale(loss).backward()`, `accelerator.backward(loss)`)
+    before any statement that binds `loss` anew, or the statements after it in its own block
+    do (`loss_val = loss.item()` then `loss.backward()`). There `val` is short for value: the name
+    holds the training loss of the update just made, not a validation metric."""
+    stmt = next((node for node in ast.walk(tree)
+                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno == line
+                 and node.value is not None
+                 and any(isinstance(t, ast.Name) and t.id == name and t.col_offset == col
+                         for t in (node.targets if isinstance(node, ast.Assign)
+                                   else [node.target]))), None)
+    if stmt is None or stmt.value is None:
+        return False
+    base = recorded_name(stmt.value)
+    if base is None or base == name:
+        return False
+    parents = constants.parent_map(tree)
+    at: ast.AST = stmt
+    while not isinstance(at, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+        holder = parents.get(id(at))
+        if holder is None:
+            return False
+        block = next((b for b in (getattr(holder, f, None)
+                                  for f in ("body", "orelse", "finalbody"))
+                      if isinstance(b, list) and any(s is at for s in b)), None)
+        if block is not None:
+            here = next(i for i, s in enumerate(block) if s is at)
+            if at is stmt and _backpropagated_next(block[here + 1:], base):
+                return True  # `loss_val = loss.item()` then `loss.backward()`
+            for before in reversed(block[:here]):
+                if backpropagates(before, base):
+                    return True
+                if _binds(before, base):
+                    return False  # bound anew (a validation pass reusing the name)
+        at = holder
+    return False
+
+
+def _feeds_training_loss(ctx: FileContext, name: str) -> bool:
+    """``name`` (a name that says validation) is read in computing a loss the code
+    backpropagates: a statement of the file that binds it (`loss = loss_fn(logits,
+    y_train_dev)`) is followed in its block by `loss.backward()` (or
+    `scaler.scale(loss).backward()`, `accelerator.backward(loss)`) before any statement
+    binds `loss` anew. What the model is trained on is training data, whatever its name
+    says (`dev` for a device); a validation pass that reuses the name `loss` does not
+    backpropagate it."""
+    for path in dict.fromkeys(s[1] for s in ctx.program.validation_sites if s[0] == name):
+        tree = ctx.tree_of(path)
+        if tree is None:
+            continue
+        parents = constants.parent_map(tree)
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)
+                    and any(isinstance(n, ast.Name) and n.id == name
+                            for n in ast.walk(node.value))):
+                continue
+            holder = parents.get(id(node))
+            block = next((b for b in (getattr(holder, f, None)
+                                      for f in ("body", "orelse", "finalbody"))
+                          if isinstance(b, list) and any(s is node for s in b)), None)
+            if block is None:
+                continue
+            here = next(i for i, s in enumerate(block) if s is node)
+            if _flows_into_backward(block[here + 1:], node.targets[0].id, 2):
+                return True
+    return False
+
+
+def _flows_into_backward(after: list[ast.stmt], name: str, depth: int) -> bool:
+    """Of the statements ``after`` (those that follow in a block), one backpropagates
+    ``name``, or binds a plain name from it that the statements after that backpropagate
+    (`logits = head(x_dev)`, then `loss = loss_fn(logits, y)` and `loss.backward()`; at most
+    ``depth`` such links), before any binds ``name`` anew."""
+    for i, stmt in enumerate(after):
+        if backpropagates(stmt, name):
+            return True
+        if depth > 0 and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id != name \
+                and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt.value)) \
+                and _flows_into_backward(after[i + 1:], stmt.targets[0].id, depth - 1):
+            return True
+        if _binds(stmt, name):
+            return False
+    return False
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    """The statement (or one inside it) binds the plain name ``name``."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+               for n in ast.walk(stmt))
+
+
+def _backpropagated_next(after: list[ast.stmt], name: str) -> bool:
+    """Of the statements ``after`` (those that follow in a block), one backpropagates
+    ``name`` before any binds it anew."""
+    for stmt in after:
+        if backpropagates(stmt, name):
+            return True
+        if _binds(stmt, name):
+            return False
+    return False
 
 
 def _bound_only_in_training(ctx: FileContext, name: str) -> bool:
