@@ -6818,6 +6818,13 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
         (a, sched.scope, 0) for c in calls
         for a in [*c.args, *(k.value for k in c.keywords if k.arg != "optimizer")]
         if not tracked(a)]
+    total = sched.arg("num_training_steps", HF_STEPS_INDEX.get(sched.cls or "", 2)) \
+        if strict and sched.origin == "hf" else None
+    if total is not None:
+        # a Hugging Face schedule's length is its `num_training_steps`; its warm-up's count
+        # (`num_warmup_steps=epochs * len(loader)`, swapped with the total by mistake) sizes
+        # no horizon of its own
+        pending = [(total, sched.scope, 0)]
     visited = 0
     while pending and visited < 64:
         node, scope, hops = pending.pop()
