@@ -1,0 +1,254 @@
+"""rcnew103: shapes from batch fresh-2026-12zzd103 (iteration-based schedules inside epoch
+loops: poly/warm-up counted in iterations, cosine sized from ``len(loader)``, schedules built
+from config files) and probes of the batch's families, in our own words.
+
+1. A driver that imports a package and calls what the package re-exports (``import kit`` then
+   ``kit.assemble(cfg).fit()``, where ``kit/__init__.py`` takes ``assemble`` from a module
+   that does its work through other modules of the package, and the driver names none of
+   the checker's words): the driver runs ``assemble`` and what it calls, as ``from kit import
+   assemble`` does, so it is modelled and the training loop it reaches is judged (light-reid's
+   ``lightreid.build_engine(config).train()``, its engine stepping a config-built scheduler
+   with ``step(epoch)`` after every batch: LRD006).
+
+2. A checkpoint with the optimizer's state but not the scheduler's or the GradScaler's,
+   written once after the training loop, by a program that restores no training state from
+   any file: the finished run's artifact, whose schedule is over, is no checkpoint a run
+   resumes mid-way from (SimCLR's final ``checkpoint_{epochs}.pth.tar``): silent. Written
+   inside the epoch loop, or by a program that resumes, still LRD007.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .helpers import check_project, codes, findings, project_codes
+
+# -- 1. `import pkg` then `pkg.build()`, the work done in other modules of the package --------
+
+_KIT_INIT = """\
+from .assemble import assemble, assemble_for_eval
+"""
+
+# no word of the checker here: the work is done by the modules it imports
+_KIT_ASSEMBLE = """\
+import torch
+from .engine import Runner
+from .optim import make_bundle
+
+_RUNNERS = {"plain": Runner}
+
+
+def assemble(cfg):
+    net = torch.nn.Linear(8, 2)
+    cfg["optim"]["params"] = net.parameters()
+    bundle = make_bundle(**cfg["optim"])
+    kind = cfg["runner"] if "runner" in cfg else "plain"
+    return _RUNNERS[kind](net=net, bundle=bundle, **cfg["env"])
+
+
+def assemble_for_eval(cfg):
+    return torch.nn.Linear(8, 2)
+"""
+
+_KIT_OPTIM = """\
+from bisect import bisect_right
+
+import torch
+
+
+class RampThenSteps(torch.optim.lr_scheduler._LRScheduler):
+    def __init__(self, optimizer, marks, factor=0.1, ramp_epochs=10, last_epoch=-1):
+        self.marks = marks
+        self.factor = factor
+        self.ramp_epochs = ramp_epochs
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        ramp = min(1.0, (self.last_epoch + 1) / self.ramp_epochs)
+        drops = bisect_right(self.marks, self.last_epoch)
+        return [base * ramp * self.factor ** drops for base in self.base_lrs]
+
+
+class Bundle:
+    def __init__(self, optimizer, lr_scheduler, epochs):
+        self.optimizer = optimizer
+        self.lr_scheduler = lr_scheduler
+        self.epochs = epochs
+
+
+_OPTIMIZERS = {"adam": torch.optim.Adam, "sgd": torch.optim.SGD}
+_SCHEDULERS = {"ramp_steps": RampThenSteps}
+
+
+def make_bundle(optimizer, lr_scheduler, epochs):
+    optimizer = dict(optimizer)
+    lr_scheduler = dict(lr_scheduler)
+    opt = _OPTIMIZERS[optimizer.pop("name")](**optimizer)
+    lr_scheduler["optimizer"] = opt
+    sched = _SCHEDULERS[lr_scheduler.pop("name")](**lr_scheduler)
+    return Bundle(optimizer=opt, lr_scheduler=sched, epochs=epochs)
+"""
+
+_KIT_ENGINE = """\
+import torch
+
+
+class Runner:
+    def __init__(self, out_dir, net, bundle, batches=(), **extra):
+        self.out_dir = out_dir
+        self.net = net
+        self.bundle = bundle
+        self.batches = batches
+
+    def fit(self):
+        for epoch in range(self.bundle.epochs):
+            self.one_epoch(epoch)
+
+    def one_epoch(self, epoch):
+        for x, y in self.batches:
+            loss = torch.nn.functional.cross_entropy(self.net(x), y)
+            self.bundle.optimizer.zero_grad()
+            loss.backward()
+            self.bundle.optimizer.step()
+{step}
+"""
+
+_PER_BATCH_WITH_EPOCH = "            self.bundle.lr_scheduler.step(epoch)"
+_PER_EPOCH_PLAIN = "        self.bundle.lr_scheduler.step()"
+
+_DRIVER_PACKAGE = """\
+import sys
+import yaml
+
+sys.path.append("../..")
+import kit
+
+with open(sys.argv[1]) as f:
+    settings = yaml.safe_load(f)
+runner = kit.assemble(settings)
+runner.fit()
+"""
+
+_DRIVER_NAME = _DRIVER_PACKAGE.replace("import kit\n", "from kit import assemble\n").replace(
+    "kit.assemble(", "assemble(")
+
+
+def _kit(step: str, driver: str) -> dict[str, str]:
+    return {
+        "kit/__init__.py": _KIT_INIT,
+        "kit/assemble.py": _KIT_ASSEMBLE,
+        "kit/optim.py": _KIT_OPTIM,
+        "kit/engine.py": _KIT_ENGINE.replace("{step}", step),
+        "recipes/reid/train.py": driver,
+    }
+
+
+def test_package_attribute_call_reaches_the_engine_of_another_module(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, _kit(_PER_BATCH_WITH_EPOCH, _DRIVER_PACKAGE))
+    assert ("kit/engine.py", 21, "LRD006") in found
+
+
+def test_name_imported_from_the_package_is_still_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, _kit(_PER_BATCH_WITH_EPOCH, _DRIVER_NAME))
+    assert ("kit/engine.py", 21, "LRD006") in found
+
+
+def test_package_attribute_call_with_a_plain_epoch_step_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, _kit(_PER_EPOCH_PLAIN, _DRIVER_PACKAGE))
+    assert project_codes(found) == []
+
+
+# -- 2. a checkpoint written once, after training, by a program that resumes nothing ---------
+
+_CONTRASTIVE = """
+import torch
+from torch.cuda.amp import GradScaler, autocast
+
+
+def pretrain(net, batches, epochs, half):
+    opt = torch.optim.Adam(net.parameters(), lr=3e-4)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
+    scaler = GradScaler(enabled=half)
+    start = 0
+{resume}
+    for epoch in range(start, epochs):
+        for views in batches:
+            with autocast(enabled=half):
+                loss = net(views).logsumexp(1).mean()
+            opt.zero_grad()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        sched.step()
+{inside}
+    torch.save({"epoch": epochs, "net": net.state_dict(), "opt": opt.state_dict()},
+               "pretrained_{:04d}.pt".format(epochs))
+"""
+
+_RESUME = """    if half:
+        blob = torch.load("pretrained.pt")
+        net.load_state_dict(blob["net"])
+        opt.load_state_dict(blob["opt"])
+        start = blob["epoch"]"""
+
+_WEIGHTS_ONLY_START = """    if half:
+        net.load_state_dict(torch.load("imagenet.pt"))"""
+
+_SAVE_INSIDE = """        torch.save({"epoch": epoch, "net": net.state_dict(), "opt": opt.state_dict()},
+                   "last.pt")"""
+
+
+def _contrastive(resume: str = "", inside: str = "") -> str:
+    return _CONTRASTIVE.replace("{resume}", resume).replace("{inside}", inside)
+
+
+def test_final_checkpoint_of_a_run_that_resumes_nothing_is_silent() -> None:
+    assert "LRD007" not in codes(_contrastive())
+
+
+def test_final_checkpoint_after_loading_pretrained_weights_only_is_silent() -> None:
+    assert "LRD007" not in codes(_contrastive(_WEIGHTS_ONLY_START))
+
+
+def test_final_checkpoint_of_a_run_that_resumes_is_still_reported() -> None:
+    found = findings(_contrastive(_RESUME))
+    assert [c for c, _ in found].count("LRD007") == 2  # the save and the resume
+
+
+def test_checkpoint_inside_the_epoch_loop_is_still_reported() -> None:
+    found = findings(_contrastive(inside=_SAVE_INSIDE))
+    assert ("LRD007", 21) in found
+
+
+_TWO_PHASES = """
+import torch
+
+
+def run(net, batches, epochs):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)
+    for epoch in range(epochs):
+        for x, y in batches:
+            loss = torch.nn.functional.mse_loss(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        sched.step()
+    torch.save({"net": net.state_dict(), "opt": opt.state_dict()}, "stage1.pt")
+    for epoch in range(epochs):
+        for x, y in batches:
+            loss = torch.nn.functional.mse_loss(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        sched.step()
+"""
+
+
+def test_checkpoint_between_two_training_stages_is_still_reported() -> None:
+    assert "LRD007" in codes(_TWO_PHASES)
