@@ -252,3 +252,89 @@ def run(net, batches, epochs):
 
 def test_checkpoint_between_two_training_stages_is_still_reported() -> None:
     assert "LRD007" in codes(_TWO_PHASES)
+
+
+# -- 3. a GradScaler made by every call of an evaluation helper, in a loop after training ----
+#
+# (the custom DeepLabV3 trainer's shape) A run that trains and saves every epoch, then walks
+# the saved epochs again to evaluate them; both helpers make their own GradScaler on every
+# call and share a batch helper whose scaled backward runs only when an optimizer is given.
+# Whichever loop calls it, a scaler made by one call is gone when the call returns: no
+# checkpoint written outside that call has a scale to keep, a resumed run makes its own.
+
+_TWO_LOOPS = """
+import sys
+
+import torch
+
+
+def run_batches(net, scaler, batches, opt=None):
+    total = 0.0
+    if opt is None:
+        for x, y in batches:
+            loss, _unused = one_batch(net, scaler, x, y, opt=opt)
+            total += float(loss)
+    else:
+        for x, y in batches:
+            loss, opt = one_batch(net, scaler, x, y, opt=opt)
+            total += float(loss)
+    return [total, opt]
+
+
+def one_batch(net, scaler, x, y, opt=None):
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = torch.nn.functional.cross_entropy(net(x), y)
+    if opt is not None:
+        opt.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    return [loss.detach(), opt]
+
+
+def fit_epoch(net, opt, batches{fit_params}):
+{fit_scaler}
+    total, opt = run_batches(net, scaler, batches, opt=opt)
+    return [net, opt]
+
+
+def evaluate(net, batches):
+    scaler = torch.amp.GradScaler("cuda")
+    with torch.no_grad():
+        total, _unused = run_batches(net, scaler, batches, opt=None)
+    return total
+
+
+def main(cfg):
+{main_scaler}
+    net = torch.nn.Linear(8, 3).cuda()
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    for epoch in range(cfg["epochs"]):
+        net, opt = fit_epoch(net, opt, cfg["train"]{fit_args})
+        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch},
+                   "epoch_%d.pt" % epoch)
+    for epoch in range(cfg["epochs"]):
+        net.load_state_dict(torch.load("epoch_%d.pt" % epoch)["net"])
+        evaluate(net, cfg["val"])
+
+
+if __name__ == "__main__":
+    main({"epochs": int(sys.argv[1]), "train": [], "val": []})
+"""
+
+
+def _two_loops(per_call: bool) -> str:
+    """Per call: ``fit_epoch`` makes its own scaler; else ``main`` makes one for the run."""
+    made = '    scaler = torch.amp.GradScaler("cuda")'
+    return (_TWO_LOOPS.replace("{fit_params}", "" if per_call else ", scaler")
+            .replace("{fit_scaler}", made if per_call else "")
+            .replace("{main_scaler}", "" if per_call else made)
+            .replace("{fit_args}", "" if per_call else ", scaler"))
+
+
+def test_scalers_made_per_call_in_two_loops_are_not_missing_from_the_checkpoint() -> None:
+    assert "LRD007" not in codes(_two_loops(per_call=True))
+
+
+def test_scaler_kept_across_epochs_is_still_missing_from_the_checkpoint() -> None:
+    assert "LRD007" in codes(_two_loops(per_call=False))
