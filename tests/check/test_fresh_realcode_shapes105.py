@@ -338,3 +338,65 @@ def test_scalers_made_per_call_in_two_loops_are_not_missing_from_the_checkpoint(
 
 def test_scaler_kept_across_epochs_is_still_missing_from_the_checkpoint() -> None:
     assert "LRD007" in codes(_two_loops(per_call=False))
+
+
+# -- 4. a step loop counted as epochs times the batches of an epoch ---------------------------
+#
+# (probe of the batch's family: iteration-based trainers) `for it in range(max_epoch *
+# iters_per_epoch)`, drawing `next()` from the loader: each pass is one batch, though a word
+# of its count names the epochs. A cosine sized in epochs stepped on every pass ends after
+# 1/iters_per_epoch of the run and turns back up; stepped once every iters_per_epoch passes,
+# it is right.
+
+_STEP_LOOP = """
+import torch
+
+
+def train(net, loader, max_epoch, iters_per_epoch):
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max_epoch)
+    batches = iter(loader)
+    for it in range(max_epoch * iters_per_epoch):
+        try:
+            x, y = next(batches)
+        except StopIteration:
+            batches = iter(loader)
+            x, y = next(batches)
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+{step}
+"""
+
+
+def test_epoch_cosine_stepped_every_pass_of_an_epochs_times_batches_loop_is_lrd002() -> None:
+    assert ("LRD002", 19) in findings(_STEP_LOOP.replace("{step}", "        sched.step()"))
+
+
+def test_epoch_cosine_stepped_once_per_epoch_of_that_loop_is_silent() -> None:
+    step = "        if (it + 1) % iters_per_epoch == 0:\n            sched.step()"
+    assert codes(_STEP_LOOP.replace("{step}", step)) == []
+
+
+def test_iteration_horizon_stepped_every_pass_of_that_loop_is_silent() -> None:
+    src = _STEP_LOOP.replace("T_max=max_epoch", "T_max=max_epoch * iters_per_epoch")
+    assert codes(src.replace("{step}", "        sched.step()")) == []
+
+
+def test_epoch_loop_over_a_multiple_of_the_epochs_is_still_an_epoch_loop() -> None:
+    src = """
+    import torch
+
+    def train(net, loader, epochs):
+        opt = torch.optim.SGD(net.parameters(), lr=0.01)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=epochs * len(loader))
+        for epoch in range(epochs * 2):
+            for x, y in loader:
+                loss = torch.nn.functional.mse_loss(net(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            sched.step()
+    """
+    assert "LRD003" in codes(src)
