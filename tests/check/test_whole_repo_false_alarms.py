@@ -129,7 +129,7 @@ def main(model, loader, path, use_amp):
     train_step, scaler = make_trainer(model, optimizer, use_scaler={ask})
     for x in loader:
         train_step(x)
-        torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict()}}, path)
+    torch.save({{"model": model.state_dict(), "optimizer": optimizer.state_dict()}}, path)
 """
 
 

@@ -1036,16 +1036,7 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
     # is not a checkpoint to judge, but it completes one)
     pieces = [(e, contents) for e in ctx.program.events if e.kind == "save"
               for contents in [_contents(ctx, e) or _lone_state(e)] if contents is not None]
-    # a program that reads no training state back (no optimizer, scheduler or GradScaler
-    # restored from a file) and writes its checkpoint once, after every update it makes: the
-    # file is the finished run's artifact, whose schedule is over; no run resumes mid-way
-    # through it, so the states it leaves out lose nothing
-    restores = any(e.kind == "load_state" and e.obj is not None
-                   and e.obj.kind in ("optimizer", "scheduler", "scaler")
-                   for e in ctx.program.events)
     for e, (objs, words) in saves:
-        if not restores and _after_training(ctx, e):
-            continue
         own = objs, words
         # a checkpoint completed by another save of the same run (a trainer's `save()` for
         # the model and optimizer, the driver's own file for the scheduler and scaler): the
@@ -1061,16 +1052,6 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
         if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer" \
                 and not _copied_from_live(ctx, e):
             yield from _check_resume(ctx, e, scaler_saved or not saves, saves)
-
-
-def _after_training(ctx: FileContext, e: Event) -> bool:
-    """The save ``e`` runs in no loop and after every optimizer step of its run, all of them
-    made in loops: written once, when training is over."""
-    if e.loop is not None:
-        return False
-    steps = [s for s in ctx.program.events
-             if s.kind in ("opt_step", "scaler_step") and s.root == e.root]
-    return bool(steps) and all(s.loop is not None and s.order < e.order for s in steps)
 
 
 def _lone_optimizer_state(e: Event) -> tuple[set[int], list[str]] | None:
