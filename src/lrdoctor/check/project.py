@@ -393,6 +393,13 @@ class ProjectLoader(ModuleLoader):
                     if stripped.startswith("from ") and " import " in stripped:
                         source = stripped[5:].split(" import", 1)[0].strip()
                         follow.append((source + ".x", directory, True))
+                # and each name it re-exports, to its definition and what that uses: `import
+                # pkg` then `pkg.build()` runs `build` of the module the package takes it
+                # from, which may do its work in other modules (`build` calling a trainer
+                # class of `pkg.engine`), as `from pkg import build` does
+                package = self.load(path)
+                if package is not None:
+                    follow.extend((q, directory, False) for q in package.imports.values())
             return found, follow
         node: ast.AST | None = info.functions.get(name)
         if node is None and name in info.classes:

@@ -7957,6 +7957,11 @@ def _for_hint(stmt: ast.For | ast.AsyncFor, targets: frozenset[str], scope: Scop
         if found is not None and isinstance(found[0], ast.Call):
             iterable = found[0]
     range_args = _range_args(iterable)
+    if range_args and not any(names.unit_of_word(t) == "epoch" for t in targets) \
+            and _epochs_times_batches(range_args[1] if len(range_args) > 1 else range_args[0]):
+        # `for it in range(max_epoch * iters_per_epoch)`: an epoch count times the batches of
+        # an epoch is a number of batches, whatever word of it names the epochs
+        return "batch"
     for word in [*targets, *(w for a in range_args for w in _words(a))]:
         unit = names.unit_of_word(word)
         if unit == "epoch":
@@ -7975,6 +7980,24 @@ def _for_hint(stmt: ast.For | ast.AsyncFor, targets: frozenset[str], scope: Scop
     if any(names.guess_kind_from_name(w) == "loader" for w in iter_words):
         return "batch"
     return ""
+
+
+def _epochs_times_batches(stop: ast.expr) -> bool:
+    """``stop`` is a product one factor of which counts epochs (``epochs``, ``cfg.max_epoch``)
+    and another the batches of one epoch (``iters_per_epoch``, ``len(loader)``)."""
+    factors: list[ast.expr] = []
+    pending = [stop]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            pending.extend((node.left, node.right))
+        else:
+            factors.append(node)
+    if len(factors) < 2:
+        return False
+    units = [{names.unit_of_word(w) for w in _words(f)} for f in factors]
+    return any("epoch" in u and "batch" not in u for u in units) \
+        and any("batch" in u and "epoch" not in u for u in units)
 
 
 def _while_counters(stmt: ast.While) -> frozenset[str]:

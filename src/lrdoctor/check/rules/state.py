@@ -850,10 +850,11 @@ def _transient(ctx: FileContext, obj: Obj, at: Event) -> bool:
         return obj.kind == "scaler" and all(
             e.loop is not None and e.loop.parent is created.loop for e in used)
     # saved once per epoch or outside it; or in a loop of its own inside the same epoch
-    # (`for path in checkpoint_paths: save(...)` after the call returned): either way the
+    # (`for path in checkpoint_paths: save(...)` after the call returned); or in another loop
+    # than the one making the calls (a training loop that saves, then a loop that evaluates
+    # each saved epoch, its evaluation helper making a GradScaler of its own): whichever, the
     # scheduler or scaler that call made is gone, and the next call makes a new one
-    return at.loop is None or at.loop in created.loop.ancestors() \
-        or created.loop in at.loop.ancestors()
+    return True
 
 
 def _lives_one_pass(ctx: FileContext, obj: Obj, at: Event) -> bool:
