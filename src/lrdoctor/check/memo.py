@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -62,3 +62,16 @@ def nodes_in(node: ast.AST) -> tuple[ast.AST, ...]:
     function or module walked again and again (once per object a rule judges). Only for trees
     nobody changes (a parsed module's nodes), never for a copy being rewritten."""
     return tuple(ast.walk(node))
+
+
+def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``scope``'s own body (a module's or a function's): the bodies of the
+    functions, lambdas and classes it defines are left out (their names are other
+    variables)."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))

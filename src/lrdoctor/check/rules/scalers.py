@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from lrdoctor.check.context import function_at
 from lrdoctor.check.index import dotted, last_name
-from lrdoctor.check.memo import per_node
+from lrdoctor.check.memo import own_nodes, per_node
 from lrdoctor.check.project import display_path
 from lrdoctor.check.values import Const, Obj
 
@@ -194,7 +194,7 @@ def _bindings(scope: ast.AST, name: str) -> tuple[ast.expr | None, ...]:
     """The values bound to ``name`` in ``scope`` (not in the functions it defines); None for a
     binding whose value is not one expression (a loop target, ``+=``, an unpacking)."""
     out: list[ast.expr | None] = []
-    for node in _nodes_in_scope(scope):
+    for node in own_nodes(scope):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id == name:
@@ -215,18 +215,6 @@ def _bindings(scope: ast.AST, name: str) -> tuple[ast.expr | None, ...]:
     return tuple(out)
 
 
-def _nodes_in_scope(scope: ast.AST) -> Iterable[ast.AST]:
-    """The nodes of ``scope``'s own body: not those of the functions, lambdas and classes it
-    defines."""
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-
-
 @per_node
 def _imported_names(tree: ast.Module) -> frozenset[str]:
     return frozenset((a.asname or a.name).split(".")[0] for node in ast.walk(tree)
@@ -240,7 +228,7 @@ def _execs_unknown(tree: ast.Module) -> bool:
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                and node.func.id == "exec" and node.args
                and not isinstance(node.args[0], ast.Constant)
-               for node in _nodes_in_scope(tree))
+               for node in own_nodes(tree))
 
 
 def _reads_setting(value: ast.expr | None, imported: frozenset[str], execs: bool) -> bool:

@@ -42,7 +42,7 @@ from lrdoctor.check.horizon import (
     SMALL_LITERAL as EPOCH_SIZED_LITERAL,
 )
 from lrdoctor.check.index import dotted, main_guard, origin
-from lrdoctor.check.memo import nodes_in
+from lrdoctor.check.memo import nodes_in, own_nodes
 from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss, recorded_name
 from lrdoctor.check.model import (
     Cond,
@@ -3779,7 +3779,7 @@ def _computed_from_validation(ctx: FileContext, path: str, at: ast.AST,
         around = ctx.tree_of(path)
         if around is None:
             return False
-        scope = list(_own_statements(around))
+        scope = list(own_nodes(around))
     else:
         scope = list(ast.walk(around))
     parents = {child: parent for parent in ast.walk(around)
@@ -3959,18 +3959,6 @@ def _mentions_training(node: ast.AST) -> bool:
         if isinstance(sub, (ast.Name, ast.Attribute))
         for w in names.words(sub.id if isinstance(sub, ast.Name) else sub.attr)
     )
-
-
-def _own_statements(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every node of a module's own scope: the bodies of the functions, lambdas and classes
-    it defines are left out (their names are other variables)."""
-    todo = list(ast.iter_child_nodes(tree))
-    while todo:
-        node = todo.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        todo.extend(ast.iter_child_nodes(node))
 
 
 def _empty(node: ast.AST) -> bool:
@@ -5760,7 +5748,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if not any(e.order > r.order and _updates(e, new) for e in root):
             continue
-        if _handed_the_schedules_lr(r, new, stale):
+        if new is not None and _handed_the_schedules_lr(r, new, stale):
             continue
         # the name (or a container's entry) is one path to the optimizer among others: where
         # the old one is still updated after the rebind (held under another name too), or
