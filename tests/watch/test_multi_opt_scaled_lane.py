@@ -134,20 +134,12 @@ def _params(ran) -> list:
     return [p.detach().clone() for m in (ran.ns["model"], ran.ns["head"]) for p in m.parameters()]
 
 
-class _Forgetful(dict):
-    """Engine.stepped_flags that keeps nothing: update() reads every found-inf flag."""
-
-    def __setitem__(self, key, value) -> None:
-        pass
-
-
 def _nothing_routine(monkeypatch) -> None:
     init = Engine.__init__
 
     def general(self, *args, **kwargs):
         init(self, *args, **kwargs)
         self.every_step.add("every step")  # no step is routine
-        self.stepped_flags = _Forgetful()  # every found-inf flag read by update()
         self.subscribe(Backward, lambda ev: None)  # no backward() is routine
         self.subscribe(ScalerUnscale, lambda ev: None, every_step=False)  # every unscale_ an event
 

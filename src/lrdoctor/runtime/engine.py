@@ -379,15 +379,6 @@ class Engine:
         # scaler update (see on_scaler_update) by updated(scaler key); None: no such check
         self.scaled_gate: Any = None
         self._in_scaler_step: dict[int, bool] = {}
-        # GradScaler.update()'s found-inf flags known to read 0 with no read (hooks.py,
-        # _wrap_scaler_step and _wrap_scaler_update): id(optimizer) -> (its one flag, the flag's
-        # version counter when torch's own scaler.step() had just stepped the optimizer, which
-        # torch does only for a flag reading 0): the same tensor at the same version reads 0.
-        # Emptied when an optimizer becomes known. ``_stepped_general``: the ids of the
-        # optimizers whose update inside scaler.step() took the step seam's general path since
-        # (the wrapper notes their flags then; the lane under GradScaler's update reads none)
-        self.stepped_flags: dict[int, tuple[Any, int]] = {}
-        self._stepped_general: set[int] = set()
         # optimizers whose step ran inside torch.compile'd code, not counted yet (hooks.py)
         self.compiled_steps: list[Any] = []
         # the DataLoader iterators' __next__ hook, which a lane kept through a periodic step
@@ -541,7 +532,6 @@ class Engine:
         info = OptimizerInfo(key=id(opt), label=label, ref=_ref(opt))
         info.known_lrs = lrs_of(opt)
         self.optimizers[id(opt)] = info
-        self.stepped_flags.clear()  # (kept small: the optimizers stepped since the last one known)
         for callback in self.new_optimizer_callbacks:
             callback(info)
         return info

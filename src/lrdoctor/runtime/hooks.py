@@ -148,7 +148,6 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
     from torch.optim.optimizer import register_optimizer_step_post_hook
 
     in_scaler_step = engine._in_scaler_step
-    stepped_general = engine._stepped_general
     compiled_steps = engine.compiled_steps
     is_compiling = compiling_test(torch)
     on_attempt = engine.on_attempt
@@ -283,12 +282,6 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         taken, found_inf = value == 0.0, None
                     else:
                         taken, found_inf = None, value
-                elif not getattr(self, "_step_supports_amp_scaling", False):
-                    # stepped by torch's scaler.step() only for found-inf flags summing to 0
-                    # (an optimizer with _step_supports_amp_scaling is stepped whatever they
-                    # read): its wrapper notes the flag once that step returns, so that
-                    # update() need not read it (_wrap_scaler_step)
-                    stepped_general.add(key)
             engine.on_attempt(self, taken, found_inf, in_scaler)
         except ScheduleError:
             raise
@@ -354,21 +347,17 @@ def _scaler_classes(torch: Any) -> list[type]:
 
 
 def _install_scaler_hooks(engine: Engine, patcher: Patcher, torch: Any) -> None:
-    classes = _scaler_classes(torch)
-    for cls in classes:
+    for cls in _scaler_classes(torch):
         if "step" in cls.__dict__:
-            patcher.setattr(cls, "step", _wrap_scaler_step(engine, cls.__dict__["step"], frozenset(classes)))
+            patcher.setattr(cls, "step", _wrap_scaler_step(engine, cls.__dict__["step"]))
         if "update" in cls.__dict__:
             patcher.setattr(cls, "update", _wrap_scaler_update(engine, cls.__dict__["update"]))
 
 
-def _wrap_scaler_step(engine: Engine, original: Callable[..., Any], own: frozenset[type] = frozenset()) -> Callable[
-        ..., Any]:
+def _wrap_scaler_step(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
     in_scaler_step = engine._in_scaler_step
     optimizers = engine.optimizers
     aliases = engine._aliases
-    stepped_general = engine._stepped_general
-    known = engine.stepped_flags
 
     def skipped(self: Any, optimizer: Any) -> None:
         """scaler.step() did not call the optimizer's step."""
@@ -394,24 +383,6 @@ def _wrap_scaler_step(engine: Engine, original: Callable[..., Any], own: frozens
             finally:
                 if not in_scaler_step.pop(key, False):
                     skipped(self, optimizer)
-                elif stepped_general and key in stepped_general:
-                    # Torch's own scaler.step() stepped an optimizer that it steps only when
-                    # the sum of its found-inf flags is falsy (GradScaler._maybe_opt_step; the
-                    # step seam's general path noted it, and not one with
-                    # _step_supports_amp_scaling): with one flag, the flag read 0. Noted with
-                    # its version counter, which any later in-place write moves: update()
-                    # takes it for 0 with no read while it is the same tensor at the same
-                    # version (_wrap_scaler_update). Not for another scaler class (a subclass
-                    # may step whatever the flags read), nor several flags. (The lane under
-                    # GradScaler's updates read no flag: its steps are not noted.)
-                    stepped_general.discard(key)
-                    if type(self) in own:
-                        try:
-                            # (.get: the defaultdict adds nothing; ValueError: several flags)
-                            [flag] = self._per_optimizer_states.get(key)["found_inf_per_device"].values()
-                            known[key] = (flag, flag._version)
-                        except Exception:
-                            pass  # (update() reads the flags)
         # a framework's wrapper (AcceleratedOptimizer...) steps the optimizer it wraps: the
         # step-hook sees that one, so every object of this optimizer is marked
         keys = _guard(engine, _same_optimizer_keys, engine, optimizer) or [key]
@@ -423,7 +394,6 @@ def _wrap_scaler_step(engine: Engine, original: Callable[..., Any], own: frozens
             called = False
             for k in keys:
                 called = in_scaler_step.pop(k, False) or called
-                stepped_general.discard(k)  # (no flag noted on this path)
             if not called:
                 skipped(self, optimizer)
 
@@ -477,28 +447,24 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
     lane = engine.lane
     every_step = engine.every_step
     every_step_handlers = engine._every_step_handlers
-    known = engine.stepped_flags
 
     def read(self: Any) -> tuple[Any, bool | None]:
-        """_before_update(), read inline where every tensor is a plain CPU one. A flag that
-        torch's scaler.step() found 0 when it stepped its optimizer, the same tensor at the same
-        version since (Engine.stepped_flags, noted by _wrap_scaler_step), reads 0: not read."""
+        """_before_update(), read inline where every tensor is a plain CPU one."""
         before: Any = None
         skipped: bool | None = None
         try:
             scale = self._scale
             if type(scale) is tensor_type and scale.is_cpu:
                 before = float(scale.item())
-                for key, state in self._per_optimizer_states.items():
-                    entry = known.get(key)
+                read = False
+                for state in self._per_optimizer_states.values():
                     for t in state["found_inf_per_device"].values():
                         if type(t) is not tensor_type or not t.is_cpu:
                             raise LookupError  # read as _before_update() does
-                        if entry is None or entry[0] is not t or t._version != entry[1]:
-                            if not skipped:  # (any flag not 0: the rest are not read)
-                                skipped = float(t.item()) != 0.0
-                        elif skipped is None:  # (a noted flag: 0)
-                            skipped = False
+                        if read:
+                            skipped = skipped or float(t.item()) != 0.0
+                        else:
+                            read, skipped = True, float(t.item()) != 0.0
                 # (no flags: skipped stays None)
                 return before, skipped
         except Exception:
@@ -562,16 +528,11 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
                 scale = self._scale
                 states = self._per_optimizer_states
                 if len(states) == 1:
-                    [(key, state)] = states.items()
+                    [state] = states.values()
                     [flag] = state["found_inf_per_device"].values()
                     if type(scale) is tensor_type and type(flag) is tensor_type and scale.is_cpu and flag.is_cpu:
                         before = float(scale.item())
-                        # (a noted flag reads 0: see read())
-                        if known and (entry := known.get(key)) is not None and entry[0] is flag and (
-                                flag._version == entry[1]):
-                            skipped = False
-                        else:
-                            skipped = float(flag.item()) != 0.0
+                        skipped = float(flag.item()) != 0.0
                     else:
                         before, skipped = read(self)
                 else:  # (several optimizers' states: read() reads them all, with no exception raised)
