@@ -173,3 +173,35 @@ def test_a_dev_pass_reusing_the_loss_name_is_still_found() -> None:
     # `loss` is bound again from the dev split and never backpropagated there
     dev = "with torch.no_grad():\n        loss = loss_fn(head(x_dev), y_dev)"
     assert codes(_DEVICE_COPIES.format(dev=dev)) == ["LRD004"]
+
+
+# -- fphunt64's p02, found by lead55: the plateau stepped with such a copy ---------------------
+
+_STEPPED_WITH_THE_COPY = _HEAD + """
+batches = [(x[i:i + 32], y[i:i + 32]) for i in range(0, 256, 32)]
+for epoch in range(200):
+    for xb, yb in batches:
+        loss = loss_fn(head(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        loss_val = loss.item()
+    {validation}
+    sched.step(loss_val)
+"""
+
+
+def test_plateau_stepped_with_a_copy_of_the_training_loss_beside_a_validation_loss() -> None:
+    found = codes(_STEPPED_WITH_THE_COPY.format(
+        validation="with torch.no_grad():\n        val_loss = loss_fn(head(xv), yv).item()"))
+    assert found == ["LRD004"]
+
+
+def test_plateau_stepped_with_the_copy_and_no_validation_is_silent() -> None:
+    assert codes(_STEPPED_WITH_THE_COPY.format(validation="pass")) == []
+
+
+def test_plateau_stepped_with_a_validation_loss_of_that_name_is_silent() -> None:
+    src = _STEPPED_WITH_THE_COPY.format(
+        validation="with torch.no_grad():\n        loss_val = loss_fn(head(xv), yv).item()")
+    assert codes(src) == []

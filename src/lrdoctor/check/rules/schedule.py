@@ -2785,7 +2785,8 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     scored = _is_training_score(watched)
     training = (_is_training_loss(watched) or scored
                 or _meter_of_training_loss(ctx, watched_at)) \
-        and not any(_mentions_validation(p.expr) for p in chain)
+        and not any(_mentions_validation(p.expr) for p in chain) \
+        or _copy_of_the_training_loss(ctx, watched_at, watched)
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
         # tests (or the library code they call) name is no validation of this loop's run
@@ -2961,6 +2962,36 @@ def _parts_of_training_value(ctx: FileContext, name: str) -> bool:
                 and not backpropagates(ctx.function_of(path, loop) or tree, over.id):
             return False
     return True
+
+
+def _copy_of_the_training_loss(ctx: FileContext, watched_at: Passed, watched: ast.expr) -> bool:
+    """The metric is a name that every binding of it in the function around the step makes a
+    copy of the loss just backpropagated (`loss_val = loss.item()` after `loss.backward()`,
+    see _copies_backpropagated), whatever its name says: the training loss. A name also
+    accumulated (`+=`) or bound any other way is not."""
+    if not isinstance(watched, ast.Name):
+        return False
+    tree = ctx.tree_of(watched_at.path)
+    if tree is None or not isinstance(tree, ast.Module):
+        return False
+    name, copies = watched.id, 0
+    for node in ast.walk(function_around(tree, watched_at.at)):
+        if isinstance(node, ast.NamedExpr) and node.target.id == name:
+            return False
+        if isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)) \
+                and _binds(node, name) and not any(
+                    _binds(s, name) for s in getattr(node, "body", [])):
+            return False
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+                if not (isinstance(target, ast.Name)
+                        and _copies_backpropagated(tree, node.lineno, target.col_offset, name)):
+                    return False
+                copies += 1
+    return copies > 0
 
 
 def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> bool:
