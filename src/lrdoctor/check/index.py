@@ -226,14 +226,14 @@ class ModuleInfo:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 info.functions[stmt.name] = stmt
             elif isinstance(stmt, ast.ClassDef):
-                info.classes[stmt.name] = _class_info(stmt, info)
+                info.classes[stmt.name] = class_info(stmt, info)
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 info.add_import(stmt)
             else:
                 record = functional_record(stmt, info.qualify)
                 if record is not None and isinstance(stmt, ast.Assign):
                     # `State = namedtuple("State", [...])`: the class it makes
-                    made = _class_info(record[1], info)
+                    made = class_info(record[1], info)
                     made.made_by = stmt.value
                     info.classes[record[0]] = made
                 _attach_method(stmt, info)
@@ -710,14 +710,10 @@ def _attach_method(stmt: ast.stmt, info: ModuleInfo) -> None:
     cls.methods[name] = fn
 
 
-def local_class_info(node: ast.ClassDef, module: ModuleInfo) -> ClassInfo:
-    """The class a ``class`` statement inside a function makes (EDSR's ``make_optimizer``
-    defines ``class CustomOptimizer(torch.optim.Adam)`` and returns an instance): what a
-    module-level class statement makes, known only where the function runs."""
-    return _class_info(node, module)
-
-
-def _class_info(node: ast.ClassDef, module: ModuleInfo) -> ClassInfo:
+def class_info(node: ast.ClassDef, module: ModuleInfo) -> ClassInfo:
+    """What a ``class`` statement makes: at a module's top level when the module is indexed,
+    inside a function where the tracer runs it (EDSR's ``make_optimizer`` defines ``class
+    CustomOptimizer(torch.optim.Adam)``)."""
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -784,3 +780,11 @@ class ModuleLoader:
         project: it may."""
         return True
 
+
+
+def parameters_of(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.arg]:
+    """Every parameter ``fn`` names: positional-only, ordinary, keyword-only, ``*args`` and
+    ``**kwargs``."""
+    args = fn.args
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs,
+            *([args.vararg] if args.vararg else []), *([args.kwarg] if args.kwarg else [])]

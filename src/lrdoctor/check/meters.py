@@ -67,7 +67,7 @@ def holds_backpropagated_loss(tree: ast.AST, metric: ast.expr, at: ast.AST | Non
             continue
         for value in _values_put_into(func, meter):
             fills += 1
-            name = _recorded_name(value)
+            name = recorded_name(value)
             if name is None or not backpropagates(func, name):
                 return False
     return fills > 0
@@ -95,11 +95,6 @@ def _values_put_into(func: ast.AST, meter: str) -> list[ast.expr]:
 
 
 def recorded_name(value: ast.expr) -> str | None:
-    """The variable whose number ``value`` is (see `_recorded_name`)."""
-    return _recorded_name(value)
-
-
-def _recorded_name(value: ast.expr) -> str | None:
     """The variable whose number is recorded: `loss` for `loss.item()`, `float(loss)`,
     `loss.detach().cpu()` or `loss.item() * x.size(0)`."""
     node = value

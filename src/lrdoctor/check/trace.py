@@ -42,11 +42,11 @@ from lrdoctor.check.index import (
     ModuleLoader,
     Scope,
     SpreadScope,
+    class_info,
     dotted,
     exit_stack_calls,
     last_name,
     literal_setattr,
-    local_class_info,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
 from lrdoctor.check.instantiate import LOOKUPS as CONFIG_LOOKUPS
@@ -1642,7 +1642,7 @@ class Tracer:
                 # per statement, whatever the number of traced calls)
                 info = self.local_classes.get(stmt)
                 if info is None:
-                    info = self.local_classes[stmt] = local_class_info(stmt, scope.module)
+                    info = self.local_classes[stmt] = class_info(stmt, scope.module)
                     self.link(info)
                 scope.vars[stmt.name] = ClassVal(info)
         elif isinstance(stmt, (ast.Delete, ast.Raise, ast.Assert)):

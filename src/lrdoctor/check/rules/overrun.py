@@ -89,14 +89,15 @@ def _built_in_view(loader: Obj) -> bool:
     return loader.call is not None and (dotted(loader.call.func) or "").endswith("DataLoader")
 
 
-def _same_value(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope | None) -> bool:
+def _same_value(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope | None,
+                literals: bool = False) -> bool:
     """Whether two expressions are the same value as written (``args.batch_size`` twice, or a
-    name bound to it)."""
+    name bound to it); two equal literals only with ``literals``."""
     forms_a = {ast.dump(a), ast.dump(_resolved(a, a_scope)[0])}
     forms_b = {ast.dump(b), ast.dump(_resolved(b, b_scope)[0])}
     if forms_a & forms_b:
         # a literal divisor equal to a literal batch size is a coincidence too weak to report
-        return not all(isinstance(x, ast.Constant) for x in (a, b))
+        return literals or not all(isinstance(x, ast.Constant) for x in (a, b))
     return False
 
 
@@ -130,15 +131,7 @@ def _iterates_loader(loop: Loop, loader: Obj, length: ast.Call) -> bool:
     if _built_in_view(loader) and any(ast.dump(n) == ast.dump(length.args[0])
                                       for n in ast.walk(over)):
         return True
-    expr, scope = over, loop.scope
-    for _ in range(_DEPTH):
-        expr, scope = _resolved(expr, scope)
-        if isinstance(expr, ast.Call) and expr.args \
-                and (dotted(expr.func) or "").rsplit(".", 1)[-1] in _LOADER_WRAPPERS:
-            expr = expr.args[0]
-            continue
-        break
-    return _loader(expr, scope, built=False) is loader
+    return _iterated_loader(loop, held_first=False) is loader
 
 
 def _double_division(expr: ast.expr, scope: Scope | None, depth: int = 0
@@ -601,8 +594,7 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             continue
         node = epoch_loop.node
         assert isinstance(node, (ast.For, ast.AsyncFor))  # (_passes read its `range(...)`)
-        if sched.path == epoch_loop.path and sched.call is not None \
-                and node.lineno <= sched.call.lineno <= (node.end_lineno or node.lineno):
+        if _written_inside(sched, epoch_loop):
             continue  # rebuilt every pass
         if _leaves_early(epoch_loop) or _leaves_early(batch_loop):
             continue
@@ -650,13 +642,19 @@ def _runs_again(ctx: FileContext, e: Event, sched: Obj, epoch_loop: Loop,
         return None
     if len(e.conds_inside(outer)) != n_tests or _leaves_early(outer):
         return None
-    node = outer.node
-    if sched.path == outer.path and sched.call is not None \
-            and node.lineno <= sched.call.lineno <= (node.end_lineno or node.lineno):
+    if _written_inside(sched, outer):
         return None  # built in every pass
     if _reset_inside(ctx, sched, outer) or _another_built_inside(ctx, sched, outer):
         return None
     return outer
+
+
+def _written_inside(sched: Obj, loop: Loop) -> bool:
+    """The scheduler's construction is written inside ``loop``'s statement (built anew on
+    every pass)."""
+    node = loop.node
+    return sched.path == loop.path and sched.call is not None \
+        and node.lineno <= sched.call.lineno <= (node.end_lineno or node.lineno)
 
 
 def _spent_again(sched: Obj, sized: str, e: Event, epoch_loop: Loop, outer: Loop) -> Diagnostic:
@@ -1767,14 +1765,16 @@ def onecycle_counts_whole_batches_only(ctx: FileContext) -> Iterator[Diagnostic]
         )
 
 
-def _iterated_loader(loop: Loop) -> Obj | None:
+def _iterated_loader(loop: Loop, held_first: bool = True) -> Obj | None:
     """The DataLoader that ``loop`` runs over (through ``enumerate``, a progress bar or names
-    bound to them), or None."""
+    bound to them), or None. ``held_first``: a name is asked for the loader it holds before
+    it is followed to the expression bound to it (``for x in loader`` with the loader built
+    in view); otherwise only the expression the walk ends on is."""
     expr, scope = loop.over_node, loop.scope
     if expr is None:
         return None
     for _ in range(_DEPTH):
-        held = _loader(expr, scope, built=False)
+        held = _loader(expr, scope, built=False) if held_first else None
         if held is not None:
             return held
         expr, scope = _resolved(expr, scope)
@@ -1790,35 +1790,26 @@ def _whole_batches(expr: ast.expr, scope: Scope | None, dataset: ast.expr,
                    d_scope: Scope | None, size: ast.expr) -> ast.BinOp | None:
     """The ``len(dataset) // batch_size`` (or ``int(len(dataset) / batch_size)``) in
     ``expr``, following names, with the loader's own dataset and batch size; None if none."""
-    for _ in range(2):
-        resolved, where = _resolved(expr, scope)
-        for node in ast.walk(resolved):
-            division: ast.BinOp | None = None
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
-                division = node
-            elif isinstance(node, ast.Call) and dotted(node.func) in ("int", "math.floor") \
-                    and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) \
-                    and isinstance(node.args[0].op, ast.Div):
-                division = node.args[0]
-            if division is None:
-                continue
+    resolved, where = _resolved(expr, scope)
+    for node in ast.walk(resolved):
+        division: ast.BinOp | None = None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+            division = node
+        elif isinstance(node, ast.Call) and dotted(node.func) in ("int", "math.floor") \
+                and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) \
+                and isinstance(node.args[0].op, ast.Div):
+            division = node.args[0]
+        if division is not None:
             left = division.left
-            if isinstance(left, ast.Call) and dotted(left.func) == "len" and len(left.args) == 1 \
-                    and _same_object(left.args[0], where, dataset, d_scope) \
-                    and _same_object(division.right, where, size, d_scope):
+            if isinstance(left, ast.Call) and dotted(left.func) == "len" \
+                    and len(left.args) == 1 \
+                    and _same_value(left.args[0], where, dataset, d_scope, literals=True) \
+                    and _same_value(division.right, where, size, d_scope, literals=True):
                 return division
-            if isinstance(node, ast.Name) and node is not resolved:
-                inner = _whole_batches(node, where, dataset, d_scope, size)
-                if inner is not None:
-                    return inner
-        if isinstance(resolved, ast.Name) or resolved is expr:
-            break
-        expr, scope = resolved, where
+            continue
+        if isinstance(node, ast.Name) and node is not resolved:
+            inner = _whole_batches(node, where, dataset, d_scope, size)
+            if inner is not None:
+                return inner
     return None
 
-
-def _same_object(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope | None) -> bool:
-    """The same value as written (names followed), literals included."""
-    forms_a = {ast.dump(a), ast.dump(_resolved(a, a_scope)[0])}
-    forms_b = {ast.dump(b), ast.dump(_resolved(b, b_scope)[0])}
-    return bool(forms_a & forms_b)

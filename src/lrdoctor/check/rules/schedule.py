@@ -41,7 +41,7 @@ from lrdoctor.check.horizon import (
 from lrdoctor.check.horizon import (
     SMALL_LITERAL as EPOCH_SIZED_LITERAL,
 )
-from lrdoctor.check.index import dotted, main_guard, origin
+from lrdoctor.check.index import dotted, main_guard, origin, parameters_of
 from lrdoctor.check.memo import nodes_in, own_nodes
 from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss, recorded_name
 from lrdoctor.check.model import (
@@ -2988,7 +2988,7 @@ def _copy_of_the_training_loss(ctx: FileContext, watched_at: Passed, watched: as
         for target in targets:
             if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
                 if not (isinstance(target, ast.Name)
-                        and _copies_backpropagated(tree, node.lineno, target.col_offset, name)):
+                        and _statement_copies_backpropagated(tree, node, name)):
                     return False
                 copies += 1
     return copies > 0
@@ -2996,19 +2996,26 @@ def _copy_of_the_training_loss(ctx: FileContext, watched_at: Passed, watched: as
 
 def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> bool:
     """The statement binding ``name`` at (``line``, ``col``) copies the number of a value the
-    code before it backpropagates: `loss_val = loss.item()` (`float(loss)`,
-    `loss.detach()`) where the statements before it in its block, or in the blocks around,
-    reach `loss.backward()` (`scaler.scale(loss).backward()`, `accelerator.backward(loss)`)
-    before any statement that binds `loss` anew, or the statements after it in its own block
-    do (`loss_val = loss.item()` then `loss.backward()`). There `val` is short for value: the name
-    holds the training loss of the update just made, not a validation metric."""
+    code before it backpropagates (see _statement_copies_backpropagated)."""
     stmt = next((node for node in ast.walk(tree)
                  if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno == line
                  and node.value is not None
                  and any(isinstance(t, ast.Name) and t.id == name and t.col_offset == col
                          for t in (node.targets if isinstance(node, ast.Assign)
                                    else [node.target]))), None)
-    if stmt is None or stmt.value is None:
+    return stmt is not None and _statement_copies_backpropagated(tree, stmt, name)
+
+
+def _statement_copies_backpropagated(tree: ast.Module, stmt: ast.Assign | ast.AnnAssign,
+                                     name: str) -> bool:
+    """``stmt``, binding ``name``, copies the number of a value the code before it
+    backpropagates: `loss_val = loss.item()` (`float(loss)`,
+    `loss.detach()`) where the statements before it in its block, or in the blocks around,
+    reach `loss.backward()` (`scaler.scale(loss).backward()`, `accelerator.backward(loss)`)
+    before any statement that binds `loss` anew, or the statements after it in its own block
+    do (`loss_val = loss.item()` then `loss.backward()`). There `val` is short for value: the name
+    holds the training loss of the update just made, not a validation metric."""
+    if stmt.value is None:
         return False
     base = recorded_name(stmt.value)
     if base is None or base == name:
@@ -3019,12 +3026,10 @@ def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> 
         holder = parents.get(id(at))
         if holder is None:
             return False
-        block = next((b for b in (getattr(holder, f, None)
-                                  for f in ("body", "orelse", "finalbody"))
-                      if isinstance(b, list) and any(s is at for s in b)), None)
+        block = block_of(holder, at) if isinstance(at, ast.stmt) else None
         if block is not None:
             here = next(i for i, s in enumerate(block) if s is at)
-            if at is stmt and _backpropagated_next(block[here + 1:], base):
+            if at is stmt and _flows_into_backward(block[here + 1:], base, 0):
                 return True  # `loss_val = loss.item()` then `loss.backward()`
             for before in reversed(block[:here]):
                 if backpropagates(before, base):
@@ -3055,9 +3060,7 @@ def _feeds_training_loss(ctx: FileContext, name: str) -> bool:
                             for n in ast.walk(node.value))):
                 continue
             holder = parents.get(id(node))
-            block = next((b for b in (getattr(holder, f, None)
-                                      for f in ("body", "orelse", "finalbody"))
-                          if isinstance(b, list) and any(s is node for s in b)), None)
+            block = block_of(holder, node) if holder is not None else None
             if block is None:
                 continue
             here = next(i for i, s in enumerate(block) if s is node)
@@ -3089,15 +3092,6 @@ def _binds(stmt: ast.stmt, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
                for n in ast.walk(stmt))
 
-
-def _backpropagated_next(after: list[ast.stmt], name: str) -> bool:
-    """Of the statements ``after`` (those that follow in a block), one backpropagates
-    ``name`` before any binds it anew."""
-    for stmt in after:
-        if backpropagates(stmt, name):
-            return True
-        if _binds(stmt, name):
-            return False
     return False
 
 
@@ -6218,7 +6212,7 @@ def _confined(scope: ast.AST, name: str, made_by: ast.Call | None,
                     bound += 1
             todo.append(child)
     own_parameter = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-        a.arg == name for a in _parameters_of(scope))
+        a.arg == name for a in parameters_of(scope))
     # a module-level name bound once; a parameter never bound in the function body
     if bound > (0 if own_parameter else 1):
         return False
@@ -6255,16 +6249,10 @@ def _confined(scope: ast.AST, name: str, made_by: ast.Call | None,
     return True
 
 
-def _parameters_of(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.arg]:
-    args = fn.args
-    return [*args.posonlyargs, *args.args, *args.kwonlyargs,
-            *([args.vararg] if args.vararg else []), *([args.kwarg] if args.kwarg else [])]
-
-
 def _binds_locally(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str) -> bool:
     """``fn`` has a local variable ``name`` of its own (a parameter, or a binding in its body
     without a ``global``/``nonlocal`` for it)."""
-    if any(a.arg == name for a in _parameters_of(fn)):
+    if any(a.arg == name for a in parameters_of(fn)):
         return True
     if isinstance(fn, ast.Lambda):
         return False
@@ -7498,7 +7486,7 @@ def _holds_on_the_first_outer_pass(ctx: FileContext, c: Cond, loop: Loop, e: Eve
     if frame is not None and frame.fn is not None:
         # the callee's parameters hide the caller's names: a parameter stands for what the
         # call handed it, known only when that is an enclosing loop's variable
-        for arg in _parameters_of(frame.fn):
+        for arg in parameters_of(frame.fn):
             env.pop(arg.arg, None)
         # and so do the names it binds itself, but for the enclosing loops' own variables
         headers = {id(n) for lp in outer if isinstance(lp.node, (ast.For, ast.AsyncFor))
@@ -7564,7 +7552,7 @@ def _fed_by_outer_loops(e: Event, c: Cond, loop: Loop) -> dict[str, tuple[Loop, 
     call = frame.call
     outer = [lp for lp in loop.ancestors() if lp is not loop]
     fed: dict[str, tuple[Loop, str]] = {}
-    for param in (p.arg for p in _parameters_of(frame.fn)
+    for param in (p.arg for p in parameters_of(frame.fn)
                   if p is not frame.fn.args.vararg and p is not frame.fn.args.kwarg):
         arg = frame.argument(param)
         if not isinstance(arg, ast.Name):

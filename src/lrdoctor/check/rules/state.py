@@ -22,7 +22,7 @@ from lrdoctor.check.context import (
 )
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import ignores_first_argument, project_constant
-from lrdoctor.check.index import Scope, dotted, last_name
+from lrdoctor.check.index import Scope, dotted, last_name, parameters_of
 from lrdoctor.check.memo import nodes_in, per_node
 from lrdoctor.check.model import Event, Loop, built_apart, calling_scope, exclusive
 from lrdoctor.check.position import (
@@ -125,9 +125,7 @@ def _none_passed(item: Any) -> bool:
     function = function_around(item.scope.module.tree, node)
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    params = {a.arg for a in (*function.args.posonlyargs, *function.args.args,
-                              *function.args.kwonlyargs)}
-    if name not in params or any(
+    if name not in {a.arg for a in parameters_of(function)} or any(
             isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
             for n in nodes_in(function)):
         return False
