@@ -73,3 +73,14 @@ def test_counts_that_match_the_loader_are_silent(sizing: str, extra: str, step: 
 def test_sampler_of_its_own_is_silent() -> None:
     extra = ", sampler=torch.utils.data.RandomSampler(dataset)"
     assert codes(_program(REPORTED[0], extra).replace("shuffle=True, ", "")) == []
+
+
+def test_names_bound_to_each_other_are_followed_a_few_levels_only() -> None:
+    # `per_epoch` and `total` bound to expressions reading each other (as Accelerate's
+    # complete_cv_example rebinds its loader through `prepare(..., lr_scheduler)` while the
+    # scheduler reads `len(loader)`): the search for `len(dataset) // BATCH` stops after a few
+    # levels instead of recursing until Python's limit (the file was "not checked")
+    source = _program("epochs=EPOCHS, steps_per_epoch=per_epoch").replace(
+        "scheduler = torch.optim",
+        "per_epoch = 12\ntotal = per_epoch + 0\nper_epoch = total + 0\nscheduler = torch.optim")
+    assert codes(source) == []

@@ -1787,9 +1787,12 @@ def _iterated_loader(loop: Loop, held_first: bool = True) -> Obj | None:
 
 
 def _whole_batches(expr: ast.expr, scope: Scope | None, dataset: ast.expr,
-                   d_scope: Scope | None, size: ast.expr) -> ast.BinOp | None:
+                   d_scope: Scope | None, size: ast.expr, depth: int = 0) -> ast.BinOp | None:
     """The ``len(dataset) // batch_size`` (or ``int(len(dataset) / batch_size)``) in
-    ``expr``, following names, with the loader's own dataset and batch size; None if none."""
+    ``expr``, following names (a few levels: ``steps = steps // accum`` binds a name to an
+    expression that reads it), with the loader's own dataset and batch size; None if none."""
+    if depth > _DEPTH:
+        return None
     resolved, where = _resolved(expr, scope)
     for node in ast.walk(resolved):
         division: ast.BinOp | None = None
@@ -1808,7 +1811,7 @@ def _whole_batches(expr: ast.expr, scope: Scope | None, dataset: ast.expr,
                 return division
             continue
         if isinstance(node, ast.Name) and node is not resolved:
-            inner = _whole_batches(node, where, dataset, d_scope, size)
+            inner = _whole_batches(node, where, dataset, d_scope, size, depth + 1)
             if inner is not None:
                 return inner
     return None
