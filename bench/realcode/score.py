@@ -210,6 +210,9 @@ def run_case(case: Case, cache: Path, lrdoctor: list[str]) -> Outcome:
         raw, error = run_lrdoctor(lrdoctor, tmp, ["."], timeout=120)
     if error:
         return Outcome(case, error=error)
+    for f in raw:
+        if f.get("code") is None:
+            return Outcome(case, error=f"{f['path']}: {f.get('message', '')}")
     return Outcome(case, [to_finding(f) for f in raw])
 
 
@@ -230,6 +233,12 @@ def run_all(cases: list[Case], cache: Path, lrdoctor: list[str]) -> list[Outcome
         where = line.removeprefix("lrdoctor: ")
         if where.startswith("case") and "internal error" in where:
             failed.setdefault(where.split(os.sep, 1)[0], where)
+    # a file lrdoctor itself gave up on (code null: an internal error, a recursion limit) fails
+    # its case whatever stderr said: counted as "no finding" it would read as a correct silence
+    for f in raw:
+        if f.get("code") is None:
+            path = os.path.normpath(f["path"])
+            failed.setdefault(path.split(os.sep)[0], f"{path}: {f.get('message', '')}")
     found: dict[str, list[Finding]] = {name: [] for name in dirs}
     for f in raw:
         name = os.path.normpath(f["path"]).split(os.sep)[0]
@@ -448,12 +457,15 @@ def main(argv: list[str] | None = None) -> int:
     codes: dict[str, dict[str, Tally]] = {}  # split -> code -> counts (--by-code)
     details: list[str] = []
     errors = 0
+    unchecked: list[str] = []  # files of scored cases lrdoctor could not read or parse
     for outcome in outcomes:
         case = outcome.case
         if outcome.error:
             errors += 1
             details.append(f"{case.id} [{case.split}]: lrdoctor failed: {outcome.error}")
             continue
+        unchecked += [f"{case.id} [{case.split}] {f.path}: {f.message}"
+                      for f in outcome.findings if not CODE_RE.match(f.code)]
         main_t, triv_t, misses, alarms = judge(
             outcome, codes.setdefault(case.split, {}) if args.by_code else None)
         for key in (case.split, "all"):
@@ -478,9 +490,17 @@ def main(argv: list[str] | None = None) -> int:
     for key, per in sorted(codes.items()):
         for code, tally in sorted(per.items()):
             print(summary_line(f"{key} {code}", tally))
+    if unchecked:
+        # printed even with --numbers-only: a file that was not checked scores as silence
+        print(f"{len(unchecked)} file(s) of scored cases not checked (unreadable or not Python "
+              "3; their cases are scored as if lrdoctor found nothing there):")
+        print("\n".join(f"    {u}" for u in unchecked))
     if details:
         print()
         print("\n".join(details))
+    if errors:
+        print(f"score.py: lrdoctor failed on {errors} case(s); the numbers above leave them out",
+              file=sys.stderr)
     return 2 if errors else 0
 
 
