@@ -5827,6 +5827,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _second_instance(ctx, reported)
     yield from _never_updated(ctx, reported)
     yield from _earlier_stage(ctx, reported)
+    yield from _later_call(ctx, reported)
     yield from _own_configure_optimizers(ctx)
 
 
@@ -5997,6 +5998,20 @@ def _second_instance(ctx: FileContext, reported: set[int]) -> Iterator[Diagnosti
         )
 
 
+def _traced_calls(events: list[Event]) -> dict[int, list[Frame]]:
+    """The frames of every traced call of a function, by the call node's id."""
+    frames: dict[int, list[Frame]] = {}
+    seen: set[int] = set()
+    for x in events:
+        frame = x.frame
+        while frame is not None and id(frame) not in seen:
+            seen.add(id(frame))
+            if frame.call is not None and frame.fn is not None:
+                frames.setdefault(id(frame.call), []).append(frame)
+            frame = frame.parent
+    return frames
+
+
 def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
     """A scheduler stepped in a loop that updates another optimizer, on an optimizer that
     nothing in the program updates (``Fitter(model, optimizer, scheduler)`` whose
@@ -6016,8 +6031,6 @@ def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
         return
     touched: set[int] = set()
     updates: dict[int, list[tuple[Event, Obj]]] = {}
-    frames: dict[int, list[Frame]] = {}
-    seen: set[int] = set()
     for x in events:
         if x.obj is not None and x.kind != "create":
             touched.add(x.obj.id)
@@ -6025,18 +6038,19 @@ def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
         if stepped_obj is not None:
             touched.add(stepped_obj.id)
             updates.setdefault(x.root, []).append((x, stepped_obj))
-        frame = x.frame
-        while frame is not None and id(frame) not in seen:
-            seen.add(id(frame))
-            if frame.call is not None and frame.fn is not None:
-                frames.setdefault(id(frame.call), []).append(frame)
-            frame = frame.parent
+    frames = _traced_calls(events)
     for e in steps:
         sched = e.obj
         assert sched is not None and e.loop is not None
         old = sched.optimizer
+        # built in the scheduler's own call (`StepLR(SGD(model.parameters(), lr=0.1), 30)`):
+        # no name holds it, so only the scheduler's `.optimizer` could ever step it
+        inline = old is not None and old.call is not None and sched.call is not None and (
+            any(a is old.call for a in sched.call.args)
+            or any(k.value is old.call for k in sched.call.keywords))
         if (old is None or old.guessed or old.held or old.prepared or sched.guessed
-                or not old.name.isidentifier() or sched.id in reported or old.id in touched):
+                or not (inline or old.name.isidentifier()) or sched.id in reported
+                or old.id in touched):
             continue
         loops = list(e.loop.ancestors())
         other = next((
@@ -6047,6 +6061,11 @@ def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
         if other is None:
             continue
         assert old.call is not None and sched.call is not None
+        if inline:
+            if not _optimizer_read_through(ctx, e):
+                reported.add(sched.id)
+                yield _never_updated_finding(e, sched, old, other)
+            continue
         function = ctx.function_of(old.path, old.call)
         scope: ast.AST | None = function if function is not None else ctx.tree_of(old.path)
         # the name is bound right there to the constructor's result (`optimizer = Adam(...)`),
@@ -6059,17 +6078,35 @@ def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
         if not _confined(scope, old.name, sched.call, frames, 0):
             continue
         reported.add(sched.id)
-        yield Diagnostic.at(
-            "LRD014",
-            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, e.path)}) "
-            f"drives the {old.cls} built at {line_at(old.path, old.line, e.path)}, which "
-            "nothing updates: the loop updates another optimizer "
-            f"({other.label}, {line_at(other.path, other.line, e.path)}), so this schedule "
-            "never changes the LR being trained; build the scheduler on the optimizer that "
-            "is stepped, or step the one you built",
-            e.path,
-            e.node,
-        )
+        yield _never_updated_finding(e, sched, old, other)
+
+
+def _never_updated_finding(e: Event, sched: Obj, old: Obj, other: Obj) -> Diagnostic:
+    return Diagnostic.at(
+        "LRD014",
+        f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, e.path)}) "
+        f"drives the {old.cls} built at {line_at(old.path, old.line, e.path)}, which "
+        "nothing updates: the loop updates another optimizer "
+        f"({other.label}, {line_at(other.path, other.line, e.path)}), so this schedule "
+        "never changes the LR being trained; build the scheduler on the optimizer that "
+        "is stepped, or step the one you built",
+        e.path,
+        e.node,
+    )
+
+
+def _optimizer_read_through(ctx: FileContext, e: Event) -> bool:
+    """Whether the file reads the stepped scheduler's ``.optimizer`` (``scheduler.optimizer
+    .step()``): the only way to reach an optimizer built inside the scheduler's call."""
+    held = receiver(e).split(".")[-1]
+    sched = e.obj
+    for path in {e.path, sched.path if sched is not None else e.path}:
+        tree = ctx.tree_of(path)
+        if tree is None or any(
+                isinstance(n, ast.Attribute) and n.attr == "optimizer"
+                and ast.unparse(n.value).split(".")[-1] == held for n in ast.walk(tree)):
+            return True
+    return False
 
 
 def _earlier_stage(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
@@ -6142,6 +6179,83 @@ def _earlier_stage(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
         )
 
 
+def _later_call(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
+    """A scheduler handed to a stage together with another optimizer after its own optimizer's
+    last update (``train(model, opt, sched, 5)`` then ``train(model, opt2, sched, 20)``): in
+    the second call the loop steps ``opt2`` while the schedule keeps moving the LR of ``opt``,
+    which never steps again, so the second stage trains at a constant LR.
+
+    Only where every update of the scheduler's optimizer comes, in the same trace, before the
+    step and in no loop around it (a loop over stages would train it again); another
+    optimizer, not built from it (a wrapper sharing its groups), is updated in the loops
+    around the step, with no scheduler of its own stepped there; and the optimizer's name is
+    bound once, to its constructor, and used only to build the scheduler, for its own
+    ``.step()`` / ``.zero_grad()``, or handed to traced calls that use it only so: one kept
+    anywhere else may be updated out of sight."""
+    events = ctx.program.events
+    steps = [e for e in events
+             if e.kind == "sched_step" and e.obj is not None and e.loop is not None]
+    if not steps:
+        return
+    updates: dict[int, list[tuple[Event, Obj]]] = {}
+    for x in events:
+        stepped_obj = _updated_by(x)
+        if stepped_obj is not None:
+            updates.setdefault(stepped_obj.id, []).append((x, stepped_obj))
+    frames: dict[int, list[Frame]] | None = None
+    for e in steps:
+        sched = e.obj
+        assert sched is not None and e.loop is not None
+        old = sched.optimizer
+        if (old is None or old.guessed or old.held or old.prepared or sched.guessed
+                or sched.held or sched.in_composite or not old.name.isidentifier()
+                or sched.id in reported or old.call is None):
+            continue
+        own = updates.get(old.id, [])
+        loops = list(e.loop.ancestors())
+        if not own or any(u.root != e.root or u.order > e.order
+                          or any(u.in_loop(loop) for loop in loops) for u, _ in own):
+            continue
+        others = [o for us in updates.values() for u, o in us
+                  if o is not old and not o.guessed and u.root == e.root
+                  and any(u.in_loop(loop) for loop in loops)]
+        if not others or any(o.call is None or o.call is old.call or any(
+                isinstance(n, ast.Name) and n.id == old.name for n in ast.walk(o.call))
+                for o in others):
+            continue
+        if any(x.obj is not None and x.obj.optimizer in others
+               and any(x.in_loop(loop) for loop in loops) for x in steps):
+            continue
+        function = ctx.function_of(old.path, old.call)
+        scope: ast.AST | None = function if function is not None else ctx.tree_of(old.path)
+        if scope is None or not any(
+                isinstance(a, ast.Assign) and a.value is old.call and len(a.targets) == 1
+                and isinstance(a.targets[0], ast.Name) and a.targets[0].id == old.name
+                for a in ast.walk(scope)):
+            continue
+        if frames is None:
+            frames = _traced_calls(events)
+        if not _confined(scope, old.name, sched.call, frames, 0, updates=True):
+            continue
+        reported.add(sched.id)
+        other = others[0]
+        stage = e.frame.call if e.frame is not None else None
+        called = f" (the call at {line_at(e.frame.call_path, stage.lineno, e.path)})" \
+            if stage is not None and e.frame is not None else ""
+        yield Diagnostic.at(
+            "LRD014",
+            f"`{receiver(e)}` ({sched.label}, {line_at(sched.path, sched.line, e.path)}) "
+            f"drives the {old.cls} built at {line_at(old.path, old.line, e.path)}, which is "
+            f"not updated after an earlier stage: in this stage{called} the loop stepping "
+            "the scheduler updates "
+            f"another optimizer ({other.label}, {line_at(other.path, other.line, e.path)}), so "
+            "this stage trains at a constant LR; build a scheduler on that optimizer for this "
+            "stage",
+            e.path,
+            e.node,
+        )
+
+
 def _stage_uses_only(scope: ast.AST, name: str, made_by: ast.Call,
                      sched_call: ast.Call | None) -> bool:
     """``name`` is bound once in ``scope``, to ``made_by``, and every read of it is an
@@ -6183,13 +6297,14 @@ def _stage_uses_only(scope: ast.AST, name: str, made_by: ast.Call,
 
 
 def _confined(scope: ast.AST, name: str, made_by: ast.Call | None,
-              frames: dict[int, list[Frame]], depth: int) -> bool:
+              frames: dict[int, list[Frame]], depth: int, updates: bool = False) -> bool:
     """Every use of ``name`` in ``scope`` (a function, or a module for a module-level name)
     hands it to ``made_by`` (the scheduler's constructor) or to a traced call whose parameter
-    is, in its function, used only so; the name is never rebound there. False for anything
-    else (an untraced call, an attribute, a container, a return, a second binding). Functions
-    nested in ``scope`` that bind a name of their own with that spelling are another
-    variable and are left out."""
+    is, in its function, used only so; the name is never rebound there. With ``updates``, a
+    use as the receiver of ``.step()`` / ``.zero_grad()`` is allowed too (the traced updates
+    of the optimizer are then all it ever gets). False for anything else (an untraced call,
+    an attribute, a container, a return, a second binding). Functions nested in ``scope``
+    that bind a name of their own with that spelling are another variable and are left out."""
     if depth > MAX_CONFINED_DEPTH:
         return False
     parents: dict[int, ast.AST] = {}
@@ -6218,6 +6333,10 @@ def _confined(scope: ast.AST, name: str, made_by: ast.Call | None,
         return False
     for node in uses:
         parent = parents.get(id(node))
+        if updates and isinstance(parent, ast.Attribute) and parent.attr in ("step", "zero_grad"):
+            receiver_of = parents.get(id(parent))
+            if isinstance(receiver_of, ast.Call) and receiver_of.func is parent:
+                continue
         if isinstance(parent, ast.keyword):
             call, keyword, index = parents.get(id(parent)), parent.arg, -1
         else:
@@ -6244,7 +6363,7 @@ def _confined(scope: ast.AST, name: str, made_by: ast.Call | None,
                 param = positional[index + frame.skipped]
             else:
                 return False
-            if not _confined(fn, param, None, frames, depth + 1):
+            if not _confined(fn, param, None, frames, depth + 1, updates):
                 return False
     return True
 
