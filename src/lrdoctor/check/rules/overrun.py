@@ -1211,17 +1211,38 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
 
 
 def _linear(expr: ast.expr, scope: Scope | None, depth: int = 0
-            ) -> tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None:
-    """``expr`` as a sum of settings with integer coefficients plus a number: ``args.epochs -
+            ) -> tuple[dict[str, tuple[float, ast.expr, Scope | None]], float] | None:
+    """``expr`` as a sum of settings with numeric coefficients plus a number: ``args.epochs -
     args.warmup_epochs`` is ``{args.epochs: 1, args.warmup_epochs: -1}`` and 0, through the
-    names bound to its parts (``T = epochs - warmup`` with ``epochs = args.epochs``). Each
-    setting keeps the expression and scope it is read in, to read its stated value. None for
-    anything else (a product, a call other than a setting's read)."""
+    names bound to its parts (``T = epochs - warmup`` with ``epochs = args.epochs``);
+    ``args.epochs // 2`` (or ``/ 2``, ``* 0.5``, inside ``int()`` / ``round()``) is
+    ``{args.epochs: 0.5}``, the rounding left out. Each setting keeps the expression and scope
+    it is read in, to read its stated value. None for anything else (a product of two
+    settings, a call other than a setting's read)."""
     if depth > _DEPTH:
         return None
     if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) \
             and not isinstance(expr.value, bool):
         return {}, float(expr.value)
+    if isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "round", "math.floor",
+                                                             "math.ceil") \
+            and len(expr.args) == 1 and not expr.keywords:
+        return _linear(expr.args[0], scope, depth + 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Div, ast.FloorDiv)):
+        # a sum scaled by a number written right there (`args.epochs // 2`, `0.8 * epochs`)
+        pairs = [(expr.left, expr.right)]
+        if isinstance(expr.op, ast.Mult):
+            pairs.append((expr.right, expr.left))
+        for part, factor in pairs:
+            if not (isinstance(factor, ast.Constant) and isinstance(factor.value, (int, float))
+                    and not isinstance(factor.value, bool) and factor.value > 0):
+                continue
+            inner = _linear(part, scope, depth + 1)
+            if inner is None:
+                return None
+            k = float(factor.value) if isinstance(expr.op, ast.Mult) else 1.0 / factor.value
+            return {t: (c * k, at, where) for t, (c, at, where) in inner[0].items()}, inner[1] * k
+        return None
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
         left = _linear(expr.left, scope, depth + 1)
         right = _linear(expr.right, scope, depth + 1)
@@ -1247,7 +1268,7 @@ def _linear(expr: ast.expr, scope: Scope | None, depth: int = 0
             isinstance(resolved, ast.Call) and isinstance(resolved.func, ast.Attribute)
             and resolved.func.attr == "get"):
         text = ast.unparse(resolved).replace("self.", "")
-        return {text: (1, resolved, where)}, 0.0
+        return {text: (1.0, resolved, where)}, 0.0
     return None
 
 
@@ -1286,8 +1307,8 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         if horizon is None or passes is None:
             continue
         literal = _literal_horizon(sched)
-        run: tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None
-        sized: tuple[dict[str, tuple[int, ast.expr, Scope | None]], float] | None
+        run: tuple[dict[str, tuple[float, ast.expr, Scope | None]], float] | None
+        sized: tuple[dict[str, tuple[float, ast.expr, Scope | None]], float] | None
         if loop.passes is not None and literal is not None and literal[0] == "T_max":
             # both counts are numbers where the loop runs
             run, sized = ({}, float(loop.passes - passes[1])), ({}, literal[2])
@@ -1297,25 +1318,34 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         if run is None or sized is None:
             continue
         shared = run[0].keys() & sized[0].keys()
-        if (run[0] or sized[0]) and not any(run[0][k][0] == sized[0][k][0] for k in shared):
-            continue  # no setting on both sides: the counts are the run's choice
-        left: dict[str, tuple[int, ast.expr, Scope | None]] = {}
+        # a setting on both sides, the horizon holding at most as much of it as the loop
+        # (`T_max=args.epochs - 5`, `T_max=args.epochs // 2` under `range(args.epochs)`);
+        # otherwise the counts are the run's choice
+        if (run[0] or sized[0]) and not any(run[0][k][0] >= sized[0][k][0] > 0 for k in shared):
+            continue
+        left: dict[str, tuple[float, ast.expr, Scope | None]] = {}
         for text in run[0].keys() | sized[0].keys():
             coeff = (run[0][text][0] if text in run[0] else 0) \
                 - (sized[0][text][0] if text in sized[0] else 0)
             if coeff:
                 left[text] = (coeff, *(run[0].get(text) or sized[0][text])[1:])
         extra = run[1] + passes[1] - sized[1]
-        values = []
+        values: list[tuple[str, float, float | None]] = []
         for text, (coeff, at, where) in left.items():
             value = constants.resolve(at, where)
-            if coeff < 0 or not isinstance(value, (int, float)) or isinstance(value, bool) \
-                    or value <= 0:
+            if coeff < 0:
                 break
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                if text not in shared:
+                    break
+                # a share of the loop's own setting (`T_max=cfg.epochs // 2`): more epochs
+                # than T_max whatever the value, though how many is the value's
+                value = None
             values.append((text, coeff, value))
         else:
-            total = extra + sum(c * v for _, c, v in values)
-            if total <= 0 or extra < 0:
+            known = all(v is not None for _, _, v in values)
+            total = extra + sum(c * v for _, c, v in values if v is not None)
+            if extra < 0 or (known and total <= 0):
                 continue
             if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(loop)) \
                     or _leaves_early(loop) or _reset_inside(ctx, sched, loop) \
@@ -1326,7 +1356,7 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             seen.add(sched.id)
             more = " + ".join([f"`{t}`" if c == 1 else f"{c:g} x `{t}`" for t, c, _ in values]
                               + ([f"{extra:g}"] if extra else []))
-            stated = f"{total:g} by default" if values else ""
+            stated = f"{total:g} by default" if values and known else ""
             count = ast.unparse(range_call(loop) or loop.node)
             yield Diagnostic.at(
                 "LRD010",
