@@ -170,7 +170,8 @@ def _setting_compared(scaler: Obj, expr: ast.expr) -> bool:
     into its globals (nanoGPT's configurator idiom). The name then holds that setting, as
     ``args.dtype == "float16"`` does. A binding picked from the hardware (``"bfloat16" if
     torch.cuda.is_bf16_supported() else "float16"``), a literal, or any other value leaves the
-    comparison unknown, as before."""
+    comparison unknown, as before; literals picked by a setting (``dtype = "float16" if
+    args.fp16 else "float32"``) read it."""
     if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1
             and isinstance(expr.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
             and isinstance(expr.left, ast.Name)):
@@ -239,6 +240,19 @@ def _reads_setting(value: ast.expr | None, imported: frozenset[str], execs: bool
     ``exec``s code it does not hold (else they read what the module itself bound)."""
     if value is None:
         return False
+    if isinstance(value, ast.IfExp):
+        # `dtype = "float16" if args.fp16 else "float32"`: literals picked by a setting (a
+        # pick by the hardware, `... if torch.cuda.is_bf16_supported() else ...`, or by a
+        # bare local name that may hold one, is not)
+        test = value.test.operand if isinstance(value.test, ast.UnaryOp) \
+            and isinstance(value.test.op, ast.Not) else value.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and all(
+                isinstance(i, ast.Constant) and isinstance(i.value, str)
+                for i in _items(test.comparators[0])):
+            test = test.left  # `cfg.get("precision") == "fp16"`
+        return all(isinstance(v, ast.Constant) and isinstance(v.value, str)
+                   for v in (value.body, value.orelse)) \
+            and _reads_setting(test, imported, execs)
     if isinstance(value, ast.Call):
         func = value.func
         if isinstance(func, ast.Name) and func.id == "getattr" and value.args:
