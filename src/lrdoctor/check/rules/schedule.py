@@ -5615,6 +5615,84 @@ def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic
             break
 
 
+@rule("LRD012")
+def held_scheduler_stepped_beside_its_wrapper(ctx: FileContext) -> Iterator[Diagnostic]:
+    """The project's own warm-up wrapper (a scheduler class with a step() of its own, such as
+    a copied ``GradualWarmupScheduler``) that holds another scheduler and, in its step(),
+    steps it (``self.after_scheduler.step()`` once the warm-up is over): a loop pass that
+    steps the wrapper and also steps the held scheduler directly advances that scheduler twice
+    after the hand-over, and during the warm-up moves it beside the wrapper's own LR. The
+    pip package's wrapper is a composite of its own (``member_stepped_beside_its_composite``);
+    here the hand-over is read from the project's step() as traced: a step of the scheduler
+    made inside the step() method of a scheduler class, on a call of that method in the same
+    loop as a direct step of the same scheduler outside any such method, on the same pass."""
+    for events in ctx.events_by_root.values():
+        inner_steps: list[tuple[Event, Frame]] = []
+        direct: list[Event] = []
+        known: dict[int, bool] = {}
+        for e in events:
+            if e.kind != "sched_step" or e.obj is None or e.loop is None \
+                    or e.info.get("engine"):
+                continue
+            wrapper = _wrapper_step_frame(ctx, e, known)
+            if wrapper is None:
+                direct.append(e)
+            elif wrapper.call is not None:
+                inner_steps.append((e, wrapper))
+        reported: set[int] = set()
+        for inner, frame in inner_steps:
+            sched = inner.obj
+            assert sched is not None and frame.call is not None
+            own = next((d for d in direct if d.obj is sched and d.loop is inner.loop
+                        and _unconditional(d) and id(d.node) not in reported
+                        and not exclusive(d, inner)), None)
+            if own is None:
+                continue
+            reported.add(id(own.node))
+            call = frame.call
+            holder = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+            yield Diagnostic.at(
+                "LRD012",
+                f"{sched.cls} `{receiver(own)}` ({line_at(sched.path, sched.line, own.path)}) "
+                f"is held by the scheduler `{holder or ast.unparse(call.func)}`, whose step() "
+                f"({line_at(frame.call_path or own.path, call.lineno, own.path)}) already steps "
+                f"it (`{ast.unparse(inner.node)}`, {line_at(inner.path, inner.line, own.path)}); "
+                "stepping it here as well advances it twice after the hand-over (and moves it "
+                "beside the wrapper's own LR before): step only the wrapper",
+                own.path,
+                own.node,
+            )
+
+
+def _wrapper_step_frame(ctx: FileContext, e: Event, known: dict[int, bool]) -> Frame | None:
+    """The frame of the step() method of a project scheduler class that ``e`` (a scheduler
+    step) was made in, directly or through the methods it calls; None for a step made
+    outside any such method. Only a class written in a file that was read, deriving from a
+    scheduler or computing its LRs through its own get_lr(), counts (``known``: the answer
+    for each step() function already asked about)."""
+    current = e.frame
+    while current is not None:
+        fn = current.fn
+        if fn is not None and fn.name == "step" and current.path:
+            if id(fn) not in known:
+                known[id(fn)] = _step_of_a_scheduler_class(ctx, current.path, fn)
+            if known[id(fn)]:
+                return current
+        current = current.parent
+    return None
+
+
+def _step_of_a_scheduler_class(ctx: FileContext, path: str,
+                               fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``fn`` is a method of a scheduler class written in the file ``path`` (read)."""
+    module = ctx.module_of(path)
+    if module is None:
+        return False
+    cls = next((c for c in module.classes.values() if fn in c.node.body), None)
+    owner = cls.node if cls is not None else _class_holding(module.tree, fn)
+    return owner is not None and _scheduler_class_node(module, owner)
+
+
 def _flushes_the_last_update(ctx: FileContext, e: Event, sched: Obj, loop: Loop,
                              calls: list[Event]) -> bool:
     """A step in the epoch loop that goes with an update of its own: after the batch loop,
