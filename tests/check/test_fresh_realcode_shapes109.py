@@ -19,6 +19,17 @@ stepping its joint scheduler at the top of the epoch) found one miss, fixed here
   traced, and the hand-over was not read as one. Now a step of a scheduler made inside the
   step() method of a project scheduler class, with a direct step of the same scheduler outside
   any such method in the same loop on the same pass, is LRD012.
+
+A second miss of the same probing, fixed: the optimizer rebuilt at the *end* of a pass, after
+that pass's training (``for stage in range(3): train...; optimizer = SGD(...)``, or ``if epoch
+== 10: optimizer = ...`` as the last statement of the epoch loop), while the scheduler built
+before the loop stays on the first one. The trace follows one pass, so every scheduler step
+came before the replacement in its order and LRD014 saw none after it. A replacement built
+anew in the loop, after updates of the old optimizer made through the replaced name (or in a
+call handed that name), now makes the same loop's steps of the old scheduler stale from the
+next pass on; not where the scheduler is itself rebuilt in the loop, where the pass ends the
+loop (``break``), where the updates go through another name, or where the two names alternate
+between optimizers built before the loop.
 """
 
 from __future__ import annotations
@@ -317,3 +328,137 @@ for epoch in range(40):
         one_epoch(joint_optimizer)
 '''
     assert "LRD001" in codes(src)
+
+
+# -- an optimizer rebuilt at the end of a pass ------------------------------------------------
+
+CARRIED_HEAD = STAGES + '''
+optimizer = optim.SGD(net.parameters(), lr=0.1)
+schedule = StepLR(optimizer, 5)
+'''
+
+
+def test_rebuilt_at_the_end_of_each_stage() -> None:
+    src = CARRIED_HEAD + '''
+for stage in range(3):
+    for epoch in range(10):
+        one_epoch(optimizer)
+        schedule.step()
+    optimizer = optim.SGD(net.parameters(), lr=0.1 / 10 ** (stage + 1))
+'''
+    found = findings(src)
+    line = src.count("\n", 0, src.index("        schedule.step()")) + 1
+    assert ("LRD014", line) in found
+    assert any("from the next pass of the loop on" in m for m in messages(src))
+
+
+def test_rebuilt_as_the_last_statement_of_the_epoch_loop() -> None:
+    src = CARRIED_HEAD + '''
+for epoch in range(30):
+    for x in batches:
+        optimizer.zero_grad()
+        net(x).pow(2).mean().backward()
+        optimizer.step()
+    schedule.step()
+    if epoch == 10:
+        optimizer = optim.SGD(net.parameters(), lr=0.01)
+'''
+    assert "LRD014" in codes(src)
+
+
+def test_rebuilt_at_the_end_of_a_while_stage_loop() -> None:
+    src = CARRIED_HEAD + '''
+stage = 0
+while stage < 3:
+    for epoch in range(10):
+        one_epoch(optimizer)
+        schedule.step()
+    stage += 1
+    optimizer = optim.SGD(net.parameters(), lr=0.1 / 10 ** stage)
+'''
+    assert "LRD014" in codes(src)
+
+
+def test_trainer_method_rebuilds_at_the_end_of_a_stage() -> None:
+    src = STAGES + '''
+class Trainer:
+    def __init__(self):
+        self.optimizer = optim.SGD(net.parameters(), lr=0.1)
+        self.schedule = StepLR(self.optimizer, 5)
+
+    def next_stage(self, stage):
+        self.optimizer = optim.SGD(net.parameters(), lr=0.1 / (stage + 2))
+
+    def fit(self):
+        for stage in range(3):
+            for epoch in range(10):
+                for x in batches:
+                    self.optimizer.zero_grad()
+                    net(x).pow(2).mean().backward()
+                    self.optimizer.step()
+                self.schedule.step()
+            self.next_stage(stage)
+
+
+Trainer().fit()
+'''
+    assert "LRD014" in codes(src)
+
+
+def test_rebuilt_with_its_scheduler_at_the_end_is_silent() -> None:
+    src = CARRIED_HEAD + '''
+for stage in range(3):
+    for epoch in range(10):
+        one_epoch(optimizer)
+        schedule.step()
+    optimizer = optim.SGD(net.parameters(), lr=0.1 / 10 ** (stage + 1))
+    schedule = StepLR(optimizer, 5)
+'''
+    assert "LRD014" not in codes(src)
+
+
+def test_scheduler_built_at_the_top_of_each_pass_is_silent() -> None:
+    src = STAGES + '''
+optimizer = optim.SGD(net.parameters(), lr=0.1)
+for stage in range(3):
+    schedule = StepLR(optimizer, 5)
+    for epoch in range(10):
+        one_epoch(optimizer)
+        schedule.step()
+    optimizer = optim.SGD(net.parameters(), lr=0.1 / 10 ** (stage + 1))
+'''
+    assert "LRD014" not in codes(src)
+
+
+def test_rebuilt_then_the_loop_ends_is_silent() -> None:
+    src = CARRIED_HEAD + '''
+for epoch in range(30):
+    one_epoch(optimizer)
+    schedule.step()
+    if epoch == 29:
+        optimizer = optim.SGD(net.parameters(), lr=0.01)
+        break
+'''
+    assert "LRD014" not in codes(src)
+
+
+def test_loop_updates_through_another_name_is_silent() -> None:
+    # the loop trains `opt`, bound once before it; rebinding `optimizer` changes nothing
+    src = CARRIED_HEAD + '''
+opt = optimizer
+for epoch in range(30):
+    one_epoch(opt)
+    schedule.step()
+    optimizer = optim.SGD(net.parameters(), lr=0.01)
+'''
+    assert "LRD014" not in codes(src)
+
+
+def test_rebuilt_each_pass_from_the_schedules_lr_is_silent() -> None:
+    src = CARRIED_HEAD + '''
+for epoch in range(30):
+    one_epoch(optimizer)
+    schedule.step()
+    optimizer = optim.SGD(net.parameters(), lr=schedule.get_last_lr()[0])
+'''
+    assert "LRD014" not in codes(src)

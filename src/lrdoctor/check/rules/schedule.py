@@ -5847,9 +5847,15 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                      and not (r.loop is not None and e.in_loop(r.loop)))
             and not _repointed(root, e, r, new)
         ]
+        carried = False
+        if not stale:
+            # rebuilt at the end of a pass (`for stage in ...: train...; optimizer = SGD(
+            # ...)`): the steps of this pass came before, the next pass's come after
+            stale = _carried_to_the_next_pass(root, r, old, new, scope)
+            carried = bool(stale)
         if not stale:
             continue
-        if not any(e.order > r.order and _updates(e, new) for e in root):
+        if not carried and not any(e.order > r.order and _updates(e, new) for e in root):
             continue
         if new is not None and _handed_the_schedules_lr(r, new, stale):
             continue
@@ -5857,10 +5863,12 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # the old one is still updated after the rebind (held under another name too), or
         # earlier in the same pass of the loop the rebind is in (`current = opt_g ... step ...
         # current = opt_d ... step` every iteration: the next pass updates it again), the
-        # schedule still reaches training
+        # schedule still reaches training. A replacement built anew in the pass is not
+        # such an alternation: those updates go through the name to the new one next time
         if any(_updates(e, old) and (
                 e.order > r.order
-                or r.loop is not None and e.order < r.order and e.in_loop(r.loop)
+                or not carried and r.loop is not None and e.order < r.order
+                and e.in_loop(r.loop)
         ) for e in root):
             continue
         # a scheduler built for the new optimizer takes over, unless nothing ever steps it
@@ -5868,7 +5876,11 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # keeps only the optimizer): then the new optimizer still trains at a constant LR
         takers = [e for e in root if e.kind == "create" and e.obj is not None
                   and e.obj.kind == "scheduler" and e.obj.optimizer is new
-                  and not _dropped(ctx, e.obj, root)]
+                  # built in the same pass after the replacement, it is the one the next
+                  # pass steps (the trace follows one pass: its steps are not in view)
+                  and (not _dropped(ctx, e.obj, root)
+                       or carried and r.loop is not None and e.in_loop(r.loop)
+                       and e.order > r.order)]
         if takers:
             # ... on the paths it is built on: one built only when a setting says so (`if
             # kind == "cosine": scheduler = CosineAnnealingLR(new, ...)`) takes over from no
@@ -5895,7 +5907,8 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             "LRD014",
             f"`{receiver(e)}` ({drivers}) still drives the optimizer built at "
             f"{line_at(old.path, old.line, here)}, but `{r.info['name']}` was replaced at "
-            f"{line_at(r.path, r.line, here)} and the new optimizer is the one being stepped: "
+            f"{line_at(r.path, r.line, here)} and the new optimizer is the one being stepped"
+            f"{' from the next pass of the loop on' if carried else ''}: "
             "it trains at a constant LR",
             e.path,
             e.node,
@@ -5906,6 +5919,78 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _never_updated(ctx, reported)
     yield from _earlier_stage(ctx, reported)
     yield from _own_configure_optimizers(ctx)
+
+
+def _carried_to_the_next_pass(root: list[Event], r: Event, old: Obj, new: Obj | None,
+                              scope: Frame | None) -> list[Event]:
+    """The steps of the old optimizer's schedulers that the next pass of the rebind's loop
+    makes on it while the optimizer under the name is the new one: the replacement is built
+    anew in that loop (a constructor call in the pass, not another object the name switches
+    to), after the pass's own updates of the old optimizer, which go through the replaced
+    name (``optimizer.step()``, or a call in the rebind's function handed the name), and the
+    scheduler steps in the same loop. Empty when any of that is not so."""
+    loop = r.loop
+    if loop is None or new is None or r.info.get("entry") or _leaves_after(loop.node, r.node):
+        return []
+    if not any(e.kind == "create" and e.obj is new and e.in_loop(loop) for e in root):
+        return []
+    name = r.info.get("name")
+    home = r.frame_of(loop)  # the call running the loop (the rebind may be in a helper)
+    if not name or not any(_updates(e, old) and e.order < r.order and e.in_loop(loop)
+                           and _through_name(e, name, home) for e in root):
+        return []
+    # a scheduler built in the loop itself is built again on the next pass, from the name
+    rebuilt = {id(e.obj) for e in root if e.kind == "create" and e.in_loop(loop)}
+    return [e for e in root
+            if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
+            and id(e.obj) not in rebuilt
+            and e.order < r.order and e.in_loop(loop) and e.within(scope)]
+
+
+def _leaves_after(loop: ast.For | ast.AsyncFor | ast.While, node: ast.AST) -> bool:
+    """Whether the block of ``loop``'s body that holds ``node`` (a statement of the loop's own
+    function) ends the loop after it: a later ``break``, ``return`` or ``raise`` in that block
+    (``if epoch == last: optimizer = SGD(...); break``): no pass follows the replacement. A
+    node in a function the loop calls is not in its body: False."""
+    blocks: list[list[ast.stmt]] = [loop.body]
+    while blocks:
+        block = blocks.pop()
+        for i, stmt in enumerate(block):
+            if stmt is node or any(n is node for n in ast.walk(stmt)):
+                if stmt is node or isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign,
+                                                     ast.Expr)):
+                    return any(isinstance(later, (ast.Break, ast.Return, ast.Raise))
+                               for later in block[i + 1:])
+                for field in ("body", "orelse", "finalbody"):
+                    inner = getattr(stmt, field, None)
+                    if isinstance(inner, list) and not isinstance(
+                            stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef,
+                                   ast.AsyncFunctionDef, ast.ClassDef)):
+                        blocks.append(inner)
+                for handler in getattr(stmt, "handlers", []):
+                    blocks.append(handler.body)
+                break
+    return False
+
+
+def _through_name(e: Event, name: str, frame: Frame | None) -> bool:
+    """The update ``e`` reaches its optimizer through ``name`` as the function of ``frame``
+    writes it: ``name.step()`` (``scaler.step(name)``) there, or in a function that a call
+    there handed ``name`` as an argument."""
+    current = e.frame
+    call: ast.Call | None = None
+    while current is not frame:
+        if current is None:
+            return False
+        call = current.call
+        current = current.parent
+    if call is not None:
+        return any(ast.unparse(a) == name for a in [*call.args, *(k.value for k in call.keywords)])
+    node = e.node
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    target = node.args[0] if e.kind == "scaler_step" and node.args else node.func.value
+    return ast.unparse(target) == name
 
 
 def _handed_the_schedules_lr(r: Event, new: Obj, stale: list[Event]) -> bool:
