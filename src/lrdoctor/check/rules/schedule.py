@@ -5615,6 +5615,84 @@ def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic
             break
 
 
+@rule("LRD012")
+def held_scheduler_stepped_beside_its_wrapper(ctx: FileContext) -> Iterator[Diagnostic]:
+    """The project's own warm-up wrapper (a scheduler class with a step() of its own, such as
+    a copied ``GradualWarmupScheduler``) that holds another scheduler and, in its step(),
+    steps it (``self.after_scheduler.step()`` once the warm-up is over): a loop pass that
+    steps the wrapper and also steps the held scheduler directly advances that scheduler twice
+    after the hand-over, and during the warm-up moves it beside the wrapper's own LR. The
+    pip package's wrapper is a composite of its own (``member_stepped_beside_its_composite``);
+    here the hand-over is read from the project's step() as traced: a step of the scheduler
+    made inside the step() method of a scheduler class, on a call of that method in the same
+    loop as a direct step of the same scheduler outside any such method, on the same pass."""
+    for events in ctx.events_by_root.values():
+        inner_steps: list[tuple[Event, Frame]] = []
+        direct: list[Event] = []
+        known: dict[int, bool] = {}
+        for e in events:
+            if e.kind != "sched_step" or e.obj is None or e.loop is None \
+                    or e.info.get("engine"):
+                continue
+            wrapper = _wrapper_step_frame(ctx, e, known)
+            if wrapper is None:
+                direct.append(e)
+            elif wrapper.call is not None:
+                inner_steps.append((e, wrapper))
+        reported: set[int] = set()
+        for inner, frame in inner_steps:
+            sched = inner.obj
+            assert sched is not None and frame.call is not None
+            own = next((d for d in direct if d.obj is sched and d.loop is inner.loop
+                        and _unconditional(d) and id(d.node) not in reported
+                        and not exclusive(d, inner)), None)
+            if own is None:
+                continue
+            reported.add(id(own.node))
+            call = frame.call
+            holder = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+            yield Diagnostic.at(
+                "LRD012",
+                f"{sched.cls} `{receiver(own)}` ({line_at(sched.path, sched.line, own.path)}) "
+                f"is held by the scheduler `{holder or ast.unparse(call.func)}`, whose step() "
+                f"({line_at(frame.call_path or own.path, call.lineno, own.path)}) already steps "
+                f"it (`{ast.unparse(inner.node)}`, {line_at(inner.path, inner.line, own.path)}); "
+                "stepping it here as well advances it twice after the hand-over (and moves it "
+                "beside the wrapper's own LR before): step only the wrapper",
+                own.path,
+                own.node,
+            )
+
+
+def _wrapper_step_frame(ctx: FileContext, e: Event, known: dict[int, bool]) -> Frame | None:
+    """The frame of the step() method of a project scheduler class that ``e`` (a scheduler
+    step) was made in, directly or through the methods it calls; None for a step made
+    outside any such method. Only a class written in a file that was read, deriving from a
+    scheduler or computing its LRs through its own get_lr(), counts (``known``: the answer
+    for each step() function already asked about)."""
+    current = e.frame
+    while current is not None:
+        fn = current.fn
+        if fn is not None and fn.name == "step" and current.path:
+            if id(fn) not in known:
+                known[id(fn)] = _step_of_a_scheduler_class(ctx, current.path, fn)
+            if known[id(fn)]:
+                return current
+        current = current.parent
+    return None
+
+
+def _step_of_a_scheduler_class(ctx: FileContext, path: str,
+                               fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``fn`` is a method of a scheduler class written in the file ``path`` (read)."""
+    module = ctx.module_of(path)
+    if module is None:
+        return False
+    cls = next((c for c in module.classes.values() if fn in c.node.body), None)
+    owner = cls.node if cls is not None else _class_holding(module.tree, fn)
+    return owner is not None and _scheduler_class_node(module, owner)
+
+
 def _flushes_the_last_update(ctx: FileContext, e: Event, sched: Obj, loop: Loop,
                              calls: list[Event]) -> bool:
     """A step in the epoch loop that goes with an update of its own: after the batch loop,
@@ -5769,9 +5847,15 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
                      and not (r.loop is not None and e.in_loop(r.loop)))
             and not _repointed(root, e, r, new)
         ]
+        carried = False
+        if not stale:
+            # rebuilt at the end of a pass (`for stage in ...: train...; optimizer = SGD(
+            # ...)`): the steps of this pass came before, the next pass's come after
+            stale = _carried_to_the_next_pass(root, r, old, new, scope)
+            carried = bool(stale)
         if not stale:
             continue
-        if not any(e.order > r.order and _updates(e, new) for e in root):
+        if not carried and not any(e.order > r.order and _updates(e, new) for e in root):
             continue
         if new is not None and _handed_the_schedules_lr(r, new, stale):
             continue
@@ -5779,10 +5863,12 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # the old one is still updated after the rebind (held under another name too), or
         # earlier in the same pass of the loop the rebind is in (`current = opt_g ... step ...
         # current = opt_d ... step` every iteration: the next pass updates it again), the
-        # schedule still reaches training
+        # schedule still reaches training. A replacement built anew in the pass is not
+        # such an alternation: those updates go through the name to the new one next time
         if any(_updates(e, old) and (
                 e.order > r.order
-                or r.loop is not None and e.order < r.order and e.in_loop(r.loop)
+                or not carried and r.loop is not None and e.order < r.order
+                and e.in_loop(r.loop)
         ) for e in root):
             continue
         # a scheduler built for the new optimizer takes over, unless nothing ever steps it
@@ -5790,7 +5876,11 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
         # keeps only the optimizer): then the new optimizer still trains at a constant LR
         takers = [e for e in root if e.kind == "create" and e.obj is not None
                   and e.obj.kind == "scheduler" and e.obj.optimizer is new
-                  and not _dropped(ctx, e.obj, root)]
+                  # built in the same pass after the replacement, it is the one the next
+                  # pass steps (the trace follows one pass: its steps are not in view)
+                  and (not _dropped(ctx, e.obj, root)
+                       or carried and r.loop is not None and e.in_loop(r.loop)
+                       and e.order > r.order)]
         if takers:
             # ... on the paths it is built on: one built only when a setting says so (`if
             # kind == "cosine": scheduler = CosineAnnealingLR(new, ...)`) takes over from no
@@ -5817,7 +5907,8 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             "LRD014",
             f"`{receiver(e)}` ({drivers}) still drives the optimizer built at "
             f"{line_at(old.path, old.line, here)}, but `{r.info['name']}` was replaced at "
-            f"{line_at(r.path, r.line, here)} and the new optimizer is the one being stepped: "
+            f"{line_at(r.path, r.line, here)} and the new optimizer is the one being stepped"
+            f"{' from the next pass of the loop on' if carried else ''}: "
             "it trains at a constant LR",
             e.path,
             e.node,
@@ -5829,6 +5920,78 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _earlier_stage(ctx, reported)
     yield from _later_call(ctx, reported)
     yield from _own_configure_optimizers(ctx)
+
+
+def _carried_to_the_next_pass(root: list[Event], r: Event, old: Obj, new: Obj | None,
+                              scope: Frame | None) -> list[Event]:
+    """The steps of the old optimizer's schedulers that the next pass of the rebind's loop
+    makes on it while the optimizer under the name is the new one: the replacement is built
+    anew in that loop (a constructor call in the pass, not another object the name switches
+    to), after the pass's own updates of the old optimizer, which go through the replaced
+    name (``optimizer.step()``, or a call in the rebind's function handed the name), and the
+    scheduler steps in the same loop. Empty when any of that is not so."""
+    loop = r.loop
+    if loop is None or new is None or r.info.get("entry") or _leaves_after(loop.node, r.node):
+        return []
+    if not any(e.kind == "create" and e.obj is new and e.in_loop(loop) for e in root):
+        return []
+    name = r.info.get("name")
+    home = r.frame_of(loop)  # the call running the loop (the rebind may be in a helper)
+    if not name or not any(_updates(e, old) and e.order < r.order and e.in_loop(loop)
+                           and _through_name(e, name, home) for e in root):
+        return []
+    # a scheduler built in the loop itself is built again on the next pass, from the name
+    rebuilt = {id(e.obj) for e in root if e.kind == "create" and e.in_loop(loop)}
+    return [e for e in root
+            if e.kind == "sched_step" and e.obj is not None and e.obj.optimizer is old
+            and id(e.obj) not in rebuilt
+            and e.order < r.order and e.in_loop(loop) and e.within(scope)]
+
+
+def _leaves_after(loop: ast.For | ast.AsyncFor | ast.While, node: ast.AST) -> bool:
+    """Whether the block of ``loop``'s body that holds ``node`` (a statement of the loop's own
+    function) ends the loop after it: a later ``break``, ``return`` or ``raise`` in that block
+    (``if epoch == last: optimizer = SGD(...); break``): no pass follows the replacement. A
+    node in a function the loop calls is not in its body: False."""
+    blocks: list[list[ast.stmt]] = [loop.body]
+    while blocks:
+        block = blocks.pop()
+        for i, stmt in enumerate(block):
+            if stmt is node or any(n is node for n in ast.walk(stmt)):
+                if stmt is node or isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign,
+                                                     ast.Expr)):
+                    return any(isinstance(later, (ast.Break, ast.Return, ast.Raise))
+                               for later in block[i + 1:])
+                for field in ("body", "orelse", "finalbody"):
+                    inner = getattr(stmt, field, None)
+                    if isinstance(inner, list) and not isinstance(
+                            stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef,
+                                   ast.AsyncFunctionDef, ast.ClassDef)):
+                        blocks.append(inner)
+                for handler in getattr(stmt, "handlers", []):
+                    blocks.append(handler.body)
+                break
+    return False
+
+
+def _through_name(e: Event, name: str, frame: Frame | None) -> bool:
+    """The update ``e`` reaches its optimizer through ``name`` as the function of ``frame``
+    writes it: ``name.step()`` (``scaler.step(name)``) there, or in a function that a call
+    there handed ``name`` as an argument."""
+    current = e.frame
+    call: ast.Call | None = None
+    while current is not frame:
+        if current is None:
+            return False
+        call = current.call
+        current = current.parent
+    if call is not None:
+        return any(ast.unparse(a) == name for a in [*call.args, *(k.value for k in call.keywords)])
+    node = e.node
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    target = node.args[0] if e.kind == "scaler_step" and node.args else node.func.value
+    return ast.unparse(target) == name
 
 
 def _handed_the_schedules_lr(r: Event, new: Obj, stale: list[Event]) -> bool:
