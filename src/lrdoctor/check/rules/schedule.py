@@ -7690,27 +7690,35 @@ def _stated_count(count: ast.expr, where: Any, fallback: Any
     where the guard reads it (``where``, the loop's function) and followed through the
     parameters it was handed in by (``accum`` <- ``args.gradient_accumulation_steps`` at the
     call), with the name of the setting it comes from (``gradient_accumulation_steps``)."""
-    node, scope = count, where if where is not None else fallback
+    chain: list[tuple[ast.expr, Any]] = [(count, where if where is not None else fallback)]
     for _ in range(4):
-        stated = stated_setting(node, scope)
-        if stated is not None or not isinstance(node, ast.Name) or scope is None:
+        node, scope = chain[-1]
+        if not isinstance(node, ast.Name) or scope is None:
             break
         value = scope.lookup(node.id)
-        if not isinstance(value, ExprVal):
-            found = scope.source_of(node.id)
-            if found is None:
-                break
-            node, scope = found
+        if isinstance(value, ExprVal):
+            chain.append((value.node, value.scope))
             continue
-        node, scope = value.node, value.scope
-    else:
-        stated = None
-    if stated is None and scope is not fallback and count is node:
+        found = scope.source_of(node.id)
+        if found is None:
+            break
+        chain.append(found)
+    stated = next((found for node, scope in chain
+                   if (found := stated_setting(node, scope)) is not None), None)
+    if stated is None:
         stated = stated_setting(count, fallback)
-    word = node.attr if isinstance(node, ast.Attribute) else (
-        node.slice.value if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
-        and isinstance(node.slice.value, str) else node.id if isinstance(node, ast.Name) else "")
-    return stated, str(word)
+    word = ""
+    for node, _ in reversed(chain):
+        if isinstance(node, ast.Attribute):
+            word = node.attr
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, str):
+            word = node.slice.value
+        elif isinstance(node, ast.Name):
+            word = node.id
+        if word:
+            break
+    return stated, word
 
 
 def _accumulation_divisor(guard: Cond) -> ast.expr | None:
