@@ -209,3 +209,34 @@ def _parsed_sets_by_name(text: str) -> bool:
     except (SyntaxError, ValueError):
         return True  # unreadable: it may do anything
     return _sets_by_computed_name(tree)
+
+
+def launched_above(path: str, setting: str, limit: float = 1.0) -> tuple[str, str] | None:
+    """A command line of the project's launch scripts or docs (its text files: ``.sh``,
+    ``.md``, ``.yaml``, notebooks, ...) that hands the option named ``setting`` a number above
+    ``limit`` (``--gradient-accumulation-steps 4`` for ``gradient_accumulation_steps``):
+    ``(the file, the words)`` of the first one, None when none does. A default the program
+    states is then not how the project runs it."""
+    if not setting:
+        return None
+    project = _project_texts(project_root(os.path.dirname(os.path.abspath(path))))
+    if project is None:
+        return None
+    flag = _flag_pattern(setting)
+    for other, text in project.texts:
+        if other.endswith(".py"):
+            continue
+        for match in flag.finditer(text):
+            try:
+                value = float(match.group(1))
+            except ValueError:
+                continue
+            if value > limit:
+                return other, " ".join(match.group(0).split())
+    return None
+
+
+@lru_cache(maxsize=256)
+def _flag_pattern(setting: str) -> re.Pattern[str]:
+    spelled = "[-_]".join(re.escape(part) for part in setting.split("_") if part)
+    return re.compile(rf"(?<![\w-])--{spelled}(?:[ \t]*=[ \t]*|[ \t]+)['\"]?(\d+(?:\.\d+)?)\b")

@@ -78,6 +78,7 @@ from lrdoctor.check.rules.scalers import (
     scaler_switch,
     when,
 )
+from lrdoctor.check.unset import launched_above
 from lrdoctor.check.values import (
     EVERY_FEW_STEPS,
     Const,
@@ -7085,7 +7086,83 @@ def _every_micro_batch(e: Event, loop: Loop, update: Event, count: ast.expr,
         "micro-batches)"
     )
 
-def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = False) -> bool:
+# what a batch loop's header may wrap the `range(...)` it counts with: a progress bar, an index
+_RANGE_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "trange", "enumerate",
+                             "iter", "tqdm_notebook", "notebook.tqdm"})
+
+
+def _trip_counts(loop: Loop | None) -> list[tuple[str, Any]]:
+    """The spellings of how many passes the batch loop ``loop`` makes, each with the scope it
+    is read in: ``for step in pbar`` with ``pbar = tqdm(range(num_steps))`` and ``num_steps``
+    a parameter its caller bound to ``args.steps_per_epoch`` gives ``num_steps`` and
+    ``args.steps_per_epoch``. Every pass draws one (micro-)batch, so this count is the loop's
+    batches per epoch, whatever the program computed it from."""
+    if loop is None or not isinstance(loop.node, (ast.For, ast.AsyncFor)) or loop.scope is None:
+        return []
+    node: ast.expr = loop.node.iter
+    scope: Any = loop.scope
+    for _ in range(4):  # the header's name, bound to the wrapped range (`pbar = tqdm(...)`)
+        if isinstance(node, ast.Name):
+            found = scope.source_of(node.id)
+            if found is None:
+                return []
+            node, scope = found
+            continue
+        if isinstance(node, ast.Call) and (dotted(node.func) or "") in _RANGE_WRAPPERS \
+                and node.args:
+            node = node.args[0]
+            continue
+        break
+    if not (isinstance(node, ast.Call) and dotted(node.func) == "range" and not node.keywords
+            and (len(node.args) == 1 or len(node.args) == 2 and isinstance(node.args[0],
+                                                                          ast.Constant)
+                 and node.args[0].value == 0)):
+        return []
+    count: ast.expr = node.args[-1]
+    out: list[tuple[str, Any]] = []
+    for _ in range(4):  # through the parameters it is handed in by (`num_steps` <- caller)
+        if not isinstance(count, (ast.Name, ast.Attribute)):
+            break
+        out.append((ast.unparse(count), scope))
+        if not isinstance(count, ast.Name):
+            break
+        found = scope.source_of(count.id)
+        if found is None:
+            value = scope.lookup(count.id)
+            if not isinstance(value, ExprVal):
+                break
+            found = (value.node, value.scope)
+        count, scope = found
+    return out
+
+
+def _is_trip_count(sub: ast.Name | ast.Attribute, scope: Any,
+                   trips: list[tuple[str, Any]]) -> bool:
+    """``sub`` (read where the horizon is computed, in ``scope``) spells the batch loop's trip
+    count as the loop's header reads it: the same text, its first name bound to the same value
+    on both sides (the same ``args``)."""
+    text = ast.unparse(sub)
+    root = sub
+    while isinstance(root, ast.Attribute):
+        root = root.value  # type: ignore[assignment]
+    if not isinstance(root, ast.Name):
+        return False
+    for spelled, where in trips:
+        if spelled != text:
+            continue
+        if where is scope:
+            return True
+        mine, theirs = scope.lookup(root.id), where.lookup(root.id)
+        if mine is not None and mine is theirs:
+            return True
+        mine_src, their_src = scope.source_of(root.id), where.source_of(root.id)
+        if mine_src is not None and their_src is not None and mine_src[0] is their_src[0]:
+            return True
+    return False
+
+
+def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = False,
+                            trips: list[tuple[str, Any]] | None = None) -> bool:
     """The schedule's length is counted in loader batches (`epochs * len(loader)`, through
     names and a builder's parameters) with no division by the accumulation count (spelled
     by ``guard_names`` or by a name that says so): stepped every micro-batch it runs its
@@ -7177,6 +7254,22 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                         # names it reads from there (see _outside_functions)
                         pending.append((value.fn, value.closure, hops + 1))
                         continue
+                    if isinstance(value, FuncVal) and value.bound is None \
+                            and value.preset is None \
+                            and scope.module.functions.get(sub.id) is value.fn:
+                        # the multiplier is a function of the module (`def lr_lambda(step):`
+                        # at the top of the script): the names it reads are the module's
+                        top = scope
+                        while top.parent is not None:
+                            top = top.parent
+                        pending.append((value.fn, top, hops + 1))
+                        continue
+                if trips and _is_trip_count(sub, scope, trips):
+                    # the very count the batch loop makes its passes by (`range(num_steps)`
+                    # handed `args.steps_per_epoch`): one micro-batch per pass, whatever
+                    # the program set it from
+                    seen_len = True
+                    continue
                 if strict and any(w in text for w in ("step", "iter", "batch", "len", "total")):
                     return False  # a count of steps read from somewhere the walk cannot see
                 # a builder's `epoch_steps` / `steps_per_epoch` parameter: batches per epoch
@@ -7873,6 +7966,43 @@ def _stored_later(tree: ast.AST, attrs: set[str]) -> bool:
     return False
 
 
+def _stated_count(count: ast.expr, where: Any, fallback: Any
+                  ) -> tuple[tuple[str, float | None, str] | None, str]:
+    """The value the program states for an accumulation count (``stated_setting``), read
+    where the guard reads it (``where``, the loop's function) and followed through the
+    parameters it was handed in by (``accum`` <- ``args.gradient_accumulation_steps`` at the
+    call), with the name of the setting it comes from (``gradient_accumulation_steps``)."""
+    chain: list[tuple[ast.expr, Any]] = [(count, where if where is not None else fallback)]
+    for _ in range(4):
+        node, scope = chain[-1]
+        if not isinstance(node, ast.Name) or scope is None:
+            break
+        value = scope.lookup(node.id)
+        if isinstance(value, ExprVal):
+            chain.append((value.node, value.scope))
+            continue
+        found = scope.source_of(node.id)
+        if found is None:
+            break
+        chain.append(found)
+    stated = next((found for node, scope in chain
+                   if (found := stated_setting(node, scope)) is not None), None)
+    if stated is None:
+        stated = stated_setting(count, fallback)
+    word = ""
+    for node, _ in reversed(chain):
+        if isinstance(node, ast.Attribute):
+            word = node.attr
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, str):
+            word = node.slice.value
+        elif isinstance(node, ast.Name):
+            word = node.id
+        if word:
+            break
+    return stated, word
+
+
 def _accumulation_divisor(guard: Cond) -> ast.expr | None:
     """The count an accumulation guard divides by: ``accum`` in ``(i + 1) % accum == 0``."""
     if guard.test is None:
@@ -7940,18 +8070,28 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
         bound = _number(count, sched.scope, 0)
         if bound is not None and bound <= 1:
             continue
-        stated = stated_setting(count, sched.scope) if bound is None else None
+        stated, word = _stated_count(count, loop.scope, sched.scope) if bound is None \
+            else (None, "")
+        launched = None
         if stated is not None and stated[1] is not None and stated[1] <= 1:
             # `--accum` / `cfg.grad_accum_steps` the program states as 1 (an option's
-            # default, a config constant): as the program states its settings no batch is
-            # accumulated, and a horizon in loader batches is one in updates
-            continue
+            # default, a config constant, also handed in to the function that loops): as the
+            # program states its settings no batch is accumulated, and a horizon in loader
+            # batches is one in updates; unless the project's own launch scripts or docs run
+            # it with more (`--gradient-accumulation-steps 4`)
+            launched = launched_above(e.path, word)
+            if launched is None:
+                continue
         whole = horizon_of(sched)
-        if whole.unit != "batch" or not _sized_in_micro_batches(sched, names_of_count, strict=True):
+        if whole.unit != "batch" or not _sized_in_micro_batches(
+                sched, names_of_count, strict=True, trips=_trip_counts(loop)):
             continue
         shown = short_source(count)
         times = f"{bound:g}" if bound is not None else f"`{shown}`"
         when_on = "" if bound is not None else f"when `{shown}` > 1, "
+        if launched is not None:
+            when_on = (f"when `{shown}` > 1 (its default is 1, but "
+                       f"{display_path(launched[0])} runs it with `{launched[1]}`), ")
         # on N processes Accelerate steps it N times per update: N/accum of it
         on_one, on_n = (" on one process", f"N/{times} on N processes; ") \
             if accelerator is not None else ("", "")

@@ -2106,6 +2106,8 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         if steps and all(_counter_split(s, w) for s in steps):
             continue
+        if steps and all(_result_apart(s, w) for s in steps):
+            continue
         if _warm_up_before_the_first_drop(w, driver, steps):
             continue
         # the other classes a setting can bind to the same name (`if cfg.scheduler == "step":
@@ -2396,6 +2398,89 @@ def _after_warm_up_epochs(step: Event, w: Event) -> bool:
             if sized & {ast.dump(e) for e in epochs}:
                 return True
     return False
+
+
+def _result_apart(step: Event, w: Event) -> bool:
+    """The write runs inside a helper that answers whether it wrote (``def warm_up(opt,
+    epoch): if epoch < n: ...lr = ...; return True`` and ``return False`` otherwise), and the
+    scheduler steps only when that same call answered no (``if not warm_up(opt, epoch):
+    sched.step()``, or through a name bound to its result): the warm-up hands the LR over to
+    the schedule, the two never run in one pass."""
+    frame = w.frame
+    if frame is None or frame.fn is None or frame.call is None \
+            or not _writes_only_when_true(frame.fn, w.node):
+        return False
+    call = frame.call
+    for c in step.conds:
+        if c.test is None or c.branch not in (0, 1):
+            continue
+        holds, whole = c.branch == 0, c.test
+        while isinstance(whole, ast.UnaryOp) and isinstance(whole.op, ast.Not):
+            holds, whole = not holds, whole.operand
+        if holds:
+            continue  # the step runs where the answer is yes: no hand-over
+        if whole is call or isinstance(whole, ast.Name) and any(o is call for o in c.origins):
+            return True
+    return False
+
+
+def _truthy_return(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Constant) \
+        and bool(stmt.value.value)
+
+
+def own_statements(fn: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``fn``'s body, the functions and classes it defines left out."""
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _falsy_return(stmt: ast.Return) -> bool:
+    return stmt.value is None or isinstance(stmt.value, ast.Constant) and not stmt.value.value
+
+
+@per_node
+def _writes_only_when_true(fn: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.AST) -> bool:
+    """Every path of ``fn`` that runs the statement holding ``node`` goes on to a ``return``
+    of a true constant (written after it in a block around it, with no other return between),
+    and every other ``return`` of ``fn`` gives a false constant or nothing."""
+    parents = parent_map(fn)
+    returns = [n for n in own_statements(fn) if isinstance(n, ast.Return)]
+    if not returns:
+        return False
+    child: ast.AST = node
+    answer: ast.Return | None = None
+    while child is not fn:
+        parent = parents.get(id(child))
+        if parent is None:
+            return False
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
+                and parent is not fn:
+            return False
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and child in block:
+                later = block[block.index(child) + 1:]
+                between = [r for stmt in later for r in ast.walk(stmt)
+                           if isinstance(r, ast.Return)]
+                if later and _truthy_return(later[-1]) \
+                        and all(r is later[-1] for r in between):
+                    answer = later[-1]  # type: ignore[assignment]
+                break
+        if answer is not None:
+            break
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and child in parent.body \
+                and any(isinstance(r, ast.Return) for stmt in parent.body for r in ast.walk(stmt)):
+            return False
+        child = parent
+    if answer is None:
+        return False
+    return all(r is answer or _falsy_return(r) for r in returns)
 
 
 def _counter_split(step: Event, w: Event) -> bool:
