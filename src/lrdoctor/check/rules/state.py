@@ -1487,14 +1487,48 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
             weight=sure,
         )
         return
+    path, node = _written_at(e)
     yield Diagnostic.at(
         "LRD007",
         f"this checkpoint stores the optimizer state but not {' or '.join(missing)}: on "
         f"resume {' and '.join(consequence)}",
-        e.path,
-        e.node,
+        path,
+        node,
         weight=sure,
     )
+
+
+def _written_at(e: Event) -> tuple[str, ast.AST]:
+    """Where a checkpoint's contents are written: the dict display a caller hands to a save
+    helper (``save_checkpoint({"epoch": ..., "optimizer": ...}, path)`` whose body is
+    ``torch.save(state, path)``), which is where the missing entry belongs and which tells
+    two callers' checkpoints apart; else the save itself. Only a parameter the helper saves
+    as it came (not rebound before the save) is followed, one call up."""
+    frame = e.frame
+    if not isinstance(e.node, ast.Call) or frame is None or frame.fn is None \
+            or frame.call is None or not frame.call_path:
+        return e.path, e.node
+    saved = e.node.args[0] if e.node.args else next(
+        (kw.value for kw in e.node.keywords if kw.arg == "obj"), None)
+    if not isinstance(saved, ast.Name):
+        return e.path, e.node
+    name = saved.id
+    fn = frame.fn
+    if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+           or isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store)
+           and isinstance(n.value, ast.Name) and n.value.id == name
+           or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+           and isinstance(n.func.value, ast.Name) and n.func.value.id == name
+           and n.func.attr in ("update", "setdefault", "pop")
+           for n in nodes_in(fn)):
+        return e.path, e.node  # rebound or filled in the helper: its own contents
+    if name not in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
+        return e.path, e.node
+    handed = frame.argument(name)
+    if isinstance(handed, ast.Dict) or isinstance(handed, ast.Call) \
+            and dotted(handed.func) == "dict" and not handed.args:
+        return frame.call_path, handed
+    return e.path, e.node
 
 
 def _built(obj: Obj) -> int:
