@@ -1846,3 +1846,67 @@ def _whole_batches(expr: ast.expr, scope: Scope | None, dataset: ast.expr,
                 return inner
     return None
 
+
+
+@rule("LRD010")
+def batch_horizon_a_share_of_the_run(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A per-batch schedule sized ``E * len(loader) // k`` (``len(loader) * E / k``, k a number
+    above 1 written right there), E the epoch loop's own count (the same setting, or the
+    number it runs), stepped after every batch of that loader where every optimizer update
+    of the batch loop runs unconditionally (no gradient accumulation the ``k`` could stand
+    for): the horizon is spent after 1/k of the run, and the rest steps the schedule past its
+    end (OneCycleLR raises, a cosine climbs back up, a linear decay sits at zero). Silent
+    where a loop may leave early, where the step is under a test, and where the scheduler,
+    its optimizer or its LR is rebuilt or written during an epoch."""
+    seen: set[int] = set()
+    for e, sched, param, horizon in _ending_batch_steps(ctx):
+        if horizon is None or sched.id in seen:
+            continue
+        whole, whole_scope, short, _ = _short_by(horizon, sched.scope)
+        if short:
+            continue
+        updates = _updates_of_batches(whole, whole_scope)
+        if updates is None or updates[1] is None:
+            continue
+        epochs, written, loader_obj, length, k = updates
+        assert written is not None
+        if not (isinstance(k, ast.Constant) and isinstance(k.value, (int, float))
+                and not isinstance(k.value, bool) and k.value > 1):
+            continue
+        batch_loop = e.loop
+        epoch_loop = batch_loop.parent if batch_loop is not None else None
+        if batch_loop is None or epoch_loop is None:
+            continue
+        if not (epoch_loop.passes is not None and epoch_loop.passes == epochs
+                or _same_setting(written, whole_scope, epoch_loop)):
+            continue
+        if not _iterates_loader(batch_loop, loader_obj, length):
+            continue
+        if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(epoch_loop)):
+            continue
+        steps = [x for x in ctx.program.events if x.root == e.root
+                 and x.kind in ("opt_step", "scaler_step") and x.in_loop(batch_loop)]
+        if not steps or any(x.conds_inside(batch_loop) for x in steps):
+            continue  # updates under a test: `k` may be the accumulation they wait for
+        if _leaves_early(batch_loop) or _leaves_early(epoch_loop) \
+                or _reset_inside(ctx, sched, epoch_loop) \
+                or _another_built_inside(ctx, sched, epoch_loop):
+            continue
+        seen.add(sched.id)
+        cls = sched.cls or sched.name or "the scheduler"
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls}({param}={short_source(horizon)}) "
+            f"({line_at(sched.path, sched.line, e.path)}) spans 1/{k.value:g} of the run's "
+            f"batches (`{ast.unparse(written)}` epochs of `{ast.unparse(length)}`, divided by "
+            f"{k.value:g}) but is stepped after every batch (line {e.line}) of the epoch loop "
+            f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}), and every batch updates "
+            f"the optimizer: the schedule ends {k.value:g} times too early and the rest of the "
+            f"run steps it past its horizon, so {_consequence(sched)}. Size {param} to the "
+            f"batches it is stepped for (drop the `/ {k.value:g}`), or step it every "
+            f"{k.value:g} batches",
+            e.path,
+            e.node,
+            evidence={"horizon": short_source(horizon), "divided_by": k.value,
+                      "loop_line": epoch_loop.line},
+        )
