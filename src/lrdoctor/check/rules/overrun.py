@@ -1816,3 +1816,159 @@ def _whole_batches(expr: ast.expr, scope: Scope | None, dataset: ast.expr,
                 return inner
     return None
 
+
+
+# calls that end the program (or the training function) from inside a loop
+_EXIT_CALLS = frozenset({"exit", "quit", "_exit", "abort"})
+
+
+def _endless(loop: Loop) -> bool:
+    """A ``while True:`` / ``while 1:`` loop (its test a constant that is always true), or a
+    ``for`` over ``itertools.count()``: a loop with no end of its own."""
+    node = loop.node
+    if isinstance(node, ast.While):
+        return isinstance(node.test, ast.Constant) and node.test.value is not None \
+            and bool(node.test.value)
+    return isinstance(node.iter, ast.Call) \
+        and (dotted(node.iter.func) or "") in ("itertools.count", "count")
+
+
+def _exits(node: ast.AST) -> bool:
+    """``node`` leaves the function or the program: ``return``, ``raise``, a ``yield`` (a
+    generator's consumer can stop it) or a call of ``sys.exit`` / ``exit`` / ``quit`` /
+    ``os._exit`` / ``os.abort``."""
+    if isinstance(node, (ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)):
+        return True
+    if isinstance(node, ast.Call):
+        name = dotted(node.func) or ""
+        return name.rsplit(".", 1)[-1] in _EXIT_CALLS
+    return False
+
+
+def _never_left(loop: Loop) -> bool:
+    """Whether nothing in an endless loop's body leaves it: no ``break`` of its own (one in a
+    loop inside it leaves that loop only; one in that loop's ``else`` leaves this one), no
+    ``return``, ``raise``, ``yield`` or exit call anywhere in it (functions and classes
+    defined inside are not its code)."""
+    todo: list[ast.AST] = list(loop.node.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Break) or _exits(node):
+            return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            inner: list[ast.AST] = [node.iter if isinstance(node, (ast.For, ast.AsyncFor))
+                                    else node.test, *node.body]
+            while inner:
+                sub = inner.pop()
+                if _exits(sub):
+                    return False
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                    ast.Lambda)):
+                    continue
+                inner.extend(ast.iter_child_nodes(sub))
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return True
+
+
+def _header(loop: Loop) -> str:
+    """The loop's header as written: ``while True:``, ``for step in itertools.count():``."""
+    node = loop.node
+    if isinstance(node, ast.While):
+        return f"while {ast.unparse(node.test)}:"
+    return f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}:"
+
+
+def _in_body(node: ast.AST, loop: Loop) -> bool:
+    """Whether ``node`` is written in ``loop``'s body itself (not in a function or class
+    defined there)."""
+    todo: list[ast.AST] = list(loop.node.body)
+    while todo:
+        item = todo.pop()
+        if item is node:
+            return True
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(item))
+    return False
+
+
+def _interrupt_handled(tree: ast.Module | None, loop: Loop) -> bool:
+    """Whether the loop runs inside a ``try`` whose handler catches KeyboardInterrupt (a loop
+    meant to run until stopped by hand)."""
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try) or not any(
+                h.type is not None and any("KeyboardInterrupt" in (dotted(t) or "")
+                                           for t in ast.walk(h.type))
+                for h in node.handlers):
+            continue
+        if any(sub is loop.node for stmt in node.body for sub in ast.walk(stmt)):
+            return True
+    return False
+
+
+def _ending_horizon(sched: Obj) -> str | None:
+    """The horizon, as written, after which ``sched``'s schedule is over (OneCycleLR's
+    ``total_steps`` or ``epochs * steps_per_epoch``, a cosine's ``T_max``, a polynomial's
+    ``total_iters``, a Hugging Face builder's ``num_training_steps``); None for the others."""
+    if sched.origin == "torch" and sched.cls == "OneCycleLR":
+        total = sched.arg("total_steps", 2)
+        if total is not None:
+            return short_source(total)
+        epochs, per_epoch = sched.arg("epochs", 3), sched.arg("steps_per_epoch", 4)
+        if epochs is not None and per_epoch is not None:
+            return f"{short_source(epochs)} * {short_source(per_epoch)}"
+        return None
+    if not (sched.origin == "hf" or (sched.origin == "torch" and sched.cls in _ENDING)):
+        return None
+    return next((short_source(x) for _, x in _horizon_args(sched)), None)
+
+
+@rule("LRD010")
+def horizon_stepped_in_an_endless_loop(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler whose schedule ends after a fixed number of steps (OneCycleLR, a cosine, a
+    polynomial decay, a Hugging Face warm-up schedule) stepped on every pass of a ``while
+    True:`` loop (or a ``for`` over ``itertools.count()``) that nothing leaves: no ``break`` of its own, ``return``, ``raise`` or exit
+    call. The step count has no bound, so the scheduler is stepped past its horizon: OneCycleLR
+    raises at ``total_steps + 1`` (the loop's only way out is that crash), a cosine climbs back
+    up, a decay sits at its end. A step under a condition inside the loop, a step in a function
+    the loop calls, a scheduler rebuilt or repositioned in the loop and a loop inside a ``try``
+    that catches KeyboardInterrupt (run until stopped by hand) are left alone."""
+    seen: set[int] = set()
+    for e in ctx.program.events:
+        sched = e.obj
+        if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
+                or sched.id in seen or e.loop is None:
+            continue
+        if e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        horizon = _ending_horizon(sched)
+        if horizon is None:
+            continue
+        endless = next((lp for lp in e.loop.ancestors() if lp.path == e.path and _endless(lp)),
+                       None)
+        if endless is None or e.conds_inside(endless) or not _in_body(e.node, endless) \
+                or not _never_left(endless):
+            continue
+        if _reset_inside(ctx, sched, endless, lr_write=False) \
+                or _interrupt_handled(ctx.tree_of(e.path), endless):
+            continue
+        seen.add(sched.id)
+        cls = sched.cls or sched.name or "the scheduler"
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls} ({line_at(sched.path, sched.line, e.path)}) ends its schedule after "
+            f"`{horizon}` steps, but it is stepped (line {e.line}) on every pass of "
+            f"`{_header(endless)}` (line {endless.line}), which nothing "
+            f"leaves (no break, return or exit): the steps have no bound, so it is stepped past "
+            f"its horizon: {_consequence(sched)}. Stop the loop when the step count reaches "
+            f"the horizon (`if step >= {horizon}: break`)",
+            e.path,
+            e.node,
+            evidence={"horizon": horizon, "loop_line": endless.line, "step_line": e.line},
+        )
