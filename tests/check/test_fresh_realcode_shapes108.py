@@ -17,6 +17,16 @@ Left alone: a loop with its own ``break`` (also the for-else ``continue`` / ``br
 step in a function the loop calls; a scheduler rebuilt in the loop; schedulers with no end
 (StepLR, LambdaLR, CyclicLR); a loop inside a ``try`` that catches KeyboardInterrupt (run until
 stopped by hand).
+
+Probing the family beyond the batch (about 45 programs: OneCycleLR, cosine, polynomial and
+Hugging Face horizons from dataset size, batch size, accumulation, epochs and world size,
+``drop_last``, per-batch and per-epoch stepping, ``max_iter`` inside epoch loops, schedules
+rebuilt or resumed mid-run) found one more miss, fixed: a OneCycleLR sized for E epochs
+(``epochs=E`` or ``total_steps=E * len(loader)``) whose state is restored from a checkpoint,
+then stepped after every batch of ``for epoch in range(start, start + E)``. The resumed run
+makes E more passes although the restored schedule has already spent ``start`` epochs, so it
+is stepped past its total and raises (LRD010). The usual ``range(start, E)``, a fresh scheduler
+with an offset epoch loop and a loop that may leave early stay silent.
 """
 
 from __future__ import annotations
@@ -301,3 +311,69 @@ ENDLESS_TWINS = {
 @pytest.mark.parametrize("name", sorted(ENDLESS_TWINS))
 def test_endless_loop_twins_stay_silent(name: str) -> None:
     assert "LRD010" not in codes(_program(ENDLESS_TWINS[name]))
+
+
+RESUME_HEAD = """
+epochs = 10
+ckpt = torch.load("ckpt.pt")
+"""
+
+RESUMED = {
+    "full_epochs_again_bug": ("""
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, epochs=epochs,
+                                                    steps_per_epoch=len(loader))
+        opt.load_state_dict(ckpt["opt"])
+        sched.load_state_dict(ckpt["sched"])
+        start = ckpt["epoch"] + 1
+        for epoch in range(start, start + epochs):
+            for b in loader:
+                opt.step()
+                sched.step()
+    """, True),
+    "total_steps_of_epochs_bug": ("""
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, total_steps=epochs * len(loader))
+        sched.load_state_dict(ckpt["sched"])
+        for epoch in range(ckpt["epoch"] + 1, ckpt["epoch"] + 1 + epochs):
+            for b in loader:
+                opt.step()
+                sched.step()
+    """, True),
+    "to_the_end_ok": ("""
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, epochs=epochs,
+                                                    steps_per_epoch=len(loader))
+        sched.load_state_dict(ckpt["sched"])
+        start = ckpt["epoch"] + 1
+        for epoch in range(start, epochs):
+            for b in loader:
+                opt.step()
+                sched.step()
+    """, False),
+    "fresh_with_offset_ok": ("""
+        start = ckpt["epoch"] + 1
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, epochs=epochs,
+                                                    steps_per_epoch=len(loader))
+        for epoch in range(start, start + epochs):
+            for b in loader:
+                opt.step()
+                sched.step()
+    """, False),
+    "leaves_early_ok": ("""
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, epochs=epochs,
+                                                    steps_per_epoch=len(loader))
+        sched.load_state_dict(ckpt["sched"])
+        start = ckpt["epoch"] + 1
+        for epoch in range(start, start + epochs):
+            if epoch >= epochs:
+                break
+            for b in loader:
+                opt.step()
+                sched.step()
+    """, False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESUMED))
+def test_restored_onecycle_run_for_its_whole_epochs_again(name: str) -> None:
+    body, bug = RESUMED[name]
+    found = codes(_program(RESUME_HEAD) + textwrap.dedent(body))
+    assert ("LRD010" in found) is bug

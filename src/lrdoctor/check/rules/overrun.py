@@ -1972,3 +1972,91 @@ def horizon_stepped_in_an_endless_loop(ctx: FileContext) -> Iterator[Diagnostic]
             e.node,
             evidence={"horizon": horizon, "loop_line": endless.line, "step_line": e.line},
         )
+
+
+def _offset_passes(loop: Loop) -> tuple[ast.expr, ast.expr] | None:
+    """``(start, n)`` for an epoch loop ``for e in range(start, start + n)`` (or ``n + start``)
+    whose start is not a literal: ``n`` passes counted from wherever the run resumed."""
+    call = range_call(loop)
+    if call is None or len(call.args) != 2:
+        return None
+    start, stop = call.args
+    if isinstance(start, ast.Constant) or not (
+            isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Add)):
+        return None
+    for same, count in ((stop.left, stop.right), (stop.right, stop.left)):
+        if ast.dump(same) == ast.dump(start):
+            return start, count
+    return None
+
+
+def _restored_before(ctx: FileContext, sched: Obj, e: Event, loop: Loop) -> Event | None:
+    """The event, before ``loop`` is entered, that restores ``sched``'s state from a
+    checkpoint (``load_state_dict``) or sets its position (``last_epoch``); None if none."""
+    for r in ctx.events_by_root.get(e.root, []):
+        if r.obj is sched and r.kind in ("load_state", "set_last_epoch") \
+                and r.order < e.order and not r.in_loop(loop):
+            return r
+    return None
+
+
+@rule("LRD010")
+def restored_onecycle_runs_its_epochs_again(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A OneCycleLR sized for E epochs (``epochs=E``, or ``total_steps=E * len(loader)``) whose
+    state is restored from a checkpoint before the epoch loop, stepped after every batch of
+    ``for epoch in range(start, start + E)``: the resumed run makes E more passes although the
+    restored scheduler has already spent ``start`` epochs of its horizon, so it is stepped past
+    its total and raises. The usual resume, ``range(start, E)``, and a scheduler built fresh
+    for the resumed run are left alone, as are a loop that may leave early, a step under a test
+    and a scheduler rebuilt in the loop."""
+    seen: set[int] = set()
+    for e, sched in _batch_steps(ctx):
+        if sched.id in seen or sched.origin != "torch" or sched.cls != "OneCycleLR":
+            continue
+        batch_loop = e.loop
+        epoch_loop = batch_loop.parent if batch_loop is not None else None
+        if batch_loop is None or epoch_loop is None or e.conds_inside(epoch_loop):
+            continue
+        total = sched.arg("total_steps", 2)
+        if total is not None:
+            sized = _epochs_of_batches(total, sched.scope)
+            if sized is None or sized[1] is None:
+                continue
+            epochs: ast.expr = sized[1]
+        else:
+            stated = sched.arg("epochs", 3)
+            if stated is None or sched.arg("steps_per_epoch", 4) is None:
+                continue
+            epochs = stated
+        found = _offset_passes(epoch_loop)
+        if found is None:
+            continue
+        start, count = found
+        if not (_same_value(count, epoch_loop.scope, epochs, sched.scope)
+                or ast.dump(count) == ast.dump(epochs)):
+            continue
+        restore = _restored_before(ctx, sched, e, epoch_loop)
+        if restore is None or _written_inside(sched, epoch_loop) \
+                or _leaves_early(epoch_loop) or _leaves_early(batch_loop) \
+                or _reset_inside(ctx, sched, epoch_loop):
+            continue
+        seen.add(sched.id)
+        node = epoch_loop.node
+        assert isinstance(node, (ast.For, ast.AsyncFor))  # (_offset_passes read its range)
+        yield Diagnostic.at(
+            "LRD010",
+            f"OneCycleLR ({line_at(sched.path, sched.line, e.path)}) is sized for "
+            f"`{ast.unparse(epochs)}` epochs and its state is restored "
+            f"({line_at(restore.path, restore.line, e.path)}) before the epoch loop "
+            f"`for ... in {ast.unparse(node.iter)}` "
+            f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}), which runs "
+            f"`{ast.unparse(count)}` more epochs from `{ast.unparse(start)}`: the restored "
+            f"schedule has already spent `{ast.unparse(start)}` epochs of its steps, so it is "
+            f"stepped past its total before the resumed run ends and {_consequence(sched)}. "
+            f"Run the loop to the schedule's end (`range({ast.unparse(start)}, "
+            f"{ast.unparse(epochs)})`) or size a fresh scheduler for the added epochs",
+            e.path,
+            e.node,
+            evidence={"epochs": ast.unparse(epochs), "loop_line": epoch_loop.line,
+                      "restore_line": restore.line, "step_line": e.line},
+        )
