@@ -1903,8 +1903,7 @@ def _interrupt_handled(tree: ast.Module | None, loop: Loop) -> bool:
         return False
     for node in ast.walk(tree):
         if not isinstance(node, ast.Try) or not any(
-                h.type is not None and any("KeyboardInterrupt" in (dotted(t) or "")
-                                           for t in ast.walk(h.type))
+                h.type is not None and "KeyboardInterrupt" in ast.unparse(h.type)
                 for h in node.handlers):
             continue
         if any(sub is loop.node for stmt in node.body for sub in ast.walk(stmt)):
