@@ -377,3 +377,41 @@ def test_restored_onecycle_run_for_its_whole_epochs_again(name: str) -> None:
     body, bug = RESUMED[name]
     found = codes(_program(RESUME_HEAD) + textwrap.dedent(body))
     assert ("LRD010" in found) is bug
+
+
+LIGHTNING_MANUAL_STEP = """
+import torch
+import lightning as L
+
+
+class Net(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(4, 2)
+        self.automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+        sch = self.lr_schedulers()
+        loss = self.layer(batch).sum()
+        opt.zero_grad()
+        self.manual_backward(loss)
+        opt.step()
+        sch.step()
+        return loss
+
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        sch = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, total_steps=1000)
+        return [opt], [sch]
+
+
+trainer = L.Trainer(max_epochs=5)
+trainer.fit(Net(), torch.utils.data.DataLoader(torch.randn(64, 4), batch_size=8))
+"""
+
+
+def test_loops_lightning_stands_at_a_function_are_not_read_as_for_loops() -> None:
+    # Lightning's loops are modelled at training_step's `def` (no loop statement in the file):
+    # the endless-loop rule asked such a loop for a `for` header and raised
+    assert "LRD010" not in codes(LIGHTNING_MANUAL_STEP)

@@ -1829,7 +1829,7 @@ def _endless(loop: Loop) -> bool:
     if isinstance(node, ast.While):
         return isinstance(node.test, ast.Constant) and node.test.value is not None \
             and bool(node.test.value)
-    return isinstance(node.iter, ast.Call) \
+    return isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Call) \
         and (dotted(node.iter.func) or "") in ("itertools.count", "count")
 
 
@@ -1879,7 +1879,9 @@ def _header(loop: Loop) -> str:
     node = loop.node
     if isinstance(node, ast.While):
         return f"while {ast.unparse(node.test)}:"
-    return f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}:"
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}:"
+    return f"line {loop.line}"
 
 
 def _in_body(node: ast.AST, loop: Loop) -> bool:
