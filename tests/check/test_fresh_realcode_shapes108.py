@@ -16,7 +16,10 @@ Left alone: a loop with its own ``break`` (also the for-else ``continue`` / ``br
 ``return``, ``raise``, ``yield`` or exit call; a step under a condition inside the loop; a
 step in a function the loop calls; a scheduler rebuilt in the loop; schedulers with no end
 (StepLR, LambdaLR, CyclicLR); a loop inside a ``try`` that catches KeyboardInterrupt (run until
-stopped by hand).
+stopped by hand). The tracer reads a ``while`` whose ``try`` restarts an iterator on
+StopIteration as a loop over passes around an endless loop over batches it makes up; only
+loops written in the file count, so that made-up loop is not an endless one (the first full
+run of the tests caught it reported in a ``while step < max_steps:`` trainer).
 
 Probing the family beyond the batch (about 45 programs: OneCycleLR, cosine, polynomial and
 Hugging Face horizons from dataset size, batch size, accumulation, epochs and world size,
@@ -304,6 +307,20 @@ ENDLESS_TWINS = {
             step += 1
             if step == 2000:
                 break
+    ''',
+    "bounded_while_restarting_its_iterator": '''
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2000)
+        it = iter(loader)
+        step = 0
+        while step < 2000:
+            step += 1
+            try:
+                b = next(it)
+            except StopIteration:
+                it = iter(loader)
+                b = next(it)
+            opt.step()
+            sched.step()
     ''',
 }
 

@@ -1820,12 +1820,13 @@ def _whole_batches(expr: ast.expr, scope: Scope | None, dataset: ast.expr,
 
 # calls that end the program (or the training function) from inside a loop
 _EXIT_CALLS = frozenset({"exit", "quit", "_exit", "abort"})
+_LOOPS = (ast.While, ast.For, ast.AsyncFor)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def _endless(loop: Loop) -> bool:
+def _endless(node: ast.AST) -> bool:
     """A ``while True:`` / ``while 1:`` loop (its test a constant that is always true), or a
     ``for`` over ``itertools.count()``: a loop with no end of its own."""
-    node = loop.node
     if isinstance(node, ast.While):
         return isinstance(node.test, ast.Constant) and node.test.value is not None \
             and bool(node.test.value)
@@ -1845,60 +1846,78 @@ def _exits(node: ast.AST) -> bool:
     return False
 
 
-def _never_left(loop: Loop) -> bool:
+def _never_left(stmt: ast.While | ast.For | ast.AsyncFor) -> bool:
     """Whether nothing in an endless loop's body leaves it: no ``break`` of its own (one in a
     loop inside it leaves that loop only; one in that loop's ``else`` leaves this one), no
     ``return``, ``raise``, ``yield`` or exit call anywhere in it (functions and classes
     defined inside are not its code)."""
-    todo: list[ast.AST] = list(loop.node.body)
+    todo: list[ast.AST] = list(stmt.body)
     while todo:
         node = todo.pop()
         if isinstance(node, ast.Break) or _exits(node):
             return False
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if isinstance(node, _DEFS):
             continue
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            inner: list[ast.AST] = [node.iter if isinstance(node, (ast.For, ast.AsyncFor))
-                                    else node.test, *node.body]
+        if isinstance(node, _LOOPS):
+            inner: list[ast.AST] = [node.test if isinstance(node, ast.While) else node.iter,
+                                    *node.body]
             while inner:
                 sub = inner.pop()
                 if _exits(sub):
                     return False
-                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                    ast.Lambda)):
-                    continue
-                inner.extend(ast.iter_child_nodes(sub))
+                if not isinstance(sub, _DEFS):
+                    inner.extend(ast.iter_child_nodes(sub))
             todo.extend(node.orelse)
             continue
         todo.extend(ast.iter_child_nodes(node))
     return True
 
 
-def _header(loop: Loop) -> str:
-    """The loop's header as written: ``while True:``, ``for step in itertools.count():``."""
+def _statement(ctx: FileContext, loop: Loop, cache: dict[str, dict[int, list[ast.AST]]]
+               ) -> ast.While | ast.For | ast.AsyncFor | None:
+    """The loop statement of the file that ``loop`` stands for: its own node, or, for a loop
+    the tracer rebuilt (a ``while`` whose ``try`` restarts an iterator on StopIteration is read
+    as a loop over passes around a loop over batches), the statement written at its line with
+    the same header. None for a loop no statement spells (the batches of such a rebuilt loop,
+    Lightning's and Ignite's loops). ``cache`` holds each file's loop statements by line."""
+    if loop.path not in cache:
+        tree = ctx.tree_of(loop.path)
+        by_line: dict[int, list[ast.AST]] = {}
+        for n in ast.walk(tree) if tree is not None else ():
+            if isinstance(n, _LOOPS):
+                by_line.setdefault(n.lineno, []).append(n)
+        cache[loop.path] = by_line
     node = loop.node
-    if isinstance(node, ast.While):
-        return f"while {ast.unparse(node.test)}:"
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-        return f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}:"
-    return f"line {loop.line}"
+    for stmt in cache[loop.path].get(loop.line, []):
+        if stmt is node:
+            return stmt
+        if type(stmt) is type(node) and isinstance(stmt, ast.While) \
+                and isinstance(node, ast.While) and ast.dump(stmt.test) == ast.dump(node.test):
+            return stmt
+    return None
 
 
-def _in_body(node: ast.AST, loop: Loop) -> bool:
-    """Whether ``node`` is written in ``loop``'s body itself (not in a function or class
+def _header(stmt: ast.While | ast.For | ast.AsyncFor) -> str:
+    """The loop's header as written: ``while True:``, ``for step in itertools.count():``."""
+    if isinstance(stmt, ast.While):
+        return f"while {ast.unparse(stmt.test)}:"
+    return f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:"
+
+
+def _in_body(node: ast.AST, stmt: ast.While | ast.For | ast.AsyncFor) -> bool:
+    """Whether ``node`` is written in the loop's body itself (not in a function or class
     defined there)."""
-    todo: list[ast.AST] = list(loop.node.body)
+    todo: list[ast.AST] = list(stmt.body)
     while todo:
         item = todo.pop()
         if item is node:
             return True
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        todo.extend(ast.iter_child_nodes(item))
+        if not isinstance(item, _DEFS):
+            todo.extend(ast.iter_child_nodes(item))
     return False
 
 
-def _interrupt_handled(tree: ast.Module | None, loop: Loop) -> bool:
+def _interrupt_handled(tree: ast.Module | None, stmt: ast.AST) -> bool:
     """Whether the loop runs inside a ``try`` whose handler catches KeyboardInterrupt (a loop
     meant to run until stopped by hand)."""
     if tree is None:
@@ -1908,7 +1927,7 @@ def _interrupt_handled(tree: ast.Module | None, loop: Loop) -> bool:
                 h.type is not None and "KeyboardInterrupt" in ast.unparse(h.type)
                 for h in node.handlers):
             continue
-        if any(sub is loop.node for stmt in node.body for sub in ast.walk(stmt)):
+        if any(sub is stmt for part in node.body for sub in ast.walk(part)):
             return True
     return False
 
@@ -1934,13 +1953,17 @@ def _ending_horizon(sched: Obj) -> str | None:
 def horizon_stepped_in_an_endless_loop(ctx: FileContext) -> Iterator[Diagnostic]:
     """A scheduler whose schedule ends after a fixed number of steps (OneCycleLR, a cosine, a
     polynomial decay, a Hugging Face warm-up schedule) stepped on every pass of a ``while
-    True:`` loop (or a ``for`` over ``itertools.count()``) that nothing leaves: no ``break`` of its own, ``return``, ``raise`` or exit
-    call. The step count has no bound, so the scheduler is stepped past its horizon: OneCycleLR
-    raises at ``total_steps + 1`` (the loop's only way out is that crash), a cosine climbs back
-    up, a decay sits at its end. A step under a condition inside the loop, a step in a function
-    the loop calls, a scheduler rebuilt or repositioned in the loop and a loop inside a ``try``
-    that catches KeyboardInterrupt (run until stopped by hand) are left alone."""
+    True:`` loop (or a ``for`` over ``itertools.count()``) that nothing leaves: no ``break`` of
+    its own, ``return``, ``raise`` or exit call. The step count has no bound, so the scheduler
+    is stepped past its horizon: OneCycleLR raises at ``total_steps + 1`` (the loop's only way
+    out is that crash), a cosine climbs back up, a decay sits at its end. A step under a
+    condition inside the loop, a step in a function the loop calls, a scheduler rebuilt or
+    repositioned in the loop and a loop inside a ``try`` that catches KeyboardInterrupt (run
+    until stopped by hand) are left alone. Only loops written in the file count: the loops
+    the tracer stands in for the code (Lightning's, a restarted iterator's batches) are read
+    through the statement they come from."""
     seen: set[int] = set()
+    statements: dict[str, dict[int, list[ast.AST]]] = {}
     for e in ctx.program.events:
         sched = e.obj
         if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
@@ -1951,13 +1974,16 @@ def horizon_stepped_in_an_endless_loop(ctx: FileContext) -> Iterator[Diagnostic]
         horizon = _ending_horizon(sched)
         if horizon is None:
             continue
-        endless = next((lp for lp in e.loop.ancestors() if lp.path == e.path and _endless(lp)),
-                       None)
-        if endless is None or e.conds_inside(endless) or not _in_body(e.node, endless) \
-                or not _never_left(endless):
+        found = next(((lp, st) for lp in e.loop.ancestors() if lp.path == e.path
+                      and _endless(lp.node) and (st := _statement(ctx, lp, statements))
+                      is not None), None)
+        if found is None:
+            continue
+        endless, stmt = found
+        if e.conds_inside(endless) or not _in_body(e.node, stmt) or not _never_left(stmt):
             continue
         if _reset_inside(ctx, sched, endless, lr_write=False) \
-                or _interrupt_handled(ctx.tree_of(e.path), endless):
+                or _interrupt_handled(ctx.tree_of(e.path), stmt):
             continue
         seen.add(sched.id)
         cls = sched.cls or sched.name or "the scheduler"
@@ -1965,13 +1991,13 @@ def horizon_stepped_in_an_endless_loop(ctx: FileContext) -> Iterator[Diagnostic]
             "LRD010",
             f"{cls} ({line_at(sched.path, sched.line, e.path)}) ends its schedule after "
             f"`{horizon}` steps, but it is stepped (line {e.line}) on every pass of "
-            f"`{_header(endless)}` (line {endless.line}), which nothing "
+            f"`{_header(stmt)}` (line {stmt.lineno}), which nothing "
             f"leaves (no break, return or exit): the steps have no bound, so it is stepped past "
             f"its horizon: {_consequence(sched)}. Stop the loop when the step count reaches "
             f"the horizon (`if step >= {horizon}: break`)",
             e.path,
             e.node,
-            evidence={"horizon": horizon, "loop_line": endless.line, "step_line": e.line},
+            evidence={"horizon": horizon, "loop_line": stmt.lineno, "step_line": e.line},
         )
 
 
