@@ -1848,6 +1848,277 @@ def _whole_batches(expr: ast.expr, scope: Scope | None, dataset: ast.expr,
 
 
 
+# calls that end the program (or the training function) from inside a loop
+_EXIT_CALLS = frozenset({"exit", "quit", "_exit", "abort"})
+_LOOPS = (ast.While, ast.For, ast.AsyncFor)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _endless(node: ast.AST) -> bool:
+    """A ``while True:`` / ``while 1:`` loop (its test a constant that is always true), or a
+    ``for`` over ``itertools.count()``: a loop with no end of its own."""
+    if isinstance(node, ast.While):
+        return isinstance(node.test, ast.Constant) and node.test.value is not None \
+            and bool(node.test.value)
+    return isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Call) \
+        and (dotted(node.iter.func) or "") in ("itertools.count", "count")
+
+
+def _exits(node: ast.AST) -> bool:
+    """``node`` leaves the function or the program: ``return``, ``raise``, a ``yield`` (a
+    generator's consumer can stop it) or a call of ``sys.exit`` / ``exit`` / ``quit`` /
+    ``os._exit`` / ``os.abort``."""
+    if isinstance(node, (ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)):
+        return True
+    if isinstance(node, ast.Call):
+        name = dotted(node.func) or ""
+        return name.rsplit(".", 1)[-1] in _EXIT_CALLS
+    return False
+
+
+def _never_left(stmt: ast.While | ast.For | ast.AsyncFor) -> bool:
+    """Whether nothing in an endless loop's body leaves it: no ``break`` of its own (one in a
+    loop inside it leaves that loop only; one in that loop's ``else`` leaves this one), no
+    ``return``, ``raise``, ``yield`` or exit call anywhere in it (functions and classes
+    defined inside are not its code)."""
+    todo: list[ast.AST] = list(stmt.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Break) or _exits(node):
+            return False
+        if isinstance(node, _DEFS):
+            continue
+        if isinstance(node, _LOOPS):
+            inner: list[ast.AST] = [node.test if isinstance(node, ast.While) else node.iter,
+                                    *node.body]
+            while inner:
+                sub = inner.pop()
+                if _exits(sub):
+                    return False
+                if not isinstance(sub, _DEFS):
+                    inner.extend(ast.iter_child_nodes(sub))
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return True
+
+
+def _statement(ctx: FileContext, loop: Loop, cache: dict[str, dict[int, list[ast.AST]]]
+               ) -> ast.While | ast.For | ast.AsyncFor | None:
+    """The loop statement of the file that ``loop`` stands for: its own node, or, for a loop
+    the tracer rebuilt (a ``while`` whose ``try`` restarts an iterator on StopIteration is read
+    as a loop over passes around a loop over batches), the statement written at its line with
+    the same header. None for a loop no statement spells (the batches of such a rebuilt loop,
+    Lightning's and Ignite's loops). ``cache`` holds each file's loop statements by line."""
+    if loop.path not in cache:
+        tree = ctx.tree_of(loop.path)
+        by_line: dict[int, list[ast.AST]] = {}
+        for n in ast.walk(tree) if tree is not None else ():
+            if isinstance(n, _LOOPS):
+                by_line.setdefault(n.lineno, []).append(n)
+        cache[loop.path] = by_line
+    node = loop.node
+    for stmt in cache[loop.path].get(loop.line, []):
+        if stmt is node:
+            return stmt
+        if type(stmt) is type(node) and isinstance(stmt, ast.While) \
+                and isinstance(node, ast.While) and ast.dump(stmt.test) == ast.dump(node.test):
+            return stmt
+    return None
+
+
+def _header(stmt: ast.While | ast.For | ast.AsyncFor) -> str:
+    """The loop's header as written: ``while True:``, ``for step in itertools.count():``."""
+    if isinstance(stmt, ast.While):
+        return f"while {ast.unparse(stmt.test)}:"
+    return f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:"
+
+
+def _in_body(node: ast.AST, stmt: ast.While | ast.For | ast.AsyncFor) -> bool:
+    """Whether ``node`` is written in the loop's body itself (not in a function or class
+    defined there)."""
+    todo: list[ast.AST] = list(stmt.body)
+    while todo:
+        item = todo.pop()
+        if item is node:
+            return True
+        if not isinstance(item, _DEFS):
+            todo.extend(ast.iter_child_nodes(item))
+    return False
+
+
+def _interrupt_handled(tree: ast.Module | None, stmt: ast.AST) -> bool:
+    """Whether the loop runs inside a ``try`` whose handler catches KeyboardInterrupt (a loop
+    meant to run until stopped by hand)."""
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try) or not any(
+                h.type is not None and "KeyboardInterrupt" in ast.unparse(h.type)
+                for h in node.handlers):
+            continue
+        if any(sub is stmt for part in node.body for sub in ast.walk(part)):
+            return True
+    return False
+
+
+def _ending_horizon(sched: Obj) -> str | None:
+    """The horizon, as written, after which ``sched``'s schedule is over (OneCycleLR's
+    ``total_steps`` or ``epochs * steps_per_epoch``, a cosine's ``T_max``, a polynomial's
+    ``total_iters``, a Hugging Face builder's ``num_training_steps``); None for the others."""
+    if sched.origin == "torch" and sched.cls == "OneCycleLR":
+        total = sched.arg("total_steps", 2)
+        if total is not None:
+            return short_source(total)
+        epochs, per_epoch = sched.arg("epochs", 3), sched.arg("steps_per_epoch", 4)
+        if epochs is not None and per_epoch is not None:
+            return f"{short_source(epochs)} * {short_source(per_epoch)}"
+        return None
+    if not (sched.origin == "hf" or (sched.origin == "torch" and sched.cls in _ENDING)):
+        return None
+    return next((short_source(x) for _, x in _horizon_args(sched)), None)
+
+
+@rule("LRD010")
+def horizon_stepped_in_an_endless_loop(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A scheduler whose schedule ends after a fixed number of steps (OneCycleLR, a cosine, a
+    polynomial decay, a Hugging Face warm-up schedule) stepped on every pass of a ``while
+    True:`` loop (or a ``for`` over ``itertools.count()``) that nothing leaves: no ``break`` of
+    its own, ``return``, ``raise`` or exit call. The step count has no bound, so the scheduler
+    is stepped past its horizon: OneCycleLR raises at ``total_steps + 1`` (the loop's only way
+    out is that crash), a cosine climbs back up, a decay sits at its end. A step under a
+    condition inside the loop, a step in a function the loop calls, a scheduler rebuilt or
+    repositioned in the loop and a loop inside a ``try`` that catches KeyboardInterrupt (run
+    until stopped by hand) are left alone. Only loops written in the file count: the loops
+    the tracer stands in for the code (Lightning's, a restarted iterator's batches) are read
+    through the statement they come from."""
+    seen: set[int] = set()
+    statements: dict[str, dict[int, list[ast.AST]]] = {}
+    for e in ctx.program.events:
+        sched = e.obj
+        if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
+                or sched.id in seen or e.loop is None:
+            continue
+        if e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        horizon = _ending_horizon(sched)
+        if horizon is None:
+            continue
+        found = next(((lp, st) for lp in e.loop.ancestors() if lp.path == e.path
+                      and _endless(lp.node) and (st := _statement(ctx, lp, statements))
+                      is not None), None)
+        if found is None:
+            continue
+        endless, stmt = found
+        if e.conds_inside(endless) or not _in_body(e.node, stmt) or not _never_left(stmt):
+            continue
+        if _reset_inside(ctx, sched, endless, lr_write=False) \
+                or _interrupt_handled(ctx.tree_of(e.path), stmt):
+            continue
+        seen.add(sched.id)
+        cls = sched.cls or sched.name or "the scheduler"
+        yield Diagnostic.at(
+            "LRD010",
+            f"{cls} ({line_at(sched.path, sched.line, e.path)}) ends its schedule after "
+            f"`{horizon}` steps, but it is stepped (line {e.line}) on every pass of "
+            f"`{_header(stmt)}` (line {stmt.lineno}), which nothing "
+            f"leaves (no break, return or exit): the steps have no bound, so it is stepped past "
+            f"its horizon: {_consequence(sched)}. Stop the loop when the step count reaches "
+            f"the horizon (`if step >= {horizon}: break`)",
+            e.path,
+            e.node,
+            evidence={"horizon": horizon, "loop_line": stmt.lineno, "step_line": e.line},
+        )
+
+
+def _offset_passes(loop: Loop) -> tuple[ast.expr, ast.expr] | None:
+    """``(start, n)`` for an epoch loop ``for e in range(start, start + n)`` (or ``n + start``)
+    whose start is not a literal: ``n`` passes counted from wherever the run resumed."""
+    call = range_call(loop)
+    if call is None or len(call.args) != 2:
+        return None
+    start, stop = call.args
+    if isinstance(start, ast.Constant) or not (
+            isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Add)):
+        return None
+    for same, count in ((stop.left, stop.right), (stop.right, stop.left)):
+        if ast.dump(same) == ast.dump(start):
+            return start, count
+    return None
+
+
+def _restored_before(ctx: FileContext, sched: Obj, e: Event, loop: Loop) -> Event | None:
+    """The event, before ``loop`` is entered, that restores ``sched``'s state from a
+    checkpoint (``load_state_dict``) or sets its position (``last_epoch``); None if none."""
+    for r in ctx.events_by_root.get(e.root, []):
+        if r.obj is sched and r.kind in ("load_state", "set_last_epoch") \
+                and r.order < e.order and not r.in_loop(loop):
+            return r
+    return None
+
+
+@rule("LRD010")
+def restored_onecycle_runs_its_epochs_again(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A OneCycleLR sized for E epochs (``epochs=E``, or ``total_steps=E * len(loader)``) whose
+    state is restored from a checkpoint before the epoch loop, stepped after every batch of
+    ``for epoch in range(start, start + E)``: the resumed run makes E more passes although the
+    restored scheduler has already spent ``start`` epochs of its horizon, so it is stepped past
+    its total and raises. The usual resume, ``range(start, E)``, and a scheduler built fresh
+    for the resumed run are left alone, as are a loop that may leave early, a step under a test
+    and a scheduler rebuilt in the loop."""
+    seen: set[int] = set()
+    for e, sched in _batch_steps(ctx):
+        if sched.id in seen or sched.origin != "torch" or sched.cls != "OneCycleLR":
+            continue
+        batch_loop = e.loop
+        epoch_loop = batch_loop.parent if batch_loop is not None else None
+        if batch_loop is None or epoch_loop is None or e.conds_inside(epoch_loop):
+            continue
+        total = sched.arg("total_steps", 2)
+        if total is not None:
+            sized = _epochs_of_batches(total, sched.scope)
+            if sized is None or sized[1] is None:
+                continue
+            epochs: ast.expr = sized[1]
+        else:
+            stated = sched.arg("epochs", 3)
+            if stated is None or sched.arg("steps_per_epoch", 4) is None:
+                continue
+            epochs = stated
+        found = _offset_passes(epoch_loop)
+        if found is None:
+            continue
+        start, count = found
+        if not (_same_value(count, epoch_loop.scope, epochs, sched.scope)
+                or ast.dump(count) == ast.dump(epochs)):
+            continue
+        restore = _restored_before(ctx, sched, e, epoch_loop)
+        if restore is None or _written_inside(sched, epoch_loop) \
+                or _leaves_early(epoch_loop) or _leaves_early(batch_loop) \
+                or _reset_inside(ctx, sched, epoch_loop):
+            continue
+        seen.add(sched.id)
+        node = epoch_loop.node
+        assert isinstance(node, (ast.For, ast.AsyncFor))  # (_offset_passes read its range)
+        yield Diagnostic.at(
+            "LRD010",
+            f"OneCycleLR ({line_at(sched.path, sched.line, e.path)}) is sized for "
+            f"`{ast.unparse(epochs)}` epochs and its state is restored "
+            f"({line_at(restore.path, restore.line, e.path)}) before the epoch loop "
+            f"`for ... in {ast.unparse(node.iter)}` "
+            f"({line_at(epoch_loop.path, epoch_loop.line, e.path)}), which runs "
+            f"`{ast.unparse(count)}` more epochs from `{ast.unparse(start)}`: the restored "
+            f"schedule has already spent `{ast.unparse(start)}` epochs of its steps, so it is "
+            f"stepped past its total before the resumed run ends and {_consequence(sched)}. "
+            f"Run the loop to the schedule's end (`range({ast.unparse(start)}, "
+            f"{ast.unparse(epochs)})`) or size a fresh scheduler for the added epochs",
+            e.path,
+            e.node,
+            evidence={"epochs": ast.unparse(epochs), "loop_line": epoch_loop.line,
+                      "restore_line": restore.line, "step_line": e.line},
+        )
+
+
 @rule("LRD010")
 def batch_horizon_a_share_of_the_run(ctx: FileContext) -> Iterator[Diagnostic]:
     """A per-batch schedule sized ``E * len(loader) // k`` (``len(loader) * E / k``, k a number
