@@ -169,3 +169,20 @@ sched.step()
 for g in opt.param_groups:
     g["lr"] = 1e-5
 """) == ["LRD008"]
+
+
+
+_FLOOR_AT = """
+sched.step()
+if opt.param_groups[0]["lr"] < base:
+    for g in opt.param_groups:
+        g["lr"] = base
+"""
+
+
+def test_a_floor_at_the_starting_lr_is_still_found() -> None:
+    # the optimizer starts from `base`: holding the LR at or above it undoes every decay
+    head = "base = 0.1\nopt = torch.optim.SGD(net.parameters(), lr=base)\n" + _STEP
+    assert _run(head, _FLOOR_AT) == ["LRD008"]
+    # the same test against a floor below the starting LR is a clamp
+    assert _run("base = 1e-5\n" + _STEP, _FLOOR_AT) == []

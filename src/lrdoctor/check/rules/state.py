@@ -2622,7 +2622,8 @@ def _written_only_past_its_bound(ctx: FileContext, w: Event) -> bool:
     that read) against the very value written, which reads no LR; the ``if`` governs the write
     in its own loop, or around the loop over the optimizer's ``param_groups`` that holds it. A
     write of another value (`if lr < floor: group['lr'] = restart_lr`, a restart) is no
-    clamp."""
+    clamp, nor is a floor at the LR the optimizer was built with (`if lr < args.lr: ... =
+    args.lr`), which undoes every decay of the schedule."""
     value = w.info.get("value")
     if value is None or any(_is_lr_read(n) for n in ast.walk(value) if isinstance(n, ast.expr)):
         return False
@@ -2641,6 +2642,9 @@ def _written_only_past_its_bound(ctx: FileContext, w: Event) -> bool:
         return _is_lr_read(node) or _is_lr_read(resolved(node))
 
     written = {ast.unparse(value), ast.unparse(resolved(value))}
+    built = w.obj.arg("lr", 1) if w.obj is not None else None
+    if built is not None and ast.unparse(built) in written:
+        return False  # a floor at the LR the optimizer starts from undoes every decay
     loops = {id(w.loop)}
     if w.loop is not None and w.loop.over_node is not None \
             and "param_groups" in ast.unparse(w.loop.over_node):
