@@ -2087,7 +2087,7 @@ CHAINABLE = frozenset(
 def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
     for w in ctx.program.events:
         if w.kind != "lr_write" or w.obj is None or _restates_initial_lr(w) \
-                or _clamps_current_lr(ctx, w):
+                or _clamps_current_lr(ctx, w) or _written_only_past_its_bound(ctx, w):
             continue
         root = ctx.events_by_root.get(w.root, [])
         # a warm-up that writes the LR only in the branch where the scheduler does not step
@@ -2696,8 +2696,8 @@ def _is_lr_read(node: ast.expr) -> bool:
 def _clamps_current_lr(ctx: FileContext, w: Event) -> bool:
     """The write holds the LR in force inside a bound: ``max(group['lr'], floor)`` or
     ``min(ceiling, group['lr'])``, directly or through a name bound to it in the same function
-    (``lr = max(opt.param_groups[0]['lr'], 1e-6)``). The group's own current LR, read bare,
-    against values that do not read the LR: what trains is the schedule clamped to the bound,
+    or script (``lr = max(opt.param_groups[0]['lr'], 1e-6)``). The group's own current LR,
+    read bare, against values that do not read the LR: what trains is the schedule clamped to the bound,
     which is what such code asks for, and a chainable scheduler that starts its next step from
     the clamped value is clamped back. A decay inside the ``max`` (``max(g['lr'] * 0.5, c)``)
     changes the LR every time and is not a clamp; nor is a ``max`` of settings alone."""
@@ -2705,7 +2705,8 @@ def _clamps_current_lr(ctx: FileContext, w: Event) -> bool:
     if value is None:
         return False
     tree = _module_tree(ctx, w.path)
-    around = function_at(tree, w.line) if tree is not None else None
+    # the function around the write, or the module for a script's top-level code
+    around = function_around(tree, w.node) if tree is not None else None
     if isinstance(value, ast.Name) and around is not None:
         value = last_binding(around, value.id, w.line)
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
@@ -2726,6 +2727,62 @@ def _clamps_current_lr(ctx: FileContext, w: Event) -> bool:
     return len(reads) == 1 and not any(
         _is_lr_read(n) for a in others for n in ast.walk(a) if isinstance(n, ast.expr)
     )
+
+
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _written_only_past_its_bound(ctx: FileContext, w: Event) -> bool:
+    """The clamp spelled as a test: ``if group['lr'] < floor: group['lr'] = floor`` (or a
+    ceiling, ``if lr > cap: ... = cap``; an ``else:`` branch, the bound on the left, and either
+    way of ordering read alike). The write runs only when the LR in force has passed the bound,
+    and writes the bound itself: what trains is the schedule held at the bound, as with
+    ``max(group['lr'], floor)``. The test reads the group's current LR bare (or a name bound to
+    that read) against the very value written, which reads no LR; the ``if`` governs the write
+    in its own loop, or around the loop over the optimizer's ``param_groups`` that holds it. A
+    write of another value (`if lr < floor: group['lr'] = restart_lr`, a restart) is no
+    clamp, nor is a floor at the LR the optimizer was built with (`if lr < args.lr: ... =
+    args.lr`), which undoes every decay of the schedule."""
+    value = w.info.get("value")
+    if value is None or any(_is_lr_read(n) for n in ast.walk(value) if isinstance(n, ast.expr)):
+        return False
+    tree = _module_tree(ctx, w.path)
+    # the function around the write, or the module for a script's top-level code
+    around = function_around(tree, w.node) if tree is not None else None
+
+    def resolved(node: ast.expr) -> ast.expr:
+        if isinstance(node, ast.Name) and around is not None:
+            bound = last_binding(around, node.id, w.line)
+            if bound is not None:
+                return bound
+        return node
+
+    def reads_lr(node: ast.expr) -> bool:
+        return _is_lr_read(node) or _is_lr_read(resolved(node))
+
+    written = {ast.unparse(value), ast.unparse(resolved(value))}
+    built = w.obj.arg("lr", 1) if w.obj is not None else None
+    if built is not None and ast.unparse(built) in written:
+        return False  # a floor at the LR the optimizer starts from undoes every decay
+    loops = {id(w.loop)}
+    if w.loop is not None and w.loop.over_node is not None \
+            and "param_groups" in ast.unparse(w.loop.over_node):
+        loops.add(id(w.loop.parent))
+    for cond in w.conds:
+        test = cond.test
+        if id(cond.loop) not in loops or cond.branch not in (0, 1) \
+                or not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            continue
+        left, right = test.left, test.comparators[0]
+        if not isinstance(test.ops[0], _ORDERING):
+            continue
+        if reads_lr(right) and not reads_lr(left):
+            left, right = right, left
+        if not reads_lr(left) or reads_lr(right):
+            continue
+        if {ast.unparse(right), ast.unparse(resolved(right))} & written:
+            return True
+    return False
 
 
 def _restates_initial_lr(w: Event) -> bool:
