@@ -274,6 +274,25 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         # the lane's last update of a period: the periodic step it keeps open
                         # through (Engine.scaled_lane_period)
                         return
+                elif lane.phase == MULTI:
+                    # the lane for several optimizers under GradScaler (Engine.MultiLane): the
+                    # cycle's next event is this optimizer's update, made by scaler.step() after
+                    # the iteration's scaled backward (taken: GradScaler calls the step of an
+                    # optimizer that takes no found_inf of its own only then, and the lane opens
+                    # for no other), trained with the LR object its last step left, on a batch of
+                    # the same iterator, whose batch count is read from it
+                    event = multi.cycle[multi.pos]
+                    if (event.sref() is self and multi.left and multi.sphase >= 0
+                            and engine.last_fetch == multi.fetch and not every_step):
+                        groups = self.param_groups
+                        if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is event.slot.lr:
+                            it = multi.it_ref()
+                            if it is not None:
+                                multi.yielded = it._num_yielded
+                                multi.left -= 1
+                                multi.pos = event.next
+                                multi.sphase += 1
+                                return
                 found_inf = getattr(self, "found_inf", None)
                 if found_inf is not None:
                     # fused optimizer: the kernel itself skipped the update if found_inf != 0
@@ -445,6 +464,7 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
 
     tensor_type = torch.Tensor
     lane = engine.lane
+    multi = engine.multi
     every_step = engine.every_step
     every_step_handlers = engine._every_step_handlers
 
@@ -516,6 +536,30 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
                     # (the AMP check's updated(): told when the lane closes, AmpMisuse.lane_closed)
                     lane.updates += 1
                     lane.phase = EXPECT_SCHEDULER_STEP
+                    return result
+            elif lane.phase == MULTI and new_scale is None and multi.scaler_ref() is self:
+                # The lane for several optimizers under GradScaler (Engine.MultiLane): the same
+                # decision with no tensor read, once scaler.step() made an update of every
+                # optimizer in the lane since the iteration's scaled backward (each implies that
+                # its optimizer's found-inf flags read 0), those optimizers' states the scaler's
+                # only ones, the scale the lane started with (the same tensor, written by nothing
+                # but the lane's own update()s since), and not past the update() that may grow it
+                try:
+                    scale = self._scale
+                    routine = (multi.sphase == multi.nopt and multi.updates < multi.grow
+                               and scale is multi.scale_t and scale._version == multi.scale_v + multi.updates
+                               and len(self._per_optimizer_states) == multi.nopt and not every_step
+                               and ScalerUpdate not in every_step_handlers
+                               and ((nf := engine.loss_gate) is None
+                                    or len(nf.flags.pending) < nf.flags.interval))  # not due
+                except Exception:
+                    routine = False
+                if routine:
+                    result = original(self, None)
+                    # (the AMP check's updated(): told when the lane closes, AmpMisuse.lane_closed_multi)
+                    multi.updates += 1
+                    multi.sphase = -1
+                    multi.unscaled.clear()
                     return result
             if not getattr(self, "_enabled", True):
                 return original(self, new_scale)
