@@ -63,8 +63,8 @@ MORE: dict[str, tuple[str, str, set[str]]] = {
     "unscale_ of opt_a and a clip of head at step 100 (LRD108)": (
         COSINES, BACKWARD + "\nif step == 100:\n    scaler.unscale_(opt_a)\n"
         "    torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)\n" + STEPS + "\n" + SCHEDS, {"LRD108"}),
-    "an unscale_ before the scaled backward at step 100": (
-        COSINES, "if step == 100: scaler.unscale_(opt_a)\n" + HEALTHY, set()),
+    "an unscale_ after update(), before the next scaled backward, at step 100": (
+        COSINES, HEALTHY + "\nif step == 100: scaler.unscale_(opt_a)", set()),
     "scale growth every 3 updates": (
         COSINES + "\nscaler = torch.amp.GradScaler('cpu', init_scale=2.0 ** 2, growth_interval=3)", HEALTHY, set()),
     "the schedulers first, then the scaled backward and the steps": (
