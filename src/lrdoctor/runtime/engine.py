@@ -1428,7 +1428,7 @@ class Engine:
                 # under GradScaler: its update at the taken count a check wants to see (due_taken:
                 # on_attempt's test for a step made by scaler.step()), not kept by the lane
                 at = (slot.at - pos) % size + (info.due_taken - info.taken - 1) * size
-                if at <= left:
+                if at < left:
                     left, periodic = at, False
             sched = slot.sched
             if sched is not None:
@@ -1460,12 +1460,24 @@ class Engine:
         half done: it takes the general path, which closes the lane)."""
         m = self.multi
         lane = self.lane
+        scaled = m.scaler is not None
         if (lane.phase != MULTI or m.left or not m.periodic or self.every_step or self.every_direct_step
-                or self._in_scaler_step or self.compiled_steps or self.scalers or self.last_fetch != m.fetch
+                or self.compiled_steps or self.last_fetch != m.fetch
                 or self._every_step_handlers.get(OptimizerStep)):
             return False
+        if scaled:
+            # under GradScaler (MultiLane.scaler): the update scaler.step() makes after the
+            # iteration's scaled backward, as the lane's others. The general path would hand it to
+            # every check too: the AMP check returns for a step made by scaler.step(), and NaN
+            # detection's parameter check is made as for such a step (scaled_lane_period); the
+            # lane's budget stops before the taken count a check wants to see (due_taken), which
+            # that check then moves on
+            if len(self._in_scaler_step) != 1 or m.sphase < 0:
+                return False
+        elif self._in_scaler_step or self.scalers:
+            return False
         event = m.cycle[m.pos]
-        if not event.attempt or event.ref() is not opt:
+        if not event.attempt or (event.sref if scaled else event.ref)() is not opt:
             return False
         slot = event.slot
         info = slot.opt
@@ -1487,12 +1499,16 @@ class Engine:
         m.budget += 1
         m.yielded = it._num_yielded
         m.pos = event.next
+        if scaled:
+            m.sphase += 1
         self._fold_multi()
+        # (the check first: under GradScaler it moves the taken count it wants to see next,
+        # which bounds the budget)
+        self._period_check(info, scaled)
         m.left, m.periodic = self._multi_budget(m)
         if m.left < 0:
             m.left = 0
         m.budget = m.left
-        self._period_check(info)
         # (hooks.FetchHook reads the lane's iterator from Lane.it_ref: the single lane is
         # closed, and sets its own when it opens)
         self._after_period(lane, it, m.it_ref)

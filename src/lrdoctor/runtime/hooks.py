@@ -284,15 +284,21 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                     event = multi.cycle[multi.pos]
                     if (event.sref() is self and multi.left and multi.sphase >= 0
                             and engine.last_fetch == multi.fetch and not every_step):
-                        groups = self.param_groups
-                        if type(groups) is list and len(groups) == 1 and groups[0].get("lr") is event.slot.lr:
-                            it = multi.it_ref()
-                            if it is not None:
-                                multi.yielded = it._num_yielded
+                        try:
+                            [group] = self.param_groups  # ValueError: not one group (the general path)
+                            if group["lr"] is event.slot.lr:
+                                # (an AttributeError when the iterator is gone: the general path)
+                                multi.yielded = multi.it_ref()._num_yielded
                                 multi.left -= 1
                                 multi.pos = event.next
                                 multi.sphase += 1
                                 return
+                        except (ValueError, KeyError, AttributeError):
+                            pass
+                    elif multi.periodic and not multi.left and event.sref() is self and multi_period(self):
+                        # the optimizer's periodic update, the lane's next event: kept
+                        # (Engine.multi_period), unless it needs the general path
+                        return
                 found_inf = getattr(self, "found_inf", None)
                 if found_inf is not None:
                     # fused optimizer: the kernel itself skipped the update if found_inf != 0
