@@ -301,13 +301,15 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                         # routine_scaled_done(), written here: it runs on every step
                         _tls.depth = 0
                         engine.routine_backwards_done += 1
-                        held = 0
+                        # (held: True by the lane for one optimizer, None by the lane for several)
                         if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler:
                             lane.phase = EXPECT_SCALED_ATTEMPT
-                            held = 1
+                            held = True
                         elif lane.phase == MULTI and multi.scaler_ref() is scaler and multi.sphase < 0:
                             multi.sphase = 0  # (the updates scaler.step() makes come next)
-                            held = 2
+                            held = None
+                        else:
+                            held = False
                         amp = engine.scaled_gate
                         if amp is not None:
                             try:
@@ -322,11 +324,11 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                                     site = site_entry[3]
                                 else:
                                     site = scaled_site(frame)
-                                if held == 1:
+                                if held:
                                     # the lane keeps what the AMP check's scaled_backward() is
                                     # told, and hands it over when it closes (AmpMisuse.lane_closed)
                                     lane.bsite, lane.unscaled = site, False
-                                elif held:
+                                elif held is None:
                                     # ... the lane for several optimizers too (nothing is unscaled
                                     # after its update(): AmpMisuse.lane_closed_multi)
                                     multi.bsite = site

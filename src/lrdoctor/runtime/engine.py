@@ -68,6 +68,10 @@ ROUTE_FREE, ROUTE_READ, ROUTE_EVENT = 0, 1, 2
 # while one of its scheduler steps runs (a step made meanwhile is a subclass's super().step()
 # or one scheduler stepping another, not the user's)
 MULTI, IN_MULTI_STEP = 7, 8
+# the modules of torch's own GradScaler classes (torch.amp's, and the deprecated CUDA and CPU
+# ones built on it): the lane for several optimizers opens under no other (Engine._multi_scaler)
+_TORCH_SCALER_MODULES = frozenset({"torch.amp.grad_scaler", "torch.cuda.amp.grad_scaler",
+                                   "torch.cpu.amp.grad_scaler"})
 # the step events a lane for several optimizers can open after, kept in order (see
 # Engine._multi_seq); at most this many cycles of them
 _MULTI_KEEP = 4
@@ -405,6 +409,10 @@ class Engine:
         # as a finite CPU scalar; ROUTE_EVENT, never routine
         self.backward_route = ROUTE_FREE
         self.routine_backwards_done = 0
+        # whether a lane for several optimizers may open with the scalers known (none, or one
+        # under which it may: _multi_scaled_ok), kept by scaler() as each becomes known; the
+        # general path learns the cycle (_multi_seq) only then
+        self._multi_learn = True
         # gradient clips that made no GradClip event: nothing to do for its handlers (amphooks)
         self.routine_clips = 0
         # the AMP check, told of each routine scaled backward (no Backward/BackwardDone event:
@@ -646,6 +654,9 @@ class Engine:
         if info is None:
             info = ScalerInfo(key=id(scaler), ref=_ref(scaler))
             self.scalers[id(scaler)] = info
+            # (whether the general path learns the cycle of a lane for several optimizers:
+            # _try_multi decides whether one opens)
+            self._multi_learn = self._multi_scaled_ok()
         return info
 
     def loader(self, loader: Any) -> LoaderInfo:
@@ -885,7 +896,7 @@ class Engine:
                 # (none while a GradScaler is known, unless the lane may open under it, one
                 # scaler and the AMP check on: _try_multi opens no lane otherwise, and records
                 # are never dropped)
-                if info.ref() is opt and (not self.scalers or self._multi_scaled_ok()):
+                if info.ref() is opt and self._multi_learn:
                     seq.append(info)
                     if len(seq) >= len(self.optimizers) + len(self.schedulers):
                         self._try_multi()
@@ -1068,7 +1079,7 @@ class Engine:
                 info.attempts_seen = snap
         if routine and not handlers:
             if multi:
-                if self.scalers and not self._multi_scaled_ok():
+                if not self._multi_learn:
                     # with a GradScaler known, no lane unless it may open under it (see
                     # on_attempt): open_lane() would do nothing, so its hook is not asked to call it
                     return None
@@ -1393,7 +1404,10 @@ class Engine:
             return None
         scaler = info.ref()
         try:
-            if scaler is None or not getattr(scaler, "_enabled", False):
+            # torch's own GradScaler (a subclass may override _maybe_opt_step and step an
+            # optimizer whatever its flags read: an update it made would then not imply them 0)
+            if (scaler is None or type(scaler).__module__ not in _TORCH_SCALER_MODULES
+                    or not getattr(scaler, "_enabled", False)):
                 return None
             scale_t = scaler._scale
             tracker = scaler._growth_tracker

@@ -544,20 +544,29 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
                     lane.phase = EXPECT_SCHEDULER_STEP
                     return result
             elif lane.phase == MULTI and new_scale is None and multi.scaler_ref() is self:
-                # The lane for several optimizers under GradScaler (Engine.MultiLane): the same
-                # decision with no tensor read, once scaler.step() made an update of every
-                # optimizer in the lane since the iteration's scaled backward (each implies that
-                # its optimizer's found-inf flags read 0), those optimizers' states the scaler's
-                # only ones, the scale the lane started with (the same tensor, written by nothing
-                # but the lane's own update()s since), and not past the update() that may grow it
+                # The lane for several optimizers under GradScaler (Engine.MultiLane): once
+                # scaler.step() made an update of every optimizer in the lane since the
+                # iteration's scaled backward, those optimizers' states the scaler's only ones,
+                # the scale the lane started with (the same tensor, written by nothing but the
+                # lane's own update()s since: its version counter), not past the update() that
+                # may grow it, and every found-inf flag reading 0 (read here, plain CPU tensors:
+                # the general path's read of the flags, which a hand-written or replaced flag
+                # makes differ from what scaler.step() read), the update is the general path's
+                # routine one (Engine.on_scaler_update) with no read of the scale
                 try:
                     scale = self._scale
+                    states = self._per_optimizer_states
                     routine = (multi.sphase == multi.nopt and multi.updates < multi.grow
                                and scale is multi.scale_t and scale._version == multi.scale_v + multi.updates
-                               and len(self._per_optimizer_states) == multi.nopt and not every_step
+                               and len(states) == multi.nopt and not every_step
                                and ScalerUpdate not in every_step_handlers
                                and ((nf := engine.loss_gate) is None
                                     or len(nf.flags.pending) < nf.flags.interval))  # not due
+                    if routine:
+                        for state in states.values():
+                            for t in state["found_inf_per_device"].values():
+                                if type(t) is not tensor_type or not t.is_cpu or t.item() != 0.0:
+                                    routine = False
                 except Exception:
                     routine = False
                 if routine:
