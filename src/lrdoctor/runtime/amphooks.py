@@ -301,13 +301,20 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                         # routine_scaled_done(), written here: it runs on every step
                         _tls.depth = 0
                         engine.routine_backwards_done += 1
-                        # (held: True by the lane for one optimizer, None by the lane for several)
                         if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler:
                             lane.phase = EXPECT_SCALED_ATTEMPT
                             held = True
-                        elif lane.phase == MULTI and multi.scaler_ref() is scaler and multi.sphase < 0:
-                            multi.sphase = 0  # (the updates scaler.step() makes come next)
-                            held = None
+                        elif lane.phase == MULTI:
+                            # the lane for several optimizers under GradScaler: the updates
+                            # scaler.step() makes come next; the line is kept in Lane.bsite
+                            # (the lane for one optimizer is closed meanwhile), handed to the AMP
+                            # check when it closes (AmpMisuse.lane_closed_multi)
+                            if multi.scaler_ref() is scaler and multi.sphase < 0:
+                                multi.sphase = 0
+                                held = True
+                            else:  # (it cannot hold this backward: closed first)
+                                engine.sync()
+                                held = False
                         else:
                             held = False
                         amp = engine.scaled_gate
@@ -328,13 +335,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                                     # the lane keeps what the AMP check's scaled_backward() is
                                     # told, and hands it over when it closes (AmpMisuse.lane_closed)
                                     lane.bsite, lane.unscaled = site, False
-                                elif held is None:
-                                    # ... the lane for several optimizers too (nothing is unscaled
-                                    # after its update(): AmpMisuse.lane_closed_multi)
-                                    multi.bsite = site
                                 else:
-                                    if lane.phase == MULTI:  # (the lane held it no more: closed first)
-                                        engine.sync()
                                     amp.scaled_backward(scaler, site)
                             except ScheduleError:
                                 raise
@@ -462,24 +463,24 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
                 if getattr(self, "_enabled", True):
                     lane.unscaled = True  # (the AMP check's unscaled_by(): AmpMisuse.lane_closed)
                 return result
+            # outside any lane (several optimizers under GradScaler with no lane), the event's
+            # one handler called directly when it is the AMP check's (told())
+            if lane.phase == CLOSED and amp is not None and ScalerUnscale not in every_step:
+                result = told(self, optimizer, amp)
+                if result is not _NOT_TOLD:
+                    return result
             # the lane for several optimizers under GradScaler (Engine.MultiLane), after its
             # scaled backward: an unscale_ by its scaler of a known optimizer (every one is the
             # lane's), by scaler.step() or by the user's code, noted (MultiLane.unscaled) and
             # told to the AMP check, the event's only handler then (Engine._multi_scaler), when
             # the lane closes (AmpMisuse.lane_closed_multi)
-            if (lane.phase == MULTI and multi.scaler_ref() is self and multi.sphase >= 0 and amp is not None
+            elif (lane.phase == MULTI and multi.scaler_ref() is self and multi.sphase >= 0 and amp is not None
                     and ScalerUnscale not in every_step):
                 info = optimizers.get(id(optimizer))
                 if info is not None and info.ref() is optimizer:
                     result = original(self, optimizer)
                     if getattr(self, "_enabled", True):
                         multi.unscaled.add(info.key)
-                    return result
-            # outside any lane (several optimizers under GradScaler: every step), the event's
-            # one handler called directly when it is the AMP check's (told())
-            if lane.phase == CLOSED and amp is not None and ScalerUnscale not in every_step:
-                result = told(self, optimizer, amp)
-                if result is not _NOT_TOLD:
                     return result
             return general(self, optimizer, (), _NO_KWARGS)
 

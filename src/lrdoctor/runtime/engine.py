@@ -239,7 +239,7 @@ class MultiLane:
 
     __slots__ = ("cycle", "pos", "start", "left", "budget", "fetch", "loader", "it_ref", "yielded",
                  "snap", "slots", "scratch", "periodic", "scaler_ref", "scaler", "scale_t", "scale_v",
-                 "updates", "grow", "sphase", "nopt", "bsite", "unscaled")
+                 "updates", "grow", "sphase", "nopt", "unscaled", "opened")
 
     def __init__(self) -> None:
         self.cycle: list[MultiEvent] = []
@@ -267,9 +267,10 @@ class MultiLane:
         # them may grow the scale: the one after would start from another), and where the
         # scaler's iteration stands: -1 after update() (the scaled backward next), else the
         # updates scaler.step() made since the scaled backward (``nopt``: all of them, update()
-        # next). What the AMP check would have been told meanwhile is kept here and handed over
-        # when the lane closes (AmpMisuse.lane_closed_multi): the scaled backward's user line and
-        # the keys of the optimizers unscaled since it
+        # next). What the AMP check would have been told meanwhile is kept and handed over when
+        # the lane closes (AmpMisuse.lane_closed_multi): the scaled backward's user line (in
+        # Lane.bsite: the lane for one optimizer is closed meanwhile) and here the keys of the
+        # optimizers unscaled since it
         self.scaler_ref: Any = _noref
         self.scaler: ScalerInfo | None = None
         self.scale_t: Any = None
@@ -278,8 +279,8 @@ class MultiLane:
         self.grow = 0
         self.sphase = -1
         self.nopt = 0
-        self.bsite: Any = None
         self.unscaled: set[int] = set()
+        self.opened = 0  # the clock when it opened under GradScaler
 
 
 class _NoIterator:
@@ -409,10 +410,12 @@ class Engine:
         # as a finite CPU scalar; ROUTE_EVENT, never routine
         self.backward_route = ROUTE_FREE
         self.routine_backwards_done = 0
-        # whether a lane for several optimizers may open with the scalers known (none, or one
-        # under which it may: _multi_scaled_ok), kept by scaler() as each becomes known; the
-        # general path learns the cycle (_multi_seq) only then
-        self._multi_learn = True
+        # the clock from which the general path learns the cycle of a lane for several
+        # optimizers (_multi_seq): 0 while one may open with the scalers known (none, or one
+        # under which it may: _multi_scaled_ok), sys.maxsize while none may (kept by scaler() as
+        # each becomes known), and, after a lane under GradScaler that closed within its first
+        # cycle (an iteration the lane cannot hold: sync), ROUTINE_PERIOD cycles later
+        self._multi_from = 0
         # gradient clips that made no GradClip event: nothing to do for its handlers (amphooks)
         self.routine_clips = 0
         # the AMP check, told of each routine scaled backward (no Backward/BackwardDone event:
@@ -656,7 +659,7 @@ class Engine:
             self.scalers[id(scaler)] = info
             # (whether the general path learns the cycle of a lane for several optimizers:
             # _try_multi decides whether one opens)
-            self._multi_learn = self._multi_scaled_ok()
+            self._multi_from = 0 if self._multi_scaled_ok() else sys.maxsize
         return info
 
     def loader(self, loader: Any) -> LoaderInfo:
@@ -896,7 +899,7 @@ class Engine:
                 # (none while a GradScaler is known, unless the lane may open under it, one
                 # scaler and the AMP check on: _try_multi opens no lane otherwise, and records
                 # are never dropped)
-                if info.ref() is opt and self._multi_learn:
+                if info.ref() is opt and clock >= self._multi_from:
                     seq.append(info)
                     if len(seq) >= len(self.optimizers) + len(self.schedulers):
                         self._try_multi()
@@ -1079,7 +1082,7 @@ class Engine:
                 info.attempts_seen = snap
         if routine and not handlers:
             if multi:
-                if not self._multi_learn:
+                if clock < self._multi_from:
                     # with a GradScaler known, no lane unless it may open under it (see
                     # on_attempt): open_lane() would do nothing, so its hook is not asked to call it
                     return None
@@ -1270,11 +1273,10 @@ class Engine:
                 or self._every_step_handlers.get(OptimizerStep)
                 or self._every_step_handlers.get(SchedulerStep)):
             return
-        scaled = None
-        if self.scalers:
-            scaled = self._multi_scaler()
-            if scaled is None:
-                return
+        # under GradScaler (_multi_scaler, whose two reads are made last)
+        under = bool(self.scalers)
+        if under and not self._multi_scaled_ok():
+            return
         tail = seq[-size:]
         fetch = self.last_fetch
         loader = self._iter_owner.get(fetch)
@@ -1296,7 +1298,7 @@ class Engine:
                 return
             # updates before its periodic one (every ROUTINE_PERIOD-th: never routine)
             left = min(left, ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD)
-            if scaled is not None:
+            if under:
                 # made by scaler.step(): routine before the taken count a check wants to see
                 # (on_attempt), by an optimizer that GradScaler steps only when its found-inf
                 # flags read 0 (not one that takes the scaling into its own step)
@@ -1345,13 +1347,16 @@ class Engine:
                     return
                 seen.add(-entry.key - 1)
                 slot.at = len(cycle)
-                if scaled is None:
+                if not under:
                     cycle.append(MultiEvent(entry.ref, slot, True))
                 else:  # (the update is the lane's only inside scaler.step(): MultiEvent.sref)
                     cycle.append(MultiEvent(_noref, slot, True, sref=entry.ref))
             else:  # a scheduler step made elsewhere than from the user's line
                 return
         if len(seen) != size:
+            return
+        scaled = self._multi_scaler() if under else None
+        if under and scaled is None:
             return
         for i, event in enumerate(cycle):
             event.next = (i + 1) % size
@@ -1366,8 +1371,9 @@ class Engine:
             m.scale_t, m.scale_v, m.grow = scale_t, scale_v, grow
             m.updates = 0
             m.nopt = len(m.slots)
-            m.bsite = None
+            self.lane.bsite = None
             m.unscaled = set()
+            m.opened = self.clock
         # (at least ``left`` cycles: every event up to the first one that is not routine)
         m.left, m.periodic = self._multi_budget(m)
         m.budget = m.left
@@ -1612,7 +1618,8 @@ class Engine:
                 if amp is not None:
                     # what the AMP check was not told while the lane was open
                     try:
-                        amp.lane_closed_multi(m.scaler.key, m.scaler_ref, m.sphase, m.bsite, m.unscaled,
+                        # (the scaled backward's line: Lane.bsite, see amphooks)
+                        amp.lane_closed_multi(m.scaler.key, m.scaler_ref, m.sphase, lane.bsite, m.unscaled,
                                               m.updates)
                     except ScheduleError:
                         raise
@@ -1621,8 +1628,15 @@ class Engine:
                 m.scaler.updates += m.updates
                 m.updates = 0
                 m.scaler_ref, m.scaler = _noref, None
-                m.scale_t = m.bsite = None
+                m.scale_t = lane.bsite = None
                 m.sphase = -1
+                size = len(m.cycle)
+                if self.clock + m.budget - m.left - m.opened < size and self._multi_from != sys.maxsize:
+                    # closed within its first cycle: an iteration the lane cannot hold (a clip of
+                    # some optimizers' parameters with only those unscaled...) would open and
+                    # close it on every one; the general path learns again ROUTINE_PERIOD
+                    # cycles later
+                    self._multi_from = self.clock + ROUTINE_PERIOD * size
             self._fold_multi()
             return
         if lane.scaler is not None:  # under GradScaler: its routine updates (on_scaler_update)
