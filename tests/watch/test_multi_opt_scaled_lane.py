@@ -182,13 +182,16 @@ def _calls(run_script, source: str, names: set[str]) -> tuple[object, dict[tuple
     return ran, calls
 
 
-def test_a_steady_step_under_gradscaler_takes_the_short_paths(run_script):
-    """In the healthy loop, past its first steps: no backward() reaches the backward hook's
+def test_a_steady_step_under_gradscaler_takes_the_short_paths(run_script, monkeypatch):
+    """With the lane for several optimizers under GradScaler off (the general path's short
+    paths: tests/watch/test_multi_opt_amp_lane.py tests the lane), in the healthy loop, past its
+    first steps: no backward() reaches the backward hook's
     general(), no unscale_ reaches its general() nor the AMP check's on_unscale (told
     unscaled_by() directly), no update() reaches _guard() (the DataLoader's __iter__ does, at
     each epoch's start), and no scheduler step asks for a lane
     (open_lane), which cannot open while a scaler is known. The base took each of them on every
     step (general() and on_unscale twice, open_lane twice)."""
+    monkeypatch.setattr(Engine, "multi_under_scaler", False)
     names = {("amphooks.py", "general"), ("amp.py", "on_unscale"),
              ("engine.py", "open_lane"), ("hooks.py", "_guard"), ("amp.py", "unscaled_by")}
     ran, calls = _calls(run_script, _script("healthy"), names)

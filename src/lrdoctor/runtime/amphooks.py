@@ -17,6 +17,7 @@ from lrdoctor.runtime.engine import (
     CLOSED,
     EXPECT_ATTEMPT,
     EXPECT_SCALED_ATTEMPT,
+    MULTI,
     ROUTE_EVENT,
     ROUTE_FREE,
     ROUTE_READ,
@@ -78,6 +79,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
     compiled_steps = engine.compiled_steps
     tensor_type = torch.Tensor
     lane = engine.lane
+    multi = engine.multi
     verdict = _verdict
     getframe = sys._getframe
     # the user's line of a routine scaled backward, by the caller's instruction offset:
@@ -254,21 +256,23 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                     finally:
                         _tls.depth = 0
                         engine.routine_backwards_done += 1
-            elif ((lane.phase == EXPECT_ATTEMPT or lane.phase == CLOSED) and type(tensors) is tensor_type
-                  and not compiled_steps):
+            elif ((lane.phase == EXPECT_ATTEMPT or lane.phase == CLOSED or lane.phase == MULTI)
+                  and type(tensors) is tensor_type and not compiled_steps):
                 # The lane under GradScaler's common case, general()'s routine scaled backward
                 # decided the same way with no frame more: backward() on what scale() returned
                 # (confirmed by identity) for the lane's scaler (or, with no lane open, for any
                 # scaler: every step of a loop with several optimizers under GradScaler),
                 # nothing asked for every backward, and for NaN detection the finite CPU scalar
-                # loss scale() was given (or the output itself once that is gone). Anything
-                # else takes general().
+                # loss scale() was given (or the output itself once that is gone); for the lane
+                # for several optimizers under GradScaler (Engine.MultiLane), its scaler's
+                # backward after update(). Anything else takes general().
                 scaler = None
                 try:
                     entry = scaled.get(id(tensors))
                     if entry is not None and entry[0]() is tensors:
                         scaler = entry[1]()
-                        if scaler is not None and (lane.scaler_ref() is scaler or lane.phase == CLOSED):
+                        if scaler is not None and (lane.scaler_ref() is scaler or lane.phase == CLOSED or (
+                                multi.scaler_ref() is scaler and multi.sphase < 0 and lane.phase == MULTI)):
                             route = engine.backward_route
                             if route == ROUTE_READ:
                                 loss = entry[2]()
@@ -300,6 +304,17 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                         if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler:
                             lane.phase = EXPECT_SCALED_ATTEMPT
                             held = True
+                        elif lane.phase == MULTI:
+                            # the lane for several optimizers under GradScaler: the updates
+                            # scaler.step() makes come next; the line is kept in Lane.bsite
+                            # (the lane for one optimizer is closed meanwhile), handed to the AMP
+                            # check when it closes (AmpMisuse.lane_closed_multi)
+                            if multi.scaler_ref() is scaler and multi.sphase < 0:
+                                multi.sphase = 0
+                                held = True
+                            else:  # (it cannot hold this backward: closed first)
+                                engine.sync()
+                                held = False
                         else:
                             held = False
                         amp = engine.scaled_gate
@@ -393,6 +408,7 @@ def _wrap_scale(engine: Engine, original: Callable[..., Any], scaled: Any, torch
 
 def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[..., Any]:
     lane = engine.lane
+    multi = engine.multi
     every_step = engine._every_step_handlers
     handlers = engine._handlers
     optimizers = engine.optimizers
@@ -447,11 +463,24 @@ def _wrap_unscale(engine: Engine, original: Callable[..., Any]) -> Callable[...,
                 if getattr(self, "_enabled", True):
                     lane.unscaled = True  # (the AMP check's unscaled_by(): AmpMisuse.lane_closed)
                 return result
-            # outside any lane (several optimizers under GradScaler: every step), the event's
+            # outside any lane (several optimizers under GradScaler with no lane), the event's
             # one handler called directly when it is the AMP check's (told())
             if lane.phase == CLOSED and amp is not None and ScalerUnscale not in every_step:
                 result = told(self, optimizer, amp)
                 if result is not _NOT_TOLD:
+                    return result
+            # the lane for several optimizers under GradScaler (Engine.MultiLane), after its
+            # scaled backward: an unscale_ by its scaler of a known optimizer (every one is the
+            # lane's), by scaler.step() or by the user's code, noted (MultiLane.unscaled) and
+            # told to the AMP check, the event's only handler then (Engine._multi_scaler), when
+            # the lane closes (AmpMisuse.lane_closed_multi)
+            elif (lane.phase == MULTI and multi.scaler_ref() is self and multi.sphase >= 0 and amp is not None
+                    and ScalerUnscale not in every_step):
+                info = optimizers.get(id(optimizer))
+                if info is not None and info.ref() is optimizer:
+                    result = original(self, optimizer)
+                    if getattr(self, "_enabled", True):
+                        multi.unscaled.add(info.key)
                     return result
             return general(self, optimizer, (), _NO_KWARGS)
 
@@ -475,6 +504,7 @@ def _wrap_clip(engine: Engine, name: str, original: Callable[..., Any], torch: A
     every_step = engine._every_step_handlers
     tokens = engine.every_step
     lane = engine.lane
+    multi = engine.multi
 
     @functools.wraps(original)
     def clip(parameters: Any, *args: Any, **kwargs: Any) -> Any:
@@ -489,7 +519,11 @@ def _wrap_clip(engine: Engine, name: str, original: Callable[..., Any], torch: A
         amp = engine.scaled_gate
         if (GradClip not in every_step and not tokens
                 and (amp is None or ((not amp.scaled or amp.clip_is_routine())
-                                     and (lane.phase != EXPECT_SCALED_ATTEMPT or lane.unscaled)))):
+                                     and (lane.phase != EXPECT_SCALED_ATTEMPT or lane.unscaled)
+                                     # (the lane for several optimizers under GradScaler after its
+                                     # scaled backward: every optimizer unscaled)
+                                     and (lane.phase != MULTI or multi.sphase < 0
+                                          or len(multi.unscaled) == multi.nopt)))):
             engine.routine_clips += 1
         else:
             if not isinstance(parameters, torch.Tensor):

@@ -34,6 +34,7 @@ from lrdoctor.runtime.events import (
     OptimizerStep,
     RunEnd,
     ScalerInfo,
+    ScalerUnscale,
     ScalerUpdate,
     SchedulerInfo,
     SchedulerStep,
@@ -67,6 +68,10 @@ ROUTE_FREE, ROUTE_READ, ROUTE_EVENT = 0, 1, 2
 # while one of its scheduler steps runs (a step made meanwhile is a subclass's super().step()
 # or one scheduler stepping another, not the user's)
 MULTI, IN_MULTI_STEP = 7, 8
+# the modules of torch's own GradScaler classes (torch.amp's, and the deprecated CUDA and CPU
+# ones built on it): the lane for several optimizers opens under no other (Engine._multi_scaler)
+_TORCH_SCALER_MODULES = frozenset({"torch.amp.grad_scaler", "torch.cuda.amp.grad_scaler",
+                                   "torch.cpu.amp.grad_scaler"})
 # the step events a lane for several optimizers can open after, kept in order (see
 # Engine._multi_seq); at most this many cycles of them
 _MULTI_KEEP = 4
@@ -179,11 +184,16 @@ class MultiEvent:
     optimizer (``attempt``) or a step of one scheduler made from one instruction of the
     user's code (``code``, ``lasti``; ``site``, its line)."""
 
-    __slots__ = ("ref", "slot", "attempt", "code", "lasti", "site", "next")
+    __slots__ = ("ref", "sref", "slot", "attempt", "code", "lasti", "site", "next")
 
     def __init__(self, ref: Any, slot: MultiSlot, attempt: bool, code: Any = None, lasti: int = -1,
-                 site: Site | None = None) -> None:
-        self.ref = ref  # the optimizer's or the scheduler's weak reference (its record's)
+                 site: Site | None = None, sref: Any = None) -> None:
+        # the optimizer's or the scheduler's weak reference (its record's); for an update in a
+        # lane under GradScaler, _noref, and the optimizer's in ``sref`` (the update is the
+        # lane's only when scaler.step() makes it: the step hook's scaler path reads ``sref``,
+        # its direct path ``ref``); _noref otherwise
+        self.ref = ref
+        self.sref: Any = sref if sref is not None else _noref
         self.slot = slot
         self.attempt = attempt
         self.code, self.lasti, self.site = code, lasti, site
@@ -228,7 +238,8 @@ class MultiLane:
     of Engine.lane, which is closed meanwhile)."""
 
     __slots__ = ("cycle", "pos", "start", "left", "budget", "fetch", "loader", "it_ref", "yielded",
-                 "snap", "slots", "scratch", "periodic")
+                 "snap", "slots", "scratch", "periodic", "scaler_ref", "scaler", "scale_t", "scale_v",
+                 "updates", "grow", "sphase", "nopt", "unscaled", "opened")
 
     def __init__(self) -> None:
         self.cycle: list[MultiEvent] = []
@@ -247,6 +258,29 @@ class MultiLane:
         # budget ran out at a period, not at a horizon), which the lane then keeps
         # (Engine.multi_period)
         self.periodic = False
+        # Under GradScaler (one scaler, ``scaler`` set; see Engine._try_multi): each update of
+        # the cycle is the one scaler.step() makes after the iteration's scaled backward, and
+        # the iteration ends with a routine update() decided with no tensor read once every
+        # optimizer was stepped (hooks: the scaler's update wrapper). The scaler (weak; _noref
+        # otherwise), its record, its scale tensor and version counter when the lane opened (each
+        # update() bumps it by one), the update()s the lane counted and may count (the last of
+        # them may grow the scale: the one after would start from another), and where the
+        # scaler's iteration stands: -1 after update() (the scaled backward next), else the
+        # updates scaler.step() made since the scaled backward (``nopt``: all of them, update()
+        # next). What the AMP check would have been told meanwhile is kept and handed over when
+        # the lane closes (AmpMisuse.lane_closed_multi): the scaled backward's user line (in
+        # Lane.bsite: the lane for one optimizer is closed meanwhile) and here the keys of the
+        # optimizers unscaled since it
+        self.scaler_ref: Any = _noref
+        self.scaler: ScalerInfo | None = None
+        self.scale_t: Any = None
+        self.scale_v = 0
+        self.updates = 0
+        self.grow = 0
+        self.sphase = -1
+        self.nopt = 0
+        self.unscaled: set[int] = set()
+        self.opened = 0  # the clock when it opened under GradScaler
 
 
 class _NoIterator:
@@ -327,6 +361,10 @@ def fmt_lrs(lrs: tuple[Any, ...] | None) -> str:
 
 
 class Engine:
+    # whether the lane for several optimizers may open under GradScaler (MultiLane: one scaler,
+    # the AMP check on); the tests turn it off to compare the lane with the general path
+    multi_under_scaler = True
+
     def __init__(self, strict: bool = False, echo: Callable[[str], None] | None = None) -> None:
         self.strict = strict
         self.echo = echo or (lambda text: print(text, file=sys.stderr, flush=True))
@@ -372,6 +410,12 @@ class Engine:
         # as a finite CPU scalar; ROUTE_EVENT, never routine
         self.backward_route = ROUTE_FREE
         self.routine_backwards_done = 0
+        # the clock from which the general path learns the cycle of a lane for several
+        # optimizers (_multi_seq): 0 while one may open with the scalers known (none, or one
+        # under which it may: _multi_scaled_ok), sys.maxsize while none may (kept by scaler() as
+        # each becomes known), and, after a lane under GradScaler that closed within its first
+        # cycle (an iteration the lane cannot hold: sync), ROUTINE_PERIOD cycles later
+        self._multi_from = 0
         # gradient clips that made no GradClip event: nothing to do for its handlers (amphooks)
         self.routine_clips = 0
         # the AMP check, told of each routine scaled backward (no Backward/BackwardDone event:
@@ -613,6 +657,9 @@ class Engine:
         if info is None:
             info = ScalerInfo(key=id(scaler), ref=_ref(scaler))
             self.scalers[id(scaler)] = info
+            # (whether the general path learns the cycle of a lane for several optimizers:
+            # _try_multi decides whether one opens)
+            self._multi_from = 0 if self._multi_scaled_ok() else sys.maxsize
         return info
 
     def loader(self, loader: Any) -> LoaderInfo:
@@ -849,9 +896,10 @@ class Engine:
                 # candidate to open one after this step; the lane for several may open
                 self._routine_opt = None
                 seq = self._multi_seq
-                # (none while a GradScaler is known: _try_multi opens no lane then, and records
+                # (none while a GradScaler is known, unless the lane may open under it, one
+                # scaler and the AMP check on: _try_multi opens no lane otherwise, and records
                 # are never dropped)
-                if info.ref() is opt and not self.scalers:
+                if info.ref() is opt and clock >= self._multi_from:
                     seq.append(info)
                     if len(seq) >= len(self.optimizers) + len(self.schedulers):
                         self._try_multi()
@@ -1034,9 +1082,9 @@ class Engine:
                 info.attempts_seen = snap
         if routine and not handlers:
             if multi:
-                if self.scalers:
-                    # with a GradScaler known, no lane (see on_attempt): open_lane() would do
-                    # nothing, so its hook is not asked to call it
+                if clock < self._multi_from:
+                    # with a GradScaler known, no lane unless it may open under it (see
+                    # on_attempt): open_lane() would do nothing, so its hook is not asked to call it
                     return None
                 # a step the lane for several optimizers may open after (open_lane notes the
                 # user's line and instruction when its hook knows them)
@@ -1201,6 +1249,13 @@ class Engine:
         # a scaled backward (Engine.every_direct_step), and none marks it
         lane.scaled_phase = EXPECT_SCALED_ATTEMPT if getattr(self, "_lrdoctor_amp_hooks", False) else EXPECT_ATTEMPT
 
+    def _multi_scaled_ok(self) -> bool:
+        """Whether the lane for several optimizers may open under the GradScaler known: one
+        scaler, the AMP check on (its state is what tells where the scaler's iteration stands
+        when the lane opens, see _try_multi), its backward and unscale_ hooks installed."""
+        return (len(self.scalers) == 1 and self.scaled_gate is not None and self.multi_under_scaler
+                and getattr(self, "_lrdoctor_amp_hooks", False))
+
     def _try_multi(self) -> None:
         """Open the lane for several optimizers (see MultiLane) when the last step events
         (_multi_seq), each routine with nothing to call, are one cycle: every optimizer's update
@@ -1215,8 +1270,12 @@ class Engine:
         if len(seq) > _MULTI_KEEP * size:
             del seq[:-size]
         if (self.every_step or self.every_direct_step or self.compiled_steps or self._in_scaler_step
-                or self.scalers or self._every_step_handlers.get(OptimizerStep)
+                or self._every_step_handlers.get(OptimizerStep)
                 or self._every_step_handlers.get(SchedulerStep)):
+            return
+        # under GradScaler (_multi_scaler, whose two reads are made last)
+        under = bool(self.scalers)
+        if under and not self._multi_scaled_ok():
             return
         tail = seq[-size:]
         fetch = self.last_fetch
@@ -1239,6 +1298,13 @@ class Engine:
                 return
             # updates before its periodic one (every ROUTINE_PERIOD-th: never routine)
             left = min(left, ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD)
+            if under:
+                # made by scaler.step(): routine before the taken count a check wants to see
+                # (on_attempt), by an optimizer that GradScaler steps only when its found-inf
+                # flags read 0 (not one that takes the scaling into its own step)
+                if getattr(opt, "_step_supports_amp_scaling", False):
+                    return
+                left = min(left, info.due_taken - info.taken - 1)
             sched = info.schedulers[0] if info.schedulers else None
             zero = -INF
             if sched is not None:
@@ -1281,10 +1347,16 @@ class Engine:
                     return
                 seen.add(-entry.key - 1)
                 slot.at = len(cycle)
-                cycle.append(MultiEvent(entry.ref, slot, True))
+                if not under:
+                    cycle.append(MultiEvent(entry.ref, slot, True))
+                else:  # (the update is the lane's only inside scaler.step(): MultiEvent.sref)
+                    cycle.append(MultiEvent(_noref, slot, True, sref=entry.ref))
             else:  # a scheduler step made elsewhere than from the user's line
                 return
         if len(seen) != size:
+            return
+        scaled = self._multi_scaler() if under else None
+        if under and scaled is None:
             return
         for i, event in enumerate(cycle):
             event.next = (i + 1) % size
@@ -1292,6 +1364,16 @@ class Engine:
         m.cycle = cycle
         m.slots = list(slots.values())
         m.pos = m.start = 0
+        m.sphase = -1
+        if scaled is not None:
+            info_s, scale_t, scale_v, grow = scaled
+            m.scaler_ref, m.scaler = info_s.ref, info_s
+            m.scale_t, m.scale_v, m.grow = scale_t, scale_v, grow
+            m.updates = 0
+            m.nopt = len(m.slots)
+            self.lane.bsite = None
+            m.unscaled = set()
+            m.opened = self.clock
         # (at least ``left`` cycles: every event up to the first one that is not routine)
         m.left, m.periodic = self._multi_budget(m)
         m.budget = m.left
@@ -1300,6 +1382,50 @@ class Engine:
         m.snap = bool(self._handlers.get(SchedulerStep))
         seq.clear()
         self.lane.phase = MULTI
+
+    def _multi_scaler(self) -> tuple[ScalerInfo, Any, int, int] | None:
+        """What the lane for several optimizers needs to open under the one GradScaler known
+        (see _multi_scaled_ok), at a step between the scaler's update() and the next scaled
+        backward; None: no lane. The AMP check's state says where the iteration stands: no
+        scaled backward awaits its update() (``scaled`` empty: every_direct_step is empty too)
+        and nothing was unscaled since the last update(). Its ScalerUnscale handler is the
+        event's only one (the lane tells it nothing until it closes), nothing asks for every
+        ScalerUnscale or ScalerUpdate, and the scaler's last update() was routine from the scale
+        it holds now. The lane's update()s are then decided with no tensor read (hooks: the
+        update wrapper), as the lane for one optimizer's are (_open_scaled_lane): each update the
+        lane counted was made by scaler.step() calling the optimizer's step, which GradScaler
+        does only when every found-inf flag of that optimizer read 0, and the scale grows only
+        at the update that completes growth_interval unskipped ones: the scale and the growth
+        tracker (CPU tensors: no synchronization) are read here once. Then (the scaler's record,
+        its scale tensor, that tensor's version counter, the update()s the lane may count)."""
+        if not self._multi_scaled_ok():
+            return None
+        amp = self.scaled_gate
+        [info] = self.scalers.values()
+        handlers = self._handlers.get(ScalerUnscale)
+        every = self._every_step_handlers
+        if (amp.scaled or amp.unscaled or not handlers or len(handlers) != 1 or handlers[0] != amp.on_unscale
+                or ScalerUnscale in every or ScalerUpdate in every or type(info.last_scale) is not float
+                or info.consecutive_skips or info.pending_scales):
+            return None
+        scaler = info.ref()
+        try:
+            # torch's own GradScaler (a subclass may override _maybe_opt_step and step an
+            # optimizer whatever its flags read: an update it made would then not imply them 0)
+            if (scaler is None or type(scaler).__module__ not in _TORCH_SCALER_MODULES
+                    or not getattr(scaler, "_enabled", False)):
+                return None
+            scale_t = scaler._scale
+            tracker = scaler._growth_tracker
+            if (not scale_t.is_cpu or not tracker.is_cpu or float(scale_t.item()) != info.last_scale):
+                return None
+            grow = scaler._growth_interval - int(tracker.item())
+            scale_v = scale_t._version
+        except Exception:
+            return None
+        if grow < 1:
+            return None
+        return info, scale_t, scale_v, grow
 
     def _multi_budget(self, m: MultiLane) -> tuple[int, bool]:
         """The step events the lane for several optimizers may take from its position, every
@@ -1318,6 +1444,12 @@ class Engine:
             at = (slot.at - pos) % size + (ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD) * size
             if at < left:
                 left, periodic = at, True
+            if m.scaler is not None:
+                # under GradScaler: its update at the taken count a check wants to see (due_taken:
+                # on_attempt's test for a step made by scaler.step()), not kept by the lane
+                at = (slot.at - pos) % size + (info.due_taken - info.taken - 1) * size
+                if at < left:
+                    left, periodic = at, False
             sched = slot.sched
             if sched is not None:
                 limit = self.routine_limit(sched)
@@ -1348,12 +1480,24 @@ class Engine:
         half done: it takes the general path, which closes the lane)."""
         m = self.multi
         lane = self.lane
+        scaled = m.scaler is not None
         if (lane.phase != MULTI or m.left or not m.periodic or self.every_step or self.every_direct_step
-                or self._in_scaler_step or self.compiled_steps or self.scalers or self.last_fetch != m.fetch
+                or self.compiled_steps or self.last_fetch != m.fetch
                 or self._every_step_handlers.get(OptimizerStep)):
             return False
+        if scaled:
+            # under GradScaler (MultiLane.scaler): the update scaler.step() makes after the
+            # iteration's scaled backward, as the lane's others. The general path would hand it to
+            # every check too: the AMP check returns for a step made by scaler.step(), and NaN
+            # detection's parameter check is made as for such a step (scaled_lane_period); the
+            # lane's budget stops before the taken count a check wants to see (due_taken), which
+            # that check then moves on
+            if len(self._in_scaler_step) != 1 or m.sphase < 0:
+                return False
+        elif self._in_scaler_step or self.scalers:
+            return False
         event = m.cycle[m.pos]
-        if not event.attempt or event.ref() is not opt:
+        if not event.attempt or (event.sref if scaled else event.ref)() is not opt:
             return False
         slot = event.slot
         info = slot.opt
@@ -1375,12 +1519,16 @@ class Engine:
         m.budget += 1
         m.yielded = it._num_yielded
         m.pos = event.next
+        if scaled:
+            m.sphase += 1
         self._fold_multi()
+        # (the check first: under GradScaler it moves the taken count it wants to see next,
+        # which bounds the budget)
+        self._period_check(info, scaled)
         m.left, m.periodic = self._multi_budget(m)
         if m.left < 0:
             m.left = 0
         m.budget = m.left
-        self._period_check(info)
         # (hooks.FetchHook reads the lane's iterator from Lane.it_ref: the single lane is
         # closed, and sets its own when it opens)
         self._after_period(lane, it, m.it_ref)
@@ -1464,6 +1612,31 @@ class Engine:
                 self.fetch_hook.restore()
             lane.unhooked = False
         if phase >= MULTI:  # the lane for several optimizers
+            m = self.multi
+            if m.scaler is not None:  # under GradScaler: its routine updates (on_scaler_update)
+                amp = self.scaled_gate
+                if amp is not None:
+                    # what the AMP check was not told while the lane was open
+                    try:
+                        # (the scaled backward's line: Lane.bsite, see amphooks)
+                        amp.lane_closed_multi(m.scaler.key, m.scaler_ref, m.sphase, lane.bsite, m.unscaled,
+                                              m.updates)
+                    except ScheduleError:
+                        raise
+                    except Exception as exc:
+                        self.internal_error(exc)
+                m.scaler.updates += m.updates
+                m.updates = 0
+                m.scaler_ref, m.scaler = _noref, None
+                m.scale_t = lane.bsite = None
+                m.sphase = -1
+                size = len(m.cycle)
+                if self.clock + m.budget - m.left - m.opened < size and self._multi_from != sys.maxsize:
+                    # closed within its first cycle: an iteration the lane cannot hold (a clip of
+                    # some optimizers' parameters with only those unscaled...) would open and
+                    # close it on every one; the general path learns again ROUTINE_PERIOD
+                    # cycles later
+                    self._multi_from = self.clock + ROUTINE_PERIOD * size
             self._fold_multi()
             return
         if lane.scaler is not None:  # under GradScaler: its routine updates (on_scaler_update)

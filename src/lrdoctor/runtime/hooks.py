@@ -274,6 +274,31 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         # the lane's last update of a period: the periodic step it keeps open
                         # through (Engine.scaled_lane_period)
                         return
+                elif lane.phase == MULTI:
+                    # the lane for several optimizers under GradScaler (Engine.MultiLane): the
+                    # cycle's next event is this optimizer's update, made by scaler.step() after
+                    # the iteration's scaled backward (taken: GradScaler calls the step of an
+                    # optimizer that takes no found_inf of its own only then, and the lane opens
+                    # for no other), trained with the LR object its last step left, on a batch of
+                    # the same iterator, whose batch count is read from it
+                    event = multi.cycle[multi.pos]
+                    if (event.sref() is self and multi.left and multi.sphase >= 0
+                            and engine.last_fetch == multi.fetch and not every_step):
+                        try:
+                            [group] = self.param_groups  # ValueError: not one group (the general path)
+                            if group["lr"] is event.slot.lr:
+                                # (an AttributeError when the iterator is gone: the general path)
+                                multi.yielded = multi.it_ref()._num_yielded
+                                multi.left -= 1
+                                multi.pos = event.next
+                                multi.sphase += 1
+                                return
+                        except (ValueError, KeyError, AttributeError):
+                            pass
+                    elif multi.periodic and not multi.left and event.sref() is self and multi_period(self):
+                        # the optimizer's periodic update, the lane's next event: kept
+                        # (Engine.multi_period), unless it needs the general path
+                        return
                 found_inf = getattr(self, "found_inf", None)
                 if found_inf is not None:
                     # fused optimizer: the kernel itself skipped the update if found_inf != 0
@@ -445,6 +470,7 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
 
     tensor_type = torch.Tensor
     lane = engine.lane
+    multi = engine.multi
     every_step = engine.every_step
     every_step_handlers = engine._every_step_handlers
 
@@ -516,6 +542,39 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
                     # (the AMP check's updated(): told when the lane closes, AmpMisuse.lane_closed)
                     lane.updates += 1
                     lane.phase = EXPECT_SCHEDULER_STEP
+                    return result
+            elif lane.phase == MULTI and new_scale is None and multi.scaler_ref() is self:
+                # The lane for several optimizers under GradScaler (Engine.MultiLane): once
+                # scaler.step() made an update of every optimizer in the lane since the
+                # iteration's scaled backward, those optimizers' states the scaler's only ones,
+                # the scale the lane started with (the same tensor, written by nothing but the
+                # lane's own update()s since: its version counter), not past the update() that
+                # may grow it, and every found-inf flag reading 0 (read here, plain CPU tensors:
+                # the general path's read of the flags, which a hand-written or replaced flag
+                # makes differ from what scaler.step() read), the update is the general path's
+                # routine one (Engine.on_scaler_update) with no read of the scale
+                try:
+                    scale = self._scale
+                    states = self._per_optimizer_states
+                    routine = (multi.sphase == multi.nopt and multi.updates < multi.grow
+                               and scale is multi.scale_t and scale._version == multi.scale_v + multi.updates
+                               and len(states) == multi.nopt and not every_step
+                               and ScalerUpdate not in every_step_handlers
+                               and ((nf := engine.loss_gate) is None
+                                    or len(nf.flags.pending) < nf.flags.interval))  # not due
+                    if routine:
+                        for state in states.values():
+                            for t in state["found_inf_per_device"].values():
+                                if type(t) is not tensor_type or not t.is_cpu or t.item() != 0.0:
+                                    routine = False
+                except Exception:
+                    routine = False
+                if routine:
+                    result = original(self, None)
+                    # (the AMP check's updated(): told when the lane closes, AmpMisuse.lane_closed_multi)
+                    multi.updates += 1
+                    multi.sphase = -1
+                    multi.unscaled.clear()
                     return result
             if not getattr(self, "_enabled", True):
                 return original(self, new_scale)

@@ -141,6 +141,34 @@ class AmpMisuse:
                 self.engine.every_direct_step.discard(self)
             self.unscaled.pop(key, None)
 
+    def lane_closed_multi(self, key: int, ref: Any, sphase: int, site: Site | None, unscaled: set[int],
+                          updates: int) -> None:
+        """lane_closed() for the lane for several optimizers under GradScaler (Engine.MultiLane),
+        closed where the scaler's iteration stood at ``sphase``: -1 after an update() (or before
+        the lane's first scaled backward), else after the scaled backward from the user's line
+        ``site``, with the optimizers ``unscaled`` (their record keys) unscaled since. The lane
+        opens only when no scaled backward awaits its update() here and nothing is unscaled
+        (Engine._multi_scaler), so its ``updates`` routine update()s each ended an iteration."""
+        if updates:
+            self.updates[key] = self.updates.get(key, 0) + updates
+        if sphase >= 0:
+            entry = self.scaled.get(key)
+            if entry is None or entry[0]() is not ref() or entry[1] != site:
+                self.scaled[key] = (ref, site)
+            self.engine.every_direct_step.add(self)
+            self.engine._routine_opt = None
+            if unscaled:
+                self.unscaled[key] = set(unscaled)
+                if key not in self.seen:
+                    self.seen[key] = ref
+            else:
+                self.unscaled.pop(key, None)
+        elif updates:  # the last update() ended the iteration
+            self.scaled.pop(key, None)
+            if not self.scaled:
+                self.engine.every_direct_step.discard(self)
+            self.unscaled.pop(key, None)
+
     # ---- LRD108 ---------------------------------------------------------------------------
 
     def clip_is_routine(self) -> bool:
