@@ -6230,19 +6230,27 @@ def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
                 reported.add(sched.id)
                 yield _never_updated_finding(e, sched, old, other)
             continue
-        function = ctx.function_of(old.path, old.call)
-        scope: ast.AST | None = function if function is not None else ctx.tree_of(old.path)
-        # the name is bound right there to the constructor's result (`optimizer = Adam(...)`),
-        # not a name inside a builder whose result the caller keeps under names of its own
-        if scope is None or not any(
-                isinstance(a, ast.Assign) and a.value is old.call and len(a.targets) == 1
-                and isinstance(a.targets[0], ast.Name) and a.targets[0].id == old.name
-                for a in ast.walk(scope)):
-            continue
-        if not _confined(scope, old.name, sched.call, frames, 0):
+        scope = _bound_to_its_constructor(ctx, old)
+        if scope is None or not _confined(scope, old.name, sched.call, frames, 0):
             continue
         reported.add(sched.id)
         yield _never_updated_finding(e, sched, old, other)
+
+
+def _bound_to_its_constructor(ctx: FileContext, optimizer: Obj) -> ast.AST | None:
+    """The function (or module) where ``optimizer``'s name is bound right there to its
+    constructor's result (``optimizer = Adam(...)``), not a name inside a builder whose
+    result the caller keeps under names of its own; None otherwise."""
+    if optimizer.call is None:
+        return None
+    function = ctx.function_of(optimizer.path, optimizer.call)
+    scope: ast.AST | None = function if function is not None else ctx.tree_of(optimizer.path)
+    if scope is None or not any(
+            isinstance(a, ast.Assign) and a.value is optimizer.call and len(a.targets) == 1
+            and isinstance(a.targets[0], ast.Name) and a.targets[0].id == optimizer.name
+            for a in ast.walk(scope)):
+        return None
+    return scope
 
 
 def _never_updated_finding(e: Event, sched: Obj, old: Obj, other: Obj) -> Diagnostic:
@@ -6390,12 +6398,8 @@ def _later_call(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
         if any(x.obj is not None and x.obj.optimizer in others
                and any(x.in_loop(loop) for loop in loops) for x in steps):
             continue
-        function = ctx.function_of(old.path, old.call)
-        scope: ast.AST | None = function if function is not None else ctx.tree_of(old.path)
-        if scope is None or not any(
-                isinstance(a, ast.Assign) and a.value is old.call and len(a.targets) == 1
-                and isinstance(a.targets[0], ast.Name) and a.targets[0].id == old.name
-                for a in ast.walk(scope)):
+        scope = _bound_to_its_constructor(ctx, old)
+        if scope is None:
             continue
         if frames is None:
             frames = _traced_calls(events)
