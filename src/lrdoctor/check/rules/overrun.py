@@ -1115,6 +1115,20 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                 count = _range_count(epoch_loop)
                 if count is not None:
                     runs = f"runs `{short_source(count)}` passes (default {passes})"
+        if passes is None and written is not None and not short:
+            # `T_max=len(loader) * args.epochs` under `range(args.epochs + 1)`: the loop runs
+            # k passes more than the horizon's own setting, whatever value it holds
+            more = _passes(epoch_loop)
+            run = _linear(more[0], epoch_loop.scope) if more is not None else None
+            sized_as = _linear(written, whole_scope)
+            if more is not None and run is not None and sized_as is not None and run[0] \
+                    and {t: c for t, (c, _, _) in run[0].items()} \
+                    == {t: c for t, (c, _, _) in sized_as[0].items()}:
+                extra = run[1] + more[1] - sized_as[1]
+                if extra >= 1 and extra == int(extra):
+                    passes = int(epochs + extra)
+                    runs = f"runs `{short_source(range_call(epoch_loop) or epoch_loop.node)}` " \
+                        f"passes ({int(extra)} more than `{ast.unparse(written)}`)"
         if passes is None and written is None and not short:
             # a horizon of one epoch (`T_max=len(loader)`) under a loop over a setting's stated
             # default (`range(args.epochs)`, default 30): every run of more than one epoch
