@@ -23,7 +23,7 @@ from lrdoctor.check.sources import (
 )
 
 MAX_IMPORTED_BYTES = 2_000_000
-MAX_MODULES = 64  # project modules one file's trace follows (more: it says it was cut short)
+MAX_MODULES = 256  # project modules one file's trace follows (more: it says it was cut short)
 MAX_NAME_VISITS = 400  # definitions imports_matching searches before it answers yes
 MAX_CACHED = 512  # parsed modules kept between the files of one process
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")

@@ -1932,9 +1932,17 @@ def _plateau_resume(ctx: FileContext, e: Event, tree: ast.Module | None,
     if any(ev.obj.kind == "scheduler" and ev.root == e.root for ev in restored if ev.obj):
         return
     for s in _real_schedulers(ctx, e.root, optimizer, e, plateau=True):
-        if any(s.id in objs or any("sched" in w or "plateau" in w for w in words)
-               for objs, words in checkpoints):
-            continue
+        saved = [w for objs, words in checkpoints
+                 for w in words if "sched" in w or "plateau" in w] \
+            or [""] * any(s.id in objs for objs, _ in checkpoints)
+        if saved:
+            # the checkpoint holds the plateau's state, but nothing the trace sees loads it
+            # back (`checkpoint["lr_scheduler"] = lr_scheduler.state_dict()` written every
+            # epoch, a resume that restores only the model and the optimizer): unless the
+            # module that builds the plateau reads that state back by a route of its own
+            built = _module_tree(ctx, s.path) if s.path else None
+            if built is None or _reads_saved_scheduler_state(built):
+                continue
         given = s.arg("patience", 3)
         # torch's default is 10; a `**kwargs` or `*args` handed to the constructor may set it
         unknown = s.has_kwargs_splat() or any(isinstance(a, ast.Starred) for a in s.call.args) \
@@ -1944,7 +1952,10 @@ def _plateau_resume(ctx: FileContext, e: Event, tree: ast.Module | None,
             "LRD007",
             f"`{receiver(e)}.load_state_dict(...)` restores the optimizer, and with it the LR "
             f"that `{s.name or 'the scheduler'}` (ReduceLROnPlateau, {_where(s, e.path)}) "
-            f"reduced, but the plateau's own state is neither saved nor restored: its best metric and "
+            f"reduced, but the plateau's own state is "
+            + (f"saved{' (`' + saved[0] + '`)' if saved[0] else ''} and never loaded back"
+               if saved else "neither saved nor restored")
+            + ": its best metric and "
             f"patience count restart, so the next reduction can come up to `patience`"
             f"{patience} epochs late or early",
             e.path,
