@@ -2232,6 +2232,10 @@ class Tracer:
                         version = tuple(self.flag_version(name, scope) for name in read)
                         parts.append((text, version, truth if holds else not truth))
         origins = _origins(test, scope) if test is not None else ()
+        if branch == 0 and isinstance(stmt, ast.If) and self.loop is not None:
+            period = _counter_period(stmt, self.loop.node)
+            if period is not None:
+                origins = (*origins, period)
         bounds = bounds_of(test, branch, lambda text: self.flag_version(text, scope)) \
             if test is not None and branch in (0, 1) else ()
         return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test, scope),
@@ -6626,6 +6630,51 @@ def _constant_schedule(cls: str, node: ast.Call) -> bool:
     name = node.args[0] if node.args else next(
         (k.value for k in node.keywords if k.arg == "name"), None)
     return isinstance(name, ast.Constant) and name.value == "constant"
+
+
+def _counter_period(stmt: ast.If, loop: ast.For | ast.AsyncFor | ast.While) -> ast.expr | None:
+    """``n % k == 0`` for ``if n == k:`` (or ``n >= k``) whose branch sets ``n`` back to 0 in a
+    loop that adds one to ``n`` on every pass (a statement of the loop's body, or of a
+    ``with`` / ``try`` block there): a counter that holds once every ``k`` passes, the
+    spelled-out form of ``(i + 1) % k == 0`` (gradient accumulation written as ``seen += 1``
+    ... ``if seen == accum: ...; seen = 0``). None for any other test."""
+    test = stmt.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, ast.Eq) and dotted(right) and not dotted(left):
+        left, right = right, left  # `k == n`
+    elif isinstance(op, ast.LtE):
+        op, left, right = ast.GtE(), right, left  # `k <= n`
+    if not isinstance(op, (ast.Eq, ast.GtE)):
+        return None
+    counter = dotted(left)
+    if not counter or (isinstance(right, ast.Constant) and not (
+            isinstance(right.value, int) and not isinstance(right.value, bool)
+            and right.value > 1)):
+        return None
+
+    def resets(node: ast.stmt) -> bool:
+        return isinstance(node, ast.Assign) and len(node.targets) == 1 \
+            and dotted(node.targets[0]) == counter and isinstance(node.value, ast.Constant) \
+            and node.value.value == 0 and not isinstance(node.value.value, bool)
+
+    if not any(resets(node) for node in stmt.body):
+        return None
+    todo: list[ast.stmt] = list(loop.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+                and dotted(node.target) == counter and isinstance(node.value, ast.Constant) \
+                and node.value.value == 1 and not isinstance(node.value.value, bool):
+            return ast.copy_location(ast.Compare(
+                ast.copy_location(ast.BinOp(left, ast.Mod(), right), test), [ast.Eq()],
+                [ast.copy_location(ast.Constant(0), test)]), test)
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            todo += node.body
+        elif isinstance(node, ast.Try):
+            todo += node.body
+    return None
 
 
 def _origins(test: ast.expr, scope: Scope, depth: int = 2) -> tuple[ast.expr, ...]:

@@ -8008,10 +8008,13 @@ def _stated_count(count: ast.expr, where: Any, fallback: Any
 
 
 def _accumulation_divisor(guard: Cond) -> ast.expr | None:
-    """The count an accumulation guard divides by: ``accum`` in ``(i + 1) % accum == 0``."""
+    """The count an accumulation guard divides by: ``accum`` in ``(i + 1) % accum == 0``, also
+    read through the names the test is spelled with (``if update:`` after ``update = (i + 1) %
+    accum == 0``) and in a counter's period (``k`` of ``if seen == k: ...; seen = 0``, see
+    Cond.origins)."""
     if guard.test is None:
         return None
-    return next((node.right for node in ast.walk(guard.test)
+    return next((node.right for part in (guard.test, *guard.origins) for node in ast.walk(part)
                  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)), None)
 
 

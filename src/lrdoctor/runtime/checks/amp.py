@@ -120,26 +120,10 @@ class AmpMisuse:
         every reader of this check's state syncs first (Engine.emit), and the clip hook reads
         the lane. The lane opens right after a routine update(), which ended the scaler's
         iteration here."""
-        if updates:
-            self.updates[key] = self.updates.get(key, 0) + updates
-        if phase == EXPECT_SCALED_ATTEMPT or phase == EXPECT_UPDATE:
-            # after the iteration's scaled backward, before its update()
-            entry = self.scaled.get(key)
-            if entry is None or entry[0]() is not ref() or entry[1] != site:
-                self.scaled[key] = (ref, site)
-            self.engine.every_direct_step.add(self)
-            self.engine._routine_opt = None
-            if phase == EXPECT_UPDATE or unscaled:  # (scaler.step() unscales before it steps)
-                self.unscaled[key] = {opt_key}
-                if key not in self.seen:
-                    self.seen[key] = ref
-            else:
-                self.unscaled.pop(key, None)
-        elif updates:  # the last update() ended the iteration
-            self.scaled.pop(key, None)
-            if not self.scaled:
-                self.engine.every_direct_step.discard(self)
-            self.unscaled.pop(key, None)
+        pending = phase == EXPECT_SCALED_ATTEMPT or phase == EXPECT_UPDATE
+        # (scaler.step() unscales before it steps)
+        done = {opt_key} if pending and (phase == EXPECT_UPDATE or unscaled) else set()
+        self.lane_closed_multi(key, ref, 0 if pending else -1, site, done, updates)
 
     def lane_closed_multi(self, key: int, ref: Any, sphase: int, site: Site | None, unscaled: set[int],
                           updates: int) -> None:
