@@ -101,6 +101,20 @@ def _same_value(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope 
     return False
 
 
+def _shares_only_a_literal(divisor: ast.expr, d_scope: Scope | None, size: ast.expr,
+                           s_scope: Scope | None) -> bool:
+    """Whether a divisor written as a name (or another expression, not a literal) meets the
+    loader's batch size only in the literal both hold: ``accum = 4`` beside ``DataLoader(ds,
+    batch_size=4)``, or two names bound to the same number. Such a divisor is another
+    quantity (an accumulation factor) that happens to equal the batch size, not the batch
+    size the loader was given; the same name in both places, or a literal divisor beside a
+    named batch size, is still the batch size."""
+    if isinstance(divisor, ast.Constant) or ast.dump(divisor) == ast.dump(size):
+        return False
+    return all(isinstance(_resolved(x, s)[0], ast.Constant)
+               for x, s in ((divisor, d_scope), (size, s_scope)))
+
+
 def _len_of_loader(expr: ast.expr, scope: Scope | None, built: bool = True
                    ) -> tuple[Obj, ast.Call] | None:
     expr, scope = _resolved(expr, scope)
@@ -147,7 +161,8 @@ def _double_division(expr: ast.expr, scope: Scope | None, depth: int = 0
             if found is not None:
                 loader, _ = found
                 size = loader.arg("batch_size", 1)
-                if size is not None and _same_value(node.right, scope, size, loader.scope):
+                if size is not None and _same_value(node.right, scope, size, loader.scope) \
+                        and not _shares_only_a_literal(node.right, scope, size, loader.scope):
                     return node, loader, node.right, scope
         if node is not expr and isinstance(node, ast.Name):
             inner = _double_division(node, scope, depth + 1)
