@@ -17,6 +17,15 @@ given (the same name, or names bound to the same non-literal expression such as
 ``args.batch_size``); when the two meet only in the literal both hold, the divisor is another
 quantity that happens to equal the batch size. A literal divisor beside a named batch size
 and the same name in both places are still reported.
+
+And one miss, fixed (LRD010): OneCycleLR sized with whole accumulation windows
+(``total_steps=len(loader) // accum * epochs``) and stepped with the updates of a test that
+also flushes the last partial window (``if (i + 1) % accum == 0 or i + 1 == len(loader):``).
+Each epoch then makes ``ceil(len(loader) / accum)`` updates where the schedule counts the
+floor, one more whenever the loader's length is not a multiple of the window, and OneCycleLR
+raises before the last epoch ends. Reported when the modulo and the divisor are the same
+expression and the loader is the one the batch loop runs over; silent with a ceiling, without
+the flush, with a padded count, or when the numbers are known to divide.
 """
 
 from __future__ import annotations
@@ -410,3 +419,66 @@ def test_clip_after_every_scaled_micro_batch_is_reported() -> None:
     source = _program(AMP.replace("MICRO", "        " + CLIP).replace(
         "BOUNDARY", "            scaler.unscale_(optimizer)\n"))
     assert codes(source) == ["LRD108"]
+
+
+# --- the last partial window: OneCycleLR counts floor(len / accum) updates per epoch ---
+
+TAIL = '''
+accum = 5
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, HORIZON)
+for epoch in range(3):
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y) / accum
+        loss.backward()
+        if GUARD:
+            optimizer.step()
+            optimizer.zero_grad()
+            scheduler.step()
+'''
+
+FLOOR = "total_steps=len(loader) // accum * 3"
+WITH_TAIL = "(i + 1) % accum == 0 or i + 1 == len(loader)"
+
+
+def _tail(horizon: str = FLOOR, guard: str = WITH_TAIL,
+          loader: str = "loader = DataLoader(ds, batch_size=4, shuffle=True)") -> str:
+    return _program(TAIL.replace("HORIZON", horizon).replace("GUARD", guard), loader)
+
+
+def test_floor_count_with_a_flushed_last_window_is_reported() -> None:
+    found = codes(_tail())
+    assert found == ["LRD010"]
+
+
+def test_floor_count_per_epoch_with_the_epochs_argument_is_reported() -> None:
+    assert codes(_tail("epochs=3, steps_per_epoch=len(loader) // accum")) == ["LRD010"]
+
+
+def test_flush_spelled_with_an_index_minus_one_is_reported() -> None:
+    guard = "not (i + 1) % accum or i == len(loader) - 1"
+    assert codes(_tail(guard=guard)) == ["LRD010"]
+
+
+def test_ceiling_count_with_a_flushed_last_window_is_silent() -> None:
+    source = "import math\n" + _tail("total_steps=math.ceil(len(loader) / accum) * 3")
+    assert codes(source) == []
+
+
+def test_floor_count_without_a_flush_is_silent() -> None:
+    assert codes(_tail(guard="(i + 1) % accum == 0")) == []
+
+
+def test_floor_count_padded_with_a_step_per_epoch_is_silent() -> None:
+    assert codes(_tail("total_steps=len(loader) // accum * 3 + 3")) == []
+
+
+def test_loader_length_known_to_be_a_multiple_of_the_window_is_silent() -> None:
+    items = ", ".join(str(n) for n in range(20))  # 5 batches of 4: one window of 5
+    loader = f"loader = DataLoader([{items}], batch_size=4)"
+    assert codes(_tail(loader=loader)) == []
+
+
+def test_loader_length_known_not_to_be_a_multiple_of_the_window_is_reported() -> None:
+    items = ", ".join(str(n) for n in range(24))  # 6 batches of 4: a window and a tail
+    loader = f"loader = DataLoader([{items}], batch_size=4)"
+    assert codes(_tail(loader=loader)) == ["LRD010"]
