@@ -101,6 +101,20 @@ def _same_value(a: ast.expr, a_scope: Scope | None, b: ast.expr, b_scope: Scope 
     return False
 
 
+def _shares_only_a_literal(divisor: ast.expr, d_scope: Scope | None, size: ast.expr,
+                           s_scope: Scope | None) -> bool:
+    """Whether a divisor written as a name (or another expression, not a literal) meets the
+    loader's batch size only in the literal both hold: ``accum = 4`` beside ``DataLoader(ds,
+    batch_size=4)``, or two names bound to the same number. Such a divisor is another
+    quantity (an accumulation factor) that happens to equal the batch size, not the batch
+    size the loader was given; the same name in both places, or a literal divisor beside a
+    named batch size, is still the batch size."""
+    if isinstance(divisor, ast.Constant) or ast.dump(divisor) == ast.dump(size):
+        return False
+    return all(isinstance(_resolved(x, s)[0], ast.Constant)
+               for x, s in ((divisor, d_scope), (size, s_scope)))
+
+
 def _len_of_loader(expr: ast.expr, scope: Scope | None, built: bool = True
                    ) -> tuple[Obj, ast.Call] | None:
     expr, scope = _resolved(expr, scope)
@@ -147,7 +161,8 @@ def _double_division(expr: ast.expr, scope: Scope | None, depth: int = 0
             if found is not None:
                 loader, _ = found
                 size = loader.arg("batch_size", 1)
-                if size is not None and _same_value(node.right, scope, size, loader.scope):
+                if size is not None and _same_value(node.right, scope, size, loader.scope) \
+                        and not _shares_only_a_literal(node.right, scope, size, loader.scope):
                     return node, loader, node.right, scope
         if node is not expr and isinstance(node, ast.Name):
             inner = _double_division(node, scope, depth + 1)
@@ -1807,6 +1822,188 @@ def onecycle_counts_whole_batches_only(ctx: FileContext) -> Iterator[Diagnostic]
             evidence={"horizon": short_source(horizon), "division": written,
                       "loader_line": loader.line},
         )
+
+
+@rule("LRD010")
+def onecycle_floor_updates_with_a_tail_update(ctx: FileContext) -> Iterator[Diagnostic]:
+    """OneCycleLR sized with whole accumulation windows only (``total_steps=len(loader) //
+    accum * epochs``, ``steps_per_epoch=len(loader) // accum``) and stepped with the updates of
+    an accumulation test that also flushes the last partial window (``if (i + 1) % accum == 0
+    or i + 1 == len(loader):``): each epoch makes ``ceil(len(loader) / accum)`` updates where
+    the schedule counts ``floor(len(loader) / accum)``, one step more per epoch whenever the
+    loader's length is not a multiple of ``accum``, so OneCycleLR raises `Tried to step ...
+    times` before the last epoch ends. The divisor and the modulo must be the same expression
+    and the loader the one the batch loop runs over; silent when both numbers are known and
+    divide, when a loop may leave early, or when the schedule is restarted during the run."""
+    seen: set[int] = set()
+    for e, sched in _steps_under_a_test(ctx):
+        if sched.id in seen or sched.origin != "torch" or sched.cls != "OneCycleLR":
+            continue
+        batch_loop = e.loop
+        epoch_loop = batch_loop.parent if batch_loop is not None else None
+        if batch_loop is None or epoch_loop is None or e.conds_inside(epoch_loop) != \
+                e.conds_inside(batch_loop):
+            continue
+        own = e.conds_inside(batch_loop)
+        if len(own) != 1 or own[0].branch != 0 or not isinstance(own[0].test, ast.BoolOp) \
+                or not isinstance(own[0].test.op, ast.Or):
+            continue
+        loader = _iterated_loader(batch_loop)
+        if loader is None:
+            continue
+        parts = own[0].test.values
+        moduli = [m for m in map(_window_modulus, parts) if m is not None]
+        if len(moduli) != 1 or not any(_ends_the_loader(p, batch_loop, loader) for p in parts) \
+                or len(parts) != 2:
+            continue
+        horizon = sched.arg("total_steps", 2)
+        param = "total_steps"
+        if horizon is None:
+            horizon, param = sched.arg("steps_per_epoch", 4), "steps_per_epoch"
+        if horizon is None:
+            continue
+        division = _whole_windows(horizon, sched.scope, loader, moduli[0], batch_loop.scope)
+        if division is None or _padded(horizon, sched.scope):
+            continue
+        batches, window = _loader_batches(loader), constants.resolve(moduli[0], batch_loop.scope)
+        if isinstance(batches, int) and type(window) is int and window > 0 \
+                and batches % window == 0:
+            continue
+        epochs = constants.resolve(sched.arg("epochs", 3), sched.scope) \
+            if param == "steps_per_epoch" else None
+        count = _pass_count(epoch_loop)
+        if type(epochs) is int and count is not None and count < epochs:
+            continue  # the loop stops before the schedule's last epochs: room to spare
+        if _leaves_early(epoch_loop) or _leaves_early(batch_loop):
+            continue
+        if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
+            continue
+        seen.add(sched.id)
+        written = ast.unparse(division)
+        yield Diagnostic.at(
+            "LRD010",
+            f"OneCycleLR({param}={short_source(horizon)}) "
+            f"({line_at(sched.path, sched.line, e.path)}) counts whole accumulation windows "
+            f"only (`{written}` rounds down), but it is stepped with every update under "
+            f"`{own[0].text}`, which also makes an update for the last partial window of "
+            f"each epoch: whenever the loader's length is not a multiple of "
+            f"`{ast.unparse(moduli[0])}` each epoch steps the schedule once more than it "
+            "counts, and OneCycleLR raises `Tried to step ... times` before the last epoch "
+            f"ends. Count the updates with a ceiling (`math.ceil(len(loader) / "
+            f"{ast.unparse(moduli[0])})` per epoch)",
+            e.path,
+            e.node,
+            evidence={"horizon": short_source(horizon), "division": written,
+                      "guard": own[0].text},
+        )
+
+
+def _steps_under_a_test(ctx: FileContext) -> Iterator[tuple[Event, Obj]]:
+    """Plain ``step()`` calls of a known scheduler inside a batch loop (under a test or not)."""
+    for e in ctx.program.events:
+        if e.kind != "sched_step" or e.obj is None or e.obj.guessed or e.obj.in_composite:
+            continue
+        if e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        gran, loop = granularity(e)
+        if loop is not None and e.loop is loop and loop.parent is not None:
+            yield e, e.obj
+
+
+def _window_modulus(test: ast.expr) -> ast.expr | None:
+    """The divisor of a window test: ``k`` in ``(i + 1) % k == 0`` or ``not (i + 1) % k``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) \
+            and isinstance(test.operand, ast.BinOp) and isinstance(test.operand.op, ast.Mod):
+        return test.operand.right
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        sides = [test.left, test.comparators[0]]
+        if any(isinstance(x, ast.Constant) and x.value == 0 for x in sides):
+            mod = next((x for x in sides if isinstance(x, ast.BinOp)
+                        and isinstance(x.op, ast.Mod)), None)
+            if mod is not None:
+                return mod.right
+    return None
+
+
+def _ends_the_loader(test: ast.expr, loop: Loop, loader: Obj) -> bool:
+    """A test that holds on the last batch of ``loop`` only: an equality between an
+    expression of the loop's index and ``len()`` of the loader it runs over (``i + 1 ==
+    len(loader)``, ``step == len(loader) - 1``)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 \
+            or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    lengths = [n for side in sides for n in ast.walk(side)
+               if isinstance(n, ast.Call) and dotted(n.func) == "len" and len(n.args) == 1]
+    if not any(_loader(n.args[0], loop.scope, built=False) is loader for n in lengths):
+        return False
+    return any(isinstance(n, ast.Name) and n.id in loop.targets
+               for side in sides for n in ast.walk(side))
+
+
+def _whole_windows(expr: ast.expr, scope: Scope | None, loader: Obj, window: ast.expr,
+                   w_scope: Scope | None, depth: int = 0) -> ast.BinOp | None:
+    """The ``len(loader) // window`` (or ``int(len(loader) / window)``) in ``expr``,
+    following names, with the batch loop's own loader and the window test's divisor."""
+    if depth > _DEPTH:
+        return None
+    resolved, where = _resolved(expr, scope)
+    for node in ast.walk(resolved):
+        division: ast.BinOp | None = None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+            division = node
+        elif isinstance(node, ast.Call) and dotted(node.func) in ("int", "math.floor") \
+                and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) \
+                and isinstance(node.args[0].op, ast.Div):
+            division = node.args[0]
+        if division is not None:
+            found = _len_of_loader(division.left, where, built=False)
+            if found is not None and found[0] is loader \
+                    and _same_value(division.right, where, window, w_scope):
+                return division
+            continue
+        if isinstance(node, ast.Name) and node is not resolved:
+            inner = _whole_windows(node, where, loader, window, w_scope, depth + 1)
+            if inner is not None:
+                return inner
+    return None
+
+
+def _padded(expr: ast.expr, scope: Scope | None, depth: int = 0) -> bool:
+    """Whether a horizon adds to (or takes the larger of) its count anywhere, following names
+    (``len(loader) // accum * epochs + epochs``, ``max(total, 1)``): room the count leaves for
+    the extra steps, or a count this rule cannot read."""
+    if depth > _DEPTH:
+        return True
+    resolved, where = _resolved(expr, scope)
+    for node in ast.walk(resolved):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            return True
+        if isinstance(node, ast.Call) and dotted(node.func) in ("max", "math.ceil", "round"):
+            return True
+        if isinstance(node, ast.Name) and node is not resolved \
+                and _padded(node, where, depth + 1):
+            return True
+    return False
+
+
+def _loader_batches(loader: Obj) -> int | None:
+    """How many batches a DataLoader built in view yields, when its dataset's length and its
+    batch size are numbers here (``ceil(n / b)``, ``floor`` with ``drop_last=True``)."""
+    if not _built_in_view(loader):
+        return None
+    dataset, size = loader.arg("dataset", 0), loader.arg("batch_size", 1)
+    if dataset is None or size is None:
+        return None
+    items = constants.resolve(dataset, loader.scope)
+    n = len(items) if isinstance(items, (list, tuple)) else None
+    b = constants.resolve(size, loader.scope)
+    if n is None or type(b) is not int or b <= 0:
+        return None
+    drop = loader.arg("drop_last", 6)
+    if isinstance(drop, ast.Constant) and drop.value is True:
+        return n // b
+    return -(-n // b)
 
 
 def _iterated_loader(loop: Loop, held_first: bool = True) -> Obj | None:
