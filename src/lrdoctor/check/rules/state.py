@@ -294,7 +294,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     # one constructor call is one scheduler of the program, also where separate traces (the
     # training method, a resume method that builds the objects again) each made their own
     rebuilt = {built_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj
-               and not positioned_over_a_fresh_lr(ctx, e.obj)}
+               and not last_epoch_set_in_vain(ctx, e.obj)}
     rebuilt |= fast_forwarded(ctx)
     rebuilt |= _moved_to_position(ctx)
     positioned: dict[Any, bool] = {}
@@ -391,7 +391,7 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     return out
 
 
-def positioned_over_a_fresh_lr(ctx: FileContext, s: Obj) -> bool:
+def last_epoch_set_in_vain(ctx: FileContext, s: Obj) -> bool:
     """``scheduler.last_epoch = start - 1`` on one of PyTorch's chainable schedulers (StepLR,
     MultiStepLR, CosineAnnealingLR, ...) whose optimizer state no resume of the program
     restores. Such a scheduler scales the LR it finds in the param groups: positioned by its
@@ -400,9 +400,16 @@ def positioned_over_a_fresh_lr(ctx: FileContext, s: Obj) -> bool:
     between its milestones keeps the undecayed LR until the next one). The position is a
     resume only with the LR it belongs to; a closed-form scheduler (LambdaLR, OneCycleLR)
     computes that LR from the count, and one built with ``last_epoch=`` needs the restored
-    optimizer's ``initial_lr`` anyway."""
-    if s.guessed or s.origin != "torch" or recomputes_lr(s.cls or "") is not False \
-            or s.cls == "ReduceLROnPlateau" or s.cls in RESUME_UNMOVED or built_at_a_position(s):
+    optimizer's ``initial_lr`` anyway. A CosineAnnealingWarmRestarts is not moved by
+    ``.last_epoch`` at all (see below)."""
+    if s.guessed or s.origin != "torch" or built_at_a_position(s):
+        return False
+    if s.cls == "CosineAnnealingWarmRestarts":
+        # it counts its cycle in `T_cur`, which only its constructor's `last_epoch` or a
+        # `step(epoch)` sets: `.last_epoch = n` leaves the cycle at its start, optimizer or not
+        return True
+    if recomputes_lr(s.cls or "") is not False or s.cls == "ReduceLROnPlateau" \
+            or s.cls in RESUME_UNMOVED:
         return False
     return not _optimizer_state_restored(ctx)
 
@@ -1506,8 +1513,8 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         return
     consequence = []
     if scheds and "scheduler" in missing[0]:
-        consequence.append(_fresh_lr_restart(named) if named and all(
-            positioned_over_a_fresh_lr(ctx, o) for o in named) else _restart(named))
+        consequence.append(_set_in_vain_restart(named) if named and all(
+            last_epoch_set_in_vain(ctx, o) for o in named) else _restart(named))
     if len(missing) == 2 or "GradScaler" in missing[0]:
         consequence.append("the scale restarts at 65536 and skips steps again")
     if e.info.get("accelerate"):
@@ -1602,10 +1609,13 @@ def _idle_optimizers(ctx: FileContext) -> set[Any]:
             if o.kind == "optimizer" and not o.guessed} - stepped
 
 
-def _fresh_lr_restart(lost: list[Obj]) -> str:
+def _set_in_vain_restart(lost: list[Obj]) -> str:
     """What a resume does to a chainable scheduler positioned by ``.last_epoch`` alone while
-    no optimizer state comes back (`positioned_over_a_fresh_lr`)."""
+    no optimizer state comes back (`last_epoch_set_in_vain`)."""
     cls = lost[0].cls if len({o.cls for o in lost}) == 1 and lost[0].cls else "scheduler"
+    if cls == "CosineAnnealingWarmRestarts":
+        return ("the CosineAnnealingWarmRestarts counts its cycle in `T_cur`, which setting "
+                "`last_epoch` does not move: the schedule restarts from its first value")
     return (f"the {cls} is positioned by `last_epoch` but scales the LR it finds, and no "
             f"optimizer state is restored: the LR starts again from its base value and the "
             f"decays passed before the resume point are never applied")
