@@ -209,3 +209,12 @@ def test_trainer_class_with_a_saver_of_another_module(
         (tmp_path / name).unlink()
     (tmp_path / ".git").rmdir()
     assert check_project(tmp_path, monkeypatch, files) == []
+
+
+def test_scheduler_never_positioned_keeps_its_own_reading() -> None:
+    # no `.last_epoch = ...` at all: the resume reading of a lost CosineAnnealingLR is the
+    # one it had (a new cosine bent from the restored LR), not the positioned one
+    source = _resume_then_position(COSINE).replace("    sched.last_epoch = start - 1\n", "")
+    assert codes(source) == ["LRD007"]
+    (message,) = messages(source)
+    assert "positioned by `last_epoch`" not in message

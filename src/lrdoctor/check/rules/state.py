@@ -404,6 +404,10 @@ def last_epoch_set_in_vain(ctx: FileContext, s: Obj) -> bool:
     ``.last_epoch`` at all (see below)."""
     if s.guessed or s.origin != "torch" or built_at_a_position(s):
         return False
+    site = built_site(s)
+    if not any(e.kind == "set_last_epoch" and e.obj is not None and built_site(e.obj) == site
+               for e in ctx.program.events):
+        return False
     if s.cls == "CosineAnnealingWarmRestarts":
         # it counts its cycle in `T_cur`, which only its constructor's `last_epoch` or a
         # `step(epoch)` sets: `.last_epoch = n` leaves the cycle at its start, optimizer or not
