@@ -218,3 +218,63 @@ def test_scheduler_never_positioned_keeps_its_own_reading() -> None:
     assert codes(source) == ["LRD007"]
     (message,) = messages(source)
     assert "positioned by `last_epoch`" not in message
+
+
+# Probing the family: a resume that restores a OneCycleLR's state but leaves the epoch loop
+# starting at 0 (the start epoch is never read back) steps it a whole run's worth on top of
+# the restored count: OneCycleLR raises past total_steps (LRD010).
+def _onecycle_resume(sized: str, loop: str, restore_start: bool = False) -> str:
+    start = '        start = ck["epoch"] + 1\n' if restore_start else ""
+    return f'''
+import torch
+from torch import nn, optim
+from torch.utils.data import DataLoader
+
+
+def run(cfg, data):
+    loader = DataLoader(data, batch_size=32, shuffle=True)
+    net = nn.Linear(8, 3)
+    opt = optim.AdamW(net.parameters(), lr=1e-3)
+    sched = optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, {sized})
+    start = 0
+    if cfg.resume:
+        ck = torch.load(cfg.resume)
+        net.load_state_dict(ck["net"])
+        opt.load_state_dict(ck["opt"])
+        sched.load_state_dict(ck["sched"])
+{start}    for epoch in {loop}:
+        for x, y in loader:
+            opt.zero_grad()
+            nn.functional.cross_entropy(net(x), y).backward()
+            opt.step()
+            sched.step()
+        torch.save({{"net": net.state_dict(), "opt": opt.state_dict(),
+                    "sched": sched.state_dict(), "epoch": epoch}}, "ck.pt")
+'''
+
+
+TOTAL = "total_steps=cfg.epochs * len(loader)"
+PER_EPOCH = "epochs=cfg.epochs, steps_per_epoch=len(loader)"
+
+
+@pytest.mark.parametrize("sized", [TOTAL, PER_EPOCH])
+@pytest.mark.parametrize("loop", ["range(cfg.epochs)", "range(start, cfg.epochs)"])
+def test_onecycle_restored_while_the_loop_starts_at_zero(sized: str, loop: str) -> None:
+    source = _onecycle_resume(sized, loop)
+    assert codes(source) == ["LRD010"]
+    assert "from 0 again" in messages(source)[0]
+
+
+@pytest.mark.parametrize("sized", [TOTAL, PER_EPOCH])
+def test_onecycle_restored_with_the_start_epoch_read_back_is_silent(sized: str) -> None:
+    assert codes(_onecycle_resume(sized, "range(start, cfg.epochs)", restore_start=True)) == []
+
+
+def test_onecycle_restored_with_a_loop_of_the_remaining_epochs_is_silent() -> None:
+    source = _onecycle_resume(TOTAL, 'range(cfg.epochs - cfg.done)')
+    assert codes(source) == []
+
+
+def test_onecycle_sized_longer_than_the_loop_is_not_compared() -> None:
+    source = _onecycle_resume("total_steps=2 * cfg.epochs * len(loader)", "range(cfg.epochs)")
+    assert codes(source) == []
