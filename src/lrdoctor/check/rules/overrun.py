@@ -1127,7 +1127,9 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                 extra = run[1] + more[1] - sized_as[1]
                 if extra >= 1 and extra == int(extra):
                     passes = int(epochs + extra)
-                    runs = f"runs `{short_source(range_call(epoch_loop) or epoch_loop.node)}` " \
+                    shown = range_call(epoch_loop)  # (_passes read it: never None here)
+                    assert shown is not None
+                    runs = f"runs `{short_source(shown)}` " \
                         f"passes ({int(extra)} more than `{ast.unparse(written)}`)"
         if passes is None and written is None and not short:
             # a horizon of one epoch (`T_max=len(loader)`) under a loop over a setting's stated
