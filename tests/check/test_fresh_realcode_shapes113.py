@@ -278,3 +278,39 @@ def test_onecycle_restored_with_a_loop_of_the_remaining_epochs_is_silent() -> No
 def test_onecycle_sized_longer_than_the_loop_is_not_compared() -> None:
     source = _onecycle_resume("total_steps=2 * cfg.epochs * len(loader)", "range(cfg.epochs)")
     assert codes(source) == []
+
+
+def test_onecycle_built_in_one_function_and_looped_in_another_is_not_compared() -> None:
+    # a trainer's `train(epochs)` may be handed the epochs left: its loop's count is not the
+    # count the scheduler was sized with, though both are written `epochs`
+    source = '''
+import torch
+from torch import nn, optim
+
+
+class Runner:
+    def __init__(self, net, loader, epochs):
+        self.net, self.loader = net, loader
+        self.opt = optim.AdamW(net.parameters(), lr=1e-3)
+        self.sched = optim.lr_scheduler.OneCycleLR(self.opt, 1e-3, total_steps=epochs * len(loader))
+
+    def restore(self, path):
+        ck = torch.load(path)
+        self.opt.load_state_dict(ck["opt"])
+        self.sched.load_state_dict(ck["sched"])
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self.opt.zero_grad()
+                nn.functional.mse_loss(self.net(x), y).backward()
+                self.opt.step()
+                self.sched.step()
+
+
+def main(net, loader, cfg):
+    r = Runner(net, loader, cfg.epochs)
+    r.restore(cfg.ckpt)
+    r.fit(cfg.epochs - cfg.done)
+'''
+    assert "LRD010" not in codes(source)

@@ -2247,11 +2247,18 @@ def restored_schedule_spent_again_from_epoch_zero(ctx: FileContext) -> Iterator[
     a step under a test, or a scheduler built or restored inside the epoch loop is left
     alone."""
     seen: set[int] = set()
+    order: dict[int, int] = {}
     for e, sched in _batch_steps(ctx):
         if sched.id in seen or sched.origin != "torch" or sched.cls != "OneCycleLR":
             continue
+        # restored in the run that then trains (the same trace, before the step): a trainer
+        # class's `load()` traced apart from its `train(epochs)` says nothing of the count
+        # the caller hands the loop
+        if not order:
+            order = {id(x): i for i, x in enumerate(ctx.program.events)}
         restores = [r for r in ctx.program.events
-                    if r.kind == "load_state" and r.obj is sched]
+                    if r.kind == "load_state" and r.obj is sched and r.root == e.root
+                    and order[id(r)] < order[id(e)]]
         if not restores:
             continue
         sized = _epochs_times_loader(sched)
@@ -2260,11 +2267,12 @@ def restored_schedule_spent_again_from_epoch_zero(ctx: FileContext) -> Iterator[
             continue
         epochs, loader, length = sized
         epoch_loop = batch_loop.parent
+        if sched.scope is None or epoch_loop.scope is not sched.scope:
+            continue  # sized in one function, looped in another: the counts are not compared
         count = _count_from_zero(epoch_loop)
         if count is None or e.conds_inside(epoch_loop):
             continue
-        if not (_same_value(count, epoch_loop.scope, epochs, sched.scope)
-                or ast.dump(count) == ast.dump(epochs)):
+        if not _same_value(count, epoch_loop.scope, epochs, sched.scope):
             continue
         if not _iterates_loader(batch_loop, loader, length):
             continue
