@@ -32,7 +32,7 @@ from lrdoctor.check.index import Scope, dotted, main_guard, origin
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.project import line_at
 from lrdoctor.check.rules import rule
-from lrdoctor.check.values import Obj, UnionVal
+from lrdoctor.check.values import Const, Obj, UnionVal
 from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
 
 # torch schedulers whose horizon ends the schedule (stepping past it is an overrun), with the
@@ -1142,7 +1142,9 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                 extra = run[1] + more[1] - sized_as[1]
                 if extra >= 1 and extra == int(extra):
                     passes = int(epochs + extra)
-                    runs = f"runs `{short_source(range_call(epoch_loop) or epoch_loop.node)}` " \
+                    shown = range_call(epoch_loop)  # (_passes read it: never None here)
+                    assert shown is not None
+                    runs = f"runs `{short_source(shown)}` " \
                         f"passes ({int(extra)} more than `{ast.unparse(written)}`)"
         if passes is None and written is None and not short:
             # a horizon of one epoch (`T_max=len(loader)`) under a loop over a setting's stated
@@ -2391,4 +2393,104 @@ def batch_horizon_a_share_of_the_run(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence={"horizon": short_source(horizon), "divided_by": k.value,
                       "loop_line": epoch_loop.line},
+        )
+
+
+def _epochs_times_loader(sched: Obj) -> tuple[ast.expr, Obj, ast.Call] | None:
+    """``(E as written, loader, len call)`` for a OneCycleLR sized as E epochs of a loader's
+    batches: ``epochs=E, steps_per_epoch=len(loader)`` or ``total_steps=E * len(loader)``
+    (either order, through names bound to either side); E may be any expression."""
+    epochs, per_epoch = sched.arg("epochs", 3), sched.arg("steps_per_epoch", 4)
+    if epochs is not None and per_epoch is not None:
+        found = _len_of_loader(per_epoch, sched.scope, built=False)
+        return (epochs, *found) if found is not None else None
+    total = sched.arg("total_steps", 2)
+    if total is None:
+        return None
+    expr, scope = _resolved(total, sched.scope)
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult)):
+        return None
+    for count, other in ((expr.left, expr.right), (expr.right, expr.left)):
+        found = _len_of_loader(other, scope, built=False)
+        if found is not None:
+            return (count, *found)
+    return None
+
+
+def _count_from_zero(loop: Loop) -> ast.expr | None:
+    """``n`` for ``for epoch in range(n)``, ``range(0, n)`` or ``range(start, n)`` where
+    ``start`` holds 0 wherever the loop runs (a name never rebound to a checkpoint's epoch)."""
+    count = _range_count(loop)
+    if count is not None:
+        return count
+    call = range_call(loop)
+    if call is None or len(call.args) != 2 or not isinstance(call.args[0], ast.Name) \
+            or loop.scope is None:
+        return None
+    held = loop.scope.vars.get(call.args[0].id)
+    if isinstance(held, Const) and type(held.value) is int and held.value == 0:
+        return call.args[1]
+    return None
+
+
+@rule("LRD010")
+def restored_schedule_spent_again_from_epoch_zero(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A OneCycleLR sized for E epochs of a loader's batches, stepped after every batch of that
+    loader in an epoch loop ``for epoch in range(E)`` (or ``range(0, E)``), whose state the
+    program restores from a checkpoint (``scheduler.load_state_dict(...)``) while the epoch
+    loop starts at 0 whatever the checkpoint says: a resumed run steps it E * len(loader)
+    times on top of the count it restored, and OneCycleLR raises once past total_steps. The
+    loop's count and E must be the same expression as written; a loop that may leave early,
+    a step under a test, or a scheduler built or restored inside the epoch loop is left
+    alone."""
+    seen: set[int] = set()
+    order: dict[int, int] = {}
+    for e, sched in _batch_steps(ctx):
+        if sched.id in seen or sched.origin != "torch" or sched.cls != "OneCycleLR":
+            continue
+        # restored in the run that then trains (the same trace, before the step): a trainer
+        # class's `load()` traced apart from its `train(epochs)` says nothing of the count
+        # the caller hands the loop
+        if not order:
+            order = {id(x): i for i, x in enumerate(ctx.program.events)}
+        restores = [r for r in ctx.program.events
+                    if r.kind == "load_state" and r.obj is sched and r.root == e.root
+                    and order[id(r)] < order[id(e)]]
+        if not restores:
+            continue
+        sized = _epochs_times_loader(sched)
+        batch_loop = e.loop
+        if sized is None or batch_loop is None or batch_loop.parent is None:
+            continue
+        epochs, loader, length = sized
+        epoch_loop = batch_loop.parent
+        if sched.scope is None or epoch_loop.scope is not sched.scope:
+            continue  # sized in one function, looped in another: the counts are not compared
+        count = _count_from_zero(epoch_loop)
+        if count is None or e.conds_inside(epoch_loop):
+            continue
+        if not _same_value(count, epoch_loop.scope, epochs, sched.scope):
+            continue
+        if not _iterates_loader(batch_loop, loader, length):
+            continue
+        if _written_inside(sched, epoch_loop) or _leaves_early(epoch_loop) \
+                or _leaves_early(batch_loop) or _reset_inside(ctx, sched, epoch_loop):
+            continue
+        seen.add(sched.id)
+        node = epoch_loop.node
+        assert isinstance(node, (ast.For, ast.AsyncFor))  # (_range_count read its `range(...)`)
+        restore = restores[0]
+        yield Diagnostic.at(
+            "LRD010",
+            f"OneCycleLR ({line_at(sched.path, sched.line, e.path)}) is sized for "
+            f"`{ast.unparse(epochs)}` epochs of `{ast.unparse(length)}` batches and its state "
+            f"is restored from a checkpoint ({line_at(restore.path, restore.line, e.path)}), "
+            f"but the epoch loop ({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs "
+            f"over `{ast.unparse(node.iter)}` from 0 again: a resumed run steps it "
+            f"(line {e.line}) that many times on top of the steps it restored, and "
+            f"{_consequence(sched)}. Start the epoch loop at the epoch the checkpoint saved",
+            e.path,
+            e.node,
+            evidence={"loop_line": epoch_loop.line, "restore_line": restore.line,
+                      "step_line": e.line},
         )

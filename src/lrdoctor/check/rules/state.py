@@ -293,7 +293,8 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
     position: ``step(val_loss, epoch)`` restores neither)."""
     # one constructor call is one scheduler of the program, also where separate traces (the
     # training method, a resume method that builds the objects again) each made their own
-    rebuilt = {built_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj}
+    rebuilt = {built_site(e.obj) for e in ctx.program.events if e.kind == "set_last_epoch" and e.obj
+               and not last_epoch_set_in_vain(ctx, e.obj)}
     rebuilt |= fast_forwarded(ctx)
     rebuilt |= _moved_to_position(ctx)
     positioned: dict[Any, bool] = {}
@@ -388,6 +389,64 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         out.append(s)
     return out
+
+
+def last_epoch_set_in_vain(ctx: FileContext, s: Obj) -> bool:
+    """``scheduler.last_epoch = start - 1`` on one of PyTorch's chainable schedulers (StepLR,
+    MultiStepLR, CosineAnnealingLR, ...) whose optimizer state no resume of the program
+    restores. Such a scheduler scales the LR it finds in the param groups: positioned by its
+    count alone it starts again from the base LR of the fresh optimizer, and the decays (or the
+    part of the curve) passed before the resume point are never applied (a MultiStepLR resumed
+    between its milestones keeps the undecayed LR until the next one). The position is a
+    resume only with the LR it belongs to; a closed-form scheduler (LambdaLR, OneCycleLR)
+    computes that LR from the count, and one built with ``last_epoch=`` needs the restored
+    optimizer's ``initial_lr`` anyway. A CosineAnnealingWarmRestarts is not moved by
+    ``.last_epoch`` at all (see below)."""
+    if s.guessed or s.origin != "torch" or built_at_a_position(s):
+        return False
+    site = built_site(s)
+    if not any(e.kind == "set_last_epoch" and e.obj is not None and built_site(e.obj) == site
+               for e in ctx.program.events):
+        return False
+    if s.cls == "CosineAnnealingWarmRestarts":
+        # it counts its cycle in `T_cur`, which only its constructor's `last_epoch` or a
+        # `step(epoch)` sets: `.last_epoch = n` leaves the cycle at its start, optimizer or not
+        return True
+    if recomputes_lr(s.cls or "") is not False or s.cls == "ReduceLROnPlateau" \
+            or s.cls in RESUME_UNMOVED:
+        return False
+    return not _optimizer_state_restored(ctx)
+
+
+def _optimizer_state_restored(ctx: FileContext) -> bool:
+    """Whether the program restores an optimizer's state anywhere: a traced
+    ``optimizer.load_state_dict(...)``, or, in a file of the program, a ``load_state_dict``
+    call on a receiver named like an optimizer (a restore lrdoctor did not trace) or one
+    handed an entry named like one (``x.load_state_dict(ckpt["optimizer"])``)."""
+    if any(e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer"
+           for e in ctx.program.events):
+        return True
+    paths = {e.path for e in ctx.program.events if e.kind == "set_last_epoch"} | {ctx.path}
+    for path in paths:
+        tree = _module_tree(ctx, path)
+        if tree is not None and _names_an_optimizer_restore(tree):
+            return True
+    return False
+
+
+@per_node  # asked once per file and program
+def _names_an_optimizer_restore(tree: ast.Module) -> bool:
+    for node in nodes_in(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "load_state_dict"):
+            continue
+        if "opt" in (last_name(node.func.value) or "").lower():
+            return True
+        for arg in node.args:
+            if any(isinstance(c, ast.Constant) and isinstance(c.value, str)
+                   and "opt" in c.value.lower() for c in ast.walk(arg)):
+                return True
+    return False
 
 
 def _handed_off_around(handoffs: list[Event], s: Obj, at: Event) -> bool:
@@ -1458,7 +1517,8 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         return
     consequence = []
     if scheds and "scheduler" in missing[0]:
-        consequence.append(_restart(named))
+        consequence.append(_set_in_vain_restart(named) if named and all(
+            last_epoch_set_in_vain(ctx, o) for o in named) else _restart(named))
     if len(missing) == 2 or "GradScaler" in missing[0]:
         consequence.append("the scale restarts at 65536 and skips steps again")
     if e.info.get("accelerate"):
@@ -1551,6 +1611,18 @@ def _idle_optimizers(ctx: FileContext) -> set[Any]:
         return set()
     return {built_site(o) for o in ctx.program.objects
             if o.kind == "optimizer" and not o.guessed} - stepped
+
+
+def _set_in_vain_restart(lost: list[Obj]) -> str:
+    """What a resume does to a chainable scheduler positioned by ``.last_epoch`` alone while
+    no optimizer state comes back (`last_epoch_set_in_vain`)."""
+    cls = lost[0].cls if len({o.cls for o in lost}) == 1 and lost[0].cls else "scheduler"
+    if cls == "CosineAnnealingWarmRestarts":
+        return ("the CosineAnnealingWarmRestarts counts its cycle in `T_cur`, which setting "
+                "`last_epoch` does not move: the schedule restarts from its first value")
+    return (f"the {cls} is positioned by `last_epoch` but scales the LR it finds, and no "
+            f"optimizer state is restored: the LR starts again from its base value and the "
+            f"decays passed before the resume point are never applied")
 
 
 def _restart(lost: list[Obj]) -> str:
