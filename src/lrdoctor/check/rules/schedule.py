@@ -5389,7 +5389,7 @@ def _why_competing(a: Obj, b: Obj) -> str | None:
                 "first epoch alongside it, so it runs past its horizon before training ends; "
                 "hand over with SequentialLR(..., milestones=[warm-up length])"
             )
-    if _same_construction(a, b):
+    if _twin_construction(a, b):
         return (
             f"the two are the same {a.cls} built with the same arguments, so every step applies "
             "its change twice (a decay of gamma becomes gamma squared); a chain of one schedule "
@@ -5400,7 +5400,7 @@ def _why_competing(a: Obj, b: Obj) -> str | None:
     return None  # chainable schedulers stepped together are a ChainedScheduler
 
 
-def _same_construction(a: Obj, b: Obj) -> bool:
+def _twin_construction(a: Obj, b: Obj) -> bool:
     """``a`` and ``b`` come from two constructor calls of one torch class that pass the same
     arguments but for the optimizer (``StepLR(opt_g, 30, 0.5)`` twice, the second meant for
     ``opt_d``). Two different chainable schedules on one optimizer compose as PyTorch
