@@ -5389,7 +5389,41 @@ def _why_competing(a: Obj, b: Obj) -> str | None:
                 "first epoch alongside it, so it runs past its horizon before training ends; "
                 "hand over with SequentialLR(..., milestones=[warm-up length])"
             )
+    if _twin_construction(a, b):
+        return (
+            f"the two are the same {a.cls} built with the same arguments, so every step applies "
+            "its change twice (a decay of gamma becomes gamma squared); a chain of one schedule "
+            "with itself is no design: the second was most likely written for another "
+            "optimizer, which is left without a schedule. Bind it to the optimizer it was "
+            "meant for, or keep one"
+        )
     return None  # chainable schedulers stepped together are a ChainedScheduler
+
+
+def _twin_construction(a: Obj, b: Obj) -> bool:
+    """``a`` and ``b`` come from two constructor calls of one torch class that pass the same
+    arguments but for the optimizer (``StepLR(opt_g, 30, 0.5)`` twice, the second meant for
+    ``opt_d``). Two different chainable schedules on one optimizer compose as PyTorch
+    documents (an ExponentialLR beside a MultiStepLR); one schedule chained with a copy of
+    itself only squares its own factors, which nobody writes on purpose."""
+    if not a.cls or a.cls != b.cls or a.origin != "torch" or b.origin != "torch":
+        return False
+    if a.call is None or b.call is None:
+        return False
+    if a.call is b.call:
+        # one builder called twice with the same optimizer (`make(opt_g)` for G and again
+        # for D): two objects of the same construction
+        return a.scope is not b.scope
+
+    def rest(call: ast.Call) -> tuple[list[str], list[str]]:
+        positional = call.args[1:] if call.args and not any(
+            k.arg == "optimizer" for k in call.keywords) else call.args
+        return ([ast.dump(x) for x in positional],
+                sorted(f"{k.arg}={ast.dump(k.value)}" for k in call.keywords
+                       if k.arg != "optimizer"))
+
+    ra, rb = rest(a.call), rest(b.call)
+    return ra == rb and bool(ra[0] or ra[1])
 
 
 def _class_of(sched: Obj) -> str:
