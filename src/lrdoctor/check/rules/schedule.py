@@ -2484,7 +2484,7 @@ def _lightning_project(ctx: FileContext) -> Iterator[Diagnostic]:
         found: list[tuple[Any, Any, ast.Call, str | None]] = []
         for sched, interval in _lightning_schedulers(value):
             if sched.project is not None and sched.via is not None \
-                    and not horizon_of(sched).unit:
+                    and not horizon_of(sched).unit and _advances_torch_count(sched.project[0]):
                 found.append((sched.project[0], sched.project[1], sched.via, interval))
         for instance, interval in _lightning_project_schedulers(value):
             if instance.built is not None and _advances_torch_count(instance.info):
