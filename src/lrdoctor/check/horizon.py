@@ -1250,7 +1250,7 @@ def _returns_base_lrs(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return dotted(value) == "self.base_lrs"
 
 
-def short_source(expr: ast.expr) -> str:
+def short_source(expr: ast.AST) -> str:
     """``expr`` as written, cut to 40 characters, for messages."""
     text = ast.unparse(expr)
     return text if len(text) <= 40 else text[:37] + "..."
