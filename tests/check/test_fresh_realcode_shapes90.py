@@ -416,7 +416,25 @@ def test_control_both_calls_as_timm_s_own_training_script_makes_them_is_silent(
 
 def test_control_a_timm_scheduler_in_epochs_stepped_per_epoch_is_silent(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert project_codes(_timm(tmp_path, monkeypatch, in_epochs="True")) == []
+    # counted in epochs and sized in epochs: timm's step(epoch) moves it as it should
+    builder = TIMM_BUILDER.format(in_epochs="True").replace(
+        'int(cfg["epochs"] * n_iter_per_epoch)', 'cfg["epochs"]').replace(
+        'int(cfg["warmup_epochs"] * n_iter_per_epoch)', 'cfg["warmup_epochs"]')
+    found = check_project(tmp_path, monkeypatch, {
+        "lr_sched.py": builder,
+        "main.py": TIMM_MAIN.format(per_batch="pass", per_epoch="lr_scheduler.step(epoch + 1)"),
+    })
+    assert project_codes(found) == []
+
+
+def test_a_timm_scheduler_in_epochs_sized_in_batches_stepped_per_epoch_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (rcnew113) t_in_epochs=True but t_initial=epochs * n_iter_per_epoch: timm reads the epoch
+    # against a horizon of batches, so the schedule is n_iter_per_epoch times too long (this
+    # was the control above until the horizon's unit was judged for timm's schedulers)
+    found = _timm(tmp_path, monkeypatch, in_epochs="True")
+    assert project_codes(found) == ["LRD003"]
+    assert found[0][:2] == ("main.py", 19)
 
 
 def test_control_t_in_epochs_from_a_setting_is_the_run_s_choice(

@@ -1005,7 +1005,21 @@ def project_horizons(sched: Obj) -> list[Horizon]:
     if sched.project is None or sched.via is None:
         return []
     cls, scope = sched.project
+    if not _counts_with_torch(cls):
+        return []  # a step() of its own that keeps its own position: get_lr() may not read it
     return class_horizons(cls, scope, sched.via)
+
+
+def _counts_with_torch(cls: Any) -> bool:
+    """The class keeps torch's ``step()``, or its own hands on to it (``super().step()``),
+    which advances the count its ``get_lr()`` reads."""
+    found = cls.find("step")
+    if found is None:
+        return True
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and n.func.attr == "step" and isinstance(n.func.value, ast.Call)
+               and isinstance(n.func.value.func, ast.Name) and n.func.value.func.id == "super"
+               for n in ast.walk(found[0]))
 
 
 def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizon]:

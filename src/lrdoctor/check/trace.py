@@ -180,6 +180,7 @@ class Tracer:
         # per call in the code (by id) that went to project functions: whether every one of
         # them has an empty body, as of the call's latest evaluation
         self.nothing_calls: dict[int, bool] = {}
+        self.own_schedules: dict[int, bool] = {}  # per scheduler class (see own_schedule)
         # calls written as statements of their own (`run_perf(model, optimizer, scheduler)`),
         # by id: whatever such a call returns is dropped on the spot
         self.dropped_calls: set[int] = set()
@@ -4282,13 +4283,18 @@ class Tracer:
             # calling a TypedDict builds a plain dict of its arguments
             return _dict_built(args, kwargs, node)
         kind = self.library_base(cls)
-        if kind is not None and node is not None and cls.find("step") is None:
+        keeps_step = cls.find("step") is None
+        if kind is not None and node is not None and (
+                keeps_step or kind == "scheduler" and self.own_schedule(cls)):
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
-            # that keeps torch's step(): a scheduler (optimizer) of unknown class. One that
-            # writes its own step() (a warm-up wrapping another scheduler) is traced instead.
+            # that keeps torch's step(): a scheduler (optimizer) of unknown class. So is a
+            # scheduler class whose own step() sets the LRs itself and steps nothing else
+            # (`class CosineAnnealingWarmupRestarts(_LRScheduler)` with its own cycle
+            # counter). One whose step() steps another object (a warm-up wrapping another
+            # scheduler) is traced instead.
             unknown = self.unknown_class(kind, node, args, kwargs,
                                          (cls, scope) if scope is not None else None)
-            unknown.torch_step = kind == "scheduler"
+            unknown.torch_step = kind == "scheduler" and keeps_step
             return unknown
         if node is not None:
             warm = self._gradual_warmup_subclass(cls, node, args, kwargs)
@@ -4588,6 +4594,22 @@ class Tracer:
             if last == "Optimizer" and qual.startswith("torch."):
                 return "optimizer"
         return None
+
+    def own_schedule(self, cls: ClassInfo) -> bool:
+        """Whether the project's scheduler class ``cls`` (a subclass of torch's scheduler base
+        with a ``step()`` of its own) is a schedule by itself: its ``step()`` can be called as
+        torch's is (no argument it requires), and no method of its project lineage steps
+        another object (``self.after_scheduler.step()``, ``self.optimizer.step()``); only
+        ``super().step(...)`` hands on to torch's. Such a step() only moves the class's own
+        position and writes the LRs, as a built-in scheduler's does."""
+        known = self.own_schedules.get(id(cls))
+        if known is not None:
+            return known
+        found = cls.find("step")
+        result = found is not None and _callable_without_arguments(found[0]) and not any(
+            _steps_another(method) for c in cls.lineage() for method in c.methods.values())
+        self.own_schedules[id(cls)] = result
+        return result
 
     def accumulate_block(self, expr: ast.expr, scope: Scope) -> RunnerVal | None:
         """The accelerator of ``with accelerator.accumulate(model):`` when it was built with
@@ -8493,3 +8515,31 @@ def _certain_key(expr: ast.expr, value: Any, scope: Scope) -> str | int | None:
     if isinstance(stated, (str, int)) and not isinstance(stated, bool):
         return stated
     return None
+
+
+def _callable_without_arguments(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``fn`` (a method) can be called with no argument past ``self``: every other positional
+    parameter and every keyword-only one has a default."""
+    if isinstance(fn, ast.AsyncFunctionDef) or fn.decorator_list:
+        return False
+    args = fn.args
+    positional = args.posonlyargs + args.args
+    if not positional:
+        return False  # no `self`: not a method as the instance calls it
+    return len(positional) - 1 <= len(args.defaults) and all(
+        d is not None for d in args.kw_defaults)
+
+
+def _steps_another(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``fn`` calls ``<something>.step(...)`` on anything but ``super()`` (a scheduler it
+    wraps, an optimizer)."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("step", "step_update"):
+            held = node.func.value
+            if isinstance(held, ast.Call) and isinstance(held.func, ast.Name) \
+                    and held.func.id == "super":
+                continue
+            return True
+    return False
+

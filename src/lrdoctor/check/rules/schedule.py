@@ -37,6 +37,7 @@ from lrdoctor.check.horizon import (
     reads_no_position,
     short_source,
     stated_setting,
+    unit_evidence,
 )
 from lrdoctor.check.horizon import (
     SMALL_LITERAL as EPOCH_SIZED_LITERAL,
@@ -2484,7 +2485,7 @@ def _lightning_project(ctx: FileContext) -> Iterator[Diagnostic]:
         found: list[tuple[Any, Any, ast.Call, str | None]] = []
         for sched, interval in _lightning_schedulers(value):
             if sched.project is not None and sched.via is not None \
-                    and not horizon_of(sched).unit:
+                    and not horizon_of(sched).unit and _advances_torch_count(sched.project[0]):
                 found.append((sched.project[0], sched.project[1], sched.via, interval))
         for instance, interval in _lightning_project_schedulers(value):
             if instance.built is not None and _advances_torch_count(instance.info):
@@ -8147,6 +8148,78 @@ def horizon_in_micro_batches(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence={"horizon": whole.source, "loop_line": loop.line},
         )
+
+
+# timm's schedulers whose horizon is their first argument after the optimizer
+_TIMM_HORIZON_PARAM = {
+    "CosineLRScheduler": "t_initial", "TanhLRScheduler": "t_initial",
+    "PolyLRScheduler": "t_initial", "StepLRScheduler": "decay_t",
+}
+
+
+@rule("LRD003")
+def timm_epochs_counted_in_batches(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A timm scheduler counted in epochs (``t_in_epochs`` left at its default True, or a
+    literal True) whose horizon is computed from the loader's length (``t_initial=epochs *
+    len(train_loader)``), stepped only with ``step(epoch)`` once per epoch: timm reads the
+    epoch against a horizon of batches, so the schedule covers ``len(loader)`` times more
+    epochs than the run has and the LR barely leaves its warm-up or start. Judged only where
+    the horizon's unit rests on what it is computed from (a ``len(...)`` of the loader), every
+    step of the scheduler in the file runs in an epoch loop, and no file of the project calls
+    ``step_update`` (a call the trace did not follow may be the one)."""
+    steps: dict[int, list[Event]] = {}
+    updated: set[int] = set()
+    for e in ctx.program.events:
+        sched = e.obj
+        if sched is None or sched.origin != "timm" or sched.cls not in _TIMM_HORIZON_PARAM:
+            continue
+        if e.kind == "sched_step_update":
+            updated.add(sched.id)
+        elif e.kind == "sched_step" and e.path == ctx.path:
+            steps.setdefault(sched.id, []).append(e)
+    if not steps or "step_update" in ctx.source:
+        return
+    loader = ctx.loader
+    calling = loader.calling_modules(ctx.path, "step_update") if loader is not None else None
+    if calling is None or calling:
+        return  # another module of the project calls it, or the project is not known
+    for sched_id, events in steps.items():
+        if sched_id in updated:
+            continue
+        sched = events[0].obj
+        assert sched is not None
+        flag = sched.arg("t_in_epochs", 99)
+        if flag is not None and constants.resolve(flag, sched.scope) is not True:
+            continue
+        if any(granularity(e)[0] != "epoch" or not _plain_or_epoch_step(e) for e in events):
+            continue
+        param = _TIMM_HORIZON_PARAM[sched.cls]
+        given = sched.arg(param, 1)
+        if given is None:
+            continue
+        unit, _, evidence = unit_evidence(given, sched.scope)
+        if unit != "batch" or evidence != "flow":
+            continue
+        e = min(events, key=lambda ev: (ev.line, ev.col))
+        built = line_at(sched.path, sched.line, e.path)
+        yield Diagnostic.at(
+            "LRD003",
+            f"timm's {sched.cls} ({built}) counts its horizon in epochs (t_in_epochs is True), "
+            f"but `{param}={short_source(given)}` is a number of batches; "
+            f"`{receiver(e)}.step(...)` runs once per epoch, so the schedule is sized for "
+            "len(loader) times more epochs than the run has and the LR barely moves from its "
+            "start (build it with t_in_epochs=False and call step_update(num_updates) every "
+            "update, or size it in epochs)",
+            e.path,
+            e.node,
+            evidence={"horizon": short_source(given)},
+        )
+
+
+def _plain_or_epoch_step(e: Event) -> bool:
+    """``step()`` or ``step(<one argument>)`` (timm's step takes the epoch, and a metric)."""
+    node = e.node
+    return isinstance(node, ast.Call) and len(node.args) + len(node.keywords) <= 2
 
 
 def _yaml_origin(sched: Obj, h: Horizon) -> str:
