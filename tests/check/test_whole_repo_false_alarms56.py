@@ -24,7 +24,7 @@ pruning, continual and federated training code.
 
 from __future__ import annotations
 
-from .helpers import codes
+from .helpers import codes, findings
 
 # -- 1. LRD007: a checkpoint of a scheduler never stepped yet ------------------------------------
 
@@ -139,6 +139,34 @@ def main(model, loader, epochs):
         sched.step()
         checkpoint(model, opt, f"e{epoch}.pt")
 """) == ["LRD007"]
+
+
+def test_a_helper_given_each_callers_dict_judges_each_checkpoint_apart() -> None:
+    # one `torch.save(state, path)` writes the initial dict (before any step: silent) and the
+    # periodic one (after steps: found)
+    assert findings("""
+import torch
+from torch import nn
+from torch.optim.lr_scheduler import MultiStepLR
+
+def save_checkpoint(state, is_best, filename):
+    torch.save(state, filename)
+
+def main(model, loader, args):
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+    scheduler = MultiStepLR(optimizer, args.milestones, 0.1)
+    save_checkpoint({"epoch": 0, "state_dict": model.state_dict(),
+                     "optimizer": optimizer.state_dict()}, False, "initial.state")
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+        if (epoch + 1) % args.ckpt_interval == 0:
+            save_checkpoint({"epoch": epoch + 1, "state_dict": model.state_dict(),
+                             "optimizer": optimizer.state_dict()}, False, f"e{epoch}.state")
+""") == [("LRD007", 21)]
 
 
 # -- 2. LRD013: a loop over a prepared model's parameters is no shard ----------------------------
@@ -300,3 +328,49 @@ def test_a_horizon_divided_by_processes_and_accumulation_is_still_found() -> Non
     if decay_until == "auto":
         decay_until = num_steps
 """, "decay_until") == ["LRD017"]
+
+
+_PROJECT_CLASS = """
+from torch.optim.lr_scheduler import LRScheduler
+
+
+class WarmupCosine(LRScheduler):
+    def __init__(self, optimizer, warmup, until, peak, floor, last_epoch=-1):
+        self.warmup, self.until, self.peak, self.floor = warmup, until, peak, floor
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        t = self.last_epoch
+        if t < self.warmup:
+            lr = self.peak * t / self.warmup
+        elif t > self.until:
+            lr = self.floor
+        else:
+            r = (t - self.warmup) / (self.until - self.warmup)
+            lr = self.floor + 0.5 * (1 + math.cos(math.pi * r)) * (self.peak - self.floor)
+        return [lr for _ in self.optimizer.param_groups]
+"""
+
+
+def _project_scheduler(sizing: str) -> list[str]:
+    source = (_CONFIGURED + sizing + _LOOP.replace(
+        "cosine_with_warmup(optimizer, config.training.warmup, HORIZON)",
+        "WarmupCosine(optimizer, config.training.warmup, config.training.decay_until, "
+        "config.training.lr, 0.1 * config.training.lr)"))
+    return codes(source.replace("\n\ndef train(", _PROJECT_CLASS + "\n\ndef train(", 1))
+
+
+def test_the_projects_own_scheduler_sized_in_micro_batches_is_silent() -> None:
+    assert _project_scheduler("""
+    num_steps = num_steps // accelerator.num_processes
+    if config.training.decay_until == "auto":
+        config.training.decay_until = num_steps
+""") == []
+
+
+def test_the_projects_own_scheduler_sized_in_updates_is_still_found() -> None:
+    assert _project_scheduler("""
+    if config.training.decay_until == "auto":
+        config.training.decay_until = num_steps // config.training.grad_accum
+""") == ["LRD017"]
+    assert _project_scheduler("") == ["LRD017"]

@@ -7177,15 +7177,21 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
     counts; a name it cannot resolve that may hold a count of steps (``CFG.steps_per_epoch``,
     assigned elsewhere, perhaps already divided by the accumulation count) makes it False."""
     calls = [c for c in (sched.call, sched.via) if c is not None]
-    if not calls or sched.scope is None:
+    # an instance of the project's own scheduler class is read where its constructor was
+    # called (the class and that scope are kept apart from the scope of torch's classes);
+    # only to exempt: which of its arguments is a horizon is not known, so no finding rests
+    # on them
+    home = sched.scope if sched.scope is not None else \
+        sched.project[1] if sched.project is not None and not strict else None
+    if not calls or home is None:
         return False
     seen_len = False
     def tracked(arg: ast.expr) -> bool:  # the optimizer (or a model) handed in, not a length
-        return isinstance(arg, ast.Name) and sched.scope is not None \
-            and isinstance(sched.scope.lookup(arg.id), Obj)
+        return isinstance(arg, ast.Name) and home is not None \
+            and isinstance(home.lookup(arg.id), Obj)
 
     pending: list[tuple[ast.AST, Any, int]] = [
-        (a, sched.scope, 0) for c in calls
+        (a, home, 0) for c in calls
         for a in [*c.args, *(k.value for k in c.keywords if k.arg != "optimizer")]
         if not tracked(a)]
     total = sched.arg("num_training_steps", HF_STEPS_INDEX.get(sched.cls or "", 2)) \

@@ -435,8 +435,12 @@ def _written_before_stepped(ctx: FileContext, s: Obj, at: Event) -> bool:
     steps = [ev for ev in ctx.program.events
              if ev.kind in ("sched_step", "sched_step_update") and ev.obj is not None
              and ev.root == at.root and built_site(ev.obj) == site]
+    # the saves that write this checkpoint: one helper's `torch.save(state, path)` writes the
+    # dict each of its callers builds, and each caller's dict is a checkpoint of its own
+    written = _written_at(at)[1]
     saved = [ev for ev in ctx.program.events
-             if ev.kind == "save" and ev.node is at.node and ev.root == at.root]
+             if ev.kind == "save" and ev.node is at.node and ev.root == at.root
+             and _written_at(ev)[1] is written]
     if not made or not steps or not saved:
         return False
     for save in saved:
