@@ -24,7 +24,11 @@ pruning, continual and federated training code.
 
 from __future__ import annotations
 
-from .helpers import codes, findings
+from pathlib import Path
+
+import pytest
+
+from .helpers import check_project, codes, findings, notebook, project_codes
 
 # -- 1. LRD007: a checkpoint of a scheduler never stepped yet ------------------------------------
 
@@ -374,3 +378,29 @@ def test_the_projects_own_scheduler_sized_in_updates_is_still_found() -> None:
         config.training.decay_until = num_steps // config.training.grad_accum
 """) == ["LRD017"]
     assert _project_scheduler("") == ["LRD017"]
+
+
+# -- a notebook cell holding a lone surrogate is checked, not skipped ------------------------------
+
+
+def test_a_notebook_with_a_lone_surrogate_is_checked(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    text = notebook(
+        'print(f"\udcca results saved")\n',
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.StepLR(opt, 10)
+data = [(torch.randn(8, 4), torch.randn(8, 2))]
+for epoch in range(30):
+    sched.step()
+    for x, y in data:
+        opt.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+""")
+    assert "\\udcca" in text
+    found = check_project(tmp_path, monkeypatch, {"sandbox.ipynb": text})
+    assert project_codes(found) == ["LRD001"]
