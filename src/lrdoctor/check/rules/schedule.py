@@ -7259,7 +7259,8 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                     found = scope.source_of(sub.id)
                     if found is not None:
                         pending.append((*found, hops + 1))
-                        earlier = _binding_before_rebinding(found[0], found[1], sub.id)
+                        earlier = None if strict else \
+                            _binding_before_rebinding(found[0], found[1], sub.id)
                         if earlier is not None:
                             # `n = n // world_size`: the `n` it reads is the earlier binding
                             pending.append((earlier, found[1], hops + 1))
@@ -7288,11 +7289,14 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                             top = top.parent
                         pending.append((value.fn, top, hops + 1))
                         continue
-                if isinstance(sub, ast.Attribute) and scope is not None and hops < 4:
+                if isinstance(sub, ast.Attribute) and scope is not None and hops < 4 \
+                        and not strict:
                     stored = _attribute_stored_before(sub, scope)
                     if stored is not None:
                         # `cfg.total = num_steps` (under `if cfg.total == "auto":`) before the
-                        # schedule reads `cfg.total`: what the program put there
+                        # schedule reads `cfg.total`: what the program put there (to exempt
+                        # only, as the other readings added with it: a finding's strict
+                        # reading keeps to the values the trace bound)
                         pending.append((stored, scope, hops + 1))
                 if trips and _is_trip_count(sub, scope, trips):
                     # the very count the batch loop makes its passes by (`range(num_steps)`
