@@ -6,7 +6,9 @@ pruning, continual and federated training code.
    after the round builds its optimizer and scheduler): the scheduler's state there is a fresh
    one's, so nothing is lost. Still LRD007: a save at the top of each epoch of a scheduler
    built before the loop, a save after some steps, a round checkpoint of a scheduler built
-   once for all rounds, one helper called before training and after each epoch.
+   once for all rounds, one helper called before training and after each epoch. A save
+   helper handed each caller's dict (`save_checkpoint({...}, path)`) judges each dict apart:
+   the initial one is silent, the periodic one found.
 2. LRD013 where the "per-rank" value came from a loop over a prepared model's parameters
    (`for name, p in model.named_parameters()`): `accelerator.prepare` returns the model too,
    and its parameters are the same on every rank; only what a loop draws from a prepared
@@ -17,9 +19,12 @@ pruning, continual and federated training code.
    through a config attribute (`if cfg.decay_until == "auto": cfg.decay_until = num_steps`)
    or a name rebound from itself (`num_steps = num_steps // accelerator.num_processes`), or a
    name bound on one branch: the horizon counts loader batches, so stepping per micro-batch
-   runs the schedule over the whole run as sized. Still LRD017: the horizon divided by the
+   runs the schedule over the whole run as sized; also for the project's own subclass of
+   torch's scheduler, read where it is built. Still LRD017: the horizon divided by the
    accumulation count, a horizon the config alone gives, one divided by processes times the
    accumulation count.
+4. A notebook cell holding a lone surrogate (`"\\udcca"`, half of an emoji's pair) was not
+   checked at all ("cannot parse"); one replacement character now stands for it.
 """
 
 from __future__ import annotations
