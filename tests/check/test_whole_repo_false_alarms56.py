@@ -150,6 +150,30 @@ def main(model, loader, epochs):
 """) == ["LRD007"]
 
 
+def test_a_helper_save_at_the_top_of_each_epoch_with_steps_in_a_callee_is_still_found() -> None:
+    assert codes("""
+import torch
+from torch import nn
+
+def save_ckpt(model, opt, epoch):
+    torch.save({"epoch": epoch, "model": model.state_dict(), "optimizer": opt.state_dict()}, "c.pt")
+
+def train_epoch(model, loader, opt, sched):
+    for x, y in loader:
+        opt.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+        sched.step()
+
+def main(model, loader, epochs):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=epochs * len(loader))
+    for epoch in range(epochs):
+        save_ckpt(model, opt, epoch)
+        train_epoch(model, loader, opt, sched)
+""") == ["LRD007"]
+
+
 def test_a_helper_given_each_callers_dict_judges_each_checkpoint_apart() -> None:
     # one `torch.save(state, path)` writes the initial dict (before any step: silent) and the
     # periodic one (after steps: found)
