@@ -328,6 +328,9 @@ def read_notebook(path: str) -> NotebookSource:
     return notebook_source(read_notebook_text(path))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def notebook_source(raw: str) -> NotebookSource:
     """Join a notebook's code cells into one source, blanking IPython-only lines."""
     raw = raw.removeprefix("\ufeff")
@@ -358,7 +361,10 @@ def notebook_source(raw: str) -> NotebookSource:
         number += 1  # cells are numbered like ruff does: every cell counts, markdown too
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        lines = "".join(_source_parts(cell)).splitlines()
+        # a lone surrogate (`"\\udcca"` left of an emoji's pair by an editor that split it)
+        # decodes from the JSON but is no text Python can compile: one replacement character
+        # stands for it, so the cell is checked and columns still count one per character
+        lines = _LONE_SURROGATE.sub("\ufffd", "".join(_source_parts(cell))).splitlines()
         nb.cell_lines[number] = lines
         nb.cell_starts.append((number, line))
         out.extend([""] * len(lines) if _write(nb.written, number, lines) else

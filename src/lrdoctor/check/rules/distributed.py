@@ -325,7 +325,7 @@ class _Flow:
         if isinstance(call.func, ast.Attribute):
             if name in VALUE_METHODS or _root(call.func) not in self.imported:
                 return  # a method of a value (loss.item()) or of a local object (criterion)
-            if _root(call.func) in ("torch", "np", "numpy", "math", "F") or name[:1].isupper():
+            if _root(call.func) in ("torch", "nn", "np", "numpy", "math", "F") or name[:1].isupper():
                 return  # (a class of an imported module, `optim.SGD(...)`: a constructor)
             state.unknown = True  # a function of an imported module: it may reduce
             return
@@ -450,7 +450,14 @@ class _Flow:
         current = self.parents.get(node)
         while current is not None and not isinstance(current, (ast.FunctionDef, ast.Module)):
             if isinstance(current, (ast.For, ast.AsyncFor)):
+                # a name read through an attribute (`model.named_parameters()`,
+                # `loader.dataset`) is not what the loop draws its items from: the parameters
+                # of a prepared model, or a loader's whole dataset, are the same on every rank
+                owners = {id(a.value) for a in ast.walk(current.iter)
+                          if isinstance(a, ast.Attribute)}
                 for n in ast.walk(current.iter):
+                    if id(n) in owners:
+                        continue
                     if isinstance(n, ast.Name) and n.id in self.sharded:
                         return f"the loop over `{n.id}` at line {current.lineno}"
                     if isinstance(n, ast.Name) and n.id in self.shuffled and self._trains(current):

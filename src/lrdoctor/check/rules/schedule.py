@@ -7212,15 +7212,21 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
     counts; a name it cannot resolve that may hold a count of steps (``CFG.steps_per_epoch``,
     assigned elsewhere, perhaps already divided by the accumulation count) makes it False."""
     calls = [c for c in (sched.call, sched.via) if c is not None]
-    if not calls or sched.scope is None:
+    # an instance of the project's own scheduler class is read where its constructor was
+    # called (the class and that scope are kept apart from the scope of torch's classes);
+    # only to exempt: which of its arguments is a horizon is not known, so no finding rests
+    # on them
+    home = sched.scope if sched.scope is not None else \
+        sched.project[1] if sched.project is not None and not strict else None
+    if not calls or home is None:
         return False
     seen_len = False
     def tracked(arg: ast.expr) -> bool:  # the optimizer (or a model) handed in, not a length
-        return isinstance(arg, ast.Name) and sched.scope is not None \
-            and isinstance(sched.scope.lookup(arg.id), Obj)
+        return isinstance(arg, ast.Name) and home is not None \
+            and isinstance(home.lookup(arg.id), Obj)
 
     pending: list[tuple[ast.AST, Any, int]] = [
-        (a, sched.scope, 0) for c in calls
+        (a, home, 0) for c in calls
         for a in [*c.args, *(k.value for k in c.keywords if k.arg != "optimizer")]
         if not tracked(a)]
     total = sched.arg("num_training_steps", HF_STEPS_INDEX.get(sched.cls or "", 2)) \
@@ -7237,8 +7243,10 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
         # what `len()` is taken of is the loader or the dataset, no count of steps
         measured = {id(n) for c in ast.walk(node) if isinstance(c, ast.Call)
                     and (dotted(c.func) or "") == "len" for n in ast.walk(c)} if strict else set()
+        counted_processes: set[int] = set()
         for sub in _outside_functions(node):
-            if id(sub) in measured and not isinstance(sub, ast.Call):
+            if id(sub) in measured and not isinstance(sub, ast.Call) \
+                    or id(sub) in counted_processes:
                 continue
             if isinstance(sub, ast.Call) and (dotted(sub.func) or "") == "len":
                 seen_len = True
@@ -7264,7 +7272,10 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                 if not strict and _process_count(sub.right, guard_names):
                     # `batches // world_size`: the batches one process of a distributed run
                     # takes (its sampler deals each one a share), still loader batches, not
-                    # updates: the division says nothing of gradient accumulation
+                    # updates: the division says nothing of gradient accumulation. The
+                    # divisor is not followed further (`accelerator.num_processes` reads no
+                    # accumulation count the Accelerator was built with)
+                    counted_processes.update(id(n) for n in ast.walk(sub.right))
                     continue
                 divided = _number_literal(sub.right)
                 if divided is not None and guard_names and all(
@@ -7283,6 +7294,16 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                     found = scope.source_of(sub.id)
                     if found is not None:
                         pending.append((*found, hops + 1))
+                        earlier = None if strict else \
+                            _binding_before_rebinding(found[0], found[1], sub.id)
+                        if earlier is not None:
+                            # `n = n // world_size`: the `n` it reads is the earlier binding
+                            pending.append((earlier, found[1], hops + 1))
+                        if not strict:
+                            # `total = cfg.total` then `if total == "auto": total = n`: the
+                            # other value the name may hold where it is read
+                            pending += [(other, scope, hops + 1)
+                                        for other in _other_bindings(sub, scope, found[0])]
                         continue
                     value = scope.lookup(sub.id)
                     if isinstance(value, ExprVal):
@@ -7303,6 +7324,15 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                             top = top.parent
                         pending.append((value.fn, top, hops + 1))
                         continue
+                if isinstance(sub, ast.Attribute) and scope is not None and hops < 4 \
+                        and not strict:
+                    stored = _attribute_stored_before(sub, scope)
+                    if stored is not None:
+                        # `cfg.total = num_steps` (under `if cfg.total == "auto":`) before the
+                        # schedule reads `cfg.total`: what the program put there (to exempt
+                        # only, as the other readings added with it: a finding's strict
+                        # reading keeps to the values the trace bound)
+                        pending.append((stored, scope, hops + 1))
                 if trips and _is_trip_count(sub, scope, trips):
                     # the very count the batch loop makes its passes by (`range(num_steps)`
                     # handed `args.steps_per_epoch`): one micro-batch per pass, whatever
@@ -7369,6 +7399,66 @@ def _batch_size_with_updates(divisor: ast.expr, scope: Any, guard_names: set[str
                 if isinstance(value, ExprVal):
                     pending.append((value.node, value.scope))
     return False
+
+
+def _binding_before_rebinding(expr: ast.expr, scope: Any, name: str) -> ast.expr | None:
+    """For ``name = <expr>`` where ``expr`` reads ``name`` itself (``num_steps = num_steps //
+    world_size``): what the assignment before it in the same function bound ``name`` to, which
+    is the value ``expr`` reads. None when ``expr`` does not read ``name`` or nothing earlier
+    binds it there."""
+    if not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               for n in ast.walk(expr)):
+        return None
+    tree = getattr(getattr(scope, "module", None), "tree", None)
+    line = getattr(expr, "lineno", 0)
+    if tree is None or not line:
+        return None
+    around = function_around(tree, expr)
+    if not any(n is expr for n in ast.walk(around)):
+        return None  # the expression is not written in this module
+    return last_binding(around, name, line - 1)
+
+
+def _other_bindings(read: ast.Name, scope: Any, known: ast.expr) -> list[ast.expr]:
+    """The values the plain assignments to ``read``'s name above it, in the function where it
+    is written, bind, other than ``known`` (the one the trace kept): a name bound on one
+    branch of an ``if`` may hold either value where it is read."""
+    tree = getattr(getattr(scope, "module", None), "tree", None)
+    line = getattr(read, "lineno", 0)
+    if tree is None or not line:
+        return []
+    around = function_around(tree, read)
+    if around is tree or not any(n is read for n in ast.walk(around)):
+        return []
+    return [node.value for node in ast.walk(around)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and node.targets[0].id == read.id
+            and node.lineno < line and node.value is not known][:4]
+
+
+def _attribute_stored_before(read: ast.Attribute, scope: Any) -> ast.expr | None:
+    """What the last plain assignment to the attribute ``read`` spells (``cfg.train.total =
+    num_steps``) binds, in the function where ``read`` is written and above it; None when no
+    such assignment is there (the attribute keeps what the configuration gave it)."""
+    root: ast.expr = read
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    tree = getattr(getattr(scope, "module", None), "tree", None)
+    line = getattr(read, "lineno", 0)
+    if not isinstance(root, ast.Name) or tree is None or not line:
+        return None
+    around = function_around(tree, read)
+    if around is tree or not any(n is read for n in ast.walk(around)):
+        return None
+    text = ast.unparse(read)
+    found: ast.Assign | None = None
+    for node in ast.walk(around):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Attribute) and node.lineno < line \
+                and (found is None or node.lineno > found.lineno) \
+                and ast.unparse(node.targets[0]) == text:
+            found = node
+    return found.value if found is not None else None
 
 
 def _outside_functions(node: ast.AST) -> Iterator[ast.AST]:

@@ -385,7 +385,8 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             continue
         if _range_test(s) or _undone_trial(ctx, s):
             continue
-        if at is not None and _written_before_built(ctx, s, at):
+        if at is not None and (_written_before_built(ctx, s, at)
+                               or _written_before_stepped(ctx, s, at)):
             continue
         out.append(s)
     return out
@@ -475,6 +476,43 @@ def _written_before_built(ctx: FileContext, s: Obj, at: Event) -> bool:
     saved = [ev.order for ev in ctx.program.events
              if ev.kind == "save" and ev.node is at.node and ev.root == at.root]
     return bool(made) and bool(saved) and max(saved) < min(made)
+
+
+def _written_before_stepped(ctx: FileContext, s: Obj, at: Event) -> bool:
+    """The save ``at``, each time this trace reaches it, runs after ``s`` is built and before
+    it is first stepped (a starting point kept before training, a round's checkpoint written
+    right after the round builds its optimizer and scheduler): the scheduler's state there is
+    a fresh one's, so a scheduler built afresh on resume is where the schedule was then;
+    nothing is lost. Not when a loop around the save also steps ``s`` while ``s`` is built
+    outside that loop (a save at the top of each epoch follows the last epoch's steps from the
+    second pass on), nor when a step comes between the build and the save."""
+    if at.kind != "save":
+        return False
+    site = built_site(s)
+    made = [ev for ev in ctx.program.events
+            if ev.kind == "create" and ev.obj is s and ev.root == at.root]
+    steps = [ev for ev in ctx.program.events
+             if ev.kind in ("sched_step", "sched_step_update") and ev.obj is not None
+             and ev.root == at.root and built_site(ev.obj) == site]
+    # the saves that write this checkpoint: one helper's `torch.save(state, path)` writes the
+    # dict each of its callers builds, and each caller's dict is a checkpoint of its own
+    written = _written_at(at)[1]
+    saved = [ev for ev in ctx.program.events
+             if ev.kind == "save" and ev.node is at.node and ev.root == at.root
+             and _written_at(ev)[1] is written]
+    if not made or not steps or not saved:
+        return False
+    for save in saved:
+        before = [c for c in made if c.order < save.order]
+        if not before:
+            return False
+        built = max(before, key=lambda c: c.order)
+        if any(built.order < st.order < save.order for st in steps):
+            return False
+        for loop in (save.loop.ancestors() if save.loop is not None else ()):
+            if any(st.in_loop(loop) for st in steps) and not built.in_loop(loop):
+                return False
+    return True
 
 
 def _drives_others(ctx: FileContext, s: Obj, optimizer: Obj) -> bool:
