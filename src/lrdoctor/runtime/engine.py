@@ -1210,6 +1210,10 @@ class Engine:
         scaler = update[0].ref()
         opt = opt_ref()
         try:
+            # torch's own GradScaler: a subclass may override _maybe_opt_step (step an optimizer
+            # whatever its flags read), step() or update() (tests/watch/test_amp_lane_subclass.py)
+            if type(scaler).__module__ not in _TORCH_SCALER_MODULES:
+                return
             scale_t = scaler._scale
             tracker = scaler._growth_tracker
             if (opt is None or getattr(opt, "_step_supports_amp_scaling", False) or not scale_t.is_cpu

@@ -530,11 +530,21 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
             if lane.phase == EXPECT_UPDATE and new_scale is None and lane.scaler_ref() is self:
                 try:
                     scale = self._scale
+                    states = self._per_optimizer_states
                     routine = (scale is lane.scale_t and scale._version == lane.scale_v + lane.updates
-                               and len(self._per_optimizer_states) == 1 and not every_step
+                               and len(states) == 1 and not every_step
                                and ScalerUpdate not in every_step_handlers
                                and ((nf := engine.loss_gate) is None
                                     or len(nf.flags.pending) < nf.flags.interval))  # not due
+                    if routine:
+                        # the optimizer's one found-inf flag, read (a plain CPU tensor): it read
+                        # 0 when scaler.step() stepped the optimizer, but a flag written or
+                        # replaced by hand since (or by a subclass's update() before torch's)
+                        # is what torch's update() reads, and so must the watch
+                        # (tests/watch/test_amp_lane_subclass.py, perf57)
+                        [state] = states.values()
+                        [flag] = state["found_inf_per_device"].values()
+                        routine = type(flag) is tensor_type and flag.is_cpu and flag.item() == 0.0
                 except Exception:
                     routine = False
                 if routine:
