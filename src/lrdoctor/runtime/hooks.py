@@ -520,27 +520,28 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
         # torch's own update(self, new_scale=None), called as it is (no star call a step)
         @functools.wraps(original)
         def update(self: Any, new_scale: Any = None) -> Any:
-            # The lane's routine update (Engine.on_scaler_update), decided with no tensor read:
-            # the update scaler.step() made in the lane implies that every found-inf flag of its
-            # optimizer read 0 (torch steps it only then), that optimizer's state is the only
-            # one, and the scale is the one the lane started with: the same tensor, written by
-            # nothing since but the lane's own updates (its version counter: each update()
-            # bumps it by one, any other write too), none of which grew it (the lane opens
-            # with no more updates than growth_interval leaves: Engine._open_scaled_lane)
+            # The lane's routine update (Engine.on_scaler_update), decided with no read of the
+            # scale: the update scaler.step() made in the lane (torch's own GradScaler, which
+            # steps the optimizer only when its found-inf flag reads 0: Engine._open_scaled_lane),
+            # that optimizer's state the only one, its flag reading 0 now (read: a flag written
+            # by hand since the step is what torch's update() reads, perf57), and the scale the
+            # one the lane started with: the same tensor, written by nothing since but the
+            # lane's own updates (its version counter: each update() bumps it by one, any other
+            # write too), none of which grew it (the lane opens with no more updates than
+            # growth_interval leaves: Engine._open_scaled_lane)
             if lane.phase == EXPECT_UPDATE and new_scale is None and lane.scaler_ref() is self:
                 try:
                     scale = self._scale
                     states = self._per_optimizer_states
                     routine = (scale is lane.scale_t and scale._version == lane.scale_v + lane.updates
-                               and len(states) == 1 and not every_step
-                               and ScalerUpdate not in every_step_handlers
+                               and not every_step and ScalerUpdate not in every_step_handlers
                                and ((nf := engine.loss_gate) is None
                                     or len(nf.flags.pending) < nf.flags.interval))  # not due
                     if routine:
-                        # the optimizer's one found-inf flag, read (a plain CPU tensor): it read
-                        # 0 when scaler.step() stepped the optimizer, but a flag written or
-                        # replaced by hand since (or by a subclass's update() before torch's)
-                        # is what torch's update() reads, and so must the watch
+                        # the optimizer's one found-inf flag (a ValueError: not one optimizer's
+                        # state, or not one flag), read (a plain CPU tensor): it read 0 when
+                        # scaler.step() stepped the optimizer, but a flag written or replaced by
+                        # hand since is what torch's update() reads, and so must the watch
                         # (tests/watch/test_amp_lane_subclass.py, perf57)
                         [state] = states.values()
                         [flag] = state["found_inf_per_device"].values()
