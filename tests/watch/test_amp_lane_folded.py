@@ -237,11 +237,12 @@ def _count_reads(source: str, run_script, monkeypatch, watched: bool) -> list[in
     return per_step[1:]
 
 
-def test_a_routine_amp_step_reads_the_loss_and_no_scaler_tensor(run_script, monkeypatch):
-    """Under GradScaler the watched step reads one scalar more than the plain one, the loss
-    NaN detection checks (as in the loop with no scaler), except on the steps around the
-    lane's openings; update() reads neither the scale nor the found-inf flag (before: three
-    reads more on every step)."""
+def test_a_routine_amp_step_reads_the_loss_and_the_flag_not_the_scale(run_script, monkeypatch):
+    """Under GradScaler the watched step reads two scalars more than the plain one, the loss
+    NaN detection checks (as in the loop with no scaler) and the optimizer's found-inf flag
+    (which torch's update() reads too: a flag written by hand after scaler.step() must be seen,
+    perf57), except on the steps around the lane's openings; update() does not read the scale
+    (before perf50: three reads more on every step)."""
     source = _script("healthy")
     plain = _count_reads(source, run_script, monkeypatch, watched=False)
     watched = _count_reads(source, run_script, monkeypatch, watched=True)
@@ -249,5 +250,5 @@ def test_a_routine_amp_step_reads_the_loss_and_no_scaler_tensor(run_script, monk
     extra = [w - p for w, p in zip(watched, plain)]
     # (the others: the lane's opening reads the scale and the growth tracker once, and the
     # periodic step the parameters)
-    assert extra.count(1) >= 50, extra
-    assert sum(extra) <= 60 + 30, extra
+    assert extra.count(2) >= 50, extra
+    assert sum(extra) <= 120 + 30, extra

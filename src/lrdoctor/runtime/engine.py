@@ -1199,17 +1199,22 @@ class Engine:
         left = min(ROUTINE_PERIOD - 1 - info.attempts % ROUTINE_PERIOD, info.due_taken - info.taken - 1)
         if left < 1:
             return
-        # The lane's update()s are decided without reading the scale or the found-inf flag
-        # (hooks._wrap_scaler_update): an update the lane counted was made by scaler.step()
-        # calling the optimizer's step, which GradScaler does only when every found-inf flag of
-        # that optimizer read 0 (not for an optimizer that takes the scaling into its own step,
-        # _step_supports_amp_scaling: no lane for it), so no update of the lane backs off; and
-        # the scale grows only at the update that completes growth_interval unskipped ones,
+        # The lane's update()s are decided without reading the scale (hooks._wrap_scaler_update):
+        # an update the lane counted was made by scaler.step() calling the optimizer's step,
+        # which torch's own GradScaler does only when every found-inf flag of that optimizer
+        # read 0 (not for an optimizer that takes the scaling into its own step,
+        # _step_supports_amp_scaling: no lane for it; the flag is read again in update(), which
+        # reads what the user's code may have written there since, perf57), so no update of
+        # the lane backs off; and the scale grows only at the update that completes growth_interval unskipped ones,
         # read here once (the scale and the growth tracker, CPU tensors: no synchronization):
         # the lane takes no update after that one, whose scale would differ
         scaler = update[0].ref()
         opt = opt_ref()
         try:
+            # torch's own GradScaler: a subclass may override _maybe_opt_step (step an optimizer
+            # whatever its flags read), step() or update() (tests/watch/test_amp_lane_subclass.py)
+            if type(scaler).__module__ not in _TORCH_SCALER_MODULES:
+                return
             scale_t = scaler._scale
             tracker = scaler._growth_tracker
             if (opt is None or getattr(opt, "_step_supports_amp_scaling", False) or not scale_t.is_cpu

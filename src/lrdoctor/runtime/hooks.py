@@ -520,21 +520,32 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
         # torch's own update(self, new_scale=None), called as it is (no star call a step)
         @functools.wraps(original)
         def update(self: Any, new_scale: Any = None) -> Any:
-            # The lane's routine update (Engine.on_scaler_update), decided with no tensor read:
-            # the update scaler.step() made in the lane implies that every found-inf flag of its
-            # optimizer read 0 (torch steps it only then), that optimizer's state is the only
-            # one, and the scale is the one the lane started with: the same tensor, written by
-            # nothing since but the lane's own updates (its version counter: each update()
-            # bumps it by one, any other write too), none of which grew it (the lane opens
-            # with no more updates than growth_interval leaves: Engine._open_scaled_lane)
+            # The lane's routine update (Engine.on_scaler_update), decided with no read of the
+            # scale: the update scaler.step() made in the lane (torch's own GradScaler, which
+            # steps the optimizer only when its found-inf flag reads 0: Engine._open_scaled_lane),
+            # that optimizer's state the only one, its flag reading 0 now (read: a flag written
+            # by hand since the step is what torch's update() reads, perf57), and the scale the
+            # one the lane started with: the same tensor, written by nothing since but the
+            # lane's own updates (its version counter: each update() bumps it by one, any other
+            # write too), none of which grew it (the lane opens with no more updates than
+            # growth_interval leaves: Engine._open_scaled_lane)
             if lane.phase == EXPECT_UPDATE and new_scale is None and lane.scaler_ref() is self:
                 try:
                     scale = self._scale
+                    states = self._per_optimizer_states
                     routine = (scale is lane.scale_t and scale._version == lane.scale_v + lane.updates
-                               and len(self._per_optimizer_states) == 1 and not every_step
-                               and ScalerUpdate not in every_step_handlers
+                               and not every_step and ScalerUpdate not in every_step_handlers
                                and ((nf := engine.loss_gate) is None
                                     or len(nf.flags.pending) < nf.flags.interval))  # not due
+                    if routine:
+                        # the optimizer's one found-inf flag (a ValueError: not one optimizer's
+                        # state, or not one flag), read (a plain CPU tensor): it read 0 when
+                        # scaler.step() stepped the optimizer, but a flag written or replaced by
+                        # hand since is what torch's update() reads, and so must the watch
+                        # (tests/watch/test_amp_lane_subclass.py, perf57)
+                        [state] = states.values()
+                        [flag] = state["found_inf_per_device"].values()
+                        routine = type(flag) is tensor_type and flag.is_cpu and flag.item() == 0.0
                 except Exception:
                     routine = False
                 if routine:
@@ -643,10 +654,11 @@ def _all_subclasses(cls: type) -> list[type]:
     return out
 
 
-def _is_construction_step(torch_dir: str) -> bool:
+def _is_construction_step(torch_dir: str, depth: int = 3) -> bool:
     """Whether the step being made comes from a scheduler's constructor (torch's own code
-    between the wrapper and the user's frame contains ``__init__``/``_initial_step``)."""
-    frame: Any = sys._getframe(3)
+    between the wrapper and the user's frame contains ``__init__``/``_initial_step``);
+    ``depth``: the wrapper's caller, from here."""
+    frame: Any = sys._getframe(depth)
     while frame is not None:
         code = frame.f_code
         if not code.co_filename.startswith(torch_dir):
@@ -756,6 +768,9 @@ _sched_tls = _SchedDepth()
 # (keyed by id: hashing a code object hashes its constants, microseconds for module-level code)
 _user_callers: dict[int, Any] = {}
 _skip_aware: dict[type, bool] = {}  # scheduler class -> whether it is a SkipAwareScheduler
+# LRScheduler.step's parameters (torch 1.x and 2.x), and what the wrapper's epoch reads when none is given
+_SCHED_STEP_PARAMS = (("self", _REQUIRED), ("epoch", None))
+_NO_EPOCH = object()
 
 
 def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir: str) -> Callable[..., Any]:
@@ -780,94 +795,9 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
         (which closes the lane first), from the step's line, with the LR it started from."""
         _guard(engine, on_scheduler_step, sched_obj, event.site, (event.slot.lr,), (), {}, error)
 
-    @functools.wraps(original)
-    def step(self: Any, *args: Any, **kwargs: Any) -> Any:
-        # the lane (Engine.Lane): the step after a routine update, made from the very
-        # instruction that made the step before (lane.sched_ref answers None while the lane is
-        # closed, also when another thread closed it meanwhile); inside the horizon, since the
-        # lane takes no more updates than the horizon leaves steps (Engine.open_lane). Tested
-        # before the depth below: while the lane's step runs, the lane's phase is
-        # IN_SCHEDULER_STEP, which stands for the depth (one store less a step)
-        if (lane.phase == EXPECT_SCHEDULER_STEP and lane.sched_ref() is self
-                and not args and not kwargs and not compiled_steps and not every_step):
-            caller_frame = getframe(1)
-            if caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code:
-                lane.phase = IN_SCHEDULER_STEP
-                try:
-                    result = original(self)
-                except BaseException as exc:
-                    if lane.phase == IN_SCHEDULER_STEP:
-                        lane.phase = EXPECT_SCHEDULER_STEP
-                    off_lane(self, exc)
-                    raise
-                if lane.phase != IN_SCHEDULER_STEP:
-                    # something the step called closed the lane (an engine entry point syncs):
-                    # the step is then the general path's to note, as a step that failed is
-                    off_lane(self, None)
-                    return result
-                try:
-                    try:
-                        [group] = self.optimizer.param_groups
-                        lr = group["lr"]
-                    except (ValueError, KeyError):  # not one group with an LR
-                        lr = None
-                    # a finite float at least COLLAPSE_RATIO of the highest LR so far (NaN
-                    # compares false), kept as the float itself (no tuple a step: Engine.sync)
-                    if type(lr) is float and lr >= lane.floor and lr < INF:
-                        lane.lrs_after.append(lr)
-                        lane.lr = lr
-                        lane.phase = EXPECT_ATTEMPT
-                        if lr > lane.peak:
-                            lane.peak = lr
-                            lane.floor = lr * COLLAPSE_RATIO
-                    else:  # the next update is not routine: it takes the general path
-                        lane.last_after = (lr,) if type(lr) is float else lrs_of(self.optimizer)
-                        lane.phase = ATTEMPTS_OFF
-                except Exception as exc:
-                    engine.internal_error(exc)
-                return result
-        if (lane.phase == MULTI and not args and not kwargs and not compiled_steps
-                and not every_step):
-            # the lane for several optimizers (Engine.MultiLane): the cycle's next step is this
-            # scheduler's, made from the very instruction that made its last one; its LR noted
-            # when routine (a finite float at least COLLAPSE_RATIO of the highest so far, and
-            # with no horizon above what the checks take for 0), else noted by the general path
-            event = multi.cycle[multi.pos]
-            if event.ref() is self and multi.left:
-                caller_frame = getframe(1)
-                if caller_frame.f_lasti == event.lasti and caller_frame.f_code is event.code:
-                    lane.phase = IN_MULTI_STEP
-                    try:
-                        result = original(self)
-                    except BaseException as exc:
-                        if lane.phase == IN_MULTI_STEP:
-                            lane.phase = MULTI
-                        off_multi(self, event, exc)
-                        raise
-                    if lane.phase != IN_MULTI_STEP:  # closed meanwhile: the general path's
-                        off_multi(self, event, None)
-                        return result
-                    lane.phase = MULTI
-                    try:
-                        try:
-                            [group] = self.optimizer.param_groups
-                            lr = group["lr"]
-                        except (ValueError, KeyError):  # not one group with an LR
-                            lr = None
-                        slot = event.slot
-                        if type(lr) is float and lr >= slot.floor and lr < INF:
-                            slot.lrs.append(lr)
-                            slot.lr = lr
-                            multi.left -= 1
-                            multi.pos = event.next
-                            if lr > slot.peak:
-                                slot.peak = lr
-                                slot.floor = max(lr * COLLAPSE_RATIO, slot.zero)
-                        else:
-                            off_multi(self, event, None)
-                    except Exception as exc:
-                        engine.internal_error(exc)
-                    return result
+    def general(self: Any, args: Any, kwargs: Any) -> Any:
+        """Every step but the lane's (the wrappers below), with the arguments it was given: the
+        caller of the scheduler's step() is two frames up."""
         if tls.depth or lane.phase == IN_SCHEDULER_STEP or lane.phase == IN_MULTI_STEP:
             # a composite stepping its children, or a subclass calling super().step()
             return original(self, *args, **kwargs)
@@ -881,7 +811,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             return original(self, *args, **kwargs)
         if compiled_steps:  # optimizer steps made in compiled code come first
             _guard(engine, engine.drain_compiled)
-        caller_frame = getframe(1)
+        caller_frame = getframe(2)
         caller = caller_frame.f_code
         frame: FrameType | None = caller_frame
         site: Site | None = None
@@ -892,7 +822,7 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
             site = entry[1] if entry is not None and entry[0] is caller else remember_site(sites, caller_frame)
         else:
             if (caller.co_name == "__init__" or caller.co_filename.startswith(torch_dir)) and _guard(
-                    engine, _is_construction_step, torch_dir):
+                    engine, _is_construction_step, torch_dir, 4):
                 tls.depth = 1
                 try:
                     return original(self, *args, **kwargs)
@@ -900,9 +830,9 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                     tls.depth = 0
                     _guard(engine, engine.on_internal_scheduler_step, self)
             if caller.co_name != "__init__" and _verdict(caller) == 2:
-                _user_callers[id(caller)] = caller  # user_frame(2) is the caller itself: no walk next time
+                _user_callers[id(caller)] = caller  # user_frame(3) is the caller itself: no walk next time
             else:
-                frame = user_frame(2)
+                frame = user_frame(3)
             site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
         try:
             groups = self.optimizer.param_groups  # lrs_of(), inlined for one group, a float LR
@@ -932,6 +862,197 @@ def _wrap_scheduler_step(engine: Engine, original: Callable[..., Any], torch_dir
                 raise
             except Exception as exc:
                 engine.internal_error(exc)
+
+
+    # The lane's path is the same text in both wrappers below (a test compares them:
+    # tests/watch/test_sched_step_forms.py): the one with torch's own parameters is the common
+    # one, the other takes whatever a class's own step() takes
+    if _has_params(original, _SCHED_STEP_PARAMS):
+        # torch's own step(self, epoch=None) (every LRScheduler but SequentialLR,
+        # ChainedScheduler and ReduceLROnPlateau, and a subclass's step() with the same
+        # parameters): the wrapper takes the same ones, so that step() with no argument makes
+        # no tuple and dict for a star call (bench/OVERHEAD.md, perf57). An epoch given, by
+        # position or by name, is passed on by position: the same call of the same step()
+        @functools.wraps(original)
+        def step(self: Any, epoch: Any = _NO_EPOCH) -> Any:
+            if epoch is not _NO_EPOCH:
+                return general(self, (epoch,), {})
+            if not compiled_steps and not every_step:
+                # the lane (Engine.Lane): the step after a routine update, made from the very
+                # instruction that made the step before (lane.sched_ref answers None while the lane
+                # is closed, also when another thread closed it meanwhile); inside the horizon, since
+                # the lane takes no more updates than the horizon leaves steps (Engine.open_lane).
+                # Tested before the depth (general()): while the lane's step runs, the lane's phase
+                # is IN_SCHEDULER_STEP, which stands for the depth (one store less a step)
+                if lane.phase == EXPECT_SCHEDULER_STEP and lane.sched_ref() is self:
+                    caller_frame = getframe(1)
+                    if caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code:
+                        lane.phase = IN_SCHEDULER_STEP
+                        try:
+                            result = original(self)
+                        except BaseException as exc:
+                            if lane.phase == IN_SCHEDULER_STEP:
+                                lane.phase = EXPECT_SCHEDULER_STEP
+                            off_lane(self, exc)
+                            raise
+                        if lane.phase != IN_SCHEDULER_STEP:
+                            # something the step called closed the lane (an engine entry point syncs):
+                            # the step is then the general path's to note, as a step that failed is
+                            off_lane(self, None)
+                            return result
+                        try:
+                            try:
+                                [group] = self.optimizer.param_groups
+                                lr = group["lr"]
+                            except (ValueError, KeyError):  # not one group with an LR
+                                lr = None
+                            # a finite float at least COLLAPSE_RATIO of the highest LR so far (NaN
+                            # compares false), kept as the float itself (no tuple a step: Engine.sync)
+                            if type(lr) is float and lr >= lane.floor and lr < INF:
+                                lane.lrs_after.append(lr)
+                                lane.lr = lr
+                                lane.phase = EXPECT_ATTEMPT
+                                if lr > lane.peak:
+                                    lane.peak = lr
+                                    lane.floor = lr * COLLAPSE_RATIO
+                            else:  # the next update is not routine: it takes the general path
+                                lane.last_after = (lr,) if type(lr) is float else lrs_of(self.optimizer)
+                                lane.phase = ATTEMPTS_OFF
+                        except Exception as exc:
+                            engine.internal_error(exc)
+                        return result
+                elif lane.phase == MULTI:
+                    # the lane for several optimizers (Engine.MultiLane): the cycle's next step is this
+                    # scheduler's, made from the very instruction that made its last one; its LR noted
+                    # when routine (a finite float at least COLLAPSE_RATIO of the highest so far, and
+                    # with no horizon above what the checks take for 0), else noted by the general path
+                    event = multi.cycle[multi.pos]
+                    if event.ref() is self and multi.left:
+                        caller_frame = getframe(1)
+                        if caller_frame.f_lasti == event.lasti and caller_frame.f_code is event.code:
+                            lane.phase = IN_MULTI_STEP
+                            try:
+                                result = original(self)
+                            except BaseException as exc:
+                                if lane.phase == IN_MULTI_STEP:
+                                    lane.phase = MULTI
+                                off_multi(self, event, exc)
+                                raise
+                            if lane.phase != IN_MULTI_STEP:  # closed meanwhile: the general path's
+                                off_multi(self, event, None)
+                                return result
+                            lane.phase = MULTI
+                            try:
+                                try:
+                                    [group] = self.optimizer.param_groups
+                                    lr = group["lr"]
+                                except (ValueError, KeyError):  # not one group with an LR
+                                    lr = None
+                                slot = event.slot
+                                if type(lr) is float and lr >= slot.floor and lr < INF:
+                                    slot.lrs.append(lr)
+                                    slot.lr = lr
+                                    multi.left -= 1
+                                    multi.pos = event.next
+                                    if lr > slot.peak:
+                                        slot.peak = lr
+                                        slot.floor = max(lr * COLLAPSE_RATIO, slot.zero)
+                                else:
+                                    off_multi(self, event, None)
+                            except Exception as exc:
+                                engine.internal_error(exc)
+                            return result
+            return general(self, (), {})
+    else:
+
+        @functools.wraps(original)
+        def step(self: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+            if not args and not kwargs and not compiled_steps and not every_step:
+                # the lane (Engine.Lane): the step after a routine update, made from the very
+                # instruction that made the step before (lane.sched_ref answers None while the lane
+                # is closed, also when another thread closed it meanwhile); inside the horizon, since
+                # the lane takes no more updates than the horizon leaves steps (Engine.open_lane).
+                # Tested before the depth (general()): while the lane's step runs, the lane's phase
+                # is IN_SCHEDULER_STEP, which stands for the depth (one store less a step)
+                if lane.phase == EXPECT_SCHEDULER_STEP and lane.sched_ref() is self:
+                    caller_frame = getframe(1)
+                    if caller_frame.f_lasti == lane.lasti and caller_frame.f_code is lane.code:
+                        lane.phase = IN_SCHEDULER_STEP
+                        try:
+                            result = original(self)
+                        except BaseException as exc:
+                            if lane.phase == IN_SCHEDULER_STEP:
+                                lane.phase = EXPECT_SCHEDULER_STEP
+                            off_lane(self, exc)
+                            raise
+                        if lane.phase != IN_SCHEDULER_STEP:
+                            # something the step called closed the lane (an engine entry point syncs):
+                            # the step is then the general path's to note, as a step that failed is
+                            off_lane(self, None)
+                            return result
+                        try:
+                            try:
+                                [group] = self.optimizer.param_groups
+                                lr = group["lr"]
+                            except (ValueError, KeyError):  # not one group with an LR
+                                lr = None
+                            # a finite float at least COLLAPSE_RATIO of the highest LR so far (NaN
+                            # compares false), kept as the float itself (no tuple a step: Engine.sync)
+                            if type(lr) is float and lr >= lane.floor and lr < INF:
+                                lane.lrs_after.append(lr)
+                                lane.lr = lr
+                                lane.phase = EXPECT_ATTEMPT
+                                if lr > lane.peak:
+                                    lane.peak = lr
+                                    lane.floor = lr * COLLAPSE_RATIO
+                            else:  # the next update is not routine: it takes the general path
+                                lane.last_after = (lr,) if type(lr) is float else lrs_of(self.optimizer)
+                                lane.phase = ATTEMPTS_OFF
+                        except Exception as exc:
+                            engine.internal_error(exc)
+                        return result
+                elif lane.phase == MULTI:
+                    # the lane for several optimizers (Engine.MultiLane): the cycle's next step is this
+                    # scheduler's, made from the very instruction that made its last one; its LR noted
+                    # when routine (a finite float at least COLLAPSE_RATIO of the highest so far, and
+                    # with no horizon above what the checks take for 0), else noted by the general path
+                    event = multi.cycle[multi.pos]
+                    if event.ref() is self and multi.left:
+                        caller_frame = getframe(1)
+                        if caller_frame.f_lasti == event.lasti and caller_frame.f_code is event.code:
+                            lane.phase = IN_MULTI_STEP
+                            try:
+                                result = original(self)
+                            except BaseException as exc:
+                                if lane.phase == IN_MULTI_STEP:
+                                    lane.phase = MULTI
+                                off_multi(self, event, exc)
+                                raise
+                            if lane.phase != IN_MULTI_STEP:  # closed meanwhile: the general path's
+                                off_multi(self, event, None)
+                                return result
+                            lane.phase = MULTI
+                            try:
+                                try:
+                                    [group] = self.optimizer.param_groups
+                                    lr = group["lr"]
+                                except (ValueError, KeyError):  # not one group with an LR
+                                    lr = None
+                                slot = event.slot
+                                if type(lr) is float and lr >= slot.floor and lr < INF:
+                                    slot.lrs.append(lr)
+                                    slot.lr = lr
+                                    multi.left -= 1
+                                    multi.pos = event.next
+                                    if lr > slot.peak:
+                                        slot.peak = lr
+                                        slot.floor = max(lr * COLLAPSE_RATIO, slot.zero)
+                                else:
+                                    off_multi(self, event, None)
+                            except Exception as exc:
+                                engine.internal_error(exc)
+                            return result
+            return general(self, args, kwargs)
 
     step._lrdoctor = True  # type: ignore[attr-defined]
     return step
