@@ -1781,10 +1781,7 @@ def onecycle_counts_whole_batches_only(ctx: FileContext) -> Iterator[Diagnostic]
         dataset, size = loader.arg("dataset", 0), loader.arg("batch_size", 1)
         if dataset is None or size is None:
             continue
-        horizon = sched.arg("total_steps", 2)
-        param = "total_steps"
-        if horizon is None:
-            horizon, param = sched.arg("steps_per_epoch", 4), "steps_per_epoch"
+        horizon, param = _onecycle_horizon(sched)
         if horizon is None:
             continue
         division = _whole_batches(horizon, sched.scope, dataset, loader.scope, size)
@@ -1796,14 +1793,7 @@ def onecycle_counts_whole_batches_only(ctx: FileContext) -> Iterator[Diagnostic]
         b = constants.resolve(size, loader.scope)
         if isinstance(n, int) and type(b) is int and b > 0 and n % b == 0:
             continue
-        epochs = constants.resolve(sched.arg("epochs", 3), sched.scope) \
-            if param == "steps_per_epoch" else None
-        count = _pass_count(epoch_loop)
-        if type(epochs) is int and count is not None and count < epochs:
-            continue  # the loop stops before the schedule's last epochs: room to spare
-        if _leaves_early(epoch_loop) or _leaves_early(batch_loop):
-            continue
-        if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
+        if _extra_step_absorbed(ctx, sched, param, epoch_loop, batch_loop):
             continue
         seen.add(sched.id)
         written = ast.unparse(division)
@@ -1824,6 +1814,28 @@ def onecycle_counts_whole_batches_only(ctx: FileContext) -> Iterator[Diagnostic]
             evidence={"horizon": short_source(horizon), "division": written,
                       "loader_line": loader.line},
         )
+
+
+def _onecycle_horizon(sched: Obj) -> tuple[ast.expr | None, str]:
+    """OneCycleLR's horizon as written: ``total_steps``, else ``steps_per_epoch``."""
+    horizon = sched.arg("total_steps", 2)
+    if horizon is not None:
+        return horizon, "total_steps"
+    return sched.arg("steps_per_epoch", 4), "steps_per_epoch"
+
+
+def _extra_step_absorbed(ctx: FileContext, sched: Obj, param: str, epoch_loop: Loop,
+                         batch_loop: Loop) -> bool:
+    """One step more per epoch than OneCycleLR counts need not raise: the epoch loop stops
+    before the schedule's last epochs (room to spare), a loop may leave early, or the
+    schedule is restarted during the run."""
+    epochs = constants.resolve(sched.arg("epochs", 3), sched.scope) \
+        if param == "steps_per_epoch" else None
+    count = _pass_count(epoch_loop)
+    if type(epochs) is int and count is not None and count < epochs:
+        return True
+    return _leaves_early(epoch_loop) or _leaves_early(batch_loop) \
+        or _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop)
 
 
 @rule("LRD010")
@@ -1858,10 +1870,7 @@ def onecycle_floor_updates_with_a_tail_update(ctx: FileContext) -> Iterator[Diag
         if len(moduli) != 1 or not any(_ends_the_loader(p, batch_loop, loader) for p in parts) \
                 or len(parts) != 2:
             continue
-        horizon = sched.arg("total_steps", 2)
-        param = "total_steps"
-        if horizon is None:
-            horizon, param = sched.arg("steps_per_epoch", 4), "steps_per_epoch"
+        horizon, param = _onecycle_horizon(sched)
         if horizon is None:
             continue
         division = _whole_windows(horizon, sched.scope, loader, moduli[0], batch_loop.scope)
@@ -1871,14 +1880,7 @@ def onecycle_floor_updates_with_a_tail_update(ctx: FileContext) -> Iterator[Diag
         if isinstance(batches, int) and type(window) is int and window > 0 \
                 and batches % window == 0:
             continue
-        epochs = constants.resolve(sched.arg("epochs", 3), sched.scope) \
-            if param == "steps_per_epoch" else None
-        count = _pass_count(epoch_loop)
-        if type(epochs) is int and count is not None and count < epochs:
-            continue  # the loop stops before the schedule's last epochs: room to spare
-        if _leaves_early(epoch_loop) or _leaves_early(batch_loop):
-            continue
-        if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
+        if _extra_step_absorbed(ctx, sched, param, epoch_loop, batch_loop):
             continue
         seen.add(sched.id)
         written = ast.unparse(division)
@@ -1943,6 +1945,18 @@ def _ends_the_loader(test: ast.expr, loop: Loop, loader: Obj) -> bool:
                for side in sides for n in ast.walk(side))
 
 
+def _rounded_down(node: ast.AST) -> ast.BinOp | None:
+    """The division ``node`` rounds down: ``a // b`` itself, the ``a / b`` of ``int(a / b)``
+    or ``math.floor(a / b)``; None for any other node."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+        return node
+    if isinstance(node, ast.Call) and dotted(node.func) in ("int", "math.floor") \
+            and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) \
+            and isinstance(node.args[0].op, ast.Div):
+        return node.args[0]
+    return None
+
+
 def _whole_windows(expr: ast.expr, scope: Scope | None, loader: Obj, window: ast.expr,
                    w_scope: Scope | None, depth: int = 0) -> ast.BinOp | None:
     """The ``len(loader) // window`` (or ``int(len(loader) / window)``) in ``expr``,
@@ -1951,13 +1965,7 @@ def _whole_windows(expr: ast.expr, scope: Scope | None, loader: Obj, window: ast
         return None
     resolved, where = _resolved(expr, scope)
     for node in ast.walk(resolved):
-        division: ast.BinOp | None = None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
-            division = node
-        elif isinstance(node, ast.Call) and dotted(node.func) in ("int", "math.floor") \
-                and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) \
-                and isinstance(node.args[0].op, ast.Div):
-            division = node.args[0]
+        division = _rounded_down(node)
         if division is not None:
             found = _len_of_loader(division.left, where, built=False)
             if found is not None and found[0] is loader \
@@ -2038,13 +2046,7 @@ def _whole_batches(expr: ast.expr, scope: Scope | None, dataset: ast.expr,
         return None
     resolved, where = _resolved(expr, scope)
     for node in ast.walk(resolved):
-        division: ast.BinOp | None = None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
-            division = node
-        elif isinstance(node, ast.Call) and dotted(node.func) in ("int", "math.floor") \
-                and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) \
-                and isinstance(node.args[0].op, ast.Div):
-            division = node.args[0]
+        division = _rounded_down(node)
         if division is not None:
             left = division.left
             if isinstance(left, ast.Call) and dotted(left.func) == "len" \

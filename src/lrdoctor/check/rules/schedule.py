@@ -8247,6 +8247,31 @@ _TIMM_HORIZON_PARAM = {
 }
 
 
+def _timm_steps_without_update(ctx: FileContext, classes: Any
+                               ) -> tuple[dict[int, list[Event]], set[int]] | None:
+    """The timm schedulers of ``classes`` this file steps with ``step()`` (their step events
+    here, by scheduler) and those the trace saw stepped with ``step_update`` too; None when
+    the file steps none, or some module of the project (or one lrdoctor cannot see) may call
+    ``step_update``: that call may be the one that drives them."""
+    steps: dict[int, list[Event]] = {}
+    updated: set[int] = set()
+    for e in ctx.program.events:
+        sched = e.obj
+        if sched is None or sched.origin != "timm" or sched.cls not in classes:
+            continue
+        if e.kind == "sched_step_update":
+            updated.add(sched.id)
+        elif e.kind == "sched_step" and e.path == ctx.path:
+            steps.setdefault(sched.id, []).append(e)
+    if not steps or "step_update" in ctx.source:
+        return None
+    loader = ctx.loader
+    calling = loader.calling_modules(ctx.path, "step_update") if loader is not None else None
+    if calling is None or calling:
+        return None
+    return steps, updated
+
+
 @rule("LRD003")
 def timm_epochs_counted_in_batches(ctx: FileContext) -> Iterator[Diagnostic]:
     """A timm scheduler counted in epochs (``t_in_epochs`` left at its default True, or a
@@ -8257,22 +8282,10 @@ def timm_epochs_counted_in_batches(ctx: FileContext) -> Iterator[Diagnostic]:
     the horizon's unit rests on what it is computed from (a ``len(...)`` of the loader), every
     step of the scheduler in the file runs in an epoch loop, and no file of the project calls
     ``step_update`` (a call the trace did not follow may be the one)."""
-    steps: dict[int, list[Event]] = {}
-    updated: set[int] = set()
-    for e in ctx.program.events:
-        sched = e.obj
-        if sched is None or sched.origin != "timm" or sched.cls not in _TIMM_HORIZON_PARAM:
-            continue
-        if e.kind == "sched_step_update":
-            updated.add(sched.id)
-        elif e.kind == "sched_step" and e.path == ctx.path:
-            steps.setdefault(sched.id, []).append(e)
-    if not steps or "step_update" in ctx.source:
+    found = _timm_steps_without_update(ctx, _TIMM_HORIZON_PARAM)
+    if found is None:
         return
-    loader = ctx.loader
-    calling = loader.calling_modules(ctx.path, "step_update") if loader is not None else None
-    if calling is None or calling:
-        return  # another module of the project calls it, or the project is not known
+    steps, updated = found
     for sched_id, events in steps.items():
         if sched_id in updated:
             continue
@@ -8343,22 +8356,10 @@ def timm_updates_never_stepped(ctx: FileContext) -> Iterator[Diagnostic]:
     was built with (``warmup_lr_init`` where there is a warm-up) for the whole run. Judged only
     where ``t_in_epochs`` is a literal False (or a name the program fixes to it) and no file of
     the project calls ``step_update`` (a call the trace did not follow may be the one)."""
-    steps: dict[int, list[Event]] = {}
-    updated: set[int] = set()
-    for e in ctx.program.events:
-        sched = e.obj
-        if sched is None or sched.origin != "timm" or sched.cls not in _TIMM_SCHEDULER_CLASSES:
-            continue
-        if e.kind == "sched_step_update":
-            updated.add(sched.id)
-        elif e.kind == "sched_step" and e.path == ctx.path:
-            steps.setdefault(sched.id, []).append(e)
-    if not steps or "step_update" in ctx.source:
+    found = _timm_steps_without_update(ctx, _TIMM_SCHEDULER_CLASSES)
+    if found is None:
         return
-    loader = ctx.loader
-    calling = loader.calling_modules(ctx.path, "step_update") if loader is not None else None
-    if calling is None or calling:
-        return  # another module of the project calls it, or the project is not known
+    steps, updated = found
     for events in steps.values():
         sched = events[0].obj
         assert sched is not None
