@@ -129,7 +129,7 @@ from lrdoctor.schedulers import HF_WARMUP_BUILDERS, SCHEDULERS
 
 # per file: a generated file must not trace forever; a file cut short says so in the output
 MAX_STATEMENTS = 200_000
-MAX_CALL_DEPTH = 24
+MAX_CALL_DEPTH = 16
 MAX_EVAL_DEPTH = 60
 
 _loop_ids = itertools.count(10**9)  # clones of loops replayed in another loop
