@@ -1005,14 +1005,15 @@ def project_horizons(sched: Obj) -> list[Horizon]:
     if sched.project is None or sched.via is None:
         return []
     cls, scope = sched.project
-    if not _counts_with_torch(cls):
+    if not advances_torch_count(cls):
         return []  # a step() of its own that keeps its own position: get_lr() may not read it
     return class_horizons(cls, scope, sched.via)
 
 
-def _counts_with_torch(cls: Any) -> bool:
-    """The class keeps torch's ``step()``, or its own hands on to it (``super().step()``),
-    which advances the count its ``get_lr()`` reads."""
+def advances_torch_count(cls: Any) -> bool:
+    """The project's scheduler class keeps torch's ``step()``, or its own hands on to it
+    (``super().step()``, ``super(Warmup, self).step(epoch)``), which counts the position its
+    ``get_lr()`` reads."""
     found = cls.find("step")
     if found is None:
         return True

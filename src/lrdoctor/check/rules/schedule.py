@@ -26,6 +26,7 @@ from lrdoctor.check.horizon import (
     HF_STEPS_INDEX,
     LITERAL_JUDGED,
     Horizon,
+    advances_torch_count,
     class_horizons,
     horizon_of,
     label,
@@ -2485,10 +2486,10 @@ def _lightning_project(ctx: FileContext) -> Iterator[Diagnostic]:
         found: list[tuple[Any, Any, ast.Call, str | None]] = []
         for sched, interval in _lightning_schedulers(value):
             if sched.project is not None and sched.via is not None \
-                    and not horizon_of(sched).unit and _advances_torch_count(sched.project[0]):
+                    and not horizon_of(sched).unit and advances_torch_count(sched.project[0]):
                 found.append((sched.project[0], sched.project[1], sched.via, interval))
         for instance, interval in _lightning_project_schedulers(value):
-            if instance.built is not None and _advances_torch_count(instance.info):
+            if instance.built is not None and advances_torch_count(instance.info):
                 call, scope = instance.built
                 found.append((instance.info, scope, call, interval))
         for cls, scope, call, interval in found:
@@ -2510,21 +2511,6 @@ def _lightning_project(ctx: FileContext) -> Iterator[Diagnostic]:
                 path,
                 node,
             )
-
-
-def _advances_torch_count(cls: Any) -> bool:
-    """The step() of the project's scheduler class hands on to torch's (``super().step()``,
-    ``super(Warmup, self).step(epoch)``), which counts the position ``get_lr()`` reads."""
-    found = cls.find("step")
-    if found is None:
-        return True
-    for node in ast.walk(found[0]):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr == "step" and isinstance(node.func.value, ast.Call) \
-                and isinstance(node.func.value.func, ast.Name) \
-                and node.func.value.func.id == "super":
-            return True
-    return False
 
 
 def _lightning_schedulers(value: Any, depth: int = 0) -> Iterator[tuple[Obj, str | None]]:
