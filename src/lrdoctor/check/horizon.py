@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from lrdoctor.check import constants, documented, memo, names
-from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted, origin, own_nodes
+from lrdoctor.check.index import (
+    ClassInfo,
+    ModuleInfo,
+    Scope,
+    dotted,
+    origin,
+    own_nodes,
+    super_call,
+)
 from lrdoctor.check.values import Const, ExprVal, FuncVal, InstanceVal, Obj
 from lrdoctor.schedulers import SCHEDULERS
 
@@ -1017,10 +1025,7 @@ def advances_torch_count(cls: Any) -> bool:
     found = cls.find("step")
     if found is None:
         return True
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-               and n.func.attr == "step" and isinstance(n.func.value, ast.Call)
-               and isinstance(n.func.value.func, ast.Name) and n.func.value.func.id == "super"
-               for n in ast.walk(found[0]))
+    return any(super_call(n, "step") for n in ast.walk(found[0]))
 
 
 def class_horizons(cls: Any, scope: Scope | None, call: ast.Call) -> list[Horizon]:

@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeGuard
 
 from lrdoctor.check.values import (
     ClassVal,
@@ -747,6 +747,19 @@ def dotted(node: ast.expr) -> str | None:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+def super_call(node: ast.AST, *methods: str) -> TypeGuard[ast.Call]:
+    """``node`` calls one of ``methods`` of ``super()`` (``super().step()``, ``super(Warmup,
+    self).__init__(optimizer)``)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr in methods and is_super(node.func.value)
+
+
+def is_super(node: ast.AST) -> bool:
+    """``node`` is a call of ``super`` (with or without arguments)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id == "super"
 
 
 def last_name(node: ast.AST) -> str:

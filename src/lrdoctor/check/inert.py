@@ -90,6 +90,9 @@ def written_key(value: Any) -> Any:
     return read_key(value)
 
 
+# the levels of a kept list or dict copied for each call it stands for; the lists and dicts
+# below are shared by those calls (a result that nests the results of the calls it made, level
+# after level, would otherwise be copied whole at every call: twice the work per level)
 MAX_COPY_DEPTH = 3
 
 
@@ -113,29 +116,45 @@ def plain_form(value: Any, rec: Recording) -> Any:
     """The form of a value that is not an instance: ``("same", v)`` for one any call can share
     (a plain value, or one known by its source), ``("copy", v)`` for a list or dict of such
     values built inside the call; None otherwise."""
-    if written_key(value) is not None or isinstance(value, ExprVal) and not value.attrs:
+    if _plain(value):
         return ("same", value)
-    if isinstance(value, (TupleVal, DictVal)) and _copyable(value, rec, 0):
+    if isinstance(value, (TupleVal, DictVal)) and _copyable(value, rec):
         return ("copy", value)
     return None
 
 
-def _copyable(value: Any, rec: Recording, depth: int) -> bool:
-    if isinstance(value, (TupleVal, DictVal)):
-        if depth > MAX_COPY_DEPTH or id(value) in rec.containers:
-            return False  # one given or read: its identity is the caller's
-        items = value.items if isinstance(value, TupleVal) else value.items.values()
-        return all(_copyable(v, rec, depth + 1) for v in items)
-    return isinstance(value, ExprVal) and not value.attrs or written_key(value) is not None
+def _plain(value: Any) -> bool:
+    return written_key(value) is not None or isinstance(value, ExprVal) and not value.attrs
+
+
+def _copyable(value: TupleVal | DictVal, rec: Recording) -> bool:
+    """Whether every list or dict in ``value`` (itself included, at any depth) was built inside
+    the call and holds only plain values and such lists and dicts. Each is looked at once,
+    however often it is shared, so a result made of shared parts costs what its parts do."""
+    seen: set[int] = set()
+    todo: list[Any] = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, (TupleVal, DictVal)):
+            if id(item) in seen:
+                continue
+            if id(item) in rec.containers:
+                return False  # one given or read: its identity is the caller's
+            seen.add(id(item))
+            todo.extend(item.items if isinstance(item, TupleVal) else item.items.values())
+        elif not _plain(item):
+            return False
+    return True
 
 
 def settle(form: Any, rec: Recording) -> Any:
     """A form as kept once the call returned (None: it no longer holds): a list or dict is
     checked again (the call may have changed it after writing it) and copied, so that what
-    its caller then does with its own does not change the kept one."""
+    its caller then does with its own does not change the kept one (below MAX_COPY_DEPTH
+    levels, parts are shared with the caller's: a change made that deep is not undone)."""
     if form is None or form[0] != "copy":
         return form
-    return ("copy", _copy(form[1])) if _copyable(form[1], rec, 0) else None
+    return ("copy", _copy(form[1])) if _copyable(form[1], rec) else None
 
 
 def give_back(form: Any, held: dict[str, InstanceVal]) -> Any:
@@ -148,11 +167,15 @@ def give_back(form: Any, held: dict[str, InstanceVal]) -> Any:
     return value
 
 
-def _copy(value: Any) -> Any:
+def _copy(value: Any, depth: int = 0) -> Any:
+    """A list or dict copied to MAX_COPY_DEPTH levels; the lists and dicts below are shared."""
+    if depth >= MAX_COPY_DEPTH:
+        return value
     if isinstance(value, TupleVal):
-        return TupleVal([_copy(v) for v in value.items])
+        return TupleVal([_copy(v, depth + 1) for v in value.items])
     if isinstance(value, DictVal):
-        return DictVal({k: _copy(v) for k, v in value.items.items()}, value.splat, value.open)
+        return DictVal({k: _copy(v, depth + 1) for k, v in value.items.items()},
+                       value.splat, value.open)
     return value
 
 

@@ -45,8 +45,10 @@ from lrdoctor.check.index import (
     class_info,
     dotted,
     exit_stack_calls,
+    is_super,
     last_name,
     literal_setattr,
+    super_call,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
 from lrdoctor.check.instantiate import LOOKUPS as CONFIG_LOOKUPS
@@ -5672,10 +5674,7 @@ def _forwarded_to_base(init: ast.FunctionDef | ast.AsyncFunctionDef, args: list[
     there must be a parameter of ``init`` that it never rebinds, passed on as it came (a
     parameter left out of the call holds its default, read only when it is ``None``). None
     for anything else: a computed argument, ``*args``/``**kwargs`` anywhere, several calls."""
-    supers = [n for n in ast.walk(init) if isinstance(n, ast.Call)
-              and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"
-              and isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name)
-              and n.func.value.func.id == "super"]
+    supers = [n for n in ast.walk(init) if super_call(n, "__init__")]
     spec = init.args
     if len(supers) != 1 or spec.vararg or spec.kwarg or spec.posonlyargs or spec.kwonlyargs:
         return None
@@ -6115,10 +6114,7 @@ def _forwards_keywords(init: ast.FunctionDef | ast.AsyncFunctionDef, keyword: st
         return False
     forwarded = False
     for node in ast.walk(init):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr == "__init__" and isinstance(node.func.value, ast.Call) \
-                and isinstance(node.func.value.func, ast.Name) \
-                and node.func.value.func.id == "super":
+        if isinstance(node, ast.Call) and super_call(node, "__init__"):
             forwarded |= any(k.arg is None and isinstance(k.value, ast.Name)
                              and k.value.id == spread for k in node.keywords)
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)) and any(
@@ -8536,9 +8532,7 @@ def _steps_another(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for node in ast.walk(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("step", "step_update"):
-            held = node.func.value
-            if isinstance(held, ast.Call) and isinstance(held.func, ast.Name) \
-                    and held.func.id == "super":
+            if is_super(node.func.value):
                 continue
             return True
     return False
