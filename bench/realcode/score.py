@@ -18,6 +18,12 @@ numbers.
     python bench/realcode/score.py --split dev
     python bench/realcode/score.py --split dev --lrdoctor /work/wt/other/.venv/bin/lrdoctor
 
+`--in-repo` checks each case inside its whole repository instead (the repository's source, config
+and text files at the pinned commit, from the fetched snapshots), as a user checks a file of
+their own clone: only the case's files are given to `lrdoctor check`, but the modules they import,
+the configs they read and the launch scripts and docs beside them are there, as they are for a
+user. The findings counted are those in the case's files.
+
 This is a benchmark, not a test. Held-out cases are scored but their details are only printed
 with --show-heldout: whoever tunes the checker must not look at them.
 """
@@ -44,6 +50,13 @@ HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "manifest.toml"
 DEFAULT_CACHE = Path("/work/realcode")
 DEFAULT_MIRRORS = Path("/work/.mirror")
+DEFAULT_REPOS = Path("/work/realcode_repo")
+# what --in-repo lays out of a repository beside the case's files: what lrdoctor may read of a
+# project (its modules, configs, launch scripts and docs); large files (data, weights, logs
+# saved as text) are left out
+CONTEXT_SUFFIXES = (".py", ".ipynb", ".yaml", ".yml", ".json", ".toml", ".cfg", ".ini",
+                    ".sh", ".bash", ".md", ".rst", ".txt")
+CONTEXT_MAX_BYTES = 512 * 1024
 TRIVIAL = "LRD101"
 CODE_RE = re.compile(r"^LRD\d{3}$")
 COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
@@ -147,6 +160,122 @@ def extract_from_mirrors(cases: list[Case], cache: Path, mirrors: Path) -> int:
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(out.stdout)
     return still_missing
+
+
+def _snapshot(case: Case, mirrors: Path) -> Path | None:
+    owner, name = (case.fetched_from or case.repo).split("/")
+    gitdir = mirrors / f"{owner}+{name}" / "repo"
+    if (gitdir / ".git").is_dir():
+        gitdir = gitdir / ".git"
+    return gitdir if gitdir.is_dir() else None
+
+
+def repo_tree(case: Case, cache: Path, repos: Path, mirrors: Path) -> Path | None:
+    """The case's repository at its commit, laid out once under ``repos`` (its source, config
+    and text files, see CONTEXT_SUFFIXES; the case's own files from the cache, whatever their
+    size) with an empty .git at its root; None when no snapshot holds the commit."""
+    owner, name = case.repo.split("/")
+    root = repos / f"{owner}__{name}" / case.commit
+    done = root / ".git" / "lrdoctor-score-complete"
+    if not done.is_file():
+        gitdir = _snapshot(case, mirrors)
+        if gitdir is None:
+            return None
+        listing = subprocess.run(
+            ["git", "--git-dir", str(gitdir), "ls-tree", "-r", "-l", "-z", case.commit],
+            capture_output=True)
+        if listing.returncode != 0:
+            return None
+        blobs: list[tuple[str, str]] = []
+        for entry in listing.stdout.split(b"\0"):
+            if not entry:
+                continue
+            meta, _, raw_path = entry.partition(b"\t")
+            mode, kind, sha, size = meta.split()
+            path = raw_path.decode("utf-8", "replace")
+            if kind != b"blob" or mode == b"120000" or not size.isdigit() \
+                    or int(size) > CONTEXT_MAX_BYTES or not path.endswith(CONTEXT_SUFFIXES) \
+                    or ".." in Path(path).parts:
+                continue
+            blobs.append((sha.decode(), path))
+        if root.exists():
+            shutil.rmtree(root)
+        (root / ".git").mkdir(parents=True)
+        if blobs:
+            cat = subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "--batch"],
+                                 input=b"".join(f"{sha}\n".encode() for sha, _ in blobs),
+                                 capture_output=True)
+            data, at = cat.stdout, 0
+            for sha, path in blobs:
+                header_end = data.index(b"\n", at)
+                header = data[at:header_end].split()
+                if len(header) != 3 or header[1] != b"blob":
+                    at = header_end + 1
+                    continue  # "missing": a blob the snapshot lacks (a partial clone)
+                size = int(header[2])
+                body = data[header_end + 1: header_end + 1 + size]
+                at = header_end + 1 + size + 1
+                dest = root / path
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(body)
+        done.write_text("")
+    for path in case.paths:  # the files scored are the cache's, byte for byte
+        dest = root / path
+        source = case.cache_dir(cache) / path
+        if not dest.is_file() or dest.read_bytes() != source.read_bytes():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, dest)
+    return root
+
+
+def run_in_repos(cases: list[Case], cache: Path, repos: Path, mirrors: Path,
+                 lrdoctor: list[str]) -> tuple[list[Outcome], int]:
+    """All cases in one CLI run, each case's files checked inside its repository's tree (see
+    repo_tree); a case whose repository has no snapshot is laid out alone, as run_all does.
+    Returns the outcomes and how many cases had no repository around them."""
+    with tempfile.TemporaryDirectory(prefix="realcode-") as tmp:
+        targets: list[str] = []
+        owners: dict[str, list[int]] = {}  # a case's file, relative to tmp -> its case
+        alone = 0
+        for i, case in enumerate(cases):
+            root = repo_tree(case, cache, repos, mirrors)
+            if root is None:
+                alone += 1
+                link = f"case{i:03d}"
+                lay_out(case, cache, Path(tmp, link))
+            else:
+                link = f"repo{i:03d}"
+                os.symlink(root, Path(tmp, link))
+            for path in case.paths:
+                rel = os.path.join(link, path)
+                owners.setdefault(rel, []).append(i)
+                if path.endswith((".py", ".ipynb")):
+                    targets.append(rel)  # a config or script the case lists is read, not checked
+        raw, error = run_lrdoctor(lrdoctor, tmp, targets, timeout=max(900, 6 * len(cases)))
+    if error and not raw:
+        return [Outcome(case, error=error) for case in cases], alone
+    found: dict[int, list[Finding]] = {i: [] for i in range(len(cases))}
+    failed: dict[int, str] = {}
+    for f in raw:
+        path = os.path.normpath(f["path"])
+        link = path.split(os.sep)[0]
+        if not link[4:].isdigit():
+            continue
+        i = int(link[4:])  # each case has a link of its own: what its files' check found
+        if f.get("code") is None:
+            if path in owners:
+                failed.setdefault(i, f"{path}: {f.get('message', '')}")
+        else:
+            # a finding the check of the case's files placed in another file of the
+            # repository (a save helper in utils/) is the case's too
+            found[i].append(to_finding(f, prefix=link))
+    for line in error.splitlines():
+        where = os.path.normpath(line.removeprefix("lrdoctor: ").split(":", 1)[0])
+        for i in owners.get(where, []):
+            if "internal error" in line:
+                failed.setdefault(i, line)
+    return [Outcome(case, error=failed[i]) if i in failed else Outcome(case, found[i])
+            for i, case in enumerate(cases)], alone
 
 
 @dataclass
@@ -395,6 +524,12 @@ def main(argv: list[str] | None = None) -> int:
                     "(default %(const)s), then exit")
     ap.add_argument("--show-heldout", action="store_true",
                     help="also print per-case details of held-out cases (not for whoever tunes)")
+    ap.add_argument("--in-repo", nargs="?", const=DEFAULT_REPOS, type=Path, metavar="DIR",
+                    help="check each case's files inside its whole repository at the pinned "
+                    "commit (source, config and text files from the snapshots; laid out once "
+                    "under DIR, default %(const)s), as a user checks a file of their clone")
+    ap.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS,
+                    help="where --in-repo finds the fetched snapshots (default %(default)s)")
     ap.add_argument("--per-case", action="store_true",
                     help="one lrdoctor process per case instead of one for all (slower)")
     ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1),
@@ -446,7 +581,10 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [c for c in chosen if c not in absent]
     lrdoctor = [args.lrdoctor] if args.lrdoctor else default_lrdoctor()
     start = time.perf_counter()
-    if args.per_case:
+    alone = 0
+    if args.in_repo is not None:
+        outcomes, alone = run_in_repos(chosen, args.cache, args.in_repo, args.mirrors, lrdoctor)
+    elif args.per_case:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             outcomes = list(pool.map(lambda c: run_case(c, args.cache, lrdoctor), chosen))
     else:
@@ -481,7 +619,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"lrdoctor: {' '.join(lrdoctor)}")
     print(f"{len(outcomes)} case(s) from {len({c.repo for c in chosen})} repositories, "
-          f"checked in {elapsed:.1f}s" + (f", {errors} failed" if errors else ""))
+          f"checked in {elapsed:.1f}s" + (f", {errors} failed" if errors else "")
+          + (f"; inside their repositories ({alone} without one: no snapshot)"
+             if args.in_repo is not None else ""))
     for key in ("dev", "heldout", "all"):
         if key in per_split and (key != "all" or args.split == "all"):
             m, t = per_split[key]

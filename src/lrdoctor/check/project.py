@@ -104,6 +104,8 @@ class ProjectLoader(ModuleLoader):
         self.modules: dict[str, ModuleInfo | None] = {}
         self.sources: dict[str, str] = {}
         self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
+        # per project root and dotted suffix: the files that end with it (see _added_path_file)
+        self._suffixed: dict[tuple[str, tuple[str, ...]], list[tuple[str, str]]] = {}
         self._resolved: dict[tuple[str, str], tuple[ModuleInfo, str] | None] = {}
         self._texts: dict[str, str | None] = {}
         self._matches: dict[tuple[str, str], bool] = {}
@@ -503,13 +505,16 @@ class ProjectLoader(ModuleLoader):
         """A dotted absolute import that no usual root holds (``from core.function import
         train`` in ``tools/train.py`` while the package is ``lib/core/``, a directory the
         program puts on ``sys.path`` itself): the one file of the project whose path ends with
-        the dotted module path. Single names (``import utils``) and ambiguous suffixes stay
-        unresolved."""
+        the dotted module path. Single names (``import utils``) stay unresolved, and so does a
+        suffix several files end with, unless exactly one of them lies in a directory around
+        the importer (``baseline1/pkg/model.py`` importing ``pkg.configs`` in a project with
+        ``baseline1/pkg/``, ``baseline2/pkg/`` and ``baseline3/pkg/``: run from
+        ``baseline1/``, where its entry script lies, Python finds ``baseline1/pkg/``)."""
         if qualname.startswith(".") or len(module_parts) < 2 or not roots:
             return None
         root = project_root(roots[0])
         key = (root, ("<by suffix>",) + tuple(module_parts))
-        if key not in self._files:
+        if key not in self._suffixed:
             tail = os.path.join(*module_parts)
             index = _project_python_files(root)
             # `core/function.py` is filed under ("core", "function"), a package
@@ -517,11 +522,20 @@ class ProjectLoader(ModuleLoader):
             # checked on those few
             candidates = index.get((module_parts[-2], module_parts[-1]), []) \
                 + index.get(("<pkg>", module_parts[-1]), [])
-            hits = [f for f in candidates
-                    if f.endswith(os.sep + tail + ".py")
-                    or f.endswith(os.sep + os.path.join(tail, "__init__.py"))]
-            self._files[key] = hits[0] if len(hits) == 1 else None
-        return self._files[key]
+            self._suffixed[key] = [
+                (f[:-len(os.sep + tail + ".py")] if f.endswith(os.sep + tail + ".py")
+                 else f[:-len(os.sep + os.path.join(tail, "__init__.py"))], f)
+                for f in candidates
+                if f.endswith(os.sep + tail + ".py")
+                or f.endswith(os.sep + os.path.join(tail, "__init__.py"))]
+        hits = self._suffixed[key]
+        if len(hits) == 1:
+            return hits[0][1]
+        around = os.path.abspath(roots[0])
+        near = [f for base, f in hits
+                if around == os.path.abspath(base)
+                or around.startswith(os.path.abspath(base) + os.sep)]
+        return near[0] if len(near) == 1 else None
 
     def _module_file(self, base: str, module_parts: list[str]) -> str | None:
         key = (base, tuple(module_parts))

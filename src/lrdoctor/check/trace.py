@@ -4285,15 +4285,20 @@ class Tracer:
             # calling a TypedDict builds a plain dict of its arguments
             return _dict_built(args, kwargs, node)
         kind = self.library_base(cls)
-        keeps_step = cls.find("step") is None
+        own_step = cls.find("step")
+        keeps_step = own_step is None
         if kind is not None and node is not None and (
-                keeps_step or kind == "scheduler" and self.own_schedule(cls)):
+                keeps_step or kind == "scheduler" and self.own_schedule(cls)
+                or kind == "optimizer" and own_step is not None
+                and not _steps_another(own_step[0])):
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
             # that keeps torch's step(): a scheduler (optimizer) of unknown class. So is a
             # scheduler class whose own step() sets the LRs itself and steps nothing else
             # (`class CosineAnnealingWarmupRestarts(_LRScheduler)` with its own cycle
-            # counter). One whose step() steps another object (a warm-up wrapping another
-            # scheduler) is traced instead.
+            # counter), and an optimizer class whose own step() updates the parameters itself
+            # (a vendored `class AdamW(Optimizer)`, RAdam, LAMB: that step() is the update).
+            # One whose step() steps another object (a warm-up wrapping another scheduler,
+            # Lookahead wrapping its base optimizer) is traced instead.
             unknown = self.unknown_class(kind, node, args, kwargs,
                                          (cls, scope) if scope is not None else None)
             unknown.torch_step = kind == "scheduler" and keeps_step
@@ -4588,13 +4593,15 @@ class Tracer:
 
     def library_base(self, cls: ClassInfo) -> str | None:
         """"scheduler" / "optimizer" when ``cls`` derives from torch's LR scheduler or
-        optimizer base (or from a scheduler lrdoctor knows), through the project's classes."""
+        optimizer base (or from a scheduler or optimizer of torch's lrdoctor knows), through the
+        project's classes."""
         for qual in self.qualified_bases(cls):
             last = qual.rsplit(".", 1)[-1]
             if last in ("_LRScheduler", "LRScheduler") or (last in SCHEDULERS and "lr_scheduler" in qual):
                 return "scheduler"
-            if last == "Optimizer" and qual.startswith("torch."):
-                return "optimizer"
+            if qual.startswith("torch.") and (last == "Optimizer" or qual.startswith(
+                    "torch.optim.") and last in names.OPTIMIZER_CLASSES):
+                return "optimizer"  # torch's base, or one of its optimizers (`Adam`)
         return None
 
     def own_schedule(self, cls: ClassInfo) -> bool:

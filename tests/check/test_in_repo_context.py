@@ -1,0 +1,238 @@
+"""Shapes found by checking the dev cases of bench/realcode inside their whole repositories
+(`score.py --in-repo`, lead58), as a user checks a file of their own clone, instead of with the
+case's files alone. Three dev cases lost a finding and one gained a false one there:
+
+- a project optimizer class (``class AdamW(Optimizer)`` vendored with its own ``step()``, a
+  KFAC or second-order optimizer): with its module present, its ``step()`` was traced as
+  project code and never counted as an update, so a scheduler stepped before it was not
+  reported (BERT-NER's vendored AdamW, KFAC-Pytorch's KFACOptimizer, Sassha's optimizers);
+- a package copied into several directories of one repository (``baseline1/pkg``,
+  ``baseline2/pkg``, ``baseline3/pkg``): ``from pkg.configs import TABLE`` inside
+  ``baseline1/pkg/model.py`` was ambiguous, so the table a setting picks the scheduler from was
+  unknown and a plateau's ``step(val_loss)`` under ``if cfg.sched == "rlrp":`` read as an
+  epoch handed to every other class (nbme's three baselines).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .helpers import check_project, codes, project_codes
+
+OWN_ADAMW = """
+    import torch
+    from torch.optim.optimizer import Optimizer
+
+
+    class AdamW(Optimizer):
+        def __init__(self, params, lr=1e-3, weight_decay=0.0):
+            super().__init__(params, dict(lr=lr, weight_decay=weight_decay))
+
+        def step(self, closure=None):
+            loss = closure() if closure is not None else None
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = 0
+                    state["step"] += 1
+                    p.data.add_(p.grad.data, alpha=-group["lr"])
+            return loss
+"""
+
+TRAIN = """
+    import torch
+    from torch.optim.lr_scheduler import LambdaLR
+    from optim.adamw import AdamW
+
+
+    def train(model, loader, epochs):
+        optimizer = AdamW(model.parameters(), lr=1e-3)
+        scheduler = LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / 100))
+        for epoch in range(epochs):
+            for batch in loader:
+                model(batch).backward()
+                FIRST
+                SECOND
+                optimizer.zero_grad()
+"""
+
+
+def _train(first: str, second: str) -> str:
+    return TRAIN.replace("FIRST", first).replace("SECOND", second)
+
+
+def test_a_project_optimizer_with_its_own_step_is_an_optimizer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, {
+        "optim/__init__.py": "", "optim/adamw.py": OWN_ADAMW,
+        "train.py": _train("scheduler.step()", "optimizer.step()"),
+    }, checked=["train.py"])
+    assert ("train.py", 13, "LRD001") in found
+
+
+def test_a_project_optimizer_stepped_first_is_not_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, {
+        "optim/__init__.py": "", "optim/adamw.py": OWN_ADAMW,
+        "train.py": _train("optimizer.step()", "scheduler.step()"),
+    }, checked=["train.py"])
+    assert project_codes(found) == []
+
+
+def test_a_subclass_of_a_torch_optimizer_that_hands_on_to_it_is_an_optimizer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    own = """
+        import torch
+
+
+        class ClippedAdam(torch.optim.Adam):
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    torch.nn.utils.clip_grad_norm_(group["params"], 1.0)
+                return super().step(closure)
+    """
+    files = {"optim/__init__.py": "", "optim/adamw.py": own.replace("ClippedAdam", "AdamW")}
+    found = check_project(tmp_path, monkeypatch, {
+        **files, "train.py": _train("scheduler.step()", "optimizer.step()")}, checked=["train.py"])
+    assert ("train.py", 13, "LRD001") in found
+    found = check_project(tmp_path / "right", monkeypatch, {
+        **files, "train.py": _train("optimizer.step()", "scheduler.step()")}, checked=["train.py"])
+    assert project_codes(found) == []
+
+
+LOOKAHEAD = """
+    import torch
+    from torch.optim.optimizer import Optimizer
+
+
+    class Lookahead(Optimizer):
+        def __init__(self, base, k=5, alpha=0.5):
+            self.base = base
+            self.k, self.alpha = k, alpha
+            self.param_groups = base.param_groups
+            self.state = base.state
+            self.defaults = base.defaults
+            self.counter = 0
+
+        def step(self, closure=None):
+            loss = self.base.step(closure)
+            self.counter += 1
+            return loss
+"""
+
+WRAPPED = """
+    import torch
+    from torch.optim.lr_scheduler import StepLR
+    from optim.lookahead import Lookahead
+
+
+    def train(model, loader, epochs):
+        base = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = StepLR(base, step_size=30)
+        optimizer = Lookahead(base)
+        for epoch in range(epochs):
+            for batch in loader:
+                model(batch).backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            scheduler.step()
+"""
+
+
+def test_a_wrapper_optimizer_that_steps_the_one_it_wraps_keeps_that_one_stepped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Lookahead's step() steps the SGD the scheduler drives: no stale optimizer (LRD014), no
+    # scheduler stepped before its optimizer
+    found = check_project(tmp_path, monkeypatch, {
+        "optim/__init__.py": "", "optim/lookahead.py": LOOKAHEAD, "train.py": WRAPPED,
+    }, checked=["train.py"])
+    assert project_codes(found) == []
+    # stepped in the batch loop, the epoch-sized StepLR is still seen with its optimizer's
+    # steps through the wrapper
+    per_batch = WRAPPED.replace("            scheduler.step()\n", "").replace(
+        "optimizer.zero_grad()", "optimizer.zero_grad()\n                scheduler.step()")
+    found = check_project(tmp_path / "per_batch", monkeypatch, {
+        "optim/__init__.py": "", "optim/lookahead.py": LOOKAHEAD, "train.py": per_batch,
+    }, checked=["train.py"])
+    assert "LRD002" in project_codes(found)
+
+
+def test_the_same_optimizer_class_in_the_checked_file_itself() -> None:
+    # the class written in the checked file itself was missed the same way
+    source = OWN_ADAMW + _train("scheduler.step()", "optimizer.step()").replace(
+        "from optim.adamw import AdamW\n", "")
+    assert "LRD001" in codes(source)
+
+
+CONFIGS = """
+    SCHEDULERS = {
+        "cos": "CosineAnnealingLR",
+        "step": "StepLR",
+        "rlrp": "ReduceLROnPlateau",
+    }
+"""
+
+MODEL = """
+    from torch.optim import lr_scheduler
+    from pkg.configs import SCHEDULERS
+
+
+    def get_scheduler(cfg, optimizer):
+        if SCHEDULERS[cfg.sched] == "CosineAnnealingLR":
+            return lr_scheduler.CosineAnnealingLR(optimizer, T_max=10)
+        elif SCHEDULERS[cfg.sched] == "StepLR":
+            return lr_scheduler.StepLR(optimizer, step_size=3)
+        elif SCHEDULERS[cfg.sched] == "ReduceLROnPlateau":
+            return lr_scheduler.ReduceLROnPlateau(optimizer, mode="min")
+"""
+
+RUN = """
+    import torch
+    from pkg.model import get_scheduler
+
+
+    def main(cfg, model, loader, evaluate):
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        scheduler = get_scheduler(cfg, optimizer)
+        for epoch in range(cfg.epochs):
+            for batch in loader:
+                model(batch).backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            val_loss = evaluate(model)
+            if cfg.sched == "rlrp":
+                scheduler.step(val_loss)
+            else:
+                scheduler.step()
+"""
+
+
+def _baselines(run: str) -> dict[str, str]:
+    files = {}
+    for copy in ("baseline1", "baseline2", "baseline3"):
+        files[f"{copy}/pkg/configs.py"] = CONFIGS
+        files[f"{copy}/pkg/model.py"] = MODEL
+        files[f"{copy}/run.py"] = run
+    return files
+
+
+def test_a_package_copied_into_several_directories_is_the_one_around_the_importer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, _baselines(RUN), checked=["baseline1/run.py"])
+    assert project_codes(found) == []
+
+
+def test_a_position_handed_to_what_the_table_allows_is_still_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # under `cfg.sched == "step"` the table picks StepLR, which takes the argument as its
+    # epoch position (deprecated)
+    run = RUN.replace('if cfg.sched == "rlrp":\n                scheduler.step(val_loss)',
+                      'if cfg.sched == "step":\n                scheduler.step(epoch)')
+    assert 'cfg.sched == "step"' in run
+    found = check_project(tmp_path, monkeypatch, _baselines(run), checked=["baseline1/run.py"])
+    assert "LRD006" in project_codes(found)
