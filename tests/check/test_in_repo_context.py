@@ -236,3 +236,69 @@ def test_a_position_handed_to_what_the_table_allows_is_still_reported(
     assert 'cfg.sched == "step"' in run
     found = check_project(tmp_path, monkeypatch, _baselines(run), checked=["baseline1/run.py"])
     assert "LRD006" in project_codes(found)
+
+
+SAM = """
+    import torch
+    from torch.optim.optimizer import Optimizer
+
+
+    class SAM(Optimizer):
+        def __init__(self, params, base_optimizer, rho=0.05, **kwargs):
+            super().__init__(params, dict(rho=rho, **kwargs))
+            self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
+            self.param_groups = self.base_optimizer.param_groups
+
+        @torch.no_grad()
+        def first_step(self, zero_grad=False):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        p.add_(p.grad, alpha=group["rho"])
+            if zero_grad:
+                self.zero_grad()
+
+        @torch.no_grad()
+        def second_step(self, zero_grad=False):
+            self.base_optimizer.step()
+            if zero_grad:
+                self.zero_grad()
+
+        def step(self, closure=None):
+            self.first_step(zero_grad=True)
+            closure()
+            self.second_step()
+"""
+
+SAM_TRAIN = """
+    import torch
+    from torch.optim.lr_scheduler import CosineAnnealingLR
+    from optim.sam import SAM
+
+
+    def train(model, loader, epochs, loss_fn):
+        optimizer = SAM(model.parameters(), torch.optim.SGD, lr=0.1, momentum=0.9)
+        scheduler = CosineAnnealingLR(optimizer.base_optimizer, T_max=epochs)
+        for epoch in range(epochs):
+            for x, y in loader:
+                loss_fn(model(x), y).backward()
+                optimizer.first_step(zero_grad=True)
+                loss_fn(model(x), y).backward()
+                optimizer.second_step(zero_grad=True)
+            scheduler.step()
+"""
+
+
+def test_sam_whose_second_step_steps_its_base_optimizer_is_traced_not_taken_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # SAM's own step() never runs here: its second_step() steps the SGD the cosine drives
+    found = check_project(tmp_path, monkeypatch, {
+        "optim/__init__.py": "", "optim/sam.py": SAM, "train.py": SAM_TRAIN,
+    }, checked=["train.py"])
+    assert project_codes(found) == []
+    early = SAM_TRAIN.replace("            scheduler.step()\n", "").replace(
+        "            for x, y in loader:", "            scheduler.step()\n            for x, y in loader:")
+    found = check_project(tmp_path / "early", monkeypatch, {
+        "optim/__init__.py": "", "optim/sam.py": SAM, "train.py": early,
+    }, checked=["train.py"])
+    assert "LRD001" in project_codes(found)

@@ -4290,7 +4290,8 @@ class Tracer:
         if kind is not None and node is not None and (
                 keeps_step or kind == "scheduler" and self.own_schedule(cls)
                 or kind == "optimizer" and own_step is not None
-                and not _steps_another(own_step[0])):
+                and not any(_steps_another(fn) for c in cls.lineage()
+                            for fn in c.methods.values())):
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
             # that keeps torch's step(): a scheduler (optimizer) of unknown class. So is a
             # scheduler class whose own step() sets the LRs itself and steps nothing else
@@ -4298,7 +4299,8 @@ class Tracer:
             # counter), and an optimizer class whose own step() updates the parameters itself
             # (a vendored `class AdamW(Optimizer)`, RAdam, LAMB: that step() is the update).
             # One whose step() steps another object (a warm-up wrapping another scheduler,
-            # Lookahead wrapping its base optimizer) is traced instead.
+            # Lookahead wrapping its base optimizer; an optimizer class any of whose methods
+            # does: SAM's `second_step()` steps its base optimizer) is traced instead.
             unknown = self.unknown_class(kind, node, args, kwargs,
                                          (cls, scope) if scope is not None else None)
             unknown.torch_step = kind == "scheduler" and keeps_step
