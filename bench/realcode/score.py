@@ -206,15 +206,15 @@ def repo_tree(case: Case, cache: Path, repos: Path, mirrors: Path) -> Path | Non
                                  input=b"".join(f"{sha}\n".encode() for sha, _ in blobs),
                                  capture_output=True)
             data, at = cat.stdout, 0
-            for sha, path in blobs:
+            for _sha, path in blobs:
                 header_end = data.index(b"\n", at)
                 header = data[at:header_end].split()
                 if len(header) != 3 or header[1] != b"blob":
                     at = header_end + 1
                     continue  # "missing": a blob the snapshot lacks (a partial clone)
-                size = int(header[2])
-                body = data[header_end + 1: header_end + 1 + size]
-                at = header_end + 1 + size + 1
+                length = int(header[2])
+                body = data[header_end + 1: header_end + 1 + length]
+                at = header_end + 1 + length + 1
                 dest = root / path
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(body)
@@ -235,45 +235,42 @@ def run_in_repos(cases: list[Case], cache: Path, repos: Path, mirrors: Path,
     Returns the outcomes and how many cases had no repository around them."""
     with tempfile.TemporaryDirectory(prefix="realcode-") as tmp:
         targets: list[str] = []
-        owners: dict[str, list[int]] = {}  # a case's file, relative to tmp -> its case
         alone = 0
         for i, case in enumerate(cases):
+            # each case has a directory of its own (a link to its repository's tree): what
+            # the check of its files finds, there, is the case's, in whichever file it lies
+            # (a save helper in utils/ counts too)
             root = repo_tree(case, cache, repos, mirrors)
             if root is None:
                 alone += 1
-                link = f"case{i:03d}"
-                lay_out(case, cache, Path(tmp, link))
+                lay_out(case, cache, Path(tmp, f"case{i:03d}"))
             else:
-                link = f"repo{i:03d}"
-                os.symlink(root, Path(tmp, link))
-            for path in case.paths:
-                rel = os.path.join(link, path)
-                owners.setdefault(rel, []).append(i)
-                if path.endswith((".py", ".ipynb")):
-                    targets.append(rel)  # a config or script the case lists is read, not checked
+                os.symlink(root, Path(tmp, f"case{i:03d}"))
+            # a config or launch script the case lists is read by the check, not checked
+            targets += [os.path.join(f"case{i:03d}", p) for p in case.paths
+                        if p.endswith((".py", ".ipynb"))]
         raw, error = run_lrdoctor(lrdoctor, tmp, targets, timeout=max(900, 6 * len(cases)))
     if error and not raw:
         return [Outcome(case, error=error) for case in cases], alone
+
+    def case_of(path: str) -> int | None:
+        head = os.path.normpath(path).split(os.sep)[0]
+        return int(head[4:]) if head.startswith("case") and head[4:].isdigit() else None
+
     found: dict[int, list[Finding]] = {i: [] for i in range(len(cases))}
     failed: dict[int, str] = {}
     for f in raw:
-        path = os.path.normpath(f["path"])
-        link = path.split(os.sep)[0]
-        if not link[4:].isdigit():
+        at = case_of(f["path"])
+        if at is None:
             continue
-        i = int(link[4:])  # each case has a link of its own: what its files' check found
-        if f.get("code") is None:
-            if path in owners:
-                failed.setdefault(i, f"{path}: {f.get('message', '')}")
+        if f.get("code") is None:  # a file lrdoctor gave up on fails its case
+            failed.setdefault(at, f"{f['path']}: {f.get('message', '')}")
         else:
-            # a finding the check of the case's files placed in another file of the
-            # repository (a save helper in utils/) is the case's too
-            found[i].append(to_finding(f, prefix=link))
+            found[at].append(to_finding(f, prefix=f"case{at:03d}"))
     for line in error.splitlines():
-        where = os.path.normpath(line.removeprefix("lrdoctor: ").split(":", 1)[0])
-        for i in owners.get(where, []):
-            if "internal error" in line:
-                failed.setdefault(i, line)
+        at = case_of(line.removeprefix("lrdoctor: "))
+        if at is not None and "internal error" in line:
+            failed.setdefault(at, line)
     return [Outcome(case, error=failed[i]) if i in failed else Outcome(case, found[i])
             for i, case in enumerate(cases)], alone
 

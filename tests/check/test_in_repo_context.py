@@ -302,3 +302,31 @@ def test_sam_whose_second_step_steps_its_base_optimizer_is_traced_not_taken_whol
         "optim/__init__.py": "", "optim/sam.py": SAM, "train.py": early,
     }, checked=["train.py"])
     assert "LRD001" in project_codes(found)
+
+
+def test_an_optimizer_whose_step_moves_a_schedule_of_its_own_is_still_an_optimizer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a second-order optimizer whose step() also advances its own Hessian-power schedule
+    # (Sassha's SASSHA): that is no other optimizer stepped; its step() is the update
+    own = OWN_ADAMW.replace(
+        "super().__init__(params, dict(lr=lr, weight_decay=weight_decay))",
+        "super().__init__(params, dict(lr=lr, weight_decay=weight_decay))\n"
+        "            self.power_scheduler = PowerSchedule()").replace(
+        "loss = closure() if closure is not None else None",
+        "loss = closure() if closure is not None else None\n"
+        "            self.power = self.power_scheduler.step()") + """
+
+    class PowerSchedule:
+        def __init__(self):
+            self.t = 0
+
+        def step(self):
+            self.t += 1
+            return min(1.0, self.t / 10)
+"""
+    assert "self.power_scheduler.step()" in own
+    found = check_project(tmp_path, monkeypatch, {
+        "optim/__init__.py": "", "optim/adamw.py": own,
+        "train.py": _train("scheduler.step()", "optimizer.step()"),
+    }, checked=["train.py"])
+    assert ("train.py", 13, "LRD001") in found

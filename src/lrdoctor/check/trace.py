@@ -4290,7 +4290,7 @@ class Tracer:
         if kind is not None and node is not None and (
                 keeps_step or kind == "scheduler" and self.own_schedule(cls)
                 or kind == "optimizer" and own_step is not None
-                and not any(_steps_another(fn) for c in cls.lineage()
+                and not any(_steps_another(fn, but_schedules=True) for c in cls.lineage()
                             for fn in c.methods.values())):
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
             # that keeps torch's step(): a scheduler (optimizer) of unknown class. So is a
@@ -8535,13 +8535,19 @@ def _callable_without_arguments(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> b
         d is not None for d in args.kw_defaults)
 
 
-def _steps_another(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _steps_another(fn: ast.FunctionDef | ast.AsyncFunctionDef, but_schedules: bool = False
+                   ) -> bool:
     """``fn`` calls ``<something>.step(...)`` on anything but ``super()`` (a scheduler it
-    wraps, an optimizer)."""
+    wraps, an optimizer). ``but_schedules``: not on what is named as a scheduler either
+    (``self.hessian_power_scheduler.step()`` in an optimizer's own ``step()`` moves a
+    schedule of its own, it steps no other optimizer)."""
     for node in ast.walk(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("step", "step_update"):
             if is_super(node.func.value):
+                continue
+            if but_schedules and names.guess_kind_from_name(
+                    last_name(node.func.value)) == "scheduler":
                 continue
             return True
     return False
