@@ -4560,6 +4560,10 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         if _guard_turned_off_with_build(ctx, e):
             continue  # `if cfg.warm_up: sched = Warmup(...); cfg.per_batch = False`, then
             # `if cfg.per_batch: sched.step(epoch + i / n)`: never this scheduler
+        if _guard_set_only_beside_other_builds(ctx, e):
+            continue  # `self.use_metric = False` first, `= True` only on the plateau's arm of
+            # the chain that builds this StepLR on another: `if self.use_metric:
+            # self.scheduler.step(metric)` never runs with the StepLR
         if _expects_a_warning(ctx, e):
             continue  # a test that the deprecated call warns: it is made on purpose
         built = (dotted(sched.via.func) or "").rsplit(".", 1)[-1] \
@@ -4803,6 +4807,79 @@ def _guard_turned_off_with_build(ctx: FileContext, e: Event) -> bool:
                    for loop in ast.walk(build_fn))):
             return True
     return False
+
+
+def _guard_set_only_beside_other_builds(ctx: FileContext, e: Event) -> bool:
+    """``e`` runs only where a flag holds one way (``if self.use_metric:
+    self.scheduler.step(metric)``); the function that builds ``e``'s scheduler first sets
+    the flag the other way (``self.use_metric = False``, before the build, at the function's
+    own level, outside any loop), and every other store of the flag sets it the step's way on
+    another arm of an ``if``/``elif`` of which the build is an arm (``elif kind ==
+    "plateau": ...ReduceLROnPlateau(...); self.use_metric = True``). On the build's path the
+    flag keeps its first value, so the step never runs with this scheduler. The flag is
+    spelled the same in both places, within one function or as an attribute of ``self``
+    within the methods of one class; a store of any other kind (not a literal), or outside
+    the build's function, keeps the step as it is."""
+    sched = e.obj
+    assert sched is not None
+    if not sched.line or sched.path != e.path:
+        return False
+    tree = ctx.tree_of(sched.path)
+    if tree is None:
+        return False
+    build_fn = function_at(tree, sched.line)
+    step_fn = function_at(tree, e.line)
+    if build_fn is None or step_fn is None:
+        return False
+    if any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+           and loop.lineno <= sched.line <= (loop.end_lineno or 0)
+           for loop in ast.walk(build_fn)):
+        return False  # built again on a later pass, after another arm's store
+    if build_fn is step_fn:
+        scope: ast.AST = build_fn
+    else:
+        scope = next((c for c in definitions_in(tree)[1]
+                      if build_fn in c.body and step_fn in c.body), tree)
+        if scope is tree:
+            return False
+    for c in e.conds:
+        test, truth = c.test, c.branch == 0
+        if test is None or c.branch not in (0, 1):
+            continue
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, truth = test.operand, not truth
+        flag = dotted(test) if isinstance(test, (ast.Name, ast.Attribute)) else None
+        if flag is None or (scope is not build_fn and not flag.startswith("self.")):
+            continue
+        stores = [n for n in ast.walk(scope) if isinstance(n, ast.Assign)
+                  and any(isinstance(t, (ast.Name, ast.Attribute)) and dotted(t) == flag
+                          for t in n.targets)]
+        if not stores or any(len(n.targets) != 1 or not isinstance(n.value, ast.Constant)
+                             or function_at(tree, n.lineno) is not build_fn for n in stores):
+            continue
+        if any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == flag
+               and isinstance(n.ctx, ast.Del) or isinstance(n, ast.AugAssign)
+               and isinstance(n.target, (ast.Name, ast.Attribute)) and dotted(n.target) == flag
+               for n in ast.walk(scope)):
+            continue
+        first = [n for n in stores if n in build_fn.body and n.lineno < sched.line]
+        if len(first) != 1 or bool(first[0].value.value) == truth:  # type: ignore[attr-defined]
+            continue
+        others = [n for n in stores if n is not first[0]]
+        if others and all(bool(n.value.value) == truth  # type: ignore[attr-defined]
+                          and _on_other_arms(build_fn, sched.line, n.lineno) for n in others):
+            return True
+    return False
+
+
+def _on_other_arms(fn: ast.AST, one: int, other: int) -> bool:
+    """Lines ``one`` and ``other`` lie on two arms of one ``if`` (its body and its ``else``,
+    an ``elif`` chain included): one pass through ``fn`` runs at most one of them."""
+    def within(stmts: list[ast.stmt], line: int) -> bool:
+        return bool(stmts) and stmts[0].lineno <= line <= (stmts[-1].end_lineno or 0)
+    return any(isinstance(n, ast.If) and (
+        within(n.body, one) and within(n.orelse, other)
+        or within(n.orelse, one) and within(n.body, other)) for n in ast.walk(fn))
 
 
 def _constants_set_after(tree: ast.AST, line: int) -> dict[str, tuple[ast.expr, object]]:
