@@ -6486,7 +6486,7 @@ def _built_on_the_first_pass_only(ctx: FileContext, reported: set[int]
             continue
         guard = next((g for g in c.conds_inside(None) if g.loop is not None
                       and _tests_unset(g, target)), None)
-        if guard is None or guard.loop is None:
+        if guard is None or guard.loop is None or guard.test is None:
             continue
         loop = guard.loop
         made = next((x for x in events if x.kind == "create" and x.obj is opt), None)
