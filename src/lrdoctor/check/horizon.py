@@ -827,6 +827,11 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
         stated = _stated(expr, scope)
         if stated is not None:
             return stated
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            # `presets.SHUFFLENET["lr_step_size"]`: a mapping of settings read by the key
+            # that names this one; the mapping's own name (a model's, a preset's) is no
+            # unit of its items, as `args` is none of `args.lr_step_size`
+            return _NONE
         return unit_evidence(expr.value, scope, depth + 1, echo) \
             if isinstance(expr.value, ast.Attribute) else _NONE
     if isinstance(expr, ast.IfExp):

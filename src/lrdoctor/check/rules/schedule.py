@@ -4560,6 +4560,10 @@ def deprecated_epoch_argument(ctx: FileContext) -> Iterator[Diagnostic]:
         if _guard_turned_off_with_build(ctx, e):
             continue  # `if cfg.warm_up: sched = Warmup(...); cfg.per_batch = False`, then
             # `if cfg.per_batch: sched.step(epoch + i / n)`: never this scheduler
+        if _guard_set_only_beside_other_builds(ctx, e):
+            continue  # `self.use_metric = False` first, `= True` only on the plateau's arm of
+            # the chain that builds this StepLR on another: `if self.use_metric:
+            # self.scheduler.step(metric)` never runs with the StepLR
         if _expects_a_warning(ctx, e):
             continue  # a test that the deprecated call warns: it is made on purpose
         built = (dotted(sched.via.func) or "").rsplit(".", 1)[-1] \
@@ -4803,6 +4807,79 @@ def _guard_turned_off_with_build(ctx: FileContext, e: Event) -> bool:
                    for loop in ast.walk(build_fn))):
             return True
     return False
+
+
+def _guard_set_only_beside_other_builds(ctx: FileContext, e: Event) -> bool:
+    """``e`` runs only where a flag holds one way (``if self.use_metric:
+    self.scheduler.step(metric)``); the function that builds ``e``'s scheduler first sets
+    the flag the other way (``self.use_metric = False``, before the build, at the function's
+    own level, outside any loop), and every other store of the flag sets it the step's way on
+    another arm of an ``if``/``elif`` of which the build is an arm (``elif kind ==
+    "plateau": ...ReduceLROnPlateau(...); self.use_metric = True``). On the build's path the
+    flag keeps its first value, so the step never runs with this scheduler. The flag is
+    spelled the same in both places, within one function or as an attribute of ``self``
+    within the methods of one class; a store of any other kind (not a literal), or outside
+    the build's function, keeps the step as it is."""
+    sched = e.obj
+    assert sched is not None
+    if not sched.line or sched.path != e.path:
+        return False
+    tree = ctx.tree_of(sched.path)
+    if tree is None:
+        return False
+    build_fn = function_at(tree, sched.line)
+    step_fn = function_at(tree, e.line)
+    if build_fn is None or step_fn is None:
+        return False
+    if any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+           and loop.lineno <= sched.line <= (loop.end_lineno or 0)
+           for loop in ast.walk(build_fn)):
+        return False  # built again on a later pass, after another arm's store
+    if build_fn is step_fn:
+        scope: ast.AST = build_fn
+    else:
+        scope = next((c for c in definitions_in(tree)[1]
+                      if build_fn in c.body and step_fn in c.body), tree)
+        if scope is tree:
+            return False
+    for c in e.conds:
+        test, truth = c.test, c.branch == 0
+        if test is None or c.branch not in (0, 1):
+            continue
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, truth = test.operand, not truth
+        flag = dotted(test) if isinstance(test, (ast.Name, ast.Attribute)) else None
+        if flag is None or (scope is not build_fn and not flag.startswith("self.")):
+            continue
+        stores = [n for n in ast.walk(scope) if isinstance(n, ast.Assign)
+                  and any(isinstance(t, (ast.Name, ast.Attribute)) and dotted(t) == flag
+                          for t in n.targets)]
+        if not stores or any(len(n.targets) != 1 or not isinstance(n.value, ast.Constant)
+                             or function_at(tree, n.lineno) is not build_fn for n in stores):
+            continue
+        if any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == flag
+               and isinstance(n.ctx, ast.Del) or isinstance(n, ast.AugAssign)
+               and isinstance(n.target, (ast.Name, ast.Attribute)) and dotted(n.target) == flag
+               for n in ast.walk(scope)):
+            continue
+        first = [n for n in stores if n in build_fn.body and n.lineno < sched.line]
+        if len(first) != 1 or bool(first[0].value.value) == truth:  # type: ignore[attr-defined]
+            continue
+        others = [n for n in stores if n is not first[0]]
+        if others and all(bool(n.value.value) == truth  # type: ignore[attr-defined]
+                          and _on_other_arms(build_fn, sched.line, n.lineno) for n in others):
+            return True
+    return False
+
+
+def _on_other_arms(fn: ast.AST, one: int, other: int) -> bool:
+    """Lines ``one`` and ``other`` lie on two arms of one ``if`` (its body and its ``else``,
+    an ``elif`` chain included): one pass through ``fn`` runs at most one of them."""
+    def within(stmts: list[ast.stmt], line: int) -> bool:
+        return bool(stmts) and stmts[0].lineno <= line <= (stmts[-1].end_lineno or 0)
+    return any(isinstance(n, ast.If) and (
+        within(n.body, one) and within(n.orelse, other)
+        or within(n.orelse, one) and within(n.body, other)) for n in ast.walk(fn))
 
 
 def _constants_set_after(tree: ast.AST, line: int) -> dict[str, tuple[ast.expr, object]]:
@@ -5941,6 +6018,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _never_updated(ctx, reported)
     yield from _earlier_stage(ctx, reported)
     yield from _later_call(ctx, reported)
+    yield from _built_on_the_first_pass_only(ctx, reported)
     yield from _own_configure_optimizers(ctx)
 
 
@@ -6066,14 +6144,21 @@ def _repointed(root: list[Event], step: Event, rebind: Event, new: Obj | None) -
     """Between the optimizer's replacement and the scheduler's ``step``, the program stores an
     optimizer into the scheduler (``scheduler.optimizer = optimizer``): the step writes the LR
     of what was stored, the new optimizer (or one the trace cannot name, given the benefit of
-    the doubt), not the old one. A store the replacement's path never takes does not count."""
+    the doubt), not the old one. A store before the replacement counts when it stored the new
+    optimizer itself (``scheduler.optimizer = new_opt`` then ``optimizer = new_opt``). A store
+    the replacement's path never takes does not count."""
     sched = step.obj
     for p in root:
-        if p.kind != "repoint" or p.obj is not sched or not rebind.order < p.order < step.order:
+        if p.kind != "repoint" or p.obj is not sched or not p.order < step.order:
+            continue
+        stored = p.info.get("new")
+        if p.order < rebind.order and (new is None or stored is not new):
+            # stored before the name was rebound: only a store of the very optimizer the
+            # name then takes (`scheduler.optimizer = new_opt; optimizer = new_opt`) re-points
+            # the scheduler to the one being stepped
             continue
         if exclusive(p, rebind) or exclusive(p, step):
             continue
-        stored = p.info.get("new")
         if stored is None or stored is new or stored is not rebind.info.get("old"):
             return True
     return False
@@ -6370,6 +6455,93 @@ def _earlier_stage(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
             e.path,
             e.node,
         )
+
+
+def _built_on_the_first_pass_only(ctx: FileContext, reported: set[int]
+                                  ) -> Iterator[Diagnostic]:
+    """A scheduler built in a loop only while its own name is unset (``if scheduler is None:
+    scheduler = StepLR(optimizer, ...)``), on an optimizer the same loop builds anew, under no
+    condition, on every pass and updates there: from the second pass on the name keeps the
+    first scheduler, which moves the LR of the first optimizer while each later pass steps
+    its own new one at a constant LR. The trace follows one pass of a loop, where the two are
+    built together; the test on the scheduler's own name says no later pass builds it again.
+
+    Only where the scheduler is stepped in that loop, the optimizer's constructor is bound to
+    a name (or an attribute) in the loop's own function, and the guard tests the very name the
+    scheduler is bound to (``is None`` / ``not``), with no ``or`` / ``and`` beside it."""
+    events = ctx.program.events
+    for c in events:
+        sched = c.obj
+        if c.kind != "create" or sched is None or sched.kind != "scheduler" or c.loop is None \
+                or sched.guessed or sched.in_composite or sched.id in reported:
+            continue
+        opt = sched.optimizer
+        if opt is None or opt.guessed or opt.call is None:
+            continue
+        tree = ctx.tree_of(c.path)
+        if tree is None:
+            continue
+        target = _bound_name(tree, sched.call)
+        if target is None:
+            continue
+        guard = next((g for g in c.conds_inside(None) if g.loop is not None
+                      and _tests_unset(g, target)), None)
+        if guard is None or guard.loop is None or guard.test is None:
+            continue
+        loop = guard.loop
+        made = next((x for x in events if x.kind == "create" and x.obj is opt), None)
+        if made is None or not made.in_loop(loop) or made.conds_inside(loop) \
+                or made.order > c.order or made.path != c.path \
+                or _bound_name(tree, opt.call) is None:
+            continue
+        if not any(_updated_by(x) is opt and x.in_loop(loop) and x.order > c.order
+                   for x in events):
+            continue
+        step = next((x for x in events if x.kind == "sched_step" and x.obj is sched
+                     and x.in_loop(loop) and x.order > c.order), None)
+        if step is None:
+            continue
+        reported.add(sched.id)
+        yield Diagnostic.at(
+            "LRD014",
+            f"`{receiver(step)}` ({sched.label}, {line_at(sched.path, sched.line, step.path)}) "
+            f"is built only on the first pass of the loop at "
+            f"{line_at(loop.path, loop.line, step.path)} (`{ast.unparse(guard.test)}`), on "
+            f"the optimizer built at {line_at(opt.path, opt.line, step.path)}, which every "
+            "pass builds anew: from the second pass on the scheduler drives a dropped "
+            "optimizer and the one being stepped trains at a constant LR; build the "
+            "scheduler with the optimizer on every pass",
+            step.path,
+            step.node,
+        )
+
+
+def _bound_name(tree: ast.AST, call: ast.Call | None) -> str | None:
+    """The name (or dotted attribute) the constructor ``call`` is assigned to, alone, by the
+    statement that holds it; None for any other use."""
+    if call is None:
+        return None
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and n.value is call and len(n.targets) == 1 \
+                and isinstance(n.targets[0], (ast.Name, ast.Attribute)):
+            return dotted(n.targets[0])
+    return None
+
+
+def _tests_unset(cond: Cond, name: str) -> bool:
+    """The branch ``cond`` takes runs only while ``name`` holds nothing: ``if name is None:``,
+    ``if not name:`` (their body), ``if name is not None: ... else:`` (its else)."""
+    test, truth = cond.test, cond.branch == 0
+    if test is None or cond.branch not in (0, 1):
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return truth and dotted(test.operand) == name
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None and dotted(test.left) == name:
+        return truth if isinstance(test.ops[0], ast.Is) else (
+            not truth if isinstance(test.ops[0], ast.IsNot) else False)
+    return False
 
 
 def _later_call(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]:
