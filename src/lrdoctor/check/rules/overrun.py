@@ -1452,19 +1452,19 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             continue
         run: tuple[dict[str, tuple[float, ast.expr, Scope | None]], float] | None
         sized: tuple[dict[str, tuple[float, ast.expr, Scope | None]], float] | None
-        count = loop.passes
+        made = loop.passes
         rebound = ""
         written = _module_bound_count(loop)
-        if count is not None and written is not None and written > count:
+        if made is not None and written is not None and written > made:
             # the trace holds the count of a rebinding under a test (`if cfg.debug: EPOCHS =
             # 3` after `EPOCHS = 100`): the count the file binds on the path that skips it
             # is the loop's too
-            count = written
+            made = written
             rebound = (f" (the {written} passes the file binds; a test elsewhere rebinds the "
                        "count to fewer)")
-        if count is not None and literal is not None:
+        if made is not None and literal is not None:
             # both counts are numbers where the loop runs
-            run, sized = ({}, float(count - passes[1])), ({}, literal)
+            run, sized = ({}, float(made - passes[1])), ({}, literal)
         else:
             run = _linear(passes[0], loop.scope)
             sized = _linear(horizon, horizon_scope)
