@@ -551,6 +551,111 @@ def _leaves_early(loop: Loop) -> bool:
     return False
 
 
+# calls that read the wall clock: a test of the time elapsed against a budget
+_CLOCKS = frozenset({
+    "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",
+    "time.monotonic_ns", "timeit.default_timer", "datetime.now", "datetime.datetime.now",
+})
+
+
+def _reads_clock(node: ast.AST, clocked: set[str]) -> bool:
+    """``node`` calls a clock (``time.time()``) or names a variable assigned from one."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and dotted(n.func) in _CLOCKS:
+            return True
+        if isinstance(n, ast.Name) and n.id in clocked:
+            return True
+    return False
+
+
+def _clocked_names(loop: Loop) -> set[str]:
+    """Names the loop's body assigns from the wall clock (``elapsed = (time.time() - t0) /
+    60``), also through one another (``now = time.time(); elapsed = now - t0``)."""
+    values: list[tuple[str, ast.expr]] = []
+    todo: list[ast.AST] = list(loop.node.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            values.append((node.targets[0].id, node.value))
+        todo.extend(ast.iter_child_nodes(node))
+    clocked: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, value in values:
+            if name not in clocked and _reads_clock(value, clocked):
+                clocked.add(name)
+                changed = True
+    return clocked
+
+
+def _budget_stop(node: ast.If, clocked: set[str]) -> bool:
+    """``if elapsed >= budget: break`` (a print or log call beside the ``break`` allowed):
+    the loop stops when a wall-clock budget runs out, which has nothing to do with the
+    schedule: whether it comes before the horizon is decided by the machine's speed, so the
+    loop's count remains what the schedule has to be sized for."""
+    test = node.test
+    if not isinstance(test, ast.Compare) or not _reads_clock(test, clocked):
+        return False
+    if not any(isinstance(s, ast.Break) for s in node.body):
+        return False
+    return all(isinstance(s, (ast.Break, ast.Pass))
+               or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call))
+               for s in node.body)
+
+
+def _budget_breaks(loop: Loop) -> list[ast.If]:
+    """The loop's own wall-clock budget stops (see ``_budget_stop``)."""
+    clocked = _clocked_names(loop)
+    found: list[ast.If] = []
+    todo: list[ast.AST] = list(loop.node.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef,
+                             ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.If) and _budget_stop(node, clocked):
+            found.append(node)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _stops_before_its_count(loop: Loop) -> bool:
+    """``_leaves_early`` for the rules that compare a horizon with the passes a loop is
+    written to make: a ``break`` that only ends a wall-clock budget does not count, since
+    the loop makes all its passes whenever the budget allows them."""
+    budget = {id(n) for n in _budget_breaks(loop)}
+    if not budget:
+        return _leaves_early(loop)
+    todo: list[ast.AST] = list(loop.node.body)
+    while todo:
+        node = todo.pop()
+        if id(node) in budget:
+            continue
+        if isinstance(node, (ast.Break, ast.Return)):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            todo.extend(n for n in ast.walk(node) if isinstance(n, ast.Return))
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _budget_note(loop: Loop, path: str) -> str:
+    """The message's word on a wall-clock budget that may end the loop first."""
+    stops = _budget_breaks(loop)
+    if not stops:
+        return ""
+    return (f" (the wall-clock limit at {line_at(loop.path, stops[0].lineno, path)} ends the "
+            "loop sooner only when the time runs out first)")
+
+
 @rule("LRD010")
 def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic]:
     """OneCycleLR(epochs=E, steps_per_epoch=len(loader)) stepped after every batch of that
@@ -577,7 +682,10 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             updates = _updates_of_batches(per_epoch, sched.scope)
             if updates is not None and updates[1] is None:
                 found, per_update = (updates[2], updates[3]), updates[4]
-        tests = e.conds_inside(epoch_loop)
+        # (a wall-clock budget's `if elapsed >= limit: break` puts the rest of the pass under
+        # its negation: not a test of the step's own)
+        budget = {id(n.test) for n in _budget_breaks(epoch_loop)}
+        tests = [c for c in e.conds_inside(epoch_loop) if id(c.test) not in budget]
         if per_update is None and tests:
             continue
         if per_update is not None and (
@@ -611,7 +719,8 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         assert isinstance(node, (ast.For, ast.AsyncFor))  # (_passes read its `range(...)`)
         if _written_inside(sched, epoch_loop):
             continue  # rebuilt every pass
-        if _leaves_early(epoch_loop) or _leaves_early(batch_loop):
+        if _stops_before_its_count(epoch_loop) or _leaves_early(batch_loop) \
+                or (extra == 0 and budget):
             continue
         if _reset_inside(ctx, sched, epoch_loop) or _another_built_inside(ctx, sched, epoch_loop):
             continue  # restarted by hand during the run
@@ -634,7 +743,8 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
             f"is stepped after every {every} of `{ast.unparse(found[1].args[0])}` (line {e.line}), "
             f"but the epoch loop ({line_at(epoch_loop.path, epoch_loop.line, e.path)}) runs "
             f"over `{ast.unparse(node.iter)}`, {more} than "
-            f"the epochs it was sized for: its epochs * steps_per_epoch steps are spent before "
+            f"the epochs it was sized for{_budget_note(epoch_loop, e.path)}: its epochs * "
+            f"steps_per_epoch steps are spent before "
             f"the last pass, and {_consequence(sched)}. Give OneCycleLR the loop's count of "
             f"epochs",
             e.path,
@@ -1326,26 +1436,38 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
     for e in ctx.program.events:
         sched = e.obj
         if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
-                or sched.origin != "torch" or sched.cls != "CosineAnnealingLR" \
-                or sched.id in seen or e.info.get("nargs") or e.info.get("kwargs") \
+                or sched.origin != "torch" or sched.id in seen \
+                or e.info.get("nargs") or e.info.get("kwargs") \
                 or any(not _built_as_written(c, e) for c in sched.built_under or ()):
             continue
+        cosine = _epoch_cosine(sched)
+        if cosine is None:
+            continue
+        horizon, horizon_scope, literal, named = cosine
         gran, loop = granularity(e)
         if gran != "epoch" or loop is None:
             continue
-        horizon = sched.arg("T_max", 1)
         passes = _passes(loop)
-        if horizon is None or passes is None:
+        if passes is None:
             continue
-        literal = _literal_horizon(sched)
         run: tuple[dict[str, tuple[float, ast.expr, Scope | None]], float] | None
         sized: tuple[dict[str, tuple[float, ast.expr, Scope | None]], float] | None
-        if loop.passes is not None and literal is not None and literal[0] == "T_max":
+        made = loop.passes
+        rebound = ""
+        written = _module_bound_count(loop)
+        if made is not None and written is not None and written > made:
+            # the trace holds the count of a rebinding under a test (`if cfg.debug: EPOCHS =
+            # 3` after `EPOCHS = 100`): the count the file binds on the path that skips it
+            # is the loop's too
+            made = written
+            rebound = (f" (the {written} passes the file binds; a test elsewhere rebinds the "
+                       "count to fewer)")
+        if made is not None and literal is not None:
             # both counts are numbers where the loop runs
-            run, sized = ({}, float(loop.passes - passes[1])), ({}, literal[2])
+            run, sized = ({}, float(made - passes[1])), ({}, literal)
         else:
             run = _linear(passes[0], loop.scope)
-            sized = _linear(horizon, sched.scope)
+            sized = _linear(horizon, horizon_scope)
         if run is None or sized is None:
             continue
         shared = run[0].keys() & sized[0].keys()
@@ -1378,8 +1500,10 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             total = extra + sum(c * v for _, c, v in values if v is not None)
             if extra < 0 or (known and total <= 0):
                 continue
-            if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(loop)) \
-                    or _leaves_early(loop) or _reset_inside(ctx, sched, loop) \
+            budget = {id(n.test) for n in _budget_breaks(loop)}
+            if any(not _tests_it_exists(c.test, e) and id(c.test) not in budget
+                   for c in e.conds_inside(loop)) \
+                    or _stops_before_its_count(loop) or _reset_inside(ctx, sched, loop) \
                     or _another_built_inside(ctx, sched, loop) \
                     or _other_scheduler_steps(ctx, sched, e, loop) \
                     or not _trains_in(ctx, e, loop):
@@ -1389,21 +1513,91 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                               + ([f"{extra:g}"] if extra else []))
             stated = f"{total:g} by default" if values and known else ""
             count = ast.unparse(range_call(loop) or loop.node)
+            end = "T_max" if sched.cls == "CosineAnnealingLR" else "the cosine's end"
+            advice = ("Size T_max to the loop's epochs, or step the cosine only after the "
+                      "warm-up it leaves room for (SequentialLR, or `if epoch >= warmup:`)"
+                      if sched.cls == "CosineAnnealingLR"
+                      else "Size the last milestone plus T_max to the loop's epochs")
             yield Diagnostic.at(
                 "LRD010",
-                f"CosineAnnealingLR(T_max={short_source(horizon)}) "
-                f"({line_at(sched.path, sched.line, e.path)}) is stepped once per epoch (line "
-                f"{e.line}), but the epoch loop ({line_at(loop.path, loop.line, e.path)}) "
-                f"runs `{count}`: {more} more epoch{'s' if total != 1 else ''} than T_max"
+                f"{named} ({line_at(sched.path, sched.line, e.path)}) is stepped once per "
+                f"epoch (line {e.line}), but the epoch loop "
+                f"({line_at(loop.path, loop.line, e.path)}) runs `{count}`: {more} more "
+                f"epoch{'s' if total != 1 else ''} than {end}"
                 + (f" ({stated})" if stated else "")
-                + f", so {_consequence(sched)} for the last of them. Size T_max to the "
-                "loop's epochs, or step the cosine only after the warm-up it leaves room for "
-                "(SequentialLR, or `if epoch >= warmup:`)",
+                + rebound + _budget_note(loop, e.path)
+                + f", so past T_max the cosine climbs back up towards the initial LR for the "
+                f"last of them. {advice}",
                 e.path,
                 e.node,
                 evidence={"horizon": short_source(horizon), "loop_line": loop.line,
                           "extra_epochs": total},
             )
+
+
+def _module_bound_count(loop: Loop) -> int | None:
+    """The passes of ``for _ in range(N)`` (or ``range(a, N)``) with each bound an integer
+    literal or a module-level name the module binds once, at its top level, to an integer
+    literal (``EPOCHS = 100``), read from that statement: what the loop makes on every path
+    that skips a rebinding nested under a test (``if cfg.debug: EPOCHS = 3``). None when a
+    bound is anything else, or a name the loop's own function binds."""
+    call = range_call(loop)
+    scope = loop.scope
+    if call is None or scope is None:
+        return None
+    bounds: list[int] = []
+    for arg in call.args:
+        value = _int_literal(arg)
+        if value is None and isinstance(arg, ast.Name):
+            if scope.parent is not None and arg.id in scope.vars:
+                return None  # the function's own name
+            bound = constants.module_assignment(scope.module, arg.id)
+            value = _int_literal(bound) if bound is not None else None
+        if value is None:
+            return None
+        bounds.append(value)
+    return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
+
+
+def _epoch_cosine(sched: Obj) -> tuple[ast.expr, Scope | None, float | None, str] | None:
+    """The cosine end a scheduler stepped once per epoch must not pass: ``(horizon, the scope
+    to read it in, its value where the file states it as a number, how the message names
+    it)``. A torch CosineAnnealingLR's T_max; a torch SequentialLR whose last scheduler is a
+    CosineAnnealingLR, its last milestone plus that T_max (the warm-up hands over at the
+    milestone and the cosine then runs T_max steps), when the milestones are written as a
+    list of one per hand-over and the two parts can be read together (the milestone a number,
+    or both built in one function). None for anything else."""
+    if sched.cls == "CosineAnnealingLR":
+        horizon = sched.arg("T_max", 1)
+        if horizon is None:
+            return None
+        literal = _literal_horizon(sched)
+        value = literal[2] if literal is not None and literal[0] == "T_max" else None
+        return horizon, sched.scope, value, f"CosineAnnealingLR(T_max={short_source(horizon)})"
+    if sched.cls != "SequentialLR" or len(sched.members) < 2:
+        return None
+    last = sched.members[-1]
+    if last.origin != "torch" or last.cls != "CosineAnnealingLR" or last.guessed:
+        return None
+    milestones = sched.arg("milestones", 2)
+    t_max = last.arg("T_max", 1)
+    if not isinstance(milestones, (ast.List, ast.Tuple)) or t_max is None \
+            or len(milestones.elts) != len(sched.members) - 1:
+        return None
+    handover = milestones.elts[-1]
+    if _int_literal(handover) is not None:
+        scope = last.scope
+    elif sched.scope is not None and sched.scope is last.scope:
+        scope = sched.scope
+    else:
+        return None
+    horizon = ast.BinOp(left=handover, op=ast.Add(), right=t_max)
+    first = constants.resolve(handover, sched.scope)
+    second = constants.resolve(t_max, last.scope)
+    value = float(first + second) if type(first) is int and type(second) is int else None
+    named = (f"SequentialLR ending in CosineAnnealingLR(T_max={short_source(t_max)}) after the "
+             f"milestone {short_source(handover)}")
+    return horizon, scope, value, named
 
 
 def _built_as_written(c: Cond, step: Event) -> bool:
