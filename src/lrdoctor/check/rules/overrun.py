@@ -1406,62 +1406,6 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             )
 
 
-@rule("LRD010")
-def literal_cosine_per_batch_past_the_epochs(ctx: FileContext) -> Iterator[Diagnostic]:
-    """A CosineAnnealingLR whose ``T_max`` is a number the file states, stepped after every
-    batch inside an epoch loop that makes more passes than that number (``T_max=10`` stepped
-    per batch over ``range(250)``): whichever unit the number was meant in, the run steps far
-    past it (read as epochs, the loop alone has more passes; read as batches, every epoch adds
-    a loader's worth of steps), and past T_max the chainable cosine climbs back up towards the
-    initial LR and down again, over and over. A horizon of at least the loop's passes is
-    LRD002's alone (per batch it runs past T_max only because of the unit: ``T_max=epochs``
-    stepped per batch). Silent where the epoch loop may leave early, where the step runs under
-    a test of its own in the loop, where the scheduler (or its optimizer, or its LR) is rebuilt,
-    restored or written during an epoch, where another scheduler steps the same optimizer, and
-    where nothing trains in the loop."""
-    seen: set[int] = set()
-    for e in ctx.program.events:
-        sched = e.obj
-        if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
-                or sched.origin != "torch" or sched.cls != "CosineAnnealingLR" \
-                or sched.id in seen or e.info.get("nargs") or e.info.get("kwargs") \
-                or any(not _built_as_written(c, e) for c in sched.built_under or ()):
-            continue
-        gran, batch_loop = granularity(e)
-        if gran != "batch" or batch_loop is None:
-            continue
-        epoch_loop = next((lp for lp in batch_loop.ancestors()
-                           if lp is not batch_loop and lp.granularity == "epoch"), None)
-        literal = _literal_horizon(sched)
-        if epoch_loop is None or literal is None or literal[0] != "T_max" or literal[2] <= 0:
-            continue
-        passes = _pass_count(epoch_loop)
-        if passes is None or passes <= literal[2]:
-            continue
-        if any(not _tests_it_exists(c.test, e) for c in e.conds_inside(epoch_loop)) \
-                or _leaves_early(epoch_loop) or _reset_inside(ctx, sched, epoch_loop) \
-                or _another_built_inside(ctx, sched, epoch_loop) \
-                or _other_scheduler_steps(ctx, sched, e, epoch_loop) \
-                or not _trains_in(ctx, e, epoch_loop):
-            continue
-        seen.add(sched.id)
-        yield Diagnostic.at(
-            "LRD010",
-            f"CosineAnnealingLR(T_max={literal[1]}) "
-            f"({line_at(sched.path, sched.line, e.path)}) is stepped after every batch (line "
-            f"{e.line}) of an epoch loop ({line_at(epoch_loop.path, epoch_loop.line, e.path)}) "
-            f"that makes {passes} passes: read as epochs or as batches, {literal[2]:g} steps are "
-            f"spent long before the run ends, and {_consequence(sched)}, down and up again for "
-            "the rest of training. Size T_max to the steps the cosine is given (epochs * "
-            "len(loader) when stepped per batch), or use CosineAnnealingWarmRestarts if the "
-            "restarts are meant",
-            e.path,
-            e.node,
-            evidence={"horizon": literal[1], "loop_line": epoch_loop.line,
-                      "passes": passes},
-        )
-
-
 def _built_as_written(c: Cond, step: Event) -> bool:
     """Whether the test ``c`` a scheduler was built under leaves it built whenever ``step``
     steps it: the script's main guard, a test the trace decided as the program is written
