@@ -274,3 +274,51 @@ def test_milestones_of_a_module_constant_reaching_past_the_end() -> None:
             scheduler.step()
     '''
     assert codes(source) == []
+
+
+# -- the same reading for another code: a plateau's mode from such a config ----------------
+
+PLATEAU_FROM_CONFIG = '''
+    import os
+
+    import torch
+    from torch import nn
+    from torch.utils.data import DataLoader, TensorDataset
+
+
+    class Config(object):
+        def __init__(self):
+            self.OUT = "runs"
+            if not os.path.isdir(self.OUT):
+                os.makedirs(self.OUT)
+            self.EPOCHS = 30
+            self.MODE = "{mode}"
+
+
+    cfg = Config()
+    for key, value in vars(cfg).items():
+        print(key, value)
+
+    loader = DataLoader(TensorDataset(torch.randn(64, 8), torch.randn(64, 1)), batch_size=8)
+    val_loader = DataLoader(TensorDataset(torch.randn(16, 8), torch.randn(16, 1)), batch_size=8)
+    model = nn.Linear(8, 1)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode=cfg.MODE, patience=2)
+    for epoch in range(cfg.EPOCHS):
+        for x, y in loader:
+            opt.zero_grad()
+            nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+        with torch.no_grad():
+            val_loss = sum(nn.functional.mse_loss(model(x), y).item() for x, y in val_loader)
+        sched.step(val_loss)
+'''
+
+
+def test_plateau_mode_max_from_a_config_with_mkdir_and_vars_log_is_read() -> None:
+    # mode='max' on a validation loss, stated by a config class that makes a directory
+    assert codes(PLATEAU_FROM_CONFIG.format(mode="max")) == ["LRD004"]
+
+
+def test_plateau_mode_min_from_the_same_config_is_silent() -> None:
+    assert codes(PLATEAU_FROM_CONFIG.format(mode="min")) == []
