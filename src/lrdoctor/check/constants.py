@@ -189,9 +189,41 @@ def _record_class(node: ast.ClassDef) -> dict[str, ast.expr] | None:
                     and sub.targets[0].value.id == self_name:
                 stores[sub.targets[0].attr] = sub.value
             elif not (isinstance(sub, ast.Pass) or isinstance(sub, ast.Expr)
-                      and isinstance(sub.value, ast.Constant)):
+                      and isinstance(sub.value, ast.Constant)
+                      or _leaves_self_alone(sub, self_name)):
                 return None
     return stores
+
+
+def _leaves_self_alone(stmt: ast.stmt, self_name: str) -> bool:
+    """A statement of a record class's ``__init__`` that binds none of the instance's
+    attributes: a side effect on what they hold (``if not self.out_dir.exists():
+    self.out_dir.mkdir(parents=True)``, ``os.makedirs(self.log_dir, exist_ok=True)``,
+    ``print(...)``). A statement that stores or deletes an attribute of the instance
+    (``self.x = ...`` under an ``if``), calls one of its methods (``self.setup()``), hands the
+    instance on whole (``setattr(self, ...)``, ``vars(self)``, ``register(self)``), reaches its
+    ``__dict__``, rebinds its name or returns leaves the values unknown."""
+    if not isinstance(stmt, (ast.Expr, ast.If, ast.For, ast.While, ast.With, ast.Try)):
+        return False
+    bases: set[int] = set()  # the instance's names read as an attribute's base
+    names: list[ast.Name] = []
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal,
+                             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return False
+        if isinstance(node, ast.Attribute):
+            if node.attr == "__dict__":
+                return False
+            if isinstance(node.value, ast.Name) and node.value.id == self_name:
+                if not isinstance(node.ctx, ast.Load):
+                    return False
+                bases.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == self_name:
+            return False  # `self.setup()`: a method of the instance may store anything
+        elif isinstance(node, ast.Name) and node.id == self_name:
+            names.append(node)
+    return all(isinstance(n.ctx, ast.Load) and id(n) in bases for n in names)
 
 
 @per_node
@@ -1150,9 +1182,33 @@ def _updated(tree: ast.AST, holder: str, name: str) -> bool:
                 if isinstance(t, ast.Subscript) and _rooted_at(t.value, holder) and not (
                             isinstance(t.slice, ast.Constant) and t.slice.value != name):
                     return True
-        if isinstance(node, ast.Call) and dotted(node.func) == "vars" and node.args \
-                and isinstance(node.args[0], ast.Name) and node.args[0].id == holder:
+        if _changes_its_vars(node, holder):
             return True
+    return False
+
+
+_DICT_CHANGES = frozenset({"update", "pop", "popitem", "setdefault", "clear", "__setitem__",
+                           "__delitem__"})
+
+
+def _vars_of(node: ast.AST | None, holder: str) -> bool:
+    return isinstance(node, ast.Call) and dotted(node.func) == "vars" and len(node.args) == 1 \
+        and isinstance(node.args[0], ast.Name) and node.args[0].id == holder
+
+
+def _changes_its_vars(node: ast.AST, holder: str) -> bool:
+    """Whether ``node`` changes ``holder`` through the mapping ``vars(holder)`` returns (the
+    instance's own ``__dict__``): a method that changes a mapping called on it
+    (``vars(cfg).update(...)``), an item stored or deleted in it (``vars(cfg)[k] = v``), or
+    the mapping kept under a name, which may be changed later (``d = vars(cfg)``). Reading it
+    (``for k, v in vars(cfg).items(): log(k, v)``, ``json.dump(vars(cfg), f)``,
+    ``wandb.config.update(vars(cfg))``) changes nothing."""
+    if isinstance(node, ast.Attribute) and _vars_of(node.value, holder):
+        return node.attr in _DICT_CHANGES
+    if isinstance(node, ast.Subscript) and _vars_of(node.value, holder):
+        return not isinstance(node.ctx, ast.Load)
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.AugAssign)):
+        return _vars_of(node.value, holder)
     return False
 
 

@@ -1416,9 +1416,27 @@ def _named_batches_within_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool
     if stated is None or stated[1] is None or stated[1] <= 0:
         return False
     passes = _stated_passes(loop)
-    if passes is None or stated[1] > passes:
+    if passes is None:
+        return False
+    if stated[1] > passes and not (h.param == "milestones"
+                                   and _milestones_start_within(given, sched, passes)):
         return False
     return _steep(sched, Horizon("literal", h.param, h.source, stated[1], "literal"))
+
+
+def _milestones_start_within(given: ast.expr, sched: Obj, passes: float) -> bool:
+    """Whether the decay points a program states for a MultiStepLR read as batches only from a
+    word (``milestones=cfg.DOWNSTEPS``, ``[60, 80]``, stepped once per epoch of 60) start within
+    the epoch loop's passes and none lies beyond twice them: read as epochs, the first decay
+    falls within the run and the later ones are decays this run stops short of (an epoch count
+    lowered after the milestones were written); read as batches, the same numbers would make
+    every decay within the first epoch or two, a schedule no one sizes on purpose. Numbers far
+    beyond the passes (``[30, 5000]`` of 60 epochs) still say batches."""
+    value = constants.resolve(given, sched.scope)
+    if not isinstance(value, (list, tuple)) or not value or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return False
+    return 0 < min(value) <= passes and max(value) <= 2 * passes
 
 
 _WARMUPS = frozenset({"LinearLR", "ConstantLR"})
