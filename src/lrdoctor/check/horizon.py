@@ -264,7 +264,8 @@ def _lambda_horizon(sched: Obj) -> Horizon:
     # the LR steps down (per epoch as often as not), not what the counter counts
     listed = {n.value.id for n in ast.walk(body)
               if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
-    rates = _decay_rates(body, params) | _uncounted_calls(body)
+    rates = _decay_rates(body, params) | _uncounted_calls(body) \
+        | _scaled_epochs(body, params, where)
     for node in ast.walk(body):
         if id(node) in rates:
             continue
@@ -295,6 +296,28 @@ def _lambda_horizon(sched: Obj) -> Horizon:
     if "epoch" in units:
         return Horizon("epoch", "lr_lambda", short_source(expr), evidence=units["epoch"])
     return Horizon("")
+
+
+def _scaled_epochs(body: ast.AST, params: set[str], where: Scope | None) -> set[int]:
+    """The nodes of a product the LR factor hands its helper as a length that is not known to
+    count epochs though a factor of it is named so (``lambda it: cosine(it, 0, epochs *
+    cfg.stretch, ...)``, ``epochs * 1000``): ``unit_evidence`` reads such a product as no
+    unit (a count of updates per epoch written as a number or a setting as likely as a
+    multiple of epochs), as it does for ``CosineAnnealingLR(T_max=epochs * 1000)``, so the
+    word "epochs" inside it does not say what the factor's counter counts. A product whose
+    unit is known (``epochs * len(loader)``: batches; ``epochs * 2``: epochs) is left to the
+    walk, as is one that reads the factor's own counter."""
+    out: set[int] = set()
+    for node in ast.walk(body):
+        if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Mult) \
+                or id(node) in out:
+            continue
+        inner = list(ast.walk(node))
+        if any(isinstance(n, ast.Name) and n.id in params for n in inner):
+            continue
+        if unit_evidence(node, where)[0] == "":
+            out.update(id(n) for n in inner)
+    return out
 
 
 def _uncounted_calls(body: ast.AST) -> set[int]:

@@ -175,4 +175,5 @@ ACC_WORDS = re.compile(
     r"|dice|precision|recall|(?<![a-z0-9])r2(?![a-z0-9])|psnr|ssim"
 )
 LOSS_WORDS = re.compile(r"loss|err|error|perplexity|ppl|wer|(?<![a-z])cer(?![a-z])|mse|mae|rmse|nll")
-VALIDATION_WORDS = re.compile(r"(^|_)(val|valid|validation|eval|evaluation|test|dev)(_|$|\d)")
+# "vali" is the Time-Series-Library family's spelling (`vali_loss`, `vali_loader`, `self.vali`)
+VALIDATION_WORDS = re.compile(r"(^|_)(val|vali|valid|validation|eval|evaluation|test|dev)(_|$|\d)")

@@ -486,10 +486,23 @@ _FLOAT16_WORDS = frozenset({"float16", "fp16", "16-mixed", "half"})
 @per_node
 def _casts(tree: ast.AST) -> frozenset[str]:
     """What the module casts to: "bfloat16" for an autocast region with a literal bfloat16
-    dtype, "other" for any other enabled autocast, a ``.half()`` call, a float16 dtype
-    (``torch.float16``, ``torch.half``) or a precision setting written "fp16"/"float16"."""
+    dtype (or a name, or a field of ``self``, that the module binds to bfloat16 alone:
+    ``dtype = torch.bfloat16`` ... ``autocast("cuda", dtype=dtype)``), "other" for any other
+    enabled autocast, a ``.half()`` call, a float16 dtype (``torch.float16``, ``torch.half``)
+    or a precision setting written "fp16"/"float16"."""
     found: set[str] = set()
+    held: list[ast.expr] = []  # autocast dtypes given by a name or a field of self
+    bound: dict[str, list[ast.expr]] = {}  # what the module binds each such name to
     for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                key = _dtype_key(target)
+                if key:
+                    bound.setdefault(key, []).append(node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            key = _dtype_key(node.target)
+            if key:
+                bound.setdefault(key, []).append(node.value or node.target)
         if isinstance(node, ast.Call) and last_name(node.func) == "autocast":
             enabled = next((k.value for k in node.keywords if k.arg == "enabled"), None)
             if isinstance(enabled, ast.Constant) and enabled.value is False:
@@ -497,12 +510,31 @@ def _casts(tree: ast.AST) -> frozenset[str]:
             dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
             if dtype is None and len(node.args) >= 2:
                 dtype = node.args[1]
-            found.add("bfloat16" if isinstance(dtype, ast.Attribute) and dtype.attr == "bfloat16"
-                      else "other")
+            if _dtype_key(dtype):
+                held.append(dtype)  # type: ignore[arg-type]
+                continue
+            found.add("bfloat16" if _is_bfloat16(dtype) else "other")
         elif isinstance(node, ast.Attribute) and node.attr in _FLOAT16_NAMES \
                 and isinstance(node.value, (ast.Name, ast.Attribute)):
             found.add("other")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and node.value.lower() in _FLOAT16_WORDS:
             found.add("other")
+    for dtype in held:
+        values = bound.get(_dtype_key(dtype), [])
+        found.add("bfloat16" if values and all(_is_bfloat16(v) for v in values) else "other")
     return frozenset(found)
+
+
+def _dtype_key(node: ast.AST | None) -> str:
+    """The key ``_casts`` binds a dtype under: a plain name, or ``self.<field>``; "" else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == "self":
+        return f"self.{node.attr}"
+    return ""
+
+
+def _is_bfloat16(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "bfloat16"

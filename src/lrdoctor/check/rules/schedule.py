@@ -2933,7 +2933,7 @@ def _validation_of_run(ctx: FileContext, e: Event, validation: tuple[list[str], 
     return _during_run(ctx, e, assigned) or _during_run(ctx, e, calls)
 
 
-_VAL_WORD = re.compile(r"(^|_)(val|valid|validation)(_|$|\d)")
+_VAL_WORD = re.compile(r"(^|_)(val|vali|valid|validation)(_|$|\d)")
 
 
 def _parts_of_training_value(ctx: FileContext, name: str) -> bool:
