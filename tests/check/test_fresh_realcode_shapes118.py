@@ -401,3 +401,27 @@ for ep in range(30):
 ])
 def test_guard_on_a_counter_of_the_called_method(guard: str, expected: list[str]) -> None:
     assert codes(GUARDED_TRAINER.replace("GUARD", guard)) == expected
+
+
+def test_counter_started_from_a_parameter_is_judged_as_before() -> None:
+    # the counter's first value is not written: the test reads as a setting, as it did
+    source = GUARDED_TRAINER.replace("GUARD", "if self.epoch > 0:").replace(
+        "def __init__(self, model, optimizer, scheduler):",
+        "def __init__(self, model, optimizer, scheduler, start=0):").replace(
+        "self.epoch = 0", "self.epoch = start")
+    assert codes(source) == ["LRD001"]
+
+
+def test_counter_reset_in_the_method_is_not_followed() -> None:
+    source = GUARDED_TRAINER.replace("GUARD", "if self.epoch > 0:").replace(
+        "        self.epoch += 1\n", "        self.epoch += 1\n        self.epoch = 1\n")
+    assert codes(source) == ["LRD001"]
+
+
+def test_parameter_handed_a_shifted_loop_variable_is_not_its_first_value() -> None:
+    # `train_epoch(loader, ep + 1)`: the parameter is 1 on the first pass, so `epoch > 0`
+    # holds there; its value is not the loop variable's, and nothing is decided from it
+    source = GUARDED_TRAINER.replace("GUARD", "if epoch > 0:").replace(
+        "for ep in range(30):\n    trainer.train_epoch(loader, ep)",
+        "for epoch in range(30):\n    trainer.train_epoch(loader, epoch + 1)")
+    assert codes(source) == []

@@ -203,6 +203,8 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
             isinstance(node, ast.Call) and dotted(node.func) is not None
             and constants.setting_name(node)):
         text = ast.unparse(node)
+        if isinstance(node, ast.Attribute) and text in env:
+            return env[text]  # `self.epoch`, a counter whose first value is known
         if module is not None and not any(isinstance(v, Symbol) and v.text == text
                                            for v in env.values()):
             # `args.start_epoch` with `parser.add_argument("--start_epoch", default=0)`: what

@@ -613,7 +613,7 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
                 loop_vars.add(index)
                 env.setdefault(index, 0)
     module = ctx.module if e.path == ctx.path else None
-    _called_function_varies(ctx, e, loop, loop_vars, env)
+    counters = _called_function_varies(ctx, e, loop, env)
     # `it = epoch * len(loader) + i`: its first value, where the loop variables tell it
     loop_vars |= derived_values(loops, env, module)
     # `first_task = True` right before the loop: its value on the first pass
@@ -622,33 +622,68 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
     for c in e.conds_inside(loop):
         if (c.key, c.branch) in shared or (c.text, c.branch) in shared:
             continue
-        if not set(names.words(c.text)) & loop_vars:
+        if not set(names.words(c.text)) & loop_vars and not (
+                counters and c.test is not None and any(
+                    isinstance(n, ast.Attribute) and dotted(n) in counters
+                    or isinstance(n, ast.Name) and n.id in counters
+                    for n in ast.walk(c.test))):
             continue  # a setting (`if args.scheduler == "step"`): the same on every pass
         if holds_first(c, env, module, built, varying=True) is not True:
             return True
     return False
 
 
-def _called_function_varies(ctx: FileContext, e: Event, loop: Loop, loop_vars: set[str],
-                            env: dict[str, Any]) -> None:
-    """The step sits in a function that ``loop`` calls on each pass (a trainer's
-    ``train_epoch``), not in the function that holds the loop: what that function rebinds
-    changes from pass to pass as well (``self.epoch += 1`` at its end), and a parameter that a
-    call in the loop's body fills from a loop variable (``trainer.train_epoch(loader, ep)``)
-    is that variable there (its first value too). Adds them to ``loop_vars`` and ``env``."""
+def _called_function_varies(ctx: FileContext, e: Event, loop: Loop,
+                            env: dict[str, Any]) -> set[str]:
+    """The step sits in a method or function that ``loop`` calls on each pass (a trainer's
+    ``train_epoch``), not in the function that holds the loop. A parameter that a call in the
+    loop's body fills from a loop variable (``trainer.train_epoch(loader, ep)``) is that
+    variable there, with its first value in ``env`` where known. A
+    counter of the instance that the method only advances (``self.epoch += 1``) and that the
+    class's ``__init__`` starts at a literal (``self.epoch = 0``) changes from pass to pass
+    from that value: its text goes to ``env`` with the literal. Returns the parameters' names
+    and the counters' texts (a test that reads one varies with the loop; the parameter only
+    as a name, `self.epoch` is not the parameter `epoch`). A counter read through a local copy, or one
+    whose start is not written, is not followed: the test then reads as it always did."""
     tree = ctx.tree_of(e.path)
     if tree is None or not isinstance(e.node, ast.AST):
-        return
+        return set()
     fn = function_around(tree, e.node)
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return
+        return set()
     node = loop.node
     if loop.path == e.path and fn.lineno <= getattr(node, "lineno", 0) <= (fn.end_lineno or 0):
-        return  # the loop is the function's own: what it rebinds, the loop's body shows
-    for target in _assigned_in(fn):
-        loop_vars |= _target_words(target)
+        return set()  # the loop is the function's own: what it rebinds, the loop's body shows
+    counters: set[str] = set()
+    owner = class_at(tree, fn.lineno)
+    init = next((s for s in owner.body if isinstance(s, ast.FunctionDef)
+                 and s.name == "__init__"), None) if owner is not None else None
+    if init is not None:
+        advanced: dict[str, int] = {}  # `self.epoch` -> how many statements advance it
+        rebound: set[str] = set()
+        for target in _assigned_in(fn):
+            text = dotted(target) if isinstance(target, ast.Attribute) else None
+            if text is not None and text.startswith("self.") and text.count(".") == 1:
+                rebound.add(text)
+        for sub in ast.walk(fn):
+            if isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Add):
+                text = dotted(sub.target) if isinstance(sub.target, ast.Attribute) else None
+                if text in rebound:
+                    advanced[text] = advanced.get(text, 0) + 1
+        plain = {dotted(t) for sub in ast.walk(fn) if isinstance(sub, ast.Assign)
+                 for t in sub.targets if isinstance(t, ast.Attribute)}
+        for text in advanced:
+            if text in plain:
+                continue  # also reset or set in the method: no steady count
+            start = [sub.value.value for sub in ast.walk(init) if isinstance(sub, ast.Assign)
+                     and isinstance(sub.value, ast.Constant)
+                     and type(sub.value.value) is int
+                     and any(dotted(t) == text for t in sub.targets)]
+            if len(start) == 1:
+                counters.add(text)
+                env.setdefault(text, start[0])
     if not isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-        return
+        return counters
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
     method = bool(params) and params[0] in ("self", "cls")
     looped = {v for lp in loop.ancestors() for v in lp.targets}
@@ -666,9 +701,12 @@ def _called_function_varies(ctx: FileContext, e: Event, loop: Loop, loop_vars: s
         pairs += [(k.arg, k.value) for k in call.keywords if k.arg in params]
         for param, arg in pairs:
             if set(names.words(ast.unparse(arg))) & looped:
-                loop_vars.add(param)
+                counters.add(param)
                 if isinstance(arg, ast.Name) and arg.id in env:
-                    env.setdefault(param, env[arg.id])
+                    env[param] = env[arg.id]
+                else:
+                    env.pop(param, None)  # `epoch + 1` handed in: not the caller's `epoch`
+    return counters
 
 
 def _explicit_position_ahead(ctx: FileContext, e: Event, loop: Loop) -> int | None:
