@@ -418,10 +418,10 @@ def test_counter_reset_in_the_method_is_not_followed() -> None:
     assert codes(source) == ["LRD001"]
 
 
-def test_parameter_handed_a_shifted_loop_variable_is_not_its_first_value() -> None:
-    # `train_epoch(loader, ep + 1)`: the parameter is 1 on the first pass, so `epoch > 0`
-    # holds there; its value is not the loop variable's, and nothing is decided from it
+def test_parameter_handed_a_shifted_loop_variable_holds_on_the_first_pass() -> None:
+    # `train_epoch(loader, epoch + 1)`: the parameter is 1 on the first pass, so `epoch > 0`
+    # holds there and the scheduler steps before the first update
     source = GUARDED_TRAINER.replace("GUARD", "if epoch > 0:").replace(
         "for ep in range(30):\n    trainer.train_epoch(loader, ep)",
         "for epoch in range(30):\n    trainer.train_epoch(loader, epoch + 1)")
-    assert codes(source) == []
+    assert codes(source) == ["LRD001"]

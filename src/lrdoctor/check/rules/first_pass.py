@@ -153,6 +153,13 @@ def _start_value(expr: ast.expr) -> Any:
     return Symbol(ast.unparse(expr))
 
 
+def first_value(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None) -> Any:
+    """What ``node`` holds on the first pass, given the first values in ``env``: a number, a
+    string or a flag; None when that cannot be told."""
+    value = _eval(node, env, module)
+    return None if value is _UNKNOWN or isinstance(value, Symbol) else value
+
+
 def holds_first(cond: Cond, env: dict[str, Any], module: ModuleInfo | None,
                 built: tuple[Cond, ...] = (), varying: bool = False) -> bool | None:
     """Is ``cond``'s branch taken on the first pass? None when it cannot be told. ``built``:

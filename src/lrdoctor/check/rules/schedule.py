@@ -68,6 +68,7 @@ from lrdoctor.check.rules.first_pass import (
     block_of,
     derived_values,
     entry_values,
+    first_value,
     first_values,
     holds_first,
     taken_by_build,
@@ -655,6 +656,7 @@ def _called_function_varies(ctx: FileContext, e: Event, loop: Loop,
     if loop.path == e.path and fn.lineno <= getattr(node, "lineno", 0) <= (fn.end_lineno or 0):
         return set()  # the loop is the function's own: what it rebinds, the loop's body shows
     counters: set[str] = set()
+    module = ctx.module if e.path == ctx.path else None
     owner = class_at(tree, fn.lineno)
     init = next((s for s in owner.body if isinstance(s, ast.FunctionDef)
                  and s.name == "__init__"), None) if owner is not None else None
@@ -702,10 +704,12 @@ def _called_function_varies(ctx: FileContext, e: Event, loop: Loop,
         for param, arg in pairs:
             if set(names.words(ast.unparse(arg))) & looped:
                 counters.add(param)
-                if isinstance(arg, ast.Name) and arg.id in env:
-                    env[param] = env[arg.id]
+                # its first value: the caller's expression on the first pass (`ep`, `ep + 1`)
+                first = first_value(arg, dict(env), module)
+                if first is None:
+                    env.pop(param, None)
                 else:
-                    env.pop(param, None)  # `epoch + 1` handed in: not the caller's `epoch`
+                    env[param] = first
     return counters
 
 
