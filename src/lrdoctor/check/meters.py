@@ -60,10 +60,10 @@ def holds_backpropagated_loss(tree: ast.AST, metric: ast.expr, at: ast.AST | Non
     if "." not in meter:
         # a meter bound to a local name (`meter = AverageMeter()`): only the function that
         # reads it fills it (another function's `meter` is another object)
-        around = function_at(tree, getattr(at, "lineno", 0)) if at is not None else None
-        if around is None:
+        reader = function_at(tree, getattr(at, "lineno", 0)) if at is not None else None
+        if reader is None:
             return False
-        scopes = [around]
+        scopes = [reader]
     elif meter.startswith("self.") and at is not None:
         around = class_at(tree, getattr(at, "lineno", 0))
         if around is None:

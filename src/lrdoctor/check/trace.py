@@ -3243,15 +3243,15 @@ class Tracer:
             # `for task in tasks: task.scheduler.step()` over the project's own objects a list
             # holds (see _instance_members): the loop body runs for each of them, so the
             # attribute is each member's (all of them, one union when they differ)
-            found: list[Any] = []
+            held: list[Any] = []
             for option in base.options:
                 value = self.attribute_of(option, node, scope, depth)
-                if value is not None and not any(value is f for f in found):
-                    found.append(value)
-            if len(found) == 1:
-                return found[0]
-            if found and all(isinstance(f, (Obj, InstanceVal)) for f in found):
-                return UnionVal(found)
+                if value is not None and not any(value is f for f in held):
+                    held.append(value)
+            if len(held) == 1:
+                return held[0]
+            if held and all(isinstance(f, (Obj, InstanceVal)) for f in held):
+                return UnionVal(held)
             return None
         if isinstance(base, InstanceVal):
             for rec in self.recordings:
