@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from lrdoctor.check.context import class_at
+from lrdoctor.check.context import class_at, function_at
 from lrdoctor.check.index import dotted
 
 # attributes (or methods called without arguments) that read a meter's summary
@@ -35,12 +35,13 @@ _TO_NUMBER = frozenset({"item", "detach", "cpu", "float", "tolist", "clone"})
 
 def meter_read(metric: ast.expr) -> str | None:
     """The meter a summary read reads (`opt.losses` for `opt.losses.avg` or
-    `state.meter.mean()`), as dotted text; None for anything else."""
+    `state.meter.mean()`, `meter` for a local `meter.avg`), as dotted text; None for anything
+    else."""
     node = metric
     if isinstance(node, ast.Call) and not node.args and not node.keywords:
         node = node.func
     if isinstance(node, ast.Attribute) and node.attr in SUMMARIES and \
-            isinstance(node.value, ast.Attribute):
+            isinstance(node.value, (ast.Attribute, ast.Name)):
         return dotted(node.value)
     return None
 
@@ -56,7 +57,14 @@ def holds_backpropagated_loss(tree: ast.AST, metric: ast.expr, at: ast.AST | Non
     if meter is None:
         return False
     scopes: list[ast.AST] = [tree, *imported]
-    if meter.startswith("self.") and at is not None:
+    if "." not in meter:
+        # a meter bound to a local name (`meter = AverageMeter()`): only the function that
+        # reads it fills it (another function's `meter` is another object)
+        reader = function_at(tree, getattr(at, "lineno", 0)) if at is not None else None
+        if reader is None:
+            return False
+        scopes = [reader]
+    elif meter.startswith("self.") and at is not None:
         around = class_at(tree, getattr(at, "lineno", 0))
         if around is None:
             return False

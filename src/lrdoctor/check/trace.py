@@ -3240,6 +3240,21 @@ class Tracer:
                 if found is not None:
                     return found
             return None
+        if isinstance(base, UnionVal) and not base.exclusive and base.options \
+                and all(isinstance(o, InstanceVal) for o in base.options):
+            # `for task in tasks: task.scheduler.step()` over the project's own objects a list
+            # holds (see _instance_members): the loop body runs for each of them, so the
+            # attribute is each member's (all of them, one union when they differ)
+            held: list[Any] = []
+            for option in base.options:
+                value = self.attribute_of(option, node, scope, depth)
+                if value is not None and not any(value is f for f in held):
+                    held.append(value)
+            if len(held) == 1:
+                return held[0]
+            if held and all(isinstance(f, (Obj, InstanceVal)) for f in held):
+                return UnionVal(held)
+            return None
         if isinstance(base, InstanceVal):
             for rec in self.recordings:
                 prefix = rec.path_of(base)
@@ -5778,7 +5793,11 @@ def _inert_statement(stmt: ast.stmt) -> bool:
 def _instance_members(value: Any) -> UnionVal | None:
     """The project's own objects a container holds (the hooks or callbacks a runner keeps
     in a list), when it holds nothing else lrdoctor knows (an item it cannot tell, a hook of
-    a class it could not read, is left out): each of them, one union."""
+    a class it could not read, is left out): each of them, one union. The values of a dict
+    of them (``for head in heads.values()``) are such a pass too."""
+    if isinstance(value, UnionVal) and not value.exclusive and value.options \
+            and all(isinstance(o, InstanceVal) for o in value.options):
+        return UnionVal(list(value.options))
     if not isinstance(value, TupleVal) or not value.items:
         return None
     found: list[Any] = []

@@ -153,6 +153,13 @@ def _start_value(expr: ast.expr) -> Any:
     return Symbol(ast.unparse(expr))
 
 
+def first_value(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None) -> Any:
+    """What ``node`` holds on the first pass, given the first values in ``env``: a number, a
+    string or a flag; None when that cannot be told."""
+    value = _eval(node, env, module)
+    return None if value is _UNKNOWN or isinstance(value, Symbol) else value
+
+
 def holds_first(cond: Cond, env: dict[str, Any], module: ModuleInfo | None,
                 built: tuple[Cond, ...] = (), varying: bool = False) -> bool | None:
     """Is ``cond``'s branch taken on the first pass? None when it cannot be told. ``built``:
@@ -203,6 +210,8 @@ def _eval(node: ast.expr, env: dict[str, Any], module: ModuleInfo | None,
             isinstance(node, ast.Call) and dotted(node.func) is not None
             and constants.setting_name(node)):
         text = ast.unparse(node)
+        if isinstance(node, ast.Attribute) and text in env:
+            return env[text]  # `self.epoch`, a counter whose first value is known
         if module is not None and not any(isinstance(v, Symbol) and v.text == text
                                            for v in env.values()):
             # `args.start_epoch` with `parser.add_argument("--start_epoch", default=0)`: what

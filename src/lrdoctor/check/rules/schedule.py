@@ -68,6 +68,7 @@ from lrdoctor.check.rules.first_pass import (
     block_of,
     derived_values,
     entry_values,
+    first_value,
     first_values,
     holds_first,
     taken_by_build,
@@ -613,6 +614,7 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
                 loop_vars.add(index)
                 env.setdefault(index, 0)
     module = ctx.module if e.path == ctx.path else None
+    counters = _called_function_varies(ctx, e, loop, env)
     # `it = epoch * len(loader) + i`: its first value, where the loop variables tell it
     loop_vars |= derived_values(loops, env, module)
     # `first_task = True` right before the loop: its value on the first pass
@@ -621,11 +623,94 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
     for c in e.conds_inside(loop):
         if (c.key, c.branch) in shared or (c.text, c.branch) in shared:
             continue
-        if not set(names.words(c.text)) & loop_vars:
+        if not set(names.words(c.text)) & loop_vars and not (
+                counters and c.test is not None and any(
+                    isinstance(n, ast.Attribute) and dotted(n) in counters
+                    or isinstance(n, ast.Name) and n.id in counters
+                    for n in ast.walk(c.test))):
             continue  # a setting (`if args.scheduler == "step"`): the same on every pass
         if holds_first(c, env, module, built, varying=True) is not True:
             return True
     return False
+
+
+def _called_function_varies(ctx: FileContext, e: Event, loop: Loop,
+                            env: dict[str, Any]) -> set[str]:
+    """The step sits in a method or function that ``loop`` calls on each pass (a trainer's
+    ``train_epoch``), not in the function that holds the loop. A parameter that a call in the
+    loop's body fills from a loop variable (``trainer.train_epoch(loader, ep)``) is that
+    variable there, with its first value in ``env`` where known. A
+    counter of the instance that the method only advances (``self.epoch += 1``) and that the
+    class's ``__init__`` starts at a literal (``self.epoch = 0``) changes from pass to pass
+    from that value: its text goes to ``env`` with the literal. Returns the parameters' names
+    and the counters' texts (a test that reads one varies with the loop; the parameter only
+    as a name, `self.epoch` is not the parameter `epoch`). A counter read through a local copy, or one
+    whose start is not written, is not followed: the test then reads as it always did."""
+    tree = ctx.tree_of(e.path)
+    if tree is None or not isinstance(e.node, ast.AST):
+        return set()
+    fn = function_around(tree, e.node)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    node = loop.node
+    if loop.path == e.path and fn.lineno <= getattr(node, "lineno", 0) <= (fn.end_lineno or 0):
+        return set()  # the loop is the function's own: what it rebinds, the loop's body shows
+    counters: set[str] = set()
+    module = ctx.module if e.path == ctx.path else None
+    owner = class_at(tree, fn.lineno)
+    init = next((s for s in owner.body if isinstance(s, ast.FunctionDef)
+                 and s.name == "__init__"), None) if owner is not None else None
+    if init is not None:
+        advanced: dict[str, int] = {}  # `self.epoch` -> how many statements advance it
+        rebound: set[str] = set()
+        for target in _assigned_in(fn):
+            text = dotted(target) if isinstance(target, ast.Attribute) else None
+            if text is not None and text.startswith("self.") and text.count(".") == 1:
+                rebound.add(text)
+        for sub in ast.walk(fn):
+            if isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Add):
+                text = dotted(sub.target) if isinstance(sub.target, ast.Attribute) else None
+                if text in rebound:
+                    advanced[text] = advanced.get(text, 0) + 1
+        plain = {dotted(t) for sub in ast.walk(fn) if isinstance(sub, ast.Assign)
+                 for t in sub.targets if isinstance(t, ast.Attribute)}
+        for text in advanced:
+            if text in plain:
+                continue  # also reset or set in the method: no steady count
+            start = [sub.value.value for sub in ast.walk(init) if isinstance(sub, ast.Assign)
+                     and isinstance(sub.value, ast.Constant)
+                     and type(sub.value.value) is int
+                     and any(dotted(t) == text for t in sub.targets)]
+            if len(start) == 1:
+                counters.add(text)
+                env.setdefault(text, start[0])
+    if not isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        return counters
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    method = bool(params) and params[0] in ("self", "cls")
+    looped = {v for lp in loop.ancestors() for v in lp.targets}
+    for call in ast.walk(ast.Module(body=[*node.body], type_ignores=[])):
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        callee = func.attr if isinstance(func, ast.Attribute) else (
+            func.id if isinstance(func, ast.Name) else "")
+        if callee != fn.name or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        offset = 1 if method and isinstance(func, ast.Attribute) else 0
+        pairs = [(params[i + offset], a) for i, a in enumerate(call.args)
+                 if i + offset < len(params)]
+        pairs += [(k.arg, k.value) for k in call.keywords if k.arg in params]
+        for param, arg in pairs:
+            if set(names.words(ast.unparse(arg))) & looped:
+                counters.add(param)
+                # its first value: the caller's expression on the first pass (`ep`, `ep + 1`)
+                first = first_value(arg, dict(env), module)
+                if first is None:
+                    env.pop(param, None)
+                else:
+                    env[param] = first
+    return counters
 
 
 def _explicit_position_ahead(ctx: FileContext, e: Event, loop: Loop) -> int | None:
@@ -2790,7 +2875,8 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     # about generalisation as the training loss does
     scored = _is_training_score(watched)
     training = (_is_training_loss(watched) or scored
-                or _meter_of_training_loss(ctx, watched_at)) \
+                or _meter_of_training_loss(ctx, watched_at)
+                or _returned_training_loss(ctx, watched_at)) \
         and not any(_mentions_validation(p.expr) for p in chain) \
         or _copy_of_the_training_loss(ctx, watched_at, watched)
     if training and evidence and unit_tests:
@@ -2823,16 +2909,44 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
 def _returned_text(ctx: FileContext, watched_at: Passed) -> ast.expr | None:
     """What a metric returned by a function of its own module says it is: the metric is a call
     of a module-level function (`validate(model, loader)`), or a name the function around
-    bound last to such a call (`result = validate(...)`), and every `return` of that function
-    returns one expression, the same words each time (`return accuracy`). None otherwise."""
+    bound last to such a call (`result = validate(...)`, or one position of `val_l, val_a =
+    validate(...)`), and every `return` of that function returns one expression there, the
+    same words each time (`return accuracy`). None otherwise."""
+    found = _function_returns(ctx, watched_at)
+    if found is None:
+        return None
+    returned = found[1]
+    if any(isinstance(r, ast.Tuple) for r in returned):
+        return None
+    kinds = {_kind_of(r) for r in returned}
+    return returned[0] if len(kinds) == 1 and "" not in kinds else None
+
+
+def _function_returns(ctx: FileContext, watched_at: Passed
+                      ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.expr]] | None:
+    """The module-level function of its file a metric comes from, and what each of its
+    `return`s hands back there: the metric (its negation read through) is a call of that
+    function, a name the function around bound last to such a call, or one item of a tuple
+    target bound to it (`val_l, val_a = validate(...)`: the item at that position of every
+    return, each a tuple of as many items). None when any return is bare or not of that
+    shape."""
     tree = ctx.tree_of(watched_at.path)
     module = ctx.module_of(watched_at.path)
     if tree is None or module is None or watched_at.key is not None:
         return None
     metric: ast.expr | None = watched_at.expr
+    if isinstance(metric, ast.UnaryOp) and isinstance(metric.op, ast.USub):
+        metric = metric.operand  # `-val_l`: which value is negated (the rule counts the sign)
+    position: tuple[int, int] | None = None  # (index, length) of `a, b = validate(...)`
     if isinstance(metric, ast.Name):
-        metric = last_binding(function_around(tree, watched_at.at), metric.id,
-                              getattr(watched_at.at, "lineno", 0))
+        around = function_around(tree, watched_at.at)
+        line = getattr(watched_at.at, "lineno", 0)
+        unpacked = _unpacked_binding(around, metric.id, line)
+        plain = _last_plain_assign(around, metric.id, line)
+        if unpacked is not None and (plain is None or unpacked[0].lineno > plain.lineno):
+            metric, position = unpacked[0].value, unpacked[1:]
+        else:
+            metric = plain.value if plain is not None else None
     if not (isinstance(metric, ast.Call) and isinstance(metric.func, ast.Name)):
         return None
     function = module.functions.get(metric.func.id)
@@ -2840,10 +2954,86 @@ def _returned_text(ctx: FileContext, watched_at: Passed) -> ast.expr | None:
         return None
     returned = [n.value for n in ast.walk(function) if isinstance(n, ast.Return)
                 and function_around(function, n) is function]
-    if not returned or any(r is None or isinstance(r, ast.Tuple) for r in returned):
+    if not returned or any(r is None for r in returned):
         return None
-    kinds = {_kind_of(r) for r in returned if r is not None}
-    return returned[0] if len(kinds) == 1 and "" not in kinds else None
+    if position is not None:
+        index, length = position
+        if not all(isinstance(r, ast.Tuple) and len(r.elts) == length
+                   and not any(isinstance(x, ast.Starred) for x in r.elts) for r in returned):
+            return None
+        return function, [r.elts[index] for r in returned if isinstance(r, ast.Tuple)]
+    return function, [r for r in returned if r is not None]
+
+
+def _last_plain_assign(around: ast.AST, name: str, line: int) -> ast.Assign | None:
+    """The last plain assignment to ``name`` before ``line`` in ``around`` (last_binding's)."""
+    found: ast.Assign | None = None
+    for node in ast.walk(around):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name \
+                and node.lineno <= line and (found is None or node.lineno > found.lineno):
+            found = node
+    return found
+
+
+def _returned_training_loss(ctx: FileContext, watched_at: Passed) -> bool:
+    """The metric is what a module-level function of its file returns (see _function_returns)
+    and every return hands back the loss that function backpropagates, summed or kept: a
+    running sum or a list of its numbers (`total += loss.item()` ... `return total /
+    len(loader)`, `losses.append(loss.item())` ... `return np.mean(losses)`), or a copy of it
+    (`return loss.item()`). Such a function is a training pass; what it returns is its
+    training loss, whatever the caller names it."""
+    found = _function_returns(ctx, watched_at)
+    if found is None:
+        return False
+    function, returned = found
+    losses = {n.func.value.id for n in ast.walk(function)
+              if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+              and n.func.attr == "backward" and isinstance(n.func.value, ast.Name)}
+    losses |= {name for name in {recorded_name(a) for n in ast.walk(function)
+                                 if isinstance(n, ast.Call) for a in n.args} - {None}
+               if name is not None and backpropagates(function, name)}
+    if not losses:
+        return False
+    kept: set[str] = set()  # names that sum or collect the numbers of a backpropagated loss
+    for node in ast.walk(function):
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+                and isinstance(node.target, ast.Name) and recorded_name(node.value) in losses:
+            kept.add(node.target.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "append" and isinstance(node.func.value, ast.Name) \
+                and len(node.args) == 1 and recorded_name(node.args[0]) in losses:
+            kept.add(node.func.value.id)
+    for value in returned:
+        base = _aggregated(value)
+        while isinstance(base, ast.BinOp) and isinstance(base.op, (ast.Div, ast.Mult)):
+            base = base.left
+        if isinstance(base, ast.Name) and base.id in kept:
+            continue
+        if recorded_name(base) in losses and not isinstance(base, ast.Name):
+            continue  # `return loss.item()`
+        return False
+    return True
+
+
+def _unpacked_binding(around: ast.AST, name: str, line: int
+                      ) -> tuple[ast.Assign, int, int] | None:
+    """The last assignment before ``line`` in ``around`` that binds ``name`` as one item of a
+    tuple target (``val_l, val_a = validate(...)``): (it, the name's index, the target's
+    length); None when there is none or the target is starred or nested."""
+    found: tuple[ast.Assign, int, int] | None = None
+    for node in ast.walk(around):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], (ast.Tuple, ast.List))
+                and node.lineno <= line and (found is None or node.lineno > found[0].lineno)):
+            continue
+        elts = node.targets[0].elts
+        if any(not isinstance(x, ast.Name) for x in elts):
+            continue
+        for i, x in enumerate(elts):
+            if isinstance(x, ast.Name) and x.id == name:
+                found = (node, i, len(elts))
+    return found
 
 
 def _direction_kept(ctx: FileContext, chain: list[Passed]) -> tuple[str, ast.If, str] | None:
