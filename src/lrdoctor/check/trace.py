@@ -4300,22 +4300,22 @@ class Tracer:
             # calling a TypedDict builds a plain dict of its arguments
             return _dict_built(args, kwargs, node)
         kind = self.library_base(cls)
-        own_step = cls.find("step")
-        keeps_step = own_step is None
+        keeps_step = cls.find("step") is None
+        if kind is None and self.plain_optimizer(cls, concrete=True):
+            kind = "optimizer"  # `class ClippedAdam(torch.optim.Adam)` of the API alone
         if kind is not None and node is not None and (
                 keeps_step or kind == "scheduler" and self.own_schedule(cls)
-                or kind == "optimizer" and own_step is not None
-                and not any(_steps_another(fn, but_schedules=True) for c in cls.lineage()
-                            for fn in c.methods.values())):
+                or kind == "optimizer" and self.plain_optimizer(cls)):
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
             # that keeps torch's step(): a scheduler (optimizer) of unknown class. So is a
             # scheduler class whose own step() sets the LRs itself and steps nothing else
             # (`class CosineAnnealingWarmupRestarts(_LRScheduler)` with its own cycle
             # counter), and an optimizer class whose own step() updates the parameters itself
-            # (a vendored `class AdamW(Optimizer)`, RAdam, LAMB: that step() is the update).
-            # One whose step() steps another object (a warm-up wrapping another scheduler,
-            # Lookahead wrapping its base optimizer; an optimizer class any of whose methods
-            # does: SAM's `second_step()` steps its base optimizer) is traced instead.
+            # and that offers nothing but torch's optimizer methods (a vendored `class
+            # AdamW(Optimizer)`, RAdam, LAMB, KFAC: that step() is the update; see
+            # plain_optimizer). One whose step() steps another object (a warm-up wrapping
+            # another scheduler, Lookahead wrapping its base optimizer) or with methods of its
+            # own (SAM's `first_step()`) is traced instead.
             unknown = self.unknown_class(kind, node, args, kwargs,
                                          (cls, scope) if scope is not None else None)
             unknown.torch_step = kind == "scheduler" and keeps_step
@@ -4616,10 +4616,28 @@ class Tracer:
             last = qual.rsplit(".", 1)[-1]
             if last in ("_LRScheduler", "LRScheduler") or (last in SCHEDULERS and "lr_scheduler" in qual):
                 return "scheduler"
-            if qual.startswith("torch.") and (last == "Optimizer" or qual.startswith(
-                    "torch.optim.") and last in names.OPTIMIZER_CLASSES):
-                return "optimizer"  # torch's base, or one of its optimizers (`Adam`)
+            if last == "Optimizer" and qual.startswith("torch."):
+                return "optimizer"
         return None
+
+    def plain_optimizer(self, cls: ClassInfo, concrete: bool = False) -> bool:
+        """Whether the project's optimizer class ``cls`` is one optimizer of unknown class,
+        its ``step()`` the update: its project lineage defines only what torch's optimizers
+        do (``step``, the state methods, private helpers: a vendored AdamW, RAdam, LAMB, KFAC)
+        and none of its methods steps another object but a schedule of its own. One with
+        methods of its own that callers use (SAM's ``first_step``, EDSR's ``schedule()`` of
+        the scheduler it holds) or that steps the optimizer it wraps (Lookahead) is traced.
+        ``concrete``: whether ``cls`` derives from one of torch's own optimizers (``class
+        ClippedAdam(torch.optim.Adam)``) and is such a class."""
+        if concrete and not any(
+                q.startswith("torch.optim.") and q.rsplit(".", 1)[-1] in names.OPTIMIZER_CLASSES
+                for q in self.qualified_bases(cls)):
+            return False
+        lineage = list(cls.lineage())
+        return all(name.startswith("_") or name in _OPTIMIZER_API
+                   for c in lineage for name in c.methods) \
+            and not any(_steps_another(fn, but_schedules=True)
+                        for c in lineage for fn in c.methods.values())
 
     def own_schedule(self, cls: ClassInfo) -> bool:
         """Whether the project's scheduler class ``cls`` (a subclass of torch's scheduler base
@@ -8552,6 +8570,12 @@ def _callable_without_arguments(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> b
         return False  # no `self`: not a method as the instance calls it
     return len(positional) - 1 <= len(args.defaults) and all(
         d is not None for d in args.kw_defaults)
+
+
+# what torch's optimizers offer their callers: a project optimizer class that adds nothing
+# else is taken as one optimizer (see Tracer.plain_optimizer)
+_OPTIMIZER_API = frozenset({"step", "zero_grad", "state_dict", "load_state_dict",
+                            "add_param_group", "share_memory"})
 
 
 def _steps_another(fn: ast.FunctionDef | ast.AsyncFunctionDef, but_schedules: bool = False
