@@ -231,7 +231,10 @@ def test_checkpoint_names_the_scheduler_of_the_trained_optimizers(
     report = check_files(["opt/calc.py", "train.py"], frozenset(CATALOG), jobs=1)
     found = [d for d in report.diagnostics if d.code == "LRD007"]
     assert [(d.path, d.line) for d in found] == [("train.py", 30)]
-    assert "(`sched`)" in found[0].message
+    # the LambdaLR the loop steps (built in a comprehension, so without a name of its own;
+    # `sched` while ResetAdam was traced as a plain instance), never ResetAdam's inner cosine
+    assert "(LambdaLR)" in found[0].message or "(`sched`)" in found[0].message
+    assert "`scheduler`" not in found[0].message
     assert "cosine" not in found[0].message
 
 

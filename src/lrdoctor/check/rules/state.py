@@ -1531,7 +1531,11 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
                     and built_site(o.optimizer) in idle)
             classes = _alternatives(lost, s)
             kind = f", {' or '.join(o.cls for o in classes if o.cls)}" if s.cls else ""
-            missing.append(f"the scheduler's (`{s.name or 'scheduler'}`{kind})")
+            if s.name:
+                missing.append(f"the scheduler's (`{s.name}`{kind})")
+            else:
+                # built without a name (in a comprehension): its class alone, no made-up name
+                missing.append(f"the scheduler's ({kind[2:]})" if kind else "the scheduler's")
             named = classes
             sure += _built(s)
     elif scheds:
