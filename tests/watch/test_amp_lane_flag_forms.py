@@ -13,8 +13,14 @@ import pytest
 
 from tests.watch.test_amp_lane import COSINE, LOOP, SGD, _amp_snapshot
 from tests.watch.test_amp_lane_folded import _amp_state, _nothing_routine
-from tests.watch.test_amp_lane_subclass import (BACKWARD, INF_100, _counting_updates, _lane_off, _params,
-                                                _unwatched)
+from tests.watch.test_amp_lane_subclass import (
+    BACKWARD,
+    INF_100,
+    _counting_updates,
+    _lane_off,
+    _params,
+    _unwatched,
+)
 
 torch = pytest.importorskip("torch")
 
