@@ -243,8 +243,7 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                 return
             key = id(self)
             in_scaler = key in in_scaler_step
-            taken: bool | None = True
-            found_inf = None
+            taken: bool | None
             if in_scaler:
                 in_scaler_step[key] = True
                 if lane.phase == lane.scaled_phase and lane.opt_ref() is self:
@@ -299,7 +298,8 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         # the optimizer's periodic update, the lane's next event: kept
                         # (Engine.multi_period), unless it needs the general path
                         return
-                found_inf = getattr(self, "found_inf", None)
+                # (taken and found_inf are set only here, past the lanes' paths, which return)
+                taken, found_inf = True, getattr(self, "found_inf", None)
                 if found_inf is not None:
                     # fused optimizer: the kernel itself skipped the update if found_inf != 0
                     value = _scalar(found_inf)
@@ -307,6 +307,8 @@ def _install_optimizer_hooks(engine: Engine, patcher: Patcher, torch: Any) -> No
                         taken, found_inf = value == 0.0, None
                     else:
                         taken, found_inf = None, value
+            else:
+                taken, found_inf = True, None
             engine.on_attempt(self, taken, found_inf, in_scaler)
         except ScheduleError:
             raise
@@ -542,10 +544,13 @@ def _wrap_scaler_update(engine: Engine, original: Callable[..., Any]) -> Callabl
                         # state, or not one flag), read (a plain CPU tensor): it read 0 when
                         # scaler.step() stepped the optimizer, but a flag written or replaced by
                         # hand since is what torch's update() reads, and so must the watch
-                        # (tests/watch/test_amp_lane_subclass.py, perf57)
+                        # (tests/watch/test_amp_lane_subclass.py, perf57). Any object with
+                        # is_cpu and item() is read as the general path's _before_update()
+                        # reads it (a CPU tensor of a subclass too: float(item()) != 0.0);
+                        # anything else raises here: the general path
                         [state] = states.values()
                         [flag] = state["found_inf_per_device"].values()
-                        routine = type(flag) is tensor_type and flag.is_cpu and flag.item() == 0.0
+                        routine = flag.is_cpu and flag.item() == 0.0
                 except Exception:
                     routine = False
                 if routine:

@@ -23,6 +23,7 @@ import time
 import types
 from collections.abc import Callable
 from types import TracebackType
+from typing import TextIO
 
 from lrdoctor import ScheduleError
 from lrdoctor.runtime import ranks
@@ -331,17 +332,24 @@ def _report_on_sigterm(watch: Watch, json_path: str | None, quiet: bool, job: _J
                 return
             _ending["terminating"] = True
             report = not _ending["reported"]  # else the report is out: only end the process
-        if report:
-            try:
-                _flush()
-                watch.stop(None, interrupted=True)
-                _emit_report(watch, json_path, quiet, job, None, terminated=True)
-            except BaseException:
-                pass
-        if in_main_thread:
-            _die_by(signal.SIGTERM)
-        else:
-            _die_by_from_thread(signal.SIGTERM)
+        stderr = sys.stderr
+        try:
+            if report:
+                try:
+                    _flush()
+                    # the process ends right after the report: it must go to a stream that
+                    # outlives the process (see _lasting_stderr)
+                    sys.stderr = _lasting_stderr(stderr)
+                    watch.stop(None, interrupted=True)
+                    _emit_report(watch, json_path, quiet, job, None, terminated=True)
+                except BaseException:
+                    pass
+            if in_main_thread:
+                _die_by(signal.SIGTERM)
+            else:
+                _die_by_from_thread(signal.SIGTERM)
+        finally:  # (reached only if the signal did not end the process)
+            sys.stderr = stderr
 
     def on_sigterm(signum: int, frame: object) -> None:
         if os.getpid() != owner:  # a forked child (a DataLoader worker) inherited the handler
@@ -357,6 +365,20 @@ def _report_on_sigterm(watch: Watch, json_path: str | None, quiet: bool, job: _J
     except (ValueError, OSError):  # not the main thread, or no signals here
         return
     _wake_on_sigterm(lambda: report_and_die(False))
+
+
+def _lasting_stderr(stream: TextIO) -> TextIO:
+    """Where a report made just before the process ends by a signal goes: ``stream`` (the
+    script's ``sys.stderr``) when it writes to a file descriptor, else the process's own
+    stderr. A stream with no file descriptor may hold what it is given in memory, which the
+    process's end loses: torch.distributed's excepthook (set up by ``init_process_group``)
+    swaps ``sys.stderr`` for a StringIO while the traceback of a rank's failure is formatted,
+    which is when torchrun's SIGTERM often comes (the other rank has died too)."""
+    try:
+        stream.fileno()
+        return stream
+    except Exception:
+        return sys.__stderr__ if sys.__stderr__ is not None else stream
 
 
 def _wake_on_sigterm(on_blocked: Callable[[], None], grace_s: float = 1.0) -> None:
