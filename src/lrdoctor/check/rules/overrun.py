@@ -534,12 +534,15 @@ def range_count(loop: Loop, read: Callable[[ast.expr], Any]) -> int | None:
     return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
 
 
-def _leaves_early(loop: Loop) -> bool:
+def _leaves_early(loop: Loop, but: frozenset[int] = frozenset()) -> bool:
     """A ``break`` or ``return`` in the loop's own body (not in a loop or function inside it):
-    the loop may stop before its count (early stopping)."""
+    the loop may stop before its count (early stopping). ``but``: statements (by id) whose
+    exits do not count."""
     todo: list[ast.AST] = list(loop.node.body)
     while todo:
         node = todo.pop()
+        if id(node) in but:
+            continue
         if isinstance(node, (ast.Break, ast.Return)):
             return True
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
@@ -628,23 +631,7 @@ def _stops_before_its_count(loop: Loop) -> bool:
     """``_leaves_early`` for the rules that compare a horizon with the passes a loop is
     written to make: a ``break`` that only ends a wall-clock budget does not count, since
     the loop makes all its passes whenever the budget allows them."""
-    budget = {id(n) for n in _budget_breaks(loop)}
-    if not budget:
-        return _leaves_early(loop)
-    todo: list[ast.AST] = list(loop.node.body)
-    while todo:
-        node = todo.pop()
-        if id(node) in budget:
-            continue
-        if isinstance(node, (ast.Break, ast.Return)):
-            return True
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            todo.extend(n for n in ast.walk(node) if isinstance(n, ast.Return))
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        todo.extend(ast.iter_child_nodes(node))
-    return False
+    return _leaves_early(loop, but=frozenset(id(n) for n in _budget_breaks(loop)))
 
 
 def _budget_note(loop: Loop, path: str) -> str:
