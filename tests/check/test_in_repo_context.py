@@ -330,3 +330,41 @@ def test_an_optimizer_whose_step_moves_a_schedule_of_its_own_is_still_an_optimiz
         "train.py": _train("scheduler.step()", "optimizer.step()"),
     }, checked=["train.py"])
     assert ("train.py", 13, "LRD001") in found
+
+
+# -- a launch line of another program says nothing of this one's settings --------------------
+
+from .test_fresh_realcode_shapes110 import HANDED_COUNT  # noqa: E402
+
+
+@pytest.mark.parametrize("doc, text, reported", [
+    # the checked program, run with more: its horizon counts micro-batches (LRD003)
+    ("README.md", "python train.py --epochs 3 --merge-steps 4\n", True),
+    ("run.sh", "python -m train \\\n  --epochs 3 \\\n  --merge-steps 4\n", True),
+    # prose, or a launcher given no script: may be this program
+    ("README.md", "Use `--merge-steps 4` on small GPUs.\n", True),
+    # another program of the project run with more: not how train.py is run
+    ("README.md", "python finetune.py --epochs 3 --merge-steps 4\n", False),
+    ("run.sh", "python tools/finetune.py \\\n  --epochs 3 \\\n  --merge-steps 4\n", False),
+])
+def test_a_launch_line_counts_for_the_program_it_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, doc: str, text: str,
+        reported: bool) -> None:
+    found = check_project(tmp_path, monkeypatch, {
+        "train.py": HANDED_COUNT, "finetune.py": "import argparse\n", doc: text},
+        checked=["train.py"])
+    assert ("LRD003" in project_codes(found)) is reported
+
+
+def test_a_launch_line_of_the_script_that_imports_the_loop_counts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the loop lives in trainer.py; the README runs main.py, which imports it
+    trainer = HANDED_COUNT.replace("args = p.parse_args()", "args = p.parse_known_args()[0]")
+    found = check_project(tmp_path, monkeypatch, {
+        "trainer.py": trainer, "main.py": "import trainer\n",
+        "README.md": "python main.py --merge-steps 4\n"}, checked=["trainer.py"])
+    assert "LRD003" in project_codes(found)
+    found = check_project(tmp_path / "other", monkeypatch, {
+        "trainer.py": trainer, "main.py": "import trainer\n", "eval.py": "import torch\n",
+        "README.md": "python eval.py --merge-steps 4\n"}, checked=["trainer.py"])
+    assert "LRD003" not in project_codes(found)

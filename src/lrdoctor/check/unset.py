@@ -231,9 +231,44 @@ def launched_above(path: str, setting: str, limit: float = 1.0) -> tuple[str, st
                 value = float(match.group(1))
             except ValueError:
                 continue
-            if value > limit:
+            if value > limit and _may_run(project, _command_at(text, match.start()), path):
                 return other, " ".join(match.group(0).split())
     return None
+
+
+# a Python script a command line runs: `train.py`, `scripts/train.py`, `-m scripts.train`
+_SCRIPT_NAMED = re.compile(r"([\w./-]+)\.py\b|(?<![\w-])-m[ \t]+([\w.]+)")
+
+
+def _command_at(text: str, at: int) -> str:
+    """The command line around ``at``: its line, with the lines before it that end in a
+    backslash (a command continued over several lines of a shell script or a README)."""
+    start = text.rfind("\n", 0, at) + 1
+    while start > 1:
+        before = text.rfind("\n", 0, start - 1) + 1
+        if not text[before:start - 1].rstrip().endswith("\\"):
+            break
+        start = before
+    end = text.find("\n", at)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def _may_run(project: _Project, command: str, path: str) -> bool:
+    """Whether ``command`` may run the program the file ``path`` belongs to: it names no
+    Python script (a line of prose, a launcher given a config), names that file, or names a
+    script of the project that imports that file's module (`python main.py --accum 4` for
+    the loop in `trainer.py`). A command that runs another program (`python finetune.py
+    --gradient-accumulation-steps 4` beside a checked `pretrain.py`) says nothing of how this
+    one is run."""
+    named = [(m.group(1) or m.group(2).replace(".", "/")).rsplit("/", 1)[-1]
+             for m in _SCRIPT_NAMED.finditer(command)]
+    module = os.path.splitext(os.path.basename(path))[0]
+    if not named or module in named:
+        return True
+    imports = re.compile(rf"^[ \t]*(?:from|import)[ \t]+(?:[\w.]*\.)?{re.escape(module)}\b",
+                         re.MULTILINE)
+    return any(other.endswith(".py") and os.path.splitext(os.path.basename(other))[0] in named
+               and imports.search(text) is not None for other, text in project.texts)
 
 
 @lru_cache(maxsize=256)
