@@ -4301,11 +4301,12 @@ class Tracer:
             return _dict_built(args, kwargs, node)
         kind = self.library_base(cls)
         keeps_step = cls.find("step") is None
-        if kind is None and self.plain_optimizer(cls, concrete=True):
-            kind = "optimizer"  # `class ClippedAdam(torch.optim.Adam)` of the API alone
+        plain = kind in ("optimizer", "torch optimizer") and self.plain_optimizer(cls)
+        if kind == "torch optimizer":
+            # `class ClippedAdam(torch.optim.Adam)`: an optimizer when of torch's API alone
+            kind = "optimizer" if plain else None
         if kind is not None and node is not None and (
-                keeps_step or kind == "scheduler" and self.own_schedule(cls)
-                or kind == "optimizer" and self.plain_optimizer(cls)):
+                keeps_step or kind == "scheduler" and self.own_schedule(cls) or plain):
             # the project's own `class WarmupPolyLR(_LRScheduler)` / `class LARS(Optimizer)`
             # that keeps torch's step(): a scheduler (optimizer) of unknown class. So is a
             # scheduler class whose own step() sets the LRs itself and steps nothing else
@@ -4610,29 +4611,27 @@ class Tracer:
 
     def library_base(self, cls: ClassInfo) -> str | None:
         """"scheduler" / "optimizer" when ``cls`` derives from torch's LR scheduler or
-        optimizer base (or from a scheduler or optimizer of torch's lrdoctor knows), through the
-        project's classes."""
+        optimizer base (or from a scheduler lrdoctor knows), through the project's classes;
+        else "torch optimizer" when it derives from one of torch's own optimizers (``class
+        ClippedAdam(torch.optim.Adam)``)."""
+        concrete = False
         for qual in self.qualified_bases(cls):
             last = qual.rsplit(".", 1)[-1]
             if last in ("_LRScheduler", "LRScheduler") or (last in SCHEDULERS and "lr_scheduler" in qual):
                 return "scheduler"
             if last == "Optimizer" and qual.startswith("torch."):
                 return "optimizer"
-        return None
+            concrete = concrete or qual.startswith("torch.optim.") \
+                and last in names.OPTIMIZER_CLASSES
+        return "torch optimizer" if concrete else None
 
-    def plain_optimizer(self, cls: ClassInfo, concrete: bool = False) -> bool:
+    def plain_optimizer(self, cls: ClassInfo) -> bool:
         """Whether the project's optimizer class ``cls`` is one optimizer of unknown class,
         its ``step()`` the update: its project lineage defines only what torch's optimizers
         do (``step``, the state methods, private helpers: a vendored AdamW, RAdam, LAMB, KFAC)
         and none of its methods steps another object but a schedule of its own. One with
         methods of its own that callers use (SAM's ``first_step``, EDSR's ``schedule()`` of
-        the scheduler it holds) or that steps the optimizer it wraps (Lookahead) is traced.
-        ``concrete``: whether ``cls`` derives from one of torch's own optimizers (``class
-        ClippedAdam(torch.optim.Adam)``) and is such a class."""
-        if concrete and not any(
-                q.startswith("torch.optim.") and q.rsplit(".", 1)[-1] in names.OPTIMIZER_CLASSES
-                for q in self.qualified_bases(cls)):
-            return False
+        the scheduler it holds) or that steps the optimizer it wraps (Lookahead) is traced."""
         lineage = list(cls.lineage())
         return all(name.startswith("_") or name in _OPTIMIZER_API
                    for c in lineage for name in c.methods) \
