@@ -368,3 +368,103 @@ def test_a_launch_line_of_the_script_that_imports_the_loop_counts(
         "trainer.py": trainer, "main.py": "import trainer\n", "eval.py": "import torch\n",
         "README.md": "python eval.py --merge-steps 4\n"}, checked=["trainer.py"])
     assert "LRD003" not in project_codes(found)
+
+
+# -- lead59: an optimizer class with helpers of its own that its loop calls -----------------
+# Sassha's SASSHA (checked inside its repository, lead59): `class SASSHA(Optimizer)` offers
+# `get_params()`, `perturb_weights()`, `unperturb()` beside `step()`, and its step() advances a
+# Hessian-power schedule through a helper (`self.power = self.power_scheduler.step()`). It was
+# traced as project code, so `optimizer.step()` was no update and the scheduler stepped before
+# the training loop went unreported.
+
+HELPED = """
+    import torch
+    from torch.optim import Optimizer
+
+
+    class Curvy(Optimizer):
+        def __init__(self, params, lr=0.1, rho=0.05, power_scheduler=None):
+            super().__init__(params, dict(lr=lr, rho=rho))
+            self.power_scheduler = power_scheduler
+            self.power = 1.0
+
+        def get_params(self):
+            return (p for g in self.param_groups for p in g["params"] if p.requires_grad)
+
+        @torch.no_grad()
+        def perturb_weights(self, zero_grad=True):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        e = p.grad * group["rho"]
+                        self.state[p]["e"] = e
+                        p.add_(e)
+            if zero_grad:
+                self.zero_grad()
+
+        @torch.no_grad()
+        def unperturb(self):
+            for p in self.get_params():
+                if "e" in self.state[p]:
+                    p.sub_(self.state[p]["e"])
+
+        def update_power(self):
+            if self.power_scheduler is not None:
+                self.power = self.power_scheduler.step()
+            return self.power
+
+        @torch.no_grad()
+        def step(self, closure=None):
+            self.update_power()
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        p.add_(p.grad.abs().pow(self.power).sign(), alpha=-group["lr"])
+"""
+
+HELPED_TRAIN = """
+    import torch
+    from torch.optim.lr_scheduler import MultiStepLR
+    from optim.curvy import Curvy
+
+
+    def train(model, loader, epochs, loss_fn):
+        optimizer = Curvy(model.parameters(), lr=0.1)
+        scheduler = MultiStepLR(optimizer, milestones=[30, 60], gamma=0.1)
+        EARLY
+        for epoch in range(epochs):
+            for x, y in loader:
+                loss_fn(model(x), y).backward()
+                optimizer.perturb_weights(zero_grad=True)
+                loss_fn(model(x), y).backward()
+                optimizer.unperturb()
+                optimizer.step()
+                optimizer.zero_grad()
+                PER_BATCH
+            PER_EPOCH
+"""
+
+
+def _helped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, early: str, per_batch: str,
+            per_epoch: str, optimizer: str = HELPED) -> set[str]:
+    train = HELPED_TRAIN.replace("EARLY", early).replace("PER_BATCH", per_batch).replace(
+        "PER_EPOCH", per_epoch)
+    found = check_project(tmp_path, monkeypatch, {
+        "optim/__init__.py": "", "optim/curvy.py": optimizer, "train.py": train,
+    }, checked=["train.py"])
+    return set(project_codes(found))
+
+
+def test_an_optimizer_with_helpers_of_its_own_is_one_optimizer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # stepped once before the loop: the milestones come one epoch early
+    assert "LRD001" in _helped(tmp_path / "early", monkeypatch, "scheduler.step()", "pass",
+                               "scheduler.step()")
+    # an epoch-sized MultiStepLR stepped with each update
+    assert "LRD002" in _helped(tmp_path / "batch", monkeypatch, "pass", "scheduler.step()",
+                               "pass")
+    # the correct loop: stepped once an epoch, after the updates. (A helper that steps an LR
+    # scheduler the optimizer holds, EDSR's `schedule()`, keeps the class traced:
+    # test_fresh_realcode_shapes107.py's CustomOptimizer.)
+    assert _helped(tmp_path / "right", monkeypatch, "pass", "pass", "scheduler.step()") \
+        == set()

@@ -4627,16 +4627,23 @@ class Tracer:
 
     def plain_optimizer(self, cls: ClassInfo) -> bool:
         """Whether the project's optimizer class ``cls`` is one optimizer of unknown class,
-        its ``step()`` the update: its project lineage defines only what torch's optimizers
-        do (``step``, the state methods, private helpers: a vendored AdamW, RAdam, LAMB, KFAC)
-        and none of its methods steps another object but a schedule of its own. One with
-        methods of its own that callers use (SAM's ``first_step``, EDSR's ``schedule()`` of
-        the scheduler it holds) or that steps the optimizer it wraps (Lookahead) is traced."""
-        lineage = list(cls.lineage())
-        return all(name.startswith("_") or name in _OPTIMIZER_API
-                   for c in lineage for name in c.methods) \
-            and not any(_steps_another(fn, but_schedules=True)
-                        for c in lineage for fn in c.methods.values())
+        its ``step()`` the update: no method of its project lineage steps another object (its
+        own ``step()`` may move a schedule of its own: Sassha's Hessian-power schedule), and
+        the methods it offers beyond torch's optimizer API (``get_params()``,
+        ``perturb_weights()``) neither step anything nor are named as steps:
+        a vendored AdamW, RAdam, LAMB, KFAC, a second-order optimizer with helpers its
+        training loop calls around ``optimizer.step()``. One that steps the optimizer it wraps
+        (Lookahead, SAM's ``second_step()``), one whose callers update through a method of
+        its own (a SAM variant's ``first_step()`` / ``second_step()``) and one whose method
+        steps a scheduler it holds (EDSR's ``schedule()``) is traced."""
+        for c in cls.lineage():
+            for name, fn in c.methods.items():
+                api = name.startswith("_") or name in _OPTIMIZER_API
+                if _steps_another(fn, but_schedules=api):
+                    return False
+                if not api and ("step" in name.lower()):
+                    return False
+        return True
 
     def own_schedule(self, cls: ClassInfo) -> bool:
         """Whether the project's scheduler class ``cls`` (a subclass of torch's scheduler base
@@ -8582,13 +8589,16 @@ def _steps_another(fn: ast.FunctionDef | ast.AsyncFunctionDef, but_schedules: bo
     """``fn`` calls ``<something>.step(...)`` on anything but ``super()`` (a scheduler it
     wraps, an optimizer). ``but_schedules``: not on what is named as a scheduler either
     (``self.hessian_power_scheduler.step()`` in an optimizer's own ``step()`` moves a
-    schedule of its own, it steps no other optimizer)."""
+    schedule of its own, it steps no other optimizer). Without it, still not on one whose
+    step's value is used (``self.power = self.power_scheduler.step()``): torch's LR
+    schedulers' step() returns nothing, so that is a schedule of some other quantity."""
+    discarded = {id(node.value) for node in ast.walk(fn) if isinstance(node, ast.Expr)}
     for node in ast.walk(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("step", "step_update"):
             if is_super(node.func.value):
                 continue
-            if but_schedules and names.guess_kind_from_name(
+            if (but_schedules or id(node) not in discarded) and names.guess_kind_from_name(
                     last_name(node.func.value)) == "scheduler":
                 continue
             return True
