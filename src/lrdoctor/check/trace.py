@@ -6302,8 +6302,9 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
     that binds a name on each side (``exec_if``), a None returned on one path has nothing
     to track, so it never hides the object another path returns (``if cfg.sched: return
     opt, CosineAnnealingLR(...)`` then ``return opt, None``); tuples of one length are read
-    position by position; schedulers returned on different paths are one of them, whichever
-    the path taken picks. Anything else is what the last return gives, as before."""
+    position by position; schedulers returned on different paths (built-in ones and
+    instances of the project's own scheduler classes, at least one built-in) are one of
+    them, whichever the path taken picks. Anything else is what the last return gives."""
     values = [v for v in values if v is not None]
     if len(values) < 2 or depth > 4:
         return values[-1] if values else None
@@ -6326,9 +6327,14 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
     if held is not None:
         return held
     last = values[-1]
-    if len(distinct) > 1 and isinstance(last, Obj) and last.kind == "scheduler" \
-            and _chosen_scheduler(last, UnionVal([d for d in distinct if d is not last],
-                                                 exclusive=True)):
+    # (whichever path returns the built-in one: `if kind == "multistep": return
+    # WarmupMultiStepLR(...)` then `elif kind == "plateau": return WarmupPlateau(...)`, the
+    # project's own plateau class last, is still a choice of the two)
+    anchor = next((d for d in reversed(distinct) if isinstance(d, Obj) and d.kind == "scheduler"),
+                  None)
+    if len(distinct) > 1 and anchor is not None \
+            and _chosen_scheduler(anchor, UnionVal([d for d in distinct if d is not anchor],
+                                                   exclusive=True)):
         return UnionVal(distinct, exclusive=True)
     return last
 
