@@ -6668,7 +6668,8 @@ def _earlier_stage(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
 def _built_on_the_first_pass_only(ctx: FileContext, reported: set[int]
                                   ) -> Iterator[Diagnostic]:
     """A scheduler built in a loop only while its own name is unset (``if scheduler is None:
-    scheduler = StepLR(optimizer, ...)``), on an optimizer the same loop builds anew, under no
+    scheduler = StepLR(optimizer, ...)``) or only on the loop's first pass (``if stage ==
+    0:`` in ``for stage, lr in enumerate(stages)``), on an optimizer the same loop builds anew, under no
     condition, on every pass and updates there: from the second pass on the name keeps the
     first scheduler, which moves the LR of the first optimizer while each later pass steps
     its own new one at a constant LR. The trace follows one pass of a loop, where the two are
@@ -6676,7 +6677,8 @@ def _built_on_the_first_pass_only(ctx: FileContext, reported: set[int]
 
     Only where the scheduler is stepped in that loop, the optimizer's constructor is bound to
     a name (or an attribute) in the loop's own function, and the guard tests the very name the
-    scheduler is bound to (``is None`` / ``not``), with no ``or`` / ``and`` beside it."""
+    scheduler is bound to (``is None`` / ``not``), with no ``or`` / ``and`` beside it, or is
+    false on every pass of a counting loop after its first (_first_pass_only)."""
     events = ctx.program.events
     for c in events:
         sched = c.obj
@@ -6693,7 +6695,8 @@ def _built_on_the_first_pass_only(ctx: FileContext, reported: set[int]
         if target is None:
             continue
         guard = next((g for g in c.conds_inside(None) if g.loop is not None
-                      and _tests_unset(g, target)), None)
+                      and (_tests_unset(g, target) or _first_pass_only(ctx, g, c.frame, g.loop))),
+                     None)
         if guard is None or guard.loop is None or guard.test is None:
             continue
         loop = guard.loop
@@ -6705,8 +6708,17 @@ def _built_on_the_first_pass_only(ctx: FileContext, reported: set[int]
         if not any(_updated_by(x) is opt and x.in_loop(loop) and x.order > c.order
                    for x in events):
             continue
+        if any(x.kind in ("create", "repoint") and x is not c and x.in_loop(loop)
+               and x.obj is not None and (x.obj is sched or x.kind == "create"
+                                          and x.obj.kind == "scheduler" and x.obj.call is not None
+                                          and _bound_name(tree, x.obj.call) == target)
+               for x in events):
+            continue  # built again on the other passes (`else:`), or re-pointed each pass
+        # a step that runs on the later passes too (not one only the first pass takes)
         step = next((x for x in events if x.kind == "sched_step" and x.obj is sched
-                     and x.in_loop(loop) and x.order > c.order), None)
+                     and x.in_loop(loop) and x.order > c.order
+                     and not any(g is guard or _first_pass_only(ctx, g, x.frame, loop)
+                                 for g in x.conds_inside(loop))), None)
         if step is None:
             continue
         reported.add(sched.id)
