@@ -330,6 +330,66 @@ if __name__ == "__main__":
     main()
 """
 
+INLINE_RUNNING_MEAN_OF_TRAINING_LOSS = """
+import torch
+from torch import nn
+
+def fold(stats, key, value, n):
+    stats[key] = stats.get(key, 0.0) + (value - stats.get(key, 0.0)) / n
+    return stats
+
+def main():
+    model = nn.Linear(5, 1)
+    opt = torch.optim.Adam(model.parameters())
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)
+    tr = [(torch.randn(4, 5), torch.randn(4, 1))] * 4
+    va = [(torch.randn(4, 5), torch.randn(4, 1))] * 2
+    for epoch in range(30):
+        running = None
+        for n, (x, y) in enumerate(tr, 1):
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            running = loss.item() if running is None else running + (loss.item() - running) / n
+        with torch.no_grad():
+            val_loss = sum(nn.functional.mse_loss(model(x), y).item() for x, y in va)
+        print(val_loss)
+        sched.step(running)
+
+main()
+"""
+
+INLINE_RUNNING_MEAN_BESIDE_A_VALIDATION_STEP = """
+import torch
+from torch import nn
+
+def fold(stats, key, value, n):
+    stats[key] = stats.get(key, 0.0) + (value - stats.get(key, 0.0)) / n
+    return stats
+
+def main():
+    model = nn.Linear(5, 1)
+    opt = torch.optim.Adam(model.parameters())
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)
+    tr = [(torch.randn(4, 5), torch.randn(4, 1))] * 4
+    va = [(torch.randn(4, 5), torch.randn(4, 1))] * 2
+    for epoch in range(30):
+        running = None
+        for n, (x, y) in enumerate(tr, 1):
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            running = loss.item() if running is None else running + (loss.item() - running) / n
+        with torch.no_grad():
+            val_loss = sum(nn.functional.mse_loss(model(x), y).item() for x, y in va)
+        print(val_loss)
+        sched.step(val_loss)
+
+main()
+"""
+
 
 @pytest.mark.parametrize(("source", "expected"), [
     pytest.param(RUNNING_MEAN_HELPER_IN_TRAINING_PASS, [("LRD004", 21)], id="running_mean_helper_in_training_pass"),
@@ -340,6 +400,8 @@ if __name__ == "__main__":
     pytest.param(FIGURE_REBOUND_TO_A_VALIDATION_SCORE, [], id="figure_rebound_to_a_validation_score"),
     pytest.param(SUM_OVER_COUNT_OF_TRAINING_LOSS, [("LRD004", 28)], id="sum_over_count_of_training_loss"),
     pytest.param(RUNNING_FIGURE_OF_A_VALUE_NOT_BACKPROPAGATED, [], id="running_figure_of_a_value_not_backpropagated"),
+    pytest.param(INLINE_RUNNING_MEAN_OF_TRAINING_LOSS, [("LRD004", 26)], id="inline_running_mean_of_training_loss"),
+    pytest.param(INLINE_RUNNING_MEAN_BESIDE_A_VALIDATION_STEP, [], id="inline_running_mean_beside_a_validation_step"),
 ])
 def test_running_figure_of_the_training_loss(source: str, expected: list) -> None:
     assert [f for f in findings(source) if f[0] == "LRD004"] == expected
