@@ -2878,7 +2878,10 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
                 or _meter_of_training_loss(ctx, watched_at)
                 or _returned_training_loss(ctx, watched_at)) \
         and not any(_mentions_validation(p.expr) for p in chain) \
-        or _copy_of_the_training_loss(ctx, watched_at, watched)
+        or _copy_of_the_training_loss(ctx, watched_at, watched) \
+        or _running_training_loss(ctx, watched_at, watched) \
+        and not any(_mentions_validation(p.expr) or _camel_says_validation(p.expr)
+                    for p in chain)
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
         # tests (or the library code they call) name is no validation of this loop's run
@@ -3190,6 +3193,86 @@ def _copy_of_the_training_loss(ctx: FileContext, watched_at: Passed, watched: as
     return copies > 0
 
 
+def _running_training_loss(ctx: FileContext, watched_at: Passed, watched: ast.expr) -> bool:
+    """The metric is a name the function around the step keeps as a running figure of the loss
+    it backpropagates: every binding of it there either starts it (a literal: `None`, `0.0`)
+    or folds the number of that loss into its own previous value (`avg = update_mean(avg,
+    loss.item(), n)`, `ema = 0.9 * ema + 0.1 * loss.item()`, `avg += loss.item()`), each
+    after the code before it backpropagates that loss (see _statement_copies_backpropagated),
+    and at least one folds. A running mean, sum or moving average of the training loss is
+    the training loss, whatever it is named (divided by a count or not: `total / len(loader)`);
+    a figure folded from a loss the code computed anew without backpropagating it (a
+    validation pass reusing the name) is not."""
+    while isinstance(watched, ast.BinOp) and isinstance(watched.op, (ast.Div, ast.Mult)):
+        watched = watched.left
+    if not isinstance(watched, ast.Name):
+        return False
+    tree = ctx.tree_of(watched_at.path)
+    if tree is None or not isinstance(tree, ast.Module):
+        return False
+    name, folds = watched.id, 0
+    for node in ast.walk(function_around(tree, watched_at.at)):
+        if isinstance(node, ast.NamedExpr) and node.target.id == name:
+            return False
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)) \
+                and _binds(node, name) and not any(
+                    _binds(s, name) for s in getattr(node, "body", [])):
+            return False
+        if isinstance(node, ast.AugAssign):
+            if not (isinstance(node.target, ast.Name) and node.target.id == name):
+                continue
+            if not isinstance(node.op, ast.Add) or not _folds_backpropagated(tree, node, name):
+                return False
+            folds += 1
+            continue
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if not any(isinstance(n, ast.Name) and n.id == name
+                   for target in targets for n in ast.walk(target)):
+            continue
+        if not all(isinstance(target, ast.Name) for target in targets) or node.value is None:
+            return False
+        if _literal_start(node.value):
+            continue
+        if not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+                   for n in ast.walk(node.value)) \
+                or not _folds_backpropagated(tree, node, name):
+            return False
+        folds += 1
+    return folds > 0
+
+
+def _camel_says_validation(node: ast.expr) -> bool:
+    """A name the expression reads says validation in one of its camel-case parts
+    (`trainValErr`, `devLoss`)."""
+    return any(
+        isinstance(sub, ast.Name) and any(
+            names.VALIDATION_WORDS.search(part.lower())
+            for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+", sub.id))
+        for sub in ast.walk(node))
+
+
+def _literal_start(value: ast.expr) -> bool:
+    """`None`, a number or a negated number: the value a running figure starts from."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        value = value.operand
+    return isinstance(value, ast.Constant) and (
+        value.value is None or isinstance(value.value, (int, float)))
+
+
+def _folds_backpropagated(tree: ast.Module, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign,
+                          name: str) -> bool:
+    """``stmt``, rebinding ``name``, reads the number of a loss other than ``name`` itself
+    (`loss.item()`, `float(loss)` anywhere in its value) that the code before it
+    backpropagates (see _statement_copies_backpropagated)."""
+    assert stmt.value is not None
+    bases = {recorded_name(n) for n in ast.walk(stmt.value)
+             if isinstance(n, (ast.Call, ast.BinOp))} - {None, name}
+    return any(_statement_copies_backpropagated(tree, stmt, name, base)
+               for base in sorted(b for b in bases if b is not None))
+
+
 def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> bool:
     """The statement binding ``name`` at (``line``, ``col``) copies the number of a value the
     code before it backpropagates (see _statement_copies_backpropagated)."""
@@ -3202,8 +3285,9 @@ def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> 
     return stmt is not None and _statement_copies_backpropagated(tree, stmt, name)
 
 
-def _statement_copies_backpropagated(tree: ast.Module, stmt: ast.Assign | ast.AnnAssign,
-                                     name: str) -> bool:
+def _statement_copies_backpropagated(tree: ast.Module,
+                                     stmt: ast.Assign | ast.AnnAssign | ast.AugAssign,
+                                     name: str, base: str | None = None) -> bool:
     """``stmt``, binding ``name``, copies the number of a value the code before it
     backpropagates: `loss_val = loss.item()` (`float(loss)`,
     `loss.detach()`) where the statements before it in its block, or in the blocks around,
@@ -3213,7 +3297,8 @@ def _statement_copies_backpropagated(tree: ast.Module, stmt: ast.Assign | ast.An
     holds the training loss of the update just made, not a validation metric."""
     if stmt.value is None:
         return False
-    base = recorded_name(stmt.value)
+    if base is None:
+        base = recorded_name(stmt.value)
     if base is None or base == name:
         return False
     parents = constants.parent_map(tree)
