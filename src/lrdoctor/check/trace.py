@@ -2146,6 +2146,7 @@ class Tracer:
         typed = _type_test(test)
         if typed is not None:
             test, negate = typed[0], negate != typed[1]
+        exact = typed is not None
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
                 and test.func.id == "isinstance" and len(test.args) == 2):
             return None
@@ -2160,10 +2161,7 @@ class Tracer:
             # shared with such projects) on a scheduler a known constructor built: a scheduler
             # is never a builtin container or number
             return negate
-        if not subjects or not all(
-            isinstance(s, Obj) and s.kind == "scheduler" and s.call and s.cls in SCHEDULERS
-            for s in subjects
-        ):
+        if not subjects:
             return None
         wanted = set()
         for cls in classes:
@@ -2172,7 +2170,18 @@ class Tracer:
             if last not in SCHEDULERS:
                 return None  # a base class (LRScheduler), a project class: not decidable here
             wanted.add(last)
-        outcomes = {s.cls in wanted for s in subjects}
+        outcomes = set()
+        for s in subjects:
+            if isinstance(s, Obj) and s.kind == "scheduler" and s.call and s.cls in SCHEDULERS:
+                outcomes.add(s.cls in wanted)
+                continue
+            # the project's own scheduler class (`class PolyLR(_LRScheduler)`, kept in a
+            # warm-up wrapper's `self.after_scheduler`): an instance of a torch class only
+            # when that class is among its ancestors, and never exactly of one
+            ancestors = self.torch_ancestors(s)
+            if ancestors is None:
+                return None
+            outcomes.add(bool(ancestors & wanted) and not exact)
         return None if len(outcomes) != 1 else outcomes.pop() != negate
 
     def property_returns(self, test: ast.expr, scope: Scope) -> tuple[ast.expr, Scope] | None:
@@ -4319,7 +4328,10 @@ class Tracer:
             # own (SAM's `first_step()`) is traced instead.
             unknown = self.unknown_class(kind, node, args, kwargs,
                                          (cls, scope) if scope is not None else None)
-            unknown.torch_step = kind == "scheduler" and keeps_step
+            # (a subclass of torch's ReduceLROnPlateau keeps that class's step(metrics), not
+            # the epoch-counting step() of the other schedulers)
+            unknown.torch_step = kind == "scheduler" and keeps_step and "ReduceLROnPlateau" \
+                not in (self.torch_ancestors(InstanceVal(cls)) or ())
             return unknown
         if node is not None:
             warm = self._gradual_warmup_subclass(cls, node, args, kwargs)
