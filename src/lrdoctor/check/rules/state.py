@@ -1005,12 +1005,15 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
     # names it is given (`Warmup(**parts)` after `parts = dict(..., last_epoch=start - 1)`)
     scope0 = sched.scope if sched.scope is not None or sched.project is None \
         else sched.project[1]
-    todo: list[tuple[ast.expr, Scope | None, int]] = [
+    todo: list[tuple[ast.AST, Scope | None, int]] = [
         (arg, scope0, 0) for arg in [*args, *(k.value for k in call.keywords)]
     ]
+    bindings: dict[str, list[ast.AST]] | None = None
     while todo:
         expr, scope, level = todo.pop()
         for node in ast.walk(expr):
+            if _reads_back_position(node):
+                return True  # `lambda s: f(s + ckpt["step"])`: the saved position
             word = node.id if isinstance(node, ast.Name) else (
                 node.attr if isinstance(node, ast.Attribute) else "")
             if not word:
@@ -1024,7 +1027,49 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
                 found = scope.source_of(word)
                 if found is not None:
                     todo.append((found[0], found[1], level + 1))
+                # every binding of the name in the function that builds the scheduler, not
+                # only the one the trace kept: `step0 = 0` then `if resume: step0 =
+                # ckpt["step"]`, read by the LambdaLR's lambda (or a local `def`) built after
+                if scope is not scope0 or sched.scope is None or sched.call is None:
+                    continue  # a name of another function (a builder's): its own bindings
+                if bindings is None:
+                    bindings = _bindings_before(scope.module.tree, call)
+                todo.extend((bound, scope, level + 1) for bound in bindings.get(word, ()))
     return False
+
+
+def _reads_back_position(node: ast.AST) -> bool:
+    """``ckpt["step"]`` / ``state.get("epoch")``: a position read back from a checkpoint (the
+    keys a checkpoint keeps its position under, see ``_READ_BACK``)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+            and isinstance(node.slice.value, str):
+        return bool(_READ_BACK.match(node.slice.value.lower()))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "get" and node.args \
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        return bool(_READ_BACK.match(node.args[0].value.lower()))
+    return False
+
+
+def _bindings_before(tree: ast.Module, call: ast.Call) -> dict[str, list[ast.AST]]:
+    """What each plain name is bound to in the function around ``call``, before its line: the
+    values of its assignments (all of them, branch or not) and the bodies of the functions
+    defined under it. One walk of the function."""
+    found: dict[str, list[ast.AST]] = {}
+    line = getattr(call, "lineno", 0)
+    for node in nodes_in(function_around(tree, call)):
+        if getattr(node, "lineno", line + 1) > line:
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.value is not None:
+            found.setdefault(node.target.id, []).append(node.value)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.setdefault(node.name, []).extend(node.body)
+    return found
 
 
 def _builder_positioned(sched: Obj) -> bool:
