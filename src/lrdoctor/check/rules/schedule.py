@@ -2878,7 +2878,8 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
                 or _meter_of_training_loss(ctx, watched_at)
                 or _returned_training_loss(ctx, watched_at)) \
         and not any(_mentions_validation(p.expr) for p in chain) \
-        or _copy_of_the_training_loss(ctx, watched_at, watched)
+        or _copy_of_the_training_loss(ctx, watched_at, watched) \
+        or _sum_of_the_training_loss(ctx, watched_at, watched)
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
         # tests (or the library code they call) name is no validation of this loop's run
@@ -3190,6 +3191,64 @@ def _copy_of_the_training_loss(ctx: FileContext, watched_at: Passed, watched: as
     return copies > 0
 
 
+def _sum_of_the_training_loss(ctx: FileContext, watched_at: Passed, watched: ast.expr) -> bool:
+    """The metric is a local accumulator of the loss just backpropagated, or its mean
+    (`running / len(loader)`, `total * k`), whatever its name says: in the function around
+    the step every binding of the name is a start at zero (`running = 0.0`, `seen = []`) and
+    every fill (`running += loss.item()`, `running += loss.item() * x.size(0)`,
+    `seen.append(float(loss))`) adds the number of a value the code before it backpropagates
+    (see _value_copies_backpropagated): the sum of the training loss. A name bound any other
+    way, filled with anything else (a validation pass's own loss, bound anew before it is
+    added) or never filled is not."""
+    base = watched
+    while isinstance(base, ast.BinOp) and isinstance(base.op, (ast.Div, ast.Mult)):
+        base = base.left
+    if not isinstance(base, ast.Name):
+        return False
+    tree = ctx.tree_of(watched_at.path)
+    if tree is None or not isinstance(tree, ast.Module):
+        return False
+    name, fills = base.id, 0
+    scope = function_around(tree, watched_at.at)
+    for node in ast.walk(scope):
+        if isinstance(node, ast.NamedExpr) and node.target.id == name:
+            return False
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)) \
+                and _binds(node, name) and not any(
+                    _binds(s, name) for s in getattr(node, "body", [])):
+            return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
+                and node is not scope and name in {a.arg for a in node.args.args}:
+            return False
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            if not (isinstance(node.op, ast.Add)
+                    and _value_copies_backpropagated(tree, node, node.value, name)):
+                return False
+            fills += 1
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Attribute) \
+                and isinstance(node.value.func.value, ast.Name) \
+                and node.value.func.value.id == name and node.value.func.attr == "append":
+            call = node.value
+            if len(call.args) != 1 or call.keywords \
+                    or not _value_copies_backpropagated(tree, node, call.args[0], name):
+                return False
+            fills += 1
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+                    continue
+                start = node.value
+                if not (isinstance(target, ast.Name) and (
+                        isinstance(start, ast.Constant) and start.value == 0
+                        and not isinstance(start.value, bool)
+                        or isinstance(start, ast.List) and not start.elts)):
+                    return False
+    return fills > 0
+
+
 def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> bool:
     """The statement binding ``name`` at (``line``, ``col``) copies the number of a value the
     code before it backpropagates (see _statement_copies_backpropagated)."""
@@ -3213,7 +3272,15 @@ def _statement_copies_backpropagated(tree: ast.Module, stmt: ast.Assign | ast.An
     holds the training loss of the update just made, not a validation metric."""
     if stmt.value is None:
         return False
-    base = recorded_name(stmt.value)
+    return _value_copies_backpropagated(tree, stmt, stmt.value, name)
+
+
+def _value_copies_backpropagated(tree: ast.Module, stmt: ast.stmt, value: ast.expr,
+                                 name: str) -> bool:
+    """``value``, read by ``stmt`` (which binds or fills ``name``), is the number of a value
+    the code before ``stmt`` backpropagates, or the statements after it in its own block do
+    (see _statement_copies_backpropagated)."""
+    base = recorded_name(value)
     if base is None or base == name:
         return False
     parents = constants.parent_map(tree)

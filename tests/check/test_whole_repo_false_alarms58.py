@@ -1,0 +1,314 @@
+"""fphunt68: whole repositories of speech, TTS and audio generation, video, remote sensing,
+medical segmentation and registration, single-cell and protein models, self-supervised
+pre-training, DreamBooth / LoRA fine-tuning and anomaly detection, and probes of their
+spellings. No false alarm at first sight; one miss found by probing, fixed:
+
+1. LRD004 missed where the plateau watches a local accumulator of the loss just
+   backpropagated whose name is none of the usual ones (`running += loss.item()` then
+   `sched.step(running / len(train_loader))`, `seen.append(loss.item())` then
+   `sched.step(np.mean(seen))`) while a validation loss is computed beside it. The sum of the
+   backpropagated loss is the training loss whatever it is called. Still silent: a sum
+   filled after a validation pass binds `loss` anew (its own loss), a sum of the training
+   loss where no validation metric exists, a name also bound any other way.
+
+The other tests keep the population's correct shapes silent and their buggy twins found
+(they pass on the starting build too): an accumulation boundary with a horizon in updates or
+in batches, a plateau picked by a setting and dispatched on its type or on the setting, a
+checkpoint of an optional GradScaler, `step(epoch)` on CosineAnnealingWarmRestarts (its
+documented use) and on ExponentialLR, a warm-up dampening around a per-batch schedule.
+"""
+
+from __future__ import annotations
+
+from .helpers import codes
+
+# -- 1. LRD004: the plateau watches an accumulator of the backpropagated loss -------------------
+
+_PLATEAU = """
+import numpy as np
+import torch
+from torch import nn
+
+
+def fit(model, train_loader, val_loader, epochs):
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=4)
+    for epoch in range(epochs):
+        model.train()
+        START
+        for x, y in train_loader:
+            loss = nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            FILL
+        model.eval()
+        VALIDATE
+        print(epoch, SHOWN)
+        sched.step(WATCHED)
+"""
+
+_VAL_LOOP = """held = 0.0
+        with torch.no_grad():
+            for x, y in val_loader:
+                held += nn.functional.cross_entropy(model(x), y).item()
+        val_loss = held / len(val_loader)"""
+
+
+def _plateau(start: str, fill: str, watched: str, validate: str = _VAL_LOOP,
+             shown: str = "val_loss") -> list[str]:
+    return codes(_PLATEAU.replace("START", start).replace("FILL", fill)
+                 .replace("VALIDATE", validate).replace("SHOWN", shown)
+                 .replace("WATCHED", watched))
+
+
+def test_mean_of_an_accumulated_training_loss_beside_a_validation_loss_is_found() -> None:
+    assert _plateau("running = 0.0", "running += loss.item()",
+                    "running / len(train_loader)") == ["LRD004"]
+
+
+def test_an_accumulated_training_loss_weighted_by_the_batch_is_found() -> None:
+    assert _plateau("tot = 0", "tot += loss.item() * x.size(0)",
+                    "tot / len(train_loader.dataset)") == ["LRD004"]
+
+
+def test_mean_of_a_list_of_training_losses_is_found() -> None:
+    assert _plateau("seen = []", "seen.append(float(loss))", "np.mean(seen)") == ["LRD004"]
+
+
+def test_the_validation_loss_itself_is_silent() -> None:
+    assert _plateau("running = 0.0", "running += loss.item()", "val_loss") == []
+
+
+def test_a_sum_of_a_validation_pass_that_rebinds_the_loss_is_silent() -> None:
+    validate = """total = 0.0
+        with torch.no_grad():
+            for x, y in val_loader:
+                loss = nn.functional.cross_entropy(model(x), y)
+                total += loss.item()
+        score = 0.0"""
+    assert _plateau("running = 0.0", "running += loss.item()", "total / len(val_loader)",
+                    validate=validate, shown="score") == []
+
+
+def test_an_accumulated_training_loss_without_validation_is_silent() -> None:
+    assert _plateau("running = 0.0", "running += loss.item()", "running / len(train_loader)",
+                    validate="pass", shown="running") == []
+
+
+def test_an_accumulator_also_bound_to_something_else_is_silent() -> None:
+    assert _plateau("running = model.initial_score()", "running += loss.item()",
+                    "running / len(train_loader)") == []
+
+
+def test_an_accumulator_filled_with_something_else_is_silent() -> None:
+    assert _plateau("running = 0.0", "running += model.penalty()",
+                    "running / len(train_loader)") == []
+
+
+# -- the population's shapes ----------------------------------------------------------------------
+
+_ACCUM = """
+import math
+import torch
+
+
+class Trainer:
+    def __init__(self, model, loader, cfg):
+        self.model = model
+        self.loader = loader
+        self.accum = cfg.get("accum", 1)
+        self.epochs = cfg["epochs"]
+        self.opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        self.sched = torch.optim.lr_scheduler.CosineAnnealingLR(self.opt, T_max=HORIZON)
+
+    def fit(self):
+        for _ in range(self.epochs):
+            for step, (x, y) in enumerate(self.loader):
+                loss = torch.nn.functional.mse_loss(self.model(x), y) / self.accum
+                loss.backward()
+                if (step + 1) % self.accum == 0:
+                    self.opt.step()
+                    self.opt.zero_grad()
+                    self.sched.step()
+"""
+
+
+def test_a_horizon_in_updates_stepped_at_the_accumulation_boundary_is_silent() -> None:
+    assert codes(_ACCUM.replace("HORIZON", "self.epochs * len(self.loader) // self.accum")) == []
+    assert codes(_ACCUM.replace(
+        "HORIZON", "self.epochs * math.ceil(len(self.loader) / self.accum)")) == []
+
+
+def test_a_horizon_in_batches_stepped_at_the_accumulation_boundary_is_found() -> None:
+    assert codes(_ACCUM.replace("HORIZON", "self.epochs * len(self.loader)")) == ["LRD003"]
+
+
+_CHOSEN = """
+import argparse
+import torch
+
+
+def fit(model, train_loader, val_loader, opt, epochs, scheduler=None, kind=None):
+    for epoch in range(epochs):
+        for x, y in train_loader:
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        total = 0.0
+        with torch.no_grad():
+            for x, y in val_loader:
+                total += torch.nn.functional.cross_entropy(model(x), y).item()
+        val_loss = total / len(val_loader)
+        if scheduler is not None:
+            STEP
+
+
+def main(model, train_loader, val_loader):
+    p = argparse.ArgumentParser()
+    p.add_argument("--scheduler", default=None)
+    args = p.parse_args()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    if args.scheduler == "step":
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5, gamma=0.5)
+    elif args.scheduler == "plateau":
+        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", patience=3)
+    else:
+        sched = None
+    fit(model, train_loader, val_loader, opt, 20, scheduler=sched, kind=args.scheduler)
+"""
+
+
+def test_a_chosen_plateau_dispatched_on_its_type_or_the_setting_is_silent() -> None:
+    by_type = """if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                scheduler.step(val_loss)
+            else:
+                scheduler.step()"""
+    by_setting = by_type.replace(
+        "isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau)", 'kind == "plateau"')
+    assert codes(_CHOSEN.replace("STEP", by_type)) == []
+    assert codes(_CHOSEN.replace("STEP", by_setting)) == []
+
+
+def test_a_chosen_plateau_stepped_without_a_metric_is_found() -> None:
+    assert codes(_CHOSEN.replace("STEP", "scheduler.step()")) == ["LRD004"]
+
+
+_OPTIONAL_SCALER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, loader, cfg):
+        self.model, self.loader, self.cfg = model, loader, cfg
+        self.opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+        self.sched = torch.optim.lr_scheduler.CosineAnnealingLR(self.opt, T_max=cfg.epochs)
+        self.use_amp = getattr(cfg, "use_amp", False) and torch.cuda.is_available()
+        self.scaler = torch.amp.GradScaler("cuda") if self.use_amp else None
+        self.start = 0
+
+    def step(self, x):
+        with torch.autocast("cuda", enabled=self.use_amp):
+            loss = self.model(x).pow(2).mean()
+        self.opt.zero_grad()
+        if self.scaler is not None:
+            self.scaler.scale(loss).backward()
+            self.scaler.step(self.opt)
+            self.scaler.update()
+        else:
+            loss.backward()
+            self.opt.step()
+
+    def save(self, path, epoch):
+        torch.save({"epoch": epoch, "model": self.model.state_dict(),
+                    "optimizer": self.opt.state_dict(), "scheduler": self.sched.state_dict(),
+                    SAVED}, path)
+
+    def load(self, path):
+        ck = torch.load(path)
+        self.model.load_state_dict(ck["model"])
+        self.opt.load_state_dict(ck["optimizer"])
+        self.sched.load_state_dict(ck["scheduler"])
+        LOADED
+        self.start = ck["epoch"] + 1
+
+    def train(self):
+        for epoch in range(self.start, self.cfg.epochs):
+            for x in self.loader:
+                self.step(x)
+            self.sched.step()
+            self.save("last.pt", epoch)
+"""
+
+
+def test_an_optional_scaler_saved_when_it_exists_is_silent() -> None:
+    assert codes(_OPTIONAL_SCALER.replace(
+        "SAVED", '"scaler": self.scaler.state_dict() if self.scaler is not None else None'
+    ).replace("LOADED", """if self.scaler is not None and ck.get("scaler") is not None:
+            self.scaler.load_state_dict(ck["scaler"])""")) == []
+
+
+def test_an_optional_scaler_left_out_of_the_resumed_checkpoint_is_found() -> None:
+    assert codes(_OPTIONAL_SCALER.replace("SAVED", '"note": "amp"')
+                 .replace("LOADED", "pass")) == ["LRD007"]
+
+
+_RESUME_EPOCH = """
+import torch
+
+
+def main(model, loader, args):
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    sched = BUILT
+    start_epoch = args.start_epoch or 0
+    if start_epoch > 0:
+        sched.step(start_epoch)
+    for epoch in range(start_epoch, args.epochs):
+        for x, y in loader:
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        sched.step()
+"""
+
+
+def test_warm_restarts_positioned_by_its_epoch_argument_is_silent() -> None:
+    assert codes(_RESUME_EPOCH.replace(
+        "BUILT", "torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=10, T_mult=2)")) == []
+
+
+def test_exponential_positioned_by_the_deprecated_epoch_argument_is_found() -> None:
+    assert codes(_RESUME_EPOCH.replace(
+        "BUILT", "torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.95)")) == ["LRD006"]
+
+
+_DAMPENED = """
+import torch
+import pytorch_warmup as warmup
+
+
+def run(model, loader, epochs, use_amp):
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * len(loader))
+    warm = warmup.LinearWarmup(opt, warmup_period=200)
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+    for _ in range(epochs):
+        for x, y in loader:
+            with torch.autocast("cuda", enabled=use_amp):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            UPDATE
+            with warm.dampening():
+                sched.step()
+"""
+
+
+def test_a_dampened_per_batch_schedule_without_a_scaler_is_silent() -> None:
+    assert codes(_DAMPENED.replace("UPDATE", "loss.backward()\n            opt.step()")) == []
+
+
+def test_a_dampened_per_batch_schedule_after_a_scaler_step_is_found() -> None:
+    update = "scaler.scale(loss).backward()\n            scaler.step(opt)\n            scaler.update()"
+    assert codes(_DAMPENED.replace("UPDATE", update)) == ["LRD005"]
