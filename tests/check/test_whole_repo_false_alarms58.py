@@ -11,6 +11,14 @@ spellings. No false alarm at first sight; one miss found by probing, fixed:
    filled after a validation pass binds `loss` anew (its own loss), a sum of the training
    loss where no validation metric exists, a name also bound any other way.
 
+2. LRD005 reported inside a scheduler class of the project (a warm-up wrapper whose own
+   `step()` runs `super().step(epoch)` and then its inner scheduler's `step()`): the inner
+   step runs when, and because, the wrapper is stepped after `scaler.step(optimizer)` in the
+   training loop; the finding is now made once, at the wrapper's call in the loop, naming
+   the inner scheduler, not at the wrapper's correct code (where a repository that also
+   builds plain schedulers got it twice). Still silent: the wrapper stepped only when the
+   scale did not drop.
+
 The other tests keep the population's correct shapes silent and their buggy twins found
 (they pass on the starting build too): an accumulation boundary with a horizon in updates or
 in batches, a plateau picked by a setting and dispatched on its type or on the setting, a
@@ -20,7 +28,7 @@ documented use) and on ExponentialLR, a warm-up dampening around a per-batch sch
 
 from __future__ import annotations
 
-from .helpers import codes
+from .helpers import codes, findings
 
 # -- 1. LRD004: the plateau watches an accumulator of the backpropagated loss -------------------
 
@@ -312,3 +320,72 @@ def test_a_dampened_per_batch_schedule_without_a_scaler_is_silent() -> None:
 def test_a_dampened_per_batch_schedule_after_a_scaler_step_is_found() -> None:
     update = "scaler.scale(loss).backward()\n            scaler.step(opt)\n            scaler.update()"
     assert codes(_DAMPENED.replace("UPDATE", update)) == ["LRD005"]
+
+
+# -- 2. LRD005: the inner scheduler of a project's warm-up wrapper ------------------------------
+
+_WRAPPER = """
+import torch
+from torch.optim.lr_scheduler import _LRScheduler
+
+
+class WarmThen(_LRScheduler):
+    def __init__(self, optimizer, inner, warm_steps=0, last_epoch=-1):
+        self.inner = inner
+        self.warm_steps = warm_steps
+        self.peaks = [g["lr"] for g in optimizer.param_groups]
+        super().__init__(optimizer, last_epoch=last_epoch)
+
+    def get_lr(self):
+        if self.warm_steps == 0 or self.last_epoch >= self.warm_steps:
+            return self.inner.get_last_lr()
+        return [p * self.last_epoch / self.warm_steps for p in self.peaks]
+
+    def step(self, epoch=None):
+        super().step(epoch)
+        if self.last_epoch >= self.warm_steps:
+            self.inner.step()
+
+
+def make(optimizer, total, warm):
+    inner = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max(1, total - warm))
+    return WarmThen(optimizer, inner, warm_steps=warm)
+
+
+class Trainer:
+    def __init__(self, model, loader, cfg):
+        self.model, self.loader, self.cfg = model, loader, cfg
+        self.opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+        self.sched = make(self.opt, cfg.steps, cfg.warm)
+        self.fp16 = cfg.precision == "fp16"
+        self.scaler = torch.amp.GradScaler("cuda", enabled=self.fp16)
+
+    def train(self):
+        for x in self.loader:
+            with torch.autocast("cuda", dtype=torch.float16 if self.fp16 else torch.bfloat16):
+                loss = self.model(x).mean()
+            self.scaler.scale(loss).backward()
+            UPDATE
+"""
+
+_PLAIN_UPDATE = """self.scaler.step(self.opt)
+            self.scaler.update()
+            self.opt.zero_grad()
+            self.sched.step()"""
+
+
+def test_a_wrapper_stepped_after_a_scaler_step_is_found_at_its_call_in_the_loop() -> None:
+    source = _WRAPPER.replace("UPDATE", _PLAIN_UPDATE)
+    line = next(i for i, text in enumerate(source.splitlines(), 1)
+                if text.strip() == "self.sched.step()")
+    assert findings(source) == [("LRD005", line)]
+
+
+def test_a_wrapper_stepped_only_when_the_scale_holds_is_silent() -> None:
+    update = """before = self.scaler.get_scale()
+            self.scaler.step(self.opt)
+            self.scaler.update()
+            self.opt.zero_grad()
+            if self.scaler.get_scale() >= before:
+                self.sched.step()"""
+    assert codes(_WRAPPER.replace("UPDATE", update)) == []

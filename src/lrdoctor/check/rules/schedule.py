@@ -4438,6 +4438,22 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             parts[0] = parts[0] if flag else f"when {parts[0]}"
         condition = " and ".join(parts)
         prefix = f"{condition[0].upper()}{condition[1:]}, " if condition else ""
+        outer = _wrapper_step_call(ctx, e)
+        if outer is not None:
+            # the inner scheduler of a scheduler class's own `step()`: it steps when, and
+            # because, the wrapper is stepped; the wrapper's call in the loop is the place
+            path, call = outer
+            inner = f" (which steps `{receiver(e)}`, {display_path(e.path)}:{e.line})"
+            yield Diagnostic.at(
+                "LRD005",
+                f"{prefix}`{ast.unparse(call.func)}()`{inner} runs {every} even when "
+                f"GradScaler skips the optimizer step (`{step_call(s)}`, line {s.line}): "
+                "float16 AMP skips the first steps, so the schedule runs ahead of the real "
+                f"updates{_torch_warning(sched)}",
+                path,
+                call,
+            )
+            continue
         yield Diagnostic.at(
             "LRD005",
             f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
@@ -4447,6 +4463,35 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+_SCHEDULER_BASES = frozenset({"_LRScheduler", "LRScheduler"})
+
+
+def _wrapper_step_call(ctx: FileContext, e: Event) -> tuple[str, ast.Call] | None:
+    """Where ``e`` is a scheduler step made by the ``step()`` method of a scheduler class of
+    the project (a subclass of torch's LRScheduler, or of one of torch's schedulers, that
+    wraps another: `def step(self, epoch=None): super().step(epoch); self.inner.step()`), the
+    call of that method that made it (`self.sched.step()` in the training loop), with its
+    file; else None. The inner scheduler steps when, and because, the wrapper is stepped."""
+    frame = e.frame
+    if frame is None or frame.fn is None or frame.fn.name != "step" or frame.call is None \
+            or not frame.call_path:
+        return None
+    tree = ctx.tree_of(frame.path)
+    if tree is None:
+        return None
+    around = class_at(tree, frame.fn.lineno)
+    if around is None or frame.fn not in around.body:
+        return None
+    for base in around.bases:
+        name = (dotted(base) or "").rsplit(".", 1)[-1]
+        if name in _SCHEDULER_BASES or name in SCHEDULERS:
+            func = frame.call.func
+            if isinstance(func, ast.Attribute) and func.attr == "step":
+                return frame.call_path, frame.call
+            return None
+    return None
 
 
 def _switch_where_stepped(s: Event, e: Event) -> str | None:
