@@ -19,6 +19,20 @@ spellings. No false alarm at first sight; one miss found by probing, fixed:
    builds plain schedulers got it twice). Still silent: the wrapper stepped only when the
    scale did not drop.
 
+3. A file whose f-strings are written for Python 3.12 (PEP 701: the f-string's own quote
+   inside a replacement field, `f"{cfg["name"]}"`; a comment, a backslash or a line break
+   there) was "not checked" on the 3.11 lrdoctor runs on (the training module of a
+   single-cell foundation model among them): such an f-string, where the parser stops, is
+   rewritten into one 3.11 parses (the nested string's quotes swapped, a clashing character
+   of it blanked, a comment or backslash blanked, a single-quoted f-string broken inside a
+   field made triple-quoted), every line kept in place, and the file parsed again. A file
+   broken otherwise is still not checked.
+4. LRD007 named a mask-probability schedule (`mask_scheduler`, a parameter known by its name
+   alone) as a second LR scheduler the checkpoint leaves out: a name that says it schedules
+   something other than the learning rate (a masking or noise level, a loss weight, a
+   temperature, a momentum, a ratio) is not guessed to be an LR scheduler. Another
+   scheduler named so (`warm_scheduler`) is still one.
+
 The other tests keep the population's correct shapes silent and their buggy twins found
 (they pass on the starting build too): an accumulation boundary with a horizon in updates or
 in batches, a plateau picked by a setting and dispatched on its type or on the setting, a
@@ -27,6 +41,8 @@ documented use) and on ExponentialLR, a warm-up dampening around a per-batch sch
 """
 
 from __future__ import annotations
+
+from lrdoctor.check.engine import check_source
 
 from .helpers import codes, findings
 
@@ -389,3 +405,86 @@ def test_a_wrapper_stepped_only_when_the_scale_holds_is_silent() -> None:
             if self.scaler.get_scale() >= before:
                 self.sched.step()"""
     assert codes(_WRAPPER.replace("UPDATE", update)) == []
+
+
+# -- 3. f-strings written for Python 3.12 --------------------------------------------------------
+
+_NEWER = """
+import torch
+
+
+def train(model, loader, cfg, epochs):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)
+    for epoch in range(epochs):
+        sched.step()
+        for x, y in loader:
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            LOGGED
+"""
+
+
+def test_a_python_312_fstring_with_its_own_quote_inside_is_checked() -> None:
+    logged = 'print(f"{cfg["name"]}: step {len(loader) * cfg["parts"]} lr {sched.get_last_lr()[0]:.2e}")'
+    assert codes(_NEWER.replace("LOGGED", logged)) == ["LRD001"]
+
+
+def test_a_python_312_fstring_with_a_comment_a_backslash_or_a_line_break_is_checked() -> None:
+    logged = """print(f"{'-'.join(cfg['tags'])} {cfg.get('a' + '\\x41', 0)} {
+                epoch  # the epoch
+            }")"""
+    assert codes(_NEWER.replace("LOGGED", logged)) == ["LRD001"]
+
+
+def test_lines_after_a_rewritten_fstring_keep_their_numbers() -> None:
+    logged = 'print(f"{cfg["name"]}")'
+    source = _NEWER.replace("LOGGED", logged)
+    line = next(i for i, text in enumerate(source.splitlines(), 1)
+                if text.strip() == "sched.step()")
+    assert findings(source) == [("LRD001", line)]
+
+
+def test_a_file_broken_otherwise_is_still_not_checked() -> None:
+    source = _NEWER.replace("LOGGED", 'print(f"{cfg["name"]}")\n            x = (')
+    assert check_source(source, "train.py").errors != []
+
+
+# -- 4. a schedule of something other than the learning rate ------------------------------------
+
+_SECOND = """
+import torch
+
+
+def train(model, loader, optimizer, scheduler, NAME, epochs, path):
+    for epoch in range(epochs):
+        for x in loader:
+            loss = model(x).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+        NAME.step()
+        torch.save({"epoch": epoch, "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict()}, path)
+
+
+def resume(model, optimizer, scheduler, path):
+    state = torch.load(path)
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    scheduler.load_state_dict(state["scheduler"])
+    return state["epoch"] + 1
+"""
+
+
+def test_a_mask_probability_schedule_left_out_of_the_checkpoint_is_silent() -> None:
+    assert codes(_SECOND.replace("NAME", "mask_scheduler")) == []
+    assert codes(_SECOND.replace("NAME", "noise_schedule")) == []
+
+
+def test_a_second_lr_scheduler_left_out_of_the_checkpoint_is_found() -> None:
+    assert codes(_SECOND.replace("NAME", "warm_scheduler")) == ["LRD007"]
