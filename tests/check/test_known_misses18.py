@@ -99,22 +99,25 @@ def test_plateau_on_the_training_error_without_any_evaluation_is_silent(
     assert _trainer_codes(tmp_path, monkeypatch, "train_err", "pass") == []
 
 
-@pytest.mark.parametrize("name", ["trainValErr"])
-def test_names_without_a_training_error_stay_silent(
+@pytest.mark.parametrize("name", ["strain_error", "err_sum", "trainer_state", "trainValErr"])
+def test_names_without_a_training_error_are_read_by_what_they_hold(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    # `trainValErr` says it is measured on the validation split: a name that says so is not
-    # read as the training loss, whatever the loop folds into it
-    assert _trainer_codes(tmp_path, monkeypatch, name, EVALUATES) == []
-
-
-@pytest.mark.parametrize("name", ["strain_error", "err_sum", "trainer_state"])
-def test_a_running_sum_of_the_backpropagated_loss_is_the_training_loss(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    # (rcnew120) these names say no training split, but the template starts each of them at
-    # 0.0 and adds `loss.item()` right after `loss.backward()`: by what the code does the
-    # plateau watches the epoch's training loss while the loop evaluates, so LRD004 whatever
-    # the name (test_fresh_realcode_shapes122)
+    # (fphunt68, rcnew120) `strain_error` could be a physical strain, a bare `err_sum` says no
+    # split, `trainer_state` no error, `trainValErr` the validation split; but here each is a sum of
+    # the loss `train_one_epoch` backpropagates (`+= loss.item()` after `loss.backward()`):
+    # the training loss, whatever its name says
     assert _trainer_codes(tmp_path, monkeypatch, name, EVALUATES) == ["LRD004"]
+
+
+@pytest.mark.parametrize("name", ["strain_error", "err_sum", "trainer_state", "trainValErr"])
+def test_names_without_a_training_error_holding_something_else_stay_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    found = check_project(tmp_path, monkeypatch, {
+        "trainer.py": TRAINER.format(name=name, evaluation=EVALUATES).replace(
+            f"{name} += loss.item()", f"{name} += self.model.drift()"),
+        "train.py": SCRIPT,
+    })
+    assert project_codes(found) == []
 
 
 # 2. One script: the plateau watches the validation error (silent) or the training error.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from lrdoctor.check.context import FLOW_TRIGGER, LOOP_TRIGGER, FileContext
 from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.index import ModuleInfo
+from lrdoctor.check.pep701 import _FSTRING_OPEN, _uses_pep701, parse_newer
 from lrdoctor.check.project import ProjectLoader, display_path
 from lrdoctor.check.rules import RULES, rules_for
 from lrdoctor.check.sources import (
@@ -41,62 +42,6 @@ _HYDRA_BUILD = re.compile(r"\b(?:instantiate|call)\(")
 
 def _hydra_builds(text: str) -> bool:
     return "hydra" in text and bool(_HYDRA_BUILD.search(text))
-
-
-# the opening of an f-string literal (f"", rf'', FR""" ...), not a name ending in f
-_FSTRING_OPEN = re.compile(r"(?<![\w'\"])(?:[rR][fF]|[fF][rR]?)('''|\"\"\"|['\"])")
-
-
-def _uses_pep701(text: str, start: int, quote: str) -> bool:
-    """Whether the f-string whose body starts at ``text[start]`` is complete by Python 3.12's
-    rules (PEP 701) and puts inside a replacement field what only 3.12+ accepts there: its own
-    quote, a backslash, a comment, or (single-quoted) a line break.
-
-    >>> _uses_pep701('{"-".join(a)}" rest', 0, '"')
-    True
-    >>> _uses_pep701("{a:>{w}} {d['k']}" + '" rest', 0, '"')
-    False
-    >>> _uses_pep701('{a"', 0, '"')
-    False
-    >>> _uses_pep701('{a}' + chr(10), 0, '"')
-    False
-    """
-    i, depth, n, newer = start, 0, len(text), False
-    single = len(quote) == 1
-    while i < n:
-        c = text[i]
-        if depth == 0:
-            if text.startswith(quote, i):
-                return newer  # the f-string ended
-            if c == "\n" and single:
-                return False  # a plain unterminated string
-            if c == "\\" or text.startswith("{{", i) or text.startswith("}}", i):
-                i += 2
-                continue
-            if c == "{":
-                depth = 1
-        elif c in "'\"":  # a string inside the field: 3.12 lets it reuse the quote
-            inner = text[i:i + 3] if text.startswith(c * 3, i) else c
-            close = text.find(inner, i + len(inner))
-            body = text[i + len(inner):close]
-            if close < 0 or (len(inner) == 1 and "\n" in body):
-                return False
-            newer = newer or inner[0] == quote[0] or "\\" in body
-            i = close + len(inner)
-            continue
-        elif c == "#":
-            newer = True
-            eol = text.find("\n", i)
-            i = n if eol < 0 else eol
-            continue
-        elif c == "\\" or (c == "\n" and single):
-            newer = True
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        i += 1
-    return False
 
 
 # a statement only Python 3.12+ parses (PEP 695): `type Alias = ...`, `def f[T](...)`,
@@ -207,7 +152,7 @@ def _quiet_parse(text: str, path: str) -> ast.Module | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ast.parse(text, filename=path)
+            return parse_newer(text, filename=path)
     except SyntaxError:
         return exported_notebook_tree(text, path)
     except (ValueError, TypeError, RecursionError, MemoryError):
@@ -322,7 +267,7 @@ def _parse(text: str, path: str, notebook: NotebookSource | None,
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences etc. are not our business
-            return ast.parse(text, filename=path)
+            return parse_newer(text, filename=path)
     except SyntaxError as exc:
         if notebook is not None:
             return _parse_cells(notebook, path, result)

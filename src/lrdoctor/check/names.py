@@ -70,11 +70,22 @@ _SCALER_NAME = re.compile(r"(^|_)(grad_)?scaler$|^scaler")
 _LOADER_NAME = re.compile(r"loader|(^|_)dl$|^dl_|dataloader")
 
 
+# a schedule of something other than the learning rate, named by what it schedules
+# (`mask_scheduler`, `noise_scheduler`, `beta_schedule`, `temp_sched`, `kl_scheduler`,
+# `teacher_momentum_scheduler`): masking and noise levels, loss weights, temperatures,
+# momenta, sampling and teacher-forcing ratios
+_NOT_LR_SCHEDULE = re.compile(
+    r"(^|_)(mask|masking|noise|beta|betas|temp|temperature|kl|momentum|ema|tau|dropout|"
+    r"sampling|curriculum|tf|teacher_forcing|ratio|prob|probability|wd|weight_decay|"
+    r"alpha|gamma|lambda|margin)_(sched|scheduler|schedule|schedular)$")
+
+
 def guess_kind_from_name(name: str) -> str:
-    """The kind a bare name suggests ('' when it suggests nothing)."""
+    """The kind a bare name suggests ('' when it suggests nothing). A name that says what it
+    schedules, when that is not the learning rate (`mask_scheduler`), suggests nothing."""
     last = name.rsplit(".", 1)[-1].lower()
     if _SCHED_NAME.search(last):
-        return "scheduler"
+        return "" if _NOT_LR_SCHEDULE.search(last) else "scheduler"
     if _SCALER_NAME.search(last):
         return "scaler"
     if _OPT_NAME.search(last):

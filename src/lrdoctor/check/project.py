@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from lrdoctor.check.index import ModuleInfo, ModuleLoader, dotted, top_level
+from lrdoctor.check.pep701 import parse_newer
 from lrdoctor.check.sources import (
     SourceError,
     exported_notebook_tree,
@@ -571,7 +572,7 @@ class ProjectLoader(ModuleLoader):
             if text is None:
                 return None
             try:
-                tree = ast.parse(text, filename=shown)
+                tree = parse_newer(text, filename=shown)
             except SyntaxError:
                 exported = exported_notebook_tree(text, shown)
                 if exported is None:

@@ -2879,9 +2879,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
                 or _returned_training_loss(ctx, watched_at)) \
         and not any(_mentions_validation(p.expr) for p in chain) \
         or _copy_of_the_training_loss(ctx, watched_at, watched) \
-        or _running_training_loss(ctx, watched_at, watched) \
-        and not any(_mentions_validation(p.expr) or _camel_says_validation(p.expr)
-                    for p in chain)
+        or _running_training_loss(ctx, watched_at, watched)
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
         # tests (or the library code they call) name is no validation of this loop's run
@@ -3197,7 +3195,8 @@ def _running_training_loss(ctx: FileContext, watched_at: Passed, watched: ast.ex
     """The metric is a name the function around the step keeps as a running figure of the loss
     it backpropagates: every binding of it there either starts it (a literal: `None`, `0.0`)
     or folds the number of that loss into its own previous value (`avg = update_mean(avg,
-    loss.item(), n)`, `ema = 0.9 * ema + 0.1 * loss.item()`, `avg += loss.item()`), each
+    loss.item(), n)`, `ema = 0.9 * ema + 0.1 * loss.item()`, `avg += loss.item()`; a list
+    started empty and appended to, `seen.append(float(loss))`, read through `np.mean`), each
     after the code before it backpropagates that loss (see _statement_copies_backpropagated),
     and at least one folds. A running mean, sum or moving average of the training loss is
     the training loss, whatever it is named (divided by a count or not: `total / len(loader)`);
@@ -3205,19 +3204,36 @@ def _running_training_loss(ctx: FileContext, watched_at: Passed, watched: ast.ex
     validation pass reusing the name) is not."""
     while isinstance(watched, ast.BinOp) and isinstance(watched.op, (ast.Div, ast.Mult)):
         watched = watched.left
+    if isinstance(watched, ast.Call) and len(watched.args) == 1 and not watched.keywords \
+            and (dotted(watched.func) or "").rsplit(".", 1)[-1] in _AVERAGES:
+        watched = watched.args[0]  # `np.mean(seen)`, `sum(seen) / len(seen)`
     if not isinstance(watched, ast.Name):
         return False
     tree = ctx.tree_of(watched_at.path)
     if tree is None or not isinstance(tree, ast.Module):
         return False
     name, folds = watched.id, 0
-    for node in ast.walk(function_around(tree, watched_at.at)):
+    scope = function_around(tree, watched_at.at)
+    for node in ast.walk(scope):
         if isinstance(node, ast.NamedExpr) and node.target.id == name:
             return False
         if isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)) \
                 and _binds(node, name) and not any(
                     _binds(s, name) for s in getattr(node, "body", [])):
             return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
+                and node is not scope and name in {a.arg for a in node.args.args}:
+            return False  # another function's parameter of that name
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Attribute) \
+                and isinstance(node.value.func.value, ast.Name) \
+                and node.value.func.value.id == name and node.value.func.attr == "append":
+            # `seen.append(float(loss))`: a list of the losses, one item a fold
+            if len(node.value.args) != 1 or node.value.keywords \
+                    or not _folds_backpropagated(tree, node, name):
+                return False
+            folds += 1
+            continue
         if isinstance(node, ast.AugAssign):
             if not (isinstance(node.target, ast.Name) and node.target.id == name):
                 continue
@@ -3233,7 +3249,7 @@ def _running_training_loss(ctx: FileContext, watched_at: Passed, watched: ast.ex
             continue
         if not all(isinstance(target, ast.Name) for target in targets) or node.value is None:
             return False
-        if _literal_start(node.value):
+        if _literal_start(node.value) or isinstance(node.value, ast.List) and not node.value.elts:
             continue
         if not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
                    for n in ast.walk(node.value)) \
@@ -3241,16 +3257,6 @@ def _running_training_loss(ctx: FileContext, watched_at: Passed, watched: ast.ex
             return False
         folds += 1
     return folds > 0
-
-
-def _camel_says_validation(node: ast.expr) -> bool:
-    """A name the expression reads says validation in one of its camel-case parts
-    (`trainValErr`, `devLoss`)."""
-    return any(
-        isinstance(sub, ast.Name) and any(
-            names.VALIDATION_WORDS.search(part.lower())
-            for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+", sub.id))
-        for sub in ast.walk(node))
 
 
 def _literal_start(value: ast.expr) -> bool:
@@ -3261,7 +3267,12 @@ def _literal_start(value: ast.expr) -> bool:
         value.value is None or isinstance(value.value, (int, float)))
 
 
-def _folds_backpropagated(tree: ast.Module, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign,
+# what reduces a list of losses to one number
+_AVERAGES = frozenset({"mean", "nanmean", "average", "sum", "fsum", "median", "fmean"})
+
+
+def _folds_backpropagated(tree: ast.Module,
+                          stmt: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr,
                           name: str) -> bool:
     """``stmt``, rebinding ``name``, reads the number of a loss other than ``name`` itself
     (`loss.item()`, `float(loss)` anywhere in its value) that the code before it
@@ -3297,8 +3308,16 @@ def _statement_copies_backpropagated(tree: ast.Module,
     holds the training loss of the update just made, not a validation metric."""
     if stmt.value is None:
         return False
+    return _value_copies_backpropagated(tree, stmt, stmt.value, name, base)
+
+
+def _value_copies_backpropagated(tree: ast.Module, stmt: ast.stmt, value: ast.expr,
+                                 name: str, base: str | None = None) -> bool:
+    """``value``, read by ``stmt`` (which binds or fills ``name``), is the number of a value
+    (``base``, else the one ``value`` records) the code before ``stmt`` backpropagates, or the
+    statements after it in its own block do (see _statement_copies_backpropagated)."""
     if base is None:
-        base = recorded_name(stmt.value)
+        base = recorded_name(value)
     if base is None or base == name:
         return False
     parents = constants.parent_map(tree)
@@ -4456,6 +4475,22 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             parts[0] = parts[0] if flag else f"when {parts[0]}"
         condition = " and ".join(parts)
         prefix = f"{condition[0].upper()}{condition[1:]}, " if condition else ""
+        outer = _wrapper_step_call(ctx, e)
+        if outer is not None:
+            # the inner scheduler of a scheduler class's own `step()`: it steps when, and
+            # because, the wrapper is stepped; the wrapper's call in the loop is the place
+            path, call = outer
+            inner = f" (which steps `{receiver(e)}`, {display_path(e.path)}:{e.line})"
+            yield Diagnostic.at(
+                "LRD005",
+                f"{prefix}`{ast.unparse(call.func)}()`{inner} runs {every} even when "
+                f"GradScaler skips the optimizer step (`{step_call(s)}`, line {s.line}): "
+                "float16 AMP skips the first steps, so the schedule runs ahead of the real "
+                f"updates{_torch_warning(sched)}",
+                path,
+                call,
+            )
+            continue
         yield Diagnostic.at(
             "LRD005",
             f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
@@ -4465,6 +4500,35 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+_SCHEDULER_BASES = frozenset({"_LRScheduler", "LRScheduler"})
+
+
+def _wrapper_step_call(ctx: FileContext, e: Event) -> tuple[str, ast.Call] | None:
+    """Where ``e`` is a scheduler step made by the ``step()`` method of a scheduler class of
+    the project (a subclass of torch's LRScheduler, or of one of torch's schedulers, that
+    wraps another: `def step(self, epoch=None): super().step(epoch); self.inner.step()`), the
+    call of that method that made it (`self.sched.step()` in the training loop), with its
+    file; else None. The inner scheduler steps when, and because, the wrapper is stepped."""
+    frame = e.frame
+    if frame is None or frame.fn is None or frame.fn.name != "step" or frame.call is None \
+            or not frame.call_path:
+        return None
+    tree = ctx.tree_of(frame.path)
+    if tree is None:
+        return None
+    around = class_at(tree, frame.fn.lineno)
+    if around is None or frame.fn not in around.body:
+        return None
+    for base in around.bases:
+        name = (dotted(base) or "").rsplit(".", 1)[-1]
+        if name in _SCHEDULER_BASES or name in SCHEDULERS:
+            func = frame.call.func
+            if isinstance(func, ast.Attribute) and func.attr == "step":
+                return frame.call_path, frame.call
+            return None
+    return None
 
 
 def _switch_where_stepped(s: Event, e: Event) -> str | None:
