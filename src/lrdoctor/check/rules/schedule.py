@@ -3297,7 +3297,7 @@ def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> 
 
 
 def _statement_copies_backpropagated(tree: ast.Module,
-                                     stmt: ast.Assign | ast.AnnAssign | ast.AugAssign,
+                                     stmt: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr,
                                      name: str, base: str | None = None) -> bool:
     """``stmt``, binding ``name``, copies the number of a value the code before it
     backpropagates: `loss_val = loss.item()` (`float(loss)`,
