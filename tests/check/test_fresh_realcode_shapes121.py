@@ -22,6 +22,32 @@ Two false alarms of the batch, fixed:
   ``default=False``) rules out, in the module that tests it or a project module it imports,
   is no longer reported; a flag the module assigns, a plain ``default=False`` store_true and
   a ``type=bool`` option (an empty string turns it off) still are.
+
+Probing the families in our own words (about 45 programs under /tmp/rcnew119/fam: manual
+warm-ups beside StepLR, MultiStepLR, cosine, LambdaLR and ReduceLROnPlateau, an
+``adjust_learning_rate`` beside a scheduler or instead of one, LinearLR/LambdaLR warm-ups
+beside an epoch scheduler, SequentialLR and ChainedScheduler stepped per epoch or per batch,
+stages that rebuild the optimizer with or without the scheduler, a scheduler stepped at two
+loop levels, OneCycleLR beside a plateau, project GradualWarmup wrappers stepped per batch or
+per epoch, pytorch_warmup's dampening, timm's step_update): three more shapes, fixed.
+
+- LRD008 on ``adjust_learning_rate(...)`` under ``if args.manual:`` while the scheduler is
+  ``None if args.manual else CosineAnnealingLR(...)``: the scheduler exists only on the arm
+  the write's test rules out. A scheduler picked by a conditional expression now carries
+  what its test says (as a branch's fact), and a write on the contradicting branch of the
+  same flag competes with nothing (the ``if``/``else`` statement spelling already worked).
+- LRD008 on a warm-up written on the batches of the first epoch only (``if epoch == 0:``)
+  beside a MultiStepLR whose first milestone is 2 or more: the hand-over the rule already
+  allowed for ``if step < warmup:`` windows; a test that the epoch counter equals the first
+  value its loop gives it is such a window too (``if epoch == 1:`` is not; a milestone at 1
+  still competes).
+- Missed LRD008: a warm-up formula written on every batch, under no test, beside a
+  LambdaLR (OneCycleLR, CyclicLR, CosineAnnealingWarmRestarts) stepped on every batch of the
+  same loop: the rule took only chainable schedulers as drivers (a recomputing scheduler
+  overwrites a value written once), but a write on every pass replaces each value the
+  schedule sets before the optimizer uses it. A write under a window (``if it < warmup:``)
+  or of the schedule's own value rescaled (``sched.get_last_lr()[0] * g["scale"]``) is
+  still silent.
 """
 
 from __future__ import annotations
@@ -314,3 +340,136 @@ for epoch in range(90):
     assert "LRD001" not in codes(source)
     assert "LRD001" in codes(source.replace('action="store_false", default=False',
                                             'action="store_false"'))
+
+
+MANUAL_OR_SCHEDULER = '''
+import argparse
+
+import torch
+from torch import nn
+from torch.optim import lr_scheduler
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--manual", action="store_true")
+parser.add_argument("--no-sched", dest="no_sched", action="store_true")
+args = parser.parse_args()
+
+
+def adjust_learning_rate(optimizer, epoch, base=0.1):
+    for group in optimizer.param_groups:
+        group["lr"] = base * (0.1 ** (epoch // 30))
+
+
+model = nn.Linear(8, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = None if PICK else lr_scheduler.CosineAnnealingLR(optimizer, T_max=90)
+for epoch in range(90):
+    if WRITE:
+        adjust_learning_rate(optimizer, epoch)
+    for _ in range(20):
+        optimizer.zero_grad()
+        model(torch.randn(4, 8)).sum().backward()
+        optimizer.step()
+    if sched is not None:
+        sched.step()
+'''
+
+
+def _manual(pick: str, write: str) -> str:
+    return MANUAL_OR_SCHEDULER.replace("PICK", pick).replace("WRITE", write)
+
+
+def test_a_manual_schedule_on_the_arm_that_builds_no_scheduler() -> None:
+    assert "LRD008" not in codes(_manual("args.manual", "args.manual"))
+
+
+@pytest.mark.parametrize("pick,write", [
+    ("args.manual", "not args.manual"),  # the write runs exactly when the scheduler exists
+    ("args.no_sched", "args.manual"),  # two flags: both can be set the other way
+])
+def test_a_manual_schedule_the_scheduler_can_run_beside(pick: str, write: str) -> None:
+    assert "LRD008" in codes(_manual(pick, write))
+
+
+FIRST_EPOCH_WARMUP = '''
+import torch
+from torch import nn
+from torch.optim import lr_scheduler
+
+model = nn.Linear(8, 1)
+loader = [torch.randn(4, 8) for _ in range(50)]
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = lr_scheduler.MultiStepLR(optimizer, milestones=MILESTONES, gamma=0.1)
+for epoch in range(START, 90):
+    for i, x in enumerate(loader):
+        if epoch == WHEN:
+            for group in optimizer.param_groups:
+                group["lr"] = 0.1 * (i + 1) / len(loader)
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+    sched.step()
+'''
+
+
+def _first_epoch(milestones: str = "[30, 60]", start: str = "0", when: str = "0") -> str:
+    return FIRST_EPOCH_WARMUP.replace("MILESTONES", milestones).replace(
+        "START", start).replace("WHEN", when)
+
+
+@pytest.mark.parametrize("start,when", [("0", "0"), ("1", "1")])
+def test_a_warm_up_on_the_first_epoch_hands_over_to_a_later_milestone(start: str,
+                                                                      when: str) -> None:
+    assert "LRD008" not in codes(_first_epoch(start=start, when=when))
+
+
+@pytest.mark.parametrize("source", [
+    _first_epoch(when="1"),  # not the first pass: the schedule has stepped already
+    _first_epoch(milestones="[1, 60]"),  # the first step drops the LR under the warm-up
+])
+def test_a_write_past_the_first_pass_or_before_an_early_drop_competes(source: str) -> None:
+    assert "LRD008" in codes(source)
+
+
+EVERY_BATCH = '''
+import torch
+from torch import nn
+from torch.optim import lr_scheduler
+
+model = nn.Linear(8, 1)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+sched = lr_scheduler.LambdaLR(optimizer, lambda s: 0.5 ** (s // 1000))
+it = 0
+for epoch in range(20):
+    for _ in range(100):
+WRITE
+        it += 1
+        optimizer.zero_grad()
+        model(torch.randn(4, 8)).sum().backward()
+        optimizer.step()
+        sched.step()
+'''
+
+
+def _every_batch(write: str) -> str:
+    return EVERY_BATCH.replace("WRITE", write)
+
+
+def test_a_warm_up_formula_written_on_every_batch_beside_a_per_batch_lambda() -> None:
+    source = _every_batch(
+        "        for group in optimizer.param_groups:\n"
+        "            group[\"lr\"] = 1e-3 * min(1.0, (it + 1) / 200)")
+    assert "LRD008" in codes(source)
+
+
+@pytest.mark.parametrize("write", [
+    # a window: the schedule takes over once it closes
+    "        if it < 200:\n"
+    "            for group in optimizer.param_groups:\n"
+    "                group[\"lr\"] = 1e-3 * (it + 1) / 200",
+    # the schedule's own value, rescaled per group
+    "        for group in optimizer.param_groups:\n"
+    "            group[\"lr\"] = sched.get_last_lr()[0] * group.get(\"scale\", 1.0)",
+])
+def test_a_windowed_or_derived_write_beside_a_per_batch_lambda(write: str) -> None:
+    assert "LRD008" not in codes(_every_batch(write))

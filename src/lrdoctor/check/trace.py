@@ -3113,6 +3113,12 @@ class Tracer:
                 if chosen.picked_by is None:
                     chosen.picked_by = node.test if chosen is body else ast.UnaryOp(
                         op=ast.Not(), operand=node.test)
+                    flag = flag_of(node.test)
+                    if flag is not None:
+                        text, truth, read = flag
+                        version = tuple(self.flag_version(name, scope) for name in read)
+                        chosen.picked_fact = (text, version,
+                                              truth if chosen is body else not truth)
             return chosen
         if isinstance(node, ast.NamedExpr):
             value = self.eval(node.value, scope, depth + 1)
