@@ -3113,12 +3113,12 @@ class Tracer:
                 if chosen.picked_by is None:
                     chosen.picked_by = node.test if chosen is body else ast.UnaryOp(
                         op=ast.Not(), operand=node.test)
-                    flag = flag_of(node.test)
-                    if flag is not None:
-                        text, truth, read = flag
-                        version = tuple(self.flag_version(name, scope) for name in read)
-                        chosen.picked_fact = (text, version,
-                                              truth if chosen is body else not truth)
+                    picked = flag_of(node.test)
+                    if picked is not None:
+                        flag_text, flag_truth, flag_reads = picked
+                        version = tuple(self.flag_version(name, scope) for name in flag_reads)
+                        chosen.picked_fact = (flag_text, version,
+                                              flag_truth if chosen is body else not flag_truth)
             return chosen
         if isinstance(node, ast.NamedExpr):
             value = self.eval(node.value, scope, depth + 1)

@@ -551,7 +551,7 @@ def _on_a_branch_never_taken(ctx: FileContext, e: Event) -> bool:
                     wanted.add("/".join(parts[:n]))
         for path, other in loaded.items():
             stem = os.path.splitext(os.path.abspath(path))[0].replace(os.sep, "/")
-            if other is not module and any(stem.endswith("/" + w) or
+            if other is not None and other is not module and any(stem.endswith("/" + w) or
                                            stem.endswith("/" + w + "/__init__")
                                            for w in wanted):
                 parsers.append(other)
