@@ -1321,3 +1321,52 @@ def _module_constant(module: ModuleInfo, name: str) -> ast.expr | None:
                 and stmt.target.id == name and stmt.value is not None:
             found.append(stmt.value)
     return found[0] if len(found) == 1 else None
+
+
+@per_node
+def _fixed_flags_of(tree: ast.AST) -> dict[str, bool | None]:
+    """Per argparse ``dest`` the module's ``add_argument`` calls define: the value no command
+    line can change (``action="store_true", default=True`` is always True: the flag can only
+    set what is already set; ``action="store_false", default=False`` always False), or None
+    where a definition can take another value (any other action or default, or two
+    definitions that disagree)."""
+    out: dict[str, bool | None] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"):
+            continue
+        dest = option_dest(node)
+        if not dest:
+            continue
+        words = {k.arg: k.value for k in node.keywords if k.arg}
+        action, default = words.get("action"), words.get("default")
+        fixed: bool | None = None
+        if isinstance(action, ast.Constant) and isinstance(default, ast.Constant) \
+                and not any(k.arg is None for k in node.keywords):
+            if action.value == "store_true" and default.value is True:
+                fixed = True
+            elif action.value == "store_false" and default.value is False:
+                fixed = False
+        out[dest] = fixed if dest not in out or out[dest] == fixed else None
+    return out
+
+
+def fixed_flag(test: ast.expr, module: ModuleInfo, parsers: list[ModuleInfo]) -> bool | None:
+    """The truth of ``test`` when it is a bare flag of a parsed command line (``args.warmup``,
+    ``not args.warmup``) that no command line can change (see _fixed_flags_of), as the
+    modules ``parsers`` (the one testing it and the project modules it imports) define it,
+    and that ``module`` never assigns (``args.warmup = False``); None for anything else."""
+    negated = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, not negated
+    if not (isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name)):
+        return None
+    name = test.attr
+    if attribute_stores(module.tree).get(name) or attribute_stores(module.tree).get("*"):
+        return None
+    found = [_fixed_flags_of(m.tree)[name] for m in parsers if name in _fixed_flags_of(m.tree)]
+    if not found or any(v is None or v != found[0] for v in found):
+        return None
+    value = found[0]
+    assert value is not None
+    return value is not negated

@@ -3122,6 +3122,12 @@ class Tracer:
                 if chosen.picked_by is None:
                     chosen.picked_by = node.test if chosen is body else ast.UnaryOp(
                         op=ast.Not(), operand=node.test)
+                    picked = flag_of(node.test)
+                    if picked is not None:
+                        flag_text, flag_truth, flag_reads = picked
+                        version = tuple(self.flag_version(name, scope) for name in flag_reads)
+                        chosen.picked_fact = (flag_text, version,
+                                              flag_truth if chosen is body else not flag_truth)
             return chosen
         if isinstance(node, ast.NamedExpr):
             value = self.eval(node.value, scope, depth + 1)
@@ -3631,6 +3637,9 @@ class Tracer:
             result = self.method_event(receiver, method, node, args, kwargs, scope)
             if result is not _NO_EVENT:
                 return result
+        if isinstance(receiver, InstanceVal) and callee is None \
+                and self.inherited_state_load(receiver, method, node):
+            return None
         if method == "backward" and receiver is None and isinstance(func, ast.Attribute) \
                 and isinstance(func.value, (ast.Call, ast.BinOp, ast.Subscript)):
             # `sum(losses).backward()`, `(loss_a + loss_b).backward()`, `losses[k].backward()`:
@@ -4597,6 +4606,28 @@ class Tracer:
             stack.extend(base.base_classes())
         return False
 
+    def inherited_state_load(self, instance: InstanceVal, method: str, node: ast.AST) -> bool:
+        """``wrapper.load_state_dict(state)`` on an instance of the project's own scheduler
+        class that defines no ``load_state_dict`` of its own in its project lineage and derives
+        from torch's scheduler base (the vendored GradualWarmupScheduler around a cosine): the
+        method is torch's, ``self.__dict__.update(state)``, and the ``state_dict()`` it pairs
+        with holds every attribute but the optimizer, the schedulers the wrapper keeps
+        (``self.after_scheduler``) with their step counts. Restoring the wrapper restores
+        those schedulers: emits a restore of each scheduler it holds. A class with its own
+        ``load_state_dict`` (one that leaves the wrapped scheduler out) is traced as written."""
+        if method != "load_state_dict" or instance.info.find(method) is not None \
+                or self.library_base(instance.info) != "scheduler":
+            return False
+        held: list[Obj] = []
+        for value in instance.attrs.values():
+            for item in options(value) if isinstance(value, UnionVal) else [value]:
+                if isinstance(item, Obj) and item.kind == "scheduler" \
+                        and all(item is not h for h in held):
+                    held.append(item)
+        for item in held:
+            self.emit("load_state", item, node)
+        return bool(held)
+
     def typed_dict(self, cls: ClassInfo) -> bool:
         """Whether ``cls`` derives from ``typing.TypedDict`` (through the project's classes)."""
         return any(qual in ("typing.TypedDict", "typing_extensions.TypedDict")
@@ -5071,6 +5102,8 @@ class Tracer:
                         got = _NO_EVENT if found is None else self.call_function(
                             FuncVal(found[0], found[1].module, option, found[1]), args, kwargs,
                             call=node)
+                        if found is None and self.inherited_state_load(option, method, node):
+                            got = None
                     else:
                         saved_project, self.project_option = self.project_option, with_project
                         try:

@@ -41,6 +41,9 @@ class Obj:
     # the test of the conditional expression that picked it, negated for its `else` arm
     # (`build_scaler() if args.amp else None` in the caller of the builder that made it)
     picked_by: ast.expr | None = None
+    # what that test says, as a branch's ``Cond.fact`` does: (the flag's source, the versions
+    # of the names it reads, the truth the arm needs); None when the test is not one flag
+    picked_fact: tuple[str, tuple[Any, ...], bool] | None = None
     # the branches it was built on (None until its creation is traced): the
     # CosineAnnealingLR of `elif args.sched == "cosine":` exists only when args.sched is "cosine"
     built_under: tuple[Cond, ...] | None = None

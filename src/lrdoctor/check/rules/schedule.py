@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import os
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -489,6 +490,8 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
         return None
     if any(c.key[0] != "<choice>" and _RESUME_WORDS.search(c.text) for c in e.conds):
         return None
+    if _on_a_branch_never_taken(ctx, e):
+        return None
     fn = e.frame.fn if e.frame is not None else None
     if fn is not None and fn.name.startswith("step") \
             and (dotted(node.func.value) or "").startswith("self."):
@@ -527,6 +530,38 @@ def _step_before_training(ctx: FileContext, e: Event) -> Diagnostic | None:
         node,
         evidence={"update_line": first.line, "update_path": first.path, "before_loop": True},
     )
+
+
+def _on_a_branch_never_taken(ctx: FileContext, e: Event) -> bool:
+    """``e`` runs only on a branch of a test no command line can turn: the ``else`` of ``if
+    opt.warmup:`` where the parser says ``add_argument("--warmup", action="store_true",
+    default=True)`` (the flag can only set what is already set), in the module that tests it
+    or a project module it imports. Code there never runs."""
+    module = ctx.module_of(e.path)
+    if module is None or not e.conds:
+        return False
+    parsers = [module]
+    loaded = ctx.loader.modules if ctx.loader is not None else {}
+    if loaded:
+        wanted = set()
+        for qual in module.imports.values():
+            parts = qual.lstrip(".").split(".")
+            for n in (len(parts), len(parts) - 1):
+                if n > 0:
+                    wanted.add("/".join(parts[:n]))
+        for path, other in loaded.items():
+            stem = os.path.splitext(os.path.abspath(path))[0].replace(os.sep, "/")
+            if other is not None and other is not module and any(stem.endswith("/" + w) or
+                                           stem.endswith("/" + w + "/__init__")
+                                           for w in wanted):
+                parsers.append(other)
+    for c in e.conds:
+        if c.test is None or c.key[0] == "<choice>" or c.decided:
+            continue
+        value = constants.fixed_flag(c.test, module, parsers)
+        if value is not None and value != (c.branch == 0):
+            return True
+    return False
 
 
 def _other_calls_guess(e: Event, sched: Obj, u: Event) -> bool:

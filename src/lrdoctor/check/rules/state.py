@@ -2268,11 +2268,14 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             e.obj for e in root
             if e.kind == "create" and e.obj is not None and e.obj.kind == "scheduler"
             and e.obj.optimizer is w.obj and e.order < w.order and e.obj.id in stepped
-            and e.obj.cls in CHAINABLE and e.obj.origin == "torch"
+            and (e.obj.cls in CHAINABLE
+                 or e.obj.cls in RECOMPUTED and _overwritten_every_pass(root, w, e.obj))
+            and e.obj.origin == "torch"
             # built on another branch of the choice than the write (a project scheduler
             # that sets its first LR in its constructor, on `elif kind == "mine":`, beside
             # a torch one on `elif kind == "plateau":`): never in the same run
             and not exclusive(e, w) and not built_apart(w.conds, e.obj.built_under or ())
+            and not _picked_apart(e.obj, w)
         ]
         driver = drivers[0] if drivers else None
         if driver is None:
@@ -2328,6 +2331,53 @@ def manual_lr_vs_scheduler(ctx: FileContext) -> Iterator[Diagnostic]:
             w.path,
             w.node,
         )
+
+
+# torch schedulers whose step computes the LR from the base LR and its count alone, whatever
+# the param group holds: a value written between two steps lasts until the next step
+RECOMPUTED = frozenset({"LambdaLR", "OneCycleLR", "CyclicLR", "CosineAnnealingWarmRestarts"})
+
+
+def _overwritten_every_pass(root: list[Event], w: Event, sched: Obj) -> bool:
+    """Under a scheduler that recomputes the LR from its base (``RECOMPUTED``), the write and
+    a step of it run on every pass of the same loop, under no test inside that loop (a
+    warm-up formula written on every batch beside a per-batch LambdaLR): on every pass one
+    of the two replaces the other's value before the optimizer steps, so one of them never
+    trains. A write under a test inside the loop (``if step < warmup:``) hands over to the
+    schedule once its window closes, and is not this shape."""
+    loop = w.loop
+    value = w.info.get("value")
+    if loop is None or w.conds_inside(loop) or not isinstance(value, ast.expr):
+        return False
+    steps = [e for e in root if e.kind == "sched_step" and e.obj is sched and e.loop is loop
+             and not e.conds_inside(loop) and not exclusive(e, w)]
+    # a value read from the scheduler (`sched.get_last_lr()[0] * group["scale"]`) is the
+    # schedule itself, rescaled per group: what the next step recomputes anyway
+    names = {sched.name} | {dotted(e.node.func.value) or "" for e in steps
+                            if isinstance(e.node, ast.Call)
+                            and isinstance(e.node.func, ast.Attribute)}
+    names.discard("")
+    for node in ast.walk(value):
+        if isinstance(node, ast.Attribute) and node.attr in ("get_last_lr", "get_lr") \
+                or isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) in names:
+            return False
+    return bool(steps)
+
+
+def _picked_apart(sched: Obj, w: Event) -> bool:
+    """``sched`` exists only on the arm of a conditional expression whose test the write's
+    branch contradicts: ``sched = None if args.manual else CosineAnnealingLR(...)`` and the
+    write under ``if args.manual:`` (the same flag, nothing it reads rebound between). The
+    manual LR and the scheduler never run in one program."""
+    picked = sched.picked_fact
+    if picked is None:
+        return False
+    for c in w.conds:
+        for fact in (c.fact, *c.parts):
+            if fact is not None and fact[0] == picked[0] and fact[1] == picked[1] \
+                    and fact[2] != picked[2]:
+                return True
+    return False
 
 
 def _done_before(step: Event, w: Event) -> bool:
@@ -2802,7 +2852,8 @@ def _warm_up_before_the_first_drop(w: Event, driver: Obj, steps: list[Event]) ->
     more): the chainable form leaves the LR it finds in place on every step before that, so
     the warm-up's value trains and the schedule's first drop starts from where it ends."""
     if driver.cls not in ("MultiStepLR", "StepLR") or not steps or w.loop is None \
-            or w.loop.granularity != "batch" or not _in_window_around(w):
+            or w.loop.granularity != "batch" \
+            or not (_in_window_around(w) or _first_pass_only(w)):
         return False
     if any(granularity(e)[0] != "epoch" for e in steps):
         return False
@@ -2819,6 +2870,48 @@ def _warm_up_before_the_first_drop(w: Event, driver: Obj, steps: list[Event]) ->
         firsts = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)]
         return len(firsts) == len(value) > 0 and min(firsts) >= 2
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 2
+
+
+def _first_pass_only(w: Event) -> bool:
+    """The write sits, inside its batch loop, under a test that the counter of a loop around
+    that batch loop equals the first value the loop gives it (``if epoch == 0:`` in ``for
+    epoch in range(epochs):``, ``if epoch == start:`` in ``for epoch in range(start, n):``),
+    a counter the loop body never rebinds: the warm-up runs on the first pass only, before
+    that loop's first per-epoch step."""
+    from lrdoctor.check.rules.overrun import range_call
+    batch = w.loop
+    while batch is not None and batch.granularity != "batch":
+        batch = batch.parent
+    if batch is None:
+        return False
+    for c in w.conds_inside(batch):
+        test = c.test
+        if c.branch != 0 or not isinstance(test, ast.Compare) or len(test.ops) != 1 \
+                or not isinstance(test.ops[0], ast.Eq):
+            continue
+        sides = [test.left, test.comparators[0]]
+        for outer in batch.ancestors():
+            node = outer.node
+            if outer is batch or not isinstance(node, (ast.For, ast.AsyncFor)) \
+                    or not isinstance(node.target, ast.Name):
+                continue
+            call = range_call(outer)
+            if call is None:
+                continue
+            name = node.target.id
+            if not any(isinstance(x, ast.Name) and x.id == name for x in sides):
+                continue
+            other = next(x for x in sides if not (isinstance(x, ast.Name) and x.id == name))
+            start = ast.dump(call.args[0]) if len(call.args) == 2 else ast.dump(ast.Constant(0))
+            first = constants.resolve(call.args[0], outer.scope) if len(call.args) == 2 else 0
+            said = constants.resolve(other, outer.scope)
+            same = ast.dump(other) == start or (type(first) is int and said == first)
+            rebound = any(isinstance(t, ast.Name) and t.id == name
+                          and not isinstance(t.ctx, ast.Load)
+                          for stmt in node.body for t in ast.walk(stmt))
+            if same and not rebound:
+                return True
+    return False
 
 
 def _in_window_around(w: Event) -> bool:
