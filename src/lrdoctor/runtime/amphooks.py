@@ -228,119 +228,120 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             # pending, nothing asked for every backward, and for NaN detection a finite CPU
             # scalar loss with nothing armed. Anything else (or any doubt) takes general(),
             # which decides the same way.
-            if type(tensors) is tensor_type and not scaled and not compiled_steps:
-                try:
-                    # Engine.backward_route: nothing asks for every backward, and NaN
-                    # detection is absent (free) or quiet (read the loss)
-                    route = engine.backward_route
-                    if route == ROUTE_READ:
-                        if tensors.is_cpu and not tensors.ndim:
-                            value = tensors.item()
-                            # finite (not inf, not NaN); an integer or bool loss cannot be
-                            # backpropagated, and would be routine in general() too (no event
-                            # for NaN detection, which reads floating-point losses only)
-                            routine = value - value == 0.0
-                        else:
-                            routine = False
-                    else:
-                        routine = route == ROUTE_FREE
-                except ScheduleError:
-                    raise
-                except Exception:
-                    routine = False  # the general path decides (and reports an internal error)
-                if routine:
-                    _tls.depth = 1
+            # (the tensor's type and a pending compiled step tested once for both short paths below)
+            if type(tensors) is tensor_type and not compiled_steps:
+                if not scaled:
                     try:
-                        return original_backward(tensors, grad_tensors, retain_graph, create_graph,
-                                                 grad_variables, inputs)
-                    finally:
-                        _tls.depth = 0
-                        engine.routine_backwards_done += 1
-            elif ((lane.phase == EXPECT_ATTEMPT or lane.phase == CLOSED or lane.phase == MULTI)
-                  and type(tensors) is tensor_type and not compiled_steps):
-                # The lane under GradScaler's common case, general()'s routine scaled backward
-                # decided the same way with no frame more: backward() on what scale() returned
-                # (confirmed by identity) for the lane's scaler (or, with no lane open, for any
-                # scaler: every step of a loop with several optimizers under GradScaler),
-                # nothing asked for every backward, and for NaN detection the finite CPU scalar
-                # loss scale() was given (or the output itself once that is gone); for the lane
-                # for several optimizers under GradScaler (Engine.MultiLane), its scaler's
-                # backward after update(). Anything else takes general().
-                scaler = None
-                try:
-                    entry = scaled.get(id(tensors))
-                    if entry is not None and entry[0]() is tensors:
-                        scaler = entry[1]()
-                        if scaler is not None and (lane.scaler_ref() is scaler or lane.phase == CLOSED or (
-                                multi.scaler_ref() is scaler and multi.sphase < 0 and lane.phase == MULTI)):
-                            route = engine.backward_route
-                            if route == ROUTE_READ:
-                                loss = entry[2]()
-                                if loss is None:
-                                    loss = tensors
-                                if type(loss) is tensor_type and loss.is_cpu and not loss.ndim:
-                                    value = loss.item()
-                                    if value - value != 0.0:  # not finite: general() (an event)
+                        # Engine.backward_route: nothing asks for every backward, and NaN
+                        # detection is absent (free) or quiet (read the loss)
+                        route = engine.backward_route
+                        if route == ROUTE_READ:
+                            if tensors.is_cpu and not tensors.ndim:
+                                value = tensors.item()
+                                # finite (not inf, not NaN); an integer or bool loss cannot be
+                                # backpropagated, and would be routine in general() too (no event
+                                # for NaN detection, which reads floating-point losses only)
+                                routine = value - value == 0.0
+                            else:
+                                routine = False
+                        else:
+                            routine = route == ROUTE_FREE
+                    except ScheduleError:
+                        raise
+                    except Exception:
+                        routine = False  # the general path decides (and reports an internal error)
+                    if routine:
+                        _tls.depth = 1
+                        try:
+                            return original_backward(tensors, grad_tensors, retain_graph, create_graph,
+                                                     grad_variables, inputs)
+                        finally:
+                            _tls.depth = 0
+                            engine.routine_backwards_done += 1
+                elif lane.phase == EXPECT_ATTEMPT or lane.phase == CLOSED or lane.phase == MULTI:
+                    # The lane under GradScaler's common case, general()'s routine scaled backward
+                    # decided the same way with no frame more: backward() on what scale() returned
+                    # (confirmed by identity) for the lane's scaler (or, with no lane open, for any
+                    # scaler: every step of a loop with several optimizers under GradScaler),
+                    # nothing asked for every backward, and for NaN detection the finite CPU scalar
+                    # loss scale() was given (or the output itself once that is gone); for the lane
+                    # for several optimizers under GradScaler (Engine.MultiLane), its scaler's
+                    # backward after update(). Anything else takes general().
+                    scaler = None
+                    try:
+                        entry = scaled.get(id(tensors))
+                        if entry is not None and entry[0]() is tensors:
+                            scaler = entry[1]()
+                            if scaler is not None and (lane.scaler_ref() is scaler or lane.phase == CLOSED or (
+                                    multi.scaler_ref() is scaler and multi.sphase < 0 and lane.phase == MULTI)):
+                                route = engine.backward_route
+                                if route == ROUTE_READ:
+                                    loss = entry[2]()
+                                    if loss is None:
+                                        loss = tensors
+                                    if type(loss) is tensor_type and loss.is_cpu and not loss.ndim:
+                                        value = loss.item()
+                                        if value - value != 0.0:  # not finite: general() (an event)
+                                            scaler = None
+                                    else:
                                         scaler = None
-                                else:
+                                elif route != ROUTE_FREE:
                                     scaler = None
-                            elif route != ROUTE_FREE:
+                            else:
                                 scaler = None
-                        else:
-                            scaler = None
-                except ScheduleError:
-                    raise
-                except Exception:
-                    scaler = None  # the general path decides (and reports an internal error)
-                if scaler is not None:
-                    _tls.depth = 1
-                    try:
-                        return original_backward(tensors, grad_tensors, retain_graph, create_graph,
-                                                 grad_variables, inputs)
-                    finally:
-                        # routine_scaled_done(), written here: it runs on every step
-                        _tls.depth = 0
-                        engine.routine_backwards_done += 1
-                        if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler:
-                            lane.phase = EXPECT_SCALED_ATTEMPT
-                            held = True
-                        elif lane.phase == MULTI:
-                            # the lane for several optimizers under GradScaler: the updates
-                            # scaler.step() makes come next; the line is kept in Lane.bsite
-                            # (the lane for one optimizer is closed meanwhile), handed to the AMP
-                            # check when it closes (AmpMisuse.lane_closed_multi)
-                            if multi.scaler_ref() is scaler and multi.sphase < 0:
-                                multi.sphase = 0
+                    except ScheduleError:
+                        raise
+                    except Exception:
+                        scaler = None  # the general path decides (and reports an internal error)
+                    if scaler is not None:
+                        _tls.depth = 1
+                        try:
+                            return original_backward(tensors, grad_tensors, retain_graph, create_graph,
+                                                     grad_variables, inputs)
+                        finally:
+                            # routine_scaled_done(), written here: it runs on every step
+                            _tls.depth = 0
+                            engine.routine_backwards_done += 1
+                            if lane.phase == EXPECT_ATTEMPT and lane.scaler_ref() is scaler:
+                                lane.phase = EXPECT_SCALED_ATTEMPT
                                 held = True
-                            else:  # (it cannot hold this backward: closed first)
-                                engine.sync()
+                            elif lane.phase == MULTI:
+                                # the lane for several optimizers under GradScaler: the updates
+                                # scaler.step() makes come next; the line is kept in Lane.bsite
+                                # (the lane for one optimizer is closed meanwhile), handed to the AMP
+                                # check when it closes (AmpMisuse.lane_closed_multi)
+                                if multi.scaler_ref() is scaler and multi.sphase < 0:
+                                    multi.sphase = 0
+                                    held = True
+                                else:  # (it cannot hold this backward: closed first)
+                                    engine.sync()
+                                    held = False
+                            else:
                                 held = False
-                        else:
-                            held = False
-                        amp = engine.scaled_gate
-                        if amp is not None:
-                            try:
-                                # scaled_site()'s remembered answer for the same caller and
-                                # instruction (and the same user's line above a torch caller)
-                                frame = getframe(1)
-                                site_entry = backward_sites.get(frame.f_lasti)
-                                if site_entry is not None and site_entry[0] is frame.f_code and (
-                                        site_entry[1] is None
-                                        or ((back := frame.f_back) is not None and back.f_code is site_entry[1]
-                                            and back.f_lasti == site_entry[2])):
-                                    site = site_entry[3]
-                                else:
-                                    site = scaled_site(frame)
-                                if held:
-                                    # the lane keeps what the AMP check's scaled_backward() is
-                                    # told, and hands it over when it closes (AmpMisuse.lane_closed)
-                                    lane.bsite, lane.unscaled = site, False
-                                else:
-                                    amp.scaled_backward(scaler, site)
-                            except ScheduleError:
-                                raise
-                            except Exception as exc:
-                                engine.internal_error(exc)
+                            amp = engine.scaled_gate
+                            if amp is not None:
+                                try:
+                                    # scaled_site()'s remembered answer for the same caller and
+                                    # instruction (and the same user's line above a torch caller)
+                                    frame = getframe(1)
+                                    site_entry = backward_sites.get(frame.f_lasti)
+                                    if site_entry is not None and site_entry[0] is frame.f_code and (
+                                            site_entry[1] is None
+                                            or ((back := frame.f_back) is not None and back.f_code is site_entry[1]
+                                                and back.f_lasti == site_entry[2])):
+                                        site = site_entry[3]
+                                    else:
+                                        site = scaled_site(frame)
+                                    if held:
+                                        # the lane keeps what the AMP check's scaled_backward() is
+                                        # told, and hands it over when it closes (AmpMisuse.lane_closed)
+                                        lane.bsite, lane.unscaled = site, False
+                                    else:
+                                        amp.scaled_backward(scaler, site)
+                                except ScheduleError:
+                                    raise
+                                except Exception as exc:
+                                    engine.internal_error(exc)
             return general(tensors, (grad_tensors, retain_graph, create_graph, grad_variables, inputs), _NO_KWARGS)
     else:
 
