@@ -1009,10 +1009,26 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
         (arg, scope0, 0) for arg in [*args, *(k.value for k in call.keywords)]
     ]
     bindings: dict[str, list[ast.AST]] | None = None
+
+    def checkpoint(name: str | None) -> bool:
+        # a name that says checkpoint, or one the function binds to what a load returns
+        # (`ck = torch.load(path)`); not a config's `cfg["step"]` (a StepLR's step size)
+        nonlocal bindings
+        if name is None:
+            return False
+        if _CHECKPOINT_NAME.search(name.lower()):
+            return True
+        if sched.scope is None or sched.call is None or scope0 is None:
+            return False
+        if bindings is None:
+            bindings = _bindings_before(scope0.module.tree, call)
+        return any(isinstance(v, ast.Call) and "load" in (dotted(v.func) or "").lower()
+                   for v in bindings.get(name, ()))
+
     while todo:
         expr, scope, level = todo.pop()
         for node in ast.walk(expr):
-            if _reads_back_position(node):
+            if checkpoint(_reads_back_position(node)):
                 return True  # `lambda s: f(s + ckpt["step"])`: the saved position
             word = node.id if isinstance(node, ast.Name) else (
                 node.attr if isinstance(node, ast.Attribute) else "")
@@ -1038,17 +1054,23 @@ def _sized_from_resume(sched: Obj, depth: int = 3) -> bool:
     return False
 
 
-def _reads_back_position(node: ast.AST) -> bool:
-    """``ckpt["step"]`` / ``state.get("epoch")``: a position read back from a checkpoint (the
-    keys a checkpoint keeps its position under, see ``_READ_BACK``)."""
+# names a checkpoint is read back into
+_CHECKPOINT_NAME = re.compile(r"ckpt|checkpoint|chkpt|resume|restor|saved|snapshot")
+
+
+def _reads_back_position(node: ast.AST) -> str | None:
+    """``ckpt["step"]`` / ``state.get("epoch")`` under one of the keys a checkpoint keeps its
+    position under (see ``_READ_BACK``): the name read from (``ckpt``, ``state``), for the
+    caller to say whether it holds a checkpoint; None for anything else."""
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
-            and isinstance(node.slice.value, str):
-        return bool(_READ_BACK.match(node.slice.value.lower()))
+            and isinstance(node.slice.value, str) and _READ_BACK.match(node.slice.value.lower()):
+        return last_name(node.value)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
             and node.func.attr == "get" and node.args \
-            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-        return bool(_READ_BACK.match(node.args[0].value.lower()))
-    return False
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
+            and _READ_BACK.match(node.args[0].value.lower()):
+        return last_name(node.func.value)
+    return None
 
 
 def _bindings_before(tree: ast.Module, call: ast.Call) -> dict[str, list[ast.AST]]:
