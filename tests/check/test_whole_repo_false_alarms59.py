@@ -140,3 +140,120 @@ def test_plateau_mode_against_the_monitored_accuracy_is_found_beside_the_fitting
 def test_plateau_mode_max_on_the_monitored_accuracy_stays_silent(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, driver: str | None) -> None:
     assert _found(tmp_path, monkeypatch, _module("val_acc", mode="max", acc=True), driver) == []
+
+
+HOOK_MODULE = """
+    import pytorch_lightning as pl
+    import torch
+    from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+    class ForecastModule(pl.LightningModule):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def training_step(self, batch, batch_idx):
+            return self.net(batch).mean()
+
+        def validation_step(self, batch, batch_idx):
+            self.log("val_loss", self.net(batch).mean())
+
+        def configure_optimizers(self):
+            optimizer = torch.optim.Adam(self.net.parameters(), lr=1e-3)
+            scheduler = ReduceLROnPlateau(optimizer, mode="min")
+            return {"optimizer": optimizer,
+                    "lr_scheduler": {"scheduler": scheduler, "monitor": "val_loss"}}
+
+        def lr_scheduler_step(self, scheduler, metric):
+            STEP
+"""
+
+
+@pytest.mark.parametrize("driver", [None, ESTIMATOR, LAUNCH], ids=["alone", "estimator", "launcher"])
+@pytest.mark.parametrize("step, expected", [("scheduler.step()", ["LRD004"]),
+                                            ("scheduler.step(metric)", [])],
+                         ids=["without-metric", "with-metric"])
+def test_plateau_hook_beside_the_fitting_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, driver: str | None, step: str,
+        expected: list[str]) -> None:
+    found = _found(tmp_path, monkeypatch, HOOK_MODULE.replace("STEP", step), driver)
+    assert project_codes(found) == expected
+
+
+# a plateau handed a running sum of the training loss under a name that says nothing (a
+# probe of the whole-tree hunt: `total += loss.item()` in the training pass, the validation
+# loss computed beside it and left unused)
+ENGINE = """
+    import torch
+
+
+    def evaluate(model, loader):
+        return sum(model(x).sum().item() for x in loader)
+
+
+    def train(model, loader, optimizer, scheduler, epochs, val_loader):
+        for epoch in range(epochs):
+            total = 0.0
+            for x in loader:
+                optimizer.zero_grad()
+                loss = model(x).sum()
+                loss.backward()
+                optimizer.step()
+                total += ADDED
+            val_loss = evaluate(model, val_loader)
+            scheduler.step(METRIC)
+"""
+
+LAUNCH_ENGINE = """
+    import torch
+    from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+    from engine import train
+
+
+    def main():
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        loader = [torch.randn(8, 4) for _ in range(50)]
+        val_loader = [torch.randn(8, 4) for _ in range(5)]
+        train(model, loader, optimizer, ReduceLROnPlateau(optimizer), 30, val_loader)
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+@pytest.mark.parametrize("added, metric, expected", [
+    ("loss.item()", "total", ["LRD004"]),
+    ("loss.item()", "total / len(loader)", ["LRD004"]),
+    ("loss.item() * x.size(0)", "total", ["LRD004"]),
+    ("loss.item()", "val_loss", []),
+    # a sum of something other than the backpropagated loss says nothing
+    ("x.abs().sum().item()", "total", []),
+    ("1", "total", []),
+], ids=["sum", "mean", "weighted-sum", "validation", "other-sum", "count"])
+def test_plateau_on_a_running_sum_of_the_training_loss(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, added: str, metric: str,
+        expected: list[str]) -> None:
+    engine = ENGINE.replace("ADDED", added).replace("METRIC", metric)
+    found = check_project(tmp_path, monkeypatch, {"engine.py": engine, "launch.py": LAUNCH_ENGINE})
+    assert [c for p, _, c in found if p == "engine.py"] == expected
+
+
+def test_running_sum_rebound_to_another_value_is_not_the_training_loss(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = ENGINE.replace("ADDED", "loss.item()").replace("METRIC", "total").replace(
+        "val_loss = evaluate(model, val_loader)",
+        "val_loss = evaluate(model, val_loader)\n            total = val_loss")
+    found = check_project(tmp_path, monkeypatch, {"engine.py": engine, "launch.py": LAUNCH_ENGINE})
+    assert [c for p, _, c in found if p == "engine.py"] == []
+
+
+def test_running_sum_without_a_validation_metric_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = ENGINE.replace("ADDED", "loss.item()").replace("METRIC", "total").replace(
+        "val_loss = evaluate(model, val_loader)", "pass")
+    found = check_project(tmp_path, monkeypatch, {"engine.py": engine, "launch.py": LAUNCH_ENGINE})
+    assert [c for p, _, c in found if p == "engine.py"] == []

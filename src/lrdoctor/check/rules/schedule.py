@@ -2878,7 +2878,8 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
                 or _meter_of_training_loss(ctx, watched_at)
                 or _returned_training_loss(ctx, watched_at)) \
         and not any(_mentions_validation(p.expr) for p in chain) \
-        or _copy_of_the_training_loss(ctx, watched_at, watched)
+        or _copy_of_the_training_loss(ctx, watched_at, watched) \
+        or _running_sum_of_the_training_loss(ctx, watched_at, watched)
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
         # tests (or the library code they call) name is no validation of this loop's run
@@ -3188,6 +3189,51 @@ def _copy_of_the_training_loss(ctx: FileContext, watched_at: Passed, watched: as
                     return False
                 copies += 1
     return copies > 0
+
+
+def _running_sum_of_the_training_loss(ctx: FileContext, watched_at: Passed,
+                                      watched: ast.expr) -> bool:
+    """The metric is a running sum of the loss the function around the step backpropagates
+    (or that sum scaled: `total / len(loader)`): a name every binding of which in that
+    function is a literal number (`total = 0.0`) or the sum of the loss's numbers (`total +=
+    loss.item()`, `total += loss.item() * x.size(0)`), added to at least once. Such a sum is
+    the training loss of the pass, whatever the name says (`total`, `acc_sum`)."""
+    while isinstance(watched, ast.BinOp) and isinstance(watched.op, (ast.Div, ast.Mult)):
+        watched = watched.left
+    if not isinstance(watched, ast.Name):
+        return False
+    tree = ctx.tree_of(watched_at.path)
+    if tree is None or not isinstance(tree, ast.Module):
+        return False
+    function = function_around(tree, watched_at.at)
+    if function is tree:
+        return False
+    name, added = watched.id, 0
+    for node in ast.walk(function):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            loss = recorded_name(node.value)
+            if not isinstance(node.op, ast.Add) or loss is None \
+                    or not backpropagates(function, loss):
+                return False
+            added += 1
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+                    continue
+                if not (isinstance(target, ast.Name) and isinstance(node.value, ast.Constant)
+                        and type(node.value.value) in (int, float)):
+                    return False
+        else:
+            bound: list[ast.AST] = []
+            if isinstance(node, (ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension)):
+                bound = [node.target]
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                bound = [i.optional_vars for i in node.items if i.optional_vars is not None]
+            if any(isinstance(n, ast.Name) and n.id == name for b in bound for n in ast.walk(b)):
+                return False
+    return added > 0
 
 
 def _copies_backpropagated(tree: ast.Module, line: int, col: int, name: str) -> bool:
