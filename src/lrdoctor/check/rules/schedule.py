@@ -2879,7 +2879,8 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
                 or _returned_training_loss(ctx, watched_at)) \
         and not any(_mentions_validation(p.expr) for p in chain) \
         or _copy_of_the_training_loss(ctx, watched_at, watched) \
-        or _running_sum_of_the_training_loss(ctx, watched_at, watched)
+        or (_running_sum_of_the_training_loss(ctx, watched_at, watched)
+            and not any(_mentions_validation(p.expr) for p in chain))
     if training and evidence and unit_tests:
         # each test of a unit-test module is a program of its own: what the module's other
         # tests (or the library code they call) name is no validation of this loop's run
@@ -3200,8 +3201,9 @@ def _running_sum_of_the_training_loss(ctx: FileContext, watched_at: Passed,
     the training loss of the pass, whatever the name says (`total`, `acc_sum`)."""
     while isinstance(watched, ast.BinOp) and isinstance(watched.op, (ast.Div, ast.Mult)):
         watched = watched.left
-    if not isinstance(watched, ast.Name):
-        return False
+    if not isinstance(watched, ast.Name) \
+            or any(names.VALIDATION_WORDS.fullmatch(p) for p in _parts(watched.id)):
+        return False  # (a name that says validation is trusted: `trainValErr`)
     tree = ctx.tree_of(watched_at.path)
     if tree is None or not isinstance(tree, ast.Module):
         return False
