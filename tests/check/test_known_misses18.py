@@ -102,10 +102,10 @@ def test_plateau_on_the_training_error_without_any_evaluation_is_silent(
 @pytest.mark.parametrize("name", ["strain_error", "err_sum", "trainer_state", "trainValErr"])
 def test_names_without_a_training_error_are_read_by_what_they_hold(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    # (fphunt68, rcnew120) `strain_error` could be a physical strain, a bare `err_sum` says no
-    # split, `trainer_state` no error, `trainValErr` the validation split; but here each is a sum of
-    # the loss `train_one_epoch` backpropagates (`+= loss.item()` after `loss.backward()`):
-    # the training loss, whatever its name says
+    # (fphunt68, fphunt69, rcnew120) `strain_error` could be a physical strain, a bare
+    # `err_sum` says no split, `trainer_state` no error, `trainValErr` the validation split;
+    # but here each is a sum of the loss `train_one_epoch` backpropagates (`+= loss.item()`
+    # after `loss.backward()`): the training loss, whatever its name says
     assert _trainer_codes(tmp_path, monkeypatch, name, EVALUATES) == ["LRD004"]
 
 

@@ -42,6 +42,10 @@ class Diagnostic:
     #: findings a file's traces make at one place (a base class traced alone, and through the
     #: subclass that uses it), the one that names more is kept. Not part of the finding.
     weight: int = 0
+    #: made only by the check of its own file (a rule reading that file's own classes, or its
+    #: trace's records of them), never by the trace of another file that calls into it: such
+    #: a finding is not left to that trace (runner.merge_results). Not part of the finding.
+    own_file: bool = False
 
     def __post_init__(self) -> None:
         if not self.severity:

@@ -285,7 +285,7 @@ def _left_out_by_enterers(
 def _yields(diag: Diagnostic, spans: list[tuple[str, int, int]],
             reached: dict[str, list[tuple[int, int]]]) -> bool:
     """Whether the innermost traced function around ``diag`` is one of ``spans``."""
-    if diag.code in TEXT_CODES:
+    if diag.code in TEXT_CODES or diag.own_file:
         return False
     around = [(first, last) for first, last in reached.get(diag.path, ())
               if first <= diag.line <= last]

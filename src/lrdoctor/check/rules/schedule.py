@@ -3669,6 +3669,7 @@ def lightning_plateau_on_training_metric(ctx: FileContext) -> Iterator[Diagnosti
                     "to training noise, not to generalisation; monitor the validation metric",
                     ctx.path,
                     value,
+                    own_file=True,
                 )
 
 
@@ -3711,6 +3712,9 @@ def lightning_plateau_mode_against_monitor(ctx: FileContext) -> Iterator[Diagnos
                 f"mode='{fix}'",
                 path,
                 at,
+                # another file's trace that reaches this configure_optimizers reports only
+                # its own file's returns (above): the finding is this file's to make
+                own_file=True,
             )
 
 
