@@ -163,3 +163,63 @@ def test_an_epoch_sized_built_in_option_stepped_per_batch_is_reported() -> None:
     right = STEP_OR_OWN.replace("PER_BATCH", "pass").replace(
         "PER_EPOCH", 'scheduler.step() if kind == "step" else scheduler.step(evaluate(model))')
     assert codes(right) == []
+
+
+# -- the same for optimizers (lead59) -------------------------------------------------------
+# `return SGD(...)` on one path and `return Twice(...)` (the project's own optimizer class with
+# a method of its own, traced) on the last: the call returned the traced class alone, whose
+# `step()` is no update, so the scheduler stepped before the training loop went unreported.
+
+OPTIMIZER_CHOICE = """
+    import torch
+    from torch.optim import Optimizer, lr_scheduler
+
+
+    class Twice(Optimizer):
+        def __init__(self, params, lr=0.1):
+            super().__init__(params, dict(lr=lr))
+
+        @torch.no_grad()
+        def first_step(self):
+            for g in self.param_groups:
+                for p in g["params"]:
+                    if p.grad is not None:
+                        p.add_(p.grad, alpha=0.01)
+
+        @torch.no_grad()
+        def step(self, closure=None):
+            for g in self.param_groups:
+                for p in g["params"]:
+                    if p.grad is not None:
+                        p.add_(p.grad, alpha=-g["lr"])
+
+
+    def get_optimizer(model, args):
+        if args.optimizer == "sgd":
+            return torch.optim.SGD(model.parameters(), lr=args.lr), False
+        return Twice(model.parameters(), lr=args.lr), True
+
+
+    def train(loader, model, optimizer):
+        for x, y in loader:
+            model(x).sum().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+    def main(args, model, loader):
+        optimizer, twice = get_optimizer(model, args)
+        scheduler = lr_scheduler.MultiStepLR(optimizer, [30, 60], gamma=0.1)
+        EARLY
+        for epoch in range(args.epochs):
+            train(loader, model, optimizer)
+            LATE
+"""
+
+
+def test_a_builder_choosing_a_built_in_or_a_project_optimizer_is_read_through_the_built_in(
+        ) -> None:
+    assert "LRD001" in codes(OPTIMIZER_CHOICE.replace("EARLY", "scheduler.step()").replace(
+        "LATE", "pass"))
+    assert codes(OPTIMIZER_CHOICE.replace("EARLY", "pass").replace(
+        "LATE", "scheduler.step()")) == []
