@@ -6349,8 +6349,7 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
     opt, CosineAnnealingLR(...)`` then ``return opt, None``); tuples of one length are read
     position by position; schedulers returned on different paths (built-in ones and
     instances of the project's own scheduler classes, at least one built-in) are one of
-    them, whichever the path taken picks; a built-in optimizer stands for a choice of it and
-    the project's own optimizer classes. Anything else is what the last return gives."""
+    them, whichever the path taken picks. Anything else is what the last return gives."""
     values = [v for v in values if v is not None]
     if len(values) < 2 or depth > 4:
         return values[-1] if values else None
@@ -6373,15 +6372,6 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
     if held is not None:
         return held
     last = values[-1]
-    if len(distinct) > 1 and isinstance(last, InstanceVal):
-        # `return SGD(...)` on one path, `return SAM(...)` (the project's own optimizer class,
-        # traced) on a later one: an optimizer either way; the one lrdoctor can read stands
-        # for the choice, as after an `if` that binds the name on each side (exec_if), whatever
-        # the order of the paths
-        built = [d for d in distinct if isinstance(d, Obj) and d.kind == "optimizer"]
-        if built and all(d in built or isinstance(d, InstanceVal) and d.info.find("step")
-                         is not None for d in distinct):
-            return built[-1]
     # (whichever path returns the built-in one: `if kind == "multistep": return
     # WarmupMultiStepLR(...)` then `elif kind == "plateau": return WarmupPlateau(...)`, the
     # project's own plateau class last, is still a choice of the two)
