@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from lrdoctor.check.context import FLOW_TRIGGER, LOOP_TRIGGER, FileContext
 from lrdoctor.check.diagnostic import Diagnostic, Problem
 from lrdoctor.check.index import ModuleInfo
-from lrdoctor.check.pep701 import _FSTRING_OPEN, _uses_pep701, parse_newer
+from lrdoctor.check.pep701 import newer_fstring_at, parse_newer
 from lrdoctor.check.project import ProjectLoader, display_path
 from lrdoctor.check.rules import RULES, rules_for
 from lrdoctor.check.sources import (
@@ -70,16 +70,12 @@ def _syntax_message(exc: SyntaxError, text: str) -> str:
                 f" accepts from 3.12 on (PEP 695); lrdoctor runs on Python {version}: run it on"
                 f" 3.12+ to check this)")
     # the error may be reported at the f-string's opening or inside its replacement field,
-    # which line continuations can carry many lines below the opening
-    first, last = max(exc.lineno - 12, 0), min(exc.end_lineno or exc.lineno, len(lines))
-    offset = sum(len(line) for line in lines[:first])
-    for line in lines[first:last]:
-        for match in _FSTRING_OPEN.finditer(line):
-            if _uses_pep701(text, offset + match.end(), match.group(1)):
-                return (f"{msg} (an f-string here puts quotes, a line break, a backslash or a"
-                        f" comment inside {{}}, which Python accepts from 3.12 on (PEP 701);"
-                        f" lrdoctor runs on Python {version}: run it on 3.12+ to check this)")
-        offset += len(line)
+    # which line continuations can carry many lines below the opening (the scan parse_newer
+    # rewrites by)
+    if newer_fstring_at(text, exc) is not None:
+        return (f"{msg} (an f-string here puts quotes, a line break, a backslash or a"
+                f" comment inside {{}}, which Python accepts from 3.12 on (PEP 701);"
+                f" lrdoctor runs on Python {version}: run it on 3.12+ to check this)")
     return msg
 
 

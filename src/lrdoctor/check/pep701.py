@@ -139,7 +139,7 @@ def _downgraded(text: str, start: int, quote: str) -> str | None:
     return text[:start] + body + text[end:]
 
 
-def _newer_fstring_at(text: str, exc: SyntaxError) -> tuple[int, str] | None:
+def newer_fstring_at(text: str, exc: SyntaxError) -> tuple[int, str] | None:
     """(where its body starts, its quote) of an f-string that only Python 3.12+ parses, on the
     lines the parser's error points to (or the dozen above them, where line continuations
     carry a replacement field down)."""
@@ -168,7 +168,7 @@ def parse_newer(text: str, filename: str = "<unknown>") -> ast.Module:
         first = error = exc
     current = text
     for _ in range(200):
-        at = _newer_fstring_at(current, error)
+        at = newer_fstring_at(current, error)
         if at is None:
             break
         rewritten = _downgraded(current, *at)
