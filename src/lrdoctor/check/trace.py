@@ -4684,7 +4684,7 @@ class Tracer:
                 api = name.startswith("_") or name in _OPTIMIZER_API
                 if _steps_another(fn, but_schedules=api):
                     return False
-                if not api and ("step" in name.lower()):
+                if not api and "step" in name.lower():
                     return False
         return True
 
