@@ -414,7 +414,7 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
             assigned = _module_constant(module, expr.id)
             if assigned is not None:
                 return _resolve(assigned, None, module, depth + 1)
-            if expr.id in module.imports and (scope is None
+            if _imports(module, expr.id) and (scope is None
                                               or expr.id not in _local_names(scope)):
                 # `from config import EPOCHS`: the one top-level assignment of that module
                 bound = _imported_binding(module, expr.id)
@@ -526,7 +526,7 @@ def module_number(expr: ast.expr, scope: Scope | None) -> int | float | None:
         own = _module_constant(module, holder.id)
         if own is not None:
             found = own, module
-        elif holder.id in module.imports:
+        elif _imports(module, holder.id):
             bound = _imported_binding(module, holder.id)
             if bound is not None:
                 assigned = _module_constant(bound[0], bound[1])
@@ -618,7 +618,7 @@ def string_table(expr: ast.expr, scope: Scope | None, module: ModuleInfo | None 
         return None
     where, name = module, expr.id
     assigned = _module_constant(module, name)
-    if assigned is None and name in module.imports:
+    if assigned is None and _imports(module, name):
         bound = _imported_binding(module, name)
         if bound is None:
             return None
@@ -650,21 +650,74 @@ def _local_names(scope: Scope) -> set[str]:
     return names
 
 
+@per_node
+def _top_level_names(tree: ast.Module) -> frozenset[str]:
+    """The names a module binds at its top level (under ``if`` / ``try`` / ``with`` / ``for``
+    too, not inside functions and classes), star imports apart."""
+    names: set[str] = set()
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(stmt.name)
+            continue
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*")
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.stmt) and node is not stmt:
+                pending.append(node)
+    return frozenset(names)
+
+
+def _import_qual(module: ModuleInfo, name: str, depth: int = 0) -> str | None:
+    """The qualified name a global of ``module`` that it does not bind itself is imported
+    as: ``config.cfg`` for ``from config import cfg``, and also for ``from config import *``
+    when that project module binds ``cfg`` (the last star import that does, as Python binds
+    them in order; followed through the star imports of the star-imported module)."""
+    qual = module.imports.get(name)
+    if qual is not None or not module.star_imports or name.startswith("_") \
+            or module.loader is None or depth > 3 or name in _top_level_names(module.tree):
+        return qual
+    for star in reversed(module.star_imports):
+        found = module.loader.module_for(f"{star}{name}" if star.endswith(".")
+                                         else f"{star}.{name}", module)
+        if found is None:
+            continue
+        other = found[0]
+        if name in _top_level_names(other.tree):
+            return f"{star}{name}" if star.endswith(".") else f"{star}.{name}"
+        if _import_qual(other, name, depth + 1) is not None:
+            return f"{star}{name}" if star.endswith(".") else f"{star}.{name}"
+    return None
+
+
+def _imports(module: ModuleInfo, name: str) -> bool:
+    """Whether ``name`` is a global ``module`` imports (by name or through a star import)."""
+    return _import_qual(module, name) is not None
+
+
 def _imported_binding(module: ModuleInfo, name: str, depth: int = 0
                       ) -> tuple[ModuleInfo, str] | None:
     """The project module and top-level name that ``name``, imported by ``module`` (``from
-    config import cfg``), stands for, following re-exports (``from .base import cfg`` in a
-    package's ``__init__``); None when it is no project module's or cannot be found."""
+    config import cfg``, or ``from config import *``), stands for, following re-exports
+    (``from .base import cfg`` in a package's ``__init__``, a star import's own star imports);
+    None when it is no project module's or cannot be found."""
     loader = module.loader
-    qual = module.imports.get(name)
+    qual = _import_qual(module, name)
     if loader is None or qual is None or depth > 3:
         return None
     found = loader.module_for(qual, module)
     if found is None:
         return None
     other, attr = found
-    if attr in other.imports and attr not in other.classes and attr not in other.functions \
-            and _module_constant(other, attr) is None:
+    if attr not in other.classes and attr not in other.functions \
+            and _module_constant(other, attr) is None and (
+                attr in other.imports
+                or (other.star_imports and attr not in _top_level_names(other.tree))):
+        # a re-export, by name or through the module's own star imports
         return _imported_binding(other, attr, depth + 1)
     return other, attr
 
@@ -705,7 +758,7 @@ def _imported_setting(expr: ast.expr, name: str, scope: Scope | None, module: Mo
     either module (``cfg.lr = ...``, a ``setattr`` by a computed name), the holder updated
     (``cfg.update(...)``, ``cfg[key] = ...``), or the name bound in the reading function."""
     holder, path = _setting_path(expr)
-    if not isinstance(holder, ast.Name) or holder.id not in module.imports:
+    if not isinstance(holder, ast.Name) or not _imports(module, holder.id):
         return None
     if scope is not None and holder.id in _local_names(scope):
         return None
@@ -768,7 +821,7 @@ def _record_literal(expr: ast.expr, module: ModuleInfo, function: ast.AST | None
 def _sections(module: ModuleInfo, name: str) -> frozenset[str]:
     """The keys of the record ``name`` holds (at any depth) whose values are records
     themselves (``"train"`` of ``{"train": {"amp": True}}``)."""
-    bound = _imported_binding(module, name) if name in module.imports else (module, name)
+    bound = _imported_binding(module, name) if _imports(module, name) else (module, name)
     if bound is None:
         return frozenset()
     where, attr = bound
@@ -892,7 +945,7 @@ def _top_level_setting(expr: ast.expr, holder: ast.Name, name: str, module: Modu
                        path: tuple[str, ...]) -> tuple[ast.expr, ModuleInfo] | None:
     """_record_setting for a record bound at the top level of ``module``, or of the project
     module it is imported from; None when ``holder`` is neither."""
-    if holder.id in module.imports:
+    if _imports(module, holder.id):
         bound = _imported_binding(module, holder.id)
     elif _module_constant(module, holder.id) is not None:
         bound = (module, holder.id)

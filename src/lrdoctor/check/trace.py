@@ -1504,7 +1504,7 @@ class Tracer:
                 if isinstance(held, DictVal):
                     self.grow_dict(held, [grown] if isinstance(grown, DictVal) else [])
                     if not isinstance(grown, DictVal):
-                        held.splat = True
+                        held.splat, held.only_keyed = True, False
             self.bound_from(stmt.value)
             text = dotted(stmt.target)
             if text is not None:
@@ -2625,6 +2625,8 @@ class Tracer:
                         else ExprVal(source, scope) if source is not None else None
                     base.computed.add(ast.unparse(target.slice))
                 else:
+                    base.only_keyed = not isinstance(value, Obj) and (
+                        base.only_keyed or not base.splat)
                     base.splat = True
                     if isinstance(value, Obj):
                         # `schedulers[name] = StepLR(opt, ...)` in a loop over the names: the
@@ -3017,11 +3019,12 @@ class Tracer:
                     if isinstance(value, DictVal):
                         d.items.update(value.items)
                     else:
-                        d.splat = True
+                        d.splat, d.only_keyed = True, False
                     continue
                 key = const_key(k)
                 if key is None:
                     self.eval(k, scope, depth + 1)
+                    d.only_keyed = not isinstance(value, Obj) and (d.only_keyed or not d.splat)
                     d.splat = True
                 else:
                     d.items[key] = value if value is not None else ExprVal(v, scope)
@@ -3092,6 +3095,7 @@ class Tracer:
                     merged.open = merged.open or side.open
                 else:
                     merged.splat = True
+                merged.only_keyed = False
             return merged
         if isinstance(node, ast.IfExp):
             self.eval(node.test, scope, depth + 1)
@@ -6858,11 +6862,11 @@ def _dict_built(args: list[Any], kwargs: dict[str, Any], node: ast.Call | None) 
     if args:
         if isinstance(args[0], DictVal):
             built.items.update(args[0].items)
-            built.splat = args[0].splat
+            built.splat, built.only_keyed = args[0].splat, args[0].only_keyed
         else:
             built.splat = True
     if node is not None and any(kw.arg is None for kw in node.keywords):
-        built.splat = True
+        built.splat, built.only_keyed = True, False
     built.items.update(kwargs)
     return built
 

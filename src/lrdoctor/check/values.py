@@ -119,6 +119,10 @@ class TupleVal:
 class DictVal:
     items: dict[Any, Any]
     splat: bool = False  # built with ** from something unknown
+    # partly unknown only through entries stored under keys computed at run time whose values
+    # are not known either (`stats[name] = compute(w)` in a loop over the parameters), never
+    # through a `**` of something unknown: a record of values, not an unknown set of entries
+    only_keyed: bool = False
     # a function's `**kwargs`: a key it lacks may still be passed; it is guessed from its name
     open: bool = False
     # a mapping read from a YAML config: the file (relative to the project root) that states

@@ -59,7 +59,11 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
     if depth > 4:
         return True
     if isinstance(value, DictVal):
-        if value.splat:
+        if value.splat and not (depth and value.only_keyed):
+            # unknown entries in the checkpoint itself (`**extra`, `ckpt[k] = v` for an
+            # unknown pair) may hold any state; inside one of its entries, a record filled
+            # under computed keys (`stats[name] = value` in a loop over the layers) holds
+            # values, not another object's state
             return False
         for key, item in value.items.items():
             if isinstance(item, Const) or _kept_count(item) or _torch_module_state(item) \

@@ -1,0 +1,87 @@
+"""Settings read from a config object that a project module binds and the checked file takes
+through ``from config import *`` (lead60, from a Kaggle trainer: ``cfg = CFG()`` in cfg.py,
+``from cfg import *`` in the training module). The name was resolved for ``from cfg import
+cfg`` only: through the star import ``cfg.accumulation_steps`` had no value, so a warm-up
+sized in loader batches and stepped under ``(step + 1) % cfg.accumulation_steps == 0`` got an
+error-level LRD003 "when `cfg.accumulation_steps` > 1" although the config says 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .helpers import check_project, project_codes
+
+CFG = """
+    from util import *
+
+
+    class CFG:
+        epochs = 4
+        accumulation_steps = {accum}
+        amp = {amp}
+
+
+    cfg = CFG()
+"""
+
+UTIL = """
+    import os
+    import random
+"""
+
+TRAIN = """
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+    {imports}
+
+
+    def run(model, loader):
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+        sch = get_linear_schedule_with_warmup(opt, 0, len(loader) * cfg.epochs)
+        for epoch in range(cfg.epochs):
+            for step, batch in enumerate(loader):
+                loss = model(batch).mean() / cfg.accumulation_steps
+                loss.backward()
+                if (step + 1) % cfg.accumulation_steps == 0:
+                    opt.step()
+                    opt.zero_grad()
+                    sch.step()
+"""
+
+
+def _files(accum: int, imports: str, amp: bool = False) -> dict[str, str]:
+    return {"cfg.py": CFG.format(accum=accum, amp=amp), "util.py": UTIL,
+            "train.py": TRAIN.format(imports=imports.replace("\n", "\n    "))}
+
+
+@pytest.mark.parametrize("imports", ["from cfg import *", "from cfg import cfg",
+                                     "from util import *\nfrom cfg import *"])
+def test_accumulation_of_one_read_through_the_import_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imports: str) -> None:
+    assert project_codes(check_project(tmp_path, monkeypatch, _files(1, imports))) == []
+
+
+@pytest.mark.parametrize("imports", ["from cfg import *", "from cfg import cfg"])
+def test_real_accumulation_read_through_the_import_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imports: str) -> None:
+    assert project_codes(check_project(tmp_path, monkeypatch, _files(4, imports))) == ["LRD003"]
+
+
+def test_star_import_of_a_module_that_star_imports_the_config(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # train.py star-imports helpers.py, which star-imports cfg.py: cfg is cfg.py's
+    files = _files(1, "from helpers import *")
+    files["helpers.py"] = "from cfg import *\n\ndef seed_everything(s):\n    return s\n"
+    assert project_codes(check_project(tmp_path / "one", monkeypatch, files)) == []
+    files = _files(4, "from helpers import *")
+    files["helpers.py"] = "from cfg import *\n\ndef seed_everything(s):\n    return s\n"
+    assert project_codes(check_project(tmp_path / "four", monkeypatch, files)) == ["LRD003"]
+
+
+def test_a_name_the_file_binds_itself_is_not_the_star_imported_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the file's own `cfg` (bound after the star import) is read, not cfg.py's
+    own = "from cfg import *\n\nclass Own:\n    epochs = 4\n    accumulation_steps = 4\n\ncfg = Own()"
+    assert project_codes(check_project(tmp_path, monkeypatch, _files(1, own))) == ["LRD003"]
