@@ -2670,6 +2670,13 @@ class Tracer:
             for k, item in list(previous.items.items()):
                 if isinstance(k, (str, int)):
                     self.rebind_entry(item, value.items.get(k), node, f"{label}[{k!r}]")
+        if isinstance(previous, TupleVal) and isinstance(value, TupleVal) \
+                and previous is not value and len(previous.items) == len(value.items):
+            # `optimizers = [SGD(features), SGD(head)]` built again for the next phase: the
+            # optimizer at each position is replaced by the new one at that position (a
+            # scheduler built on `optimizers[0]` keeps the first phase's)
+            for i, (item, new_item) in enumerate(zip(previous.items, value.items)):
+                self.rebind_entry(item, new_item, node, f"{label}[{i}]")
         if store is scope.vars:
             scope.handed.pop(key, None)  # the parameter now holds something else
             # `kind = cfg.solver.lr_scheduler`: the name is bound to the very object the
