@@ -2705,7 +2705,7 @@ class Tracer:
                 # (not a wrapper around the old one, which is handed the optimizer)
                 self.emit("rebind", value, node, old=previous, name=label)
         if value is None and isinstance(previous, Obj) and previous.kind == "optimizer" \
-                and _read_back_from_file(source, scope):
+                and _read_back_from_file(source, scope, label):
             # `optimizer = ckpt["optimizer"]` after `ckpt = torch.load(path)`: the name that
             # held an optimizer now holds the pickled optimizer object the file kept (nothing
             # else that name could be stepped as); a scheduler built on the first one is left
@@ -8294,7 +8294,7 @@ def _entry_of_held_objects(source: ast.expr | None, label: str, scope: Scope) ->
     return True
 
 
-def _read_back_from_file(source: ast.expr | None, scope: Scope) -> bool:
+def _read_back_from_file(source: ast.expr | None, scope: Scope, label: str) -> bool:
     """``source`` is what a loading call returned (``torch.load(path)``), or an entry of it by
     literal keys (``torch.load(path)["optimizer"]``, ``ckpt["optimizer"]`` with ``ckpt =
     torch.load(path)`` bound in view): an object read back from a file."""
@@ -8308,7 +8308,8 @@ def _read_back_from_file(source: ast.expr | None, scope: Scope) -> bool:
     # object with its state restored: not a new one)
     return isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] == "load" \
         and len(node.args) + len(node.keywords) <= 2 \
-        and not any(isinstance(a, (ast.Name, ast.Attribute)) and "optim" in (dotted(a) or "")
+        and not any(isinstance(a, (ast.Name, ast.Attribute))
+                    and ((dotted(a) or "") == label or "optim" in (dotted(a) or ""))
                     for a in [*node.args, *(k.value for k in node.keywords)])
 
 
