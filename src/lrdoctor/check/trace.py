@@ -2672,6 +2672,13 @@ class Tracer:
             for k, item in list(previous.items.items()):
                 if isinstance(k, (str, int)):
                     self.rebind_entry(item, value.items.get(k), node, f"{label}[{k!r}]")
+        if isinstance(previous, TupleVal) and isinstance(value, TupleVal) \
+                and previous is not value and len(previous.items) == len(value.items):
+            # `optimizers = [SGD(features), SGD(head)]` built again for the next phase: the
+            # optimizer at each position is replaced by the new one at that position (a
+            # scheduler built on `optimizers[0]` keeps the first phase's)
+            for i, (item, new_item) in enumerate(zip(previous.items, value.items)):
+                self.rebind_entry(item, new_item, node, f"{label}[{i}]")
         if store is scope.vars:
             scope.handed.pop(key, None)  # the parameter now holds something else
             # `kind = cfg.solver.lr_scheduler`: the name is bound to the very object the
@@ -2699,6 +2706,18 @@ class Tracer:
                 # taken from torch.optim by a setting: a new optimizer over the parameters
                 # (not a wrapper around the old one, which is handed the optimizer)
                 self.emit("rebind", value, node, old=previous, name=label)
+        if value is None and isinstance(previous, Obj) and previous.kind == "optimizer" \
+                and _read_back_from_file(source, scope, label):
+            # `optimizer = ckpt["optimizer"]` after `ckpt = torch.load(path)`: the name that
+            # held an optimizer now holds the pickled optimizer object the file kept (nothing
+            # else that name could be stepped as); a scheduler built on the first one is left
+            # on it. (A state dict read back under that name is never stepped: the rule asks
+            # for updates of the new object.)
+            value = Obj("optimizer", name=label, path=self.path,
+                        line=getattr(node, "lineno", 0), col=getattr(node, "col_offset", 0),
+                        read_back_of=previous)
+            self.objects.append(value)
+            self.emit("rebind", value, node, old=previous, name=label)
         if value is None and source is not None:
             value = ExprVal(source, scope)
         if isinstance(value, Const) and value.sure:
@@ -8277,6 +8296,25 @@ def _entry_of_held_objects(source: ast.expr | None, label: str, scope: Scope) ->
                 for word in ("load", "state_dict", "read")):
             return False  # `checkpoint = torch.load(path)`, `sd = model.state_dict()`
     return True
+
+
+def _read_back_from_file(source: ast.expr | None, scope: Scope, label: str) -> bool:
+    """``source`` is what a loading call returned (``torch.load(path)``), or an entry of it by
+    literal keys (``torch.load(path)["optimizer"]``, ``ckpt["optimizer"]`` with ``ckpt =
+    torch.load(path)`` bound in view): an object read back from a file."""
+    node = source
+    while isinstance(node, ast.Subscript) and const_key(node.slice) is not None:
+        node = node.value
+    if isinstance(node, ast.Name):
+        found = scope.source_of(node.id)
+        node = found[0] if found is not None else None
+    # (a loader handed the optimizer, `load(path, model, optimizer)`, may return that very
+    # object with its state restored: not a new one)
+    return isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] == "load" \
+        and len(node.args) + len(node.keywords) <= 2 \
+        and not any(isinstance(a, (ast.Name, ast.Attribute))
+                    and ((dotted(a) or "") == label or "optim" in (dotted(a) or ""))
+                    for a in [*node.args, *(k.value for k in node.keywords)])
 
 
 def _literal_index(node: ast.expr) -> bool:

@@ -50,6 +50,10 @@ class Obj:
     # an instance of the project's own subclass of torch's LRScheduler that keeps torch's
     # step(): its class is unknown, but what step(epoch) does is torch's
     torch_step: bool = False
+    # an optimizer object read back from a file in place of this earlier one (`optimizer =
+    # ckpt["optimizer"]`): the same run's optimizer, continued, as far as its checkpoint's
+    # contents go
+    read_back_of: Obj | None = None
     # built from the pip package warmup_scheduler's GradualWarmupScheduler or from the
     # project's own subclass of it that keeps its step(): the class's name
     warmup_wrapper: str = ""

@@ -6340,6 +6340,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
             # the flags' versions say, see test_compound_flag_branches)
             and not (e.frame is r.frame and exclusive(e, r)
                      and not (r.loop is not None and e.in_loop(r.loop)))
+            and not _exclusive_in_common_caller(e, r)
             and not _repointed(root, e, r, new)
         ]
         carried = False
@@ -6532,6 +6533,44 @@ def _settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]
         if must_a is not None and must_b is not None and not must_a & must_b:
             return True
         if must_a is not None and must_a <= not_b or must_b is not None and must_b <= not_a:
+            return True
+    return False
+
+
+def _frame_chain(event: Event) -> list[Frame | None]:
+    chain: list[Frame | None] = []
+    frame = event.frame
+    while frame is not None:
+        chain.append(frame)
+        frame = frame.parent
+    chain.append(None)
+    return chain
+
+
+def _owner(key: tuple[Any, ...], chain: list[Frame | None]) -> Frame | None:
+    """The innermost call of ``chain`` whose function holds the ``if`` at ``key`` (None:
+    module-level code, or no call of the chain holds it)."""
+    for frame in chain:
+        fn = frame.fn if frame is not None else None
+        if frame is not None and fn is not None and frame.path == key[0] \
+                and fn.lineno <= key[1] <= (fn.end_lineno or fn.lineno):
+            return frame
+    return None
+
+
+def _exclusive_in_common_caller(step: Event, rebind: Event) -> bool:
+    """The two calls sit on different branches of one run of the same ``if``, in the call
+    both descend from (``if args.test_only: runner.load(ckpt)`` / ``else: runner.train()`` in
+    ``main``): the one never runs after the other. Not where that ``if`` is in a loop (the
+    next pass may take the other branch), nor two calls of a function holding the ``if``."""
+    chain_s, chain_r = _frame_chain(step), _frame_chain(rebind)
+    common = next((f for f in chain_s if any(f is g for g in chain_r)), None)
+    branches = {c.key: c for c in rebind.conds if c.loop is None and c.key[0] != "<choice>"}
+    for c in step.conds:
+        other = branches.get(c.key)
+        if other is None or other.branch == c.branch or c.loop is not None:
+            continue
+        if _owner(c.key, chain_s) is common and _owner(c.key, chain_r) is common:
             return True
     return False
 

@@ -377,7 +377,8 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
                 o.optimizer is not None and built_site(o.optimizer) == built_site(s.optimizer)
                 and _stands_for(o, s) for o in repositioned):
             continue
-        if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer:
+        if optimizer is not None and s.optimizer is not None and s.optimizer is not optimizer \
+                and s.optimizer is not optimizer.read_back_of:
             continue
         if optimizer is not None and s.optimizer is None and _drives_others(ctx, s, optimizer):
             continue
