@@ -4523,7 +4523,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD005",
                 f"{prefix}`{ast.unparse(call.func)}()`{inner} runs {every} even when "
-                f"GradScaler skips the optimizer step (`{step_call(s)}`, line {s.line}): "
+                f"GradScaler skips the optimizer step (`{step_call(s)}`, {_line_of(s, path)}): "
                 "float16 AMP skips the first steps, so the schedule runs ahead of the real "
                 f"updates{_torch_warning(sched)}",
                 path,
@@ -4533,12 +4533,23 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         yield Diagnostic.at(
             "LRD005",
             f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
-            f"optimizer step (`{step_call(s)}`, line {s.line}): float16 AMP skips the "
+            f"optimizer step (`{step_call(s)}`, {_line_of(s, e.path)}): float16 AMP skips the "
             f"first steps, so the schedule runs ahead of the real updates{_torch_warning(sched)}",
             e.path,
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+def _line_of(s: Event, path: str) -> str:
+    """``line 12`` for a call in the reported file ``path``, ``trainer.py:12`` for one in
+    another (with its directories where the two files share a name)."""
+    if not s.path or s.path == path:
+        return f"line {s.line}"
+    name = os.path.basename(s.path)
+    if name == os.path.basename(path):
+        name = display_path(s.path)
+    return f"{name}:{s.line}"
 
 
 _SCHEDULER_BASES = frozenset({"_LRScheduler", "LRScheduler"})
