@@ -2142,7 +2142,7 @@ class _Probabilities:
                                 (node.lineno, node.value))
 
     def at(self, expr: ast.expr, use: ast.AST) -> tuple[float | None, float | None] | None:
-        bounds = self._bounds(expr, use)
+        bounds = self._bounds(expr, getattr(use, "lineno", 0))
         if bounds is not None or not isinstance(expr, ast.Name):
             return bounds
         line = getattr(use, "lineno", 0)
@@ -2155,12 +2155,12 @@ class _Probabilities:
         if not earlier:
             return None
         value = self.assigned[id(scope), expr.id][earlier[-1][1]]
-        return self._bounds(value[1], _Line(value[0]))
+        return self._bounds(value[1], value[0])
 
-    def _low_precision_prob(self, expr: ast.expr, use: ast.AST | None) -> bool:
+    def _low_precision_prob(self, expr: ast.expr, line: int | None) -> bool:
         """A sigmoid's or softmax's output that may be float16: not one computed in float32
         (``F.softmax(logits.float(), -1)``, ``x.double().sigmoid()``, ``softmax(x,
-        dtype=torch.float32)``, or of a name last bound to such a cast before ``use``), which
+        dtype=torch.float32)``, or of a name last bound to such a cast before ``line``), which
         holds probabilities down to float32's smallest, whatever the model runs in."""
         if not _is_prob_call(expr, self.module):
             return False
@@ -2175,8 +2175,8 @@ class _Probabilities:
             return True
         if _full_precision_cast(source):
             return False
-        if isinstance(source, ast.Name) and use is not None:
-            bound = self._last_binding(source.id, getattr(use, "lineno", 0))
+        if isinstance(source, ast.Name) and line is not None:
+            bound = self._last_binding(source.id, line)
             return bound is None or not _full_precision_cast(bound)
         return True
 
@@ -2190,19 +2190,19 @@ class _Probabilities:
         return max(earlier, key=lambda pair: pair[0])[1] if earlier else None
 
 
-    def _bounds(self, expr: ast.expr, use: ast.AST | None = None
+    def _bounds(self, expr: ast.expr, line: int | None = None
                 ) -> tuple[float | None, float | None] | None:
-        if self._low_precision_prob(expr, use):
+        if self._low_precision_prob(expr, line):
             return None, None
         if not isinstance(expr, ast.Call):
             return None
         func = expr.func
         if isinstance(func, ast.Attribute) and func.attr in _CLAMPS \
                 and isinstance(func.value, ast.Call) \
-                and self._low_precision_prob(func.value, use):
+                and self._low_precision_prob(func.value, line):
             given = list(expr.args)
         elif dotted(func) in ("torch.clamp", "torch.clip") and expr.args \
-                and self._low_precision_prob(expr.args[0], use):
+                and self._low_precision_prob(expr.args[0], line):
             given = list(expr.args[1:])
         else:
             return None
@@ -2214,13 +2214,6 @@ class _Probabilities:
             low_node = given[0] if given else keywords.get("min")
             high_node = given[1] if len(given) > 1 else keywords.get("max")
         return _number(low_node), _number(high_node)
-
-
-class _Line:
-    """A position standing for the statement at ``lineno`` (where a name was bound)."""
-
-    def __init__(self, lineno: int) -> None:
-        self.lineno = lineno
 
 
 _FULL_PRECISION = frozenset({"float32", "float", "float64", "double"})
