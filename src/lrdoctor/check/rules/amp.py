@@ -2142,7 +2142,7 @@ class _Probabilities:
                                 (node.lineno, node.value))
 
     def at(self, expr: ast.expr, use: ast.AST) -> tuple[float | None, float | None] | None:
-        bounds = self._bounds(expr)
+        bounds = self._bounds(expr, getattr(use, "lineno", 0))
         if bounds is not None or not isinstance(expr, ast.Name):
             return bounds
         line = getattr(use, "lineno", 0)
@@ -2154,19 +2154,55 @@ class _Probabilities:
             self.assigned.get((id(scope), expr.id), [])) if at <= line)
         if not earlier:
             return None
-        return self._bounds(self.assigned[id(scope), expr.id][earlier[-1][1]][1])
+        value = self.assigned[id(scope), expr.id][earlier[-1][1]]
+        return self._bounds(value[1], value[0])
 
-    def _bounds(self, expr: ast.expr) -> tuple[float | None, float | None] | None:
-        if _is_prob_call(expr, self.module):
+    def _low_precision_prob(self, expr: ast.expr, line: int | None) -> bool:
+        """A sigmoid's or softmax's output that may be float16: not one computed in float32
+        (``F.softmax(logits.float(), -1)``, ``x.double().sigmoid()``, ``softmax(x,
+        dtype=torch.float32)``, or of a name last bound to such a cast before ``line``), which
+        holds probabilities down to float32's smallest, whatever the model runs in."""
+        if not _is_prob_call(expr, self.module):
+            return False
+        assert isinstance(expr, ast.Call)
+        if any(k.arg == "dtype" and _full_precision_dtype(k.value) for k in expr.keywords):
+            return False
+        func = expr.func
+        source = func.value if isinstance(func, ast.Attribute) \
+            and func.attr in _PROB_FUNCS and not _is_module_path(func, self.module) \
+            else (expr.args[0] if expr.args else None)
+        if source is None:
+            return True
+        if _full_precision_cast(source):
+            return False
+        if isinstance(source, ast.Name) and line is not None:
+            bound = self._last_binding(source.id, line)
+            return bound is None or not _full_precision_cast(bound)
+        return True
+
+    def _last_binding(self, name: str, line: int) -> ast.expr | None:
+        """The value ``name`` was last bound to before ``line``, in the function around it."""
+        around = [fn for fn in self.functions
+                  if fn.lineno <= line <= (fn.end_lineno or fn.lineno)]
+        scope = around[-1] if around else self.tree
+        earlier = [(at, value) for at, value in self.assigned.get((id(scope), name), [])
+                   if at <= line]
+        return max(earlier, key=lambda pair: pair[0])[1] if earlier else None
+
+
+    def _bounds(self, expr: ast.expr, line: int | None = None
+                ) -> tuple[float | None, float | None] | None:
+        if self._low_precision_prob(expr, line):
             return None, None
         if not isinstance(expr, ast.Call):
             return None
         func = expr.func
         if isinstance(func, ast.Attribute) and func.attr in _CLAMPS \
-                and isinstance(func.value, ast.Call) and _is_prob_call(func.value, self.module):
+                and isinstance(func.value, ast.Call) \
+                and self._low_precision_prob(func.value, line):
             given = list(expr.args)
         elif dotted(func) in ("torch.clamp", "torch.clip") and expr.args \
-                and _is_prob_call(expr.args[0], self.module):
+                and self._low_precision_prob(expr.args[0], line):
             given = list(expr.args[1:])
         else:
             return None
@@ -2178,6 +2214,42 @@ class _Probabilities:
             low_node = given[0] if given else keywords.get("min")
             high_node = given[1] if len(given) > 1 else keywords.get("max")
         return _number(low_node), _number(high_node)
+
+
+_FULL_PRECISION = frozenset({"float32", "float", "float64", "double"})
+
+
+def _full_precision_dtype(node: ast.expr) -> bool:
+    """``torch.float32`` / ``torch.float`` / ``torch.float64`` / ``torch.double``, or the
+    string ``"float32"`` / ``"float64"``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value in ("float32", "float64")
+    text = dotted(node) or ""
+    return text.startswith("torch.") and text.rsplit(".", 1)[-1] in _FULL_PRECISION
+
+
+def _full_precision_cast(node: ast.expr) -> bool:
+    """``x.float()``, ``x.double()``, ``x.to(torch.float32)``, ``x.type(torch.float64)``,
+    ``x.to(device, dtype=torch.float32)``: a tensor cast to float32 or wider."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    attr = node.func.attr
+    if attr in ("float", "double") and not node.args and not node.keywords:
+        return True
+    if attr in ("to", "type"):
+        given = [*node.args, *(k.value for k in node.keywords if k.arg == "dtype")]
+        return any(_full_precision_dtype(g) for g in given)
+    return False
+
+
+def _is_module_path(func: ast.Attribute, module: ModuleInfo) -> bool:
+    """``torch.softmax`` / ``F.sigmoid`` / ``nn.functional.softmax``: a function of an
+    imported module, whose first argument is the tensor (not ``x.softmax(...)``, a method of
+    the tensor)."""
+    root = func.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and (root.id in module.imports or root.id == "torch")
 
 
 def _log_argument(node: ast.Call, qual: str) -> ast.expr | None:

@@ -21,11 +21,15 @@ def scaler_switch(scaler: Obj | None) -> str | None:
     or the file does not show how it is built (a name only)."""
     if scaler is None or scaler.call is None or scaler.kind != "scaler":
         return None
-    flag = _enclosing_flag(scaler)
-    if flag and _fixed(scaler, flag) is not None:
-        if not _fixed(scaler, flag):
+    flag = ALWAYS
+    for level in _enclosing_flags(scaler):
+        # `if args.fp16:` around `if args.fsdp: scaler = ShardedGradScaler()`: built when
+        # both hold, each decided on its own where it is a literal bound once
+        fixed = _fixed(scaler, level)
+        if fixed is False:
             return None  # `amp = False` ... `if amp: scaler = GradScaler()`: never built
-        flag = ALWAYS
+        if fixed is None:
+            flag = _and(flag, level)
     if scaler.conditional:
         test = _conditional_test(scaler)
         if test is None:
@@ -362,34 +366,45 @@ def _within(block: list[ast.stmt], line: int) -> bool:
 
 
 def _enclosing_flag(scaler: Obj) -> str:
-    """The flag of ``if args.amp: scaler = GradScaler()``, or of ``if not args.amp: scaler =
-    None`` / ``else: scaler = GradScaler()`` (built when the test fails: its negation).
-    ``ALWAYS`` when the scaler is built unconditionally, in the ``else`` of an ``elif`` chain
-    (the negation of one test is not what holds there), or under a test that is no flag the
-    user sets."""
+    """The flags of the ``if`` statements the scaler is built under, joined by ``and``
+    (``ALWAYS`` for none); see ``_enclosing_flags``."""
+    flag = ALWAYS
+    for level in _enclosing_flags(scaler):
+        flag = _and(flag, level)
+    return flag
+
+
+def _enclosing_flags(scaler: Obj) -> list[str]:
+    """The flag of each ``if`` the scaler is built under, outermost first: the test of ``if
+    args.amp: scaler = GradScaler()``, or the negation for ``if not args.amp: scaler = None``
+    / ``else: scaler = GradScaler()`` (built when the test fails). An ``if`` whose test is no
+    flag the user sets (``if __name__ == "__main__":``, ``if torch.cuda.is_available():``),
+    or whose ``else`` in an ``elif`` chain holds the scaler (the negation of one test is not
+    what holds there), adds none. Nested tests all hold where the scaler is built: ``if
+    args.fp16:`` around ``if args.fsdp: scaler = ShardedGradScaler()`` gives both."""
     if scaler.scope is None or scaler.call is None:
-        return ALWAYS
+        return []
     line = scaler.call.lineno
-    found: ast.If | None = None
-    in_else = False
+    around: list[tuple[ast.If, bool]] = []
     for node in _ifs(scaler.scope.module.tree):
         body, orelse = _within(node.body, line), _within(node.orelse, line)
-        if (body or orelse) and (found is None or node.lineno > found.lineno):
-            found, in_else = node, orelse
-    if found is None:
-        return ALWAYS
-    test: ast.expr = found.test
-    if in_else:
-        if len(found.orelse) == 1 and isinstance(found.orelse[0], ast.If) \
-                or _is_elif(scaler, found):
-            return ALWAYS
-        test = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) \
-            else ast.UnaryOp(op=ast.Not(), operand=test)
-    # `if args.amp and torch.cuda.is_available():` is on in a GPU run exactly when args.amp is
-    test = _without_device_checks(test)
-    if not _flag(test):
-        return ALWAYS  # `if __name__ == "__main__":`, `if torch.cuda.is_available():`
-    return ast.unparse(test)
+        if body or orelse:
+            around.append((node, orelse))
+    flags = []
+    for found, in_else in sorted(around, key=lambda pair: pair[0].lineno):
+        test: ast.expr = found.test
+        if in_else:
+            if len(found.orelse) == 1 and isinstance(found.orelse[0], ast.If) \
+                    or _is_elif(scaler, found):
+                continue
+            test = test.operand if isinstance(test, ast.UnaryOp) \
+                and isinstance(test.op, ast.Not) else ast.UnaryOp(op=ast.Not(), operand=test)
+        # `if args.amp and torch.cuda.is_available():` is on in a GPU run exactly when
+        # args.amp is
+        test = _without_device_checks(test)
+        if _flag(test):
+            flags.append(ast.unparse(test))
+    return flags
 
 
 def _is_elif(scaler: Obj, node: ast.If) -> bool:

@@ -4514,7 +4514,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             parts[0] = parts[0] if flag else f"when {parts[0]}"
         condition = " and ".join(parts)
         prefix = f"{condition[0].upper()}{condition[1:]}, " if condition else ""
-        outer = _wrapper_step_call(ctx, e)
+        outer = _wrapper_step_call(ctx, e, s)
         if outer is not None:
             # the inner scheduler of a scheduler class's own `step()`: it steps when, and
             # because, the wrapper is stepped; the wrapper's call in the loop is the place
@@ -4523,7 +4523,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             yield Diagnostic.at(
                 "LRD005",
                 f"{prefix}`{ast.unparse(call.func)}()`{inner} runs {every} even when "
-                f"GradScaler skips the optimizer step (`{step_call(s)}`, line {s.line}): "
+                f"GradScaler skips the optimizer step (`{step_call(s)}`, {_line_of(s, path)}): "
                 "float16 AMP skips the first steps, so the schedule runs ahead of the real "
                 f"updates{_torch_warning(sched)}",
                 path,
@@ -4533,7 +4533,7 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         yield Diagnostic.at(
             "LRD005",
             f"{prefix}`{receiver(e)}.step()` runs {every} even when GradScaler skips the "
-            f"optimizer step (`{step_call(s)}`, line {s.line}): float16 AMP skips the "
+            f"optimizer step (`{step_call(s)}`, {_line_of(s, e.path)}): float16 AMP skips the "
             f"first steps, so the schedule runs ahead of the real updates{_torch_warning(sched)}",
             e.path,
             e.node,
@@ -4541,15 +4541,31 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         )
 
 
+def _line_of(s: Event, path: str) -> str:
+    """``line 12`` for a call in the reported file ``path``, ``trainer.py:12`` for one in
+    another (with its directories where the two files share a name)."""
+    if not s.path or s.path == path:
+        return f"line {s.line}"
+    name = os.path.basename(s.path)
+    if name == os.path.basename(path):
+        name = display_path(s.path)
+    return f"{name}:{s.line}"
+
+
 _SCHEDULER_BASES = frozenset({"_LRScheduler", "LRScheduler"})
 
 
-def _wrapper_step_call(ctx: FileContext, e: Event) -> tuple[str, ast.Call] | None:
+def _wrapper_step_call(ctx: FileContext, e: Event, update: Event | None = None
+                       ) -> tuple[str, ast.Call] | None:
     """Where ``e`` is a scheduler step made by the ``step()`` method of a scheduler class of
     the project (a subclass of torch's LRScheduler, or of one of torch's schedulers, that
     wraps another: `def step(self, epoch=None): super().step(epoch); self.inner.step()`), the
     call of that method that made it (`self.sched.step()` in the training loop), with its
-    file; else None. The inner scheduler steps when, and because, the wrapper is stepped."""
+    file; else None. The inner scheduler steps when, and because, the wrapper is stepped.
+    A plain class of the project whose ``step()`` steps a scheduler it holds (``self.scheduler
+    .step()``, a config-driven wrapper) is such a class too where the optimizer's update
+    ``update`` is made outside that method: the method only forwards the schedule, and the
+    call in the training loop is what runs after the update."""
     frame = e.frame
     if frame is None or frame.fn is None or frame.fn.name != "step" or frame.call is None \
             or not frame.call_path:
@@ -4560,13 +4576,18 @@ def _wrapper_step_call(ctx: FileContext, e: Event) -> tuple[str, ast.Call] | Non
     around = class_at(tree, frame.fn.lineno)
     if around is None or frame.fn not in around.body:
         return None
+    func = frame.call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "step":
+        return None
     for base in around.bases:
         name = (dotted(base) or "").rsplit(".", 1)[-1]
         if name in _SCHEDULER_BASES or name in SCHEDULERS:
-            func = frame.call.func
-            if isinstance(func, ast.Attribute) and func.attr == "step":
-                return frame.call_path, frame.call
-            return None
+            return frame.call_path, frame.call
+    held = isinstance(e.node, ast.Call) and isinstance(e.node.func, ast.Attribute) \
+        and isinstance(e.node.func.value, ast.Attribute) \
+        and isinstance(e.node.func.value.value, ast.Name) and e.node.func.value.value.id == "self"
+    if held and e.frame is frame and update is not None and not update.within(frame):
+        return frame.call_path, frame.call
     return None
 
 

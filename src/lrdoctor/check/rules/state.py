@@ -33,6 +33,7 @@ from lrdoctor.check.position import (
     last_epoch_arg,
     trains_in,
 )
+from lrdoctor.check.project import display_path
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import never_skips, scaler_switch, when
 from lrdoctor.check.values import (
@@ -1969,6 +1970,21 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
     restored = [ev for ev in ctx.program.events if ev.kind == "load_state" and ev.obj is not None]
     missing = []
     named: list[Obj] = []  # the scheduler (or its alternatives) never restored
+    # where the finding is reported (a helper's call, an optimizer wrapper's caller): the
+    # lines the message names are read from there
+    site = _helper_call_site(ctx, e)
+    path, node, said = e.path, e.node, f"{receiver(e)}.load_state_dict"
+    frame = e.frame
+    while site is None and frame is not None and frame.fn is not None \
+            and frame.fn.name == "load_state_dict" and frame.call is not None \
+            and frame.call_path:
+        # an optimizer wrapper's own `load_state_dict` handing the state to the optimizer it
+        # wraps (`self.optim.load_state_dict(sd)`): the resume is where the program calls
+        # the wrapper's method, and the finding goes there
+        path, node, said = frame.call_path, frame.call, ast.unparse(frame.call.func)
+        frame = frame.parent
+    if site is not None:
+        path = site[0]
     scheds = _real_schedulers(ctx, e.root, optimizer, e)
     if scheds and tree is not None and _reads_saved_scheduler_state(tree):
         scheds = []
@@ -2011,9 +2027,9 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
             same = _alternatives(lost, s)
             named = same
             if len(same) > 1:
-                options = " or ".join(f"{o.label} at {_where(o, e.path)}" for o in same)
+                options = " or ".join(f"{o.label} at {_where(o, path)}" for o in same)
             else:
-                options = f"{s.label}, {_where(s, e.path)}"
+                options = f"{s.label}, {_where(s, path)}"
             missing.append(f"`{s.name or 'the scheduler'}` ({options})")
     scalers = _scalers(ctx, e.root, e, [optimizer] if optimizer is not None else None) \
         if check_scaler else []
@@ -2032,11 +2048,10 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
         consequence.append(_restart(named))
     if len(missing) == 2 or missing[0].startswith("the GradScaler"):
         consequence.append("the scale restarts at 65536 and skips steps again")
-    site = _helper_call_site(ctx, e)
     if site is not None:
         # a generic helper (`def load(obj, path): obj.load_state_dict(torch.load(path))`,
         # called for the model too): the resume is the call that hands it the optimizer
-        path, call, given = site
+        _, call, given = site
         yield Diagnostic.at(
             "LRD007",
             f"`{ast.unparse(call.func)}({given}, ...)` restores the optimizer but "
@@ -2046,15 +2061,6 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
             call,
         )
         return
-    path, node, said = e.path, e.node, f"{receiver(e)}.load_state_dict"
-    frame = e.frame
-    while frame is not None and frame.fn is not None and frame.fn.name == "load_state_dict" \
-            and frame.call is not None and frame.call_path:
-        # an optimizer wrapper's own `load_state_dict` handing the state to the optimizer it
-        # wraps (`self.optim.load_state_dict(sd)`): the resume is where the program calls
-        # the wrapper's method, and the finding goes there
-        path, node, said = frame.call_path, frame.call, ast.unparse(frame.call.func)
-        frame = frame.parent
     yield Diagnostic.at(
         "LRD007",
         f"`{said}(...)` restores the optimizer but "
@@ -2171,8 +2177,14 @@ def _called(o: Obj) -> str:
 
 
 def _where(o: Obj, path: str) -> str:
-    """``line 12`` in the reported file, ``train.py:12`` in another."""
-    return f"line {o.line}" if o.path == path else f"{os.path.basename(o.path)}:{o.line}"
+    """``line 12`` in the reported file, ``train.py:12`` in another (with its directories
+    where the two files share a name: ``policy/ppo.py:90`` beside ``bonus/ppo.py``)."""
+    if o.path == path:
+        return f"line {o.line}"
+    name = os.path.basename(o.path)
+    if name == os.path.basename(path):
+        name = display_path(o.path)
+    return f"{name}:{o.line}"
 
 
 def _restoring_helper(ctx: FileContext,
