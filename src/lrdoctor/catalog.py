@@ -536,7 +536,9 @@ PyTorch refuses `BCELoss` under autocast for this reason. Focal losses written b
 `log(p)` and `log(1 - p)`: float16 holds nothing between 1 - 2**-12 and 1, so `1 - p` is 0 for
 any confident positive, and a clamp to `1 - 1e-6` does not help (the bound itself rounds to 1).
 A lower clamp such as `p.clamp(min=1e-6)` does keep `log(p)` finite (1e-6 is a float16
-subnormal, not 0).
+subnormal, not 0). A softmax is the exception under CUDA's autocast, which computes it in
+float32 (on a `.half()` model, or under the CPU's autocast, it stays in float16): `check`
+reports `log(softmax(x))` only where the softmax runs in float16.
 """,
         """
 Work with logits: `BCEWithLogitsLoss`, `F.log_softmax`, `F.logsigmoid` instead of

@@ -154,7 +154,36 @@ def test_log_of_sigmoid_under_autocast_is_reported() -> None:
     with torch.autocast("cuda"):
         loss = loss_fn(model(torch.randn(2, 4)), torch.ones(2, 1))
     """
-    assert codes(src) == ["LRD103", "LRD103"]
+    # CUDA's autocast runs softmax in float32 (the log of its output is safe); the sigmoid
+    # stays in float16
+    assert findings(src) == [("LRD103", 6)]
+
+
+def test_log_of_softmax_is_reported_where_softmax_runs_in_float16() -> None:
+    # on the CPU autocast keeps softmax in float16; on a half model no autocast lifts it
+    body = """
+    def loss_fn(logits, y):
+        return F.nll_loss(torch.log(F.softmax(logits, -1)), y)
+    """
+    cpu = """
+    import torch
+    import torch.nn.functional as F
+    """ + body + """
+    model = torch.nn.Linear(4, 3)
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = loss_fn(model(torch.randn(2, 4)), torch.zeros(2, dtype=torch.long))
+    """
+    half = """
+    import torch
+    import torch.nn.functional as F
+    """ + body + """
+    model = torch.nn.Linear(4, 3).half()
+    loss = loss_fn(model(torch.randn(2, 4).half()), torch.zeros(2, dtype=torch.long))
+    """
+    cuda = cpu.replace('torch.autocast("cpu", dtype=torch.float16)', 'torch.cuda.amp.autocast()')
+    assert codes(cpu) == ["LRD103"]
+    assert codes(half) == ["LRD103"]
+    assert "LRD103" not in codes(cuda)
 
 
 def test_bce_without_low_precision_is_not_reported() -> None:

@@ -1664,13 +1664,13 @@ OTHERS = {
                         torch.save(model.state_dict(), "last.pt")]]
             """,
     }),
-    'log of softmax probabilities in a loss module under the caller autocast': ('LRD103', {
+    'log of sigmoid probabilities in a loss module under the caller autocast': ('LRD103', {
         "losses.py": """
             import torch
 
 
             def nll(logits, target):
-                [[probs = torch.softmax(logits, dim=-1)
+                [[probs = torch.sigmoid(logits)
                 return torch.nn.functional.nll_loss(torch.log(probs), target)||return torch.nn.functional.cross_entropy(logits, target)]]
             """,
         "train.py": """

@@ -1790,6 +1790,19 @@ def _autocast_state(node: ast.expr, module: ModuleInfo) -> bool | None:
     return not (isinstance(enabled, ast.Constant) and enabled.value is False)
 
 
+def _autocast_on_cpu(node: ast.Call, module: ModuleInfo) -> bool:
+    """An autocast call stated to run on the CPU (``torch.autocast("cpu", ...)``,
+    ``torch.cpu.amp.autocast()``); any other device, or one not written as a literal, is taken
+    as CUDA's, the common case."""
+    qual = resolve(node.func, module)
+    if qual.startswith("torch.cpu."):
+        return True
+    if qual == "torch.cuda.amp.autocast":
+        return False
+    device = _autocast_argument(node, qual, "device_type")
+    return isinstance(device, ast.Constant) and device.value == "cpu"
+
+
 class _Reach:
     """The code that runs under an enabled autocast: the bodies of enabled ``with`` blocks
     (also through a context held in a variable, and autocast-decorated functions), and what
@@ -1806,6 +1819,11 @@ class _Reach:
         self.foreign: list[tuple[ModuleInfo, ast.FunctionDef | ast.AsyncFunctionDef]] = []
         self.called_names: set[str] = set()
         self.first_line = 0
+        # CUDA's autocast computes softmax in float32 (its "autocast to float32" list), the
+        # CPU's keeps it in float16: a softmax's probabilities under it are low precision only
+        # where the file also autocasts on the CPU
+        self.on_cpu = any(isinstance(node, ast.Call) and _autocast_state(node, self.module)
+                          and _autocast_on_cpu(node, self.module) for node in ast.walk(self.tree))
         held = self._held_contexts()
         starts: list[ast.AST] = []
         for node in ast.walk(self.tree):
@@ -1970,6 +1988,13 @@ def _factory_returns(tree: ast.AST) -> dict[str, ast.Call]:
     return {name: call for name, call in found.items() if call is not None}
 
 
+def _called_name(node: ast.Call) -> str:
+    """The last name of what ``node`` calls: ``softmax`` of ``F.softmax(x)`` / ``x.softmax()``."""
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(
+        func, ast.Name) else ""
+
+
 def _is_prob_call(node: ast.expr, module: ModuleInfo) -> bool:
     if not isinstance(node, ast.Call):
         return False
@@ -2014,6 +2039,9 @@ def _unsafe_logs(tree: ast.AST, module: ModuleInfo, path: str, reach: _Reach | N
     in this file), else for the reason ``why_else`` gives (the file's half casts)."""
     bound = _bound_names(tree)
     probabilities = _Probabilities(tree, module)
+    # under CUDA's autocast a softmax is computed in float32, whatever its input
+    autocast_probabilities = _Probabilities(tree, module, float32_softmax=True) \
+        if reach is not None and not reach.on_cpu else probabilities
     # names the file binds itself: a bare `BCELoss(...)` that no import gives is a call of
     # what the file bound to that name (`BCELoss = lossbank.SoftBCEWithLogits()`, a function
     # of its own), not torch's class; when it holds `nn.BCELoss()`, that constructor is
@@ -2028,8 +2056,10 @@ def _unsafe_logs(tree: ast.AST, module: ModuleInfo, path: str, reach: _Reach | N
             continue
         if reach is not None and reach.first_line and reach.covers(node, bound.get(id(node), [])):
             why = f"autocast ({at or f'line {reach.first_line}'})"
+            probs = autocast_probabilities
         else:
             why = why_else(node)
+            probs = probabilities
         if not why:
             continue
         if last == "BCELoss" and (qual.startswith(("torch", "nn.")) or (
@@ -2055,7 +2085,7 @@ def _unsafe_logs(tree: ast.AST, module: ModuleInfo, path: str, reach: _Reach | N
             if inner is None:
                 continue
             complement = _one_minus(inner)
-            bounds = probabilities.at(complement if complement is not None else inner, node)
+            bounds = probs.at(complement if complement is not None else inner, node)
             if bounds is None:
                 continue
             low, high = bounds
@@ -2124,9 +2154,11 @@ class _Probabilities:
     ``use``, assigns one (`p = torch.sigmoid(x).clamp(1e-6, 1 - 1e-6)`): a name of the same
     spelling in another function is another variable."""
 
-    def __init__(self, tree: ast.AST, module: ModuleInfo) -> None:
+    def __init__(self, tree: ast.AST, module: ModuleInfo, float32_softmax: bool = False) -> None:
         self.tree = tree
         self.module = module
+        # a softmax runs in float32 here (CUDA's autocast): its output is no float16 probability
+        self.float32_softmax = float32_softmax
         # (function or None, name) -> [(line, value)] in the order written
         self.assigned: dict[tuple[int, str], list[tuple[int, ast.expr]]] = {}
         self.functions = [n for n in ast.walk(tree)
@@ -2165,6 +2197,8 @@ class _Probabilities:
         if not _is_prob_call(expr, self.module):
             return False
         assert isinstance(expr, ast.Call)
+        if self.float32_softmax and _called_name(expr) == "softmax":
+            return False
         if any(k.arg == "dtype" and _full_precision_dtype(k.value) for k in expr.keywords):
             return False
         func = expr.func
