@@ -387,3 +387,31 @@ def test_scheduler_stepped_per_iteration_or_per_epoch_by_a_config_flag():
                     self.sched.step()
     '''
     assert codes(source) == []
+
+
+def test_onecycle_in_a_lightning_module_is_read_without_error():
+    # Lightning's loops are modelled on the hook methods, not on `for`/`while` statements
+    source = '''
+    import lightning as L
+    import torch
+
+
+    class Model(L.LightningModule):
+        def __init__(self, total_steps):
+            super().__init__()
+            self.net = torch.nn.Linear(4, 1)
+            self.total_steps = total_steps
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            return torch.nn.functional.mse_loss(self.net(x), y)
+
+        def configure_optimizers(self):
+            opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+            sched = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, total_steps=self.total_steps)
+            return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
+
+        def lr_scheduler_step(self, scheduler, metric):
+            scheduler.step()
+    '''
+    assert codes(source) == []

@@ -2701,6 +2701,8 @@ def _counted_passes(loop: Loop) -> tuple[ast.expr, int] | None:
     entered."""
     if isinstance(loop.node, (ast.For, ast.AsyncFor)):
         return _passes(loop)
+    if not isinstance(loop.node, ast.While):
+        return None  # (a loop the trace models with another node)
     test = loop.node.test
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
