@@ -415,3 +415,49 @@ def test_onecycle_in_a_lightning_module_is_read_without_error():
             scheduler.step()
     '''
     assert codes(source) == []
+
+
+BUILDER = '''
+import torch
+
+
+def build(opt, cfg):
+    return torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=cfg.TOTAL)
+'''
+
+DRIVER = '''
+import argparse
+import torch
+from schedules import build
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--iters", type=int, default=50000)
+parser.add_argument("--total", type=int, default=60000)
+parser.add_argument("--lr", type=float, default=4e-4)
+
+
+def main(model, batches):
+    cfg = parser.parse_args()
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+    sched = build(opt, cfg)
+    for it in range(LOOP):
+        x, y = next(batches)
+        opt.zero_grad()
+        model(x, y).backward()
+        opt.step()
+        sched.step()
+'''
+
+
+@pytest.mark.parametrize("total, loop, expected", [
+    ("iters", "cfg.iters + 1", ["LRD010"]),
+    ("iters", "cfg.iters", []),
+    ("total", "cfg.iters + 1", []),
+])
+def test_onecycle_built_by_a_helper_module_from_the_callers_options(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, total: str, loop: str,
+        expected: list[str]):
+    found = check_project(tmp_path, monkeypatch, {
+        "schedules.py": BUILDER.replace("TOTAL", total),
+        "train.py": DRIVER.replace("LOOP", loop)}, ["train.py"])
+    assert project_codes(found) == expected

@@ -32,7 +32,7 @@ from lrdoctor.check.index import Scope, dotted, main_guard, origin
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.project import line_at
 from lrdoctor.check.rules import rule
-from lrdoctor.check.values import Const, Obj, UnionVal
+from lrdoctor.check.values import Const, ExprVal, Obj, UnionVal
 from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
 
 # torch schedulers whose horizon ends the schedule (stepping past it is an overrun), with the
@@ -2718,6 +2718,28 @@ def _counted_passes(loop: Loop) -> tuple[ast.expr, int] | None:
     return base, k + (1 if isinstance(test.ops[0], ast.LtE) else 0)
 
 
+def _same_setting_held(a: ast.expr, a_scope: Scope | None, b: ast.expr,
+                       b_scope: Scope | None) -> bool:
+    """``cfg.iters`` read in two functions (a builder in another module handed the caller's
+    ``cfg``) where both names hold the same object: the same attribute path of one settings
+    value (an argparse namespace, a loaded config)."""
+    name_a, name_b = dotted(a), dotted(b)
+    if name_a is None or name_b is None or "." not in name_a or "." not in name_b \
+            or a_scope is None or b_scope is None:
+        return False
+    head_a, _, tail_a = name_a.partition(".")
+    head_b, _, tail_b = name_b.partition(".")
+    if tail_a != tail_b or head_a == "self" or head_b == "self":
+        return False
+    held_a, held_b = a_scope.lookup(head_a), b_scope.lookup(head_b)
+    if held_a is None or held_b is None:
+        return False
+    if held_a is held_b:
+        return not isinstance(held_a, (int, float, str, bool))
+    return isinstance(held_a, ExprVal) and isinstance(held_b, ExprVal) \
+        and held_a.node is held_b.node
+
+
 @rule("LRD010")
 def onecycle_total_steps_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic]:
     """OneCycleLR(total_steps=N) stepped on every pass of a loop that makes more than N passes
@@ -2752,6 +2774,8 @@ def onecycle_total_steps_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagn
         elif loop.path == sched.path and (
                 _same_value(loop_base, loop.scope, horizon_base, sched.scope)
                 or ast.dump(loop_base) == ast.dump(horizon_base)):
+            extra = loop_extra - horizon_extra
+        elif _same_setting_held(loop_base, loop.scope, horizon_base, sched.scope):
             extra = loop_extra - horizon_extra
         elif (count := _pass_count(loop)) is not None \
                 and type(stated := constants.resolve(total, sched.scope)) is int and stated > 0:
