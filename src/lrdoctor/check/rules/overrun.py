@@ -32,7 +32,7 @@ from lrdoctor.check.index import Scope, dotted, main_guard, origin
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.project import line_at
 from lrdoctor.check.rules import rule
-from lrdoctor.check.values import Const, Obj, UnionVal
+from lrdoctor.check.values import Const, ExprVal, Obj, UnionVal
 from lrdoctor.schedulers import SCHEDULERS, recomputes_lr
 
 # torch schedulers whose horizon ends the schedule (stepping past it is an overrun), with the
@@ -2675,5 +2675,131 @@ def restored_schedule_spent_again_from_epoch_zero(ctx: FileContext) -> Iterator[
             e.path,
             e.node,
             evidence={"loop_line": epoch_loop.line, "restore_line": restore.line,
+                      "step_line": e.line},
+        )
+
+
+def _skips_passes(loop: Loop) -> bool:
+    """A ``continue`` in the loop's own body (not in a loop or function inside it): some
+    passes may end before the statements after it."""
+    todo: list[ast.AST] = list(loop.node.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Continue):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef,
+                             ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _counted_passes(loop: Loop) -> tuple[ast.expr, int] | None:
+    """``(x, k)`` when a loop makes ``x + k`` passes: a ``for`` over ``range(...)`` (as
+    ``_passes`` reads it), or ``while c < x + k`` / ``while c <= x + k - 1`` whose counter
+    ``c`` (``c += 1`` once per pass, see ``Loop.counters``) holds 0 where the loop is
+    entered."""
+    if isinstance(loop.node, (ast.For, ast.AsyncFor)):
+        return _passes(loop)
+    if not isinstance(loop.node, ast.While):
+        return None  # (a loop the trace models with another node)
+    test = loop.node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
+        return None
+    counter = dotted(test.left)
+    if counter is None or counter not in loop.counters or loop.scope is None \
+            or "." in counter:
+        return None
+    start = loop.scope.vars.get(counter)
+    if not (isinstance(start, Const) and type(start.value) is int and start.value == 0):
+        return None
+    base, k = plus_literal(test.comparators[0])
+    return base, k + (1 if isinstance(test.ops[0], ast.LtE) else 0)
+
+
+def _same_setting_held(a: ast.expr, a_scope: Scope | None, b: ast.expr,
+                       b_scope: Scope | None) -> bool:
+    """``cfg.iters`` read in two functions (a builder in another module handed the caller's
+    ``cfg``) where both names hold the same object: the same attribute path of one settings
+    value (an argparse namespace, a loaded config)."""
+    name_a, name_b = dotted(a), dotted(b)
+    if name_a is None or name_b is None or "." not in name_a or "." not in name_b \
+            or a_scope is None or b_scope is None:
+        return False
+    head_a, _, tail_a = name_a.partition(".")
+    head_b, _, tail_b = name_b.partition(".")
+    if tail_a != tail_b or head_a == "self" or head_b == "self":
+        return False
+    held_a, held_b = a_scope.lookup(head_a), b_scope.lookup(head_b)
+    if held_a is None or held_b is None:
+        return False
+    if held_a is held_b:
+        return not isinstance(held_a, (int, float, str, bool))
+    return isinstance(held_a, ExprVal) and isinstance(held_b, ExprVal) \
+        and held_a.node is held_b.node
+
+
+@rule("LRD010")
+def onecycle_total_steps_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic]:
+    """OneCycleLR(total_steps=N) stepped on every pass of a loop that makes more than N passes
+    (``for it in range(N + 1)``, ``range(1, N + 2)``, ``while it <= N`` counted from 0): the
+    step after the N-th raises ``Tried to step N+1 times``. The loop's count and the horizon
+    must be the same expression plus integer literals, or both numbers where they run; a step
+    under a test inside the loop, a loop that may leave early or skip the rest of a pass
+    (``break``, ``return``, ``continue``), a scheduler built, restored or repositioned inside
+    the loop, or a ``step(n)`` with an argument is left alone. Only OneCycleLR: a step or two
+    past a cosine's or a linear decay's end moves the LR by a hair, past OneCycleLR's it
+    stops the run."""
+    seen: set[int] = set()
+    for e in ctx.program.events:
+        sched = e.obj
+        if e.kind != "sched_step" or sched is None or sched.guessed or sched.in_composite \
+                or sched.id in seen or sched.origin != "torch" or sched.cls != "OneCycleLR":
+            continue
+        if e.info.get("nargs") or e.info.get("kwargs"):
+            continue
+        total = sched.arg("total_steps", 2)
+        loop = e.loop
+        if total is None or loop is None or e.conds_inside(loop):
+            continue
+        passes = _counted_passes(loop)
+        if passes is None:
+            continue
+        loop_base, loop_extra = passes
+        horizon_base, horizon_extra = plus_literal(total)
+        loop_count, horizon_count = _int_literal(loop_base), _int_literal(horizon_base)
+        if loop_count is not None and horizon_count is not None:
+            extra = loop_count + loop_extra - horizon_count - horizon_extra
+        elif loop.path == sched.path and (
+                _same_value(loop_base, loop.scope, horizon_base, sched.scope)
+                or ast.dump(loop_base) == ast.dump(horizon_base)):
+            extra = loop_extra - horizon_extra
+        elif _same_setting_held(loop_base, loop.scope, horizon_base, sched.scope):
+            extra = loop_extra - horizon_extra
+        elif (count := _pass_count(loop)) is not None \
+                and type(stated := constants.resolve(total, sched.scope)) is int and stated > 0:
+            extra = count - stated
+        else:
+            continue
+        if extra <= 0:
+            continue
+        if _written_inside(sched, loop) or _leaves_early(loop) or _skips_passes(loop) \
+                or _stops_before_its_count(loop):
+            continue
+        if _reset_inside(ctx, sched, loop) or _another_built_inside(ctx, sched, loop):
+            continue
+        seen.add(sched.id)
+        more = "one pass more" if extra == 1 else f"{extra} passes more"
+        yield Diagnostic.at(
+            "LRD010",
+            f"OneCycleLR(total_steps={ast.unparse(total)}) "
+            f"({line_at(sched.path, sched.line, e.path)}) is stepped on every pass (line "
+            f"{e.line}) of the loop at {line_at(loop.path, loop.line, e.path)}, which makes "
+            f"{more} than total_steps: {_consequence(sched)}. Size total_steps to the loop's "
+            f"count, or step it only while it has steps left",
+            e.path,
+            e.node,
+            evidence={"total_steps": ast.unparse(total), "loop_line": loop.line,
                       "step_line": e.line},
         )
