@@ -1694,10 +1694,63 @@ def _written_at(e: Event) -> tuple[str, ast.AST]:
     if name not in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
         return e.path, e.node
     handed = frame.argument(name)
+    if isinstance(handed, ast.Name):
+        # the caller's dict under a name of its own (`state = {...}` then `save(state,
+        # path)`): its last binding before the call, in the caller's function
+        handed = _caller_binding(frame, handed.id)
     if isinstance(handed, ast.Dict) or isinstance(handed, ast.Call) \
             and dotted(handed.func) == "dict" and not handed.args:
         return frame.call_path, handed
     return e.path, e.node
+
+
+def _caller_binding(frame: Any, name: str) -> ast.expr | None:
+    """The value of the caller's ``name = ...`` written in the same block as the call that
+    made ``frame``, before it, with nothing else binding or filling ``name`` in the caller's
+    function (``state["scaler"] = ...``, ``state.update(...)``, a loop or ``with`` target,
+    an augmented assignment): what the caller hands over is then that display as written."""
+    caller, call = frame.parent, frame.call
+    if caller is None or caller.fn is None or call is None or caller.path != frame.call_path:
+        return None
+    parents = parent_map(caller.fn)
+    stmt: ast.AST = call
+    while id(stmt) in parents and not isinstance(stmt, ast.stmt):
+        stmt = parents[id(stmt)]
+    # the nearest block, from the call's own outwards (`state = {...}` then `if is_best:
+    # save(state, path)`), that binds the name before the statement holding the call
+    bound: ast.Assign | None = None
+    while bound is None and stmt is not caller.fn:
+        holder = parents.get(id(stmt))
+        block = next((getattr(holder, f) for f in ("body", "orelse", "finalbody")
+                      if stmt in (getattr(holder, f, None) or [])), None)
+        if holder is None or block is None:
+            return None
+        before = [st for st in block[:block.index(stmt)] if isinstance(st, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == name for t in st.targets)]
+        if before:
+            bound = before[-1]
+        stmt = holder
+    if bound is None:
+        return None
+    for n in nodes_in(caller.fn):
+        if isinstance(n, ast.Assign) and n is not bound and n.lineno > bound.lineno \
+                and n.lineno < call.lineno and any(
+                    isinstance(t, ast.Name) and t.id == name for t in n.targets):
+            return None
+        if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store) \
+                and isinstance(n.value, ast.Name) and n.value.id == name:
+            return None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == name \
+                and n.func.attr in ("update", "setdefault", "pop"):
+            return None
+        if isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                          ast.withitem, ast.NamedExpr)):
+            target = n.optional_vars if isinstance(n, ast.withitem) else n.target
+            if target is not None and any(isinstance(t, ast.Name) and t.id == name
+                                          for t in ast.walk(target)):
+                return None
+    return bound.value
 
 
 def _built(obj: Obj) -> int:
