@@ -5,7 +5,7 @@ callbacks, registry-built trainers, rank-0 saves, EMA copies, best versus last f
 
 Programs written for these tests; no third-party code.
 
-The batch's cases were all right at first sight. Probing the family showed three things,
+The batch's cases were all right at first sight. Probing the family showed four things,
 fixed here:
 
 - A save helper that writes the dict its caller built under a name (``state = {...}`` then
@@ -22,6 +22,12 @@ fixed here:
   (``KEYS = ("model", "optimizer")``, ``{k: getattr(self, k).state_dict() for k in
   self.KEYS}``) was not judged (only a literal tuple in the comprehension was unrolled): a
   scheduler left out of such a list was missed. A list something appends to stays unjudged.
+- A count saved beside the optimizer (``"step": step``) whose value came back from the
+  project's epoch function (``step = run_epoch(model, loader, optimizer, scheduler, step)``)
+  was read as the scheduler's state, the call's text naming it: the checkpoint was taken to
+  hold the scheduler. What a function of the project returns is now read by its callee and
+  the ``.state_dict()`` calls in its arguments, unless the function itself reads some object's
+  state (``def pack(*objs): return [o.state_dict() for o in objs]``).
 
 The rest are probes of the theme kept as regression tests (right on both builds).
 """
@@ -515,3 +521,63 @@ def test_rank_zero_save_of_a_registry_trainer_without_the_scaler_is_reported() -
 
 def test_rank_zero_save_of_a_registry_trainer_with_the_scaler_is_silent() -> None:
     assert codes(REGISTRY_TRAINER.replace("SCALER", ' "scaler": self.scaler.state_dict(),')) == []
+
+
+# --- a count returned by a project function that was handed the scheduler ------------------
+
+COUNTED = '''
+import torch
+
+
+def build(model, lr, decay_every):
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=decay_every, gamma=0.2)
+    return optimizer, scheduler
+
+
+def pack(*objs):
+    return [o.state_dict() for o in objs]
+
+
+def run_epoch(model, loader, optimizer, scheduler, step):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        scheduler.step()
+        step += 1
+    return step
+
+
+def save_progress(model, optimizer, step, epoch, extra, path):
+    state = {"step": step, "epoch": epoch, "model": model.state_dict(),
+             "optimizer": optimizer.state_dict(), "extra": extra}
+    torch.save(state, path)
+
+
+def load_progress(model, optimizer, path):
+    blob = torch.load(path)
+    model.load_state_dict(blob["model"])
+    return model, optimizer, blob["step"], blob["epoch"]
+
+
+def main(loader, resume=True, epochs=250):
+    model = torch.nn.Linear(4, 2)
+    optimizer, scheduler = build(model, 0.1, 25000)
+    step, first = 0, 0
+    if resume:
+        model, optimizer, step, first = load_progress(model, optimizer, "last.pth")
+    for epoch in range(first, epochs):
+        step = run_epoch(model, loader, optimizer, scheduler, step)
+        save_progress(model, optimizer, step, epoch, EXTRA, "last.pth")
+'''
+
+
+def test_a_step_count_returned_by_the_epoch_function_is_not_the_schedulers_state() -> None:
+    # `step` comes back from `run_epoch(..., scheduler, step)`: a number, not the StepLR's
+    # state, whatever the names in the call that returned it
+    assert codes(COUNTED.replace("EXTRA", "None")) == ["LRD007"]
+
+
+def test_a_project_function_that_packs_state_dicts_keeps_what_it_was_handed() -> None:
+    assert codes(COUNTED.replace("EXTRA", "pack(scheduler)")) == []
