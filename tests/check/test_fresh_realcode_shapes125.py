@@ -13,7 +13,9 @@ fixed here:
   once, inside the helper, for every caller. A dict display handed over directly was already
   reported where it is written; a named one now is too (its binding in the caller's block,
   or an enclosing block, when nothing else fills or rebinds it), so each caller's checkpoint
-  gets its own finding at the dict that lacks the entry.
+  gets its own finding at the dict that lacks the entry. A rank-0 pass-through (``def
+  save_on_master(*args, **kwargs): torch.save(*args, **kwargs)``) is followed the same way,
+  to the first argument its caller hands to ``*args``.
 - A LambdaLR whose factor is held on the instance (``self.lr_fn = lambda _: ...`` then
   ``LambdaLR(self.optimizer, self.lr_fn)``) and ignores the step count it is given, reading
   a counter the checkpoint restores, was reported: "the schedule restarts". It loses nothing;
@@ -581,3 +583,66 @@ def test_a_step_count_returned_by_the_epoch_function_is_not_the_schedulers_state
 
 def test_a_project_function_that_packs_state_dicts_keeps_what_it_was_handed() -> None:
     assert codes(COUNTED.replace("EXTRA", "pack(scheduler)")) == []
+
+
+# --- a rank-0 pass-through save helper (`def save_on_master(*args, **kwargs)`) -------------
+
+MASTER_HELPER = '''
+import torch
+import torch.distributed as dist
+
+
+def is_main_process():
+    return not dist.is_initialized() or dist.get_rank() == 0
+
+
+def save_on_main(*args, **kwargs):
+    if is_main_process():
+        torch.save(*args, **kwargs)
+'''
+
+MASTER_DRIVER = '''
+import torch
+import distutil
+
+
+def main(loader, resume="", epochs=300):
+    model = torch.nn.Linear(4, 4)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    lr_scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 200)
+    start_epoch = 0
+    if resume:
+        checkpoint = torch.load(resume, map_location="cpu")
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+RESTORE        start_epoch = checkpoint["epoch"] + 1
+    for epoch in range(start_epoch, epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+        lr_scheduler.step()
+        distutil.save_on_main({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                               SAVED"epoch": epoch}, "checkpoint.pth")
+'''
+
+
+def test_a_pass_through_save_is_reported_at_the_dict_the_driver_writes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, {
+        "distutil.py": MASTER_HELPER,
+        "train.py": MASTER_DRIVER.replace("RESTORE", "").replace("SAVED", ""),
+    })
+    assert [(p, line, code) for p, line, code in found] == [
+        ("train.py", 14, "LRD007"), ("train.py", 22, "LRD007")]
+
+
+def test_a_pass_through_save_of_every_state_is_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = check_project(tmp_path, monkeypatch, {
+        "distutil.py": MASTER_HELPER,
+        "train.py": MASTER_DRIVER.replace(
+            "RESTORE", '        lr_scheduler.load_state_dict(checkpoint["lr_scheduler"])\n'
+        ).replace("SAVED", '"lr_scheduler": lr_scheduler.state_dict(), '),
+    })
+    assert project_codes(found) == []
