@@ -183,6 +183,10 @@ def ignores_first_argument(expr: ast.expr | None, scope: Scope | None) -> bool:
             fn = found.fn
         elif found is None:
             fn = scope.module.functions.get(expr.id)
+    elif isinstance(expr, ast.Attribute):
+        # held by the instance first (`self.lr_fn = lambda _: ...`, then
+        # `LambdaLR(self.optimizer, self.lr_fn)`)
+        fn = _held_factor(expr, scope)
     if fn is None:
         return False
     args = fn.args

@@ -3249,6 +3249,22 @@ class Tracer:
                         for e in over.elts):
             pairs = [Const(e.value, sure=True) for e in over.elts  # type: ignore[attr-defined]
                      ]
+        elif isinstance(over, (ast.Name, ast.Attribute)):
+            # the names held in a constant first (`KEYS = ("model", "optimizer")` on the class
+            # or the module, read as `self.KEYS`): the same, when nothing in the module adds
+            # to it
+            held = self.eval(over, scope, depth + 1)
+            if held is None and isinstance(over, ast.Attribute) \
+                    and isinstance(over.value, ast.Name) and over.value.id == "self" \
+                    and isinstance(scope.self_val, InstanceVal):
+                # a constant of the class body (`class Fitter: KEYS = ("model", ...)`)
+                held = _class_constant_names(scope.self_val.info, over.attr)
+            if not isinstance(held, TupleVal) or not 0 < len(held.items) <= _MAX_COMPREHENDED \
+                    or not all(isinstance(i, Const) and isinstance(i.value, str)
+                               for i in held.items) \
+                    or _grown_in(scope.module.tree, last_name(over)):
+                return None
+            pairs = [Const(i.value, sure=True) for i in held.items]
         else:
             return None
         built: dict[Any, Any] = {}
@@ -8697,3 +8713,35 @@ def _steps_another(fn: ast.FunctionDef | ast.AsyncFunctionDef, but_schedules: bo
             return True
     return False
 
+
+def _grown_in(tree: ast.AST, name: str) -> bool:
+    """Whether ``tree`` adds to a sequence named ``name`` anywhere (``name.append(...)``,
+    ``self.name += [...]``, ``name.extend(...)`` / ``.insert(...)``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("append", "extend", "insert") \
+                and last_name(node.func.value) == name:
+            return True
+        if isinstance(node, ast.AugAssign) and last_name(node.target) == name:
+            return True
+    return False
+
+
+def _class_constant_names(info: ClassInfo, attr: str) -> TupleVal | None:
+    """The strings a class body (of ``info`` or the nearest project base class binding it)
+    binds ``attr`` to once, as a tuple or list literal, when no method assigns it on the
+    instance: ``KEYS = ("model", "optimizer")``."""
+    for cls in info.lineage():
+        if attr in cls.self_assigns:
+            return None
+        found = [stmt.value for stmt in cls.node.body if isinstance(stmt, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets)]
+        if not found:
+            continue
+        value = found[0]
+        if len(found) != 1 or not isinstance(value, (ast.Tuple, ast.List)) or not all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+            return None
+        return TupleVal([Const(e.value, sure=True) for e in value.elts  # type: ignore[attr-defined]
+                         ])
+    return None

@@ -40,6 +40,7 @@ from lrdoctor.check.values import (
     Const,
     DictVal,
     ExprVal,
+    FuncVal,
     InstanceVal,
     Obj,
     StateDictVal,
@@ -91,8 +92,41 @@ def _saved(value: Any, objs: set[int], words: list[str], depth: int = 0) -> bool
             if isinstance(option, (StateDictVal, Obj)):
                 _saved(option, objs, words, depth + 1)
     elif isinstance(value, ExprVal):
-        words.append(ast.unparse(value.node).lower())
+        words.append(_saved_text(value).lower())
     return True
+
+
+def _saved_text(value: ExprVal) -> str:
+    """The text a saved value stands for. What a function of the project returns is not the
+    state of the objects handed to it (``"step": train(model, loader, optimizer, scheduler,
+    step)`` saves a count): of such a call, the callee and any ``.state_dict()`` written in
+    its arguments; of anything else, the whole expression."""
+    node = value.node
+    if isinstance(node, ast.Call) and value.scope is not None and _project_function(node, value):
+        kept = [dotted(node.func) or ast.unparse(node.func)]
+        kept += [ast.unparse(n) for arg in (*node.args, *(k.value for k in node.keywords))
+                 for n in ast.walk(arg) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Attribute) and n.func.attr == "state_dict"]
+        return " ".join(kept)
+    return ast.unparse(node)
+
+
+def _project_function(call: ast.Call, value: ExprVal) -> bool:
+    """Whether ``call`` calls a plain function the program defines (a name the scope binds
+    to one, or a function of the module): not a method, a class or a library's function."""
+    if not isinstance(call.func, ast.Name) or value.scope is None:
+        return False
+    found = value.scope.lookup(call.func.id)
+    fn: ast.AST | None = None
+    if isinstance(found, FuncVal):
+        fn = found.fn if found.bound is None and found.cls is None else None
+    elif found is None:
+        fn = value.scope.module.functions.get(call.func.id)
+    # one that reads some object's state (`def pack(*objs): return [o.state_dict() ...]`)
+    # may return what it was handed: its text is kept whole
+    return fn is not None and not any(
+        isinstance(n, ast.Attribute) and n.attr in ("state_dict", "__dict__")
+        for n in nodes_in(fn))
 
 
 def _none_passed(item: Any) -> bool:
@@ -1685,10 +1719,16 @@ def _written_at(e: Event) -> tuple[str, ast.AST]:
         return e.path, e.node
     saved = e.node.args[0] if e.node.args else next(
         (kw.value for kw in e.node.keywords if kw.arg == "obj"), None)
+    fn = frame.fn
+    if isinstance(saved, ast.Starred) and isinstance(saved.value, ast.Name) \
+            and fn.args.vararg is not None and saved.value.id == fn.args.vararg.arg:
+        # a pass-through (`def save_on_master(*args, **kwargs): torch.save(*args,
+        # **kwargs)`): the object saved is the first argument past the helper's own
+        # positional parameters
+        return _handed_dict(frame, _first_extra_argument(frame), e)
     if not isinstance(saved, ast.Name):
         return e.path, e.node
     name = saved.id
-    fn = frame.fn
     if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
            or isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store)
            and isinstance(n.value, ast.Name) and n.value.id == name
@@ -1699,11 +1739,81 @@ def _written_at(e: Event) -> tuple[str, ast.AST]:
         return e.path, e.node  # rebound or filled in the helper: its own contents
     if name not in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
         return e.path, e.node
-    handed = frame.argument(name)
+    return _handed_dict(frame, frame.argument(name), e)
+
+
+def _handed_dict(frame: Any, handed: ast.expr | None, e: Event) -> tuple[str, ast.AST]:
+    """The dict display the caller of ``frame`` handed over as ``handed`` (written in the
+    call, or bound to a name first), where the checkpoint's contents are written; else the
+    save ``e`` itself."""
+    if isinstance(handed, ast.Name):
+        # the caller's dict under a name of its own (`state = {...}` then `save(state,
+        # path)`): its last binding before the call, in the caller's function
+        handed = _caller_binding(frame, handed.id)
     if isinstance(handed, ast.Dict) or isinstance(handed, ast.Call) \
             and dotted(handed.func) == "dict" and not handed.args:
         return frame.call_path, handed
     return e.path, e.node
+
+
+def _first_extra_argument(frame: Any) -> ast.expr | None:
+    """The call's first positional argument that lands in the function's ``*args`` (None
+    when a ``*xs`` of the call's own comes first, or there is none)."""
+    call, fn = frame.call, frame.fn
+    at = len([*fn.args.posonlyargs, *fn.args.args]) - frame.skipped
+    if at < 0 or at >= len(call.args) or any(
+            isinstance(a, ast.Starred) for a in call.args[:at + 1]):
+        return None
+    return call.args[at]
+
+
+def _caller_binding(frame: Any, name: str) -> ast.expr | None:
+    """The value of the caller's ``name = ...`` written in the same block as the call that
+    made ``frame``, before it, with nothing else binding or filling ``name`` in the caller's
+    function (``state["scaler"] = ...``, ``state.update(...)``, a loop or ``with`` target,
+    an augmented assignment): what the caller hands over is then that display as written."""
+    caller, call = frame.parent, frame.call
+    if caller is None or caller.fn is None or call is None or caller.path != frame.call_path:
+        return None
+    parents = parent_map(caller.fn)
+    stmt: ast.AST = call
+    while id(stmt) in parents and not isinstance(stmt, ast.stmt):
+        stmt = parents[id(stmt)]
+    # the nearest block, from the call's own outwards (`state = {...}` then `if is_best:
+    # save(state, path)`), that binds the name before the statement holding the call
+    bound: ast.Assign | None = None
+    while bound is None and stmt is not caller.fn:
+        holder = parents.get(id(stmt))
+        block = next((getattr(holder, f) for f in ("body", "orelse", "finalbody")
+                      if stmt in (getattr(holder, f, None) or [])), None)
+        if holder is None or block is None:
+            return None
+        before = [st for st in block[:block.index(stmt)] if isinstance(st, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == name for t in st.targets)]
+        if before:
+            bound = before[-1]
+        stmt = holder
+    if bound is None:
+        return None
+    for n in nodes_in(caller.fn):
+        if isinstance(n, ast.Assign) and n is not bound and n.lineno > bound.lineno \
+                and n.lineno < call.lineno and any(
+                    isinstance(t, ast.Name) and t.id == name for t in n.targets):
+            return None
+        if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store) \
+                and isinstance(n.value, ast.Name) and n.value.id == name:
+            return None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == name \
+                and n.func.attr in ("update", "setdefault", "pop"):
+            return None
+        if isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                          ast.withitem, ast.NamedExpr)):
+            target = n.optional_vars if isinstance(n, ast.withitem) else n.target
+            if target is not None and any(isinstance(t, ast.Name) and t.id == name
+                                          for t in ast.walk(target)):
+                return None
+    return bound.value
 
 
 def _built(obj: Obj) -> int:
