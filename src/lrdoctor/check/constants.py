@@ -248,11 +248,54 @@ def attribute_stores(tree: ast.AST) -> dict[str, int]:
     return counts
 
 
+@per_node
+def _instance_stores(tree: ast.AST) -> frozenset[int]:
+    """The attribute stores of ``tree`` made on an instance by its own method: ``self.x = ...``
+    where ``self`` is the first parameter of a method (not a classmethod's ``cls``, not a
+    staticmethod's first argument). Such a store sets the instance's attribute and never the
+    class attribute of that name that code reads through the class (``CFG.scheduler``)."""
+    found: set[int] = set()
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    or not method.args.args or any(
+                        dotted(d) in ("classmethod", "staticmethod")
+                        for d in method.decorator_list):
+                continue
+            me = method.args.args[0].arg
+            if any(isinstance(n, (ast.Global, ast.Nonlocal)) or (
+                    isinstance(n, ast.Name) and n.id == me and not isinstance(n.ctx, ast.Load))
+                   for n in ast.walk(method)):
+                continue  # `self` rebound in the method: it may stand for anything there
+            for node in ast.walk(method):
+                if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) \
+                        and isinstance(node.value, ast.Name) and node.value.id == me:
+                    found.add(id(node))
+    return frozenset(found)
+
+
+@per_node
+def class_attribute_stores(tree: ast.AST) -> dict[str, int]:
+    """attribute_stores, less the stores an instance makes on itself in its own methods
+    (``self.scheduler = scheduler`` in a trainer's ``__init__``): what may change a class
+    attribute read through the class."""
+    counts = dict(attribute_stores(tree))
+    own = _instance_stores(tree)
+    for node in ast.walk(tree):
+        if id(node) in own:
+            assert isinstance(node, ast.Attribute)
+            counts[node.attr] -= 1
+    return counts
+
+
 def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const | None:
     """``CFG.scheduler`` read from the class itself: the one literal its body binds to the
     name (``class CFG: scheduler = "cosine"``), when no attribute of that name is stored, set
     or deleted anywhere in the class's module or the reading one (``CFG.scheduler = ...``,
-    ``setattr(x, "scheduler", ...)``, a ``setattr`` with a computed name), the class is given
+    ``setattr(x, "scheduler", ...)``, a ``setattr`` with a computed name; not an instance's
+    ``self.scheduler = ...`` in its own method), the class is given
     to no ``setattr`` / ``delattr`` there, and it defines no method of that name; None
     otherwise (a value that can change is not known). Unlike a setting (an argparse default a
     command line can change), the class states the value for the program as written."""
@@ -278,7 +321,7 @@ def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const |
             or not isinstance(values[0].value, (bool, int, float, str, type(None))):
         return None
     for module in {id(info.module): info.module, id(reader): reader}.values():
-        stores = attribute_stores(module.tree)
+        stores = class_attribute_stores(module.tree)
         if stores.get(attr) or stores.get("*") or stores.get("@" + info.name):
             return None
     return Const(values[0].value, sure=True)
