@@ -323,6 +323,13 @@ class Tracer:
                     if e.kind in ("opt_step", "scaler_step"):
                         stepping.add(lp.id)
         for loop in self.loops:
+            # a loop that takes the next batch of a loader's iterator on each pass (`batch =
+            # next(it)`) is the batch loop where the trace sees no update (the step is in a
+            # method a subclass not checked here implements): the loop over the validation
+            # loader it runs now and then does not make it an epoch loop
+            if loop.draws_loader and loop.root not in roots_updating:
+                loop.batch = True
+        for loop in self.loops:
             if _micro_batch_loop(loop, stepping):
                 continue
             if loop.batch and (loop.id in updating or loop.root not in roots_updating) and not (
@@ -331,7 +338,8 @@ class Tracer:
                 # loop around it still runs once per batch)
                 parent = loop.parent
                 while parent is not None:
-                    parent.contains_batch = True
+                    if not (parent.draws_loader and loop.id not in updating):
+                        parent.contains_batch = True
                     parent = parent.parent
         for loop in self.loops:
             # `while global_step < max_steps: for batch in loader: ...` is the outer loop

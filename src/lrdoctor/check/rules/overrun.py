@@ -29,6 +29,7 @@ from lrdoctor.check.horizon import (
     unit_of,
 )
 from lrdoctor.check.index import Scope, dotted, main_guard, origin
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Cond, Event, Loop, exclusive
 from lrdoctor.check.project import line_at
 from lrdoctor.check.rules import rule
@@ -338,6 +339,72 @@ def range_call(loop: Loop) -> ast.Call | None:
     if dotted(call.func) != "range" or call.keywords or not 1 <= len(call.args) <= 2:
         return None
     return call
+
+
+def while_bounds(loop: Loop) -> tuple[int, ast.expr, bool] | None:
+    """(start, bound, inclusive) of a ``while epoch < n:`` / ``while epoch <= n:`` loop whose
+    counter the body adds 1 to once per pass (Loop.counters) and which the statements just
+    before it set to an integer literal (``epoch = 1``): it makes ``n - start`` passes (one
+    more with ``<=``), as ``for epoch in range(start, n)`` would; None for any other loop or a
+    start the code does not state (a resumed run's ``epoch = ckpt["epoch"]``)."""
+    node = loop.node
+    if not isinstance(node, ast.While) or not loop.counters or loop.scope is None:
+        return None
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
+        return None
+    counter = dotted(test.left)
+    if counter is None or counter not in loop.counters:
+        return None
+    module = getattr(loop.scope, "module", None)
+    placed = _blocks(module.tree).get(id(node)) if module is not None else None
+    if placed is None:
+        return None
+    body, at = placed
+    for stmt in reversed(body[:at]):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+        if any(dotted(t) == counter for t in targets):
+            if isinstance(stmt, ast.Assign) and len(targets) == 1 \
+                    and isinstance(stmt.value, ast.Constant) and type(stmt.value.value) is int:
+                return stmt.value.value, test.comparators[0], isinstance(test.ops[0], ast.LtE)
+            return None
+        if any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == counter
+               and not isinstance(n.ctx, ast.Load) for n in ast.walk(stmt)):
+            return None  # set some other way (a tuple, a loop, a with)
+    return None
+
+
+@per_node
+def _blocks(tree: ast.AST) -> dict[int, tuple[list[ast.stmt], int]]:
+    """Each statement of ``tree`` (by id) with the statement list that holds it and its place
+    there."""
+    out: dict[int, tuple[list[ast.stmt], int]] = {}
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                for i, stmt in enumerate(block):
+                    if isinstance(stmt, ast.stmt):
+                        out[id(stmt)] = (block, i)
+        for handler in getattr(node, "handlers", []) or []:
+            for i, stmt in enumerate(handler.body):
+                out[id(stmt)] = (handler.body, i)
+    return out
+
+
+def while_count(loop: Loop, read: Callable[[ast.expr], Any]) -> int | None:
+    """How many passes the counted ``while`` loop of while_bounds makes when ``read`` turns its
+    bound into an integer; None otherwise."""
+    bounds = while_bounds(loop)
+    if bounds is None:
+        return None
+    start, bound, inclusive = bounds
+    stop = read(bound)
+    if type(stop) is not int:
+        return None
+    return max(0, stop - start + (1 if inclusive else 0))
 
 
 def _call_site(e: Event) -> tuple[int, int]:

@@ -74,7 +74,13 @@ from lrdoctor.check.rules.first_pass import (
     holds_first,
     taken_by_build,
 )
-from lrdoctor.check.rules.overrun import plus_literal, range_call, range_count
+from lrdoctor.check.rules.overrun import (
+    plus_literal,
+    range_call,
+    range_count,
+    while_bounds,
+    while_count,
+)
 from lrdoctor.check.rules.scalers import (
     ALWAYS,
     built_with_the_gpu,
@@ -1032,6 +1038,13 @@ def _stated_passes(loop: Loop) -> float | None:
     if loop.passes is not None:  # bounds the trace knew where the loop ran
         return float(loop.passes)
     call = range_call(loop)
+    if call is None and loop.scope is not None:
+        counted = while_bounds(loop)  # `epoch = 1` then `while epoch <= n: ...; epoch += 1`
+        if counted is not None:
+            first, bound, inclusive = counted
+            base, k = plus_literal(bound)
+            last = _stated_number(base, loop.scope)
+            return None if last is None else last + k - first + (1 if inclusive else 0)
     if call is None or loop.scope is None:
         return None
     base, k = plus_literal(call.args[-1])
@@ -1486,6 +1499,8 @@ def _fits_the_passes(sched: Obj, h: Horizon, loop: Loop) -> bool:
     words around it say (more passes than steps is LRD010's). Settings (an option's default,
     a config attribute) are left out: the run may give them other values."""
     passes = range_count(loop, lambda bound: _code_number(bound, loop.scope))
+    if passes is None:
+        passes = while_count(loop, lambda bound: _code_number(bound, loop.scope))
     if passes is None or not h.param:
         return False
     if sched.cls == "OneCycleLR" and h.param == "steps_per_epoch":
