@@ -85,3 +85,38 @@ def test_a_name_the_file_binds_itself_is_not_the_star_imported_one(
     # the file's own `cfg` (bound after the star import) is read, not cfg.py's
     own = "from cfg import *\n\nclass Own:\n    epochs = 4\n    accumulation_steps = 4\n\ncfg = Own()"
     assert project_codes(check_project(tmp_path, monkeypatch, _files(1, own))) == ["LRD003"]
+
+
+def test_a_module_level_scaler_built_by_a_factory_of_that_module_is_the_scaler(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `scaler = make_scaler()` at util.py's top level, star-imported by the training module
+    # (lead60, from metamorphic.py's factory rewrite of a Kaggle trainer): the global holds
+    # the GradScaler the function returns, as `scaler = GradScaler()` there would
+    files = {
+        "util.py": """
+            import torch
+
+
+            def make_scaler():
+                return torch.amp.GradScaler("cuda")
+
+
+            scaler = make_scaler()
+        """,
+        "train.py": """
+            import torch
+            from util import *
+
+
+            def train(model, loader, optimizer, scheduler):
+                for x, y in loader:
+                    with torch.autocast("cuda"):
+                        loss = torch.nn.functional.mse_loss(model(x), y)
+                    optimizer.zero_grad()
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+                    scheduler.step()
+        """,
+    }
+    assert project_codes(check_project(tmp_path, monkeypatch, files)) == ["LRD005"]

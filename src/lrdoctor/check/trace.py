@@ -48,6 +48,7 @@ from lrdoctor.check.index import (
     is_super,
     last_name,
     literal_setattr,
+    own_nodes,
     super_call,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
@@ -6641,6 +6642,22 @@ def _literal_setattr(stmt: ast.stmt, scope: Scope) -> tuple[ast.Attribute, ast.e
     return made, value
 
 
+def _builds_one_of(tree: ast.Module, call: ast.Call, classes: frozenset[str]) -> bool:
+    """``call`` calls a function of the module's top level each of whose ``return``s returns
+    a call of one of ``classes`` (``def make_scaler(): return torch.cuda.amp.GradScaler()``):
+    the global it binds holds such an object, as a direct construction's would."""
+    if not isinstance(call.func, ast.Name):
+        return False
+    fn = next((s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and s.name == call.func.id), None)
+    if fn is None:
+        return False
+    returns = [n for n in own_nodes(fn) if isinstance(n, ast.Return)]
+    return bool(returns) and all(
+        isinstance(r.value, ast.Call)
+        and (dotted(r.value.func) or "").rsplit(".", 1)[-1] in classes for r in returns)
+
+
 def _sole_top_level_call(tree: ast.Module, name: str,
                          classes: frozenset[str]) -> ast.Call | None:
     """The call ``name = <call>`` of one of ``classes`` (by its last name) in a statement of
@@ -6657,7 +6674,8 @@ def _sole_top_level_call(tree: ast.Module, name: str,
             if found is not None:
                 return None
             found = stmt.value
-    if found is None or (dotted(found.func) or "").rsplit(".", 1)[-1] not in classes:
+    if found is None or ((dotted(found.func) or "").rsplit(".", 1)[-1] not in classes
+                         and not _builds_one_of(tree, found, classes)):
         return None
     binds = 0
     for node in ast.walk(tree):
