@@ -384,8 +384,9 @@ def _wrap_scale(engine: Engine, original: Callable[..., Any], scaled: Any, torch
         @functools.wraps(original)
         def scale(self: Any, outputs: Any) -> Any:
             result = original(self, outputs)
-            if result is not outputs and (type(result) is tensor_type or isinstance(result, tensor_type)) and getattr(
-                    self, "_enabled", True):
+            # (no test of the scaler's _enabled: torch's scale() returns the outputs themselves
+            # when it is not enabled, and a new tensor only when it is, perf60)
+            if result is not outputs and (type(result) is tensor_type or isinstance(result, tensor_type)):
                 if len(scaled) < 64:
                     try:
                         scaled[id(result)] = (ref(result), ref(self), ref(outputs))
