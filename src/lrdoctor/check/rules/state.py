@@ -382,8 +382,16 @@ def _real_schedulers(ctx: FileContext, root: int, optimizer: Obj | None,
             if e.kind == "sched_step" and e.obj is not None and not e.obj.guessed \
                     and e.obj.optimizer is optimizer:
                 candidates.setdefault(e.obj.id, e.obj)
+    # the optimizer has a scheduler lrdoctor knows (built on it, restored or repositioned or
+    # not): a stand-in known by name only and built on no optimizer lrdoctor saw (`l.scheduler`
+    # of a loss module's own discriminator) is not this optimizer's
+    has_known = optimizer is not None and any(
+        o.kind == "scheduler" and not o.guessed and o.optimizer is optimizer
+        for o in ctx.program.objects)
     for s in candidates.values():
         if s.origin == "timm" or s.in_composite or built_site(s) in rebuilt:
+            continue
+        if s.guessed and s.optimizer is None and has_known:
             continue
         if s.guessed and built_site(s) not in stepped:
             # a scheduler of unknown class (a parameter named `scheduler`, a project class or
