@@ -120,3 +120,52 @@ def test_a_module_level_scaler_built_by_a_factory_of_that_module_is_the_scaler(
         """,
     }
     assert project_codes(check_project(tmp_path, monkeypatch, files)) == ["LRD005"]
+
+
+def test_a_flag_returned_by_a_check_that_answers_both_ways_is_a_switch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `amp = check_amp(model)` where the project's check returns False on the CPU, True when
+    # a float16 forward agrees, False when it fails (lead60, from yolov5 checked inside its
+    # repository): the last `return False` was read as the flag's one value, so the scaler
+    # was taken as disabled and its absence from the checkpoint went unreported (LRD007)
+    files = {
+        "util.py": """
+            import torch
+
+
+            def check_amp(model):
+                device = next(model.parameters()).device
+                if device.type in ("cpu", "mps"):
+                    return False
+                try:
+                    assert torch.allclose(model(torch.ones(1, 4)), model(torch.ones(1, 4)))
+                    return True
+                except Exception:
+                    return False
+        """,
+        "train.py": """
+            import torch
+            from util import check_amp
+
+
+            def train(model, loader, epochs):
+                amp = check_amp(model)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+                scaler = torch.amp.GradScaler("cuda", enabled=amp)
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        with torch.autocast("cuda", enabled=amp):
+                            loss = torch.nn.functional.mse_loss(model(x), y)
+                        optimizer.zero_grad()
+                        scaler.scale(loss).backward()
+                        scaler.step(optimizer)
+                        scaler.update()
+                    ckpt = {"epoch": epoch, "model": model.state_dict(),
+                            "optimizer": optimizer.state_dict()}
+                    torch.save(ckpt, "last.pt")
+        """,
+    }
+    assert project_codes(check_project(tmp_path, monkeypatch, files)) == ["LRD007"]
+    # a check that always answers the same is that answer: False, a scaler never enabled
+    files["util.py"] = "def check_amp(model):\n    if model is None:\n        return False\n    return False\n"
+    assert project_codes(check_project(tmp_path / "off", monkeypatch, files)) == []

@@ -6397,7 +6397,8 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
     opt, CosineAnnealingLR(...)`` then ``return opt, None``); tuples of one length are read
     position by position; schedulers returned on different paths (built-in ones and
     instances of the project's own scheduler classes, at least one built-in) are one of
-    them, whichever the path taken picks. Anything else is what the last return gives."""
+    them, whichever the path taken picks; literals that differ between the paths are no one
+    value (None). Anything else is what the last return gives."""
     values = [v for v in values if v is not None]
     if len(values) < 2 or depth > 4:
         return values[-1] if values else None
@@ -6409,6 +6410,12 @@ def _returned(values: list[Any], depth: int = 0) -> Any:
             and len({len(v.items) for v in values}) == 1:
         return TupleVal([_returned([v.items[i] for v in values], depth + 1)
                          for i in range(len(values[0].items))])
+    if all(isinstance(v, Const) for v in values) \
+            and len({(type(v.value), repr(v.value)) for v in values}) > 1:
+        # `if device.type == "cpu": return False` ... `return True` ... `except: return
+        # False`: the value depends on the path the run takes, not one literal (the last
+        # return read as sure made `amp = check_amp(model)` a flag fixed to False)
+        return None
     merged = _dicts_by_key(values, depth)
     if merged is not None:
         return merged
