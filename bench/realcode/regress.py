@@ -22,11 +22,13 @@ import argparse
 import concurrent.futures
 import json
 import shlex
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from score import lay_out_tree  # noqa: E402  (the scorer's layout of a snapshot's tree)
 
 SUFFIXES = (".py", ".ipynb", ".yaml", ".yml", ".json", ".toml", ".cfg", ".ini", ".sh")
 MAX_BYTES = 512 * 1024
@@ -52,44 +54,11 @@ def export_one(snapshot: Path, trees: Path) -> tuple[str, int]:
     gitdir = _gitdir(snapshot)
     if gitdir is None:
         return name, 0
-    listing = subprocess.run(["git", "--git-dir", str(gitdir), "ls-tree", "-r", "-l", "-z", "HEAD"],
-                             capture_output=True)
-    if listing.returncode != 0:
+    if not lay_out_tree(gitdir, "HEAD", root, SUFFIXES, MAX_BYTES):
         return name, 0
-    blobs: list[tuple[str, str]] = []
-    for entry in listing.stdout.split(b"\0"):
-        meta, _, raw = entry.partition(b"\t")
-        fields = meta.split()
-        if len(fields) != 4:
-            continue
-        mode, kind, sha, size = fields
-        path = raw.decode("utf-8", "replace")
-        if kind != b"blob" or mode == b"120000" or not size.isdigit() or int(size) > MAX_BYTES \
-                or not path.endswith(SUFFIXES) or ".." in Path(path).parts:
-            continue
-        blobs.append((sha.decode(), path))
-    if root.exists():
-        shutil.rmtree(root)
-    (root / ".git").mkdir(parents=True)
-    if blobs:
-        cat = subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "--batch"],
-                             input=b"".join(f"{sha}\n".encode() for sha, _ in blobs),
-                             capture_output=True)
-        data, at = cat.stdout, 0
-        for _sha, path in blobs:
-            header_end = data.index(b"\n", at)
-            header = data[at:header_end].split()
-            if len(header) != 3 or header[1] != b"blob":
-                at = header_end + 1
-                continue  # a blob the snapshot lacks
-            length = int(header[2])
-            body = data[header_end + 1: header_end + 1 + length]
-            at = header_end + 1 + length + 1
-            dest = root / path
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(body)
+    files = sum(1 for p in root.rglob("*") if p.is_file())
     done.write_text("")
-    return name, len(blobs)
+    return name, max(files, 1)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

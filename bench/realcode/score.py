@@ -170,6 +170,52 @@ def _snapshot(case: Case, mirrors: Path) -> Path | None:
     return gitdir if gitdir.is_dir() else None
 
 
+def lay_out_tree(gitdir: Path, commit: str, root: Path, suffixes: tuple[str, ...],
+                 max_bytes: int) -> bool:
+    """Write the files of ``commit`` in the snapshot ``gitdir`` whose names end with one of
+    ``suffixes`` (up to ``max_bytes`` each; no links, nothing outside the tree) under ``root``,
+    which is emptied first and gets an empty ``.git`` marking the project root. False when the
+    snapshot does not hold the commit. Also used by regress.py."""
+    listing = subprocess.run(
+        ["git", "--git-dir", str(gitdir), "ls-tree", "-r", "-l", "-z", commit],
+        capture_output=True)
+    if listing.returncode != 0:
+        return False
+    blobs: list[tuple[str, str]] = []
+    for entry in listing.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, sha, size = meta.split()
+        path = raw_path.decode("utf-8", "replace")
+        if kind != b"blob" or mode == b"120000" or not size.isdigit() \
+                or int(size) > max_bytes or not path.endswith(suffixes) \
+                or ".." in Path(path).parts:
+            continue
+        blobs.append((sha.decode(), path))
+    if root.exists():
+        shutil.rmtree(root)
+    (root / ".git").mkdir(parents=True)
+    if blobs:
+        cat = subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "--batch"],
+                             input=b"".join(f"{sha}\n".encode() for sha, _ in blobs),
+                             capture_output=True)
+        data, at = cat.stdout, 0
+        for _sha, path in blobs:
+            header_end = data.index(b"\n", at)
+            header = data[at:header_end].split()
+            if len(header) != 3 or header[1] != b"blob":
+                at = header_end + 1
+                continue  # "missing": a blob the snapshot lacks (a partial clone)
+            length = int(header[2])
+            body = data[header_end + 1: header_end + 1 + length]
+            at = header_end + 1 + length + 1
+            dest = root / path
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(body)
+    return True
+
+
 def repo_tree(case: Case, cache: Path, repos: Path, mirrors: Path) -> Path | None:
     """The case's repository at its commit, laid out once under ``repos`` (its source, config
     and text files, see CONTEXT_SUFFIXES; the case's own files from the cache, whatever their
@@ -181,43 +227,8 @@ def repo_tree(case: Case, cache: Path, repos: Path, mirrors: Path) -> Path | Non
         gitdir = _snapshot(case, mirrors)
         if gitdir is None:
             return None
-        listing = subprocess.run(
-            ["git", "--git-dir", str(gitdir), "ls-tree", "-r", "-l", "-z", case.commit],
-            capture_output=True)
-        if listing.returncode != 0:
+        if not lay_out_tree(gitdir, case.commit, root, CONTEXT_SUFFIXES, CONTEXT_MAX_BYTES):
             return None
-        blobs: list[tuple[str, str]] = []
-        for entry in listing.stdout.split(b"\0"):
-            if not entry:
-                continue
-            meta, _, raw_path = entry.partition(b"\t")
-            mode, kind, sha, size = meta.split()
-            path = raw_path.decode("utf-8", "replace")
-            if kind != b"blob" or mode == b"120000" or not size.isdigit() \
-                    or int(size) > CONTEXT_MAX_BYTES or not path.endswith(CONTEXT_SUFFIXES) \
-                    or ".." in Path(path).parts:
-                continue
-            blobs.append((sha.decode(), path))
-        if root.exists():
-            shutil.rmtree(root)
-        (root / ".git").mkdir(parents=True)
-        if blobs:
-            cat = subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "--batch"],
-                                 input=b"".join(f"{sha}\n".encode() for sha, _ in blobs),
-                                 capture_output=True)
-            data, at = cat.stdout, 0
-            for _sha, path in blobs:
-                header_end = data.index(b"\n", at)
-                header = data[at:header_end].split()
-                if len(header) != 3 or header[1] != b"blob":
-                    at = header_end + 1
-                    continue  # "missing": a blob the snapshot lacks (a partial clone)
-                length = int(header[2])
-                body = data[header_end + 1: header_end + 1 + length]
-                at = header_end + 1 + length + 1
-                dest = root / path
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(body)
         done.write_text("")
     for path in case.paths:  # the files scored are the cache's, byte for byte
         dest = root / path
