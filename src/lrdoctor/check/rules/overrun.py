@@ -407,6 +407,32 @@ def while_count(loop: Loop, read: Callable[[ast.expr], Any]) -> int | None:
     return max(0, stop - start + (1 if inclusive else 0))
 
 
+def _passes_beyond(passes: tuple[ast.expr, int], horizon: ast.expr, loop: Loop,
+                   loop_scope: Any, sched_scope: Any, same_file: bool,
+                   held_settings: bool = False) -> int | None:
+    """How many more passes the loop makes than the schedule's ``horizon`` counts: ``passes``
+    is the loop's count as (base, literal added), compared with the horizon's literally (two
+    integers), as one value (the same name or expression, where loop and scheduler are in
+    one file: ``same_file``), as one setting held in both places (``held_settings``), or as
+    the numbers both counts are where they run (the loop's bound read with its function's
+    arguments, the horizon where the scheduler is built); None when they cannot be compared."""
+    loop_base, loop_extra = passes
+    horizon_base, horizon_extra = plus_literal(horizon)
+    loop_count, horizon_count = _int_literal(loop_base), _int_literal(horizon_base)
+    if loop_count is not None and horizon_count is not None:
+        return loop_count + loop_extra - horizon_count - horizon_extra
+    if same_file and (_same_value(loop_base, loop_scope, horizon_base, sched_scope)
+                      or ast.dump(loop_base) == ast.dump(horizon_base)):
+        return loop_extra - horizon_extra
+    if held_settings and _same_setting_held(loop_base, loop_scope, horizon_base, sched_scope):
+        return loop_extra - horizon_extra
+    count = _pass_count(loop)
+    if count is None:
+        return None
+    stated = constants.resolve(horizon, sched_scope)
+    return count - stated if type(stated) is int and stated > 0 else None
+
+
 def _call_site(e: Event) -> tuple[int, int]:
     """Which pass through the code made the call: the step's own node and the call that
     entered the function holding it (two calls of one helper are two sites)."""
@@ -751,23 +777,9 @@ def onecycle_epochs_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagnostic
         passes = _passes(epoch_loop)
         if passes is None:
             continue
-        loop_base, loop_extra = passes
-        horizon_base, horizon_extra = plus_literal(epochs)
-        loop_count, horizon_count = _int_literal(loop_base), _int_literal(horizon_base)
-        if loop_count is not None and horizon_count is not None:
-            extra = loop_count + loop_extra - horizon_count - horizon_extra
-        elif epoch_loop.path == batch_loop.path and (
-                _same_value(loop_base, sched.scope, horizon_base, sched.scope)
-                or ast.dump(loop_base) == ast.dump(horizon_base)):
-            extra = loop_extra - horizon_extra
-        elif (count := _pass_count(epoch_loop)) is not None \
-                and type(stated := constants.resolve(epochs, sched.scope)) is int and stated > 0:
-            # both counts are numbers where they run (the loop's bound read with its
-            # function's arguments, the epochs where the scheduler is built)
-            extra = count - stated
-        else:
-            continue
-        if extra < 0:
+        extra = _passes_beyond(passes, epochs, epoch_loop, sched.scope, sched.scope,
+                               same_file=epoch_loop.path == batch_loop.path)
+        if extra is None or extra < 0:
             continue
         node = epoch_loop.node
         assert isinstance(node, (ast.For, ast.AsyncFor))  # (_passes read its `range(...)`)
@@ -2833,23 +2845,9 @@ def onecycle_total_steps_fewer_than_the_loop(ctx: FileContext) -> Iterator[Diagn
         passes = _counted_passes(loop)
         if passes is None:
             continue
-        loop_base, loop_extra = passes
-        horizon_base, horizon_extra = plus_literal(total)
-        loop_count, horizon_count = _int_literal(loop_base), _int_literal(horizon_base)
-        if loop_count is not None and horizon_count is not None:
-            extra = loop_count + loop_extra - horizon_count - horizon_extra
-        elif loop.path == sched.path and (
-                _same_value(loop_base, loop.scope, horizon_base, sched.scope)
-                or ast.dump(loop_base) == ast.dump(horizon_base)):
-            extra = loop_extra - horizon_extra
-        elif _same_setting_held(loop_base, loop.scope, horizon_base, sched.scope):
-            extra = loop_extra - horizon_extra
-        elif (count := _pass_count(loop)) is not None \
-                and type(stated := constants.resolve(total, sched.scope)) is int and stated > 0:
-            extra = count - stated
-        else:
-            continue
-        if extra <= 0:
+        extra = _passes_beyond(passes, total, loop, loop.scope, sched.scope,
+                               same_file=loop.path == sched.path, held_settings=True)
+        if extra is None or extra <= 0:
             continue
         if _written_inside(sched, loop) or _leaves_early(loop) or _skips_passes(loop) \
                 or _stops_before_its_count(loop):
