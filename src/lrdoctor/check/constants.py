@@ -15,7 +15,7 @@ import re
 import weakref
 from typing import Any
 
-from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted
+from lrdoctor.check.index import ClassInfo, ModuleInfo, Scope, dotted, star_name
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.records import record_init
 from lrdoctor.check.values import Const, ExprVal, ImportRef, InstanceVal
@@ -249,12 +249,13 @@ def attribute_stores(tree: ast.AST) -> dict[str, int]:
 
 
 @per_node
-def _instance_stores(tree: ast.AST) -> frozenset[int]:
-    """The attribute stores of ``tree`` made on an instance by its own method: ``self.x = ...``
-    where ``self`` is the first parameter of a method (not a classmethod's ``cls``, not a
-    staticmethod's first argument). Such a store sets the instance's attribute and never the
-    class attribute of that name that code reads through the class (``CFG.scheduler``)."""
-    found: set[int] = set()
+def _instance_stores(tree: ast.AST) -> dict[str, int]:
+    """How often each attribute name is stored on an instance by its own method: ``self.x =
+    ...`` where ``self`` is the first parameter of a method (not a classmethod's ``cls``, not
+    a staticmethod's first argument). Such a store sets the instance's attribute and never
+    the class attribute of that name that code reads through the class (``CFG.scheduler``)."""
+    counts: dict[str, int] = {}
+    seen: set[int] = set()  # a method of a class defined inside a method is walked twice
     for cls in ast.walk(tree):
         if not isinstance(cls, ast.ClassDef):
             continue
@@ -271,9 +272,11 @@ def _instance_stores(tree: ast.AST) -> frozenset[int]:
                 continue  # `self` rebound in the method: it may stand for anything there
             for node in ast.walk(method):
                 if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) \
-                        and isinstance(node.value, ast.Name) and node.value.id == me:
-                    found.add(id(node))
-    return frozenset(found)
+                        and isinstance(node.value, ast.Name) and node.value.id == me \
+                        and id(node) not in seen:
+                    seen.add(id(node))
+                    counts[node.attr] = counts.get(node.attr, 0) + 1
+    return counts
 
 
 @per_node
@@ -281,13 +284,8 @@ def class_attribute_stores(tree: ast.AST) -> dict[str, int]:
     """attribute_stores, less the stores an instance makes on itself in its own methods
     (``self.scheduler = scheduler`` in a trainer's ``__init__``): what may change a class
     attribute read through the class."""
-    counts = dict(attribute_stores(tree))
     own = _instance_stores(tree)
-    for node in ast.walk(tree):
-        if id(node) in own:
-            assert isinstance(node, ast.Attribute)
-            counts[node.attr] -= 1
-    return counts
+    return {attr: n - own.get(attr, 0) for attr, n in attribute_stores(tree).items()}
 
 
 def class_constant_of(info: ClassInfo, attr: str, reader: ModuleInfo) -> Const | None:
@@ -725,15 +723,13 @@ def _import_qual(module: ModuleInfo, name: str, depth: int = 0) -> str | None:
             or module.loader is None or depth > 3 or name in _top_level_names(module.tree):
         return qual
     for star in reversed(module.star_imports):
-        found = module.loader.module_for(f"{star}{name}" if star.endswith(".")
-                                         else f"{star}.{name}", module)
+        qual = star_name(star, name)
+        found = module.loader.module_for(qual, module)
         if found is None:
             continue
         other = found[0]
-        if name in _top_level_names(other.tree):
-            return f"{star}{name}" if star.endswith(".") else f"{star}.{name}"
-        if _import_qual(other, name, depth + 1) is not None:
-            return f"{star}{name}" if star.endswith(".") else f"{star}.{name}"
+        if name in _top_level_names(other.tree) or _import_qual(other, name, depth + 1):
+            return qual
     return None
 
 

@@ -762,6 +762,12 @@ def is_super(node: ast.AST) -> bool:
         and node.func.id == "super"
 
 
+def star_name(star: str, name: str) -> str:
+    """The qualified name ``name`` has when it comes from ``from <star> import *`` (``star`` as
+    ModuleInfo.star_imports keeps it: ``.`` / ``..pkg`` for relative imports)."""
+    return f"{star}{name}" if star.endswith(".") else f"{star}.{name}"
+
+
 def last_name(node: ast.AST) -> str:
     """The last name of a Name/Attribute chain, or of the callee of a call (``b`` for
     ``a.b`` and ``a.b(...)``); "" for anything else."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from lrdoctor.check.index import ModuleInfo, ModuleLoader, dotted, top_level
+from lrdoctor.check.index import ModuleInfo, ModuleLoader, dotted, star_name, top_level
 from lrdoctor.check.pep701 import parse_newer
 from lrdoctor.check.sources import (
     SourceError,
@@ -622,7 +622,7 @@ def _module_assign(tree: ast.Module, name: str) -> ast.stmt | None:
 
 def _star_target(star: str) -> str:
     """A name inside the module of ``from <star> import *``, to resolve that module by."""
-    return f"{star}x" if star.endswith(".") else f"{star}.x"
+    return star_name(star, "x")
 
 
 def _direct(path: str, name: str | None) -> str:

@@ -49,6 +49,7 @@ from lrdoctor.check.index import (
     last_name,
     literal_setattr,
     own_nodes,
+    star_name,
     super_call,
 )
 from lrdoctor.check.instantiate import BUILDERS as CONFIG_BUILDERS
@@ -786,7 +787,7 @@ class Tracer:
                     paths |= self._target_paths.get((module.path, module.imports[attr]), set())
                 elif depth < 4 and not attr.startswith("_"):
                     for star in module.star_imports:
-                        qual = f"{star}{attr}" if star.endswith(".") else f"{star}.{attr}"
+                        qual = star_name(star, attr)
                         found = self.project_target(qual, module, depth + 1, False)
                         paths |= self._target_paths.get((module.path, qual), set())
                         if found is not None:
@@ -876,7 +877,7 @@ class Tracer:
         if name.startswith("_"):
             return None
         for star in module.star_imports:
-            qual = f"{star}{name}" if star.endswith(".") else f"{star}.{name}"
+            qual = star_name(star, name)
             found = self.project_target(qual, module)
             if found is not None:
                 return found
@@ -890,8 +891,7 @@ class Tracer:
         if star:
             if name.startswith("_"):
                 return None
-            quals = [f"{s}{name}" if s.endswith(".") else f"{s}.{name}"
-                     for s in importer.star_imports]
+            quals = [star_name(s, name) for s in importer.star_imports]
         else:
             quals = [name]
         for qual in quals:
@@ -1513,7 +1513,7 @@ class Tracer:
                 if isinstance(held, DictVal):
                     self.grow_dict(held, [grown] if isinstance(grown, DictVal) else [])
                     if not isinstance(grown, DictVal):
-                        held.splat, held.only_keyed = True, False
+                        held.unknown_entries()
             self.bound_from(stmt.value)
             text = dotted(stmt.target)
             if text is not None:
@@ -2634,9 +2634,7 @@ class Tracer:
                         else ExprVal(source, scope) if source is not None else None
                     base.computed.add(ast.unparse(target.slice))
                 else:
-                    base.only_keyed = not isinstance(value, Obj) and (
-                        base.only_keyed or not base.splat)
-                    base.splat = True
+                    base.unknown_entries(keyed_values=not isinstance(value, Obj))
                     if isinstance(value, Obj):
                         # `schedulers[name] = StepLR(opt, ...)` in a loop over the names: the
                         # dict holds such an object under a key not known here (its values()
@@ -3047,13 +3045,12 @@ class Tracer:
                     if isinstance(value, DictVal):
                         d.items.update(value.items)
                     else:
-                        d.splat, d.only_keyed = True, False
+                        d.unknown_entries()
                     continue
                 key = const_key(k)
                 if key is None:
                     self.eval(k, scope, depth + 1)
-                    d.only_keyed = not isinstance(value, Obj) and (d.only_keyed or not d.splat)
-                    d.splat = True
+                    d.unknown_entries(keyed_values=not isinstance(value, Obj))
                 else:
                     d.items[key] = value if value is not None else ExprVal(v, scope)
             return d
@@ -3119,11 +3116,11 @@ class Tracer:
             for side in (left, right):
                 if isinstance(side, DictVal):
                     merged.items.update(side.items)
-                    merged.splat = merged.splat or side.splat
+                    if side.splat:
+                        merged.unknown_entries()
                     merged.open = merged.open or side.open
                 else:
-                    merged.splat = True
-                merged.only_keyed = False
+                    merged.unknown_entries()
             return merged
         if isinstance(node, ast.IfExp):
             self.eval(node.test, scope, depth + 1)
@@ -6932,9 +6929,9 @@ def _dict_built(args: list[Any], kwargs: dict[str, Any], node: ast.Call | None) 
             built.items.update(args[0].items)
             built.splat, built.only_keyed = args[0].splat, args[0].only_keyed
         else:
-            built.splat = True
+            built.unknown_entries()
     if node is not None and any(kw.arg is None for kw in node.keywords):
-        built.splat, built.only_keyed = True, False
+        built.unknown_entries()
     built.items.update(kwargs)
     return built
 

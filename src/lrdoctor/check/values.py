@@ -143,6 +143,13 @@ class DictVal:
     # entry point)
     written: dict[str, tuple[ast.expr, Any]] = field(default_factory=dict)
 
+    def unknown_entries(self, keyed_values: bool = False) -> None:
+        """Some entries are not known: ``keyed_values`` when they are values stored under
+        keys computed at run time (see ``only_keyed``), else anything (a ``**`` of something
+        unknown, a merge), which the dict stays partly unknown through for good."""
+        self.only_keyed = keyed_values and (self.only_keyed or not self.splat)
+        self.splat = True
+
 
 @dataclass(eq=False)
 class UnionVal:

@@ -20,7 +20,7 @@ from lrdoctor.check.context import (
     scaler_disabled,
 )
 from lrdoctor.check.diagnostic import Diagnostic, Edit
-from lrdoctor.check.index import ModuleInfo, dotted, exit_stack_calls, own_nodes
+from lrdoctor.check.index import ModuleInfo, dotted, exit_stack_calls, last_name, own_nodes
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import Event, exclusive
 from lrdoctor.check.passed import passed_chain
@@ -1988,13 +1988,6 @@ def _factory_returns(tree: ast.AST) -> dict[str, ast.Call]:
     return {name: call for name, call in found.items() if call is not None}
 
 
-def _called_name(node: ast.Call) -> str:
-    """The last name of what ``node`` calls: ``softmax`` of ``F.softmax(x)`` / ``x.softmax()``."""
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(
-        func, ast.Name) else ""
-
-
 def _is_prob_call(node: ast.expr, module: ModuleInfo) -> bool:
     if not isinstance(node, ast.Call):
         return False
@@ -2177,17 +2170,8 @@ class _Probabilities:
         bounds = self._bounds(expr, getattr(use, "lineno", 0))
         if bounds is not None or not isinstance(expr, ast.Name):
             return bounds
-        line = getattr(use, "lineno", 0)
-        around = [fn for fn in self.functions
-                  if fn.lineno <= line <= (fn.end_lineno or fn.lineno)]
-        # the innermost function around the use (ast.walk lists outer functions first)
-        scope = around[-1] if around else self.tree
-        earlier = sorted((at, i) for i, (at, _) in enumerate(
-            self.assigned.get((id(scope), expr.id), [])) if at <= line)
-        if not earlier:
-            return None
-        value = self.assigned[id(scope), expr.id][earlier[-1][1]]
-        return self._bounds(value[1], value[0])
+        found = self._last_binding(expr.id, getattr(use, "lineno", 0))
+        return None if found is None else self._bounds(found[1], found[0])
 
     def _low_precision_prob(self, expr: ast.expr, line: int | None) -> bool:
         """A sigmoid's or softmax's output that may be float16: not one computed in float32
@@ -2197,7 +2181,7 @@ class _Probabilities:
         if not _is_prob_call(expr, self.module):
             return False
         assert isinstance(expr, ast.Call)
-        if self.float32_softmax and _called_name(expr) == "softmax":
+        if self.float32_softmax and last_name(expr) == "softmax":
             return False
         if any(k.arg == "dtype" and _full_precision_dtype(k.value) for k in expr.keywords):
             return False
@@ -2211,17 +2195,18 @@ class _Probabilities:
             return False
         if isinstance(source, ast.Name) and line is not None:
             bound = self._last_binding(source.id, line)
-            return bound is None or not _full_precision_cast(bound)
+            return bound is None or not _full_precision_cast(bound[1])
         return True
 
-    def _last_binding(self, name: str, line: int) -> ast.expr | None:
-        """The value ``name`` was last bound to before ``line``, in the function around it."""
+    def _last_binding(self, name: str, line: int) -> tuple[int, ast.expr] | None:
+        """(its line, the value) of the last assignment of ``name`` at or before ``line``, in
+        the innermost function around ``line`` (ast.walk lists outer functions first)."""
         around = [fn for fn in self.functions
                   if fn.lineno <= line <= (fn.end_lineno or fn.lineno)]
         scope = around[-1] if around else self.tree
-        earlier = [(at, value) for at, value in self.assigned.get((id(scope), name), [])
+        earlier = [(at, i) for i, (at, _) in enumerate(self.assigned.get((id(scope), name), []))
                    if at <= line]
-        return max(earlier, key=lambda pair: pair[0])[1] if earlier else None
+        return self.assigned[id(scope), name][max(earlier)[1]] if earlier else None
 
 
     def _bounds(self, expr: ast.expr, line: int | None = None
