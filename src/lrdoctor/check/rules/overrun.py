@@ -341,22 +341,30 @@ def range_call(loop: Loop) -> ast.Call | None:
     return call
 
 
-def while_bounds(loop: Loop) -> tuple[int, ast.expr, bool] | None:
-    """(start, bound, inclusive) of a ``while epoch < n:`` / ``while epoch <= n:`` loop whose
-    counter the body adds 1 to once per pass (Loop.counters) and which the statements just
-    before it set to an integer literal (``epoch = 1``): it makes ``n - start`` passes (one
-    more with ``<=``), as ``for epoch in range(start, n)`` would; None for any other loop or a
-    start the code does not state (a resumed run's ``epoch = ckpt["epoch"]``)."""
-    node = loop.node
-    if not isinstance(node, ast.While) or not loop.counters or loop.scope is None:
-        return None
-    test = node.test
+def _counter_test(loop: Loop) -> tuple[str, ast.expr, bool] | None:
+    """(counter, bound, inclusive) of a ``while c < bound:`` / ``while c <= bound:`` loop whose
+    counter the body adds 1 to once per pass (Loop.counters); None for any other loop."""
+    test = loop.node.test if isinstance(loop.node, ast.While) else None
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
         return None
     counter = dotted(test.left)
     if counter is None or counter not in loop.counters:
         return None
+    return counter, test.comparators[0], isinstance(test.ops[0], ast.LtE)
+
+
+def while_bounds(loop: Loop) -> tuple[int, ast.expr, bool] | None:
+    """(start, bound, inclusive) of a ``while epoch < n:`` / ``while epoch <= n:`` loop whose
+    counter the body adds 1 to once per pass (Loop.counters) and which the statements just
+    before it set to an integer literal (``epoch = 1``): it makes ``n - start`` passes (one
+    more with ``<=``), as ``for epoch in range(start, n)`` would; None for any other loop or a
+    start the code does not state (a resumed run's ``epoch = ckpt["epoch"]``)."""
+    tested = _counter_test(loop)
+    if tested is None or loop.scope is None:
+        return None
+    counter, bound, inclusive = tested
+    node = loop.node
     module = getattr(loop.scope, "module", None)
     placed = _blocks(module.tree).get(id(node)) if module is not None else None
     if placed is None:
@@ -368,7 +376,7 @@ def while_bounds(loop: Loop) -> tuple[int, ast.expr, bool] | None:
         if any(dotted(t) == counter for t in targets):
             if isinstance(stmt, ast.Assign) and len(targets) == 1 \
                     and isinstance(stmt.value, ast.Constant) and type(stmt.value.value) is int:
-                return stmt.value.value, test.comparators[0], isinstance(test.ops[0], ast.LtE)
+                return stmt.value.value, bound, inclusive
             return None
         if any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) == counter
                and not isinstance(n.ctx, ast.Load) for n in ast.walk(stmt)):
@@ -2780,21 +2788,15 @@ def _counted_passes(loop: Loop) -> tuple[ast.expr, int] | None:
     entered."""
     if isinstance(loop.node, (ast.For, ast.AsyncFor)):
         return _passes(loop)
-    if not isinstance(loop.node, ast.While):
-        return None  # (a loop the trace models with another node)
-    test = loop.node.test
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
+    tested = _counter_test(loop)  # (a loop the trace models with another node: None)
+    if tested is None or loop.scope is None or "." in tested[0]:
         return None
-    counter = dotted(test.left)
-    if counter is None or counter not in loop.counters or loop.scope is None \
-            or "." in counter:
-        return None
+    counter, bound, inclusive = tested
     start = loop.scope.vars.get(counter)
     if not (isinstance(start, Const) and type(start.value) is int and start.value == 0):
         return None
-    base, k = plus_literal(test.comparators[0])
-    return base, k + (1 if isinstance(test.ops[0], ast.LtE) else 0)
+    base, k = plus_literal(bound)
+    return base, k + (1 if inclusive else 0)
 
 
 def _same_setting_held(a: ast.expr, a_scope: Scope | None, b: ast.expr,
