@@ -624,11 +624,41 @@ def _dict_entry(value: ast.expr, key: str) -> ast.expr | None:
 
 
 def _plain_record(cls: ClassInfo) -> bool:
-    """A dataclass or NamedTuple whose ``__init__`` Python writes, with no method of its own
-    but ``__post_init__``: its instances only hold what they are given."""
+    """A dataclass or NamedTuple whose ``__init__`` Python writes, and whose own methods (but
+    ``__post_init__``) only read the instance (``def is_last_epoch(self, epoch): return epoch
+    == self.num_epochs - 1``): its instances only hold what they are given, whichever of
+    those methods the program calls on them."""
     return record_init(cls) is not None and all(
-        name in ("__post_init__", "__attrs_post_init__")
-        for c in cls.lineage() for name in c.methods)
+        name in ("__post_init__", "__attrs_post_init__") or _reads_self_only(method)
+        for c in cls.lineage() for name, method in c.methods.items())
+
+
+def _reads_self_only(method: ast.AST) -> bool:
+    """A method that cannot change the instance it runs on: a plain method (no classmethod or
+    staticmethod: their first parameter is not the instance) that never stores, deletes or
+    ``setattr``s an attribute of its first parameter, never reaches its ``__dict__`` / ``vars``
+    / ``__setattr__``, never rebinds it, and hands it to no call (``register(self)``,
+    ``self.helper()`` itself stays allowed: the helper is a method checked the same way)."""
+    if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args \
+            or any(dotted(d) in ("classmethod", "staticmethod") for d in method.decorator_list):
+        return False
+    me = method.args.args[0].arg
+    for node in ast.walk(method):
+        if isinstance(node, ast.Name) and node.id == me and not isinstance(node.ctx, ast.Load):
+            return False
+        if isinstance(node, ast.Attribute) and node.attr in ("__dict__", "__setattr__",
+                                                              "__delattr__"):
+            return False
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == me and not isinstance(node.ctx, ast.Load):
+            return False
+        if isinstance(node, ast.Call) and any(
+                isinstance(a, ast.Name) and a.id == me
+                for a in (*node.args, *(k.value for k in node.keywords))):
+            return False  # `setattr(self, ...)`, `vars(self)`, `register(self)`
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return False
+    return True
 
 
 def _held(scope: Scope, name: str) -> Any:

@@ -58,6 +58,11 @@ class Cond:
     # 0:` taken says `cfg.every == 0`; `if cfg.every > 0 and n % cfg.every == 0:` taken says
     # `cfg.every > 0` and, as `n % cfg.every` ran without ZeroDivisionError, `cfg.every != 0`
     bounds: tuple[Bound, ...] = ()
+    # the section of the configuration a generic selector is read from (see SELECTOR_KEYS):
+    # `cfg.type` in a builder handed `cfg.scheduler` is the scheduler section's `type`, not
+    # the trainer section's `type` its caller tests (`if cfg.type == "trainer_e2e":` with
+    # `cfg` the `cfg.training` it was handed); None where the trace does not know it
+    section: str | None = None
 
     @cached_property
     def text(self) -> str:
@@ -449,20 +454,23 @@ def setting_tests(conds: tuple[Cond, ...]) -> dict[str, tuple[frozenset[str] | N
                 setting, keys = c.table
                 _narrow(out, setting, keys, (c.branch == 0) == isinstance(op, (ast.Eq, ast.In)))
             continue
-        _compared(out, test, c.branch == 0, c.alias)
+        _compared(out, test, c.branch == 0, c.alias, c.section)
     return out
 
 
 def _compared(out: dict[str, tuple[frozenset[str] | None, frozenset[str]]], test: ast.Compare,
-              holds: bool, alias: str | None) -> None:
+              holds: bool, alias: str | None, section: str | None = None) -> None:
     """Record in ``out`` what the comparison ``test`` of a setting with strings says, where
-    it holds (``holds``) or where it does not."""
+    it holds (``holds``) or where it does not. A generic selector read from a known section
+    of the configuration is recorded as ``type@scheduler`` (see settings_disagree)."""
     left, op, right = test.left, test.ops[0], test.comparators[0]
     if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
         left, right = right, left
     key = _setting_key(left)
     if not key:
         return
+    if section and key.lower() in SELECTOR_KEYS:
+        key = f"{key}@{section}"
     if isinstance(right, ast.Constant) and isinstance(right.value, str):
         values = frozenset({right.value})
     elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts and all(
@@ -522,13 +530,30 @@ def _setting_key(node: ast.expr) -> str | None:
     return None
 
 
+# the last names of settings that pick a class in every section of a registry-style
+# configuration (`cfg.optimizer.type`, `cfg.scheduler.type`, `cfg.model.name`): one name, as
+# many settings as sections
+SELECTOR_KEYS = frozenset({"type", "name", "kind", "_target_", "target", "cls", "class",
+                           "mode", "method", "arch"})
+
+
+def _same_setting(a: str, b: str) -> bool:
+    """``type@scheduler`` and ``type@training`` are two settings; ``type`` read where the
+    section is not known may be either."""
+    if a == b:
+        return True
+    name_a, at_a, _ = a.partition("@")
+    name_b, at_b, _ = b.partition("@")
+    return name_a == name_b and not (at_a and at_b)
+
+
 def settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]],
-                       b: dict[str, tuple[frozenset[str] | None, frozenset[str]]]) -> bool:
+                      b: dict[str, tuple[frozenset[str] | None, frozenset[str]]]) -> bool:
     """Whether two sets of branches need a string setting to hold values it cannot hold at
     once (`lr_policy == "step"` against `lr_policy == "plateau"`, or against its else)."""
-    for key in a.keys() & b.keys():
-        must_a, cannot_a = a[key]
-        must_b, cannot_b = b[key]
+    for key_a, key_b in ((x, y) for x in a for y in b if _same_setting(x, y)):
+        must_a, cannot_a = a[key_a]
+        must_b, cannot_b = b[key_b]
         if must_a is not None and must_b is not None and not must_a & must_b:
             return True
         if must_a is not None and must_a <= cannot_b:

@@ -65,6 +65,7 @@ from lrdoctor.check.instantiate import literal_expr as config_literal
 from lrdoctor.check.matchcase import match_as_if
 from lrdoctor.check.memo import per_node
 from lrdoctor.check.model import (
+    SELECTOR_KEYS,
     Cond,
     Event,
     Frame,
@@ -2261,7 +2262,8 @@ class Tracer:
             if test is not None and branch in (0, 1) else ()
         return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test, scope),
                     _known_sources(test, scope), parts=tuple(parts),
-                    table=_table_lookup(test, scope), bounds=bounds)
+                    table=_table_lookup(test, scope), bounds=bounds,
+                    section=_setting_section(test, scope))
 
     def setting_alias(self, test: ast.expr | None, scope: Scope | None = None) -> str | None:
         """The setting the attribute compared by ``test`` was copied from (see Cond.alias);
@@ -7414,6 +7416,34 @@ def _free_reads(fn: ast.AST) -> tuple[str, ...] | None:
 
 _PLAIN_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "list", "tuple", "List",
                                 "Tuple", "Sequence", "Literal"})
+
+
+def _setting_section(test: ast.expr | None, scope: Scope) -> str | None:
+    """The section of the configuration a compared selector is read from (see
+    Cond.section): `scheduler` for `cfg.scheduler.type`, and for `cfg.type` where `cfg` holds
+    what the caller passed as `cfg.scheduler` (or `cfg["scheduler"]`); None otherwise."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    subject = test.comparators[0] if isinstance(test.left, ast.Constant) else test.left
+    holder = subject.value if isinstance(subject, (ast.Attribute, ast.Subscript)) else None
+    if isinstance(subject, ast.Call) and isinstance(subject.func, ast.Attribute) \
+            and subject.func.attr == "get":
+        holder = subject.func.value
+    key = setting_key(subject) if holder is not None else None
+    if key is None or key.lower() not in SELECTOR_KEYS:
+        return None
+    if isinstance(holder, ast.Name):
+        value = scope.lookup(holder.id)
+        if not isinstance(value, ExprVal):
+            return None
+        holder = value.node
+    if isinstance(holder, ast.Attribute):
+        return holder.attr if isinstance(holder.value, (ast.Name, ast.Attribute, ast.Subscript)) \
+            else None
+    if isinstance(holder, ast.Subscript) and isinstance(holder.slice, ast.Constant) \
+            and isinstance(holder.slice.value, str):
+        return holder.slice.value
+    return None
 
 
 def _plain_annotation(ann: ast.expr | None, depth: int = 0) -> bool:

@@ -9,7 +9,7 @@ from lrdoctor.check.context import function_at
 from lrdoctor.check.index import dotted, last_name
 from lrdoctor.check.memo import own_nodes, per_node
 from lrdoctor.check.project import display_path
-from lrdoctor.check.values import Const, Obj
+from lrdoctor.check.values import Const, ExprVal, Obj
 
 ALWAYS = ""
 
@@ -52,12 +52,27 @@ def scaler_switch(scaler: Obj | None) -> str | None:
     fixed = _fixed(scaler, ast.unparse(enabled))
     if fixed is not None:
         return flag if fixed else None  # `enabled=use_amp` with `use_amp = False` once
+    # `def build_scaler(enabled): return GradScaler(enabled=enabled)` called with
+    # `enabled=args.amp`: the switch is the caller's setting, and the message names it
+    enabled = _as_handed(scaler, enabled)
     if not _flag(enabled) and not _parameter_compared(scaler, enabled) \
             and not _setting_compared(scaler, enabled):
         # `enabled=(dtype == "float16")` with dtype picked from the hardware: the file does
         # not say when float16 is in use, so it stays silent
         return None
     return _and(flag, ast.unparse(enabled))
+
+
+def _as_handed(scaler: Obj, expr: ast.expr) -> ast.expr:
+    """The caller's setting a parameter of the function that builds the scaler was handed
+    (``args.amp`` for ``enabled`` in ``build_scaler(enabled=args.amp)``), else ``expr``."""
+    if not isinstance(expr, ast.Name) or scaler.scope is None:
+        return expr
+    value = scaler.scope.lookup(expr.id)
+    if isinstance(value, ExprVal) and isinstance(value.node, (ast.Attribute, ast.Subscript)) \
+            and _flag(value.node):
+        return value.node
+    return expr
 
 
 def built_with_the_gpu(scaler: Obj | None) -> bool:

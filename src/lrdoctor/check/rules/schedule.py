@@ -56,6 +56,7 @@ from lrdoctor.check.model import (
     exclusive,
     facts_contradict,
     setting_tests,
+    settings_disagree,
 )
 from lrdoctor.check.passed import Passed, passed_chain
 from lrdoctor.check.passed import function_holds as holds_line
@@ -2770,6 +2771,7 @@ def plateau_metric(ctx: FileContext) -> Iterator[Diagnostic]:
                 continue
             yield Diagnostic.at(
                 "LRD004",
+                f"{_option_prefix(ctx, e)}"
                 f"`{receiver(e)}.step()` is called without a metric: ReduceLROnPlateau needs "
                 "the value to watch and raises TypeError; pass the validation loss",
                 e.path,
@@ -6555,22 +6557,7 @@ def _may_take_over(built: Event, stale: Event) -> bool:
     built_under = sched.built_under if sched is not None and sched.built_under else ()
     if facts_contradict(built_under, built.conds) or facts_contradict(stale.conds, built.conds):
         return False
-    return not _settings_disagree(setting_tests(built_under), setting_tests(built.conds))
-
-
-def _settings_disagree(a: dict[str, tuple[frozenset[str] | None, frozenset[str]]],
-                       b: dict[str, tuple[frozenset[str] | None, frozenset[str]]]) -> bool:
-    """Two sets of branches need one string setting (by its last name) to hold values that
-    cannot meet: ``kind == "cosine"`` taken and ``kind == "cosine"`` not taken."""
-    for name, (must_a, not_a) in a.items():
-        if name not in b:
-            continue
-        must_b, not_b = b[name]
-        if must_a is not None and must_b is not None and not must_a & must_b:
-            return True
-        if must_a is not None and must_a <= not_b or must_b is not None and must_b <= not_a:
-            return True
-    return False
+    return not settings_disagree(setting_tests(built_under), setting_tests(built.conds))
 
 
 def _frame_chain(event: Event) -> list[Frame | None]:
