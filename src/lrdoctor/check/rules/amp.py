@@ -22,7 +22,7 @@ from lrdoctor.check.context import (
 from lrdoctor.check.diagnostic import Diagnostic, Edit
 from lrdoctor.check.index import ModuleInfo, dotted, exit_stack_calls, last_name, own_nodes
 from lrdoctor.check.memo import per_node
-from lrdoctor.check.model import Event, exclusive
+from lrdoctor.check.model import Event, exclusive, flag_of
 from lrdoctor.check.passed import passed_chain
 from lrdoctor.check.project import display_path
 from lrdoctor.check.rules import rule
@@ -1335,6 +1335,26 @@ def fp16_adam_eps(ctx: FileContext) -> Iterator[Diagnostic]:
         yield from (d for d in _fp16_adam_eps(there, beside=True) if d.path == path)
 
 
+def _cast_switch(tree: ast.AST, cast: ast.AST) -> str | None:
+    """The switch a float16 cast is made under (``elif args.fp16: model.to(torch.float16)``):
+    the test of the innermost ``if`` whose body holds it, in the function that makes it, when
+    that test is a flag the user sets; None for a cast made on every run (or under a test
+    that is no such flag)."""
+    parents = constants.parent_map(tree)
+    node = cast
+    while id(node) in parents:
+        parent = parents[id(node)]
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return None
+        if isinstance(parent, ast.If):
+            if not any(stmt is node for stmt in parent.body) or flag_of(parent.test) is None:
+                return None
+            text = ast.unparse(parent.test)
+            return text if len(text) <= 60 else None
+        node = parent
+    return None
+
+
 def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnostic]:
     """LRD102 for the Adam-family optimizers of the program whose parameters ``ctx``'s file
     casts to float16 (``beside``: only by a cast written before the optimizer in the body
@@ -1403,6 +1423,9 @@ def _fp16_adam_eps(ctx: FileContext, beside: bool = False) -> Iterator[Diagnosti
         if by is not None and by[0] is cast:
             where = f"`{hit}` is cast to float16 in place by `{by[1]}()` " \
                 f"({display_path(by[2])}:{by[3]}), called"
+        switch = _cast_switch(ctx.tree, cast) if hit != "*" else None
+        if switch:
+            at = f"{at}, {when(switch)}"
         yield Diagnostic.at(
             "LRD102",
             f"{obj.cls}(eps={eps:g}) updates float16 parameters ({where} at {at}): eps rounds "
