@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from lrdoctor.check.index import dotted
+from lrdoctor.check.memo import per_node
 from lrdoctor.check.values import Obj
 
 _ids = itertools.count(1)
@@ -340,7 +341,13 @@ def _compared_bound(node: ast.expr, holds: bool, version_of: Callable[[str], Any
 
 
 def _divisor_bounds(node: ast.expr, version_of: Callable[[str], Any]) -> list[Bound]:
-    out: list[Bound] = []
+    return [(subject, version_of(subject), "Div", 0, True) for subject in _divisors(node)]
+
+
+@per_node  # asked at every run of every `if` the trace takes (both branches)
+def _divisors(node: ast.expr) -> tuple[str, ...]:
+    """The plain values ``node`` divides by (``n % cfg.every``, ``//``, ``/``)."""
+    out: list[str] = []
     for sub in ast.walk(node):
         if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Mod, ast.FloorDiv, ast.Div)) \
                 and not (isinstance(sub.left, (ast.Constant, ast.JoinedStr))
@@ -348,8 +355,8 @@ def _divisor_bounds(node: ast.expr, version_of: Callable[[str], Any]) -> list[Bo
             # (`"%d" % n` formats a string: no division there)
             subject = _bound_subject(sub.right)
             if subject is not None:
-                out.append((subject, version_of(subject), "Div", 0, True))
-    return out
+                out.append(subject)
+    return tuple(out)
 
 
 def bounds_contradict(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
