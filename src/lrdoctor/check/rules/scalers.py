@@ -402,9 +402,30 @@ def _enclosing_flags(scaler: Obj) -> list[str]:
         # `if args.amp and torch.cuda.is_available():` is on in a GPU run exactly when
         # args.amp is
         test = _without_device_checks(test)
-        if _flag(test):
+        if _flag(test) or _numeric_switch(test):
             flags.append(ast.unparse(test))
     return flags
+
+
+def _numeric_switch(expr: ast.expr) -> bool:
+    """A setting compared with a number or a bool (``config.use_amp == 1``, ``cfg["fp16"] !=
+    0``, ``not args.amp == True``): a switch spelled as an integer. Only for the ``if`` a
+    scaler is built under, which it is built or not by: naming it says when the scaler
+    exists (it decides nothing where ``_flag`` is asked whether a scaler is on at all)."""
+    while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        expr = expr.operand
+    if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1
+            and isinstance(expr.ops[0], (ast.Eq, ast.NotEq))):
+        return False
+    setting, literal = expr.left, expr.comparators[0]
+    if isinstance(setting, ast.Constant):
+        setting, literal = literal, setting
+    if isinstance(setting, ast.Call):
+        if not (isinstance(setting.func, ast.Attribute) and setting.func.attr == "get"):
+            return False
+    elif not isinstance(setting, (ast.Attribute, ast.Subscript)):
+        return False
+    return isinstance(literal, ast.Constant) and isinstance(literal.value, (bool, int))
 
 
 def _is_elif(scaler: Obj, node: ast.If) -> bool:
