@@ -397,14 +397,31 @@ def _enclosing_flags(scaler: Obj) -> list[str]:
             if len(found.orelse) == 1 and isinstance(found.orelse[0], ast.If) \
                     or _is_elif(scaler, found):
                 continue
-            test = test.operand if isinstance(test, ast.UnaryOp) \
-                and isinstance(test.op, ast.Not) else ast.UnaryOp(op=ast.Not(), operand=test)
+            test = _negated(test)
         # `if args.amp and torch.cuda.is_available():` is on in a GPU run exactly when
         # args.amp is
         test = _without_device_checks(test)
         if _flag(test) or _numeric_switch(test):
             flags.append(ast.unparse(test))
     return flags
+
+
+_OPPOSITE_OPS: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+
+
+def _negated(test: ast.expr) -> ast.expr:
+    """What holds in the ``else`` of ``if test:``, as one would write it: ``args.amp`` for
+    ``not args.amp``, ``self.device != "cpu"`` for ``self.device == "cpu"`` (not ``not
+    self.device == "cpu"``), else ``not (test)``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            and type(test.ops[0]) in _OPPOSITE_OPS:
+        return ast.Compare(left=test.left, ops=[_OPPOSITE_OPS[type(test.ops[0])]()],
+                           comparators=test.comparators)
+    return ast.UnaryOp(op=ast.Not(), operand=test)
 
 
 def _numeric_switch(expr: ast.expr) -> bool:
