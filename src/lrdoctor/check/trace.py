@@ -73,8 +73,8 @@ from lrdoctor.check.model import (
     bounds_of,
     built_apart,
     facts_contradict,
-    impossible_path,
     flag_of,
+    impossible_path,
     setting_key,
     setting_tests,
     settings_disagree,
@@ -2313,8 +2313,8 @@ class Tracer:
             elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts and all(
                     isinstance(e, ast.Constant) and isinstance(e.value, str)
                     for e in right.elts) and isinstance(op, (ast.In, ast.NotIn)):
-                values = frozenset(e.value for e in right.elts  # type: ignore[attr-defined]
-                                   if isinstance(e, ast.Constant))
+                values = frozenset(e.value for e in right.elts
+                                   if isinstance(e, ast.Constant) and isinstance(e.value, str))
             else:
                 continue
             inside = truth if isinstance(op, (ast.Eq, ast.In)) else not truth
