@@ -64,6 +64,13 @@ class Cond:
     # the trainer section's `type` its caller tests (`if cfg.type == "trainer_e2e":` with
     # `cfg` the `cfg.training` it was handed); None where the trace does not know it
     section: str | None = None
+    # what the branch taken says of a string setting read off one object the trace knows
+    # (`if self.config.kind != "x":` around a call of a helper given `self.config`, and `if
+    # config.kind == "x":` in it): (the object, the setting's name, how often that name was
+    # assigned on any object when the test ran, the strings, whether the setting is among
+    # them). Two of them on one path that no string meets make the path one that never runs
+    # (see impossible_path)
+    strings: tuple[tuple[Any, str, int, frozenset[str], bool], ...] = ()
 
     @cached_property
     def text(self) -> str:
@@ -237,6 +244,26 @@ class Frame:
             if kw.arg == param:
                 return kw.value
         return None
+
+
+def impossible_path(conds: tuple[Cond, ...]) -> bool:
+    """Whether the branches ``conds`` (one path: a caller's branches, then those of the
+    function it called) need a string setting of one object, not assigned between the tests,
+    to hold values it cannot hold at once: `if self.cfg.mode != "a": self.helper(self.cfg)`
+    with `if cfg.mode == "a": sched.step()` in the helper. Code there never runs."""
+    seen: dict[tuple[int, str, int], tuple[frozenset[str] | None, frozenset[str]]] = {}
+    for c in conds:
+        for holder, name, version, values, inside in c.strings:
+            key = (id(holder), name, version)
+            must, cannot = seen.get(key, (None, frozenset()))
+            if inside:
+                must = values if must is None else must & values
+            else:
+                cannot = cannot | values
+            if must is not None and (not must or must <= cannot):
+                return True
+            seen[key] = (must, cannot)
+    return False
 
 
 def exclusive(a: Event, b: Event, parts: bool = False) -> bool:

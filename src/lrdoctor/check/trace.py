@@ -75,6 +75,7 @@ from lrdoctor.check.model import (
     built_apart,
     facts_contradict,
     flag_of,
+    impossible_path,
     setting_key,
     setting_tests,
     settings_disagree,
@@ -248,6 +249,8 @@ class Tracer:
         # how often each name / attribute was (re)bound: a flag tested twice is the same flag
         # only when nothing rebound it between the tests
         self.versions: dict[str, int] = {}
+        # events left out as on branches that never run together (see emit)
+        self.impossible = 0
         self._targets: dict[tuple[str, str], FuncVal | ClassVal | None] = {}
         self._tables: dict[tuple[str, str], DictVal | None] = {}
         self._target_paths: dict[tuple[str, str], set[str]] = {}
@@ -665,6 +668,17 @@ class Tracer:
         self.versions[text] = self.versions.get(text, 0) + 1
         for rec in self.recordings:
             rec.versions[text] = rec.versions.get(text, 0) + 1
+        if "." in text:
+            # the attribute's name on any object (see Cond.strings)
+            self.bump_setting(text.rsplit(".", 1)[1])
+
+    def bump_setting(self, name: str) -> None:
+        """A setting called ``name`` is assigned on some object (`x.name = ...`, `x["name"] =
+        ...`): a test on it before says nothing of one after (see Cond.strings)."""
+        key = "." + name
+        self.versions[key] = self.versions.get(key, 0) + 1
+        for rec in self.recordings:
+            rec.versions[key] = rec.versions.get(key, 0) + 1
 
     def assigned(self, name: str, target: ast.expr | None = None,
                  source: ast.expr | None = None) -> None:
@@ -989,9 +1003,11 @@ class Tracer:
                 return skipped
         events, loops = self.events, self.loops
         first_event, first_loop, created, cuts = len(events), len(loops), self.created, self.cuts
+        impossible = self.impossible
         caller = (self.loop, self.conds, self.frame)
         result = self.trace_recorded(fv, args, kwargs, root, site, memo, call)
-        if key is not None and self.created == created and self.cuts == cuts:
+        if key is not None and self.created == created and self.cuts == cuts \
+                and self.impossible == impossible:
             # what a call that builds no object did can be replayed at every later call with
             # the same objects: the cost of a helper is paid once, not once per call site
             self.summaries[key] = Summary(
@@ -1301,6 +1317,8 @@ class Tracer:
             loop = self.loop if e.loop is summary.loop else (
                 e.loop if same_loop else loops.get(id(e.loop), e.loop)
             )
+            if e.kind != "create" and impossible_path((*self.conds, *own)):
+                continue  # the call's branches never run under this caller's (see emit)
             self.events.append(Event(e.kind, e.obj, e.node, e.path, loop, (*self.conds, *own),
                                      self.next_order(), self.root, e.info, frame_of(e.frame)))
         return summary.result
@@ -2260,10 +2278,102 @@ class Tracer:
                 origins = (*origins, period)
         bounds = bounds_of(test, branch, lambda text: self.flag_version(text, scope)) \
             if test is not None and branch in (0, 1) else ()
+        strings = self.string_facts(test, branch, scope) \
+            if test is not None and branch in (0, 1) else ()
         return Cond(key, branch, test, self.loop, fact, origins, self.setting_alias(test, scope),
                     _known_sources(test, scope), parts=tuple(parts),
-                    table=_table_lookup(test, scope), bounds=bounds,
+                    table=_table_lookup(test, scope), bounds=bounds, strings=strings,
                     section=_setting_section(test, scope))
+
+    def string_facts(self, test: ast.expr, branch: int, scope: Scope
+                     ) -> tuple[tuple[Any, str, int, frozenset[str], bool], ...]:
+        """What the branch ``branch`` of ``if test:`` says of string settings read off an
+        object the trace holds (see Cond.strings): a comparison of `obj.name`, `obj["name"]`
+        or `obj.get("name")` with a string (`==`, `!=`) or a literal of strings (`in`, `not
+        in`); each part of a true `and` or of a false `or`."""
+        holds, whole = branch == 0, test
+        while isinstance(whole, ast.UnaryOp) and isinstance(whole.op, ast.Not):
+            holds, whole = not holds, whole.operand
+        parts = [whole]
+        if isinstance(whole, ast.BoolOp):
+            if isinstance(whole.op, ast.And) != holds:
+                return ()  # a true `or`, a false `and`: no part surely holds either way
+            parts = list(whole.values)
+        out: list[tuple[Any, str, int, frozenset[str], bool]] = []
+        for part in parts:
+            truth = holds
+            while isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not):
+                truth, part = not truth, part.operand
+            if not (isinstance(part, ast.Compare) and len(part.ops) == 1):
+                continue
+            left, op, right = part.left, part.ops[0], part.comparators[0]
+            if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
+                left, right = right, left
+            if isinstance(right, ast.Constant) and isinstance(right.value, str) \
+                    and isinstance(op, (ast.Eq, ast.NotEq)):
+                values = frozenset({right.value})
+            elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    for e in right.elts) and isinstance(op, (ast.In, ast.NotIn)):
+                values = frozenset(e.value for e in right.elts
+                                   if isinstance(e, ast.Constant) and isinstance(e.value, str))
+            else:
+                continue
+            inside = truth if isinstance(op, (ast.Eq, ast.In)) else not truth
+            holder_node: ast.expr | None = None
+            if isinstance(left, ast.Attribute):
+                holder_node, name = left.value, left.attr
+            elif isinstance(left, ast.Subscript) and isinstance(left.slice, ast.Constant) \
+                    and isinstance(left.slice.value, str):
+                holder_node, name = left.value, left.slice.value
+            elif isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) \
+                    and left.func.attr == "get" and left.args \
+                    and isinstance(left.args[0], ast.Constant) \
+                    and isinstance(left.args[0].value, str):
+                holder_node, name = left.func.value, left.args[0].value
+            if holder_node is None:
+                continue
+            holder = self.eval_pure(holder_node, scope)
+            # one object the trace holds: a value known by its source (an entry point's
+            # `args`, a config read off it), a dict, an instance of the project's class
+            if not isinstance(holder, (ExprVal, DictVal, InstanceVal)):
+                if holder is not None:
+                    continue
+                # nothing known of it (an entry point's parameter): the name, followed
+                # through the calls that passed it down, in the call where it is read
+                found = self.passed_down(holder_node)
+                if found is None:
+                    continue
+                holder, text = found
+                name = f"{text}.{name}"
+            out.append((holder, name, self.versions.get("." + name.rsplit(".", 1)[-1], 0),
+                        values, inside))
+        return tuple(out)
+
+    def passed_down(self, node: ast.expr) -> tuple[Frame, str] | None:
+        """For a name (or an attribute chain on one) that is a parameter of the function
+        being traced: the call of the outermost function it was passed down from, by the
+        same name or another (`advance(sched, opts)` into `def advance(sched, cfg)`), and its
+        text there; for a parameter of the entry point itself, that call and the text. None
+        for anything else (a local name, a value computed on the way)."""
+        text = dotted(node)
+        frame = self.frame
+        if text is None or frame is None or frame.fn is None:
+            return None
+        for _ in range(MAX_CALL_DEPTH):
+            root, dot, rest = text.partition(".")
+            fn = frame.fn
+            if fn is None or root in ("self", "cls") or root not in {
+                    a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}:
+                return None
+            if frame.call is None or frame.parent is None or frame.parent.fn is None:
+                return frame, text
+            given = frame.argument(root)
+            outer = dotted(given) if given is not None else None
+            if outer is None:
+                return None
+            text, frame = outer + dot + rest, frame.parent
+        return None
 
     def setting_alias(self, test: ast.expr | None, scope: Scope | None = None) -> str | None:
         """The setting the attribute compared by ``test`` was copied from (see Cond.alias);
@@ -2470,6 +2580,11 @@ class Tracer:
             text = dotted(target)
             if text is not None:
                 self.bump(text)
+            elif isinstance(target, ast.Attribute):
+                self.bump_setting(target.attr)
+        elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                and isinstance(target.slice.value, str):
+            self.bump_setting(target.slice.value)
         if isinstance(target, ast.Name):
             self.assigned(target.id, target, source)
             store = scope.vars
@@ -5318,6 +5433,14 @@ class Tracer:
             # in a LightningModule's optimizer_step override: once per update, whatever
             # `accumulate_grad_batches` makes of Lightning's batches
             info.setdefault("per_update", True)
+        if kind != "create" and impossible_path(self.conds):
+            # on branches that never run together (see Cond.strings): nothing happens here on
+            # this path, but the same call from another may do it, so what this call did is
+            # neither summarised nor kept as inert for later calls
+            self.impossible += 1
+            for rec in self.recordings:
+                rec.spoiled = True
+            return
         self.events.append(
             Event(kind, obj, node, self.path, self.loop, self.conds, self.next_order(),
                   self.root, info, self.frame)

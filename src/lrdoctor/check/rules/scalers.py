@@ -412,14 +412,52 @@ def _enclosing_flags(scaler: Obj) -> list[str]:
             if len(found.orelse) == 1 and isinstance(found.orelse[0], ast.If) \
                     or _is_elif(scaler, found):
                 continue
-            test = test.operand if isinstance(test, ast.UnaryOp) \
-                and isinstance(test.op, ast.Not) else ast.UnaryOp(op=ast.Not(), operand=test)
+            test = _negated(test)
         # `if args.amp and torch.cuda.is_available():` is on in a GPU run exactly when
         # args.amp is
         test = _without_device_checks(test)
-        if _flag(test):
+        if _flag(test) or _numeric_switch(test):
             flags.append(ast.unparse(test))
     return flags
+
+
+_OPPOSITE_OPS: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+
+
+def _negated(test: ast.expr) -> ast.expr:
+    """What holds in the ``else`` of ``if test:``, as one would write it: ``args.amp`` for
+    ``not args.amp``, ``self.device != "cpu"`` for ``self.device == "cpu"`` (not ``not
+    self.device == "cpu"``), else ``not (test)``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            and type(test.ops[0]) in _OPPOSITE_OPS:
+        return ast.Compare(left=test.left, ops=[_OPPOSITE_OPS[type(test.ops[0])]()],
+                           comparators=test.comparators)
+    return ast.UnaryOp(op=ast.Not(), operand=test)
+
+
+def _numeric_switch(expr: ast.expr) -> bool:
+    """A setting compared with a number or a bool (``config.use_amp == 1``, ``cfg["fp16"] !=
+    0``, ``not args.amp == True``): a switch spelled as an integer. Only for the ``if`` a
+    scaler is built under, which it is built or not by: naming it says when the scaler
+    exists (it decides nothing where ``_flag`` is asked whether a scaler is on at all)."""
+    while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        expr = expr.operand
+    if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1
+            and isinstance(expr.ops[0], (ast.Eq, ast.NotEq))):
+        return False
+    setting, literal = expr.left, expr.comparators[0]
+    if isinstance(setting, ast.Constant):
+        setting, literal = literal, setting
+    if isinstance(setting, ast.Call):
+        if not (isinstance(setting.func, ast.Attribute) and setting.func.attr == "get"):
+            return False
+    elif not isinstance(setting, (ast.Attribute, ast.Subscript)):
+        return False
+    return isinstance(literal, ast.Constant) and isinstance(literal.value, (bool, int))
 
 
 def _is_elif(scaler: Obj, node: ast.If) -> bool:
