@@ -14,10 +14,13 @@ Two gaps, fixed:
   handed to ``prepare()`` steps on every call too. Neither was reported.
 - LRD007 false alarm: a trainer class whose ``__init__`` stores its ``enable_amp=False``
   option (``self._enable_amp = enable_amp``) builds ``GradScaler(enabled=self._enable_amp)``
-  and saves ``state["scaler"]`` under ``if self._enable_amp:``. Built by a driver that leaves
-  the option out, the trace decides that ``if`` (nothing to save) but judged the scaler by the
-  attribute's text as a flag that may be on: "the checkpoint stores the optimizer but not the
-  GradScaler". The scaler is now judged by the value the trace holds in that attribute.
+  and saves ``state["scaler"]`` (and restores it) under ``if self._enable_amp:``. Built by a
+  driver that leaves the option out, the trace decides that ``if`` by the default (nothing
+  saved) while it judges the scaler, as lrdoctor judges a trainer's AMP option everywhere, by
+  its switch as a flag that may be on: "the checkpoint stores the optimizer but not the
+  GradScaler (when `self._enable_amp` is on)". A save or resume that handles the scaler under
+  a test that is the scaler's own switch now counts as holding it: it does in every run where
+  the scaler scales.
 """
 
 from __future__ import annotations
@@ -326,6 +329,8 @@ def test_a_scaler_saved_exactly_when_the_trainers_amp_option_is_on_stays_silent(
     (SUB_BUILD, ", enable_amp=True"),
     (PLAIN_BUILD, ", enable_amp=args.amp"),
     (SUB_BUILD, ", enable_amp=args.amp"),
+    # the option left at its default: a switch that may be on, as everywhere in lrdoctor
+    (PLAIN_BUILD, ""),
 ])
 def test_a_scaler_left_out_of_the_checkpoint_when_the_option_is_on_is_reported(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: str, more: str) -> None:
@@ -333,10 +338,22 @@ def test_a_scaler_left_out_of_the_checkpoint_when_the_option_is_on_is_reported(
     assert ("lib/trainer.py", "LRD007") in {(p, c) for p, _, c in found}
 
 
-def test_the_option_off_everywhere_leaves_nothing_to_restore_in_the_callers_trace(
+def test_a_scaler_saved_under_another_option_is_still_reported(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # the save guards the scaler while the load restores it unguarded: with the option left off
-    # by the only caller, no run builds an enabled scaler
+    # `if self.keep_scaler:` is not the scaler's switch: with AMP on and that option off, the
+    # checkpoint lacks the scaler
+    files = amp_project(PLAIN_BUILD, ", enable_amp=True",
+                        GUARDED_SAVE.replace("self._enable_amp", "self.keep_scaler"),
+                        GUARDED_LOAD)
+    files["lib/trainer.py"] = files["lib/trainer.py"].replace(
+        "            self._enable_amp = enable_amp\n",
+        "            self._enable_amp = enable_amp\n            self.keep_scaler = False\n")
+    found = check_project(tmp_path, monkeypatch, files)
+    assert ("lib/trainer.py", "LRD007") in {(p, c) for p, _, c in found}
+
+
+def test_an_unguarded_restore_beside_a_save_under_the_switch_stays_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found = check_project(tmp_path, monkeypatch, amp_project(
         PLAIN_BUILD, "", GUARDED_SAVE,
         '            self._scaler.load_state_dict(ckpt.get("scaler", {}))\n'))

@@ -9,7 +9,7 @@ from lrdoctor.check.context import function_at
 from lrdoctor.check.index import dotted, last_name
 from lrdoctor.check.memo import own_nodes, per_node
 from lrdoctor.check.project import display_path
-from lrdoctor.check.values import Const, InstanceVal, Obj
+from lrdoctor.check.values import Const, Obj
 
 ALWAYS = ""
 
@@ -95,24 +95,10 @@ def _fixed(scaler: Obj, flag: str) -> bool | None:
 
 
 def _fixed_literal(scaler: Obj, expr: ast.expr) -> Const | None:
-    """The literal a plain local name is bound to once where the scaler is built, else None.
-    Also an attribute of the instance whose method builds it (``self.amp``), when this trace
-    holds one literal there in every method: ``self.amp = amp`` in ``__init__``, the only
-    store of ``.amp`` in its module, with the caller's ``amp=False`` (or the parameter's
-    literal default the caller left out). The trace decides ``if self.amp:`` by that value
-    (a checkpoint's ``if self.amp: state["scaler"] = ...`` is not written for this caller), so
-    the scaler it builds with ``enabled=self.amp`` is judged by it too."""
-    if scaler.scope is None:
+    """The literal a plain local name is bound to once where the scaler is built, else None."""
+    if not isinstance(expr, ast.Name) or scaler.scope is None:
         return None
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
-        owner = scaler.scope.lookup(expr.value.id)
-        if not isinstance(owner, InstanceVal) or owner is not scaler.scope.self_val:
-            return None
-        value = owner.attrs.get(expr.attr)
-    elif isinstance(expr, ast.Name):
-        value = scaler.scope.lookup(expr.id)
-    else:
-        return None
+    value = scaler.scope.lookup(expr.id)
     if not (isinstance(value, Const) and value.sure
             and isinstance(value.value, (bool, int, str, type(None)))):
         return None
