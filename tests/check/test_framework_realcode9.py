@@ -112,15 +112,20 @@ def test_prepared_scheduler_sized_in_micro_batches_runs_short(tmp_path, monkeypa
         ("runner.py", 34, "LRD003")]
 
 
+# The driver builds the Accelerator with mixed_precision="fp16": since rcnew125 a scheduler left
+# out of `prepare()` is also reported for stepping after the updates the accelerator's
+# GradScaler skips (LRD005), whatever its horizon; the prepared one follows the real updates.
+
 def test_unprepared_scheduler_sized_in_updates_steps_every_micro_batch(tmp_path, monkeypatch):
     found = _runner_findings(tmp_path, monkeypatch, _SCHEDULER_LEFT_OUT, _IN_UPDATES)
     step_line = _RUNNER.splitlines().index("            self.lr_scheduler.step()") + 1
-    assert [(path, code) for path, _, code in found] == [("runner.py", "LRD017")]
-    assert found[0][1] == step_line
+    assert sorted((path, line, code) for path, line, code in found) == [
+        ("runner.py", step_line, "LRD005"), ("runner.py", step_line, "LRD017")]
 
 
-def test_unprepared_scheduler_sized_in_micro_batches_is_silent(tmp_path, monkeypatch):
-    assert _runner_findings(tmp_path, monkeypatch, _SCHEDULER_LEFT_OUT, _IN_MICRO_BATCHES) == []
+def test_unprepared_scheduler_sized_in_micro_batches_has_the_right_horizon(tmp_path, monkeypatch):
+    found = _runner_findings(tmp_path, monkeypatch, _SCHEDULER_LEFT_OUT, _IN_MICRO_BATCHES)
+    assert [code for _, _, code in found] == ["LRD005"]  # no LRD017 / LRD003: it ends on time
 
 
 _ONE_CYCLE = """

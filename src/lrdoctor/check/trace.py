@@ -3739,6 +3739,7 @@ class Tracer:
                 # `super().__init__(gradient_accumulation_steps=n, ...)` in the subclass
                 inherited.accumulation = _accumulation_count(node)
                 inherited.scheduler_unsynced = _scheduler_unsynced(node)
+                inherited.half = _half_precision(node, kwargs)
             receiver = inherited
         if isinstance(receiver, SuperVal) and method == "__init__" and callee is None \
                 and receiver.instance.engine is not None and receiver.instance.engine.process is None:
@@ -4919,7 +4920,7 @@ class Tracer:
         last = qual.rsplit(".", 1)[-1]
         runner = _RUNNER_CLASSES.get(qual)
         if runner is not None:
-            return _accelerator(runner, node)
+            return _accelerator(runner, node, kwargs)
         if _hf_trainer_class(qual) and isinstance(kwargs.get("optimizers"), TupleVal):
             # `Trainer(..., optimizers=(optimizer, scheduler))`: the Trainer steps the
             # scheduler it is handed after every optimizer step
@@ -4970,8 +4971,11 @@ class Tracer:
                     rec.spoiled = True  # what a later save holds depends on this call
                 self.accelerated.setdefault(base, []).extend(tracked)
             if last == "prepare":
+                held = self.eval(node.func.value, scope) if isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, (ast.Name, ast.Attribute)) else None
                 for o in tracked:
                     o.prepared = True
+                    o.prepared_by = _runner_of(held)
             if registers:
                 if not values or len(tracked) < sum(len(options(v)) for v in values):
                     # `register_for_checkpointing(train_state)`: a holder of the objects
@@ -5479,12 +5483,45 @@ def _runner_copy(cls: ClassInfo) -> str | None:
     return None
 
 
-def _accelerator(runner: str, call: ast.Call | None) -> RunnerVal:
+def _accelerator(runner: str, call: ast.Call | None,
+                 kwargs: dict[str, Any] | None = None) -> RunnerVal:
     """The RunnerVal of a call of Accelerate's ``Accelerator`` (or Lightning's ``Fabric``):
-    what it accumulates over and whether it steps a prepared scheduler on every call."""
+    what it accumulates over, whether it steps a prepared scheduler on every call, and whether
+    it runs float16 mixed precision. ``kwargs``: the call's keyword values as the trace holds
+    them, where known."""
     if runner != "accelerator" or call is None:
         return RunnerVal(runner)
-    return RunnerVal(runner, _accumulation_count(call), _scheduler_unsynced(call))
+    return RunnerVal(runner, _accumulation_count(call), _scheduler_unsynced(call),
+                     _half_precision(call, kwargs or {}))
+
+
+def _half_precision(call: ast.Call, kwargs: dict[str, Any]) -> str | None:
+    """``RunnerVal.half`` of ``Accelerator(...)``: "" for ``mixed_precision="fp16"`` (also as
+    the value a name holds, a literal the trace knows) or ``fp16=True``; the setting's text for
+    a setting read (``mixed_precision=args.mixed_precision``, ``fp16=cfg.amp``, a plain name
+    or attribute or subscript chain); None for any other precision ("bf16", "no"), for one
+    not written in the call (chosen at launch by ``accelerate config``), and for an expression
+    that picks it (``"bf16" if bf16_ok else "fp16"``: by the hardware, not a setting)."""
+    for kw in call.keywords:
+        if kw.arg not in ("mixed_precision", "fp16"):
+            continue
+        held = kwargs.get(kw.arg)
+        wanted: Any = "fp16" if kw.arg == "mixed_precision" else True
+        if isinstance(kw.value, ast.Constant):
+            return "" if kw.value.value == wanted else None
+        if isinstance(held, Const) and held.sure:
+            return "" if held.value == wanted else None
+        if isinstance(held, Const) and held.value != wanted:
+            return None  # a literal default that is not float16 (`mixed_precision="no"`)
+        chain = kw.value
+        while isinstance(chain, (ast.Attribute, ast.Subscript)):
+            if isinstance(chain, ast.Subscript) and not isinstance(chain.slice, ast.Constant):
+                return None
+            chain = chain.value
+        if isinstance(chain, ast.Name):
+            return ast.unparse(kw.value)
+        return None
+    return None
 
 
 def _scheduler_unsynced(call: ast.Call) -> bool:

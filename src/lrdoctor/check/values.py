@@ -65,6 +65,8 @@ class Obj:
     # handed to an Accelerator's prepare(): an optimizer that skips the steps accumulate()
     # does not sync, a scheduler that skips them with it
     prepared: bool = False
+    # the Accelerator (its RunnerVal) whose prepare() it went through, where the trace knows it
+    prepared_by: Any = None
     via: ast.Call | None = None  # the project's builder call it came from, its class unknown
     # built from the project's own subclass of torch's scheduler base (one that keeps torch's
     # step()): that class and the scope of the call, to read its horizons from its get_lr()
@@ -265,6 +267,12 @@ class RunnerVal:
     # step() then steps the wrapped scheduler on every call, synced or not (the default, True,
     # steps it only with the real updates)
     scheduler_unsynced: bool = False
+    # Accelerate: float16 mixed precision, whose GradScaler makes a prepared optimizer's step()
+    # skip the update on inf/NaN gradients: "" when the call says so (``mixed_precision=
+    # "fp16"``, ``fp16=True``), the setting's source text when a setting picks it
+    # (``mixed_precision=args.mixed_precision``), None when it is off or not said in the code
+    # (bf16, "no", chosen at launch, picked from the hardware)
+    half: str | None = None
 
 
 @dataclass(eq=False)

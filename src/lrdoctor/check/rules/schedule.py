@@ -4511,6 +4511,8 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             and not never_skips(s.obj, (s.path,))
         ]
         if not scaler_steps:
+            if loop is not None:
+                yield from _accelerated_skip(ctx, e, sched, updates, every)
             continue
         # an always-on scaler first; otherwise the bug happens when the flag is on
         s, flag = min(scaler_steps, key=lambda pair: bool(pair[1]))
@@ -4556,6 +4558,48 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
             e.node,
             evidence=_skip_fix_evidence(sched, s, e),
         )
+
+
+def _accelerated_skip(ctx: FileContext, e: Event, sched: Obj, updates: list[Event],
+                      every: str) -> Iterator[Diagnostic]:
+    """LRD005 under Accelerate's float16 mixed precision: the prepared optimizer's ``step()``
+    goes through the Accelerator's GradScaler and does nothing on inf/NaN gradients. A
+    prepared scheduler steps only after real updates, unless the Accelerator was built with
+    ``step_scheduler_with_optimizer=False`` (it then steps on every call); a scheduler never
+    handed to ``prepare()`` steps on every call too. Float16 is known from the Accelerator's
+    call: a literal, or (for the unsynced prepared scheduler) a setting that picks it; a
+    scheduler step under a test of its own that reads a skip (``if not accelerator.
+    optimizer_step_was_skipped:``) is left alone."""
+    for u in updates:
+        if u.kind != "opt_step" or u.obj is None or not u.obj.prepared:
+            continue
+        runner = u.obj.prepared_by
+        if not isinstance(runner, RunnerVal) or runner.half is None:
+            continue
+        if sched.prepared:
+            if sched.prepared_by is not runner or not runner.scheduler_unsynced:
+                continue
+            why = ("the Accelerator was built with `step_scheduler_with_optimizer=False`, so "
+                   "the prepared scheduler steps on every call")
+        elif runner.half == ALWAYS and not _prepare_may_take(ctx.tree, sched):
+            why = ("the scheduler was never handed to `accelerator.prepare()`, so its step is "
+                   "not tied to the optimizer's")
+        else:
+            continue
+        shared = {(c.key, c.branch) for c in u.conds}
+        if any((c.key, c.branch) not in shared and "skip" in c.text.lower() for c in e.conds):
+            return
+        prefix = f"When `{runner.half}` is fp16, " if runner.half else ""
+        yield Diagnostic.at(
+            "LRD005",
+            f"{prefix}`{receiver(e)}.step()` runs {every} even when the Accelerator's float16 "
+            f"GradScaler skips the optimizer step (`{receiver(u)}.step()`, "
+            f"{_line_of(u, e.path)}): {why}; the schedule runs ahead of the real "
+            f"updates{_torch_warning(sched)}",
+            e.path,
+            e.node,
+        )
+        return
 
 
 def _line_of(s: Event, path: str) -> str:

@@ -1664,7 +1664,8 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
     # scale in its own checkpoint: a torch GradScaler beside it serves the program's other,
     # non-DeepSpeed path (`if ds: engine.backward(loss) else: scaler.scale(loss).backward()`)
     scalers = [] if e.info.get("deepspeed") else _scalers(ctx, e.root, e, optimizers)
-    if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words):
+    if scalers and not any(s.id in objs for s, _ in scalers) and not _mentions_scaler(words) \
+            and not _kept_under_its_switch(ctx, e, *scalers[0], "state_dict"):
         missing.append(_scaler_text(*scalers[0]))
         sure += _built(scalers[0][0])
     elif (other := _scaler_left_out(ctx, e, scalers, objs, words, optimizers)) is not None:
@@ -1713,6 +1714,31 @@ def _check_save(ctx: FileContext, e: Event, objs: set[int], words: list[str],
         node,
         weight=sure,
     )
+
+
+def _kept_under_its_switch(ctx: FileContext, e: Event, scaler: Obj, flag: str,
+                           method: str) -> bool:
+    """The function of the save (or the resume) ``e`` calls ``<scaler>.state_dict()`` (or
+    ``.load_state_dict(...)``) under a test that is the very switch that enables the scaler
+    (``if self.use_amp: state["scaler"] = self.scaler.state_dict()`` beside
+    ``GradScaler(enabled=self.use_amp)``): the checkpoint holds the scaler in every run where
+    it scales. A trace that decided the test one way (the option's default, held in the
+    instance) skipped that branch, yet it still judges the scaler by its switch."""
+    if not flag or not scaler.name:
+        return False
+    tree = _module_tree(ctx, e.path)
+    around = function_at(tree, e.line) if tree is not None else None
+    if around is None:
+        return False
+    for node in ast.walk(around):
+        if not isinstance(node, ast.If) or ast.unparse(node.test) != flag:
+            continue
+        for call in (n for stmt in node.body for n in ast.walk(stmt)):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                    and call.func.attr == method \
+                    and ast.unparse(call.func.value) == scaler.name:
+                return True
+    return False
 
 
 def _written_at(e: Event) -> tuple[str, ast.AST]:
@@ -2154,7 +2180,7 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
     if scalers and not any(
         ev.obj is not None and ev.obj.kind == "scaler" and ev.root == e.root
         and not ev.obj.guessed for ev in restored
-    ):
+    ) and not _kept_under_its_switch(ctx, e, *scalers[0], "load_state_dict"):
         scaler, flag = scalers[0]
         switched = f", {when(flag)}" if flag else ""
         missing.append(f"the GradScaler (`{scaler.name or 'scaler'}`{switched})")
