@@ -1861,10 +1861,11 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
         return False
     if isinstance(expr, ast.Name):
         handed = _handed_down(ctx, sched, expr, loop)
-        if isinstance(handed, ast.Name) and loop.scope is not None:
+        if isinstance(handed, ast.Name) and handed.id != bound and loop.scope is not None:
             # `total = args.parts * args.epochs; sched = build(opt, total)`: the name handed
-            # down is read through the one binding it has in the function whose loop steps
-            # the scheduler, as a name bound where the scheduler is built is
+            # down, unless it is the loop's own count, is read through the one binding it
+            # has in the function whose loop steps the scheduler, as a name bound where the
+            # scheduler is built is
             found = loop.scope.source_of(handed.id)
             handed = found[0] if found is not None else handed
         expr = handed or expr
