@@ -383,3 +383,97 @@ def train(model, loader, total):
             done += 1
 '''
     assert codes(source) == []
+
+
+# -- an optimizer state restored from an in-memory population, item by item ---------------------
+
+POPULATION = '''
+import copy
+import torch
+
+
+class Population:
+    def __init__(self, net, n, path):
+        self.net = net
+        self.opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        self.sched = torch.optim.lr_scheduler.StepLR(self.opt, step_size=10)
+        self.states = []
+        for _ in range(n):
+            self.states.append(FILL)
+
+    def generation(self, batches):
+        kept = []
+        for LOOP_TARGET in self.states:
+            self.opt.load_state_dict(state)
+            for x in batches:
+                self.opt.zero_grad()
+                self.net(x).sum().backward()
+                self.opt.step()
+            kept.append(copy.deepcopy(self.opt.state_dict()))
+        self.states = copy.deepcopy(kept)
+
+
+def train(pop, loader, gens):
+    for g in range(gens):
+        pop.generation(loader)
+        pop.sched.step()
+'''
+
+
+@pytest.mark.parametrize("target", ["state", "(i, state)", "state, _"])
+def test_optimizer_state_taken_from_its_own_in_memory_population_is_not_a_resume(target):
+    source = POPULATION.replace("FILL", "copy.deepcopy(self.opt.state_dict())") \
+        .replace("LOOP_TARGET", target)
+    if target == "(i, state)":
+        source = source.replace("in self.states:", "in enumerate(self.states):")
+    if target == "state, _":
+        source = source.replace("in self.states:", "in zip(self.states, self.states):")
+    assert codes(source) == []
+
+
+def test_optimizer_states_read_from_a_file_into_the_population_are_a_resume():
+    source = POPULATION.replace("FILL", "torch.load(path)['optimizer']") \
+        .replace("LOOP_TARGET", "state")
+    assert findings(source) == [("LRD007", 18)]
+
+
+def test_optimizer_states_iterated_from_a_loaded_file_are_a_resume():
+    source = '''
+import torch
+
+
+def resume_all(model, paths, loader):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30)
+    for state in torch.load(paths[0])["optimizers"]:
+        opt.load_state_dict(state)
+        for epoch in range(90):
+            for x in loader:
+                opt.zero_grad()
+                model(x).sum().backward()
+                opt.step()
+            sched.step()
+'''
+    assert findings(source) == [("LRD007", 9)]
+
+
+def test_each_checkpoint_of_a_list_loaded_in_a_loop_is_a_resume():
+    source = '''
+import torch
+
+
+def finetune_each(model, paths, loader):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30)
+    for path in paths:
+        ckpt = torch.load(path)
+        model.load_state_dict(ckpt["model"])
+        opt.load_state_dict(ckpt["optimizer"])
+        for epoch in range(90):
+            for x in loader:
+                opt.zero_grad()
+                model(x).sum().backward()
+                opt.step()
+            sched.step()
+'''
+    assert findings(source) == [("LRD007", 11)]
