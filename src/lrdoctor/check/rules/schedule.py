@@ -1861,7 +1861,15 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
     if expr is None or bound is None:
         return False
     if isinstance(expr, ast.Name):
-        expr = _handed_down(ctx, sched, expr, loop) or expr
+        handed = _handed_down(ctx, sched, expr, loop)
+        if isinstance(handed, ast.Name) and handed.id != bound and loop.scope is not None:
+            # `total = args.parts * args.epochs; sched = build(opt, total)`: the name handed
+            # down, unless it is the loop's own count, is read through the one binding it
+            # has in the function whose loop steps the scheduler, as a name bound where the
+            # scheduler is built is
+            found = loop.scope.source_of(handed.id)
+            handed = found[0] if found is not None else handed
+        expr = handed or expr
     shared = False
     for node in ast.walk(expr):
         if isinstance(node, ast.Name) and node.id in own:

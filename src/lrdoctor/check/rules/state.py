@@ -1432,13 +1432,22 @@ def _from_own_snapshot(tree: ast.AST, function: ast.AST, expr: ast.expr) -> bool
 
 
 def _assigned_before(body: ast.AST, name: str, line: int) -> list[tuple[ast.expr, int]]:
-    """The value of the last ``name = ...`` in ``body`` before ``line`` (with its line)."""
-    found: ast.Assign | None = None
+    """The value of the last ``name = ...`` in ``body`` before ``line`` (with its line), or,
+    when the latest binding is the target of a ``for`` loop around ``line`` (``for state in
+    self.snapshots:``, ``for weights, state in self.candidates:``), what that loop iterates:
+    each pass binds ``name`` to an item of it."""
+    found: ast.Assign | ast.For | None = None
     for node in ast.walk(body):
         if isinstance(node, ast.Assign) and node.lineno < line and any(
             isinstance(t, ast.Name) and t.id == name for t in node.targets
         ) and (found is None or node.lineno > found.lineno):
             found = node
+        elif isinstance(node, ast.For) and node.lineno < line <= (node.end_lineno or node.lineno) \
+                and any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(node.target)) \
+                and (found is None or node.lineno > found.lineno):
+            found = node
+    if isinstance(found, ast.For):
+        return [(found.iter, found.lineno)]
     return [(found.value, found.lineno)] if found is not None else []
 
 
