@@ -548,7 +548,9 @@ def _on_a_branch_never_taken(ctx: FileContext, e: Event) -> bool:
     if module is None or not e.conds:
         return False
     parsers = [module]
-    loaded = ctx.loader.modules if ctx.loader is not None else {}
+    # the modules this file's check read (not every module the process loaded before it:
+    # another project's `options.py` states other defaults)
+    loaded = dict(ctx.loader.read_modules()) if ctx.loader is not None else {}
     if loaded:
         wanted = set()
         for qual in module.imports.values():
