@@ -123,6 +123,7 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
             try:
                 if held:  # the lane keeps what the AMP check is told (AmpMisuse.lane_closed)
                     lane.bsite, lane.unscaled = scaled_site(frame), False
+                    lane.bcall = None  # (Lane.bcall: not remembered on this path)
                     return
                 amp.scaled_backward(by, scaled_site(frame))
             except ScheduleError:
@@ -321,23 +322,39 @@ def install_amp_hooks(engine: Engine, patcher: Patcher) -> None:
                             amp = engine.scaled_gate
                             if amp is not None:
                                 try:
-                                    # scaled_site()'s remembered answer for the same caller and
-                                    # instruction (and the same user's line above a torch caller)
                                     frame = getframe(1)
-                                    site_entry = backward_sites.get(frame.f_lasti)
-                                    if site_entry is not None and site_entry[0] is frame.f_code and (
-                                            site_entry[1] is None
-                                            or ((back := frame.f_back) is not None and back.f_code is site_entry[1]
-                                                and back.f_lasti == site_entry[2])):
-                                        site = site_entry[3]
+                                    if (held and frame.f_code is lane.bcall and (back := frame.f_back) is not None
+                                            and back.f_lasti == lane.blasti and back.f_code is lane.bcode):
+                                        # the lane's last scaled backward was made from the same
+                                        # torch caller (Tensor.backward) on the same user's
+                                        # instruction, the only frames its line depends on
+                                        # (Lane.bcall): Lane.bsite is this one's line too
+                                        lane.unscaled = False
                                     else:
-                                        site = scaled_site(frame)
-                                    if held:
-                                        # the lane keeps what the AMP check's scaled_backward() is
-                                        # told, and hands it over when it closes (AmpMisuse.lane_closed)
-                                        lane.bsite, lane.unscaled = site, False
-                                    else:
-                                        amp.scaled_backward(scaler, site)
+                                        # scaled_site()'s remembered answer for the same caller and
+                                        # instruction (and the same user's line above a torch caller)
+                                        site_entry = backward_sites.get(frame.f_lasti)
+                                        if site_entry is not None and site_entry[0] is frame.f_code and (
+                                                site_entry[1] is None
+                                                or ((back := frame.f_back) is not None and back.f_code is site_entry[1]
+                                                    and back.f_lasti == site_entry[2])):
+                                            site = site_entry[3]
+                                        else:
+                                            site = scaled_site(frame)
+                                        if held:
+                                            # the lane keeps what the AMP check's scaled_backward() is
+                                            # told, and hands it over when it closes (AmpMisuse.lane_closed)
+                                            lane.bsite, lane.unscaled = site, False
+                                            # and, for a torch caller below the user's code, the
+                                            # frames that line depends on (Lane.bcall)
+                                            back = frame.f_back
+                                            if (back is not None and verdict(frame.f_code) == 0
+                                                    and verdict(back.f_code) == 2):
+                                                lane.bcall, lane.bcode, lane.blasti = frame.f_code, back.f_code, back.f_lasti
+                                            else:
+                                                lane.bcall = None
+                                        else:
+                                            amp.scaled_backward(scaler, site)
                                 except ScheduleError:
                                     raise
                                 except Exception as exc:

@@ -111,7 +111,7 @@ class Lane:
                  "lasti", "lr", "peak", "floor", "left", "fetch", "loader",
                  "after_attempt", "budget", "lrs_after", "last_after", "yielded", "scaler_ref", "scaler", "scale",
                  "updates", "scaled_phase", "periodic", "lead", "it_ref", "unhooked",
-                 "scale_t", "scale_v", "bsite", "unscaled", "grow")
+                 "scale_t", "scale_v", "bsite", "bcall", "bcode", "blasti", "unscaled", "grow")
 
     def __init__(self) -> None:
         self.phase = CLOSED
@@ -172,6 +172,14 @@ class Lane:
         self.scale_t: Any = None
         self.scale_v = 0
         self.bsite: Any = None
+        # the caller bsite was found from, when that is torch's code (Tensor.backward) called
+        # from the user's: its code object, and the user's code and instruction above it, on
+        # which alone bsite then depends (callsite.user_site_from); a scaled backward made from
+        # the same ones has the same line, so the lane's next one tests these three and reuses
+        # bsite (amphooks, perf61). None (no reuse) wherever bsite is set by anything else
+        self.bcall: Any = None
+        self.bcode: Any = None
+        self.blasti = -1
         self.unscaled = False
         # under GradScaler: the updates the lane may make since it opened, the last of which may
         # grow the scale (Engine._open_scaled_lane): the update after that one starts from
@@ -1250,6 +1258,7 @@ class Engine:
         lane.scale = update[0].last_scale
         lane.scale_t, lane.scale_v = scale_t, scale_v
         lane.bsite, lane.unscaled = None, False
+        lane.bcall = None
         # without the backward hook (no AMP or NaN check) no check asks for the steps after
         # a scaled backward (Engine.every_direct_step), and none marks it
         lane.scaled_phase = EXPECT_SCALED_ATTEMPT if getattr(self, "_lrdoctor_amp_hooks", False) else EXPECT_ATTEMPT
@@ -1376,7 +1385,7 @@ class Engine:
             m.scale_t, m.scale_v, m.grow = scale_t, scale_v, grow
             m.updates = 0
             m.nopt = len(m.slots)
-            self.lane.bsite = None
+            self.lane.bsite = self.lane.bcall = None
             m.unscaled = set()
             m.opened = self.clock
         # (at least ``left`` cycles: every event up to the first one that is not routine)
@@ -1633,7 +1642,7 @@ class Engine:
                 m.scaler.updates += m.updates
                 m.updates = 0
                 m.scaler_ref, m.scaler = _noref, None
-                m.scale_t = lane.bsite = None
+                m.scale_t = lane.bsite = lane.bcall = None
                 m.sphase = -1
                 size = len(m.cycle)
                 if self.clock + m.budget - m.left - m.opened < size and self._multi_from != sys.maxsize:
@@ -1658,7 +1667,7 @@ class Engine:
             lane.scaler.updates += lane.updates
             lane.updates = 0
             lane.scaler_ref, lane.scaler = _noref, None
-            lane.scale_t = lane.bsite = None
+            lane.scale_t = lane.bsite = lane.bcall = None
         lane.opt_ref = lane.sched_ref = _noref
         self._fold(lane)
         lane.budget = lane.left = 0
