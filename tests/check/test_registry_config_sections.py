@@ -141,3 +141,17 @@ def test_one_sections_selector_tested_twice_still_excludes_the_other_branch() ->
                 scheduler.step()
     """
     assert findings(source) == []
+
+
+def test_the_plateau_finding_names_the_builders_choice_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # not "When `cfg.type == 'epoch_trainer' and cfg.type == 'ReduceLROnPlateau'`": the
+    # caller's test is of another section
+    from lrdoctor.catalog import CATALOG
+    from lrdoctor.check.runner import check_files
+
+    _found(tmp_path, monkeypatch, RESTORED)
+    report = check_files(["train.py"], frozenset(CATALOG), jobs=1)
+    [plateau] = [d for d in report.diagnostics if d.code == "LRD004"]
+    assert plateau.message.startswith(
+        "When `cfg.type == 'ReduceLROnPlateau'`, `lr_scheduler.step()` is called without a metric")

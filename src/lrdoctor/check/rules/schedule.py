@@ -2507,6 +2507,10 @@ def _option_prefix(ctx: FileContext, e: Event) -> str:
     # `elif args.sched == "cosine":` says it all; the tests it passed on the way are noise.
     # An option built in the `else` of an inner test (`if args.sched: if args.sched ==
     # "exp": ... else: CosineAnnealingLR(...)`) also names that test, negated.
+    # The tests of the caller that reached the choice (`if cfg.type == "trainer_e2e":`
+    # around a call of the builder that picks by its own section's `cfg.type`) are another
+    # file's: only the builder's file says which option this is.
+    own = [c for c in own if c.key[0] == own[-1].key[0]]
     taken = [c for c in own if c.branch == 0] or own
     if own[-1] not in taken:
         taken.append(own[-1])
