@@ -330,6 +330,22 @@ def _range_count(loop: Loop) -> ast.expr | None:
     return call.args[-1]
 
 
+def count_shown(loop: Loop) -> ast.expr:
+    """What a message quotes for how many passes a loop makes: its ``range(...)`` call, the
+    test of a counted ``while`` (``epoch < CFG.epochs``), else the loop's target."""
+    call = range_call(loop)
+    if call is not None:
+        return call
+    node = loop.node
+    if isinstance(node, ast.While):
+        return node.test
+    return getattr(node, "iter", None) or getattr(node, "target", None) or ast.Name("the loop")
+
+
+def _whole(value: Any) -> int | None:
+    return value if type(value) is int else None
+
+
 def range_call(loop: Loop) -> ast.Call | None:
     """The ``range(n)`` / ``range(start, n)`` call a ``for`` loop iterates, or None."""
     node = loop.node
@@ -603,7 +619,13 @@ def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
     ``range(1, x + 1)`` (x passes), ``range(c, n)`` with an integer literal ``c``."""
     call = range_call(loop)
     if call is None:
-        return None
+        # `epoch = 0` / `while epoch < n:` / `epoch += 1` makes the passes of `range(n)`
+        counted = while_bounds(loop)
+        if counted is None:
+            return None
+        first, bound, inclusive = counted
+        base, k = plus_literal(bound)
+        return base, k - first + (1 if inclusive else 0)
     start = 0
     if len(call.args) == 2:
         first = call.args[0]
@@ -628,7 +650,7 @@ def range_count(loop: Loop, read: Callable[[ast.expr], Any]) -> int | None:
     bounds into an integer; None otherwise."""
     call = range_call(loop)
     if call is None:
-        return None
+        return while_count(loop, read)
     bounds = [read(a) for a in call.args]
     if not all(type(b) is int for b in bounds):
         return None
@@ -967,7 +989,9 @@ def _range_passes(loop: Loop) -> int | None:
     if loop.passes is not None:
         return loop.passes
     call = range_call(loop)
-    if call is None or not 1 <= len(call.args) <= 3 or call.keywords:
+    if call is None:
+        return while_count(loop, lambda bound: _whole(constants.resolve(bound, loop.scope)))
+    if not 1 <= len(call.args) <= 3 or call.keywords:
         return None
     bounds = []
     for arg in call.args:
@@ -1326,9 +1350,9 @@ def batch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                 extra = run[1] + more[1] - sized_as[1]
                 if extra >= 1 and extra == int(extra):
                     passes = int(epochs + extra)
-                    shown = range_call(epoch_loop)  # (_passes read it: never None here)
-                    assert shown is not None
-                    runs = f"runs `{short_source(shown)}` " \
+                    shown = count_shown(epoch_loop)
+                    runs = f"runs {'while ' if isinstance(epoch_loop.node, ast.While) else ''}" \
+                        f"`{short_source(shown)}` " \
                         f"passes ({int(extra)} more than `{ast.unparse(written)}`)"
         if passes is None and written is None and not short:
             # a horizon of one epoch (`T_max=len(loader)`) under a loop over a setting's stated
@@ -1527,6 +1551,10 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
         run: tuple[dict[str, tuple[float, ast.expr, Scope | None]], float] | None
         sized: tuple[dict[str, tuple[float, ast.expr, Scope | None]], float] | None
         made = loop.passes
+        if made is None and isinstance(loop.node, ast.While):
+            # a counted `while` (the trace counts the passes of `range` loops only): its
+            # bound as the file states it, as the trace reads a `range` bound
+            made = _range_passes(loop)
         rebound = ""
         written = _module_bound_count(loop)
         if made is not None and written is not None and written > made:
@@ -1586,7 +1614,8 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             more = " + ".join([f"`{t}`" if c == 1 else f"{c:g} x `{t}`" for t, c, _ in values]
                               + ([f"{extra:g}"] if extra else []))
             stated = f"{total:g} by default" if values and known else ""
-            count = ast.unparse(range_call(loop) or loop.node)
+            count = ast.unparse(count_shown(loop))
+            runs_while = "while " if isinstance(loop.node, ast.While) else ""
             end = "T_max" if sched.cls == "CosineAnnealingLR" else "the cosine's end"
             advice = ("Size T_max to the loop's epochs, or step the cosine only after the "
                       "warm-up it leaves room for (SequentialLR, or `if epoch >= warmup:`)"
@@ -1596,7 +1625,7 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                 "LRD010",
                 f"{named} ({line_at(sched.path, sched.line, e.path)}) is stepped once per "
                 f"epoch (line {e.line}), but the epoch loop "
-                f"({line_at(loop.path, loop.line, e.path)}) runs `{count}`: {more} more "
+                f"({line_at(loop.path, loop.line, e.path)}) runs {runs_while}`{count}`: {more} more "
                 f"epoch{'s' if total != 1 else ''} than {end}"
                 + (f" ({stated})" if stated else "")
                 + rebound + _budget_note(loop, e.path)
