@@ -98,3 +98,49 @@ def test_a_method_that_may_change_the_count_leaves_it_unknown(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extra: str) -> None:
     # no caller states the record's values, and a method may set the count: "when > 1"
     assert project_codes(_found(tmp_path, monkeypatch, " = 1", extra)) == ["LRD003"]
+
+
+CLASS_TRAINER = """
+import torch
+from accelerate import Accelerator
+from transformers import get_cosine_schedule_with_warmup
+
+from project.configs import TrainingConfig
+
+
+class Trainer:
+    def __init__(self, config: TrainingConfig, model, dataset):
+        self.config = config
+        self.model = model
+        self.dataset = dataset
+
+    def run(self):
+        accelerator = Accelerator(
+            gradient_accumulation_steps=self.config.gradient_accumulation_steps)
+        loader = torch.utils.data.DataLoader(self.dataset, batch_size=8)
+        optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.config.learning_rate)
+        scheduler = get_cosine_schedule_with_warmup(
+            optimizer, num_warmup_steps=100,
+            num_training_steps=len(loader) * self.config.num_epochs)
+        model, optimizer, loader, scheduler = accelerator.prepare(
+            self.model, optimizer, loader, scheduler)
+        for epoch in range(self.config.num_epochs):
+            for x, y in loader:
+                with accelerator.accumulate(model):
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    accelerator.backward(loss)
+                    optimizer.step()
+                    scheduler.step()
+                    optimizer.zero_grad()
+"""
+
+
+@pytest.mark.parametrize("accum, found", [(" = 1", []), (": int = 4", ["LRD003"])])
+def test_the_record_read_through_the_trainers_own_attribute(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, accum: str, found: list[str]) -> None:
+    # `self.config.gradient_accumulation_steps`, the record the trainer's __init__ stored
+    assert project_codes(check_project(tmp_path, monkeypatch, {
+        "project/__init__.py": "",
+        "project/configs.py": CONFIGS.format(module="dataclasses", accum=accum, extra=""),
+        "project/trainer.py": CLASS_TRAINER,
+    })) == found

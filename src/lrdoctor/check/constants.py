@@ -465,13 +465,17 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
                     if assigned is not None:
                         return _resolve(assigned, None, other, depth + 1)
         return _MISSING
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
-            and scope is not None:
+    holder = _holder_name(expr) if isinstance(expr, ast.Attribute) else None
+    if holder is not None and scope is not None:
         # `eps=self.eps` in a method, `eps=cfg.eps` after `cfg = OptimConfig(eps=1e-8)`: the
         # one literal the instance holds (`self.eps = eps` in `__init__`, a dataclass field
         # given or left at its default, and no other store of the attribute in the module).
-        # Read from outside, only on a record: a class with behaviour states no value
-        instance = _held(scope, expr.value.id)
+        # Read from outside, only on a record: a class with behaviour states no value. Also
+        # through the instance's own attribute (`self.config.accum_steps`, the record its
+        # `__init__` stored)
+        assert isinstance(expr, ast.Attribute)
+        instance = _held(scope, holder) if isinstance(expr.value, ast.Name) \
+            else _held_on_self(scope, expr.value)
         if isinstance(instance, InstanceVal) and (
                 instance is scope.self_val or _plain_record(instance.info)):
             held = instance.attrs.get(expr.attr)
@@ -489,7 +493,7 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
                         _changed_in(where, held_as, expr.attr, (), own)
                         for where, held_as, own in (
                             (info.module, info.name, _own_stores(info.node, expr.attr)),
-                            (module, expr.value.id, 0))):
+                            (module, holder, 0))):
                     return _resolve(value, None, info.module, depth + 1)
     if isinstance(expr, ast.Attribute) and module is not None:
         # `config.EPOCHS` after `from utils import config`, `utils.config.EPOCHS` after
@@ -621,6 +625,29 @@ def _dict_entry(value: ast.expr, key: str) -> ast.expr | None:
         hits = [k.value for k in value.keywords if k.arg == key]
         return hits[0] if len(hits) == 1 else None
     return None
+
+
+def _holder_name(expr: ast.Attribute) -> str | None:
+    """The name the instance an attribute is read from goes by: ``cfg`` in ``cfg.eps``, and
+    ``config`` in ``self.config.eps``."""
+    value = expr.value
+    if isinstance(value, ast.Name):
+        return value.id
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+            and value.value.id == "self":
+        return value.attr
+    return None
+
+
+def _held_on_self(scope: Scope, node: ast.expr) -> Any:
+    """What the instance a method runs on holds as ``self.<name>`` (``node``), where the
+    trace knows it."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+        return None
+    me = scope.self_val if isinstance(scope.self_val, InstanceVal) else None
+    if me is None or _held(scope, node.value.id) is not me:
+        return None
+    return me.attrs.get(node.attr)
 
 
 def _plain_record(cls: ClassInfo) -> bool:
