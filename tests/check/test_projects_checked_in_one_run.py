@@ -81,3 +81,25 @@ def test_the_project_whose_flag_is_off_still_gets_its_finding(
     # `--warmup` off by default: the StepLR branch runs, stepped once before training
     _projects(tmp_path, monkeypatch)
     assert _found(["second/train.py", "first/train.py"]) == [("first/train.py", 14, "LRD001")]
+
+
+HELPER = """
+def start(scheduler):
+    scheduler.step()
+"""
+
+
+@pytest.mark.parametrize("default, found", [("True", []), ("False", [("helpers.py", 3, "LRD001")])])
+def test_the_test_is_read_in_its_own_module_when_the_step_sits_in_a_helper(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, default: str,
+        found: list[tuple[str, int, str]]) -> None:
+    # `else: helpers.start(scheduler)`: the branch is the driver's, its flag the driver's
+    # options module's; the step is the helper's (lead61, metamorphic.py's package rewrite)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "options.py").write_text(textwrap.dedent(OPTIONS.format(default=default)))
+    (tmp_path / "helpers.py").write_text(textwrap.dedent(HELPER))
+    (tmp_path / "train.py").write_text(textwrap.dedent(TRAIN).replace(
+        "    scheduler.step()\nloader", "    helpers.start(scheduler)\nloader").replace(
+        "import options\n", "import helpers\nimport options\n"))
+    monkeypatch.chdir(tmp_path)
+    assert _found(["train.py"]) == found

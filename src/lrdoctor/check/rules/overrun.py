@@ -623,9 +623,9 @@ def _passes(loop: Loop) -> tuple[ast.expr, int] | None:
         counted = while_bounds(loop)
         if counted is None:
             return None
-        first, bound, inclusive = counted
+        begin, bound, inclusive = counted
         base, k = plus_literal(bound)
-        return base, k - first + (1 if inclusive else 0)
+        return base, k - begin + (1 if inclusive else 0)
     start = 0
     if len(call.args) == 2:
         first = call.args[0]

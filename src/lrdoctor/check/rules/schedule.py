@@ -543,34 +543,46 @@ def _on_a_branch_never_taken(ctx: FileContext, e: Event) -> bool:
     """``e`` runs only on a branch of a test no command line can turn: the ``else`` of ``if
     opt.warmup:`` where the parser says ``add_argument("--warmup", action="store_true",
     default=True)`` (the flag can only set what is already set), in the module that tests it
-    or a project module it imports. Code there never runs."""
-    module = ctx.module_of(e.path)
-    if module is None or not e.conds:
+    or a project module it imports. Code there never runs. Each test is read in the module
+    it is written in (the step may sit in a helper module the driver's test calls into)."""
+    if not e.conds:
         return False
-    parsers = [module]
     # the modules this file's check read (not every module the process loaded before it:
     # another project's `options.py` states other defaults)
     loaded = dict(ctx.loader.read_modules()) if ctx.loader is not None else {}
-    if loaded:
-        wanted = set()
-        for qual in module.imports.values():
-            parts = qual.lstrip(".").split(".")
-            for n in (len(parts), len(parts) - 1):
-                if n > 0:
-                    wanted.add("/".join(parts[:n]))
-        for path, other in loaded.items():
-            stem = os.path.splitext(os.path.abspath(path))[0].replace(os.sep, "/")
-            if other is not None and other is not module and any(stem.endswith("/" + w) or
-                                           stem.endswith("/" + w + "/__init__")
-                                           for w in wanted):
-                parsers.append(other)
+    parsers_of: dict[str, tuple[Any, list[Any]]] = {}
     for c in e.conds:
         if c.test is None or c.key[0] == "<choice>" or c.decided:
+            continue
+        if c.key[0] not in parsers_of:
+            module = ctx.module_of(c.key[0])
+            parsers_of[c.key[0]] = (module, [] if module is None
+                                    else _parsers_beside(module, loaded))
+        module, parsers = parsers_of[c.key[0]]
+        if module is None:
             continue
         value = constants.fixed_flag(c.test, module, parsers)
         if value is not None and value != (c.branch == 0):
             return True
     return False
+
+
+def _parsers_beside(module: Any, loaded: dict[str, Any]) -> list[Any]:
+    """``module`` and the project modules it imports among ``loaded`` (where an argument
+    parser it reads may be built)."""
+    parsers = [module]
+    wanted = set()
+    for qual in module.imports.values():
+        parts = qual.lstrip(".").split(".")
+        for n in (len(parts), len(parts) - 1):
+            if n > 0:
+                wanted.add("/".join(parts[:n]))
+    for path, other in loaded.items():
+        stem = os.path.splitext(os.path.abspath(path))[0].replace(os.sep, "/")
+        if other is not None and other is not module and any(
+                stem.endswith("/" + w) or stem.endswith("/" + w + "/__init__") for w in wanted):
+            parsers.append(other)
+    return parsers
 
 
 def _other_calls_guess(e: Event, sched: Obj, u: Event) -> bool:
