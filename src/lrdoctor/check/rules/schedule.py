@@ -6866,9 +6866,76 @@ def _never_updated(ctx: FileContext, reported: set[int]) -> Iterator[Diagnostic]
             continue
         scope = _bound_to_its_constructor(ctx, old)
         if scope is None or not _confined(scope, old.name, sched.call, frames, 0):
-            continue
+            if not _returned_confined(ctx, old, sched, frames):
+                continue
         reported.add(sched.id)
         yield _never_updated_finding(e, sched, old, other)
+
+
+def _returned_confined(ctx: FileContext, old: Obj, sched: Obj,
+                       frames: dict[int, list[Frame]]) -> bool:
+    """``optimizer = Adam(...)`` in a builder whose one ``return`` hands it back (alone, or
+    at a place of a tuple: ``return optimizer, scheduler``), used there otherwise only by the
+    scheduler's constructor, and every traced call of the builder binds that result to a name
+    that is confined where it is bound (see _confined): the optimizer never leaves the code
+    the trace follows, as when the caller had built it itself."""
+    if old.call is None or not old.name.isidentifier():
+        return False
+    fn = ctx.function_of(old.path, old.call)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or _decorated(fn):
+        return False
+    name = old.name
+    own = list(own_nodes(fn))
+    if sum(1 for n in own if isinstance(n, ast.Name) and n.id == name
+           and not isinstance(n.ctx, ast.Load)) != 1 or not any(
+            isinstance(a, ast.Assign) and a.value is old.call and len(a.targets) == 1
+            and isinstance(a.targets[0], ast.Name) and a.targets[0].id == name for a in own):
+        return False
+    returns = [n for n in own if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return False
+    value = returns[0].value
+    if isinstance(value, ast.Name) and value.id == name:
+        place: int | None = None
+    elif isinstance(value, ast.Tuple) and sum(
+            1 for el in value.elts if isinstance(el, ast.Name) and el.id == name) == 1:
+        place = next(i for i, el in enumerate(value.elts)
+                     if isinstance(el, ast.Name) and el.id == name)
+    else:
+        return False
+    allowed = {id(value)} | ({id(el) for el in value.elts} if isinstance(value, ast.Tuple)
+                             else set())
+    made_by = sched.call
+    in_constructor = {id(a) for a in ([*made_by.args, *(k.value for k in made_by.keywords)]
+                                      if made_by is not None else [])}
+    for n in own:
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) \
+                and id(n) not in allowed and id(n) not in in_constructor:
+            return False  # used some other way in the builder
+    callers = [f for fs in frames.values() for f in fs if f.fn is fn and f.call is not None]
+    if not callers:
+        return False
+    for frame in callers:
+        call, path = frame.call, frame.call_path or old.path
+        if call is None:
+            return False
+        where = ctx.function_of(path, call) or ctx.tree_of(path)
+        if where is None:
+            return False
+        bound = next((a for a in ast.walk(where) if isinstance(a, ast.Assign)
+                      and a.value is call and len(a.targets) == 1), None)
+        if bound is None:
+            return False
+        target = bound.targets[0]
+        if place is not None:
+            if not isinstance(target, ast.Tuple) or not isinstance(value, ast.Tuple) \
+                    or len(target.elts) != len(value.elts):
+                return False
+            target = target.elts[place]
+        if not isinstance(target, ast.Name) \
+                or not _confined(where, target.id, made_by, frames, 0):
+            return False
+    return True
 
 
 def _bound_to_its_constructor(ctx: FileContext, optimizer: Obj) -> ast.AST | None:
