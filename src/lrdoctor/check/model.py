@@ -296,7 +296,11 @@ def facts_contradict(a: tuple[Cond, ...], b: tuple[Cond, ...], parts: bool = Fal
 Bound = tuple[str, Any, str, float, bool]
 
 _FLIPPED = {"Lt": "Gt", "LtE": "GtE", "Gt": "Lt", "GtE": "LtE", "Eq": "Eq", "NotEq": "NotEq"}
-_OPPOSITE = {"Eq": "NotEq", "NotEq": "Eq", "Lt": "GtE", "GtE": "Lt", "Gt": "LtE", "LtE": "Gt"}
+# the comparison that holds exactly where another does not (`a != b` for `a == b`)
+OPPOSITE_OPS: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
+    ast.LtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+_OPPOSITE = {k.__name__: v.__name__ for k, v in OPPOSITE_OPS.items()}
 
 
 def bounds_of(test: ast.expr, branch: int, version_of: Callable[[str], Any]) -> tuple[Bound, ...]:
@@ -603,8 +607,9 @@ def built_apart(a: tuple[Cond, ...], b: tuple[Cond, ...]) -> bool:
     return settings_disagree(setting_tests(a), setting_tests(b))
 
 
-_NEGATED = {ast.GtE: ast.Lt, ast.LtE: ast.Gt, ast.NotEq: ast.Eq, ast.IsNot: ast.Is,
-            ast.NotIn: ast.In}
+# the negative comparisons, each with the positive one it denies
+_NEGATED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    op: OPPOSITE_OPS[op] for op in (ast.GtE, ast.LtE, ast.NotEq, ast.IsNot, ast.NotIn)}
 
 
 def flag_of(test: ast.expr) -> tuple[str, bool, list[str]] | None:

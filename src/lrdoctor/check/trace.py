@@ -2320,19 +2320,10 @@ class Tracer:
             else:
                 continue
             inside = truth if isinstance(op, (ast.Eq, ast.In)) else not truth
-            holder_node: ast.expr | None = None
-            if isinstance(left, ast.Attribute):
-                holder_node, name = left.value, left.attr
-            elif isinstance(left, ast.Subscript) and isinstance(left.slice, ast.Constant) \
-                    and isinstance(left.slice.value, str):
-                holder_node, name = left.value, left.slice.value
-            elif isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) \
-                    and left.func.attr == "get" and left.args \
-                    and isinstance(left.args[0], ast.Constant) \
-                    and isinstance(left.args[0].value, str):
-                holder_node, name = left.func.value, left.args[0].value
-            if holder_node is None:
+            read = _setting_read(left)
+            if read is None:
                 continue
+            holder_node, name = read
             holder = self.eval_pure(holder_node, scope)
             # one object the trace holds: a value known by its source (an entry point's
             # `args`, a config read off it), a dict, an instance of the project's class
@@ -7578,6 +7569,21 @@ _PLAIN_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "list", "tuple", 
                                 "Tuple", "Sequence", "Literal"})
 
 
+def _setting_read(node: ast.expr) -> tuple[ast.expr, str] | None:
+    """(the object, the setting's name) of a setting read off an object: ``cfg.kind``,
+    ``cfg["kind"]``, ``cfg.get("kind")``; None for anything else."""
+    if isinstance(node, ast.Attribute):
+        return node.value, node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+            and isinstance(node.slice.value, str):
+        return node.value, node.slice.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "get" and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        return node.func.value, node.args[0].value
+    return None
+
+
 def _setting_section(test: ast.expr | None, scope: Scope) -> str | None:
     """The section of the configuration a compared selector is read from (see
     Cond.section): `scheduler` for `cfg.scheduler.type`, and for `cfg.type` where `cfg` holds
@@ -7585,13 +7591,10 @@ def _setting_section(test: ast.expr | None, scope: Scope) -> str | None:
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
     subject = test.comparators[0] if isinstance(test.left, ast.Constant) else test.left
-    holder = subject.value if isinstance(subject, (ast.Attribute, ast.Subscript)) else None
-    if isinstance(subject, ast.Call) and isinstance(subject.func, ast.Attribute) \
-            and subject.func.attr == "get":
-        holder = subject.func.value
-    key = setting_key(subject) if holder is not None else None
-    if key is None or key.lower() not in SELECTOR_KEYS:
+    read = _setting_read(subject)
+    if read is None or read[1].lower() not in SELECTOR_KEYS:
         return None
+    holder = read[0]
     if isinstance(holder, ast.Name):
         value = scope.lookup(holder.id)
         if not isinstance(value, ExprVal):

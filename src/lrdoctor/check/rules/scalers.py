@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from lrdoctor.check.context import function_at
 from lrdoctor.check.index import dotted, last_name
 from lrdoctor.check.memo import own_nodes, per_node
+from lrdoctor.check.model import OPPOSITE_OPS
 from lrdoctor.check.project import display_path
 from lrdoctor.check.values import Const, ExprVal, Obj
 
@@ -421,9 +422,9 @@ def _enclosing_flags(scaler: Obj) -> list[str]:
     return flags
 
 
-_OPPOSITE_OPS: dict[type[ast.cmpop], type[ast.cmpop]] = {
-    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
-    ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+# the comparisons whose opposite reads as plainly as they do (`!=` for `==`; `a >= b` for
+# `a < b` is left as `not a < b`)
+_SAID_OPPOSITE = (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)
 
 
 def _negated(test: ast.expr) -> ast.expr:
@@ -433,8 +434,8 @@ def _negated(test: ast.expr) -> ast.expr:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return test.operand
     if isinstance(test, ast.Compare) and len(test.ops) == 1 \
-            and type(test.ops[0]) in _OPPOSITE_OPS:
-        return ast.Compare(left=test.left, ops=[_OPPOSITE_OPS[type(test.ops[0])]()],
+            and type(test.ops[0]) in _SAID_OPPOSITE:
+        return ast.Compare(left=test.left, ops=[OPPOSITE_OPS[type(test.ops[0])]()],
                            comparators=test.comparators)
     return ast.UnaryOp(op=ast.Not(), operand=test)
 
