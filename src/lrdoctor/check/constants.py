@@ -513,7 +513,7 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
         stated = settings(module).get(name)
         if stated is not None:
             return _resolve(stated, None, module, depth + 1)
-        kept = _imported_setting(expr, name, scope, module) or _parsed_setting(
+        kept = _imported_setting(expr, name, scope, module) or parsed_setting(
             name, root, scope, module)
         if kept is not None:
             return _resolve(kept[0], None, kept[1], depth + 1)
@@ -1063,13 +1063,14 @@ def _nested_value(record: ast.expr, keys: tuple[str, ...], module: ModuleInfo
 _COPIES = frozenset({"copy.deepcopy", "copy.copy", "deepcopy", "vars"})
 
 
-def _parsed_setting(name: str, holder: ast.expr | None, scope: Scope | None,
+def parsed_setting(name: str, holder: ast.expr | None, scope: Scope | None,
                     module: ModuleInfo) -> tuple[ast.expr, ModuleInfo] | None:
     """The setting ``name`` of the command line another module of the project parses: the
     holder was bound (in the reading function, maybe through ``copy.deepcopy(args)`` or
     ``vars(args)``) to what a function imported from that module returns, and that function
-    calls ``parse_args()``; the parser's default there (its settings()), with that module."""
-    if scope is None or not isinstance(holder, ast.Name) or module.loader is None:
+    calls ``parse_args()``, or the holder is that call itself; the parser's default there (its
+    settings()), with that module."""
+    if scope is None or not isinstance(holder, (ast.Name, ast.Call)) or module.loader is None:
         return None
     source: ast.expr | None = holder
     for _ in range(4):
@@ -1083,6 +1084,8 @@ def _parsed_setting(name: str, holder: ast.expr | None, scope: Scope | None,
     if not isinstance(source, ast.Call):
         return None
     func = source.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        return _option_class_setting(name, func.value.func, module)  # `Options().parse()`
     if isinstance(func, ast.Name) and func.id in module.imports:
         imported = module.imports[func.id]
     elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
@@ -1098,6 +1101,70 @@ def _parsed_setting(name: str, holder: ast.expr | None, scope: Scope | None,
     other = target[0]  # type: ignore[index]
     stated = settings(other).get(name)
     return None if stated is None else (stated, other)
+
+
+def _option_class_setting(name: str, made: ast.expr, module: ModuleInfo
+                          ) -> tuple[ast.expr, ModuleInfo] | None:
+    """The setting ``name`` of a command line parsed by an options class another module of
+    the project defines (``opt = TrainOptions().parse()``, the pix2pix lineage): the class, or
+    a base it inherits from (``TrainOptions(BaseOptions)``, each in its own module), has a
+    method that calls ``parse_args()``; the parser's default is read in the class's module,
+    then in its bases' modules (the subclass adds its own options and may restate one)."""
+    if not isinstance(made, ast.Name) or made.id not in module.imports \
+            or module.loader is None:
+        return None
+    target = module.loader.module_for(module.imports[made.id], module)
+    info = target[0].classes.get(target[1]) if target is not None else None
+    chain = _class_chain(info)
+    if not any(isinstance(n, ast.Attribute) and n.attr in ("parse_args", "parse_known_args")
+               for c in chain for n in ast.walk(c.node)):
+        return None
+    return _chain_setting(name, chain)
+
+
+def parser_method_setting(name: str, scope: Scope | None) -> tuple[ast.expr, ModuleInfo] | None:
+    """The setting ``name`` of the command line a method parses (``return
+    parser.parse_args()`` in ``BaseOptions.parse``) where ``scope`` is that method traced for
+    an instance of a project class: the default stated in the instance's class's module or in
+    its bases' (a ``TrainOptions(BaseOptions)`` adds the training options in its own module)."""
+    instance = scope.self_val if scope is not None else None
+    if not isinstance(instance, InstanceVal):
+        return None
+    return _chain_setting(name, _class_chain(instance.info))
+
+
+def _class_chain(info: ClassInfo | None) -> list[ClassInfo]:
+    """``info`` and the bases the project defines above it, nearest first (at most four)."""
+    chain: list[ClassInfo] = []
+    while info is not None and info not in chain and len(chain) < 4:
+        chain.append(info)
+        info = _base_class(info)
+    return chain
+
+
+def _chain_setting(name: str, chain: list[ClassInfo]) -> tuple[ast.expr, ModuleInfo] | None:
+    """The argparse default of ``name`` stated in the module of the first class of ``chain``
+    whose module states one."""
+    for c in chain:
+        stated = settings(c.module).get(name)
+        if stated is not None:
+            return stated, c.module
+    return None
+
+
+def _base_class(info: ClassInfo) -> ClassInfo | None:
+    """The first base of ``info`` that the project defines: in its module, or imported into
+    it from another module of the project; None otherwise."""
+    if not info.bases:
+        return None
+    base, module = info.bases[0], info.module
+    if base in module.classes:
+        return module.classes[base]
+    if base in module.imports and module.loader is not None:
+        found = module.loader.module_for(module.imports[base], module)
+        if found is not None:
+            return found[0].classes.get(found[1])
+    return None
 
 
 def _record_setting(expr: ast.expr, holder: ast.Name, name: str, module: ModuleInfo,

@@ -618,8 +618,14 @@ def stated_setting(expr: ast.expr, scope: Scope | None) -> tuple[str, float | No
         # stated in the driver's parser
         node, where = origin(expr.value, scope, 6, passed=True)
         if where is not None and node is not expr.value:
-            default = constants.settings(where.module).get(expr.attr)
-            value = constants.resolve(default, None, where.module) if default is not None \
+            default, module = constants.settings(where.module).get(expr.attr), where.module
+            if default is None and isinstance(node, (ast.Name, ast.Call)):
+                # the driver's `opt = TrainOptions().parse()`, the options class in another
+                # module of the project, or that class's `parse` method's `parse_args()`
+                parsed = constants.parsed_setting(expr.attr, node, where, where.module) \
+                    or constants.parser_method_setting(expr.attr, where)
+                default, module = parsed if parsed is not None else (None, module)
+            value = constants.resolve(default, None, module) if default is not None \
                 else None
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 stated = ("literal", float(value), "literal")
