@@ -5576,6 +5576,28 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                     None,
                 )
                 if pair is None:
+                    # a decay sized to start after the warm-up (`T_max=epochs - warmup`) stepped
+                    # on every pass, the warm-up only while it lasts: the decay's steps during
+                    # the warm-up are spent from its horizon, so it runs past it at the end
+                    for decay, warmup in ((a, b), (b, a)):
+                        after = _sized_after(decay, warmup)
+                        if after is None:
+                            continue
+                        pair = next(
+                            ((x, y) for x in steps[a] for y in steps[b]
+                             if x.loop is not None and y.loop is not None and _share_a_loop(x, y)
+                             and _unconditional(x if decay is a else y)
+                             and not exclusive(x, y, parts=True)),
+                            None,
+                        )
+                        if pair is not None:
+                            why = (
+                                f"{decay.cls} is sized to start after the warm-up ({after}) but "
+                                "steps from the first epoch alongside it, so it runs past its "
+                                "horizon before training ends; hand over with "
+                                "SequentialLR(..., milestones=[warm-up length])")
+                            break
+                if pair is None:
                     continue
                 x, y = pair
                 reported.add(b.id)
@@ -6015,13 +6037,25 @@ def _sized_after(decay: Obj, warmup: Obj) -> str | None:
     if decay_kind is None or warm_kind is None:
         return None
     warm_sizes = [warmup.arg(n, i) for n, i in warm_kind.horizon_params]
+    if warmup.cls in ("LambdaLR", "MultiplicativeLR"):
+        warm_sizes.append(warmup.arg("lr_lambda", 1))
     warm_dumps = {ast.dump(w) for w in warm_sizes if w is not None}
+    for w in warm_sizes:
+        if isinstance(w, ast.Lambda):
+            # `LambdaLR(opt, lambda e: (e + 1) / warmup_epochs)`: the settings its ramp reads
+            warm_dumps.update(ast.dump(n) for n in ast.walk(w.body)
+                              if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
+                              and not (isinstance(n, ast.Name) and n.id in _lambda_args(w)))
     for name, index in decay_kind.horizon_params:
         size = decay.arg(name, index)
         if (isinstance(size, ast.BinOp) and isinstance(size.op, ast.Sub)
                 and ast.dump(size.right) in warm_dumps):
             return f"{name}={ast.unparse(size)}"
     return None
+
+
+def _lambda_args(fn: ast.Lambda) -> set[str]:
+    return {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
 
 
 @rule("LRD012")
