@@ -6,7 +6,9 @@ class in a third module, and a ``StepLR(step_size=opt.lr_decay_iters)`` whose he
 "iterations" is stepped once per epoch. The option's default (50 of 200 epochs) says epochs:
 the word is a misnomer and nothing is wrong. The default was read only when the parser lived
 in the driver's own module, so the help text's word decided and LRD003 was reported. A
-default that does count batches (5,000 with 200 epochs) is still reported."""
+default that does count batches (5,000 with 200 epochs) is still reported. The same when the
+StepLR is built by a helper given the setting as a keyword-only parameter (``StepLR(opt,
+step_size=step_size)``; metamorphic.py's builder rewrite of the same case)."""
 
 from __future__ import annotations
 
@@ -113,8 +115,20 @@ for epoch in range(opt.epoch_count, opt.n_epochs + opt.n_epochs_decay + 1):
 """
 
 
-def _project(every: int, split: bool) -> dict[str, str]:
-    files = {"models/__init__.py": "", "models/model.py": MODEL, "options/__init__.py": ""}
+# the StepLR built by a helper that takes its settings as keyword-only parameters
+BUILDER = """
+def _build_step(optimizer, *, step_size, gamma):
+    return lr_scheduler.StepLR(optimizer, step_size=step_size, gamma=gamma)
+"""
+BUILT = MODEL.replace(
+    "lr_scheduler.StepLR(optimizer, step_size=opt.lr_decay_iters, gamma=0.1)",
+    "_build_step(optimizer, step_size=opt.lr_decay_iters, gamma=0.1)",
+).replace("\n\ndef get_scheduler", BUILDER + "\n\ndef get_scheduler")
+
+
+def _project(every: int, split: bool, built: bool = False) -> dict[str, str]:
+    files = {"models/__init__.py": "", "models/model.py": BUILT if built else MODEL,
+             "options/__init__.py": ""}
     if split:
         files["options/base_options.py"] = BASE_OPTIONS
         files["options/train_options.py"] = TRAIN_OPTIONS.format(every=every)
@@ -125,14 +139,17 @@ def _project(every: int, split: bool) -> dict[str, str]:
     return files
 
 
+@pytest.mark.parametrize("built", [False, True], ids=["in-place", "through-a-builder"])
 @pytest.mark.parametrize("split", [False, True], ids=["one-class", "base-and-subclass"])
 def test_an_epoch_sized_default_behind_an_iterations_name_is_silent(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: bool) -> None:
-    assert check_project(tmp_path, monkeypatch, _project(50, split)) == []
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: bool, built: bool) -> None:
+    assert "_build_step(optimizer, step_size" in BUILT
+    assert check_project(tmp_path, monkeypatch, _project(50, split, built)) == []
 
 
+@pytest.mark.parametrize("built", [False, True], ids=["in-place", "through-a-builder"])
 @pytest.mark.parametrize("split", [False, True], ids=["one-class", "base-and-subclass"])
 def test_a_batch_sized_default_stepped_per_epoch_is_still_lrd003(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: bool) -> None:
-    found = check_project(tmp_path, monkeypatch, _project(5000, split))
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: bool, built: bool) -> None:
+    found = check_project(tmp_path, monkeypatch, _project(5000, split, built))
     assert [(path, code) for path, _, code in found] == [("models/model.py", "LRD003")]

@@ -607,12 +607,19 @@ def _small_stated_echo(expr: ast.expr, word: str, scope: Scope | None
     return stated
 
 
-def stated_setting(expr: ast.expr, scope: Scope | None) -> tuple[str, float | None, str] | None:
+def stated_setting(expr: ast.expr, scope: Scope | None, depth: int = 0
+                   ) -> tuple[str, float | None, str] | None:
     """``("literal", n, "literal")`` for the number the program states for ``expr`` (a
     literal, a config constant, an argparse default; the largest of a list of them), also
     for ``opt.x`` read where ``opt`` was handed in by the driver whose parser states ``x``'s
-    default; None when it states none."""
+    default, and for a parameter given such a setting by its caller (``StepLR(opt,
+    step_size=step_size)`` in a builder called with ``step_size=opt.lr_decay_iters``); None
+    when it states none."""
     stated = _stated(expr, scope)
+    if stated is None and isinstance(expr, ast.Name) and scope is not None and depth < 4:
+        held = scope.lookup(expr.id)
+        if isinstance(held, ExprVal) and held.node is not expr:
+            return stated_setting(held.node, held.scope, depth + 1)
     if stated is None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
         # `opt.lr_dc_step` in a model class handed the driver's parsed `opt`: the default is
         # stated in the driver's parser
