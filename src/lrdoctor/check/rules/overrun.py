@@ -2671,6 +2671,8 @@ def batch_horizon_a_share_of_the_run(ctx: FileContext) -> Iterator[Diagnostic]:
                  and x.kind in ("opt_step", "scaler_step") and x.in_loop(batch_loop)]
         if not steps or any(x.conds_inside(batch_loop) for x in steps):
             continue  # updates under a test: `k` may be the accumulation they wait for
+        if any(x.info.get("accumulating") is not None for x in steps):
+            continue  # inside `accelerator.accumulate()`: the same, kept by Accelerate
         if _leaves_early(batch_loop) or _leaves_early(epoch_loop) \
                 or _reset_inside(ctx, sched, epoch_loop) \
                 or _another_built_inside(ctx, sched, epoch_loop):
