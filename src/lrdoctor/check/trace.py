@@ -6714,8 +6714,13 @@ def _optimizer_like(value: Any) -> bool:
 
 def _disabled_scaler(scaler: Obj) -> bool:
     """``GradScaler(enabled=False)``: a scaler switched off by a literal, which neither scales
-    nor skips a step."""
+    nor skips a step; also where a builder's parameter passes it the literal (``def
+    build(device, *, enabled): return GradScaler(device, enabled=enabled)`` called with
+    ``enabled=False``)."""
     enabled = scaler.arg("enabled", 5 if scaler.cls == "GradScaler" else 99)
+    if isinstance(enabled, ast.Name) and scaler.scope is not None:
+        held = scaler.scope.lookup(enabled.id)
+        return isinstance(held, Const) and held.sure and held.value is False
     return isinstance(enabled, ast.Constant) and not enabled.value
 
 
