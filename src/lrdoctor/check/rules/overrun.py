@@ -1228,8 +1228,10 @@ def _short_by(expr: ast.expr, scope: Scope | None
     """``(T, where T is read, k, k as written)`` for a horizon written ``T - k`` (through a name bound to it),
     ``k`` a positive number the file states (a literal, a constant, a setting's default:
     ``T_max=total_steps - warmup_steps``): a schedule that ends ``k`` steps before ``T``.
-    ``(expr, scope, 0, None)`` for any other horizon."""
-    resolved, where = _resolved(expr, scope)
+    ``(expr, scope, 0, None)`` for any other horizon. A builder's parameter is read as its
+    caller wrote it (``def build(opt, *, T_max): return CosineAnnealingLR(opt, T_max=T_max)``
+    called with ``T_max=total_steps - warmup_steps``)."""
+    resolved, where = origin(expr, scope, _DEPTH, passed=True)
     if isinstance(resolved, ast.BinOp) and isinstance(resolved.op, ast.Sub):
         value = constants.resolve(resolved.right, where)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:

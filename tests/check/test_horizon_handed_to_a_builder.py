@@ -1,0 +1,53 @@
+"""A cosine sized ``total_steps - warmup_steps`` through a builder's keyword-only parameter
+(lead62, from metamorphic.py's builder rewrite of a dev case: a text-to-image trainer whose
+``CosineAnnealingLR(T_max=len(loader) * epochs - warmup_steps)`` has no warm-up in front of
+it, stepped every batch of every epoch). Written in place it was LRD010 (the last
+``warmup_steps`` steps run past the horizon); handed to ``def build(opt, *, T_max): return
+CosineAnnealingLR(opt, T_max=T_max)`` it was silent, because the horizon's ``T - k`` form was
+read only through names bound in the builder, not through the caller's argument."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import findings
+
+PROGRAM = """
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR
+
+
+def build_cosine(optimizer, *, T_max):
+    return CosineAnnealingLR(optimizer, T_max=T_max)
+
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+loader = torch.utils.data.DataLoader(torch.randn(640, 4), batch_size=8)
+epochs = 50
+warmup_steps = 500
+total_steps = len(loader) * epochs
+scheduler = {build}
+for epoch in range(epochs):
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+        scheduler.step()
+"""
+
+
+@pytest.mark.parametrize("build", [
+    "CosineAnnealingLR(optimizer, T_max=total_steps - warmup_steps)",
+    "build_cosine(optimizer, T_max=total_steps - warmup_steps)",
+], ids=["in-place", "through-a-builder"])
+def test_a_horizon_short_of_the_run_is_lrd010(build: str) -> None:
+    assert [code for code, _ in findings(PROGRAM.format(build=build))] == ["LRD010"]
+
+
+@pytest.mark.parametrize("build", [
+    "CosineAnnealingLR(optimizer, T_max=total_steps)",
+    "build_cosine(optimizer, T_max=total_steps)",
+], ids=["in-place", "through-a-builder"])
+def test_a_horizon_of_the_whole_run_is_silent(build: str) -> None:
+    assert findings(PROGRAM.format(build=build)) == []
