@@ -51,3 +51,45 @@ def test_a_horizon_short_of_the_run_is_lrd010(build: str) -> None:
 ], ids=["in-place", "through-a-builder"])
 def test_a_horizon_of_the_whole_run_is_silent(build: str) -> None:
     assert findings(PROGRAM.format(build=build)) == []
+
+
+HF_PROGRAM = """
+import argparse
+
+import torch
+from transformers import get_cosine_schedule_with_warmup
+
+
+def build_schedule(optimizer, *, num_warmup_steps, num_training_steps):
+    return get_cosine_schedule_with_warmup(
+        optimizer, num_warmup_steps=num_warmup_steps, num_training_steps=num_training_steps)
+
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+data = torch.utils.data.TensorDataset(torch.randn(640, 4))
+loader = torch.utils.data.DataLoader(data, batch_size=8)
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=10)
+epochs = parser.parse_args().epochs
+steps = int(len(data) / loader.batch_size {op} epochs)
+scheduler = {build}
+for epoch in range(epochs):
+    for (x,) in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+        scheduler.step()
+"""
+
+
+@pytest.mark.parametrize("build", [
+    "get_cosine_schedule_with_warmup(optimizer, num_warmup_steps=10, num_training_steps=steps)",
+    "build_schedule(optimizer, num_warmup_steps=10, num_training_steps=steps)",
+], ids=["in-place", "through-a-builder"])
+@pytest.mark.parametrize("op, codes", [("/", ["LRD010"]), ("*", [])], ids=["divided", "times"])
+def test_one_epoch_divided_by_the_epochs_is_found_either_way(build: str, op: str,
+                                                              codes: list[str]) -> None:
+    # the run makes epochs * epochs times the horizon's steps when it is divided, not multiplied
+    found = findings(HF_PROGRAM.format(build=build, op=op))
+    assert [code for code, _ in found] == codes

@@ -68,8 +68,9 @@ def _horizon_args(sched: Obj) -> Iterator[tuple[str, ast.expr]]:
 
 
 def _resolved(expr: ast.expr, scope: Scope | None) -> tuple[ast.expr, Scope | None]:
-    """``expr`` with a bare name replaced by the expression it was bound to (a few levels)."""
-    return origin(expr, scope, _DEPTH)
+    """``expr`` with a bare name replaced by the expression it was bound to (a few levels),
+    a builder's parameter by the argument its caller gave it."""
+    return origin(expr, scope, _DEPTH, passed=True)
 
 
 def _loader(expr: ast.expr, scope: Scope | None, built: bool = True) -> Obj | None:
@@ -1231,7 +1232,7 @@ def _short_by(expr: ast.expr, scope: Scope | None
     ``(expr, scope, 0, None)`` for any other horizon. A builder's parameter is read as its
     caller wrote it (``def build(opt, *, T_max): return CosineAnnealingLR(opt, T_max=T_max)``
     called with ``T_max=total_steps - warmup_steps``)."""
-    resolved, where = origin(expr, scope, _DEPTH, passed=True)
+    resolved, where = _resolved(expr, scope)
     if isinstance(resolved, ast.BinOp) and isinstance(resolved.op, ast.Sub):
         value = constants.resolve(resolved.right, where)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
