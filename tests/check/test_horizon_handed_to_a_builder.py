@@ -93,3 +93,47 @@ def test_one_epoch_divided_by_the_epochs_is_found_either_way(build: str, op: str
     # the run makes epochs * epochs times the horizon's steps when it is divided, not multiplied
     found = findings(HF_PROGRAM.format(build=build, op=op))
     assert [code for code, _ in found] == codes
+
+
+MILESTONES = """
+import torch
+
+
+def build(opt, *, milestones, gamma):
+    return torch.optim.lr_scheduler.MultiStepLR(opt, milestones=milestones, gamma=gamma)
+
+
+class Trainer:
+    def __init__(self, loader, epochs):
+        self.loader, self.epochs = loader, epochs
+        self.model = torch.nn.Linear(4, 1)
+        self.optim = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+        total = {total}
+        milestones = [int(total * 0.5), int(total * 0.75)]
+        self.sched = {build}
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            for x in self.loader:
+                self.optim.zero_grad()
+                self.model(x).sum().backward()
+                self.optim.step()
+            self.sched.step()
+
+
+Trainer(torch.utils.data.DataLoader(torch.randn(64, 4), batch_size=8), 100).fit()
+"""
+
+
+@pytest.mark.parametrize("build", [
+    "torch.optim.lr_scheduler.MultiStepLR(self.optim, milestones=milestones, gamma=0.5)",
+    "build(self.optim, milestones=milestones, gamma=0.5)",
+], ids=["in-place", "through-a-builder"])
+@pytest.mark.parametrize("total, codes", [("len(loader) * epochs", ["LRD003"]),
+                                          ("epochs", [])], ids=["in-batches", "in-epochs"])
+def test_milestones_counted_in_batches_stepped_per_epoch(build: str, total: str,
+                                                         codes: list[str]) -> None:
+    # a list the caller computes from `len(loader) * epochs` and hands to the builder's
+    # keyword-only parameter counts batches, as it does written in place
+    found = findings(MILESTONES.format(build=build, total=total))
+    assert [code for code, _ in found] == codes

@@ -732,6 +732,11 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
                 return unit_evidence(value.node, value.scope, depth + 1, echo)
             if isinstance(value, Const) and isinstance(value.value, (int, float)):
                 return ("literal", float(value.value), "literal")
+            given = scope.argument_of(expr.id) if scope.source_of(expr.id) is None else None
+            if given is not None and given[0] is not expr:
+                # `MultiStepLR(opt, milestones=milestones)` in a builder called with the
+                # caller's list of fractions of `len(loader) * epochs`
+                return unit_evidence(given[0], given[1], depth + 1, echo)
         return _stated(expr, scope) or _NONE
     if isinstance(expr, ast.Attribute):
         built = _built_with(expr, scope, depth, echo)
@@ -1444,5 +1449,7 @@ def _filled_with(expr: ast.Name, scope: Scope, depth: int,
     filled with ``args.epochs`` counts epochs."""
     value = scope.lookup(expr.id)
     if not isinstance(value, ExprVal) or value.node is expr:
-        return _NONE
+        given = scope.argument_of(expr.id)
+        return _NONE if given is None or given[0] is expr \
+            else unit_evidence(given[0], given[1], depth + 1, echo)
     return unit_evidence(value.node, value.scope, depth + 1, echo)

@@ -98,6 +98,21 @@ class Scope:
     # (`get_scheduler(args.scheduler, opt)`: `scheduler_name` -> "scheduler"), until the
     # function binds the name to something else
     handed: dict[str, str] = field(default_factory=dict)
+    # the expression each parameter was given by the call in the code that made this scope,
+    # with the caller's scope to read it in (``build(opt, milestones=steps)``: ``milestones``
+    # -> (``steps``, the caller's scope)), until the function binds the name to something else
+    arguments: dict[str, tuple[ast.expr, Scope]] = field(default_factory=dict)
+
+    def argument_of(self, name: str) -> tuple[ast.expr, Scope] | None:
+        """The caller's expression for the parameter ``name`` (see ``arguments``)."""
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.arguments:
+                return scope.arguments[name]
+            if name in scope.vars:
+                return None
+            scope = scope.parent
+        return None
 
     def handed_setting(self, name: str) -> str | None:
         """The setting ``name`` holds as the caller handed it over (see ``handed``)."""
@@ -429,6 +444,8 @@ def origin(expr: ast.expr, scope: Scope | None, depth: int, passed: bool = False
             value = scope.lookup(expr.id)
             if isinstance(value, ExprVal):
                 found = value.node, value.scope
+            else:
+                found = scope.argument_of(expr.id)
         if found is None:
             break
         expr, scope = found

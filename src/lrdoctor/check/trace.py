@@ -1209,6 +1209,9 @@ class Tracer:
         if call is not None and fv.preset is None:
             scope.handed = _handed_settings(call, params, fn.args.kwonlyargs,
                                             self.frame.handed if self.frame else {})
+            caller_scope = self.call_scopes.get(call)
+            if caller_scope is not None:
+                scope.arguments = _call_arguments(call, params, fn.args.kwonlyargs, caller_scope)
         if fn.args.vararg is not None:
             scope.vars[fn.args.vararg.arg] = TupleVal(list(args[len(params):]))
         if fn.args.kwarg is not None:
@@ -2796,6 +2799,7 @@ class Tracer:
                 self.rebind_entry(item, new_item, node, f"{label}[{i}]")
         if store is scope.vars:
             scope.handed.pop(key, None)  # the parameter now holds something else
+            scope.arguments.pop(key, None)
             # `kind = cfg.solver.lr_scheduler`: the name is bound to the very object the
             # setting holds, as a parameter the caller fills with it is (see
             # _handed_settings), so `if kind == "cosine":` tests that setting
@@ -7092,6 +7096,22 @@ def _dict_built(args: list[Any], kwargs: dict[str, Any], node: ast.Call | None) 
         built.unknown_entries()
     built.items.update(kwargs)
     return built
+
+
+def _call_arguments(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg],
+                    caller: Scope) -> dict[str, tuple[ast.expr, Scope]]:
+    """Each parameter ``call`` fills with an expression of its own, with the caller's scope:
+    positional arguments up to the first ``*xs``, keywords by name (not ``**kw``)."""
+    out: dict[str, tuple[ast.expr, Scope]] = {}
+    for param, arg in zip(params, call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        out[param.arg] = (arg, caller)
+    named = {p.arg for p in [*params, *kwonly]}
+    for kw in call.keywords:
+        if kw.arg is not None and kw.arg in named:
+            out[kw.arg] = (kw.value, caller)
+    return out
 
 
 def _handed_settings(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg],
