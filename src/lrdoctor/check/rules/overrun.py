@@ -67,10 +67,12 @@ def _horizon_args(sched: Obj) -> Iterator[tuple[str, ast.expr]]:
             yield param, expr
 
 
-def _resolved(expr: ast.expr, scope: Scope | None) -> tuple[ast.expr, Scope | None]:
-    """``expr`` with a bare name replaced by the expression it was bound to (a few levels),
-    a builder's parameter by the argument its caller gave it."""
-    return origin(expr, scope, _DEPTH, passed=True)
+def _resolved(expr: ast.expr, scope: Scope | None, passed: bool = False
+              ) -> tuple[ast.expr, Scope | None]:
+    """``expr`` with a bare name replaced by the expression it was bound to (a few levels);
+    with ``passed``, a builder's parameter by the argument its caller gave it (read where a
+    horizon is judged by its form: ``T - k``, ``N / E``)."""
+    return origin(expr, scope, _DEPTH, passed=passed)
 
 
 def _loader(expr: ast.expr, scope: Scope | None, built: bool = True) -> Obj | None:
@@ -1232,7 +1234,7 @@ def _short_by(expr: ast.expr, scope: Scope | None
     ``(expr, scope, 0, None)`` for any other horizon. A builder's parameter is read as its
     caller wrote it (``def build(opt, *, T_max): return CosineAnnealingLR(opt, T_max=T_max)``
     called with ``T_max=total_steps - warmup_steps``)."""
-    resolved, where = _resolved(expr, scope)
+    resolved, where = _resolved(expr, scope, passed=True)
     if isinstance(resolved, ast.BinOp) and isinstance(resolved.op, ast.Sub):
         value = constants.resolve(resolved.right, where)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
@@ -1801,7 +1803,7 @@ def _one_epoch_over(horizon: ast.expr, scope: Scope | None, count: ast.expr,
     as a length (``len(loader)``, ``len(dataset) / batch_size``: a ``len`` divided by
     anything, nothing multiplied in) and ``E`` the same setting as the epoch loop's count
     ``count`` (the same source, not a literal)."""
-    expr, where = _resolved(horizon, scope)
+    expr, where = _resolved(horizon, scope, passed=True)
     while isinstance(expr, ast.Call) and dotted(expr.func) in ("int", "math.floor", "math.ceil",
                                                                 "round") and expr.args:
         expr, where = _resolved(expr.args[0], where)
