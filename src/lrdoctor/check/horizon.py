@@ -1449,7 +1449,5 @@ def _filled_with(expr: ast.Name, scope: Scope, depth: int,
     filled with ``args.epochs`` counts epochs."""
     value = scope.lookup(expr.id)
     if not isinstance(value, ExprVal) or value.node is expr:
-        given = scope.argument_of(expr.id)
-        return _NONE if given is None or given[0] is expr \
-            else unit_evidence(given[0], given[1], depth + 1, echo)
+        return _NONE
     return unit_evidence(value.node, value.scope, depth + 1, echo)
