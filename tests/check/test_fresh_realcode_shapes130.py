@@ -113,6 +113,15 @@ def test_a_constant_given_to_the_other_ranks_in_the_else_branch_is_reported():
     assert codes(source) == ["LRD013"]
 
 
+def test_a_score_left_none_on_the_other_ranks_is_left_alone():
+    # the other ranks' step raises on None: a crash, not ranks training with different LRs
+    source = program(init="score = None",
+                     measure='''if rank == 0:
+            score = -evaluate(model.module, val_loader)''',
+                     step="scheduler.step(score)")
+    assert codes(source) == []
+
+
 def test_a_score_every_rank_computes_in_the_else_branch_is_silent():
     source = program(init="score = None",
                      measure='''if rank == 0:

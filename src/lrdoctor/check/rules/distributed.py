@@ -333,8 +333,8 @@ def _main_process_binding(scope: ast.AST, name: str, use: ast.Call,
                 and node.func.attr.endswith("_") and under is None:
             return None  # `score.copy_(...)` on every rank: a value of their own
         value = _assigned(node, name)
-        if value is None:
-            continue
+        if value is None or isinstance(value, ast.Constant) and value.value is None:
+            continue  # (`score = None` on the other ranks: their step raises, no LR of theirs)
         if under is not None:
             guard = guard or under
         elif _starting_value(value) and not isinstance(node, ast.AugAssign):
@@ -371,14 +371,13 @@ def _main_process_guard(node: ast.AST, scope: ast.AST,
 
 
 def _starting_value(value: ast.expr) -> bool:
-    """A value a metric starts from before anything is measured: a number, ``None``, an
+    """A value a metric starts from before anything is measured: a number, an
     infinity (``float('inf')``, ``np.inf``, ``math.inf``), negated or not, or a tensor made of
     one (``torch.tensor(-1e9)``)."""
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
         return _starting_value(value.operand)
     if isinstance(value, ast.Constant):
-        return value.value is None or isinstance(value.value, (int, float)) \
-            and not isinstance(value.value, bool)
+        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
     if isinstance(value, ast.Attribute):
         return value.attr in ("inf", "nan")
     if isinstance(value, ast.Call) and value.args and not isinstance(value.args[0], ast.Starred):
