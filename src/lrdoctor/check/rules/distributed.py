@@ -8,7 +8,11 @@ different LRs.
   loader with a ``DistributedSampler``, or prepared by Accelerate) in a script that sets up a
   process group, with nothing reducing that metric across ranks (``dist.all_reduce``,
   ``all_gather``, ``broadcast``, ``accelerator.gather``/``reduce``): each rank cuts its LR on
-  its own.
+  its own;
+- a ``ReduceLROnPlateau`` stepped on every rank with a name that only the main process gives a
+  computed value (``if rank == 0: score = evaluate(...)``) and that nothing broadcasts: the
+  other ranks step it with the name's starting value (``score = -inf``), every epoch the same,
+  so they cut their LR on the patience clock alone.
 
 Where the code does not say enough it stays silent: a script that never sets up a process
 group, a metric whose value comes from a function defined elsewhere (it may reduce it), a
@@ -151,6 +155,7 @@ def rank_guard(e: Event) -> tuple[ast.expr, bool] | None:
 def rank_divergent_lr(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _scheduler_on_main_process_only(ctx)
     yield from _plateau_fed_per_rank_metric(ctx)
+    yield from _plateau_fed_main_process_value(ctx)
     yield from _lightning_plateau_on_unsynced_metric(ctx)
 
 
@@ -225,6 +230,162 @@ def _plateau_fed_per_rank_metric(ctx: FileContext) -> Iterator[Diagnostic]:
             e.path,
             node,
         )
+
+
+def _plateau_fed_main_process_value(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A ReduceLROnPlateau stepped on every rank (no rank guard around the step) with a name
+    whose computed values are all bound under a main-process guard (``if rank == 0: score =
+    validate(...)``), the name otherwise holding only a starting value (``score = -inf``),
+    and nothing in the function handing it to a broadcast or reduction. The other ranks feed
+    their plateau the starting value every epoch: it never improves there, so they cut their
+    LR every ``patience + 1`` epochs while the main process cuts it when its metric stalls.
+    Silent when the name is also computed outside the guard, is a parameter or loop variable,
+    is handed to any call outside the guard (a helper may share it), or the script never sets
+    up a process group."""
+    steps = [e for e in ctx.program.events
+             if e.kind == "sched_step" and e.obj is not None
+             and e.obj.cls == "ReduceLROnPlateau" and e.path == ctx.path
+             and isinstance(e.node, ast.Call) and rank_guard(e) is None]
+    if not steps or not _sets_up_process_group(ctx.tree):
+        return
+    parents: dict[ast.AST, ast.AST] = {}
+    for parent in ast.walk(ctx.tree):
+        for child in ast.iter_child_nodes(parent):
+            parents[child] = parent
+    for e in steps:
+        node = e.node
+        assert isinstance(node, ast.Call)
+        metric = node.args[0] if node.args else next(
+            (k.value for k in node.keywords if k.arg == "metrics"), None)
+        name = _value_name(metric) if metric is not None else None
+        if name is None:
+            continue
+        scope = parents.get(node)
+        while scope is not None and not isinstance(
+                scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            scope = parents.get(scope)
+        if scope is None:
+            continue
+        guard = _main_process_binding(scope, name, node, parents)
+        if guard is None:
+            continue
+        yield Diagnostic.at(
+            "LRD013",
+            f"ReduceLROnPlateau is stepped on every rank with `{ast.unparse(metric)}`, but only "  # type: ignore[arg-type]
+            f"the main process computes `{name}` (under `if {ast.unparse(guard.test)}:`, line "
+            f"{guard.lineno}) and nothing broadcasts it: the other ranks step their plateau with "
+            f"`{name}`'s starting value every epoch, so they cut their LR on the patience clock "
+            "while the main process follows its metric, and DDP averages gradients the ranks "
+            "apply with different LRs",
+            e.path,
+            node,
+        )
+
+
+def _value_name(metric: ast.expr) -> str | None:
+    """The name a metric expression reads its value from: ``score``, ``score.item()``,
+    ``float(score)``, ``score.mean().item()``; None for anything else."""
+    node = metric
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Call) and not node.keywords:
+            if isinstance(node.func, ast.Attribute) and not node.args \
+                    and node.func.attr in ("item", "mean", "float", "detach", "cpu", "tolist"):
+                node = node.func.value
+                continue
+            if isinstance(node.func, ast.Name) and node.func.id in ("float", "int") \
+                    and len(node.args) == 1:
+                node = node.args[0]
+                continue
+        return None
+
+
+def _main_process_binding(scope: ast.AST, name: str, use: ast.Call,
+                          parents: dict[ast.AST, ast.AST]) -> ast.If | None:
+    """The main-process guard under which ``scope`` gives ``name`` its computed values, when
+    every binding of ``name`` outside such a guard is a starting value and nothing outside it
+    hands ``name`` to a call (the step ``use`` aside); None otherwise."""
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in {
+            a.arg for a in [*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs]}:
+        return None
+    guard: ast.If | None = None
+    starts = 0
+    for node in _own_nodes(scope):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and name in _names([node.target]):
+            return None
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                item.optional_vars is not None and name in _names([item.optional_vars])
+                for item in node.items):
+            return None
+        if isinstance(node, (ast.Global, ast.Nonlocal, ast.NamedExpr)) and (
+                name in getattr(node, "names", ()) or isinstance(node, ast.NamedExpr)
+                and isinstance(node.target, ast.Name) and node.target.id == name):
+            return None
+        under = _main_process_guard(node, scope, parents)
+        if isinstance(node, ast.Call) and node is not use and any(
+                isinstance(n, ast.Name) and n.id == name
+                for arg in [*node.args, *(k.value for k in node.keywords)] for n in ast.walk(arg)):
+            if last_name(node.func) in REDUCTIONS or under is None:
+                return None  # shared with the other ranks, or handed to code that may share it
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name \
+                and node.func.attr.endswith("_") and under is None:
+            return None  # `score.copy_(...)` on every rank: a value of their own
+        value = _assigned(node, name)
+        if value is None or isinstance(value, ast.Constant) and value.value is None:
+            continue  # (`score = None` on the other ranks: their step raises, no LR of theirs)
+        if under is not None:
+            guard = guard or under
+        elif _starting_value(value) and not isinstance(node, ast.AugAssign):
+            starts += 1
+        else:
+            return None  # computed on every rank too
+    return guard if starts else None
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``scope``'s own body, nested functions and classes left out."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _main_process_guard(node: ast.AST, scope: ast.AST,
+                        parents: dict[ast.AST, ast.AST]) -> ast.If | None:
+    """The ``if`` within ``scope`` that runs ``node`` on the main process only."""
+    child, current = node, parents.get(node)
+    while current is not None and current is not scope:
+        if isinstance(current, ast.If):
+            outcome = main_only(current.test)
+            if outcome is not None:
+                in_body = any(child is s for s in current.body)
+                if outcome == in_body:
+                    return current
+        child, current = current, parents.get(current)
+    return None
+
+
+def _starting_value(value: ast.expr) -> bool:
+    """A value a metric starts from before anything is measured: a number, an
+    infinity (``float('inf')``, ``np.inf``, ``math.inf``), negated or not, or a tensor made of
+    one (``torch.tensor(-1e9)``)."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        return _starting_value(value.operand)
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+    if isinstance(value, ast.Attribute):
+        return value.attr in ("inf", "nan")
+    if isinstance(value, ast.Call) and value.args and not isinstance(value.args[0], ast.Starred):
+        if last_name(value.func) == "float" and isinstance(value.args[0], ast.Constant):
+            return str(value.args[0].value).lower().lstrip("+-") in ("inf", "infinity", "nan")
+        if last_name(value.func) in ("tensor", "as_tensor", "full_like", "array"):
+            return _starting_value(value.args[0])
+    return False
 
 
 def _sets_up_process_group(tree: ast.Module) -> bool:
@@ -311,11 +472,30 @@ class _Flow:
             if isinstance(node, ast.Call):
                 self._call(node, scope, state, depth)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                key = (id(scope), node.id)
+                region = self._loop_binding(node, scope) or scope
+                key = (id(region), node.id)
                 if key in state.visited:
                     continue
                 state.visited.add(key)
-                self._name(node.id, scope, state, depth)
+                self._name(node.id, scope, state, depth, region)
+
+    def _loop_binding(self, use: ast.Name, scope: ast.AST) -> ast.AST | None:
+        """The innermost loop or comprehension around ``use`` (within ``scope``) whose target
+        binds the name ``use`` reads: only bindings inside it reach ``use``, so a same-named
+        variable of another loop (``for x, y in train_loader: x = x.cuda()`` before ``for x,
+        y in val_loader:``) is not where its value comes from."""
+        child: ast.AST = use
+        current = self.parents.get(use)
+        while current is not None and current is not scope:
+            if isinstance(current, (ast.For, ast.AsyncFor)) and child is not current.iter \
+                    and use.id in _names([current.target]):
+                return current
+            if isinstance(current, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)) \
+                    and any(use.id in _names([g.target]) for g in current.generators) \
+                    and not any(child is g for g in current.generators):
+                return current
+            child, current = current, self.parents.get(current)
+        return None
 
     def _call(self, call: ast.Call, scope: ast.AST, state: _Search, depth: int) -> None:
         name = last_name(call.func)
@@ -348,10 +528,13 @@ class _Flow:
         for ret in (n for n in ast.walk(function) if isinstance(n, ast.Return) and n.value):
             self._follow(ret.value, function, state, depth + 1)  # type: ignore[arg-type]
 
-    def _name(self, name: str, scope: ast.AST, state: _Search, depth: int) -> None:
+    def _name(self, name: str, scope: ast.AST, state: _Search, depth: int,
+              region: ast.AST | None = None) -> None:
+        """Follow the bindings of ``name`` in ``scope`` (or, for a loop variable, in the loop
+        ``region`` that binds it where it is read)."""
         if name in self.imported:
             return  # a module or a class (`torch`, `dist`): no value of a rank's own
-        for node in ast.walk(scope):
+        for node in ast.walk(region if region is not None else scope):
             if scope is not self.tree and node is not scope and isinstance(
                     node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
