@@ -3684,10 +3684,10 @@ class Tracer:
                 and scope.lookup("getattr") is None:
             # the builtin `getattr(importlib.import_module(...), "build")` of a module the
             # project holds: that module's function or class (as `module.build`)
-            found = self.project_target(f"{args[0].qualname}.{node.args[1].value}",
+            named = self.project_target(f"{args[0].qualname}.{node.args[1].value}",
                                         scope.module)
-            if found is not None:
-                return found
+            if named is not None:
+                return named
         if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
                 and len(args) <= 1:
             # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as
@@ -5013,7 +5013,8 @@ class Tracer:
             value = self.eval(expr, scope, MAX_EVAL_DEPTH // 2)
             if isinstance(value, Const) and isinstance(value.value, str):
                 return value.value
-            source, where = expr, scope
+            source: ast.expr = expr
+            where = scope
             if isinstance(value, ExprVal) and value.scope is not None:
                 # a parameter given `args.plan` by its caller: that setting, read there
                 source, where = value.node, value.scope
