@@ -3651,6 +3651,11 @@ class Tracer:
                     kwargs.update((k, v) for k, v in value.items.items() if isinstance(k, str))
                 if not isinstance(value, DictVal) or value.open or value.splat:
                     complete = False  # `f(**parts)` of a dict partly unknown
+                if not isinstance(value, DictVal):
+                    self.bind_namespace_splat(kw.value, callee, len(node.args), kwargs, scope,
+                                              depth)
+        if isinstance(callee, (FuncVal, ClassVal)):
+            self.option_strings(node, args, kwargs, scope)
         if isinstance(func, ast.Name):
             self.called(func.id)
         elif method:
@@ -3672,6 +3677,17 @@ class Tracer:
             # object lacks)
             return self.attribute_of(args[0], ast.Attribute(
                 value=node.args[0], attr=node.args[1].value, ctx=ast.Load()), scope, depth)
+        if isinstance(func, ast.Name) and func.id == "getattr" and callee is None \
+                and len(node.args) == 2 and not node.keywords \
+                and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str) and isinstance(args[0], ImportRef) \
+                and scope.lookup("getattr") is None:
+            # the builtin `getattr(importlib.import_module(...), "build")` of a module the
+            # project holds: that module's function or class (as `module.build`)
+            named = self.project_target(f"{args[0].qualname}.{node.args[1].value}",
+                                        scope.module)
+            if named is not None:
+                return named
         if isinstance(func, ast.Name) and func.id == "dict" and callee is None \
                 and len(args) <= 1:
             # the builtin `dict(optimizer=optimizer, scheduler=scheduler)`: the same dict as
@@ -4910,6 +4926,105 @@ class Tracer:
         return self.library_call(partial.qualname, joined, [*partial.preset[0], *args],
                                  {**partial.preset[1], **kwargs}, scope)
 
+    def bind_namespace_splat(self, splat: ast.expr, callee: Any, given: int,
+                             kwargs: dict[str, Any], scope: Scope, depth: int) -> None:
+        """``f(x, **vars(args))`` of the project's ``f``: Python passes every attribute of
+        ``args`` as a keyword, so each parameter of ``f`` that no positional or named argument
+        binds takes ``args.<parameter>`` (an option's default, an object stored on the
+        namespace). Added to ``kwargs`` only where that attribute reads as a known value."""
+        if not (isinstance(splat, ast.Call) and isinstance(splat.func, ast.Name)
+                and splat.func.id == "vars" and len(splat.args) == 1 and not splat.keywords
+                and isinstance(splat.args[0], (ast.Name, ast.Attribute))
+                and scope.lookup("vars") is None):
+            return
+        fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+        skip = 0
+        if isinstance(callee, FuncVal) and callee.preset is None:
+            fn = callee.fn
+            skip = 1 if callee.bound is not None or callee.cls is not None else 0
+        elif isinstance(callee, ClassVal):
+            found = callee.info.find("__init__")
+            if found is not None:
+                fn, skip = found[0], 1
+        if fn is None:
+            return
+        positional = [*fn.args.posonlyargs, *fn.args.args][skip:]
+        taken = {a.arg for a in positional[:given]}
+        for param in [*positional[given:], *fn.args.kwonlyargs]:
+            name = param.arg
+            if name in taken or name in kwargs:
+                continue
+            read = ast.Attribute(value=splat.args[0], attr=name, ctx=ast.Load())
+            ast.copy_location(read, splat)
+            value = self.eval(read, scope, depth + 1)
+            if isinstance(value, Const):
+                kwargs[name] = value
+                continue
+            if value is None:
+                # an option of the parser the namespace comes from: its default
+                stated = resolve(read, scope, scope.module)
+                if isinstance(stated, str):
+                    kwargs[name] = Const(stated)
+
+    def option_strings(self, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
+                       scope: Scope) -> None:
+        """The arguments of a call of the project's function or class that read an option
+        the program states a string default for (``Engine(net, args.plan)``,
+        ``build(name=cfg.sched)``) and are otherwise unknown here: that string, as the callee
+        sees it when the program runs with its defaults (the names of modules and modes)."""
+        for i, a in enumerate(node.args):
+            if i < len(args) and args[i] is None and isinstance(a, ast.Attribute):
+                stated = resolve(a, scope, scope.module)
+                if isinstance(stated, str):
+                    args[i] = Const(stated)
+        for kw in node.keywords:
+            if kw.arg is not None and kwargs.get(kw.arg) is None \
+                    and isinstance(kw.value, ast.Attribute):
+                stated = resolve(kw.value, scope, scope.module)
+                if isinstance(stated, str):
+                    kwargs[kw.arg] = Const(stated)
+
+    def joined_text(self, expr: ast.expr, scope: Scope, depth: int = 0) -> str | None:
+        """The text a string expression builds when every piece of it is known: literals, names
+        holding a known string (an option's default handed down), ``+`` and f-strings of them.
+        None when any piece is unknown."""
+        if depth > 8:
+            return None
+        if isinstance(expr, ast.Constant):
+            return expr.value if isinstance(expr.value, str) else None
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            left = self.joined_text(expr.left, scope, depth + 1)
+            right = self.joined_text(expr.right, scope, depth + 1) if left is not None else None
+            return left + right if left is not None and right is not None else None
+        if isinstance(expr, ast.JoinedStr):
+            parts = []
+            for part in expr.values:
+                if isinstance(part, ast.FormattedValue):
+                    if part.conversion != -1 or part.format_spec is not None:
+                        return None
+                    text = self.joined_text(part.value, scope, depth + 1)
+                else:
+                    text = self.joined_text(part, scope, depth + 1)
+                if text is None:
+                    return None
+                parts.append(text)
+            return "".join(parts)
+        if isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript)):
+            value = self.eval(expr, scope, MAX_EVAL_DEPTH // 2)
+            if isinstance(value, Const) and isinstance(value.value, str):
+                return value.value
+            source: ast.expr = expr
+            where = scope
+            if isinstance(value, ExprVal) and value.scope is not None:
+                # a parameter given `args.plan` by its caller: that setting, read there
+                source, where = value.node, value.scope
+            elif value is not None:
+                return None
+            stated = resolve(source, where, where.module)
+            if isinstance(stated, str):
+                return stated  # an option's (or a config's) stated default
+        return None
+
     def library_call(self, qual: str, node: ast.Call, args: list[Any], kwargs: dict[str, Any],
                      scope: Scope) -> Any:
         last = qual.rsplit(".", 1)[-1]
@@ -4943,6 +5058,22 @@ class Tracer:
             # `m = importlib.import_module("torch.optim.lr_scheduler")`: the module, as if
             # imported by name (`getattr(m, cfg.name)` then picks a class of it)
             return ImportRef(node.args[0].value)
+        if qual == "importlib.import_module" and len(args) == 1 and not node.keywords:
+            picked = _project_module_picked(self.joined_text(node.args[0], scope),
+                                            scope.module, self.loader)
+            if picked is not None:
+                # `importlib.import_module("scheduler." + name)` with `name` known (an option's
+                # default handed down): the project module that name picks, read like an import
+                return ImportRef(picked)
+        if last == "__getattribute__" and "." in qual and len(node.args) == 1 \
+                and not node.keywords and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            # `module.__getattribute__("Scheduler")` of a module the project holds: the
+            # function or class that name is in that module (as `module.Scheduler`)
+            found = self.project_target(f"{qual.rsplit('.', 1)[0]}.{node.args[0].value}",
+                                        scope.module)
+            if found is not None:
+                return found
         if qual == "weakref.proxy" and args:
             # `hook.trainer = weakref.proxy(self)`: the object itself, for what is read through it
             return args[0]
@@ -8993,3 +9124,14 @@ def _class_constant_names(info: ClassInfo, attr: str) -> TupleVal | None:
         return TupleVal([Const(e.value, sure=True) for e in value.elts  # type: ignore[attr-defined]
                          ])
     return None
+
+
+def _project_module_picked(name: str | None, importer: ModuleInfo, loader: Any) -> str | None:
+    """The dotted ``name`` ``importlib.import_module`` is handed when it names a module of the
+    project (``"scheduler." + name`` with ``name`` an option's default handed down), else
+    None: a name the program does not fix, or a library's module, is left as it was (an
+    unknown module)."""
+    if name is None or not name or name.startswith(".") or not all(p.isidentifier() for p in name.split(".")):
+        return None
+    found = loader.module_for(f"{name}.__name__", importer)
+    return name if found is not None else None
