@@ -168,3 +168,58 @@ def test_control_a_config_property_that_may_be_float16_still_skips() -> None:
 def test_control_a_method_not_a_property_is_not_followed() -> None:
     enum = _ENUM.replace("MEMBER", "").replace("VALUE", "").replace("    @property\n", "")
     assert "LRD005" in codes(program(enum, "cast", "Precision(args.precision).autocast_dtype"))
+
+
+# -- a field of a config class: its default, assignments, and what the module's calls give ----
+
+_DATACLASS = '''
+from dataclasses import dataclass
+import torch
+from torch import nn
+
+
+@dataclass
+class RunConfig:
+    steps: int = 1000
+    lr: float = 3e-4
+    amp_dtype: torch.dtype = torch.bfloat16
+
+
+def fit(cfg):
+    net = nn.Linear(4, 2).cuda()
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cfg.steps)
+    scaler = torch.amp.GradScaler("cuda")
+    for _ in range(cfg.steps):
+        x, y = torch.randn(8, 4).cuda(), torch.randn(8, 2).cuda()
+        opt.zero_grad()
+        with torch.autocast("cuda", dtype=cfg.amp_dtype):
+            loss = nn.functional.mse_loss(net(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        sched.step()
+
+
+BUILD
+'''
+
+
+@pytest.mark.parametrize("build", [
+    "fit(RunConfig())",
+    "fit(RunConfig(steps=500, amp_dtype=torch.float32))",
+    "cfg = RunConfig()\ncfg.amp_dtype = torch.float32\nfit(cfg)",
+])
+def test_a_config_field_that_is_never_float16_never_skips(build: str) -> None:
+    assert codes(_DATACLASS.replace("BUILD", build)) == []
+
+
+@pytest.mark.parametrize("build", [
+    "fit(RunConfig(amp_dtype=torch.float16))",
+    "cfg = RunConfig()\ncfg.amp_dtype = pick_dtype()\nfit(cfg)",
+    "fit(RunConfig(500, 3e-4, pick_dtype()))",  # by position: not followed
+    "fit(RunConfig(**settings))",
+    "",  # built in another module, which may hand it anything
+])
+def test_control_a_config_field_that_may_be_float16_still_skips(build: str) -> None:
+    assert "LRD005" in codes(_DATACLASS.replace("BUILD", build))

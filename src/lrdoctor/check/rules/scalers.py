@@ -557,7 +557,8 @@ def _casts(tree: ast.AST) -> frozenset[str]:
     """What the module casts to: "bfloat16" for an autocast region whose dtype is bfloat16 on
     every path the module shows, float32 allowed on some of them (a literal; a name, a field
     of ``self`` or a parameter the module binds to such dtypes alone; ``a if c else b``; a
-    lookup in a dict literal; a property of the module's own classes: ``_DtypeSource``),
+    lookup in a dict literal; a property or field of the module's own classes:
+    ``_DtypeSource``),
     "other" for any other enabled autocast (float16, the CUDA default, a dtype the module does
     not pin down), a ``.half()`` call, a float16 dtype (``torch.float16``, ``torch.half``) or a
     precision setting written "fp16"/"float16". An autocast to float32 alone adds nothing: it
@@ -605,7 +606,9 @@ class _DtypeSource:
     calls of them hand it (their default where a call leaves it out; a function the module
     never calls, or calls with ``*args`` / ``**kwargs``, is not pinned down: its callers are
     elsewhere); ``obj.name`` where ``name`` is a property of the module's classes, through its
-    return values. Names are matched module-wide (every binding of the same name counts), so a
+    return values, or a field of them (a dataclass's ``amp_dtype: torch.dtype =
+    torch.bfloat16``), through its default, every assignment to it and every value the
+    module's calls of the class hand it. Names are matched module-wide (every binding of the same name counts), so a
     name bound to float16 anywhere, or handed a dtype the module does not show, stays
     unknown."""
 
@@ -615,6 +618,8 @@ class _DtypeSource:
         self.bound: dict[str, list[ast.expr]] = {}
         self.defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self.calls: dict[str, list[tuple[ast.Call, bool]]] = {}
+        self.fields: dict[str, list[tuple[str, ast.expr]]] = {}  # field -> (class, default)
+        self.attrs: dict[str, list[ast.expr]] = {}  # `anything.field = value`, module-wide
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -627,6 +632,17 @@ class _DtypeSource:
                 self._bind(node.optional_vars, node.optional_vars)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.defs.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.ClassDef):
+                for item in node.body:  # class-level fields (a dataclass's defaults)
+                    if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                        self.fields.setdefault(item.target.id, []).append(
+                            (node.name, item.value or item.target))
+                    elif isinstance(item, ast.Assign):
+                        for target in item.targets:
+                            for name in ast.walk(target):
+                                if isinstance(name, ast.Name):
+                                    self.fields.setdefault(name.id, []).append(
+                                        (node.name, item.value if name is target else name))
             elif isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Name):
                     self.calls.setdefault(node.func.id, []).append((node, False))
@@ -634,6 +650,8 @@ class _DtypeSource:
                     self.calls.setdefault(node.func.attr, []).append((node, True))
 
     def _bind(self, target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Attribute):
+            self.attrs.setdefault(target.attr, []).append(value)
         key = _dtype_key(target)
         if key:
             self.bound.setdefault(key, []).append(value)
@@ -671,8 +689,10 @@ class _DtypeSource:
                 values.extend(handed)
             return self._all(values, depth, seen | {key})
         if isinstance(node, ast.Attribute):
-            returns = self._property_returns(node.attr)
-            return None if returns is None else self._all(returns, depth, seen)
+            values = self._property_returns(node.attr)
+            if values is None:
+                values = self._field_values(node.attr)
+            return None if values is None else self._all(values, depth, seen)
         return None
 
     def _all(self, values: list[ast.expr], depth: int, seen: frozenset[str]) -> str | None:
@@ -739,6 +759,26 @@ class _DtypeSource:
                         return None
                     handed.append(given)
         return handed
+
+    def _field_values(self, name: str) -> list[ast.expr] | None:
+        """Every value a field ``name`` of the module's classes can take as far as the module
+        shows: the class-level defaults, every ``anything.name = value`` of the module, and
+        every ``name=value`` a call of such a class hands it; None where no class of the module
+        has the field, where such a class is never built here (it is built, and may be given
+        the field, elsewhere), or where a call of one passes arguments by position or ``**``."""
+        fields = self.fields.get(name, [])
+        if not fields:
+            return None
+        values = [default for _, default in fields] + self.attrs.get(name, [])
+        for cls in sorted({owner for owner, _ in fields}):
+            calls = self.calls.get(cls, [])
+            if not calls:
+                return None
+            for call, _ in calls:
+                if call.args or any(k.arg is None for k in call.keywords):
+                    return None
+                values.extend(k.value for k in call.keywords if k.arg == name)
+        return values
 
     def _property_returns(self, name: str) -> list[ast.expr] | None:
         """The return values of ``name`` where every function of the module so named is a
