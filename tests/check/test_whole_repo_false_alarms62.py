@@ -223,3 +223,12 @@ def test_a_config_field_that_is_never_float16_never_skips(build: str) -> None:
 ])
 def test_control_a_config_field_that_may_be_float16_still_skips(build: str) -> None:
     assert "LRD005" in codes(_DATACLASS.replace("BUILD", build))
+
+
+def test_bfloat16_under_an_alias_of_torch_in_a_table_never_skips() -> None:
+    source = program('TABLE = {"bf16": th.bfloat16, "fp32": th.float32}', "TABLE[args.precision]")
+    assert codes(source.replace("import torch\n", "import torch\nimport torch as th\n", 1)) == []
+
+
+def test_control_a_float64_autocast_beside_bfloat16_is_not_vouched_for() -> None:
+    assert "LRD005" in codes(program("", "torch.bfloat16 if args.bf16 else torch.float64"))

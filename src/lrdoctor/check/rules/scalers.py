@@ -597,9 +597,10 @@ def _casts(tree: ast.AST) -> frozenset[str]:
 class _DtypeSource:
     """Which dtypes an expression of one module can hold, as far as that module shows:
     "bfloat16" (bfloat16 on some path, float32 at most on the others), "float32" (float32
-    alone), None (anything else, or not pinned down here). Followed: ``torch.bfloat16``,
-    ``torch.float32`` / ``torch.float``; both arms of ``a if c else b``; every value of a dict
-    literal looked up (``{"bf16": torch.bfloat16, "fp32": torch.float32}[args.precision]``,
+    alone), None (anything else, or not pinned down here). Followed: ``torch.bfloat16`` (or
+    ``<alias>.bfloat16``), ``torch.float32`` / ``torch.float``; both arms of ``a if c else
+    b``; every value of a dict literal looked up (``{"bf16": torch.bfloat16, "fp32":
+    torch.float32}[args.precision]``,
     directly or through a name the module binds to dict literals alone; ``.get`` only with a
     default); a plain name or a field of ``self`` through every value the module binds it to,
     and, where a name is a parameter of the module's functions, every argument the module's
@@ -663,11 +664,16 @@ class _DtypeSource:
     def kind(self, node: ast.expr, depth: int = 0, seen: frozenset[str] = frozenset()) -> str | None:
         if depth > self._DEPTH:
             return None
+        if isinstance(node, ast.Attribute) and node.attr == "bfloat16":
+            return "bfloat16"  # `torch.bfloat16`, or under an alias (`th.bfloat16`)
+        if isinstance(node, ast.Attribute) and (
+                node.attr == "float32"
+                or node.attr == "float" and isinstance(node.value, ast.Name)
+                and node.value.id == "torch"):
+            return "float32"
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                 and node.value.id == "torch":
-            if node.attr == "bfloat16":
-                return "bfloat16"
-            return "float32" if node.attr in ("float32", "float") else None
+            return None  # float16, float64, an int dtype: not the program vouched for
         if isinstance(node, ast.IfExp):
             return self._all([node.body, node.orelse], depth, seen)
         if isinstance(node, ast.Subscript):
