@@ -554,24 +554,18 @@ _FLOAT16_WORDS = frozenset({"float16", "fp16", "16-mixed", "half"})
 
 @per_node
 def _casts(tree: ast.AST) -> frozenset[str]:
-    """What the module casts to: "bfloat16" for an autocast region with a literal bfloat16
-    dtype (or a name, or a field of ``self``, that the module binds to bfloat16 alone:
-    ``dtype = torch.bfloat16`` ... ``autocast("cuda", dtype=dtype)``), "other" for any other
-    enabled autocast, a ``.half()`` call, a float16 dtype (``torch.float16``, ``torch.half``)
-    or a precision setting written "fp16"/"float16"."""
+    """What the module casts to: "bfloat16" for an autocast region whose dtype is bfloat16 on
+    every path the module shows, float32 allowed on some of them (a literal; a name, a field
+    of ``self`` or a parameter the module binds to such dtypes alone; ``a if c else b``; a
+    lookup in a dict literal; a property or field of the module's own classes:
+    ``_DtypeSource``),
+    "other" for any other enabled autocast (float16, the CUDA default, a dtype the module does
+    not pin down), a ``.half()`` call, a float16 dtype (``torch.float16``, ``torch.half``) or a
+    precision setting written "fp16"/"float16". An autocast to float32 alone adds nothing: it
+    casts nothing to float16."""
     found: set[str] = set()
-    held: list[ast.expr] = []  # autocast dtypes given by a name or a field of self
-    bound: dict[str, list[ast.expr]] = {}  # what the module binds each such name to
+    held: list[ast.expr] = []  # autocast dtypes to resolve
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                key = _dtype_key(target)
-                if key:
-                    bound.setdefault(key, []).append(node.value)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            key = _dtype_key(node.target)
-            if key:
-                bound.setdefault(key, []).append(node.value or node.target)
         if isinstance(node, ast.Call) and last_name(node.func) == "autocast":
             enabled = next((k.value for k in node.keywords if k.arg == "enabled"), None)
             if isinstance(enabled, ast.Constant) and enabled.value is False:
@@ -579,20 +573,234 @@ def _casts(tree: ast.AST) -> frozenset[str]:
             dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
             if dtype is None and len(node.args) >= 2:
                 dtype = node.args[1]
-            if _dtype_key(dtype):
-                held.append(dtype)  # type: ignore[arg-type]
-                continue
-            found.add("bfloat16" if _is_bfloat16(dtype) else "other")
+            if dtype is None:
+                found.add("other")  # the device's default: float16 on CUDA
+            else:
+                held.append(dtype)
         elif isinstance(node, ast.Attribute) and node.attr in _FLOAT16_NAMES \
                 and isinstance(node.value, (ast.Name, ast.Attribute)):
             found.add("other")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and node.value.lower() in _FLOAT16_WORDS:
             found.add("other")
-    for dtype in held:
-        values = bound.get(_dtype_key(dtype), [])
-        found.add("bfloat16" if values and all(_is_bfloat16(v) for v in values) else "other")
+    if held:
+        source = _DtypeSource(tree)
+        for dtype in held:
+            kind = source.kind(dtype)
+            if kind is None:
+                found.add("other")
+            elif kind == "bfloat16":
+                found.add("bfloat16")
     return frozenset(found)
+
+
+class _DtypeSource:
+    """Which dtypes an expression of one module can hold, as far as that module shows:
+    "bfloat16" (bfloat16 on some path, float32 at most on the others), "float32" (float32
+    alone), None (anything else, or not pinned down here). Followed: ``torch.bfloat16`` (or
+    ``<alias>.bfloat16``), ``torch.float32`` / ``torch.float``; both arms of ``a if c else
+    b``; every value of a dict literal looked up (``{"bf16": torch.bfloat16, "fp32":
+    torch.float32}[args.precision]``,
+    directly or through a name the module binds to dict literals alone; ``.get`` only with a
+    default); a plain name or a field of ``self`` through every value the module binds it to,
+    and, where a name is a parameter of the module's functions, every argument the module's
+    calls of them hand it (their default where a call leaves it out; a function the module
+    never calls, or calls with ``*args`` / ``**kwargs``, is not pinned down: its callers are
+    elsewhere); ``obj.name`` where ``name`` is a property of the module's classes, through its
+    return values, or a field of them (a dataclass's ``amp_dtype: torch.dtype =
+    torch.bfloat16``), through its default, every assignment to it and every value the
+    module's calls of the class hand it. Names are matched module-wide (every binding of the same name counts), so a
+    name bound to float16 anywhere, or handed a dtype the module does not show, stays
+    unknown."""
+
+    _DEPTH = 8
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.bound: dict[str, list[ast.expr]] = {}
+        self.defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self.calls: dict[str, list[tuple[ast.Call, bool]]] = {}
+        self.fields: dict[str, list[tuple[str, ast.expr]]] = {}  # field -> (class, default)
+        self.attrs: dict[str, list[ast.expr]] = {}  # `anything.field = value`, module-wide
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._bind(target, node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                self._bind(node.target, node.value or node.target)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.NamedExpr)):
+                self._bind(node.target, node.target)  # bound by a loop or `:=`: not followed
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                self._bind(node.optional_vars, node.optional_vars)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.defs.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.ClassDef):
+                for item in node.body:  # class-level fields (a dataclass's defaults)
+                    if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                        self.fields.setdefault(item.target.id, []).append(
+                            (node.name, item.value or item.target))
+                    elif isinstance(item, ast.Assign):
+                        for target in item.targets:
+                            for name in ast.walk(target):
+                                if isinstance(name, ast.Name):
+                                    self.fields.setdefault(name.id, []).append(
+                                        (node.name, item.value if name is target else name))
+            elif isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Name):
+                    self.calls.setdefault(node.func.id, []).append((node, False))
+                elif isinstance(node.func, ast.Attribute):
+                    self.calls.setdefault(node.func.attr, []).append((node, True))
+
+    def _bind(self, target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Attribute):
+            self.attrs.setdefault(target.attr, []).append(value)
+        key = _dtype_key(target)
+        if key:
+            self.bound.setdefault(key, []).append(value)
+        elif isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
+            for item in ast.walk(target):
+                if item is not target and _dtype_key(item):  # unpacked: not followed
+                    self.bound.setdefault(_dtype_key(item), []).append(item)  # type: ignore[arg-type]
+
+    def kind(self, node: ast.expr, depth: int = 0, seen: frozenset[str] = frozenset()) -> str | None:
+        if depth > self._DEPTH:
+            return None
+        if isinstance(node, ast.Attribute) and node.attr == "bfloat16":
+            return "bfloat16"  # `torch.bfloat16`, or under an alias (`th.bfloat16`)
+        if isinstance(node, ast.Attribute) and (
+                node.attr == "float32"
+                or node.attr == "float" and isinstance(node.value, ast.Name)
+                and node.value.id == "torch"):
+            return "float32"
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == "torch":
+            return None  # float16, float64, an int dtype: not the program vouched for
+        if isinstance(node, ast.IfExp):
+            return self._all([node.body, node.orelse], depth, seen)
+        if isinstance(node, ast.Subscript):
+            values = self._dict_values(node.value, seen)
+            return None if values is None else self._all(values, depth, seen)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "get" and len(node.args) == 2 and not node.keywords:
+            values = self._dict_values(node.func.value, seen)
+            return None if values is None else self._all([*values, node.args[1]], depth, seen)
+        key = _dtype_key(node)
+        if key:
+            if key in seen:
+                return None
+            values = list(self.bound.get(key, []))
+            if isinstance(node, ast.Name):
+                handed = self._handed(node.id)
+                if handed is None:
+                    return None
+                values.extend(handed)
+            return self._all(values, depth, seen | {key})
+        if isinstance(node, ast.Attribute):
+            values = self._property_returns(node.attr)
+            if values is None:
+                values = self._field_values(node.attr)
+            return None if values is None else self._all(values, depth, seen)
+        return None
+
+    def _all(self, values: list[ast.expr], depth: int, seen: frozenset[str]) -> str | None:
+        kinds = [self.kind(v, depth + 1, seen) for v in values]
+        if not kinds or None in kinds:
+            return None
+        return "bfloat16" if "bfloat16" in kinds else "float32"
+
+    def _dict_values(self, node: ast.expr, seen: frozenset[str]) -> list[ast.expr] | None:
+        """Every value of the dict literal ``node`` is, or of the dict literals alone a name
+        is bound to; None for anything else (a dict built or filled elsewhere)."""
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                return None  # `{**other, ...}`
+            return list(node.values)
+        key = _dtype_key(node)
+        bound = self.bound.get(key, []) if key and key not in seen else []
+        if not bound or not all(isinstance(b, ast.Dict) for b in bound) \
+                or isinstance(node, ast.Name) and self._handed(node.id) != []:
+            return None
+        values: list[ast.expr] = []
+        for b in bound:
+            got = self._dict_values(b, seen | {key})
+            if got is None:
+                return None
+            values.extend(got)
+        return values
+
+    def _handed(self, name: str) -> list[ast.expr] | None:
+        """What the module's calls hand the parameter ``name`` of its functions (the default
+        where a call leaves it out): [] where no function of the module takes it; None where
+        one that does is never called here, or a call hides what it passes."""
+        handed: list[ast.expr] = []
+        for fname, defs in self.defs.items():
+            for fn in defs:
+                args = fn.args
+                if name in (args.vararg.arg if args.vararg else None,
+                            args.kwarg.arg if args.kwarg else None):
+                    return None
+                positional = [*args.posonlyargs, *args.args]
+                names = [a.arg for a in positional]
+                if name not in names and name not in {a.arg for a in args.kwonlyargs}:
+                    continue
+                calls = self.calls.get(fname, [])
+                if not calls:
+                    return None
+                defaults: dict[str, ast.expr] = dict(
+                    zip(names[len(names) - len(args.defaults):], args.defaults))
+                defaults.update({a.arg: v for a, v in zip(args.kwonlyargs, args.kw_defaults)
+                                 if v is not None})
+                index = names.index(name) if name in names else None
+                bound_self = bool(names) and names[0] in ("self", "cls")
+                for call, via_attribute in calls:
+                    if any(isinstance(a, ast.Starred) for a in call.args) \
+                            or any(k.arg is None for k in call.keywords):
+                        return None
+                    given = next((k.value for k in call.keywords if k.arg == name), None)
+                    if given is None and index is not None:
+                        at = index - 1 if via_attribute and bound_self else index
+                        if 0 <= at < len(call.args):
+                            given = call.args[at]
+                    given = given if given is not None else defaults.get(name)
+                    if given is None:
+                        return None
+                    handed.append(given)
+        return handed
+
+    def _field_values(self, name: str) -> list[ast.expr] | None:
+        """Every value a field ``name`` of the module's classes can take as far as the module
+        shows: the class-level defaults, every ``anything.name = value`` of the module, and
+        every ``name=value`` a call of such a class hands it; None where no class of the module
+        has the field, where such a class is never built here (it is built, and may be given
+        the field, elsewhere), or where a call of one passes arguments by position or ``**``."""
+        fields = self.fields.get(name, [])
+        if not fields:
+            return None
+        values = [default for _, default in fields] + self.attrs.get(name, [])
+        for cls in sorted({owner for owner, _ in fields}):
+            calls = self.calls.get(cls, [])
+            if not calls:
+                return None
+            for call, _ in calls:
+                if call.args or any(k.arg is None for k in call.keywords):
+                    return None
+                values.extend(k.value for k in call.keywords if k.arg == name)
+        return values
+
+    def _property_returns(self, name: str) -> list[ast.expr] | None:
+        """The return values of ``name`` where every function of the module so named is a
+        property; None else."""
+        defs = self.defs.get(name, [])
+        if not defs or not all(any(last_name(dec) in ("property", "cached_property")
+                                   for dec in fn.decorator_list) for fn in defs):
+            return None
+        returns: list[ast.expr] = []
+        for fn in defs:
+            for node in own_nodes(fn):
+                if isinstance(node, ast.Return):
+                    if node.value is None:
+                        return None
+                    returns.append(node.value)
+        return returns or None
 
 
 def _dtype_key(node: ast.AST | None) -> str:
@@ -603,7 +811,3 @@ def _dtype_key(node: ast.AST | None) -> str:
             and node.value.id == "self":
         return f"self.{node.attr}"
     return ""
-
-
-def _is_bfloat16(node: ast.AST | None) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "bfloat16"
