@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import check_project, findings
+from .helpers import check_project, findings, messages
 
 HEAD = '''
 import torch
@@ -237,3 +237,74 @@ def test_the_step_count_read_only_after_the_update_tells_nothing() -> None:
             sched.step()
 ''')
     assert _lrd005(src) == [len(src.splitlines())]
+
+
+# -- Lightning Fabric's float16 mixed precision -------------------------------------------------
+#
+# ``Fabric(precision="16-mixed")`` runs the optimizer's step() of ``fabric.setup(model,
+# optimizer)`` through its precision plugin, a GradScaler that skips the update on inf/NaN
+# gradients. Fabric never takes the scheduler, so a per-batch scheduler stepped after that
+# step() runs ahead of the real updates, as after ``scaler.step(optimizer)``. This was not
+# reported (rcnew125 did the same for Accelerate's ``mixed_precision="fp16"``). Float16 is
+# known from the call: a literal (``"16-mixed"``, or the older ``16`` / ``"16"``); a
+# precision read from a setting, bf16, "16-true" (no scaler) and "32-true" stay silent.
+
+FABRIC = '''
+import torch
+from lightning.fabric import Fabric
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def train(epochs=4):
+    fabric = Fabric(accelerator="cuda", PRECISION)
+    fabric.launch()
+    net = torch.nn.Linear(5, 1)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-4)
+    data = DataLoader(TensorDataset(torch.randn(48, 5), torch.randn(48, 1)), batch_size=6)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda n: min(1.0, (n + 1) / 25))
+    SETUP
+    data = fabric.setup_dataloaders(data)
+    for epoch in range(epochs):
+        for xb, yb in data:
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(net(xb), yb)
+            fabric.backward(loss)
+            opt.step()
+            STEP
+
+
+if __name__ == "__main__":
+    train()
+'''
+
+SETUP_BOTH = "net, opt = fabric.setup(net, opt)"
+SETUP_APART = "net = fabric.setup_module(net)\n    opt = fabric.setup_optimizers(opt)"
+
+
+def _fabric(precision: str, setup: str = SETUP_BOTH, step: str = "sched.step()") -> str:
+    return FABRIC.replace("PRECISION", precision).replace("SETUP", setup).replace("STEP", step)
+
+
+@pytest.mark.parametrize("precision", ['precision="16-mixed"', "precision=16", 'precision="16"'])
+@pytest.mark.parametrize("setup", [SETUP_BOTH, SETUP_APART])
+def test_fabric_float16_per_batch_scheduler_reports(precision: str, setup: str) -> None:
+    src = _fabric(precision, setup)
+    assert _lrd005(src) == [next(i for i, line in enumerate(src.splitlines(), 1)
+                                 if line.strip() == "sched.step()")]
+    assert any("Fabric's `16-mixed`" in m for m in messages(src) if "scheduler" in m)
+
+
+@pytest.mark.parametrize("precision", [
+    'precision="bf16-mixed"', 'precision="16-true"', 'precision="32-true"',
+    "precision=PRECISION_SETTING", 'precision="16-mixed" if torch.cuda.is_available() else "32"',
+    "devices=1",
+])
+def test_fabric_other_precisions_are_silent(precision: str) -> None:
+    src = _fabric(precision).replace("def train(", 'PRECISION_SETTING = "bf16-mixed"\n\n\ndef train(')
+    assert _lrd005(src) == []
+
+
+def test_fabric_float16_scheduler_stepped_per_epoch_is_silent() -> None:
+    src = _fabric('precision="16-mixed"', step="pass").replace(
+        "            pass\n", "            pass\n        sched.step()\n")
+    assert _lrd005(src) == []

@@ -4603,7 +4603,14 @@ def _accelerated_skip(ctx: FileContext, e: Event, sched: Obj, updates: list[Even
         runner = u.obj.prepared_by
         if not isinstance(runner, RunnerVal) or runner.half is None:
             continue
-        if sched.prepared:
+        fabric = runner.kind == "fabric"
+        if fabric:
+            # Fabric never takes the scheduler: whatever steps it steps it on every call
+            if runner.half != ALWAYS:
+                continue
+            why = ("Fabric does not step the scheduler with the optimizer, so its step is not "
+                   "tied to the real updates")
+        elif sched.prepared:
             if sched.prepared_by is not runner or not runner.scheduler_unsynced:
                 continue
             why = ("the Accelerator was built with `step_scheduler_with_optimizer=False`, so "
@@ -4617,9 +4624,10 @@ def _accelerated_skip(ctx: FileContext, e: Event, sched: Obj, updates: list[Even
         if any((c.key, c.branch) not in shared and "skip" in c.text.lower() for c in e.conds):
             return
         prefix = f"When `{runner.half}` is fp16, " if runner.half else ""
+        owner = "Fabric's `16-mixed`" if fabric else "the Accelerator's float16"
         yield Diagnostic.at(
             "LRD005",
-            f"{prefix}`{receiver(e)}.step()` runs {every} even when the Accelerator's float16 "
+            f"{prefix}`{receiver(e)}.step()` runs {every} even when {owner} "
             f"GradScaler skips the optimizer step (`{receiver(u)}.step()`, "
             f"{_line_of(u, e.path)}): {why}; the schedule runs ahead of the real "
             f"updates{_torch_warning(sched)}",
