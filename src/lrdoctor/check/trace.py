@@ -5112,6 +5112,16 @@ class Tracer:
             values = [*args, *(v for k, v in kwargs.items() if k in _WRAPPED_KEYWORDS)]
             if not values:
                 return None
+            if last in ("setup", "setup_optimizers") and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, (ast.Name, ast.Attribute)):
+                setup_by = _runner_of(self.eval(node.func.value, scope))
+                if setup_by is not None and setup_by.kind == "fabric":
+                    # `fabric.setup(model, optimizer)`: the optimizer's step() now goes
+                    # through Fabric's precision plugin (its GradScaler under float16)
+                    for o in (o for v in values for o in options(v) if isinstance(o, Obj)):
+                        if o.kind == "optimizer":
+                            o.prepared = True
+                            o.prepared_by = setup_by
             if not args and [k for k in kwargs if k in _WRAPPED_KEYWORDS] == ["optimizer"]:
                 # `cfg.scheduler.setup(optimizer=opt, lr_init=lr)`: a config object building
                 # something around the optimizer it is given, not a wrapper handing it back
@@ -5615,6 +5625,8 @@ def _accelerator(runner: str, call: ast.Call | None,
     what it accumulates over, whether it steps a prepared scheduler on every call, and whether
     it runs float16 mixed precision. ``kwargs``: the call's keyword values as the trace holds
     them, where known."""
+    if runner == "fabric" and call is not None:
+        return RunnerVal(runner, half=_fabric_half(call, kwargs or {}))
     if runner != "accelerator" or call is None:
         return RunnerVal(runner)
     return RunnerVal(runner, _accumulation_count(call), _scheduler_unsynced(call),
@@ -5639,6 +5651,37 @@ def _half_precision(call: ast.Call, kwargs: dict[str, Any]) -> str | None:
             return "" if held.value == wanted else None
         if isinstance(held, Const) and held.value != wanted:
             return None  # a literal default that is not float16 (`mixed_precision="no"`)
+        chain = kw.value
+        while isinstance(chain, (ast.Attribute, ast.Subscript)):
+            if isinstance(chain, ast.Subscript) and not isinstance(chain.slice, ast.Constant):
+                return None
+            chain = chain.value
+        if isinstance(chain, ast.Name):
+            return ast.unparse(kw.value)
+        return None
+    return None
+
+
+_FABRIC_FLOAT16 = ("16-mixed", "16", 16)
+
+
+def _fabric_half(call: ast.Call, kwargs: dict[str, Any]) -> str | None:
+    """``RunnerVal.half`` of ``Fabric(...)``: "" for ``precision="16-mixed"`` (or its older
+    spellings ``16`` / ``"16"``; also as the value a name holds, a literal the trace knows),
+    whose precision plugin steps the optimizer through a GradScaler; the setting's text for a
+    setting read (``precision=args.precision``); None for any other precision ("bf16-mixed",
+    "16-true", which scales nothing, "32-true"), for one not written in the call, and for an
+    expression that picks it."""
+    for kw in call.keywords:
+        if kw.arg != "precision":
+            continue
+        held = kwargs.get(kw.arg)
+        if isinstance(kw.value, ast.Constant):
+            return "" if kw.value.value in _FABRIC_FLOAT16 else None
+        if isinstance(held, Const) and held.sure:
+            return "" if held.value in _FABRIC_FLOAT16 else None
+        if isinstance(held, Const) and held.value not in _FABRIC_FLOAT16:
+            return None
         chain = kw.value
         while isinstance(chain, (ast.Attribute, ast.Subscript)):
             if isinstance(chain, ast.Subscript) and not isinstance(chain.slice, ast.Constant):

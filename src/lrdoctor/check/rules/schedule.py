@@ -4543,7 +4543,8 @@ def steps_on_skipped_update(ctx: FileContext) -> Iterator[Diagnostic]:
         # an always-on scaler first; otherwise the bug happens when the flag is on
         s, flag = min(scaler_steps, key=lambda pair: bool(pair[1]))
         guards = [c for c in e.conds
-                  if _skip_guard(c, s) or _counts_real_updates(ctx, c, s, e)]
+                  if _skip_guard(c, s) or _counts_real_updates(ctx, c, s, e)
+                  or _returned_by_the_update(ctx, c, s)]
         off = [_off_by_default(ctx, c) for c in guards]
         if not all(off) or _leaves_on_skip(ctx, s, e):
             continue
@@ -4602,7 +4603,14 @@ def _accelerated_skip(ctx: FileContext, e: Event, sched: Obj, updates: list[Even
         runner = u.obj.prepared_by
         if not isinstance(runner, RunnerVal) or runner.half is None:
             continue
-        if sched.prepared:
+        fabric = runner.kind == "fabric"
+        if fabric:
+            # Fabric never takes the scheduler: whatever steps it steps it on every call
+            if runner.half != ALWAYS:
+                continue
+            why = ("Fabric does not step the scheduler with the optimizer, so its step is not "
+                   "tied to the real updates")
+        elif sched.prepared:
             if sched.prepared_by is not runner or not runner.scheduler_unsynced:
                 continue
             why = ("the Accelerator was built with `step_scheduler_with_optimizer=False`, so "
@@ -4616,9 +4624,10 @@ def _accelerated_skip(ctx: FileContext, e: Event, sched: Obj, updates: list[Even
         if any((c.key, c.branch) not in shared and "skip" in c.text.lower() for c in e.conds):
             return
         prefix = f"When `{runner.half}` is fp16, " if runner.half else ""
+        owner = "Fabric's `16-mixed`" if fabric else "the Accelerator's float16"
         yield Diagnostic.at(
             "LRD005",
-            f"{prefix}`{receiver(e)}.step()` runs {every} even when the Accelerator's float16 "
+            f"{prefix}`{receiver(e)}.step()` runs {every} even when {owner} "
             f"GradScaler skips the optimizer step (`{receiver(u)}.step()`, "
             f"{_line_of(u, e.path)}): {why}; the schedule runs ahead of the real "
             f"updates{_torch_warning(sched)}",
@@ -4862,6 +4871,69 @@ def _counts_real_updates(ctx: FileContext, c: Cond, s: Event, e: Event) -> bool:
         for value in after)
 
 
+def _returned_by_the_update(ctx: FileContext, c: Cond, s: Event) -> bool:
+    """Whether the condition ``c`` on a scheduler step reads what a function of the project
+    that makes the update ``s`` returns, and that function returns whether the update ran:
+    ``stepped = amp_step(loss)`` (or ``if self.optimizer_step(loss):``) where ``amp_step``
+    calls ``scaler.step(opt)`` and returns ``scaler.get_scale() >= scale_before`` (or a name
+    bound to such a comparison, or a comparison of the optimizer's own step count). Every
+    value it returns must say so, a literal ``True`` of a path without a scaler aside: a
+    function that also returns the loss, or returns it alone, tells nothing of a skip."""
+    if c.test is None or not isinstance(s.node, ast.Call) or not s.node.args:
+        return False
+    tree = ctx.tree_of(s.path)
+    module = ctx.module_of(s.path)
+    if tree is None or module is None or c.key[0] != s.path:
+        return False
+    optimizer = ast.unparse(s.node.args[0])
+    for part in (c.test, *c.origins):
+        for call in (n for n in ast.walk(part) if isinstance(n, ast.Call)):
+            function = _called_function(tree, module, call)
+            if function is None or not (function.lineno <= s.line
+                                        <= (function.end_lineno or function.lineno)):
+                continue
+            returns = [n.value for n in own_nodes(function)
+                       if isinstance(n, ast.Return) and n.value is not None]
+            told = [value for value in returns
+                    if not (isinstance(value, ast.Constant) and isinstance(value.value, bool))]
+            if told and all(_tells_a_skip(ctx, s.path, function, value, optimizer)
+                            for value in told):
+                return True
+    return False
+
+
+def _called_function(tree: ast.Module, module: Any, call: ast.Call
+                     ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function of the module (``name(...)``) or the method of the class around the call
+    (``self.name(...)``) that ``call`` calls."""
+    if isinstance(call.func, ast.Name):
+        found = module.functions.get(call.func.id)
+        return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+            and call.func.value.id == "self":
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            if not cls.lineno <= call.lineno <= (cls.end_lineno or cls.lineno):
+                continue
+            for stmt in cls.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                        and stmt.name == call.func.attr:
+                    return stmt
+    return None
+
+
+def _tells_a_skip(ctx: FileContext, path: str, function: ast.AST, value: ast.expr,
+                  optimizer: str) -> bool:
+    """A value ``function`` returns asks whether its update was skipped: it reads the scale
+    (``scaler.get_scale() >= before``, ``not found_inf``) or the optimizer's own state, itself
+    or through what the function last bound the names it reads to."""
+    read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    bound = [stmt.value for stmt in own_nodes(function) if isinstance(stmt, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id in read for t in stmt.targets)]
+    text = " ".join(ast.unparse(v) for v in (value, *bound))
+    return _reads_the_scale(text) or any(
+        _reads_optimizer_state(ctx, path, v, optimizer) for v in (value, *bound))
+
+
 def _other_branch(around: ast.AST, a: ast.AST, b: ast.AST) -> bool:
     """``a`` and ``b`` sit in the two branches of one ``if`` in ``around``: they never run in
     the same pass."""
@@ -4885,8 +4957,16 @@ def _reads_optimizer_state(ctx: FileContext, path: str, node: ast.AST, optimizer
     does so through that parameter (two calls deep at most)."""
     module = ctx.module_of(path)
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Attribute) and sub.attr == "state" \
+        if isinstance(sub, ast.Attribute) and sub.attr in ("state", "_step_count") \
                 and ast.unparse(sub.value) == optimizer:
+            # `_step_count`: the count of calls of the optimizer's own step(), which torch's
+            # schedulers keep on it; a skipped update never calls that step()
+            return True
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) \
+                and sub.func.id == "getattr" and len(sub.args) >= 2 \
+                and ast.unparse(sub.args[0]) == optimizer \
+                and isinstance(sub.args[1], ast.Constant) \
+                and sub.args[1].value in ("state", "_step_count"):
             return True
         if depth >= 2 or module is None or not isinstance(sub, ast.Call) \
                 or not isinstance(sub.func, ast.Name):

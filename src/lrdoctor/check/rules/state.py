@@ -1460,6 +1460,8 @@ def _contents(ctx: FileContext, e: Event) -> tuple[set[int], list[str]] | None:
     if isinstance(value, DictVal) or isinstance(value, TupleVal) and (
             e.info.get("accelerate") or e.info.get("deepspeed")):
         return (objs, words) if _saved(value, objs, words) else None
+    if isinstance(value, TupleVal):
+        return _sequence_contents(ctx, e, value, objs, words)
     node: ast.expr | None = None
     scope: Scope | None = None
     if isinstance(value, ExprVal):
@@ -1470,6 +1472,33 @@ def _contents(ctx: FileContext, e: Event) -> tuple[set[int], list[str]] | None:
     if node is None:
         return None
     return _expr_contents(ctx, node, scope, e.node, objs, words)
+
+
+def _sequence_contents(ctx: FileContext, e: Event, value: TupleVal, objs: set[int],
+                       words: list[str]) -> tuple[set[int], list[str]] | None:
+    """What a checkpoint written as a tuple or list holds (``torch.save((model.state_dict(),
+    optimizer.state_dict()), path)``, ``torch.save([epoch, model.state_dict(),
+    optimizer.state_dict()], path)``, or a name bound to one): its items by position, read as
+    the values of a dict whose keys are the texts written for them. A known state counts by
+    its object, and every item by its text too (``sched_state`` names the schedule, whatever
+    the trace knows of its value), as an entry counts by its key. None when the items cannot
+    be matched to the expression written (a ``*rest``, a sequence built elsewhere): what it
+    holds is not shown."""
+    saved: ast.expr | None = None
+    if isinstance(e.node, ast.Call):
+        saved = e.node.args[0] if e.node.args else next(
+            (kw.value for kw in e.node.keywords if kw.arg == "obj"), None)
+    if isinstance(saved, ast.Name):
+        saved = _binding(ctx, saved.id, e.node)
+    if not isinstance(saved, (ast.Tuple, ast.List)) or len(saved.elts) != len(value.items) \
+            or any(isinstance(elt, ast.Starred) for elt in saved.elts):
+        return None
+    for item, elt in zip(value.items, saved.elts, strict=True):
+        # the text written for the item is its name, as a key is an entry's
+        words.append(ast.unparse(elt).lower())
+        if item is not None and not _saved(item, objs, words, 1):
+            return None
+    return objs, words
 
 
 def _expr_contents(ctx: FileContext, node: ast.expr, scope: Scope | None, at: ast.AST,
