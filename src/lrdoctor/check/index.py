@@ -105,21 +105,20 @@ class Scope:
 
     def argument_of(self, name: str) -> tuple[ast.expr, Scope] | None:
         """The caller's expression for the parameter ``name`` (see ``arguments``)."""
-        scope: Scope | None = self
-        while scope is not None:
-            if name in scope.arguments:
-                return scope.arguments[name]
-            if name in scope.vars:
-                return None
-            scope = scope.parent
-        return None
+        return self._given(name, "arguments")  # type: ignore[no-any-return]
 
     def handed_setting(self, name: str) -> str | None:
         """The setting ``name`` holds as the caller handed it over (see ``handed``)."""
+        return self._given(name, "handed")  # type: ignore[no-any-return]
+
+    def _given(self, name: str, table: str) -> Any:
+        """What the call that made the scope binding ``name`` gave it, kept in ``table``
+        (``arguments`` or ``handed``); None where a scope binds ``name`` itself first."""
         scope: Scope | None = self
         while scope is not None:
-            if name in scope.handed:
-                return scope.handed[name]
+            kept = getattr(scope, table)
+            if name in kept:
+                return kept[name]
             if name in scope.vars:
                 return None
             scope = scope.parent

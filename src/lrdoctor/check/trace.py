@@ -5651,15 +5651,19 @@ def _half_precision(call: ast.Call, kwargs: dict[str, Any]) -> str | None:
             return "" if held.value == wanted else None
         if isinstance(held, Const) and held.value != wanted:
             return None  # a literal default that is not float16 (`mixed_precision="no"`)
-        chain = kw.value
-        while isinstance(chain, (ast.Attribute, ast.Subscript)):
-            if isinstance(chain, ast.Subscript) and not isinstance(chain.slice, ast.Constant):
-                return None
-            chain = chain.value
-        if isinstance(chain, ast.Name):
-            return ast.unparse(kw.value)
-        return None
+        return _read_as_written(kw.value)
     return None
+
+
+def _read_as_written(value: ast.expr) -> str | None:
+    """The text of a setting read as it is (``args.precision``, ``cfg["amp"]["mode"]``: a name,
+    its attributes and literal keys), None for any other expression (one that picks it)."""
+    chain = value
+    while isinstance(chain, (ast.Attribute, ast.Subscript)):
+        if isinstance(chain, ast.Subscript) and not isinstance(chain.slice, ast.Constant):
+            return None
+        chain = chain.value
+    return ast.unparse(value) if isinstance(chain, ast.Name) else None
 
 
 _FABRIC_FLOAT16 = ("16-mixed", "16", 16)
@@ -5682,14 +5686,7 @@ def _fabric_half(call: ast.Call, kwargs: dict[str, Any]) -> str | None:
             return "" if held.value in _FABRIC_FLOAT16 else None
         if isinstance(held, Const) and held.value not in _FABRIC_FLOAT16:
             return None
-        chain = kw.value
-        while isinstance(chain, (ast.Attribute, ast.Subscript)):
-            if isinstance(chain, ast.Subscript) and not isinstance(chain.slice, ast.Constant):
-                return None
-            chain = chain.value
-        if isinstance(chain, ast.Name):
-            return ast.unparse(kw.value)
-        return None
+        return _read_as_written(kw.value)
     return None
 
 
