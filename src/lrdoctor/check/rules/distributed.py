@@ -30,6 +30,7 @@ from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.index import last_name
 from lrdoctor.check.model import Event
 from lrdoctor.check.rules import rule
+from lrdoctor.check.rules.state import own_statements
 
 # attributes and names that are true on the main process only
 MAIN_PROCESS_FLAGS = frozenset({
@@ -311,7 +312,7 @@ def _main_process_binding(scope: ast.AST, name: str, use: ast.Call,
         return None
     guard: ast.If | None = None
     starts = 0
-    for node in _own_nodes(scope):
+    for node in own_statements(scope):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and name in _names([node.target]):
             return None
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(
@@ -342,17 +343,6 @@ def _main_process_binding(scope: ast.AST, name: str, use: ast.Call,
         else:
             return None  # computed on every rank too
     return guard if starts else None
-
-
-def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of ``scope``'s own body, nested functions and classes left out."""
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _main_process_guard(node: ast.AST, scope: ast.AST,
