@@ -1115,7 +1115,7 @@ def _option_class_setting(name: str, made: ast.expr, module: ModuleInfo
         return None
     target = module.loader.module_for(module.imports[made.id], module)
     info = target[0].classes.get(target[1]) if target is not None else None
-    chain = _class_chain(info)
+    chain = list(info.lineage(limit=3)) if info is not None else []
     if not any(isinstance(n, ast.Attribute) and n.attr in ("parse_args", "parse_known_args")
                for c in chain for n in ast.walk(c.node)):
         return None
@@ -1130,40 +1130,17 @@ def parser_method_setting(name: str, scope: Scope | None) -> tuple[ast.expr, Mod
     instance = scope.self_val if scope is not None else None
     if not isinstance(instance, InstanceVal):
         return None
-    return _chain_setting(name, _class_chain(instance.info))
-
-
-def _class_chain(info: ClassInfo | None) -> list[ClassInfo]:
-    """``info`` and the bases the project defines above it, nearest first (at most four)."""
-    chain: list[ClassInfo] = []
-    while info is not None and info not in chain and len(chain) < 4:
-        chain.append(info)
-        info = _base_class(info)
-    return chain
+    return _chain_setting(name, list(instance.info.lineage(limit=3)))
 
 
 def _chain_setting(name: str, chain: list[ClassInfo]) -> tuple[ast.expr, ModuleInfo] | None:
     """The argparse default of ``name`` stated in the module of the first class of ``chain``
-    whose module states one."""
+    (a class and its project bases, nearest first: ClassInfo.lineage) whose module states
+    one."""
     for c in chain:
         stated = settings(c.module).get(name)
         if stated is not None:
             return stated, c.module
-    return None
-
-
-def _base_class(info: ClassInfo) -> ClassInfo | None:
-    """The first base of ``info`` that the project defines: in its module, or imported into
-    it from another module of the project; None otherwise."""
-    if not info.bases:
-        return None
-    base, module = info.bases[0], info.module
-    if base in module.classes:
-        return module.classes[base]
-    if base in module.imports and module.loader is not None:
-        found = module.loader.module_for(module.imports[base], module)
-        if found is not None:
-            return found[0].classes.get(found[1])
     return None
 
 

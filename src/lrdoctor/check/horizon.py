@@ -732,7 +732,8 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
                 return unit_evidence(value.node, value.scope, depth + 1, echo)
             if isinstance(value, Const) and isinstance(value.value, (int, float)):
                 return ("literal", float(value.value), "literal")
-            given = scope.argument_of(expr.id) if scope.source_of(expr.id) is None else None
+            # (no assignment binds it here: one that does decided above)
+            given = scope.argument_of(expr.id)
             if given is not None and given[0] is not expr:
                 # `MultiStepLR(opt, milestones=milestones)` in a builder called with the
                 # caller's list of fractions of `len(loader) * epochs`

@@ -75,3 +75,10 @@ def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
         todo.extend(ast.iter_child_nodes(node))
+
+
+def own_statements(fn: ast.AST) -> Iterator[ast.AST]:
+    """own_nodes without the ``def`` / ``lambda`` / ``class`` nodes themselves: what ``fn``'s
+    own body does, the functions and classes it defines left out."""
+    return (n for n in own_nodes(fn)
+            if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)))

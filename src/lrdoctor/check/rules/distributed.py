@@ -28,9 +28,9 @@ from collections.abc import Iterable, Iterator
 from lrdoctor.check.context import FileContext
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.index import last_name
+from lrdoctor.check.memo import own_statements
 from lrdoctor.check.model import Event
 from lrdoctor.check.rules import rule
-from lrdoctor.check.rules.state import own_statements
 
 # attributes and names that are true on the main process only
 MAIN_PROCESS_FLAGS = frozenset({

@@ -23,7 +23,7 @@ from lrdoctor.check.context import (
 from lrdoctor.check.diagnostic import Diagnostic
 from lrdoctor.check.horizon import ignores_first_argument, project_constant
 from lrdoctor.check.index import Scope, dotted, last_name, parameters_of
-from lrdoctor.check.memo import nodes_in, per_node
+from lrdoctor.check.memo import nodes_in, own_statements, per_node
 from lrdoctor.check.model import Event, Loop, built_apart, calling_scope, exclusive
 from lrdoctor.check.position import (
     built_at_a_position,
@@ -2902,17 +2902,6 @@ def _result_apart(step: Event, w: Event) -> bool:
 def _truthy_return(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Constant) \
         and bool(stmt.value.value)
-
-
-def own_statements(fn: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of ``fn``'s body, the functions and classes it defines left out."""
-    todo = list(ast.iter_child_nodes(fn))
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        yield node
-        todo.extend(ast.iter_child_nodes(node))
 
 
 def _falsy_return(stmt: ast.Return) -> bool:
