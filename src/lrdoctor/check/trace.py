@@ -7269,20 +7269,26 @@ def _dict_built(args: list[Any], kwargs: dict[str, Any], node: ast.Call | None) 
     return built
 
 
-def _call_arguments(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg],
-                    caller: Scope) -> dict[str, tuple[ast.expr, Scope]]:
-    """Each parameter ``call`` fills with an expression of its own, with the caller's scope:
-    positional arguments up to the first ``*xs``, keywords by name (not ``**kw``)."""
-    out: dict[str, tuple[ast.expr, Scope]] = {}
+def _given_pairs(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg]
+                 ) -> dict[str, ast.expr]:
+    """Each parameter ``call`` fills with an expression of its own: positional arguments up
+    to the first ``*xs``, keywords by name (not ``**kw``)."""
+    out: dict[str, ast.expr] = {}
     for param, arg in zip(params, call.args):
         if isinstance(arg, ast.Starred):
             break
-        out[param.arg] = (arg, caller)
+        out[param.arg] = arg
     named = {p.arg for p in [*params, *kwonly]}
     for kw in call.keywords:
         if kw.arg is not None and kw.arg in named:
-            out[kw.arg] = (kw.value, caller)
+            out[kw.arg] = kw.value
     return out
+
+
+def _call_arguments(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg],
+                    caller: Scope) -> dict[str, tuple[ast.expr, Scope]]:
+    """Each parameter ``call`` fills (see _given_pairs), with the caller's scope to read it in."""
+    return {name: (arg, caller) for name, arg in _given_pairs(call, params, kwonly).items()}
 
 
 def _handed_settings(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg],
@@ -7290,29 +7296,15 @@ def _handed_settings(call: ast.Call, params: list[ast.arg], kwonly: list[ast.arg
     """The parameters a call fills with a setting as it is (`args.scheduler`,
     `cfg["sched"]`, `cfg.get("sched")`), by the setting each then holds: Python binds the
     parameter to the very object the caller's expression gives, so a test of the parameter
-    inside (`scheduler_name == "plateau"`) is a test of that setting. Positional arguments
-    up to the first ``*xs``; keywords by name (not ``**kw``). A bare name the caller
-    passes on holds what it held there (``caller``: the caller's own parameters that hold a
-    setting, `build(kind)` inside `get_scheduler(kind, ...)`)."""
-
-    def handed(arg: ast.expr) -> str | None:
-        if isinstance(arg, ast.Name):
-            return caller.get(arg.id)
-        return setting_key(arg)
-
+    inside (`scheduler_name == "plateau"`) is a test of that setting. The arguments as
+    _given_pairs reads them. A bare name the caller passes on holds what it held there
+    (``caller``: the caller's own parameters that hold a setting, `build(kind)` inside
+    `get_scheduler(kind, ...)`)."""
     out: dict[str, str] = {}
-    for param, arg in zip(params, call.args):
-        if isinstance(arg, ast.Starred):
-            break
-        key = handed(arg)
+    for name, arg in _given_pairs(call, params, kwonly).items():
+        key = caller.get(arg.id) if isinstance(arg, ast.Name) else setting_key(arg)
         if key:
-            out[param.arg] = key
-    named = {p.arg for p in [*params, *kwonly]}
-    for kw in call.keywords:
-        if kw.arg is not None and kw.arg in named:
-            key = handed(kw.value)
-            if key:
-                out[kw.arg] = key
+            out[name] = key
     return out
 
 
