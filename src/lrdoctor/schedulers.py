@@ -40,6 +40,14 @@ class SchedulerKind:
     # such schedulers stepped back to back compose exactly as ChainedScheduler would; the
     # others recompute the LR from their base values and erase what another scheduler did
     chainable: bool = False
+    # the words in the names of its arguments say the horizon's unit (`T_max=num_epochs`).
+    # False where the class's own parameters carry a unit word that its users are told to
+    # ignore: Lightning Bolts' `LinearWarmupCosineAnnealingLR(warmup_epochs, max_epochs)` is
+    # documented to be stepped after every iteration, its "epochs" then counting iterations,
+    # so `max_epochs=cfg.max_epochs` says nothing; only what the value is computed from does
+    unit_in_names: bool = True
+    # the module that defines the class: torch's, or the library a project imports it from
+    library: str = "torch.optim.lr_scheduler"
 
 
 SCHEDULERS: dict[str, SchedulerKind] = {
@@ -64,6 +72,12 @@ SCHEDULERS: dict[str, SchedulerKind] = {
         SchedulerKind("SequentialLR", (("milestones", 2),), composite=True),
         SchedulerKind("ChainedScheduler", (), composite=True),
         SchedulerKind("SWALR", (("anneal_epochs", 3),)),
+        # pl_bolts.optimizers.lr_scheduler (and the many projects that import it): a linear
+        # warm-up over `warmup_epochs` steps, then a cosine to `eta_min` at `max_epochs`,
+        # which bends back up past it; its get_lr() moves the LR already in the param group
+        SchedulerKind("LinearWarmupCosineAnnealingLR", (("max_epochs", 2), ("warmup_epochs", 1)),
+                      overrun="rises", decays_to_floor=True, chainable=True,
+                      unit_in_names=False, library="pl_bolts.optimizers.lr_scheduler"),
     ]
 }
 

@@ -521,7 +521,38 @@ def _resolve(expr: ast.expr | None, scope: Scope | None, module: ModuleInfo | No
                                                             else 1):
             fallback = expr.args[2 if dotted(expr.func) == "getattr" else 1]
             return _resolve(fallback, scope, module, depth + 1)
+    if name and isinstance(root, ast.Name) and scope is not None \
+            and root.id in _local_names(scope):
+        # `mode=cfg.mode` in a builder whose caller handed it its `args` (in a module of its
+        # own): the same setting read through what the caller passed, where the caller wrote it
+        given = scope.argument_of(root.id)
+        if given is not None and isinstance(given[0], (ast.Name, ast.Attribute)) \
+                and given[0] is not root:
+            rerooted = _rerooted(expr, root, given[0])
+            if rerooted is not None:
+                return _resolve(rerooted, given[1], None, depth + 1)
     return _MISSING
+
+
+def _rerooted(expr: ast.expr, root: ast.Name, holder: ast.expr) -> ast.expr | None:
+    """``expr`` (a setting read from ``root``: ``cfg.mode``, ``cfg["sched"]["mode"]``,
+    ``cfg.get("mode", "min")``) read from ``holder`` instead; None for another shape."""
+    if expr is root:
+        return holder
+    made: ast.expr
+    if isinstance(expr, ast.Attribute):
+        inner = _rerooted(expr.value, root, holder)
+        made = ast.Attribute(inner, expr.attr, ast.Load()) if inner is not None else None
+    elif isinstance(expr, ast.Subscript):
+        inner = _rerooted(expr.value, root, holder)
+        made = ast.Subscript(inner, expr.slice, ast.Load()) if inner is not None else None
+    elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        inner = _rerooted(expr.func.value, root, holder)
+        made = ast.Call(ast.Attribute(inner, expr.func.attr, ast.Load()), expr.args,
+                        expr.keywords) if inner is not None else None
+    else:
+        return None
+    return ast.copy_location(made, expr) if made is not None else None
 
 
 def module_number(expr: ast.expr, scope: Scope | None) -> int | float | None:

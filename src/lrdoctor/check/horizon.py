@@ -84,10 +84,14 @@ def horizon_of(sched: Obj) -> Horizon:
             found = Horizon("literal", param, str(default), float(default), "literal")
         else:
             unit, value, evidence = unit_evidence(expr, sched.scope, echo=param in ECHOED)
+            if evidence == "name" and not kind.unit_in_names:
+                unit, evidence = "", ""
             found = Horizon(unit, param, short_source(expr), value, evidence)
         if found.unit == "batch":
             return found
-        if found.unit == "epoch" or not best.unit:
+        if found.unit == "epoch" or not best.unit and (found.unit or not best.param):
+            # (among parameters whose unit is unknown, the first named is the horizon: a
+            # warm-up's length is only part of it)
             best = found
     if kind.design == "batch" and best.unit != "epoch":
         return Horizon("batch", best.param, best.source, best.value, "design")
@@ -740,6 +744,9 @@ def unit_evidence(expr: ast.expr, scope: Scope | None, depth: int = 0,
                 return unit_evidence(given[0], given[1], depth + 1, echo)
         return _stated(expr, scope) or _NONE
     if isinstance(expr, ast.Attribute):
+        counted = _lightning_trainer_count(expr)
+        if counted:
+            return (counted, None, "flow")
         built = _built_with(expr, scope, depth, echo)
         if built[0] in ("batch", "epoch") and (
                 built[2] != "name" or built[0] != _word_unit(expr.attr, echo)):
@@ -895,6 +902,23 @@ def _best(results: list[tuple[str, float | None, str]], unit: str) -> str:
     """The most trustworthy evidence among ``results`` that give ``unit``."""
     return min((r[2] for r in results if r[0] == unit), key=lambda e: _RANK.get(e, 5),
                default="")
+
+
+# what a Lightning Trainer's own attributes count: its epoch budget, and its budgets and
+# estimates in optimizer steps (`estimated_stepping_batches` is max_epochs times the batches
+# of an epoch divided by the accumulation, or max_steps)
+_TRAINER_COUNTS = {"max_epochs": "epoch", "current_epoch": "epoch", "max_steps": "batch",
+                   "estimated_stepping_batches": "batch", "num_training_batches": "batch"}
+
+
+def _lightning_trainer_count(expr: ast.Attribute) -> str:
+    """The unit of ``self.trainer.max_epochs`` / ``trainer.estimated_stepping_batches``: what
+    the framework's Trainer counts there, whatever the words of the scheduler's parameter
+    say; "" for anything else."""
+    holder = expr.value
+    held = holder.attr if isinstance(holder, ast.Attribute) else \
+        holder.id if isinstance(holder, ast.Name) else ""
+    return _TRAINER_COUNTS.get(expr.attr, "") if held == "trainer" else ""
 
 
 def _help_unit(expr: ast.expr, setting: str, scope: Scope | None, echo: bool) -> str:

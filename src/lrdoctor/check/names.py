@@ -181,9 +181,11 @@ def words(text: str) -> list[str]:
 
 # (the short words stand alone between letters, not between underscores: `val_map`,
 # `mean_iou`, `val_r2`, `val_cer` say them; `heatmap`, `cancer` do not)
+# (a count or share of correct predictions is one too: `correct / total`, `n_correct`; not
+# `incorrect`, nor `corrected` / `correction`)
 ACC_WORDS = re.compile(
     r"acc|accuracy|top1|top5|f1|auc|bleu|rouge|(?<![a-z])map(?![a-z])|miou|(?<![a-z])iou(?![a-z])"
-    r"|dice|precision|recall|(?<![a-z0-9])r2(?![a-z0-9])|psnr|ssim"
+    r"|dice|precision|recall|(?<![a-z0-9])r2(?![a-z0-9])|psnr|ssim|(?<!in)correct(?!ed|ion)"
 )
 LOSS_WORDS = re.compile(r"loss|err|error|perplexity|ppl|wer|(?<![a-z])cer(?![a-z])|mse|mae|rmse|nll")
 # "vali" is the Time-Series-Library family's spelling (`vali_loss`, `vali_loader`, `self.vali`)

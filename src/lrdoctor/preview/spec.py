@@ -33,7 +33,8 @@ NOT_PREVIEWABLE = {
 }
 # the torch.optim.lr_scheduler classes lrdoctor knows (schedulers.py) whose values depend only
 # on their arguments and the step
-TORCH_CLASSES = tuple(name for name in SCHEDULERS if name not in NOT_PREVIEWABLE)
+TORCH_CLASSES = tuple(name for name, kind in SCHEDULERS.items()
+                      if name not in NOT_PREVIEWABLE and kind.library.startswith("torch."))
 COMPOSITES = tuple(kind.name for kind in SCHEDULERS.values() if kind.composite)
 
 

@@ -42,6 +42,7 @@ _ENDING = {
     "OneCycleLR": (("total_steps", 2), ("steps_per_epoch", 4)),
     "CosineAnnealingLR": (("T_max", 1),),
     "PolynomialLR": (("total_iters", 1),),
+    "LinearWarmupCosineAnnealingLR": (("max_epochs", 2),),
 }
 # Hugging Face builders whose num_training_steps ends the schedule
 _HF_ENDING = frozenset(
@@ -180,7 +181,7 @@ def _consequence(sched: Obj) -> str:
     if kind is not None and kind.overrun == "crash":
         return "OneCycleLR raises `Tried to step ... times` once stepped past total_steps"
     if kind is not None and kind.overrun == "rises":
-        return "past T_max the cosine climbs back up towards the initial LR"
+        return f"past {kind.horizon_params[0][0]} the cosine climbs back up towards the initial LR"
     return "the LR reaches the end of its schedule early and stays there (or climbs back, for a cosine)"
 
 
@@ -1621,10 +1622,12 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
             stated = f"{total:g} by default" if values and known else ""
             count = ast.unparse(count_shown(loop))
             runs_while = "while " if isinstance(loop.node, ast.While) else ""
-            end = "T_max" if sched.cls == "CosineAnnealingLR" else "the cosine's end"
+            past = _COSINE_ENDS[sched.cls][0] if sched.cls in _COSINE_ENDS else "T_max"
+            end = past if sched.cls in _COSINE_ENDS else "the cosine's end"
             advice = ("Size T_max to the loop's epochs, or step the cosine only after the "
                       "warm-up it leaves room for (SequentialLR, or `if epoch >= warmup:`)"
                       if sched.cls == "CosineAnnealingLR"
+                      else f"Size {end} to the loop's epochs" if sched.cls in _COSINE_ENDS
                       else "Size the last milestone plus T_max to the loop's epochs")
             yield Diagnostic.at(
                 "LRD010",
@@ -1634,7 +1637,7 @@ def epoch_horizon_for_fewer_epochs_than_the_loop(ctx: FileContext) -> Iterator[D
                 f"epoch{'s' if total != 1 else ''} than {end}"
                 + (f" ({stated})" if stated else "")
                 + rebound + _budget_note(loop, e.path)
-                + f", so past T_max the cosine climbs back up towards the initial LR for the "
+                + f", so past {past} the cosine climbs back up towards the initial LR for the "
                 f"last of them. {advice}",
                 e.path,
                 e.node,
@@ -1667,6 +1670,10 @@ def _module_bound_count(loop: Loop) -> int | None:
     return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
 
 
+# the cosines whose end is one parameter, with its position
+_COSINE_ENDS = {"CosineAnnealingLR": ("T_max", 1), "LinearWarmupCosineAnnealingLR": ("max_epochs", 2)}
+
+
 def _epoch_cosine(sched: Obj) -> tuple[ast.expr, Scope | None, float | None, str] | None:
     """The cosine end a scheduler stepped once per epoch must not pass: ``(horizon, the scope
     to read it in, its value where the file states it as a number, how the message names
@@ -1675,13 +1682,15 @@ def _epoch_cosine(sched: Obj) -> tuple[ast.expr, Scope | None, float | None, str
     milestone and the cosine then runs T_max steps), when the milestones are written as a
     list of one per hand-over and the two parts can be read together (the milestone a number,
     or both built in one function). None for anything else."""
-    if sched.cls == "CosineAnnealingLR":
-        horizon = sched.arg("T_max", 1)
+    if sched.cls in _COSINE_ENDS:
+        # (Bolts' warm-up cosine counts its warm-up inside max_epochs: the cosine ends there)
+        param, index = _COSINE_ENDS[sched.cls]
+        horizon = sched.arg(param, index)
         if horizon is None:
             return None
         literal = _literal_horizon(sched)
-        value = literal[2] if literal is not None and literal[0] == "T_max" else None
-        return horizon, sched.scope, value, f"CosineAnnealingLR(T_max={short_source(horizon)})"
+        value = literal[2] if literal is not None and literal[0] == param else None
+        return horizon, sched.scope, value, f"{sched.cls}({param}={short_source(horizon)})"
     if sched.cls != "SequentialLR" or len(sched.members) < 2:
         return None
     last = sched.members[-1]

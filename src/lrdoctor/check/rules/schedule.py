@@ -44,7 +44,7 @@ from lrdoctor.check.horizon import (
 from lrdoctor.check.horizon import (
     SMALL_LITERAL as EPOCH_SIZED_LITERAL,
 )
-from lrdoctor.check.index import dotted, main_guard, origin, parameters_of
+from lrdoctor.check.index import ModuleInfo, dotted, main_guard, origin, parameters_of
 from lrdoctor.check.memo import nodes_in, own_nodes
 from lrdoctor.check.meters import backpropagates, holds_backpropagated_loss, recorded_name
 from lrdoctor.check.model import (
@@ -2883,10 +2883,12 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     lower = text.lower()
     if not kinds and not names.ACC_WORDS.search(lower) and not names.LOSS_WORDS.search(lower):
         # `scheduler.step(validate(model, loader))`: the words of what the function returns
-        said = _returned_text(ctx, watched_at)
-        if said is not None:
+        returned = _returned_text(ctx, watched_at)
+        if returned is not None:
+            function, said = returned
             kinds = {k for k in [_kind_of(said)] if k}
             lower = ast.unparse(said).lower()
+            passed += f" (`{function.name}` returns `{short_source(said)}`)"
     mode_expr = sched.arg("mode", 1)
     # the mode as the file states it: a literal, or a setting holding one (`CFG.mode`)
     stated = constants.resolve(mode_expr, sched.scope) if mode_expr is not None else None
@@ -2904,6 +2906,9 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
             return "", None  # how the program keeps the value says nothing of its negation
     built = f"line {sched.line}" if sched.path in ("", e.path) else \
         f"{display_path(sched.path)}:{sched.line}"  # where the plateau is built
+    # the mode as the message names it: where a setting holds it, which one
+    said = f"mode='{mode}'" + (f" (`{short_source(mode_expr)}`)" if mode_expr is not None
+                               and not isinstance(mode_expr, ast.Constant) else "")
     chosen = mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode)
     if chosen:
         pass  # the mode fits the metric of the other branch of the setting
@@ -2911,7 +2916,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         return "min-acc", Diagnostic.at(
             "LRD004",
             f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
-            "mode='min', but it is an accuracy-like metric: the LR is cut whenever it "
+            f"{said}, but it is an accuracy-like metric: the LR is cut whenever it "
             "improves; use mode='max'",
             e.path,
             node,
@@ -2920,7 +2925,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         return "max-loss", Diagnostic.at(
             "LRD004",
             f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
-            "mode='max', but it is a loss: the LR is cut whenever the loss goes down; use "
+            f"{said}, but it is a loss: the LR is cut whenever the loss goes down; use "
             "mode='min'",
             e.path,
             node,
@@ -2985,30 +2990,33 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     return "", None
 
 
-def _returned_text(ctx: FileContext, watched_at: Passed) -> ast.expr | None:
-    """What a metric returned by a function of its own module says it is: the metric is a call
-    of a module-level function (`validate(model, loader)`), or a name the function around
-    bound last to such a call (`result = validate(...)`, or one position of `val_l, val_a =
-    validate(...)`), and every `return` of that function returns one expression there, the
-    same words each time (`return accuracy`). None otherwise."""
+def _returned_text(ctx: FileContext, watched_at: Passed
+                   ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.expr] | None:
+    """What a metric returned by a function says it is, with that function: the metric is a
+    call of a function (see _function_returns: `validate(model, loader)`, `self.evaluate()`),
+    or a name the function around bound last to such a call (`result = validate(...)`, or one
+    position of `val_l, val_a = validate(...)`), and every `return` of that function returns
+    one expression there, the same words each time (`return accuracy`). None otherwise."""
     found = _function_returns(ctx, watched_at)
     if found is None:
         return None
-    returned = found[1]
+    function, returned = found
     if any(isinstance(r, ast.Tuple) for r in returned):
         return None
     kinds = {_kind_of(r) for r in returned}
-    return returned[0] if len(kinds) == 1 and "" not in kinds else None
+    return (function, returned[0]) if len(kinds) == 1 and "" not in kinds else None
 
 
 def _function_returns(ctx: FileContext, watched_at: Passed
                       ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.expr]] | None:
-    """The module-level function of its file a metric comes from, and what each of its
+    """The function a metric comes from (one of its module, one the module imports from the
+    project, or a method of the class around: see _called_function), and what each of its
     `return`s hands back there: the metric (its negation read through) is a call of that
-    function, a name the function around bound last to such a call, or one item of a tuple
+    function, a name the function around bound last to such a call, one item of a tuple
     target bound to it (`val_l, val_a = validate(...)`: the item at that position of every
-    return, each a tuple of as many items). None when any return is bare or not of that
-    shape."""
+    return, each a tuple of as many items), or one item of the call's result taken by a
+    literal index (`evaluate(...)[1]`: that item of every return, each a tuple long enough).
+    None when any return is bare or not of that shape."""
     tree = ctx.tree_of(watched_at.path)
     module = ctx.module_of(watched_at.path)
     if tree is None or module is None or watched_at.key is not None:
@@ -3016,7 +3024,8 @@ def _function_returns(ctx: FileContext, watched_at: Passed
     metric: ast.expr | None = watched_at.expr
     if isinstance(metric, ast.UnaryOp) and isinstance(metric.op, ast.USub):
         metric = metric.operand  # `-val_l`: which value is negated (the rule counts the sign)
-    position: tuple[int, int] | None = None  # (index, length) of `a, b = validate(...)`
+    # (index, length) of `a, b = validate(...)`; (index, None) of `validate(...)[1]`
+    position: tuple[int, int | None] | None = None
     if isinstance(metric, ast.Name):
         around = function_around(tree, watched_at.at)
         line = getattr(watched_at.at, "lineno", 0)
@@ -3026,9 +3035,13 @@ def _function_returns(ctx: FileContext, watched_at: Passed
             metric, position = unpacked[0].value, unpacked[1:]
         else:
             metric = plain.value if plain is not None else None
-    if not (isinstance(metric, ast.Call) and isinstance(metric.func, ast.Name)):
+    if position is None and isinstance(metric, ast.Subscript) \
+            and isinstance(metric.slice, ast.Constant) and type(metric.slice.value) is int \
+            and metric.slice.value >= 0:
+        position, metric = (metric.slice.value, None), metric.value
+    if not isinstance(metric, ast.Call):
         return None
-    function = module.functions.get(metric.func.id)
+    function = _called_function(tree, module, metric)
     if function is None:
         return None
     returned = [n.value for n in ast.walk(function) if isinstance(n, ast.Return)
@@ -3037,7 +3050,8 @@ def _function_returns(ctx: FileContext, watched_at: Passed
         return None
     if position is not None:
         index, length = position
-        if not all(isinstance(r, ast.Tuple) and len(r.elts) == length
+        if not all(isinstance(r, ast.Tuple) and (len(r.elts) == length if length is not None
+                                                 else len(r.elts) > index)
                    and not any(isinstance(x, ast.Starred) for x in r.elts) for r in returned):
             return None
         return function, [r.elts[index] for r in returned if isinstance(r, ast.Tuple)]
@@ -4902,22 +4916,26 @@ def _returned_by_the_update(ctx: FileContext, c: Cond, s: Event) -> bool:
     return False
 
 
-def _called_function(tree: ast.Module, module: Any, call: ast.Call
+def _called_function(tree: ast.Module, module: ModuleInfo, call: ast.Call
                      ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The function of the module (``name(...)``) or the method of the class around the call
-    (``self.name(...)``) that ``call`` calls."""
-    if isinstance(call.func, ast.Name):
-        found = module.functions.get(call.func.id)
+    """The function ``call`` calls: a function of the module (``name(...)``) or one the module
+    imports from a project module (``from engine import evaluate``), or the method of the
+    class around the call (``self.name(...)``), its own or one it inherits from a project base
+    class."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        found = module.functions.get(func.id)
+        qualname = module.imports.get(func.id)
+        if found is None and qualname is not None and module.loader is not None:
+            located = module.loader.module_for(qualname, module)
+            found = located[0].functions.get(located[1]) if located is not None else None
         return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
-            and call.func.value.id == "self":
-        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-            if not cls.lineno <= call.lineno <= (cls.end_lineno or cls.lineno):
-                continue
-            for stmt in cls.body:
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                        and stmt.name == call.func.attr:
-                    return stmt
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id == "self":
+        owner = class_at(tree, call.lineno)
+        info = module.classes.get(owner.name) if owner is not None else None
+        method = info.find(func.attr) if info is not None and info.node is owner else None
+        return method[0] if method is not None else None
     return None
 
 
