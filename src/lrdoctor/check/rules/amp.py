@@ -2375,7 +2375,7 @@ def clip_before_unscale(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         # a scaler switched by a flag (`if cfg.use_amp: scaler = GradScaler()`): the clip sees
         # scaled gradients exactly when the flag is on, so the message says when, as LRD005's does
-        switch = scaler_switch(b.obj)
+        switch = scaler_switch(b.obj, b)
         condition = when(switch) if switch else ""
         prefix = f"{condition[0].upper()}{condition[1:]}, g" if condition else "g"
         yield Diagnostic.at(

@@ -8,22 +8,25 @@ from collections.abc import Iterable
 from lrdoctor.check.context import function_at
 from lrdoctor.check.index import dotted, last_name
 from lrdoctor.check.memo import own_nodes, per_node
-from lrdoctor.check.model import OPPOSITE_OPS
+from lrdoctor.check.model import OPPOSITE_OPS, Event
 from lrdoctor.check.project import display_path
 from lrdoctor.check.values import Const, ExprVal, Obj
 
 ALWAYS = ""
 
 
-def scaler_switch(scaler: Obj | None) -> str | None:
+def scaler_switch(scaler: Obj | None, used_at: Event | None = None) -> str | None:
     """``ALWAYS`` ("") for a GradScaler that is always enabled, the flag's source text for
     one switched by a flag (``GradScaler(enabled=args.amp)``, ``GradScaler() if args.amp else
     None``, built under ``if args.amp:``), None when it never skips steps (``enabled=False``)
-    or the file does not show how it is built (a name only)."""
+    or the file does not show how it is built (a name only). With ``used_at`` (an event that
+    uses the scaler), also the flags of the ``if`` statements around the call of the project
+    function that built it which ``used_at`` does not run under (``if args.amp: scaler =
+    make_scaler()``; see _caller_flags)."""
     if scaler is None or scaler.call is None or scaler.kind != "scaler":
         return None
     flag = ALWAYS
-    for level in _enclosing_flags(scaler):
+    for level in _enclosing_flags(scaler, used_at):
         # `if args.fp16:` around `if args.fsdp: scaler = ShardedGradScaler()`: built when
         # both hold, each decided on its own where it is a literal bound once
         fixed = _fixed(scaler, level)
@@ -316,7 +319,11 @@ def _without_device_checks(test: ast.expr) -> ast.expr:
 
 
 def _and(first: str, second: str) -> str:
-    return second if not first or first == second else f"{first} and {second}"
+    """Both switches (each said once: the caller's `if args.amp:` and the builder's
+    `enabled=args.amp` are one switch)."""
+    if not first or first == second:
+        return second
+    return first if second in first.split(" and ") else f"{first} and {second}"
 
 
 def _flag(expr: ast.expr) -> bool:
@@ -390,7 +397,7 @@ def _enclosing_flag(scaler: Obj) -> str:
     return flag
 
 
-def _enclosing_flags(scaler: Obj) -> list[str]:
+def _enclosing_flags(scaler: Obj, used_at: Event | None = None) -> list[str]:
     """The flag of each ``if`` the scaler is built under, outermost first: the test of ``if
     args.amp: scaler = GradScaler()``, or the negation for ``if not args.amp: scaler = None``
     / ``else: scaler = GradScaler()`` (built when the test fails). An ``if`` whose test is no
@@ -406,7 +413,8 @@ def _enclosing_flags(scaler: Obj) -> list[str]:
         body, orelse = _within(node.body, line), _within(node.orelse, line)
         if body or orelse:
             around.append((node, orelse))
-    flags = []
+    flags = _caller_flags(scaler, {id(node) for node, _ in around}, used_at) \
+        if used_at is not None else []
     for found, in_else in sorted(around, key=lambda pair: pair[0].lineno):
         test: ast.expr = found.test
         if in_else:
@@ -417,6 +425,31 @@ def _enclosing_flags(scaler: Obj) -> list[str]:
         # `if args.amp and torch.cuda.is_available():` is on in a GPU run exactly when
         # args.amp is
         test = _without_device_checks(test)
+        if _flag(test) or _numeric_switch(test):
+            flags.append(ast.unparse(test))
+    return flags
+
+
+def _caller_flags(scaler: Obj, written_around: set[int], used_at: Event) -> list[str]:
+    """The flags of the ``if`` statements around the call of the project function that built
+    the scaler (``if args.amp: scaler = make_scaler()``, the ``GradScaler(...)`` inside
+    ``make_scaler``), outermost first, as the trace took them: the branches it was built on
+    less those ``used_at`` runs under too (``if args.mode == "train": train()`` around both
+    says when training runs, not when the scaler exists) and less the ``if`` statements
+    written around the ``GradScaler(...)`` call itself (whose flags ``_enclosing_flags`` reads
+    where they are written). An ``else`` adds the test's negation."""
+    shared = {(c.key, c.branch) for c in used_at.conds}
+    flags = []
+    for cond in scaler.built_under or ():
+        stmt = cond.test
+        if stmt is None or cond.branch not in (0, 1) or cond.loop is not None \
+                or (cond.key, cond.branch) in shared:
+            continue
+        owner = next((node for node in _ifs(scaler.scope.module.tree) if node.test is stmt),
+                     None) if scaler.scope is not None else None
+        if owner is not None and id(owner) in written_around:
+            continue
+        test = _without_device_checks(stmt if cond.branch == 0 else _negated(stmt))
         if _flag(test) or _numeric_switch(test):
             flags.append(ast.unparse(test))
     return flags

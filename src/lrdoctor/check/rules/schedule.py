@@ -4709,7 +4709,7 @@ def _switch_where_stepped(s: Event, e: Event) -> str | None:
     the scheduler steps, so every run that steps the scheduler there holds the enabled
     GradScaler. Guarded by ``if scaler is not None:`` (a program meant to train on the CPU
     too), it stays unknown, as ``scaler_switch`` leaves it."""
-    flag = scaler_switch(s.obj)
+    flag = scaler_switch(s.obj, s)
     if flag is not None or not built_with_the_gpu(s.obj):
         return flag
     around = {(c.key, c.branch) for c in e.conds}
