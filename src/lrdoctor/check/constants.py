@@ -539,7 +539,7 @@ def _rerooted(expr: ast.expr, root: ast.Name, holder: ast.expr) -> ast.expr | No
     ``cfg.get("mode", "min")``) read from ``holder`` instead; None for another shape."""
     if expr is root:
         return holder
-    made: ast.expr
+    made: ast.expr | None
     if isinstance(expr, ast.Attribute):
         inner = _rerooted(expr.value, root, holder)
         made = ast.Attribute(inner, expr.attr, ast.Load()) if inner is not None else None

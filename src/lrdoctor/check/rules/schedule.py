@@ -2907,8 +2907,8 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
     built = f"line {sched.line}" if sched.path in ("", e.path) else \
         f"{display_path(sched.path)}:{sched.line}"  # where the plateau is built
     # the mode as the message names it: where a setting holds it, which one
-    said = f"mode='{mode}'" + (f" (`{short_source(mode_expr)}`)" if mode_expr is not None
-                               and not isinstance(mode_expr, ast.Constant) else "")
+    mode_said = f"mode='{mode}'" + (f" (`{short_source(mode_expr)}`)" if mode_expr is not None
+                                    and not isinstance(mode_expr, ast.Constant) else "")
     chosen = mode in ("min", "max") and _metric_chosen_by_setting(ctx, e, mode)
     if chosen:
         pass  # the mode fits the metric of the other branch of the setting
@@ -2916,7 +2916,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         return "min-acc", Diagnostic.at(
             "LRD004",
             f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
-            f"{said}, but it is an accuracy-like metric: the LR is cut whenever it "
+            f"{mode_said}, but it is an accuracy-like metric: the LR is cut whenever it "
             "improves; use mode='max'",
             e.path,
             node,
@@ -2925,7 +2925,7 @@ def _watched_verdict(ctx: FileContext, e: Event, chain: list[Passed],
         return "max-loss", Diagnostic.at(
             "LRD004",
             f"ReduceLROnPlateau ({built}) watches `{text}`{passed} with "
-            f"{said}, but it is a loss: the LR is cut whenever the loss goes down; use "
+            f"{mode_said}, but it is a loss: the LR is cut whenever the loss goes down; use "
             "mode='min'",
             e.path,
             node,
