@@ -6130,7 +6130,9 @@ def _recomputes(sched: Obj) -> bool | None:
 
 
 def _sized_after(decay: Obj, warmup: Obj) -> str | None:
-    """``T_max=epochs - warmup_epochs`` where the warm-up's horizon is ``warmup_epochs``."""
+    """``T_max=epochs - warmup_epochs`` where the warm-up's horizon is ``warmup_epochs``: the
+    same expression, or one the file states as the same whole number (``T_max=EPOCHS - WARM``
+    with ``WARM = 5`` beside ``LinearLR(..., total_iters=5)``)."""
     decay_kind, warm_kind = SCHEDULERS.get(decay.cls), SCHEDULERS.get(warmup.cls)
     if decay_kind is None or warm_kind is None:
         return None
@@ -6144,12 +6146,26 @@ def _sized_after(decay: Obj, warmup: Obj) -> str | None:
             warm_dumps.update(ast.dump(n) for n in ast.walk(w.body)
                               if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
                               and not (isinstance(n, ast.Name) and n.id in _lambda_args(w)))
+    warm_lengths = {n for n in (_whole_number(w, warmup) for w in warm_sizes) if n}
     for name, index in decay_kind.horizon_params:
         size = decay.arg(name, index)
-        if (isinstance(size, ast.BinOp) and isinstance(size.op, ast.Sub)
-                and ast.dump(size.right) in warm_dumps):
+        if not (isinstance(size, ast.BinOp) and isinstance(size.op, ast.Sub)):
+            continue
+        if ast.dump(size.right) in warm_dumps \
+                or _whole_number(size.right, decay) in warm_lengths:
             return f"{name}={ast.unparse(size)}"
     return None
+
+
+def _whole_number(expr: ast.expr | None, sched: Obj) -> int | None:
+    """The whole number above 1 ``expr``, an argument of ``sched``'s constructor (a lambda is
+    none), stands for as the file states it where the scheduler is built, else None (a length
+    of 1 matches too much by chance: `T_max=epochs - 1` is common on its own)."""
+    if expr is None or isinstance(expr, ast.Lambda):
+        return None
+    value = constants.resolve(expr, sched.scope)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 \
+        else None
 
 
 def _lambda_args(fn: ast.Lambda) -> set[str]:
