@@ -689,8 +689,9 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
             continue
         if c.test is None or not varies(c.test):
             continue  # a setting (`if args.scheduler == "step"`): the same on every pass
-        if holds_first(c, env, module, built, varying=True) is not True \
-                and not _taken_first_where_settings_allow(c, varies, env, module, built):
+        if holds_first(c, env, module, built, varying=True) is not True and not (
+                _plain_step(e)
+                and _taken_first_where_settings_allow(c, varies, env, module, built)):
             return True
     return False
 
@@ -703,14 +704,17 @@ def _taken_first_where_settings_allow(cond: Cond, varies: Callable[[ast.expr], b
     the batch loop. A part that reads nothing that changes from pass to pass (a setting, a
     test that the scheduler exists) is the same on every pass, as a whole test of a setting
     is (which the caller passes over); the parts that do change must hold on the first pass.
-    A setting part known to be false keeps the body from ever running; the ``else`` of such a
-    test, and an ``or``, are left as they were read."""
+    A setting part known to be false keeps the body from ever running, and one that asks
+    whether the run resumes (``args.start_epoch > 0``, ``if ckpt and ...``) holds only where the
+    first pass is not the first of the training; the ``else`` of such a test, and an ``or``,
+    are left as they were read."""
     test = cond.test
     if cond.branch != 0 or not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And):
         return False
     changing = [part for part in test.values if varies(part)]
     settings = [part for part in test.values if not varies(part)]
-    if not changing or not settings:
+    if not changing or not settings \
+            or any(_RESUME_WORDS.search(ast.unparse(part)) for part in settings):
         return False
     if any(holds_first(replace(cond, test=part), env, module, built) is False
            for part in settings):
