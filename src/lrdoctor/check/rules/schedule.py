@@ -2663,8 +2663,12 @@ def _same_construction(a: Obj | None, b: Obj) -> bool:
 
 def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
     for node, path, value in ctx.program.lightning:
-        for sched, interval in _lightning_schedulers(value):
-            if sched.guessed or sched.origin == "timm" or sched.cls == "ReduceLROnPlateau":
+        for returned, interval in _lightning_schedulers(value):
+            # the warm-up wrapper of the pip package hands every step after its warm-up to
+            # the scheduler it holds: Lightning steps that one at the wrapper's interval
+            sched = _handed_on_by_gradual_warmup(returned) or returned
+            if sched is returned and sched.guessed or sched.origin == "timm" \
+                    or sched.cls == "ReduceLROnPlateau":
                 continue
             h = horizon_of(sched)
             if interval in (None, "epoch") and h.unit == "batch" and not _epochs_by_its_size(h):
