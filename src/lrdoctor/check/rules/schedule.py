@@ -676,6 +676,7 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
     loop_vars |= derived_values(loops, env, module)
     # `first_task = True` right before the loop: its value on the first pass
     entry_values(loops, ctx.tree_of(e.path), env, loop_vars - {v for lp in loops for v in lp.targets})
+    _handed_numbers(e.conds_inside(loop), loop, loop_vars, env)
     built = (e.obj.built_under or ()) if e.obj is not None else ()
 
     def varies(test: ast.expr) -> bool:
@@ -694,6 +695,24 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
                 and _taken_first_where_settings_allow(c, varies, env, module, built)):
             return True
     return False
+
+
+def _handed_numbers(conds: list[Cond], loop: Loop, loop_vars: set[str],
+                   env: dict[str, Any]) -> None:
+    """Puts in ``env`` the number a name of the guards holds where the trace knows it as one
+    (``train(..., warm=WARM)`` with ``WARM = 5``: the parameter ``warm`` of the function whose
+    loop steps the scheduler holds 5), as a literal bound in the file is read: ``epoch <
+    warm`` then holds on the first pass. Names that change from pass to pass are not
+    numbers of the run, and a name ``env`` already knows keeps its value."""
+    if loop.scope is None:
+        return
+    for cond in conds:
+        for node in ast.walk(cond.test) if cond.test is not None else ():
+            if not isinstance(node, ast.Name) or node.id in env or node.id in loop_vars:
+                continue
+            value = loop.scope.lookup(node.id)
+            if isinstance(value, Const) and type(value.value) is int:
+                env[node.id] = value.value
 
 
 def _taken_first_where_settings_allow(cond: Cond, varies: Callable[[ast.expr], bool],
