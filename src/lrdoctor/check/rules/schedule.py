@@ -7,6 +7,7 @@ import copy
 import os
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from lrdoctor.check import constants, names
@@ -675,19 +676,70 @@ def _skips_first_pass(ctx: FileContext, e: Event, update: Event, loop: Loop) -> 
     loop_vars |= derived_values(loops, env, module)
     # `first_task = True` right before the loop: its value on the first pass
     entry_values(loops, ctx.tree_of(e.path), env, loop_vars - {v for lp in loops for v in lp.targets})
+    _handed_numbers(e.conds_inside(loop), loop, loop_vars, env)
     built = (e.obj.built_under or ()) if e.obj is not None else ()
+
+    def varies(test: ast.expr) -> bool:
+        """The test reads what changes from pass to pass (a loop variable, a counter)."""
+        return bool(set(names.words(ast.unparse(test))) & loop_vars) or bool(counters) and any(
+            isinstance(n, ast.Attribute) and dotted(n) in counters
+            or isinstance(n, ast.Name) and n.id in counters for n in ast.walk(test))
+
     for c in e.conds_inside(loop):
         if (c.key, c.branch) in shared or (c.text, c.branch) in shared:
             continue
-        if not set(names.words(c.text)) & loop_vars and not (
-                counters and c.test is not None and any(
-                    isinstance(n, ast.Attribute) and dotted(n) in counters
-                    or isinstance(n, ast.Name) and n.id in counters
-                    for n in ast.walk(c.test))):
+        if c.test is None or not varies(c.test):
             continue  # a setting (`if args.scheduler == "step"`): the same on every pass
-        if holds_first(c, env, module, built, varying=True) is not True:
+        if holds_first(c, env, module, built, varying=True) is not True and not (
+                _plain_step(e)
+                and _taken_first_where_settings_allow(c, varies, env, module, built)):
             return True
     return False
+
+
+def _handed_numbers(conds: list[Cond], loop: Loop, loop_vars: set[str],
+                   env: dict[str, Any]) -> None:
+    """Puts in ``env`` the number a name of the guards holds where the trace knows it as one
+    (``train(..., warm=WARM)`` with ``WARM = 5``: the parameter ``warm`` of the function whose
+    loop steps the scheduler holds 5), as a literal bound in the file is read: ``epoch <
+    warm`` then holds on the first pass. Names that change from pass to pass are not
+    numbers of the run, and a name ``env`` already knows keeps its value."""
+    if loop.scope is None:
+        return
+    for cond in conds:
+        for node in ast.walk(cond.test) if cond.test is not None else ():
+            if not isinstance(node, ast.Name) or node.id in env or node.id in loop_vars:
+                continue
+            value = loop.scope.lookup(node.id)
+            if isinstance(value, Const) and type(value.value) is int:
+                env[node.id] = value.value
+
+
+def _taken_first_where_settings_allow(cond: Cond, varies: Callable[[ast.expr], bool],
+                                      env: dict[str, Any], module: ModuleInfo | None,
+                                      built: tuple[Cond, ...]) -> bool:
+    """The body of ``if <setting> and <test of the pass>:`` runs on the first pass wherever it
+    runs at all: ``if warmup is not None and epoch < n_warmup: warmup.step()`` at the top of
+    the batch loop. A part that reads nothing that changes from pass to pass (a setting, a
+    test that the scheduler exists) is the same on every pass, as a whole test of a setting
+    is (which the caller passes over); the parts that do change must hold on the first pass.
+    A setting part known to be false keeps the body from ever running, and one that asks
+    whether the run resumes (``args.start_epoch > 0``, ``if ckpt and ...``) holds only where the
+    first pass is not the first of the training; the ``else`` of such a test, and an ``or``,
+    are left as they were read."""
+    test = cond.test
+    if cond.branch != 0 or not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And):
+        return False
+    changing = [part for part in test.values if varies(part)]
+    settings = [part for part in test.values if not varies(part)]
+    if not changing or not settings \
+            or any(_RESUME_WORDS.search(ast.unparse(part)) for part in settings):
+        return False
+    if any(holds_first(replace(cond, test=part), env, module, built) is False
+           for part in settings):
+        return False  # `if use_warmup and epoch < 5:` with `use_warmup = False`: never runs
+    return all(holds_first(replace(cond, test=part), env, module, built, varying=True) is True
+               for part in changing)
 
 
 def _called_function_varies(ctx: FileContext, e: Event, loop: Loop,
@@ -1892,6 +1944,9 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
             func = dotted(node.func) or ""
             if func == "len" or func.endswith(".__len__"):
                 return False  # a count of batches multiplied in
+        if isinstance(node, ast.Name) and node.id != bound \
+                and _bound_to_a_length(node, sched, loop):
+            return False  # `n = len(loader)` multiplied in: the same count, under a name
         if isinstance(node, (ast.Name, ast.Attribute)):
             text = dotted(node)
             if text == bound:
@@ -1904,6 +1959,19 @@ def _counts_passes_of(ctx: FileContext, sched: Obj, h: Any, loop: Loop) -> bool:
                     and not bound.endswith(text) and not text.startswith(bound + "."):
                 return False  # another count, of batches, takes part in it
     return shared
+
+
+def _bound_to_a_length(name: ast.Name, sched: Obj, loop: Loop) -> bool:
+    """``name`` is computed from the length of a collection (``n = len(loader)``, ``iters =
+    len(train_loader) // accum``), where the scheduler is built or in the function whose loop
+    steps it: a count of batches kept under a name, which takes part in a horizon as
+    ``len(loader)`` written out does, whatever the name says (a short ``n`` says nothing)."""
+    for scope in (sched.scope, loop.scope):
+        if scope is None or scope.source_of(name.id) is None:
+            continue
+        unit, _, evidence = unit_evidence(name, scope)
+        return unit == "batch" and evidence == "flow"
+    return False
 
 
 def _named_count_of(sched: Obj, name: ast.Name, bound: str, loop: Loop) -> bool:
@@ -2614,8 +2682,12 @@ def _same_construction(a: Obj | None, b: Obj) -> bool:
 
 def _lightning(ctx: FileContext) -> Iterator[tuple[Diagnostic, Obj]]:
     for node, path, value in ctx.program.lightning:
-        for sched, interval in _lightning_schedulers(value):
-            if sched.guessed or sched.origin == "timm" or sched.cls == "ReduceLROnPlateau":
+        for returned, interval in _lightning_schedulers(value):
+            # the warm-up wrapper of the pip package hands every step after its warm-up to
+            # the scheduler it holds: Lightning steps that one at the wrapper's interval
+            sched = _handed_on_by_gradual_warmup(returned) or returned
+            if sched is returned and sched.guessed or sched.origin == "timm" \
+                    or sched.cls == "ReduceLROnPlateau":
                 continue
             h = horizon_of(sched)
             if interval in (None, "epoch") and h.unit == "batch" and not _epochs_by_its_size(h):
