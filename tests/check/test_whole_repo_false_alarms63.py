@@ -261,3 +261,25 @@ def test_control_a_position_that_does_not_start_the_loop_is_silent(use: str) -> 
 def test_control_no_weights_restored_is_silent() -> None:
     source = epochs().replace('    net.load_state_dict(saved["net"])\n', "")
     assert lrd007(source) == []
+
+
+@pytest.mark.parametrize("restore", [
+    # a framework's or the project's own restore of the whole run, handed nothing lrdoctor sees
+    "accelerator.load_state(args.resume)",
+    "engine.load_checkpoint(args.resume)",
+    # the LR read back and written into the optimizer by hand
+    'for group in opt.param_groups:\n        group["lr"] = saved["lr"]',
+])
+def test_control_a_run_restored_by_a_route_of_its_own_is_silent(restore: str) -> None:
+    assert lrd007(epochs(restore=restore)) == []
+
+
+def test_control_a_setting_read_by_key_does_not_hide_the_finding() -> None:
+    source = epochs().replace("lr=0.05,", 'lr=dict(lr=0.05)["lr"],')
+    assert len(lrd007(source)) == 1
+
+
+def test_gradient_checkpointing_is_no_restore() -> None:
+    # activations recomputed in the backward pass: nothing of the run comes back
+    source = epochs().replace("opt = torch.optim", "net.gradient_checkpointing_enable()\nopt = torch.optim")
+    assert len(lrd007(source)) == 1

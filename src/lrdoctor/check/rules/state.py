@@ -2382,6 +2382,13 @@ _POSITION_KEY = re.compile(
 # a call that may load a checkpoint into what it is handed (`load_checkpoint(path, model,
 # optimizer)`, `resume(cfg, optimizer, scheduler)`)
 _LOADING_CALL = re.compile(r"load|resume|restor")
+# a call that restores a run by a route of its own, handed anything or nothing
+# (`accelerator.load_state(path)`, `engine.load_checkpoint(dir)`, `resume_training(cfg)`);
+# not `gradient_checkpointing_enable()`, which recomputes activations
+_RESTORING_CALL = re.compile(
+    r"restor|resum|load_?(checkpoint|ckpt|state|snapshot)|(checkpoint|ckpt)s?_?load")
+# a saved LR or schedule read back by the program (`ckpt["lr"]`, `state["sched_epoch"]`)
+_SCHEDULE_KEY = re.compile(r"(^|_)lr($|_)|learning_rate|sched")
 
 
 def _position_key_read(node: ast.AST) -> str | None:
@@ -2408,6 +2415,24 @@ def _loads(call: ast.Call) -> bool:
     return (dotted(call.func) or "").rsplit(".", 1)[-1] == "load"
 
 
+def _schedule_key_read(node: ast.AST) -> str | None:
+    """``ckpt["lr"]``, ``state.get("scheduler_epoch")``: an LR or a schedule's position read
+    (the name read from, for the caller to say whether it holds a checkpoint). Read back from
+    a checkpoint, by a route of the program's own (written into the param groups, handed to
+    a builder), it puts the schedule back in its way."""
+    key: ast.expr | None = None
+    held: ast.expr | None = None
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        key, held = node.slice, node.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "get" and node.args:
+        key, held = node.args[0], node.func.value
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and held is not None \
+            and _SCHEDULE_KEY.search(key.value.lower()):
+        return "load()" if isinstance(held, ast.Call) and _loads(held) else last_name(held)
+    return None
+
+
 def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
     """The assignment in ``around`` (the function that runs the training loop) that reads
     the run's position back from a checkpoint, when the function goes on from it: ``name =
@@ -2422,6 +2447,7 @@ def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
     loaded: dict[str, bool] = {}
     restores_weights = False
     reads: list[tuple[ast.Assign, str]] = []
+    schedule_reads: set[str] = set()
     for node in ast.walk(around):
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) \
                 and dotted(node.iter.func) == "range" and len(node.iter.args) >= 2 \
@@ -2440,20 +2466,28 @@ def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
                 if source is not None:
                     reads.append((node, source))
         elif isinstance(node, ast.Call):
-            called = (dotted(node.func) or "").lower()
-            if called.endswith("load_state_dict"):
+            called = (dotted(node.func) or "").lower().rsplit(".", 1)[-1]
+            if called == "load_state_dict":
                 restores_weights = True
-            elif _LOADING_CALL.search(called.rsplit(".", 1)[-1]) and any(
+            elif _RESTORING_CALL.search(called) or _LOADING_CALL.search(called) and any(
                     dotted(arg) in handed
                     for arg in [*node.args, *(k.value for k in node.keywords)]):
                 return None
-    if not restores_weights:
+        held = _schedule_key_read(node)
+        if held is not None:
+            schedule_reads.add(held)
+
+    def checkpoint(source: str) -> bool:
+        return source == "load()" or loaded.get(source, False) \
+            or bool(_CHECKPOINT_NAME.search(source.lower()))
+
+    if not restores_weights or any(checkpoint(held) for held in schedule_reads):
         return None
     for node, source in reads:
         name = node.targets[0].id  # type: ignore[attr-defined]
         if name not in starts and name not in advanced:
             continue
-        if source == "load()" or loaded.get(source) or _CHECKPOINT_NAME.search(source.lower()):
+        if checkpoint(source):
             return node
     return None
 
