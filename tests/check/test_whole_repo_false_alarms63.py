@@ -283,3 +283,9 @@ def test_gradient_checkpointing_is_no_restore() -> None:
     # activations recomputed in the backward pass: nothing of the run comes back
     source = epochs().replace("opt = torch.optim", "net.gradient_checkpointing_enable()\nopt = torch.optim")
     assert len(lrd007(source)) == 1
+
+
+def test_control_the_scheduler_object_read_back_whole_is_silent() -> None:
+    # pickled whole into the checkpoint and read back as it was
+    source = epochs(restore='decay = saved["decay"]', kept='"decay": decay, ')
+    assert lrd007(source) == []

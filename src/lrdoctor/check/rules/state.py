@@ -2415,6 +2415,12 @@ def _loads(call: ast.Call) -> bool:
     return (dotted(call.func) or "").rsplit(".", 1)[-1] == "load"
 
 
+def _read_by_key(value: ast.expr) -> bool:
+    """``ckpt["scheduler"]`` or ``ckpt.get("scheduler")``: an item read out of a mapping."""
+    return isinstance(value, ast.Subscript) or isinstance(value, ast.Call) \
+        and isinstance(value.func, ast.Attribute) and value.func.attr == "get"
+
+
 def _schedule_key_read(node: ast.AST) -> str | None:
     """``ckpt["lr"]``, ``state.get("scheduler_epoch")``: an LR or a schedule's position read
     (the name read from, for the caller to say whether it holds a checkpoint). Read back from
@@ -2458,6 +2464,10 @@ def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
             advanced.add(node.target.id)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
+            if dotted(target) in handed and _read_by_key(node.value):
+                # the object itself read back (`scheduler = ckpt["scheduler"]`, pickled
+                # whole): the saved one goes on
+                return None
             if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
                 loaded[target.id] = loaded.get(target.id, False) or _loads(node.value)
             if isinstance(target, ast.Name):
