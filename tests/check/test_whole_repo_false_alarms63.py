@@ -274,7 +274,7 @@ def test_control_a_run_restored_by_a_route_of_its_own_is_silent(restore: str) ->
     assert lrd007(epochs(restore=restore)) == []
 
 
-def test_control_a_setting_read_by_key_does_not_hide_the_finding() -> None:
+def test_a_setting_read_by_key_does_not_hide_the_finding() -> None:
     source = epochs().replace("lr=0.05,", 'lr=dict(lr=0.05)["lr"],')
     assert len(lrd007(source)) == 1
 
