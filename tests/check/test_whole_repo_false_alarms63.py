@@ -289,3 +289,9 @@ def test_control_the_scheduler_object_read_back_whole_is_silent() -> None:
     # pickled whole into the checkpoint and read back as it was
     source = epochs(restore='decay = saved["decay"]', kept='"decay": decay, ')
     assert lrd007(source) == []
+
+
+def test_control_the_optimizer_object_loaded_back_whole_is_silent() -> None:
+    # the optimizer pickled whole and read back by a load of its own file
+    source = epochs(restore='opt = torch.load(args.resume + ".opt")')
+    assert lrd007(source) == []

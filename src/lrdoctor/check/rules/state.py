@@ -2415,10 +2415,13 @@ def _loads(call: ast.Call) -> bool:
     return (dotted(call.func) or "").rsplit(".", 1)[-1] == "load"
 
 
-def _read_by_key(value: ast.expr) -> bool:
-    """``ckpt["scheduler"]`` or ``ckpt.get("scheduler")``: an item read out of a mapping."""
-    return isinstance(value, ast.Subscript) or isinstance(value, ast.Call) \
-        and isinstance(value.func, ast.Attribute) and value.func.attr == "get"
+def _read_back(value: ast.expr) -> bool:
+    """``ckpt["scheduler"]``, ``ckpt.get("scheduler")`` or ``torch.load(path)``: an item read
+    out of a mapping, or what a load returns."""
+    if isinstance(value, ast.Subscript):
+        return True
+    return isinstance(value, ast.Call) and (
+        _loads(value) or isinstance(value.func, ast.Attribute) and value.func.attr == "get")
 
 
 def _schedule_key_read(node: ast.AST) -> str | None:
@@ -2464,9 +2467,9 @@ def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
             advanced.add(node.target.id)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
-            if dotted(target) in handed and _read_by_key(node.value):
-                # the object itself read back (`scheduler = ckpt["scheduler"]`, pickled
-                # whole): the saved one goes on
+            if dotted(target) in handed and _read_back(node.value):
+                # the object itself read back (`scheduler = ckpt["scheduler"]`, `optimizer =
+                # torch.load(path)`, pickled whole): the saved one goes on
                 return None
             if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
                 loaded[target.id] = loaded.get(target.id, False) or _loads(node.value)
