@@ -2260,9 +2260,9 @@ def _position_only_resume(ctx: FileContext) -> Iterator[Diagnostic]:
     it restores neither the optimizer nor a scheduler that the program's own checkpoint holds
     (``scheduler.state_dict()`` is saved, never loaded): the schedule, built afresh, starts
     again from its first value (a warm-up again, the base LR again) at the resumed position,
-    and ends where the first run's would have ended early. The save of the scheduler's state
-    says the run means to be resumed with it; without it (a model-only warm start) nothing is
-    said.
+    and the run ends before the schedule reaches the end of its curve. The save of the
+    scheduler's state says the run means to be resumed with it; without it (a model-only warm
+    start) nothing is said.
 
     Silent where something else puts the schedule back: any optimizer or scheduler restore
     (traced, or a ``load_state_dict`` named like one, or the saved scheduler state read by a
@@ -2312,11 +2312,12 @@ def _position_only_resume(ctx: FileContext) -> Iterator[Diagnostic]:
             around = function_around(tree, step.node)
             read = _position_resumed(around, {n for n in (s.name, s.optimizer.name
                                                          if s.optimizer else "") if n})
-            if read is None or (step.path, read.lineno) in reported \
-                    or _built_from(s, ast.unparse(read.targets[0])):
+            if read is None or (step.path, read.lineno) in reported:
+                continue
+            target = ast.unparse(read.targets[0])
+            if _built_from(s, target):
                 continue
             reported.add((step.path, read.lineno))
-            target = ast.unparse(read.targets[0])
             # the options of a choice stepped by this call, each named with where it is built
             options = [s, *(o for o in _stepped_by(events, step)
                             if o is not s and not o.guessed and o.cls != s.cls)][:3]
@@ -2455,7 +2456,7 @@ def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
     advanced: set[str] = set()
     loaded: dict[str, bool] = {}
     restores_weights = False
-    reads: list[tuple[ast.Assign, str]] = []
+    reads: list[tuple[ast.Assign, str, str]] = []  # (assignment, name bound, name read from)
     schedule_reads: set[str] = set()
     for node in ast.walk(around):
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) \
@@ -2477,7 +2478,7 @@ def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
                 source = next((name for sub in ast.walk(node.value)
                                for name in [_position_key_read(sub)] if name), None)
                 if source is not None:
-                    reads.append((node, source))
+                    reads.append((node, target.id, source))
         elif isinstance(node, ast.Call):
             called = (dotted(node.func) or "").lower().rsplit(".", 1)[-1]
             if called == "load_state_dict":
@@ -2496,11 +2497,8 @@ def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
 
     if not restores_weights or any(checkpoint(held) for held in schedule_reads):
         return None
-    for node, source in reads:
-        name = node.targets[0].id  # type: ignore[attr-defined]
-        if name not in starts and name not in advanced:
-            continue
-        if checkpoint(source):
+    for node, name, source in reads:
+        if (name in starts or name in advanced) and checkpoint(source):
             return node
     return None
 
