@@ -1325,6 +1325,7 @@ def checkpoint_missing_state(ctx: FileContext) -> Iterator[Diagnostic]:
         if e.kind == "load_state" and e.obj is not None and e.obj.kind == "optimizer" \
                 and not _copied_from_live(ctx, e):
             yield from _check_resume(ctx, e, scaler_saved or not saves, saves)
+    yield from _position_only_resume(ctx)
 
 
 def _lone_optimizer_state(e: Event) -> tuple[set[int], list[str]] | None:
@@ -2251,6 +2252,255 @@ def _check_resume(ctx: FileContext, e: Event, check_scaler: bool,
         path,
         node,
     )
+
+
+def _position_only_resume(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A resume that reads the training position back from a checkpoint (``start_epoch =
+    ckpt["epoch"] + 1``, ``global_step = state["global_step"]``) and goes on from there, while
+    it restores neither the optimizer nor a scheduler that the program's own checkpoint holds
+    (``scheduler.state_dict()`` is saved, never loaded): the schedule, built afresh, starts
+    again from its first value (a warm-up again, the base LR again) at the resumed position,
+    and the run ends before the schedule reaches the end of its curve. The save of the
+    scheduler's state says the run means to be resumed with it; without it (a model-only warm
+    start) nothing is said.
+
+    Silent where something else puts the schedule back: any optimizer or scheduler restore
+    (traced, or a ``load_state_dict`` named like one, or the saved scheduler state read by a
+    route of the program's own), a scheduler built at a position or sized from the resumed
+    one, stepped with its position named (``step(epoch)``) or replayed to the resume point, a
+    ReduceLROnPlateau (its LR lives in the optimizer) and a schedule whose count moves
+    nothing; also where the function hands the optimizer or the scheduler to a loading
+    helper of its own (``load_checkpoint(path, model, optimizer)``), which may restore it."""
+    events = ctx.program.events
+    if any(e.kind in ("load_state", "set_last_epoch") and e.obj is not None
+           and e.obj.kind in ("optimizer", "scheduler") for e in events) \
+            or _optimizer_state_restored(ctx):
+        return
+    saved: dict[int, Event] = {}
+    for e in events:
+        if e.kind == "save":
+            held = _visibly_held(ctx, e)
+            for o in ctx.program.objects:
+                if o.kind == "scheduler" and o.id in held:
+                    saved.setdefault(o.id, e)
+    # the options of one choice (`scheduler = build(kind, ...)` returning one class or
+    # another), stepped by the same call: the state saved is whichever option runs
+    by_call = {id(e.node): saved[e.obj.id] for e in events
+               if e.kind == "sched_step" and e.obj is not None and e.obj.id in saved}
+    for e in events:
+        if e.kind == "sched_step" and e.obj is not None and id(e.node) in by_call:
+            saved.setdefault(e.obj.id, by_call[id(e.node)])
+    replayed = fast_forwarded(ctx)
+    reported: set[Any] = set()
+    for s in ctx.program.objects:
+        save = saved.get(s.id)
+        if save is None or s.guessed or s.cls == "ReduceLROnPlateau" or _count_unused(s) \
+                or built_at_a_position(s) or _position_read_back(s) or _sized_from_resume(s) \
+                or _builder_positioned(s) or _positioned_through_splat(ctx, s) \
+                or built_site(s) in replayed:
+            continue
+        steps = [e for e in events if e.kind == "sched_step" and e.obj is not None
+                 and built_site(e.obj) == built_site(s)]
+        if not steps or any(_names_a_position(e) for e in steps):
+            continue
+        for step in steps:
+            if step.loop is None or not trains_in(step.loop, ctx.events_by_root.get(step.root, [])):
+                continue
+            tree = _module_tree(ctx, step.path)
+            if tree is None or _reads_saved_scheduler_state(tree):
+                continue
+            around = function_around(tree, step.node)
+            read = _position_resumed(around, {n for n in (s.name, s.optimizer.name
+                                                         if s.optimizer else "") if n})
+            if read is None or (step.path, read.lineno) in reported:
+                continue
+            target = ast.unparse(read.targets[0])
+            if _built_from(s, target):
+                continue
+            reported.add((step.path, read.lineno))
+            # the options of a choice stepped by this call, each named with where it is built
+            options = [s, *(o for o in _stepped_by(events, step)
+                            if o is not s and not o.guessed and o.cls != s.cls)][:3]
+            built = " or ".join(f"{o.label}, {_where(o, step.path)}" for o in options)
+            yield Diagnostic.at(
+                "LRD007",
+                f"the resume reads the training position back (`{target} = "
+                f"{ast.unparse(read.value)}`) but restores neither the optimizer nor "
+                f"`{s.name or receiver(step)}` ({built}), whose state the checkpoint holds "
+                f"({_where_event(save, step.path)}): on resume {RESTARTS} while training goes "
+                f"on from `{target}`",
+                step.path,
+                read,
+            )
+            break
+
+
+def _stepped_by(events: list[Event], step: Event) -> list[Obj]:
+    """The schedulers the call of ``step`` steps (the options of one choice), in order."""
+    out: list[Obj] = []
+    for e in events:
+        if e.kind == "sched_step" and e.node is step.node and e.obj is not None \
+                and e.obj not in out:
+            out.append(e.obj)
+    return out
+
+
+def _visibly_held(ctx: FileContext, e: Event) -> set[int]:
+    """The tracked objects whose state the save ``e`` holds where the file shows them, also
+    in a checkpoint with parts lrdoctor cannot see (``"config": run_config`` filled by
+    ``update``, ``**extra``): what is unknown beside them takes nothing away from them."""
+    contents = _contents(ctx, e) or _lone_state(e)
+    if contents is not None:
+        return contents[0]
+    objs: set[int] = set()
+    value = e.info.get("value")
+    if isinstance(value, DictVal):
+        for item in value.items.values():
+            _saved(item, objs, [], 1)
+    return objs
+
+
+def _built_from(s: Obj, name: str) -> bool:
+    """The scheduler's construction reads ``name``, the position the resume read back
+    (``get_cosine_schedule_with_warmup(opt, warmup, total - update_step)``): a schedule laid
+    out for the rest of the run on purpose."""
+    call = s.call if s.call is not None else s.via
+    return call is not None and any(isinstance(node, ast.Name) and node.id == name
+                                    for node in ast.walk(call))
+
+
+def _where_event(e: Event, path: str) -> str:
+    """``line 40`` in the reported file, ``train.py:40`` in another."""
+    return f"line {e.line}" if e.path == path else f"{os.path.basename(e.path)}:{e.line}"
+
+
+# the keys a checkpoint keeps the training position under, any counter of steps, epochs or
+# iterations (`update_step`, `global_step`, `epoch`), not a setting (`num_steps`, `max_epoch`)
+_POSITION_KEY = re.compile(
+    r"^(?!(num|max|total|n|warmup|save|eval|log|print)_)(\w+_)?(epoch|step|iter|iteration)$")
+
+
+# a call that may load a checkpoint into what it is handed (`load_checkpoint(path, model,
+# optimizer)`, `resume(cfg, optimizer, scheduler)`)
+_LOADING_CALL = re.compile(r"load|resume|restor")
+# a call that restores a run by a route of its own, handed anything or nothing
+# (`accelerator.load_state(path)`, `engine.load_checkpoint(dir)`, `resume_training(cfg)`);
+# not `gradient_checkpointing_enable()`, which recomputes activations
+_RESTORING_CALL = re.compile(
+    r"restor|resum|load_?(checkpoint|ckpt|state|snapshot)|(checkpoint|ckpt)s?_?load")
+# a saved LR or schedule read back by the program (`ckpt["lr"]`, `state["sched_epoch"]`)
+_SCHEDULE_KEY = re.compile(r"(^|_)lr($|_)|learning_rate|sched")
+
+
+def _position_key_read(node: ast.AST) -> str | None:
+    """``ckpt["update_step"]`` / ``state.get("epoch")`` under a position key (see
+    ``_POSITION_KEY``): the name read from; None for anything else."""
+    key: ast.expr | None = None
+    held: ast.expr | None = None
+    if isinstance(node, ast.Subscript):
+        key, held = node.slice, node.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "get" and node.args:
+        key, held = node.args[0], node.func.value
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and held is not None \
+            and _POSITION_KEY.match(key.value.lower()):
+        if isinstance(held, ast.Call):
+            # read straight off a load (`json.load(f)["update_step"]`)
+            return "load()" if _loads(held) else None
+        return last_name(held)
+    return None
+
+
+def _loads(call: ast.Call) -> bool:
+    """``torch.load(...)``, ``json.load(f)``: a call of a function named ``load``."""
+    return (dotted(call.func) or "").rsplit(".", 1)[-1] == "load"
+
+
+def _read_back(value: ast.expr) -> bool:
+    """``ckpt["scheduler"]``, ``ckpt.get("scheduler")`` or ``torch.load(path)``: an item read
+    out of a mapping, or what a load returns."""
+    if isinstance(value, ast.Subscript):
+        return True
+    return isinstance(value, ast.Call) and (
+        _loads(value) or isinstance(value.func, ast.Attribute) and value.func.attr == "get")
+
+
+def _schedule_key_read(node: ast.AST) -> str | None:
+    """``ckpt["lr"]``, ``state.get("scheduler_epoch")``: an LR or a schedule's position read
+    (the name read from, for the caller to say whether it holds a checkpoint). Read back from
+    a checkpoint, by a route of the program's own (written into the param groups, handed to
+    a builder), it puts the schedule back in its way."""
+    key: ast.expr | None = None
+    held: ast.expr | None = None
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        key, held = node.slice, node.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "get" and node.args:
+        key, held = node.args[0], node.func.value
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and held is not None \
+            and _SCHEDULE_KEY.search(key.value.lower()):
+        return "load()" if isinstance(held, ast.Call) and _loads(held) else last_name(held)
+    return None
+
+
+def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
+    """The assignment in ``around`` (the function that runs the training loop) that reads
+    the run's position back from a checkpoint, when the function goes on from it: ``name =
+    ckpt["epoch"] + 1`` (or ``state.get("global_step")``) where ``ckpt`` is bound to a load
+    (``torch.load(...)``, ``json.load(f)``) or named like a checkpoint, ``name`` starts the
+    loop (``range(name, ...)``) or is the counter the loop advances (``name += 1``), and the
+    function restores a model's weights (a ``load_state_dict`` call). None as well where the
+    function hands ``handed`` (the scheduler's and the optimizer's names) to a loading call of
+    its own, which may restore them."""
+    starts: set[str] = set()
+    advanced: set[str] = set()
+    loaded: dict[str, bool] = {}
+    restores_weights = False
+    reads: list[tuple[ast.Assign, str, str]] = []  # (assignment, name bound, name read from)
+    schedule_reads: set[str] = set()
+    for node in ast.walk(around):
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) \
+                and dotted(node.iter.func) == "range" and len(node.iter.args) >= 2 \
+                and isinstance(node.iter.args[0], ast.Name):
+            starts.add(node.iter.args[0].id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and isinstance(node.op, ast.Add):
+            advanced.add(node.target.id)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if dotted(target) in handed and _read_back(node.value):
+                # the object itself read back (`scheduler = ckpt["scheduler"]`, `optimizer =
+                # torch.load(path)`, pickled whole): the saved one goes on
+                return None
+            if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
+                loaded[target.id] = loaded.get(target.id, False) or _loads(node.value)
+            if isinstance(target, ast.Name):
+                source = next((name for sub in ast.walk(node.value)
+                               for name in [_position_key_read(sub)] if name), None)
+                if source is not None:
+                    reads.append((node, target.id, source))
+        elif isinstance(node, ast.Call):
+            called = (dotted(node.func) or "").lower().rsplit(".", 1)[-1]
+            if called == "load_state_dict":
+                restores_weights = True
+            elif _RESTORING_CALL.search(called) or _LOADING_CALL.search(called) and any(
+                    dotted(arg) in handed
+                    for arg in [*node.args, *(k.value for k in node.keywords)]):
+                return None
+        held = _schedule_key_read(node)
+        if held is not None:
+            schedule_reads.add(held)
+
+    def checkpoint(source: str) -> bool:
+        return source == "load()" or loaded.get(source, False) \
+            or bool(_CHECKPOINT_NAME.search(source.lower()))
+
+    if not restores_weights or any(checkpoint(held) for held in schedule_reads):
+        return None
+    for node, name, source in reads:
+        if (name in starts or name in advanced) and checkpoint(source):
+            return node
+    return None
 
 
 def _superseded(ctx: FileContext, restore: Event, lost: list[Obj]) -> bool:
