@@ -2392,23 +2392,32 @@ _RESTORING_CALL = re.compile(
 _SCHEDULE_KEY = re.compile(r"(^|_)lr($|_)|learning_rate|sched")
 
 
-def _position_key_read(node: ast.AST) -> str | None:
-    """``ckpt["update_step"]`` / ``state.get("epoch")`` under a position key (see
-    ``_POSITION_KEY``): the name read from; None for anything else."""
+def _keyed_read(node: ast.AST) -> tuple[str, ast.expr] | None:
+    """``(key, holder)`` for ``holder["key"]`` read or ``holder.get("key", ...)`` with a string
+    literal for the key; None for anything else."""
     key: ast.expr | None = None
     held: ast.expr | None = None
-    if isinstance(node, ast.Subscript):
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
         key, held = node.slice, node.value
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
             and node.func.attr == "get" and node.args:
         key, held = node.args[0], node.func.value
-    if isinstance(key, ast.Constant) and isinstance(key.value, str) and held is not None \
-            and _POSITION_KEY.match(key.value.lower()):
-        if isinstance(held, ast.Call):
-            # read straight off a load (`json.load(f)["update_step"]`)
-            return "load()" if _loads(held) else None
-        return last_name(held)
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and held is not None:
+        return key.value, held
     return None
+
+
+def _position_key_read(node: ast.AST) -> str | None:
+    """``ckpt["update_step"]`` / ``state.get("epoch")`` under a position key (see
+    ``_POSITION_KEY``): the name read from; None for anything else."""
+    read = _keyed_read(node)
+    if read is None or not _POSITION_KEY.match(read[0].lower()):
+        return None
+    held = read[1]
+    if isinstance(held, ast.Call):
+        # read straight off a load (`json.load(f)["update_step"]`)
+        return "load()" if _loads(held) else None
+    return last_name(held)
 
 
 def _loads(call: ast.Call) -> bool:
@@ -2430,17 +2439,11 @@ def _schedule_key_read(node: ast.AST) -> str | None:
     (the name read from, for the caller to say whether it holds a checkpoint). Read back from
     a checkpoint, by a route of the program's own (written into the param groups, handed to
     a builder), it puts the schedule back in its way."""
-    key: ast.expr | None = None
-    held: ast.expr | None = None
-    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-        key, held = node.slice, node.value
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr == "get" and node.args:
-        key, held = node.args[0], node.func.value
-    if isinstance(key, ast.Constant) and isinstance(key.value, str) and held is not None \
-            and _SCHEDULE_KEY.search(key.value.lower()):
-        return "load()" if isinstance(held, ast.Call) and _loads(held) else last_name(held)
-    return None
+    read = _keyed_read(node)
+    if read is None or not _SCHEDULE_KEY.search(read[0].lower()):
+        return None
+    held = read[1]
+    return "load()" if isinstance(held, ast.Call) and _loads(held) else last_name(held)
 
 
 def _position_resumed(around: ast.AST, handed: set[str]) -> ast.Assign | None:
