@@ -8166,6 +8166,13 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                 return False  # `len(loader) // accum`: counted in updates
             elif isinstance(sub, (ast.Name, ast.Attribute)):
                 text = (sub.id if isinstance(sub, ast.Name) else sub.attr).lower()
+                handed = _handed_count(sub, scope, guard_names) if hops < 4 else None
+                if handed is not None:
+                    # a builder's parameter (`def build(opt, total_updates)`): its name says
+                    # what the builder expects, the caller's argument (`epochs *
+                    # len(loader)`) what the schedule is sized by
+                    pending.append((*handed, hops + 1))
+                    continue
                 if any(w in text for w in _PER_UPDATE_WORDS) or (
                         isinstance(sub, ast.Name) and sub.id in guard_names):
                     return False
@@ -8224,6 +8231,20 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                 if not strict and ("per_epoch" in text or names.EPOCH_COUNT.search(text)):
                     seen_len = True
     return seen_len
+
+
+def _handed_count(sub: ast.expr, scope: Any, guard_names: set[str]
+                  ) -> tuple[ast.expr, Any] | None:
+    """The caller's expression (and its scope) for ``sub`` when ``sub`` is a parameter of the
+    function the schedule is built in, still holding what the call handed it: the count is
+    what the caller computed, whatever the parameter is called. None for anything else,
+    and for the accumulation count itself (a parameter named in the guard)."""
+    if not isinstance(sub, ast.Name) or scope is None or sub.id in guard_names:
+        return None
+    handed = scope.argument_of(sub.id)
+    if handed is None or not isinstance(handed[0], ast.expr):
+        return None
+    return handed  # type: ignore[no-any-return]
 
 
 _WHOLE_BATCH_WORDS = ("total", "effective", "eff_", "global", "world", "actual", "real",
