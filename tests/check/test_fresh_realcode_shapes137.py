@@ -9,6 +9,15 @@ lost it once the pieces lived in the modules a project splits them into:
   total_updates)``) handed ``epochs * len(loader)`` by its caller, the scheduler stepped once
   per update under gradient accumulation (LRD003): the count is what the caller computed,
   not what the parameter is called;
+- a LightningModule whose ``configure_optimizers`` (in its own module, the schedules made by
+  helpers of another) returns two schedulers of one optimizer (``return [opt], [warmup,
+  cosine]``): Lightning steps both at every epoch's end, and the LambdaLR warm-up recomputes
+  the LR from its base value, erasing the cosine's decay (LRD012), as two ``step()`` calls
+  in one loop would; a ``SequentialLR`` returned alone hands over instead;
+- a LightningModule whose ``configure_optimizers`` returns the optimizer made by a helper
+  and a scheduler built on a second call of that helper (or on an optimizer built inside the
+  scheduler's own call): Lightning steps the returned optimizer, the schedule moves the LR of
+  the other one, which nothing steps (LRD014).
 """
 
 from __future__ import annotations
@@ -91,3 +100,120 @@ def test_control_a_parameter_named_for_updates_handed_updates_is_not(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found = _codes(tmp_path, monkeypatch, _accumulating("EPOCHS * (len(loader) // ACCUMULATE)"))
     assert found == []
+
+
+# -- Lightning: two schedulers returned side by side ------------------------------------------
+
+SCHEDULE_HELPERS = '''
+import torch
+
+
+def warm_up(optimizer, epochs):
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda e: min(1.0, (e + 1) / epochs))
+
+
+def anneal(optimizer, epochs):
+    return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
+
+
+def halve(optimizer):
+    return torch.optim.lr_scheduler.StepLR(optimizer, step_size=5, gamma=0.5)
+'''
+
+LIGHTNING_MODULE = '''
+import pytorch_lightning as pl
+import torch
+
+from kit.schedules import anneal, halve, warm_up
+
+
+class Regressor(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(8, 1)
+
+    def training_step(self, batch, batch_idx):
+        xb, yb = batch
+        return ((self.net(xb) - yb) ** 2).mean()
+
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        RETURN
+'''
+
+LIGHTNING_DRIVER = '''
+import pytorch_lightning as pl
+
+from kit.data import make_loader
+from kit.module import Regressor
+
+pl.Trainer(max_epochs=40).fit(Regressor(), make_loader(16))
+'''
+
+
+def _lightning(returned: str, helpers: str = SCHEDULE_HELPERS) -> dict[str, str]:
+    return {"kit/__init__.py": "", "kit/data.py": DATA, "kit/schedules.py": helpers,
+            "kit/module.py": LIGHTNING_MODULE.replace("RETURN", returned),
+            "train.py": LIGHTNING_DRIVER}
+
+
+def test_two_returned_schedulers_one_recomputing_compete(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _codes(tmp_path, monkeypatch, _lightning(
+        "return [opt], [warm_up(opt, 3), anneal(opt, 37)]"))
+    assert found == [("kit/module.py", "LRD012")]
+
+
+@pytest.mark.parametrize("returned", [
+    # one scheduler handing over from the warm-up to the decay
+    "return [opt], [torch.optim.lr_scheduler.SequentialLR("
+    "opt, [warm_up(opt, 3), anneal(opt, 37)], milestones=[3])]",
+    # two chainable classes compose as ChainedScheduler would
+    "return [opt], [halve(opt), anneal(opt, 40)]",
+    # a per-batch warm-up beside a per-epoch decay: different intervals, not this shape
+    'return [opt], [{"scheduler": warm_up(opt, 300), "interval": "step"}, anneal(opt, 40)]',
+])
+def test_control_one_schedule_or_composing_ones_are_not_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, returned: str) -> None:
+    found = _codes(tmp_path, monkeypatch, _lightning(returned))
+    assert ("kit/module.py", "LRD012") not in found
+
+
+# -- Lightning: the scheduler built on another optimizer than the one returned ----------------
+
+OPTIMIZER_HELPER = SCHEDULE_HELPERS + '''
+
+def make_optimizer(module):
+    return torch.optim.AdamW(module.parameters(), lr=1e-3, weight_decay=0.05)
+'''
+
+
+@pytest.mark.parametrize("returned", [
+    # the helper called again for the scheduler
+    "return [make_optimizer(self)], [anneal(make_optimizer(self), 40)]",
+    # the optimizer built inside the scheduler's own call
+    "return [opt], [torch.optim.lr_scheduler.CosineAnnealingLR("
+    "torch.optim.AdamW(self.parameters()), T_max=40)]",
+])
+def test_a_scheduler_on_an_optimizer_lightning_never_steps_is_stale(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, returned: str) -> None:
+    files = _lightning(returned, OPTIMIZER_HELPER)
+    files["kit/module.py"] = files["kit/module.py"].replace(
+        "import anneal,", "import anneal, make_optimizer,")
+    found = _codes(tmp_path, monkeypatch, files)
+    assert found == [("kit/module.py", "LRD014")]
+
+
+@pytest.mark.parametrize("returned", [
+    "optimizer = make_optimizer(self)\n        return [optimizer], [anneal(optimizer, 40)]",
+    # two optimizers from one helper, each returned with its own schedule
+    "first, second = make_optimizer(self.net), make_optimizer(self)\n"
+    "        return [first, second], [anneal(first, 40), anneal(second, 40)]",
+])
+def test_control_a_scheduler_on_a_returned_optimizer_is_not_stale(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, returned: str) -> None:
+    files = _lightning(returned, OPTIMIZER_HELPER)
+    files["kit/module.py"] = files["kit/module.py"].replace(
+        "import anneal,", "import anneal, make_optimizer,")
+    found = _codes(tmp_path, monkeypatch, files)
+    assert ("kit/module.py", "LRD014") not in found

@@ -6301,6 +6301,53 @@ def stepped_by_lightning_too(ctx: FileContext) -> Iterator[Diagnostic]:
 
 
 @rule("LRD012")
+def returned_side_by_side(ctx: FileContext) -> Iterator[Diagnostic]:
+    """``configure_optimizers`` returns two schedulers of one optimizer (``return [opt],
+    [warmup, cosine]``): Lightning steps every scheduler it is given at its interval, one
+    after the other, so they compete as two ``step()`` calls on every pass of one loop do
+    (see competing_schedulers): one that recomputes the LR from its base value erases the
+    other's changes. Only schedulers of the same interval (both per epoch, or both per
+    batch), none of them picked by a setting; a ``SequentialLR`` returned alone is one."""
+    for node, path, value in ctx.program.lightning:
+        pairs = [(s, interval) for s, interval in _lightning_schedulers(value)
+                 if interval in (None, "epoch", "step") and not s.guessed
+                 and s.optimizer is not None and not s.optimizer.guessed
+                 and s.origin != "timm" and not s.in_composite and not s.members]
+        for i, (a, at) in enumerate(pairs):
+            partner = next((
+                b for b, bt in pairs[i + 1:]
+                if b is not a and b.optimizer is a.optimizer
+                and (at or "epoch") == (bt or "epoch") and _competing_pair(a, b)
+            ), None)
+            if partner is None:
+                continue
+            assert a.optimizer is not None
+            when_ = "after every batch" if at == "step" else "at the end of every epoch"
+            yield Diagnostic.at(
+                "LRD012",
+                f"{_class_of(a)} ({line_at(a.path, a.line, path)}) and {_class_of(partner)} "
+                f"({line_at(partner.path, partner.line, path)}) are both returned from "
+                f"configure_optimizers for `{a.optimizer.name or a.optimizer.label}`, and "
+                f"Lightning steps each of "
+                f"them {when_}: {_why_competing(a, partner)}",
+                path,
+                node,
+            )
+            break
+
+
+def _competing_pair(a: Obj, b: Obj) -> bool:
+    """``a`` and ``b``, stepped back to back on every pass, erase or overrun each other (see
+    competing_schedulers): not two chainable classes, nor a plateau beside a chainable one."""
+    if _picked_by_setting(a) or _picked_by_setting(b) or "SWALR" in (a.cls, b.cls):
+        return False
+    if _why_competing(a, b) is None:
+        return False
+    return not ("ReduceLROnPlateau" in (a.cls, b.cls)
+                and not (_recomputes(a) or _recomputes(b)))
+
+
+@rule("LRD012")
 def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic]:
     """A scheduler handed to SequentialLR / ChainedScheduler is stepped by it; stepping it
     directly as well (both on every pass of a loop) advances it twice, and moves a SequentialLR
@@ -6638,6 +6685,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _earlier_stage(ctx, reported)
     yield from _later_call(ctx, reported)
     yield from _built_on_the_first_pass_only(ctx, reported)
+    yield from _returned_beside_another_optimizer(ctx, reported)
     yield from _own_configure_optimizers(ctx)
 
 
@@ -6908,6 +6956,74 @@ def _second_instance(ctx: FileContext, reported: set[int]) -> Iterator[Diagnosti
             e.path,
             e.node,
         )
+
+
+def _returned_beside_another_optimizer(ctx: FileContext, reported: set[int]
+                                       ) -> Iterator[Diagnostic]:
+    """``configure_optimizers`` returns an optimizer and a scheduler built on another one
+    (``return [make_optimizer(self)], [CosineAnnealingLR(make_optimizer(self), ...)]``, or
+    the scheduler's optimizer built inside its own call): Lightning steps the optimizers it
+    is given and steps the scheduler, which moves the LR of an optimizer nothing steps; the
+    one being trained keeps its initial LR.
+
+    Only where the scheduler's optimizer is certainly a second one: a second instance from
+    the constructor call that built a returned optimizer (a factory called twice, not a
+    memoised one), or an optimizer built in the scheduler's own call that the module never
+    reads back through ``.optimizer``; and nothing but its construction ever touches it."""
+    touched = {x.obj.id for x in ctx.program.events
+               if x.obj is not None and x.kind != "create"}
+    for node, path, value in ctx.program.lightning:
+        returned = _lightning_optimizers(value)
+        if not returned or any(o.guessed for o in returned):
+            continue
+        for sched, _ in _lightning_schedulers(value):
+            old = sched.optimizer
+            if old is None or old.guessed or old.held or old.prepared or sched.guessed \
+                    or sched.id in reported or old.id in touched or old.call is None \
+                    or sched.call is None or any(old is o for o in returned):
+                continue
+            inline = any(a is old.call for a in sched.call.args) \
+                or any(k.value is old.call for k in sched.call.keywords)
+            twin = next((o for o in returned if o.call is old.call), None)
+            if inline:
+                held = sched.name.split(".")[-1] if sched.name else ""
+                tree = ctx.tree_of(sched.path)
+                if tree is None or held and any(
+                        isinstance(n, ast.Attribute) and n.attr == "optimizer"
+                        and ast.unparse(n.value).split(".")[-1] == held
+                        for n in ast.walk(tree)):
+                    continue
+            elif twin is None or _decorated(ctx.function_of(old.path, old.call)):
+                continue
+            stepped = twin or returned[0]
+            reported.add(sched.id)
+            yield Diagnostic.at(
+                "LRD014",
+                f"{sched.label} ({line_at(sched.path, sched.line, path)}) is returned from "
+                f"configure_optimizers on its own {old.cls} "
+                f"({line_at(old.path, old.line, path)}"
+                f"{', built again for it' if twin is not None else ''}), but the optimizer "
+                f"returned beside it (`{stepped.name or stepped.label}`, "
+                f"{line_at(stepped.path, stepped.line, path)}) is the one Lightning steps: the "
+                "schedule never changes the LR being trained; build the scheduler on the "
+                "optimizer you return",
+                path,
+                node,
+            )
+
+
+def _lightning_optimizers(value: Any, depth: int = 0) -> list[Obj]:
+    """The optimizers a ``configure_optimizers`` return value names, in order: ``opt``,
+    ``[opt]``, ``([opt], [sched])``, ``{"optimizer": opt, ...}`` and lists of those."""
+    if depth > 4:
+        return []
+    if isinstance(value, Obj):
+        return [value] if value.kind == "optimizer" else []
+    if isinstance(value, DictVal):
+        return _lightning_optimizers(value.items.get("optimizer"), depth + 1)
+    if isinstance(value, TupleVal):
+        return [o for item in value.items for o in _lightning_optimizers(item, depth + 1)]
+    return []
 
 
 def _traced_calls(events: list[Event]) -> dict[int, list[Frame]]:
