@@ -17,7 +17,11 @@ lost it once the pieces lived in the modules a project splits them into:
 - a LightningModule whose ``configure_optimizers`` returns the optimizer made by a helper
   and a scheduler built on a second call of that helper (or on an optimizer built inside the
   scheduler's own call): Lightning steps the returned optimizer, the schedule moves the LR of
-  the other one, which nothing steps (LRD014).
+  the other one, which nothing steps (LRD014);
+- a registry of lambdas (``SCHEDULERS = {"cyclic": lambda opt, n: CyclicLR(...)}``) at the
+  top of a module the checked file imports, or of the trainer's own module when a driver
+  runs it: the entry the key picks builds the scheduler, as a registry of functions or of
+  classes does; a CyclicLR sized in batches stepped once per epoch is LRD003.
 """
 
 from __future__ import annotations
@@ -217,3 +221,74 @@ def test_control_a_scheduler_on_a_returned_optimizer_is_not_stale(
         "import anneal,", "import anneal, make_optimizer,")
     found = _codes(tmp_path, monkeypatch, files)
     assert ("kit/module.py", "LRD014") not in found
+
+
+# -- a registry of lambdas in another module --------------------------------------------------
+
+LAMBDA_REGISTRY = '''
+import torch
+
+SCHEDULERS = {
+    "cyclic": lambda opt, n: torch.optim.lr_scheduler.CyclicLR(
+        opt, base_lr=1e-3, max_lr=1e-2, step_size_up=2 * n),
+    "step": lambda opt, n: torch.optim.lr_scheduler.StepLR(opt, step_size=10),
+}
+'''
+
+REGISTRY_TRAINER = '''
+import torch
+
+REGISTRY
+
+
+class Fitter:
+    def __init__(self, net, loader, schedule="KEY"):
+        self.net = net
+        self.loader = loader
+        self.optimizer = torch.optim.SGD(net.parameters(), lr=1e-2, momentum=0.9)
+        self.scheduler = SCHEDULERS[schedule](self.optimizer, len(loader))
+
+    def end_of_epoch(self):
+        self.scheduler.step()
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for xb, yb in self.loader:
+                self.optimizer.zero_grad()
+                ((self.net(xb) - yb) ** 2).mean().backward()
+                self.optimizer.step()
+            self.end_of_epoch()
+'''
+
+REGISTRY_DRIVER = '''
+import torch
+
+from kit.data import make_loader
+from kit.fitter import Fitter
+
+Fitter(torch.nn.Linear(8, 1), make_loader(8)).fit(30)
+'''
+
+
+def _registry(key: str, imported: bool) -> dict[str, str]:
+    files = {"kit/__init__.py": "", "kit/data.py": DATA, "train.py": REGISTRY_DRIVER}
+    if imported:
+        files["kit/schedules.py"] = LAMBDA_REGISTRY
+        registry = "from kit.schedules import SCHEDULERS"
+    else:
+        registry = LAMBDA_REGISTRY.replace("import torch", "")
+    files["kit/fitter.py"] = REGISTRY_TRAINER.replace("REGISTRY", registry).replace("KEY", key)
+    return files
+
+
+@pytest.mark.parametrize("imported", [False, True])
+def test_a_lambda_registry_entry_sized_in_batches_stepped_per_epoch_is_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imported: bool) -> None:
+    found = _codes(tmp_path, monkeypatch, _registry("cyclic", imported))
+    assert found == [("kit/fitter.py", "LRD003")]
+
+
+@pytest.mark.parametrize("imported", [False, True])
+def test_control_a_lambda_registry_entry_sized_in_epochs_is_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imported: bool) -> None:
+    assert _codes(tmp_path, monkeypatch, _registry("step", imported)) == []
