@@ -21,7 +21,19 @@ lost it once the pieces lived in the modules a project splits them into:
 - a registry of lambdas (``SCHEDULERS = {"cyclic": lambda opt, n: CyclicLR(...)}``) at the
   top of a module the checked file imports, or of the trainer's own module when a driver
   runs it: the entry the key picks builds the scheduler, as a registry of functions or of
-  classes does; a CyclicLR sized in batches stepped once per epoch is LRD003.
+  classes does; a CyclicLR sized in batches stepped once per epoch is LRD003;
+- a warm-up handed to the epoch helper and stepped there under ``if warmup is not None:``
+  on every batch, beside a cosine stepped per epoch by the driver (LRD012): the test only
+  asks whether the scheduler exists, which holds on every pass, so the warm-up's LambdaLR
+  still erases the decay; unless the driver's loop drops it (``warmup = None`` once the
+  warm-up is over), a hand-over;
+- a config dataclass whose accumulation field defaults to 1 (``grad_accum_steps: int =
+  1``), the scheduler stepped outside the accumulation test: as the program states its
+  settings every micro-batch is an update, so no LRD017 (as LRD003 already read it), while
+  a default of 4 is reported;
+- one of two schedulers kept in a dict, picked by a key bound to a conditional expression
+  (``key = "warmup" if epoch < n else "decay"; self.schedulers[key].step()``): one entry per
+  pass, a hand-over, not the two competing (LRD012 only for a loop over the values).
 """
 
 from __future__ import annotations
@@ -292,3 +304,176 @@ def test_a_lambda_registry_entry_sized_in_batches_stepped_per_epoch_is_reported(
 def test_control_a_lambda_registry_entry_sized_in_epochs_is_not(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imported: bool) -> None:
     assert _codes(tmp_path, monkeypatch, _registry("step", imported)) == []
+
+
+# -- a warm-up stepped under a test of its existence ------------------------------------------
+
+OPTIONAL_WARMUP_LOOP = '''
+def run_epoch(net, loader, optimizer, warmup=None):
+    for xb, yb in loader:
+        optimizer.zero_grad()
+        ((net(xb) - yb) ** 2).mean().backward()
+        optimizer.step()
+        if warmup is not None:
+            warmup.step()
+'''
+
+OPTIONAL_WARMUP_DRIVER = '''
+import torch
+from transformers import get_constant_schedule_with_warmup
+
+from kit.data import make_loader
+from kit.loop import run_epoch
+
+net = torch.nn.Linear(8, 1)
+loader = make_loader(8)
+optimizer = torch.optim.AdamW(net.parameters(), lr=3e-4)
+warm = get_constant_schedule_with_warmup(optimizer, num_warmup_steps=2 * len(loader))
+cosine = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=30)
+for epoch in range(30):
+    run_epoch(net, loader, optimizer, warm)
+    DROP
+    cosine.step()
+'''
+
+
+def _optional_warmup(drop: str) -> dict[str, str]:
+    return {"kit/__init__.py": "", "kit/data.py": DATA, "kit/loop.py": OPTIONAL_WARMUP_LOOP,
+            "train.py": OPTIONAL_WARMUP_DRIVER.replace("DROP", drop)}
+
+
+def test_a_warm_up_stepped_whenever_it_exists_competes_with_the_decay(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _codes(tmp_path, monkeypatch, _optional_warmup("pass"))
+    assert found == [("train.py", "LRD012")]
+
+
+def test_control_a_warm_up_the_driver_drops_hands_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _codes(tmp_path, monkeypatch, _optional_warmup(
+        "if epoch == 1:\n        warm = None"))
+    assert ("train.py", "LRD012") not in found
+
+
+# -- an accumulation count a config dataclass states as 1 -------------------------------------
+
+ACCUM_CONFIG = '''
+from dataclasses import dataclass
+
+
+@dataclass
+class Settings:
+    epochs: int = 6
+    lr: float = 1e-3
+    grad_accum_steps: int = COUNT
+'''
+
+ACCUM_TRAINER = '''
+class Runner:
+    def __init__(self, net, loader, optimizer, scheduler, settings):
+        self.net, self.loader = net, loader
+        self.optimizer, self.scheduler = optimizer, scheduler
+        self.settings = settings
+
+    def epoch(self):
+        for step, (xb, yb) in enumerate(self.loader):
+            (((self.net(xb) - yb) ** 2).mean() / self.settings.grad_accum_steps).backward()
+            if (step + 1) % self.settings.grad_accum_steps == 0:
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+            self.scheduler.step()
+'''
+
+ACCUM_DRIVER = '''
+import torch
+
+from kit.config import Settings
+from kit.data import make_loader
+from kit.runner import Runner
+
+settings = Settings()
+net = torch.nn.Linear(8, 1)
+loader = make_loader(8)
+optimizer = torch.optim.AdamW(net.parameters(), lr=settings.lr)
+updates = settings.epochs * len(loader) // settings.grad_accum_steps
+scheduler = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, 0.05, total_iters=updates)
+runner = Runner(net, loader, optimizer, scheduler, settings)
+for epoch in range(settings.epochs):
+    runner.epoch()
+'''
+
+
+def _accumulating_config(count: str) -> dict[str, str]:
+    return {"kit/__init__.py": "", "kit/data.py": DATA,
+            "kit/config.py": ACCUM_CONFIG.replace("COUNT", count),
+            "kit/runner.py": ACCUM_TRAINER, "train.py": ACCUM_DRIVER}
+
+
+def test_an_accumulation_count_stated_as_one_is_no_accumulation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _codes(tmp_path, monkeypatch, _accumulating_config("1")) == []
+
+
+def test_control_an_accumulation_count_stated_as_four_is_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _codes(tmp_path, monkeypatch, _accumulating_config("4"))
+    assert found == [("kit/runner.py", "LRD017")]
+
+
+# -- one of two schedulers picked from a dict by a conditional key ----------------------------
+
+PICKING_TRAINER = '''
+import torch
+
+
+class Trainer:
+    def __init__(self, net, loader, warmup_epochs=3):
+        self.net, self.loader = net, loader
+        self.warmup_epochs = warmup_epochs
+        self.optimizer = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+        self.schedulers = {
+            "warmup": torch.optim.lr_scheduler.LambdaLR(
+                self.optimizer, lambda e: min(1.0, (e + 1) / warmup_epochs)),
+            "decay": torch.optim.lr_scheduler.MultiStepLR(self.optimizer, milestones=[10, 15]),
+        }
+
+    def advance(self, epoch):
+        STEP
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for xb, yb in self.loader:
+                self.optimizer.zero_grad()
+                ((self.net(xb) - yb) ** 2).mean().backward()
+                self.optimizer.step()
+            self.advance(epoch)
+'''
+
+PICKING_DRIVER = '''
+import torch
+
+from kit.data import make_loader
+from kit.trainer import Trainer
+
+Trainer(torch.nn.Linear(8, 1), make_loader(8)).fit(20)
+'''
+
+
+def _picking(step: str) -> dict[str, str]:
+    return {"kit/__init__.py": "", "kit/data.py": DATA, "train.py": PICKING_DRIVER,
+            "kit/trainer.py": PICKING_TRAINER.replace("STEP", step)}
+
+
+def test_a_scheduler_picked_by_a_conditional_key_is_one_per_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _codes(tmp_path, monkeypatch, _picking(
+        'key = "warmup" if epoch < self.warmup_epochs else "decay"\n'
+        "        self.schedulers[key].step()"))
+    assert found == []
+
+
+def test_control_every_scheduler_of_the_dict_stepped_competes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _codes(tmp_path, monkeypatch, _picking(
+        "for scheduler in self.schedulers.values():\n            scheduler.step()"))
+    assert found == [("kit/trainer.py", "LRD012")]

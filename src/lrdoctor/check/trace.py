@@ -3208,11 +3208,12 @@ class Tracer:
                 at = const_key(node.slice)
                 if fields is not None and 0 <= at < len(fields):
                     return base.attrs.get(fields[at])
-            if isinstance(node.slice, ast.IfExp):
-                # `schedulers[0 if epoch < warm else 1]`: one entry per evaluation, the one
-                # the test picks (as `(warm if epoch < warm_epochs else main)` would be), not
-                # every entry of the list
-                picks = [subscript(base, side) for side in (node.slice.body, node.slice.orelse)]
+            choice = _picked_by_test(node.slice, scope)
+            if choice is not None:
+                # `schedulers[0 if epoch < warm else 1]` (or `key = "warmup" if ... else
+                # "decay"; schedulers[key]`): one entry per evaluation, the one the test picks
+                # (as `(warm if epoch < warm_epochs else main)` would be), not every entry
+                picks = [subscript(base, side) for side in (choice.body, choice.orelse)]
                 if all(p is not None and not isinstance(p, UnionVal) for p in picks):
                     return picks[0] if picks[0] is picks[1] else UnionVal(picks, exclusive=True)
             found = subscript(base, node.slice)
@@ -8525,6 +8526,19 @@ def _split_choice(store: dict[str, Any], key: str, subject: Any,
     values = [None if not side else side[0] if len(side) == 1
               else UnionVal(side, exclusive=True) for side in sides]
     return store, key, values[0], values[1]
+
+
+def _picked_by_test(key: ast.expr, scope: Scope) -> ast.IfExp | None:
+    """The conditional expression a subscript's key is (``0 if warm else 1``), or the one the
+    key's name was last bound to in this function (``key = "warmup" if epoch < n else
+    "decay"``); None for any other key."""
+    if isinstance(key, ast.IfExp):
+        return key
+    if isinstance(key, ast.Name):
+        found = scope.source_of(key.id)
+        if found is not None and isinstance(found[0], ast.IfExp):
+            return found[0]
+    return None
 
 
 def _is_classmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

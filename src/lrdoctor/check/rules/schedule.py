@@ -5600,6 +5600,34 @@ def _unconditional(e: Event) -> bool:
     return not any(c.loop is not None for c in e.conds)
 
 
+def _steps_every_pass(ctx: FileContext, e: Event) -> bool:
+    """``e`` steps its scheduler on every pass of its loops: no test inside a loop, or only
+    tests asking whether that scheduler exists (``if warmup is not None: warmup.step()`` in a
+    helper handed the scheduler), which come out the same on every pass of each loop around
+    the step (nothing those loops run rebinds what they read)."""
+    if e.loop is None:
+        return _unconditional(e)
+    loops = list(e.loop.ancestors())
+    return all(c.loop is None or _tests_existence(c, e)
+               and all(_guard_test_steady(ctx, c, loop) and not _rebinds_what_it_hands(loop)
+                       for loop in loops)
+               for c in e.conds)
+
+
+def _rebinds_what_it_hands(loop: Loop) -> bool:
+    """The loop's body drops a name (``warmup = None``, ``del warmup``) that it also hands to
+    a call (``train(..., warmup)``): a callee's ``if warmup is not None:`` may hold on the
+    first passes and not on the later ones, a hand-over and not a step on every pass."""
+    dropped = {t.id for n in ast.walk(loop.node) if isinstance(n, ast.Assign)
+               and isinstance(n.value, ast.Constant) and n.value.value is None
+               for t in n.targets if isinstance(t, ast.Name)}
+    dropped |= {t.id for n in ast.walk(loop.node) if isinstance(n, ast.Delete)
+                for t in n.targets if isinstance(t, ast.Name)}
+    return any(isinstance(a, ast.Name) and a.id in dropped
+               for n in ast.walk(loop.node) if isinstance(n, ast.Call)
+               for a in [*n.args, *(k.value for k in n.keywords)])
+
+
 @rule("LRD012")
 def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
     """Two schedulers stepped independently on one optimizer. Chainable ones (both multiply the
@@ -5648,8 +5676,8 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 pair = next(
                     ((x, y) for x in steps[a] for y in steps[b]
                      if x.loop is not None and y.loop is not None and _share_a_loop(x, y)
-                     and (_unconditional(x) and (_unconditional(y) or bool(ra))
-                          or _unconditional(y) and bool(rb))
+                     and (_steps_every_pass(ctx, x) and (_steps_every_pass(ctx, y) or bool(ra))
+                          or _steps_every_pass(ctx, y) and bool(rb))
                      and not exclusive(x, y, parts=True)
                      and not _over_before(ctx, events, a, x, y)
                      and not _over_before(ctx, events, b, y, x)),
@@ -8835,6 +8863,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             u, guard = guards[0]
             if _sized_in_micro_batches(sched, _guard_counts(guard)):
                 continue
+            if _accumulates_nothing(guard, loop, sched, e.path):
+                continue
             lead = f"{when}`{receiver(e)}.step()`" if when else f"`{receiver(e)}.step()`"
             yield Diagnostic.at(
                 "LRD017",
@@ -8874,6 +8904,24 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             call,
         )
 
+
+
+def _accumulates_nothing(guard: Cond, loop: Loop, sched: Obj, path: str) -> bool:
+    """The accumulation count the guard divides by is 1 as the program states it: bound to
+    the literal, or a setting whose stated value is 1 (an option's default, a config
+    constant or a config class's field, also handed in to the function that loops), and no
+    launch script or doc of the project runs it with more. Then every micro-batch is an
+    update, and a scheduler stepped on each of them follows the updates (the same reading
+    as horizon_in_micro_batches')."""
+    count = _accumulation_divisor(guard)
+    if count is None:
+        return False
+    bound = _number(count, sched.scope, 0)
+    if bound is not None:
+        return bound <= 1
+    stated, word = _stated_count(count, loop.scope, sched.scope)
+    return stated is not None and stated[1] is not None and stated[1] <= 1 \
+        and launched_above(path, word) is None
 
 
 def _stepped_per_inner_micro_batch(ctx: FileContext) -> Iterator[Diagnostic]:
