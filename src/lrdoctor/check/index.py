@@ -351,9 +351,9 @@ def _dotted_name(node: ast.expr) -> str:
 
 def _literal_settings(tree: ast.Module) -> dict[str, dict[Any, Any]]:
     """See ModuleInfo.literal_settings: the only binding of the name is a top-level
-    ``NAME = {<constant>: <constant or dotted name>, ...}``, and every other use of it reads an item
-    (``NAME["k"]``, ``NAME.get("k")``): no store into it, no method that changes it, no
-    ``global NAME``, never handed on (a callee could change it)."""
+    ``NAME = {<constant>: <constant, dotted name or lambda>, ...}``, and every other use of
+    it reads an item (``NAME["k"]``, ``NAME.get("k")``): no store into it, no method that
+    changes it, no ``global NAME``, never handed on (a callee could change it)."""
     found: dict[str, tuple[ast.Name, dict[Any, Any]]] = {}
     dropped: set[str] = set()  # bound twice, or to something else than such a dict
     for stmt in tree.body:

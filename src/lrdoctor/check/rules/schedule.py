@@ -6356,8 +6356,7 @@ def returned_side_by_side(ctx: FileContext) -> Iterator[Diagnostic]:
                 f"{_class_of(a)} ({line_at(a.path, a.line, path)}) and {_class_of(partner)} "
                 f"({line_at(partner.path, partner.line, path)}) are both returned from "
                 f"configure_optimizers for `{a.optimizer.name or a.optimizer.label}`, and "
-                f"Lightning steps each of "
-                f"them {when_}: {_why_competing(a, partner)}",
+                f"Lightning steps each of them {when_}: {_why_competing(a, partner)}",
                 path,
                 node,
             )
