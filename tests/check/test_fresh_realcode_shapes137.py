@@ -26,7 +26,7 @@ lost it once the pieces lived in the modules a project splits them into:
   on every batch, beside a cosine stepped per epoch by the driver (LRD012): the test only
   asks whether the scheduler exists, which holds on every pass, so the warm-up's LambdaLR
   still erases the decay; unless the driver's loop drops it (``warmup = None`` once the
-  warm-up is over), a hand-over;
+  warm-up is over) or the helper builds it on the first epoch only, hand-overs;
 - a config dataclass whose accumulation field defaults to 1 (``grad_accum_steps: int =
   1``), the scheduler stepped outside the accumulation test: as the program states its
   settings every micro-batch is an update, so no LRD017 (as LRD003 already read it), while
@@ -352,6 +352,38 @@ def test_control_a_warm_up_the_driver_drops_hands_over(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found = _codes(tmp_path, monkeypatch, _optional_warmup(
         "if epoch == 1:\n        warm = None"))
+    assert ("train.py", "LRD012") not in found
+
+
+BUILT_ON_THE_FIRST_EPOCH_LOOP = '''
+import torch
+
+
+def make_warmup(optimizer, iters):
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda n: min(1.0, (n + 1) / iters))
+
+
+def run_epoch(net, loader, optimizer, epoch, warm_up=False):
+    warmup = None
+    if epoch == 0 and warm_up is True:
+        warmup = make_warmup(optimizer, len(loader))
+    for xb, yb in loader:
+        optimizer.zero_grad()
+        ((net(xb) - yb) ** 2).mean().backward()
+        optimizer.step()
+        if warmup is not None:
+            warmup.step()
+'''
+
+
+def test_control_a_warm_up_the_helper_builds_on_the_first_epoch_only_hands_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _optional_warmup("pass")
+    files["kit/loop.py"] = BUILT_ON_THE_FIRST_EPOCH_LOOP
+    files["train.py"] = files["train.py"].replace(
+        "run_epoch(net, loader, optimizer, warm)",
+        "run_epoch(net, loader, optimizer, epoch, warm_up=True)")
+    found = _codes(tmp_path, monkeypatch, files)
     assert ("train.py", "LRD012") not in found
 
 

@@ -5604,10 +5604,17 @@ def _steps_every_pass(ctx: FileContext, e: Event) -> bool:
     """``e`` steps its scheduler on every pass of its loops: no test inside a loop, or only
     tests asking whether that scheduler exists (``if warmup is not None: warmup.step()`` in a
     helper handed the scheduler), which come out the same on every pass of each loop around
-    the step (nothing those loops run rebinds what they read)."""
+    the step (nothing those loops run rebinds what they read), for a scheduler built before
+    all of them (one a helper builds on some of its calls, `if epoch == 0: warmup = ...`,
+    exists on those passes only)."""
     if e.loop is None:
         return _unconditional(e)
     loops = list(e.loop.ancestors())
+    if any(c.loop is not None for c in e.conds):
+        made = next((x for x in ctx.events_by_root.get(e.root, [])
+                     if x.kind == "create" and x.obj is e.obj), None)
+        if made is None or any(made.in_loop(loop) for loop in loops):
+            return False
     return all(c.loop is None or _tests_existence(c, e)
                and all(_guard_test_steady(ctx, c, loop) and not _rebinds_what_it_hands(loop)
                        for loop in loops)
