@@ -150,8 +150,11 @@ class Scope:
         if settings is not None:
             # `CFG = {"scheduler": "step"}` of a module whose top level this trace did not
             # run (a function of it called from another file): what it holds everywhere;
-            # `SCHEDULERS = {"step": StepLR}`, a registry of classes, the classes
+            # `SCHEDULERS = {"step": StepLR}`, a registry of classes, the classes; `{"step":
+            # lambda opt: StepLR(opt, 10)}`, a registry of lambdas, the functions they are
             return DictVal({k: self.module.reference(v.text) if isinstance(v, ClassRef)
+                            else FuncVal(lambda_function(v), self.module)
+                            if isinstance(v, ast.Lambda)
                             else Const(v, sure=True) for k, v in settings.items()})
         return None
 
@@ -348,9 +351,9 @@ def _dotted_name(node: ast.expr) -> str:
 
 def _literal_settings(tree: ast.Module) -> dict[str, dict[Any, Any]]:
     """See ModuleInfo.literal_settings: the only binding of the name is a top-level
-    ``NAME = {<constant>: <constant or dotted name>, ...}``, and every other use of it reads an item
-    (``NAME["k"]``, ``NAME.get("k")``): no store into it, no method that changes it, no
-    ``global NAME``, never handed on (a callee could change it)."""
+    ``NAME = {<constant>: <constant, dotted name or lambda>, ...}``, and every other use of
+    it reads an item (``NAME["k"]``, ``NAME.get("k")``): no store into it, no method that
+    changes it, no ``global NAME``, never handed on (a callee could change it)."""
     found: dict[str, tuple[ast.Name, dict[Any, Any]]] = {}
     dropped: set[str] = set()  # bound twice, or to something else than such a dict
     for stmt in tree.body:
@@ -360,10 +363,11 @@ def _literal_settings(tree: ast.Module) -> dict[str, dict[Any, Any]]:
             for k, v in zip(stmt.value.keys, stmt.value.values):
                 ref = _dotted_name(v)
                 if not (isinstance(k, ast.Constant) and isinstance(k.value, (str, int))
-                        and (isinstance(v, ast.Constant) or ref)) or items is None:
+                        and (isinstance(v, (ast.Constant, ast.Lambda)) or ref)) or items is None:
                     items = None
                     break
-                items[k.value] = v.value if isinstance(v, ast.Constant) else ClassRef(ref)
+                items[k.value] = v.value if isinstance(v, ast.Constant) else \
+                    v if isinstance(v, ast.Lambda) else ClassRef(ref)
             name = stmt.targets[0].id
             if items is not None and name not in found:
                 found[name] = (stmt.targets[0], items)
@@ -387,6 +391,20 @@ def _literal_settings(tree: ast.Module) -> dict[str, dict[Any, Any]]:
         if isinstance(node.ctx, ast.Load) or _module_level(node, parents):
             dropped.add(node.id)  # handed on, or bound again at the top level
     return {n: items for n, (_, items) in found.items() if n not in dropped}
+
+
+def lambda_function(node: ast.Lambda) -> ast.FunctionDef:
+    """The function a lambda is (``def <lambda>(args): return body``), made once per lambda
+    and kept on its node: the trace knows a function by its node's identity."""
+    fn = getattr(node, "_lrdoctor_function", None)
+    if fn is None:
+        ret = ast.Return(value=node.body)
+        fn = ast.FunctionDef(name="<lambda>", args=node.args, body=[ret], decorator_list=[],
+                             returns=None)
+        for made in (ret, fn):
+            ast.copy_location(made, node)
+        node._lrdoctor_function = fn  # type: ignore[attr-defined]
+    return fn  # type: ignore[no-any-return]
 
 
 def _module_level(node: ast.AST, parents: dict[int, ast.AST]) -> bool:

@@ -46,6 +46,7 @@ from lrdoctor.check.index import (
     dotted,
     exit_stack_calls,
     is_super,
+    lambda_function,
     last_name,
     literal_setattr,
     own_nodes,
@@ -864,7 +865,10 @@ class Tracer:
         found = DictVal({})
         for k, name in pairs:
             value: FuncVal | ClassVal | ImportRef | None = None
-            if name in module.functions:
+            if isinstance(name, ast.Lambda):
+                # a lambda at the module's top level: it sees the module's names only
+                value = FuncVal(lambda_function(name), module)
+            elif name in module.functions:
                 value = FuncVal(module.functions[name], module)
             elif name in module.classes:
                 value = ClassVal(module.classes[name])
@@ -3204,11 +3208,12 @@ class Tracer:
                 at = const_key(node.slice)
                 if fields is not None and 0 <= at < len(fields):
                     return base.attrs.get(fields[at])
-            if isinstance(node.slice, ast.IfExp):
-                # `schedulers[0 if epoch < warm else 1]`: one entry per evaluation, the one
-                # the test picks (as `(warm if epoch < warm_epochs else main)` would be), not
-                # every entry of the list
-                picks = [subscript(base, side) for side in (node.slice.body, node.slice.orelse)]
+            choice = _picked_by_test(node.slice, scope)
+            if choice is not None:
+                # `schedulers[0 if epoch < warm else 1]` (or `key = "warmup" if ... else
+                # "decay"; schedulers[key]`): one entry per evaluation, the one the test picks
+                # (as `(warm if epoch < warm_epochs else main)` would be), not every entry
+                picks = [subscript(base, side) for side in (choice.body, choice.orelse)]
                 if all(p is not None and not isinstance(p, UnionVal) for p in picks):
                     return picks[0] if picks[0] is picks[1] else UnionVal(picks, exclusive=True)
             found = subscript(base, node.slice)
@@ -3283,7 +3288,7 @@ class Tracer:
             # `make_sched = lambda opt: StepLR(opt, 30)` then `make_sched(optimizer)`: a
             # function whose body returns the expression (seeing the names of where it is
             # written, as a nested def does)
-            return FuncVal(_lambda_function(node), scope.module,
+            return FuncVal(lambda_function(node), scope.module,
                            closure=scope if scope.parent is not None else None)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
             # `(Batch(b) for b in loader)` handed to a training function: one item per batch,
@@ -7963,14 +7968,16 @@ _DICT_READS = frozenset({"get", "items", "keys", "values"})  # a dict registry's
 
 
 def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
-                    ) -> list[tuple[Any, str]] | None:
-    """(key, name of the module's function or class) of a registry ``name`` of the module
-    (see Tracer.project_table), or None when ``name`` is not one."""
+                    ) -> list[tuple[Any, str | ast.Lambda]] | None:
+    """(key, name of the module's function or class, or a lambda written in place) of a
+    registry ``name`` of the module (see Tracer.project_table), or None when ``name`` is not
+    one."""
     binds = [stmt for stmt in tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
              and any(isinstance(t, ast.Name) and t.id == name
                      for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))]
     if len(binds) == 1 and _registry_object(tree, name):
-        return registry_object_pairs(tree, binds[0], name)
+        found = registry_object_pairs(tree, binds[0], name)
+        return None if found is None else [(key, held) for key, held in found]
     if len(binds) != 1 or not isinstance(binds[0].value, ast.Dict):
         return None
     stmt = binds[0]
@@ -7979,9 +7986,12 @@ def _registry_pairs(tree: ast.Module, name: str, module: ModuleInfo
         return None
     literal = stmt.value
     assert isinstance(literal, ast.Dict)
-    pairs: list[tuple[Any, str]] = []
+    pairs: list[tuple[Any, str | ast.Lambda]] = []
     for k, v in zip(literal.keys, literal.values):
         key = const_key(k) if k is not None else None
+        if key is not None and isinstance(v, ast.Lambda):
+            pairs.append((key, v))  # `"cosine": lambda opt, n: CosineAnnealingLR(opt, n)`
+            continue
         held = dotted(v)
         if key is None or held is None or "." in held and held.split(".")[0] not in module.imports:
             return None
@@ -8518,18 +8528,17 @@ def _split_choice(store: dict[str, Any], key: str, subject: Any,
     return store, key, values[0], values[1]
 
 
-def _lambda_function(node: ast.Lambda) -> ast.FunctionDef:
-    """The function a lambda is (``def <lambda>(args): return body``), made once per lambda
-    and kept on its node: the trace knows a function by its node's identity."""
-    fn = getattr(node, "_lrdoctor_function", None)
-    if fn is None:
-        ret = ast.Return(value=node.body)
-        fn = ast.FunctionDef(name="<lambda>", args=node.args, body=[ret], decorator_list=[],
-                             returns=None)
-        for made in (ret, fn):
-            ast.copy_location(made, node)
-        node._lrdoctor_function = fn  # type: ignore[attr-defined]
-    return fn
+def _picked_by_test(key: ast.expr, scope: Scope) -> ast.IfExp | None:
+    """The conditional expression a subscript's key is (``0 if warm else 1``), or the one the
+    key's name was last bound to in this function (``key = "warmup" if epoch < n else
+    "decay"``); None for any other key."""
+    if isinstance(key, ast.IfExp):
+        return key
+    if isinstance(key, ast.Name):
+        found = scope.source_of(key.id)
+        if found is not None and isinstance(found[0], ast.IfExp):
+            return found[0]
+    return None
 
 
 def _is_classmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

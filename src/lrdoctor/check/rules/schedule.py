@@ -5690,6 +5690,41 @@ def _unconditional(e: Event) -> bool:
     return not any(c.loop is not None for c in e.conds)
 
 
+def _steps_every_pass(ctx: FileContext, e: Event) -> bool:
+    """``e`` steps its scheduler on every pass of its loops: no test inside a loop, or only
+    tests asking whether that scheduler exists (``if warmup is not None: warmup.step()`` in a
+    helper handed the scheduler), which come out the same on every pass of each loop around
+    the step (nothing those loops run rebinds what they read), for a scheduler built before
+    all of them (one a helper builds on some of its calls, `if epoch == 0: warmup = ...`,
+    exists on those passes only)."""
+    if e.loop is None:
+        return _unconditional(e)
+    loops = list(e.loop.ancestors())
+    if any(c.loop is not None for c in e.conds):
+        made = next((x for x in ctx.events_by_root.get(e.root, [])
+                     if x.kind == "create" and x.obj is e.obj), None)
+        if made is None or any(made.in_loop(loop) for loop in loops):
+            return False
+    return all(c.loop is None or _tests_existence(c, e)
+               and all(_guard_test_steady(ctx, c, loop) and not _rebinds_what_it_hands(loop)
+                       for loop in loops)
+               for c in e.conds)
+
+
+def _rebinds_what_it_hands(loop: Loop) -> bool:
+    """The loop's body drops a name (``warmup = None``, ``del warmup``) that it also hands to
+    a call (``train(..., warmup)``): a callee's ``if warmup is not None:`` may hold on the
+    first passes and not on the later ones, a hand-over and not a step on every pass."""
+    dropped = {t.id for n in ast.walk(loop.node) if isinstance(n, ast.Assign)
+               and isinstance(n.value, ast.Constant) and n.value.value is None
+               for t in n.targets if isinstance(t, ast.Name)}
+    dropped |= {t.id for n in ast.walk(loop.node) if isinstance(n, ast.Delete)
+                for t in n.targets if isinstance(t, ast.Name)}
+    return any(isinstance(a, ast.Name) and a.id in dropped
+               for n in ast.walk(loop.node) if isinstance(n, ast.Call)
+               for a in [*n.args, *(k.value for k in n.keywords)])
+
+
 @rule("LRD012")
 def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
     """Two schedulers stepped independently on one optimizer. Chainable ones (both multiply the
@@ -5738,8 +5773,8 @@ def competing_schedulers(ctx: FileContext) -> Iterator[Diagnostic]:
                 pair = next(
                     ((x, y) for x in steps[a] for y in steps[b]
                      if x.loop is not None and y.loop is not None and _share_a_loop(x, y)
-                     and (_unconditional(x) and (_unconditional(y) or bool(ra))
-                          or _unconditional(y) and bool(rb))
+                     and (_steps_every_pass(ctx, x) and (_steps_every_pass(ctx, y) or bool(ra))
+                          or _steps_every_pass(ctx, y) and bool(rb))
                      and not exclusive(x, y, parts=True)
                      and not _over_before(ctx, events, a, x, y)
                      and not _over_before(ctx, events, b, y, x)),
@@ -6407,6 +6442,52 @@ def stepped_by_lightning_too(ctx: FileContext) -> Iterator[Diagnostic]:
 
 
 @rule("LRD012")
+def returned_side_by_side(ctx: FileContext) -> Iterator[Diagnostic]:
+    """``configure_optimizers`` returns two schedulers of one optimizer (``return [opt],
+    [warmup, cosine]``): Lightning steps every scheduler it is given at its interval, one
+    after the other, so they compete as two ``step()`` calls on every pass of one loop do
+    (see competing_schedulers): one that recomputes the LR from its base value erases the
+    other's changes. Only schedulers of the same interval (both per epoch, or both per
+    batch), none of them picked by a setting; a ``SequentialLR`` returned alone is one."""
+    for node, path, value in ctx.program.lightning:
+        pairs = [(s, interval) for s, interval in _lightning_schedulers(value)
+                 if interval in (None, "epoch", "step") and not s.guessed
+                 and s.optimizer is not None and not s.optimizer.guessed
+                 and s.origin != "timm" and not s.in_composite and not s.members]
+        for i, (a, at) in enumerate(pairs):
+            partner = next((
+                b for b, bt in pairs[i + 1:]
+                if b is not a and b.optimizer is a.optimizer
+                and (at or "epoch") == (bt or "epoch") and _competing_pair(a, b)
+            ), None)
+            if partner is None:
+                continue
+            assert a.optimizer is not None
+            when_ = "after every batch" if at == "step" else "at the end of every epoch"
+            yield Diagnostic.at(
+                "LRD012",
+                f"{_class_of(a)} ({line_at(a.path, a.line, path)}) and {_class_of(partner)} "
+                f"({line_at(partner.path, partner.line, path)}) are both returned from "
+                f"configure_optimizers for `{a.optimizer.name or a.optimizer.label}`, and "
+                f"Lightning steps each of them {when_}: {_why_competing(a, partner)}",
+                path,
+                node,
+            )
+            break
+
+
+def _competing_pair(a: Obj, b: Obj) -> bool:
+    """``a`` and ``b``, stepped back to back on every pass, erase or overrun each other (see
+    competing_schedulers): not two chainable classes, nor a plateau beside a chainable one."""
+    if _picked_by_setting(a) or _picked_by_setting(b) or "SWALR" in (a.cls, b.cls):
+        return False
+    if _why_competing(a, b) is None:
+        return False
+    return not ("ReduceLROnPlateau" in (a.cls, b.cls)
+                and not (_recomputes(a) or _recomputes(b)))
+
+
+@rule("LRD012")
 def member_stepped_beside_its_composite(ctx: FileContext) -> Iterator[Diagnostic]:
     """A scheduler handed to SequentialLR / ChainedScheduler is stepped by it; stepping it
     directly as well (both on every pass of a loop) advances it twice, and moves a SequentialLR
@@ -6744,6 +6825,7 @@ def stale_optimizer(ctx: FileContext) -> Iterator[Diagnostic]:
     yield from _earlier_stage(ctx, reported)
     yield from _later_call(ctx, reported)
     yield from _built_on_the_first_pass_only(ctx, reported)
+    yield from _returned_beside_another_optimizer(ctx, reported)
     yield from _own_configure_optimizers(ctx)
 
 
@@ -7014,6 +7096,74 @@ def _second_instance(ctx: FileContext, reported: set[int]) -> Iterator[Diagnosti
             e.path,
             e.node,
         )
+
+
+def _returned_beside_another_optimizer(ctx: FileContext, reported: set[int]
+                                       ) -> Iterator[Diagnostic]:
+    """``configure_optimizers`` returns an optimizer and a scheduler built on another one
+    (``return [make_optimizer(self)], [CosineAnnealingLR(make_optimizer(self), ...)]``, or
+    the scheduler's optimizer built inside its own call): Lightning steps the optimizers it
+    is given and steps the scheduler, which moves the LR of an optimizer nothing steps; the
+    one being trained keeps its initial LR.
+
+    Only where the scheduler's optimizer is certainly a second one: a second instance from
+    the constructor call that built a returned optimizer (a factory called twice, not a
+    memoised one), or an optimizer built in the scheduler's own call that the module never
+    reads back through ``.optimizer``; and nothing but its construction ever touches it."""
+    touched = {x.obj.id for x in ctx.program.events
+               if x.obj is not None and x.kind != "create"}
+    for node, path, value in ctx.program.lightning:
+        returned = _lightning_optimizers(value)
+        if not returned or any(o.guessed for o in returned):
+            continue
+        for sched, _ in _lightning_schedulers(value):
+            old = sched.optimizer
+            if old is None or old.guessed or old.held or old.prepared or sched.guessed \
+                    or sched.id in reported or old.id in touched or old.call is None \
+                    or sched.call is None or any(old is o for o in returned):
+                continue
+            inline = any(a is old.call for a in sched.call.args) \
+                or any(k.value is old.call for k in sched.call.keywords)
+            twin = next((o for o in returned if o.call is old.call), None)
+            if inline:
+                held = sched.name.split(".")[-1] if sched.name else ""
+                tree = ctx.tree_of(sched.path)
+                if tree is None or held and any(
+                        isinstance(n, ast.Attribute) and n.attr == "optimizer"
+                        and ast.unparse(n.value).split(".")[-1] == held
+                        for n in ast.walk(tree)):
+                    continue
+            elif twin is None or _decorated(ctx.function_of(old.path, old.call)):
+                continue
+            stepped = twin or returned[0]
+            reported.add(sched.id)
+            yield Diagnostic.at(
+                "LRD014",
+                f"{sched.label} ({line_at(sched.path, sched.line, path)}) is returned from "
+                f"configure_optimizers on its own {old.cls} "
+                f"({line_at(old.path, old.line, path)}"
+                f"{', built again for it' if twin is not None else ''}), but the optimizer "
+                f"returned beside it (`{stepped.name or stepped.label}`, "
+                f"{line_at(stepped.path, stepped.line, path)}) is the one Lightning steps: the "
+                "schedule never changes the LR being trained; build the scheduler on the "
+                "optimizer you return",
+                path,
+                node,
+            )
+
+
+def _lightning_optimizers(value: Any, depth: int = 0) -> list[Obj]:
+    """The optimizers a ``configure_optimizers`` return value names, in order: ``opt``,
+    ``[opt]``, ``([opt], [sched])``, ``{"optimizer": opt, ...}`` and lists of those."""
+    if depth > 4:
+        return []
+    if isinstance(value, Obj):
+        return [value] if value.kind == "optimizer" else []
+    if isinstance(value, DictVal):
+        return _lightning_optimizers(value.items.get("optimizer"), depth + 1)
+    if isinstance(value, TupleVal):
+        return [o for item in value.items for o in _lightning_optimizers(item, depth + 1)]
+    return []
 
 
 def _traced_calls(events: list[Event]) -> dict[int, list[Frame]]:
@@ -8272,6 +8422,13 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                 return False  # `len(loader) // accum`: counted in updates
             elif isinstance(sub, (ast.Name, ast.Attribute)):
                 text = (sub.id if isinstance(sub, ast.Name) else sub.attr).lower()
+                handed = _handed_count(sub, scope, guard_names) if hops < 4 else None
+                if handed is not None:
+                    # a builder's parameter (`def build(opt, total_updates)`): its name says
+                    # what the builder expects, the caller's argument (`epochs *
+                    # len(loader)`) what the schedule is sized by
+                    pending.append((*handed, hops + 1))
+                    continue
                 if any(w in text for w in _PER_UPDATE_WORDS) or (
                         isinstance(sub, ast.Name) and sub.id in guard_names):
                     return False
@@ -8330,6 +8487,20 @@ def _sized_in_micro_batches(sched: Obj, guard_names: set[str], strict: bool = Fa
                 if not strict and ("per_epoch" in text or names.EPOCH_COUNT.search(text)):
                     seen_len = True
     return seen_len
+
+
+def _handed_count(sub: ast.expr, scope: Any, guard_names: set[str]
+                  ) -> tuple[ast.expr, Any] | None:
+    """The caller's expression (and its scope) for ``sub`` when ``sub`` is a parameter of the
+    function the schedule is built in, still holding what the call handed it: the count is
+    what the caller computed, whatever the parameter is called. None for anything else,
+    and for the accumulation count itself (a parameter named in the guard)."""
+    if not isinstance(sub, ast.Name) or scope is None or sub.id in guard_names:
+        return None
+    handed = scope.argument_of(sub.id)
+    if handed is None or not isinstance(handed[0], ast.expr):
+        return None
+    return handed  # type: ignore[no-any-return]
 
 
 _WHOLE_BATCH_WORDS = ("total", "effective", "eff_", "global", "world", "actual", "real",
@@ -8804,6 +8975,8 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             u, guard = guards[0]
             if _sized_in_micro_batches(sched, _guard_counts(guard)):
                 continue
+            if _accumulates_nothing(guard, loop, sched, e.path):
+                continue
             lead = f"{when}`{receiver(e)}.step()`" if when else f"`{receiver(e)}.step()`"
             yield Diagnostic.at(
                 "LRD017",
@@ -8843,6 +9016,24 @@ def scheduler_per_microbatch(ctx: FileContext) -> Iterator[Diagnostic]:
             call,
         )
 
+
+
+def _accumulates_nothing(guard: Cond, loop: Loop, sched: Obj, path: str) -> bool:
+    """The accumulation count the guard divides by is 1 as the program states it: bound to
+    the literal, or a setting whose stated value is 1 (an option's default, a config
+    constant or a config class's field, also handed in to the function that loops), and no
+    launch script or doc of the project runs it with more. Then every micro-batch is an
+    update, and a scheduler stepped on each of them follows the updates (the same reading
+    as horizon_in_micro_batches')."""
+    count = _accumulation_divisor(guard)
+    if count is None:
+        return False
+    bound = _number(count, sched.scope, 0)
+    if bound is not None:
+        return bound <= 1
+    stated, word = _stated_count(count, loop.scope, sched.scope)
+    return stated is not None and stated[1] is not None and stated[1] <= 1 \
+        and launched_above(path, word) is None
 
 
 def _stepped_per_inner_micro_batch(ctx: FileContext) -> Iterator[Diagnostic]:
