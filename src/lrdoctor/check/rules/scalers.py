@@ -413,7 +413,7 @@ def _enclosing_flags(scaler: Obj, used_at: Event | None = None) -> list[str]:
         body, orelse = _within(node.body, line), _within(node.orelse, line)
         if body or orelse:
             around.append((node, orelse))
-    flags = _caller_flags(scaler, {id(node) for node, _ in around}, used_at) \
+    flags = _caller_flags(scaler, {id(node.test) for node, _ in around}, used_at) \
         if used_at is not None else []
     for found, in_else in sorted(around, key=lambda pair: pair[0].lineno):
         test: ast.expr = found.test
@@ -430,14 +430,15 @@ def _enclosing_flags(scaler: Obj, used_at: Event | None = None) -> list[str]:
     return flags
 
 
-def _caller_flags(scaler: Obj, written_around: set[int], used_at: Event) -> list[str]:
+def _caller_flags(scaler: Obj, tests_around: set[int], used_at: Event) -> list[str]:
     """The flags of the ``if`` statements around the call of the project function that built
     the scaler (``if args.amp: scaler = make_scaler()``, the ``GradScaler(...)`` inside
     ``make_scaler``), outermost first, as the trace took them: the branches it was built on
     less those ``used_at`` runs under too (``if args.mode == "train": train()`` around both
     says when training runs, not when the scaler exists) and less the ``if`` statements
-    written around the ``GradScaler(...)`` call itself (whose flags ``_enclosing_flags`` reads
-    where they are written). An ``else`` adds the test's negation."""
+    written around the ``GradScaler(...)`` call itself (``tests_around``: their tests, whose
+    flags ``_enclosing_flags`` reads where they are written). An ``else`` adds the test's
+    negation."""
     shared = {(c.key, c.branch) for c in used_at.conds}
     flags = []
     for cond in scaler.built_under or ():
@@ -445,9 +446,7 @@ def _caller_flags(scaler: Obj, written_around: set[int], used_at: Event) -> list
         if stmt is None or cond.branch not in (0, 1) or cond.loop is not None \
                 or (cond.key, cond.branch) in shared:
             continue
-        owner = next((node for node in _ifs(scaler.scope.module.tree) if node.test is stmt),
-                     None) if scaler.scope is not None else None
-        if owner is not None and id(owner) in written_around:
+        if id(stmt) in tests_around:
             continue
         test = _without_device_checks(stmt if cond.branch == 0 else _negated(stmt))
         if _flag(test) or _numeric_switch(test):
