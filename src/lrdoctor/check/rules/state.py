@@ -33,7 +33,7 @@ from lrdoctor.check.position import (
     last_epoch_arg,
     trains_in,
 )
-from lrdoctor.check.project import display_path
+from lrdoctor.check.project import display_path, line_at
 from lrdoctor.check.rules import rule
 from lrdoctor.check.rules.scalers import never_skips, scaler_switch, when
 from lrdoctor.check.values import (
@@ -2327,8 +2327,8 @@ def _position_only_resume(ctx: FileContext) -> Iterator[Diagnostic]:
                 f"the resume reads the training position back (`{target} = "
                 f"{ast.unparse(read.value)}`) but restores neither the optimizer nor "
                 f"`{s.name or receiver(step)}` ({built}), whose state the checkpoint holds "
-                f"({_where_event(save, step.path)}): on resume {RESTARTS} while training goes "
-                f"on from `{target}`",
+                f"({line_at(save.path, save.line, step.path)}): on resume {RESTARTS} while "
+                f"training goes on from `{target}`",
                 step.path,
                 read,
             )
@@ -2367,11 +2367,6 @@ def _built_from(s: Obj, name: str) -> bool:
     call = s.call if s.call is not None else s.via
     return call is not None and any(isinstance(node, ast.Name) and node.id == name
                                     for node in ast.walk(call))
-
-
-def _where_event(e: Event, path: str) -> str:
-    """``line 40`` in the reported file, ``train.py:40`` in another."""
-    return f"line {e.line}" if e.path == path else f"{os.path.basename(e.path)}:{e.line}"
 
 
 # the keys a checkpoint keeps the training position under, any counter of steps, epochs or
